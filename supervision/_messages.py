@@ -1,0 +1,220 @@
+"""The wire protocol between servers, supervisors and callers.
+
+All messages are small frozen dataclasses, picklable across Thespian processes.
+``PROTOCOL_VERSION`` is carried in :class:`Init` so a supervisor and a child built
+from different releases notice it.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._spec import ChildSpec
+
+PROTOCOL_VERSION = 1
+
+
+class ExitKind(str, enum.Enum):
+    NORMAL = "normal"
+    SHUTDOWN = "shutdown"
+    CRASH = "crash"
+    KILLED = "killed"
+
+
+@dataclass(frozen=True)
+class ExitReason:
+    """Why a process ended. ``normal`` and ``shutdown`` are the non-abnormal reasons."""
+
+    kind: ExitKind
+    detail: str = ""
+
+    @property
+    def abnormal(self) -> bool:
+        return self.kind not in (ExitKind.NORMAL, ExitKind.SHUTDOWN)
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}: {self.detail}" if self.detail else self.kind.value
+
+
+NORMAL = ExitReason(ExitKind.NORMAL)
+SHUTDOWN = ExitReason(ExitKind.SHUTDOWN)
+KILLED = ExitReason(ExitKind.KILLED)
+
+
+def new_ref() -> str:
+    return uuid.uuid4().hex
+
+
+# -- lifecycle: supervisor <-> child --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Init:
+    """First message to a server: who supervises it and what ``init`` receives."""
+
+    args: Any = None
+    supervisor: Any = None  # ActorAddress | None
+    child_id: str | None = None
+    registry: Any = None  # ActorAddress | None
+    version: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True)
+class InitOk:
+    pid: int
+    ignored: bool = False
+
+
+@dataclass(frozen=True)
+class InitFailed:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    """A supervisor asks its child to stop (reason ``shutdown``)."""
+
+
+@dataclass(frozen=True)
+class Exiting:
+    """A child tells its supervisor why it is about to exit."""
+
+    reason: ExitReason
+
+
+# -- calls ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """A request that expects exactly one :class:`Reply` or :class:`ErrorReply`.
+
+    ``reply_to`` lets a server forward a call; by default the reply goes to the sender.
+    """
+
+    request: Any
+    ref: str = field(default_factory=new_ref)
+    reply_to: Any = None
+
+
+@dataclass(frozen=True)
+class Cast:
+    request: Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    ref: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class ErrorReply:
+    ref: str | None
+    code: str
+    detail: str = ""
+
+
+# -- supervisor requests (carried in Call.request) -----------------------------------
+
+
+@dataclass(frozen=True)
+class WhichChildren:
+    pass
+
+
+@dataclass(frozen=True)
+class CountChildren:
+    pass
+
+
+@dataclass(frozen=True)
+class StartChild:
+    spec: ChildSpec
+    key: str | None = None  # partition key for a PartitionSupervisor
+
+
+@dataclass(frozen=True)
+class TerminateChild:
+    id: str
+
+
+@dataclass(frozen=True)
+class RestartChild:
+    id: str
+
+
+@dataclass(frozen=True)
+class DeleteChild:
+    id: str
+
+
+@dataclass(frozen=True)
+class GetChildSpec:
+    id: str
+
+
+@dataclass(frozen=True)
+class GetRegistry:
+    pass
+
+
+@dataclass(frozen=True)
+class ChildInfo:
+    """One row of ``which_children``: OTP's ``{Id, Child, Type, Modules}`` and more."""
+
+    id: str
+    status: str  # running | restarting | starting | stopping | undefined
+    type: str
+    address: Any = None
+    pid: int | None = None
+    restarts: int = 0
+    name: str | None = None
+    start: str = ""
+
+
+@dataclass(frozen=True)
+class ChildCounts:
+    specs: int
+    active: int
+    supervisors: int
+    workers: int
+
+
+@dataclass(frozen=True)
+class Started:
+    id: str
+    address: Any
+    pid: int | None
+
+
+# -- registry requests ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Register:
+    name: str
+    address: Any
+    pid: int | None = None
+
+
+@dataclass(frozen=True)
+class Unregister:
+    name: str
+    address: Any
+
+
+@dataclass(frozen=True)
+class WhereIs:
+    """Look a name up; ``wait`` > 0 holds the reply until it is registered or time is up."""
+
+    name: str
+    wait: float = 0.0
+
+
+@dataclass(frozen=True)
+class Registered:
+    """Ask for the whole name table."""

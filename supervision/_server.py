@@ -1,0 +1,316 @@
+"""GenServer: a Thespian actor with OTP's server contract and "let it crash".
+
+Lifecycle, in order:
+
+1. The process is forked by its supervisor; ``__init__`` asks the kernel to kill it
+   when its parent process dies (``PR_SET_PDEATHSIG``), so no actor is ever orphaned.
+2. The first message is :class:`Init`. ``init(args)`` runs; on success the server
+   answers :class:`InitOk` (with its pid), on an exception :class:`InitFailed` and it
+   exits. ``init`` may return :data:`IGNORE` to not run at all (OTP's ``ignore``).
+3. :class:`Call` goes to ``handle_call(request, caller)``; its return value is the
+   reply, or :data:`NO_REPLY` to answer later with :meth:`GenServer.reply`.
+   :class:`Cast` goes to ``handle_cast``, timers to ``handle_timeout``, anything
+   else to ``handle_info``.
+4. A handler that raises :class:`~supervision.CallError` (e.g. ``BadRequest``)
+   answers the caller with that error and carries on. Any other exception
+   *crashes* the server: every pending caller gets an error reply, ``terminate``
+   runs, the supervisor is told the reason, and the process exits. Thespian's
+   retry-then-PoisonMessage never happens, so no broken actor stays alive.
+5. :class:`Shutdown` (from the supervisor) or ``ActorExitRequest`` runs
+   ``terminate(shutdown)`` and exits; :meth:`GenServer.stop` exits with any reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Final
+
+from thespian.actors import (  # type: ignore[import-untyped]
+    Actor,
+    ActorExitRequest,
+    ActorSystemMessage,
+    ChildActorExited,
+    DeadEnvelope,
+    PoisonMessage,
+    ThespianWatch,
+    WakeupMessage,
+    WatchMessage,
+)
+
+from ._exceptions import CallError, UnknownRequest
+from ._messages import (
+    NORMAL,
+    SHUTDOWN,
+    Call,
+    Cast,
+    ErrorReply,
+    ExitKind,
+    ExitReason,
+    Exiting,
+    Init,
+    InitFailed,
+    InitOk,
+    Reply,
+    Shutdown,
+)
+from ._system import set_parent_death_signal
+
+__all__ = ["GenServer", "CallerRef", "NO_REPLY", "FORWARDED", "IGNORE"]
+
+
+class _Sentinel:
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+#: Return from ``handle_call`` to reply later with :meth:`GenServer.reply`.
+NO_REPLY: Final = _Sentinel("NO_REPLY")
+#: Return from ``handle_call`` when the call was forwarded to another server that replies.
+FORWARDED: Final = _Sentinel("FORWARDED")
+#: Return from ``init`` to not start (the supervisor keeps the spec, OTP's ``ignore``).
+IGNORE: Final = _Sentinel("IGNORE")
+
+_REPLY_TYPES = (Reply, ErrorReply, InitOk, InitFailed)
+
+
+@dataclass(frozen=True)
+class CallerRef:
+    """Where (and under which ref) to send the reply of one call."""
+
+    address: Any
+    ref: str
+
+
+class GenServer(Actor):  # type: ignore[misc]
+    """Base class for supervised actors; override the ``init``/``handle_*`` hooks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        set_parent_death_signal()
+        self.supervisor: Any = None
+        self.registry: Any = None
+        self.child_id: str | None = None
+        self.log = logging.getLogger(f"supervision.{type(self).__name__}")
+        self._initialized = False
+        self._stopping = False
+        self._terminated = False
+        self._current: CallerRef | None = None
+        self._pending: dict[str, CallerRef] = {}
+        self._watch_fds: list[int] = []
+
+    # -- hooks -------------------------------------------------------------------------
+
+    def init(self, args: Any) -> Any:
+        """Set up state from ``args``; raise to fail the start; return IGNORE to not run."""
+        return None
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        """Answer a call. Raise ``BadRequest`` for bad input; other exceptions crash."""
+        raise UnknownRequest(f"{type(self).__name__} does not handle {type(request).__name__}")
+
+    def handle_cast(self, request: Any) -> None:
+        self.log.warning("unhandled cast %s", type(request).__name__)
+
+    def handle_timeout(self, payload: Any) -> None:
+        """A timer set with :meth:`send_after` fired."""
+
+    def handle_info(self, message: Any, sender: Any) -> None:
+        """Any other message. The default answers senders of unknown messages with an error."""
+        if isinstance(message, (ActorSystemMessage,) + _REPLY_TYPES):
+            return
+        self.send(sender, ErrorReply(None, "unknown_message", f"{type(self).__name__} does not handle {type(message).__name__}"))
+
+    def handle_watch(self, ready: list[int]) -> None:
+        """File descriptors registered with :meth:`watch_fds` are readable."""
+
+    def terminate(self, reason: ExitReason) -> None:
+        """Last words before the process exits (not called after kill -9)."""
+
+    # -- helpers for subclasses --------------------------------------------------------
+
+    def reply(self, caller: CallerRef, value: Any) -> None:
+        """Answer a call that ``handle_call`` deferred with NO_REPLY."""
+        self._pending.pop(caller.ref, None)
+        self.send(caller.address, Reply(caller.ref, value))
+
+    def reply_error(self, caller: CallerRef, error: CallError) -> None:
+        self._pending.pop(caller.ref, None)
+        self.send(caller.address, ErrorReply(caller.ref, error.code, error.detail))
+
+    def send_after(self, seconds: float, payload: Any = None) -> None:
+        """Deliver ``payload`` to ``handle_timeout`` after ``seconds`` (not cancellable)."""
+        self.wakeupAfter(timedelta(seconds=max(seconds, 0.001)), payload=payload)
+
+    def watch_fds(self, fds: list[int]) -> None:
+        """Have ``handle_watch`` called when any of these descriptors becomes readable."""
+        self._watch_fds = list(fds)
+
+    def stop(self, reason: ExitReason = NORMAL) -> None:
+        """Exit with ``reason``: pending callers get an error, ``terminate`` runs, the
+        supervisor is told, then the process exits."""
+        if self._stopping:
+            return
+        self._fail_pending("not_running", f"server stopped: {reason}")
+        self._run_terminate(reason)
+        self._notify_supervisor(reason)
+        self._exit()
+
+    @property
+    def pid(self) -> int:
+        return os.getpid()
+
+    # -- Thespian entry point ----------------------------------------------------------
+
+    def receiveMessage(self, message: Any, sender: Any) -> Any:
+        try:
+            self._dispatch(message, sender)
+        except Exception as exc:  # noqa: BLE001 - "let it crash", OTP style
+            self._crash(exc)
+        if self._watch_fds and not self._stopping:
+            return ThespianWatch(self._watch_fds)
+        return None
+
+    def _dispatch(self, message: Any, sender: Any) -> None:
+        if isinstance(message, ActorExitRequest):
+            self._on_exit_request()
+            return
+        if self._stopping:
+            if isinstance(message, Call):
+                self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", "server is stopping"))
+            elif isinstance(message, ChildActorExited):
+                self._on_child_exited(message, sender)
+            return
+        if isinstance(message, Init):
+            self._on_init_message(message, sender)
+        elif not self._initialized:
+            if isinstance(message, Shutdown):
+                self._on_shutdown_request(sender)
+            elif isinstance(message, Call):
+                self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", "server not initialised"))
+            elif isinstance(message, ChildActorExited):
+                self._on_child_exited(message, sender)
+        elif isinstance(message, Call):
+            self._on_call(message, sender)
+        elif isinstance(message, Cast):
+            self.handle_cast(message.request)
+        elif isinstance(message, Shutdown):
+            self._on_shutdown_request(sender)
+        elif isinstance(message, WakeupMessage):
+            self.handle_timeout(message.payload)
+        elif isinstance(message, WatchMessage):
+            self.handle_watch(list(message.ready))
+        elif isinstance(message, ChildActorExited):
+            self._on_child_exited(message, sender)
+        elif isinstance(message, (PoisonMessage, DeadEnvelope)):
+            self.handle_info(message, sender)
+        else:
+            self.handle_info(message, sender)
+
+    # -- lifecycle internals (overridden by Supervisor) -----------------------------------
+
+    def _on_init_message(self, message: Init, sender: Any) -> None:
+        if self._initialized:
+            self.send(sender, InitFailed("already initialised"))
+            return
+        self.supervisor = message.supervisor
+        self.registry = message.registry
+        self.child_id = message.child_id
+        self._begin_init(message.args, sender)
+
+    def _begin_init(self, args: Any, starter: Any) -> None:
+        try:
+            result = self.init(args)
+        except Exception as exc:  # noqa: BLE001
+            self.log.error("init failed: %s", _describe(exc), exc_info=True)
+            self.send(starter, InitFailed(_describe(exc)))
+            self._stopping = True
+            self._terminated = True
+            self._exit()
+            return
+        if result is IGNORE:
+            self.send(starter, InitOk(os.getpid(), ignored=True))
+            self._stopping = True
+            self._terminated = True
+            self._exit()
+            return
+        self._initialized = True
+        self.send(starter, InitOk(os.getpid()))
+
+    def _on_shutdown_request(self, sender: Any) -> None:
+        self._fail_pending("not_running", "server shut down")
+        self._run_terminate(SHUTDOWN)
+        self._exit()
+
+    def _on_exit_request(self) -> None:
+        if not self._terminated:
+            self._fail_pending("not_running", "server shut down")
+            self._run_terminate(SHUTDOWN)
+            if not self._stopping:
+                self._notify_supervisor(SHUTDOWN)
+        self._stopping = True
+
+    def _on_child_exited(self, message: Any, sender: Any) -> None:
+        self.handle_info(message, sender)
+
+    def _on_call(self, message: Call, sender: Any) -> None:
+        caller = CallerRef(message.reply_to or sender, message.ref)
+        self._current = caller
+        try:
+            result = self.handle_call(message.request, caller)
+        except CallError as err:
+            self._current = None
+            self.send(caller.address, ErrorReply(caller.ref, err.code, err.detail))
+            return
+        self._current = None
+        if result is NO_REPLY:
+            self._pending[caller.ref] = caller
+        elif result is not FORWARDED:
+            self.send(caller.address, Reply(caller.ref, result))
+
+    def _crash(self, exc: BaseException) -> None:
+        reason = ExitReason(ExitKind.CRASH, _describe(exc))
+        self.log.error("crashed: %s\n%s", reason.detail, "".join(traceback.format_exception(exc)))
+        if self._current is not None:
+            self._pending[self._current.ref] = self._current
+            self._current = None
+        self._fail_pending("crashed", reason.detail)
+        if self._stopping:
+            return
+        self._run_terminate(reason)
+        self._notify_supervisor(reason)
+        self._exit()
+
+    def _fail_pending(self, code: str, detail: str) -> None:
+        for caller in list(self._pending.values()):
+            self.send(caller.address, ErrorReply(caller.ref, code, detail))
+        self._pending.clear()
+
+    def _run_terminate(self, reason: ExitReason) -> None:
+        if self._terminated:
+            return
+        self._terminated = True
+        try:
+            self.terminate(reason)
+        except Exception:  # noqa: BLE001
+            self.log.exception("terminate raised")
+
+    def _notify_supervisor(self, reason: ExitReason) -> None:
+        if self.supervisor is not None:
+            self.send(self.supervisor, Exiting(reason))
+
+    def _exit(self) -> None:
+        """Leave gracefully: Thespian drains our outgoing sends, stops our children, exits."""
+        self._stopping = True
+        self.send(self.myAddress, ActorExitRequest())
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,707 @@
+"""Supervisor, DynamicSupervisor and PartitionSupervisor actors.
+
+A supervisor is the Thespian parent of its children, so it learns of every death
+through ``ChildActorExited`` (~5 ms after a kill -9). Children say why they exit
+(:class:`Exiting`) just before they go; a death with no such word is ``killed``.
+
+The actor never blocks. Each OTP procedure (start all in order, stop in reverse
+order with timeouts, restart a group, escalate) is a *job*: a generator that yields
+what it waits for (a child's start reply, a child's exit, a timer) and is resumed
+when that arrives. Jobs run one at a time, in order, as OTP's supervisor handles one
+thing at a time; calls such as ``which_children`` are answered at once, even while a
+job waits.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import time
+import zlib
+from collections import deque
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ._exceptions import (
+    BadRequest,
+    ChildAlreadyPresent,
+    ChildAlreadyStarted,
+    ChildNotFound,
+    ChildRestarting,
+    ChildRunning,
+    MaxChildren,
+    SpecError,
+    StartFailed,
+    UnknownRequest,
+)
+from ._messages import (
+    KILLED,
+    SHUTDOWN,
+    Call,
+    ChildCounts,
+    ChildInfo,
+    CountChildren,
+    DeleteChild,
+    ExitKind,
+    ExitReason,
+    Exiting,
+    GetChildSpec,
+    GetRegistry,
+    Init,
+    InitFailed,
+    InitOk,
+    Register,
+    RestartChild,
+    Shutdown,
+    StartChild,
+    Started,
+    TerminateChild,
+    Unregister,
+    WhichChildren,
+)
+from thespian.actors import ChildActorExited, WakeupMessage  # type: ignore[import-untyped]
+
+from ._server import FORWARDED, NO_REPLY, CallerRef, GenServer, _describe
+from ._spec import (
+    AutoShutdown,
+    ChildSpec,
+    ChildType,
+    DynamicSupervisorSpec,
+    PartitionSupervisorSpec,
+    Restart,
+    Strategy,
+    SupervisorSpec,
+)
+from ._timing import BackoffState, RestartIntensity
+
+__all__ = ["Supervisor", "DynamicSupervisor", "PartitionSupervisor"]
+
+#: How long to wait for a process to disappear after SIGKILL before giving up on it.
+_KILL_GRACE = 5.0
+
+
+class _Timeout:
+    def __repr__(self) -> str:
+        return "TIMEOUT"
+
+
+TIMEOUT = _Timeout()
+
+
+@dataclass
+class _Wait:
+    kind: str  # "start" | "exit" | "exits" | "sleep"
+    children: tuple[_Child, ...]
+    timeout: float | None
+    seq: int = 0
+
+
+class _Child:
+    """The supervisor's record of one child spec and its current process."""
+
+    def __init__(self, spec: ChildSpec) -> None:
+        self.spec = spec
+        self.address: Any = None
+        self.pid: int | None = None
+        self.status = "undefined"
+        self.incarnation = 0
+        self.restarts = 0
+        self.reported: ExitReason | None = None
+        self.stop_requested = False
+        self.killed = False
+        self.exit_reason: ExitReason | None = None
+        self.backoff = BackoffState(spec.backoff) if spec.backoff else None
+
+    @property
+    def alive(self) -> bool:
+        return self.address is not None
+
+    def info(self) -> ChildInfo:
+        return ChildInfo(
+            id=self.spec.id,
+            status=self.status,
+            type=self.spec.type.value,
+            address=self.address if self.status in ("running", "stopping") else None,
+            pid=self.pid,
+            restarts=self.restarts,
+            name=self.spec.name,
+            start=self.spec.start_path,
+        )
+
+
+Job = Generator[_Wait, Any, Any]
+
+
+class Supervisor(GenServer):
+    """OTP supervisor over static children (see :class:`SupervisorSpec`).
+
+    Subclasses may override :meth:`configure` to build their spec from ``init`` args.
+    """
+
+    dynamic = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._children: list[_Child] = []
+        self._jobs: deque[Job] = deque()
+        self._job: Job | None = None
+        self._wait: _Wait | None = None
+        self._seq = 0
+        self._intensity = RestartIntensity(3, 5.0)
+        self._strategy = Strategy.ONE_FOR_ONE
+        self._auto_shutdown = AutoShutdown.NEVER
+        self._max_children: int | None = None
+        self._starter: Any = None
+        self._child_registry: Any = None
+        self._leaving = False
+        self._next_dynamic_id = 0
+        self.clock: Callable[[], float] = time.monotonic
+
+    # -- configuration -------------------------------------------------------------------
+
+    def configure(self, args: Any) -> SupervisorSpec:
+        """Return this supervisor's spec (OTP's ``init/1``); default: ``args`` itself."""
+        if isinstance(args, SupervisorSpec):
+            return args
+        raise SpecError(f"{type(self).__name__} needs a SupervisorSpec, got {type(args).__name__}")
+
+    def _begin_init(self, args: Any, starter: Any) -> None:
+        try:
+            spec = self.configure(args)
+        except Exception as exc:  # noqa: BLE001
+            self.send(starter, InitFailed(_describe(exc)))
+            self._stopping = self._terminated = True
+            self._exit()
+            return
+        self._intensity = RestartIntensity(spec.intensity, spec.period)
+        self._strategy = spec.strategy
+        self._auto_shutdown = spec.auto_shutdown
+        self._child_registry = self.registry
+        self._children = [_Child(c) for c in spec.children]
+        self._starter = starter
+        self._enqueue(self._start_all_job())
+
+    # -- message handling --------------------------------------------------------------
+
+    def _dispatch(self, message: Any, sender: Any) -> None:
+        if isinstance(message, (InitOk, InitFailed)) and self._wait is not None and self._wait.kind == "start":
+            child = self._wait.children[0]
+            if child.address is not None and child.address == sender:
+                if isinstance(message, InitOk):
+                    child.address = sender  # the real, picklable address replaces the local one
+                self._resume(message)
+            return
+        if isinstance(message, Exiting):
+            child = self._find_by_address(sender)
+            if child is not None:
+                child.reported = message.reason
+            return
+        if not self._stopping:
+            # Timers, exits and shutdown requests matter while the children still start.
+            if isinstance(message, WakeupMessage):
+                self.handle_timeout(message.payload)
+                return
+            if isinstance(message, ChildActorExited):
+                self._on_child_exited(message, sender)
+                return
+            if isinstance(message, Shutdown):
+                self._on_shutdown_request(sender)
+                return
+        super()._dispatch(message, sender)
+
+    def _on_child_exited(self, message: Any, sender: Any) -> None:
+        child = self._find_by_address(message.childAddress)
+        if child is None:
+            return
+        reason = child.reported
+        if reason is None:
+            reason = SHUTDOWN if child.stop_requested and not child.killed else KILLED
+        if child.stop_requested and reason.kind is ExitKind.CRASH:
+            reason = SHUTDOWN  # terminate() raising while asked to stop is still a shutdown
+        self._forget_process(child, reason)
+        wait = self._wait
+        if wait is not None and child in wait.children:
+            if wait.kind == "exit":
+                self._resume(reason)
+                return
+            if wait.kind == "start":
+                self._resume(InitFailed(f"exited during start: {reason}"))
+                return
+            if wait.kind == "exits":
+                if all(not c.alive for c in wait.children):
+                    self._resume(None)
+                return
+        if child.status in ("running", "starting"):
+            child.status = "dead"
+            self._enqueue(self._child_exited_job(child, child.incarnation, reason))
+
+    def handle_timeout(self, payload: Any) -> None:
+        if not isinstance(payload, tuple):
+            return
+        if payload[0] == "wait":
+            if self._wait is not None and self._wait.seq == payload[1]:
+                self._resume(TIMEOUT)
+        elif payload[0] == "restart":
+            _, child_ids, generation = payload
+            group = [c for c in self._children if c.spec.id in child_ids and c.status == "restarting"]
+            if group and all(c.incarnation == generation.get(c.spec.id) for c in group):
+                self._enqueue(self._start_group_job(group, count=True))
+
+    def _on_shutdown_request(self, sender: Any) -> None:
+        self._enqueue(self._leave_job(SHUTDOWN, notify=False))
+
+    def _on_exit_request(self) -> None:
+        # ActorExitRequest: Thespian will stop our children itself; just close the books.
+        self._jobs.clear()
+        self._job = None
+        self._wait = None
+        super()._on_exit_request()
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, WhichChildren):
+            return [c.info() for c in self._children]
+        if isinstance(request, CountChildren):
+            return ChildCounts(
+                specs=len(self._children),
+                active=sum(1 for c in self._children if c.status == "running"),
+                supervisors=sum(1 for c in self._children if c.spec.type is ChildType.SUPERVISOR),
+                workers=sum(1 for c in self._children if c.spec.type is ChildType.WORKER),
+            )
+        if isinstance(request, GetChildSpec):
+            return self._lookup(request.id).spec
+        if isinstance(request, GetRegistry):
+            return self._child_registry
+        if isinstance(request, StartChild):
+            self._check_start_child(request.spec)
+            self._enqueue(self._start_child_job(request.spec, caller))
+            return NO_REPLY
+        if isinstance(request, TerminateChild):
+            child = self._lookup(request.id)
+            self._enqueue(self._terminate_child_job(child, caller))
+            return NO_REPLY
+        if isinstance(request, RestartChild):
+            child = self._lookup(request.id)
+            if self.dynamic:
+                raise BadRequest("a dynamic supervisor cannot restart a child on request")
+            if child.status == "restarting":
+                raise ChildRestarting(request.id)
+            if child.alive or child.status in ("running", "starting"):
+                raise ChildRunning(request.id)
+            self._enqueue(self._restart_child_job(child, caller))
+            return NO_REPLY
+        if isinstance(request, DeleteChild):
+            child = self._lookup(request.id)
+            if self.dynamic:
+                raise BadRequest("a dynamic supervisor cannot delete a child spec")
+            if child.status == "restarting":
+                raise ChildRestarting(request.id)
+            if child.alive:
+                raise ChildRunning(request.id)
+            self._children.remove(child)
+            return "ok"
+        raise UnknownRequest(f"supervisor does not handle {type(request).__name__}")
+
+    # -- the job engine ----------------------------------------------------------------
+
+    def _enqueue(self, job: Job) -> None:
+        self._jobs.append(job)
+        self._run_next()
+
+    def _run_next(self) -> None:
+        while self._job is None and self._jobs and not self._terminated:
+            self._job = self._jobs.popleft()
+            self._advance(None)
+
+    def _resume(self, value: Any) -> None:
+        self._wait = None
+        self._advance(value)
+        self._run_next()
+
+    def _advance(self, value: Any) -> None:
+        job = self._job
+        assert job is not None
+        try:
+            wait = job.send(value)
+        except StopIteration:
+            self._job = None
+            self._wait = None
+            return
+        self._seq += 1
+        wait.seq = self._seq
+        self._wait = wait
+        if wait.timeout is not None:
+            self.send_after(wait.timeout, ("wait", wait.seq))
+        if wait.kind == "exits" and all(not c.alive for c in wait.children):
+            self._resume(None)
+
+    # -- steps (generators) -------------------------------------------------------------
+
+    def _start(self, child: _Child) -> Generator[_Wait, Any, str | None]:
+        """Start ``child``; return None on success or the reason it failed."""
+        child.incarnation += 1
+        child.reported = None
+        child.stop_requested = child.killed = False
+        try:
+            module_name, _, qualname = child.spec.start_path.partition(":")
+            target: Any = importlib.import_module(module_name)
+            for part in qualname.split("."):
+                target = getattr(target, part)
+            if not (isinstance(target, type) and issubclass(target, GenServer)):
+                raise SpecError(f"{child.spec.start_path} is not a GenServer subclass")
+            child.address = self.createActor(target)
+        except Exception as exc:  # noqa: BLE001 - a bad spec is a start failure, not a crash
+            child.status = "undefined"
+            return _describe(exc)
+        if child.status != "restarting":  # a retry stays "restarting" until it is up (OTP)
+            child.status = "starting"
+        self.send(
+            child.address,
+            Init(args=child.spec.args, supervisor=self.myAddress, child_id=child.spec.id, registry=self._child_registry),
+        )
+        result = yield _Wait("start", (child,), child.spec.start_timeout)
+        if result is TIMEOUT:
+            yield from self._kill(child)
+            return f"no reply to init within {child.spec.start_timeout} s"
+        if isinstance(result, InitFailed):
+            if child.alive:
+                yield _Wait("exit", (child,), _KILL_GRACE)
+                self._forget_process(child, KILLED)
+            child.status = "undefined"
+            return result.reason
+        assert isinstance(result, InitOk)
+        if result.ignored:
+            if child.alive:
+                yield _Wait("exit", (child,), _KILL_GRACE)
+                self._forget_process(child, KILLED)
+            child.status = "undefined"
+            return None
+        child.pid = result.pid
+        child.status = "running"
+        if child.backoff is not None:
+            child.backoff.started(self.clock())
+        if child.spec.provides_registry:
+            self._child_registry = child.address
+        if child.spec.name is not None and self._child_registry is not None:
+            self.send(self._child_registry, Register(child.spec.name, child.address, child.pid))
+        return None
+
+    def _kill(self, child: _Child) -> Generator[_Wait, Any, None]:
+        if not child.alive:
+            return
+        child.stop_requested = True
+        child.killed = True
+        if child.pid is not None:
+            try:
+                os.kill(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        else:
+            from thespian.actors import ActorExitRequest
+
+            self.send(child.address, ActorExitRequest())
+        result = yield _Wait("exit", (child,), _KILL_GRACE)
+        if result is TIMEOUT:
+            self.log.error("child %s (pid %s) did not exit after SIGKILL; forgetting it", child.spec.id, child.pid)
+            self._forget_process(child, KILLED)
+
+    def _stop(self, child: _Child) -> Generator[_Wait, Any, None]:
+        """Stop one child as its ``shutdown`` spec says and wait until it is gone."""
+        if not child.alive:
+            return
+        child.status = "stopping"
+        shutdown = child.spec.shutdown
+        if shutdown == "brutal_kill":
+            yield from self._kill(child)
+            return
+        child.stop_requested = True
+        self.send(child.address, Shutdown())
+        timeout = None if shutdown == "infinity" else float(shutdown)  # type: ignore[arg-type]
+        result = yield _Wait("exit", (child,), timeout)
+        if result is TIMEOUT:
+            self.log.warning("child %s ignored shutdown for %s s; killing it", child.spec.id, timeout)
+            yield from self._kill(child)
+
+    def _stop_many(self, children: list[_Child]) -> Generator[_Wait, Any, None]:
+        """Stop children one at a time, in the order given (callers pass reverse start order)."""
+        for child in children:
+            yield from self._stop(child)
+
+    def _stop_concurrently(self, children: list[_Child]) -> Generator[_Wait, Any, None]:
+        """Dynamic children: signal all at once, one shared deadline, then kill the rest."""
+        live = [c for c in children if c.alive]
+        timeouts: list[float] = []
+        for child in live:
+            child.status = "stopping"
+            child.stop_requested = True
+            if child.spec.shutdown == "brutal_kill":
+                child.killed = True
+                if child.pid is not None:
+                    _sigkill(child.pid)
+                timeouts.append(_KILL_GRACE)
+            else:
+                self.send(child.address, Shutdown())
+                if child.spec.shutdown != "infinity":
+                    timeouts.append(float(child.spec.shutdown))  # type: ignore[arg-type]
+        if not live:
+            return
+        infinite = any(c.spec.shutdown == "infinity" for c in live)
+        result = yield _Wait("exits", tuple(live), None if infinite else max(timeouts, default=0.0))
+        if result is TIMEOUT:
+            stragglers = [c for c in live if c.alive]
+            for child in stragglers:
+                child.killed = True
+                if child.pid is not None:
+                    _sigkill(child.pid)
+            result = yield _Wait("exits", tuple(stragglers), _KILL_GRACE)
+            if result is TIMEOUT:
+                for child in stragglers:
+                    if child.alive:
+                        self._forget_process(child, KILLED)
+
+    # -- jobs ---------------------------------------------------------------------------
+
+    def _start_all_job(self) -> Job:
+        started: list[_Child] = []
+        for child in list(self._children):
+            failure = yield from self._start(child)
+            if failure is not None:
+                self.log.error("child %s failed to start: %s", child.spec.id, failure)
+                yield from self._stop_many(list(reversed(started)))
+                self.send(self._starter, InitFailed(f"child {child.spec.id!r} failed to start: {failure}"))
+                self._stopping = self._terminated = True
+                self._exit()
+                return
+            if child.status == "undefined" and child.spec.restart is Restart.TEMPORARY:
+                self._children.remove(child)  # an ignored temporary child is not kept
+            else:
+                started.append(child)
+        self._initialized = True
+        self.send(self._starter, InitOk(os.getpid()))
+
+    def _child_exited_job(self, child: _Child, incarnation: int, reason: ExitReason) -> Job:
+        if child not in self._children or child.incarnation != incarnation or child.status != "dead":
+            return
+        child.exit_reason = reason
+        restart = child.spec.restart
+        wanted = restart is Restart.PERMANENT or (restart is Restart.TRANSIENT and reason.abnormal)
+        if reason.abnormal:
+            self.log.error("child %s exited: %s", child.spec.id, reason)
+        if not wanted:
+            if restart is Restart.TEMPORARY or self.dynamic:
+                self._children.remove(child)
+            else:
+                child.status = "undefined"
+            if child.spec.significant and self._auto_shutdown_due(child):
+                yield from self._leave_job(SHUTDOWN, notify=True)
+            return
+        yield from self._restart_job(child)
+
+    def _auto_shutdown_due(self, exited: _Child) -> bool:
+        if self._auto_shutdown is AutoShutdown.ANY_SIGNIFICANT:
+            return True
+        if self._auto_shutdown is AutoShutdown.ALL_SIGNIFICANT:
+            return not any(c.alive for c in self._children if c.spec.significant and c is not exited)
+        return False
+
+    def _restart_job(self, failed: _Child) -> Job:
+        """Apply the strategy to a failed child: stop the bystanders, restart the group."""
+        index = self._children.index(failed)
+        if self._strategy is Strategy.ONE_FOR_ALL:
+            group = list(self._children)
+        elif self._strategy is Strategy.REST_FOR_ONE:
+            group = self._children[index:]
+        else:
+            group = [failed]
+        bystanders = [c for c in group if c is not failed]
+        yield from self._stop_many(list(reversed(bystanders)))
+        for child in bystanders:
+            if child.spec.restart is Restart.TEMPORARY:
+                self._children.remove(child)  # temporary children are never restarted
+        group = [c for c in group if c in self._children]
+        delay = failed.backoff.next_delay(self.clock()) if failed.backoff is not None else 0.0
+        if delay > 0:
+            for child in group:
+                child.status = "restarting"
+            generation = {c.spec.id: c.incarnation for c in group}
+            self.send_after(delay, ("restart", tuple(c.spec.id for c in group), generation))
+            return
+        yield from self._start_group_job(group, count=True)
+
+    def _start_group_job(self, group: list[_Child], *, count: bool) -> Job:
+        """(Re)start ``group`` in start order; a failed start is retried and counted again."""
+        if count and not self._intensity.add_restart(self.clock()):
+            self.log.error("reached max restart intensity (%s in %s s); shutting down",
+                           self._intensity.intensity, self._intensity.period)
+            yield from self._leave_job(SHUTDOWN, notify=True)
+            return
+        ordered = [c for c in self._children if c in group]
+        for position, child in enumerate(ordered):
+            child.restarts += 1
+            failure = yield from self._start(child)
+            if failure is not None:
+                self.log.error("restart of %s failed: %s", child.spec.id, failure)
+                rest = ordered[position:]
+                for pending in rest:
+                    pending.status = "restarting"
+                delay = child.backoff.next_delay(self.clock()) if child.backoff is not None else 0.0
+                if delay > 0:
+                    generation = {c.spec.id: c.incarnation for c in rest}
+                    self.send_after(delay, ("restart", tuple(c.spec.id for c in rest), generation))
+                else:
+                    self._jobs.append(self._start_group_job(rest, count=True))
+                return
+            if child.status == "undefined" and child.spec.restart is Restart.TEMPORARY:
+                self._children.remove(child)
+
+    def _leave_job(self, reason: ExitReason, *, notify: bool) -> Job:
+        """Stop every child in shutdown order, then exit with ``reason``."""
+        if self._leaving:
+            return
+        self._leaving = True
+        self._jobs.clear()
+        if self.dynamic:
+            yield from self._stop_concurrently(list(self._children))
+        else:
+            yield from self._stop_many(list(reversed(self._children)))
+        self._fail_pending("not_running", "supervisor shut down")
+        self._run_terminate(reason)
+        if notify:
+            self._notify_supervisor(reason)
+        self._exit()
+
+    def _start_child_job(self, spec: ChildSpec, caller: CallerRef) -> Job:
+        try:
+            self._check_start_child(spec)
+        except Exception as err:  # noqa: BLE001
+            from ._exceptions import CallError
+
+            self.reply_error(caller, err if isinstance(err, CallError) else BadRequest(str(err)))
+            return
+        if self.dynamic:
+            self._next_dynamic_id += 1
+            spec = replace(spec, id=f"{spec.id}#{self._next_dynamic_id}")
+        child = _Child(spec)
+        self._children.append(child)
+        failure = yield from self._start(child)
+        if failure is not None:
+            self._children.remove(child)
+            self.reply_error(caller, StartFailed(f"child {spec.id!r} failed to start: {failure}"))
+            return
+        if child.status == "undefined" and (self.dynamic or spec.restart is Restart.TEMPORARY):
+            self._children.remove(child)
+        self.reply(caller, Started(spec.id, child.address if child.status == "running" else None, child.pid))
+
+    def _terminate_child_job(self, child: _Child, caller: CallerRef) -> Job:
+        if child in self._children:
+            if self.dynamic:
+                yield from self._stop_concurrently([child])
+            else:
+                yield from self._stop(child)
+            if child.spec.restart is Restart.TEMPORARY or self.dynamic:
+                if child in self._children:
+                    self._children.remove(child)
+            else:
+                child.status = "undefined"
+        self.reply(caller, "ok")
+
+    def _restart_child_job(self, child: _Child, caller: CallerRef) -> Job:
+        if child not in self._children or child.alive:
+            self.reply_error(caller, ChildRunning(child.spec.id))
+            return
+        failure = yield from self._start(child)
+        if failure is not None:
+            self.reply_error(caller, StartFailed(f"child {child.spec.id!r} failed to start: {failure}"))
+            return
+        self.reply(caller, Started(child.spec.id, child.address, child.pid))
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def _check_start_child(self, spec: Any) -> None:
+        if not isinstance(spec, ChildSpec):
+            raise BadRequest(f"start_child needs a ChildSpec, got {type(spec).__name__}")
+        if self.dynamic:
+            if self._max_children is not None and len(self._children) >= self._max_children:
+                raise MaxChildren(f"max_children ({self._max_children}) reached")
+            return
+        for child in self._children:
+            if child.spec.id == spec.id:
+                if child.alive:
+                    raise ChildAlreadyStarted(spec.id)
+                raise ChildAlreadyPresent(spec.id)
+
+    def _lookup(self, child_id: str) -> _Child:
+        for child in self._children:
+            if child.spec.id == child_id:
+                return child
+        raise ChildNotFound(child_id)
+
+    def _find_by_address(self, address: Any) -> _Child | None:
+        for child in self._children:
+            if child.address is not None and child.address == address:
+                return child
+        return None
+
+    def _forget_process(self, child: _Child, reason: ExitReason) -> None:
+        if child.spec.name is not None and self._child_registry is not None and child.address is not None:
+            if not child.spec.provides_registry:
+                self.send(self._child_registry, Unregister(child.spec.name, child.address))
+        child.address = None
+        child.pid = None
+        child.exit_reason = reason
+        if child.status == "stopping":
+            child.status = "undefined"
+
+
+def _sigkill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+class DynamicSupervisor(Supervisor):
+    """Children started at run time with ``start_child``; one_for_one; ``max_children``.
+
+    A child's id is made unique by a ``#n`` suffix. Children are temporary unless
+    their spec says otherwise, and are all stopped at once on shutdown.
+    """
+
+    dynamic = True
+
+    def configure(self, args: Any) -> SupervisorSpec:
+        if not isinstance(args, DynamicSupervisorSpec):
+            raise SpecError(f"DynamicSupervisor needs a DynamicSupervisorSpec, got {type(args).__name__}")
+        self._max_children = args.max_children
+        return SupervisorSpec(children=(), intensity=args.intensity, period=args.period)
+
+
+class PartitionSupervisor(Supervisor):
+    """``partitions`` DynamicSupervisors behind one address.
+
+    ``StartChild(spec, key)`` is forwarded to partition ``crc32(key) % partitions``,
+    which replies to the original caller directly.
+    """
+
+    def configure(self, args: Any) -> SupervisorSpec:
+        if not isinstance(args, PartitionSupervisorSpec):
+            raise SpecError(f"PartitionSupervisor needs a PartitionSupervisorSpec, got {type(args).__name__}")
+        dynamic = DynamicSupervisorSpec(
+            max_children=args.max_children_per_partition, intensity=args.intensity, period=args.period
+        )
+        children = tuple(ChildSpec.supervisor(f"partition-{i}", dynamic) for i in range(args.partitions))
+        return SupervisorSpec(children=children, strategy=Strategy.ONE_FOR_ONE, intensity=args.intensity,
+                              period=args.period)
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, StartChild):
+            if not isinstance(request.spec, ChildSpec):
+                raise BadRequest("start_child needs a ChildSpec")
+            key = request.key if request.key is not None else request.spec.id
+            partition = self._children[zlib.crc32(key.encode()) % len(self._children)]
+            if partition.status != "running":
+                raise ChildRestarting(f"partition {partition.spec.id} is restarting")
+            self.send(partition.address, Call(request, ref=caller.ref, reply_to=caller.address))
+            return FORWARDED
+        return super().handle_call(request, caller)

@@ -1,0 +1,142 @@
+"""Starting and stopping a Thespian actor system safely.
+
+Thespian facts this module works around (see DESIGN.md):
+
+* a system left running on a port is silently reused, with its OLD code, by the
+  next ``ActorSystem()`` on that port; a port held by another program makes
+  Thespian fail only after ~14 s. :func:`start_actor_system` checks the port first
+  and fails at once with :class:`PortInUse`;
+* children outlive a parent killed with SIGKILL; :func:`set_parent_death_signal`
+  (called by every GenServer) makes the kernel kill them with it;
+* actors log through Thespian's logger process, configured by ``logDefs``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import logging
+import os
+import signal
+import socket
+import sys
+from typing import Any
+
+from ._exceptions import ActorSystemError, PortInUse
+
+__all__ = [
+    "start_actor_system",
+    "stop_actor_system_on_port",
+    "free_port",
+    "check_port_free",
+    "set_parent_death_signal",
+    "thespian_log_config",
+]
+
+_PR_SET_PDEATHSIG = 1
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Ask Linux to send ``sig`` to this process when its parent dies.
+
+    Returns False where the platform has no ``prctl``. If the parent already died
+    before the call (we were re-parented to init), the signal is sent at once.
+    Set ``SUPERVISION_NO_PDEATHSIG=1`` to disable (for in-process test bases).
+    """
+    if not sys.platform.startswith("linux") or os.environ.get("SUPERVISION_NO_PDEATHSIG") == "1":
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if os.getppid() == 1:
+        os.kill(os.getpid(), sig)
+    return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago on ``host``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def check_port_free(port: int, host: str = "127.0.0.1") -> None:
+    """Raise :class:`PortInUse` at once if anything listens on ``port``.
+
+    Thespian listens on all interfaces, so the port is tried on the wildcard
+    address as well as on ``host``.
+    """
+    for addr in ("", host):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((addr, port))
+            except OSError as exc:
+                if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                    raise PortInUse(
+                        f"port {port} is already in use: a stale actor system left by an earlier run "
+                        f"or another program. An actor system is never attached to a running one here, "
+                        f"so that old code is never served; stop a stale system with "
+                        f"`python -m supervision stop --port {port}` or pick another port."
+                    ) from exc
+                raise
+
+
+def thespian_log_config(log_file: str | None, level: int = logging.INFO) -> dict[str, Any]:
+    """A ``logDefs`` dictConfig for Thespian's logger process (a file, or stderr)."""
+    handler: dict[str, Any]
+    if log_file:
+        handler = {"class": "logging.FileHandler", "filename": log_file, "formatter": "plain", "level": level}
+    else:
+        handler = {"class": "logging.StreamHandler", "formatter": "plain", "level": level}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"plain": {"format": "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"}},
+        "handlers": {"main": handler},
+        "root": {"handlers": ["main"], "level": level},
+    }
+
+
+def start_actor_system(
+    port: int | None = None,
+    *,
+    host: str = "127.0.0.1",
+    log_file: str | None = None,
+    log_level: int = logging.INFO,
+    capabilities: dict[str, Any] | None = None,
+) -> Any:
+    """Start a new ``multiprocTCPBase`` actor system and return it.
+
+    In order: advertise ``host`` (``THESPIAN_BASE_IPADDR``); pick a free port, or
+    check that the given one is free (else :class:`PortInUse` at once); start the
+    admin with logging routed to ``log_file``. The caller owns the system and must
+    call ``shutdown()``.
+    """
+    from thespian.actors import ActorSystem, ActorSystemException
+
+    os.environ["THESPIAN_BASE_IPADDR"] = host
+    if port is None:
+        port = free_port(host)
+    else:
+        check_port_free(port, host)
+    caps: dict[str, Any] = {"Admin Port": port, "Process Startup Method": "fork"}
+    caps.update(capabilities or {})
+    try:
+        return ActorSystem(
+            "multiprocTCPBase", caps, logDefs=thespian_log_config(log_file, log_level), transientUnique=True
+        )
+    except ActorSystemException as exc:
+        raise ActorSystemError(f"could not start the actor system on port {port}: {exc}") from exc
+
+
+def stop_actor_system_on_port(port: int, host: str = "127.0.0.1") -> None:
+    """Stop an actor system (for example a stale one) whose admin listens on ``port``."""
+    from thespian.actors import ActorSystem
+
+    os.environ["THESPIAN_BASE_IPADDR"] = host
+    ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True).shutdown()

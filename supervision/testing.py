@@ -1,0 +1,253 @@
+"""Test support shipped with the product (as httpx ships MockTransport).
+
+* :func:`running_actor_system` / the ``actor_system`` pytest fixture: a
+  ``multiprocTCPBase`` system on a random free port bound to 127.0.0.1, Thespian's
+  logs in a temporary folder, always shut down (also when the test fails), and then
+  every process the system started is found by a marker in its environment and
+  killed by pid. A test that leaves a process behind fails.
+* :class:`Probe`: a configurable GenServer that records what happens to it
+  (starts, terminations, with pids) in a file, so tests see restart order across
+  processes; a "fail flag" file makes its ``init`` fail on demand (OTP's suite uses
+  an ETS flag the same way).
+* :func:`wait_until`: poll a condition with a deadline instead of sleeping.
+
+Use it from a ``conftest.py`` with ``pytest_plugins = ["supervision.testing"]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ._messages import ExitReason, ExitKind
+from ._server import IGNORE, CallerRef, GenServer
+from ._system import start_actor_system
+
+__all__ = [
+    "MARKER_VARIABLE",
+    "LeftoverProcesses",
+    "Probe",
+    "actor_system",
+    "find_marked_processes",
+    "kill_marked_processes",
+    "pid_alive",
+    "probe_args",
+    "read_events",
+    "running_actor_system",
+    "wait_until",
+]
+
+MARKER_VARIABLE = "SUPERVISION_TEST_MARKER"
+T = TypeVar("T")
+
+
+class LeftoverProcesses(AssertionError):
+    """Processes of the test's actor system were still running after shutdown."""
+
+
+def wait_until(condition: Callable[[], T], timeout: float = 5.0, interval: float = 0.01, message: str = "") -> T:
+    """Return the first truthy value of ``condition()``; AssertionError after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while True:
+        try:
+            last = condition()
+        except Exception as exc:  # noqa: BLE001 - keep polling, report the last error
+            last = exc
+        else:
+            if last:
+                return last
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"condition not met within {timeout} s: {message or condition} (last: {last!r})")
+        time.sleep(interval)
+
+
+def pid_alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().split(b") ", 1)[1][:1] != b"Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def find_marked_processes(marker: str) -> list[int]:
+    """Pids of processes whose environment carries ``MARKER_VARIABLE=marker``."""
+    needle = f"{MARKER_VARIABLE}={marker}".encode()
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as environ:
+                if needle in environ.read().split(b"\0"):
+                    if pid_alive(int(entry)):
+                        found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def kill_marked_processes(marker: str, grace: float = 3.0) -> list[int]:
+    """Wait up to ``grace`` s for marked processes to end, then SIGKILL the rest."""
+    deadline = time.monotonic() + grace
+    pids = find_marked_processes(marker)
+    while pids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pids = find_marked_processes(marker)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return pids
+
+
+@contextmanager
+def running_actor_system(log_dir: str | Path | None = None, *, strict: bool = True) -> Iterator[Any]:
+    """Start an actor system for one test; always shut it down and reap its processes.
+
+    In order: mark the environment so every process of this system can be found;
+    route Thespian's internal log and the actors' logging into ``log_dir``; start
+    on a free port on 127.0.0.1; yield; ``shutdown()``; kill what is left by pid.
+    With ``strict``, leftovers raise :class:`LeftoverProcesses` after being killed.
+    """
+    log_dir = Path(log_dir or tempfile.mkdtemp(prefix="supervision-test-"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    marker = uuid.uuid4().hex
+    saved = {k: os.environ.get(k) for k in (MARKER_VARIABLE, "THESPLOG_FILE")}
+    os.environ[MARKER_VARIABLE] = marker
+    os.environ["THESPLOG_FILE"] = str(log_dir / "thespian-internal.log")
+    try:
+        system = start_actor_system(log_file=str(log_dir / "actors.log"), log_level=logging.INFO)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    try:
+        yield system
+    finally:
+        try:
+            system.shutdown()
+        finally:
+            leftovers = kill_marked_processes(marker)
+            if leftovers and strict:
+                raise LeftoverProcesses(f"processes left running after shutdown (killed): {leftovers}")
+
+
+def actor_system_fixture(tmp_path: Path) -> Iterator[Any]:
+    with running_actor_system(tmp_path / "logs") as system:
+        yield system
+
+
+try:  # the fixture is offered when pytest is installed
+    import pytest
+
+    actor_system = pytest.fixture(name="actor_system")(actor_system_fixture)
+except ImportError:  # pragma: no cover
+    actor_system = None
+
+
+# -- a test server ----------------------------------------------------------------------
+
+
+def probe_args(
+    id: str,
+    events: str | Path,
+    *,
+    fail_flag: str | Path | None = None,
+    ignore_shutdown: bool = False,
+    ignore_init: bool = False,
+    init_delay: float = 0.0,
+) -> dict[str, Any]:
+    """Arguments for a :class:`Probe` child."""
+    return {
+        "id": id,
+        "events": str(events),
+        "fail_flag": str(fail_flag) if fail_flag else None,
+        "ignore_shutdown": ignore_shutdown,
+        "ignore_init": ignore_init,
+        "init_delay": init_delay,
+    }
+
+
+def read_events(path: str | Path) -> list[tuple[str, ...]]:
+    """The lines a Probe wrote, split into words: ``("start", id, pid)``, ``("terminate", id, reason)``."""
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        return []
+    return [tuple(line.split(" ")) for line in text.splitlines() if line]
+
+
+class Probe(GenServer):
+    """A server for tests. Calls: ``"ping"`` -> ``"pong"``; ``("crash", text)`` raises;
+    ``("stop", kind)`` stops with that reason; ``("sleep", s)`` blocks its mailbox;
+    ``("get", k)`` / ``("put", k, v)`` use in-memory state; ``"pid"``."""
+
+    def init(self, args: Any) -> Any:
+        self.args = dict(args or {})
+        self.state: dict[str, Any] = {}
+        if self.args.get("init_delay"):
+            time.sleep(float(self.args["init_delay"]))
+        flag = self.args.get("fail_flag")
+        if flag and os.path.exists(flag):
+            self._record("init_failed")
+            raise RuntimeError(f"fail flag {flag} is set")
+        if self.args.get("ignore_init"):
+            self._record("ignored")
+            return IGNORE
+        self._record("start")
+        return None
+
+    def _record(self, what: str, extra: str = "") -> None:
+        path = self.args.get("events")
+        if not path:
+            return
+        line = f"{what} {self.args.get('id', '?')} {os.getpid()}{(' ' + extra) if extra else ''}\n"
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if request == "ping":
+            return "pong"
+        if request == "pid":
+            return os.getpid()
+        if isinstance(request, tuple) and request:
+            if request[0] == "crash":
+                raise RuntimeError(str(request[1]) if len(request) > 1 else "asked to crash")
+            if request[0] == "stop":
+                self.stop(ExitReason(ExitKind(request[1]), request[2] if len(request) > 2 else ""))
+                return "stopping"
+            if request[0] == "sleep":
+                time.sleep(float(request[1]))
+                return "slept"
+            if request[0] == "get":
+                return self.state.get(request[1])
+            if request[0] == "put":
+                self.state[request[1]] = request[2]
+                return "ok"
+        return super().handle_call(request, caller)
+
+    def handle_cast(self, request: Any) -> None:
+        if isinstance(request, tuple) and request and request[0] == "crash":
+            raise RuntimeError("asked to crash (cast)")
+        super().handle_cast(request)
+
+    def terminate(self, reason: ExitReason) -> None:
+        self._record("terminate", reason.kind.value)
+        if self.args.get("ignore_shutdown") and reason.kind is ExitKind.SHUTDOWN:
+            time.sleep(3600)

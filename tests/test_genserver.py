@@ -1,0 +1,122 @@
+"""GenServer contract on real processes: replies, typed errors, let-it-crash."""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any
+
+import pytest
+
+from supervision import (
+    BadRequest,
+    CallerRef,
+    CallTimeout,
+    ErrorReply,
+    GenServer,
+    ServerCrashed,
+    StartFailed,
+    UnknownRequest,
+    call,
+    start_server,
+)
+from supervision.testing import Probe, pid_alive, probe_args, wait_until
+
+
+class Strict(GenServer):
+    """Rejects bad input with BadRequest, defers replies on request."""
+
+    def init(self, args: Any) -> None:
+        self.total = 0
+        self.parked: list[CallerRef] = []
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, tuple) and request[0] == "add":
+            if not isinstance(request[1], int):
+                raise BadRequest(f"add needs an int, got {type(request[1]).__name__}")
+            self.total += request[1]
+            return self.total
+        if request == "park":
+            self.parked.append(caller)
+            from supervision import NO_REPLY
+
+            return NO_REPLY
+        if request == "release":
+            for parked in self.parked:
+                self.reply(parked, "released")
+            self.parked.clear()
+            return "ok"
+        if request == "boom":
+            raise ZeroDivisionError("division by zero")
+        if request == "pid":
+            return os.getpid()
+        return super().handle_call(request, caller)
+
+
+def test_call_reply_and_state(actor_system: Any) -> None:
+    server = start_server(actor_system, Strict)
+    assert call(actor_system, server, ("add", 2)) == 2
+    assert call(actor_system, server, ("add", 3)) == 5
+
+
+def test_bad_request_is_a_typed_error_and_does_not_crash(actor_system: Any) -> None:
+    server = start_server(actor_system, Strict)
+    pid = call(actor_system, server, "pid")
+    with pytest.raises(BadRequest, match="needs an int"):
+        call(actor_system, server, ("add", "x"))
+    with pytest.raises(UnknownRequest):
+        call(actor_system, server, {"what": "is this"})
+    assert call(actor_system, server, "pid") == pid
+    assert call(actor_system, server, ("add", 1)) == 1  # state intact
+
+
+def test_unknown_raw_message_gets_an_error_reply(actor_system: Any) -> None:
+    server = start_server(actor_system, Strict)
+    answer = actor_system.ask(server, "not a protocol message", 5)
+    assert isinstance(answer, ErrorReply) and answer.code == "unknown_message"
+    assert call(actor_system, server, ("add", 1)) == 1
+
+
+def test_crash_replies_to_every_pending_caller_and_the_process_exits(actor_system: Any) -> None:
+    server = start_server(actor_system, Strict)
+    pid = call(actor_system, server, "pid")
+    with actor_system.private() as other:
+        from supervision import Call
+
+        parked = Call("park")
+        other.tell(server, parked)
+        with pytest.raises(ServerCrashed, match="ZeroDivisionError"):
+            call(actor_system, server, "boom")
+        answer = other.listen(5)
+        assert isinstance(answer, ErrorReply) and answer.ref == parked.ref and answer.code == "crashed"
+    wait_until(lambda: not pid_alive(pid), message="crashed server process must exit")
+    with pytest.raises(CallTimeout):
+        call(actor_system, server, "pid", timeout=0.3)
+
+
+def test_deferred_reply(actor_system: Any) -> None:
+    server = start_server(actor_system, Strict)
+    with actor_system.private() as other:
+        from supervision import Call, Reply
+
+        parked = Call("park")
+        other.tell(server, parked)
+        assert call(actor_system, server, "release") == "ok"
+        answer = other.listen(5)
+        assert isinstance(answer, Reply) and answer.ref == parked.ref and answer.value == "released"
+
+
+def test_init_failure_is_reported_and_leaves_no_process(actor_system: Any, tmp_path: Any) -> None:
+    flag = tmp_path / "fail"
+    flag.write_text("1")
+    with pytest.raises(StartFailed, match="fail flag"):
+        start_server(actor_system, Probe, probe_args("p", tmp_path / "ev", fail_flag=flag))
+
+
+def test_kill_9_of_unsupervised_server_makes_calls_time_out_not_hang(actor_system: Any, tmp_path: Any) -> None:
+    server = start_server(actor_system, Probe, probe_args("p", tmp_path / "ev"))
+    pid = call(actor_system, server, "pid")
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: not pid_alive(pid))
+    with pytest.raises(CallTimeout):
+        call(actor_system, server, "ping", timeout=0.3)

@@ -1,0 +1,389 @@
+"""OTP supervisor semantics on real processes with real signals.
+
+Themes follow OTP's supervisor_SUITE: restart type x exit reason, strategies with
+kill -9 and with exceptions, escalation, shutdown order and timeouts, temporary
+bystanders, significant children, failing restarts, introspection, orphans.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import probe
+from supervision import (
+    AutoShutdown,
+    Backoff,
+    BadRequest,
+    ChildAlreadyPresent,
+    ChildAlreadyStarted,
+    ChildNotFound,
+    ChildRestarting,
+    ChildRunning,
+    ChildSpec,
+    ServerCrashed,
+    StartFailed,
+    Strategy,
+    SupervisorClient,
+    SupervisorSpec,
+    UnknownRequest,
+    call,
+    start_supervisor,
+)
+from supervision.testing import pid_alive, read_events, wait_until
+
+Start = Callable[..., SupervisorClient]
+
+
+def make_exit(system: Any, sup: SupervisorClient, child_id: str, how: str) -> int:
+    """End child ``child_id`` the way ``how`` says; return its old pid."""
+    info = sup.child(child_id)
+    assert info.pid is not None
+    if how == "killed":
+        os.kill(info.pid, signal.SIGKILL)
+    elif how == "crash":
+        with pytest.raises(ServerCrashed):
+            call(system, info.address, ("crash", "on purpose"))
+    else:
+        assert call(system, info.address, ("stop", how)) == "stopping"
+    return info.pid
+
+
+def restarted(sup: SupervisorClient, child_id: str, old_pid: int) -> bool:
+    info = sup.child(child_id)
+    return info.status == "running" and info.pid not in (None, old_pid)
+
+
+def starts(events: Path) -> list[str]:
+    return [e[1] for e in read_events(events) if e[0] == "start"]
+
+
+# -- restart type x exit reason --------------------------------------------------------
+
+MATRIX = [
+    ("permanent", "normal", True),
+    ("permanent", "shutdown", True),
+    ("permanent", "crash", True),
+    ("permanent", "killed", True),
+    ("transient", "normal", False),
+    ("transient", "shutdown", False),
+    ("transient", "crash", True),
+    ("transient", "killed", True),
+    ("temporary", "normal", False),
+    ("temporary", "shutdown", False),
+    ("temporary", "crash", False),
+    ("temporary", "killed", False),
+]
+
+
+@pytest.mark.parametrize("restart, how, expect_restart", MATRIX)
+def test_restart_type_by_exit_reason(
+    actor_system: Any, start_sup: Start, events: Path, restart: str, how: str, expect_restart: bool
+) -> None:
+    sup = start_sup([probe("c", events, restart=restart), probe("witness", events)])
+    old = make_exit(actor_system, sup, "c", how)
+    wait_until(lambda: not pid_alive(old))
+    if expect_restart:
+        wait_until(lambda: restarted(sup, "c", old), message=f"{restart} child must restart after {how}")
+        assert sup.child("c").restarts == 1
+    elif restart == "temporary":
+        wait_until(lambda: "c" not in [i.id for i in sup.which_children()], message="temporary spec removed")
+    else:
+        wait_until(lambda: sup.child("c").status == "undefined", message="transient spec kept, not running")
+        assert sup.child("c").pid is None
+    # The witness sibling is untouched under one_for_one.
+    assert starts(events).count("witness") == 1
+    assert sup.count_children().active == (2 if expect_restart else 1)
+
+
+# -- strategies ------------------------------------------------------------------------
+
+STRATEGY_CASES = [
+    # strategy, which child fails, which children must be restarted
+    (Strategy.ONE_FOR_ONE, "b", ["b"]),
+    (Strategy.ONE_FOR_ALL, "b", ["a", "b", "c"]),
+    (Strategy.REST_FOR_ONE, "b", ["b", "c"]),
+]
+
+
+@pytest.mark.parametrize("how", ["killed", "crash"])
+@pytest.mark.parametrize("strategy, failing, expected", STRATEGY_CASES)
+def test_strategy_restarts_the_right_children_in_order(
+    actor_system: Any, start_sup: Start, events: Path, strategy: Strategy, failing: str, expected: list[str], how: str
+) -> None:
+    sup = start_sup([probe(x, events) for x in "abc"], strategy=strategy)
+    before = sup.pids()
+    make_exit(actor_system, sup, failing, how)
+    wait_until(lambda: all(restarted(sup, x, before[x]) for x in expected))
+    after = sup.pids()
+    untouched = [x for x in "abc" if x not in expected]
+    assert all(after[x] == before[x] for x in untouched)
+    assert starts(events)[3:] == expected  # restarted in start order
+    stopped = [e[1] for e in read_events(events) if e[0] == "terminate" and e[3] == "shutdown"]
+    bystanders = [x for x in expected if x != failing]
+    assert stopped == list(reversed(bystanders))  # bystanders stopped in reverse start order
+
+
+def test_temporary_bystander_is_not_restarted(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup(
+        [probe("a", events), probe("tmp", events, restart="temporary"), probe("c", events)],
+        strategy=Strategy.ONE_FOR_ALL,
+    )
+    before = sup.pids()
+    make_exit(actor_system, sup, "a", "killed")
+    wait_until(lambda: restarted(sup, "a", before["a"]) and restarted(sup, "c", before["c"]))
+    assert [i.id for i in sup.which_children()] == ["a", "c"]
+    wait_until(lambda: not pid_alive(before["tmp"]))
+    assert starts(events).count("tmp") == 1
+
+
+# -- intensity and escalation -----------------------------------------------------------
+
+
+def test_intensity_exceeded_escalates_through_two_levels(actor_system: Any, events: Path) -> None:
+    inner = SupervisorSpec(children=(probe("w", events),), intensity=1, period=30)
+    outer = SupervisorSpec(
+        children=(ChildSpec.supervisor("inner", inner), probe("sibling", events)),
+        strategy=Strategy.ONE_FOR_ONE,
+        intensity=1,
+        period=30,
+    )
+    root = start_supervisor(actor_system, outer)
+    inner_client = SupervisorClient(actor_system, root.child("inner").address)
+
+    # inner allows 1 restart: the 1st kill restarts w, the 2nd exceeds -> inner exits (shutdown)
+    w1 = make_exit(actor_system, inner_client, "w", "killed")
+    wait_until(lambda: restarted(inner_client, "w", w1))
+    inner_pid = root.child("inner").pid
+    w2 = make_exit(actor_system, inner_client, "w", "killed")
+    # outer (permanent spec for inner) restarts the inner supervisor: its first restart
+    assert inner_pid is not None
+    wait_until(lambda: restarted(root, "inner", inner_pid))
+    wait_until(lambda: not pid_alive(w2) and not pid_alive(inner_pid))
+    inner_client = SupervisorClient(actor_system, root.child("inner").address)
+    wait_until(lambda: inner_client.child("w").status == "running")
+
+    # Do it again: inner escalates again, outer's own intensity (1) is now exceeded.
+    sibling_pid = root.child("sibling").pid
+    assert sibling_pid is not None
+    w3 = make_exit(actor_system, inner_client, "w", "killed")
+    wait_until(lambda: restarted(inner_client, "w", w3))
+    make_exit(actor_system, inner_client, "w", "killed")
+    wait_until(lambda: not pid_alive(sibling_pid), message="outer supervisor stops its children")
+    with pytest.raises(Exception):
+        root.which_children()
+    terminated = [e[1] for e in read_events(events) if e[0] == "terminate"]
+    assert terminated[-1] == "sibling"
+
+
+class _Pid:
+    pass
+
+
+def test_child_failing_in_init_during_restart_shows_restarting_then_recovers(
+    actor_system: Any, start_sup: Start, events: Path, tmp_path: Path
+) -> None:
+    flag = tmp_path / "fail"
+    sup = start_sup(
+        [probe("c", events, fail_flag=flag, backoff=Backoff(min_delay=0.05, max_delay=0.2, jitter=0))],
+        intensity=1000,
+        period=60,
+    )
+    flag.write_text("on")
+    old = make_exit(actor_system, sup, "c", "killed")
+    wait_until(lambda: sup.child("c").status == "restarting")
+    wait_until(lambda: len([e for e in read_events(events) if e[0] == "init_failed"]) >= 2)
+    with pytest.raises(ChildRestarting):
+        sup.restart_child("c")
+    with pytest.raises(ChildRestarting):
+        sup.delete_child("c")
+    flag.unlink()
+    wait_until(lambda: restarted(sup, "c", old), timeout=5)
+
+
+def test_child_failing_in_init_during_restart_escalates(actor_system: Any, events: Path, tmp_path: Path) -> None:
+    flag = tmp_path / "fail"
+    sup = start_supervisor(actor_system, SupervisorSpec(children=(probe("c", events, fail_flag=flag),), intensity=2))
+    pid = sup.child("c").pid
+    flag.write_text("on")
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    # each restart attempt counts (OTP): attempts 1 and 2 fail, the 3rd would exceed
+    # intensity 2, so the supervisor gives up without trying it
+    wait_until(lambda: _gone(actor_system, sup))
+    assert len([e for e in read_events(events) if e[0] == "init_failed"]) == 2
+
+
+def _gone(system: Any, sup: SupervisorClient) -> bool:
+    try:
+        call(system, sup.address, _Pid(), timeout=0.2)
+    except UnknownRequest:
+        return False
+    except Exception:  # noqa: BLE001
+        return True
+    return False
+
+
+# -- starting and stopping ----------------------------------------------------------------
+
+
+def test_start_fails_as_a_whole_and_stops_started_children(actor_system: Any, events: Path, tmp_path: Path) -> None:
+    flag = tmp_path / "fail"
+    flag.write_text("on")
+    spec = SupervisorSpec(children=(probe("a", events), probe("b", events), probe("c", events, fail_flag=flag)))
+    with pytest.raises(StartFailed, match="'c' failed to start"):
+        start_supervisor(actor_system, spec)
+    records = read_events(events)
+    assert [(e[0], e[1]) for e in records] == [
+        ("start", "a"),
+        ("start", "b"),
+        ("init_failed", "c"),
+        ("terminate", "b"),
+        ("terminate", "a"),
+    ]
+    wait_until(lambda: all(not pid_alive(int(e[2])) for e in records))
+
+
+def test_shutdown_stops_children_in_reverse_order(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup([probe(x, events) for x in "abcd"])
+    pids = sup.pids()
+    sup.stop()
+    assert [e[1] for e in read_events(events) if e[0] == "terminate"] == ["d", "c", "b", "a"]
+    assert all(e[3] == "shutdown" for e in read_events(events) if e[0] == "terminate")
+    wait_until(lambda: not any(pid_alive(p) for p in pids.values() if p))
+
+
+def test_child_ignoring_shutdown_is_killed_after_its_timeout(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup([probe("calm", events), probe("stubborn", events, ignore_shutdown=True, shutdown=0.5)])
+    stubborn = sup.child("stubborn").pid
+    began = time.monotonic()
+    sup.stop(timeout=10)
+    took = time.monotonic() - began
+    assert stubborn is not None
+    wait_until(lambda: not pid_alive(stubborn))
+    assert 0.5 <= took < 5, took  # waited its timeout, then killed it; did not hang
+    assert [e[1] for e in read_events(events) if e[0] == "terminate"] == ["stubborn", "calm"]
+
+
+def test_brutal_kill_skips_terminate(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup([probe("a", events), probe("b", events, shutdown="brutal_kill")])
+    b = sup.child("b").pid
+    sup.terminate_child("b")
+    assert b is not None
+    wait_until(lambda: not pid_alive(b))
+    assert [e for e in read_events(events) if e[0] == "terminate"] == []
+    assert sup.child("b").status == "undefined"
+
+
+# -- significant children ---------------------------------------------------------------
+
+
+def test_any_significant_shuts_the_supervisor_down(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup(
+        [probe("main", events, restart="transient", significant=True), probe("helper", events)],
+        auto_shutdown=AutoShutdown.ANY_SIGNIFICANT,
+    )
+    helper = sup.child("helper").pid
+    make_exit(actor_system, sup, "main", "normal")
+    assert helper is not None
+    wait_until(lambda: not pid_alive(helper))
+    wait_until(lambda: _gone(actor_system, sup))
+
+
+def test_all_significant_waits_for_every_significant_child(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup(
+        [
+            probe("one", events, restart="temporary", significant=True),
+            probe("two", events, restart="transient", significant=True),
+            probe("helper", events),
+        ],
+        auto_shutdown=AutoShutdown.ALL_SIGNIFICANT,
+    )
+    make_exit(actor_system, sup, "one", "normal")
+    wait_until(lambda: [i.id for i in sup.which_children()] == ["two", "helper"])
+    assert sup.child("helper").status == "running"
+    # a crash of a transient significant child restarts it: no shutdown
+    old = make_exit(actor_system, sup, "two", "crash")
+    wait_until(lambda: restarted(sup, "two", old))
+    make_exit(actor_system, sup, "two", "shutdown")
+    wait_until(lambda: _gone(actor_system, sup))
+
+
+# -- the supervisor API --------------------------------------------------------------------
+
+
+def test_child_api_and_otp_error_results(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup([probe("a", events)])
+    with pytest.raises(ChildRunning):
+        sup.restart_child("a")
+    with pytest.raises(ChildRunning):
+        sup.delete_child("a")
+    with pytest.raises(ChildNotFound):
+        sup.terminate_child("nope")
+    with pytest.raises(ChildAlreadyStarted):
+        sup.start_child(probe("a", events))
+    sup.terminate_child("a")
+    assert sup.child("a").status == "undefined"
+    with pytest.raises(ChildAlreadyPresent):
+        sup.start_child(probe("a", events))
+    started = sup.restart_child("a")
+    assert started.pid is not None and pid_alive(started.pid)
+    sup.terminate_child("a")
+    sup.delete_child("a")
+    with pytest.raises(ChildNotFound):
+        sup.get_childspec("a")
+    started = sup.start_child(probe("b", events))
+    assert sup.get_childspec("b").id == "b"
+    counts = sup.count_children()
+    assert (counts.specs, counts.active, counts.workers, counts.supervisors) == (1, 1, 1, 0)
+    with pytest.raises(BadRequest):
+        sup._call(__import__("supervision._messages", fromlist=["StartChild"]).StartChild("not a spec"))  # type: ignore[arg-type]
+    with pytest.raises(UnknownRequest):
+        call(actor_system, sup.address, {"bogus": 1})
+
+
+def test_which_children_reports_states_and_restart_counts(actor_system: Any, start_sup: Start, events: Path) -> None:
+    nested = ChildSpec.supervisor("nested", SupervisorSpec(children=(probe("n1", events),)))
+    sup = start_sup([probe("a", events), nested, probe("t", events, restart="transient")])
+    infos = {i.id: i for i in sup.which_children()}
+    assert [i.id for i in sup.which_children()] == ["a", "nested", "t"]
+    assert infos["nested"].type == "supervisor" and infos["a"].type == "worker"
+    assert all(i.status == "running" and i.pid for i in infos.values())
+    old = make_exit(actor_system, sup, "a", "killed")
+    wait_until(lambda: restarted(sup, "a", old))
+    make_exit(actor_system, sup, "t", "normal")
+    wait_until(lambda: sup.child("t").status == "undefined")
+    assert sup.child("a").restarts == 1
+    counts = sup.count_children()
+    assert (counts.specs, counts.active, counts.supervisors, counts.workers) == (3, 2, 1, 2)
+
+
+# -- orphans -------------------------------------------------------------------------------
+
+
+def test_no_orphans_after_a_supervisor_is_killed(actor_system: Any, start_sup: Start, events: Path) -> None:
+    nested = ChildSpec.supervisor("nested", SupervisorSpec(children=tuple(probe(f"n{i}", events) for i in range(3))))
+    sup = start_sup([nested])
+    nested_client = SupervisorClient(actor_system, sup.child("nested").address)
+    grandchildren = [p for p in nested_client.pids().values() if p]
+    nested_pid = sup.child("nested").pid
+    assert nested_pid is not None and len(grandchildren) == 3
+    os.kill(nested_pid, signal.SIGKILL)
+    wait_until(lambda: not any(pid_alive(p) for p in grandchildren), message="grandchildren die with their parent")
+    # and the outer supervisor restarts the nested one with fresh children
+    wait_until(lambda: restarted(sup, "nested", nested_pid))
+
+
+def test_backoff_delays_the_restart(actor_system: Any, start_sup: Start, events: Path) -> None:
+    sup = start_sup([probe("c", events, backoff=Backoff(min_delay=0.4, max_delay=0.4, jitter=0))])
+    old = make_exit(actor_system, sup, "c", "killed")
+    killed_at = time.monotonic()
+    wait_until(lambda: sup.child("c").status == "restarting")
+    wait_until(lambda: restarted(sup, "c", old), timeout=5)
+    assert time.monotonic() - killed_at >= 0.4
