@@ -8,6 +8,7 @@ the server answered with an error. Nothing here waits forever.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ._exceptions import (
@@ -37,9 +38,11 @@ from ._messages import (
     StartChild,
     Started,
     TerminateChild,
+    Lookup,
     WhereIs,
     WhichChildren,
 )
+from ._system import node_id, process_alive
 from ._spec import ChildSpec, DynamicSupervisorSpec, PartitionSupervisorSpec, SupervisorSpec, import_path_of
 
 __all__ = [
@@ -54,16 +57,46 @@ __all__ = [
 ]
 
 
-def call(system: Any, address: Any, request: Any, timeout: float = 5.0) -> Any:
+def call(
+    system: Any,
+    address: Any,
+    request: Any,
+    timeout: float = 5.0,
+    *,
+    alive: Callable[[], bool] | None = None,
+    poll: float = 0.2,
+) -> Any:
     """Send ``request`` as a :class:`Call` and return the reply's value.
 
-    Raises :class:`CallTimeout` if no answer comes within ``timeout`` seconds (also
-    when the server is dead: Thespian gives no error for that), or the typed
-    :class:`CallError` the server answered with.
+    In order: ask; a reply whose ref is not ours (a late answer to an earlier call
+    that timed out) is dropped and listening goes on; if ``alive`` is given it is
+    checked every ``poll`` seconds while waiting (OTP's monitor: a server that died
+    after taking the message makes the call fail at once instead of at the timeout).
+
+    Raises :class:`ServerNotRunning` when the message cannot be delivered (a dead
+    address refuses it at once) or ``alive()`` turns false, :class:`CallTimeout` if
+    no answer comes within ``timeout`` seconds, or the typed :class:`CallError` the
+    server answered with.
     """
     message = Call(request)
-    answer = system.ask(address, message, timeout)
-    return _unwrap(answer, message.ref, request, timeout)
+    began = time.monotonic()
+    deadline = began + timeout
+    first_wait = min(timeout, poll) if alive is not None else timeout
+    answer = system.ask(address, message, first_wait)
+    if answer is None and time.monotonic() - began < first_wait * 0.9:
+        # Thespian gives up early when the address refuses the connection: it is dead.
+        raise ServerNotRunning(f"{type(request).__name__} could not be delivered: the server is not running")
+    while True:
+        if answer is not None:
+            ref = getattr(answer, "ref", message.ref)
+            if ref is None or ref == message.ref:
+                return _unwrap(answer, message.ref, request, timeout)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise CallTimeout(f"no reply to {type(request).__name__} within {timeout} s")
+        if alive is not None and not alive():
+            raise ServerNotRunning(f"the server died before answering {type(request).__name__}")
+        answer = system.listen(min(poll, remaining) if alive is not None else remaining)
 
 
 def _unwrap(answer: Any, ref: str, request: Any, timeout: float) -> Any:
@@ -142,6 +175,11 @@ def whereis(system: Any, registry: Any, name: str, *, wait: float = 0.0, timeout
 def call_name(system: Any, registry: Any, name: str, request: Any, *, timeout: float = 5.0) -> Any:
     """Call the server registered as ``name``; while it restarts, wait (up to ``timeout``).
 
+    In order: look the name up (waiting while it is unregistered); call it, checking
+    while waiting that the registered process is still alive; if it died before
+    answering, look the name up again and call the new process (so a request can be
+    delivered twice when a server dies mid-call: at-least-once, as any retry).
+
     Raises :class:`NameNotFound` if no server holds the name within the timeout,
     :class:`CallTimeout` if it does not answer in time.
     """
@@ -150,15 +188,16 @@ def call_name(system: Any, registry: Any, name: str, request: Any, *, timeout: f
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise NameNotFound(f"no server registered as {name!r} within {timeout} s")
-        address = whereis(system, registry, name, wait=remaining, timeout=remaining)
-        if address is None:
+        entry = call(system, registry, Lookup(name, remaining), timeout=remaining + 1.0)
+        if entry is None:
             raise NameNotFound(f"no server registered as {name!r} within {timeout} s")
+        address, pid, node = entry
+        alive = (lambda: process_alive(pid)) if pid is not None and node == node_id() else None
         remaining = deadline - time.monotonic()
         try:
-            return call(system, address, request, timeout=max(remaining, 0.05))
+            return call(system, address, request, timeout=max(remaining, 0.05), alive=alive)
         except ServerNotRunning:
-            time.sleep(0.01)  # it is going away; look the name up again
-            continue
+            time.sleep(0.005)  # it is going away; look the name up again
 
 
 class SupervisorClient:

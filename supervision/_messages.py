@@ -199,6 +199,7 @@ class Register:
     name: str
     address: Any
     pid: int | None = None
+    node: str | None = None  # machine identity; pids are only checked on the same node
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,14 @@ class Unregister:
 @dataclass(frozen=True)
 class WhereIs:
     """Look a name up; ``wait`` > 0 holds the reply until it is registered or time is up."""
+
+    name: str
+    wait: float = 0.0
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """Like :class:`WhereIs`, answered with ``(address, pid, node)`` or None."""
 
     name: str
     wait: float = 0.0

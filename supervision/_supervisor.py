@@ -40,6 +40,7 @@ from ._messages import (
     KILLED,
     SHUTDOWN,
     Call,
+    Cast,
     ChildCounts,
     ChildInfo,
     CountChildren,
@@ -74,6 +75,7 @@ from ._spec import (
     Strategy,
     SupervisorSpec,
 )
+from ._system import node_id
 from ._timing import BackoffState, RestartIntensity
 
 __all__ = ["Supervisor", "DynamicSupervisor", "PartitionSupervisor"]
@@ -384,7 +386,7 @@ class Supervisor(GenServer):
         if child.spec.provides_registry:
             self._child_registry = child.address
         if child.spec.name is not None and self._child_registry is not None:
-            self.send(self._child_registry, Register(child.spec.name, child.address, child.pid))
+            self.send(self._child_registry, Cast(Register(child.spec.name, child.address, child.pid, node_id())))
         return None
 
     def _kill(self, child: _Child) -> Generator[_Wait, Any, None]:
@@ -646,7 +648,7 @@ class Supervisor(GenServer):
     def _forget_process(self, child: _Child, reason: ExitReason) -> None:
         if child.spec.name is not None and self._child_registry is not None and child.address is not None:
             if not child.spec.provides_registry:
-                self.send(self._child_registry, Unregister(child.spec.name, child.address))
+                self.send(self._child_registry, Cast(Unregister(child.spec.name, child.address)))
         child.address = None
         child.pid = None
         child.exit_reason = reason

@@ -56,6 +56,30 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
     return True
 
 
+def node_id() -> str:
+    """This machine's identity for this boot (pids mean something only on one node)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as boot:
+            return f"{socket.gethostname()}/{boot.read().strip()}"
+    except OSError:
+        return socket.gethostname()
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b") ", 1)[1][:1] != b"Z"
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return not sys.platform.startswith("linux")
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that was free a moment ago on ``host``."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

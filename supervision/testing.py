@@ -3,7 +3,7 @@
 * :func:`running_actor_system` / the ``actor_system`` pytest fixture: a
   ``multiprocTCPBase`` system on a random free port bound to 127.0.0.1, Thespian's
   logs in a temporary folder, always shut down (also when the test fails), and then
-  every process the system started is found by a marker in its environment and
+  every process the system started is found by a marker file it holds open and
   killed by pid. A test that leaves a process behind fails.
 * :class:`Probe`: a configurable GenServer that records what happens to it
   (starts, terminations, with pids) in a file, so tests see restart order across
@@ -29,23 +29,22 @@ from typing import Any, TypeVar
 
 from ._messages import ExitReason, ExitKind
 from ._server import IGNORE, CallerRef, GenServer
-from ._system import start_actor_system
+from ._system import process_alive, start_actor_system
 
 __all__ = [
-    "MARKER_VARIABLE",
     "LeftoverProcesses",
     "Probe",
     "actor_system",
     "find_marked_processes",
     "kill_marked_processes",
     "pid_alive",
+    "process_marker",
     "probe_args",
     "read_events",
     "running_actor_system",
     "wait_until",
 ]
 
-MARKER_VARIABLE = "SUPERVISION_TEST_MARKER"
 T = TypeVar("T")
 
 
@@ -72,31 +71,55 @@ def wait_until(condition: Callable[[], T], timeout: float = 5.0, interval: float
 
 def pid_alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().split(b") ", 1)[1][:1] != b"Z"
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
+    return process_alive(pid)
 
 
-def find_marked_processes(marker: str) -> list[int]:
-    """Pids of processes whose environment carries ``MARKER_VARIABLE=marker``."""
-    needle = f"{MARKER_VARIABLE}={marker}".encode()
+def find_marked_processes(marker: str | Path) -> list[int]:
+    """Pids of live processes holding the marker file ``marker`` open.
+
+    Thespian forks every process of a system (the admin from the starting script,
+    actors from their parents), and forked processes inherit open descriptors; so a
+    marker file opened before the system starts is held by all of them. (An
+    environment variable would not do: ``/proc/PID/environ`` shows only the
+    environment a process was exec'd with.)
+    """
+    target = str(marker)
     found: list[int] = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
-            with open(f"/proc/{entry}/environ", "rb") as environ:
-                if needle in environ.read().split(b"\0"):
-                    if pid_alive(int(entry)):
-                        found.append(int(entry))
+            fds = os.listdir(f"/proc/{entry}/fd")
         except OSError:
             continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{entry}/fd/{fd}") == target:
+                    if pid_alive(int(entry)):
+                        found.append(int(entry))
+                    break
+            except OSError:
+                continue
     return found
 
 
-def kill_marked_processes(marker: str, grace: float = 3.0) -> list[int]:
+@contextmanager
+def process_marker(directory: str | Path) -> Iterator[tuple[Path, int]]:
+    """Open a fresh marker file, inheritable, for the processes started inside the block.
+
+    Yields ``(path, fd)``; pass the fd to subprocesses with ``pass_fds`` to mark them.
+    The descriptor is closed in this process when the block ends.
+    """
+    path = Path(directory) / f"marker-{uuid.uuid4().hex}"
+    fd = os.open(path, os.O_CREAT | os.O_RDONLY, 0o600)
+    os.set_inheritable(fd, True)
+    try:
+        yield path, fd
+    finally:
+        os.close(fd)
+
+
+def kill_marked_processes(marker: str | Path, grace: float = 3.0) -> list[int]:
     """Wait up to ``grace`` s for marked processes to end, then SIGKILL the rest."""
     deadline = time.monotonic() + grace
     pids = find_marked_processes(marker)
@@ -115,25 +138,25 @@ def kill_marked_processes(marker: str, grace: float = 3.0) -> list[int]:
 def running_actor_system(log_dir: str | Path | None = None, *, strict: bool = True) -> Iterator[Any]:
     """Start an actor system for one test; always shut it down and reap its processes.
 
-    In order: mark the environment so every process of this system can be found;
+    In order: open an inheritable marker file so every process of this system can
+    be found (``system.test_marker``);
     route Thespian's internal log and the actors' logging into ``log_dir``; start
     on a free port on 127.0.0.1; yield; ``shutdown()``; kill what is left by pid.
     With ``strict``, leftovers raise :class:`LeftoverProcesses` after being killed.
     """
     log_dir = Path(log_dir or tempfile.mkdtemp(prefix="supervision-test-"))
     log_dir.mkdir(parents=True, exist_ok=True)
-    marker = uuid.uuid4().hex
-    saved = {k: os.environ.get(k) for k in (MARKER_VARIABLE, "THESPLOG_FILE")}
-    os.environ[MARKER_VARIABLE] = marker
+    saved = os.environ.get("THESPLOG_FILE")
     os.environ["THESPLOG_FILE"] = str(log_dir / "thespian-internal.log")
     try:
-        system = start_actor_system(log_file=str(log_dir / "actors.log"), log_level=logging.INFO)
+        with process_marker(log_dir) as (marker, _fd):
+            system = start_actor_system(log_file=str(log_dir / "actors.log"), log_level=logging.INFO)
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        if saved is None:
+            os.environ.pop("THESPLOG_FILE", None)
+        else:
+            os.environ["THESPLOG_FILE"] = saved
+    system.test_marker = marker  # where to find every process of this system
     try:
         yield system
     finally:

@@ -1,0 +1,247 @@
+"""Dynamic and partitioned supervisors, the name registry, the actor system guard, the fixture."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import probe
+from supervision import (
+    ChildSpec,
+    DynamicSupervisorSpec,
+    MaxChildren,
+    NameNotFound,
+    PartitionSupervisorSpec,
+    PortInUse,
+    Registry,
+    Restart,
+    StartFailed,
+    Strategy,
+    SupervisorClient,
+    SupervisorSpec,
+    call,
+    call_name,
+    check_port_free,
+    free_port,
+    start_actor_system,
+    start_supervisor,
+    stop_actor_system_on_port,
+    whereis,
+)
+from supervision.testing import (
+    find_marked_processes,
+    kill_marked_processes,
+    pid_alive,
+    process_marker,
+    read_events,
+    wait_until,
+)
+
+# -- DynamicSupervisor ------------------------------------------------------------------
+
+
+def test_dynamic_children_temporary_by_default_and_max_children(actor_system: Any, events: Path) -> None:
+    sup = start_supervisor(actor_system, DynamicSupervisorSpec(max_children=2))
+    first = sup.start_child(probe("worker", events, restart=Restart.TEMPORARY))
+    second = sup.start_child(probe("worker", events, restart=Restart.TEMPORARY))
+    assert first.id != second.id and first.id.startswith("worker#")
+    assert call(actor_system, first.address, "ping") == "pong"
+    with pytest.raises(MaxChildren):
+        sup.start_child(probe("worker", events, restart=Restart.TEMPORARY))
+    assert first.pid is not None
+    os.kill(first.pid, signal.SIGKILL)  # temporary: gone for good, and a slot frees up
+    wait_until(lambda: sup.count_children().specs == 1)
+    third = sup.start_child(probe("worker", events, restart=Restart.TEMPORARY))
+    sup.terminate_child(third.id)
+    assert [i.id for i in sup.which_children()] == [second.id]
+
+
+def test_dynamic_permanent_child_is_restarted(actor_system: Any, events: Path) -> None:
+    sup = start_supervisor(actor_system, DynamicSupervisorSpec())
+    started = sup.start_child(probe("p", events))
+    assert started.pid is not None
+    os.kill(started.pid, signal.SIGKILL)
+    wait_until(lambda: sup.child(started.id).pid not in (None, started.pid) and sup.child(started.id).status == "running")
+
+
+def test_dynamic_start_failure_is_reported_and_not_kept(actor_system: Any, events: Path, tmp_path: Path) -> None:
+    flag = tmp_path / "fail"
+    flag.write_text("on")
+    sup = start_supervisor(actor_system, DynamicSupervisorSpec())
+    with pytest.raises(StartFailed, match="fail flag"):
+        sup.start_child(probe("bad", events, fail_flag=flag))
+    assert sup.which_children() == []
+
+
+def test_dynamic_shutdown_stops_all_children(actor_system: Any, events: Path) -> None:
+    sup = start_supervisor(actor_system, DynamicSupervisorSpec())
+    pids = [sup.start_child(probe(f"c{i}", events)).pid for i in range(5)]
+    sup.stop()
+    wait_until(lambda: not any(pid_alive(p) for p in pids if p))
+    assert sorted(e[1] for e in read_events(events) if e[0] == "terminate") == [f"c{i}" for i in range(5)]
+
+
+def test_partition_supervisor_spreads_children_by_key(actor_system: Any, events: Path) -> None:
+    sup = start_supervisor(actor_system, PartitionSupervisorSpec(partitions=3))
+    partitions = sup.which_children()
+    assert [p.id for p in partitions] == ["partition-0", "partition-1", "partition-2"]
+    started = [sup.start_child(probe(f"s{i}", events), key=f"session-{i}") for i in range(12)]
+    assert all(call(actor_system, s.address, "ping") == "pong" for s in started)
+    again = sup.start_child(probe("s0b", events), key="session-0")
+    counts = [SupervisorClient(actor_system, p.address).count_children().active for p in partitions]
+    assert sum(counts) == 13
+    assert sum(1 for c in counts if c > 0) >= 2  # really spread
+    holder = next(
+        p for p in partitions if any(i.pid == again.pid for i in SupervisorClient(actor_system, p.address).which_children())
+    )
+    assert any(
+        i.pid == started[0].pid for i in SupervisorClient(actor_system, holder.address).which_children()
+    ), "the same key goes to the same partition"
+
+
+# -- Registry -------------------------------------------------------------------------------
+
+
+def _registry_tree(events: Path) -> SupervisorSpec:
+    return SupervisorSpec(
+        children=(
+            ChildSpec(id="registry", start=Registry, provides_registry=True),
+            probe("store", events, name="store"),
+            ChildSpec.supervisor("services", SupervisorSpec(children=(probe("cache", events, name="cache"),))),
+        ),
+        strategy=Strategy.REST_FOR_ONE,
+    )
+
+
+def test_names_follow_children_through_restarts(actor_system: Any, events: Path) -> None:
+    root = start_supervisor(actor_system, _registry_tree(events))
+    registry = root.registry()
+    assert registry is not None
+    wait_until(lambda: set(root.registered()) == {"store", "cache"})  # nested supervisors register too
+    assert call_name(actor_system, registry, "store", ("put", "k", 1)) == "ok"
+    pid = call_name(actor_system, registry, "store", "pid")
+    os.kill(pid, signal.SIGKILL)
+    # a call made while it restarts waits for the new process instead of failing
+    assert call_name(actor_system, registry, "store", "pid", timeout=5) != pid
+    assert call_name(actor_system, registry, "store", ("get", "k")) is None  # memory-only state is gone
+
+
+def test_unknown_name_is_a_clear_error_within_the_timeout(actor_system: Any, events: Path) -> None:
+    root = start_supervisor(actor_system, _registry_tree(events))
+    registry = root.registry()
+    began = time.monotonic()
+    with pytest.raises(NameNotFound, match="nobody"):
+        call_name(actor_system, registry, "nobody", "ping", timeout=0.5)
+    assert time.monotonic() - began < 3
+    assert whereis(actor_system, registry, "nobody") is None
+
+
+def test_registry_crash_restarts_the_rest_and_names_come_back(actor_system: Any, events: Path) -> None:
+    root = start_supervisor(actor_system, _registry_tree(events))
+    wait_until(lambda: set(root.registered()) == {"store", "cache"})
+    registry_pid = root.child("registry").pid
+    assert registry_pid is not None
+    os.kill(registry_pid, signal.SIGKILL)
+    wait_until(lambda: root.child("registry").pid not in (None, registry_pid) and root.child("services").status == "running")
+    wait_until(lambda: set(root.registered()) == {"store", "cache"})
+    assert call_name(actor_system, root.registry(), "cache", "ping") == "pong"
+
+
+# -- the actor system guard -------------------------------------------------------------------
+
+
+def test_busy_port_fails_at_once() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        began = time.monotonic()
+        with pytest.raises(PortInUse, match=f"port {port}"):
+            start_actor_system(port)
+        assert time.monotonic() - began < 1.0  # Thespian alone waits ~14 s
+
+
+def test_stale_system_is_never_attached_to(tmp_path: Path) -> None:
+    """A system left running by a dead script must not serve our (new) code."""
+    port = free_port()
+    script = textwrap.dedent(
+        f"""
+        import os
+        os.environ["THESPIAN_BASE_IPADDR"] = "127.0.0.1"
+        from thespian.actors import ActorSystem
+        ActorSystem("multiprocTCPBase", {{"Admin Port": {port}}}, transientUnique=True)
+        os._exit(0)  # leave without shutdown: the admin stays behind
+        """
+    )
+    env = dict(os.environ, THESPLOG_FILE=str(tmp_path / "t.log"))
+    with process_marker(tmp_path) as (marker, fd):
+        subprocess.run([sys.executable, "-c", script], env=env, timeout=30, check=True, pass_fds=(fd,),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: find_marked_processes(marker), message="the stale admin is running")
+        began = time.monotonic()
+        with pytest.raises(PortInUse, match="stale actor system"):
+            start_actor_system(port)
+        assert time.monotonic() - began < 1.0
+        stop_actor_system_on_port(port)
+        wait_until(lambda: not find_marked_processes(marker), timeout=10)
+        check_port_free(port)
+    finally:
+        kill_marked_processes(marker, grace=0)
+
+
+# -- the fixture itself --------------------------------------------------------------------------
+
+
+def test_fixture_kills_actor_processes_left_behind(tmp_path: Path) -> None:
+    from supervision.testing import LeftoverProcesses, running_actor_system
+
+    with pytest.raises(LeftoverProcesses):
+        with running_actor_system(tmp_path) as system:
+            marker = system.test_marker
+            actors = find_marked_processes(marker)
+            assert actors, "the admin and logger hold the marker"
+            # a process of this system that shutdown() will not reach (it escaped the tree)
+            with open(marker) as held:
+                leftover = subprocess.Popen(
+                    [sys.executable, "-c", "import time; time.sleep(60)"],
+                    start_new_session=True,
+                    pass_fds=(held.fileno(),),
+                )
+    leftover.wait(timeout=5)
+    assert leftover.returncode == -signal.SIGKILL
+    assert not find_marked_processes(marker)
+
+
+def test_fixture_sees_every_actor_process(actor_system: Any, events: Path) -> None:
+    sup = start_supervisor(actor_system, SupervisorSpec(children=(probe("a", events), probe("b", events))))
+    marked = set(find_marked_processes(actor_system.test_marker))
+    assert {p for p in sup.pids().values() if p} <= marked
+
+
+def test_a_server_killed_mid_call_fails_the_call_at_once(actor_system: Any, events: Path) -> None:
+    """Like an OTP monitor: the caller learns of the death, not at its timeout."""
+    import threading
+
+    from supervision import ServerNotRunning
+    from supervision._system import process_alive
+
+    sup = start_supervisor(actor_system, SupervisorSpec(children=(probe("slow", events),)))
+    info = sup.child("slow")
+    assert info.pid is not None
+    pid = info.pid
+    threading.Timer(0.3, lambda: os.kill(pid, signal.SIGKILL)).start()
+    began = time.monotonic()
+    with pytest.raises(ServerNotRunning, match="died before answering"):
+        call(actor_system, info.address, ("sleep", 30), timeout=20, alive=lambda: process_alive(pid))
+    assert time.monotonic() - began < 2.0
+    wait_until(lambda: sup.child("slow").status == "running" and sup.child("slow").pid != pid)
