@@ -80,6 +80,9 @@ from ._system import (
 from ._timing import BackoffState, RestartIntensity
 
 __all__ = [
+    "FORWARDED",
+    "IGNORE",
+    "NO_REPLY",
     "ActorSystemError",
     "AutoShutdown",
     "Backoff",
@@ -105,11 +108,8 @@ __all__ = [
     "ErrorReply",
     "ExitKind",
     "ExitReason",
-    "FORWARDED",
     "GenServer",
-    "IGNORE",
     "MaxChildren",
-    "NO_REPLY",
     "NameNotFound",
     "PartitionSupervisor",
     "PartitionSupervisorSpec",

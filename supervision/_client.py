@@ -31,6 +31,7 @@ from ._messages import (
     Init,
     InitFailed,
     InitOk,
+    Lookup,
     Registered,
     Reply,
     RestartChild,
@@ -38,22 +39,27 @@ from ._messages import (
     StartChild,
     Started,
     TerminateChild,
-    Lookup,
     WhereIs,
     WhichChildren,
 )
+from ._spec import (
+    ChildSpec,
+    DynamicSupervisorSpec,
+    PartitionSupervisorSpec,
+    SupervisorSpec,
+    import_path_of,
+)
 from ._system import node_id, process_alive
-from ._spec import ChildSpec, DynamicSupervisorSpec, PartitionSupervisorSpec, SupervisorSpec, import_path_of
 
 __all__ = [
+    "SupervisorClient",
     "call",
+    "call_name",
     "cast",
     "start_server",
     "start_supervisor",
     "stop_server",
     "whereis",
-    "call_name",
-    "SupervisorClient",
 ]
 
 

@@ -17,7 +17,7 @@ from ._spec import ChildSpec
 PROTOCOL_VERSION = 1
 
 
-class ExitKind(str, enum.Enum):
+class ExitKind(enum.StrEnum):
     NORMAL = "normal"
     SHUTDOWN = "shutdown"
     CRASH = "crash"

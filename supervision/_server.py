@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
 
-from thespian.actors import (  # type: ignore[import-untyped]
+from thespian.actors import (
     Actor,
     ActorExitRequest,
     ActorSystemMessage,
@@ -48,9 +48,9 @@ from ._messages import (
     Call,
     Cast,
     ErrorReply,
+    Exiting,
     ExitKind,
     ExitReason,
-    Exiting,
     Init,
     InitFailed,
     InitOk,
@@ -59,7 +59,7 @@ from ._messages import (
 )
 from ._system import set_parent_death_signal
 
-__all__ = ["GenServer", "CallerRef", "NO_REPLY", "FORWARDED", "IGNORE"]
+__all__ = ["FORWARDED", "IGNORE", "NO_REPLY", "CallerRef", "GenServer"]
 
 
 class _Sentinel:
@@ -123,7 +123,7 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def handle_info(self, message: Any, sender: Any) -> None:
         """Any other message. The default answers senders of unknown messages with an error."""
-        if isinstance(message, (ActorSystemMessage,) + _REPLY_TYPES):
+        if isinstance(message, (ActorSystemMessage, *_REPLY_TYPES)):
             return
         self.send(sender, ErrorReply(None, "unknown_message", f"{type(self).__name__} does not handle {type(message).__name__}"))
 
@@ -171,7 +171,7 @@ class GenServer(Actor):  # type: ignore[misc]
     def receiveMessage(self, message: Any, sender: Any) -> Any:
         try:
             self._dispatch(message, sender)
-        except Exception as exc:  # noqa: BLE001 - "let it crash", OTP style
+        except Exception as exc:
             self._crash(exc)
         if self._watch_fds and not self._stopping:
             return ThespianWatch(self._watch_fds)
@@ -227,7 +227,7 @@ class GenServer(Actor):  # type: ignore[misc]
     def _begin_init(self, args: Any, starter: Any) -> None:
         try:
             result = self.init(args)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.log.error("init failed: %s", _describe(exc), exc_info=True)
             self.send(starter, InitFailed(_describe(exc)))
             self._stopping = True
@@ -298,7 +298,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self._terminated = True
         try:
             self.terminate(reason)
-        except Exception:  # noqa: BLE001
+        except Exception:
             self.log.exception("terminate raised")
 
     def _notify_supervisor(self, reason: ExitReason) -> None:

@@ -19,19 +19,19 @@ __all__ = [
     "Backoff",
     "ChildSpec",
     "ChildType",
+    "DynamicSupervisorSpec",
+    "PartitionSupervisorSpec",
     "Restart",
     "Shutdown",
     "Strategy",
     "SupervisorSpec",
-    "DynamicSupervisorSpec",
-    "PartitionSupervisorSpec",
     "import_path_of",
 ]
 
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
-class Restart(str, enum.Enum):
+class Restart(enum.StrEnum):
     """When a child is restarted after it exits (OTP restart types)."""
 
     PERMANENT = "permanent"  #: always, whatever the exit reason
@@ -39,18 +39,18 @@ class Restart(str, enum.Enum):
     TEMPORARY = "temporary"  #: never; its spec is removed when it exits
 
 
-class ChildType(str, enum.Enum):
+class ChildType(enum.StrEnum):
     WORKER = "worker"
     SUPERVISOR = "supervisor"
 
 
-class Strategy(str, enum.Enum):
+class Strategy(enum.StrEnum):
     ONE_FOR_ONE = "one_for_one"
     ONE_FOR_ALL = "one_for_all"
     REST_FOR_ONE = "rest_for_one"
 
 
-class AutoShutdown(str, enum.Enum):
+class AutoShutdown(enum.StrEnum):
     NEVER = "never"
     ANY_SIGNIFICANT = "any_significant"
     ALL_SIGNIFICANT = "all_significant"

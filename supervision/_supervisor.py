@@ -24,6 +24,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from thespian.actors import ChildActorExited, WakeupMessage
+
 from ._exceptions import (
     BadRequest,
     ChildAlreadyPresent,
@@ -45,9 +47,9 @@ from ._messages import (
     ChildInfo,
     CountChildren,
     DeleteChild,
+    Exiting,
     ExitKind,
     ExitReason,
-    Exiting,
     GetChildSpec,
     GetRegistry,
     Init,
@@ -62,8 +64,6 @@ from ._messages import (
     Unregister,
     WhichChildren,
 )
-from thespian.actors import ChildActorExited, WakeupMessage  # type: ignore[import-untyped]
-
 from ._server import FORWARDED, NO_REPLY, CallerRef, GenServer, _describe
 from ._spec import (
     AutoShutdown,
@@ -78,7 +78,7 @@ from ._spec import (
 from ._system import node_id
 from ._timing import BackoffState, RestartIntensity
 
-__all__ = ["Supervisor", "DynamicSupervisor", "PartitionSupervisor"]
+__all__ = ["DynamicSupervisor", "PartitionSupervisor", "Supervisor"]
 
 #: How long to wait for a process to disappear after SIGKILL before giving up on it.
 _KILL_GRACE = 5.0
@@ -172,7 +172,7 @@ class Supervisor(GenServer):
     def _begin_init(self, args: Any, starter: Any) -> None:
         try:
             spec = self.configure(args)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.send(starter, InitFailed(_describe(exc)))
             self._stopping = self._terminated = True
             self._exit()
@@ -196,9 +196,9 @@ class Supervisor(GenServer):
                 self._resume(message)
             return
         if isinstance(message, Exiting):
-            child = self._find_by_address(sender)
-            if child is not None:
-                child.reported = message.reason
+            reporter = self._find_by_address(sender)
+            if reporter is not None:
+                reporter.reported = message.reason
             return
         if not self._stopping:
             # Timers, exits and shutdown requests matter while the children still start.
@@ -353,7 +353,7 @@ class Supervisor(GenServer):
             if not (isinstance(target, type) and issubclass(target, GenServer)):
                 raise SpecError(f"{child.spec.start_path} is not a GenServer subclass")
             child.address = self.createActor(target)
-        except Exception as exc:  # noqa: BLE001 - a bad spec is a start failure, not a crash
+        except Exception as exc:
             child.status = "undefined"
             return _describe(exc)
         if child.status != "restarting":  # a retry stays "restarting" until it is up (OTP)
@@ -576,7 +576,7 @@ class Supervisor(GenServer):
     def _start_child_job(self, spec: ChildSpec, caller: CallerRef) -> Job:
         try:
             self._check_start_child(spec)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             from ._exceptions import CallError
 
             self.reply_error(caller, err if isinstance(err, CallError) else BadRequest(str(err)))
@@ -646,9 +646,10 @@ class Supervisor(GenServer):
         return None
 
     def _forget_process(self, child: _Child, reason: ExitReason) -> None:
-        if child.spec.name is not None and self._child_registry is not None and child.address is not None:
-            if not child.spec.provides_registry:
-                self.send(self._child_registry, Cast(Unregister(child.spec.name, child.address)))
+        registered = child.spec.name is not None and not child.spec.provides_registry
+        if registered and self._child_registry is not None and child.address is not None:
+            assert child.spec.name is not None
+            self.send(self._child_registry, Cast(Unregister(child.spec.name, child.address)))
         child.address = None
         child.pid = None
         child.exit_reason = reason

@@ -25,11 +25,11 @@ from typing import Any
 from ._exceptions import ActorSystemError, PortInUse
 
 __all__ = [
+    "check_port_free",
+    "free_port",
+    "set_parent_death_signal",
     "start_actor_system",
     "stop_actor_system_on_port",
-    "free_port",
-    "check_port_free",
-    "set_parent_death_signal",
     "thespian_log_config",
 ]
 

@@ -11,7 +11,7 @@ from collections import deque
 
 from ._spec import Backoff
 
-__all__ = ["RestartIntensity", "BackoffState"]
+__all__ = ["BackoffState", "RestartIntensity"]
 
 
 class RestartIntensity:
@@ -63,5 +63,5 @@ class BackoffState:
         if self._last_start is not None and now - self._last_start >= self.policy.quiet_period:
             self.failures = 0
         self.failures += 1
-        base = min(self.policy.max_delay, self.policy.min_delay * (2 ** (self.failures - 1)))
+        base: float = min(self.policy.max_delay, self.policy.min_delay * 2.0 ** (self.failures - 1))
         return base + base * self.policy.jitter * self._rng.random()

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ._messages import ExitReason, ExitKind
+from ._messages import ExitKind, ExitReason
 from ._server import IGNORE, CallerRef, GenServer
 from ._system import process_alive, start_actor_system
 
@@ -38,8 +38,8 @@ __all__ = [
     "find_marked_processes",
     "kill_marked_processes",
     "pid_alive",
-    "process_marker",
     "probe_args",
+    "process_marker",
     "read_events",
     "running_actor_system",
     "wait_until",
@@ -58,12 +58,13 @@ def wait_until(condition: Callable[[], T], timeout: float = 5.0, interval: float
     last: Any = None
     while True:
         try:
-            last = condition()
-        except Exception as exc:  # noqa: BLE001 - keep polling, report the last error
+            value = condition()
+        except Exception as exc:
             last = exc
         else:
-            if last:
-                return last
+            last = value
+            if value:
+                return value
         if time.monotonic() >= deadline:
             raise AssertionError(f"condition not met within {timeout} s: {message or condition} (last: {last!r})")
         time.sleep(interval)
@@ -175,10 +176,10 @@ def actor_system_fixture(tmp_path: Path) -> Iterator[Any]:
 
 try:  # the fixture is offered when pytest is installed
     import pytest
-
-    actor_system = pytest.fixture(name="actor_system")(actor_system_fixture)
 except ImportError:  # pragma: no cover
-    actor_system = None
+    pass
+else:
+    actor_system = pytest.fixture(name="actor_system")(actor_system_fixture)
 
 
 # -- a test server ----------------------------------------------------------------------
@@ -205,7 +206,11 @@ def probe_args(
 
 
 def read_events(path: str | Path) -> list[tuple[str, ...]]:
-    """The lines a Probe wrote, split into words: ``("start", id, pid)``, ``("terminate", id, reason)``."""
+    """The lines a Probe wrote, split into words.
+
+    ``("start", id, pid, t)``, ``("init_failed", id, pid, t)``, ``("ignored", id, pid, t)``,
+    ``("terminate", id, pid, reason, t)``; ``t`` is ``time.monotonic()`` (system-wide).
+    """
     try:
         text = Path(path).read_text()
     except FileNotFoundError:
@@ -237,7 +242,8 @@ class Probe(GenServer):
         path = self.args.get("events")
         if not path:
             return
-        line = f"{what} {self.args.get('id', '?')} {os.getpid()}{(' ' + extra) if extra else ''}\n"
+        fields = [what, str(self.args.get("id", "?")), str(os.getpid())] + ([extra] if extra else [])
+        line = " ".join([*fields, f"{time.monotonic():.6f}"]) + "\n"
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line.encode())

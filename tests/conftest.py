@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from supervision import ChildSpec, SupervisorClient, SupervisorSpec, start_supervisor
 
 pytest_plugins = ["supervision.testing"]
 
@@ -11,12 +15,6 @@ pytest_plugins = ["supervision.testing"]
 def events(tmp_path: Path) -> Path:
     """A file Probe children append their start/terminate records to."""
     return tmp_path / "events.log"
-
-
-from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
-
-from supervision import ChildSpec, SupervisorClient, SupervisorSpec, start_supervisor  # noqa: E402,I001
 
 
 def probe(id: str, events: Path, **kwargs: Any) -> ChildSpec:

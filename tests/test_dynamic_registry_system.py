@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import probe
+
 from supervision import (
     ChildSpec,
     DynamicSupervisorSpec,
@@ -205,18 +205,17 @@ def test_stale_system_is_never_attached_to(tmp_path: Path) -> None:
 def test_fixture_kills_actor_processes_left_behind(tmp_path: Path) -> None:
     from supervision.testing import LeftoverProcesses, running_actor_system
 
-    with pytest.raises(LeftoverProcesses):
-        with running_actor_system(tmp_path) as system:
-            marker = system.test_marker
-            actors = find_marked_processes(marker)
-            assert actors, "the admin and logger hold the marker"
-            # a process of this system that shutdown() will not reach (it escaped the tree)
-            with open(marker) as held:
-                leftover = subprocess.Popen(
-                    [sys.executable, "-c", "import time; time.sleep(60)"],
-                    start_new_session=True,
-                    pass_fds=(held.fileno(),),
-                )
+    with pytest.raises(LeftoverProcesses), running_actor_system(tmp_path) as system:
+        marker = system.test_marker
+        actors = find_marked_processes(marker)
+        assert actors, "the admin and logger hold the marker"
+        # a process of this system that shutdown() will not reach (it escaped the tree)
+        with open(marker) as held:
+            leftover = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(60)"],
+                start_new_session=True,
+                pass_fds=(held.fileno(),),
+            )
     leftover.wait(timeout=5)
     assert leftover.returncode == -signal.SIGKILL
     assert not find_marked_processes(marker)

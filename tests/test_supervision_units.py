@@ -57,7 +57,7 @@ def test_significant_transient_and_temporary_are_allowed() -> None:
 
 
 def test_local_function_cannot_be_a_start() -> None:
-    class Local:  # noqa: B903
+    class Local:
         pass
 
     with pytest.raises(SpecError, match="module-level"):
