@@ -1,0 +1,224 @@
+"""The data that flows one way: definition -> request -> model -> events -> session.
+
+Pydantic v2 models. Their JSON form uses google-adk's camelCase names (snake_case
+is accepted on input) and leaves out unset (None) fields, so the HTTP layer can be
+wire-compatible with google-adk clients. Content-carrying models are frozen: the
+compiler puts a session's ``Content`` objects into requests without copying them.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import time
+import uuid
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "Blob",
+    "Compaction",
+    "Content",
+    "Event",
+    "EventActions",
+    "FunctionCall",
+    "FunctionDeclaration",
+    "FunctionResponse",
+    "LlmRequest",
+    "LlmResponse",
+    "Part",
+    "RunConfig",
+    "StreamingMode",
+    "new_event_id",
+    "new_invocation_id",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        extra="forbid",
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
+
+    def to_json(self) -> str:
+        """google-adk's wire form: camelCase, no null fields."""
+        return self.model_dump_json(by_alias=True, exclude_none=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class FunctionCall(_Model):
+    id: str | None = None
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class FunctionResponse(_Model):
+    id: str | None = None
+    name: str
+    response: dict[str, Any] = Field(default_factory=dict)
+
+
+class Blob(_Model):
+    """Inline binary data (an image, a file) with its MIME type."""
+
+    mime_type: str
+    data: bytes
+
+
+class Part(_Model):
+    """Exactly one of text, function_call, function_response, inline_data."""
+
+    text: str | None = None
+    function_call: FunctionCall | None = None
+    function_response: FunctionResponse | None = None
+    inline_data: Blob | None = None
+    thought: bool | None = None
+
+    @classmethod
+    def from_text(cls, text: str) -> Part:
+        return cls(text=text)
+
+
+class Content(_Model):
+    role: Literal["user", "model"] | None = None
+    parts: tuple[Part, ...] = ()
+
+    @classmethod
+    def user(cls, text: str) -> Content:
+        return cls(role="user", parts=(Part(text=text),))
+
+    @classmethod
+    def model(cls, text: str) -> Content:
+        return cls(role="model", parts=(Part(text=text),))
+
+    @property
+    def text(self) -> str:
+        """The concatenated text parts (thoughts excluded)."""
+        return "".join(p.text for p in self.parts if p.text and not p.thought)
+
+    @property
+    def function_calls(self) -> list[FunctionCall]:
+        return [p.function_call for p in self.parts if p.function_call is not None]
+
+    @property
+    def function_responses(self) -> list[FunctionResponse]:
+        return [p.function_response for p in self.parts if p.function_response is not None]
+
+    @cached_property
+    def chars(self) -> int:
+        """Characters a model reads (text, and the JSON of calls and results), computed once.
+
+        Cached on the object: build a new Content rather than ``model_copy`` one with
+        other parts.
+        """
+        total = 0
+        for part in self.parts:
+            if part.text:
+                total += len(part.text)
+            elif part.function_call is not None:
+                total += len(part.function_call.name) + len(json.dumps(part.function_call.args, default=str))
+            elif part.function_response is not None:
+                total += len(part.function_response.name) + len(
+                    json.dumps(part.function_response.response, default=str)
+                )
+            elif part.inline_data is not None:
+                total += 1032  # an image or file counts as ~258 tokens
+        return total
+
+
+class Compaction(_Model):
+    """A summary that replaces the first ``message_count`` history messages."""
+
+    message_count: int = Field(ge=0)
+    summary: str
+
+
+class EventActions(_Model):
+    state_delta: dict[str, Any] = Field(default_factory=dict)
+    artifact_delta: dict[str, int] = Field(default_factory=dict)
+    transfer_to_agent: str | None = None
+    escalate: bool | None = None
+    skip_summarization: bool | None = None
+    requested_auth_configs: dict[str, Any] = Field(default_factory=dict)
+    requested_tool_confirmations: dict[str, Any] = Field(default_factory=dict)
+    compaction: Compaction | None = None
+
+
+def new_event_id() -> str:
+    return str(uuid.uuid4())
+
+
+def new_invocation_id() -> str:
+    return f"e-{uuid.uuid4()}"
+
+
+class Event(_Model):
+    """One thing that happened in a session (google-adk's Event)."""
+
+    id: str = Field(default_factory=new_event_id)
+    invocation_id: str = ""
+    author: str
+    content: Content | None = None
+    branch: str | None = None
+    partial: bool | None = None
+    turn_complete: bool | None = None
+    timestamp: float = Field(default_factory=time.time)
+    error_code: str | None = None
+    error_message: str | None = None
+    actions: EventActions = Field(default_factory=EventActions)
+    long_running_tool_ids: tuple[str, ...] | None = None
+    finish_reason: str | None = None
+    usage_metadata: dict[str, Any] | None = None
+    model_version: str | None = None
+    custom_metadata: dict[str, Any] | None = None
+
+
+class FunctionDeclaration(_Model):
+    """A tool as the model sees it: name, description, JSON-schema parameters."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] | None = None
+
+
+class LlmRequest(_Model):
+    model: str = ""
+    system_instruction: str = ""
+    contents: tuple[Content, ...] = ()
+    tools: tuple[FunctionDeclaration, ...] = ()
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+class LlmResponse(_Model):
+    content: Content | None = None
+    partial: bool | None = None
+    turn_complete: bool | None = None
+    finish_reason: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    usage_metadata: dict[str, Any] | None = None
+    model_version: str | None = None
+
+
+class StreamingMode(enum.StrEnum):
+    NONE = "none"
+    SSE = "sse"
+
+
+class RunConfig(_Model):
+    """Per-run settings; ``generate_config`` overrides the agent's key by key."""
+
+    streaming_mode: StreamingMode = StreamingMode.NONE
+    max_llm_calls: int = 500
+    generate_config: dict[str, Any] = Field(default_factory=dict)
+    timeout: float | None = None
+    custom_metadata: dict[str, Any] | None = None

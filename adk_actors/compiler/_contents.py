@@ -1,0 +1,189 @@
+"""History assembly: session events -> the ``contents`` of a request.
+
+In order:
+
+1. **Visibility.** Partial events and events without content are dropped. Branch
+   filtering as google-adk: an event is visible when either branch is empty, they
+   are equal, or the current branch descends from the event's (``a.b`` sees
+   ``a``, not its sibling ``a.c``), so parallel siblings don't see each other.
+2. **Current turn only** with ``include_contents="none"``: history starts at the last
+   user message (not a tool result) or the last text from another agent.
+3. **Roles.** User events -> role user; the current agent's events keep their role
+   (model; its tool results are user-role); other agents' events become user-role
+   context: "For context:", then "[A] said: ...", "[A] called tool `f` with
+   parameters: {json}", "[A] `f` tool returned result: {json}".
+4. **Compaction.** A compaction event replaces the first ``message_count`` messages
+   assembled so far with one summary message.
+5. **Pairing.** Each of the current agent's tool calls is immediately followed by its
+   results (the latest result per call id); a call without a result (the process
+   died mid-call) gets a synthetic error result saying it was interrupted; results
+   with no call are dropped. Providers never see a broken history.
+6. The context's ``new_message``, if any, comes last.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .._types import Content, Event, FunctionCall, FunctionResponse, Part
+
+__all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents"]
+
+INTERRUPTED_RESULT = {"error": "The tool call was interrupted and did not return a result. Do not assume it ran."}
+SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
+
+
+def branch_visible(event_branch: str | None, current: str | None) -> bool:
+    if not event_branch or not current or event_branch == current:
+        return True
+    return current.startswith(event_branch + ".")
+
+
+def _to_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def _other_agent_message(event: Event) -> Content | None:
+    assert event.content is not None
+    author = event.author
+    parts: list[Part] = [Part(text="For context:")]
+    for part in event.content.parts:
+        if part.thought:
+            continue
+        if part.text is not None:
+            if part.text:
+                parts.append(Part(text=f"[{author}] said: {part.text}"))
+        elif part.function_call is not None:
+            call = part.function_call
+            parts.append(Part(text=f"[{author}] called tool `{call.name}` with parameters: {_to_json(call.args)}"))
+        elif part.function_response is not None:
+            result = part.function_response
+            parts.append(Part(text=f"[{author}] `{result.name}` tool returned result: {_to_json(result.response)}"))
+        else:
+            parts.append(part)
+    if len(parts) == 1:
+        return None
+    return Content(role="user", parts=tuple(parts))
+
+
+def _own_message(event: Event) -> Content:
+    content = event.content
+    assert content is not None
+    if content.role is not None:
+        return content
+    is_result = any(p.function_response is not None for p in content.parts)
+    role = "user" if is_result or event.author == "user" else "model"
+    return content.model_copy(update={"role": role})
+
+
+def _current_turn_start(events: Sequence[Event], agent_name: str) -> int:
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        content = event.content
+        if content is None:
+            continue
+        if event.author == "user":
+            if any(p.function_response is None for p in content.parts):
+                return index
+        elif (
+            event.author != agent_name
+            and event.actions.transfer_to_agent is None
+            and any(p.text for p in content.parts if not p.thought)
+        ):
+            return index
+    return 0
+
+
+def _key(item: FunctionCall | FunctionResponse) -> str:
+    return item.id if item.id else f"name:{item.name}"
+
+
+def _pair_calls(messages: list[Content]) -> list[Content]:
+    """Put each tool call's latest result right after it; synthesize interrupted ones."""
+    if not any(p.function_call is not None or p.function_response is not None for m in messages for p in m.parts):
+        return messages
+    latest: dict[str, Part] = {}
+    for message in messages:
+        for part in message.parts:
+            if part.function_response is not None:
+                latest[_key(part.function_response)] = part
+    placed: set[str] = set()
+    out: list[Content] = []
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        index += 1
+        call_keys = [_key(p.function_call) for p in message.parts if p.function_call is not None]
+        if not call_keys:
+            if any(p.function_response is not None for p in message.parts):
+                # Results are placed right after their call; met here, a result was
+                # moved there already, or it answers no call (an orphan): drop it.
+                others = tuple(p for p in message.parts if p.function_response is None)
+                if others:
+                    out.append(Content(role=message.role, parts=others))
+                continue
+            out.append(message)
+            continue
+        out.append(message)
+        wanted = [k for k in call_keys if k not in placed]
+        following = messages[index] if index < len(messages) else None
+        if following is not None and following.parts and all(
+            p.function_response is not None and latest.get(_key(p.function_response)) is p for p in following.parts
+        ) and [_key(p.function_response) for p in following.parts if p.function_response] == wanted:
+            out.append(following)  # already well-formed: reuse it as is
+            placed.update(wanted)
+            index += 1
+            continue
+        results: list[Part] = []
+        for part in message.parts:
+            call = part.function_call
+            if call is None or _key(call) in placed:
+                continue
+            key = _key(call)
+            placed.add(key)
+            results.append(
+                latest.get(key)
+                or Part(function_response=FunctionResponse(id=call.id, name=call.name, response=INTERRUPTED_RESULT))
+            )
+        if results:
+            out.append(Content(role="user", parts=tuple(results)))
+    return out
+
+
+def build_contents(
+    agent_name: str,
+    events: Sequence[Event],
+    *,
+    branch: str | None = None,
+    include_contents: str = "default",
+    new_message: Content | None = None,
+) -> list[Content]:
+    """The request history for ``agent_name`` from ``events`` (see the module doc for the rules)."""
+    if include_contents == "none":
+        events = events[_current_turn_start(events, agent_name):]
+    messages: list[Content] = []
+    for event in events:
+        if event.partial:
+            continue
+        if branch is not None and event.branch and not branch_visible(event.branch, branch):
+            continue
+        compaction = event.actions.compaction
+        if compaction is not None:
+            summary = Content(role="user", parts=(Part(text=SUMMARY_PREFIX + compaction.summary),))
+            messages = [summary, *messages[compaction.message_count:]]
+        content = event.content
+        if content is None or not content.parts:
+            continue
+        author = event.author
+        if author == "user" or author == agent_name:
+            messages.append(_own_message(event))
+        else:
+            other = _other_agent_message(event)
+            if other is not None:
+                messages.append(other)
+    messages = _pair_calls(messages)
+    if new_message is not None:
+        messages.append(new_message if new_message.role else new_message.model_copy(update={"role": "user"}))
+    return messages

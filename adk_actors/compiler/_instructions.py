@@ -1,0 +1,107 @@
+"""The system instruction: global -> instruction -> identity -> output schema -> transfer.
+
+Parts are joined by a blank line; empty parts are dropped. ``compile_split`` gives
+(static, dynamic): static = global + identity + transfer (byte-identical across
+turns while the definition is unchanged, for context caching), dynamic =
+instruction + output schema.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .._schema import output_schema_json
+from ._context import CompileContext
+from ._providers import resolve_provider
+from ._targets import transfer_targets
+from ._templating import substitute_vars
+
+__all__ = ["SET_MODEL_RESPONSE", "compile", "compile_split"]
+
+SET_MODEL_RESPONSE = "set_model_response"
+
+TRANSFER_HEADER = "You can delegate tasks to the following agents using the transfer_to_agent tool:"
+TRANSFER_FOOTER = "To transfer to an agent, call the transfer_to_agent tool with the agent's name."
+
+
+def _join(parts: list[str]) -> str:
+    return "\n\n".join(part for part in parts if part)
+
+
+def _root(agent: Any, ctx: CompileContext) -> Any:
+    if ctx.root_agent is not None:
+        return ctx.root_agent
+    root = agent
+    while getattr(root, "_parent", None) is not None:
+        root = root._parent
+    return root
+
+
+def global_instruction(agent: Any, ctx: CompileContext) -> str:
+    root = _root(agent, ctx)
+    text = resolve_provider(getattr(root, "global_instruction", None), ctx, agent_name=root.name)
+    return substitute_vars(text, ctx.state, ctx.artifacts) if text else ""
+
+
+def agent_instruction(agent: Any, ctx: CompileContext) -> str:
+    text = resolve_provider(getattr(agent, "instruction", None), ctx, agent_name=agent.name)
+    return substitute_vars(text, ctx.state, ctx.artifacts) if text else ""
+
+
+def identity_instruction(agent: Any) -> str:
+    description = (getattr(agent, "description", "") or "").strip()
+    return f"You are {agent.name}." + (f" {description}" if description else "")
+
+
+def output_schema_instruction(agent: Any, uses_response_tool: bool) -> str:
+    schema = getattr(agent, "output_schema", None)
+    if schema is None:
+        return ""
+    text = f"Reply with valid JSON matching this schema: {json.dumps(output_schema_json(schema))}"
+    if uses_response_tool:
+        text += (
+            f"\n\nYou can use your other tools first, but give your final answer by calling the "
+            f"{SET_MODEL_RESPONSE} tool with arguments that match this schema."
+        )
+    return text
+
+
+def transfer_instruction(agent: Any, ctx: CompileContext) -> str:
+    targets = transfer_targets(agent, _root(agent, ctx))
+    if not targets:
+        return ""
+    lines = [TRANSFER_HEADER]
+    for target in targets:
+        description = (getattr(target, "description", "") or "").strip()
+        lines.append(f"- {target.name}: {description}" if description else f"- {target.name}")
+    return "\n".join(lines) + "\n\n" + TRANSFER_FOOTER
+
+
+def uses_response_tool(agent: Any, ctx: CompileContext) -> bool:
+    """True when the structured answer must come through ``set_model_response``."""
+    from ._tools import has_own_tools, model_combines_schema_and_tools
+
+    return (
+        getattr(agent, "output_schema", None) is not None
+        and has_own_tools(agent, ctx)
+        and not model_combines_schema_and_tools(getattr(agent, "model", ""))
+    )
+
+
+def compile_split(agent: Any, ctx: CompileContext) -> tuple[str, str]:
+    static = _join([global_instruction(agent, ctx), identity_instruction(agent), transfer_instruction(agent, ctx)])
+    dynamic = _join([agent_instruction(agent, ctx), output_schema_instruction(agent, uses_response_tool(agent, ctx))])
+    return static, dynamic
+
+
+def compile(agent: Any, ctx: CompileContext) -> str:
+    return _join(
+        [
+            global_instruction(agent, ctx),
+            agent_instruction(agent, ctx),
+            identity_instruction(agent),
+            output_schema_instruction(agent, uses_response_tool(agent, ctx)),
+            transfer_instruction(agent, ctx),
+        ]
+    )

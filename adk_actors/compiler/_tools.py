@@ -1,0 +1,92 @@
+"""The tools a request declares: the agent's own, the caller's resolved toolsets,
+``transfer_to_agent`` when there are targets, ``set_model_response`` when needed."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .._exceptions import CompileError
+from .._types import FunctionDeclaration
+from ._context import CompileContext
+from ._targets import transfer_targets
+
+__all__ = [
+    "TRANSFER_TO_AGENT",
+    "declaration_of",
+    "effective_tools",
+    "has_own_tools",
+    "model_combines_schema_and_tools",
+    "transfer_declaration",
+]
+
+TRANSFER_TO_AGENT = "transfer_to_agent"
+_COMBINES = re.compile(r"^(?:models/)?gemini-(?:[2-9]|\d{2,})")
+
+
+def model_combines_schema_and_tools(model: str) -> bool:
+    """Whether a model accepts a response schema and function calling together.
+
+    Gemini 2 and later do; for any other model the structured answer is carried by a
+    ``set_model_response`` tool instead.
+    """
+    return bool(_COMBINES.match(model or ""))
+
+
+def declaration_of(tool: Any) -> FunctionDeclaration:
+    if isinstance(tool, FunctionDeclaration):
+        return tool
+    declare = getattr(tool, "declaration", None)
+    if callable(declare):
+        result = declare()
+        if isinstance(result, FunctionDeclaration):
+            return result
+    raise CompileError(f"{tool!r} gives no FunctionDeclaration")
+
+
+def has_own_tools(agent: Any, ctx: CompileContext) -> bool:
+    return bool(getattr(agent, "tools", None)) or bool(ctx.extra_tools)
+
+
+def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
+    return FunctionDeclaration(
+        name=TRANSFER_TO_AGENT,
+        description="Hand the conversation to another agent that is better suited to answer it.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "agent_name": {
+                    "type": "string",
+                    "enum": target_names,
+                    "description": "The name of the agent to transfer to.",
+                }
+            },
+            "required": ["agent_name"],
+        },
+    )
+
+
+def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration]:
+    """The declarations of a request, in order; a duplicate name is a CompileError."""
+    from .._schema import output_schema_json
+    from ._instructions import SET_MODEL_RESPONSE, _root, uses_response_tool
+
+    declarations = [declaration_of(t) for t in getattr(agent, "tools", ()) or ()]
+    declarations += [declaration_of(t) for t in ctx.extra_tools]
+    targets = transfer_targets(agent, _root(agent, ctx))
+    if targets:
+        declarations.append(transfer_declaration([t.name for t in targets]))
+    if uses_response_tool(agent, ctx):
+        declarations.append(
+            FunctionDeclaration(
+                name=SET_MODEL_RESPONSE,
+                description="Give your final answer, structured as the schema requires.",
+                parameters=output_schema_json(agent.output_schema),
+            )
+        )
+    seen: set[str] = set()
+    for declaration in declarations:
+        if declaration.name in seen:
+            raise CompileError(f"agent {agent.name!r}: two tools are named {declaration.name!r}")
+        seen.add(declaration.name)
+    return declarations
