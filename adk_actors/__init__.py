@@ -16,12 +16,13 @@ from ._types import (
     RunConfig,
     StreamingMode,
 )
-from .agents import LlmAgent
+from .agents import Agent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AdkError",
+    "Agent",
     "AgentDefinitionError",
     "Blob",
     "Compaction",
@@ -35,8 +36,11 @@ __all__ = [
     "LlmAgent",
     "LlmRequest",
     "LlmResponse",
+    "LoopAgent",
+    "ParallelAgent",
     "Part",
     "RunConfig",
+    "SequentialAgent",
     "StreamingMode",
     "__version__",
 ]

@@ -8,37 +8,19 @@ fails at import time, never at the first request.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, field_validator, model_validator
 
 from .._exceptions import AgentDefinitionError
 from .._schema import output_schema_json
-from .._tree import check_agent_name, validate_tree
-from .._types import FunctionDeclaration
+from .._types import Event, FunctionDeclaration
 from ..compiler._compressors import Compressor
 from ..compiler._providers import check_provider
+from ._base import AgentBase
 
 __all__ = ["LlmAgent"]
-
-
-def _definition_error(exc: ValidationError, name: Any) -> AgentDefinitionError:
-    for error in exc.errors():
-        cause = (error.get("ctx") or {}).get("error")
-        if isinstance(cause, AgentDefinitionError):
-            return cause
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in error['loc']) or 'agent'}: {error['msg']}" for error in exc.errors()
-    )
-    return AgentDefinitionError(f"invalid agent {name!r}: {problems}")
 
 
 def tool_name(tool: Any) -> str:
@@ -50,7 +32,7 @@ def tool_name(tool: Any) -> str:
     raise AgentDefinitionError(f"{tool!r} is not a tool (it needs a name and a declaration())")
 
 
-class LlmAgent(BaseModel):
+class LlmAgent(AgentBase):
     """An agent whose answers come from a language model.
 
     ``instruction`` and ``global_instruction`` are instruction providers: a string,
@@ -59,15 +41,10 @@ class LlmAgent(BaseModel):
     root agent only and is shared by the whole tree.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", validate_assignment=False)
-
-    name: str
-    model: str = ""
+    model: Any = ""
     instruction: Any = ""
-    description: str = ""
     global_instruction: Any = ""
     tools: list[Any] = Field(default_factory=list)
-    sub_agents: list[Any] = Field(default_factory=list)
     output_schema: Any = None
     output_key: str | None = None
     generate_config: dict[str, Any] = Field(default_factory=dict)
@@ -76,8 +53,6 @@ class LlmAgent(BaseModel):
     disallow_transfer_to_parent: bool = False
     disallow_transfer_to_peers: bool = False
     max_iterations: int = Field(default=25, ge=1)
-    before_agent_callback: Any = None
-    after_agent_callback: Any = None
     before_model_callback: Any = None
     after_model_callback: Any = None
     on_model_error_callback: Any = None
@@ -85,19 +60,19 @@ class LlmAgent(BaseModel):
     after_tool_callback: Any = None
     on_tool_error_callback: Any = None
 
-    _parent: Any = PrivateAttr(default=None)
-
-    def __init__(self, **data: Any) -> None:
-        """Validate the definition; any problem raises :class:`AgentDefinitionError`."""
-        try:
-            super().__init__(**data)
-        except ValidationError as exc:
-            raise _definition_error(exc, data.get("name")) from None
-
-    @field_validator("name")
+    @field_validator("tools", mode="before")
     @classmethod
-    def _check_name(cls, value: str) -> str:
-        return check_agent_name(value)
+    def _wrap_functions(cls, tools: Any) -> Any:
+        """Plain functions become FunctionTools (as in google-adk)."""
+        from ..tools._function import FunctionTool
+
+        if not isinstance(tools, (list, tuple)):
+            return tools
+        return [
+            FunctionTool(t) if callable(t) and not hasattr(t, "declaration") and not hasattr(t, "get_tools")
+            and not isinstance(t, FunctionDeclaration) else t
+            for t in tools
+        ]
 
     @model_validator(mode="after")
     def _check_definition(self) -> LlmAgent:
@@ -115,6 +90,8 @@ class LlmAgent(BaseModel):
             )
         names: set[str] = set()
         for tool in self.tools:
+            if callable(getattr(tool, "get_tools", None)) and not callable(getattr(tool, "declaration", None)):
+                continue  # a toolset: its tools are resolved per request
             if not isinstance(tool, FunctionDeclaration) and not callable(getattr(tool, "declaration", None)):
                 raise AgentDefinitionError(
                     f"agent {self.name!r}: {tool!r} is not a tool; use FunctionTool(func) or a FunctionDeclaration"
@@ -123,24 +100,10 @@ class LlmAgent(BaseModel):
             if name in names:
                 raise AgentDefinitionError(f"agent {self.name!r}: two tools are named {name!r}")
             names.add(name)
-        validate_tree(self)
-        for child in self.sub_agents:
-            current = getattr(child, "_parent", None)
-            if current is not None and current is not self:
-                raise AgentDefinitionError(
-                    f"agent {child.name!r} already has parent {current.name!r}; an agent has at most one parent"
-                )
-            try:
-                child._parent = self
-            except (AttributeError, TypeError, ValueError):
-                pass  # a custom agent that refuses attributes: walking the tree still finds its parent
         return self
 
-    @property
-    def parent_agent(self) -> Any:
-        return self._parent
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        from ..engine._flow import run_llm_flow
 
-    def find_agent(self, name: str) -> Any | None:
-        from .._tree import find_agent
-
-        return find_agent(self, name)
+        async for event in run_llm_flow(self, ctx):
+            yield event

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from .._schema import output_schema_json
+from ..models._base import model_name
 from ._context import CompileContext
 from ._providers import resolve_provider
 from ._targets import transfer_targets
@@ -85,7 +86,7 @@ def uses_response_tool(agent: Any, ctx: CompileContext) -> bool:
     return (
         getattr(agent, "output_schema", None) is not None
         and has_own_tools(agent, ctx)
-        and not model_combines_schema_and_tools(getattr(agent, "model", ""))
+        and not model_combines_schema_and_tools(model_name(getattr(agent, "model", "")))
     )
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from .._schema import output_schema_json
 from .._types import LlmRequest
+from ..models._base import model_name
 from ._compressors import Summarize
 from ._contents import build_contents
 from ._context import CompileContext
@@ -41,7 +42,7 @@ def build_request(agent: Any, ctx: CompileContext) -> LlmRequest:
         config["response_schema"] = output_schema_json(schema)
         config["response_mime_type"] = "application/json"
     return LlmRequest(
-        model=getattr(agent, "model", "") or "",
+        model=model_name(getattr(agent, "model", "")),
         system_instruction=compile(agent, ctx),
         contents=tuple(contents),
         tools=tuple(effective_tools(agent, ctx)),

@@ -44,8 +44,14 @@ def declaration_of(tool: Any) -> FunctionDeclaration:
     raise CompileError(f"{tool!r} gives no FunctionDeclaration")
 
 
+def is_toolset(tool: Any) -> bool:
+    """A toolset provides tools per request; the caller resolves it into ``extra_tools``."""
+    return callable(getattr(tool, "get_tools", None)) and not callable(getattr(tool, "declaration", None))
+
+
 def has_own_tools(agent: Any, ctx: CompileContext) -> bool:
-    return bool(getattr(agent, "tools", None)) or bool(ctx.extra_tools)
+    own = [t for t in getattr(agent, "tools", ()) or () if not is_toolset(t)]
+    return bool(own) or bool(ctx.extra_tools)
 
 
 def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
@@ -71,7 +77,7 @@ def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration
     from .._schema import output_schema_json
     from ._instructions import SET_MODEL_RESPONSE, _root, uses_response_tool
 
-    declarations = [declaration_of(t) for t in getattr(agent, "tools", ()) or ()]
+    declarations = [declaration_of(t) for t in getattr(agent, "tools", ()) or () if not is_toolset(t)]
     declarations += [declaration_of(t) for t in ctx.extra_tools]
     targets = transfer_targets(agent, _root(agent, ctx))
     if targets:

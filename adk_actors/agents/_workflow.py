@@ -1,0 +1,100 @@
+"""Workflow agents: SequentialAgent, ParallelAgent, LoopAgent.
+
+* Sequential: children in order, on the same branch; ``escalate`` does not stop it
+  (as google-adk).
+* Parallel: children really concurrent (asyncio tasks), each on branch
+  ``<parent>.<child>`` so they don't see each other's events. Each child waits
+  until its event is committed before it goes on, so it always sees its own
+  history. A child that raises or exceeds ``child_timeout`` yields an error event;
+  its siblings and the caller go on.
+* Loop: children in sequence, repeated ``max_iterations`` times (0 = unbounded);
+  an event with ``escalate`` (e.g. from the ``exit_loop`` tool) stops it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import Field
+
+from .._types import Event
+from ._base import AgentBase
+
+__all__ = ["LoopAgent", "ParallelAgent", "SequentialAgent"]
+
+
+class SequentialAgent(AgentBase):
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        for child in self.sub_agents:
+            ctx.check_cancelled()
+            async for event in child.run(ctx.for_agent(child)):
+                yield event
+
+
+class LoopAgent(AgentBase):
+    max_iterations: int = Field(default=0, ge=0)
+
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        iteration = 0
+        while self.max_iterations == 0 or iteration < self.max_iterations:
+            for child in self.sub_agents:
+                ctx.check_cancelled()
+                async for event in child.run(ctx.for_agent(child)):
+                    yield event
+                    if event.actions.escalate:
+                        return
+            iteration += 1
+
+
+class ParallelAgent(AgentBase):
+    child_timeout: float | None = Field(default=None, gt=0)
+
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        queue: asyncio.Queue[tuple[Event | None, asyncio.Future[None] | None]] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        async def run_child(child: Any) -> None:
+            branch = f"{ctx.branch}.{child.name}" if ctx.branch else f"{self.name}.{child.name}"
+            child_ctx = ctx.for_agent(child, branch=branch)
+
+            async def produce() -> None:
+                async for event in child.run(child_ctx):
+                    committed: asyncio.Future[None] = loop.create_future()
+                    await queue.put((event, committed))
+                    await committed
+
+            try:
+                if self.child_timeout is not None:
+                    async with asyncio.timeout(self.child_timeout):
+                        await produce()
+                else:
+                    await produce()
+            except TimeoutError:
+                await queue.put((child_ctx.for_agent(child).event(
+                    error_code="timeout", error_message=f"{child.name} did not finish within {self.child_timeout} s"),
+                    None))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                await queue.put((child_ctx.for_agent(child).event(
+                    error_code="agent_error", error_message=f"{child.name} failed: {type(exc).__name__}: {exc}"), None))
+            finally:
+                await queue.put((None, None))
+
+        tasks = [asyncio.create_task(run_child(child)) for child in self.sub_agents]
+        running = len(tasks)
+        try:
+            while running:
+                event, committed = await queue.get()
+                if event is None:
+                    running -= 1
+                    continue
+                yield event
+                if committed is not None and not committed.done():
+                    committed.set_result(None)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,58 @@
+"""The in-process agent engine that a run actor drives (asyncio, steppable, cancellable)."""
+
+from ._callbacks import CallbackError, Fallback, Reraise, Retry
+from ._context import (
+    CallbackContext,
+    CancelToken,
+    InvocationContext,
+    RunCancelled,
+    SessionView,
+    State,
+)
+from ._invocation import run_invocation, select_agent
+from ._plugins import (
+    LoggingPlugin,
+    Plugin,
+    PluginManager,
+    RateLimitPlugin,
+    ReflectAndRetryToolPlugin,
+)
+from ._policy import ALLOW, Allow, Deny, Policy, PolicySet, Reject
+from ._services import (
+    ArtifactService,
+    InMemoryArtifactService,
+    InMemoryMemoryService,
+    MemoryEntry,
+    MemoryService,
+)
+
+__all__ = [
+    "ALLOW",
+    "Allow",
+    "ArtifactService",
+    "CallbackContext",
+    "CallbackError",
+    "CancelToken",
+    "Deny",
+    "Fallback",
+    "InMemoryArtifactService",
+    "InMemoryMemoryService",
+    "InvocationContext",
+    "LoggingPlugin",
+    "MemoryEntry",
+    "MemoryService",
+    "Plugin",
+    "PluginManager",
+    "Policy",
+    "PolicySet",
+    "RateLimitPlugin",
+    "ReflectAndRetryToolPlugin",
+    "Reject",
+    "Reraise",
+    "Retry",
+    "RunCancelled",
+    "SessionView",
+    "State",
+    "run_invocation",
+    "select_agent",
+]

@@ -1,0 +1,150 @@
+"""The context of one invocation, and the views callbacks and tools get of it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .._exceptions import AdkError
+from .._types import Event, EventActions, RunConfig
+from ._services import (
+    ArtifactService,
+    InMemoryArtifactService,
+    InMemoryMemoryService,
+    MemoryService,
+)
+
+__all__ = [
+    "CallbackContext",
+    "CancelToken",
+    "InvocationContext",
+    "RunCancelled",
+    "SessionView",
+    "State",
+]
+
+
+class RunCancelled(AdkError):
+    """The run was cancelled; raised at the next step boundary."""
+
+
+class CancelToken:
+    """Set from any thread; the engine checks it between steps."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.reason = "cancelled"
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        self.reason = reason
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+@dataclass
+class SessionView:
+    """The run's copy of its session: state (scopes merged, with prefixes) and events.
+
+    ``commit`` appends a non-partial event and applies its ``state_delta``, so later
+    steps and agents of the same run see what earlier ones wrote.
+    """
+
+    app_name: str = "app"
+    user_id: str = "user"
+    session_id: str = "session"
+    state: dict[str, Any] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+
+    def commit(self, event: Event) -> None:
+        if event.partial:
+            return
+        self.events.append(event)
+        self.state.update(event.actions.state_delta)
+
+
+class State(MutableMapping[str, Any]):
+    """Session state seen through a pending delta: reads see writes at once, writes are recorded."""
+
+    def __init__(self, base: Mapping[str, Any], delta: dict[str, Any]) -> None:
+        self._base = base
+        self.delta = delta
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.delta:
+            return self.delta[key]
+        return self._base[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.delta[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        self.delta[key] = None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._base, **self.delta})
+
+    def __len__(self) -> int:
+        return len({**self._base, **self.delta})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self._base, **self.delta}
+
+
+@dataclass
+class InvocationContext:
+    """Everything one agent run needs; children get a copy with another agent/branch."""
+
+    session: SessionView
+    root_agent: Any
+    agent: Any = None
+    invocation_id: str = ""
+    branch: str | None = None
+    run_config: RunConfig = field(default_factory=RunConfig)
+    artifacts: ArtifactService = field(default_factory=InMemoryArtifactService)
+    memory: MemoryService = field(default_factory=InMemoryMemoryService)
+    plugins: Any = None  # PluginManager
+    policies: Any = None  # PolicySet
+    cancel: CancelToken = field(default_factory=CancelToken)
+    counters: dict[str, int] = field(default_factory=lambda: {"llm_calls": 0})
+    resolve_model: Callable[[str], Any] | None = None
+
+    def for_agent(self, agent: Any, *, branch: str | None = None) -> InvocationContext:
+        """A copy for ``agent``; the branch stays unless one is given."""
+        return replace(self, agent=agent, branch=self.branch if branch is None else branch)
+
+    def check_cancelled(self) -> None:
+        if self.cancel.cancelled:
+            raise RunCancelled(self.cancel.reason)
+
+    def event(self, **fields: Any) -> Event:
+        """A new event of the current agent in this invocation and branch."""
+        fields.setdefault("author", self.agent.name)
+        fields.setdefault("invocation_id", self.invocation_id)
+        fields.setdefault("branch", self.branch)
+        return Event(**fields)
+
+
+class CallbackContext:
+    """What agent and model callbacks see: the state (writes become a state_delta)."""
+
+    def __init__(self, ctx: InvocationContext) -> None:
+        self.invocation = ctx
+        self.actions_delta: dict[str, Any] = {}
+        self.state = State(ctx.session.state, self.actions_delta)
+
+    @property
+    def agent_name(self) -> str:
+        name: str = self.invocation.agent.name
+        return name
+
+    @property
+    def invocation_id(self) -> str:
+        return self.invocation.invocation_id
+
+    def actions(self) -> EventActions:
+        return EventActions(state_delta=dict(self.actions_delta))

@@ -1,0 +1,311 @@
+"""The flow loop of an LlmAgent, one step at a time.
+
+Each step, in order: check cancellation and the LLM-call budget; resolve toolsets;
+build the request (the pure compiler); before-model hooks (agent callbacks, then
+plugins; a response skips the model); the model (partial events streamed when the
+RunConfig asks, all sharing the final event's id); on a model error the error hooks
+decide (Retry, Fallback, Reraise: the step ends with an error event); after-model
+hooks; the model event. Tool calls then run concurrently, each: policy
+authorization -> before-tool hooks -> the tool -> on-tool-error / after-tool hooks;
+their results form ONE tool-response event; then the loop goes on. A final response
+(no calls; or skip_summarization; or a long-running call) ends it; so does
+``transfer_to_agent`` (the target then runs in the same invocation, see
+``AgentBase.run``). ``max_iterations`` and ``RunConfig.max_llm_calls`` end the loop
+with an error event whose code says which.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .._types import (
+    Content,
+    Event,
+    EventActions,
+    FunctionCall,
+    FunctionResponse,
+    LlmResponse,
+    Part,
+    StreamingMode,
+)
+from ..compiler import CompileContext, build_request, transfer_targets
+from ..compiler._instructions import SET_MODEL_RESPONSE
+from ..compiler._tools import TRANSFER_TO_AGENT, is_toolset
+from ..models._base import ModelError
+from ._callbacks import Fallback, Reraise, Retry, call_chain, call_maybe_async, check_decision
+from ._context import CallbackContext, InvocationContext, RunCancelled
+from ._policy import Deny
+
+__all__ = ["ModelStepError", "run_llm_flow"]
+
+_log = logging.getLogger("adk_actors.flow")
+
+
+class ModelStepError(Exception):
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _error_type(error: BaseException) -> str:
+    return getattr(error, "error_type", None) or type(error).__name__
+
+
+async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+    transfer_to: str | None = None
+    async for event in _loop(agent, ctx):
+        yield event
+        if event.actions.transfer_to_agent:
+            transfer_to = event.actions.transfer_to_agent
+    if transfer_to is not None:
+        target = ctx.root_agent.find_agent(transfer_to) if hasattr(ctx.root_agent, "find_agent") else None
+        if target is not None:
+            async for event in target.run(ctx.for_agent(target)):
+                yield event
+
+
+async def _resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, Any], list[Any], list[Event]]:
+    tools: dict[str, Any] = {}
+    extra: list[Any] = []
+    problems: list[Event] = []
+    for tool in agent.tools:
+        if is_toolset(tool):
+            try:
+                provided = list(await tool.get_tools(ctx))
+            except Exception as exc:
+                _log.error("toolset %s of agent %s failed: %s", getattr(tool, "name", tool), agent.name, exc)
+                problems.append(ctx.event(error_code="toolset_error",
+                                          error_message=f"toolset {getattr(tool, 'name', tool)!r} failed: {exc}"))
+                continue
+            extra.extend(provided)
+            for item in provided:
+                tools[item.name] = item
+        else:
+            name = getattr(tool, "name", None)
+            if name is not None:
+                tools[name] = tool
+    return tools, extra, problems
+
+
+def _model_of(agent: Any, ctx: InvocationContext) -> Any:
+    model = agent.model
+    if hasattr(model, "generate"):
+        return model
+    if ctx.resolve_model is not None:
+        return ctx.resolve_model(model)
+    raise ModelError(f"agent {agent.name!r} has no model object for {model!r} and no model resolver is set",
+                     error_type="no_model")
+
+
+async def _call_model(agent: Any, ctx: InvocationContext, request: Any, cb: CallbackContext) -> AsyncIterator[LlmResponse]:
+    """Partial responses, then exactly one final response; error hooks decide on failure."""
+    attempts = 0
+    stream = ctx.run_config.streaming_mode is StreamingMode.SSE
+    while True:
+        attempts += 1
+        ctx.check_cancelled()
+        try:
+            model = _model_of(agent, ctx)
+            final: LlmResponse | None = None
+            async for response in model.generate(request, stream=stream):
+                if response.partial:
+                    yield response
+                else:
+                    final = response
+            if final is None:
+                raise ModelError("the model stream ended without a final response", error_type="malformed_response")
+            yield final
+            return
+        except (RunCancelled, asyncio.CancelledError):
+            raise
+        except Exception as error:
+            decision: Any = await call_chain(agent.on_model_error_callback, cb, request, error)
+            if decision is None and ctx.plugins is not None:
+                decision = await ctx.plugins.first("on_model_error", cb, request, error)
+            decision = Reraise() if decision is None else check_decision(decision, "on_model_error")
+            if isinstance(decision, Retry) and attempts < decision.max_attempts:
+                continue
+            if isinstance(decision, Fallback):
+                yield decision.value
+                return
+            raise ModelStepError(error) from error
+
+
+def _with_call_ids(content: Content | None) -> Content | None:
+    if content is None or all(c.id for c in content.function_calls):
+        return content
+    parts = tuple(
+        Part(function_call=p.function_call.model_copy(update={"id": f"adk-{uuid.uuid4()}"}))
+        if p.function_call is not None and not p.function_call.id else p
+        for p in content.parts
+    )
+    return Content(role=content.role or "model", parts=parts)
+
+
+def _output_value(agent: Any, text: str) -> Any:
+    if agent.output_schema is None:
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+    for _ in range(agent.max_iterations):
+        ctx.check_cancelled()
+        budget = ctx.run_config.max_llm_calls
+        if budget > 0 and ctx.counters["llm_calls"] >= budget:
+            yield ctx.event(error_code="max_llm_calls", error_message=f"the run made {budget} LLM calls, its limit")
+            return
+        tools, extra_tools, problems = await _resolve_tools(agent, ctx)
+        for problem in problems:
+            yield problem
+        request = build_request(agent, CompileContext(
+            state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
+            root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools))
+        cb = CallbackContext(ctx)
+        response: Any = await call_chain(agent.before_model_callback, cb, request)
+        if response is None and ctx.plugins is not None:
+            response = await ctx.plugins.first("before_model", cb, request)
+        event_id = str(uuid.uuid4())
+        if response is None:
+            ctx.counters["llm_calls"] += 1
+            try:
+                async for part_response in _call_model(agent, ctx, request, cb):
+                    if part_response.partial:
+                        yield ctx.event(id=event_id, content=part_response.content, partial=True)
+                    else:
+                        response = part_response
+            except ModelStepError as failure:
+                yield ctx.event(id=event_id, error_code=_error_type(failure.error),
+                                error_message=str(failure.error) or type(failure.error).__name__)
+                return
+        replaced = await call_chain(agent.after_model_callback, cb, response)
+        if replaced is None and ctx.plugins is not None:
+            replaced = await ctx.plugins.first("after_model", cb, response)
+        if replaced is not None:
+            response = replaced
+        assert isinstance(response, LlmResponse)
+        state_delta = dict(cb.actions_delta)
+        if response.error_code:
+            yield ctx.event(id=event_id, error_code=response.error_code, error_message=response.error_message,
+                            actions=EventActions(state_delta=state_delta))
+            return
+        content = _with_call_ids(response.content)
+        calls = content.function_calls if content is not None else []
+        structured = next((c for c in calls if c.name == SET_MODEL_RESPONSE), None)
+        if structured is not None:
+            content = Content(role="model", parts=(Part(text=json.dumps(structured.args)),))
+            calls = []
+        common = {"id": event_id, "finish_reason": response.finish_reason, "usage_metadata": response.usage_metadata,
+                  "model_version": response.model_version}
+        if not calls:
+            if agent.output_key and content is not None and content.text:
+                state_delta[agent.output_key] = _output_value(agent, content.text)
+            yield ctx.event(content=content, actions=EventActions(state_delta=state_delta), **common)
+            return
+        long_running = tuple(c.id for c in calls if c.id and getattr(tools.get(c.name), "is_long_running", False))
+        yield ctx.event(content=content, actions=EventActions(state_delta=state_delta),
+                        long_running_tool_ids=long_running or None, **common)
+        ctx.check_cancelled()
+        results = await asyncio.gather(*(_run_tool(agent, ctx, call, tools) for call in calls))
+        tool_event = _tool_response_event(ctx, calls, results)
+        yield tool_event
+        if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization or long_running:
+            return
+    yield ctx.event(error_code="max_iterations",
+                    error_message=f"agent {agent.name!r} reached its limit of {agent.max_iterations} model steps")
+
+
+async def _run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    from ..tools._base import ToolContext
+    from ..tools._function import ToolArgumentError
+
+    tool_context = ToolContext(ctx, call.id)
+    args = dict(call.args)
+    if call.name == TRANSFER_TO_AGENT:
+        names = [t.name for t in transfer_targets(agent, ctx.root_agent)]
+        target = args.get("agent_name")
+        if target not in names:
+            return {"error": f"Unknown agent {target!r}. You can transfer to: {', '.join(names) or 'no agent'}."}, tool_context
+        tool_context.transfer_to_agent = target
+        return {"result": f"Transferred to {target}."}, tool_context
+    tool = tools.get(call.name)
+    if tool is None:
+        return {"error": f"Unknown tool: {call.name}. Available tools: {', '.join(sorted(tools)) or 'none'}."}, tool_context
+    if ctx.policies is not None:
+        verdict = ctx.policies.authorize_tool(ctx, call.name, args)
+        if isinstance(verdict, Deny):
+            return {"error": f"The call to {call.name} was denied by policy: {verdict.reason}"}, tool_context
+    result: Any = await call_chain(agent.before_tool_callback, tool, args, tool_context)
+    if result is None and ctx.plugins is not None:
+        result = await ctx.plugins.first("before_tool", tool, args, tool_context)
+    if result is None:
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                result = await tool.run(tool_context, args)
+                break
+            except ToolArgumentError as error:
+                result = {"error": str(error)}
+                break
+            except (RunCancelled, asyncio.CancelledError):
+                raise
+            except Exception as error:
+                decision: Any = await call_chain(agent.on_tool_error_callback, tool, args, tool_context, error)
+                if decision is None and ctx.plugins is not None:
+                    decision = await ctx.plugins.first("on_tool_error", tool, args, tool_context, error)
+                decision = Reraise() if decision is None else check_decision(decision, "on_tool_error")
+                if isinstance(decision, Retry) and attempts < decision.max_attempts:
+                    continue
+                if isinstance(decision, Fallback):
+                    result = decision.value
+                else:
+                    result = {"error": f"{type(error).__name__}: {error}"}
+                break
+    result = _as_dict(result)  # after-tool hooks see what the model will see
+    replaced = await call_chain(agent.after_tool_callback, tool, args, tool_context, result)
+    if replaced is None and ctx.plugins is not None:
+        replaced = await ctx.plugins.first("after_tool", tool, args, tool_context, result)
+    if replaced is not None:
+        result = replaced
+    return _as_dict(result), tool_context
+
+
+def _as_dict(result: Any) -> dict[str, Any]:
+    if isinstance(result, dict):
+        return result
+    dump = getattr(result, "model_dump", None)
+    if callable(dump):
+        value = dump(mode="json")
+        return value if isinstance(value, dict) else {"result": value}
+    return {"result": result}
+
+
+def _tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], results: list[tuple[dict[str, Any], Any]]) -> Event:
+    parts = []
+    state_delta: dict[str, Any] = {}
+    artifact_delta: dict[str, int] = {}
+    escalate = skip = False
+    transfer: str | None = None
+    for call, (response, tool_context) in zip(calls, results, strict=True):
+        parts.append(Part(function_response=FunctionResponse(id=call.id, name=call.name, response=response)))
+        state_delta.update(tool_context.state_delta)
+        artifact_delta.update(tool_context.artifact_delta)
+        escalate = escalate or tool_context.escalate
+        skip = skip or tool_context.skip_summarization
+        transfer = tool_context.transfer_to_agent or transfer
+    actions = EventActions(state_delta=state_delta, artifact_delta=artifact_delta, escalate=escalate or None,
+                           skip_summarization=skip or None, transfer_to_agent=transfer)
+    return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=actions)
+
+
+async def maybe_async(func: Any, *args: Any) -> Any:
+    return await call_maybe_async(func, *args)

@@ -1,0 +1,129 @@
+"""One invocation, end to end, in process: the engine's entry point.
+
+In order: the input policy (a rejection ends the invocation with an error event; no
+agent sees the message); ``on_user_message`` plugins; the user event is committed;
+``before_run`` plugins (content ends the run early with that reply); the agent to
+answer is chosen (google-adk's routing rule); its events flow through the output
+policy and ``on_event`` plugins, are committed to the run's session view (so later
+steps see them) and yielded. ``after_run`` plugins always run, also after an error
+or cancellation.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
+
+from .._tree import find_agent
+from .._types import Content, Event, RunConfig
+from ._context import CancelToken, InvocationContext, SessionView
+from ._plugins import Plugin, PluginManager
+from ._policy import Policy, PolicySet, Reject
+from ._services import (
+    ArtifactService,
+    InMemoryArtifactService,
+    InMemoryMemoryService,
+    MemoryService,
+)
+
+__all__ = ["run_invocation", "select_agent"]
+
+
+def _transferable_to_root(agent: Any) -> bool:
+    from ..agents._llm_agent import LlmAgent
+
+    current = agent
+    while current is not None:
+        if not isinstance(current, LlmAgent) or (current.disallow_transfer_to_parent and current.parent_agent is not None):
+            return False
+        current = current.parent_agent
+    return True
+
+
+def select_agent(root: Any, events: list[Event], new_message: Content | None = None) -> Any:
+    """Which agent answers the next user turn (google-adk's rule).
+
+    A function response goes to the agent that made that call. Otherwise the last
+    agent that spoke answers again if it could transfer back up to the root (it and
+    every ancestor are LlmAgents without ``disallow_transfer_to_parent``); else the root.
+    """
+    if new_message is not None:
+        ids = {p.function_response.id for p in new_message.parts if p.function_response is not None}
+        if ids:
+            for event in reversed(events):
+                if event.content is not None and any(c.id in ids for c in event.content.function_calls):
+                    agent = find_agent(root, event.author)
+                    if agent is not None:
+                        return agent
+    for event in reversed(events):
+        if event.author == "user":
+            continue
+        if event.author == root.name:
+            return root
+        agent = find_agent(root, event.author)
+        if agent is not None and _transferable_to_root(agent):
+            return agent
+    return root
+
+
+async def run_invocation(
+    root_agent: Any,
+    session: SessionView,
+    new_message: Content,
+    *,
+    run_config: RunConfig | None = None,
+    plugins: Iterable[Plugin] = (),
+    policies: Iterable[Policy] = (),
+    artifacts: ArtifactService | None = None,
+    memory: MemoryService | None = None,
+    cancel: CancelToken | None = None,
+    invocation_id: str | None = None,
+    resolve_model: Callable[[str], Any] | None = None,
+) -> AsyncIterator[Event]:
+    """Run one user turn against ``root_agent``; yields every event (the user's first)."""
+    ctx = InvocationContext(
+        session=session,
+        root_agent=root_agent,
+        agent=root_agent,
+        invocation_id=invocation_id or f"e-{uuid.uuid4()}",
+        run_config=run_config or RunConfig(),
+        artifacts=artifacts or InMemoryArtifactService(),
+        memory=memory or InMemoryMemoryService(),
+        plugins=PluginManager(plugins),
+        policies=PolicySet(policies),
+        cancel=cancel or CancelToken(),
+        resolve_model=resolve_model,
+    )
+    error: BaseException | None = None
+    try:
+        message = new_message if new_message.role else new_message.model_copy(update={"role": "user"})
+        filtered = ctx.policies.filter_input(ctx, message)
+        if isinstance(filtered, Reject):
+            yield ctx.event(author=root_agent.name, error_code="input_rejected", error_message=filtered.reason)
+            return
+        replaced = await ctx.plugins.first("on_user_message", ctx, filtered)
+        message = replaced if isinstance(replaced, Content) else filtered
+        agent = select_agent(root_agent, session.events, message)
+        user_event = ctx.event(author="user", content=message)
+        session.commit(user_event)
+        yield user_event
+        early = await ctx.plugins.first("before_run", ctx)
+        if early is not None:
+            reply = early if isinstance(early, Content) else Content.model(str(early))
+            event = ctx.event(author=root_agent.name, content=reply)
+            session.commit(event)
+            yield event
+            return
+        async for event in agent.run(ctx.for_agent(agent)):
+            event = ctx.policies.filter_output(ctx, event)
+            replaced_event = await ctx.plugins.first("on_event", ctx, event)
+            if isinstance(replaced_event, Event):
+                event = replaced_event
+            session.commit(event)
+            yield event
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        await ctx.plugins.after_run(ctx, error)

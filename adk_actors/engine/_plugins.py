@@ -1,0 +1,185 @@
+"""Plugins: runner-level hooks with explicit per-invocation state (seed 001 row 24).
+
+Each hook receives the plugin's state for *this* invocation first and returns
+``(new_state, result)``; the manager keeps one state per plugin per invocation in the
+invocation's context, so concurrent runs can never see each other's state.
+``after_run`` always fires, also after an error. Duplicate plugin names are rejected.
+For before/after hooks the first non-None result short-circuits the remaining
+plugins; agent callbacks have already run by then.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .._exceptions import AgentDefinitionError
+from ._callbacks import Fallback, Reraise, call_maybe_async
+
+__all__ = ["LoggingPlugin", "Plugin", "PluginManager", "RateLimitPlugin", "RateLimited", "ReflectAndRetryToolPlugin"]
+
+
+class Plugin:
+    """Base class: every hook passes the state through and returns no result."""
+
+    name = "plugin"
+
+    def initial_state(self) -> Any:
+        return None
+
+    def on_user_message(self, state: Any, ctx: Any, message: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def before_run(self, state: Any, ctx: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def on_event(self, state: Any, ctx: Any, event: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def after_run(self, state: Any, ctx: Any, error: BaseException | None) -> Any:
+        return state
+
+    def before_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def after_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def before_model(self, state: Any, cb: Any, request: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def after_model(self, state: Any, cb: Any, response: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def on_model_error(self, state: Any, cb: Any, request: Any, error: BaseException) -> tuple[Any, Any]:
+        return state, None
+
+    def before_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def after_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any, result: Any) -> tuple[Any, Any]:
+        return state, None
+
+    def on_tool_error(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any,
+                      error: BaseException) -> tuple[Any, Any]:
+        return state, None
+
+
+class PluginManager:
+    """The plugins of one invocation and their states."""
+
+    def __init__(self, plugins: Iterable[Plugin] = ()) -> None:
+        self.plugins = list(plugins)
+        names = [p.name for p in self.plugins]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise AgentDefinitionError(f"duplicate plugin names: {duplicates}")
+        self.states: dict[str, Any] = {p.name: p.initial_state() for p in self.plugins}
+
+    async def first(self, hook: str, *args: Any) -> Any:
+        """Run ``hook`` on each plugin in order until one returns a result."""
+        for plugin in self.plugins:
+            state, result = await call_maybe_async(getattr(plugin, hook), self.states[plugin.name], *args)
+            self.states[plugin.name] = state
+            if result is not None:
+                return result
+        return None
+
+    async def after_run(self, ctx: Any, error: BaseException | None) -> None:
+        for plugin in self.plugins:
+            try:
+                self.states[plugin.name] = await call_maybe_async(plugin.after_run, self.states[plugin.name], ctx, error)
+            except Exception:
+                logging.getLogger("adk_actors.plugins").exception("after_run of plugin %s raised", plugin.name)
+
+
+# -- plugins shipped -------------------------------------------------------------------------
+
+
+class LoggingPlugin(Plugin):
+    """Logs every event and counts them (state: events seen, model and tool calls)."""
+
+    name = "logging"
+
+    def __init__(self, logger: logging.Logger | None = None) -> None:
+        self.log = logger or logging.getLogger("adk_actors.events")
+
+    def initial_state(self) -> dict[str, int]:
+        return {"events": 0, "model_calls": 0, "tool_calls": 0}
+
+    def on_event(self, state: dict[str, int], ctx: Any, event: Any) -> tuple[Any, Any]:
+        self.log.info("event %s from %s%s", event.id, event.author, " (partial)" if event.partial else "")
+        return {**state, "events": state["events"] + 1}, None
+
+    def before_model(self, state: dict[str, int], cb: Any, request: Any) -> tuple[Any, Any]:
+        return {**state, "model_calls": state["model_calls"] + 1}, None
+
+    def before_tool(self, state: dict[str, int], tool: Any, args: Any, tool_context: Any) -> tuple[Any, Any]:
+        self.log.info("tool %s called", getattr(tool, "name", tool))
+        return {**state, "tool_calls": state["tool_calls"] + 1}, None
+
+    def after_run(self, state: dict[str, int], ctx: Any, error: BaseException | None) -> Any:
+        self.log.info("run %s ended%s: %s", ctx.invocation_id, f" with {error!r}" if error else "", state)
+        return state
+
+
+class RateLimited(Exception):
+    """Raised into the model step when the plugin's limit is reached."""
+
+
+class RateLimitPlugin(Plugin):
+    """At most ``max_calls`` model calls per ``period`` seconds within one invocation.
+
+    It really counts: call times live in the invocation's plugin state. (Each run is
+    its own process in the actor runtime, so a limit across runs belongs in a shared
+    service, such as the per-model circuit breaker.) Over the limit the model call
+    is answered with an error response instead of being made.
+    """
+
+    name = "rate_limit"
+
+    def __init__(self, max_calls: int, period: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_calls = max_calls
+        self.period = period
+        self.clock = clock
+
+    def initial_state(self) -> tuple[float, ...]:
+        return ()
+
+    def before_model(self, state: tuple[float, ...], cb: Any, request: Any) -> tuple[Any, Any]:
+        from .._types import LlmResponse
+
+        now = self.clock()
+        recent = tuple(t for t in state if now - t < self.period)
+        if len(recent) >= self.max_calls:
+            return recent, LlmResponse(error_code="rate_limited",
+                                       error_message=f"more than {self.max_calls} model calls in {self.period} s")
+        return (*recent, now), None
+
+
+class ReflectAndRetryToolPlugin(Plugin):
+    """When a tool fails, give the model a structured reflection so it can retry with
+    corrected arguments, up to ``max_retries`` times per tool per invocation."""
+
+    name = "reflect_and_retry_tool"
+
+    def __init__(self, max_retries: int = 3) -> None:
+        self.max_retries = max_retries
+
+    def initial_state(self) -> dict[str, int]:
+        return {}
+
+    def on_tool_error(self, state: dict[str, int], tool: Any, args: dict[str, Any], tool_context: Any,
+                      error: BaseException) -> tuple[Any, Any]:
+        name = getattr(tool, "name", str(tool))
+        count = state.get(name, 0) + 1
+        state = {**state, name: count}
+        if count > self.max_retries:
+            return state, Reraise()
+        return state, Fallback({
+            "error": f"{type(error).__name__}: {error}",
+            "reflection": (f"The call to {name} with {args} failed (attempt {count} of {self.max_retries}). "
+                           "Check the arguments against the tool's schema and call it again, corrected."),
+        })

@@ -1,0 +1,75 @@
+"""Policies: input filters, output filters and tool authorization, composable.
+
+* ``filter_input(ctx, message)`` returns the (possibly rewritten) message, or
+  :class:`Reject` -- then no agent ever sees it, and the run ends with an error event.
+* ``filter_output(ctx, event)`` returns the (possibly redacted) event; applied to
+  every event, streamed partials included, before it is committed or sent.
+* ``authorize_tool(ctx, tool_name, args)`` returns :data:`ALLOW` or :class:`Deny`;
+  the first deny wins, a denied tool never runs and the model sees the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .._types import Content, Event
+
+__all__ = ["ALLOW", "Allow", "Deny", "Policy", "PolicySet", "Reject"]
+
+
+@dataclass(frozen=True)
+class Allow:
+    pass
+
+
+ALLOW = Allow()
+
+
+@dataclass(frozen=True)
+class Deny:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reject:
+    reason: str
+
+
+class Policy:
+    """Base class: lets everything through. Override what you need."""
+
+    def filter_input(self, ctx: Any, message: Content) -> Content | Reject:
+        return message
+
+    def filter_output(self, ctx: Any, event: Event) -> Event:
+        return event
+
+    def authorize_tool(self, ctx: Any, tool_name: str, args: dict[str, Any]) -> Allow | Deny:
+        return ALLOW
+
+
+class PolicySet:
+    def __init__(self, policies: Iterable[Policy] = ()) -> None:
+        self.policies = list(policies)
+
+    def filter_input(self, ctx: Any, message: Content) -> Content | Reject:
+        for policy in self.policies:
+            result = policy.filter_input(ctx, message)
+            if isinstance(result, Reject):
+                return result
+            message = result
+        return message
+
+    def filter_output(self, ctx: Any, event: Event) -> Event:
+        for policy in self.policies:
+            event = policy.filter_output(ctx, event)
+        return event
+
+    def authorize_tool(self, ctx: Any, tool_name: str, args: dict[str, Any]) -> Allow | Deny:
+        for policy in self.policies:
+            decision = policy.authorize_tool(ctx, tool_name, args)
+            if isinstance(decision, Deny):
+                return decision
+        return ALLOW

@@ -1,0 +1,18 @@
+"""Tools: the protocol, FunctionTool, toolsets and the built-ins."""
+
+from ._base import Tool, ToolContext, Toolset
+from ._builtins import AgentTool, exit_loop, load_artifacts, load_memory
+from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError
+
+__all__ = [
+    "AgentTool",
+    "FunctionTool",
+    "LongRunningFunctionTool",
+    "Tool",
+    "ToolArgumentError",
+    "ToolContext",
+    "Toolset",
+    "exit_loop",
+    "load_artifacts",
+    "load_memory",
+]

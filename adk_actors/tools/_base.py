@@ -1,0 +1,73 @@
+"""The tool protocol and the context a tool runs with."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from .._types import FunctionDeclaration, Part
+from ..engine._context import InvocationContext, State
+
+__all__ = ["Tool", "ToolContext", "Toolset"]
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    description: str
+    is_long_running: bool
+
+    def declaration(self) -> FunctionDeclaration: ...
+
+    async def run(self, tool_context: ToolContext, args: dict[str, Any]) -> Any: ...
+
+
+@runtime_checkable
+class Toolset(Protocol):
+    """Tools resolved per request (for example from an MCP server)."""
+
+    name: str
+
+    async def get_tools(self, ctx: InvocationContext) -> list[Tool]: ...
+
+
+class ToolContext:
+    """What a tool may touch during one call.
+
+    ``state`` reads the session state and records writes (they become the tool-response
+    event's ``state_delta``); artifact saves are recorded in ``artifact_delta``;
+    ``escalate`` / ``skip_summarization`` / ``transfer_to_agent`` set the event's actions.
+    """
+
+    def __init__(self, ctx: InvocationContext, function_call_id: str | None) -> None:
+        self.invocation = ctx
+        self.function_call_id = function_call_id
+        self.state_delta: dict[str, Any] = {}
+        self.artifact_delta: dict[str, int] = {}
+        self.state = State(ctx.session.state, self.state_delta)
+        self.escalate = False
+        self.skip_summarization = False
+        self.transfer_to_agent: str | None = None
+
+    @property
+    def agent_name(self) -> str:
+        name: str = self.invocation.agent.name
+        return name
+
+    def _where(self) -> tuple[str, str, str]:
+        session = self.invocation.session
+        return session.app_name, session.user_id, session.session_id
+
+    def save_artifact(self, name: str, part: Part) -> int:
+        version = self.invocation.artifacts.save(*self._where(), name, part)
+        self.artifact_delta[name] = version
+        return version
+
+    def load_artifact(self, name: str, version: int | None = None) -> Part | None:
+        return self.invocation.artifacts.load(*self._where(), name, version)
+
+    def list_artifacts(self) -> list[str]:
+        return self.invocation.artifacts.list(*self._where())
+
+    def search_memory(self, query: str, limit: int = 10) -> list[Any]:
+        session = self.invocation.session
+        return self.invocation.memory.search(session.app_name, session.user_id, query, limit)

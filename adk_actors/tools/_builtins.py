@@ -1,0 +1,95 @@
+"""Built-in tools: exit_loop, load_memory, load_artifacts, AgentTool.
+
+``transfer_to_agent`` is declared by the compiler and handled by the flow itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .._types import Content, FunctionDeclaration, Part
+from ._base import ToolContext
+from ._function import FunctionTool, LongRunningFunctionTool
+
+__all__ = ["AgentTool", "LongRunningFunctionTool", "exit_loop", "load_artifacts", "load_memory"]
+
+
+def _exit_loop(tool_context: ToolContext) -> dict[str, Any]:
+    """Stop the loop this agent runs in. Call it only when the task is complete."""
+    tool_context.escalate = True
+    tool_context.skip_summarization = True
+    return {"result": "Loop exited."}
+
+
+def _load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Search what this user said in earlier conversations.
+
+    Args:
+        query: Words or a phrase to look for.
+    """
+    found = tool_context.search_memory(query)
+    return {"memories": [{"text": m.text, "author": m.author, "timestamp": m.timestamp} for m in found]}
+
+
+def _load_artifacts(tool_context: ToolContext, artifact_names: list[str] | None = None) -> dict[str, Any]:
+    """List this session's artifacts, and read the text of the ones named.
+
+    Args:
+        artifact_names: Names of artifacts to read; leave empty to only list them.
+    """
+    result: dict[str, Any] = {"artifacts": tool_context.list_artifacts()}
+    loaded: dict[str, Any] = {}
+    for name in artifact_names or []:
+        part = tool_context.load_artifact(name)
+        loaded[name] = None if part is None else (part.text if part.text is not None else "<binary content>")
+    if loaded:
+        result["contents"] = loaded
+    return result
+
+
+exit_loop = FunctionTool(_exit_loop, name="exit_loop")
+load_memory = FunctionTool(_load_memory, name="load_memory")
+load_artifacts = FunctionTool(_load_artifacts, name="load_artifacts")
+
+
+class AgentTool:
+    """An agent used as a tool: it runs in an isolated child session and its final
+    answer (JSON-decoded when it has an output schema) is the tool's result."""
+
+    is_long_running = False
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name: str = agent.name
+        self.description: str = agent.description or f"Ask the {agent.name} agent."
+
+    def declaration(self) -> FunctionDeclaration:
+        return FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters={"type": "object", "properties": {"request": {"type": "string"}}, "required": ["request"]},
+        )
+
+    async def run(self, tool_context: ToolContext, args: dict[str, Any]) -> Any:
+        from ..engine._context import SessionView
+        from ..engine._invocation import run_invocation
+
+        parent = tool_context.invocation
+        child_session = SessionView(app_name=parent.session.app_name, user_id=parent.session.user_id,
+                                    session_id=f"{parent.session.session_id}/{self.name}",
+                                    state={k: v for k, v in parent.session.state.items() if not k.startswith("temp:")})
+        final = ""
+        async for event in run_invocation(self.agent, child_session, Content(role="user", parts=(
+                Part(text=str(args.get("request", ""))),)), run_config=parent.run_config, artifacts=parent.artifacts,
+                memory=parent.memory, cancel=parent.cancel, resolve_model=parent.resolve_model):
+            if event.error_code:
+                return {"error": f"{self.name} failed: {event.error_message}"}
+            if event.author != "user" and event.content is not None and event.content.text:
+                final = event.content.text
+        if getattr(self.agent, "output_schema", None) is not None:
+            try:
+                return json.loads(final)
+            except ValueError:
+                pass
+        return {"result": final}
