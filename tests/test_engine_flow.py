@@ -414,3 +414,34 @@ def test_function_call_ids_are_added_when_the_model_gives_none() -> None:
     call_id = events[1].content.function_calls[0].id  # type: ignore[union-attr]
     assert call_id and call_id.startswith("adk-")
     assert events[2].content.function_responses[0].id == call_id  # type: ignore[union-attr]
+
+
+def test_memory_and_artifact_tools() -> None:
+    from adk_actors import Event as Ev
+    from adk_actors.engine import InMemoryArtifactService, InMemoryMemoryService
+    from adk_actors.tools import load_artifacts, load_memory
+
+    memory = InMemoryMemoryService()
+    memory.add_session("app", "user", "old", [
+        Ev(author="user", content=Content.user("my cat is called Miso")),
+        Ev(author="bot", content=Content.model("Nice name for a cat!")),
+    ])
+    memory.add_session("app", "someone_else", "x", [Ev(author="user", content=Content.user("my cat is Rex"))])
+    artifacts = InMemoryArtifactService()
+    from adk_actors import Part as P
+
+    artifacts.save("app", "user", "session", "notes.txt", P(text="buy milk"))
+    model = ScriptedModel([[call("load_memory", query="cat is called"), call("load_artifacts", artifact_names=["notes.txt"])],
+                           "Miso, and milk."])
+    events = run(LlmAgent(name="bot", model=model, tools=[load_memory, load_artifacts]), "remind me", memory=memory,
+                 artifacts=artifacts)
+    memory_result, artifact_result = [p.function_response.response for p in events[2].content.parts]  # type: ignore[union-attr]
+    assert [m["text"] for m in memory_result["memories"]] == ["my cat is called Miso", "Nice name for a cat!"]
+    assert artifact_result == {"artifacts": ["notes.txt"], "contents": {"notes.txt": "buy milk"}}
+
+
+def test_sub_agent_can_transfer_back_to_its_parent() -> None:
+    child = LlmAgent(name="child", model=ScriptedModel([call("transfer_to_agent", agent_name="root")]))
+    root = LlmAgent(name="root", model=ScriptedModel([call("transfer_to_agent", agent_name="child"), "root again"]),
+                    sub_agents=[child])
+    assert [a for a, _ in summary(run(root, "go"))] == ["user", "root", "root", "child", "child", "root"]

@@ -309,3 +309,23 @@ def test_denied_tool_never_runs_and_the_model_sees_why() -> None:
     assert ran == []
     assert "denied by policy: deleting is not allowed" in summary(events)[2][1]
     assert model.requests[1].contents[-1].function_responses[0].response["error"].endswith("deleting is not allowed")
+
+
+def test_on_user_message_and_before_run_plugins() -> None:
+    class Greeter(Plugin):
+        name = "greeter"
+
+        def on_user_message(self, state: Any, ctx: Any, message: Content) -> tuple[Any, Any]:
+            return state, Content.user(message.text.upper())
+
+        def before_run(self, state: Any, ctx: Any) -> tuple[Any, Any]:
+            return state, (Content.model("Maintenance window, back soon.")
+                           if ctx.session.state.get("app:maintenance") else None)
+
+    model = ScriptedModel(["ok"])
+    session = SessionView()
+    run(LlmAgent(name="bot", model=model), "shout", session, plugins=[Greeter()])
+    assert session.events[0].content.text == "SHOUT" and model.requests[0].contents[-1].text == "SHOUT"  # type: ignore[union-attr]
+    closed = SessionView(state={"app:maintenance": True})
+    events = run(LlmAgent(name="bot", model=ScriptedModel(["never"])), "hi", closed, plugins=[Greeter()])
+    assert summary(events) == [("user", "HI"), ("bot", "Maintenance window, back soon.")]
