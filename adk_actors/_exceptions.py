@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["AdkError", "AgentDefinitionError", "CompileError"]
+__all__ = [
+    "AdkError",
+    "AgentDefinitionError",
+    "CompileError",
+    "HostError",
+    "RunFailedError",
+    "SessionBusyError",
+    "SessionExistsError",
+    "SessionNotFoundError",
+    "UnknownAppError",
+]
 
 
 class AdkError(Exception):
@@ -15,3 +25,35 @@ class AgentDefinitionError(AdkError, ValueError):
 
 class CompileError(AdkError):
     """A request could not be compiled from the definition and context."""
+
+
+class HostError(AdkError):
+    """The host is not running, unreachable, or did not answer in time."""
+
+
+class UnknownAppError(AdkError, LookupError):
+    """No app of that name is configured on the host."""
+
+
+class SessionNotFoundError(AdkError, LookupError):
+    """No such session."""
+
+
+class SessionExistsError(AdkError):
+    """A session with that id already exists."""
+
+
+class SessionBusyError(AdkError):
+    """The session is running another turn and the request asked not to wait."""
+
+
+class RunFailedError(AdkError):
+    """A run ended with ``RunFailed``: ``reason`` is cancelled, timeout, killed,
+    model_error, interrupted or error; ``error_type`` and ``detail`` say more."""
+
+    def __init__(self, run_id: str, reason: str, error_type: str = "", detail: str = "") -> None:
+        super().__init__(f"run {run_id} failed ({reason}): {error_type} {detail}".strip())
+        self.run_id = run_id
+        self.reason = reason
+        self.error_type = error_type
+        self.detail = detail

@@ -123,7 +123,7 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def handle_info(self, message: Any, sender: Any) -> None:
         """Any other message. The default answers senders of unknown messages with an error."""
-        if isinstance(message, (ActorSystemMessage, *_REPLY_TYPES)):
+        if isinstance(message, (ActorSystemMessage, Exiting, *_REPLY_TYPES)):
             return
         self.send(sender, ErrorReply(None, "unknown_message", f"{type(self).__name__} does not handle {type(message).__name__}"))
 

@@ -161,6 +161,14 @@ class Supervisor(GenServer):
         self._next_dynamic_id = 0
         self.clock: Callable[[], float] = time.monotonic
 
+    # -- hooks for subclasses ----------------------------------------------------------------
+
+    def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
+        """Called after every successful (re)start of a child."""
+
+    def on_child_gone(self, child_id: str) -> None:
+        """Called when a child's process has ended (whatever happens next)."""
+
     # -- configuration -------------------------------------------------------------------
 
     def configure(self, args: Any) -> SupervisorSpec:
@@ -387,6 +395,7 @@ class Supervisor(GenServer):
             self._child_registry = child.address
         if child.spec.name is not None and self._child_registry is not None:
             self.send(self._child_registry, Cast(Register(child.spec.name, child.address, child.pid, node_id())))
+        self.on_child_started(child.spec.id, child.address, child.pid)
         return None
 
     def _kill(self, child: _Child) -> Generator[_Wait, Any, None]:
@@ -653,6 +662,7 @@ class Supervisor(GenServer):
         child.address = None
         child.pid = None
         child.exit_reason = reason
+        self.on_child_gone(child.spec.id)
         if child.status == "stopping":
             child.status = "undefined"
 

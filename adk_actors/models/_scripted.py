@@ -9,10 +9,14 @@ Responses are given in order; each is one of:
 * an exception instance -> raised (to test error handling);
 * a callable ``(request) -> any of the above`` -> called with the compiled request.
 
-After the script runs out, every call answers ``fallback`` (default "OK"). Every
-request received is recorded in ``requests``, so tests can assert on what the
-compiler produced. Importable by path (``adk_actors.models:ScriptedModel``) so actor
-processes can build it.
+After the script runs out, every call answers ``fallback`` (default "OK"; it may be
+a callable of the request too). Every request received is recorded in ``requests``,
+so tests can assert on what the compiler produced. Importable by path
+(``adk_actors.models:ScriptedModel``) so actor processes can build it.
+
+In the actor runtime every run is a fresh process forked from its session actor,
+so a script starts from its first item on every turn: for multi-turn behaviour,
+answer with a callable of the request (it sees the whole history).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ class Chunks:
 
 
 class ScriptedModel:
-    def __init__(self, responses: Iterable[Any] = (), *, fallback: str = "OK", name: str = "scripted") -> None:
+    def __init__(self, responses: Iterable[Any] = (), *, fallback: Any = "OK", name: str = "scripted") -> None:
         self.name = name
         self.fallback = fallback
         self._script = list(responses)

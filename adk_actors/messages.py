@@ -1,0 +1,148 @@
+"""The message-passing API of adk-actors, in one module (version ``PROTOCOL_VERSION``).
+
+Any actor (or plain code through :class:`adk_actors.Runner`) talks to agents with
+these messages. Requests are sent as ``supervision.Call(request)`` to the session
+partition that owns the session (``crc32("app/user/session") % partitions``); the
+answer is a ``Reply`` or an ``ErrorReply`` whose ``code`` is one of
+``ERROR_CODES``. A malformed message gets an ``ErrorReply``; it never crashes the
+receiver.
+
+A run: ``Call(RunRequest)`` is answered at once with ``Reply(RunAccepted)``; then
+the caller receives, in order, ``AdkEvent`` messages (each non-partial event is
+committed to the store before it is sent; partial events are streamed in batches)
+and exactly one terminal message: ``RunDone`` or ``RunFailed``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._types import Content, Event, RunConfig
+
+__all__ = [
+    "ERROR_CODES",
+    "PROTOCOL_VERSION",
+    "AdkEvent",
+    "CancelRun",
+    "CreateSession",
+    "DeleteSession",
+    "GetSession",
+    "GetState",
+    "ListSessions",
+    "RunAccepted",
+    "RunDone",
+    "RunFailed",
+    "RunRequest",
+    "SessionInfo",
+    "session_key",
+]
+
+PROTOCOL_VERSION = 1
+
+#: Error codes of ``ErrorReply`` for these requests.
+ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running")
+
+#: Why a run failed (``RunFailed.reason``).
+FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error")
+
+
+def session_key(app_name: str, user_id: str, session_id: str) -> str:
+    return f"{app_name}/{user_id}/{session_id}"
+
+
+@dataclass(frozen=True)
+class _SessionRef:
+    app_name: str
+    user_id: str
+    session_id: str
+
+    @property
+    def key(self) -> str:
+        return session_key(self.app_name, self.user_id, self.session_id)
+
+
+@dataclass(frozen=True)
+class RunRequest(_SessionRef):
+    """Run one user turn. ``reject_if_busy`` fails at once (``busy``) instead of
+    waiting behind a run already in progress on the session."""
+
+    new_message: Content = field(default_factory=lambda: Content.user(""))
+    run_config: RunConfig | None = None
+    reject_if_busy: bool = False
+    run_id: str = field(default_factory=lambda: f"run-{uuid.uuid4().hex}")
+    version: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True)
+class RunAccepted:
+    run_id: str
+    position: int  # 0: started now; n: n runs ahead of it
+    session_pid: int
+
+
+@dataclass(frozen=True)
+class AdkEvent:
+    """One event of a run (Elixir's ``{:adk_event, event}``); ``seq`` counts from 0."""
+
+    run_id: str
+    event: Event
+    seq: int
+
+
+@dataclass(frozen=True)
+class RunDone:
+    run_id: str
+    final_event_id: str | None
+    event_count: int
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    run_id: str
+    reason: str  # one of FAILURE_REASONS
+    error_type: str = ""
+    detail: str = ""
+    event_count: int = 0
+
+
+@dataclass(frozen=True)
+class CancelRun(_SessionRef):
+    run_id: str = ""
+
+
+@dataclass(frozen=True)
+class CreateSession(_SessionRef):
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GetSession(_SessionRef):
+    pass
+
+
+@dataclass(frozen=True)
+class GetState(_SessionRef):
+    pass
+
+
+@dataclass(frozen=True)
+class DeleteSession(_SessionRef):
+    pass
+
+
+@dataclass(frozen=True)
+class ListSessions:
+    app_name: str
+    user_id: str
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    app_name: str
+    user_id: str
+    id: str
+    state: dict[str, Any]
+    events: list[Event]
+    last_update_time: float

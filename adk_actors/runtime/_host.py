@@ -1,0 +1,137 @@
+"""The host: the whole supervision tree, started in-process.
+
+``with Host(HostConfig(apps={...})) as host:`` starts, in order: the session store's
+migrations (once, in this process), an actor system on loopback (or uses the one
+given), then the root supervisor::
+
+    root (rest_for_one)
+    ├── registry          names that follow restarts
+    └── sessions          one_for_one over N partitions
+        ├── sessions-0    dynamic: session actors (transient) -> their run actors
+        └── sessions-1    ...
+
+rest_for_one, as ADK Elixir: everything after a child depends on it (a new registry
+must be refilled by restarting what registered in it). Leaving the block stops the
+tree in reverse order (runs in flight get ``RunFailed(interrupted)``), then the
+actor system if the host started it.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from supervision import (
+    ChildSpec,
+    ChildType,
+    Registry,
+    Strategy,
+    SupervisorClient,
+    SupervisorSpec,
+    start_actor_system,
+    start_supervisor,
+)
+
+from .._exceptions import HostError
+from ..messages import session_key
+from ..store import SQLiteSessionStore
+from ._partition import PartitionArgs, SessionsSupervisor
+
+__all__ = ["Host", "HostConfig"]
+
+
+@dataclass
+class HostConfig:
+    apps: dict[str, str]  # app name -> root agent import path ("package.module:root_agent")
+    data_dir: str = "data"
+    port: int | None = None
+    partitions: int = 2
+    idle_timeout: float = 300.0
+    max_queued_runs: int = 8
+    log_file: str | None = None
+    root_intensity: int = 3
+    root_period: float = 5.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def store_path(self) -> str:
+        return str(Path(self.data_dir) / "sessions.db")
+
+
+class Host:
+    def __init__(self, config: HostConfig, *, system: Any = None) -> None:
+        self.config = config
+        self.system = system
+        self._owns_system = system is None
+        self.root: SupervisorClient | None = None
+        self._partitions: list[Any] = []
+
+    def start(self) -> Host:
+        Path(self.config.data_dir).mkdir(parents=True, exist_ok=True)
+        SQLiteSessionStore(self.config.store_path).close()  # migrations, once
+        if self.system is None:
+            self.system = start_actor_system(self.config.port, log_file=self.config.log_file)
+        partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
+                                       idle_timeout=self.config.idle_timeout,
+                                       max_queued_runs=self.config.max_queued_runs)
+        tree = SupervisorSpec(
+            children=(
+                ChildSpec(id="registry", start=Registry, provides_registry=True),
+                ChildSpec(id="sessions", start=SessionsSupervisor, args=(self.config.partitions, partition_args),
+                          type=ChildType.SUPERVISOR, shutdown="infinity", start_timeout=120.0),
+            ),
+            strategy=Strategy.REST_FOR_ONE,
+            intensity=self.config.root_intensity,
+            period=self.config.root_period,
+        )
+        try:
+            self.root = start_supervisor(self.system, tree, timeout=120.0)
+        except Exception:
+            self._shutdown_system()
+            raise
+        return self
+
+    def stop(self, timeout: float = 60.0) -> None:
+        try:
+            if self.root is not None:
+                self.root.stop(timeout=timeout)
+        finally:
+            self.root = None
+            self._shutdown_system()
+
+    def _shutdown_system(self) -> None:
+        if self._owns_system and self.system is not None:
+            self.system.shutdown()
+            self.system = None
+
+    def __enter__(self) -> Host:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- routing ------------------------------------------------------------------------------
+
+    def partitions(self, refresh: bool = False) -> list[Any]:
+        if self.root is None:
+            raise HostError("the host is not running")
+        if refresh or not self._partitions:
+            sessions = self.root.child("sessions")
+            if sessions.address is None:
+                raise HostError("the session supervisor is restarting")
+            infos = SupervisorClient(self.system, sessions.address).which_children()
+            self._partitions = [info.address for info in infos]
+        if any(address is None for address in self._partitions):
+            raise HostError("a session partition is restarting")
+        return self._partitions
+
+    def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
+        partitions = self.partitions(refresh)
+        return partitions[zlib.crc32(session_key(app_name, user_id, session_id).encode()) % len(partitions)]
+
+    def runner(self, app_name: str, **kwargs: Any) -> Any:
+        from ._runner import Runner
+
+        return Runner(self, app_name, **kwargs)

@@ -1,0 +1,195 @@
+"""The run actor: executes the engine for one invocation, off its main thread.
+
+In order: forked by its session actor with the session's history in memory (see
+``_handoff``); waits as a warm spare until ``StartRun``; then runs the engine on a
+worker thread with its own asyncio loop. Events come back to the main thread through
+an ``os.pipe`` watched with ``ThespianWatch`` (a send made inside a long handler would
+leave only when it returns); the main thread forwards them to the session actor:
+non-partial events at once, partial ones batched in ``PARTIAL_WINDOW`` windows.
+``Cancel`` sets the engine's cancel token (checked between steps). When the engine
+ends, the outcome goes to the session actor and the actor exits. The actor creates no
+children, so forking while its worker thread runs never happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from supervision import CallerRef, GenServer
+
+from .._types import Content, Event, RunConfig
+from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
+from . import _handoff
+
+__all__ = ["PARTIAL_WINDOW", "Cancel", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
+
+PARTIAL_WINDOW = 0.03
+
+
+@dataclass(frozen=True)
+class StartRun:
+    run_id: str
+    invocation_id: str
+    agent_path: str
+    app_name: str
+    user_id: str
+    session_id: str
+    base_count: int  # events of the forked snapshot to keep
+    extra_events: list[Event]  # events appended since the fork
+    state: dict[str, Any]
+    new_message: Content
+    run_config: RunConfig
+
+
+@dataclass(frozen=True)
+class Cancel:
+    reason: str = "cancelled"
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    run_id: str
+    events: list[Event]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_id: str
+    ok: bool
+    reason: str = ""
+    error_type: str = ""
+    detail: str = ""
+
+
+def load_agent(path: str) -> Any:
+    module_name, _, attr = path.partition(":")
+    target: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        target = getattr(target, part)
+    return target
+
+
+class RunActor(GenServer):
+    def __init__(self) -> None:
+        super().__init__()
+        snapshot = _handoff.SNAPSHOT
+        self._base_events: list[Event] = list(snapshot.get("events", ()))
+        self._key = snapshot.get("key")
+        self._cancel = CancelToken()
+        self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self._read_fd, self._write_fd = -1, -1
+        self._partials: list[Event] = []
+        self._flush_armed = False
+        self._run: StartRun | None = None
+        self._session: Any = None
+        self._done = False
+
+    def handle_cast(self, request: Any) -> None:
+        if isinstance(request, StartRun) and self._run is None:
+            self._start(request)
+        elif isinstance(request, Cancel):
+            self._cancel.cancel(request.reason)
+        else:
+            super().handle_cast(request)
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if request == "pid":
+            return os.getpid()
+        return super().handle_call(request, caller)
+
+    def _start(self, run: StartRun) -> None:
+        self._run = run
+        self._session = self.supervisor
+        events = self._base_events[: run.base_count] + list(run.extra_events)
+        view = SessionView(app_name=run.app_name, user_id=run.user_id, session_id=run.session_id,
+                           state=dict(run.state), events=events)
+        self._read_fd, self._write_fd = os.pipe()
+        os.set_blocking(self._read_fd, False)
+        self.watch_fds([self._read_fd])
+        thread = threading.Thread(target=self._work, args=(run, view), name=f"run-{run.run_id}", daemon=True)
+        thread.start()
+
+    def _work(self, run: StartRun, view: SessionView) -> None:
+        """Worker thread: run the engine; hand every event to the main thread."""
+
+        def hand(kind: str, item: Any) -> None:
+            self._queue.put((kind, item))
+            try:
+                os.write(self._write_fd, b"x")
+            except OSError:
+                pass
+
+        async def main() -> None:
+            agent = load_agent(run.agent_path)
+            async for event in run_invocation(agent, view, run.new_message, run_config=run.run_config,
+                                              cancel=self._cancel, invocation_id=run.invocation_id):
+                hand("event", event)
+
+        try:
+            asyncio.run(main())
+        except RunCancelled as exc:
+            hand("outcome", RunOutcome(run.run_id, False, "cancelled", "RunCancelled", str(exc)))
+        except BaseException as exc:
+            hand("outcome", RunOutcome(run.run_id, False, "error", type(exc).__name__, str(exc)))
+        else:
+            hand("outcome", RunOutcome(run.run_id, True))
+
+    def handle_watch(self, ready: list[int]) -> None:
+        try:
+            while os.read(self._read_fd, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        except OSError:
+            pass
+        assert self._run is not None
+        finals: list[Event] = []
+        while True:
+            try:
+                kind, item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if kind == "event":
+                if item.partial:
+                    self._partials.append(item)
+                else:
+                    finals.extend(self._partials)
+                    self._partials.clear()
+                    finals.append(item)
+            else:
+                finals.extend(self._partials)
+                self._partials.clear()
+                if finals:
+                    self.send(self._session, RunOutput(self._run.run_id, finals))
+                    finals = []
+                self.send(self._session, item)
+                self._done = True
+                self.watch_fds([])
+                self.stop()
+                return
+        if finals:
+            self.send(self._session, RunOutput(self._run.run_id, finals))
+        if self._partials and not self._flush_armed:
+            self._flush_armed = True
+            self.send_after(PARTIAL_WINDOW, "flush")
+
+    def handle_timeout(self, payload: Any) -> None:
+        if payload == "flush":
+            self._flush_armed = False
+            if self._partials and not self._done and self._run is not None:
+                self.send(self._session, RunOutput(self._run.run_id, list(self._partials)))
+                self._partials.clear()
+
+    def terminate(self, reason: Any) -> None:
+        for fd in (self._read_fd, self._write_fd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass

@@ -1,0 +1,173 @@
+"""Runner: plain Python code talking to a host (sync iterator and asyncio).
+
+It starts nothing hidden: it sends the message API to the host's partitions and
+waits with timeouts. ``run`` yields the run's events as they arrive and returns
+after ``RunDone``; ``RunFailed`` raises :class:`RunFailedError`. It never hangs:
+while waiting it checks that the session actor is alive; a session actor that died
+is restarted by its partition and reports the run as interrupted, and if nobody
+does within ``orphan_grace`` seconds the run fails with reason ``killed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Generator, Iterator
+from dataclasses import replace
+from typing import Any
+
+from supervision import CallError, CallTimeout, ServerNotRunning, call
+from supervision._system import process_alive
+
+from .._exceptions import (
+    HostError,
+    RunFailedError,
+    SessionBusyError,
+    SessionExistsError,
+    SessionNotFoundError,
+    UnknownAppError,
+)
+from .._types import Content, Event, RunConfig
+from ..messages import (
+    AdkEvent,
+    CancelRun,
+    CreateSession,
+    DeleteSession,
+    GetSession,
+    GetState,
+    ListSessions,
+    RunAccepted,
+    RunDone,
+    RunFailed,
+    RunRequest,
+    SessionInfo,
+)
+
+__all__ = ["Runner"]
+
+_ERRORS: dict[str, type[Exception]] = {
+    "unknown_app": UnknownAppError,
+    "unknown_session": SessionNotFoundError,
+    "session_exists": SessionExistsError,
+    "busy": SessionBusyError,
+}
+
+
+class Runner:
+    def __init__(self, host: Any, app_name: str, *, timeout: float = 600.0, call_timeout: float = 30.0,
+                 orphan_grace: float = 3.0) -> None:
+        self.host = host
+        self.app_name = app_name
+        self.timeout = timeout
+        self.call_timeout = call_timeout
+        self.orphan_grace = orphan_grace
+        self._runs: dict[str, tuple[str, str]] = {}
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str) -> Any:
+        """Call the partition owning the session; retry while the session actor is going
+        away (passivation) or a partition restarts."""
+        deadline = time.monotonic() + self.call_timeout
+        refresh = False
+        while True:
+            try:
+                address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
+                return call(endpoint, address, request, timeout=max(0.1, deadline - time.monotonic()))
+            except (ServerNotRunning, HostError) as exc:
+                if time.monotonic() >= deadline:
+                    raise HostError(f"the host did not take the request: {exc}") from exc
+                refresh = True
+                time.sleep(0.02)
+            except CallError as exc:
+                if exc.code == "not_running" and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                error = _ERRORS.get(exc.code)
+                if error is not None:
+                    raise error(exc.detail) from None
+                raise
+            except CallTimeout as exc:
+                raise HostError(f"no answer from the host within {self.call_timeout} s") from exc
+
+    def create_session(self, user_id: str, session_id: str | None = None,
+                       state: dict[str, Any] | None = None) -> SessionInfo:
+        session_id = session_id or uuid.uuid4().hex
+        result: SessionInfo = self._request(self.host.system, CreateSession(self.app_name, user_id, session_id,
+                                                                            dict(state or {})), session_id, user_id)
+        return result
+
+    def get_session(self, user_id: str, session_id: str) -> SessionInfo:
+        result: SessionInfo = self._request(self.host.system, GetSession(self.app_name, user_id, session_id),
+                                            session_id, user_id)
+        return result
+
+    def get_state(self, user_id: str, session_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._request(self.host.system, GetState(self.app_name, user_id, session_id),
+                                               session_id, user_id)
+        return result
+
+    def list_sessions(self, user_id: str) -> list[SessionInfo]:
+        result: list[SessionInfo] = self._request(self.host.system, ListSessions(self.app_name, user_id), "", user_id)
+        return result
+
+    def delete_session(self, user_id: str, session_id: str) -> None:
+        self._request(self.host.system, DeleteSession(self.app_name, user_id, session_id), session_id, user_id)
+
+    def cancel(self, run_id: str) -> None:
+        user_id, session_id = self._runs[run_id]
+        self._request(self.host.system, CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def run(self, user_id: str, session_id: str, message: str | Content, *, run_config: RunConfig | None = None,
+            reject_if_busy: bool = False, run_id: str | None = None) -> Generator[Event, None, None]:
+        """Run one turn; yield its events (the user's first); raise RunFailedError on failure."""
+        content = Content.user(message) if isinstance(message, str) else message
+        request = RunRequest(self.app_name, user_id, session_id, new_message=content, run_config=run_config,
+                             reject_if_busy=reject_if_busy)
+        if run_id:
+            request = replace(request, run_id=run_id)
+        self._runs[request.run_id] = (user_id, session_id)
+        with self.host.system.private() as endpoint:
+            accepted: RunAccepted = self._request(endpoint, request, session_id, user_id)
+            yield from self._stream(endpoint, accepted, run_config)
+
+    def _stream(self, endpoint: Any, accepted: RunAccepted, run_config: RunConfig | None) -> Iterator[Event]:
+        limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
+        deadline = time.monotonic() + limit
+        dead_since: float | None = None
+        while True:
+            message = endpoint.listen(0.2)
+            if message is None:
+                now = time.monotonic()
+                if now >= deadline:
+                    raise RunFailedError(accepted.run_id, "timeout", "RunnerTimeout",
+                                         f"no end of run within {limit} s")
+                if not process_alive(accepted.session_pid):
+                    dead_since = dead_since or now
+                    if now - dead_since > self.orphan_grace:
+                        raise RunFailedError(accepted.run_id, "killed", "HostGone",
+                                             "the session actor died and no restarted one reported the run")
+                continue
+            if isinstance(message, AdkEvent) and message.run_id == accepted.run_id:
+                yield message.event
+            elif isinstance(message, RunDone) and message.run_id == accepted.run_id:
+                return
+            elif isinstance(message, RunFailed) and message.run_id == accepted.run_id:
+                raise RunFailedError(message.run_id, message.reason, message.error_type, message.detail)
+
+    async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
+                        run_config: RunConfig | None = None, reject_if_busy: bool = False) -> AsyncIterator[Event]:
+        """The same as :meth:`run`, as an async iterator (the waiting happens on a thread)."""
+        iterator = self.run(user_id, session_id, message, run_config=run_config, reject_if_busy=reject_if_busy)
+        done = object()
+        try:
+            while True:
+                event = await asyncio.to_thread(next, iterator, done)
+                if event is done:
+                    return
+                yield event  # type: ignore[misc]
+        finally:
+            await asyncio.to_thread(iterator.close)

@@ -1,0 +1,316 @@
+"""The session actor: the single writer of one session, and the owner of its runs.
+
+Lifecycle, in order:
+
+1. ``init``: open the store, load the session (state and events), then fail every
+   run the store still marks as running: this process was restarted after a crash,
+   those runs died with the previous one, and their callers get ``RunFailed``
+   (``interrupted``) now instead of waiting forever. A warm spare run actor is forked.
+2. ``RunRequest``: answered at once with ``RunAccepted``; the run starts now, or
+   waits its turn behind the run in progress (bounded queue; ``busy`` beyond it, or
+   at once with ``reject_if_busy``). Runs are serialized: writes never interleave.
+3. While a run goes: its run actor (our child) sends events; each non-partial one is
+   appended to the store (atomically with its state delta, duplicates ignored)
+   BEFORE it is relayed to the caller; partial ones are relayed as they come. We are
+   the only sender to the caller, so order holds, and the only sender of the one
+   terminal message (``RunDone`` / ``RunFailed``): on the run's outcome, on its
+   death (``killed``, noticed through ``ChildActorExited``), on its deadline
+   (``timeout``: cancel, then kill after a grace period) or on ``CancelRun``.
+4. Idle for ``idle_timeout`` seconds with no run: passivate (exit normally; the
+   partition forgets us and re-activates the session on its next request).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from supervision import BadRequest, CallerRef, CallError, GenServer
+from supervision._messages import Exiting, Init, InitFailed, InitOk
+
+from .._types import Event, RunConfig
+from ..messages import (
+    AdkEvent,
+    CancelRun,
+    GetSession,
+    GetState,
+    RunAccepted,
+    RunDone,
+    RunFailed,
+    RunRequest,
+    SessionInfo,
+)
+from ..store import SQLiteSessionStore
+from . import _handoff
+from ._run import Cancel, RunActor, RunOutcome, RunOutput, StartRun
+
+__all__ = ["SessionActor", "SessionArgs"]
+
+#: How long a cancelled or timed-out run may take to stop before it is killed.
+CANCEL_GRACE = 2.0
+
+
+@dataclass(frozen=True)
+class SessionArgs:
+    app_name: str
+    user_id: str
+    session_id: str
+    store_path: str
+    agent_path: str
+    idle_timeout: float = 300.0
+    max_queued_runs: int = 8
+    warm_spare: bool = True
+
+
+@dataclass
+class _Run:
+    request: RunRequest
+    caller: Any
+    invocation_id: str = field(default_factory=lambda: "")
+    actor: Any = None
+    pid: int | None = None
+    seq: int = 0
+    final_event_id: str | None = None
+    outcome: RunOutcome | None = None
+    started: float = 0.0
+    cancel_requested: bool = False
+
+
+class SessionActor(GenServer):
+    def init(self, args: SessionArgs) -> None:
+        self.args = args
+        self.store = SQLiteSessionStore(args.store_path)
+        data = self.store.get_session(args.app_name, args.user_id, args.session_id)
+        self.state: dict[str, Any] = data.state
+        self.events: list[Event] = data.events
+        self.last_update = data.last_update_time
+        self.active: _Run | None = None
+        self.waiting: deque[_Run] = deque()
+        self.spare: Any = None
+        self.spare_pid: int | None = None
+        self.spare_count = 0
+        self.idle_generation = 0
+        for record in self.store.running_runs(args.app_name, args.user_id, args.session_id):
+            if record.caller is not None:
+                self.send(record.caller, RunFailed(record.run_id, "interrupted", "SessionRestarted",
+                                                   "the session actor was restarted while this run was in flight"))
+            self.store.end_run(record.run_id, "interrupted")
+        self._fork_spare()
+        self._arm_idle()
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        self._arm_idle()
+        if isinstance(request, GetSession):
+            return SessionInfo(self.args.app_name, self.args.user_id, self.args.session_id, self._fresh_state(),
+                               list(self.events), self.last_update)
+        if isinstance(request, GetState):
+            return self._fresh_state()
+        if isinstance(request, RunRequest):
+            return self._accept(request, caller)
+        if isinstance(request, CancelRun):
+            return self._cancel(request.run_id)
+        if request == "pid":
+            return os.getpid()
+        return super().handle_call(request, caller)
+
+    def _fresh_state(self) -> dict[str, Any]:
+        """Session state plus the current app:/user: state (other sessions may change it)."""
+        merged = {k: v for k, v in self.state.items() if not k.startswith(("app:", "user:", "temp:"))}
+        merged.update(self.store.scoped_state(self.args.app_name, self.args.user_id))
+        return merged
+
+    def _accept(self, request: RunRequest, caller: CallerRef) -> RunAccepted:
+        if not request.new_message.parts:
+            raise BadRequest("a RunRequest needs a non-empty new_message")
+        busy = self.active is not None
+        if busy and (request.reject_if_busy or len(self.waiting) >= self.args.max_queued_runs):
+            raise CallError(f"session {self.args.session_id!r} is running another turn", code="busy")
+        run = _Run(request=request, caller=caller.address)
+        self.store.start_run(self.args.app_name, self.args.user_id, self.args.session_id, request.run_id,
+                             caller.address)
+        if busy:
+            self.waiting.append(run)
+            return RunAccepted(request.run_id, len(self.waiting), os.getpid())
+        self._begin(run)
+        return RunAccepted(request.run_id, 0, os.getpid())
+
+    def _cancel(self, run_id: str) -> str:
+        if self.active is not None and self.active.request.run_id == run_id:
+            self.active.cancel_requested = True
+            self.send(self.active.actor, _cast(Cancel("cancelled by request")))
+            self.send_after(CANCEL_GRACE, ("kill", run_id))
+            return "cancelling"
+        for run in list(self.waiting):
+            if run.request.run_id == run_id:
+                self.waiting.remove(run)
+                self._finish(run, RunFailed(run_id, "cancelled", "RunCancelled", "cancelled before it started"))
+                return "cancelled"
+        raise CallError(f"no run {run_id!r} on this session", code="invalid_request")
+
+    # -- runs -----------------------------------------------------------------------------------
+
+    def _fork_spare(self) -> None:
+        """Fork a run actor now, holding the current history, so a turn needs no fork."""
+        if not self.args.warm_spare or self.spare is not None:
+            return
+        _handoff.SNAPSHOT = {"key": (self.args.app_name, self.args.user_id, self.args.session_id),
+                             "events": self.events}
+        self.spare = self.createActor(RunActor)
+        self.spare_count = len(self.events)
+        self.send(self.spare, Init(args=None, supervisor=self.myAddress))
+
+    def _begin(self, run: _Run) -> None:
+        if self.spare is None:
+            self._fork_spare() if self.args.warm_spare else None
+        if self.spare is None:  # no spare wanted: fork one now
+            _handoff.SNAPSHOT = {"events": self.events}
+            actor = self.createActor(RunActor)
+            self.send(actor, Init(args=None, supervisor=self.myAddress))
+            base = len(self.events)
+        else:
+            actor, base = self.spare, self.spare_count
+            run.pid = self.spare_pid
+            self.spare = None
+            self.spare_pid = None
+        run.actor = actor
+        run.started = time.monotonic()
+        run.invocation_id = f"e-{run.request.run_id.removeprefix('run-')}"
+        self.active = run
+        run_config = run.request.run_config or RunConfig()
+        self.send(actor, _cast(StartRun(
+            run_id=run.request.run_id, invocation_id=run.invocation_id, agent_path=self.args.agent_path,
+            app_name=self.args.app_name, user_id=self.args.user_id, session_id=self.args.session_id,
+            base_count=base, extra_events=self.events[base:], state=self._fresh_state(),
+            new_message=run.request.new_message, run_config=run_config)))
+        if run_config.timeout:
+            self.send_after(run_config.timeout, ("deadline", run.request.run_id))
+
+    def handle_info(self, message: Any, sender: Any) -> None:
+        if isinstance(message, RunOutput):
+            self._on_output(message)
+        elif isinstance(message, RunOutcome):
+            self._on_outcome(message)
+        elif isinstance(message, InitOk):
+            if self.active is not None and self.active.actor == sender:
+                self.active.pid = message.pid
+            elif self.spare is not None and self.spare == sender:
+                self.spare_pid = message.pid
+        elif isinstance(message, (Exiting, InitFailed)):
+            return
+        else:
+            super().handle_info(message, sender)
+
+    def _on_output(self, output: RunOutput) -> None:
+        run = self.active
+        if run is None or output.run_id != run.request.run_id:
+            return
+        for event in output.events:
+            if not event.partial:
+                stored = self.store.append_event(self.args.app_name, self.args.user_id, self.args.session_id, event)
+                if stored is not None:
+                    self.events.append(stored)
+                    self.state.update(stored.actions.state_delta)
+                    self.last_update = time.time()
+                if not event.error_code:
+                    run.final_event_id = event.id
+            self.send(run.caller, AdkEvent(run.request.run_id, event, run.seq))
+            run.seq += 1
+
+    def _on_outcome(self, outcome: RunOutcome) -> None:
+        run = self.active
+        if run is None or outcome.run_id != run.request.run_id or run.outcome is not None:
+            return
+        run.outcome = outcome
+        if outcome.ok:
+            self._finish(run, RunDone(run.request.run_id, run.final_event_id, run.seq))
+        else:
+            self._finish(run, RunFailed(run.request.run_id, outcome.reason, outcome.error_type, outcome.detail, run.seq))
+
+    def _on_child_exited(self, message: Any, sender: Any) -> None:
+        child = message.childAddress
+        if self.spare is not None and child == self.spare:
+            self.spare = None
+            self.spare_pid = None
+            self._fork_spare()
+            return
+        run = self.active
+        if run is not None and run.actor is not None and child == run.actor and run.outcome is None:
+            if run.cancel_requested:
+                run.outcome = RunOutcome(run.request.run_id, False, "cancelled")
+                self._finish(run, RunFailed(run.request.run_id, "cancelled", "RunCancelled",
+                                            "the run did not stop at a step boundary in time and was killed",
+                                            run.seq))
+                return
+            run.outcome = RunOutcome(run.request.run_id, False, "killed")
+            self._finish(run, RunFailed(run.request.run_id, "killed", "RunActorDied",
+                                        "the run actor died before the run ended", run.seq))
+
+    def _finish(self, run: _Run, terminal: RunDone | RunFailed) -> None:
+        status = "done" if isinstance(terminal, RunDone) else terminal.reason
+        self.store.end_run(run.request.run_id, status)
+        self.send(run.caller, terminal)
+        if run is self.active:
+            self.active = None
+            if self.waiting:
+                self._begin(self.waiting.popleft())
+            else:
+                self._fork_spare()
+        self._arm_idle()
+
+    # -- timers -----------------------------------------------------------------------------------
+
+    def _arm_idle(self) -> None:
+        self.idle_generation += 1
+        self.send_after(self.args.idle_timeout, ("idle", self.idle_generation))
+
+    def handle_timeout(self, payload: Any) -> None:
+        if not isinstance(payload, tuple):
+            return
+        kind = payload[0]
+        run = self.active
+        if kind == "idle" and payload[1] == self.idle_generation and run is None and not self.waiting:
+            self.stop()  # passivate: the partition re-activates us on the next request
+        elif kind == "deadline" and run is not None and run.request.run_id == payload[1] and run.outcome is None:
+            self.send(run.actor, _cast(Cancel("run deadline reached")))
+            run.outcome = RunOutcome(run.request.run_id, False, "timeout")
+            self._finish(run, RunFailed(run.request.run_id, "timeout", "RunTimeout",
+                                        f"the run exceeded its {run.request.run_config.timeout if run.request.run_config else '?'} s deadline",
+                                        run.seq))
+            self.send_after(CANCEL_GRACE, ("kill-pid", run.pid))
+        elif kind == "kill" and run is not None and run.request.run_id == payload[1] and run.pid:
+            _kill(run.pid)
+        elif kind == "kill-pid" and payload[1]:
+            _kill(payload[1])
+
+    def terminate(self, reason: Any) -> None:
+        for run in [self.active, *self.waiting]:
+            if run is not None and run.outcome is None:
+                self.send(run.caller, RunFailed(run.request.run_id, "interrupted", "SessionStopped",
+                                                f"the session actor stopped: {reason}", run.seq))
+                try:
+                    self.store.end_run(run.request.run_id, "interrupted")
+                except Exception:
+                    pass
+        try:
+            self.store.close()
+        except Exception:
+            pass
+
+
+def _cast(request: Any) -> Any:
+    from supervision import Cast
+
+    return Cast(request)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

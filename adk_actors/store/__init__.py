@@ -1,0 +1,31 @@
+"""Session stores: SQLite (embedded default) and in-memory (tests)."""
+
+from ._base import (
+    RunRecord,
+    SessionData,
+    SessionExists,
+    SessionNotFound,
+    SessionStore,
+    StoreError,
+    split_delta,
+)
+from ._sqlite import MIGRATIONS, SQLiteSessionStore
+
+
+def in_memory_store() -> SQLiteSessionStore:
+    """A store that lives only in this process (SQLite ``:memory:``), for tests."""
+    return SQLiteSessionStore(":memory:")
+
+
+__all__ = [
+    "MIGRATIONS",
+    "RunRecord",
+    "SQLiteSessionStore",
+    "SessionData",
+    "SessionExists",
+    "SessionNotFound",
+    "SessionStore",
+    "StoreError",
+    "in_memory_store",
+    "split_delta",
+]

@@ -1,0 +1,84 @@
+"""The session store interface and the state-scope rules shared by every backend.
+
+State scopes (google-adk's): ``app:x`` is shared by every user of an app, ``user:x``
+by all sessions of a user, ``temp:x`` lives only for the invocation and is never
+persisted, anything else belongs to the session. Reads merge the scopes back with
+their prefixes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .._exceptions import AdkError
+from .._types import Event
+
+__all__ = [
+    "RunRecord",
+    "SessionData",
+    "SessionExists",
+    "SessionNotFound",
+    "SessionStore",
+    "StoreError",
+    "split_delta",
+]
+
+
+class StoreError(AdkError):
+    """The store failed (I/O, corruption, schema)."""
+
+
+class SessionNotFound(StoreError, LookupError):
+    pass
+
+
+class SessionExists(StoreError):
+    pass
+
+
+@dataclass
+class SessionData:
+    app_name: str
+    user_id: str
+    id: str
+    state: dict[str, Any] = field(default_factory=dict)  # merged, with prefixes
+    events: list[Event] = field(default_factory=list)
+    last_update_time: float = 0.0
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    run_id: str
+    caller: Any  # the picklable address of whoever asked for the run
+    status: str
+
+
+def split_delta(delta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(app, user, session) parts of a state delta, prefixes removed; ``temp:`` dropped."""
+    app: dict[str, Any] = {}
+    user: dict[str, Any] = {}
+    session: dict[str, Any] = {}
+    for key, value in delta.items():
+        if key.startswith("temp:"):
+            continue
+        if key.startswith("app:"):
+            app[key[4:]] = value
+        elif key.startswith("user:"):
+            user[key[5:]] = value
+        else:
+            session[key] = value
+    return app, user, session
+
+
+class SessionStore(Protocol):
+    def create_session(self, app: str, user: str, session_id: str, state: dict[str, Any] | None = None) -> SessionData: ...
+    def get_session(self, app: str, user: str, session_id: str) -> SessionData: ...
+    def list_sessions(self, app: str, user: str) -> list[SessionData]: ...
+    def delete_session(self, app: str, user: str, session_id: str) -> None: ...
+    def append_event(self, app: str, user: str, session_id: str, event: Event) -> Event | None: ...
+    def scoped_state(self, app: str, user: str) -> dict[str, Any]: ...
+    def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any) -> None: ...
+    def end_run(self, run_id: str, status: str) -> None: ...
+    def running_runs(self, app: str, user: str, session_id: str) -> list[RunRecord]: ...
+    def close(self) -> None: ...

@@ -1,0 +1,265 @@
+"""SQLite session store (stdlib ``sqlite3``, WAL): the embedded default.
+
+One file in the host's data dir. Tables keyed like adk_ex_ecto / google-adk:
+``sessions``, ``events`` (the event as JSON), ``app_states``, ``user_states``, plus
+``runs`` (which runs are in flight, so a restarted session actor can fail them
+cleanly) and ``schema_migrations`` (versioned migrations, applied in order once).
+
+``append_event`` is one IMMEDIATE transaction: insert the event (a duplicate id is
+ignored and reported as None), apply the state delta by scope, bump the update
+time. It returns only after COMMIT, so an acknowledged event survives kill -9 of
+any process (``synchronous=NORMAL`` in WAL mode; ``FULL`` also survives power loss).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .._types import Event
+from ._base import RunRecord, SessionData, SessionExists, SessionNotFound, StoreError, split_delta
+
+__all__ = ["MIGRATIONS", "SQLiteSessionStore"]
+
+MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+        CREATE TABLE sessions (
+            app_name TEXT NOT NULL, user_id TEXT NOT NULL, id TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT '{}', create_time REAL NOT NULL, update_time REAL NOT NULL,
+            PRIMARY KEY (app_name, user_id, id));
+        CREATE TABLE events (
+            id TEXT NOT NULL, app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            seq INTEGER NOT NULL, invocation_id TEXT, author TEXT, timestamp REAL NOT NULL, event TEXT NOT NULL,
+            PRIMARY KEY (app_name, user_id, session_id, id));
+        CREATE INDEX events_by_session ON events (app_name, user_id, session_id, seq);
+        CREATE TABLE app_states (app_name TEXT PRIMARY KEY, state TEXT NOT NULL, update_time REAL NOT NULL);
+        CREATE TABLE user_states (
+            app_name TEXT NOT NULL, user_id TEXT NOT NULL, state TEXT NOT NULL, update_time REAL NOT NULL,
+            PRIMARY KEY (app_name, user_id));
+    """),
+    (2, """
+        CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY, app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            caller BLOB, status TEXT NOT NULL, started REAL NOT NULL, ended REAL);
+        CREATE INDEX runs_by_session ON runs (app_name, user_id, session_id, status);
+    """),
+]
+
+
+def _merge(target: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    for key, value in delta.items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = value
+    return target
+
+
+class SQLiteSessionStore:
+    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            if not Path(self.path).exists():
+                fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)
+                os.close(fd)
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._migrate()
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the session store {self.path}: {exc}") from exc
+
+    # -- schema -------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied REAL)")
+                done = {row[0] for row in self._db.execute("SELECT version FROM schema_migrations")}
+                for version, script in MIGRATIONS:
+                    if version in done:
+                        continue
+                    for statement in script.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+                    self._db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, time.time()))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def schema_version(self) -> int:
+        row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+        return int(row[0] or 0)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _tx(self) -> _Transaction:
+        return _Transaction(self)
+
+    def _scoped(self, app: str, user: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        row = self._db.execute("SELECT state FROM app_states WHERE app_name=?", (app,)).fetchone()
+        app_state = json.loads(row[0]) if row else {}
+        row = self._db.execute("SELECT state FROM user_states WHERE app_name=? AND user_id=?", (app, user)).fetchone()
+        user_state = json.loads(row[0]) if row else {}
+        return app_state, user_state
+
+    @staticmethod
+    def _merged(session_state: dict[str, Any], app_state: dict[str, Any], user_state: dict[str, Any]) -> dict[str, Any]:
+        merged = dict(session_state)
+        merged.update({f"app:{k}": v for k, v in app_state.items()})
+        merged.update({f"user:{k}": v for k, v in user_state.items()})
+        return merged
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def create_session(self, app: str, user: str, session_id: str, state: dict[str, Any] | None = None) -> SessionData:
+        app_delta, user_delta, session_state = split_delta(state or {})
+        now = time.time()
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM sessions WHERE app_name=? AND user_id=? AND id=?",
+                          (app, user, session_id)).fetchone():
+                raise SessionExists(f"session {session_id!r} already exists for {app}/{user}")
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?)",
+                       (app, user, session_id, json.dumps(session_state), now, now))
+            self._apply_scoped(db, app, user, app_delta, user_delta, now)
+            app_state, user_state = self._scoped(app, user)
+        return SessionData(app, user, session_id, self._merged(session_state, app_state, user_state), [], now)
+
+    def get_session(self, app: str, user: str, session_id: str) -> SessionData:
+        with self._lock:
+            row = self._db.execute("SELECT state, update_time FROM sessions WHERE app_name=? AND user_id=? AND id=?",
+                                   (app, user, session_id)).fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+            events = [Event.model_validate_json(e) for (e,) in self._db.execute(
+                "SELECT event FROM events WHERE app_name=? AND user_id=? AND session_id=? ORDER BY seq",
+                (app, user, session_id))]
+            app_state, user_state = self._scoped(app, user)
+        return SessionData(app, user, session_id, self._merged(json.loads(row[0]), app_state, user_state), events, row[1])
+
+    def session_exists(self, app: str, user: str, session_id: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM sessions WHERE app_name=? AND user_id=? AND id=?",
+                                    (app, user, session_id)).fetchone() is not None
+
+    def list_sessions(self, app: str, user: str) -> list[SessionData]:
+        with self._lock:
+            rows = self._db.execute("SELECT id, state, update_time FROM sessions WHERE app_name=? AND user_id=? "
+                                    "ORDER BY update_time DESC", (app, user)).fetchall()
+        return [SessionData(app, user, sid, json.loads(state), [], updated) for sid, state, updated in rows]
+
+    def delete_session(self, app: str, user: str, session_id: str) -> None:
+        with self._tx() as db:
+            deleted = db.execute("DELETE FROM sessions WHERE app_name=? AND user_id=? AND id=?",
+                                 (app, user, session_id)).rowcount
+            db.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
+            db.execute("DELETE FROM runs WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
+        if not deleted:
+            raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+
+    def append_event(self, app: str, user: str, session_id: str, event: Event) -> Event | None:
+        """Persist ``event`` and its state delta atomically; return the event as stored
+        (``temp:`` keys removed from its delta), or None if its id was already stored."""
+        if event.partial:
+            return None
+        app_delta, user_delta, session_delta = split_delta(event.actions.state_delta)
+        stored = event
+        if any(k.startswith("temp:") for k in event.actions.state_delta):
+            kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
+            stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
+        now = time.time()
+        with self._tx() as db:
+            row = db.execute("SELECT state FROM sessions WHERE app_name=? AND user_id=? AND id=?",
+                             (app, user, session_id)).fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+            seq_row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE app_name=? AND user_id=? "
+                                 "AND session_id=?", (app, user, session_id)).fetchone()
+            inserted = db.execute(
+                "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (event.id, app, user, session_id, seq_row[0], event.invocation_id, event.author, event.timestamp,
+                 stored.model_dump_json(by_alias=True, exclude_none=True))).rowcount
+            if not inserted:
+                return None
+            state = _merge(json.loads(row[0]), session_delta)
+            db.execute("UPDATE sessions SET state=?, update_time=? WHERE app_name=? AND user_id=? AND id=?",
+                       (json.dumps(state), now, app, user, session_id))
+            self._apply_scoped(db, app, user, app_delta, user_delta, now)
+        return stored
+
+    def _apply_scoped(self, db: sqlite3.Connection, app: str, user: str, app_delta: dict[str, Any],
+                      user_delta: dict[str, Any], now: float) -> None:
+        if app_delta:
+            row = db.execute("SELECT state FROM app_states WHERE app_name=?", (app,)).fetchone()
+            state = _merge(json.loads(row[0]) if row else {}, app_delta)
+            db.execute("INSERT OR REPLACE INTO app_states VALUES (?, ?, ?)", (app, json.dumps(state), now))
+        if user_delta:
+            row = db.execute("SELECT state FROM user_states WHERE app_name=? AND user_id=?", (app, user)).fetchone()
+            state = _merge(json.loads(row[0]) if row else {}, user_delta)
+            db.execute("INSERT OR REPLACE INTO user_states VALUES (?, ?, ?, ?)", (app, user, json.dumps(state), now))
+
+    def scoped_state(self, app: str, user: str) -> dict[str, Any]:
+        """The current ``app:`` and ``user:`` state, prefixed (other sessions may have changed it)."""
+        with self._lock:
+            app_state, user_state = self._scoped(app, user)
+        return self._merged({}, app_state, user_state)
+
+    # -- runs -------------------------------------------------------------------------------------
+
+    def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, 'running', ?, NULL)",
+                       (run_id, app, user, session_id, pickle.dumps(caller), time.time()))
+
+    def end_run(self, run_id: str, status: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (status, time.time(), run_id))
+
+    def running_runs(self, app: str, user: str, session_id: str) -> list[RunRecord]:
+        with self._lock:
+            rows = self._db.execute("SELECT run_id, caller, status FROM runs WHERE app_name=? AND user_id=? "
+                                    "AND session_id=? AND status='running'", (app, user, session_id)).fetchall()
+        records = []
+        for run_id, caller, status in rows:
+            try:
+                address = pickle.loads(caller) if caller else None
+            except Exception:
+                address = None
+            records.append(RunRecord(run_id, address, status))
+        return records
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class _Transaction:
+    def __init__(self, store: SQLiteSessionStore) -> None:
+        self.store = store
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.store._lock.acquire()
+        try:
+            self.store._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            self.store._lock.release()
+            raise StoreError(f"session store {self.store.path}: {exc}") from exc
+        return self.store._db
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+        try:
+            self.store._db.execute("ROLLBACK" if kind else "COMMIT")
+        finally:
+            self.store._lock.release()

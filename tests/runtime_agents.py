@@ -1,0 +1,72 @@
+"""Agents the runtime tests run inside actor processes (imported there by path)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from adk_actors import LlmAgent, LlmRequest
+from adk_actors.models import ScriptedModel, call
+from adk_actors.tools import ToolContext
+
+
+def last_user_text(request: LlmRequest) -> str:
+    for content in reversed(request.contents):
+        if content.role == "user" and content.text:
+            return content.text
+    return ""
+
+
+def last_is_tool_result(request: LlmRequest) -> bool:
+    return bool(request.contents) and bool(request.contents[-1].function_responses)
+
+
+def _echo(request: LlmRequest) -> str:
+    turns = sum(1 for c in request.contents if c.role == "user" and c.text)
+    return f"echo: {last_user_text(request)} (turn {turns})"
+
+
+echo_agent = LlmAgent(name="echo", model=ScriptedModel(fallback=_echo))
+
+
+def bump(tool_context: ToolContext) -> dict[str, Any]:
+    """Count this turn in session, user and app state."""
+    count = int(tool_context.state.get("count", 0)) + 1
+    tool_context.state["count"] = count
+    tool_context.state["user:visits"] = int(tool_context.state.get("user:visits", 0)) + 1
+    tool_context.state["app:total"] = int(tool_context.state.get("app:total", 0)) + 1
+    tool_context.state["temp:scratch"] = "never persisted"
+    return {"count": count}
+
+
+def _counter(request: LlmRequest) -> Any:
+    if last_is_tool_result(request):
+        return f"count is {request.contents[-1].function_responses[0].response['count']}"
+    return call("bump")
+
+
+counter_agent = LlmAgent(name="counter", model=ScriptedModel(fallback=_counter), tools=[bump])
+
+
+def sleep_for(seconds: float) -> str:
+    """Sleep for a while."""
+    time.sleep(seconds)
+    return "slept"
+
+
+def _sleepy(request: LlmRequest) -> Any:
+    if last_is_tool_result(request):
+        return "woke up"
+    text = last_user_text(request)
+    if text.startswith("sleep "):
+        return call("sleep_for", seconds=float(text.split()[1]))
+    return f"awake: {text}"
+
+
+sleepy_agent = LlmAgent(name="sleepy", model=ScriptedModel(fallback=_sleepy), tools=[sleep_for])
+
+APPS = {
+    "echo": "runtime_agents:echo_agent",
+    "counter": "runtime_agents:counter_agent",
+    "sleepy": "runtime_agents:sleepy_agent",
+}

@@ -1,0 +1,242 @@
+"""The actor runtime with real processes: conversations, scopes, kill -9, concurrency, passivation."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import runtime_agents
+
+from adk_actors import RunConfig
+from adk_actors._exceptions import (
+    RunFailedError,
+    SessionBusyError,
+    SessionExistsError,
+    SessionNotFoundError,
+    UnknownAppError,
+)
+from adk_actors.messages import GetState, session_key
+from adk_actors.runtime import Host, HostConfig
+from supervision import BadRequest, SupervisorClient, UnknownRequest, call
+from supervision.testing import pid_alive, wait_until
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
+        yield running
+
+
+def texts(events: list[Any]) -> list[str]:
+    return [e.content.text for e in events if e.content is not None and e.content.text]
+
+
+def session_pid(host: Host, app: str, user: str, sid: str) -> int | None:
+    partition = host.partition_for(app, user, sid)
+    for info in SupervisorClient(host.system, partition).which_children():
+        if info.id == session_key(app, user, sid) and info.status == "running":
+            return info.pid
+    return None
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(") ", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
+def in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = fn()
+        except Exception as exc:
+            box["error"] = exc
+        box["at"] = time.monotonic()
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_conversation_keeps_history_and_persists_every_event(host: Host) -> None:
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    assert texts(list(runner.run("ann", "s1", "hello"))) == ["hello", "echo: hello (turn 1)"]
+    assert texts(list(runner.run("ann", "s1", "again"))) == ["again", "echo: again (turn 2)"]
+    session = runner.get_session("ann", "s1")
+    assert texts(session.events) == ["hello", "echo: hello (turn 1)", "again", "echo: again (turn 2)"]
+    assert [s.id for s in runner.list_sessions("ann")] == ["s1"]
+
+
+def test_state_scopes_across_users_and_sessions(host: Host) -> None:
+    runner = host.runner("counter")
+    for user, sid in (("ann", "a1"), ("ann", "a2"), ("bob", "b1")):
+        runner.create_session(user, sid)
+    assert texts(list(runner.run("ann", "a1", "go")))[-1] == "count is 1"
+    assert texts(list(runner.run("ann", "a1", "go")))[-1] == "count is 2"
+    assert texts(list(runner.run("ann", "a2", "go")))[-1] == "count is 1"
+    assert texts(list(runner.run("bob", "b1", "go")))[-1] == "count is 1"
+    assert runner.get_state("ann", "a1") == {"count": 2, "user:visits": 3, "app:total": 4}
+    assert runner.get_state("bob", "b1") == {"count": 1, "user:visits": 1, "app:total": 4}
+    stored = runner.get_session("ann", "a2").events
+    assert all("temp:scratch" not in e.actions.state_delta for e in stored)
+
+
+def test_typed_errors_for_bad_requests(host: Host) -> None:
+    runner = host.runner("echo")
+    with pytest.raises(SessionNotFoundError):
+        list(runner.run("ann", "nope", "hi"))
+    runner.create_session("ann", "s1")
+    with pytest.raises(SessionExistsError):
+        runner.create_session("ann", "s1")
+    with pytest.raises(UnknownAppError):
+        host.runner("no_such_app").create_session("ann")
+    partition = host.partitions()[0]
+    with pytest.raises(UnknownRequest):
+        call(host.system, partition, runtime_agents.__name__)  # not a request at all: answered, no crash
+    with pytest.raises(BadRequest):
+        call(host.system, partition, GetState("echo", "", "s1"))  # malformed: answered, no crash
+    assert texts(list(runner.run("ann", "s1", "still fine")))[-1] == "echo: still fine (turn 1)"
+    runner.delete_session("ann", "s1")
+    with pytest.raises(SessionNotFoundError):
+        runner.get_session("ann", "s1")
+
+
+def test_session_actor_killed_between_turns_comes_back_with_its_history(host: Host) -> None:
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    list(runner.run("ann", "s1", "one"))
+    pid = session_pid(host, "echo", "ann", "s1")
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: (p := session_pid(host, "echo", "ann", "s1")) is not None and p != pid)
+    assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
+
+
+def test_session_actor_killed_during_a_turn_fails_the_run_cleanly(host: Host) -> None:
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    seen: list[Any] = []
+    thread, box = in_thread(lambda: [seen.append(e) for e in runner.run("ann", "s1", "sleep 3")])
+    wait_until(lambda: len(seen) >= 2)  # the user event and the tool call are committed and streamed
+    pid = session_pid(host, "sleepy", "ann", "s1")
+    assert pid is not None
+    killed_at = time.monotonic()
+    os.kill(pid, signal.SIGKILL)
+    thread.join(5)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
+    assert box["at"] - killed_at < 1.0
+    session = runner.get_session("ann", "s1")
+    assert texts(session.events)[0] == "sleep 3" and session.events[1].content.function_calls
+    # the interrupted tool call is repaired by the compiler: the conversation goes on
+    assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+
+
+def test_run_actor_killed_mid_run_fails_within_a_second(host: Host) -> None:
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    seen: list[Any] = []
+    thread, box = in_thread(lambda: [seen.append(e) for e in runner.run("ann", "s1", "sleep 5")])
+    wait_until(lambda: len(seen) >= 2)
+    pid = session_pid(host, "sleepy", "ann", "s1")
+    assert pid is not None
+    runs = children_of(pid)
+    assert runs
+    killed_at = time.monotonic()
+    for child in runs:
+        os.kill(child, signal.SIGKILL)
+    thread.join(5)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason in ("killed",)
+    assert box["at"] - killed_at < 1.0
+    assert session_pid(host, "sleepy", "ann", "s1") == pid  # the session actor was not disturbed
+    assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+
+
+def test_concurrent_runs_on_one_session_are_serialized(host: Host) -> None:
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    first, first_box = in_thread(lambda: list(runner.run("ann", "s1", "sleep 0.6")))
+    wait_until(lambda: session_pid(host, "sleepy", "ann", "s1") is not None)
+    time.sleep(0.1)
+    with pytest.raises(SessionBusyError):
+        list(runner.run("ann", "s1", "now or never", reject_if_busy=True))
+    second, second_box = in_thread(lambda: list(runner.run("ann", "s1", "after you")))
+    first.join(10)
+    second.join(10)
+    assert texts(first_box["result"])[-1] == "woke up" and texts(second_box["result"])[-1] == "awake: after you"
+    stored = texts(runner.get_session("ann", "s1").events)
+    assert stored == ["sleep 0.6", "woke up", "after you", "awake: after you"]  # no interleaving
+
+
+def test_fifty_sessions_in_parallel(host: Host) -> None:
+    runner = host.runner("echo")
+    for i in range(50):
+        runner.create_session("crowd", f"s{i}")
+    results: dict[int, list[str]] = {}
+
+    def one(i: int) -> None:
+        results[i] = texts(list(runner.run("crowd", f"s{i}", f"msg {i}")))
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert all(results[i] == [f"msg {i}", f"echo: msg {i} (turn 1)"] for i in range(50))
+
+
+def test_cancel_and_deadline(host: Host) -> None:
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    began = time.monotonic()
+    with pytest.raises(RunFailedError) as timed_out:
+        list(runner.run("ann", "s1", "sleep 5", run_config=RunConfig(timeout=0.5)))
+    assert timed_out.value.reason == "timeout" and time.monotonic() - began < 2.0
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "sleep 5", run_id="run-to-cancel")))
+    wait_until(lambda: "run-to-cancel" in runner._runs)
+    time.sleep(0.3)
+    cancel_at = time.monotonic()
+    runner.cancel("run-to-cancel")
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "cancelled"
+    assert box["at"] - cancel_at < 3.5  # a step boundary, or the kill after the grace period
+    assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+
+
+def test_passivation_and_transparent_reactivation(actor_system: Any, tmp_path: Path) -> None:
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), idle_timeout=0.5)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("echo")
+        runner.create_session("ann", "s1")
+        list(runner.run("ann", "s1", "one"))
+        pid = session_pid(host, "echo", "ann", "s1")
+        assert pid is not None
+        wait_until(lambda: not pid_alive(pid) and session_pid(host, "echo", "ann", "s1") is None, timeout=5)
+        assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
+
+
+def test_host_restart_keeps_sessions(actor_system: Any, tmp_path: Path) -> None:
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"))
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("counter")
+        runner.create_session("ann", "s1")
+        list(runner.run("ann", "s1", "go"))
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("counter")
+        assert texts(list(runner.run("ann", "s1", "go")))[-1] == "count is 2"
+        assert len(runner.get_session("ann", "s1").events) == 8
