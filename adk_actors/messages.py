@@ -16,6 +16,7 @@ and exactly one terminal message: ``RunDone`` or ``RunFailed``.
 from __future__ import annotations
 
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "RunFailed",
     "RunRequest",
     "SessionInfo",
+    "partition_of",
     "session_key",
 ]
 
@@ -50,6 +52,11 @@ FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted
 
 def session_key(app_name: str, user_id: str, session_id: str) -> str:
     return f"{app_name}/{user_id}/{session_id}"
+
+
+def partition_of(partitions: list[Any], app_name: str, user_id: str, session_id: str) -> Any:
+    """The partition (of the host's ordered list) that owns a session."""
+    return partitions[zlib.crc32(session_key(app_name, user_id, session_id).encode()) % len(partitions)]
 
 
 @dataclass(frozen=True)

@@ -240,3 +240,61 @@ def test_host_restart_keeps_sessions(actor_system: Any, tmp_path: Path) -> None:
         runner = host.runner("counter")
         assert texts(list(runner.run("ann", "s1", "go")))[-1] == "count is 2"
         assert len(runner.get_session("ann", "s1").events) == 8
+
+
+def test_partition_killed_mid_run_fails_the_run_and_sessions_come_back(host: Host) -> None:
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    seen: list[Any] = []
+    thread, box = in_thread(lambda: [seen.append(e) for e in runner.run("ann", "s1", "sleep 5")])
+    wait_until(lambda: len(seen) >= 2)
+    sessions = SupervisorClient(host.system, host.root.child("sessions").address)  # type: ignore[union-attr]
+    owner = next(i for i in sessions.which_children() if i.address == host.partition_for("sleepy", "ann", "s1"))
+    assert owner.pid is not None
+    killed_at = time.monotonic()
+    os.kill(owner.pid, signal.SIGKILL)
+    thread.join(5)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
+    assert box["at"] - killed_at < 1.0
+    wait_until(lambda: sessions.child(owner.id).status == "running" and sessions.child(owner.id).pid != owner.pid)
+    host.partitions(refresh=True)
+    assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+
+
+def test_registry_killed_restarts_the_tree_and_conversations_continue(host: Host) -> None:
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    list(runner.run("ann", "s1", "one"))
+    root = host.root
+    assert root is not None
+    registry, sessions = root.child("registry"), root.child("sessions")
+    assert registry.pid is not None
+    os.kill(registry.pid, signal.SIGKILL)
+    wait_until(lambda: root.child("sessions").pid not in (None, sessions.pid)
+               and root.child("sessions").status == "running")  # rest_for_one: sessions restarted too
+    assert root.child("registry").restarts == 1 and root.child("sessions").restarts == 1
+    assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
+
+
+def test_run_async(host: Host) -> None:
+    import asyncio
+
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+
+    async def go() -> list[str]:
+        return [e.content.text async for e in runner.run_async("ann", "s1", "async hi") if e.content]
+
+    assert asyncio.run(go()) == ["async hi", "echo: async hi (turn 1)"]
+
+
+def test_an_actor_uses_an_agent_only_by_message_passing(host: Host) -> None:
+    from examples.message_passing.asker import Asker
+    from supervision import Cast, start_server
+
+    host.runner("echo").create_session("ann", "s1")
+    asker = start_server(host.system, Asker, {"app": "echo", "partitions": host.partitions()})
+    host.system.tell(asker, Cast(("ask", "ann", "s1", "hello from an actor")))
+    host.system.tell(asker, Cast(("ask", "ann", "missing", "nobody home")))
+    answers = wait_until(lambda: (a := call(host.system, asker, "answers")) and len(a) == 2 and a, timeout=10)
+    assert sorted(answers.values()) == ["echo: hello from an actor (turn 1)", "refused: unknown_session"]

@@ -75,7 +75,8 @@ class Host:
             self.system = start_actor_system(self.config.port, log_file=self.config.log_file)
         partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
                                        idle_timeout=self.config.idle_timeout,
-                                       max_queued_runs=self.config.max_queued_runs)
+                                       max_queued_runs=self.config.max_queued_runs,
+                                       partitions=self.config.partitions)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),

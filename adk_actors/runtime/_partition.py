@@ -17,6 +17,7 @@ sessions are handled here, through the partition's own store connection.
 from __future__ import annotations
 
 import uuid
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +42,10 @@ from ..messages import (
     GetSession,
     GetState,
     ListSessions,
+    RunFailed,
     RunRequest,
     SessionInfo,
+    session_key,
 )
 from ..store import SessionExists, SQLiteSessionStore
 from ._session import SessionActor, SessionArgs
@@ -59,6 +62,7 @@ class PartitionArgs:
     intensity: int = 10
     period: float = 5.0
     session_shutdown: float = 10.0
+    partitions: int = 1
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun)
@@ -73,7 +77,20 @@ class SessionPartition(Supervisor):
         self.config = args
         self.store = SQLiteSessionStore(args.store_path)
         self.pending: dict[str, list[tuple[Any, CallerRef]]] = {}
+        self._fail_orphaned_runs()
         return SupervisorSpec(children=(), intensity=args.intensity, period=args.period)
+
+    def _fail_orphaned_runs(self) -> None:
+        """A (re)started partition has no session actors: any run still marked running
+        in one of its sessions died with the previous partition. Tell its caller now."""
+        index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
+        for app, user, session_id, record in self.store.all_running_runs():
+            if zlib.crc32(session_key(app, user, session_id).encode()) % self.config.partitions != index:
+                continue
+            if record.caller is not None:
+                self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted",
+                                                   "the session's partition was restarted while this run was in flight"))
+            self.store.end_run(record.run_id, "interrupted")
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, ListSessions):

@@ -227,6 +227,20 @@ class SQLiteSessionStore:
         with self._tx() as db:
             db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (status, time.time(), run_id))
 
+    def all_running_runs(self) -> list[tuple[str, str, str, RunRecord]]:
+        """Every run marked running: (app, user, session, record)."""
+        with self._lock:
+            rows = self._db.execute("SELECT app_name, user_id, session_id, run_id, caller FROM runs "
+                                    "WHERE status='running'").fetchall()
+        out = []
+        for app, user, session_id, run_id, caller in rows:
+            try:
+                address = pickle.loads(caller) if caller else None
+            except Exception:
+                address = None
+            out.append((app, user, session_id, RunRecord(run_id, address, "running")))
+        return out
+
     def running_runs(self, app: str, user: str, session_id: str) -> list[RunRecord]:
         with self._lock:
             rows = self._db.execute("SELECT run_id, caller, status FROM runs WHERE app_name=? AND user_id=? "
