@@ -48,6 +48,7 @@ from ..messages import (
     session_key,
 )
 from ..store import SessionExists, SQLiteSessionStore
+from ._run import load_agent
 from ._session import SessionActor, SessionArgs
 
 __all__ = ["PartitionArgs", "SessionPartition", "SessionsSupervisor"]
@@ -75,6 +76,13 @@ class SessionPartition(Supervisor):
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
+        for app, path in args.apps.items():
+            # Imported here once: every session and run actor forked below inherits it
+            # (a run would otherwise import its agent anew); a bad path fails the start.
+            try:
+                load_agent(path)
+            except Exception as exc:
+                raise BadRequest(f"app {app!r}: cannot import its agent {path!r}: {type(exc).__name__}: {exc}") from exc
         self.store = SQLiteSessionStore(args.store_path)
         self.pending: dict[str, list[tuple[Any, CallerRef]]] = {}
         self._fail_orphaned_runs()

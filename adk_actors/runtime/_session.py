@@ -260,7 +260,9 @@ class SessionActor(GenServer):
             if self.waiting:
                 self._begin(self.waiting.popleft())
             else:
-                self._fork_spare()
+                # Not now: a send leaves only when this handler returns, and a fork
+                # here would hold the terminal message back for its ~10 ms.
+                self.send_after(0.001, ("spare",))
         self._arm_idle()
 
     # -- timers -----------------------------------------------------------------------------------
@@ -274,6 +276,9 @@ class SessionActor(GenServer):
             return
         kind = payload[0]
         run = self.active
+        if kind == "spare" and run is None:
+            self._fork_spare()
+            return
         if kind == "idle" and payload[1] == self.idle_generation and run is None and not self.waiting:
             self.stop()  # passivate: the partition re-activates us on the next request
         elif kind == "deadline" and run is not None and run.request.run_id == payload[1] and run.outcome is None:

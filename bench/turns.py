@@ -1,0 +1,207 @@
+"""Turns benchmark: adk-actors and google-adk side by side, same run, same machine.
+
+Run (ours only)::
+
+    python bench/turns.py
+
+Side by side, with google-adk in its own environment (this script installs nothing)::
+
+    python3 -m venv /tmp/gadk && /tmp/gadk/bin/pip install google-adk
+    python bench/turns.py --google-adk-python /tmp/gadk/bin/python
+
+Both sides run the same turns against equivalent scripted models (echo for text
+turns, one tool call then an answer for tool turns), no network. Measures (issue 5):
+(1) per-turn latency, text and tool turn, short sessions; (2) per-turn latency when
+the session holds 1,000 events; (3) N concurrent sessions x M turns: throughput and
+p50/p99 latency; (4) memory per active session actor (PSS, with its warm spare run
+actor) and bytes per stored session; (5) restart latency of a killed session actor
+holding 1,000 events (kill -9 -> the session answers again). Medians; the machine is
+shared and noisy, so compare ratios from the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from adk_actors import Content, Event  # noqa: E402
+from adk_actors.messages import session_key  # noqa: E402
+from adk_actors.runtime import Host, HostConfig  # noqa: E402
+from adk_actors.store import SQLiteSessionStore  # noqa: E402
+from supervision import SupervisorClient  # noqa: E402
+from supervision.testing import running_actor_system, wait_until  # noqa: E402
+
+
+def pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as smaps:
+            for line in smaps:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def children_of(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(") ", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
+def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="bench-turns-"))
+    out: dict[str, Any] = {}
+    with running_actor_system(work / "logs") as system:
+        config = HostConfig(apps={"bench": "bench.bench_agent:agent"}, data_dir=str(work / "data"), partitions=4)
+        store = SQLiteSessionStore(config.store_path)
+        store.create_session("bench", "u", "long")
+        for i in range(1000):
+            author = "user" if i % 2 == 0 else "bench"
+            store.append_event("bench", "u", "long", Event(author=author, invocation_id=f"e-{i // 2}",
+                               content=Content(role="user" if author == "user" else "model",
+                                               parts=(Content.user(f"old message {i}").parts))))
+        store.close()
+        with Host(config, system=system) as host:
+            runner = host.runner("bench")
+
+            def turn(user: str, sid: str, text: str) -> float:
+                began = time.perf_counter()
+                for _ in runner.run(user, sid, text):
+                    pass
+                return time.perf_counter() - began
+
+            for kind in ("text", "tool"):
+                samples = []
+                for i in range(turns):
+                    if i % 10 == 0:
+                        sid = f"{kind}-{i}"
+                        runner.create_session("u", sid)
+                        turn("u", sid, f"{kind} warm-up")
+                    samples.append(turn("u", sid, f"{kind} {i}"))
+                out[f"{kind}_turn_ms"] = statistics.median(samples) * 1000
+            turn("u", "long", "text warm-up")
+            samples = [turn("u", "long", f"text {i}") for i in range(max(5, turns // 5))]
+            out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
+
+            for i in range(concurrent):
+                runner.create_session("c", f"c{i}")
+            latencies: list[float] = []
+            lock = threading.Lock()
+
+            def session_turns(i: int) -> None:
+                mine = [turn("c", f"c{i}", f"text {j}") for j in range(per_session)]
+                with lock:
+                    latencies.extend(mine)
+
+            threads = [threading.Thread(target=session_turns, args=(i,)) for i in range(concurrent)]
+            began = time.perf_counter()
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            wall = time.perf_counter() - began
+            latencies.sort()
+            out["concurrent_turns_per_s"] = len(latencies) / wall
+            out["concurrent_p50_ms"] = latencies[len(latencies) // 2] * 1000
+            out["concurrent_p99_ms"] = latencies[int(len(latencies) * 0.99) - 1] * 1000
+
+            pss: list[int] = []
+            for partition in host.partitions():
+                for info in SupervisorClient(system, partition).which_children():
+                    if info.pid and info.id.startswith("bench/c/"):
+                        pss.append(pss_kb(info.pid) + sum(pss_kb(c) for c in children_of(info.pid)))
+            out["pss_kb_per_active_session"] = statistics.median(pss) if pss else 0
+            sessions = len(runner.list_sessions("c")) + len(runner.list_sessions("u"))
+            db = Path(config.store_path)
+            size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
+            out["bytes_per_stored_session_db"] = size / max(sessions, 1)
+
+            key = session_key("bench", "u", "long")
+            partition = host.partition_for("bench", "u", "long")
+            info = next(i for i in SupervisorClient(system, partition).which_children() if i.id == key)
+            restarts = []
+            for _ in range(5):
+                assert info.pid is not None
+                began = time.perf_counter()
+                os.kill(info.pid, signal.SIGKILL)
+                wait_until(lambda: next((i for i in SupervisorClient(system, partition).which_children()
+                                         if i.id == key and i.status == "running" and i.pid != info.pid), None),
+                           interval=0.002)
+                runner.get_state("u", "long")
+                restarts.append(time.perf_counter() - began)
+                info = next(i for i in SupervisorClient(system, partition).which_children() if i.id == key)
+            out["restart_1000_events_ms"] = statistics.median(restarts) * 1000
+    return out
+
+
+ROWS = [
+    ("text turn, short session (ms, median)", "text_turn_ms", "lower"),
+    ("tool turn, short session (ms, median)", "tool_turn_ms", "lower"),
+    ("text turn, session of 1,000 events (ms)", "text_turn_1000_events_ms", "lower"),
+    ("concurrent sessions: turns/s", "concurrent_turns_per_s", "higher"),
+    ("concurrent sessions: p50 latency (ms)", "concurrent_p50_ms", "lower"),
+    ("concurrent sessions: p99 latency (ms)", "concurrent_p99_ms", "lower"),
+    ("memory per active session (PSS KB, with spare)", "pss_kb_per_active_session", "lower"),
+    ("bytes per stored session (SQLite file)", "bytes_per_stored_session_db", "lower"),
+    ("google-adk: bytes per in-memory session (6 events)", "bytes_per_session_6_events", "lower"),
+    ("restart of a killed session of 1,000 events (ms)", "restart_1000_events_ms", "lower"),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--google-adk-python", help="an interpreter where google-adk is installed")
+    parser.add_argument("--turns", type=int, default=50)
+    parser.add_argument("--concurrent", type=int, default=100)
+    parser.add_argument("--per-session", type=int, default=10)
+    args = parser.parse_args()
+    theirs: dict[str, Any] = {}
+    if args.google_adk_python:
+        done = subprocess.run([args.google_adk_python, str(HERE / "_google_adk_side.py"), str(args.turns),
+                               str(args.concurrent), str(args.per_session)], capture_output=True, text=True,
+                              timeout=1800, check=True)
+        theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    mine = ours(args.turns, args.concurrent, args.per_session)
+    print(f"\nturns benchmark: adk-actors vs google-adk ({os.cpu_count()} cores, same run; "
+          f"{args.concurrent} concurrent sessions x {args.per_session} turns)\n")
+    print(f"| {'measure':<52} | {'adk-actors':>11} | {'google-adk':>11} | {'ratio':>14} |")
+    print(f"|{'-' * 54}|{'-' * 13}|{'-' * 13}|{'-' * 16}|")
+    for label, key, better in ROWS:
+        a, b = mine.get(key), theirs.get(key)
+        ratio = ""
+        if a and b:
+            ratio = f"{a / b:.2f}x" + (" (lower=better)" if better == "lower" else " (higher=better)")
+            ratio = f"{a / b:.2f}x"
+        fa = f"{a:.1f}" if isinstance(a, (int, float)) else "-"
+        fb = f"{b:.1f}" if isinstance(b, (int, float)) else "-"
+        print(f"| {label:<52} | {fa:>11} | {fb:>11} | {ratio:>14} |")
+    short = mine["text_turn_ms"]
+    print(f"\nadk-actors: 1,000-event turn / short turn = {mine['text_turn_1000_events_ms'] / short:.2f}x (target <= 1.5x)")
+    if theirs:
+        print(f"google-adk: 1,000-event turn / short turn = "
+              f"{theirs['text_turn_1000_events_ms'] / theirs['text_turn_ms']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
