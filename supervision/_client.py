@@ -125,8 +125,13 @@ def cast(system: Any, address: Any, request: Any) -> None:
     system.tell(address, Cast(request))
 
 
-def start_server(system: Any, server: str | type, args: Any = None, *, timeout: float = 10.0) -> Any:
-    """Create a top-level (unsupervised) server, run its ``init`` and return its address."""
+def start_server(system: Any, server: str | type, args: Any = None, *, timeout: float = 10.0,
+                 global_name: str | None = None) -> Any:
+    """Create a top-level (unsupervised) server, run its ``init`` and return its address.
+
+    With ``global_name`` other processes attached to the same actor system find it
+    with :func:`find_global`.
+    """
     from thespian.actors import ActorExitRequest
 
     path = server if isinstance(server, str) else import_path_of(server)
@@ -136,7 +141,7 @@ def start_server(system: Any, server: str | type, args: Any = None, *, timeout: 
     target: Any = importlib.import_module(module_name)
     for part in qualname.split("."):
         target = getattr(target, part)
-    address = system.createActor(target)
+    address = system.createActor(target, globalName=global_name) if global_name else system.createActor(target)
     answer = system.ask(address, Init(args=args), timeout)
     if isinstance(answer, InitOk):
         return address
@@ -151,10 +156,37 @@ def start_supervisor(
     spec: SupervisorSpec | DynamicSupervisorSpec | PartitionSupervisorSpec,
     *,
     timeout: float = 30.0,
+    global_name: str | None = None,
 ) -> SupervisorClient:
     """Start a top-level supervisor and all its children; fails as a whole (StartFailed)."""
-    address = start_server(system, spec.actor_class, spec, timeout=timeout)
+    address = start_server(system, spec.actor_class, spec, timeout=timeout, global_name=global_name)
     return SupervisorClient(system, address)
+
+
+def find_global(system: Any, server: str | type, global_name: str, *, timeout: float = 5.0) -> Any:
+    """The address of a running server registered under ``global_name``, or None.
+
+    Thespian has no look-up-only call: asking for a global name creates an actor when
+    none holds it. Such a fresh actor is uninitialised and says so; it is told to exit
+    and None is returned.
+    """
+    from thespian.actors import ActorExitRequest
+
+    from ._messages import WhichChildren
+
+    path = server if isinstance(server, str) else import_path_of(server)
+    module_name, _, qualname = path.partition(":")
+    import importlib
+
+    target: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    address = system.createActor(target, globalName=global_name)
+    answer = system.ask(address, Call(WhichChildren()), timeout)
+    if isinstance(answer, ErrorReply) and answer.code == "not_running" and "not initialised" in answer.detail:
+        system.tell(address, ActorExitRequest())
+        return None
+    return address
 
 
 def stop_server(system: Any, address: Any, *, timeout: float = 30.0) -> None:

@@ -39,7 +39,10 @@ from ..messages import session_key
 from ..store import SQLiteSessionStore
 from ._partition import PartitionArgs, SessionsSupervisor
 
-__all__ = ["Host", "HostConfig"]
+__all__ = ["ROOT_NAME", "Host", "HostConfig"]
+
+#: The Thespian global name of a host's root supervisor (how other processes find it).
+ROOT_NAME = "adk-actors-root"
 
 
 @dataclass
@@ -67,6 +70,7 @@ class Host:
         self._owns_system = system is None
         self.root: SupervisorClient | None = None
         self._partitions: list[Any] = []
+        self._connected = False
 
     def start(self) -> Host:
         Path(self.config.data_dir).mkdir(parents=True, exist_ok=True)
@@ -88,11 +92,37 @@ class Host:
             period=self.config.root_period,
         )
         try:
-            self.root = start_supervisor(self.system, tree, timeout=120.0)
+            self.root = start_supervisor(self.system, tree, timeout=120.0,
+                                         global_name=ROOT_NAME if self.config.extra.get("global_root") else None)
         except Exception:
             self._shutdown_system()
             raise
         return self
+
+    @classmethod
+    def connect(cls, port: int, address: str = "127.0.0.1") -> Host:
+        """Attach to a host process running on ``port`` (never starts one)."""
+        import os
+        import socket
+
+        from supervision import find_global
+        from supervision._supervisor import Supervisor
+
+        with socket.socket() as probe:
+            probe.settimeout(1.0)
+            if probe.connect_ex((address, port)) != 0:
+                raise HostError(f"no host is running on {address}:{port} (start one with `adk-actors serve`)")
+        os.environ["THESPIAN_BASE_IPADDR"] = address
+        from thespian.actors import ActorSystem
+
+        system = ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True)
+        root = find_global(system, Supervisor, ROOT_NAME)
+        if root is None:
+            raise HostError(f"an actor system runs on port {port}, but no adk-actors host in it")
+        host = cls(HostConfig(apps={}), system=system)
+        host.root = SupervisorClient(system, root)
+        host._connected = True
+        return host
 
     def stop(self, timeout: float = 60.0) -> None:
         try:
@@ -101,6 +131,11 @@ class Host:
         finally:
             self.root = None
             self._shutdown_system()
+
+    def disconnect(self) -> None:
+        """Leave a host attached with :meth:`connect` running."""
+        self.root = None
+        self.system = None
 
     def _shutdown_system(self) -> None:
         if self._owns_system and self.system is not None:

@@ -1,0 +1,363 @@
+"""``adk-actors``: serve a host, talk to it, look inside it, break it on purpose.
+
+Commands (each talks to a running host on ``--port``, default from the config):
+
+* ``serve [--config FILE]``: start the host and run until SIGTERM / SIGINT; stop
+  gracefully (runs in flight are told they were interrupted, the tree stops in
+  reverse order, no process is left). A busy port fails at once.
+* ``run APP MESSAGE [--user U] [--session S]``: one turn, streamed.
+* ``chat APP``: turns from standard input until EOF.
+* ``status``: the live supervision tree (id, type, state, pid, restarts).
+* ``chaos kill TARGET | --random``: kill -9 an actor (``registry``,
+  ``sessions/sessions-0``, ...) and watch it come back.
+* ``sessions list|show|delete APP``.
+
+``--json`` prints JSON lines for scripts; colours only on a terminal. Exit codes:
+0 success, 1 failure, 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._exceptions import AdkError, HostError, RunFailedError, SessionNotFoundError
+from .config import ConfigError, Settings, load_settings
+
+__all__ = ["main"]
+
+DEFAULT_CONFIG = "config/host.toml"
+
+
+def _out(stream: Any = sys.stdout) -> Any:
+    return stream
+
+
+def _color(code: str, text: str) -> str:
+    return f"\033[{code}m{text}\033[0m" if sys.stdout.isatty() else text
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    path = args.config if args.config else (DEFAULT_CONFIG if Path(DEFAULT_CONFIG).exists() else None)
+    return load_settings(path)
+
+
+def _port(args: argparse.Namespace) -> int:
+    if getattr(args, "port", None):
+        return int(args.port)
+    return _settings(args).host.port
+
+
+def _connect(args: argparse.Namespace) -> Any:
+    from .runtime import Host
+
+    return Host.connect(_port(args))
+
+
+# -- serve ---------------------------------------------------------------------------------
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from supervision import PortInUse, check_port_free, start_actor_system
+
+    from .runtime import Host, HostConfig
+
+    settings = _settings(args)
+    host_cfg = settings.host
+    if not settings.apps:
+        print("error: the config names no apps ([apps] name = \"package.module:root_agent\")", file=sys.stderr)
+        return 2
+    try:
+        check_port_free(host_cfg.port, host_cfg.address)
+    except PortInUse as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    Path(host_cfg.data_dir).mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, os.getcwd())
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file)
+    host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
+                           idle_timeout=host_cfg.idle_timeout, max_queued_runs=host_cfg.max_queued_runs,
+                           extra={"global_root": True}), system=system)
+    try:
+        host.start()
+    except Exception as exc:
+        system.shutdown()
+        print(f"error: the host did not start: {exc}", file=sys.stderr)
+        return 1
+    print(f"adk-actors host listening on {host_cfg.address}:{host_cfg.port} "
+          f"(apps: {', '.join(sorted(settings.apps))}; data: {host_cfg.data_dir}; log: {settings.log_file})",
+          flush=True)
+    print("warning: Thespian ports listen on all interfaces and speak unauthenticated pickle; "
+          "keep this host on a private network.", file=sys.stderr, flush=True)
+    while not stop.wait(0.5):
+        pass
+    print("stopping: finishing the supervision tree ...", flush=True)
+    began = time.monotonic()
+    try:
+        host.stop(timeout=host_cfg.shutdown_timeout)
+    finally:
+        system.shutdown()
+    print(f"stopped in {time.monotonic() - began:.1f} s", flush=True)
+    return 0
+
+
+# -- run / chat ------------------------------------------------------------------------------
+
+
+def _print_event(event: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(event.to_dict()), flush=True)
+        return
+    if event.author == "user":
+        return
+    if event.error_code:
+        print(_color("31", f"[{event.author}] error {event.error_code}: {event.error_message}"), flush=True)
+        return
+    if event.content is None:
+        return
+    for part in event.content.parts:
+        if part.text and not part.thought:
+            if event.partial:
+                print(part.text, end="", flush=True)
+            else:
+                print(f"{_color('1', event.author)}: {part.text}", flush=True)
+        elif part.function_call is not None:
+            call = part.function_call
+            print(_color("36", f"  -> {call.name}({json.dumps(call.args)})"), flush=True)
+        elif part.function_response is not None:
+            result = part.function_response
+            print(_color("36", f"  <- {result.name}: {json.dumps(result.response, default=str)}"), flush=True)
+    if event.actions.transfer_to_agent:
+        print(_color("33", f"  => transferred to {event.actions.transfer_to_agent}"), flush=True)
+
+
+def _turn(runner: Any, user: str, session: str, message: str, as_json: bool) -> None:
+    try:
+        runner.get_session(user, session)
+    except SessionNotFoundError:
+        runner.create_session(user, session)
+    for event in runner.run(user, session, message):
+        _print_event(event, as_json)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    host = _connect(args)
+    try:
+        _turn(host.runner(args.app), args.user, args.session or f"cli-{uuid.uuid4().hex[:8]}", args.message,
+              args.json)
+    finally:
+        host.disconnect()
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    host = _connect(args)
+    session = args.session or f"chat-{uuid.uuid4().hex[:8]}"
+    try:
+        runner = host.runner(args.app)
+        if sys.stdin.isatty():
+            print(f"chatting with {args.app} (session {session}); end with Ctrl-D")
+        for line in sys.stdin:
+            if line.strip():
+                _turn(runner, args.user, session, line.strip(), args.json)
+    finally:
+        host.disconnect()
+    return 0
+
+
+# -- status / chaos ---------------------------------------------------------------------------
+
+
+def _tree(host: Any) -> list[dict[str, Any]]:
+    from supervision import SupervisorClient
+
+    rows: list[dict[str, Any]] = []
+
+    def walk(client: Any, path: str, depth: int) -> None:
+        for info in client.which_children():
+            row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
+                   "pid": info.pid, "restarts": info.restarts, "depth": depth}
+            rows.append(row)
+            if info.type == "supervisor" and info.address is not None:
+                walk(SupervisorClient(host.system, info.address), f"{path}{info.id}/", depth + 1)
+
+    walk(host.root, "", 0)
+    return rows
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    host = _connect(args)
+    try:
+        rows = _tree(host)
+    finally:
+        host.disconnect()
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"{'child':<48} {'type':<10} {'status':<10} {'pid':>7} {'restarts':>8}")
+    for row in rows:
+        name = "  " * row["depth"] + row["id"]
+        status = _color("32" if row["status"] == "running" else "33", f"{row['status']:<10}")
+        print(f"{name:<48} {row['type']:<10} {status} {row['pid'] or '-':>7} {row['restarts']:>8}")
+    return 0
+
+
+def cmd_chaos(args: argparse.Namespace) -> int:
+    host = _connect(args)
+    try:
+        rows = [r for r in _tree(host) if r["pid"]]
+        if args.random:
+            target = random.choice(rows)
+        else:
+            matches = [r for r in rows if r["path"] == args.target or r["id"] == args.target]
+            if not matches:
+                print(f"error: no running actor {args.target!r}; see `adk-actors status`", file=sys.stderr)
+                return 1
+            target = matches[0]
+        os.kill(target["pid"], signal.SIGKILL)
+        began = time.monotonic()
+        print(f"killed {target['path']} (pid {target['pid']}) with SIGKILL", flush=True)
+        deadline = began + 10
+        while time.monotonic() < deadline:
+            try:
+                back = [r for r in _tree(host) if r["path"] == target["path"]]
+            except AdkError:
+                back = []
+            except Exception:
+                back = []
+            if back and back[0]["status"] == "running" and back[0]["pid"] not in (None, target["pid"]):
+                print(f"{target['path']} is back as pid {back[0]['pid']} after "
+                      f"{1000 * (time.monotonic() - began):.0f} ms (restarts: {back[0]['restarts']})")
+                return 0
+            if not back and target["path"].count("/") >= 2:
+                print(f"{target['path']} was a session actor: it comes back on its next request")
+                return 0
+            time.sleep(0.02)
+        print(f"error: {target['path']} did not come back within 10 s", file=sys.stderr)
+        return 1
+    finally:
+        host.disconnect()
+
+
+# -- sessions -----------------------------------------------------------------------------------
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    host = _connect(args)
+    try:
+        runner = host.runner(args.app)
+        if args.action == "list":
+            sessions = runner.list_sessions(args.user)
+            if args.json:
+                print(json.dumps([{"id": s.id, "state": s.state, "lastUpdateTime": s.last_update_time}
+                                  for s in sessions], default=str))
+            for s in [] if args.json else sessions:
+                print(f"{s.id}  updated {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(s.last_update_time))}")
+        elif args.action == "show":
+            session = runner.get_session(args.user, args.session)
+            if args.json:
+                print(json.dumps({"id": session.id, "state": session.state,
+                                  "events": [e.to_dict() for e in session.events]}, default=str))
+            else:
+                print(f"session {session.id}: state {json.dumps(session.state, default=str)}")
+                for event in session.events:
+                    _print_event(event, False) if event.author != "user" else print(
+                        f"{_color('1', 'user')}: {event.content.text if event.content else ''}")
+        else:
+            runner.delete_session(args.user, args.session)
+            print(f"deleted {args.session}")
+    finally:
+        host.disconnect()
+    return 0
+
+
+# -- entry point ----------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="adk-actors", description="Agents on supervised actors.")
+    parser.add_argument("--config", help=f"TOML config (default: {DEFAULT_CONFIG} if present)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--port", type=int, help="the host's port (default: from the config)")
+        p.add_argument("--json", action="store_true", help="JSON output for scripts")
+        p.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+        return p
+
+    serve = sub.add_parser("serve", help="run the host until SIGTERM / SIGINT")
+    serve.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+    serve.set_defaults(func=cmd_serve)
+    run = common(sub.add_parser("run", help="one turn against an app"))
+    run.add_argument("app")
+    run.add_argument("message")
+    run.add_argument("--user", default="cli")
+    run.add_argument("--session")
+    run.set_defaults(func=cmd_run)
+    chat = common(sub.add_parser("chat", help="turns from standard input"))
+    chat.add_argument("app")
+    chat.add_argument("--user", default="cli")
+    chat.add_argument("--session")
+    chat.set_defaults(func=cmd_chat)
+    common(sub.add_parser("status", help="the live supervision tree")).set_defaults(func=cmd_status)
+    chaos = sub.add_parser("chaos", help="fault injection")
+    chaos_sub = chaos.add_subparsers(dest="chaos_command", required=True)
+    kill = common(chaos_sub.add_parser("kill", help="kill -9 an actor and watch it come back"))
+    kill.add_argument("target", nargs="?")
+    kill.add_argument("--random", action="store_true")
+    kill.set_defaults(func=cmd_chaos)
+    sessions = common(sub.add_parser("sessions", help="list, show or delete sessions"))
+    sessions.add_argument("action", choices=["list", "show", "delete"])
+    sessions.add_argument("app")
+    sessions.add_argument("session", nargs="?")
+    sessions.add_argument("--user", default="cli")
+    sessions.set_defaults(func=cmd_sessions)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "config"):
+        args.config = None
+    if getattr(args, "chaos_command", None) == "kill" and not args.random and not args.target:
+        parser.error("chaos kill needs a TARGET or --random")
+    if args.command == "sessions" and args.action in ("show", "delete") and not args.session:
+        parser.error(f"sessions {args.action} needs a SESSION")
+    try:
+        result: int = args.func(args)
+        return result
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except RunFailedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except (HostError, AdkError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): not an error
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Host configuration: TOML (stdlib ``tomllib``) validated by pydantic, environment overrides.
+
+Precedence, highest first: environment variables ``ADK_ACTORS_<SECTION>__<KEY>`` (for
+example ``ADK_ACTORS_HOST__PORT=19500``), then the TOML file, then defaults. A bad
+config fails at start with :class:`ConfigError` naming the file, the key and what was
+expected.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from ._exceptions import AdkError
+
+__all__ = ["ConfigError", "HostSection", "LoggingSection", "Settings", "load_settings"]
+
+
+class ConfigError(AdkError, ValueError):
+    """The configuration is invalid; the message names the file and the key."""
+
+
+class HostSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address: str = "127.0.0.1"
+    port: int = Field(default=19470, ge=1, le=65535)
+    data_dir: str = "data"
+    partitions: int = Field(default=2, ge=1, le=64)
+    idle_timeout: float = Field(default=300.0, gt=0)
+    max_queued_runs: int = Field(default=8, ge=0)
+    shutdown_timeout: float = Field(default=30.0, gt=0)
+
+
+class LoggingSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    file: str = ""  # empty: <data_dir>/host.log
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ADK_ACTORS_", env_nested_delimiter="__", extra="forbid")
+
+    host: HostSection = Field(default_factory=HostSection)
+    logging: LoggingSection = Field(default_factory=LoggingSection)
+    apps: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("apps")
+    @classmethod
+    def _check_apps(cls, apps: dict[str, str]) -> dict[str, str]:
+        for name, path in apps.items():
+            if ":" not in path or not path.split(":", 1)[1]:
+                raise ValueError(f"app {name!r}: the agent must be an import path 'package.module:root_agent'")
+        return apps
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return env_settings, init_settings
+
+    @property
+    def log_file(self) -> str:
+        return self.logging.file or str(Path(self.host.data_dir) / "host.log")
+
+
+def load_settings(path: str | Path | None) -> Settings:
+    """Read and validate a TOML config (None: defaults and the environment only)."""
+    data: dict[str, Any] = {}
+    where = str(path) if path else "<defaults>"
+    if path is not None:
+        try:
+            data = tomllib.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"{where}: no such file") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+    try:
+        return Settings(**data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            key = ".".join(str(p) for p in error["loc"])
+            got = error.get("input")
+            problems.append(f"{key}: {error['msg']}" + (f" (got {got!r})" if not isinstance(got, dict) else ""))
+        raise ConfigError(f"{where}: " + "; ".join(problems)) from None

@@ -1,0 +1,115 @@
+"""The CLI through subprocesses: serve, run, chat, status, chaos kill, SIGTERM, bad config, busy port."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from supervision import free_port
+from supervision.testing import (
+    find_marked_processes,
+    kill_marked_processes,
+    process_marker,
+    wait_until,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str, timeout: float = 60, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "adk_actors.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, input=stdin)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    port = free_port()
+    config = tmp_path / "host.toml"
+    config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
+                      '[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
+    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
+    with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
+                                   cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,))
+    try:
+        wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=30)
+        assert process.poll() is None, err.read_text()
+        yield {"port": str(port), "process": process, "marker": marker, "out": out, "config": config}
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        kill_marked_processes(marker, grace=2)
+
+
+def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> None:
+    port = served["port"]
+    turn = cli("run", "weather_bot", "What's the weather in Oslo?", "--port", port, "--session", "s1")
+    assert turn.returncode == 0, turn.stderr
+    assert "get_weather" in turn.stdout and "-3 °C and snow in Oslo" in turn.stdout
+    transfer = cli("run", "weather_bot", "any storm alerts?", "--port", port, "--session", "s1")
+    assert "transferred to alert_agent" in transfer.stdout and "No severe weather alerts" in transfer.stdout
+
+    status = cli("status", "--port", port, "--json")
+    rows = {row["path"]: row for row in json.loads(status.stdout)}
+    assert {"registry", "sessions", "sessions/sessions-0", "sessions/sessions-1"} <= set(rows)
+    assert any(p.startswith("sessions/sessions-") and p.endswith("weather_bot/cli/s1") for p in rows)
+
+    chaos = cli("chaos", "kill", "registry", "--port", port)
+    assert chaos.returncode == 0 and "is back as pid" in chaos.stdout, chaos.stderr
+    after = {row["path"]: row for row in json.loads(cli("status", "--port", port, "--json").stdout)}
+    assert after["registry"]["restarts"] == 1 and after["registry"]["pid"] != rows["registry"]["pid"]
+    assert after["sessions"]["restarts"] == 1  # rest_for_one
+
+    history = cli("sessions", "show", "weather_bot", "s1", "--port", port, "--json")
+    assert len(json.loads(history.stdout)["events"]) == 8  # the conversation survived the restarts
+    chat = cli("chat", "weather_bot", "--port", port, "--session", "c1", stdin="weather in London?\nthanks\n")
+    assert "15 °C and drizzle in London" in chat.stdout and "Ask me about the weather" in chat.stdout
+
+    process = served["process"]
+    assert find_marked_processes(served["marker"])
+    began = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == 0
+    assert time.monotonic() - began < 15
+    assert "stopped in" in served["out"].read_text()
+    wait_until(lambda: not find_marked_processes(served["marker"]), timeout=5, message="no process left behind")
+
+
+def test_second_serve_on_a_busy_port_fails_at_once(served: dict[str, Any]) -> None:
+    began = time.monotonic()
+    second = cli("serve", "--config", str(served["config"]), timeout=30)
+    assert second.returncode == 1 and "already in use" in second.stderr
+    assert time.monotonic() - began < 5  # Thespian alone waits ~14 s
+
+
+def test_bad_config_fails_fast_naming_file_and_key(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[host]\nport = 70000\n[apps]\nx = "no_colon_here"\n')
+    result = cli("serve", "--config", str(bad))
+    assert result.returncode == 2
+    assert str(bad) in result.stderr and "host.port" in result.stderr and "65535" in result.stderr
+    assert "apps" in result.stderr and "import path" in result.stderr
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[host\nport = ")
+    assert cli("serve", "--config", str(broken)).returncode == 2
+
+
+def test_clients_fail_clearly_without_a_host() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = cli("status", "--port", str(port))
+    assert result.returncode == 1 and "no host is running" in result.stderr
