@@ -1,4 +1,4 @@
-"""The run actor: executes the engine for one invocation, off its main thread.
+"""The run actor: executes the engine for an invocation, off its main thread.
 
 In order: forked by its session actor with the session's history in memory (see
 ``_handoff``); waits as a warm spare until ``StartRun``; then runs the engine on a
@@ -7,8 +7,11 @@ an ``os.pipe`` watched with ``ThespianWatch`` (a send made inside a long handler
 leave only when it returns); the main thread forwards them to the session actor:
 non-partial events at once, partial ones batched in ``PARTIAL_WINDOW`` windows.
 ``Cancel`` sets the engine's cancel token (checked between steps). When the engine
-ends, the outcome goes to the session actor and the actor exits. The actor creates no
-children, so forking while its worker thread runs never happens.
+ends, the outcome goes to the session actor. After a run that ended well the actor
+stays, holding the history it has seen and made, and the session gives it its next
+turn (no fork on the turn's path, no history sent); after any other end the session
+discards it. The actor creates no children, so forking while its worker thread runs
+never happens.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class RunActor(GenServer):
         self._base_events: list[Event] = list(snapshot.get("events", ()))
         self._key = snapshot.get("key")
         self._cancel = CancelToken()
+        self._thread: threading.Thread | None = None
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._read_fd, self._write_fd = -1, -1
         self._partials: list[Event] = []
@@ -91,7 +95,7 @@ class RunActor(GenServer):
         self._done = False
 
     def handle_cast(self, request: Any) -> None:
-        if isinstance(request, StartRun) and self._run is None:
+        if isinstance(request, StartRun) and self._run is None and (self._thread is None or not self._thread.is_alive()):
             self._start(request)
         elif isinstance(request, Cancel):
             self._cancel.cancel(request.reason)
@@ -106,14 +110,18 @@ class RunActor(GenServer):
     def _start(self, run: StartRun) -> None:
         self._run = run
         self._session = self.supervisor
+        self._cancel = CancelToken()
+        self._done = False
         events = self._base_events[: run.base_count] + list(run.extra_events)
         view = SessionView(app_name=run.app_name, user_id=run.user_id, session_id=run.session_id,
                            state=dict(run.state), events=events)
-        self._read_fd, self._write_fd = os.pipe()
-        os.set_blocking(self._read_fd, False)
+        self._view = view
+        if self._read_fd < 0:
+            self._read_fd, self._write_fd = os.pipe()
+            os.set_blocking(self._read_fd, False)
         self.watch_fds([self._read_fd])
-        thread = threading.Thread(target=self._work, args=(run, view), name=f"run-{run.run_id}", daemon=True)
-        thread.start()
+        self._thread = threading.Thread(target=self._work, args=(run, view), name=f"run-{run.run_id}", daemon=True)
+        self._thread.start()
 
     def _work(self, run: StartRun, view: SessionView) -> None:
         """Worker thread: run the engine; hand every event to the main thread."""
@@ -171,7 +179,10 @@ class RunActor(GenServer):
                 self.send(self._session, item)
                 self._done = True
                 self.watch_fds([])
-                self.stop()
+                # Ready for the session's next turn: the history is what we were given
+                # plus every event this run committed.
+                self._base_events = list(self._view.events)
+                self._run = None
                 return
         if finals:
             self.send(self._session, RunOutput(self._run.run_id, finals))
@@ -182,7 +193,7 @@ class RunActor(GenServer):
     def handle_timeout(self, payload: Any) -> None:
         if payload == "flush":
             self._flush_armed = False
-            if self._partials and not self._done and self._run is not None:
+            if self._partials and self._run is not None:
                 self.send(self._session, RunOutput(self._run.run_id, list(self._partials)))
                 self._partials.clear()
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError, GenServer
-from supervision._messages import Exiting, Init, InitFailed, InitOk
+from supervision._messages import Exiting, Init, InitFailed, InitOk, Shutdown
 
 from .._types import Event, RunConfig
 from ..messages import (
@@ -78,6 +78,7 @@ class _Run:
     outcome: RunOutcome | None = None
     started: float = 0.0
     cancel_requested: bool = False
+    all_stored: bool = True
 
 
 class SessionActor(GenServer):
@@ -213,7 +214,9 @@ class SessionActor(GenServer):
         for event in output.events:
             if not event.partial:
                 stored = self.store.append_event(self.args.app_name, self.args.user_id, self.args.session_id, event)
-                if stored is not None:
+                if stored is None:
+                    run.all_stored = False  # the run actor's history no longer matches ours
+                else:
                     self.events.append(stored)
                     self.state.update(stored.actions.state_delta)
                     self.last_update = time.time()
@@ -227,10 +230,23 @@ class SessionActor(GenServer):
         if run is None or outcome.run_id != run.request.run_id or run.outcome is not None:
             return
         run.outcome = outcome
+        if outcome.ok and run.all_stored and self.spare is None:
+            # It holds exactly our history now: keep it for the next turn (no fork).
+            self.spare, self.spare_pid, self.spare_count = run.actor, run.pid, len(self.events)
+            run.actor = None
+        elif run.actor is not None:
+            self._discard(run.actor, run.pid)
+            run.actor = None
         if outcome.ok:
             self._finish(run, RunDone(run.request.run_id, run.final_event_id, run.seq))
         else:
             self._finish(run, RunFailed(run.request.run_id, outcome.reason, outcome.error_type, outcome.detail, run.seq))
+
+    def _discard(self, actor: Any, pid: int | None) -> None:
+        """Stop a run actor that may not serve again (its worker may still be busy)."""
+        self.send(actor, Shutdown())
+        if pid:
+            self.send_after(CANCEL_GRACE, ("kill-pid", pid))
 
     def _on_child_exited(self, message: Any, sender: Any) -> None:
         child = message.childAddress
@@ -276,8 +292,9 @@ class SessionActor(GenServer):
             return
         kind = payload[0]
         run = self.active
-        if kind == "spare" and run is None:
-            self._fork_spare()
+        if kind == "spare":
+            if run is None:
+                self._fork_spare()
             return
         if kind == "idle" and payload[1] == self.idle_generation and run is None and not self.waiting:
             self.stop()  # passivate: the partition re-activates us on the next request
@@ -315,6 +332,14 @@ def _cast(request: Any) -> Any:
 
 
 def _kill(pid: int) -> None:
+    """SIGKILL ``pid`` if it is still our child (a pid may have been reused since)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            parent = int(stat.read().rsplit(") ", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return
+    if parent != os.getpid():
+        return
     try:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
