@@ -135,8 +135,11 @@ class RunActor(GenServer):
 
         async def main() -> None:
             agent = load_agent(run.agent_path)
+            from ..models import resolve_model
+
             async for event in run_invocation(agent, view, run.new_message, run_config=run.run_config,
-                                              cancel=self._cancel, invocation_id=run.invocation_id):
+                                              cancel=self._cancel, invocation_id=run.invocation_id,
+                                              resolve_model=resolve_model):
                 hand("event", event)
 
         try:

@@ -1,0 +1,191 @@
+"""Anthropic Messages (``POST {base}/v1/messages``, ``anthropic-version: 2023-06-01``).
+
+Request side: ``system`` carries the instruction; turns alternate user/assistant
+(consecutive same-role turns are merged); tool calls are ``tool_use`` blocks (ids
+kept, Anthropic pairs by id) and results ``tool_result`` blocks in a user turn;
+images are base64 ``image`` blocks; ``max_tokens`` is required (default 4096).
+Response side: text and ``tool_use`` blocks; streamed ``text_delta`` and
+``input_json_delta`` are joined per content block; ``stop_reason`` ``refusal`` is a
+:class:`ContentBlocked` error; an ``error`` event mid-stream raises its typed error.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part
+from ._errors import (
+    ContentBlocked,
+    MalformedResponse,
+    ModelError,
+    Overloaded,
+    RateLimited,
+    ServerError,
+)
+from ._http import HttpModel, SseEvent, StreamParser, loads
+
+__all__ = ["AnthropicModel"]
+
+API_VERSION = "2023-06-01"
+
+
+def _blocks(content: Content) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in content.parts:
+        if part.text is not None and not part.thought:
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif part.inline_data is not None:
+            blocks.append({"type": "image", "source": {"type": "base64", "media_type": part.inline_data.mime_type,
+                                                        "data": base64.b64encode(part.inline_data.data).decode()}})
+        elif part.function_call is not None:
+            call = part.function_call
+            blocks.append({"type": "tool_use", "id": call.id or call.name, "name": call.name, "input": call.args})
+        elif part.function_response is not None:
+            result = part.function_response
+            blocks.append({"type": "tool_result", "tool_use_id": result.id or result.name,
+                           "content": json.dumps(result.response, default=str),
+                           **({"is_error": True} if "error" in result.response else {})})
+    return blocks
+
+
+def _messages(request: LlmRequest) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for content in request.contents:
+        role = "assistant" if content.role == "model" else "user"
+        blocks = _blocks(content)
+        if not blocks:
+            continue
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)
+        else:
+            messages.append({"role": role, "content": blocks})
+    return messages
+
+
+def _stream_error(payload: dict[str, Any]) -> ModelError:
+    error = payload.get("error") or {}
+    kind, message = error.get("type", "error"), error.get("message", str(error))
+    if kind == "overloaded_error":
+        return Overloaded(message)
+    if kind == "rate_limit_error":
+        return RateLimited(message)
+    return ServerError(f"{kind}: {message}")
+
+
+def _response(blocks: list[dict[str, Any]], stop: str | None, usage: Any, model: Any) -> LlmResponse:
+    if stop == "refusal":
+        raise ContentBlocked("the model refused to answer (stop_reason: refusal)")
+    parts: list[Part] = []
+    for block in blocks:
+        if block.get("type") == "text" and block.get("text"):
+            parts.append(Part(text=block["text"]))
+        elif block.get("type") == "tool_use":
+            parts.append(Part(function_call=FunctionCall(id=block.get("id"), name=block.get("name", ""),
+                                                         args=block.get("input") or {})))
+    usage_metadata = None
+    if isinstance(usage, dict):
+        usage_metadata = {"prompt_token_count": usage.get("input_tokens"),
+                          "candidates_token_count": usage.get("output_tokens")}
+    return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=stop, turn_complete=True,
+                       usage_metadata=usage_metadata, model_version=model)
+
+
+class AnthropicModel(HttpModel):
+    provider = "anthropic"
+
+    def endpoint(self, stream: bool) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    def headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        return headers
+
+    def payload(self, request: LlmRequest, stream: bool) -> dict[str, Any]:
+        config = request.config
+        body: dict[str, Any] = {"model": self.name, "messages": _messages(request),
+                                "max_tokens": config.get("max_tokens") or config.get("max_output_tokens") or 4096}
+        if request.system_instruction:
+            body["system"] = request.system_instruction
+        if request.tools:
+            body["tools"] = [{"name": t.name, "description": t.description,
+                              "input_schema": t.parameters or {"type": "object", "properties": {}}}
+                             for t in request.tools]
+            choice = config.get("tool_choice")
+            if choice == "any":
+                body["tool_choice"] = {"type": "any"}
+            elif isinstance(choice, dict) and "name" in choice:
+                body["tool_choice"] = {"type": "tool", "name": choice["name"]}
+        for ours, theirs in (("temperature", "temperature"), ("top_p", "top_p"), ("stop", "stop_sequences")):
+            if ours in config:
+                body[theirs] = config[ours] if theirs != "stop_sequences" or isinstance(config[ours], list) \
+                    else [config[ours]]
+        if stream:
+            body["stream"] = True
+        return body
+
+    def parse(self, data: dict[str, Any]) -> LlmResponse:
+        if data.get("type") == "error":
+            raise _stream_error(data)
+        if not isinstance(data.get("content"), list):
+            raise MalformedResponse(f"no content in the answer: {str(data)[:200]}")
+        return _response(data["content"], data.get("stop_reason"), data.get("usage"), data.get("model"))
+
+    def stream_parser(self) -> StreamParser:
+        return _AnthropicStream()
+
+
+class _AnthropicStream(StreamParser):
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.json_parts: dict[int, list[str]] = {}
+        self.stop: str | None = None
+        self.usage: dict[str, Any] = {}
+        self.model: Any = None
+        self.stopped = False
+
+    def feed(self, event: SseEvent) -> list[LlmResponse]:
+        if event.event == "ping":
+            return []
+        payload = loads(event.data, "anthropic")
+        kind = payload.get("type", event.event)
+        if kind == "error":
+            raise _stream_error(payload)
+        if kind == "message_start":
+            message = payload.get("message") or {}
+            self.model = message.get("model")
+            self.usage.update(message.get("usage") or {})
+        elif kind == "content_block_start":
+            self.blocks[payload["index"]] = dict(payload.get("content_block") or {})
+        elif kind == "content_block_delta":
+            index, delta = payload["index"], payload.get("delta") or {}
+            block = self.blocks.setdefault(index, {"type": "text", "text": ""})
+            if delta.get("type") == "text_delta":
+                block["text"] = block.get("text", "") + delta.get("text", "")
+                return [LlmResponse(content=Content(role="model", parts=(Part(text=delta.get("text", "")),)),
+                                    partial=True)]
+            if delta.get("type") == "input_json_delta":
+                self.json_parts.setdefault(index, []).append(delta.get("partial_json", ""))
+        elif kind == "content_block_stop":
+            index = payload["index"]
+            if index in self.json_parts:
+                raw = "".join(self.json_parts.pop(index)) or "{}"
+                try:
+                    self.blocks[index]["input"] = json.loads(raw)
+                except ValueError:
+                    raise MalformedResponse(f"tool input is not JSON: {raw[:200]!r}") from None
+        elif kind == "message_delta":
+            self.stop = (payload.get("delta") or {}).get("stop_reason") or self.stop
+            self.usage.update(payload.get("usage") or {})
+        elif kind == "message_stop":
+            self.stopped = True
+        return []
+
+    def finish(self) -> LlmResponse:
+        if not self.stopped:
+            raise MalformedResponse("the stream ended without message_stop (truncated)")
+        return _response([self.blocks[i] for i in sorted(self.blocks)], self.stop, self.usage, self.model)

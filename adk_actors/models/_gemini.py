@@ -1,0 +1,175 @@
+"""Gemini ``generateContent`` / ``streamGenerateContent?alt=sse`` (API key in ``x-goog-api-key``).
+
+Request side: ``systemInstruction``; roles user/model; ``functionCall`` /
+``functionResponse`` parts (ids kept when present); ``inlineData`` images; tool
+parameters adapted to Gemini's OpenAPI subset (``$ref`` inlined, unsupported keys
+such as ``additionalProperties``, ``title`` and ``$defs`` dropped);
+``generationConfig`` with ``responseMimeType`` / ``responseSchema``. Response side:
+candidate parts, ``finishReason``, ``usageMetadata``; a ``SAFETY``-type finish or a
+``promptFeedback.blockReason`` is a :class:`ContentBlocked` error.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from .._types import Blob, Content, FunctionCall, LlmRequest, LlmResponse, Part
+from ._errors import ContentBlocked, MalformedResponse
+from ._http import HttpModel, SseEvent, StreamParser, loads
+
+__all__ = ["GeminiModel", "gemini_schema"]
+
+_BLOCKING = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
+_DROP = {"additionalProperties", "title", "$defs", "definitions", "$schema", "default", "examples", "const"}
+
+
+def gemini_schema(schema: Any, defs: dict[str, Any] | None = None) -> Any:
+    """A JSON schema in Gemini's dialect: refs inlined, unsupported keys dropped."""
+    if isinstance(schema, list):
+        return [gemini_schema(s, defs) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    defs = {**(defs or {}), **schema.get("$defs", {}), **schema.get("definitions", {})}
+    if "$ref" in schema:
+        target = defs.get(str(schema["$ref"]).split("/")[-1], {})
+        return gemini_schema(target, defs)
+    return {k: gemini_schema(v, defs) for k, v in schema.items() if k not in _DROP}
+
+
+def _parts(content: Content) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for part in content.parts:
+        if part.text is not None:
+            parts.append({"text": part.text, **({"thought": True} if part.thought else {})})
+        elif part.inline_data is not None:
+            parts.append({"inlineData": {"mimeType": part.inline_data.mime_type,
+                                         "data": base64.b64encode(part.inline_data.data).decode()}})
+        elif part.function_call is not None:
+            call = part.function_call
+            parts.append({"functionCall": {"name": call.name, "args": call.args, **({"id": call.id} if call.id else {})}})
+        elif part.function_response is not None:
+            result = part.function_response
+            parts.append({"functionResponse": {"name": result.name, "response": result.response,
+                                               **({"id": result.id} if result.id else {})}})
+    return parts
+
+
+def _to_parts(raw: list[dict[str, Any]]) -> list[Part]:
+    parts: list[Part] = []
+    for item in raw:
+        if "text" in item:
+            parts.append(Part(text=item["text"], thought=item.get("thought") or None))
+        elif "functionCall" in item:
+            call = item["functionCall"]
+            parts.append(Part(function_call=FunctionCall(id=call.get("id"), name=call.get("name", ""),
+                                                         args=call.get("args") or {})))
+        elif "inlineData" in item:
+            blob = item["inlineData"]
+            parts.append(Part(inline_data=Blob(mime_type=blob.get("mimeType", ""),
+                                               data=base64.b64decode(blob.get("data", "")))))
+    return parts
+
+
+def _check_blocked(data: dict[str, Any]) -> None:
+    feedback = data.get("promptFeedback") or {}
+    if feedback.get("blockReason"):
+        raise ContentBlocked(f"the prompt was blocked: {feedback['blockReason']}")
+    for candidate in data.get("candidates") or []:
+        if candidate.get("finishReason") in _BLOCKING:
+            raise ContentBlocked(f"the answer was blocked: {candidate['finishReason']}")
+
+
+def _usage(data: dict[str, Any]) -> dict[str, Any] | None:
+    usage = data.get("usageMetadata")
+    if not isinstance(usage, dict):
+        return None
+    return {"prompt_token_count": usage.get("promptTokenCount"),
+            "candidates_token_count": usage.get("candidatesTokenCount"),
+            "total_token_count": usage.get("totalTokenCount")}
+
+
+class GeminiModel(HttpModel):
+    provider = "gemini"
+
+    def endpoint(self, stream: bool) -> str:
+        model = self.name if self.name.startswith("models/") else f"models/{self.name}"
+        if stream:
+            return f"{self.base_url}/v1beta/{model}:streamGenerateContent?alt=sse"
+        return f"{self.base_url}/v1beta/{model}:generateContent"
+
+    def headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self.api_key} if self.api_key else {}
+
+    def payload(self, request: LlmRequest, stream: bool) -> dict[str, Any]:
+        config = request.config
+        body: dict[str, Any] = {"contents": [{"role": "model" if c.role == "model" else "user", "parts": _parts(c)}
+                                             for c in request.contents if c.parts]}
+        if request.system_instruction:
+            body["systemInstruction"] = {"parts": [{"text": request.system_instruction}]}
+        if request.tools:
+            body["tools"] = [{"functionDeclarations": [
+                {"name": t.name, "description": t.description,
+                 **({"parameters": gemini_schema(t.parameters)} if t.parameters else {})} for t in request.tools]}]
+            choice = config.get("tool_choice")
+            if choice in ("any", "none"):
+                body["toolConfig"] = {"functionCallingConfig": {"mode": choice.upper()}}
+        generation: dict[str, Any] = {}
+        for ours, theirs in (("temperature", "temperature"), ("top_p", "topP"), ("max_tokens", "maxOutputTokens"),
+                             ("max_output_tokens", "maxOutputTokens"), ("stop", "stopSequences"),
+                             ("response_mime_type", "responseMimeType")):
+            if ours in config:
+                value = config[ours]
+                generation[theirs] = [value] if theirs == "stopSequences" and isinstance(value, str) else value
+        if "response_schema" in config:
+            generation["responseSchema"] = gemini_schema(config["response_schema"])
+        if generation:
+            body["generationConfig"] = generation
+        return body
+
+    def parse(self, data: dict[str, Any]) -> LlmResponse:
+        _check_blocked(data)
+        candidates = data.get("candidates")
+        if not candidates:
+            raise MalformedResponse(f"no candidates in the answer: {str(data)[:200]}")
+        candidate = candidates[0]
+        parts = _to_parts((candidate.get("content") or {}).get("parts") or [])
+        return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=candidate.get("finishReason"),
+                           turn_complete=True, usage_metadata=_usage(data), model_version=data.get("modelVersion"))
+
+    def stream_parser(self) -> StreamParser:
+        return _GeminiStream()
+
+
+class _GeminiStream(StreamParser):
+    def __init__(self) -> None:
+        self.parts: list[Part] = []
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.model: Any = None
+
+    def feed(self, event: SseEvent) -> list[LlmResponse]:
+        data = loads(event.data, "gemini")
+        if "error" in data:
+            raise MalformedResponse(f"error in the stream: {data['error']}")
+        _check_blocked(data)
+        self.usage = _usage(data) or self.usage
+        self.model = data.get("modelVersion", self.model)
+        out: list[LlmResponse] = []
+        for candidate in data.get("candidates") or []:
+            parts = _to_parts((candidate.get("content") or {}).get("parts") or [])
+            self.parts.extend(parts)
+            self.finish_reason = candidate.get("finishReason") or self.finish_reason
+            text_parts = tuple(p for p in parts if p.text)
+            if text_parts:
+                out.append(LlmResponse(content=Content(role="model", parts=text_parts), partial=True))
+        return out
+
+    def finish(self) -> LlmResponse:
+        if self.finish_reason is None:
+            raise MalformedResponse("the stream ended without a finish reason (truncated)")
+        text = "".join(p.text or "" for p in self.parts if p.text and not p.thought)
+        others = [p for p in self.parts if not p.text]
+        parts = ([Part(text=text)] if text else []) + others
+        return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=self.finish_reason,
+                           turn_complete=True, usage_metadata=self.usage, model_version=self.model)
