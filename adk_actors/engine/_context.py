@@ -112,6 +112,7 @@ class InvocationContext:
     cancel: CancelToken = field(default_factory=CancelToken)
     counters: dict[str, int] = field(default_factory=lambda: {"llm_calls": 0})
     resolve_model: Callable[[str], Any] | None = None
+    breakers: dict[str, Any] | None = None  # model name -> CircuitBreaker, shared by the runs given it
 
     def for_agent(self, agent: Any, *, branch: str | None = None) -> InvocationContext:
         """A copy for ``agent``; the branch stays unless one is given."""

@@ -92,14 +92,30 @@ async def _resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, 
     return tools, extra, problems
 
 
+def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
+    if not hasattr(model, "generate"):
+        if ctx.resolve_model is None:
+            raise ModelError(f"agent {agent.name!r} has no model object for {model!r} and no model resolver is set",
+                             error_type="no_model")
+        model = ctx.resolve_model(model)
+    if ctx.breakers is not None:
+        from ..models._breaker import BreakerModel, CircuitBreaker
+
+        name = getattr(model, "name", str(model))
+        breaker = ctx.breakers.setdefault(name, CircuitBreaker(name))
+        model = BreakerModel(model, breaker)
+    return model
+
+
 def _model_of(agent: Any, ctx: InvocationContext) -> Any:
-    model = agent.model
-    if hasattr(model, "generate"):
-        return model
-    if ctx.resolve_model is not None:
-        return ctx.resolve_model(model)
-    raise ModelError(f"agent {agent.name!r} has no model object for {model!r} and no model resolver is set",
-                     error_type="no_model")
+    """The agent's model (resolved by name, behind its breaker), with its fallbacks."""
+    primary = _one_model(agent.model, agent, ctx)
+    fallbacks = getattr(agent, "fallback_models", None) or []
+    if not fallbacks:
+        return primary
+    from ..models._breaker import FallbackModel
+
+    return FallbackModel([primary, *(_one_model(m, agent, ctx) for m in fallbacks)])
 
 
 async def _call_model(agent: Any, ctx: InvocationContext, request: Any, cb: CallbackContext) -> AsyncIterator[LlmResponse]:

@@ -80,6 +80,7 @@ async def run_invocation(
     cancel: CancelToken | None = None,
     invocation_id: str | None = None,
     resolve_model: Callable[[str], Any] | None = None,
+    breakers: dict[str, Any] | None = None,
 ) -> AsyncIterator[Event]:
     """Run one user turn against ``root_agent``; yields every event (the user's first)."""
     ctx = InvocationContext(
@@ -94,6 +95,7 @@ async def run_invocation(
         policies=PolicySet(policies),
         cancel=cancel or CancelToken(),
         resolve_model=resolve_model,
+        breakers=breakers,
     )
     error: BaseException | None = None
     try:

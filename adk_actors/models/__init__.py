@@ -3,6 +3,17 @@ resolution by name, typed errors, retries, and ScriptedModel for offline use."""
 
 from ._anthropic import AnthropicModel
 from ._base import Model, ModelError, model_name
+from ._breaker import (
+    BreakerConfig,
+    BreakerModel,
+    CircuitBreaker,
+    CircuitOpen,
+    FallbackModel,
+    Permit,
+    Rejected,
+    Transition,
+    outcome_of,
+)
 from ._errors import (
     AuthenticationError,
     BadRequestError,
@@ -25,9 +36,14 @@ __all__ = [
     "AnthropicModel",
     "AuthenticationError",
     "BadRequestError",
+    "BreakerConfig",
+    "BreakerModel",
     "Chunks",
+    "CircuitBreaker",
+    "CircuitOpen",
     "ConnectionFailed",
     "ContentBlocked",
+    "FallbackModel",
     "GeminiModel",
     "HttpModel",
     "MalformedResponse",
@@ -36,13 +52,17 @@ __all__ = [
     "ModelTimeout",
     "OpenAIModel",
     "Overloaded",
+    "Permit",
     "RateLimited",
+    "Rejected",
     "RetryPolicy",
     "ScriptedModel",
     "ServerError",
     "StreamInterrupted",
+    "Transition",
     "call",
     "gemini_schema",
     "model_name",
+    "outcome_of",
     "resolve_model",
 ]
