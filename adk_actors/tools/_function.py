@@ -88,6 +88,39 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+async def in_daemon_thread(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run ``func`` on a daemon thread and await its result.
+
+    Unlike ``asyncio.to_thread`` (whose executor threads are joined when the process
+    exits), a tool that hangs can never keep a run actor's process alive: when the
+    run is abandoned (timeout, cancel, shutdown) the process still exits at once.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(error: BaseException | None, value: Any) -> None:
+        if not future.done():
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)
+
+    def work() -> None:
+        try:
+            outcome: tuple[BaseException | None, Any] = (None, func(*args, **kwargs))
+        except BaseException as exc:  # handed to the awaiting coroutine
+            outcome = (exc, None)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:
+            pass  # the loop is gone: nobody waits for this result any more
+
+    import threading
+
+    threading.Thread(target=work, name=f"tool-{getattr(func, '__name__', 'call')}", daemon=True).start()
+    return await future
+
+
 class FunctionTool:
     is_long_running = False
 
@@ -137,7 +170,7 @@ class FunctionTool:
             kwargs["tool_context"] = tool_context
         if self._is_async:
             return await self.func(*self.extra_args, **kwargs)
-        return await asyncio.to_thread(self.func, *self.extra_args, **kwargs)
+        return await in_daemon_thread(self.func, *self.extra_args, **kwargs)
 
 
 class LongRunningFunctionTool(FunctionTool):
