@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import signal
@@ -87,7 +88,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file)
+    from .log import configure_logging
+
+    configure_logging(json=True, level=settings.logging.level)
+    system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file,
+                                log_level=getattr(logging, settings.logging.level), log_format="%(message)s")
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, max_queued_runs=host_cfg.max_queued_runs,
                            extra={"global_root": True}), system=system)

@@ -110,7 +110,7 @@ def check_port_free(port: int, host: str = "127.0.0.1") -> None:
                 raise
 
 
-def thespian_log_config(log_file: str | None, level: int = logging.INFO) -> dict[str, Any]:
+def thespian_log_config(log_file: str | None, level: int = logging.INFO, fmt: str | None = None) -> dict[str, Any]:
     """A ``logDefs`` dictConfig for Thespian's logger process (a file, or stderr)."""
     handler: dict[str, Any]
     if log_file:
@@ -120,7 +120,7 @@ def thespian_log_config(log_file: str | None, level: int = logging.INFO) -> dict
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"plain": {"format": "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"}},
+        "formatters": {"plain": {"format": fmt or "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"}},
         "handlers": {"main": handler},
         "root": {"handlers": ["main"], "level": level},
     }
@@ -132,6 +132,7 @@ def start_actor_system(
     host: str = "127.0.0.1",
     log_file: str | None = None,
     log_level: int = logging.INFO,
+    log_format: str | None = None,
     capabilities: dict[str, Any] | None = None,
 ) -> Any:
     """Start a new ``multiprocTCPBase`` actor system and return it.
@@ -152,7 +153,8 @@ def start_actor_system(
     caps.update(capabilities or {})
     try:
         return ActorSystem(
-            "multiprocTCPBase", caps, logDefs=thespian_log_config(log_file, log_level), transientUnique=True
+            "multiprocTCPBase", caps, logDefs=thespian_log_config(log_file, log_level, log_format),
+            transientUnique=True
         )
     except ActorSystemException as exc:
         raise ActorSystemError(f"could not start the actor system on port {port}: {exc}") from exc

@@ -110,11 +110,22 @@ class AgentBase(BaseModel):
         A before-agent hook that returns content ends the agent with that reply; an
         after-agent hook's content is added as one more reply.
         """
-        from ..engine._callbacks import call_chain
-        from ..engine._context import CallbackContext
+
+        from .. import telemetry
 
         ctx = ctx.for_agent(self)
         ctx.check_cancelled()
+        session = ctx.session
+        with telemetry.span(("adk", "agent"), {"agent": self.name, "invocation_id": ctx.invocation_id,
+                                               "branch": ctx.branch, "app": session.app_name,
+                                               "user": session.user_id, "session": session.session_id}):
+            async for event in self._run_with_callbacks(ctx):
+                yield event
+
+    async def _run_with_callbacks(self, ctx: Any) -> AsyncIterator[Event]:
+        from ..engine._callbacks import call_chain
+        from ..engine._context import CallbackContext
+
         callback_ctx = CallbackContext(ctx)
         reply = await call_chain(self.before_agent_callback, callback_ctx)
         if reply is None and ctx.plugins is not None:

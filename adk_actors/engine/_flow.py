@@ -23,6 +23,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+from .. import telemetry
 from .._types import (
     Content,
     Event,
@@ -36,7 +37,7 @@ from .._types import (
 from ..compiler import CompileContext, build_request, transfer_targets
 from ..compiler._instructions import SET_MODEL_RESPONSE
 from ..compiler._tools import TRANSFER_TO_AGENT, is_toolset
-from ..models._base import ModelError
+from ..models._base import ModelError, model_name
 from ._callbacks import Fallback, Reraise, Retry, call_chain, call_maybe_async, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
@@ -192,13 +193,20 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         event_id = str(uuid.uuid4())
         if response is None:
             ctx.counters["llm_calls"] += 1
-            try:
-                async for part_response in _call_model(agent, ctx, request, cb):
-                    if part_response.partial:
-                        yield ctx.event(id=event_id, content=part_response.content, partial=True)
-                    else:
-                        response = part_response
-            except ModelStepError as failure:
+            failure: ModelStepError | None = None
+            with telemetry.span(("adk", "llm"), _meta(agent, ctx, model=model_name(agent.model))) as llm_meta:
+                try:
+                    async for part_response in _call_model(agent, ctx, request, cb):
+                        if part_response.partial:
+                            yield ctx.event(id=event_id, content=part_response.content, partial=True)
+                        else:
+                            response = part_response
+                            llm_meta["usage"] = part_response.usage_metadata
+                            llm_meta["model_version"] = part_response.model_version
+                except ModelStepError as error:
+                    failure = error
+                    llm_meta["error"] = _error_type(error.error)
+            if failure is not None:
                 yield ctx.event(id=event_id, error_code=_error_type(failure.error),
                                 error_message=str(failure.error) or type(failure.error).__name__)
                 return
@@ -240,6 +248,21 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
 
 
 async def _run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    with telemetry.span(("adk", "tool"), _meta(agent, ctx, tool=call.name, function_call_id=call.id)) as meta:
+        result, tool_context = await _run_tool_inner(agent, ctx, call, tools)
+        if "error" in result:
+            meta["error"] = str(result["error"])[:200]
+        return result, tool_context
+
+
+def _meta(agent: Any, ctx: InvocationContext, **extra: Any) -> dict[str, Any]:
+    session = ctx.session
+    return {"agent": agent.name, "invocation_id": ctx.invocation_id, "branch": ctx.branch,
+            "app": session.app_name, "user": session.user_id, "session": session.session_id, **extra}
+
+
+async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall,
+                          tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     from ..tools._base import ToolContext
     from ..tools._function import ToolArgumentError
 

@@ -95,6 +95,10 @@ class SessionActor(GenServer):
         self.spare_pid: int | None = None
         self.spare_count = 0
         self.idle_generation = 0
+        from ..log import get_logger
+
+        self.slog = get_logger("adk_actors.session", app=args.app_name, user=args.user_id, session=args.session_id,
+                               actor=f"session:{os.getpid()}")
         for record in self.store.running_runs(args.app_name, args.user_id, args.session_id):
             if record.caller is not None:
                 self.send(record.caller, RunFailed(record.run_id, "interrupted", "SessionRestarted",
@@ -181,6 +185,7 @@ class SessionActor(GenServer):
             self.spare_pid = None
         run.actor = actor
         run.started = time.monotonic()
+        self.slog.info("run started", run=run.request.run_id, forked=self.spare is None and base == len(self.events))
         run.invocation_id = f"e-{run.request.run_id.removeprefix('run-')}"
         self.active = run
         run_config = run.request.run_config or RunConfig()
@@ -269,6 +274,9 @@ class SessionActor(GenServer):
 
     def _finish(self, run: _Run, terminal: RunDone | RunFailed) -> None:
         status = "done" if isinstance(terminal, RunDone) else terminal.reason
+        self.slog.info("run ended", run=run.request.run_id, status=status, events=run.seq,
+                       seconds=round(time.monotonic() - run.started, 4) if run.started else None,
+                       error=getattr(terminal, "detail", None) or None)
         self.store.end_run(run.request.run_id, status)
         self.send(run.caller, terminal)
         if run is self.active:

@@ -1,0 +1,84 @@
+"""Telemetry events, BEAM ``:telemetry`` style (seed 001 row 23).
+
+Events are tuples such as ``("adk", "llm", "stop")``; each carries measurements
+(``system_time`` at start; ``duration`` in seconds at stop and exception) and
+metadata (agent, invocation and branch ids, the model, token usage, the tool, the
+error). The engine emits ``[adk, agent|llm|tool, start|stop|exception]``.
+
+``attach(handler_id, events, handler)`` subscribes; a handler that raises is logged
+and detached, so telemetry can never break a run. Handlers are per process:
+attach them in the host process before it starts, and every actor forked from it
+has them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["Handler", "attach", "detach", "execute", "handlers", "span"]
+
+Event = tuple[str, ...]
+Handler = Callable[[Event, dict[str, Any], dict[str, Any]], None]
+
+_lock = threading.Lock()
+_handlers: dict[str, tuple[frozenset[Event], Handler]] = {}
+_log = logging.getLogger("adk_actors.telemetry")
+
+
+def attach(handler_id: str, events: Iterable[Event] | Event, handler: Handler) -> None:
+    """Call ``handler(event, measurements, metadata)`` for each of ``events``."""
+    if isinstance(events, tuple) and all(isinstance(item, str) for item in events):
+        event_set: frozenset[Event] = frozenset([events])
+    else:
+        event_set = frozenset(tuple(event) for event in events)
+    with _lock:
+        if handler_id in _handlers:
+            raise ValueError(f"a telemetry handler {handler_id!r} is already attached")
+        _handlers[handler_id] = (event_set, handler)
+
+
+def detach(handler_id: str) -> bool:
+    with _lock:
+        return _handlers.pop(handler_id, None) is not None
+
+
+def handlers() -> list[str]:
+    with _lock:
+        return sorted(_handlers)
+
+
+def execute(event: Event, measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
+    with _lock:
+        targets = [(hid, handler) for hid, (events, handler) in _handlers.items() if event in events]
+    for handler_id, handler in targets:
+        try:
+            handler(event, measurements, metadata)
+        except Exception:
+            _log.exception("telemetry handler %s raised; detaching it", handler_id)
+            detach(handler_id)
+
+
+@contextmanager
+def span(prefix: Event, metadata: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Emit ``prefix + ("start",)``, then ``("stop",)`` or ``("exception",)`` with the duration.
+
+    The yielded dict is the stop metadata: fill it in (token usage, results) inside
+    the block.
+    """
+    if not _handlers:
+        yield metadata
+        return
+    began = time.monotonic()
+    execute((*prefix, "start"), {"system_time": time.time()}, dict(metadata))
+    try:
+        yield metadata
+    except BaseException as error:
+        execute((*prefix, "exception"), {"duration": time.monotonic() - began},
+                {**metadata, "kind": type(error).__name__, "reason": str(error)})
+        raise
+    execute((*prefix, "stop"), {"duration": time.monotonic() - began}, dict(metadata))
