@@ -59,5 +59,11 @@ def configure_logging(*, json: bool = True, level: str = "INFO") -> None:
 
 
 def get_logger(name: str = "adk_actors", **ids: Any) -> Any:
-    """A logger whose lines carry ``ids`` (app, user, session, run, actor ...)."""
+    """A logger whose lines carry ``ids`` (app, user, session, run, actor ...).
+
+    If nobody configured structlog, lines go through the standard library (never to
+    stdout), as JSON.
+    """
+    if not structlog.is_configured():
+        configure_logging(json=True)
     return structlog.get_logger(name).bind(**{k: v for k, v in ids.items() if v is not None})

@@ -171,6 +171,7 @@ class SessionActor(GenServer):
         self.send(self.spare, Init(args=None, supervisor=self.myAddress))
 
     def _begin(self, run: _Run) -> None:
+        warm = self.spare is not None
         if self.spare is None:
             self._fork_spare() if self.args.warm_spare else None
         if self.spare is None:  # no spare wanted: fork one now
@@ -185,7 +186,7 @@ class SessionActor(GenServer):
             self.spare_pid = None
         run.actor = actor
         run.started = time.monotonic()
-        self.slog.info("run started", run=run.request.run_id, forked=self.spare is None and base == len(self.events))
+        self.slog.info("run started", run=run.request.run_id, warm_run_actor=warm)
         run.invocation_id = f"e-{run.request.run_id.removeprefix('run-')}"
         self.active = run
         run_config = run.request.run_config or RunConfig()

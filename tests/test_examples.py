@@ -1,0 +1,63 @@
+"""The shipped examples run offline through a real host."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_actors.runtime import Host, HostConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+APPS = {
+    "weather_bot": "examples.weather_bot.agent:root_agent",
+    "pipeline": "examples.pipeline.agent:root_agent",
+    "fanout": "examples.fanout.agent:root_agent",
+    "refine_loop": "examples.refine_loop.agent:root_agent",
+}
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    with Host(HostConfig(apps=APPS, data_dir=str(tmp_path)), system=actor_system) as running:
+        yield running
+
+
+def turn(host: Host, app: str, text: str) -> list[Any]:
+    runner = host.runner(app)
+    runner.create_session("ann", "s1")
+    return list(runner.run("ann", "s1", text))
+
+
+def test_pipeline_passes_state_along(host: Host) -> None:
+    events = turn(host, "pipeline", "parse dates")
+    assert [e.author for e in events if e.content and e.content.text] == ["user", "writer", "reviewer", "summarizer"]
+    state = host.runner("pipeline").get_state("ann", "s1")
+    assert state["code"] == "def parse_dates(x): return x"
+    assert state["review"].startswith("Reviewed `def parse_dates(x): return x`")
+    assert state["summary"].startswith("Summary: Reviewed")
+
+
+def test_fanout_runs_researchers_on_their_branches(host: Host) -> None:
+    events = turn(host, "fanout", "solar roofs")
+    branches = {e.author: e.branch for e in events if e.author.endswith("_researcher")}
+    assert branches == {f"{a}_researcher": f"researchers.{a}_researcher" for a in ("market", "technical", "legal")}
+    assert events[-1].content.text == "Merged 3 findings."
+
+
+def test_refine_loop_ends_with_exit_loop(host: Host) -> None:
+    events = turn(host, "refine_loop", "write a haiku")
+    assert events[-1].actions.escalate
+    assert host.runner("refine_loop").get_state("ann", "s1") == {"draft": "A haiku!!!", "version": 3}
+
+
+@pytest.mark.parametrize("script", ["examples/fault_injection.py", "examples/supervision_demo.py",
+                                    "examples/message_passing/asker.py"])
+def test_demo_scripts_run(script: str) -> None:
+    result = subprocess.run([sys.executable, script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()
