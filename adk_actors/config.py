@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     host: HostSection = Field(default_factory=HostSection)
     logging: LoggingSection = Field(default_factory=LoggingSection)
     apps: dict[str, str] = Field(default_factory=dict)
+    models: dict[str, str] = Field(default_factory=dict)  # model name -> OpenAI-compatible base URL
 
     @field_validator("apps")
     @classmethod

@@ -70,3 +70,6 @@ APPS = {
     "counter": "runtime_agents:counter_agent",
     "sleepy": "runtime_agents:sleepy_agent",
 }
+
+# A real provider (an OpenAI-compatible stub server in the tests); model name "stubbed".
+provider_agent = LlmAgent(name="provider", model="stubbed")

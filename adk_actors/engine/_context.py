@@ -113,6 +113,7 @@ class InvocationContext:
     counters: dict[str, int] = field(default_factory=lambda: {"llm_calls": 0})
     resolve_model: Callable[[str], Any] | None = None
     breakers: dict[str, Any] | None = None  # model name -> CircuitBreaker, shared by the runs given it
+    breaker_client: Any = None  # or a remote one: async acquire(model) / record(...)
 
     def for_agent(self, agent: Any, *, branch: str | None = None) -> InvocationContext:
         """A copy for ``agent``; the branch stays unless one is given."""

@@ -99,6 +99,10 @@ def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
             raise ModelError(f"agent {agent.name!r} has no model object for {model!r} and no model resolver is set",
                              error_type="no_model")
         model = ctx.resolve_model(model)
+    if ctx.breaker_client is not None:
+        from ..models._breaker import RemoteBreakerModel
+
+        return RemoteBreakerModel(model, ctx.breaker_client)
     if ctx.breakers is not None:
         from ..models._breaker import BreakerModel, CircuitBreaker
 

@@ -81,6 +81,7 @@ async def run_invocation(
     invocation_id: str | None = None,
     resolve_model: Callable[[str], Any] | None = None,
     breakers: dict[str, Any] | None = None,
+    breaker_client: Any = None,
 ) -> AsyncIterator[Event]:
     """Run one user turn against ``root_agent``; yields every event (the user's first)."""
     ctx = InvocationContext(
@@ -96,6 +97,7 @@ async def run_invocation(
         cancel=cancel or CancelToken(),
         resolve_model=resolve_model,
         breakers=breakers,
+        breaker_client=breaker_client,
     )
     error: BaseException | None = None
     try:

@@ -44,6 +44,7 @@ __all__ = [
     "FallbackModel",
     "Permit",
     "Rejected",
+    "RemoteBreakerModel",
     "Transition",
     "outcome_of",
 ]
@@ -112,6 +113,7 @@ class CircuitBreaker:
     consecutive: int = 0
     transitions: list[Transition] = field(default_factory=list)
     _window: deque[tuple[float, bool]] = field(default_factory=deque)
+    _window_failures: int = 0
     _probes: dict[str, float] = field(default_factory=dict)
     _probe_successes: int = 0
 
@@ -140,9 +142,15 @@ class CircuitBreaker:
         self.trips = 0
         self.consecutive = 0
         self._window.clear()
+        self._window_failures = 0
         self._probes.clear()
         self._probe_successes = 0
         self._move("closed", now, reason)
+
+    def _forget_old(self, now: float) -> None:
+        threshold = now - self.config.window_seconds
+        while self._window and self._window[0][0] < threshold:
+            self._window_failures -= self._window.popleft()[1]
 
     def _expire_probes(self, now: float) -> None:
         if self.state != "half_open":
@@ -197,14 +205,14 @@ class CircuitBreaker:
         failed = outcome == "failure"
         self.consecutive = self.consecutive + 1 if failed else 0
         self._window.append((now, failed))
-        while self._window and self._window[0][0] < now - self.config.window_seconds:
-            self._window.popleft()
+        self._window_failures += failed
+        self._forget_old(now)
         if self.consecutive >= self.config.consecutive_failures:
             self._open(now, f"{self.consecutive} consecutive failures", retry_after)
             return
         calls = len(self._window)
         if calls >= self.config.minimum_calls:
-            rate = sum(1 for _, f in self._window if f) / calls
+            rate = self._window_failures / calls
             if rate >= self.config.failure_rate:
                 self._open(now, f"failure rate {rate:.0%} over {calls} calls", retry_after)
 
@@ -219,10 +227,11 @@ class CircuitBreaker:
 
     def snapshot(self, now: float) -> dict[str, Any]:
         self._expire_probes(now)
+        self._forget_old(now)
         calls = len(self._window)
         return {"name": self.name, "state": self.state, "trips": self.trips, "consecutive_failures": self.consecutive,
                 "calls_in_window": calls,
-                "failure_rate": (sum(1 for _, f in self._window if f) / calls) if calls else 0.0,
+                "failure_rate": (self._window_failures / calls) if calls else 0.0,
                 "open_for": max(0.0, self.open_until - now) if self.state == "open" else 0.0,
                 "probes_in_flight": len(self._probes)}
 
@@ -254,6 +263,34 @@ class BreakerModel:
                 self.breaker.record(permit, "ignored", self.clock())
             raise
         self.breaker.record(permit, "success", self.clock(), duration=self.clock() - began)
+
+
+class RemoteBreakerModel:
+    """A model behind a breaker that lives elsewhere (the host's breaker actor).
+
+    ``client`` has ``async acquire(model) -> Permit | Rejected`` and
+    ``record(model, permit_id, outcome, duration, retry_after)``.
+    """
+
+    def __init__(self, model: Any, client: Any, clock: Callable[[], float] = time.monotonic) -> None:
+        self.model = model
+        self.name = model_name(model)
+        self.client = client
+        self.clock = clock
+
+    async def generate(self, request: LlmRequest, *, stream: bool = False) -> AsyncIterator[LlmResponse]:
+        permit = await self.client.acquire(self.name)
+        if isinstance(permit, Rejected):
+            raise CircuitOpen(self.name, permit.retry_after, permit.state)
+        began = self.clock()
+        try:
+            async for response in self.model.generate(request, stream=stream):
+                yield response
+        except BaseException as error:
+            outcome = outcome_of(error) if isinstance(error, Exception) else "ignored"
+            self.client.record(self.name, permit.id, outcome, self.clock() - began, getattr(error, "retry_after", None))
+            raise
+        self.client.record(self.name, permit.id, "success", self.clock() - began, None)
 
 
 class FallbackModel:

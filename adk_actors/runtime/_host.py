@@ -6,9 +6,10 @@ given), then the root supervisor::
 
     root (rest_for_one)
     ├── registry          names that follow restarts
-    └── sessions          one_for_one over N partitions
-        ├── sessions-0    dynamic: session actors (transient) -> their run actors
-        └── sessions-1    ...
+    ├── sessions          one_for_one over N partitions
+    │   ├── sessions-0    dynamic: session actors (transient) -> their run actors
+    │   └── sessions-1    ...
+    └── breakers          one circuit breaker per model name, shared by all runs
 
 rest_for_one, as ADK Elixir: everything after a child depends on it (a new registry
 must be refilled by restarting what registered in it). Leaving the block stops the
@@ -36,7 +37,9 @@ from supervision import (
 
 from .._exceptions import HostError
 from ..messages import session_key
+from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore
+from ._breakers import CircuitBreakerActor
 from ._partition import PartitionArgs, SessionsSupervisor
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -56,6 +59,9 @@ class HostConfig:
     log_file: str | None = None
     root_intensity: int = 3
     root_period: float = 5.0
+    models: dict[str, str] = field(default_factory=dict)  # model name -> OpenAI-compatible base URL
+    breakers: bool = True
+    breaker: BreakerConfig = field(default_factory=BreakerConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -80,12 +86,16 @@ class Host:
         partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
                                        idle_timeout=self.config.idle_timeout,
                                        max_queued_runs=self.config.max_queued_runs,
-                                       partitions=self.config.partitions)
+                                       partitions=self.config.partitions,
+                                       model_base_urls=dict(self.config.models), breakers=self.config.breakers)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),
                 ChildSpec(id="sessions", start=SessionsSupervisor, args=(self.config.partitions, partition_args),
                           type=ChildType.SUPERVISOR, shutdown="infinity", start_timeout=120.0),
+                # Last: nothing depends on its state (runs find it by name and fail fast
+                # while it restarts), so its crash restarts nothing else.
+                ChildSpec(id="breakers", start=CircuitBreakerActor, args=self.config.breaker, name="breakers"),
             ),
             strategy=Strategy.REST_FOR_ONE,
             intensity=self.config.root_intensity,

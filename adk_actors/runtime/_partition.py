@@ -64,6 +64,8 @@ class PartitionArgs:
     period: float = 5.0
     session_shutdown: float = 10.0
     partitions: int = 1
+    model_base_urls: dict[str, str] | None = None
+    breakers: bool = True
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun)
@@ -157,7 +159,8 @@ class SessionPartition(Supervisor):
                 id=key, start=SessionActor, restart=Restart.TRANSIENT, shutdown=self.config.session_shutdown,
                 args=SessionArgs(request.app_name, request.user_id, request.session_id, self.config.store_path,
                                  self.config.apps[request.app_name], self.config.idle_timeout,
-                                 self.config.max_queued_runs))
+                                 self.config.max_queued_runs, model_base_urls=self.config.model_base_urls,
+                                 breakers=self.config.breakers))
             child = _Child(spec)
             self._children.append(child)
             failure = yield from self._start(child)

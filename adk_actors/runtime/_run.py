@@ -5,7 +5,8 @@ In order: forked by its session actor with the session's history in memory (see
 worker thread with its own asyncio loop. Events come back to the main thread through
 an ``os.pipe`` watched with ``ThespianWatch`` (a send made inside a long handler would
 leave only when it returns); the main thread forwards them to the session actor:
-non-partial events at once, partial ones batched in ``PARTIAL_WINDOW`` windows.
+non-partial events at once; partial ones leading-edge batched (the first of a burst
+at once, the rest every ``PARTIAL_WINDOW`` seconds).
 ``Cancel`` sets the engine's cancel token (checked between steps). When the engine
 ends, the outcome goes to the session actor. After a run that ended well the actor
 stays, holding the history it has seen and made, and the session gives it its next
@@ -48,6 +49,12 @@ class StartRun:
     state: dict[str, Any]
     new_message: Content
     run_config: RunConfig
+    registry: Any = None  # where to find the host's "breakers" actor
+    model_base_urls: dict[str, str] | None = None
+
+
+#: How long a model call waits for the breaker actor before failing fast.
+BREAKER_WAIT = 2.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,46 @@ class RunOutcome:
     detail: str = ""
 
 
+def _unavailable(why: str) -> Exception:
+    from ..models import ModelError
+
+    return ModelError(f"the circuit breaker service is unavailable: {why}", error_type="breaker_unavailable")
+
+
+def _settle(future: Any, loop: Any, value: Any, error: BaseException | None) -> None:
+    def apply() -> None:
+        if not future.done():
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)
+
+    try:
+        loop.call_soon_threadsafe(apply)
+    except RuntimeError:
+        pass  # that run's loop is gone
+
+
+class _BreakerBridge:
+    """Worker-thread side: asks the host's breaker actor through the run actor's main thread."""
+
+    def __init__(self, actor: RunActor) -> None:
+        self.actor = actor
+
+    async def acquire(self, model: str) -> Any:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self.actor._post(("acquire", model, future, loop))
+        try:
+            return await asyncio.wait_for(future, BREAKER_WAIT)
+        except TimeoutError:
+            self.actor._post(("forget", None, None, None))  # look it up again next time
+            raise _unavailable(f"no answer within {BREAKER_WAIT} s (it may be restarting)") from None
+
+    def record(self, model: str, permit_id: str, outcome: str, duration: float, retry_after: float | None) -> None:
+        self.actor._post(("record", (model, permit_id, outcome, duration, retry_after), None, None))
+
+
 def load_agent(path: str) -> Any:
     module_name, _, attr = path.partition(":")
     target: Any = importlib.import_module(module_name)
@@ -86,6 +133,11 @@ class RunActor(GenServer):
         self._key = snapshot.get("key")
         self._cancel = CancelToken()
         self._thread: threading.Thread | None = None
+        self._requests: queue.SimpleQueue[tuple[str, Any, Any, Any]] = queue.SimpleQueue()
+        self._breaker_calls: dict[str, tuple[Any, Any]] = {}
+        self._breakers: Any = None
+        self._lookup_ref: str | None = None
+        self._waiting_lookup: list[tuple[str, Any, Any]] = []
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._read_fd, self._write_fd = -1, -1
         self._partials: list[Event] = []
@@ -137,9 +189,12 @@ class RunActor(GenServer):
             agent = load_agent(run.agent_path)
             from ..models import resolve_model
 
+            base_urls = run.model_base_urls or {}
             async for event in run_invocation(agent, view, run.new_message, run_config=run.run_config,
                                               cancel=self._cancel, invocation_id=run.invocation_id,
-                                              resolve_model=resolve_model):
+                                              resolve_model=lambda name: resolve_model(name, base_urls=base_urls),
+                                              breaker_client=_BreakerBridge(self) if run.registry is not None
+                                              else None):
                 hand("event", event)
 
         try:
@@ -159,7 +214,9 @@ class RunActor(GenServer):
             pass
         except OSError:
             pass
-        assert self._run is not None
+        self._serve_breaker_requests()
+        if self._run is None:
+            return
         finals: list[Event] = []
         while True:
             try:
@@ -187,11 +244,80 @@ class RunActor(GenServer):
                 self._base_events = list(self._view.events)
                 self._run = None
                 return
-        if finals:
-            self.send(self._session, RunOutput(self._run.run_id, finals))
         if self._partials and not self._flush_armed:
+            # Leading edge: the first partial of a burst goes at once (first-token
+            # latency); what follows within the window is batched.
+            finals.extend(self._partials)
+            self._partials.clear()
             self._flush_armed = True
             self.send_after(PARTIAL_WINDOW, "flush")
+        if finals:
+            self.send(self._session, RunOutput(self._run.run_id, finals))
+
+    # -- the breaker bridge (main thread side) ----------------------------------------------
+
+    def _post(self, item: tuple[str, Any, Any, Any]) -> None:
+        """Worker thread: hand a breaker request to the main thread."""
+        self._requests.put(item)
+        try:
+            os.write(self._write_fd, b"b")
+        except OSError:
+            pass
+
+    def _serve_breaker_requests(self) -> None:
+        from supervision import Call, Cast
+        from supervision._messages import Lookup
+
+        from ._breakers import Acquire, Record
+
+        while True:
+            try:
+                kind, value, future, loop = self._requests.get_nowait()
+            except queue.Empty:
+                return
+            if kind == "forget":
+                self._breakers = None
+            elif kind == "record":
+                if self._breakers is not None:
+                    self.send(self._breakers, Cast(Record(*value)))
+            elif kind == "acquire":
+                if self._breakers is not None:
+                    call = Call(Acquire(value))
+                    self._breaker_calls[call.ref] = (future, loop)
+                    self.send(self._breakers, call)
+                    continue
+                self._waiting_lookup.append((value, future, loop))
+                if self._lookup_ref is None and self._run is not None:
+                    lookup = Call(Lookup("breakers", 0.5))
+                    self._lookup_ref = lookup.ref
+                    self.send(self._run.registry, lookup)
+
+    def handle_info(self, message: Any, sender: Any) -> None:
+        from supervision import Call, ErrorReply, Reply
+
+        from ._breakers import Acquire
+
+        if isinstance(message, (Reply, ErrorReply)) and message.ref == self._lookup_ref:
+            self._lookup_ref = None
+            entry = message.value if isinstance(message, Reply) else None
+            waiting, self._waiting_lookup = self._waiting_lookup, []
+            if entry is None:
+                for _, future, loop in waiting:
+                    _settle(future, loop, None, _unavailable("no breaker service is registered"))
+                return
+            self._breakers = entry[0]
+            for model, future, loop in waiting:
+                call = Call(Acquire(model))
+                self._breaker_calls[call.ref] = (future, loop)
+                self.send(self._breakers, call)
+        elif isinstance(message, Reply) and message.ref in self._breaker_calls:
+            future, loop = self._breaker_calls.pop(message.ref)
+            _settle(future, loop, message.value, None)
+        elif isinstance(message, ErrorReply) and message.ref in self._breaker_calls:
+            future, loop = self._breaker_calls.pop(message.ref)
+            _settle(future, loop, None, _unavailable(f"{message.code}: {message.detail}"))
+        else:
+            super().handle_info(message, sender)
 
     def handle_timeout(self, payload: Any) -> None:
         if payload == "flush":

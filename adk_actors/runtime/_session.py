@@ -64,6 +64,8 @@ class SessionArgs:
     idle_timeout: float = 300.0
     max_queued_runs: int = 8
     warm_spare: bool = True
+    model_base_urls: dict[str, str] | None = None
+    breakers: bool = True
 
 
 @dataclass
@@ -194,7 +196,8 @@ class SessionActor(GenServer):
             run_id=run.request.run_id, invocation_id=run.invocation_id, agent_path=self.args.agent_path,
             app_name=self.args.app_name, user_id=self.args.user_id, session_id=self.args.session_id,
             base_count=base, extra_events=self.events[base:], state=self._fresh_state(),
-            new_message=run.request.new_message, run_config=run_config)))
+            new_message=run.request.new_message, run_config=run_config,
+            registry=self.registry if self.args.breakers else None, model_base_urls=self.args.model_base_urls)))
         if run_config.timeout:
             self.send_after(run_config.timeout, ("deadline", run.request.run_id))
 

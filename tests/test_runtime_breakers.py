@@ -1,0 +1,76 @@
+"""Circuit breakers shared by every run of a host, against a real HTTP stub provider."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_actors.models import BreakerConfig
+from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime._breakers import BreakerStatus
+from adk_actors.testing import StubResponse, StubServer, openai_chat
+from supervision import call
+from supervision.testing import wait_until
+
+
+@pytest.fixture
+def stub() -> Iterator[StubServer]:
+    with StubServer() as server:
+        yield server
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path, stub: StubServer) -> Iterator[Host]:
+    config = HostConfig(apps={"provider": "runtime_agents:provider_agent"}, data_dir=str(tmp_path),
+                        models={"stubbed": stub.url + "/v1"},
+                        breaker=BreakerConfig(consecutive_failures=2, open_seconds=60))
+    with Host(config, system=actor_system) as running:
+        yield running
+
+
+def last(events: list[Any]) -> Any:
+    return events[-1]
+
+
+def one_turn(host: Host, session: str, text: str = "hi") -> Any:
+    runner = host.runner("provider")
+    runner.create_session("ann", session)
+    return last(list(runner.run("ann", session, text)))
+
+
+def test_an_outage_trips_the_shared_breaker_and_later_runs_fail_fast(host: Host, stub: StubServer) -> None:
+    stub.add(openai_chat("fine"))
+    assert one_turn(host, "s0").content.text == "fine"
+    stub.add(StubResponse(body=b"{broken"), StubResponse(body=b"{broken"))  # counted, not retried
+    assert one_turn(host, "s1").error_code == "malformed_response"
+    assert one_turn(host, "s2").error_code == "malformed_response"  # another session: same breaker
+    requests_before = len(stub.requests)
+    began = time.monotonic()
+    failed = one_turn(host, "s3")
+    assert failed.error_code == "circuit_open" and "stubbed" in failed.error_message
+    assert len(stub.requests) == requests_before  # the provider was not called
+    assert time.monotonic() - began < 2
+    breakers = host.root.child("breakers").address  # type: ignore[union-attr]
+    assert call(host.system, breakers, BreakerStatus("stubbed"))["state"] == "open"
+
+
+def test_a_killed_breaker_actor_never_hangs_a_run(host: Host, stub: StubServer) -> None:
+    stub.add(*(openai_chat("ok") for _ in range(3)))
+    assert one_turn(host, "s0").content.text == "ok"
+    root = host.root
+    assert root is not None
+    pid = root.child("breakers").pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    began = time.monotonic()
+    outcome = one_turn(host, "s1")  # during the restart: an answer, or a fast, clear error
+    assert time.monotonic() - began < 4
+    assert outcome.error_code in (None, "breaker_unavailable")
+    wait_until(lambda: root.child("breakers").status == "running" and root.child("breakers").pid != pid)
+    assert one_turn(host, "s2").content.text == "ok"  # restarted closed (in memory, as documented)
