@@ -3,7 +3,9 @@
 Request side: ``system`` carries the instruction; turns alternate user/assistant
 (consecutive same-role turns are merged); tool calls are ``tool_use`` blocks (ids
 kept, Anthropic pairs by id) and results ``tool_result`` blocks in a user turn;
-images are base64 ``image`` blocks; ``max_tokens`` is required (default 4096).
+images are base64 ``image`` blocks; ``max_tokens`` is required (default 4096); a
+response schema goes in ``output_config.format`` (``json_schema``); sampling
+parameters (temperature, top_p) are not sent: the current API takes none.
 Response side: text and ``tool_use`` blocks; streamed ``text_delta`` and
 ``input_json_delta`` are joined per content block; ``stop_reason`` ``refusal`` is a
 :class:`ContentBlocked` error; an ``error`` event mid-stream raises its typed error.
@@ -120,10 +122,12 @@ class AnthropicModel(HttpModel):
                 body["tool_choice"] = {"type": "any"}
             elif isinstance(choice, dict) and "name" in choice:
                 body["tool_choice"] = {"type": "tool", "name": choice["name"]}
-        for ours, theirs in (("temperature", "temperature"), ("top_p", "top_p"), ("stop", "stop_sequences")):
-            if ours in config:
-                body[theirs] = config[ours] if theirs != "stop_sequences" or isinstance(config[ours], list) \
-                    else [config[ours]]
+        if "stop" in config:
+            body["stop_sequences"] = config["stop"] if isinstance(config["stop"], list) else [config["stop"]]
+        if "response_schema" in config:
+            body["output_config"] = {"format": {"type": "json_schema", "schema": config["response_schema"]}}
+        # temperature / top_p: the current Messages API takes no sampling parameters
+        # (the SDK's request type has none), so they are not sent.
         if stream:
             body["stream"] = True
         return body
