@@ -42,7 +42,7 @@ from adk_actors.messages import session_key  # noqa: E402
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.store import SQLiteSessionStore  # noqa: E402
 from supervision import SupervisorClient  # noqa: E402
-from supervision.testing import running_actor_system, wait_until  # noqa: E402
+from supervision.testing import children_of, running_actor_system, wait_until  # noqa: E402
 
 
 def pss_kb(pid: int) -> int:
@@ -54,19 +54,6 @@ def pss_kb(pid: int) -> int:
     except OSError:
         pass
     return 0
-
-
-def children_of(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    if int(stat.read().rsplit(") ", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                continue
-    return out
 
 
 def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:

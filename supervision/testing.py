@@ -35,6 +35,7 @@ __all__ = [
     "LeftoverProcesses",
     "Probe",
     "actor_system",
+    "children_of",
     "find_marked_processes",
     "kill_marked_processes",
     "pid_alive",
@@ -73,6 +74,21 @@ def wait_until(condition: Callable[[], T], timeout: float = 5.0, interval: float
 def pid_alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     return process_alive(pid)
+
+
+def children_of(pid: int) -> list[int]:
+    """Pids of the live processes whose parent is ``pid`` (Linux ``/proc``)."""
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                if int(stat.read().rsplit(") ", 1)[1].split()[1]) == pid and pid_alive(int(entry)):
+                    found.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
 
 
 def find_marked_processes(marker: str | Path) -> list[int]:

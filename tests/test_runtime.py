@@ -24,7 +24,7 @@ from adk_actors._exceptions import (
 from adk_actors.messages import GetState, session_key
 from adk_actors.runtime import Host, HostConfig
 from supervision import BadRequest, SupervisorClient, UnknownRequest, call
-from supervision.testing import pid_alive, wait_until
+from supervision.testing import children_of, pid_alive, wait_until
 
 
 @pytest.fixture
@@ -43,19 +43,6 @@ def session_pid(host: Host, app: str, user: str, sid: str) -> int | None:
         if info.id == session_key(app, user, sid) and info.status == "running":
             return info.pid
     return None
-
-
-def children_of(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    if int(stat.read().rsplit(") ", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except (OSError, IndexError, ValueError):
-                continue
-    return out
 
 
 def in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:

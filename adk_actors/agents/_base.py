@@ -126,25 +126,28 @@ class AgentBase(BaseModel):
         from ..engine._callbacks import call_chain
         from ..engine._context import CallbackContext
 
-        callback_ctx = CallbackContext(ctx)
-        reply = await call_chain(self.before_agent_callback, callback_ctx)
-        if reply is None and ctx.plugins is not None:
-            reply = await ctx.plugins.first("before_agent", callback_ctx)
-        if reply is not None:
-            yield ctx.event(content=_as_content(reply), actions=callback_ctx.actions())
+        async def hook(slot: Any, plugin_hook: str) -> tuple[Event | None, bool]:
+            """Agent callbacks first, then plugins: (the event to emit, whether they replied)."""
+            callback_ctx = CallbackContext(ctx)
+            reply = await call_chain(slot, callback_ctx)
+            if reply is None and ctx.plugins is not None:
+                reply = await ctx.plugins.first(plugin_hook, callback_ctx)
+            if reply is not None:
+                return ctx.event(content=_as_content(reply), actions=callback_ctx.actions()), True
+            if callback_ctx.actions_delta:
+                return ctx.event(actions=callback_ctx.actions()), False
+            return None, False
+
+        event, replied = await hook(self.before_agent_callback, "before_agent")
+        if event is not None:
+            yield event
+        if replied:
             return
-        if callback_ctx.actions_delta:
-            yield ctx.event(actions=callback_ctx.actions())
         async for event in self._run_impl(ctx):
             yield event
-        callback_ctx = CallbackContext(ctx)
-        reply = await call_chain(self.after_agent_callback, callback_ctx)
-        if reply is None and ctx.plugins is not None:
-            reply = await ctx.plugins.first("after_agent", callback_ctx)
-        if reply is not None:
-            yield ctx.event(content=_as_content(reply), actions=callback_ctx.actions())
-        elif callback_ctx.actions_delta:
-            yield ctx.event(actions=callback_ctx.actions())
+        event, _ = await hook(self.after_agent_callback, "after_agent")
+        if event is not None:
+            yield event
 
     async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
         raise NotImplementedError

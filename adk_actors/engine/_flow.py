@@ -100,9 +100,9 @@ def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
                              error_type="no_model")
         model = ctx.resolve_model(model)
     if ctx.breaker_client is not None:
-        from ..models._breaker import RemoteBreakerModel
+        from ..models._breaker import BreakerModel
 
-        return RemoteBreakerModel(model, ctx.breaker_client)
+        return BreakerModel(model, ctx.breaker_client)
     if ctx.breakers is not None:
         from ..models._breaker import BreakerModel, CircuitBreaker
 

@@ -42,9 +42,9 @@ __all__ = [
     "CircuitBreaker",
     "CircuitOpen",
     "FallbackModel",
+    "LocalBreakerClient",
     "Permit",
     "Rejected",
-    "RemoteBreakerModel",
     "Transition",
     "outcome_of",
 ]
@@ -236,46 +236,36 @@ class CircuitBreaker:
                 "probes_in_flight": len(self._probes)}
 
 
-class BreakerModel:
-    """A model behind a circuit breaker (in process): consults it before every call and
-    tells it every outcome, including a stream that breaks mid-way."""
+class LocalBreakerClient:
+    """The breaker-client interface over an in-process :class:`CircuitBreaker`."""
 
-    def __init__(self, model: Any, breaker: CircuitBreaker | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.model = model
-        self.name = model_name(model)
-        self.breaker = breaker or CircuitBreaker(self.name)
+    def __init__(self, breaker: CircuitBreaker, clock: Callable[[], float] = time.monotonic) -> None:
+        self.breaker = breaker
         self.clock = clock
 
-    async def generate(self, request: LlmRequest, *, stream: bool = False) -> AsyncIterator[LlmResponse]:
-        permit = self.breaker.acquire(self.clock())
-        if isinstance(permit, Rejected):
-            raise CircuitOpen(self.name, permit.retry_after, permit.state)
-        began = self.clock()
-        try:
-            async for response in self.model.generate(request, stream=stream):
-                yield response
-        except BaseException as error:
-            if isinstance(error, Exception):
-                self.breaker.record(permit, outcome_of(error), self.clock(), duration=self.clock() - began,
-                                    retry_after=getattr(error, "retry_after", None))
-            else:  # cancelled: says nothing about the provider; the probe slot is freed
-                self.breaker.record(permit, "ignored", self.clock())
-            raise
-        self.breaker.record(permit, "success", self.clock(), duration=self.clock() - began)
+    async def acquire(self, model: str) -> Permit | Rejected:
+        return self.breaker.acquire(self.clock())
+
+    def record(self, model: str, permit_id: str, outcome: str, duration: float, retry_after: float | None) -> None:
+        self.breaker.record(permit_id, outcome, self.clock(), duration=duration, retry_after=retry_after)
 
 
-class RemoteBreakerModel:
-    """A model behind a breaker that lives elsewhere (the host's breaker actor).
+class BreakerModel:
+    """A model behind a circuit breaker: consults it before every call and tells it
+    every outcome, a stream that breaks mid-way included; a cancelled call is
+    ``ignored`` (it says nothing about the provider, and frees a probe slot).
 
-    ``client`` has ``async acquire(model) -> Permit | Rejected`` and
-    ``record(model, permit_id, outcome, duration, retry_after)``.
+    ``breaker`` is an in-process :class:`CircuitBreaker`, or any client with
+    ``async acquire(model)`` and ``record(model, permit_id, outcome, duration,
+    retry_after)`` (the host's breaker actor, reached from a run actor).
     """
 
-    def __init__(self, model: Any, client: Any, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, model: Any, breaker: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.model = model
         self.name = model_name(model)
-        self.client = client
+        breaker = breaker if breaker is not None else CircuitBreaker(self.name)
+        self.breaker = breaker
+        self.client = LocalBreakerClient(breaker, clock) if isinstance(breaker, CircuitBreaker) else breaker
         self.clock = clock
 
     async def generate(self, request: LlmRequest, *, stream: bool = False) -> AsyncIterator[LlmResponse]:
