@@ -73,3 +73,32 @@ APPS = {
 
 # A real provider (an OpenAI-compatible stub server in the tests); model name "stubbed".
 provider_agent = LlmAgent(name="provider", model="stubbed")
+
+
+def save_note(text: str, tool_context: ToolContext, name: str = "note.txt") -> dict[str, Any]:
+    """Save a note as an artifact."""
+    from adk_actors import Part
+
+    return {"version": tool_context.save_artifact(name, Part(text=text))}
+
+
+def read_note(tool_context: ToolContext, name: str = "note.txt") -> dict[str, Any]:
+    """Read a note back, and list the artifacts."""
+    part = tool_context.load_artifact(name)
+    return {"text": part.text if part else None, "names": tool_context.list_artifacts()}
+
+
+def _notes(request: LlmRequest) -> Any:
+    last = request.contents[-1]
+    if last.function_responses:
+        return str(last.function_responses[0].response)
+    text = last.text
+    if text.startswith("save "):
+        return call("save_note", text=text[5:])
+    if text.startswith("badname"):
+        return call("save_note", text="x", name="../../escape.txt")
+    return call("read_note")
+
+
+notes_agent = LlmAgent(name="notes", model=ScriptedModel(fallback=_notes), tools=[save_note, read_note])
+APPS["notes"] = "runtime_agents:notes_agent"

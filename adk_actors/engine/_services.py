@@ -48,6 +48,9 @@ class InMemoryArtifactService:
         return (app, user, "" if name.startswith("user:") else session, name)
 
     def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
+        from ..store._artifacts import validate_name
+
+        validate_name(name)
         with self._lock:
             versions = self._data.setdefault(self._key(app, user, session, name), [])
             versions.append(part)

@@ -9,7 +9,8 @@ given), then the root supervisor::
     ├── sessions          one_for_one over N partitions
     │   ├── sessions-0    dynamic: session actors (transient) -> their run actors
     │   └── sessions-1    ...
-    └── breakers          one circuit breaker per model name, shared by all runs
+    ├── breakers          one circuit breaker per model name, shared by all runs
+    └── artifacts         versioned artifact files under the data dir
 
 rest_for_one, as ADK Elixir: everything after a child depends on it (a new registry
 must be refilled by restarting what registered in it). Leaving the block stops the
@@ -39,6 +40,7 @@ from .._exceptions import HostError
 from ..messages import session_key
 from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore
+from ._artifacts import ArtifactActor
 from ._breakers import CircuitBreakerActor
 from ._partition import PartitionArgs, SessionsSupervisor
 
@@ -62,6 +64,7 @@ class HostConfig:
     models: dict[str, str] = field(default_factory=dict)  # model name -> OpenAI-compatible base URL
     breakers: bool = True
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
+    max_artifact_bytes: int = 50 * 1024 * 1024
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -96,6 +99,9 @@ class Host:
                 # Last: nothing depends on its state (runs find it by name and fail fast
                 # while it restarts), so its crash restarts nothing else.
                 ChildSpec(id="breakers", start=CircuitBreakerActor, args=self.config.breaker, name="breakers"),
+                ChildSpec(id="artifacts", start=ArtifactActor, name="artifacts",
+                          args={"root": str(Path(self.config.data_dir) / "artifacts"),
+                                "max_bytes": self.config.max_artifact_bytes}),
             ),
             strategy=Strategy.REST_FOR_ONE,
             intensity=self.config.root_intensity,

@@ -18,6 +18,7 @@ never happens.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib
 import os
 import queue
@@ -55,6 +56,8 @@ class StartRun:
 
 #: How long a model call waits for the breaker actor before failing fast.
 BREAKER_WAIT = 2.0
+#: How long a tool waits for a host service (artifacts ...) before failing.
+SERVICE_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -77,44 +80,80 @@ class RunOutcome:
     detail: str = ""
 
 
+class ServiceError(Exception):
+    """A host service refused a request or could not be reached."""
+
+    def __init__(self, service: str, code: str, detail: str) -> None:
+        super().__init__(f"{service}: {code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
 def _unavailable(why: str) -> Exception:
     from ..models import ModelError
 
     return ModelError(f"the circuit breaker service is unavailable: {why}", error_type="breaker_unavailable")
 
 
-def _settle(future: Any, loop: Any, value: Any, error: BaseException | None) -> None:
-    def apply() -> None:
-        if not future.done():
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(value)
-
-    try:
-        loop.call_soon_threadsafe(apply)
-    except RuntimeError:
-        pass  # that run's loop is gone
-
-
 class _BreakerBridge:
-    """Worker-thread side: asks the host's breaker actor through the run actor's main thread."""
+    """The breaker client of a run: the host's breaker actor, through the run actor."""
 
     def __init__(self, actor: RunActor) -> None:
         self.actor = actor
 
     async def acquire(self, model: str) -> Any:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        self.actor._post(("acquire", model, future, loop))
+        from ._breakers import Acquire
+
+        future = self.actor.service_call("breakers", Acquire(model))
         try:
-            return await asyncio.wait_for(future, BREAKER_WAIT)
+            return await asyncio.wait_for(asyncio.wrap_future(future), BREAKER_WAIT)
         except TimeoutError:
-            self.actor._post(("forget", None, None, None))  # look it up again next time
+            self.actor.service_forget("breakers")
             raise _unavailable(f"no answer within {BREAKER_WAIT} s (it may be restarting)") from None
+        except ServiceError as error:
+            raise _unavailable(str(error)) from None
 
     def record(self, model: str, permit_id: str, outcome: str, duration: float, retry_after: float | None) -> None:
-        self.actor._post(("record", (model, permit_id, outcome, duration, retry_after), None, None))
+        from ._breakers import Record
+
+        self.actor.service_cast("breakers", Record(model, permit_id, outcome, duration, retry_after))
+
+
+class _RemoteArtifacts:
+    """The engine's artifact service for a run: the host's artifact actor (sync calls
+    from tool threads; each waits at most ``SERVICE_WAIT`` seconds)."""
+
+    def __init__(self, actor: RunActor) -> None:
+        self.actor = actor
+
+    def _call(self, request: Any) -> Any:
+        from ..store._artifacts import ArtifactError
+
+        future = self.actor.service_call("artifacts", request)
+        try:
+            return future.result(timeout=SERVICE_WAIT)
+        except concurrent.futures.TimeoutError:
+            self.actor.service_forget("artifacts")
+            raise ArtifactError(f"the artifact service did not answer within {SERVICE_WAIT} s") from None
+        except ServiceError as error:
+            raise ArtifactError(error.detail if error.code == "bad_request" else str(error)) from None
+
+    def save(self, app: str, user: str, session: str, name: str, part: Any) -> int:
+        from ._artifacts import SaveArtifact
+
+        version: int = self._call(SaveArtifact(app, user, session, name, part))
+        return version
+
+    def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Any:
+        from ._artifacts import LoadArtifact
+
+        return self._call(LoadArtifact(app, user, session, name, version))
+
+    def list(self, app: str, user: str, session: str) -> list[str]:
+        from ._artifacts import ListArtifacts
+
+        names: list[str] = self._call(ListArtifacts(app, user, session))
+        return names
 
 
 def load_agent(path: str) -> Any:
@@ -133,11 +172,12 @@ class RunActor(GenServer):
         self._key = snapshot.get("key")
         self._cancel = CancelToken()
         self._thread: threading.Thread | None = None
-        self._requests: queue.SimpleQueue[tuple[str, Any, Any, Any]] = queue.SimpleQueue()
-        self._breaker_calls: dict[str, tuple[Any, Any]] = {}
-        self._breakers: Any = None
-        self._lookup_ref: str | None = None
-        self._waiting_lookup: list[tuple[str, Any, Any]] = []
+        self._requests: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
+        self._registry: Any = None
+        self._services: dict[str, Any] = {}
+        self._lookups: dict[str, str] = {}
+        self._waiting: dict[str, list[tuple[str, Any, Any]]] = {}
+        self._service_calls: dict[str, concurrent.futures.Future[Any]] = {}
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._read_fd, self._write_fd = -1, -1
         self._partials: list[Event] = []
@@ -162,6 +202,8 @@ class RunActor(GenServer):
     def _start(self, run: StartRun) -> None:
         self._run = run
         self._session = self.supervisor
+        self._registry = run.registry
+        self._services.clear()  # looked up afresh each run: a service may have restarted since
         self._cancel = CancelToken()
         self._done = False
         events = self._base_events[: run.base_count] + list(run.extra_events)
@@ -194,6 +236,8 @@ class RunActor(GenServer):
                                               cancel=self._cancel, invocation_id=run.invocation_id,
                                               resolve_model=lambda name: resolve_model(name, base_urls=base_urls),
                                               breaker_client=_BreakerBridge(self) if run.registry is not None
+                                              else None,
+                                              artifacts=_RemoteArtifacts(self) if run.registry is not None
                                               else None):
                 hand("event", event)
 
@@ -214,7 +258,7 @@ class RunActor(GenServer):
             pass
         except OSError:
             pass
-        self._serve_breaker_requests()
+        self._serve_requests()
         if self._run is None:
             return
         finals: list[Event] = []
@@ -254,68 +298,84 @@ class RunActor(GenServer):
         if finals:
             self.send(self._session, RunOutput(self._run.run_id, finals))
 
-    # -- the breaker bridge (main thread side) ----------------------------------------------
+    # -- services (breakers, artifacts ...) reached from the worker and tool threads ------
 
-    def _post(self, item: tuple[str, Any, Any, Any]) -> None:
-        """Worker thread: hand a breaker request to the main thread."""
+    def _post(self, item: tuple[str, str, Any, Any]) -> None:
+        """Any thread: hand a service request to the main thread."""
         self._requests.put(item)
         try:
-            os.write(self._write_fd, b"b")
+            os.write(self._write_fd, b"s")
         except OSError:
             pass
 
-    def _serve_breaker_requests(self) -> None:
-        from supervision import Call, Cast
-        from supervision._messages import Lookup
+    def service_call(self, name: str, request: Any) -> concurrent.futures.Future[Any]:
+        """Call the host service registered as ``name``; the answer arrives in the future."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._post(("call", name, request, future))
+        return future
 
-        from ._breakers import Acquire, Record
+    def service_cast(self, name: str, request: Any) -> None:
+        self._post(("cast", name, request, None))
+
+    def service_forget(self, name: str) -> None:
+        """Look the service up again next time (it did not answer: it may have restarted)."""
+        self._post(("forget", name, None, None))
+
+    def _serve_requests(self) -> None:
+        from supervision import Call
+        from supervision._messages import Lookup
 
         while True:
             try:
-                kind, value, future, loop = self._requests.get_nowait()
+                kind, name, request, future = self._requests.get_nowait()
             except queue.Empty:
                 return
             if kind == "forget":
-                self._breakers = None
-            elif kind == "record":
-                if self._breakers is not None:
-                    self.send(self._breakers, Cast(Record(*value)))
-            elif kind == "acquire":
-                if self._breakers is not None:
-                    call = Call(Acquire(value))
-                    self._breaker_calls[call.ref] = (future, loop)
-                    self.send(self._breakers, call)
-                    continue
-                self._waiting_lookup.append((value, future, loop))
-                if self._lookup_ref is None and self._run is not None:
-                    lookup = Call(Lookup("breakers", 0.5))
-                    self._lookup_ref = lookup.ref
-                    self.send(self._run.registry, lookup)
+                self._services.pop(name, None)
+                continue
+            address = self._services.get(name)
+            if address is not None:
+                self._send_to_service(kind, address, request, future)
+                continue
+            if self._registry is None:
+                if future is not None:
+                    future.set_exception(ServiceError(name, "not_running", "this run has no service registry"))
+                continue
+            self._waiting.setdefault(name, []).append((kind, request, future))
+            if name not in self._lookups.values():
+                lookup = Call(Lookup(name, 0.5))
+                self._lookups[lookup.ref] = name
+                self.send(self._registry, lookup)
+
+    def _send_to_service(self, kind: str, address: Any, request: Any, future: Any) -> None:
+        from supervision import Call, Cast
+
+        if kind == "cast":
+            self.send(address, Cast(request))
+        else:
+            call = Call(request)
+            self._service_calls[call.ref] = future
+            self.send(address, call)
 
     def handle_info(self, message: Any, sender: Any) -> None:
-        from supervision import Call, ErrorReply, Reply
+        from supervision import ErrorReply, Reply
 
-        from ._breakers import Acquire
-
-        if isinstance(message, (Reply, ErrorReply)) and message.ref == self._lookup_ref:
-            self._lookup_ref = None
+        if isinstance(message, (Reply, ErrorReply)) and message.ref in self._lookups:
+            name = self._lookups.pop(message.ref)
             entry = message.value if isinstance(message, Reply) else None
-            waiting, self._waiting_lookup = self._waiting_lookup, []
+            waiting = self._waiting.pop(name, [])
             if entry is None:
-                for _, future, loop in waiting:
-                    _settle(future, loop, None, _unavailable("no breaker service is registered"))
+                for _, _, future in waiting:
+                    if future is not None:
+                        future.set_exception(ServiceError(name, "not_running", f"no {name} service is registered"))
                 return
-            self._breakers = entry[0]
-            for model, future, loop in waiting:
-                call = Call(Acquire(model))
-                self._breaker_calls[call.ref] = (future, loop)
-                self.send(self._breakers, call)
-        elif isinstance(message, Reply) and message.ref in self._breaker_calls:
-            future, loop = self._breaker_calls.pop(message.ref)
-            _settle(future, loop, message.value, None)
-        elif isinstance(message, ErrorReply) and message.ref in self._breaker_calls:
-            future, loop = self._breaker_calls.pop(message.ref)
-            _settle(future, loop, None, _unavailable(f"{message.code}: {message.detail}"))
+            self._services[name] = entry[0]
+            for kind, request, future in waiting:
+                self._send_to_service(kind, entry[0], request, future)
+        elif isinstance(message, Reply) and message.ref in self._service_calls:
+            self._service_calls.pop(message.ref).set_result(message.value)
+        elif isinstance(message, ErrorReply) and message.ref in self._service_calls:
+            self._service_calls.pop(message.ref).set_exception(ServiceError("service", message.code, message.detail))
         else:
             super().handle_info(message, sender)
 

@@ -1,5 +1,12 @@
-"""Session stores: SQLite (embedded default) and in-memory (tests)."""
+"""Stores: sessions (SQLite, the embedded default) and artifacts (files)."""
 
+from ._artifacts import (
+    ArtifactError,
+    ArtifactTooLarge,
+    FileArtifactStore,
+    InvalidArtifactName,
+    validate_name,
+)
 from ._base import (
     RunRecord,
     SessionData,
@@ -19,6 +26,10 @@ def in_memory_store() -> SQLiteSessionStore:
 
 __all__ = [
     "MIGRATIONS",
+    "ArtifactError",
+    "ArtifactTooLarge",
+    "FileArtifactStore",
+    "InvalidArtifactName",
     "RunRecord",
     "SQLiteSessionStore",
     "SessionData",
@@ -28,4 +39,5 @@ __all__ = [
     "StoreError",
     "in_memory_store",
     "split_delta",
+    "validate_name",
 ]

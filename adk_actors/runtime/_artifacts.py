@@ -1,0 +1,85 @@
+"""The artifact actor: the host's artifact store behind the message API.
+
+Requests: ``SaveArtifact`` -> version; ``LoadArtifact`` -> Part or None;
+``ListArtifacts`` -> names (session and ``user:`` ones); ``ArtifactVersions`` ->
+[int]; ``DeleteArtifact`` -> bool. A bad name or an artifact over the size limit is
+answered with ``bad_request`` and nothing is written. The data lives in files
+(atomic writes), so a restarted actor (after kill -9 too) serves everything it had
+acknowledged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from supervision import BadRequest, CallerRef, GenServer
+
+from .._types import Part
+from ..store._artifacts import ArtifactError, FileArtifactStore
+
+__all__ = ["ArtifactActor", "ArtifactVersions", "DeleteArtifact", "ListArtifacts", "LoadArtifact", "SaveArtifact"]
+
+
+@dataclass(frozen=True)
+class SaveArtifact:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+    part: Part
+
+
+@dataclass(frozen=True)
+class LoadArtifact:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class ListArtifacts:
+    app_name: str
+    user_id: str
+    session_id: str
+
+
+@dataclass(frozen=True)
+class ArtifactVersions:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class DeleteArtifact:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+
+
+class ArtifactActor(GenServer):
+    def init(self, args: dict[str, Any]) -> None:
+        self.store = FileArtifactStore(args["root"], max_bytes=args.get("max_bytes", 50 * 1024 * 1024))
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        try:
+            if isinstance(request, SaveArtifact):
+                return self.store.save(request.app_name, request.user_id, request.session_id, request.name,
+                                       request.part)
+            if isinstance(request, LoadArtifact):
+                return self.store.load(request.app_name, request.user_id, request.session_id, request.name,
+                                       request.version)
+            if isinstance(request, ListArtifacts):
+                return self.store.list(request.app_name, request.user_id, request.session_id)
+            if isinstance(request, ArtifactVersions):
+                return self.store.versions(request.app_name, request.user_id, request.session_id, request.name)
+            if isinstance(request, DeleteArtifact):
+                return self.store.delete(request.app_name, request.user_id, request.session_id, request.name)
+        except ArtifactError as exc:
+            raise BadRequest(str(exc)) from None
+        return super().handle_call(request, caller)

@@ -1,0 +1,172 @@
+"""Artifact stores: versioned files per (app, user, session), validated names.
+
+Names: a ``user:`` prefix makes an artifact user-scoped (shared by all that user's
+sessions); the rest must be 1-255 characters with no path separator, no NUL or
+control character, and not ``.`` or ``..``. App, user and session ids obey the same
+rules. A bad name raises :class:`InvalidArtifactName` before anything is written;
+an artifact over ``max_bytes`` raises :class:`ArtifactTooLarge`.
+
+:class:`FileArtifactStore` (the default, under the host's data dir) writes each
+version as ``<root>/<app>/<user>/<session or _user>/<name>/<version>.bin`` plus a
+``.json`` with its MIME type, size, SHA-256 and time: written to a temporary file,
+flushed, fsynced and renamed, so a crash leaves either the whole version or none.
+Versions count 0, 1, 2 ...; ``load`` gives the latest or a given one and checks the
+hash. One user's paths never meet another's.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .._exceptions import AdkError
+from .._types import Blob, Part
+
+__all__ = [
+    "ArtifactError",
+    "ArtifactTooLarge",
+    "FileArtifactStore",
+    "InvalidArtifactName",
+    "validate_name",
+]
+
+MAX_NAME = 255
+_FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f]")
+
+
+class ArtifactError(AdkError, ValueError):
+    """An artifact request was refused (the reason says why)."""
+
+
+class InvalidArtifactName(ArtifactError):
+    """An artifact name (or app, user, session id) that could escape its place."""
+
+
+class ArtifactTooLarge(ArtifactError):
+    pass
+
+
+def validate_name(name: Any, what: str = "artifact name") -> str:
+    if not isinstance(name, str):
+        raise InvalidArtifactName(f"{what} must be a string, got {type(name).__name__}")
+    bare = name.removeprefix("user:") if what == "artifact name" else name
+    if not bare or len(bare) > MAX_NAME:
+        raise InvalidArtifactName(f"{what} must be 1 to {MAX_NAME} characters: {name!r}")
+    if _FORBIDDEN.search(bare):
+        raise InvalidArtifactName(f"{what} may not contain path separators or control characters: {name!r}")
+    if bare in (".", "..") or bare.startswith(".."):
+        raise InvalidArtifactName(f"{what} may not be or start with '..': {name!r}")
+    return name
+
+
+def _content(part: Part) -> tuple[bytes, str]:
+    if part.inline_data is not None:
+        return part.inline_data.data, part.inline_data.mime_type
+    if part.text is not None:
+        return part.text.encode(), "text/plain"
+    raise AdkError("an artifact is a Part with text or inline_data")
+
+
+def _part(data: bytes, mime_type: str) -> Part:
+    if mime_type == "text/plain":
+        return Part(text=data.decode())
+    return Part(inline_data=Blob(mime_type=mime_type, data=data))
+
+
+class FileArtifactStore:
+    def __init__(self, root: str | Path, *, max_bytes: int = 50 * 1024 * 1024) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+
+    def _dir(self, app: str, user: str, session: str, name: str) -> Path:
+        validate_name(app, "app name")
+        validate_name(user, "user id")
+        validate_name(name)
+        scope = "_user" if name.startswith("user:") else validate_name(session, "session id")
+        path = self.root / app / user / scope / name.removeprefix("user:")
+        if self.root.resolve() not in path.resolve().parents:  # belt and braces
+            raise InvalidArtifactName(f"artifact path escapes the store: {name!r}")
+        return path
+
+    def _versions(self, folder: Path) -> list[int]:
+        if not folder.is_dir():
+            return []
+        return sorted(int(p.stem) for p in folder.glob("*.json") if p.stem.isdigit())
+
+    def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
+        """Store a new version; returns its number (0 for the first)."""
+        folder = self._dir(app, user, session, name)
+        data, mime_type = _content(part)
+        if len(data) > self.max_bytes:
+            raise ArtifactTooLarge(f"artifact {name!r} has {len(data)} bytes; the limit is {self.max_bytes}")
+        with self._lock:
+            folder.mkdir(parents=True, exist_ok=True)
+            versions = self._versions(folder)
+            version = versions[-1] + 1 if versions else 0
+            meta = {"version": version, "mime_type": mime_type, "size": len(data),
+                    "sha256": hashlib.sha256(data).hexdigest(), "created": time.time()}
+            _atomic_write(folder / f"{version}.bin", data)
+            _atomic_write(folder / f"{version}.json", json.dumps(meta).encode())  # written last: the commit
+        return version
+
+    def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Part | None:
+        folder = self._dir(app, user, session, name)
+        versions = self._versions(folder)
+        if not versions:
+            return None
+        chosen = versions[-1] if version is None else version
+        if chosen not in versions:
+            return None
+        meta = json.loads((folder / f"{chosen}.json").read_text())
+        data = (folder / f"{chosen}.bin").read_bytes()
+        if hashlib.sha256(data).hexdigest() != meta["sha256"]:
+            raise AdkError(f"artifact {name!r} version {chosen} is corrupt (hash mismatch)")
+        return _part(data, meta["mime_type"])
+
+    def list(self, app: str, user: str, session: str) -> list[str]:
+        validate_name(app, "app name")
+        validate_name(user, "user id")
+        validate_name(session, "session id")
+        base = self.root / app / user
+        names = [p.name for p in (base / session).iterdir() if self._versions(p)] if (base / session).is_dir() else []
+        names += [f"user:{p.name}" for p in (base / "_user").iterdir() if self._versions(p)] \
+            if (base / "_user").is_dir() else []
+        return sorted(names)
+
+    def versions(self, app: str, user: str, session: str, name: str) -> builtins.list[int]:
+        return self._versions(self._dir(app, user, session, name))
+
+    def delete(self, app: str, user: str, session: str, name: str) -> bool:
+        folder = self._dir(app, user, session, name)
+        with self._lock:
+            if not folder.is_dir():
+                return False
+            shutil.rmtree(folder)
+            return True
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
