@@ -186,8 +186,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
 # -- status / chaos ---------------------------------------------------------------------------
 
 
-def _tree(host: Any) -> list[dict[str, Any]]:
-    from supervision import SupervisorClient
+def _tree(host: Any, timeout: float = 1.0) -> list[dict[str, Any]]:
+    """The live tree. Each supervisor gets ``timeout`` seconds to answer: one that is
+    being restarted right now is shown as ``unreachable`` instead of stalling the walk."""
+    from supervision import CallError, CallTimeout, SupervisorClient
 
     rows: list[dict[str, Any]] = []
 
@@ -197,9 +199,12 @@ def _tree(host: Any) -> list[dict[str, Any]]:
                    "pid": info.pid, "restarts": info.restarts, "depth": depth}
             rows.append(row)
             if info.type == "supervisor" and info.address is not None:
-                walk(SupervisorClient(host.system, info.address), f"{path}{info.id}/", depth + 1)
+                try:
+                    walk(SupervisorClient(host.system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
+                except (CallTimeout, CallError):
+                    row["status"] = "unreachable"
 
-    walk(host.root, "", 0)
+    walk(SupervisorClient(host.system, host.root.address, timeout=max(timeout, 2.0)), "", 0)
     return rows
 
 

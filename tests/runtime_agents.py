@@ -102,3 +102,17 @@ def _notes(request: LlmRequest) -> Any:
 
 notes_agent = LlmAgent(name="notes", model=ScriptedModel(fallback=_notes), tools=[save_note, read_note])
 APPS["notes"] = "runtime_agents:notes_agent"
+
+
+def _recall(request: LlmRequest) -> Any:
+    last = request.contents[-1]
+    if last.function_responses:
+        memories = last.function_responses[0].response["memories"]
+        return " | ".join(m["text"] for m in memories) or "nothing remembered"
+    return call("load_memory", query=last.text)
+
+
+from adk_actors.tools import load_memory  # noqa: E402
+
+recall_agent = LlmAgent(name="recall", model=ScriptedModel(fallback=_recall), tools=[load_memory])
+APPS["recall"] = "runtime_agents:recall_agent"

@@ -54,6 +54,7 @@ class LlmAgent(AgentBase):
     disallow_transfer_to_peers: bool = False
     max_iterations: int = Field(default=25, ge=1)
     fallback_models: list[Any] = Field(default_factory=list)
+    preload_memory: bool = False
     before_model_callback: Any = None
     after_model_callback: Any = None
     on_model_error_callback: Any = None

@@ -25,7 +25,8 @@ class CompileContext:
       targets (defaults to the compiled agent's own tree);
     * ``branch``: the current branch (``parent.child`` under a ParallelAgent);
     * ``new_message``: a user message not yet among ``events``, placed last;
-    * ``extra_tools``: tools the caller resolved from toolsets for this request.
+    * ``extra_tools``: tools the caller resolved from toolsets for this request;
+    * ``memories``: memory entries the caller preloaded (``preload_memory``).
     """
 
     state: Mapping[str, Any] = field(default_factory=dict)
@@ -37,6 +38,7 @@ class CompileContext:
     invocation_id: str = ""
     new_message: Content | None = None
     extra_tools: Sequence[Any] = ()
+    memories: Sequence[Any] = ()  # preloaded memory entries (text, author) to show the model
 
     def __post_init__(self) -> None:
         if not isinstance(self.state, MappingProxyType):

@@ -68,6 +68,14 @@ def output_schema_instruction(agent: Any, uses_response_tool: bool) -> str:
     return text
 
 
+def memory_instruction(ctx: CompileContext) -> str:
+    if not ctx.memories:
+        return ""
+    lines = ["Relevant memories of earlier conversations with this user:"]
+    lines += [f"- [{getattr(m, 'author', '?')}] {getattr(m, 'text', m)}" for m in ctx.memories]
+    return "\n".join(lines)
+
+
 def transfer_instruction(agent: Any, ctx: CompileContext) -> str:
     targets = transfer_targets(agent, _root(agent, ctx))
     if not targets:
@@ -92,7 +100,8 @@ def uses_response_tool(agent: Any, ctx: CompileContext) -> bool:
 
 def compile_split(agent: Any, ctx: CompileContext) -> tuple[str, str]:
     static = _join([global_instruction(agent, ctx), identity_instruction(agent), transfer_instruction(agent, ctx)])
-    dynamic = _join([agent_instruction(agent, ctx), output_schema_instruction(agent, uses_response_tool(agent, ctx))])
+    dynamic = _join([agent_instruction(agent, ctx), output_schema_instruction(agent, uses_response_tool(agent, ctx)),
+                     memory_instruction(ctx)])
     return static, dynamic
 
 
@@ -103,6 +112,7 @@ def compile(agent: Any, ctx: CompileContext) -> str:
             agent_instruction(agent, ctx),
             identity_instruction(agent),
             output_schema_instruction(agent, uses_response_tool(agent, ctx)),
+            memory_instruction(ctx),
             transfer_instruction(agent, ctx),
         ]
     )

@@ -93,6 +93,25 @@ async def _resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, 
     return tools, extra, problems
 
 
+async def _preload(agent: Any, ctx: InvocationContext) -> list[Any]:
+    """Memories matching the user's latest message, for agents with ``preload_memory``."""
+    if not getattr(agent, "preload_memory", False):
+        return []
+    query = next((e.content.text for e in reversed(ctx.session.events)
+                  if e.author == "user" and e.content is not None and e.content.text), "")
+    if not query:
+        return []
+    from ..tools._function import in_daemon_thread
+
+    session = ctx.session
+    try:
+        found: list[Any] = await in_daemon_thread(ctx.memory.search, session.app_name, session.user_id, query, 5)
+    except Exception as exc:
+        _log.warning("preloading memory for %s failed: %s", agent.name, exc)
+        return []
+    return found
+
+
 def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
     if not hasattr(model, "generate"):
         if ctx.resolve_model is None:
@@ -187,9 +206,11 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         tools, extra_tools, problems = await _resolve_tools(agent, ctx)
         for problem in problems:
             yield problem
+        memories = await _preload(agent, ctx)
         request = build_request(agent, CompileContext(
             state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
-            root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools))
+            root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
+            memories=memories))
         cb = CallbackContext(ctx)
         response: Any = await call_chain(agent.before_model_callback, cb, request)
         if response is None and ctx.plugins is not None:

@@ -10,7 +10,8 @@ given), then the root supervisor::
     │   ├── sessions-0    dynamic: session actors (transient) -> their run actors
     │   └── sessions-1    ...
     ├── breakers          one circuit breaker per model name, shared by all runs
-    └── artifacts         versioned artifact files under the data dir
+    ├── artifacts         versioned artifact files under the data dir
+    └── memory            searchable memories of past sessions, per (app, user)
 
 rest_for_one, as ADK Elixir: everything after a child depends on it (a new registry
 must be refilled by restarting what registered in it). Leaving the block stops the
@@ -42,6 +43,7 @@ from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore
 from ._artifacts import ArtifactActor
 from ._breakers import CircuitBreakerActor
+from ._memory import MemoryActor
 from ._partition import PartitionArgs, SessionsSupervisor
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -102,6 +104,9 @@ class Host:
                 ChildSpec(id="artifacts", start=ArtifactActor, name="artifacts",
                           args={"root": str(Path(self.config.data_dir) / "artifacts"),
                                 "max_bytes": self.config.max_artifact_bytes}),
+                ChildSpec(id="memory", start=MemoryActor, name="memory",
+                          args={"memory_path": str(Path(self.config.data_dir) / "memory.db"),
+                                "session_store_path": self.config.store_path}),
             ),
             strategy=Strategy.REST_FOR_ONE,
             intensity=self.config.root_intensity,

@@ -156,6 +156,27 @@ class _RemoteArtifacts:
         return names
 
 
+class _RemoteMemory:
+    """The engine's memory service for a run: the host's memory actor."""
+
+    def __init__(self, actor: RunActor) -> None:
+        self.actor = actor
+
+    def search(self, app: str, user: str, query: str, limit: int = 10) -> list[Any]:
+        from ._memory import SearchMemory
+
+        future = self.actor.service_call("memory", SearchMemory(app, user, query, limit))
+        try:
+            found: list[Any] = future.result(timeout=SERVICE_WAIT)
+        except concurrent.futures.TimeoutError:
+            self.actor.service_forget("memory")
+            raise RuntimeError(f"the memory service did not answer within {SERVICE_WAIT} s") from None
+        return found
+
+    def add_session(self, app: str, user: str, session: str, events: list[Any]) -> None:
+        raise NotImplementedError("sessions are added to memory through the host (Runner.add_session_to_memory)")
+
+
 def load_agent(path: str) -> Any:
     module_name, _, attr = path.partition(":")
     target: Any = importlib.import_module(module_name)
@@ -238,7 +259,8 @@ class RunActor(GenServer):
                                               breaker_client=_BreakerBridge(self) if run.registry is not None
                                               else None,
                                               artifacts=_RemoteArtifacts(self) if run.registry is not None
-                                              else None):
+                                              else None,
+                                              memory=_RemoteMemory(self) if run.registry is not None else None):
                 hand("event", event)
 
         try:

@@ -115,6 +115,39 @@ class Runner:
     def delete_session(self, user_id: str, session_id: str) -> None:
         self._request(self.host.system, DeleteSession(self.app_name, user_id, session_id), session_id, user_id)
 
+    def add_session_to_memory(self, user_id: str, session_id: str) -> int:
+        """Index a session's text events in the host's memory; returns how many entries."""
+        from ._memory import AddSessionToMemory
+
+        return int(self._service("memory", AddSessionToMemory(self.app_name, user_id, session_id)))
+
+    def search_memory(self, user_id: str, query: str, limit: int = 10) -> list[Any]:
+        from ._memory import SearchMemory
+
+        found: list[Any] = self._service("memory", SearchMemory(self.app_name, user_id, query, limit))
+        return found
+
+    def _service(self, child_id: str, request: Any) -> Any:
+        root = self.host.root
+        if root is None:
+            raise HostError("the host is not running")
+        deadline = time.monotonic() + self.call_timeout
+        while True:
+            info = root.child(child_id)
+            if info.address is not None:
+                try:
+                    return call(self.host.system, info.address, request, timeout=self.call_timeout)
+                except ServerNotRunning:
+                    pass
+                except CallError as exc:
+                    error = _ERRORS.get(exc.code)
+                    if error is not None:
+                        raise error(exc.detail) from None
+                    raise
+            if time.monotonic() >= deadline:
+                raise HostError(f"the {child_id} service did not answer within {self.call_timeout} s")
+            time.sleep(0.02)
+
     def cancel(self, run_id: str) -> None:
         user_id, session_id = self._runs[run_id]
         self._request(self.host.system, CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)

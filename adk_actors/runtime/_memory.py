@@ -1,0 +1,56 @@
+"""The memory actor: indexes sessions and answers searches, per (app, user).
+
+``AddSessionToMemory(app, user, session)`` reads the session from the session store
+and (re)indexes it; ``SearchMemory(app, user, query, limit)`` -> entries. Data is in
+SQLite, so a restarted actor (kill -9 included) answers as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from supervision import BadRequest, CallerRef, CallError, GenServer
+
+from ..store import SessionNotFound, SQLiteSessionStore
+from ..store._memory import SQLiteMemoryStore
+
+__all__ = ["AddSessionToMemory", "MemoryActor", "SearchMemory"]
+
+
+@dataclass(frozen=True)
+class AddSessionToMemory:
+    app_name: str
+    user_id: str
+    session_id: str
+
+
+@dataclass(frozen=True)
+class SearchMemory:
+    app_name: str
+    user_id: str
+    query: str
+    limit: int = 10
+
+
+class MemoryActor(GenServer):
+    def init(self, args: dict[str, Any]) -> None:
+        self.memory = SQLiteMemoryStore(args["memory_path"])
+        self.sessions = SQLiteSessionStore(args["session_store_path"])
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, AddSessionToMemory):
+            try:
+                data = self.sessions.get_session(request.app_name, request.user_id, request.session_id)
+            except SessionNotFound as exc:
+                raise CallError(str(exc), code="unknown_session") from None
+            return self.memory.add_session(request.app_name, request.user_id, request.session_id, data.events)
+        if isinstance(request, SearchMemory):
+            if not isinstance(request.query, str):
+                raise BadRequest("the query must be a string")
+            return self.memory.search(request.app_name, request.user_id, request.query, max(1, request.limit))
+        return super().handle_call(request, caller)
+
+    def terminate(self, reason: Any) -> None:
+        self.memory.close()
+        self.sessions.close()

@@ -1,0 +1,84 @@
+"""Memory: ranking and isolation in the store, the memory actor, load_memory and preload through a host."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import runtime_agents
+from engine_helpers import run
+
+from adk_actors import Content, Event, LlmAgent
+from adk_actors.engine import InMemoryMemoryService
+from adk_actors.models import ScriptedModel
+from adk_actors.runtime import Host, HostConfig
+from adk_actors.store._memory import SQLiteMemoryStore
+from supervision.testing import wait_until
+
+
+def said(author: str, text: str, at: float) -> Event:
+    return Event(author=author, content=Content.user(text) if author == "user" else Content.model(text), timestamp=at)
+
+
+def test_ranking_phrase_first_then_overlap_newest_first_and_isolation(tmp_path: Path) -> None:
+    store = SQLiteMemoryStore(tmp_path / "memory.db")
+    store.add_session("app", "ann", "s1", [
+        said("user", "my cat is called Miso", 1.0),
+        said("bot", "Miso is a lovely name for a cat", 2.0),
+        said("user", "the weather is nice", 3.0),
+        said("user", "called the vet about the cat", 4.0),
+    ])
+    store.add_session("app", "bob", "s9", [said("user", "my cat is called Rex", 5.0)])
+    store.add_session("other", "ann", "s1", [said("user", "my cat is called Zorro", 6.0)])
+    found = store.search("app", "ann", "cat is called")
+    # phrase match (5 + 3/3), then 2/3 of the words (the newer first), then 1/3 ("is")
+    assert [m.text for m in found] == ["my cat is called Miso", "called the vet about the cat",
+                                       "Miso is a lovely name for a cat", "the weather is nice"]
+    assert found[0].author == "user" and found[0].timestamp == 1.0
+    assert [m.text for m in store.search("app", "ann", "weather", limit=5)] == ["the weather is nice"]
+    assert store.search("app", "ann", "zebra") == [] and store.search("app", "carol", "cat") == []
+    store.add_session("app", "ann", "s1", [said("user", "only this now", 7.0)])  # re-indexing replaces
+    assert store.search("app", "ann", "cat") == []
+
+
+def test_preload_memory_puts_memories_in_the_instruction() -> None:
+    memory = InMemoryMemoryService()
+    memory.add_session("app", "user", "old", [said("user", "I am allergic to peanuts", 1.0)])
+    model = ScriptedModel(["noted"])
+    agent = LlmAgent(name="chef", model=model, instruction="Suggest recipes.", preload_memory=True)
+    run(agent, "any peanuts recipe?", memory=memory)
+    assert "Relevant memories of earlier conversations with this user:\n- [user] I am allergic to peanuts" in \
+        model.requests[0].system_instruction
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path)), system=actor_system) as running:
+        yield running
+
+
+def test_sessions_added_to_memory_are_found_by_load_memory_in_later_sessions(host: Host) -> None:
+    recall = host.runner("recall")
+    recall.create_session("ann", "old")
+    list(recall.run("ann", "old", "my favourite colour is teal"))
+    assert recall.add_session_to_memory("ann", "old") == 2  # the user's message and the answer
+    recall.create_session("ann", "new")
+    answer = [e.content.text for e in recall.run("ann", "new", "favourite colour") if e.content][-1]
+    assert "my favourite colour is teal" in answer
+    recall.create_session("bob", "b1")
+    other = [e.content.text for e in recall.run("bob", "b1", "favourite colour") if e.content][-1]
+    assert other == "nothing remembered"  # another user's memories are never searched
+    assert recall.search_memory("ann", "teal")[0].text == "my favourite colour is teal"
+    assert host.runner("echo").search_memory("ann", "teal") == []  # memories are per app too
+    root = host.root
+    assert root is not None
+    pid = root.child("memory").pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: root.child("memory").status == "running" and root.child("memory").pid != pid)
+    again = [e.content.text for e in recall.run("ann", "new", "favourite colour") if e.content][-1]
+    assert "teal" in again  # the index is on disk: nothing lost with the actor
