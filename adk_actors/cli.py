@@ -11,6 +11,7 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``chaos kill TARGET | --random``: kill -9 an actor (``registry``,
   ``sessions/sessions-0``, ...) and watch it come back.
 * ``sessions list|show|delete APP``.
+* ``approvals list|approve|deny APP [ID]``: the human side of tool approvals.
 
 ``--json`` prints JSON lines for scripts; colours only on a terminal. Exit codes:
 0 success, 1 failure, 2 bad usage or configuration.
@@ -294,6 +295,26 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_approvals(args: argparse.Namespace) -> int:
+    host = _connect(args)
+    try:
+        runner = host.runner(args.app)
+        if args.action == "list":
+            pending = runner.approvals(None, None if args.all else "pending")
+            if args.json:
+                print(json.dumps([a.__dict__ for a in pending], default=str))
+            for a in [] if args.json else pending:
+                print(f"{a.id}  {a.status:<8} {a.user_id}/{a.session_id}  {a.agent} -> {a.tool}({json.dumps(a.args)})"
+                      f"{'  ' + a.hint if a.hint else ''}")
+        elif args.action == "approve":
+            print(f"approved {runner.approve(args.id).id}")
+        else:
+            print(f"denied {runner.deny(args.id, args.reason).id}")
+    finally:
+        host.disconnect()
+    return 0
+
+
 # -- entry point ----------------------------------------------------------------------------------
 
 
@@ -335,6 +356,13 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("session", nargs="?")
     sessions.add_argument("--user", default="cli")
     sessions.set_defaults(func=cmd_sessions)
+    approvals = common(sub.add_parser("approvals", help="tool calls waiting for a human decision"))
+    approvals.add_argument("action", choices=["list", "approve", "deny"])
+    approvals.add_argument("app")
+    approvals.add_argument("id", nargs="?")
+    approvals.add_argument("--reason", default="denied by a human")
+    approvals.add_argument("--all", action="store_true", help="list decided approvals too")
+    approvals.set_defaults(func=cmd_approvals)
     return parser
 
 
@@ -347,6 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("chaos kill needs a TARGET or --random")
     if args.command == "sessions" and args.action in ("show", "delete") and not args.session:
         parser.error(f"sessions {args.action} needs a SESSION")
+    if args.command == "approvals" and args.action != "list" and not args.id:
+        parser.error(f"approvals {args.action} needs an approval ID")
     try:
         result: int = args.func(args)
         return result

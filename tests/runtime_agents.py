@@ -116,3 +116,27 @@ from adk_actors.tools import load_memory  # noqa: E402
 
 recall_agent = LlmAgent(name="recall", model=ScriptedModel(fallback=_recall), tools=[load_memory])
 APPS["recall"] = "runtime_agents:recall_agent"
+
+
+DELETED: list[str] = []
+
+
+def delete_file(path: str) -> dict[str, Any]:
+    """Delete a file (sensitive: needs a human's approval)."""
+    DELETED.append(path)
+    return {"deleted": path}
+
+
+def _careful(request: LlmRequest) -> Any:
+    last = request.contents[-1]
+    if last.function_responses:
+        return f"result: {last.function_responses[0].response}"
+    return call("delete_file", path=last.text)
+
+
+from adk_actors.engine import ConfirmationPolicy  # noqa: E402
+
+careful_agent = LlmAgent(name="careful", model=ScriptedModel(fallback=_careful), tools=[delete_file],
+                         confirmation_policy=ConfirmationPolicy(tools=["delete_file"], timeout=30,
+                                                                hint="deleting a file"))
+APPS["careful"] = "runtime_agents:careful_agent"

@@ -55,6 +55,7 @@ class LlmAgent(AgentBase):
     max_iterations: int = Field(default=25, ge=1)
     fallback_models: list[Any] = Field(default_factory=list)
     preload_memory: bool = False
+    confirmation_policy: Any = None  # a ConfirmationPolicy: which tool calls need a human's approval
     before_model_callback: Any = None
     after_model_callback: Any = None
     on_model_error_callback: Any = None

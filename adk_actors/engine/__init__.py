@@ -17,9 +17,12 @@ from ._plugins import (
     RateLimitPlugin,
     ReflectAndRetryToolPlugin,
 )
-from ._policy import ALLOW, Allow, Deny, Policy, PolicySet, Reject
+from ._policy import ALLOW, Allow, ConfirmationPolicy, Deny, Policy, PolicySet, Reject
 from ._services import (
+    ApprovalService,
     ArtifactService,
+    Decision,
+    InMemoryApprovals,
     InMemoryArtifactService,
     InMemoryMemoryService,
     MemoryEntry,
@@ -29,12 +32,16 @@ from ._services import (
 __all__ = [
     "ALLOW",
     "Allow",
+    "ApprovalService",
     "ArtifactService",
     "CallbackContext",
     "CallbackError",
     "CancelToken",
+    "ConfirmationPolicy",
+    "Decision",
     "Deny",
     "Fallback",
+    "InMemoryApprovals",
     "InMemoryArtifactService",
     "InMemoryMemoryService",
     "InvocationContext",

@@ -114,6 +114,8 @@ class InvocationContext:
     resolve_model: Callable[[str], Any] | None = None
     breakers: dict[str, Any] | None = None  # model name -> CircuitBreaker, shared by the runs given it
     breaker_client: Any = None  # or a remote one: async acquire(model) / record(...)
+    approvals: Any = None  # an ApprovalService, for tool calls that need a human's approval
+    run_id: str = ""
 
     def for_agent(self, agent: Any, *, branch: str | None = None) -> InvocationContext:
         """A copy for ``agent``; the branch stays unless one is given."""

@@ -307,6 +307,15 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
         verdict = ctx.policies.authorize_tool(ctx, call.name, args)
         if isinstance(verdict, Deny):
             return {"error": f"The call to {call.name} was denied by policy: {verdict.reason}"}, tool_context
+    needed, timeout, hint = _confirmation(agent, tool, call.name, args)
+    if needed:
+        if ctx.approvals is None:
+            return {"error": f"The call to {call.name} needs a human's approval and no approval service is "
+                             f"available, so it did not run."}, tool_context
+        approval = await ctx.approvals.request(ctx, call.name, args, hint, timeout)
+        if not approval.approved:
+            return {"error": f"The call to {call.name} was not approved, so it did not run: {approval.reason}"}, \
+                tool_context
     result: Any = await call_chain(agent.before_tool_callback, tool, args, tool_context)
     if result is None and ctx.plugins is not None:
         result = await ctx.plugins.first("before_tool", tool, args, tool_context)
@@ -341,6 +350,17 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
     if replaced is not None:
         result = replaced
     return _as_dict(result), tool_context
+
+
+def _confirmation(agent: Any, tool: Any, name: str, args: dict[str, Any]) -> tuple[bool, float, str]:
+    """Does this call need a human's approval? (needed, timeout, hint)"""
+    policy = getattr(agent, "confirmation_policy", None)
+    if policy is not None and policy.needs(name, args):
+        return True, policy.timeout, policy.hint or f"{agent.name} wants to call {name}"
+    required = getattr(tool, "require_confirmation", False)
+    if callable(required):
+        required = required(args)
+    return bool(required), 60.0, f"{agent.name} wants to call {name}"
 
 
 def _as_dict(result: Any) -> dict[str, Any]:

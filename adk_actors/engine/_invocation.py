@@ -82,6 +82,8 @@ async def run_invocation(
     resolve_model: Callable[[str], Any] | None = None,
     breakers: dict[str, Any] | None = None,
     breaker_client: Any = None,
+    approvals: Any = None,
+    run_id: str = "",
 ) -> AsyncIterator[Event]:
     """Run one user turn against ``root_agent``; yields every event (the user's first)."""
     ctx = InvocationContext(
@@ -98,6 +100,8 @@ async def run_invocation(
         resolve_model=resolve_model,
         breakers=breakers,
         breaker_client=breaker_client,
+        approvals=approvals,
+        run_id=run_id,
     )
     error: BaseException | None = None
     try:

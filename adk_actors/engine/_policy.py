@@ -16,7 +16,7 @@ from typing import Any
 
 from .._types import Content, Event
 
-__all__ = ["ALLOW", "Allow", "Deny", "Policy", "PolicySet", "Reject"]
+__all__ = ["ALLOW", "Allow", "ConfirmationPolicy", "Deny", "Policy", "PolicySet", "Reject"]
 
 
 @dataclass(frozen=True)
@@ -73,3 +73,26 @@ class PolicySet:
             if isinstance(decision, Deny):
                 return decision
         return ALLOW
+
+
+@dataclass(frozen=True)
+class ConfirmationPolicy:
+    """Which tool calls need a human's approval before they run (seed 001 row 22).
+
+    ``tools``: tool names, ``"all"``, or a predicate ``(tool_name, args) -> bool``.
+    The run waits for the decision (without blocking its actor: cancel still works)
+    up to ``timeout`` seconds; a timeout is a deny with a reason. A denied tool never
+    runs and the model is told why. Put it on an agent (``confirmation_policy``);
+    google-adk's per-tool ``require_confirmation`` maps onto the same machinery.
+    """
+
+    tools: Any = "all"
+    timeout: float = 60.0
+    hint: str = ""
+
+    def needs(self, tool_name: str, args: dict[str, Any]) -> bool:
+        if self.tools == "all":
+            return True
+        if callable(self.tools):
+            return bool(self.tools(tool_name, args))
+        return tool_name in set(self.tools)

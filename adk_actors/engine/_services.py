@@ -13,7 +13,71 @@ from typing import Any, Protocol, runtime_checkable
 
 from .._types import Event, Part
 
-__all__ = ["ArtifactService", "InMemoryArtifactService", "InMemoryMemoryService", "MemoryEntry", "MemoryService"]
+__all__ = [
+    "ApprovalService",
+    "ArtifactService",
+    "Decision",
+    "InMemoryApprovals",
+    "InMemoryArtifactService",
+    "InMemoryMemoryService",
+    "MemoryEntry",
+    "MemoryService",
+]
+
+
+@dataclass(frozen=True)
+class Decision:
+    approved: bool
+    reason: str = ""
+    approval_id: str = ""
+
+
+@runtime_checkable
+class ApprovalService(Protocol):
+    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Decision: ...
+
+
+class InMemoryApprovals:
+    """Approvals decided in this process (tests, embedded use): ``pending()``,
+    ``approve(id)``, ``deny(id, reason)``; a decision made early is kept."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests: dict[str, dict[str, Any]] = {}
+        self.decisions: dict[str, Decision] = {}
+
+    def pending(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [r for i, r in self.requests.items() if i not in self.decisions]
+
+    def approve(self, approval_id: str) -> None:
+        with self._lock:
+            self.decisions.setdefault(approval_id, Decision(True, "", approval_id))
+
+    def deny(self, approval_id: str, reason: str = "denied by a human") -> None:
+        with self._lock:
+            self.decisions.setdefault(approval_id, Decision(False, reason, approval_id))
+
+    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Decision:
+        import asyncio
+        import time
+        import uuid
+
+        approval_id = f"approval-{uuid.uuid4().hex[:12]}"
+        with self._lock:
+            self.requests[approval_id] = {"id": approval_id, "tool": tool, "args": dict(args), "hint": hint}
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                decision = self.decisions.get(approval_id)
+            if decision is not None:
+                return decision
+            if time.monotonic() >= deadline:
+                self.deny(approval_id, f"no decision within {timeout:g} s")
+                with self._lock:
+                    return self.decisions[approval_id]
+            ctx.check_cancelled()
+            await asyncio.sleep(0.01)
 
 
 @runtime_checkable

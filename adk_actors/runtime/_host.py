@@ -11,7 +11,8 @@ given), then the root supervisor::
     │   └── sessions-1    ...
     ├── breakers          one circuit breaker per model name, shared by all runs
     ├── artifacts         versioned artifact files under the data dir
-    └── memory            searchable memories of past sessions, per (app, user)
+    ├── memory            searchable memories of past sessions, per (app, user)
+    └── approvals         tool calls waiting for a human's decision (persisted)
 
 rest_for_one, as ADK Elixir: everything after a child depends on it (a new registry
 must be refilled by restarting what registered in it). Leaving the block stops the
@@ -41,6 +42,7 @@ from .._exceptions import HostError
 from ..messages import session_key
 from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore
+from ._approvals import ApprovalActor
 from ._artifacts import ArtifactActor
 from ._breakers import CircuitBreakerActor
 from ._memory import MemoryActor
@@ -106,6 +108,9 @@ class Host:
                                 "max_bytes": self.config.max_artifact_bytes}),
                 ChildSpec(id="memory", start=MemoryActor, name="memory",
                           args={"memory_path": str(Path(self.config.data_dir) / "memory.db"),
+                                "session_store_path": self.config.store_path}),
+                ChildSpec(id="approvals", start=ApprovalActor, name="approvals",
+                          args={"path": str(Path(self.config.data_dir) / "approvals.db"),
                                 "session_store_path": self.config.store_path}),
             ),
             strategy=Strategy.REST_FOR_ONE,

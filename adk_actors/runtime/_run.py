@@ -177,6 +177,57 @@ class _RemoteMemory:
         raise NotImplementedError("sessions are added to memory through the host (Runner.add_session_to_memory)")
 
 
+class _RemoteApprovals:
+    """Approvals through the host's approval server. Waits in 1 s slices, checking for
+    cancellation between them; a server that restarts is looked up again and asked
+    again (pending approvals are persisted, so the decision still arrives)."""
+
+    def __init__(self, actor: RunActor) -> None:
+        self.actor = actor
+
+    async def _ask(self, request: Any, wait: float) -> Any:
+        future = self.actor.service_call("approvals", request)
+        return await asyncio.wait_for(asyncio.wrap_future(future), wait)
+
+    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Any:
+        import time as _time
+
+        from ..engine._services import Decision
+        from ._approvals import Deny, RegisterApproval, WaitDecision
+
+        session = ctx.session
+        deadline = _time.monotonic() + timeout
+        approval = None
+        while approval is None:
+            ctx.check_cancelled()
+            if _time.monotonic() >= deadline:
+                return Decision(False, f"the approval service could not be reached within {timeout:g} s")
+            try:
+                approval = await self._ask(RegisterApproval(session.app_name, session.user_id, session.session_id,
+                                                            ctx.run_id, ctx.agent.name, tool, dict(args), hint),
+                                           SERVICE_WAIT)
+            except (TimeoutError, ServiceError):
+                self.actor.service_forget("approvals")
+                await asyncio.sleep(0.1)
+        while True:
+            ctx.check_cancelled()
+            remaining = deadline - _time.monotonic()
+            if remaining <= 0:
+                self.actor.service_cast("approvals", Deny(approval.id, f"no decision within {timeout:g} s"))
+                return Decision(False, f"no decision within {timeout:g} s (timed out)", approval.id)
+            slice_ = min(1.0, remaining)
+            try:
+                current = await self._ask(WaitDecision(approval.id, slice_), slice_ + 2.0)
+            except (TimeoutError, ServiceError):
+                self.actor.service_forget("approvals")  # restarting: ask the new one
+                await asyncio.sleep(0.05)
+                continue
+            if current.status == "approved":
+                return Decision(True, "", approval.id)
+            if current.status != "pending":
+                return Decision(False, current.reason or current.status, approval.id)
+
+
 def load_agent(path: str) -> Any:
     module_name, _, attr = path.partition(":")
     target: Any = importlib.import_module(module_name)
@@ -260,7 +311,9 @@ class RunActor(GenServer):
                                               else None,
                                               artifacts=_RemoteArtifacts(self) if run.registry is not None
                                               else None,
-                                              memory=_RemoteMemory(self) if run.registry is not None else None):
+                                              memory=_RemoteMemory(self) if run.registry is not None else None,
+                                              approvals=_RemoteApprovals(self) if run.registry is not None else None,
+                                              run_id=run.run_id):
                 hand("event", event)
 
         try:

@@ -127,6 +127,23 @@ class Runner:
         found: list[Any] = self._service("memory", SearchMemory(self.app_name, user_id, query, limit))
         return found
 
+    def approvals(self, user_id: str | None = None, status: str | None = "pending") -> list[Any]:
+        """Approvals of this app (pending by default)."""
+        from ._approvals import ListApprovals
+
+        found: list[Any] = self._service("approvals", ListApprovals(self.app_name, user_id, status))
+        return found
+
+    def approve(self, approval_id: str) -> Any:
+        from ._approvals import Approve
+
+        return self._service("approvals", Approve(approval_id))
+
+    def deny(self, approval_id: str, reason: str = "denied by a human") -> Any:
+        from ._approvals import Deny
+
+        return self._service("approvals", Deny(approval_id, reason))
+
     def _service(self, child_id: str, request: Any) -> Any:
         root = self.host.root
         if root is None:

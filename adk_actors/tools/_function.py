@@ -124,7 +124,9 @@ async def in_daemon_thread(func: Callable[..., Any], *args: Any, **kwargs: Any) 
 class FunctionTool:
     is_long_running = False
 
-    def __init__(self, func: Any, *, name: str | None = None, description: str | None = None) -> None:
+    def __init__(self, func: Any, *, name: str | None = None, description: str | None = None,
+                 require_confirmation: bool | Callable[[dict[str, Any]], bool] = False) -> None:
+        self.require_confirmation = require_confirmation
         self.func, self.extra_args = _resolve(func)
         self.name = name or self.func.__name__
         doc_description, doc_params = _docstring(self.func)

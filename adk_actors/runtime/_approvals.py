@@ -1,0 +1,188 @@
+"""The approval server: tool calls that wait for a human decision (HITL).
+
+``RegisterApproval`` -> approval id (with run, agent, tool, arguments and a hint);
+``Approve(id)`` / ``Deny(id, reason)`` from any client; ``WaitDecision(id, wait)``
+answers as soon as the decision exists, also when it was made before anyone
+waited (ADK Elixir loses such decisions), else after ``wait`` seconds with
+``"pending"``; ``ListApprovals(app, user, status)``. Everything is in SQLite, so
+pending approvals survive a restart of this actor and a waiting run, which asks
+again, still gets its decision. After a host restart, approvals whose run is no
+longer running (the session store's ``runs`` table) are listed as ``expired``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
+
+__all__ = ["Approval", "ApprovalActor", "ApprovalStore", "Approve", "Deny", "ListApprovals", "RegisterApproval",
+           "WaitDecision"]
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: str
+    app_name: str
+    user_id: str
+    session_id: str
+    run_id: str
+    agent: str
+    tool: str
+    args: dict[str, Any]
+    hint: str
+    status: str  # pending | approved | denied | expired
+    reason: str = ""
+    created: float = 0.0
+
+
+@dataclass(frozen=True)
+class RegisterApproval:
+    app_name: str
+    user_id: str
+    session_id: str
+    run_id: str
+    agent: str
+    tool: str
+    args: dict[str, Any]
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Approve:
+    id: str
+
+
+@dataclass(frozen=True)
+class Deny:
+    id: str
+    reason: str = "denied by a human"
+
+
+@dataclass(frozen=True)
+class WaitDecision:
+    id: str
+    wait: float = 5.0
+
+
+@dataclass(frozen=True)
+class ListApprovals:
+    app_name: str | None = None
+    user_id: str | None = None
+    status: str | None = "pending"
+
+
+class ApprovalStore:
+    def __init__(self, path: str, session_store_path: str | None = None) -> None:
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, app TEXT, user TEXT, "
+                         "session TEXT, run_id TEXT, agent TEXT, tool TEXT, args TEXT, hint TEXT, status TEXT, "
+                         "reason TEXT, created REAL, decided REAL)")
+        self.session_store_path = session_store_path
+
+    def register(self, request: RegisterApproval) -> Approval:
+        approval = Approval(f"approval-{uuid.uuid4().hex[:12]}", request.app_name, request.user_id,
+                            request.session_id, request.run_id, request.agent, request.tool, dict(request.args),
+                            request.hint, "pending", "", time.time())
+        with self._lock:
+            self._db.execute("INSERT INTO approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', '', ?, NULL)",
+                             (approval.id, approval.app_name, approval.user_id, approval.session_id, approval.run_id,
+                              approval.agent, approval.tool, json.dumps(approval.args, default=str), approval.hint,
+                              approval.created))
+        return approval
+
+    def get(self, approval_id: str) -> Approval | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM approvals WHERE id=?", (approval_id,)).fetchone()
+        return _row(row) if row else None
+
+    def decide(self, approval_id: str, status: str, reason: str) -> Approval:
+        with self._lock:
+            updated = self._db.execute("UPDATE approvals SET status=?, reason=?, decided=? WHERE id=? AND "
+                                       "status='pending'", (status, reason, time.time(), approval_id)).rowcount
+        approval = self.get(approval_id)
+        if approval is None:
+            raise CallError(f"no approval {approval_id!r}", code="not_found")
+        if not updated and approval.status != status:
+            raise CallError(f"approval {approval_id} is already {approval.status}", code="already_decided")
+        return approval
+
+    def list(self, app: str | None, user: str | None, status: str | None) -> list[Approval]:
+        self._expire_orphans()
+        query, args = "SELECT * FROM approvals WHERE 1=1", []
+        for column, value in (("app", app), ("user", user), ("status", status)):
+            if value is not None:
+                query += f" AND {column}=?"
+                args.append(value)
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY created", args).fetchall()
+        return [_row(r) for r in rows]
+
+    def _expire_orphans(self) -> None:
+        """Pending approvals whose run is no longer running (the host restarted) expire."""
+        if not self.session_store_path:
+            return
+        with self._lock:
+            pending = self._db.execute("SELECT id, run_id FROM approvals WHERE status='pending'").fetchall()
+        if not pending:
+            return
+        runs = sqlite3.connect(self.session_store_path, timeout=30.0)
+        try:
+            for approval_id, run_id in pending:
+                row = runs.execute("SELECT status FROM runs WHERE run_id=?", (run_id,)).fetchone()
+                if row is not None and row[0] != "running":
+                    self.decide(approval_id, "expired", f"its run ended ({row[0]}) before a decision")
+        finally:
+            runs.close()
+
+
+def _row(row: tuple[Any, ...]) -> Approval:
+    (approval_id, app, user, session, run_id, agent, tool, args, hint, status, reason, created, _) = row
+    return Approval(approval_id, app, user, session, run_id, agent, tool, json.loads(args), hint, status, reason,
+                    created)
+
+
+class ApprovalActor(GenServer):
+    def init(self, args: dict[str, Any]) -> None:
+        self.store = ApprovalStore(args["path"], args.get("session_store_path"))
+        self.waiters: dict[str, list[CallerRef]] = {}
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, RegisterApproval):
+            if not request.tool or not isinstance(request.args, dict):
+                raise BadRequest("an approval needs a tool name and its arguments")
+            return self.store.register(request)
+        if isinstance(request, (Approve, Deny)):
+            status = "approved" if isinstance(request, Approve) else "denied"
+            approval = self.store.decide(request.id, status, getattr(request, "reason", ""))
+            for waiter in self.waiters.pop(request.id, []):
+                self.reply(waiter, approval)
+            return approval
+        if isinstance(request, WaitDecision):
+            current = self.store.get(request.id)
+            if current is None:
+                raise CallError(f"no approval {request.id!r}", code="not_found")
+            if current.status != "pending" or request.wait <= 0:
+                return current  # decided before anyone waited: not lost
+            self.waiters.setdefault(request.id, []).append(caller)
+            self.send_after(request.wait, ("wait-over", request.id, caller.ref))
+            return NO_REPLY
+        if isinstance(request, ListApprovals):
+            return self.store.list(request.app_name, request.user_id, request.status)
+        return super().handle_call(request, caller)
+
+    def handle_timeout(self, payload: Any) -> None:
+        if isinstance(payload, tuple) and payload[0] == "wait-over":
+            _, approval_id, ref = payload
+            waiters = self.waiters.get(approval_id, [])
+            for waiter in [w for w in waiters if w.ref == ref]:
+                waiters.remove(waiter)
+                self.reply(waiter, self.store.get(approval_id))

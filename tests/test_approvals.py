@@ -1,0 +1,164 @@
+"""Human approval of tool calls: the policy, the approval server, and runs that wait."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import runtime_agents
+from engine_helpers import run, summary
+
+from adk_actors import LlmAgent
+from adk_actors.engine import ConfirmationPolicy, InMemoryApprovals
+from adk_actors.models import ScriptedModel, call
+from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime._approvals import (
+    ApprovalActor,
+    Approve,
+    Deny,
+    RegisterApproval,
+    WaitDecision,
+)
+from adk_actors.tools import FunctionTool
+from supervision import CallError, ChildSpec, SupervisorSpec, start_supervisor
+from supervision import call as sup_call
+from supervision.testing import wait_until
+
+RAN: list[str] = []
+
+
+def wire_money(amount: int) -> dict[str, Any]:
+    RAN.append(f"wired {amount}")
+    return {"ok": True}
+
+
+def agent(**kwargs: Any) -> LlmAgent:
+    return LlmAgent(name="bank", model=ScriptedModel([call("wire_money", amount=100), "done"]),
+                    tools=[kwargs.pop("tool", wire_money)], **kwargs)
+
+
+def decide_soon(approvals: InMemoryApprovals, verdict: str) -> None:
+    def later() -> None:
+        wait_until(lambda: approvals.pending(), timeout=5)
+        pending = approvals.pending()[0]["id"]
+        approvals.approve(pending) if verdict == "approve" else approvals.deny(pending, "not today")
+
+    threading.Thread(target=later, daemon=True).start()
+
+
+def test_approved_call_runs_denied_call_never_does() -> None:
+    RAN.clear()
+    approvals = InMemoryApprovals()
+    policy = ConfirmationPolicy(tools=["wire_money"], timeout=5)
+    decide_soon(approvals, "approve")
+    events = run(agent(confirmation_policy=policy), "pay", approvals=approvals)
+    assert RAN == ["wired 100"] and summary(events)[2][1] == "result:wire_money={'ok': True}"
+    decide_soon(approvals, "deny")
+    events = run(agent(confirmation_policy=policy), "pay", approvals=approvals)
+    assert RAN == ["wired 100"]  # the denied call never ran
+    assert "was not approved, so it did not run: not today" in summary(events)[2][1]
+
+
+def test_timeout_is_a_deny_and_no_service_means_no_run() -> None:
+    RAN.clear()
+    began = time.monotonic()
+    events = run(agent(confirmation_policy=ConfirmationPolicy(timeout=0.3)), "pay", approvals=InMemoryApprovals())
+    assert "no decision within 0.3 s" in summary(events)[2][1] and RAN == []
+    assert time.monotonic() - began < 3
+    events = run(agent(confirmation_policy=ConfirmationPolicy()), "pay")
+    assert "no approval service" in summary(events)[2][1] and RAN == []
+
+
+def test_google_adk_style_require_confirmation() -> None:
+    RAN.clear()
+    big_only = FunctionTool(wire_money, require_confirmation=lambda args: args["amount"] > 50)
+    events = run(agent(tool=big_only), "pay")  # no approval service: it may not run
+    assert "needs a human's approval" in summary(events)[2][1] and RAN == []
+
+
+def test_a_decision_made_before_anyone_waits_is_not_lost(actor_system: Any, tmp_path: Path) -> None:
+    sup = start_supervisor(actor_system, SupervisorSpec(children=(
+        ChildSpec(id="approvals", start=ApprovalActor, args={"path": str(tmp_path / "a.db")}),)))
+    server = sup.child("approvals").address
+    approval = sup_call(actor_system, server, RegisterApproval("app", "ann", "s1", "run-1", "bot", "wire", {"a": 1}))
+    assert sup_call(actor_system, server, Approve(approval.id)).status == "approved"
+    began = time.monotonic()
+    assert sup_call(actor_system, server, WaitDecision(approval.id, wait=30)).status == "approved"
+    assert time.monotonic() - began < 1  # answered at once, from the store
+    with pytest.raises(CallError, match="already approved"):
+        sup_call(actor_system, server, Deny(approval.id))
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
+        yield running
+
+
+def start_turn(runner: Any, session: str, text: str) -> tuple[threading.Thread, dict[str, Any]]:
+    box: dict[str, Any] = {}
+
+    def go() -> None:
+        try:
+            box["events"] = list(runner.run("ann", session, text))
+        except Exception as exc:
+            box["error"] = exc
+
+    runner.create_session("ann", session)
+    thread = threading.Thread(target=go, daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_runs_wait_for_a_human_through_the_host(host: Host) -> None:
+    runner = host.runner("careful")
+    thread, box = start_turn(runner, "s1", "/tmp/a.txt")
+    pending = wait_until(lambda: runner.approvals("ann"), timeout=10)[0]
+    assert (pending.tool, pending.args, pending.hint) == ("delete_file", {"path": "/tmp/a.txt"}, "deleting a file")
+    runner.approve(pending.id)
+    thread.join(10)
+    assert box["events"][-1].content.text == "result: {'deleted': '/tmp/a.txt'}"
+
+    thread, box = start_turn(runner, "s2", "/etc/passwd")
+    pending = wait_until(lambda: runner.approvals("ann"), timeout=10)[0]
+    runner.deny(pending.id, "never touch /etc")
+    thread.join(10)
+    assert "never touch /etc" in box["events"][-1].content.text
+    assert runner.approvals("ann") == []
+
+
+def test_an_approval_server_restart_while_a_run_waits(host: Host) -> None:
+    runner = host.runner("careful")
+    thread, box = start_turn(runner, "s1", "/tmp/b.txt")
+    pending = wait_until(lambda: runner.approvals("ann"), timeout=10)[0]
+    root = host.root
+    assert root is not None
+    pid = root.child("approvals").pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: root.child("approvals").status == "running" and root.child("approvals").pid != pid)
+    assert [a.id for a in runner.approvals("ann")] == [pending.id]  # persisted
+    runner.approve(pending.id)
+    thread.join(15)
+    assert box["events"][-1].content.text == "result: {'deleted': '/tmp/b.txt'}"
+
+
+def test_after_a_host_restart_orphaned_approvals_are_expired(actor_system: Any, tmp_path: Path) -> None:
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"))
+    with Host(config, system=actor_system) as first:
+        runner = first.runner("careful")
+        thread, box = start_turn(runner, "s1", "/tmp/c.txt")
+        wait_until(lambda: runner.approvals("ann"), timeout=10)
+    thread.join(10)
+    assert box.get("error") is not None  # the run was interrupted by the stop
+    with Host(config, system=actor_system) as second:
+        runner = second.runner("careful")
+        assert runner.approvals("ann") == []
+        expired = runner.approvals("ann", status="expired")
+        assert len(expired) == 1 and expired[0].tool == "delete_file"
