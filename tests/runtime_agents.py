@@ -140,3 +140,24 @@ careful_agent = LlmAgent(name="careful", model=ScriptedModel(fallback=_careful),
                          confirmation_policy=ConfirmationPolicy(tools=["delete_file"], timeout=30,
                                                                 hint="deleting a file"))
 APPS["careful"] = "runtime_agents:careful_agent"
+
+
+def read_calendar(tool_context: ToolContext) -> dict[str, Any]:
+    """Read the user's calendar (needs the user's OAuth2 authorization)."""
+    credential = tool_context.get_credential("calendar")
+    if credential is None:
+        return tool_context.request_credential("calendar", {"type": "oauth2",
+                                                            "authorization_url": "https://auth.example/authorize"})
+    token = credential.access_token.get_secret_value()
+    return {"events": ["standup 9:00"], "token_length": len(token)}
+
+
+def _calendar(request: LlmRequest) -> Any:
+    last = request.contents[-1]
+    if last.function_responses:
+        return f"calendar: {last.function_responses[0].response}"
+    return call("read_calendar")
+
+
+calendar_agent = LlmAgent(name="calendar", model=ScriptedModel(fallback=_calendar), tools=[read_calendar])
+APPS["calendar"] = "runtime_agents:calendar_agent"

@@ -115,6 +115,7 @@ class InvocationContext:
     breakers: dict[str, Any] | None = None  # model name -> CircuitBreaker, shared by the runs given it
     breaker_client: Any = None  # or a remote one: async acquire(model) / record(...)
     approvals: Any = None  # an ApprovalService, for tool calls that need a human's approval
+    credentials: Any = None  # get(app, user, key) / put(app, user, key, credential)
     run_id: str = ""
 
     def for_agent(self, agent: Any, *, branch: str | None = None) -> InvocationContext:

@@ -266,6 +266,12 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         results = await asyncio.gather(*(_run_tool(agent, ctx, call, tools) for call in calls))
         tool_event = _tool_response_event(ctx, calls, results)
         yield tool_event
+        if tool_event.actions.requested_auth_configs:
+            # Auth as a return value: the turn ends with an auth request of its own (no
+            # content, so the history the model sees is not polluted).
+            yield ctx.event(actions=EventActions(requested_auth_configs=dict(tool_event.actions.requested_auth_configs)),
+                            turn_complete=True)
+            return
         if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization or long_running:
             return
     yield ctx.event(error_code="max_iterations",
@@ -377,17 +383,20 @@ def _tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], resu
     parts = []
     state_delta: dict[str, Any] = {}
     artifact_delta: dict[str, int] = {}
+    requested_auth: dict[str, Any] = {}
     escalate = skip = False
     transfer: str | None = None
     for call, (response, tool_context) in zip(calls, results, strict=True):
         parts.append(Part(function_response=FunctionResponse(id=call.id, name=call.name, response=response)))
         state_delta.update(tool_context.state_delta)
         artifact_delta.update(tool_context.artifact_delta)
+        requested_auth.update(tool_context.requested_auth)
         escalate = escalate or tool_context.escalate
         skip = skip or tool_context.skip_summarization
         transfer = tool_context.transfer_to_agent or transfer
     actions = EventActions(state_delta=state_delta, artifact_delta=artifact_delta, escalate=escalate or None,
-                           skip_summarization=skip or None, transfer_to_agent=transfer)
+                           skip_summarization=skip or None, transfer_to_agent=transfer,
+                           requested_auth_configs=requested_auth)
     return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=actions)
 
 

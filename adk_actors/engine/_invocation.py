@@ -83,6 +83,7 @@ async def run_invocation(
     breakers: dict[str, Any] | None = None,
     breaker_client: Any = None,
     approvals: Any = None,
+    credentials: Any = None,
     run_id: str = "",
 ) -> AsyncIterator[Event]:
     """Run one user turn against ``root_agent``; yields every event (the user's first)."""
@@ -101,6 +102,7 @@ async def run_invocation(
         breakers=breakers,
         breaker_client=breaker_client,
         approvals=approvals,
+        credentials=credentials,
         run_id=run_id,
     )
     error: BaseException | None = None

@@ -12,7 +12,8 @@ given), then the root supervisor::
     ├── breakers          one circuit breaker per model name, shared by all runs
     ├── artifacts         versioned artifact files under the data dir
     ├── memory            searchable memories of past sessions, per (app, user)
-    └── approvals         tool calls waiting for a human's decision (persisted)
+    ├── approvals         tool calls waiting for a human's decision (persisted)
+    └── credentials       API keys and OAuth2 tokens per (app, user, key); file 0600
 
 rest_for_one, as ADK Elixir: everything after a child depends on it (a new registry
 must be refilled by restarting what registered in it). Leaving the block stops the
@@ -45,6 +46,7 @@ from ..store import SQLiteSessionStore
 from ._approvals import ApprovalActor
 from ._artifacts import ArtifactActor
 from ._breakers import CircuitBreakerActor
+from ._credentials import CredentialActor
 from ._memory import MemoryActor
 from ._partition import PartitionArgs, SessionsSupervisor
 
@@ -112,6 +114,8 @@ class Host:
                 ChildSpec(id="approvals", start=ApprovalActor, name="approvals",
                           args={"path": str(Path(self.config.data_dir) / "approvals.db"),
                                 "session_store_path": self.config.store_path}),
+                ChildSpec(id="credentials", start=CredentialActor, name="credentials",
+                          args={"path": str(Path(self.config.data_dir) / "credentials.db")}),
             ),
             strategy=Strategy.REST_FOR_ONE,
             intensity=self.config.root_intensity,

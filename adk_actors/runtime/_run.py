@@ -228,6 +228,31 @@ class _RemoteApprovals:
                 return Decision(False, current.reason or current.status, approval.id)
 
 
+class _RemoteCredentials:
+    """The user's credentials through the host's credential actor (sync, from tools)."""
+
+    def __init__(self, actor: RunActor) -> None:
+        self.actor = actor
+
+    def _call(self, request: Any) -> Any:
+        future = self.actor.service_call("credentials", request)
+        try:
+            return future.result(timeout=SERVICE_WAIT)
+        except concurrent.futures.TimeoutError:
+            self.actor.service_forget("credentials")
+            raise RuntimeError(f"the credential service did not answer within {SERVICE_WAIT} s") from None
+
+    def get(self, app: str, user: str, key: str) -> Any:
+        from ._credentials import GetCredential
+
+        return self._call(GetCredential(app, user, key))
+
+    def put(self, app: str, user: str, key: str, credential: Any) -> None:
+        from ._credentials import PutCredential
+
+        self._call(PutCredential(app, user, key, credential))
+
+
 def load_agent(path: str) -> Any:
     module_name, _, attr = path.partition(":")
     target: Any = importlib.import_module(module_name)
@@ -313,6 +338,8 @@ class RunActor(GenServer):
                                               else None,
                                               memory=_RemoteMemory(self) if run.registry is not None else None,
                                               approvals=_RemoteApprovals(self) if run.registry is not None else None,
+                                              credentials=_RemoteCredentials(self) if run.registry is not None
+                                              else None,
                                               run_id=run.run_id):
                 hand("event", event)
 

@@ -144,6 +144,17 @@ class Runner:
 
         return self._service("approvals", Deny(approval_id, reason))
 
+    def put_credential(self, user_id: str, key: str, credential: Any) -> None:
+        """Store a credential the client obtained (the end of an auth flow)."""
+        from ._credentials import PutCredential
+
+        self._service("credentials", PutCredential(self.app_name, user_id, key, credential))
+
+    def delete_credential(self, user_id: str, key: str) -> bool:
+        from ._credentials import DeleteCredential
+
+        return bool(self._service("credentials", DeleteCredential(self.app_name, user_id, key)))
+
     def _service(self, child_id: str, request: Any) -> Any:
         root = self.host.root
         if root is None:

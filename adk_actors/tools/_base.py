@@ -47,6 +47,7 @@ class ToolContext:
         self.escalate = False
         self.skip_summarization = False
         self.transfer_to_agent: str | None = None
+        self.requested_auth: dict[str, Any] = {}
 
     @property
     def agent_name(self) -> str:
@@ -67,6 +68,31 @@ class ToolContext:
 
     def list_artifacts(self) -> list[str]:
         return self.invocation.artifacts.list(*self._where())
+
+    def get_credential(self, key: str) -> Any:
+        """The user's credential ``key`` (refreshed first if it is an OAuth2 token close to
+        expiry), or None: then return :meth:`request_credential` from the tool."""
+        from ..runtime._credentials import AuthRequired, fresh_token
+
+        service = self.invocation.credentials
+        if service is None:
+            return None
+        app, user, _ = self._where()
+        credential = service.get(app, user, key)
+        if credential is None:
+            return None
+        try:
+            fresh = fresh_token(credential)
+        except AuthRequired:
+            return None
+        if fresh is not credential:
+            service.put(app, user, key, fresh)
+        return fresh
+
+    def request_credential(self, key: str, auth_config: dict[str, Any]) -> dict[str, Any]:
+        """Auth as a return value: the turn ends with an auth request the caller acts on."""
+        self.requested_auth[self.function_call_id or key] = {"credential_key": key, **auth_config}
+        return {"status": "auth_required", "credential_key": key}
 
     def search_memory(self, query: str, limit: int = 10) -> list[Any]:
         session = self.invocation.session

@@ -1,0 +1,184 @@
+"""Credentials per (app, user, key): API keys and OAuth2 tokens, never shown.
+
+* ``Credential`` keeps secrets in ``SecretStr``: they appear in no repr, log line,
+  event or exception.
+* :class:`CredentialStore`: SQLite, the file created with mode 0600; with
+  ``ADK_ACTORS_CREDENTIAL_KEY`` set (a Fernet key; the optional ``crypto`` extra),
+  secrets are encrypted at rest.
+* :class:`CredentialActor`: the store behind ``PutCredential`` / ``GetCredential`` /
+  ``DeleteCredential``; data on disk, so a restart (kill -9 included) loses nothing.
+* :func:`fresh_token`: an OAuth2 token that expires within ``REFRESH_MARGIN`` seconds
+  is refreshed (httpx, ``grant_type=refresh_token``) before use; a failed refresh is
+  :class:`AuthRequired`, which the tool turns into a new auth request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, SecretStr
+
+from supervision import BadRequest, CallerRef, GenServer
+
+from .._exceptions import AdkError
+
+__all__ = [
+    "AuthRequired",
+    "Credential",
+    "CredentialActor",
+    "CredentialStore",
+    "DeleteCredential",
+    "GetCredential",
+    "PutCredential",
+    "fresh_token",
+]
+
+REFRESH_MARGIN = 60.0
+KEY_VARIABLE = "ADK_ACTORS_CREDENTIAL_KEY"
+
+
+class AuthRequired(AdkError):
+    """No usable credential: the user must (re)authorize."""
+
+
+class Credential(BaseModel):
+    kind: Literal["api_key", "oauth2"] = "api_key"
+    api_key: SecretStr | None = None
+    access_token: SecretStr | None = None
+    refresh_token: SecretStr | None = None
+    expires_at: float | None = None
+    token_url: str | None = None
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+
+    def secrets_json(self) -> str:
+        data = self.model_dump()
+        for key, value in data.items():
+            if isinstance(value, SecretStr):
+                data[key] = value.get_secret_value()
+        return json.dumps(data)
+
+
+@dataclass(frozen=True)
+class PutCredential:
+    app_name: str
+    user_id: str
+    key: str
+    credential: Credential
+
+
+@dataclass(frozen=True)
+class GetCredential:
+    app_name: str
+    user_id: str
+    key: str
+
+
+@dataclass(frozen=True)
+class DeleteCredential:
+    app_name: str
+    user_id: str
+    key: str
+
+
+class CredentialStore:
+    def __init__(self, path: str | Path, *, key: str | None = None) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chmod(path, 0o600)
+        self._fernet: Any = None
+        key = key if key is not None else os.environ.get(KEY_VARIABLE)
+        if key:
+            try:
+                from cryptography.fernet import Fernet
+            except ImportError as exc:  # pragma: no cover - depends on the install
+                raise AdkError(f"{KEY_VARIABLE} is set but `cryptography` is not installed "
+                               "(pip install 'adk-actors[crypto]')") from exc
+            self._fernet = Fernet(key.encode())
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS credentials (app TEXT, user TEXT, key TEXT, data BLOB, "
+                         "updated REAL, PRIMARY KEY (app, user, key))")
+
+    def put(self, app: str, user: str, key: str, credential: Credential) -> None:
+        data = credential.secrets_json().encode()
+        if self._fernet is not None:
+            data = self._fernet.encrypt(data)
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO credentials VALUES (?, ?, ?, ?, ?)",
+                             (app, user, key, data, time.time()))
+
+    def get(self, app: str, user: str, key: str) -> Credential | None:
+        with self._lock:
+            row = self._db.execute("SELECT data FROM credentials WHERE app=? AND user=? AND key=?",
+                                   (app, user, key)).fetchone()
+        if row is None:
+            return None
+        data = bytes(row[0])
+        if self._fernet is not None:
+            data = self._fernet.decrypt(data)
+        return Credential.model_validate_json(data)
+
+    def delete(self, app: str, user: str, key: str) -> bool:
+        with self._lock:
+            return self._db.execute("DELETE FROM credentials WHERE app=? AND user=? AND key=?",
+                                    (app, user, key)).rowcount > 0
+
+
+class CredentialActor(GenServer):
+    def init(self, args: dict[str, Any]) -> None:
+        self.store = CredentialStore(args["path"])
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, PutCredential):
+            if not isinstance(request.credential, Credential):
+                raise BadRequest("PutCredential needs a Credential")
+            self.store.put(request.app_name, request.user_id, request.key, request.credential)
+            return "stored"
+        if isinstance(request, GetCredential):
+            return self.store.get(request.app_name, request.user_id, request.key)
+        if isinstance(request, DeleteCredential):
+            return self.store.delete(request.app_name, request.user_id, request.key)
+        return super().handle_call(request, caller)
+
+
+def fresh_token(credential: Credential, *, now: float | None = None,
+                transport: httpx.BaseTransport | None = None) -> Credential:
+    """The credential itself, or (for an OAuth2 token about to expire) a refreshed one.
+
+    Raises :class:`AuthRequired` when it cannot be refreshed (no refresh token, or the
+    token endpoint refuses).
+    """
+    now = time.time() if now is None else now
+    if credential.kind != "oauth2" or credential.expires_at is None or credential.expires_at - now > REFRESH_MARGIN:
+        return credential
+    if credential.refresh_token is None or not credential.token_url:
+        raise AuthRequired("the access token expired and there is no refresh token")
+    form = {"grant_type": "refresh_token", "refresh_token": credential.refresh_token.get_secret_value()}
+    if credential.client_id:
+        form["client_id"] = credential.client_id
+    if credential.client_secret is not None:
+        form["client_secret"] = credential.client_secret.get_secret_value()
+    try:
+        with httpx.Client(timeout=10.0, transport=transport) as client:
+            response = client.post(credential.token_url, data=form)
+    except httpx.HTTPError as exc:
+        raise AuthRequired(f"the token endpoint could not be reached: {type(exc).__name__}") from None
+    if response.status_code != 200:
+        raise AuthRequired(f"the token endpoint refused the refresh (HTTP {response.status_code})")
+    body = response.json()
+    return credential.model_copy(update={
+        "access_token": SecretStr(body["access_token"]),
+        "refresh_token": SecretStr(body["refresh_token"]) if body.get("refresh_token") else credential.refresh_token,
+        "expires_at": now + float(body.get("expires_in", 3600)),
+    })
