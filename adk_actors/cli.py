@@ -96,7 +96,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                 log_level=getattr(logging, settings.logging.level), log_format="%(message)s")
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, max_queued_runs=host_cfg.max_queued_runs,
-                           models=dict(settings.models), extra={"global_root": True}), system=system)
+                           models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
+                           root_period=host_cfg.restart_period, extra={"global_root": True}), system=system)
     try:
         host.start()
     except Exception as exc:

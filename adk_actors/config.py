@@ -34,6 +34,8 @@ class HostSection(BaseModel):
     idle_timeout: float = Field(default=300.0, gt=0)
     max_queued_runs: int = Field(default=8, ge=0)
     shutdown_timeout: float = Field(default=30.0, gt=0)
+    restart_intensity: int = Field(default=10, ge=0)
+    restart_period: float = Field(default=10.0, gt=0)
 
 
 class LoggingSection(BaseModel):

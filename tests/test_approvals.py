@@ -162,3 +162,23 @@ def test_after_a_host_restart_orphaned_approvals_are_expired(actor_system: Any, 
         assert runner.approvals("ann") == []
         expired = runner.approvals("ann", status="expired")
         assert len(expired) == 1 and expired[0].tool == "delete_file"
+
+
+def test_a_tool_can_ask_for_confirmation_itself() -> None:
+    from adk_actors.tools import ToolContext
+
+    done: list[str] = []
+
+    def purge(tool_context: ToolContext) -> dict[str, Any]:
+        if not tool_context.request_confirmation("purge every cache?", timeout=5):
+            return {"purged": False}
+        done.append("purged")
+        return {"purged": True}
+
+    approvals = InMemoryApprovals()
+    decide_soon(approvals, "approve")
+    model = ScriptedModel([call("purge"), "ok"])
+    events = run(LlmAgent(name="ops", model=model, tools=[purge]), "purge", approvals=approvals)
+    assert done == ["purged"] and summary(events)[2][1] == "result:purge={'purged': True}"
+    request = next(iter(approvals.requests.values()))
+    assert (request["tool"], request["hint"]) == ("purge", "purge every cache?")

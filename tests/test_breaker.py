@@ -222,3 +222,18 @@ def test_breaker_actor_isolates_models_and_restarts_closed(actor_system: Any) ->
     fresh = sup.child("breakers").address
     assert call(actor_system, fresh, BreakerStatus()) == {}  # documented: restarts closed
     assert isinstance(call(actor_system, fresh, Acquire("gemini-a")), Permit)
+
+
+def test_state_changes_are_telemetry_events() -> None:
+    from adk_actors import telemetry
+
+    seen: list[dict[str, Any]] = []
+    telemetry.attach("breaker-test", ("adk", "breaker", "state_change"), lambda e, m, meta: seen.append(meta))
+    try:
+        breaker = CircuitBreaker("gemini-x", FAST)
+        fail(breaker, 0.0, 3)
+        breaker.reset(1.0)
+    finally:
+        telemetry.detach("breaker-test")
+    assert [(s["model"], s["from"], s["to"]) for s in seen] == [("gemini-x", "closed", "open"),
+                                                               ("gemini-x", "open", "closed")]

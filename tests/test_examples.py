@@ -18,6 +18,8 @@ APPS = {
     "pipeline": "examples.pipeline.agent:root_agent",
     "fanout": "examples.fanout.agent:root_agent",
     "refine_loop": "examples.refine_loop.agent:root_agent",
+    "router": "examples.router.agent:root_agent",
+    "hitl": "examples.hitl.agent:root_agent",
 }
 
 
@@ -61,3 +63,30 @@ def test_demo_scripts_run(script: str) -> None:
     result = subprocess.run([sys.executable, script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+def test_router_routes_and_sticks_with_the_specialist(host: Host) -> None:
+    runner = host.runner("router")
+    runner.create_session("ann", "s1")
+    first = list(runner.run("ann", "s1", "will it rain in Paris?"))
+    assert [e.author for e in first if e.content][1:] == ["router", "router", "weather", "weather", "weather"]
+    second = list(runner.run("ann", "s1", "and in Rome?"))
+    assert second[1].author == "weather"  # sticky: the router is not asked again
+    assert "sunny" in second[-1].content.text
+
+
+def test_hitl_payment_waits_for_a_human(host: Host) -> None:
+    import threading
+
+    from supervision.testing import wait_until
+
+    runner = host.runner("hitl")
+    runner.create_session("ann", "s1")
+    box: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: box.update(events=list(runner.run("ann", "s1", "pay 100 to bob"))))
+    thread.start()
+    pending = wait_until(lambda: runner.approvals("ann"), timeout=10)[0]
+    assert pending.hint == "a payment needs your approval" and pending.args == {"amount": 100, "to": "bob"}
+    runner.approve(pending.id)
+    thread.join(15)
+    assert box["events"][-1].content.text == "Sent 100 to bob (ref TX-100-BOB)."

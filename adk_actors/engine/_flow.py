@@ -297,7 +297,7 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
     from ..tools._base import ToolContext
     from ..tools._function import ToolArgumentError
 
-    tool_context = ToolContext(ctx, call.id)
+    tool_context = ToolContext(ctx, call.id, call.name)
     args = dict(call.args)
     if call.name == TRANSFER_TO_AGENT:
         names = [t.name for t in transfer_targets(agent, ctx.root_agent)]

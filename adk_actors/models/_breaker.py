@@ -21,7 +21,8 @@ consecutive-failure counter (ADK Elixir's), in order of what it checks:
 * **operator states**: ``forced_open`` rejects everything, ``disabled`` lets
   everything through; ``reset`` closes.
 
-Every state change is appended to ``transitions`` and given to ``on_transition``.
+Every state change is appended to ``transitions``, given to ``on_transition`` and
+emitted as the telemetry event ``("adk", "breaker", "state_change")``.
 """
 
 from __future__ import annotations
@@ -125,6 +126,11 @@ class CircuitBreaker:
         transition = Transition(now, self.state, to_state, reason)
         self.state = to_state
         self.transitions.append(transition)
+        from .. import telemetry
+
+        telemetry.execute(("adk", "breaker", "state_change"), {"at": now},
+                          {"model": self.name, "from": transition.from_state, "to": to_state, "reason": reason,
+                           "trips": self.trips})
         if self.on_transition is not None:
             self.on_transition(self.name, transition)
 

@@ -65,8 +65,10 @@ class HostConfig:
     idle_timeout: float = 300.0
     max_queued_runs: int = 8
     log_file: str | None = None
-    root_intensity: int = 3
-    root_period: float = 5.0
+    # OTP's default is 3 restarts in 5 s; a long-running host rides out more (each
+    # group restart of rest_for_one counts once), then escalates: the host stops.
+    root_intensity: int = 10
+    root_period: float = 10.0
     models: dict[str, str] = field(default_factory=dict)  # model name -> OpenAI-compatible base URL
     breakers: bool = True
     breaker: BreakerConfig = field(default_factory=BreakerConfig)

@@ -38,9 +38,10 @@ class ToolContext:
     ``escalate`` / ``skip_summarization`` / ``transfer_to_agent`` set the event's actions.
     """
 
-    def __init__(self, ctx: InvocationContext, function_call_id: str | None) -> None:
+    def __init__(self, ctx: InvocationContext, function_call_id: str | None, tool_name: str = "") -> None:
         self.invocation = ctx
         self.function_call_id = function_call_id
+        self.tool_name = tool_name
         self.state_delta: dict[str, Any] = {}
         self.artifact_delta: dict[str, int] = {}
         self.state = State(ctx.session.state, self.state_delta)
@@ -48,6 +49,13 @@ class ToolContext:
         self.skip_summarization = False
         self.transfer_to_agent: str | None = None
         self.requested_auth: dict[str, Any] = {}
+        self._loop: Any = None
+        try:
+            import asyncio
+
+            self._loop = asyncio.get_running_loop()  # the run's loop, for requests made from tool threads
+        except RuntimeError:
+            pass
 
     @property
     def agent_name(self) -> str:
@@ -88,6 +96,21 @@ class ToolContext:
         if fresh is not credential:
             service.put(app, user, key, fresh)
         return fresh
+
+    def request_confirmation(self, hint: str, timeout: float = 60.0) -> bool:
+        """Ask a human to approve what this tool is about to do, and wait (at most
+        ``timeout`` seconds; no decision is a no). Call it from a sync tool (tools run
+        on their own thread); the run's actor stays responsive meanwhile."""
+        import asyncio
+
+        service = self.invocation.approvals
+        if service is None or self._loop is None:
+            return False
+        future = asyncio.run_coroutine_threadsafe(
+            service.request(self.invocation, self.tool_name or "tool", {"hint": hint}, hint, timeout),
+            self._loop)
+        decision = future.result(timeout + 30.0)
+        return bool(decision.approved)
 
     def request_credential(self, key: str, auth_config: dict[str, Any]) -> dict[str, Any]:
         """Auth as a return value: the turn ends with an auth request the caller acts on."""

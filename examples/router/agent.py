@@ -1,0 +1,52 @@
+"""The router with two sub-agents (seed 000's worked example), offline.
+
+The router's scripted model transfers weather questions to ``weather`` and
+everything else to ``news``; the next turn stays with the specialist that answered
+(google-adk's routing rule), which can transfer back to the router.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_actors import LlmAgent, LlmRequest
+from adk_actors.models import ScriptedModel, call
+from adk_actors.tools import ToolContext
+
+
+def get_weather(city: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Current weather for a city."""
+    return {"city": city, "forecast": "sunny, 22 °C"}
+
+
+def get_news(topic: str) -> dict[str, Any]:
+    """Headlines about a topic."""
+    return {"topic": topic, "headlines": [f"{topic.title()} makes the news again"]}
+
+
+def _router(request: LlmRequest) -> Any:
+    text = request.contents[-1].text.lower()
+    return call("transfer_to_agent", agent_name="weather" if "weather" in text or "rain" in text else "news")
+
+
+def _specialist(tool: str, argument: str) -> Any:
+    def answer(request: LlmRequest) -> Any:
+        last = request.contents[-1]
+        if last.function_responses:
+            return f"{last.function_responses[0].response}"
+        words = [w.strip("?.!,") for w in last.text.split()]
+        if tool == "get_weather" and "news" in last.text.lower():
+            return call("transfer_to_agent", agent_name="router")
+        return call(tool, **{argument: words[-1] if words else "anything"})
+
+    return answer
+
+
+weather = LlmAgent(name="weather", model=ScriptedModel(fallback=_specialist("get_weather", "city")),
+                   instruction="You handle weather queries.", description="Handles weather-related questions",
+                   tools=[get_weather])
+news = LlmAgent(name="news", model=ScriptedModel(fallback=_specialist("get_news", "topic")),
+                instruction="You handle news queries.", description="Handles news-related questions",
+                tools=[get_news])
+root_agent = LlmAgent(name="router", model=ScriptedModel(fallback=_router),
+                      instruction="Route requests to the right specialist.", sub_agents=[weather, news])
