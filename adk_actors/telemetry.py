@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -68,12 +69,13 @@ def span(prefix: Event, metadata: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Emit ``prefix + ("start",)``, then ``("stop",)`` or ``("exception",)`` with the duration.
 
     The yielded dict is the stop metadata: fill it in (token usage, results) inside
-    the block.
+    the block. Start, stop and exception carry the same ``span_id``.
     """
     if not _handlers:
         yield metadata
         return
     began = time.monotonic()
+    metadata.setdefault("span_id", uuid.uuid4().hex)  # correlates start with stop / exception
     execute((*prefix, "start"), {"system_time": time.time()}, dict(metadata))
     try:
         yield metadata

@@ -1,0 +1,74 @@
+"""An optional OpenTelemetry bridge (``pip install 'adk-actors[otel]'``).
+
+``attach_opentelemetry(tracer)`` turns the telemetry events into spans: an agent run
+is ``invoke_agent <agent>``, a model call ``chat <model>``, a tool call
+``execute_tool <tool>``, with the OpenTelemetry GenAI attributes (``gen_ai.*``):
+operation, agent, model, tool, token usage, and the error type when one ends badly.
+Attach it in the host process before the host starts, so every actor has it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from . import telemetry
+
+__all__ = ["attach_opentelemetry", "detach_opentelemetry"]
+
+HANDLER_ID = "adk-actors-opentelemetry"
+_KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool"}
+
+
+def attach_opentelemetry(tracer: Any = None) -> None:
+    from opentelemetry import trace
+    from opentelemetry.trace import Status, StatusCode
+
+    tracer = tracer or trace.get_tracer("adk_actors")
+    open_spans: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def handle(event: tuple[str, ...], measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
+        _, kind, phase = event
+        span_id = metadata.get("span_id")
+        if span_id is None:
+            return
+        if phase == "start":
+            operation = _KINDS[kind]
+            target = metadata.get("model") if kind == "llm" else metadata.get("tool") if kind == "tool" \
+                else metadata.get("agent")
+            attributes = {"gen_ai.operation.name": operation, "gen_ai.agent.name": metadata.get("agent", ""),
+                          "adk.invocation_id": metadata.get("invocation_id", ""),
+                          "adk.app": metadata.get("app", ""), "adk.session": metadata.get("session", "")}
+            if kind == "llm":
+                attributes["gen_ai.request.model"] = metadata.get("model", "")
+            if kind == "tool":
+                attributes["gen_ai.tool.name"] = metadata.get("tool", "")
+                attributes["gen_ai.tool.call.id"] = metadata.get("function_call_id") or ""
+            span = tracer.start_span(f"{operation} {target}", attributes=attributes)
+            with lock:
+                open_spans[span_id] = span
+            return
+        with lock:
+            span = open_spans.pop(span_id, None)
+        if span is None:
+            return
+        usage = metadata.get("usage") or {}
+        if usage.get("prompt_token_count") is not None:
+            span.set_attribute("gen_ai.usage.input_tokens", int(usage["prompt_token_count"]))
+        if usage.get("candidates_token_count") is not None:
+            span.set_attribute("gen_ai.usage.output_tokens", int(usage["candidates_token_count"]))
+        if metadata.get("model_version"):
+            span.set_attribute("gen_ai.response.model", str(metadata["model_version"]))
+        error = metadata.get("error") or (metadata.get("kind") if phase == "exception" else None)
+        if error:
+            span.set_attribute("error.type", str(error))
+            span.set_status(Status(StatusCode.ERROR, str(metadata.get("reason") or error)))
+        span.end()
+
+    events = [("adk", kind, phase) for kind in _KINDS for phase in ("start", "stop", "exception")]
+    telemetry.attach(HANDLER_ID, events, handle)
+
+
+def detach_opentelemetry() -> None:
+    telemetry.detach(HANDLER_ID)
