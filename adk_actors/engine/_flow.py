@@ -120,8 +120,11 @@ def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
         model = ctx.resolve_model(model)
     if ctx.breaker_client is not None:
         from ..models._breaker import BreakerModel
+        from ..models._http import HttpModel
 
-        return BreakerModel(model, ctx.breaker_client)
+        # The host's shared breakers guard providers reached over the network; an
+        # offline model (ScriptedModel) has no outage to guard against.
+        return BreakerModel(model, ctx.breaker_client) if isinstance(model, HttpModel) else model
     if ctx.breakers is not None:
         from ..models._breaker import BreakerModel, CircuitBreaker
 
