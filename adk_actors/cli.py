@@ -72,6 +72,7 @@ def _connect(args: argparse.Namespace) -> Any:
 def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import PortInUse, check_port_free, start_actor_system
 
+    from .models import BreakerConfig, RetryPolicy
     from .runtime import Host, HostConfig
 
     settings = _settings(args)
@@ -97,6 +98,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, max_queued_runs=host_cfg.max_queued_runs,
                            models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
+                           breaker=BreakerConfig(**settings.breaker.model_dump()),
+                           max_artifact_bytes=settings.artifacts.max_bytes,
+                           model_options={"retry": RetryPolicy(max_attempts=settings.retry.max_attempts,
+                                                               base_delay=settings.retry.base_delay,
+                                                               max_delay=settings.retry.max_delay),
+                                          "timeout": settings.retry.timeout},
                            root_period=host_cfg.restart_period, extra={"global_root": True}), system=system)
     try:
         host.start()

@@ -17,7 +17,8 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from ._exceptions import AdkError
 
-__all__ = ["ConfigError", "HostSection", "LoggingSection", "Settings", "load_settings"]
+__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "LoggingSection", "RetrySection",
+           "Settings", "load_settings"]
 
 
 class ConfigError(AdkError, ValueError):
@@ -45,6 +46,35 @@ class LoggingSection(BaseModel):
     file: str = ""  # empty: <data_dir>/host.log
 
 
+class BreakerSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    consecutive_failures: int = Field(default=5, ge=1)
+    failure_rate: float = Field(default=0.5, gt=0, le=1)
+    window_seconds: float = Field(default=60.0, gt=0)
+    minimum_calls: int = Field(default=10, ge=1)
+    slow_call_seconds: float | None = Field(default=None, gt=0)
+    open_seconds: float = Field(default=30.0, gt=0)
+    max_open_seconds: float = Field(default=300.0, gt=0)
+    half_open_probes: int = Field(default=1, ge=1)
+    probe_deadline: float = Field(default=120.0, gt=0)
+
+
+class RetrySection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_attempts: int = Field(default=3, ge=1)
+    base_delay: float = Field(default=1.0, ge=0)
+    max_delay: float = Field(default=30.0, ge=0)
+    timeout: float = Field(default=120.0, gt=0)
+
+
+class ArtifactsSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ADK_ACTORS_", env_nested_delimiter="__", extra="forbid")
 
@@ -52,6 +82,9 @@ class Settings(BaseSettings):
     logging: LoggingSection = Field(default_factory=LoggingSection)
     apps: dict[str, str] = Field(default_factory=dict)
     models: dict[str, str] = Field(default_factory=dict)  # model name -> OpenAI-compatible base URL
+    breaker: BreakerSection = Field(default_factory=BreakerSection)
+    retry: RetrySection = Field(default_factory=RetrySection)
+    artifacts: ArtifactsSection = Field(default_factory=ArtifactsSection)
 
     @field_validator("apps")
     @classmethod

@@ -119,3 +119,17 @@ def test_clients_fail_clearly_without_a_host() -> None:
         port = sock.getsockname()[1]
     result = cli("status", "--port", str(port))
     assert result.returncode == 1 and "no host is running" in result.stderr
+
+
+def test_config_sections_are_validated(tmp_path: Path) -> None:
+    from adk_actors.config import ConfigError, load_settings
+
+    good = load_settings(ROOT / "config" / "host.toml")
+    assert good.breaker.consecutive_failures == 5 and good.retry.max_attempts == 3
+    assert good.artifacts.max_bytes == 52428800 and "hitl" in good.apps
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[breaker]\nfailure_rate = 2\n[retry]\nmax_attempts = 0\n[unknown]\nx = 1\n")
+    with pytest.raises(ConfigError) as failure:
+        load_settings(bad)
+    message = str(failure.value)
+    assert "breaker.failure_rate" in message and "retry.max_attempts" in message and "unknown" in message

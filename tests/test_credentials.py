@@ -88,3 +88,21 @@ def test_auth_required_then_success_on_the_next_turn(host: Host, token_server: S
     logs = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*.log"))
     for secret in (SECRET, "refresh-me-secret", "client-secret-value"):
         assert secret not in everything and secret not in logs
+
+
+def test_a_stored_credential_survives_kill_9_of_the_credential_actor(host: Host) -> None:
+    import signal
+
+    from supervision.testing import wait_until
+
+    runner = host.runner("calendar")
+    runner.put_credential("ann", "calendar", oauth(3600))
+    root = host.root
+    assert root is not None
+    pid = root.child("credentials").pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: root.child("credentials").status == "running" and root.child("credentials").pid != pid)
+    runner.create_session("ann", "s1")
+    answer = list(runner.run("ann", "s1", "what's on?"))[-1]
+    assert answer.content.text.startswith("calendar: {'events'")  # acknowledged, so not lost

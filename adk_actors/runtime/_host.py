@@ -73,6 +73,7 @@ class HostConfig:
     breakers: bool = True
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
     max_artifact_bytes: int = 50 * 1024 * 1024
+    model_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"retry": RetryPolicy(...), "timeout": 60}
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -98,7 +99,8 @@ class Host:
                                        idle_timeout=self.config.idle_timeout,
                                        max_queued_runs=self.config.max_queued_runs,
                                        partitions=self.config.partitions,
-                                       model_base_urls=dict(self.config.models), breakers=self.config.breakers)
+                                       model_base_urls=dict(self.config.models), breakers=self.config.breakers,
+                                       model_options=dict(self.config.model_options))
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),

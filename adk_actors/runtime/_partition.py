@@ -66,6 +66,7 @@ class PartitionArgs:
     partitions: int = 1
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True
+    model_options: dict[str, Any] | None = None
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun)
@@ -160,7 +161,7 @@ class SessionPartition(Supervisor):
                 args=SessionArgs(request.app_name, request.user_id, request.session_id, self.config.store_path,
                                  self.config.apps[request.app_name], self.config.idle_timeout,
                                  self.config.max_queued_runs, model_base_urls=self.config.model_base_urls,
-                                 breakers=self.config.breakers))
+                                 breakers=self.config.breakers, model_options=self.config.model_options))
             child = _Child(spec)
             self._children.append(child)
             failure = yield from self._start(child)

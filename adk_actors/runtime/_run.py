@@ -52,6 +52,7 @@ class StartRun:
     run_config: RunConfig
     registry: Any = None  # where to find the host's "breakers" actor
     model_base_urls: dict[str, str] | None = None
+    model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors
 
 
 #: How long a model call waits for the breaker actor before failing fast.
@@ -329,9 +330,11 @@ class RunActor(GenServer):
             from ..models import resolve_model
 
             base_urls = run.model_base_urls or {}
+            options = dict(run.model_options or {})
             async for event in run_invocation(agent, view, run.new_message, run_config=run.run_config,
                                               cancel=self._cancel, invocation_id=run.invocation_id,
-                                              resolve_model=lambda name: resolve_model(name, base_urls=base_urls),
+                                              resolve_model=lambda name: resolve_model(name, base_urls=base_urls,
+                                                                                       **options),
                                               breaker_client=_BreakerBridge(self) if run.registry is not None
                                               else None,
                                               artifacts=_RemoteArtifacts(self) if run.registry is not None

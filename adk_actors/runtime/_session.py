@@ -66,6 +66,7 @@ class SessionArgs:
     warm_spare: bool = True
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True
+    model_options: dict[str, Any] | None = None
 
 
 @dataclass
@@ -197,7 +198,8 @@ class SessionActor(GenServer):
             app_name=self.args.app_name, user_id=self.args.user_id, session_id=self.args.session_id,
             base_count=base, extra_events=self.events[base:], state=self._fresh_state(),
             new_message=run.request.new_message, run_config=run_config,
-            registry=self.registry if self.args.breakers else None, model_base_urls=self.args.model_base_urls)))
+            registry=self.registry if self.args.breakers else None, model_base_urls=self.args.model_base_urls,
+            model_options=self.args.model_options)))
         if run_config.timeout:
             self.send_after(run_config.timeout, ("deadline", run.request.run_id))
 
