@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from adk_actors.runtime import Host, HostConfig
 from supervision import ChildSpec, SupervisorClient, SupervisorSpec, start_supervisor
 
 pytest_plugins = ["supervision.testing"]
@@ -33,3 +34,12 @@ def start_sup(actor_system: Any) -> Callable[..., SupervisorClient]:
         return start_supervisor(actor_system, SupervisorSpec(children=tuple(children), **flags))
 
     return start
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    """A host serving the apps of ``runtime_agents`` (data in the test's tmp dir)."""
+    import runtime_agents
+
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
+        yield running

@@ -6,7 +6,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,10 +94,6 @@ def test_a_decision_made_before_anyone_waits_is_not_lost(actor_system: Any, tmp_
         sup_call(actor_system, server, Deny(approval.id))
 
 
-@pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
-        yield running
 
 
 def start_turn(runner: Any, session: str, text: str) -> tuple[threading.Thread, dict[str, Any]]:

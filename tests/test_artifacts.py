@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import runtime_agents
 
 from adk_actors import Blob, Part
-from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime import Host
 from adk_actors.runtime._artifacts import ArtifactActor, LoadArtifact, SaveArtifact
 from adk_actors.store import ArtifactTooLarge, FileArtifactStore, InvalidArtifactName
 from supervision import BadRequest, ChildSpec, SupervisorSpec, call, start_supervisor
@@ -96,10 +94,6 @@ def test_artifact_actor_keeps_acknowledged_saves_across_kill_9(actor_system: Any
     assert call(actor_system, fresh, LoadArtifact("app", "ann", "s1", "a.txt")) == Part(text="kept")
 
 
-@pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path)), system=actor_system) as running:
-        yield running
 
 
 def test_tools_save_and_load_artifacts_through_the_host(host: Host) -> None:

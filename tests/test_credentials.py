@@ -7,14 +7,12 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import runtime_agents
 from cryptography.fernet import Fernet
 from pydantic import SecretStr
 
-from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime import Host
 from adk_actors.runtime._credentials import AuthRequired, Credential, CredentialStore, fresh_token
 from adk_actors.testing import StubResponse, StubServer
 
@@ -62,10 +60,6 @@ def test_refresh_near_expiry_only(token_server: StubServer) -> None:
         fresh_token(oauth(10, token_server.url + "/token"))
 
 
-@pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
-        yield running
 
 
 def test_auth_required_then_success_on_the_next_turn(host: Host, token_server: StubServer, tmp_path: Path) -> None:

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
-import runtime_agents
 from engine_helpers import run
 
 from adk_actors import Content, Event, LlmAgent
 from adk_actors.engine import InMemoryMemoryService
 from adk_actors.models import ScriptedModel
-from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime import Host
 from adk_actors.store._memory import SQLiteMemoryStore
 from supervision.testing import wait_until
 
@@ -55,10 +51,6 @@ def test_preload_memory_puts_memories_in_the_instruction() -> None:
         model.requests[0].system_instruction
 
 
-@pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path)), system=actor_system) as running:
-        yield running
 
 
 def test_sessions_added_to_memory_are_found_by_load_memory_in_later_sessions(host: Host) -> None:

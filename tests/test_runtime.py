@@ -6,7 +6,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,6 @@ from adk_actors.messages import GetState, session_key
 from adk_actors.runtime import Host, HostConfig
 from supervision import BadRequest, SupervisorClient, UnknownRequest, call
 from supervision.testing import children_of, pid_alive, wait_until
-
-
-@pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
-        yield running
 
 
 def texts(events: list[Any]) -> list[str]:
