@@ -25,18 +25,28 @@ def get_news(topic: str) -> dict[str, Any]:
 
 
 def _router(request: LlmRequest) -> Any:
-    text = request.contents[-1].text.lower()
+    text = _user_text(request).lower()
     return call("transfer_to_agent", agent_name="weather" if "weather" in text or "rain" in text else "news")
+
+
+def _user_text(request: LlmRequest) -> str:
+    """The user's latest words (not another agent's "For context:" note)."""
+    for content in reversed(request.contents):
+        if content.role == "user" and content.text and not content.text.startswith("For context:"):
+            return content.text
+    return ""
 
 
 def _specialist(tool: str, argument: str) -> Any:
     def answer(request: LlmRequest) -> Any:
         last = request.contents[-1]
-        if last.function_responses:
-            return f"{last.function_responses[0].response}"
-        words = [w.strip("?.!,") for w in last.text.split()]
-        if tool == "get_weather" and "news" in last.text.lower():
+        if last.function_responses and last.function_responses[0].name == tool:
+            result = last.function_responses[0].response
+            return ", ".join(f"{k}: {v}" for k, v in result.items())
+        text = _user_text(request)
+        if tool == "get_weather" and "news" in text.lower():
             return call("transfer_to_agent", agent_name="router")
+        words = [w.strip("?.!,") for w in text.split()]
         return call(tool, **{argument: words[-1] if words else "anything"})
 
     return answer
