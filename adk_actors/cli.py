@@ -41,10 +41,6 @@ __all__ = ["main"]
 DEFAULT_CONFIG = "config/host.toml"
 
 
-def _out(stream: Any = sys.stdout) -> Any:
-    return stream
-
-
 def _color(code: str, text: str) -> str:
     return f"\033[{code}m{text}\033[0m" if sys.stdout.isatty() else text
 

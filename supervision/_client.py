@@ -47,6 +47,7 @@ from ._spec import (
     DynamicSupervisorSpec,
     PartitionSupervisorSpec,
     SupervisorSpec,
+    import_object,
     import_path_of,
 )
 from ._system import node_id, process_alive
@@ -96,7 +97,7 @@ def call(
         if answer is not None:
             ref = getattr(answer, "ref", message.ref)
             if ref is None or ref == message.ref:
-                return _unwrap(answer, message.ref, request, timeout)
+                return _unwrap(answer, request, timeout)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise CallTimeout(f"no reply to {type(request).__name__} within {timeout} s")
@@ -105,7 +106,7 @@ def call(
         answer = system.listen(min(poll, remaining) if alive is not None else remaining)
 
 
-def _unwrap(answer: Any, ref: str, request: Any, timeout: float) -> Any:
+def _unwrap(answer: Any, request: Any, timeout: float) -> Any:
     if answer is None:
         raise CallTimeout(f"no reply to {type(request).__name__} within {timeout} s")
     if isinstance(answer, Reply):
@@ -134,13 +135,7 @@ def start_server(system: Any, server: str | type, args: Any = None, *, timeout: 
     """
     from thespian.actors import ActorExitRequest
 
-    path = server if isinstance(server, str) else import_path_of(server)
-    module_name, _, qualname = path.partition(":")
-    import importlib
-
-    target: Any = importlib.import_module(module_name)
-    for part in qualname.split("."):
-        target = getattr(target, part)
+    target = import_object(server if isinstance(server, str) else import_path_of(server))
     address = system.createActor(target, globalName=global_name) if global_name else system.createActor(target)
     answer = system.ask(address, Init(args=args), timeout)
     if isinstance(answer, InitOk):
@@ -174,13 +169,7 @@ def find_global(system: Any, server: str | type, global_name: str, *, timeout: f
 
     from ._messages import WhichChildren
 
-    path = server if isinstance(server, str) else import_path_of(server)
-    module_name, _, qualname = path.partition(":")
-    import importlib
-
-    target: Any = importlib.import_module(module_name)
-    for part in qualname.split("."):
-        target = getattr(target, part)
+    target = import_object(server if isinstance(server, str) else import_path_of(server))
     address = system.createActor(target, globalName=global_name)
     answer = system.ask(address, Call(WhichChildren()), timeout)
     if isinstance(answer, ErrorReply) and answer.code == "not_running" and "not initialised" in answer.detail:

@@ -34,8 +34,6 @@ from thespian.actors import (
     ActorExitRequest,
     ActorSystemMessage,
     ChildActorExited,
-    DeadEnvelope,
-    PoisonMessage,
     ThespianWatch,
     WakeupMessage,
     WatchMessage,
@@ -208,8 +206,6 @@ class GenServer(Actor):  # type: ignore[misc]
             self.handle_watch(list(message.ready))
         elif isinstance(message, ChildActorExited):
             self._on_child_exited(message, sender)
-        elif isinstance(message, (PoisonMessage, DeadEnvelope)):
-            self.handle_info(message, sender)
         else:
             self.handle_info(message, sender)
 

@@ -8,6 +8,7 @@ never later inside a running supervisor.
 from __future__ import annotations
 
 import enum
+import importlib
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -25,6 +26,7 @@ __all__ = [
     "Shutdown",
     "Strategy",
     "SupervisorSpec",
+    "import_object",
     "import_path_of",
 ]
 
@@ -67,6 +69,16 @@ def import_path_of(obj: Any) -> str:
     if not module or not qualname or "<locals>" in qualname:
         raise SpecError(f"{obj!r} is not a module-level class or function; give an import path")
     return f"{module}:{qualname}"
+
+
+def import_object(path: str) -> Any:
+    """The object an import path ``"package.module:Qual.name"`` names (ImportError /
+    AttributeError when there is none)."""
+    module_name, _, qualname = path.partition(":")
+    target: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target
 
 
 @dataclass(frozen=True)

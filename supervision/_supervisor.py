@@ -14,7 +14,6 @@ job waits.
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import time
@@ -74,6 +73,7 @@ from ._spec import (
     Restart,
     Strategy,
     SupervisorSpec,
+    import_object,
 )
 from ._system import node_id
 from ._timing import BackoffState, RestartIntensity
@@ -354,10 +354,7 @@ class Supervisor(GenServer):
         child.reported = None
         child.stop_requested = child.killed = False
         try:
-            module_name, _, qualname = child.spec.start_path.partition(":")
-            target: Any = importlib.import_module(module_name)
-            for part in qualname.split("."):
-                target = getattr(target, part)
+            target = import_object(child.spec.start_path)
             if not (isinstance(target, type) and issubclass(target, GenServer)):
                 raise SpecError(f"{child.spec.start_path} is not a GenServer subclass")
             child.address = self.createActor(target)

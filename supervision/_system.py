@@ -65,19 +65,28 @@ def node_id() -> str:
         return socket.gethostname()
 
 
-def process_alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
+def proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state, parent pid) of ``pid`` from ``/proc/PID/stat``; None if unreadable."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b") ", 1)[1][:1] != b"Z"
-    except (OSError, IndexError):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return not sys.platform.startswith("linux")
+            fields = stat.read().rsplit(b") ", 1)[1].split()
+        return fields[0].decode(), int(fields[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
+    stat = proc_stat(pid)
+    if stat is not None:
+        return stat[0] != "Z"
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not sys.platform.startswith("linux")
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from ._messages import ExitKind, ExitReason
 from ._server import IGNORE, CallerRef, GenServer
-from ._system import process_alive, start_actor_system
+from ._system import proc_stat, process_alive, start_actor_system
 
 __all__ = [
     "LeftoverProcesses",
@@ -80,14 +80,10 @@ def children_of(pid: int) -> list[int]:
     """Pids of the live processes whose parent is ``pid`` (Linux ``/proc``)."""
     found: list[int] = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                if int(stat.read().rsplit(") ", 1)[1].split()[1]) == pid and pid_alive(int(entry)):
-                    found.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
+        if entry.isdigit():
+            stat = proc_stat(int(entry))
+            if stat is not None and stat[1] == pid and stat[0] != "Z":
+                found.append(int(entry))
     return found
 
 

@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from .. import telemetry
+from .._tree import find_agent
 from .._types import (
     Content,
     Event,
@@ -38,7 +39,7 @@ from ..compiler import CompileContext, build_request, transfer_targets
 from ..compiler._instructions import SET_MODEL_RESPONSE
 from ..compiler._tools import TRANSFER_TO_AGENT, is_toolset
 from ..models._base import ModelError, model_name
-from ._callbacks import Fallback, Reraise, Retry, call_chain, call_maybe_async, check_decision
+from ._callbacks import Fallback, Reraise, Retry, call_chain, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
 
@@ -64,7 +65,7 @@ async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Even
         if event.actions.transfer_to_agent:
             transfer_to = event.actions.transfer_to_agent
     if transfer_to is not None:
-        target = ctx.root_agent.find_agent(transfer_to) if hasattr(ctx.root_agent, "find_agent") else None
+        target = find_agent(ctx.root_agent, transfer_to)
         if target is not None:
             async for event in target.run(ctx.for_agent(target)):
                 yield event
@@ -402,6 +403,3 @@ def _tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], resu
                            requested_auth_configs=requested_auth)
     return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=actions)
 
-
-async def maybe_async(func: Any, *args: Any) -> Any:
-    return await call_maybe_async(func, *args)

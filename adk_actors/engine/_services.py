@@ -169,6 +169,3 @@ class InMemoryMemoryService:
         scored.sort(key=lambda item: (-item[0], -item[1]))
         return [entry for _, _, entry in scored[:limit]]
 
-
-def part_text(part: Any) -> str | None:
-    return getattr(part, "text", None)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,7 +110,3 @@ def _to_response(item: Any) -> LlmResponse:
 def call(tool_name: str, /, **args: Any) -> FunctionCall:
     """Shorthand for a scripted tool call: ``call("get_weather", city="Paris")``."""
     return FunctionCall(name=tool_name, args=args)
-
-
-ScriptedItem = str | FunctionCall | list[FunctionCall] | Chunks | LlmResponse | Content | BaseException | Callable[
-    [LlmRequest], Any]

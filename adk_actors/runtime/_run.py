@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib
 import os
 import queue
 import threading
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supervision import CallerRef, GenServer
+from supervision._spec import import_object
 
 from .._types import Content, Event, RunConfig
 from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
@@ -255,11 +255,8 @@ class _RemoteCredentials:
 
 
 def load_agent(path: str) -> Any:
-    module_name, _, attr = path.partition(":")
-    target: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        target = getattr(target, part)
-    return target
+    """The agent an app's import path names (``"package.module:root_agent"``)."""
+    return import_object(path)
 
 
 class RunActor(GenServer):
@@ -267,7 +264,6 @@ class RunActor(GenServer):
         super().__init__()
         snapshot = _handoff.SNAPSHOT
         self._base_events: list[Event] = list(snapshot.get("events", ()))
-        self._key = snapshot.get("key")
         self._cancel = CancelToken()
         self._thread: threading.Thread | None = None
         self._requests: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
@@ -359,9 +355,7 @@ class RunActor(GenServer):
         try:
             while os.read(self._read_fd, 4096):
                 pass
-        except BlockingIOError:
-            pass
-        except OSError:
+        except OSError:  # BlockingIOError included: the pipe is drained
             pass
         self._serve_requests()
         if self._run is None:

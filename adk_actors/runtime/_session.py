@@ -31,6 +31,7 @@ from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError, GenServer
 from supervision._messages import Exiting, Init, InitFailed, InitOk, Shutdown
+from supervision._system import proc_stat
 
 from .._types import Event, RunConfig
 from ..messages import (
@@ -97,7 +98,8 @@ class SessionActor(GenServer):
         self.spare: Any = None
         self.spare_pid: int | None = None
         self.spare_count = 0
-        self.idle_generation = 0
+        self.idle_deadline = 0.0
+        self.idle_timer_armed = False
         from ..log import get_logger
 
         self.slog = get_logger("adk_actors.session", app=args.app_name, user=args.user_id, session=args.session_id,
@@ -163,30 +165,23 @@ class SessionActor(GenServer):
 
     # -- runs -----------------------------------------------------------------------------------
 
-    def _fork_spare(self) -> None:
-        """Fork a run actor now, holding the current history, so a turn needs no fork."""
-        if not self.args.warm_spare or self.spare is not None:
+    def _fork_spare(self, *, now: bool = False) -> None:
+        """Fork a run actor holding the current history: ahead of time (a warm spare, so
+        a turn needs no fork) or, with ``now``, for a turn that has none."""
+        if self.spare is not None or not (self.args.warm_spare or now):
             return
-        _handoff.SNAPSHOT = {"key": (self.args.app_name, self.args.user_id, self.args.session_id),
-                             "events": self.events}
+        _handoff.SNAPSHOT = {"events": self.events}
         self.spare = self.createActor(RunActor)
         self.spare_count = len(self.events)
         self.send(self.spare, Init(args=None, supervisor=self.myAddress))
 
     def _begin(self, run: _Run) -> None:
         warm = self.spare is not None
-        if self.spare is None:
-            self._fork_spare() if self.args.warm_spare else None
-        if self.spare is None:  # no spare wanted: fork one now
-            _handoff.SNAPSHOT = {"events": self.events}
-            actor = self.createActor(RunActor)
-            self.send(actor, Init(args=None, supervisor=self.myAddress))
-            base = len(self.events)
-        else:
-            actor, base = self.spare, self.spare_count
-            run.pid = self.spare_pid
-            self.spare = None
-            self.spare_pid = None
+        self._fork_spare(now=True)
+        actor, base = self.spare, self.spare_count
+        run.pid = self.spare_pid
+        self.spare = None
+        self.spare_pid = None
         run.actor = actor
         run.started = time.monotonic()
         self.slog.info("run started", run=run.request.run_id, warm_run_actor=warm)
@@ -298,8 +293,12 @@ class SessionActor(GenServer):
     # -- timers -----------------------------------------------------------------------------------
 
     def _arm_idle(self) -> None:
-        self.idle_generation += 1
-        self.send_after(self.args.idle_timeout, ("idle", self.idle_generation))
+        """Push the passivation deadline back; at most one timer is ever pending (each
+        message must not leave a timer behind for ``idle_timeout`` seconds)."""
+        self.idle_deadline = time.monotonic() + self.args.idle_timeout
+        if not self.idle_timer_armed:
+            self.idle_timer_armed = True
+            self.send_after(self.args.idle_timeout, ("idle",))
 
     def handle_timeout(self, payload: Any) -> None:
         if not isinstance(payload, tuple):
@@ -310,8 +309,14 @@ class SessionActor(GenServer):
             if run is None:
                 self._fork_spare()
             return
-        if kind == "idle" and payload[1] == self.idle_generation and run is None and not self.waiting:
-            self.stop()  # passivate: the partition re-activates us on the next request
+        if kind == "idle":
+            self.idle_timer_armed = False
+            left = self.idle_deadline - time.monotonic()
+            if left > 0 or run is not None or self.waiting:
+                self.idle_timer_armed = True
+                self.send_after(max(left, 0.05) if left > 0 else self.args.idle_timeout, ("idle",))
+            else:
+                self.stop()  # passivate: the partition re-activates us on the next request
         elif kind == "deadline" and run is not None and run.request.run_id == payload[1] and run.outcome is None:
             self.send(run.actor, _cast(Cancel("run deadline reached")))
             run.outcome = RunOutcome(run.request.run_id, False, "timeout")
@@ -347,12 +352,8 @@ def _cast(request: Any) -> Any:
 
 def _kill(pid: int) -> None:
     """SIGKILL ``pid`` if it is still our child (a pid may have been reused since)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            parent = int(stat.read().rsplit(") ", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return
-    if parent != os.getpid():
+    stat = proc_stat(pid)
+    if stat is None or stat[1] != os.getpid():
         return
     try:
         os.kill(pid, signal.SIGKILL)

@@ -234,11 +234,7 @@ class SQLiteSessionStore:
                                     "WHERE status='running'").fetchall()
         out = []
         for app, user, session_id, run_id, caller in rows:
-            try:
-                address = pickle.loads(caller) if caller else None
-            except Exception:
-                address = None
-            out.append((app, user, session_id, RunRecord(run_id, address, "running")))
+            out.append((app, user, session_id, RunRecord(run_id, _caller_address(caller), "running")))
         return out
 
     def running_runs(self, app: str, user: str, session_id: str) -> list[RunRecord]:
@@ -247,16 +243,21 @@ class SQLiteSessionStore:
                                     "AND session_id=? AND status='running'", (app, user, session_id)).fetchall()
         records = []
         for run_id, caller, status in rows:
-            try:
-                address = pickle.loads(caller) if caller else None
-            except Exception:
-                address = None
-            records.append(RunRecord(run_id, address, status))
+            records.append(RunRecord(run_id, _caller_address(caller), status))
         return records
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _caller_address(blob: bytes | None) -> Any:
+    """The stored (pickled) address of a run's caller; None if absent or unreadable:
+    the run still ends, its caller just cannot be told."""
+    try:
+        return pickle.loads(blob) if blob else None
+    except Exception:
+        return None
 
 
 class _Transaction:

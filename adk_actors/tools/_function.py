@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
 
+from supervision._spec import import_object
+
 from .._exceptions import AdkError, AgentDefinitionError
 from .._types import FunctionDeclaration
 from ._base import ToolContext
@@ -41,7 +43,10 @@ def _resolve(func: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         module_name, _, attr = func.partition(":")
         if not module_name or not attr:
             raise AgentDefinitionError(f"a tool path looks like 'package.module:function', got {func!r}")
-        target = getattr(importlib.import_module(module_name), attr, None)
+        try:
+            target = import_object(func)
+        except AttributeError:
+            target = None
         if not callable(target):
             raise AgentDefinitionError(f"{func} is not a function")
         return target, ()
