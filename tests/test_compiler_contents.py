@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from adk_actors import (
@@ -219,3 +221,43 @@ def test_json_wire_form_is_camel_case_and_accepts_snake_case() -> None:
     snake = Event.model_validate({"author": "bot", "invocation_id": "e-2", "actions": {"state_delta": {"a": 2}}})
     assert snake.invocation_id == "e-2" and snake.actions.state_delta == {"a": 2}
     assert Event.model_validate_json(event.to_json()) == event
+
+
+def test_a_run_summarizes_with_its_model_and_the_request_reads_the_summary_back() -> None:
+    from engine_helpers import run
+
+    from adk_actors.engine import SessionView
+    from adk_actors.models import ScriptedModel
+
+    def answer(request: Any) -> str:
+        if request.system_instruction.startswith("Summarize the conversation"):
+            return "Ann asked about q1 and q2."
+        return f"answer to {request.contents[-1].text}"
+
+    model = ScriptedModel(fallback=answer)
+    agent = LlmAgent(name="bot", model=model, context_compressor=Summarize(max_messages=4, keep_recent=2))
+    session = SessionView(events=[user("q1"), said("bot", "a1"), user("q2"), said("bot", "a2")])
+    events = run(agent, "q3", session)
+    compaction = next(e for e in events if e.actions.compaction is not None)
+    assert compaction.actions.compaction.summary == "Ann asked about q1 and q2."
+    assert compaction.actions.compaction.message_count == 4  # kept: q3 (the turn boundary)
+    summary_request, answer_request = model.requests
+    assert "user: q1" in summary_request.contents[0].text and "bot" not in summary_request.system_instruction
+    assert [c.text for c in answer_request.contents] == [
+        "Summary of the earlier conversation:\nAnn asked about q1 and q2.", "q3"]
+    assert events[-1].content.text == "answer to q3"
+    run(agent, "q4", session)  # history is summary + 4 messages now: under the limit again
+    assert len([r for r in model.requests if r.system_instruction.startswith("Summarize")]) == 1
+
+
+def test_a_failed_summary_leaves_the_full_history() -> None:
+    from engine_helpers import run
+
+    from adk_actors.engine import SessionView
+    from adk_actors.models import ScriptedModel, ServerError
+
+    model = ScriptedModel([ServerError("503")], fallback="fine")
+    agent = LlmAgent(name="bot", model=model, context_compressor=Summarize(max_messages=2, keep_recent=1))
+    events = run(agent, "q3", SessionView(events=[user("q1"), said("bot", "a1"), user("q2"), said("bot", "a2")]))
+    assert all(e.actions.compaction is None for e in events) and events[-1].content.text == "fine"
+    assert len(model.requests[-1].contents) == 5

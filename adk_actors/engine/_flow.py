@@ -94,6 +94,55 @@ async def _resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, 
     return tools, extra, problems
 
 
+SUMMARY_INSTRUCTION = (
+    "Summarize the conversation below for the assistant who will continue it: keep every fact, "
+    "decision, name, number and open question; drop small talk. Write plain prose."
+)
+
+
+def _transcript(messages: Any) -> str:
+    lines = []
+    for message in messages:
+        for part in message.parts:
+            if part.text and not part.thought:
+                lines.append(f"{message.role}: {part.text}")
+            elif part.function_call is not None:
+                lines.append(f"{message.role} called {part.function_call.name} with {part.function_call.args}")
+            elif part.function_response is not None:
+                lines.append(f"{part.function_response.name} returned {part.function_response.response}")
+    return "\n".join(lines)
+
+
+async def _summarize_if_due(agent: Any, ctx: InvocationContext) -> Event | None:
+    """With a ``Summarize`` compressor: once the history is past its limit, summarize the
+    older messages with the agent's own model and return the compaction event (message
+    count + summary). The compiler stays pure: it only reads such events. A failed
+    summary is logged and the agent answers with the full history."""
+    from .._types import Compaction, LlmRequest
+    from ..compiler import Summarize, history
+
+    compressor = getattr(agent, "context_compressor", None)
+    if not isinstance(compressor, Summarize):
+        return None
+    plan = compressor.plan(history(agent, CompileContext(events=ctx.session.events, branch=ctx.branch)))
+    if plan is None:
+        return None
+    request = LlmRequest(model=model_name(agent.model), system_instruction=SUMMARY_INSTRUCTION,
+                         contents=(Content.user(_transcript(plan.messages)),))
+    ctx.counters["llm_calls"] += 1
+    summary = ""
+    try:
+        async for response in _one_model(agent.model, agent, ctx).generate(request):
+            if not response.partial and response.content is not None:
+                summary = response.content.text
+    except Exception as exc:
+        _log.warning("summarizing the history of %s failed: %s", agent.name, exc)
+        return None
+    if not summary:
+        return None
+    return ctx.event(actions=EventActions(compaction=Compaction(message_count=plan.message_count, summary=summary)))
+
+
 async def _preload(agent: Any, ctx: InvocationContext) -> list[Any]:
     """Memories matching the user's latest message, for agents with ``preload_memory``."""
     if not getattr(agent, "preload_memory", False):
@@ -210,6 +259,9 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         tools, extra_tools, problems = await _resolve_tools(agent, ctx)
         for problem in problems:
             yield problem
+        compaction = await _summarize_if_due(agent, ctx)
+        if compaction is not None:
+            yield compaction  # committed before the request is built, which then reads it
         memories = await _preload(agent, ctx)
         request = build_request(agent, CompileContext(
             state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
