@@ -161,3 +161,7 @@ def _calendar(request: LlmRequest) -> Any:
 
 calendar_agent = LlmAgent(name="calendar", model=ScriptedModel(fallback=_calendar), tools=[read_calendar])
 APPS["calendar"] = "runtime_agents:calendar_agent"
+
+impatient_agent = LlmAgent(name="impatient", model=ScriptedModel(fallback=_careful), tools=[delete_file],
+                           confirmation_policy=ConfirmationPolicy(tools=["delete_file"], timeout=1.0))
+APPS["impatient"] = "runtime_agents:impatient_agent"

@@ -177,3 +177,15 @@ def test_a_tool_can_ask_for_confirmation_itself() -> None:
     assert done == ["purged"] and summary(events)[2][1] == "result:purge={'purged': True}"
     request = next(iter(approvals.requests.values()))
     assert (request["tool"], request["hint"]) == ("purge", "purge every cache?")
+
+
+def test_no_decision_in_time_is_a_deny_through_the_host(host: Host) -> None:
+    runner = host.runner("impatient")
+    runner.create_session("ann", "s1")
+    began = time.monotonic()
+    events = list(runner.run("ann", "s1", "/tmp/d.txt"))
+    assert time.monotonic() - began < 6
+    assert "was not approved, so it did not run: no decision within 1 s (timed out)" in events[-1].content.text
+    assert runner.approvals("ann") == []  # not left pending
+    denied = wait_until(lambda: runner.approvals("ann", status="denied"), timeout=5)
+    assert denied[0].tool == "delete_file" and "no decision" in denied[0].reason

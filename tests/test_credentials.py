@@ -100,3 +100,14 @@ def test_a_stored_credential_survives_kill_9_of_the_credential_actor(host: Host)
     runner.create_session("ann", "s1")
     answer = list(runner.run("ann", "s1", "what's on?"))[-1]
     assert answer.content.text.startswith("calendar: {'events'")  # acknowledged, so not lost
+
+
+def test_a_failed_refresh_becomes_a_new_auth_request(host: Host, token_server: StubServer) -> None:
+    runner = host.runner("calendar")
+    runner.create_session("ann", "s1")
+    token_server.add(StubResponse(status=400, json={"error": "invalid_grant"}))
+    runner.put_credential("ann", "calendar", oauth(5, token_server.url + "/token"))  # about to expire
+    events = list(runner.run("ann", "s1", "what's on?"))
+    assert len(token_server.requests) == 1  # the refresh was tried ...
+    [config] = events[-1].actions.requested_auth_configs.values()  # ... and the user is asked again
+    assert config["credential_key"] == "calendar" and events[-1].content is None

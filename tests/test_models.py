@@ -369,3 +369,18 @@ def test_a_broken_stream_ends_the_step_with_an_error_event(stub: StubServer) -> 
                  run_config=RunConfig(streaming_mode=StreamingMode.SSE))
     assert [e.content.text for e in events if e.partial] == ["It is "]  # type: ignore[union-attr]
     assert events[-1].error_code == "stream_interrupted"
+
+
+def test_tool_choice_is_mapped_for_each_provider() -> None:
+    def payload(model: Any, choice: Any) -> dict[str, Any]:
+        return model.payload(HISTORY.model_copy(update={"config": {"tool_choice": choice}}), False)
+
+    m = models("http://unused")
+    assert payload(m["openai"], "any")["tool_choice"] == "required"
+    assert payload(m["openai"], {"name": "get_weather"})["tool_choice"] == {
+        "type": "function", "function": {"name": "get_weather"}}
+    assert "tool_choice" not in payload(m["openai"], "auto")
+    assert payload(m["anthropic"], "any")["tool_choice"] == {"type": "any"}
+    assert payload(m["anthropic"], {"name": "get_weather"})["tool_choice"] == {"type": "tool", "name": "get_weather"}
+    assert payload(m["gemini"], "any")["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    assert payload(m["gemini"], "none")["toolConfig"] == {"functionCallingConfig": {"mode": "NONE"}}

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from adk_actors.models import BreakerConfig
+from adk_actors.models import BreakerConfig, RetryPolicy
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._breakers import BreakerStatus
 from adk_actors.testing import StubResponse, StubServer, openai_chat
@@ -29,7 +29,8 @@ def stub() -> Iterator[StubServer]:
 def host(actor_system: Any, tmp_path: Path, stub: StubServer) -> Iterator[Host]:
     config = HostConfig(apps={"provider": "runtime_agents:provider_agent"}, data_dir=str(tmp_path),
                         models={"stubbed": stub.url + "/v1"},
-                        breaker=BreakerConfig(consecutive_failures=2, open_seconds=60))
+                        breaker=BreakerConfig(consecutive_failures=2, open_seconds=60),
+                        model_options={"retry": RetryPolicy(max_attempts=2, base_delay=0.01, max_delay=0.02)})
     with Host(config, system=actor_system) as running:
         yield running
 
@@ -74,3 +75,17 @@ def test_a_killed_breaker_actor_never_hangs_a_run(host: Host, stub: StubServer) 
     assert outcome.error_code in (None, "breaker_unavailable")
     wait_until(lambda: root.child("breakers").status == "running" and root.child("breakers").pid != pid)
     assert one_turn(host, "s2").content.text == "ok"  # restarted closed (in memory, as documented)
+
+
+def test_a_503_outage_is_retried_then_trips_the_breaker_for_every_session(host: Host, stub: StubServer) -> None:
+    from adk_actors.testing import openai_error
+
+    stub.add(*(openai_error(503, "overloaded upstream") for _ in range(4)))
+    first = one_turn(host, "s1")
+    assert first.error_code == "server_error" and "503" in first.error_message
+    assert len(stub.requests) == 2  # retried once (max_attempts 2), then gave up
+    assert one_turn(host, "s2").error_code == "server_error"  # second failure: the breaker opens
+    assert len(stub.requests) == 4
+    stub.add(openai_chat("back"))
+    blocked = one_turn(host, "s3")
+    assert blocked.error_code == "circuit_open" and len(stub.requests) == 4  # the provider was spared

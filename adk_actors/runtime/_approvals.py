@@ -161,11 +161,7 @@ class ApprovalActor(GenServer):
                 raise BadRequest("an approval needs a tool name and its arguments")
             return self.store.register(request)
         if isinstance(request, (Approve, Deny)):
-            status = "approved" if isinstance(request, Approve) else "denied"
-            approval = self.store.decide(request.id, status, getattr(request, "reason", ""))
-            for waiter in self.waiters.pop(request.id, []):
-                self.reply(waiter, approval)
-            return approval
+            return self._decide(request)
         if isinstance(request, WaitDecision):
             current = self.store.get(request.id)
             if current is None:
@@ -178,6 +174,23 @@ class ApprovalActor(GenServer):
         if isinstance(request, ListApprovals):
             return self.store.list(request.app_name, request.user_id, request.status)
         return super().handle_call(request, caller)
+
+    def _decide(self, request: Approve | Deny) -> Approval:
+        status = "approved" if isinstance(request, Approve) else "denied"
+        approval = self.store.decide(request.id, status, getattr(request, "reason", ""))
+        for waiter in self.waiters.pop(request.id, []):
+            self.reply(waiter, approval)
+        return approval
+
+    def handle_cast(self, request: Any) -> None:
+        """A decision may also arrive as a cast (a run that gave up waiting denies its own)."""
+        if isinstance(request, (Approve, Deny)):
+            try:
+                self._decide(request)
+            except CallError as exc:  # already decided, or unknown: nothing to change
+                self.log.info("decision %s ignored: %s", request, exc)
+        else:
+            super().handle_cast(request)
 
     def handle_timeout(self, payload: Any) -> None:
         if isinstance(payload, tuple) and payload[0] == "wait-over":
