@@ -202,7 +202,8 @@ def whereis(system: Any, registry: Any, name: str, *, wait: float = 0.0, timeout
 def call_name(system: Any, registry: Any, name: str, request: Any, *, timeout: float = 5.0) -> Any:
     """Call the server registered as ``name``; while it restarts, wait (up to ``timeout``).
 
-    In order: look the name up (waiting while it is unregistered); call it, checking
+    In order: look the name up (waiting while it is unregistered); call it (from a
+    private endpoint, so a send to a dead address never lingers in ``system``), checking
     while waiting that the registered process is still alive; if it died before
     answering, look the name up again and call the new process (so a request can be
     delivered twice when a server dies mid-call: at-least-once, as any retry).
@@ -222,7 +223,11 @@ def call_name(system: Any, registry: Any, name: str, request: Any, *, timeout: f
         alive = (lambda: process_alive(pid)) if pid is not None and node == node_id() else None
         remaining = deadline - time.monotonic()
         try:
-            return call(system, address, request, timeout=max(remaining, 0.05), alive=alive)
+            # From a private endpoint: a send to an address that just died is retried by
+            # Thespian's transport, and would otherwise hold up the caller's own system
+            # (its shutdown waits for pending sends, up to 10 s).
+            with system.private() as endpoint:
+                return call(endpoint, address, request, timeout=max(remaining, 0.05), alive=alive)
         except ServerNotRunning:
             time.sleep(0.005)  # it is going away; look the name up again
 

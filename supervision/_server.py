@@ -177,7 +177,7 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def _dispatch(self, message: Any, sender: Any) -> None:
         if isinstance(message, ActorExitRequest):
-            self._on_exit_request()
+            self._on_exit_request(message)
             return
         if self._stopping:
             if isinstance(message, Call):
@@ -244,7 +244,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self._run_terminate(SHUTDOWN)
         self._exit()
 
-    def _on_exit_request(self) -> None:
+    def _on_exit_request(self, request: Any = None) -> None:
         if not self._terminated:
             self._fail_pending("not_running", "server shut down")
             self._run_terminate(SHUTDOWN)

@@ -262,8 +262,22 @@ class Supervisor(GenServer):
     def _on_shutdown_request(self, sender: Any) -> None:
         self._enqueue(self._leave_job(SHUTDOWN, notify=False))
 
-    def _on_exit_request(self) -> None:
-        # ActorExitRequest: Thespian will stop our children itself; just close the books.
+    def _on_exit_request(self, request: Any = None) -> None:
+        """ActorExitRequest (e.g. the actor system's shutdown): Thespian stops our children
+        itself and waits for them, except that a child still starting (forked, not yet
+        connected) may never get the request, and Thespian would wait for it forever
+        (the system's shutdown then gives up after 10 s, leaving processes behind). So
+        while a child is starting: the connected children are asked to exit, and we
+        exit without waiting; the starting child dies with us (PR_SET_PDEATHSIG).
+        The graceful path is ``Shutdown``, which waits for starts to finish.
+        """
+        if request is not None and any(c.alive and c.pid is None for c in self._children):
+            from thespian.actors import ActorExitRequest
+
+            for child in self._children:
+                if child.alive and child.pid is not None:
+                    self.send(child.address, ActorExitRequest())
+            request.notRecursive()
         self._jobs.clear()
         self._job = None
         self._wait = None

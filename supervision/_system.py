@@ -75,6 +75,17 @@ def proc_stat(pid: int) -> tuple[str, int] | None:
         return None
 
 
+def children_of(pid: int) -> list[int]:
+    """Pids of the live (not zombie) processes whose parent is ``pid`` (Linux ``/proc``)."""
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = proc_stat(int(entry))
+            if stat is not None and stat[1] == pid and stat[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
 def process_alive(pid: int) -> bool:
     """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
     stat = proc_stat(pid)

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from ._messages import ExitKind, ExitReason
 from ._server import IGNORE, CallerRef, GenServer
-from ._system import proc_stat, process_alive, start_actor_system
+from ._system import children_of, process_alive, start_actor_system
 
 __all__ = [
     "LeftoverProcesses",
@@ -74,17 +74,6 @@ def wait_until(condition: Callable[[], T], timeout: float = 5.0, interval: float
 def pid_alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     return process_alive(pid)
-
-
-def children_of(pid: int) -> list[int]:
-    """Pids of the live processes whose parent is ``pid`` (Linux ``/proc``)."""
-    found: list[int] = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            stat = proc_stat(int(entry))
-            if stat is not None and stat[1] == pid and stat[0] != "Z":
-                found.append(int(entry))
-    return found
 
 
 def find_marked_processes(marker: str | Path) -> list[int]:
