@@ -10,7 +10,10 @@ receiver.
 A run: ``Call(RunRequest)`` is answered at once with ``Reply(RunAccepted)``; then
 the caller receives, in order, ``AdkEvent`` messages (each non-partial event is
 committed to the store before it is sent; partial events are streamed in batches)
-and exactly one terminal message: ``RunDone`` or ``RunFailed``.
+and exactly one terminal message: ``RunDone`` or ``RunFailed`` (a ``batched``
+request gets them in ``RunMessages`` envelopes, same order, same single terminal).
+The reply's ``RunAccepted.session`` lets later requests for the session skip the
+partition.
 """
 
 from __future__ import annotations
@@ -35,13 +38,15 @@ __all__ = [
     "RunAccepted",
     "RunDone",
     "RunFailed",
+    "RunMessages",
     "RunRequest",
     "SessionInfo",
     "partition_of",
     "session_key",
 ]
 
-PROTOCOL_VERSION = 1
+#: 2 added ``RunRequest.batched``, ``RunMessages`` and ``RunAccepted.session`` (all optional).
+PROTOCOL_VERSION = 2
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running")
@@ -73,20 +78,30 @@ class _SessionRef:
 @dataclass(frozen=True)
 class RunRequest(_SessionRef):
     """Run one user turn. ``reject_if_busy`` fails at once (``busy``) instead of
-    waiting behind a run already in progress on the session."""
+    waiting behind a run already in progress on the session. With ``batched``, the
+    messages of the run that are ready together (events committed in one go, and
+    the terminal message) arrive in one :class:`RunMessages` envelope instead of one
+    by one: fewer messages on the wire (the Runner asks for it)."""
 
     new_message: Content = field(default_factory=lambda: Content.user(""))
     run_config: RunConfig | None = None
     reject_if_busy: bool = False
     run_id: str = field(default_factory=lambda: f"run-{uuid.uuid4().hex}")
     version: int = PROTOCOL_VERSION
+    batched: bool = False
 
 
 @dataclass(frozen=True)
 class RunAccepted:
+    """``session`` is the session actor's address: later requests for this session may
+    go to it directly (one hop less than through the partition) while ``session_pid``
+    is alive; a session actor that is going away answers ``not_running``, and one that
+    is gone refuses the message, and the caller goes through the partition again."""
+
     run_id: str
     position: int  # 0: started now; n: n runs ahead of it
     session_pid: int
+    session: Any = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +111,9 @@ class AdkEvent:
     run_id: str
     event: Event
     seq: int
+
+    def __str__(self) -> str:  # Thespian describes every message it sends with str()
+        return f"AdkEvent({self.run_id}, seq={self.seq})"
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,19 @@ class RunFailed:
     error_type: str = ""
     detail: str = ""
     event_count: int = 0
+
+
+@dataclass(frozen=True)
+class RunMessages:
+    """Several messages of one run (``AdkEvent``s, perhaps ending with its ``RunDone``
+    or ``RunFailed``), in order, in one envelope; sent only to a caller whose
+    ``RunRequest`` was ``batched``. Handle each as if it had come alone."""
+
+    run_id: str
+    messages: tuple[AdkEvent | RunDone | RunFailed, ...]
+
+    def __str__(self) -> str:
+        return f"RunMessages({self.run_id}, {len(self.messages)} messages)"
 
 
 @dataclass(frozen=True)

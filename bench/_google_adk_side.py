@@ -77,7 +77,7 @@ async def main(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
         await service.append_event(session, Event(author=author, invocation_id=f"e-{i // 2}",
                                                   content=types.Content(role="user" if author == "user" else "model",
                                                                         parts=[types.Part(text=f"old message {i}")])))
-    samples = [await turn("u", "long", f"text {i}") for i in range(max(5, turns // 5))]
+    samples = [await turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
     out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
 
     for i in range(concurrent):

@@ -88,7 +88,7 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
                     samples.append(turn("u", sid, f"{kind} {i}"))
                 out[f"{kind}_turn_ms"] = statistics.median(samples) * 1000
             turn("u", "long", "text warm-up")
-            samples = [turn("u", "long", f"text {i}") for i in range(max(5, turns // 5))]
+            samples = [turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
             out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
 
             for i in range(concurrent):

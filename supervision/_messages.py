@@ -61,6 +61,9 @@ class Init:
     registry: Any = None  # ActorAddress | None
     version: int = PROTOCOL_VERSION
 
+    def __str__(self) -> str:
+        return f"Init({type(self.args).__name__}, child_id={self.child_id!r})"
+
 
 @dataclass(frozen=True)
 class InitOk:
@@ -86,6 +89,10 @@ class Exiting:
 
 
 # -- calls ----------------------------------------------------------------------------
+#
+# Thespian builds a debug description of every message it sends and receives with
+# ``str(message)``, whatever the log level; the envelopes below keep that to a type
+# name (a ``repr`` of the payload, events and all, would cost more than the send).
 
 
 @dataclass(frozen=True)
@@ -99,16 +106,25 @@ class Call:
     ref: str = field(default_factory=new_ref)
     reply_to: Any = None
 
+    def __str__(self) -> str:
+        return f"Call({type(self.request).__name__}, ref={self.ref})"
+
 
 @dataclass(frozen=True)
 class Cast:
     request: Any
+
+    def __str__(self) -> str:
+        return f"Cast({type(self.request).__name__})"
 
 
 @dataclass(frozen=True)
 class Reply:
     ref: str
     value: Any
+
+    def __str__(self) -> str:
+        return f"Reply({type(self.value).__name__}, ref={self.ref})"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ or cancellation.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import Any
 
 from .._tree import find_agent
@@ -85,7 +85,7 @@ async def run_invocation(
     approvals: Any = None,
     credentials: Any = None,
     run_id: str = "",
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """Run one user turn against ``root_agent``; yields every event (the user's first)."""
     ctx = InvocationContext(
         session=session,

@@ -16,6 +16,8 @@ sessions are handled here, through the partition's own store connection.
 
 from __future__ import annotations
 
+import gc
+import importlib
 import uuid
 import zlib
 from dataclasses import dataclass
@@ -71,6 +73,10 @@ class PartitionArgs:
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun)
 
+#: Imported by a partition before it forks session and run actors: a module imported
+#: first in a forked actor is imported again by every session (structlog: ~10 ms).
+_PRELOAD = ("adk_actors.log", "adk_actors.telemetry", "adk_actors.engine._flow", "adk_actors.models")
+
 
 class SessionPartition(Supervisor):
     dynamic = True
@@ -79,6 +85,8 @@ class SessionPartition(Supervisor):
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
+        for module in _PRELOAD:
+            importlib.import_module(module)
         for app, path in args.apps.items():
             # Imported here once: every session and run actor forked below inherits it
             # (a run would otherwise import its agent anew); a bad path fails the start.
@@ -86,6 +94,11 @@ class SessionPartition(Supervisor):
                 load_agent(path)
             except Exception as exc:
                 raise BadRequest(f"app {app!r}: cannot import its agent {path!r}: {type(exc).__name__}: {exc}") from exc
+        # Everything imported so far is shared with every session and run actor forked
+        # from here; frozen, the collector of those actors never writes to it (a write
+        # copies the page: a forked actor would slowly copy the whole heap).
+        gc.collect()
+        gc.freeze()
         self.store = SQLiteSessionStore(args.store_path)
         self.pending: dict[str, list[tuple[Any, CallerRef]]] = {}
         self._fail_orphaned_runs()

@@ -1,24 +1,26 @@
 """The run actor: executes the engine for an invocation, off its main thread.
 
 In order: forked by its session actor with the session's history in memory (see
-``_handoff``); waits as a warm spare until ``StartRun``; then runs the engine on a
-worker thread with its own asyncio loop. Events come back to the main thread through
-an ``os.pipe`` watched with ``ThespianWatch`` (a send made inside a long handler would
-leave only when it returns); the main thread forwards them to the session actor:
-non-partial events at once; partial ones leading-edge batched (the first of a burst
-at once, the rest every ``PARTIAL_WINDOW`` seconds).
-``Cancel`` sets the engine's cancel token (checked between steps). When the engine
-ends, the outcome goes to the session actor. After a run that ended well the actor
+``_handoff``); starts its worker thread (one thread and one asyncio loop for the
+actor's life) and waits as a warm spare until ``StartRun``; then runs the engine on
+that thread. Events come back to the main thread through an ``os.pipe`` watched with
+``ThespianWatch`` (a send made inside a long handler would leave only when it
+returns); the main thread forwards them to the session actor: non-partial events
+within ``FINAL_WINDOW`` (2 ms), together with whatever follows them in that time;
+partial ones leading-edge batched (the first of a burst at once, the rest every
+``PARTIAL_WINDOW`` seconds). When the engine ends, what is left goes with the outcome
+in one message. ``Cancel`` sets the engine's cancel token (checked between steps). After a run that ended well the actor
 stays, holding the history it has seen and made, and the session gives it its next
-turn (no fork on the turn's path, no history sent); after any other end the session
-discards it. The actor creates no children, so forking while its worker thread runs
-never happens.
+turn (no fork on the turn's path, no history sent, and the same worker thread and
+asyncio loop); after any other end the session discards it. The actor creates no
+children, so forking while its worker thread runs never happens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import queue
 import threading
@@ -34,7 +36,11 @@ from . import _handoff
 
 __all__ = ["PARTIAL_WINDOW", "Cancel", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
 
+#: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
+#: A non-partial event waits at most this long for the events and outcome that follow
+#: it (a scripted or cached turn then costs one message instead of one per event).
+FINAL_WINDOW = 0.002
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,9 @@ class StartRun:
     model_base_urls: dict[str, str] | None = None
     model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors
 
+    def __str__(self) -> str:  # what Thespian logs for it (see supervision._messages)
+        return f"StartRun({self.run_id})"
+
 
 #: How long a model call waits for the breaker actor before failing fast.
 BREAKER_WAIT = 2.0
@@ -67,18 +76,25 @@ class Cancel:
 
 
 @dataclass(frozen=True)
-class RunOutput:
-    run_id: str
-    events: list[Event]
-
-
-@dataclass(frozen=True)
 class RunOutcome:
     run_id: str
     ok: bool
     reason: str = ""
     error_type: str = ""
     detail: str = ""
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    """Events of a run, in order; the last output of a run carries its outcome too
+    (one message instead of two at the end of every turn)."""
+
+    run_id: str
+    events: list[Event]
+    outcome: RunOutcome | None = None
+
+    def __str__(self) -> str:
+        return f"RunOutput({self.run_id}, {len(self.events)} events, outcome={self.outcome is not None})"
 
 
 class ServiceError(Exception):
@@ -266,6 +282,7 @@ class RunActor(GenServer):
         self._base_events: list[Event] = list(snapshot.get("events", ()))
         self._cancel = CancelToken()
         self._thread: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[tuple[StartRun, SessionView]] = queue.SimpleQueue()
         self._requests: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
         self._registry: Any = None
         self._services: dict[str, Any] = {}
@@ -274,14 +291,14 @@ class RunActor(GenServer):
         self._service_calls: dict[str, concurrent.futures.Future[Any]] = {}
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._read_fd, self._write_fd = -1, -1
-        self._partials: list[Event] = []
-        self._flush_armed = False
+        self._outbox: list[Event] = []  # handed over by the worker, not yet sent
+        self._partial_armed = False
+        self._final_armed = False
         self._run: StartRun | None = None
         self._session: Any = None
-        self._done = False
 
     def handle_cast(self, request: Any) -> None:
-        if isinstance(request, StartRun) and self._run is None and (self._thread is None or not self._thread.is_alive()):
+        if isinstance(request, StartRun) and self._run is None:
             self._start(request)
         elif isinstance(request, Cancel):
             self._cancel.cancel(request.reason)
@@ -299,7 +316,6 @@ class RunActor(GenServer):
         self._registry = run.registry
         self._services.clear()  # looked up afresh each run: a service may have restarted since
         self._cancel = CancelToken()
-        self._done = False
         events = self._base_events[: run.base_count] + list(run.extra_events)
         view = SessionView(app_name=run.app_name, user_id=run.user_id, session_id=run.session_id,
                            state=dict(run.state), events=events)
@@ -308,11 +324,30 @@ class RunActor(GenServer):
             self._read_fd, self._write_fd = os.pipe()
             os.set_blocking(self._read_fd, False)
         self.watch_fds([self._read_fd])
-        self._thread = threading.Thread(target=self._work, args=(run, view), name=f"run-{run.run_id}", daemon=True)
-        self._thread.start()
+        self._start_worker()
+        self._jobs.put((run, view))
 
-    def _work(self, run: StartRun, view: SessionView) -> None:
-        """Worker thread: run the engine; hand every event to the main thread."""
+    def init(self, args: Any) -> Any:
+        self._start_worker()  # now, while a spare: not on the first turn's path
+        return None
+
+    def _start_worker(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._worker, name="run-worker", daemon=True)
+            self._thread.start()
+
+    def _worker(self) -> None:
+        """Worker thread: one asyncio loop for every run this actor serves (a turn pays
+        for no thread or loop start-up); the runs come one at a time from ``_jobs``."""
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        while True:
+            run, view = self._jobs.get()
+            self._work(loop, run, view)
+
+    def _work(self, loop: asyncio.AbstractEventLoop, run: StartRun, view: SessionView) -> None:
+        """Run the engine for one run; hand every event, then the outcome, to the main
+        thread; then cancel whatever tasks the run left behind (tools may start some)."""
 
         def hand(kind: str, item: Any) -> None:
             self._queue.put((kind, item))
@@ -327,7 +362,7 @@ class RunActor(GenServer):
 
             base_urls = run.model_base_urls or {}
             options = dict(run.model_options or {})
-            async for event in run_invocation(agent, view, run.new_message, run_config=run.run_config,
+            events = run_invocation(agent, view, run.new_message, run_config=run.run_config,
                                               cancel=self._cancel, invocation_id=run.invocation_id,
                                               resolve_model=lambda name: resolve_model(name, base_urls=base_urls,
                                                                                        **options),
@@ -339,17 +374,24 @@ class RunActor(GenServer):
                                               approvals=_RemoteApprovals(self) if run.registry is not None else None,
                                               credentials=_RemoteCredentials(self) if run.registry is not None
                                               else None,
-                                              run_id=run.run_id):
-                hand("event", event)
+                                              run_id=run.run_id)
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    hand("event", event)
 
         try:
-            asyncio.run(main())
+            loop.run_until_complete(main())
         except RunCancelled as exc:
             hand("outcome", RunOutcome(run.run_id, False, "cancelled", "RunCancelled", str(exc)))
         except BaseException as exc:
             hand("outcome", RunOutcome(run.run_id, False, "error", type(exc).__name__, str(exc)))
         else:
             hand("outcome", RunOutcome(run.run_id, True))
+        leftover = asyncio.all_tasks(loop)
+        for task in leftover:
+            task.cancel()
+        if leftover:
+            loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
     def handle_watch(self, ready: list[int]) -> None:
         try:
@@ -360,42 +402,38 @@ class RunActor(GenServer):
         self._serve_requests()
         if self._run is None:
             return
-        finals: list[Event] = []
         while True:
             try:
                 kind, item = self._queue.get_nowait()
             except queue.Empty:
                 break
             if kind == "event":
-                if item.partial:
-                    self._partials.append(item)
-                else:
-                    finals.extend(self._partials)
-                    self._partials.clear()
-                    finals.append(item)
-            else:
-                finals.extend(self._partials)
-                self._partials.clear()
-                if finals:
-                    self.send(self._session, RunOutput(self._run.run_id, finals))
-                    finals = []
-                self.send(self._session, item)
-                self._done = True
-                self.watch_fds([])
-                # Ready for the session's next turn: the history is what we were given
-                # plus every event this run committed.
-                self._base_events = list(self._view.events)
-                self._run = None
-                return
-        if self._partials and not self._flush_armed:
+                self._outbox.append(item)
+                continue
+            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox(), item))
+            self.watch_fds([])
+            # Ready for the session's next turn: the history is what we were given
+            # plus every event this run committed.
+            self._base_events = list(self._view.events)
+            self._run = None
+            return
+        if not self._outbox:
+            return
+        if any(not event.partial for event in self._outbox):
+            # Held for FINAL_WINDOW: a fast turn's events and its outcome leave together.
+            if not self._final_armed:
+                self._final_armed = True
+                self.send_after(FINAL_WINDOW, "flush")
+        elif not self._partial_armed:
             # Leading edge: the first partial of a burst goes at once (first-token
             # latency); what follows within the window is batched.
-            finals.extend(self._partials)
-            self._partials.clear()
-            self._flush_armed = True
-            self.send_after(PARTIAL_WINDOW, "flush")
-        if finals:
-            self.send(self._session, RunOutput(self._run.run_id, finals))
+            self._partial_armed = True
+            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
+            self.send_after(PARTIAL_WINDOW, "flush-partials")
+
+    def _take_outbox(self) -> list[Event]:
+        outbox, self._outbox = self._outbox, []
+        return outbox
 
     # -- services (breakers, artifacts ...) reached from the worker and tool threads ------
 
@@ -480,10 +518,13 @@ class RunActor(GenServer):
 
     def handle_timeout(self, payload: Any) -> None:
         if payload == "flush":
-            self._flush_armed = False
-            if self._partials and self._run is not None:
-                self.send(self._session, RunOutput(self._run.run_id, list(self._partials)))
-                self._partials.clear()
+            self._final_armed = False
+        elif payload == "flush-partials":
+            self._partial_armed = False
+        else:
+            return
+        if self._outbox and self._run is not None:
+            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
 
     def terminate(self, reason: Any) -> None:
         for fd in (self._read_fd, self._write_fd):

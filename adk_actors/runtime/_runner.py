@@ -11,8 +11,10 @@ does within ``orphan_grace`` seconds the run fails with reason ``killed``.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import replace
 from typing import Any
@@ -40,11 +42,15 @@ from ..messages import (
     RunAccepted,
     RunDone,
     RunFailed,
+    RunMessages,
     RunRequest,
     SessionInfo,
 )
 
 __all__ = ["Runner"]
+
+#: How many session actor addresses a Runner remembers (a cache: forgetting costs a hop).
+_MAX_KNOWN_SESSIONS = 10_000
 
 _ERRORS: dict[str, type[Exception]] = {
     "unknown_app": UnknownAppError,
@@ -52,6 +58,23 @@ _ERRORS: dict[str, type[Exception]] = {
     "session_exists": SessionExistsError,
     "busy": SessionBusyError,
 }
+
+
+class _Endpoint:
+    """A private endpoint of ``system`` that closes when this object is collected."""
+
+    def __init__(self, system: Any) -> None:
+        self.system = system
+        manager = system.private()
+        self.context = manager.__enter__()
+        weakref.finalize(self, _close_endpoint, manager)
+
+
+def _close_endpoint(manager: Any) -> None:
+    try:
+        manager.__exit__(None, None, None)
+    except Exception:  # the actor system may be gone already
+        pass
 
 
 class Runner:
@@ -63,6 +86,9 @@ class Runner:
         self.call_timeout = call_timeout
         self.orphan_grace = orphan_grace
         self._runs: dict[str, tuple[str, str]] = {}
+        self._local = threading.local()
+        #: session key -> (address, pid) of its actor, learnt from RunAccepted.
+        self._session_actors: dict[str, tuple[Any, int]] = {}
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -187,13 +213,54 @@ class Runner:
         """Run one turn; yield its events (the user's first); raise RunFailedError on failure."""
         content = Content.user(message) if isinstance(message, str) else message
         request = RunRequest(self.app_name, user_id, session_id, new_message=content, run_config=run_config,
-                             reject_if_busy=reject_if_busy)
+                             reject_if_busy=reject_if_busy, batched=True)
         if run_id:
             request = replace(request, run_id=run_id)
         self._runs[request.run_id] = (user_id, session_id)
-        with self.host.system.private() as endpoint:
-            accepted: RunAccepted = self._request(endpoint, request, session_id, user_id)
-            yield from self._stream(endpoint, accepted, run_config)
+        endpoint = self._endpoint()
+        accepted = self._start_run(endpoint, request)
+        yield from self._stream(endpoint, accepted, run_config)
+
+    def _endpoint(self) -> Any:
+        """This thread's own Thespian endpoint, kept from run to run (a new one would
+        cost the session a new connection to reply on, every turn). Messages of an
+        earlier run that still arrive on it are told apart by run id and dropped; it
+        closes when its thread ends."""
+        holder: _Endpoint | None = getattr(self._local, "endpoint", None)
+        if holder is None or holder.system is not self.host.system:
+            holder = _Endpoint(self.host.system)
+            self._local.endpoint = holder
+        return holder.context
+
+    def _start_run(self, endpoint: Any, request: RunRequest) -> RunAccepted:
+        """Send the request straight to the session's actor when a previous turn told
+        us where it is and its process still lives (one hop less); through the
+        partition otherwise, or when that actor is gone or going (it did not take the
+        request, so sending it again cannot start the run twice; the session also
+        ignores a run id it already has)."""
+        known = self._session_actors.get(request.key)
+        accepted: RunAccepted | None = None
+        if known is not None and process_alive(known[1]):
+            try:
+                accepted = call(endpoint, known[0], request, timeout=self.call_timeout)
+            except ServerNotRunning:
+                pass
+            except CallError as exc:
+                if exc.code != "not_running":
+                    error = _ERRORS.get(exc.code)
+                    if error is not None:
+                        raise error(exc.detail) from None
+                    raise
+            except CallTimeout as exc:
+                raise HostError(f"no answer from the session within {self.call_timeout} s") from exc
+        if accepted is None:
+            self._session_actors.pop(request.key, None)
+            accepted = self._request(endpoint, request, request.session_id, request.user_id)
+        if accepted.session is not None:
+            if len(self._session_actors) >= _MAX_KNOWN_SESSIONS:
+                self._session_actors.clear()
+            self._session_actors[request.key] = (accepted.session, accepted.session_pid)
+        return accepted
 
     def _stream(self, endpoint: Any, accepted: RunAccepted, run_config: RunConfig | None) -> Iterator[Event]:
         limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
@@ -212,12 +279,15 @@ class Runner:
                         raise RunFailedError(accepted.run_id, "killed", "HostGone",
                                              "the session actor died and no restarted one reported the run")
                 continue
-            if isinstance(message, AdkEvent) and message.run_id == accepted.run_id:
-                yield message.event
-            elif isinstance(message, RunDone) and message.run_id == accepted.run_id:
-                return
-            elif isinstance(message, RunFailed) and message.run_id == accepted.run_id:
-                raise RunFailedError(message.run_id, message.reason, message.error_type, message.detail)
+            if getattr(message, "run_id", None) != accepted.run_id:
+                continue  # a late message of an earlier run on this endpoint
+            for item in message.messages if isinstance(message, RunMessages) else (message,):
+                if isinstance(item, AdkEvent):
+                    yield item.event
+                elif isinstance(item, RunDone):
+                    return
+                elif isinstance(item, RunFailed):
+                    raise RunFailedError(item.run_id, item.reason, item.error_type, item.detail)
 
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
                         run_config: RunConfig | None = None, reject_if_busy: bool = False) -> AsyncIterator[Event]:

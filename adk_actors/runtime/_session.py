@@ -42,10 +42,12 @@ from ..messages import (
     RunAccepted,
     RunDone,
     RunFailed,
+    RunMessages,
     RunRequest,
     SessionInfo,
+    session_key,
 )
-from ..store import SQLiteSessionStore
+from ..store import RunExists, SQLiteSessionStore
 from . import _handoff
 from ._run import Cancel, RunActor, RunOutcome, RunOutput, StartRun
 
@@ -83,17 +85,23 @@ class _Run:
     started: float = 0.0
     cancel_requested: bool = False
     all_stored: bool = True
+    end_stored: bool = False  # the store has the run's end already
+    warm: bool = False  # served by a run actor forked ahead of time
 
 
 class SessionActor(GenServer):
     def init(self, args: SessionArgs) -> None:
         self.args = args
+        self.key = session_key(args.app_name, args.user_id, args.session_id)
         self.store = SQLiteSessionStore(args.store_path)
         data = self.store.get_session(args.app_name, args.user_id, args.session_id)
         self.state: dict[str, Any] = data.state
         self.events: list[Event] = data.events
         self.last_update = data.last_update_time
         self.active: _Run | None = None
+        self._held: list[tuple[_Run, Any]] | None = None  # see _to_caller
+        self._log_later: list[dict[str, Any]] = []
+        self.after_turn_armed = False
         self.waiting: deque[_Run] = deque()
         self.spare: Any = None
         self.spare_pid: int | None = None
@@ -136,19 +144,29 @@ class SessionActor(GenServer):
         return merged
 
     def _accept(self, request: RunRequest, caller: CallerRef) -> RunAccepted:
+        if request.key != self.key:
+            # Sent straight to an address that now belongs to another session's actor.
+            raise CallError(f"this actor serves session {self.key!r}, not {request.key!r}", code="not_running")
         if not request.new_message.parts:
             raise BadRequest("a RunRequest needs a non-empty new_message")
+        for position, known in enumerate([self.active, *self.waiting]):
+            if known is not None and known.request.run_id == request.run_id:
+                # The same request again (a caller retrying): the run is already ours.
+                return RunAccepted(request.run_id, position, os.getpid(), self.myAddress)
         busy = self.active is not None
         if busy and (request.reject_if_busy or len(self.waiting) >= self.args.max_queued_runs):
             raise CallError(f"session {self.args.session_id!r} is running another turn", code="busy")
         run = _Run(request=request, caller=caller.address)
-        self.store.start_run(self.args.app_name, self.args.user_id, self.args.session_id, request.run_id,
-                             caller.address)
+        try:
+            self.store.start_run(self.args.app_name, self.args.user_id, self.args.session_id, request.run_id,
+                                 caller.address)
+        except RunExists as exc:
+            raise CallError(str(exc), code="invalid_request") from None
         if busy:
             self.waiting.append(run)
-            return RunAccepted(request.run_id, len(self.waiting), os.getpid())
+            return RunAccepted(request.run_id, len(self.waiting), os.getpid(), self.myAddress)
         self._begin(run)
-        return RunAccepted(request.run_id, 0, os.getpid())
+        return RunAccepted(request.run_id, 0, os.getpid(), self.myAddress)
 
     def _cancel(self, run_id: str) -> str:
         if self.active is not None and self.active.request.run_id == run_id:
@@ -184,7 +202,7 @@ class SessionActor(GenServer):
         self.spare_pid = None
         run.actor = actor
         run.started = time.monotonic()
-        self.slog.info("run started", run=run.request.run_id, warm_run_actor=warm)
+        run.warm = warm
         run.invocation_id = f"e-{run.request.run_id.removeprefix('run-')}"
         self.active = run
         run_config = run.request.run_config or RunConfig()
@@ -200,9 +218,14 @@ class SessionActor(GenServer):
 
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, RunOutput):
-            self._on_output(message)
-        elif isinstance(message, RunOutcome):
-            self._on_outcome(message)
+            self._held = []
+            try:
+                self._on_output(message)
+                if message.outcome is not None:
+                    self._on_outcome(message.outcome)
+            finally:
+                held, self._held = self._held, None
+                self._send_held(held)
         elif isinstance(message, InitOk):
             if self.active is not None and self.active.actor == sender:
                 self.active.pid = message.pid
@@ -214,12 +237,20 @@ class SessionActor(GenServer):
             super().handle_info(message, sender)
 
     def _on_output(self, output: RunOutput) -> None:
+        """Commit the output's non-partial events in one transaction (with the run's end
+        when the outcome came along), then relay every event to the caller."""
         run = self.active
         if run is None or output.run_id != run.request.run_id:
             return
-        for event in output.events:
-            if not event.partial:
-                stored = self.store.append_event(self.args.app_name, self.args.user_id, self.args.session_id, event)
+        finals = [event for event in output.events if not event.partial]
+        end_run = None
+        if output.outcome is not None and run.outcome is None:
+            end_run = (run.request.run_id, "done" if output.outcome.ok else output.outcome.reason)
+        if finals or end_run:
+            stored_events = self.store.append_events(self.args.app_name, self.args.user_id, self.args.session_id,
+                                                     finals, end_run=end_run)
+            run.end_stored = end_run is not None
+            for event, stored in zip(finals, stored_events, strict=True):
                 if stored is None:
                     run.all_stored = False  # the run actor's history no longer matches ours
                 else:
@@ -228,8 +259,25 @@ class SessionActor(GenServer):
                     self.last_update = time.time()
                 if not event.error_code:
                     run.final_event_id = event.id
-            self.send(run.caller, AdkEvent(run.request.run_id, event, run.seq))
+        for event in output.events:
+            self._to_caller(run, AdkEvent(run.request.run_id, event, run.seq))
             run.seq += 1
+
+    def _to_caller(self, run: _Run, message: Any) -> None:
+        """Send ``message`` to the run's caller, or hold it for one envelope if the
+        caller asked for batches and we are handling a run's output."""
+        if self._held is not None and run.request.batched:
+            self._held.append((run, message))
+        else:
+            self.send(run.caller, message)
+
+    def _send_held(self, held: list[tuple[_Run, Any]]) -> None:
+        by_run: dict[int, tuple[_Run, list[Any]]] = {}
+        for run, message in held:
+            by_run.setdefault(id(run), (run, []))[1].append(message)
+        for run, messages in by_run.values():
+            self.send(run.caller, messages[0] if len(messages) == 1 else RunMessages(run.request.run_id,
+                                                                                     tuple(messages)))
 
     def _on_outcome(self, outcome: RunOutcome) -> None:
         run = self.active
@@ -275,19 +323,22 @@ class SessionActor(GenServer):
 
     def _finish(self, run: _Run, terminal: RunDone | RunFailed) -> None:
         status = "done" if isinstance(terminal, RunDone) else terminal.reason
-        self.slog.info("run ended", run=run.request.run_id, status=status, events=run.seq,
-                       seconds=round(time.monotonic() - run.started, 4) if run.started else None,
-                       error=getattr(terminal, "detail", None) or None)
-        self.store.end_run(run.request.run_id, status)
-        self.send(run.caller, terminal)
+        # Logged after this handler: a log line is a message to Thespian's logger
+        # process, and the terminal message leaves only when this handler returns.
+        self._log_later.append(dict(run=run.request.run_id, status=status, events=run.seq,
+                                    seconds=round(time.monotonic() - run.started, 4) if run.started else None,
+                                    warm_run_actor=run.warm, error=getattr(terminal, "detail", None) or None))
+        if not run.end_stored:
+            self.store.end_run(run.request.run_id, status)
+        self._to_caller(run, terminal)
         if run is self.active:
             self.active = None
             if self.waiting:
                 self._begin(self.waiting.popleft())
-            else:
-                # Not now: a send leaves only when this handler returns, and a fork
-                # here would hold the terminal message back for its ~10 ms.
-                self.send_after(0.001, ("spare",))
+        if not self.after_turn_armed:
+            # The spare fork too: a fork here would hold the terminal back for ~10 ms.
+            self.after_turn_armed = True
+            self.send_after(0.001, ("after-turn",))
         self._arm_idle()
 
     # -- timers -----------------------------------------------------------------------------------
@@ -305,7 +356,9 @@ class SessionActor(GenServer):
             return
         kind = payload[0]
         run = self.active
-        if kind == "spare":
+        if kind == "after-turn":
+            self.after_turn_armed = False
+            self._flush_log()
             if run is None:
                 self._fork_spare()
             return
@@ -329,7 +382,19 @@ class SessionActor(GenServer):
         elif kind == "kill-pid" and payload[1]:
             _kill(payload[1])
 
+    def _flush_log(self) -> None:
+        """A run that ended well is logged at debug level (one message to Thespian's
+        logger process per turn would cost more than the turn's own messages; the
+        telemetry counts runs); any other end at warning level."""
+        for fields in self._log_later:
+            if fields["status"] == "done":
+                self.slog.debug("run ended", **fields)
+            else:
+                self.slog.warning("run ended", **fields)
+        self._log_later.clear()
+
     def terminate(self, reason: Any) -> None:
+        self._flush_log()
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
                 self.send(run.caller, RunFailed(run.request.run_id, "interrupted", "SessionStopped",

@@ -8,6 +8,7 @@ from ._artifacts import (
     validate_name,
 )
 from ._base import (
+    RunExists,
     RunRecord,
     SessionData,
     SessionExists,
@@ -30,6 +31,7 @@ __all__ = [
     "ArtifactTooLarge",
     "FileArtifactStore",
     "InvalidArtifactName",
+    "RunExists",
     "RunRecord",
     "SQLiteSessionStore",
     "SessionData",

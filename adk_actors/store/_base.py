@@ -37,6 +37,10 @@ class SessionExists(StoreError):
     pass
 
 
+class RunExists(StoreError):
+    """A run id that this store has seen already (run ids are never reused)."""
+
+
 @dataclass
 class SessionData:
     app_name: str

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from .._types import Event
-from ._base import RunRecord, SessionData, SessionExists, SessionNotFound, StoreError, split_delta
+from ._base import (
+    RunExists,
+    RunRecord,
+    SessionData,
+    SessionExists,
+    SessionNotFound,
+    StoreError,
+    split_delta,
+)
 
 __all__ = ["MIGRATIONS", "SQLiteSessionStore"]
 
@@ -172,32 +180,55 @@ class SQLiteSessionStore:
     def append_event(self, app: str, user: str, session_id: str, event: Event) -> Event | None:
         """Persist ``event`` and its state delta atomically; return the event as stored
         (``temp:`` keys removed from its delta), or None if its id was already stored."""
-        if event.partial:
-            return None
-        app_delta, user_delta, session_delta = split_delta(event.actions.state_delta)
-        stored = event
-        if any(k.startswith("temp:") for k in event.actions.state_delta):
-            kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
-            stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
+        return self.append_events(app, user, session_id, [event])[0]
+
+    def append_events(self, app: str, user: str, session_id: str, events: list[Event],
+                      end_run: tuple[str, str] | None = None) -> list[Event | None]:
+        """Persist ``events`` in order, each with its state delta, in ONE transaction
+        (and, with ``end_run=(run_id, status)``, the end of that run too): all of them
+        or, on any error, none. Returns each event as stored, or None for a partial
+        event or one whose id was already stored."""
+        stored_events: list[Event | None] = []
         now = time.time()
         with self._tx() as db:
             row = db.execute("SELECT state FROM sessions WHERE app_name=? AND user_id=? AND id=?",
                              (app, user, session_id)).fetchone()
             if row is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
-            seq_row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE app_name=? AND user_id=? "
-                                 "AND session_id=?", (app, user, session_id)).fetchone()
-            inserted = db.execute(
-                "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (event.id, app, user, session_id, seq_row[0], event.invocation_id, event.author, event.timestamp,
-                 stored.model_dump_json(by_alias=True, exclude_none=True))).rowcount
-            if not inserted:
-                return None
-            state = _merge(json.loads(row[0]), session_delta)
-            db.execute("UPDATE sessions SET state=?, update_time=? WHERE app_name=? AND user_id=? AND id=?",
-                       (json.dumps(state), now, app, user, session_id))
-            self._apply_scoped(db, app, user, app_delta, user_delta, now)
-        return stored
+            state = json.loads(row[0])
+            seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=? AND user_id=? "
+                             "AND session_id=?", (app, user, session_id)).fetchone()[0]
+            changed = False
+            for event in events:
+                stored = self._insert_event(db, app, user, session_id, seq + 1, event, now)
+                stored_events.append(stored)
+                if stored is not None:
+                    seq += 1
+                    changed = True
+                    app_delta, user_delta, session_delta = split_delta(event.actions.state_delta)
+                    state = _merge(state, session_delta)
+                    self._apply_scoped(db, app, user, app_delta, user_delta, now)
+            if changed:
+                db.execute("UPDATE sessions SET state=?, update_time=? WHERE app_name=? AND user_id=? AND id=?",
+                           (json.dumps(state), now, app, user, session_id))
+            if end_run is not None:
+                db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (end_run[1], now, end_run[0]))
+        return stored_events
+
+    @staticmethod
+    def _insert_event(db: sqlite3.Connection, app: str, user: str, session_id: str, seq: int, event: Event,
+                      now: float) -> Event | None:
+        if event.partial:
+            return None
+        stored = event
+        if any(k.startswith("temp:") for k in event.actions.state_delta):
+            kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
+            stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
+        inserted = db.execute(
+            "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (event.id, app, user, session_id, seq, event.invocation_id, event.author, event.timestamp,
+             stored.model_dump_json(by_alias=True, exclude_none=True))).rowcount
+        return stored if inserted else None
 
     def _apply_scoped(self, db: sqlite3.Connection, app: str, user: str, app_delta: dict[str, Any],
                       user_delta: dict[str, Any], now: float) -> None:
@@ -219,9 +250,12 @@ class SQLiteSessionStore:
     # -- runs -------------------------------------------------------------------------------------
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any) -> None:
+        """Record a run as running (raises RunExists if its id was ever used)."""
         with self._tx() as db:
-            db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, 'running', ?, NULL)",
-                       (run_id, app, user, session_id, pickle.dumps(caller), time.time()))
+            inserted = db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, 'running', ?, NULL)",
+                                  (run_id, app, user, session_id, pickle.dumps(caller), time.time())).rowcount
+        if not inserted:
+            raise RunExists(f"run id {run_id!r} was used already")
 
     def end_run(self, run_id: str, status: str) -> None:
         with self._tx() as db:

@@ -1,0 +1,148 @@
+"""The turn's fast path: straight to the session actor, one envelope per batch, and
+what keeps it safe (a request sent twice, to the wrong actor, or with a used run id)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from typing import Any
+
+from adk_actors import Content
+from adk_actors.messages import (
+    AdkEvent,
+    RunAccepted,
+    RunDone,
+    RunFailed,
+    RunMessages,
+    RunRequest,
+    session_key,
+)
+from adk_actors.runtime import Host
+from supervision import CallError, SupervisorClient, call
+from supervision.testing import wait_until
+
+
+def texts(events: list[Any]) -> list[str]:
+    return [e.content.text for e in events if e.content is not None and e.content.text]
+
+
+def session_info(host: Host, app: str, user: str, sid: str) -> Any:
+    partition = host.partition_for(app, user, sid)
+    return next((i for i in SupervisorClient(host.system, partition).which_children()
+                 if i.id == session_key(app, user, sid) and i.status == "running"), None)
+
+
+def partition_pid(host: Host, app: str, user: str, sid: str) -> int:
+    sessions = SupervisorClient(host.system, host.root.child("sessions").address)  # type: ignore[union-attr]
+    owner = next(i for i in sessions.which_children() if i.address == host.partition_for(app, user, sid))
+    assert owner.pid is not None
+    return owner.pid
+
+
+def until_terminal(endpoint: Any, run_id: str, timeout: float = 15.0) -> list[Any]:
+    """Every message of run ``run_id`` as it arrived (envelopes kept), up to its terminal one."""
+    received: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        message = endpoint.listen(0.5)
+        if getattr(message, "run_id", None) != run_id:
+            continue
+        received.append(message)
+        inner = message.messages if isinstance(message, RunMessages) else (message,)
+        if any(isinstance(m, (RunDone, RunFailed)) for m in inner):
+            return received
+    raise AssertionError(f"no terminal message for {run_id} within {timeout} s; got {received}")
+
+
+def flatten(received: list[Any]) -> list[Any]:
+    return [m for message in received for m in (message.messages if isinstance(message, RunMessages) else (message,))]
+
+
+def test_a_turn_on_an_active_session_does_not_go_through_its_partition(host: Host) -> None:
+    runner = host.runner("echo", call_timeout=5.0)
+    runner.create_session("ann", "s1")
+    list(runner.run("ann", "s1", "one"))
+    paused = partition_pid(host, "echo", "ann", "s1")
+    os.kill(paused, signal.SIGSTOP)  # a partition that cannot answer
+    try:
+        assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
+    finally:
+        os.kill(paused, signal.SIGCONT)
+
+
+def test_the_runner_goes_back_to_the_partition_when_the_session_actor_is_gone(host: Host) -> None:
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    list(runner.run("ann", "s1", "one"))
+    before = session_info(host, "echo", "ann", "s1")
+    os.kill(before.pid, signal.SIGKILL)
+    wait_until(lambda: (info := session_info(host, "echo", "ann", "s1")) is not None and info.pid != before.pid)
+    assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
+    # The restarted actor is the one the runner talks to now.
+    paused = partition_pid(host, "echo", "ann", "s1")
+    os.kill(paused, signal.SIGSTOP)
+    try:
+        assert texts(list(runner.run("ann", "s1", "three")))[-1] == "echo: three (turn 3)"
+    finally:
+        os.kill(paused, signal.SIGCONT)
+
+
+def test_batched_and_unbatched_callers_get_the_same_messages_in_the_same_order(host: Host) -> None:
+    host.runner("counter").create_session("ann", "s1")
+    partition = host.partition_for("counter", "ann", "s1")
+    shapes = []
+    with host.system.private() as endpoint:
+        for batched in (False, True):
+            request = RunRequest("counter", "ann", "s1", new_message=Content.user("go"), batched=batched)
+            accepted = call(endpoint, partition, request, timeout=10)
+            assert isinstance(accepted, RunAccepted) and accepted.run_id == request.run_id
+            received = until_terminal(endpoint, request.run_id)
+            if not batched:
+                assert not any(isinstance(m, RunMessages) for m in received)
+            messages = flatten(received)
+            events = [m for m in messages if isinstance(m, AdkEvent)]
+            assert [m.seq for m in events] == list(range(len(events)))
+            assert isinstance(messages[-1], RunDone) and messages[-1].event_count == len(events)
+            assert sum(isinstance(m, (RunDone, RunFailed)) for m in messages) == 1
+            shapes.append([(e.event.author, bool(e.event.content and e.event.content.function_calls),
+                            bool(e.event.content and e.event.content.function_responses)) for e in events])
+    assert shapes[0] == shapes[1] and len(shapes[0]) == 4  # user, call, response, answer
+
+
+def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused(host: Host) -> None:
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    partition = host.partition_for("sleepy", "ann", "s1")
+    with host.system.private() as endpoint:
+        request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 0.5"))
+        first = call(endpoint, partition, request, timeout=10)
+        again = call(endpoint, first.session, request, timeout=10)  # a retry while it runs
+        assert (again.run_id, again.position) == (first.run_id, 0)
+        flatten(until_terminal(endpoint, request.run_id))
+        try:
+            call(endpoint, first.session, request, timeout=10)  # once more, after it ended
+        except CallError as exc:
+            assert exc.code == "invalid_request" and "used already" in exc.detail
+        else:
+            raise AssertionError("a used run id was accepted again")
+    events = runner.get_session("ann", "s1").events
+    assert [e.content.text for e in events if e.author == "user"] == ["sleep 0.5"]
+    assert session_info(host, "sleepy", "ann", "s1").pid == first.session_pid  # it did not crash
+
+
+def test_a_session_actor_refuses_a_request_for_another_session(host: Host) -> None:
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    runner.create_session("ann", "s2")
+    list(runner.run("ann", "s1", "one"))
+    actor = session_info(host, "echo", "ann", "s1").address
+    with host.system.private() as endpoint:
+        try:
+            call(endpoint, actor, RunRequest("echo", "ann", "s2", new_message=Content.user("misdirected")), timeout=10)
+        except CallError as exc:
+            assert exc.code == "not_running"
+        else:
+            raise AssertionError("a session actor ran a turn of another session")
+    assert runner.get_session("ann", "s2").events == []
+    assert texts(list(runner.run("ann", "s2", "hello")))[-1] == "echo: hello (turn 1)"
