@@ -146,3 +146,65 @@ def test_a_session_actor_refuses_a_request_for_another_session(host: Host) -> No
             raise AssertionError("a session actor ran a turn of another session")
     assert runner.get_session("ann", "s2").events == []
     assert texts(list(runner.run("ann", "s2", "hello")))[-1] == "echo: hello (turn 1)"
+
+
+def test_concurrent_async_runs_on_one_runner_each_get_their_own_messages(host: Host) -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    runner = host.runner("sleepy", timeout=10.0)
+    for i in range(8):
+        runner.create_session("ann", f"s{i}")
+
+    async def conversation(i: int) -> list[str]:
+        said = []
+        for _ in (1, 2):
+            said += [e.content.text async for e in runner.run_async("ann", f"s{i}", "sleep 0.2")
+                     if e.content and e.content.text and e.author != "user"]
+        return said
+
+    async def everyone() -> list[list[str]]:
+        # Fewer threads than conversations: each run's waiting hops between threads
+        # while other runs start on them.
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=3))
+        return await asyncio.gather(*(conversation(i) for i in range(8)))
+
+    answers = asyncio.run(everyone())
+    assert len(answers) == 8 and all(len(said) == 2 for said in answers), answers
+
+
+def test_an_abandoned_run_never_leaks_into_the_next_one(host: Host) -> None:
+    runner = host.runner("sleepy", timeout=10.0)
+    runner.create_session("ann", "s1")
+    runner.create_session("ann", "s2")
+    abandoned = runner.run("ann", "s1", "sleep 0.3")
+    next(abandoned)  # the user's event; the run goes on without a reader
+    abandoned.close()
+    for _ in range(3):  # while the abandoned run still sends its events somewhere
+        assert texts(list(runner.run("ann", "s2", "hello")))[-1] == "awake: hello"
+    wait_until(lambda: len(runner.get_session("ann", "s1").events) == 4, timeout=5)  # it finished
+
+
+def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host) -> None:
+    import asyncio
+
+    runner = host.runner("sleepy", timeout=10.0)
+    runner.create_session("ann", "s1")
+
+    async def consume() -> None:
+        async for _ in runner.run_async("ann", "s1", "sleep 0.5"):
+            pass
+
+    async def cancel_soon() -> str:
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.2)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return "cancelled"
+        return "finished"
+
+    assert asyncio.run(cancel_soon()) == "cancelled"
+    wait_until(lambda: len(runner.get_session("ann", "s1").events) == 4, timeout=5)
+    assert texts(list(runner.run("ann", "s1", "hi")))[-1] == "awake: hi"

@@ -51,6 +51,8 @@ __all__ = ["Runner"]
 
 #: How many session actor addresses a Runner remembers (a cache: forgetting costs a hop).
 _MAX_KNOWN_SESSIONS = 10_000
+#: How many idle endpoints a Runner keeps for its next runs (one per concurrent run).
+_MAX_IDLE_ENDPOINTS = 256
 
 _ERRORS: dict[str, type[Exception]] = {
     "unknown_app": UnknownAppError,
@@ -65,6 +67,7 @@ class _Endpoint:
 
     def __init__(self, system: Any) -> None:
         self.system = system
+        self.clean = False  # its last run is over: nothing more will arrive for it
         manager = system.private()
         self.context = manager.__enter__()
         weakref.finalize(self, _close_endpoint, manager)
@@ -86,7 +89,8 @@ class Runner:
         self.call_timeout = call_timeout
         self.orphan_grace = orphan_grace
         self._runs: dict[str, tuple[str, str]] = {}
-        self._local = threading.local()
+        self._endpoints: list[_Endpoint] = []  # idle ones; see _lease_endpoint
+        self._endpoints_lock = threading.Lock()
         #: session key -> (address, pid) of its actor, learnt from RunAccepted.
         self._session_actors: dict[str, tuple[Any, int]] = {}
 
@@ -217,22 +221,43 @@ class Runner:
         if run_id:
             request = replace(request, run_id=run_id)
         self._runs[request.run_id] = (user_id, session_id)
-        endpoint = self._endpoint()
-        accepted = self._start_run(endpoint, request)
-        yield from self._stream(endpoint, accepted, run_config)
+        endpoint = self._lease_endpoint()
+        try:
+            try:
+                accepted = self._start_run(endpoint, request)
+            except HostError:
+                raise  # no answer: one may still come, so the endpoint is not reused
+            except Exception:
+                endpoint.clean = True  # refused: nothing more will come for this run
+                raise
+            yield from self._stream(endpoint, accepted, run_config)
+        finally:
+            self._return_endpoint(endpoint)
 
-    def _endpoint(self) -> Any:
-        """This thread's own Thespian endpoint, kept from run to run (a new one would
-        cost the session a new connection to reply on, every turn). Messages of an
-        earlier run that still arrive on it are told apart by run id and dropped; it
-        closes when its thread ends."""
-        holder: _Endpoint | None = getattr(self._local, "endpoint", None)
-        if holder is None or holder.system is not self.host.system:
-            holder = _Endpoint(self.host.system)
-            self._local.endpoint = holder
-        return holder.context
+    def _lease_endpoint(self) -> _Endpoint:
+        """A Thespian endpoint for one run, used by nobody else until it is returned;
+        endpoints are kept from run to run (a new one would cost the session a new
+        connection to reply on, every turn). Messages of an earlier run that still
+        arrive on one are told apart by run id and dropped."""
+        with self._endpoints_lock:
+            while self._endpoints:
+                endpoint = self._endpoints.pop()
+                if endpoint.system is self.host.system:
+                    return endpoint
+        return _Endpoint(self.host.system)
 
-    def _start_run(self, endpoint: Any, request: RunRequest) -> RunAccepted:
+    def _return_endpoint(self, endpoint: _Endpoint) -> None:
+        """Keep the endpoint for another run only if its run is over (its terminal
+        message came, or the request was refused): an abandoned or timed-out run may
+        still send to it."""
+        if not endpoint.clean:
+            return  # closed when collected
+        endpoint.clean = False
+        with self._endpoints_lock:
+            if len(self._endpoints) < _MAX_IDLE_ENDPOINTS:
+                self._endpoints.append(endpoint)
+
+    def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
         """Send the request straight to the session's actor when a previous turn told
         us where it is and its process still lives (one hop less); through the
         partition otherwise, or when that actor is gone or going (it did not take the
@@ -242,7 +267,7 @@ class Runner:
         accepted: RunAccepted | None = None
         if known is not None and process_alive(known[1]):
             try:
-                accepted = call(endpoint, known[0], request, timeout=self.call_timeout)
+                accepted = call(endpoint.context, known[0], request, timeout=self.call_timeout)
             except ServerNotRunning:
                 pass
             except CallError as exc:
@@ -255,14 +280,15 @@ class Runner:
                 raise HostError(f"no answer from the session within {self.call_timeout} s") from exc
         if accepted is None:
             self._session_actors.pop(request.key, None)
-            accepted = self._request(endpoint, request, request.session_id, request.user_id)
+            accepted = self._request(endpoint.context, request, request.session_id, request.user_id)
         if accepted.session is not None:
             if len(self._session_actors) >= _MAX_KNOWN_SESSIONS:
                 self._session_actors.clear()
             self._session_actors[request.key] = (accepted.session, accepted.session_pid)
         return accepted
 
-    def _stream(self, endpoint: Any, accepted: RunAccepted, run_config: RunConfig | None) -> Iterator[Event]:
+    def _stream(self, leased: _Endpoint, accepted: RunAccepted, run_config: RunConfig | None) -> Iterator[Event]:
+        endpoint = leased.context
         limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
         deadline = time.monotonic() + limit
         dead_since: float | None = None
@@ -285,20 +311,48 @@ class Runner:
                 if isinstance(item, AdkEvent):
                     yield item.event
                 elif isinstance(item, RunDone):
+                    leased.clean = True
                     return
                 elif isinstance(item, RunFailed):
+                    leased.clean = True
                     raise RunFailedError(item.run_id, item.reason, item.error_type, item.detail)
 
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
                         run_config: RunConfig | None = None, reject_if_busy: bool = False) -> AsyncIterator[Event]:
-        """The same as :meth:`run`, as an async iterator (the waiting happens on a thread)."""
-        iterator = self.run(user_id, session_id, message, run_config=run_config, reject_if_busy=reject_if_busy)
-        done = object()
+        """The same as :meth:`run`, as an async iterator. The waiting happens on a thread
+        of its own that hands each event to the loop; if the consumer stops early (or is
+        cancelled), that thread stops at the run's next event."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        stop = threading.Event()
+
+        def hand(kind: str, item: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, item))
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                stop.set()
+
+        def pump() -> None:
+            try:
+                for event in self.run(user_id, session_id, message, run_config=run_config,
+                                      reject_if_busy=reject_if_busy):
+                    if stop.is_set():
+                        return
+                    hand("event", event)
+            except BaseException as exc:
+                hand("error", exc)
+            else:
+                hand("done", None)
+
+        threading.Thread(target=pump, name="runner-run-async", daemon=True).start()
         try:
             while True:
-                event = await asyncio.to_thread(next, iterator, done)
-                if event is done:
+                kind, item = await queue.get()
+                if kind == "event":
+                    yield item
+                elif kind == "error":
+                    raise item
+                else:
                     return
-                yield event  # type: ignore[misc]
         finally:
-            await asyncio.to_thread(iterator.close)
+            stop.set()
