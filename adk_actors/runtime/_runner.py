@@ -62,6 +62,12 @@ _ERRORS: dict[str, type[Exception]] = {
 }
 
 
+def _typed(error: CallError) -> Exception:
+    """The typed exception for an error reply's code (the CallError itself if none)."""
+    typed = _ERRORS.get(error.code)
+    return typed(error.detail) if typed is not None else error
+
+
 class _Endpoint:
     """A private endpoint of ``system`` that closes when this object is collected."""
 
@@ -114,10 +120,7 @@ class Runner:
                 if exc.code == "not_running" and time.monotonic() < deadline:
                     time.sleep(0.02)
                     continue
-                error = _ERRORS.get(exc.code)
-                if error is not None:
-                    raise error(exc.detail) from None
-                raise
+                raise _typed(exc) from None
             except CallTimeout as exc:
                 raise HostError(f"no answer from the host within {self.call_timeout} s") from exc
 
@@ -198,10 +201,7 @@ class Runner:
                 except ServerNotRunning:
                     pass
                 except CallError as exc:
-                    error = _ERRORS.get(exc.code)
-                    if error is not None:
-                        raise error(exc.detail) from None
-                    raise
+                    raise _typed(exc) from None
             if time.monotonic() >= deadline:
                 raise HostError(f"the {child_id} service did not answer within {self.call_timeout} s")
             time.sleep(0.02)
@@ -272,10 +272,7 @@ class Runner:
                 pass
             except CallError as exc:
                 if exc.code != "not_running":
-                    error = _ERRORS.get(exc.code)
-                    if error is not None:
-                        raise error(exc.detail) from None
-                    raise
+                    raise _typed(exc) from None
             except CallTimeout as exc:
                 raise HostError(f"no answer from the session within {self.call_timeout} s") from exc
         if accepted is None:
