@@ -88,7 +88,6 @@ class Host:
         self._owns_system = system is None
         self.root: SupervisorClient | None = None
         self._partitions: list[Any] = []
-        self._connected = False
 
     def start(self) -> Host:
         Path(self.config.data_dir).mkdir(parents=True, exist_ok=True)
@@ -155,7 +154,6 @@ class Host:
             raise HostError(f"an actor system runs on port {port}, but no adk-actors host in it")
         host = cls(HostConfig(apps={}), system=system)
         host.root = SupervisorClient(system, root)
-        host._connected = True
         return host
 
     def stop(self, timeout: float = 60.0) -> None:

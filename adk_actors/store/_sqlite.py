@@ -212,7 +212,7 @@ class SQLiteSessionStore:
                 db.execute("UPDATE sessions SET state=?, update_time=? WHERE app_name=? AND user_id=? AND id=?",
                            (json.dumps(state), now, app, user, session_id))
             if end_run is not None:
-                db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (end_run[1], now, end_run[0]))
+                _end_run(db, *end_run, now)
         return stored_events
 
     @staticmethod
@@ -259,7 +259,7 @@ class SQLiteSessionStore:
 
     def end_run(self, run_id: str, status: str) -> None:
         with self._tx() as db:
-            db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (status, time.time(), run_id))
+            _end_run(db, run_id, status, time.time())
 
     def all_running_runs(self) -> list[tuple[str, str, str, RunRecord]]:
         """Every run marked running: (app, user, session, record)."""
@@ -283,6 +283,10 @@ class SQLiteSessionStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _end_run(db: sqlite3.Connection, run_id: str, status: str, now: float) -> None:
+    db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (status, now, run_id))
 
 
 def _caller_address(blob: bytes | None) -> Any:
