@@ -9,11 +9,12 @@ returns); the main thread forwards them to the session actor: non-partial events
 within ``FINAL_WINDOW`` (2 ms), together with whatever follows them in that time;
 partial ones leading-edge batched (the first of a burst at once, the rest every
 ``PARTIAL_WINDOW`` seconds). When the engine ends, what is left goes with the outcome
-in one message. ``Cancel`` sets the engine's cancel token (checked between steps). After a run that ended well the actor
-stays, holding the history it has seen and made, and the session gives it its next
-turn (no fork on the turn's path, no history sent, and the same worker thread and
-asyncio loop); after any other end the session discards it. The actor creates no
-children, so forking while its worker thread runs never happens.
+in one message. ``Cancel`` sets the engine's cancel token (checked between steps).
+After a run that ended well the actor stays, holding the history it has seen and
+made, and the session gives it its next turn (no fork on the turn's path, no history
+sent, and the same worker thread and asyncio loop); after any other end the session
+discards it. The actor creates no children, so forking while its worker thread runs
+never happens.
 """
 
 from __future__ import annotations
@@ -146,12 +147,8 @@ class _RemoteArtifacts:
     def _call(self, request: Any) -> Any:
         from ..store._artifacts import ArtifactError
 
-        future = self.actor.service_call("artifacts", request)
         try:
-            return future.result(timeout=SERVICE_WAIT)
-        except concurrent.futures.TimeoutError:
-            self.actor.service_forget("artifacts")
-            raise ArtifactError(f"the artifact service did not answer within {SERVICE_WAIT} s") from None
+            return self.actor.service_result("artifacts", request, ArtifactError)
         except ServiceError as error:
             raise ArtifactError(error.detail if error.code == "bad_request" else str(error)) from None
 
@@ -182,12 +179,7 @@ class _RemoteMemory:
     def search(self, app: str, user: str, query: str, limit: int = 10) -> list[Any]:
         from ._memory import SearchMemory
 
-        future = self.actor.service_call("memory", SearchMemory(app, user, query, limit))
-        try:
-            found: list[Any] = future.result(timeout=SERVICE_WAIT)
-        except concurrent.futures.TimeoutError:
-            self.actor.service_forget("memory")
-            raise RuntimeError(f"the memory service did not answer within {SERVICE_WAIT} s") from None
+        found: list[Any] = self.actor.service_result("memory", SearchMemory(app, user, query, limit))
         return found
 
     def add_session(self, app: str, user: str, session: str, events: list[Any]) -> None:
@@ -251,23 +243,15 @@ class _RemoteCredentials:
     def __init__(self, actor: RunActor) -> None:
         self.actor = actor
 
-    def _call(self, request: Any) -> Any:
-        future = self.actor.service_call("credentials", request)
-        try:
-            return future.result(timeout=SERVICE_WAIT)
-        except concurrent.futures.TimeoutError:
-            self.actor.service_forget("credentials")
-            raise RuntimeError(f"the credential service did not answer within {SERVICE_WAIT} s") from None
-
     def get(self, app: str, user: str, key: str) -> Any:
         from ._credentials import GetCredential
 
-        return self._call(GetCredential(app, user, key))
+        return self.actor.service_result("credentials", GetCredential(app, user, key))
 
     def put(self, app: str, user: str, key: str, credential: Any) -> None:
         from ._credentials import PutCredential
 
-        self._call(PutCredential(app, user, key, credential))
+        self.actor.service_result("credentials", PutCredential(app, user, key, credential))
 
 
 def load_agent(path: str) -> Any:
@@ -450,6 +434,17 @@ class RunActor(GenServer):
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self._post(("call", name, request, future))
         return future
+
+    def service_result(self, name: str, request: Any, timeout_error: type[Exception] = RuntimeError) -> Any:
+        """From a tool's thread: call the host service ``name`` and wait for its answer,
+        at most ``SERVICE_WAIT`` seconds. No answer: forget its address (it may have
+        restarted) and raise ``timeout_error``; a refusal raises :class:`ServiceError`."""
+        future = self.service_call(name, request)
+        try:
+            return future.result(timeout=SERVICE_WAIT)
+        except concurrent.futures.TimeoutError:
+            self.service_forget(name)
+            raise timeout_error(f"the {name} service did not answer within {SERVICE_WAIT} s") from None
 
     def service_cast(self, name: str, request: Any) -> None:
         self._post(("cast", name, request, None))

@@ -99,7 +99,7 @@ class SessionActor(GenServer):
         self.events: list[Event] = data.events
         self.last_update = data.last_update_time
         self.active: _Run | None = None
-        self._held: list[tuple[_Run, Any]] | None = None  # see _to_caller
+        self._held: tuple[_Run, list[Any]] | None = None  # see _to_caller
         self._log_later: list[dict[str, Any]] = []
         self.after_turn_armed = False
         self.waiting: deque[_Run] = deque()
@@ -218,14 +218,19 @@ class SessionActor(GenServer):
 
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, RunOutput):
-            self._held = []
+            run = self.active
+            if run is None or message.run_id != run.request.run_id:
+                return  # a run that has ended already (timed out, cancelled)
+            held: list[Any] = []
+            self._held = (run, held)
             try:
-                self._on_output(message)
+                self._on_output(run, message)
                 if message.outcome is not None:
-                    self._on_outcome(message.outcome)
+                    self._on_outcome(run, message.outcome)
             finally:
-                held, self._held = self._held, None
-                self._send_held(held)
+                self._held = None
+                if held:
+                    self.send(run.caller, held[0] if len(held) == 1 else RunMessages(run.request.run_id, tuple(held)))
         elif isinstance(message, InitOk):
             if self.active is not None and self.active.actor == sender:
                 self.active.pid = message.pid
@@ -236,12 +241,9 @@ class SessionActor(GenServer):
         else:
             super().handle_info(message, sender)
 
-    def _on_output(self, output: RunOutput) -> None:
+    def _on_output(self, run: _Run, output: RunOutput) -> None:
         """Commit the output's non-partial events in one transaction (with the run's end
         when the outcome came along), then relay every event to the caller."""
-        run = self.active
-        if run is None or output.run_id != run.request.run_id:
-            return
         finals = [event for event in output.events if not event.partial]
         end_run = None
         if output.outcome is not None and run.outcome is None:
@@ -264,24 +266,15 @@ class SessionActor(GenServer):
             run.seq += 1
 
     def _to_caller(self, run: _Run, message: Any) -> None:
-        """Send ``message`` to the run's caller, or hold it for one envelope if the
-        caller asked for batches and we are handling a run's output."""
-        if self._held is not None and run.request.batched:
-            self._held.append((run, message))
+        """Send ``message`` to the run's caller, or, while the run's output is handled
+        and the caller asked for batches, hold it for one envelope."""
+        if self._held is not None and self._held[0] is run and run.request.batched:
+            self._held[1].append(message)
         else:
             self.send(run.caller, message)
 
-    def _send_held(self, held: list[tuple[_Run, Any]]) -> None:
-        by_run: dict[int, tuple[_Run, list[Any]]] = {}
-        for run, message in held:
-            by_run.setdefault(id(run), (run, []))[1].append(message)
-        for run, messages in by_run.values():
-            self.send(run.caller, messages[0] if len(messages) == 1 else RunMessages(run.request.run_id,
-                                                                                     tuple(messages)))
-
-    def _on_outcome(self, outcome: RunOutcome) -> None:
-        run = self.active
-        if run is None or outcome.run_id != run.request.run_id or run.outcome is not None:
+    def _on_outcome(self, run: _Run, outcome: RunOutcome) -> None:
+        if run.outcome is not None:
             return
         run.outcome = outcome
         if outcome.ok and run.all_stored and self.spare is None:
