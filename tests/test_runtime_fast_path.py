@@ -208,3 +208,17 @@ def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host) -> None
     assert asyncio.run(cancel_soon()) == "cancelled"
     wait_until(lambda: len(runner.get_session("ann", "s1").events) == 4, timeout=5)
     assert texts(list(runner.run("ann", "s1", "hi")))[-1] == "awake: hi"
+
+
+def test_a_runner_forgets_runs_that_ended(host: Host) -> None:
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    for text in ("one", "two", "three"):
+        list(runner.run("ann", "s1", text, run_id=f"run-{text}"))
+    assert runner._runs == {}
+    try:
+        runner.cancel("run-two")
+    except CallError as exc:
+        assert exc.code == "invalid_request"
+    else:
+        raise AssertionError("cancelling a run that ended was accepted")

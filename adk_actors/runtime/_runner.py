@@ -102,21 +102,30 @@ class Runner:
 
     # -- requests ---------------------------------------------------------------------------
 
-    def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str) -> Any:
-        """Call the partition owning the session; retry while the session actor is going
-        away (passivation) or a partition restarts."""
+    def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str, *, session: Any = None) -> Any:
+        """Call the session's actor at ``session`` if given, else the partition owning
+        the session; a session actor that is gone or going (it did not take the request)
+        is left for the partition at once; the partition is asked again while the
+        session actor is going away (passivation) or the partition restarts."""
         deadline = time.monotonic() + self.call_timeout
         refresh = False
         while True:
             try:
-                address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
+                address = session if session is not None else self.host.partition_for(
+                    self.app_name, user_id, session_id, refresh=refresh)
                 return call(endpoint, address, request, timeout=max(0.1, deadline - time.monotonic()))
             except (ServerNotRunning, HostError) as exc:
+                if session is not None:
+                    session = None
+                    continue
                 if time.monotonic() >= deadline:
                     raise HostError(f"the host did not take the request: {exc}") from exc
                 refresh = True
                 time.sleep(0.02)
             except CallError as exc:
+                if exc.code == "not_running" and session is not None:
+                    session = None
+                    continue
                 if exc.code == "not_running" and time.monotonic() < deadline:
                     time.sleep(0.02)
                     continue
@@ -207,6 +216,9 @@ class Runner:
             time.sleep(0.02)
 
     def cancel(self, run_id: str) -> None:
+        """Cancel a run of this Runner that has not ended (else ``invalid_request``)."""
+        if run_id not in self._runs:
+            raise CallError(f"no run {run_id!r} in progress on this runner", code="invalid_request")
         user_id, session_id = self._runs[run_id]
         self._request(self.host.system, CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 
@@ -232,6 +244,7 @@ class Runner:
                 raise
             yield from self._stream(endpoint, accepted, run_config)
         finally:
+            self._runs.pop(request.run_id, None)
             self._return_endpoint(endpoint)
 
     def _lease_endpoint(self) -> _Endpoint:
@@ -263,21 +276,9 @@ class Runner:
         partition otherwise, or when that actor is gone or going (it did not take the
         request, so sending it again cannot start the run twice; the session also
         ignores a run id it already has)."""
-        known = self._session_actors.get(request.key)
-        accepted: RunAccepted | None = None
-        if known is not None and process_alive(known[1]):
-            try:
-                accepted = call(endpoint.context, known[0], request, timeout=self.call_timeout)
-            except ServerNotRunning:
-                pass
-            except CallError as exc:
-                if exc.code != "not_running":
-                    raise _typed(exc) from None
-            except CallTimeout as exc:
-                raise HostError(f"no answer from the session within {self.call_timeout} s") from exc
-        if accepted is None:
-            self._session_actors.pop(request.key, None)
-            accepted = self._request(endpoint.context, request, request.session_id, request.user_id)
+        known = self._session_actors.pop(request.key, None)
+        accepted: RunAccepted = self._request(endpoint.context, request, request.session_id, request.user_id,
+                                              session=known[0] if known and process_alive(known[1]) else None)
         if accepted.session is not None:
             if len(self._session_actors) >= _MAX_KNOWN_SESSIONS:
                 self._session_actors.clear()
