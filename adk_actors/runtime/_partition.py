@@ -16,7 +16,6 @@ sessions are handled here, through the partition's own store connection.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import uuid
 import zlib
@@ -94,11 +93,6 @@ class SessionPartition(Supervisor):
                 load_agent(path)
             except Exception as exc:
                 raise BadRequest(f"app {app!r}: cannot import its agent {path!r}: {type(exc).__name__}: {exc}") from exc
-        # Everything imported so far is shared with every session and run actor forked
-        # from here; frozen, the collector of those actors never writes to it (a write
-        # copies the page: a forked actor would slowly copy the whole heap).
-        gc.collect()
-        gc.freeze()
         self.store = SQLiteSessionStore(args.store_path)
         self.pending: dict[str, list[tuple[Any, CallerRef]]] = {}
         self._fail_orphaned_runs()
