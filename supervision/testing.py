@@ -10,6 +10,7 @@
   processes; a "fail flag" file makes its ``init`` fail on demand (OTP's suite uses
   an ETS flag the same way).
 * :func:`wait_until`: poll a condition with a deadline instead of sleeping.
+* :func:`kill_child`: kill -9 a supervised child and wait until it runs again.
 
 Use it from a ``conftest.py`` with ``pytest_plugins = ["supervision.testing"]``.
 """
@@ -37,6 +38,7 @@ __all__ = [
     "actor_system",
     "children_of",
     "find_marked_processes",
+    "kill_child",
     "kill_marked_processes",
     "pid_alive",
     "probe_args",
@@ -69,6 +71,23 @@ def wait_until(condition: Callable[[], T], timeout: float = 5.0, interval: float
         if time.monotonic() >= deadline:
             raise AssertionError(f"condition not met within {timeout} s: {message or condition} (last: {last!r})")
         time.sleep(interval)
+
+
+def kill_child(supervisor: Any, child_id: str, timeout: float = 10.0) -> Any:
+    """SIGKILL the process of child ``child_id`` of ``supervisor`` (a SupervisorClient),
+    then wait until the supervisor runs it again in a new process; return its new
+    ``ChildInfo``. AssertionError if it is not back within ``timeout`` seconds;
+    ValueError if the child has no process to kill."""
+    before = supervisor.child(child_id)
+    if before.pid is None:
+        raise ValueError(f"child {child_id!r} has no running process")
+    os.kill(before.pid, signal.SIGKILL)
+
+    def back() -> Any:
+        info = supervisor.child(child_id)
+        return info if info.status == "running" and info.pid not in (None, before.pid) else None
+
+    return wait_until(back, timeout=timeout, message=f"{child_id} restarted after kill -9")
 
 
 def pid_alive(pid: int) -> bool:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
 import time
 from pathlib import Path
@@ -27,7 +25,7 @@ from adk_actors.runtime._approvals import (
 from adk_actors.tools import FunctionTool
 from supervision import CallError, ChildSpec, SupervisorSpec, start_supervisor
 from supervision import call as sup_call
-from supervision.testing import wait_until
+from supervision.testing import kill_child, wait_until
 
 RAN: list[str] = []
 
@@ -132,12 +130,8 @@ def test_an_approval_server_restart_while_a_run_waits(host: Host) -> None:
     runner = host.runner("careful")
     thread, box = start_turn(runner, "s1", "/tmp/b.txt")
     pending = wait_until(lambda: runner.approvals("ann"), timeout=10)[0]
-    root = host.root
-    assert root is not None
-    pid = root.child("approvals").pid
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: root.child("approvals").status == "running" and root.child("approvals").pid != pid)
+    assert host.root is not None
+    kill_child(host.root, "approvals")
     assert [a.id for a in runner.approvals("ann")] == [pending.id]  # persisted
     runner.approve(pending.id)
     thread.join(15)

@@ -14,7 +14,7 @@ from adk_actors.runtime import Host
 from adk_actors.runtime._artifacts import ArtifactActor, LoadArtifact, SaveArtifact
 from adk_actors.store import ArtifactTooLarge, FileArtifactStore, InvalidArtifactName
 from supervision import BadRequest, ChildSpec, SupervisorSpec, call, start_supervisor
-from supervision.testing import wait_until
+from supervision.testing import kill_child, wait_until
 
 PNG = Part(inline_data=Blob(mime_type="image/png", data=b"\x89PNG fake"))
 
@@ -109,12 +109,8 @@ def test_tools_save_and_load_artifacts_through_the_host(host: Host) -> None:
     refused = list(runner.run("ann", "s1", "badname"))
     error = next(e for e in refused if e.content and e.content.function_responses).content.function_responses[0]
     assert "path separators" in error.response["error"]  # the model sees why; nothing crashed
-    root = host.root
-    assert root is not None
-    pid = root.child("artifacts").pid
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: root.child("artifacts").status == "running" and root.child("artifacts").pid != pid)
+    assert host.root is not None
+    kill_child(host.root, "artifacts")
     again = list(runner.run("ann", "s1", "read it"))
     response = next(e for e in again if e.content and e.content.function_responses).content.function_responses[0]
     assert response.response["text"] == "buy eggs"  # the run actor looked the restarted service up again

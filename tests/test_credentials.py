@@ -85,18 +85,12 @@ def test_auth_required_then_success_on_the_next_turn(host: Host, token_server: S
 
 
 def test_a_stored_credential_survives_kill_9_of_the_credential_actor(host: Host) -> None:
-    import signal
-
-    from supervision.testing import wait_until
+    from supervision.testing import kill_child
 
     runner = host.runner("calendar")
     runner.put_credential("ann", "calendar", oauth(3600))
-    root = host.root
-    assert root is not None
-    pid = root.child("credentials").pid
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: root.child("credentials").status == "running" and root.child("credentials").pid != pid)
+    assert host.root is not None
+    kill_child(host.root, "credentials")
     runner.create_session("ann", "s1")
     answer = list(runner.run("ann", "s1", "what's on?"))[-1]
     assert answer.content.text.startswith("calendar: {'events'")  # acknowledged, so not lost

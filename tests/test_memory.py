@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 from engine_helpers import run
@@ -13,7 +11,7 @@ from adk_actors.engine import InMemoryMemoryService
 from adk_actors.models import ScriptedModel
 from adk_actors.runtime import Host
 from adk_actors.store._memory import SQLiteMemoryStore
-from supervision.testing import wait_until
+from supervision.testing import kill_child
 
 
 def said(author: str, text: str, at: float) -> Event:
@@ -66,11 +64,7 @@ def test_sessions_added_to_memory_are_found_by_load_memory_in_later_sessions(hos
     assert other == "nothing remembered"  # another user's memories are never searched
     assert recall.search_memory("ann", "teal")[0].text == "my favourite colour is teal"
     assert host.runner("echo").search_memory("ann", "teal") == []  # memories are per app too
-    root = host.root
-    assert root is not None
-    pid = root.child("memory").pid
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: root.child("memory").status == "running" and root.child("memory").pid != pid)
+    assert host.root is not None
+    kill_child(host.root, "memory")
     again = [e.content.text for e in recall.run("ann", "new", "favourite colour") if e.content][-1]
     assert "teal" in again  # the index is on disk: nothing lost with the actor
