@@ -65,3 +65,64 @@ def test_a_run_id_is_never_used_twice(store: SQLiteSessionStore) -> None:
     with pytest.raises(RunExists):
         store.start_run("app", "ann", "s1", "run-1", None)
     assert issubclass(RunExists, StoreError)
+
+
+def _hold_a_write_transaction(store_or_path: Any, ready_fd: int, hold: float) -> None:
+    """In a child process: start a write transaction (through a store of its own, or
+    the one it inherited), say so on ``ready_fd``, and keep it open ``hold`` seconds."""
+    import os
+    import time
+
+    if isinstance(store_or_path, SQLiteSessionStore):
+        # Inherited: only its writer lock is taken (SQLite's own lock would hide a
+        # writer lock shared with the parent).
+        store_or_path._writer.acquire()
+        os.write(ready_fd, b"x")
+        time.sleep(hold)
+        store_or_path._writer.release()
+        return
+    held = SQLiteSessionStore(store_or_path)
+    with held._tx() as db:
+        db.execute("UPDATE sessions SET update_time=update_time WHERE id='s1'")
+        os.write(ready_fd, b"x")
+        time.sleep(hold)
+
+
+def _write_while_held(store: SQLiteSessionStore, target: Any, hold: float, kill: bool) -> list[str]:
+    """Run ``_hold_a_write_transaction`` in a forked child; meanwhile write from here: the
+    write must wait for the child (its lock excludes ours), and go through when the
+    child commits or is killed. Returns the session's texts."""
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    read_fd, write_fd = os.pipe()
+    holder = multiprocessing.get_context("fork").Process(target=_hold_a_write_transaction,
+                                                         args=(target, write_fd, hold))
+    holder.start()
+    try:
+        assert os.read(read_fd, 1) == b"x"
+        written = threading.Event()
+        threading.Thread(target=lambda: (store.append_event("app", "ann", "s1", event("waited")), written.set()),
+                         daemon=True).start()
+        assert not written.wait(0.3)  # the child holds the writer lock
+        if kill:
+            os.kill(holder.pid or 0, signal.SIGKILL)
+        assert written.wait(10)  # freed by its commit, or by the kernel when it died
+    finally:
+        if holder.is_alive():
+            holder.kill()
+        holder.join(5)
+        os.close(read_fd)
+        os.close(write_fd)
+    return [e.content.text for e in store.get_session("app", "ann", "s1").events if e.content]
+
+
+def test_a_writer_killed_inside_its_transaction_holds_up_no_one(store: SQLiteSessionStore, tmp_path: Path) -> None:
+    assert _write_while_held(store, str(tmp_path / "sessions.db"), hold=60, kill=True) == ["waited"]
+
+
+def test_a_store_object_inherited_through_fork_takes_a_lock_of_its_own(store: SQLiteSessionStore) -> None:
+    store.append_event("app", "ann", "s1", event("before"))  # this process's lock file is open now
+    assert _write_while_held(store, store, hold=0.6, kill=False) == ["before", "waited"]
