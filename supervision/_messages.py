@@ -77,6 +77,18 @@ class InitFailed:
 
 
 @dataclass(frozen=True)
+class Prepare:
+    """Sent before :class:`Init` to a process started ahead of need (a pool): it runs
+    ``prepare()`` (work that needs no args, e.g. forking its own helpers), answers
+    :class:`Prepared` to its parent, and waits for ``Init`` as usual."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    pid: int
+
+
+@dataclass(frozen=True)
 class Shutdown:
     """A supervisor asks its child to stop (reason ``shutdown``)."""
 

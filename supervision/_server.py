@@ -16,6 +16,9 @@ Lifecycle, in order:
    *crashes* the server: every pending caller gets an error reply, ``terminate``
    runs, the supervisor is told the reason, and the process exits. Thespian's
    retry-then-PoisonMessage never happens, so no broken actor stays alive.
+   A process started ahead of need may get :class:`Prepare` before ``Init``:
+   ``prepare()`` runs (no args yet; an exception crashes it) and it answers
+   :class:`Prepared` (with its pid) to its parent.
 5. :class:`Shutdown` (from the supervisor) or ``ActorExitRequest`` runs
    ``terminate(shutdown)`` and exits; :meth:`GenServer.stop` exits with any reason.
 """
@@ -52,6 +55,8 @@ from ._messages import (
     Init,
     InitFailed,
     InitOk,
+    Prepare,
+    Prepared,
     Reply,
     Shutdown,
 )
@@ -108,6 +113,10 @@ class GenServer(Actor):  # type: ignore[misc]
     def init(self, args: Any) -> Any:
         """Set up state from ``args``; raise to fail the start; return IGNORE to not run."""
         return None
+
+    def prepare(self) -> None:
+        """Work done ahead of ``Init`` by a process started before it is needed (see
+        :class:`~supervision._messages.Prepare`); default: nothing."""
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         """Answer a call. Raise ``BadRequest`` for bad input; other exceptions crash."""
@@ -188,7 +197,10 @@ class GenServer(Actor):  # type: ignore[misc]
         if isinstance(message, Init):
             self._on_init_message(message, sender)
         elif not self._initialized:
-            if isinstance(message, Shutdown):
+            if isinstance(message, Prepare):
+                self.prepare()
+                self.send(sender, Prepared(os.getpid()))
+            elif isinstance(message, Shutdown):
                 self._on_shutdown_request(sender)
             elif isinstance(message, Call):
                 self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", "server not initialised"))

@@ -20,7 +20,7 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from thespian.actors import ChildActorExited, WakeupMessage
@@ -84,20 +84,25 @@ __all__ = ["DynamicSupervisor", "PartitionSupervisor", "Supervisor"]
 _KILL_GRACE = 5.0
 
 
-class _Timeout:
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
     def __repr__(self) -> str:
-        return "TIMEOUT"
+        return self.name
 
 
-TIMEOUT = _Timeout()
+TIMEOUT = _Marker("TIMEOUT")
+_STARTED = _Marker("STARTED")  # a "starts" answer: that child was settled as running already
 
 
 @dataclass
 class _Wait:
-    kind: str  # "start" | "exit" | "exits" | "sleep"
+    kind: str  # "start" | "starts" | "exit" | "exits" | "sleep"
     children: tuple[_Child, ...]
     timeout: float | None
     seq: int = 0
+    answers: dict[str, Any] = field(default_factory=dict)  # "starts": child id -> InitOk | InitFailed
 
 
 class _Child:
@@ -169,6 +174,16 @@ class Supervisor(GenServer):
     def on_child_gone(self, child_id: str) -> None:
         """Called when a child's process has ended (whatever happens next)."""
 
+    def _extra_processes(self) -> tuple[list[Any], bool]:
+        """Processes this supervisor started besides its children (a pool): the
+        addresses of those that are up, and whether any is still starting."""
+        return [], False
+
+    def spawn(self, child_class: type[GenServer], spec: ChildSpec) -> Any:
+        """The process that will run ``spec`` (it gets ``Init`` next). Default: a new
+        one; a subclass may hand out one it started ahead of need (a pool)."""
+        return self.createActor(child_class)
+
     # -- configuration -------------------------------------------------------------------
 
     def configure(self, args: Any) -> SupervisorSpec:
@@ -202,6 +217,13 @@ class Supervisor(GenServer):
                 if isinstance(message, InitOk):
                     child.address = sender  # the real, picklable address replaces the local one
                 self._resume(message)
+            return
+        if isinstance(message, (InitOk, InitFailed)) and self._wait is not None and self._wait.kind == "starts":
+            for child in self._wait.children:
+                if child.address is not None and child.address == sender and child.spec.id not in self._wait.answers:
+                    if isinstance(message, InitOk):
+                        child.address = sender
+                    self._answer_start(child, message)
             return
         if isinstance(message, Exiting):
             reporter = self._find_by_address(sender)
@@ -239,6 +261,10 @@ class Supervisor(GenServer):
             if wait.kind == "start":
                 self._resume(InitFailed(f"exited during start: {reason}"))
                 return
+            if wait.kind == "starts" and child.spec.id not in wait.answers:
+                self._answer_start(child, InitFailed(f"exited during start: {reason}"))
+                return
+            # (In a "starts" wait, one that had started already exits like any running child: below.)
             if wait.kind == "exits":
                 if all(not c.alive for c in wait.children):
                     self._resume(None)
@@ -246,6 +272,18 @@ class Supervisor(GenServer):
         if child.status in ("running", "starting"):
             child.status = "dead"
             self._enqueue(self._child_exited_job(child, child.incarnation, reason))
+
+    def _answer_start(self, child: _Child, answer: Any) -> None:
+        """Record a child's answer in a "starts" wait (one that runs is settled now: its
+        waiting requests need not wait for the others); resume when all have answered."""
+        wait = self._wait
+        assert wait is not None
+        if isinstance(answer, InitOk) and not answer.ignored:
+            self._started(child, answer)
+            answer = _STARTED
+        wait.answers[child.spec.id] = answer
+        if len(wait.answers) == len(wait.children):
+            self._resume(None)
 
     def handle_timeout(self, payload: Any) -> None:
         if not isinstance(payload, tuple):
@@ -271,12 +309,15 @@ class Supervisor(GenServer):
         exit without waiting; the starting child dies with us (PR_SET_PDEATHSIG).
         The graceful path is ``Shutdown``, which waits for starts to finish.
         """
-        if request is not None and any(c.alive and c.pid is None for c in self._children):
+        extra_up, extra_starting = self._extra_processes()
+        if request is not None and (extra_starting or any(c.alive and c.pid is None for c in self._children)):
             from thespian.actors import ActorExitRequest
 
             for child in self._children:
                 if child.alive and child.pid is not None:
                     self.send(child.address, ActorExitRequest())
+            for address in extra_up:
+                self.send(address, ActorExitRequest())
             request.notRecursive()
         self._jobs.clear()
         self._job = None
@@ -364,6 +405,34 @@ class Supervisor(GenServer):
 
     def _start(self, child: _Child) -> Generator[_Wait, Any, str | None]:
         """Start ``child``; return None on success or the reason it failed."""
+        failure = self._launch(child)
+        if failure is not None:
+            return failure
+        result = yield _Wait("start", (child,), child.spec.start_timeout)
+        return (yield from self._settle_start(child, result))
+
+    def _start_concurrently(self, children: list[_Child]) -> Generator[_Wait, Any, dict[str, str | None]]:
+        """Start several (dynamic) children at once: each gets its process and Init, then
+        one wait for all their answers (the longest start_timeout). Returns each
+        child's failure (None: started), by child id. Each child ends as :meth:`_start`
+        leaves it."""
+        failures: dict[str, str | None] = {}
+        launched: list[_Child] = []
+        for child in children:
+            failure = self._launch(child)
+            if failure is None:
+                launched.append(child)
+            else:
+                failures[child.spec.id] = failure
+        if launched:
+            wait = _Wait("starts", tuple(launched), max(c.spec.start_timeout for c in launched))
+            yield wait
+            for child in launched:
+                failures[child.spec.id] = yield from self._settle_start(child, wait.answers.get(child.spec.id, TIMEOUT))
+        return failures
+
+    def _launch(self, child: _Child) -> str | None:
+        """Give ``child`` a process and send it Init; the reason if that failed."""
         child.incarnation += 1
         child.reported = None
         child.stop_requested = child.killed = False
@@ -371,7 +440,7 @@ class Supervisor(GenServer):
             target = import_object(child.spec.start_path)
             if not (isinstance(target, type) and issubclass(target, GenServer)):
                 raise SpecError(f"{child.spec.start_path} is not a GenServer subclass")
-            child.address = self.createActor(target)
+            child.address = self.spawn(target, child.spec)
         except Exception as exc:
             child.status = "undefined"
             return _describe(exc)
@@ -381,7 +450,10 @@ class Supervisor(GenServer):
             child.address,
             Init(args=child.spec.args, supervisor=self.myAddress, child_id=child.spec.id, registry=self._child_registry),
         )
-        result = yield _Wait("start", (child,), child.spec.start_timeout)
+        return None
+
+    def _settle_start(self, child: _Child, result: Any) -> Generator[_Wait, Any, str | None]:
+        """Act on a launched child's answer to Init (or TIMEOUT); None if it runs."""
         if result is TIMEOUT:
             yield from self._kill(child)
             return f"no reply to init within {child.spec.start_timeout} s"
@@ -391,6 +463,8 @@ class Supervisor(GenServer):
                 self._forget_process(child, KILLED)
             child.status = "undefined"
             return result.reason
+        if result is _STARTED:
+            return None  # settled when its InitOk came (see _answer_start)
         assert isinstance(result, InitOk)
         if result.ignored:
             if child.alive:
@@ -398,6 +472,10 @@ class Supervisor(GenServer):
                 self._forget_process(child, KILLED)
             child.status = "undefined"
             return None
+        self._started(child, result)
+        return None
+
+    def _started(self, child: _Child, result: InitOk) -> None:
         child.pid = result.pid
         child.status = "running"
         if child.backoff is not None:
@@ -407,7 +485,6 @@ class Supervisor(GenServer):
         if child.spec.name is not None and self._child_registry is not None:
             self.send(self._child_registry, Cast(Register(child.spec.name, child.address, child.pid, node_id())))
         self.on_child_started(child.spec.id, child.address, child.pid)
-        return None
 
     def _kill(self, child: _Child) -> Generator[_Wait, Any, None]:
         if not child.alive:

@@ -64,6 +64,7 @@ class HostConfig:
     partitions: int = 2
     idle_timeout: float = 300.0
     max_queued_runs: int = 8
+    session_pool: int = 4  # per partition: session actors started ahead of need
     log_file: str | None = None
     # OTP's default is 3 restarts in 5 s; a long-running host rides out more (each
     # group restart of rest_for_one counts once), then escalates: the host stops.
@@ -98,6 +99,7 @@ class Host:
                                        idle_timeout=self.config.idle_timeout,
                                        max_queued_runs=self.config.max_queued_runs,
                                        partitions=self.config.partitions,
+                                       session_pool=self.config.session_pool,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options))
         tree = SupervisorSpec(

@@ -12,6 +12,17 @@ is, also right after a restart. A session request is handled, in order:
 Session actors are transient: restarted after a crash or kill -9 (they reload from
 the store), not after passivation (a normal exit). Creating, listing and deleting
 sessions are handled here, through the partition's own store connection.
+
+Session pool: a partition keeps up to ``session_pool`` session actors started ahead
+of need, each with a blank run actor of its own (``prepare``); an activation or a
+restart takes one (it only gets ``Init``: it opens the store and loads the session)
+instead of forking two processes on the first turn's path. The pool is refilled as
+background work: one process pair per ``POOL_REFILL_INTERVAL`` seconds, only while no
+activation is in progress and the machine's CPUs were at least ``POOL_REFILL_IDLE``
+idle over the last interval (``/proc/stat``; elsewhere the CPU test is skipped), so
+refilling never competes with the turns of the burst it absorbed. A busy host whose
+pool ran dry activates sessions as without one (two forks on the first turn's path).
+Pooled processes are not children in ``which_children``; they die with their partition.
 """
 
 from __future__ import annotations
@@ -33,8 +44,11 @@ from supervision import (
     ChildType,
     Restart,
 )
+from supervision._messages import Prepare, Prepared
+from supervision._server import GenServer
 from supervision._spec import SupervisorSpec
 from supervision._supervisor import Job, Supervisor, _Child
+from supervision._system import process_alive
 
 from ..messages import (
     CancelRun,
@@ -68,6 +82,31 @@ class PartitionArgs:
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True
     model_options: dict[str, Any] | None = None
+    session_pool: int = 0  # session actors started ahead of need (see the module doc)
+
+
+#: One pooled process pair is started this often while the pool is short (and no
+#: activation is in progress, and the CPUs are idle enough).
+POOL_REFILL_INTERVAL = 0.05
+#: The share of CPU time that must have been idle over the last interval for a refill.
+POOL_REFILL_IDLE = 0.5
+
+
+def cpu_idle_counters() -> tuple[int, int] | None:
+    """(idle, total) CPU time of the whole machine since boot, from /proc/stat;
+    None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat", "rb") as stat:
+            fields = [int(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return fields[3] + (fields[4] if len(fields) > 4 else 0), sum(fields)
+
+
+@dataclass
+class _Pooled:
+    address: Any
+    pid: int | None = None  # known once it answered Prepared: it is up and prepared
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun)
@@ -95,6 +134,12 @@ class SessionPartition(Supervisor):
                 raise BadRequest(f"app {app!r}: cannot import its agent {path!r}: {type(exc).__name__}: {exc}") from exc
         self.store = SQLiteSessionStore(args.store_path)
         self.pending: dict[str, list[tuple[Any, CallerRef]]] = {}
+        self.to_activate: dict[str, Any] = {}  # session key -> the request that activates it
+        self.activation_queued = False
+        self.pool: list[_Pooled] = []
+        self.refill_armed = False
+        self.cpu_counters = cpu_idle_counters()
+        self._arm_refill()
         self._fail_orphaned_runs()
         return SupervisorSpec(children=(), intensity=args.intensity, period=args.period)
 
@@ -129,6 +174,8 @@ class SessionPartition(Supervisor):
             return NO_REPLY
         if isinstance(request, _ROUTED):
             return self._route(request, caller)
+        if request == "pool":  # for tests and tools: the pids of the pooled session actors that are up
+            return [p.pid for p in self.pool if p.pid is not None]
         return super().handle_call(request, caller)
 
     def _check_app(self, app_name: Any) -> None:
@@ -151,7 +198,10 @@ class SessionPartition(Supervisor):
             raise CallError(f"no session {request.session_id!r} for {request.app_name}/{request.user_id}",
                             code="unknown_session")
         self.pending[key] = [(request, caller)]
-        self._enqueue(self._activate_job(request))
+        self.to_activate[key] = request
+        if not self.activation_queued:
+            self.activation_queued = True
+            self._enqueue(self._activate_job())
         return FORWARDED
 
     def _session_child(self, key: str) -> _Child | None:
@@ -160,25 +210,100 @@ class SessionPartition(Supervisor):
                 return child
         return None
 
-    def _activate_job(self, request: Any) -> Job:
-        key = request.key
-        if self._session_child(key) is None:
+    def _activate_job(self) -> Job:
+        """Start the actors of every session waiting for activation, at once (their
+        inits run in parallel: a burst of new sessions does not queue behind one
+        another's store loads); then forward each its waiting requests, or tell
+        those callers it could not start. Sessions asked for meanwhile wait for the
+        next such job."""
+        self.activation_queued = False
+        batch, self.to_activate = self.to_activate, {}
+        children: list[_Child] = []
+        for key, request in batch.items():
+            if self._session_child(key) is not None:
+                continue
             spec = ChildSpec(
                 id=key, start=SessionActor, restart=Restart.TRANSIENT, shutdown=self.config.session_shutdown,
                 args=SessionArgs(request.app_name, request.user_id, request.session_id, self.config.store_path,
                                  self.config.apps[request.app_name], self.config.idle_timeout,
                                  self.config.max_queued_runs, model_base_urls=self.config.model_base_urls,
                                  breakers=self.config.breakers, model_options=self.config.model_options))
-            child = _Child(spec)
-            self._children.append(child)
-            failure = yield from self._start(child)
+            children.append(_Child(spec))
+        self._children.extend(children)
+        failures = yield from self._start_concurrently(children)
+        for child in children:
+            failure = failures.get(child.spec.id)
             if failure is not None:
                 self._children.remove(child)
-                for _, caller in self.pending.pop(key, []):
-                    self.reply_error(caller, CallError(f"session {key} could not start: {failure}", code="not_running"))
-                return
-            if child.status == "undefined":
+                for _, caller in self.pending.pop(child.spec.id, []):
+                    self.reply_error(caller, CallError(f"session {child.spec.id} could not start: {failure}",
+                                                       code="not_running"))
+            elif child.status == "undefined":
                 self._children.remove(child)
+
+    # -- the session pool ----------------------------------------------------------------
+
+    def spawn(self, child_class: type[GenServer], spec: ChildSpec) -> Any:
+        """A pooled session actor that is up (else a new one), for a session actor's
+        (re)start."""
+        if child_class is SessionActor:
+            while self.pool and self.pool[0].pid is not None:
+                pooled = self.pool.pop(0)
+                self._arm_refill()
+                if pooled.pid is not None and process_alive(pooled.pid):
+                    return pooled.address
+        return super().spawn(child_class, spec)
+
+    def _arm_refill(self) -> None:
+        if not self.refill_armed and len(self.pool) < self.config.session_pool:
+            self.refill_armed = True
+            self.send_after(POOL_REFILL_INTERVAL, ("refill-pool",))
+
+    def _refill(self) -> None:
+        """Start one pooled session actor, unless an activation (or any supervisor
+        job) is in progress or the CPUs were busy; come back later while the pool is
+        short."""
+        self.refill_armed = False
+        if self._stopping or len(self.pool) >= self.config.session_pool:
+            return
+        if self._job is None and not self._jobs and self._cpus_idle():
+            address = self.createActor(SessionActor)
+            self.send(address, Prepare())
+            self.pool.append(_Pooled(address))
+        self._arm_refill()
+
+    def _cpus_idle(self) -> bool:
+        """Were the machine's CPUs at least POOL_REFILL_IDLE idle since the last check?"""
+        before, now = self.cpu_counters, cpu_idle_counters()
+        self.cpu_counters = now
+        if before is None or now is None or now[1] <= before[1]:
+            return now is None  # no /proc/stat: no CPU test
+        return (now[0] - before[0]) / (now[1] - before[1]) >= POOL_REFILL_IDLE
+
+    def handle_timeout(self, payload: Any) -> None:
+        if payload == ("refill-pool",):
+            self._refill()
+        else:
+            super().handle_timeout(payload)
+
+    def handle_info(self, message: Any, sender: Any) -> None:
+        if isinstance(message, Prepared):
+            for pooled in self.pool:
+                if pooled.address == sender:
+                    pooled.pid = message.pid
+            return
+        super().handle_info(message, sender)
+
+    def _on_child_exited(self, message: Any, sender: Any) -> None:
+        gone = [p for p in self.pool if p.address == message.childAddress]
+        if gone:
+            self.pool.remove(gone[0])
+            self._arm_refill()
+            return
+        super()._on_child_exited(message, sender)
+
+    def _extra_processes(self) -> tuple[list[Any], bool]:
+        return [p.address for p in self.pool if p.pid is not None], any(p.pid is None for p in self.pool)
 
     def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
         for request, caller in self.pending.pop(child_id, []):

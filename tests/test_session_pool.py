@@ -1,0 +1,166 @@
+"""Session activation off the first turn's path: pooled session actors (each with a
+blank run actor), refilled in the background, and a burst of new sessions started at
+once rather than one after another."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_actors import Content, Event
+from adk_actors.messages import session_key
+from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime._session import BLANK_RUN_MAX_EVENTS
+from adk_actors.store import SQLiteSessionStore
+from supervision import SupervisorClient, call
+from supervision.testing import children_of, wait_until
+
+
+@pytest.fixture
+def pooled_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    import runtime_agents
+
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, session_pool=2)
+    with Host(config, system=actor_system) as running:
+        yield running
+
+
+def pool_pids(host: Host) -> list[int]:
+    pids: list[int] = call(host.system, host.partitions()[0], "pool", timeout=5)
+    return pids
+
+
+def full_pool(host: Host, size: int = 2) -> list[int]:
+    return wait_until(lambda: pids if len(pids := pool_pids(host)) == size else None, timeout=20)
+
+
+def session_pid(host: Host, app: str, user: str, sid: str) -> int:
+    info = next(i for i in SupervisorClient(host.system, host.partitions()[0]).which_children()
+                if i.id == session_key(app, user, sid))
+    assert info.pid is not None
+    return info.pid
+
+
+def last_text(events: list[Any]) -> str:
+    return [e.content.text for e in events if e.content is not None and e.content.text][-1]
+
+
+def test_a_new_sessions_first_turn_runs_on_processes_started_ahead_of_time(pooled_host: Host) -> None:
+    pooled = full_pool(pooled_host)
+    blank_runs = {pid: children_of(pid) for pid in pooled}
+    assert all(len(runs) == 1 for runs in blank_runs.values())  # each has its blank run actor
+    runner = pooled_host.runner("echo")
+    runner.create_session("ann", "s1")
+
+    assert last_text(list(runner.run("ann", "s1", "hello"))) == "echo: hello (turn 1)"
+    actor = session_pid(pooled_host, "echo", "ann", "s1")
+    assert actor in pooled
+    assert children_of(actor) == blank_runs[actor]  # the blank run actor ran the turn: no fork
+    assert last_text(list(runner.run("ann", "s1", "again"))) == "echo: again (turn 2)"
+    refilled = full_pool(pooled_host)
+    assert actor not in refilled
+
+
+def test_a_long_session_gets_a_run_actor_forked_with_its_history(pooled_host: Host, tmp_path: Path) -> None:
+    store = SQLiteSessionStore(tmp_path / "data" / "sessions.db")
+    store.create_session("echo", "ann", "long")
+    turns = BLANK_RUN_MAX_EVENTS // 2 + 5
+    for i in range(turns):
+        store.append_event("echo", "ann", "long", Event(author="user", invocation_id=f"e-{i}",
+                                                        content=Content.user(f"old {i}")))
+        store.append_event("echo", "ann", "long", Event(author="echo", invocation_id=f"e-{i}",
+                                                        content=Content(role="model", parts=Content.user("ok").parts)))
+    store.close()
+    pooled = full_pool(pooled_host)
+    blank_runs = {pid: children_of(pid) for pid in pooled}
+
+    runner = pooled_host.runner("echo")
+    assert last_text(list(runner.run("ann", "long", "next"))) == f"echo: next (turn {turns + 1})"
+    actor = session_pid(pooled_host, "echo", "ann", "long")
+    assert actor in pooled  # the session actor came from the pool ...
+    wait_until(lambda: children_of(actor) and not set(children_of(actor)) & set(blank_runs[actor]))
+    # ... its blank run actor did not serve (the history would have travelled in a message)
+
+
+def test_a_pooled_process_killed_while_waiting_is_replaced(pooled_host: Host) -> None:
+    victim = full_pool(pooled_host)[0]
+    os.kill(victim, signal.SIGKILL)
+    wait_until(lambda: victim not in (pids := pool_pids(pooled_host)) and len(pids) == 2, timeout=20)
+    runner = pooled_host.runner("echo")
+    for sid in ("a", "b", "c"):  # more sessions than the pool holds: the rest are forked
+        runner.create_session("ann", sid)
+        assert last_text(list(runner.run("ann", sid, sid))) == f"echo: {sid} (turn 1)"
+
+
+def test_a_burst_of_new_sessions_is_started_at_once_and_every_turn_is_answered(pooled_host: Host) -> None:
+    runner = pooled_host.runner("echo")
+    sids = [f"burst-{i}" for i in range(12)]
+    for sid in sids:
+        runner.create_session("ann", sid)
+    full_pool(pooled_host)
+    answers: dict[str, str] = {}
+    errors: list[BaseException] = []
+
+    def first_turn(sid: str) -> None:
+        try:
+            answers[sid] = last_text(list(runner.run("ann", sid, sid)))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=first_turn, args=(sid,)) for sid in sids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors
+    assert answers == {sid: f"echo: {sid} (turn 1)" for sid in sids}
+    running = {i.id for i in SupervisorClient(pooled_host.system, pooled_host.partitions()[0]).which_children()
+               if i.status == "running"}
+    assert {session_key("echo", "ann", sid) for sid in sids} <= running
+
+
+def test_a_session_that_cannot_start_does_not_hold_back_the_others(pooled_host: Host, tmp_path: Path) -> None:
+    runner = pooled_host.runner("echo", call_timeout=3.0)
+    for sid in ("good-1", "bad", "good-2"):
+        runner.create_session("ann", sid)
+    store = SQLiteSessionStore(tmp_path / "data" / "sessions.db")
+    store._db.execute("UPDATE sessions SET state='{not json' WHERE id='bad'")  # a corrupt row
+    store.close()
+    outcomes: dict[str, Any] = {}
+
+    def first_turn(sid: str) -> None:
+        try:
+            outcomes[sid] = last_text(list(runner.run("ann", sid, sid)))
+        except Exception as exc:
+            outcomes[sid] = exc
+
+    threads = [threading.Thread(target=first_turn, args=(sid,)) for sid in ("good-1", "bad", "good-2")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert outcomes["good-1"] == "echo: good-1 (turn 1)"
+    assert outcomes["good-2"] == "echo: good-2 (turn 1)"
+    assert isinstance(outcomes["bad"], Exception) and "could not start" in str(outcomes["bad"])
+    assert last_text(list(runner.run("ann", "good-1", "more"))) == "echo: more (turn 2)"
+
+
+def test_no_pool_means_no_processes_ahead_of_time(actor_system: Any, tmp_path: Path) -> None:
+    import runtime_agents
+
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, session_pool=0)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("echo")
+        runner.create_session("ann", "s1")
+        assert last_text(list(runner.run("ann", "s1", "hi"))) == "echo: hi (turn 1)"
+        assert pool_pids(host) == []
+        partition_pid = next(i.pid for i in SupervisorClient(host.system, host.root.child("sessions").address)
+                             .which_children())  # type: ignore[union-attr]
+        assert partition_pid is not None
+        assert children_of(partition_pid) == [session_pid(host, "echo", "ann", "s1")]
