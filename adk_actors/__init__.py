@@ -1,6 +1,16 @@
 """adk-actors: an Agent Development Kit on an OTP-style actor runtime."""
 
-from ._exceptions import AdkError, AgentDefinitionError, CompileError
+from ._exceptions import (
+    AdkError,
+    AgentDefinitionError,
+    CompileError,
+    HostError,
+    RunFailedError,
+    SessionBusyError,
+    SessionExistsError,
+    SessionNotFoundError,
+    UnknownAppError,
+)
 from ._types import (
     Blob,
     Compaction,
@@ -33,6 +43,7 @@ __all__ = [
     "FunctionCall",
     "FunctionDeclaration",
     "FunctionResponse",
+    "HostError",
     "LlmAgent",
     "LlmRequest",
     "LlmResponse",
@@ -40,7 +51,12 @@ __all__ = [
     "ParallelAgent",
     "Part",
     "RunConfig",
+    "RunFailedError",
     "SequentialAgent",
+    "SessionBusyError",
+    "SessionExistsError",
+    "SessionNotFoundError",
     "StreamingMode",
+    "UnknownAppError",
     "__version__",
 ]

@@ -40,7 +40,12 @@ def redact_secrets(logger: Any, method: str, event_dict: MutableMapping[str, Any
             for key, value in event_dict.items()}
 
 
+_level = logging.INFO  # structlog's filter level, as configured last
+
+
 def configure_logging(*, json: bool = True, level: str = "INFO") -> None:
+    global _level
+    _level = getattr(logging, level.upper(), logging.INFO)
     renderer: Any = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
     structlog.configure(
         processors=[
@@ -53,7 +58,7 @@ def configure_logging(*, json: bool = True, level: str = "INFO") -> None:
             renderer,
         ],
         logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper(), logging.INFO)),
+        wrapper_class=structlog.make_filtering_bound_logger(_level),
         cache_logger_on_first_use=False,
     )
 
@@ -67,3 +72,12 @@ def get_logger(name: str = "adk_actors", **ids: Any) -> Any:
     if not structlog.is_configured():
         configure_logging(json=True)
     return structlog.get_logger(name).bind(**{k: v for k, v in ids.items() if v is not None})
+
+
+def enabled_for(name: str, level: int) -> bool:
+    """Would a line at ``level`` from logger ``name`` be written? (Both structlog's
+    filter and the standard library's level say yes.) Lets a hot path skip the work of
+    preparing a line nobody writes."""
+    if not structlog.is_configured():
+        configure_logging(json=True)
+    return level >= _level and logging.getLogger(name).isEnabledFor(level)

@@ -13,7 +13,9 @@ committed to the store before it is sent; partial events are streamed in batches
 and exactly one terminal message: ``RunDone`` or ``RunFailed`` (a ``batched``
 request gets them in ``RunMessages`` envelopes, same order, same single terminal).
 The reply's ``RunAccepted.session`` lets later requests for the session skip the
-partition.
+partition; a request sent there with ``reply_accepted=False`` gets no
+``RunAccepted`` (the caller knows the session already): its first answer is the
+run's first message, or an ``ErrorReply``.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ __all__ = [
     "session_key",
 ]
 
-#: 2 added ``RunRequest.batched``, ``RunMessages`` and ``RunAccepted.session`` (all optional).
-PROTOCOL_VERSION = 2
+#: 2 added ``RunRequest.batched``, ``RunMessages`` and ``RunAccepted.session`` (all optional);
+#: 3 added ``RunRequest.reply_accepted`` (optional).
+PROTOCOL_VERSION = 3
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running")
@@ -81,7 +84,11 @@ class RunRequest(_SessionRef):
     waiting behind a run already in progress on the session. With ``batched``, the
     messages of the run that are ready together (events committed in one go, and
     the terminal message) arrive in one :class:`RunMessages` envelope instead of one
-    by one: fewer messages on the wire (the Runner asks for it)."""
+    by one: fewer messages on the wire (the Runner asks for it). With
+    ``reply_accepted=False`` (for a caller that sends to a session actor it learnt
+    from an earlier ``RunAccepted``) a taken request is not answered with
+    ``RunAccepted``: the run's messages are the answer; a refused one still gets its
+    ``ErrorReply`` (``not_running`` from an actor going away: ask the partition)."""
 
     new_message: Content = field(default_factory=lambda: Content.user(""))
     run_config: RunConfig | None = None
@@ -89,6 +96,7 @@ class RunRequest(_SessionRef):
     run_id: str = field(default_factory=lambda: f"run-{uuid.uuid4().hex}")
     version: int = PROTOCOL_VERSION
     batched: bool = False
+    reply_accepted: bool = True
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from typing import Any
 
-from adk_actors import Content
+from adk_actors import Content, SessionBusyError
 from adk_actors.messages import (
     AdkEvent,
     RunAccepted,
@@ -19,7 +20,7 @@ from adk_actors.messages import (
     session_key,
 )
 from adk_actors.runtime import Host
-from supervision import CallError, SupervisorClient, call
+from supervision import Call, CallError, Reply, SupervisorClient, call
 from supervision.testing import wait_until
 
 
@@ -222,3 +223,54 @@ def test_a_runner_forgets_runs_that_ended(host: Host) -> None:
         assert exc.code == "invalid_request"
     else:
         raise AssertionError("cancelling a run that ended was accepted")
+
+
+def test_a_request_sent_straight_to_a_known_session_is_answered_by_its_run(host: Host) -> None:
+    host.runner("echo").create_session("ann", "s1")
+    partition = host.partition_for("echo", "ann", "s1")
+    with host.system.private() as endpoint:
+        first = RunRequest("echo", "ann", "s1", new_message=Content.user("one"), batched=True)
+        accepted = call(endpoint, partition, first, timeout=10)
+        until_terminal(endpoint, first.run_id)
+        quiet = RunRequest("echo", "ann", "s1", new_message=Content.user("two"), batched=True, reply_accepted=False)
+        endpoint.tell(accepted.session, Call(quiet))
+        received = []
+        while not any(isinstance(m, (RunDone, RunFailed)) for m in flatten(
+                [r for r in received if isinstance(r, RunMessages)])):
+            message = endpoint.listen(10)
+            assert message is not None, f"no terminal; got {received}"
+            received.append(message)
+        assert not any(isinstance(m, (Reply, RunAccepted)) for m in received)  # the run's messages are the answer
+        assert [m.event.content.text for m in flatten(received) if isinstance(m, AdkEvent)][-1] == "echo: two (turn 2)"
+
+
+def test_a_refused_straight_request_still_gets_its_error(host: Host) -> None:
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    partition = host.partition_for("sleepy", "ann", "s1")
+    with host.system.private() as endpoint:
+        long = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 0.5"))
+        accepted = call(endpoint, partition, long, timeout=10)
+        refused = RunRequest("sleepy", "ann", "s1", new_message=Content.user("again"), reject_if_busy=True,
+                             reply_accepted=False)
+        try:
+            call(endpoint, accepted.session, refused, timeout=10)
+        except CallError as exc:
+            assert exc.code == "busy"
+        else:
+            raise AssertionError("a second run on a busy session was taken")
+        until_terminal(endpoint, long.run_id)
+    # The Runner's own straight requests: a busy session is a typed error, the session carries on.
+    list(runner.run("ann", "s1", "sleep 0.5"))
+    done = threading.Event()
+    threading.Thread(target=lambda: (list(runner.run("ann", "s1", "sleep 1")), done.set())).start()
+    time.sleep(0.3)
+    try:
+        list(runner.run("ann", "s1", "now", reject_if_busy=True))
+    except SessionBusyError:
+        pass
+    else:
+        raise AssertionError("reject_if_busy was not honoured")
+    assert done.wait(15)
+    assert [e.content.text for e in runner.get_session("ann", "s1").events if e.author == "user"] == [
+        "sleep 0.5", "sleep 0.5", "sleep 1"]

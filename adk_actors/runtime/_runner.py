@@ -19,7 +19,8 @@ from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import replace
 from typing import Any
 
-from supervision import CallError, CallTimeout, ServerNotRunning, call
+from supervision import Call, CallError, CallTimeout, ErrorReply, Reply, ServerNotRunning, call
+from supervision._exceptions import error_for_code
 from supervision._system import process_alive
 
 from .._exceptions import (
@@ -53,6 +54,13 @@ __all__ = ["Runner"]
 _MAX_KNOWN_SESSIONS = 10_000
 #: How many idle endpoints a Runner keeps for its next runs (one per concurrent run).
 _MAX_IDLE_ENDPOINTS = 256
+#: How long a request sent straight to a session actor waits for its first answer
+#: before the run's stream takes over (a refused connection answers sooner).
+_FIRST_WAIT = 0.2
+
+
+class _NotTaken(Exception):
+    """The session actor a request was sent to directly did not take it."""
 
 _ERRORS: dict[str, type[Exception]] = {
     "unknown_app": UnknownAppError,
@@ -235,6 +243,13 @@ class Runner:
         self._runs[request.run_id] = (user_id, session_id)
         endpoint = self._lease_endpoint()
         try:
+            direct = self._send_direct(endpoint, request)
+            if direct is not None:
+                try:
+                    yield from self._stream(endpoint, *direct, run_config)
+                    return
+                except _NotTaken:
+                    pass  # that actor was going away: ask the partition
             try:
                 accepted = self._start_run(endpoint, request)
             except HostError:
@@ -242,7 +257,7 @@ class Runner:
             except Exception:
                 endpoint.clean = True  # refused: nothing more will come for this run
                 raise
-            yield from self._stream(endpoint, accepted, run_config)
+            yield from self._stream(endpoint, accepted, None, None, run_config)
         finally:
             self._runs.pop(request.run_id, None)
             self._return_endpoint(endpoint)
@@ -270,28 +285,58 @@ class Runner:
             if len(self._endpoints) < _MAX_IDLE_ENDPOINTS:
                 self._endpoints.append(endpoint)
 
-    def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
+    def _send_direct(self, endpoint: _Endpoint, request: RunRequest) -> tuple[RunAccepted, Any, Any] | None:
         """Send the request straight to the session's actor when a previous turn told
-        us where it is and its process still lives (one hop less); through the
-        partition otherwise, or when that actor is gone or going (it did not take the
-        request, so sending it again cannot start the run twice; the session also
-        ignores a run id it already has)."""
-        known = self._session_actors.pop(request.key, None)
-        accepted: RunAccepted = self._request(endpoint.context, request, request.session_id, request.user_id,
-                                              session=known[0] if known and process_alive(known[1]) else None)
+        us where it is and its process still lives (one hop less than through the
+        partition), asking for no RunAccepted (one message less: the run's messages
+        are the answer). Returns (acceptance, the first message if one came, the
+        call's ref), or None when that actor refused the connection (it is gone) or
+        answered ``not_running`` (it is going away): the request started nothing
+        there, and the partition is asked instead."""
+        known = self._session_actors.get(request.key)
+        if known is None or not process_alive(known[1]):
+            self._session_actors.pop(request.key, None)
+            return None
+        address, pid = known
+        message = Call(replace(request, reply_accepted=False))
+        began = time.monotonic()
+        answer = endpoint.context.ask(address, message, _FIRST_WAIT)
+        if answer is None and time.monotonic() - began < _FIRST_WAIT * 0.9:
+            answer = ErrorReply(message.ref, "not_running", "refused")  # Thespian gave up early: gone
+        if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":
+            self._session_actors.pop(request.key, None)
+            return None
+        return RunAccepted(request.run_id, 0, pid, address), answer, message.ref
+
+    def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
+        """Ask the partition that owns the session to start the run; remember where the
+        session's actor is, for the next turns."""
+        accepted: RunAccepted = self._request(endpoint.context, request, request.session_id, request.user_id)
         if accepted.session is not None:
             if len(self._session_actors) >= _MAX_KNOWN_SESSIONS:
                 self._session_actors.clear()
             self._session_actors[request.key] = (accepted.session, accepted.session_pid)
         return accepted
 
-    def _stream(self, leased: _Endpoint, accepted: RunAccepted, run_config: RunConfig | None) -> Iterator[Event]:
+    def _stream(self, leased: _Endpoint, accepted: RunAccepted, first: Any, ref: Any,
+                run_config: RunConfig | None) -> Iterator[Event]:
+        """Yield the run's events until its terminal message (``first``: one that came
+        already). ``ref``: the direct call's ref, whose error reply (it is the only
+        answer that may come instead of the run's messages) raises _NotTaken for
+        ``not_running``, else its typed error."""
         endpoint = leased.context
         limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
         deadline = time.monotonic() + limit
         dead_since: float | None = None
         while True:
-            message = endpoint.listen(0.2)
+            message, first = (first, None) if first is not None else (endpoint.listen(0.2), None)
+            if ref is not None and isinstance(message, (ErrorReply, Reply)) and message.ref == ref:
+                if isinstance(message, Reply):
+                    continue  # a RunAccepted after all
+                leased.clean = True
+                if message.code == "not_running":
+                    raise _NotTaken()
+                raise _typed(error_for_code(message.code, message.detail))
             if message is None:
                 now = time.monotonic()
                 if now >= deadline:

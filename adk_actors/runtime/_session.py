@@ -5,7 +5,10 @@ Lifecycle, in order:
 1. ``init``: open the store, load the session (state and events), then fail every
    run the store still marks as running: this process was restarted after a crash,
    those runs died with the previous one, and their callers get ``RunFailed``
-   (``interrupted``) now instead of waiting forever. A warm spare run actor is forked.
+   (``interrupted``) now instead of waiting forever. A warm spare run actor is forked,
+   or, when this process was started ahead of need by its partition (``prepare``: it
+   forked a blank run actor then) and the history is short, that one is used: it gets
+   the history in its first ``StartRun``, and no fork is on the first turn's path.
 2. ``RunRequest``: answered at once with ``RunAccepted``; the run starts now, or
    waits its turn behind the run in progress (bounded queue; ``busy`` beyond it, or
    at once with ``reject_if_busy``). Runs are serialized: writes never interleave.
@@ -22,6 +25,7 @@ Lifecycle, in order:
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import time
@@ -29,7 +33,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from supervision import BadRequest, CallerRef, CallError, GenServer
+from supervision import FORWARDED, BadRequest, CallerRef, CallError, GenServer
 from supervision._messages import Exiting, Init, InitFailed, InitOk, Shutdown
 from supervision._system import proc_stat
 
@@ -55,6 +59,9 @@ __all__ = ["SessionActor", "SessionArgs"]
 
 #: How long a cancelled or timed-out run may take to stop before it is killed.
 CANCEL_GRACE = 2.0
+#: A prepared (blank) run actor serves a session of at most this many events: they
+#: travel in its first StartRun. A longer history is handed over by forking instead.
+BLANK_RUN_MAX_EVENTS = 100
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,14 @@ class _Run:
 
 
 class SessionActor(GenServer):
+    _blank_run: Any = None  # a run actor forked by prepare(), not yet initialised
+
+    def prepare(self) -> None:
+        """Started ahead of need by a partition: fork a run actor holding no history
+        now, so that neither fork is on an activation's path."""
+        _handoff.SNAPSHOT = {}
+        self._blank_run = self.createActor(RunActor)
+
     def init(self, args: SessionArgs) -> None:
         self.args = args
         self.key = session_key(args.app_name, args.user_id, args.session_id)
@@ -108,8 +123,9 @@ class SessionActor(GenServer):
         self.spare_count = 0
         self.idle_deadline = 0.0
         self.idle_timer_armed = False
-        from ..log import get_logger
+        from ..log import enabled_for, get_logger
 
+        self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
         self.slog = get_logger("adk_actors.session", app=args.app_name, user=args.user_id, session=args.session_id,
                                actor=f"session:{os.getpid()}")
         for record in self.store.running_runs(args.app_name, args.user_id, args.session_id):
@@ -117,7 +133,14 @@ class SessionActor(GenServer):
                 self.send(record.caller, RunFailed(record.run_id, "interrupted", "SessionRestarted",
                                                    "the session actor was restarted while this run was in flight"))
             self.store.end_run(record.run_id, "interrupted")
-        self._fork_spare()
+        blank, self._blank_run = self._blank_run, None
+        if blank is not None and len(self.events) <= BLANK_RUN_MAX_EVENTS:
+            self.spare, self.spare_count = blank, 0
+            self.send(blank, Init(args=None, supervisor=self.myAddress))
+        else:
+            if blank is not None:
+                self.send(blank, Shutdown())
+            self._fork_spare()
         self._arm_idle()
 
     # -- requests ---------------------------------------------------------------------------
@@ -143,7 +166,13 @@ class SessionActor(GenServer):
         merged.update(self.store.scoped_state(self.args.app_name, self.args.user_id))
         return merged
 
-    def _accept(self, request: RunRequest, caller: CallerRef) -> RunAccepted:
+    def _accept(self, request: RunRequest, caller: CallerRef) -> Any:
+        """Take a run request: RunAccepted (or, for ``reply_accepted=False``, no reply:
+        the run's messages follow), or a CallError when it is refused."""
+        accepted = self._take(request, caller)
+        return accepted if request.reply_accepted else FORWARDED
+
+    def _take(self, request: RunRequest, caller: CallerRef) -> RunAccepted:
         if request.key != self.key:
             # Sent straight to an address that now belongs to another session's actor.
             raise CallError(f"this actor serves session {self.key!r}, not {request.key!r}", code="not_running")
@@ -297,10 +326,15 @@ class SessionActor(GenServer):
 
     def _on_child_exited(self, message: Any, sender: Any) -> None:
         child = message.childAddress
+        if not self._initialized:
+            if self._blank_run is not None and child == self._blank_run:
+                self._blank_run = None  # init forks a spare instead
+            return
         if self.spare is not None and child == self.spare:
             self.spare = None
             self.spare_pid = None
-            self._fork_spare()
+            if not self._stopping:  # (a host stopping stops the spare first)
+                self._fork_spare()
             return
         run = self.active
         if run is not None and run.actor is not None and child == run.actor and run.outcome is None:
@@ -318,9 +352,10 @@ class SessionActor(GenServer):
         status = "done" if isinstance(terminal, RunDone) else terminal.reason
         # Logged after this handler: a log line is a message to Thespian's logger
         # process, and the terminal message leaves only when this handler returns.
-        self._log_later.append(dict(run=run.request.run_id, status=status, events=run.seq,
-                                    seconds=round(time.monotonic() - run.started, 4) if run.started else None,
-                                    warm_run_actor=run.warm, error=getattr(terminal, "detail", None) or None))
+        if status != "done" or self.log_runs_ended_well:
+            self._log_later.append(dict(run=run.request.run_id, status=status, events=run.seq,
+                                        seconds=round(time.monotonic() - run.started, 4) if run.started else None,
+                                        warm_run_actor=run.warm, error=getattr(terminal, "detail", None) or None))
         if not run.end_stored:
             self.store.end_run(run.request.run_id, status)
         self._to_caller(run, terminal)
@@ -328,8 +363,9 @@ class SessionActor(GenServer):
             self.active = None
             if self.waiting:
                 self._begin(self.waiting.popleft())
-        if not self.after_turn_armed:
+        if not self.after_turn_armed and (self._log_later or (self.spare is None and self.args.warm_spare)):
             # The spare fork too: a fork here would hold the terminal back for ~10 ms.
+            # (After a turn that ended well there is neither: no timer.)
             self.after_turn_armed = True
             self.send_after(0.001, ("after-turn",))
         self._arm_idle()
