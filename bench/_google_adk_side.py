@@ -62,15 +62,17 @@ async def main(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
         return time.perf_counter() - began
 
     out: dict[str, Any] = {}
+    first_turns = []
     for kind in ("text", "tool"):
         samples = []
         for i in range(turns):
             if i % 10 == 0:
                 sid = f"{kind}-{i}"
                 await service.create_session(app_name="bench", user_id="u", session_id=sid)
-                await turn("u", sid, f"{kind} warm-up")
+                first_turns.append(await turn("u", sid, f"{kind} warm-up"))
             samples.append(await turn("u", sid, f"{kind} {i}"))
         out[f"{kind}_turn_ms"] = statistics.median(samples) * 1000
+    out["first_turn_ms"] = statistics.median(first_turns) * 1000
     session = await service.create_session(app_name="bench", user_id="u", session_id="long")
     for i in range(1000):
         author = "user" if i % 2 == 0 else "bench"

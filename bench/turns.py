@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from adk_actors import Content, Event  # noqa: E402
 from adk_actors.messages import session_key  # noqa: E402
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.store import SQLiteSessionStore  # noqa: E402
-from supervision import SupervisorClient  # noqa: E402
+from supervision import SupervisorClient, call  # noqa: E402
 from supervision.testing import children_of, running_actor_system, wait_until  # noqa: E402
 
 
@@ -78,40 +79,22 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
                     pass
                 return time.perf_counter() - began
 
+            first_turns = []
             for kind in ("text", "tool"):
                 samples = []
                 for i in range(turns):
                     if i % 10 == 0:
                         sid = f"{kind}-{i}"
                         runner.create_session("u", sid)
-                        turn("u", sid, f"{kind} warm-up")
+                        first_turns.append(turn("u", sid, f"{kind} warm-up"))
                     samples.append(turn("u", sid, f"{kind} {i}"))
                 out[f"{kind}_turn_ms"] = statistics.median(samples) * 1000
+            out["first_turn_ms"] = statistics.median(first_turns) * 1000
             turn("u", "long", "text warm-up")
             samples = [turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
             out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
 
-            for i in range(concurrent):
-                runner.create_session("c", f"c{i}")
-            latencies: list[float] = []
-            lock = threading.Lock()
-
-            def session_turns(i: int) -> None:
-                mine = [turn("c", f"c{i}", f"text {j}") for j in range(per_session)]
-                with lock:
-                    latencies.extend(mine)
-
-            threads = [threading.Thread(target=session_turns, args=(i,)) for i in range(concurrent)]
-            began = time.perf_counter()
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            wall = time.perf_counter() - began
-            latencies.sort()
-            out["concurrent_turns_per_s"] = len(latencies) / wall
-            out["concurrent_p50_ms"] = latencies[len(latencies) // 2] * 1000
-            out["concurrent_p99_ms"] = latencies[int(len(latencies) * 0.99) - 1] * 1000
+            out.update(concurrent_phase(runner, "c", concurrent, per_session, turn, ""))
 
             pss: list[int] = []
             for partition in host.partitions():
@@ -139,16 +122,68 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
                 restarts.append(time.perf_counter() - began)
                 info = next(i for i in SupervisorClient(system, partition).which_children() if i.id == key)
             out["restart_1000_events_ms"] = statistics.median(restarts) * 1000
+
+        # The same burst on a host whose partitions hold enough pooled session actors
+        # for it, filled before the burst starts (a host sized for bursts of new sessions).
+        burst = replace(config, data_dir=str(work / "data-pooled"), session_pool=BURST_POOL)
+        with Host(burst, system=system) as host:
+            runner = host.runner("bench")
+            for partition in host.partitions():
+                wait_until(lambda p=partition: len(call(system, p, "pool", timeout=5)) >= BURST_POOL, timeout=120,
+                           interval=0.2)
+
+            def pooled_turn(user: str, sid: str, text: str) -> float:
+                began = time.perf_counter()
+                for _ in runner.run(user, sid, text):
+                    pass
+                return time.perf_counter() - began
+
+            out.update(concurrent_phase(runner, "c", concurrent, per_session, pooled_turn, "pooled_"))
     return out
 
 
+#: Pooled session actors per partition on the host sized for the burst (4 partitions).
+BURST_POOL = 32
+
+
+def concurrent_phase(runner: Any, user: str, concurrent: int, per_session: int, turn: Any,
+                     prefix: str) -> dict[str, float]:
+    """``concurrent`` new (stored, never active) sessions, one thread each, ``per_session``
+    turns each: throughput and latency percentiles."""
+    for i in range(concurrent):
+        runner.create_session(user, f"c{i}")
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def session_turns(i: int) -> None:
+        mine = [turn(user, f"c{i}", f"text {j}") for j in range(per_session)]
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=session_turns, args=(i,)) for i in range(concurrent)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    latencies.sort()
+    return {f"{prefix}concurrent_turns_per_s": len(latencies) / wall,
+            f"{prefix}concurrent_p50_ms": latencies[len(latencies) // 2] * 1000,
+            f"{prefix}concurrent_p99_ms": latencies[int(len(latencies) * 0.99) - 1] * 1000}
+
+
 ROWS = [
+    ("first turn of a new session (ms, median)", "first_turn_ms", "lower"),
     ("text turn, short session (ms, median)", "text_turn_ms", "lower"),
     ("tool turn, short session (ms, median)", "tool_turn_ms", "lower"),
     ("text turn, session of 1,000 events (ms)", "text_turn_1000_events_ms", "lower"),
     ("concurrent sessions: turns/s", "concurrent_turns_per_s", "higher"),
     ("concurrent sessions: p50 latency (ms)", "concurrent_p50_ms", "lower"),
     ("concurrent sessions: p99 latency (ms)", "concurrent_p99_ms", "lower"),
+    (f"  same, pool of {BURST_POOL} per partition: turns/s", "pooled_concurrent_turns_per_s", "higher"),
+    (f"  same, pool of {BURST_POOL} per partition: p50 (ms)", "pooled_concurrent_p50_ms", "lower"),
+    (f"  same, pool of {BURST_POOL} per partition: p99 (ms)", "pooled_concurrent_p99_ms", "lower"),
     ("memory per active session (PSS KB, with spare)", "pss_kb_per_active_session", "lower"),
     ("bytes per stored session (SQLite file)", "bytes_per_stored_session_db", "lower"),
     ("google-adk: bytes per in-memory session (6 events)", "bytes_per_session_6_events", "lower"),

@@ -89,7 +89,7 @@ class PartitionArgs:
 #: activation is in progress, and the CPUs are idle enough).
 POOL_REFILL_INTERVAL = 0.05
 #: The share of CPU time that must have been idle over the last interval for a refill.
-POOL_REFILL_IDLE = 0.5
+POOL_REFILL_IDLE = 0.25
 
 
 def cpu_idle_counters() -> tuple[int, int] | None:

@@ -3,13 +3,14 @@
 In order: forked by its session actor with the session's history in memory (see
 ``_handoff``); starts its worker thread (one thread and one asyncio loop for the
 actor's life) and waits as a warm spare until ``StartRun``; then runs the engine on
-that thread. Events come back to the main thread through an ``os.pipe`` watched with
-``ThespianWatch`` (a send made inside a long handler would leave only when it
-returns); the main thread forwards them to the session actor: non-partial events
-within ``FINAL_WINDOW`` (2 ms), together with whatever follows them in that time;
-partial ones leading-edge batched (the first of a burst at once, the rest every
-``PARTIAL_WINDOW`` seconds). When the engine ends, what is left goes with the outcome
-in one message. ``Cancel`` sets the engine's cancel token (checked between steps).
+that thread. Events come back to the main thread through a queue and an ``os.pipe``
+watched with ``ThespianWatch`` (a send made inside a long handler would leave only
+when it returns); the pipe is written once per batch, not per event. A non-partial
+event is held by the worker for at most ``FINAL_WINDOW`` (2 ms, a timer of the
+worker's own loop) so that what follows it in that time, the outcome included,
+leaves with it: a fast turn costs the main thread one wakeup and the session one
+message. Partial events are signalled at once and leading-edge batched by the main
+thread (the first of a burst at once, the rest every ``PARTIAL_WINDOW`` seconds). ``Cancel`` sets the engine's cancel token (checked between steps).
 After a run that ended well the actor stays, holding the history it has seen and
 made, and the session gives it its next turn (no fork on the turn's path, no history
 sent, and the same worker thread and asyncio loop); after any other end the session
@@ -277,7 +278,7 @@ class RunActor(GenServer):
         self._read_fd, self._write_fd = -1, -1
         self._outbox: list[Event] = []  # handed over by the worker, not yet sent
         self._partial_armed = False
-        self._final_armed = False
+        self._signalled = False  # the worker wrote to the pipe and we have not drained it yet
         self._run: StartRun | None = None
         self._session: Any = None
 
@@ -333,12 +334,30 @@ class RunActor(GenServer):
         """Run the engine for one run; hand every event, then the outcome, to the main
         thread; then cancel whatever tasks the run left behind (tools may start some)."""
 
+        flush: asyncio.TimerHandle | None = None
+
         def hand(kind: str, item: Any) -> None:
+            """Queue an event or the outcome for the main thread; wake it now, or for a
+            non-partial event within FINAL_WINDOW (the worker loop's timer)."""
+            nonlocal flush
             self._queue.put((kind, item))
-            try:
-                os.write(self._write_fd, b"x")
-            except OSError:
-                pass
+            if kind == "event" and not item.partial:
+                if flush is None:
+                    flush = loop.call_later(FINAL_WINDOW, wake)
+                return
+            wake()
+
+        def wake() -> None:
+            nonlocal flush
+            if flush is not None:
+                flush.cancel()
+                flush = None
+            if not self._signalled:
+                self._signalled = True
+                try:
+                    os.write(self._write_fd, b"x")
+                except OSError:
+                    pass
 
         async def main() -> None:
             agent = load_agent(run.agent_path)
@@ -378,6 +397,7 @@ class RunActor(GenServer):
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
     def handle_watch(self, ready: list[int]) -> None:
+        self._signalled = False  # before draining: what the worker queues from now on wakes us again
         try:
             while os.read(self._read_fd, 4096):
                 pass
@@ -404,10 +424,8 @@ class RunActor(GenServer):
         if not self._outbox:
             return
         if any(not event.partial for event in self._outbox):
-            # Held for FINAL_WINDOW: a fast turn's events and its outcome leave together.
-            if not self._final_armed:
-                self._final_armed = True
-                self.send_after(FINAL_WINDOW, "flush")
+            # The worker held it for FINAL_WINDOW already: it goes now.
+            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
         elif not self._partial_armed:
             # Leading edge: the first partial of a burst goes at once (first-token
             # latency); what follows within the window is batched.
@@ -512,9 +530,7 @@ class RunActor(GenServer):
             super().handle_info(message, sender)
 
     def handle_timeout(self, payload: Any) -> None:
-        if payload == "flush":
-            self._final_armed = False
-        elif payload == "flush-partials":
+        if payload == "flush-partials":
             self._partial_armed = False
         else:
             return
