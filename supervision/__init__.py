@@ -54,6 +54,8 @@ from ._messages import (
     ErrorReply,
     ExitKind,
     ExitReason,
+    Prepare,
+    Prepared,
     Reply,
     Started,
 )
@@ -115,6 +117,8 @@ __all__ = [
     "PartitionSupervisor",
     "PartitionSupervisorSpec",
     "PortInUse",
+    "Prepare",
+    "Prepared",
     "Registry",
     "Reply",
     "Restart",

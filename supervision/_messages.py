@@ -69,6 +69,7 @@ class Init:
 class InitOk:
     pid: int
     ignored: bool = False
+    child_id: str | None = None  # the id its Init gave it: lets a supervisor starting many find it at once
 
 
 @dataclass(frozen=True)

@@ -243,13 +243,13 @@ class GenServer(Actor):  # type: ignore[misc]
             self._exit()
             return
         if result is IGNORE:
-            self.send(starter, InitOk(os.getpid(), ignored=True))
+            self.send(starter, InitOk(os.getpid(), ignored=True, child_id=self.child_id))
             self._stopping = True
             self._terminated = True
             self._exit()
             return
         self._initialized = True
-        self.send(starter, InitOk(os.getpid()))
+        self.send(starter, InitOk(os.getpid(), child_id=self.child_id))
 
     def _on_shutdown_request(self, sender: Any) -> None:
         self._fail_pending("not_running", "server shut down")

@@ -219,7 +219,10 @@ class Supervisor(GenServer):
                 self._resume(message)
             return
         if isinstance(message, (InitOk, InitFailed)) and self._wait is not None and self._wait.kind == "starts":
+            child_id = getattr(message, "child_id", None)  # InitOk names its child: one address to compare
             for child in self._wait.children:
+                if child_id is not None and child.spec.id != child_id:
+                    continue
                 if child.address is not None and child.address == sender and child.spec.id not in self._wait.answers:
                     if isinstance(message, InitOk):
                         child.address = sender
@@ -577,7 +580,7 @@ class Supervisor(GenServer):
             else:
                 started.append(child)
         self._initialized = True
-        self.send(self._starter, InitOk(os.getpid()))
+        self.send(self._starter, InitOk(os.getpid(), child_id=self.child_id))
 
     def _child_exited_job(self, child: _Child, incarnation: int, reason: ExitReason) -> Job:
         if child not in self._children or child.incarnation != incarnation or child.status != "dead":

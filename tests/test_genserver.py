@@ -9,14 +9,21 @@ from typing import Any
 import pytest
 
 from supervision import (
+    NO_REPLY,
     BadRequest,
     CallerRef,
     CallTimeout,
+    ChildSpec,
     ErrorReply,
     GenServer,
+    Prepare,
+    Prepared,
     ServerCrashed,
     ServerNotRunning,
     StartFailed,
+    Supervisor,
+    SupervisorClient,
+    SupervisorSpec,
     UnknownRequest,
     call,
     start_server,
@@ -121,3 +128,66 @@ def test_kill_9_of_unsupervised_server_makes_calls_time_out_not_hang(actor_syste
     wait_until(lambda: not pid_alive(pid))
     with pytest.raises((ServerNotRunning, CallTimeout)):
         call(actor_system, server, "ping", timeout=0.5)
+
+
+class Warm(GenServer):
+    """Records whether it was prepared (before Init) and with which args it was started."""
+
+    def prepare(self) -> None:
+        self.prepared_pid = os.getpid()
+
+    def init(self, args: Any) -> None:
+        self.args = args
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if request == "state":
+            return getattr(self, "prepared_pid", None), self.args, os.getpid()
+        return super().handle_call(request, caller)
+
+
+class PoolingSupervisor(Supervisor):
+    """A dynamic supervisor that starts Warm processes ahead of need ("fill") and hands
+    one out when a Warm child is started."""
+
+    dynamic = True
+
+    def configure(self, args: Any) -> SupervisorSpec:
+        self.pool: list[Any] = []
+        self.filling: list[CallerRef] = []
+        return SupervisorSpec(children=())
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if request == "fill":
+            address = self.createActor(Warm)
+            self.send(address, Prepare())
+            self.pool.append(address)
+            self.filling.append(caller)
+            return NO_REPLY
+        return super().handle_call(request, caller)
+
+    def handle_info(self, message: Any, sender: Any) -> None:
+        if isinstance(message, Prepared) and self.filling:
+            self.reply(self.filling.pop(0), message.pid)
+            return
+        super().handle_info(message, sender)
+
+    def spawn(self, child_class: type[GenServer], spec: ChildSpec) -> Any:
+        if child_class is Warm and self.pool:
+            return self.pool.pop(0)
+        return super().spawn(child_class, spec)
+
+
+def test_a_supervisor_can_start_a_child_on_a_process_prepared_ahead_of_need(actor_system: Any) -> None:
+    address = start_server(actor_system, PoolingSupervisor, SupervisorSpec(children=()))
+    supervisor = SupervisorClient(actor_system, address)
+    prepared = call(actor_system, address, "fill", timeout=10)
+    child = supervisor.start_child(ChildSpec(id="w1", start=Warm, args=7))
+    assert call(actor_system, child.address, "state") == (prepared, 7, prepared)  # prepare ran there, then init
+    another = supervisor.start_child(ChildSpec(id="w2", start=Warm, args=8))  # pool empty: a new process
+    prepared_pid, args, pid = call(actor_system, another.address, "state")
+    assert prepared_pid is None and args == 8 and pid != prepared
+    infos = {i.id: i for i in supervisor.which_children()}
+    assert infos[child.id].pid == prepared and infos[child.id].status == "running"
+    os.kill(prepared, signal.SIGKILL)  # the pooled process is an ordinary child from then on: restarted
+    wait_until(lambda: (info := next(i for i in supervisor.which_children() if i.id == child.id)).status == "running"
+               and info.pid not in (None, prepared), timeout=10)

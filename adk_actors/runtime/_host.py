@@ -64,7 +64,7 @@ class HostConfig:
     partitions: int = 2
     idle_timeout: float = 300.0
     max_queued_runs: int = 8
-    session_pool: int = 4  # per partition: session actors started ahead of need
+    session_pool: int = 2  # per partition: session actors started ahead of need (~13 MB PSS each, with its run actor)
     log_file: str | None = None
     # OTP's default is 3 restarts in 5 s; a long-running host rides out more (each
     # group restart of rest_for_one counts once), then escalates: the host stops.
