@@ -211,13 +211,20 @@ class SessionPartition(Supervisor):
         return None
 
     def _activate_job(self) -> Job:
-        """Start the actors of every session waiting for activation, at once (their
-        inits run in parallel: a burst of new sessions does not queue behind one
-        another's store loads); then forward each its waiting requests, or tell
-        those callers it could not start. Sessions asked for meanwhile wait for the
-        next such job."""
+        """Start the actors of sessions waiting for activation: as many at once as the
+        pool has processes ready (their inits run in parallel: a burst of new sessions
+        does not queue behind one another's store loads), else one; forward each its
+        waiting requests as it is up, or tell those callers it could not start. The
+        rest, and sessions asked for meanwhile, wait for the next such job."""
         self.activation_queued = False
-        batch, self.to_activate = self.to_activate, {}
+        # As many at once as pooled processes are ready (at least one): forking many
+        # at once would only make them compete for the CPU (measured: worse).
+        take = max(1, sum(1 for p in self.pool if p.pid is not None))
+        keys = list(self.to_activate)[:take]
+        batch = {key: self.to_activate.pop(key) for key in keys}
+        if self.to_activate:
+            self.activation_queued = True
+            self._enqueue(self._activate_job())
         children: list[_Child] = []
         for key, request in batch.items():
             if self._session_child(key) is not None:
