@@ -127,11 +127,12 @@ def test_a_burst_of_new_sessions_is_started_at_once_and_every_turn_is_answered(p
 
 def test_a_session_that_cannot_start_does_not_hold_back_the_others(pooled_host: Host, tmp_path: Path) -> None:
     runner = pooled_host.runner("echo", call_timeout=3.0)
+    store = SQLiteSessionStore(tmp_path / "data" / "sessions.db")  # stored, never active
     for sid in ("good-1", "bad", "good-2"):
-        runner.create_session("ann", sid)
-    store = SQLiteSessionStore(tmp_path / "data" / "sessions.db")
+        store.create_session("echo", "ann", sid)
     store._db.execute("UPDATE sessions SET state='{not json' WHERE id='bad'")  # a corrupt row
     store.close()
+    full_pool(pooled_host)
     outcomes: dict[str, Any] = {}
 
     def first_turn(sid: str) -> None:
@@ -164,3 +165,15 @@ def test_no_pool_means_no_processes_ahead_of_time(actor_system: Any, tmp_path: P
                              .which_children())  # type: ignore[union-attr]
         assert partition_pid is not None
         assert children_of(partition_pid) == [session_pid(host, "echo", "ann", "s1")]
+
+
+def test_a_session_created_while_the_pool_has_a_process_is_active_before_its_first_turn(pooled_host: Host) -> None:
+    pooled = full_pool(pooled_host)
+    runner = pooled_host.runner("echo")
+    runner.create_session("ann", "early")
+    key = session_key("echo", "ann", "early")
+    info = wait_until(lambda: next((i for i in SupervisorClient(pooled_host.system, pooled_host.partitions()[0])
+                                    .which_children() if i.id == key and i.status == "running"), None))
+    assert info.pid in pooled  # started at creation, on a pooled process
+    assert last_text(list(runner.run("ann", "early", "hi"))) == "echo: hi (turn 1)"
+    assert session_pid(pooled_host, "echo", "ann", "early") == info.pid

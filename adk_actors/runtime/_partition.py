@@ -15,7 +15,8 @@ sessions are handled here, through the partition's own store connection.
 
 Session pool: a partition keeps up to ``session_pool`` session actors started ahead
 of need, each with a blank run actor of its own (``prepare``); an activation or a
-restart takes one (it only gets ``Init``: it opens the store and loads the session)
+restart takes one (and a session just created is activated at once while one is
+ready: its first turn is about to come) (it only gets ``Init``: it opens the store and loads the session)
 instead of forking two processes on the first turn's path. The pool is refilled as
 background work: one process pair per ``POOL_REFILL_INTERVAL`` seconds, only while no
 activation is in progress and the machine's CPUs were at least ``POOL_REFILL_IDLE``
@@ -167,6 +168,7 @@ class SessionPartition(Supervisor):
                 data = self.store.create_session(request.app_name, request.user_id, session_id, dict(request.state))
             except SessionExists as exc:
                 raise CallError(str(exc), code="session_exists") from None
+            self._activate_early(request.app_name, request.user_id, session_id)
             return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time)
         if isinstance(request, DeleteSession):
             self._check_app(request.app_name)
@@ -203,6 +205,20 @@ class SessionPartition(Supervisor):
             self.activation_queued = True
             self._enqueue(self._activate_job())
         return FORWARDED
+
+    def _activate_early(self, app_name: str, user_id: str, session_id: str) -> None:
+        """A session just created is about to get its first turn: if a pooled session
+        actor is ready, activate the session now (no fork; the first turn then finds
+        it running or starting). With the pool empty, nothing: it is activated by its
+        first request, as any stored session."""
+        key = session_key(app_name, user_id, session_id)
+        if not any(p.pid is not None for p in self.pool) or key in self.pending or self._session_child(key):
+            return
+        self.pending[key] = []
+        self.to_activate[key] = GetState(app_name, user_id, session_id)
+        if not self.activation_queued:
+            self.activation_queued = True
+            self._enqueue(self._activate_job())
 
     def _session_child(self, key: str) -> _Child | None:
         for child in self._children:
