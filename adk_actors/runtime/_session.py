@@ -9,7 +9,8 @@ Lifecycle, in order:
    or, when this process was started ahead of need by its partition (``prepare``: it
    forked a blank run actor then) and the history is short, that one is used: it gets
    the history in its first ``StartRun``, and no fork is on the first turn's path.
-2. ``RunRequest``: answered at once with ``RunAccepted``; the run starts now, or
+2. ``RunRequest``: answered at once with ``RunAccepted`` (not at all with
+   ``reply_accepted=False``: the run's messages are the answer); the run starts now, or
    waits its turn behind the run in progress (bounded queue; ``busy`` beyond it, or
    at once with ``reject_if_busy``). Runs are serialized: writes never interleave.
 3. While a run goes: its run actor (our child) sends events; each non-partial one is
