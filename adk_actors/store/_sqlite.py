@@ -211,6 +211,8 @@ class SQLiteSessionStore:
         event or one whose id was already stored."""
         stored_events: list[Event | None] = []
         now = time.time()
+        # Serialized before the write lock is taken: the lock is held for SQL only.
+        prepared = [_prepared(event) for event in events]
         with self._tx() as db:
             row = db.execute("SELECT state FROM sessions WHERE app_name=? AND user_id=? AND id=?",
                              (app, user, session_id)).fetchone()
@@ -220,8 +222,8 @@ class SQLiteSessionStore:
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=? AND user_id=? "
                              "AND session_id=?", (app, user, session_id)).fetchone()[0]
             changed = False
-            for event in events:
-                stored = self._insert_event(db, app, user, session_id, seq + 1, event, now)
+            for event, ready in zip(events, prepared, strict=True):
+                stored = self._insert_event(db, app, user, session_id, seq + 1, event, now, ready)
                 stored_events.append(stored)
                 if stored is not None:
                     seq += 1
@@ -238,17 +240,16 @@ class SQLiteSessionStore:
 
     @staticmethod
     def _insert_event(db: sqlite3.Connection, app: str, user: str, session_id: str, seq: int, event: Event,
-                      now: float) -> Event | None:
-        if event.partial:
+                      now: float, ready: tuple[Event, str] | None) -> Event | None:
+        """Insert one event (``ready``: its stored form and JSON from :func:`_prepared`,
+        None for a partial event, which is never stored)."""
+        if ready is None:
             return None
-        stored = event
-        if any(k.startswith("temp:") for k in event.actions.state_delta):
-            kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
-            stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
+        stored, text = ready
         inserted = db.execute(
             "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (event.id, app, user, session_id, seq, event.invocation_id, event.author, event.timestamp,
-             stored.model_dump_json(by_alias=True, exclude_none=True))).rowcount
+             text)).rowcount
         return stored if inserted else None
 
     def _apply_scoped(self, db: sqlite3.Connection, app: str, user: str, app_delta: dict[str, Any],
@@ -272,9 +273,10 @@ class SQLiteSessionStore:
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any) -> None:
         """Record a run as running (raises RunExists if its id was ever used)."""
+        blob = pickle.dumps(caller)
         with self._tx() as db:
             inserted = db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, 'running', ?, NULL)",
-                                  (run_id, app, user, session_id, pickle.dumps(caller), time.time())).rowcount
+                                  (run_id, app, user, session_id, blob, time.time())).rowcount
         if not inserted:
             raise RunExists(f"run id {run_id!r} was used already")
 
@@ -333,6 +335,18 @@ class _WriterLock:
         if self._fd is not None and self._pid == os.getpid():
             os.close(self._fd)
         self._fd = None
+
+
+def _prepared(event: Event) -> tuple[Event, str] | None:
+    """An event as it is stored (``temp:`` state dropped) and its JSON; None for a
+    partial event (never stored)."""
+    if event.partial:
+        return None
+    stored = event
+    if any(k.startswith("temp:") for k in event.actions.state_delta):
+        kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
+        stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
+    return stored, stored.model_dump_json(by_alias=True, exclude_none=True)
 
 
 def _end_run(db: sqlite3.Connection, run_id: str, status: str, now: float) -> None:
