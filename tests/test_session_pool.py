@@ -177,3 +177,15 @@ def test_a_session_created_while_the_pool_has_a_process_is_active_before_its_fir
     assert info.pid in pooled  # started at creation, on a pooled process
     assert last_text(list(runner.run("ann", "early", "hi"))) == "echo: hi (turn 1)"
     assert session_pid(pooled_host, "echo", "ann", "early") == info.pid
+
+
+def test_a_pooled_sessions_blank_run_actor_killed_before_use_costs_no_turn(pooled_host: Host) -> None:
+    runner = pooled_host.runner("echo")
+    for trial in range(2):
+        for pid in full_pool(pooled_host):
+            for run_actor in children_of(pid):
+                os.kill(run_actor, signal.SIGKILL)
+        sid = f"after-kill-{trial}"
+        runner.create_session("ann", sid)
+        assert last_text(list(runner.run("ann", sid, "hi"))) == "echo: hi (turn 1)"
+        assert last_text(list(runner.run("ann", sid, "again"))) == "echo: again (turn 2)"
