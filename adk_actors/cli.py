@@ -195,7 +195,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def _tree(host: Any, timeout: float = 1.0) -> list[dict[str, Any]]:
     """The live tree. Each supervisor gets ``timeout`` seconds to answer: one that is
     being restarted right now is shown as ``unreachable`` instead of stalling the walk."""
-    from supervision import CallError, CallTimeout, SupervisorClient
+    from supervision import CallError, CallTimeout, SupervisorClient, call
 
     rows: list[dict[str, Any]] = []
 
@@ -204,6 +204,11 @@ def _tree(host: Any, timeout: float = 1.0) -> list[dict[str, Any]]:
             row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
                    "pid": info.pid, "restarts": info.restarts, "depth": depth}
             rows.append(row)
+            if info.type == "supervisor" and info.id.startswith("sessions-") and info.address is not None:
+                try:  # a session partition: how many pooled session actors are ready
+                    row["pooled"] = len(call(host.system, info.address, "pool", timeout=timeout))
+                except (CallTimeout, CallError):
+                    pass
             if info.type == "supervisor" and info.address is not None:
                 try:
                     walk(SupervisorClient(host.system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
@@ -225,7 +230,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     print(f"{'child':<48} {'type':<10} {'status':<10} {'pid':>7} {'restarts':>8}")
     for row in rows:
-        name = "  " * row["depth"] + row["id"]
+        name = "  " * row["depth"] + row["id"] + (f" (pool: {row['pooled']})" if "pooled" in row else "")
         status = _color("32" if row["status"] == "running" else "33", f"{row['status']:<10}")
         print(f"{name:<48} {row['type']:<10} {status} {row['pid'] or '-':>7} {row['restarts']:>8}")
     return 0

@@ -66,6 +66,7 @@ def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> Non
     rows = {row["path"]: row for row in json.loads(status.stdout)}
     assert {"registry", "sessions", "sessions/sessions-0", "sessions/sessions-1"} <= set(rows)
     assert any(p.startswith("sessions/sessions-") and p.endswith("weather_bot/cli/s1") for p in rows)
+    assert all(isinstance(rows[f"sessions/sessions-{i}"].get("pooled"), int) for i in (0, 1))  # the session pool
 
     chaos = cli("chaos", "kill", "registry", "--port", port)
     assert chaos.returncode == 0 and "is back as pid" in chaos.stdout, chaos.stderr
