@@ -86,13 +86,8 @@ def call(
     server answered with.
     """
     message = Call(request)
-    began = time.monotonic()
-    deadline = began + timeout
-    first_wait = min(timeout, poll) if alive is not None else timeout
-    answer = system.ask(address, message, first_wait)
-    if answer is None and time.monotonic() - began < first_wait * 0.9:
-        # Thespian gives up early when the address refuses the connection: it is dead.
-        raise ServerNotRunning(f"{type(request).__name__} could not be delivered: the server is not running")
+    deadline = time.monotonic() + timeout
+    answer = ask_delivered(system, address, message, min(timeout, poll) if alive is not None else timeout)
     while True:
         if answer is not None:
             ref = getattr(answer, "ref", message.ref)
@@ -104,6 +99,18 @@ def call(
         if alive is not None and not alive():
             raise ServerNotRunning(f"the server died before answering {type(request).__name__}")
         answer = system.listen(min(poll, remaining) if alive is not None else remaining)
+
+
+def ask_delivered(system: Any, address: Any, message: Call, wait: float) -> Any:
+    """``system.ask(address, message, wait)``: the first message that arrives within
+    ``wait`` seconds (a reply or not; None if none came), except that a refused
+    delivery raises :class:`ServerNotRunning`: Thespian gives up early when the
+    address refuses the connection, because its process is gone."""
+    began = time.monotonic()
+    answer = system.ask(address, message, wait)
+    if answer is None and time.monotonic() - began < wait * 0.9:
+        raise ServerNotRunning(f"{type(message.request).__name__} could not be delivered: the server is not running")
+    return answer
 
 
 def _unwrap(answer: Any, request: Any, timeout: float) -> Any:

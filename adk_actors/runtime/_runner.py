@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from supervision import Call, CallError, CallTimeout, ErrorReply, Reply, ServerNotRunning, call
+from supervision._client import ask_delivered
 from supervision._exceptions import error_for_code
 from supervision._system import process_alive
 
@@ -110,30 +111,21 @@ class Runner:
 
     # -- requests ---------------------------------------------------------------------------
 
-    def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str, *, session: Any = None) -> Any:
-        """Call the session's actor at ``session`` if given, else the partition owning
-        the session; a session actor that is gone or going (it did not take the request)
-        is left for the partition at once; the partition is asked again while the
-        session actor is going away (passivation) or the partition restarts."""
+    def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str) -> Any:
+        """Call the partition owning the session; ask again while the session actor is
+        going away (passivation) or the partition restarts."""
         deadline = time.monotonic() + self.call_timeout
         refresh = False
         while True:
             try:
-                address = session if session is not None else self.host.partition_for(
-                    self.app_name, user_id, session_id, refresh=refresh)
+                address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
                 return call(endpoint, address, request, timeout=max(0.1, deadline - time.monotonic()))
             except (ServerNotRunning, HostError) as exc:
-                if session is not None:
-                    session = None
-                    continue
                 if time.monotonic() >= deadline:
                     raise HostError(f"the host did not take the request: {exc}") from exc
                 refresh = True
                 time.sleep(0.02)
             except CallError as exc:
-                if exc.code == "not_running" and session is not None:
-                    session = None
-                    continue
                 if exc.code == "not_running" and time.monotonic() < deadline:
                     time.sleep(0.02)
                     continue
@@ -299,11 +291,12 @@ class Runner:
             return None
         address, pid = known
         message = Call(replace(request, reply_accepted=False))
-        began = time.monotonic()
-        answer = endpoint.context.ask(address, message, _FIRST_WAIT)
-        if answer is None and time.monotonic() - began < _FIRST_WAIT * 0.9:
-            answer = ErrorReply(message.ref, "not_running", "refused")  # Thespian gave up early: gone
-        if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":
+        try:
+            answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
+            taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
+        except ServerNotRunning:  # the connection was refused: that actor is gone
+            taken = False
+        if not taken:
             self._session_actors.pop(request.key, None)
             return None
         return RunAccepted(request.run_id, 0, pid, address), answer, message.ref
