@@ -227,6 +227,7 @@ class Supervisor(GenServer):
                     if isinstance(message, InitOk):
                         child.address = sender
                     self._answer_start(child, message)
+                    break
             return
         if isinstance(message, Exiting):
             reporter = self._find_by_address(sender)

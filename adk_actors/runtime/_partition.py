@@ -14,10 +14,11 @@ the store), not after passivation (a normal exit). Creating, listing and deletin
 sessions are handled here, through the partition's own store connection.
 
 Session pool: a partition keeps up to ``session_pool`` session actors started ahead
-of need, each with a blank run actor of its own (``prepare``); an activation or a
-restart takes one (and a session just created is activated at once while one is
-ready: its first turn is about to come) (it only gets ``Init``: it opens the store and loads the session)
-instead of forking two processes on the first turn's path. The pool is refilled as
+of need, each with a blank run actor of its own (``prepare``). An activation or a
+restart takes one, which only gets ``Init`` (it opens the store and loads the
+session), instead of forking two processes on the first turn's path; a session just
+created is activated at once while one is ready (its first turn is about to come).
+The pool is refilled as
 background work: one process pair per ``POOL_REFILL_INTERVAL`` seconds, only while no
 activation is in progress and the machine's CPUs were at least ``POOL_REFILL_IDLE``
 idle over the last interval (``/proc/stat``; elsewhere the CPU test is skipped), so
@@ -177,7 +178,7 @@ class SessionPartition(Supervisor):
         if isinstance(request, _ROUTED):
             return self._route(request, caller)
         if request == "pool":  # for tests and tools: the pids of the pooled session actors that are up
-            return [p.pid for p in self.pool if p.pid is not None]
+            return [p.pid for p in self._ready_pool()]
         return super().handle_call(request, caller)
 
     def _check_app(self, app_name: Any) -> None:
@@ -200,10 +201,7 @@ class SessionPartition(Supervisor):
             raise CallError(f"no session {request.session_id!r} for {request.app_name}/{request.user_id}",
                             code="unknown_session")
         self.pending[key] = [(request, caller)]
-        self.to_activate[key] = request
-        if not self.activation_queued:
-            self.activation_queued = True
-            self._enqueue(self._activate_job())
+        self._queue_activation(key, request)
         return FORWARDED
 
     def _activate_early(self, app_name: str, user_id: str, session_id: str) -> None:
@@ -212,10 +210,15 @@ class SessionPartition(Supervisor):
         it running or starting). With the pool empty, nothing: it is activated by its
         first request, as any stored session."""
         key = session_key(app_name, user_id, session_id)
-        if not any(p.pid is not None for p in self.pool) or key in self.pending or self._session_child(key):
+        if not self._ready_pool() or key in self.pending or self._session_child(key):
             return
         self.pending[key] = []
-        self.to_activate[key] = GetState(app_name, user_id, session_id)
+        self._queue_activation(key, GetState(app_name, user_id, session_id))
+
+    def _queue_activation(self, key: str, request: Any) -> None:
+        """Have ``key``'s session actor started by the next activation job (``request``
+        names its app, user and session), queueing that job if none is queued."""
+        self.to_activate[key] = request
         if not self.activation_queued:
             self.activation_queued = True
             self._enqueue(self._activate_job())
@@ -235,7 +238,7 @@ class SessionPartition(Supervisor):
         self.activation_queued = False
         # As many at once as pooled processes are ready (at least one): forking many
         # at once would only make them compete for the CPU (measured: worse).
-        take = max(1, sum(1 for p in self.pool if p.pid is not None))
+        take = max(1, len(self._ready_pool()))
         keys = list(self.to_activate)[:take]
         batch = {key: self.to_activate.pop(key) for key in keys}
         if self.to_activate:
@@ -277,6 +280,10 @@ class SessionPartition(Supervisor):
                     return pooled.address
         return super().spawn(child_class, spec)
 
+    def _ready_pool(self) -> list[_Pooled]:
+        """The pooled session actors that are up and prepared (they answered Prepared)."""
+        return [p for p in self.pool if p.pid is not None]
+
     def _arm_refill(self) -> None:
         if not self.refill_armed and len(self.pool) < self.config.session_pool:
             self.refill_armed = True
@@ -296,11 +303,14 @@ class SessionPartition(Supervisor):
         self._arm_refill()
 
     def _cpus_idle(self) -> bool:
-        """Were the machine's CPUs at least POOL_REFILL_IDLE idle since the last check?"""
+        """Were the machine's CPUs at least POOL_REFILL_IDLE idle since the last check?
+        (Without /proc/stat there is no CPU test: yes.)"""
         before, now = self.cpu_counters, cpu_idle_counters()
         self.cpu_counters = now
-        if before is None or now is None or now[1] <= before[1]:
-            return now is None  # no /proc/stat: no CPU test
+        if now is None:
+            return True
+        if before is None or now[1] <= before[1]:
+            return False  # nothing measured yet
         return (now[0] - before[0]) / (now[1] - before[1]) >= POOL_REFILL_IDLE
 
     def handle_timeout(self, payload: Any) -> None:
@@ -326,7 +336,8 @@ class SessionPartition(Supervisor):
         super()._on_child_exited(message, sender)
 
     def _extra_processes(self) -> tuple[list[Any], bool]:
-        return [p.address for p in self.pool if p.pid is not None], any(p.pid is None for p in self.pool)
+        ready = self._ready_pool()
+        return [p.address for p in ready], len(ready) < len(self.pool)
 
     def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
         for request, caller in self.pending.pop(child_id, []):

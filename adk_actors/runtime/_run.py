@@ -10,12 +10,12 @@ event is held by the worker for at most ``FINAL_WINDOW`` (2 ms, a timer of the
 worker's own loop) so that what follows it in that time, the outcome included,
 leaves with it: a fast turn costs the main thread one wakeup and the session one
 message. Partial events are signalled at once and leading-edge batched by the main
-thread (the first of a burst at once, the rest every ``PARTIAL_WINDOW`` seconds). ``Cancel`` sets the engine's cancel token (checked between steps).
-After a run that ended well the actor stays, holding the history it has seen and
-made, and the session gives it its next turn (no fork on the turn's path, no history
-sent, and the same worker thread and asyncio loop); after any other end the session
-discards it. The actor creates no children, so forking while its worker thread runs
-never happens.
+thread (the first of a burst at once, the rest every ``PARTIAL_WINDOW`` seconds).
+``Cancel`` sets the engine's cancel token (checked between steps). After a run that
+ended well the actor stays, holding the history it has seen and made, and the session
+gives it its next turn (no fork on the turn's path, no history sent, and the same
+worker thread and asyncio loop); after any other end the session discards it. The
+actor creates no children, so forking while its worker thread runs never happens.
 """
 
 from __future__ import annotations
@@ -530,10 +530,9 @@ class RunActor(GenServer):
             super().handle_info(message, sender)
 
     def handle_timeout(self, payload: Any) -> None:
-        if payload == "flush-partials":
-            self._partial_armed = False
-        else:
+        if payload != "flush-partials":
             return
+        self._partial_armed = False
         if self._outbox and self._run is not None:
             self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
 

@@ -223,7 +223,7 @@ class SQLiteSessionStore:
                              "AND session_id=?", (app, user, session_id)).fetchone()[0]
             changed = False
             for event, ready in zip(events, prepared, strict=True):
-                stored = self._insert_event(db, app, user, session_id, seq + 1, event, now, ready)
+                stored = self._insert_event(db, app, user, session_id, seq + 1, event, ready)
                 stored_events.append(stored)
                 if stored is not None:
                     seq += 1
@@ -240,7 +240,7 @@ class SQLiteSessionStore:
 
     @staticmethod
     def _insert_event(db: sqlite3.Connection, app: str, user: str, session_id: str, seq: int, event: Event,
-                      now: float, ready: tuple[Event, str] | None) -> Event | None:
+                      ready: tuple[Event, str] | None) -> Event | None:
         """Insert one event (``ready``: its stored form and JSON from :func:`_prepared`,
         None for a partial event, which is never stored)."""
         if ready is None:
