@@ -74,10 +74,7 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
             runner = host.runner("bench")
 
             def turn(user: str, sid: str, text: str) -> float:
-                began = time.perf_counter()
-                for _ in runner.run(user, sid, text):
-                    pass
-                return time.perf_counter() - began
+                return timed_turn(runner, user, sid, text)
 
             first_turns = []
             for kind in ("text", "tool"):
@@ -94,7 +91,7 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
             samples = [turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
             out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
 
-            out.update(concurrent_phase(runner, "c", concurrent, per_session, turn, ""))
+            out.update(concurrent_phase(runner, "c", concurrent, per_session, ""))
 
             pss: list[int] = []
             for partition in host.partitions():
@@ -132,14 +129,7 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
             for partition in host.partitions():
                 wait_until(lambda p=partition: len(call(system, p, "pool", timeout=5)) >= BURST_POOL, timeout=120,
                            interval=0.2)
-
-            def pooled_turn(user: str, sid: str, text: str) -> float:
-                began = time.perf_counter()
-                for _ in runner.run(user, sid, text):
-                    pass
-                return time.perf_counter() - began
-
-            out.update(concurrent_phase(runner, "c", concurrent, per_session, pooled_turn, "pooled_"))
+            out.update(concurrent_phase(runner, "c", concurrent, per_session, "pooled_"))
     return out
 
 
@@ -147,9 +137,16 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
 BURST_POOL = 32
 
 
-def concurrent_phase(runner: Any, user: str, concurrent: int, per_session: int, turn: Any,
-                     prefix: str) -> dict[str, float]:
-    """``concurrent`` new (stored, never active) sessions, one thread each, ``per_session``
+def timed_turn(runner: Any, user: str, sid: str, text: str) -> float:
+    """Seconds for one turn, from the request to its last event."""
+    began = time.perf_counter()
+    for _ in runner.run(user, sid, text):
+        pass
+    return time.perf_counter() - began
+
+
+def concurrent_phase(runner: Any, user: str, concurrent: int, per_session: int, prefix: str) -> dict[str, float]:
+    """``concurrent`` sessions created just before, one thread each, ``per_session``
     turns each: throughput and latency percentiles."""
     for i in range(concurrent):
         runner.create_session(user, f"c{i}")
@@ -157,7 +154,7 @@ def concurrent_phase(runner: Any, user: str, concurrent: int, per_session: int, 
     lock = threading.Lock()
 
     def session_turns(i: int) -> None:
-        mine = [turn(user, f"c{i}", f"text {j}") for j in range(per_session)]
+        mine = [timed_turn(runner, user, f"c{i}", f"text {j}") for j in range(per_session)]
         with lock:
             latencies.extend(mine)
 
