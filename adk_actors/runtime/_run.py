@@ -3,9 +3,9 @@
 In order: forked by its session actor with the session's history in memory (see
 ``_handoff``); starts its worker thread (one thread and one asyncio loop for the
 actor's life) and waits as a warm spare until ``StartRun``; then runs the engine on
-that thread. Events come back to the main thread through a queue and an ``os.pipe``
-watched with ``ThespianWatch`` (a send made inside a long handler would leave only
-when it returns); the pipe is written once per batch, not per event. A non-partial
+that thread. Events come back to the main thread through a queue and a ``Doorbell``
+(an ``os.pipe`` watched with ``ThespianWatch``: a send made inside a long handler
+would leave only when it returns), rung once per batch, not per event. A non-partial
 event is held by the worker for at most ``FINAL_WINDOW`` (2 ms, a timer of the
 worker's own loop) so that what follows it in that time, the outcome included,
 leaves with it: a fast turn costs the main thread one wakeup and the session one
@@ -36,7 +36,7 @@ from .._types import Content, Event, RunConfig
 from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
 from . import _handoff
 
-__all__ = ["PARTIAL_WINDOW", "Cancel", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
+__all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
 
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
@@ -255,6 +255,49 @@ class _RemoteCredentials:
         self.actor.service_result("credentials", PutCredential(app, user, key, credential))
 
 
+class Doorbell:
+    """A pipe that threads ring to wake an actor's main thread (it watches ``read_fd``
+    with ``ThespianWatch``); rings between two answers make one byte.
+
+    The order in :meth:`answer` is what makes it safe: drain the pipe first, re-arm
+    second, and only then read what the threads queued. A ring that lands while the
+    pipe is drained either finds the bell not yet re-armed (its item is queued before
+    it rang, so the read that follows the answer gets it) or writes a byte that stays
+    (one more wakeup). Re-arming first would let a ring's byte be drained with the bell
+    left rung: every later ring would be skipped and the main thread never woken (a
+    turn that hangs; seen under a burst of 100 sessions)."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        self._rung = False
+
+    def ring(self) -> None:
+        """Any thread, after queueing something for the main thread."""
+        if not self._rung:
+            self._rung = True
+            try:
+                os.write(self.write_fd, b"x")
+            except OSError:  # closed: the actor is exiting
+                pass
+
+    def answer(self) -> None:
+        """Main thread, woken: re-arm the bell, before reading what was queued."""
+        try:
+            while os.read(self.read_fd, 4096):
+                pass
+        except OSError:  # BlockingIOError included: the pipe is drained
+            pass
+        self._rung = False
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
 def load_agent(path: str) -> Any:
     """The agent an app's import path names (``"package.module:root_agent"``)."""
     return import_object(path)
@@ -275,10 +318,9 @@ class RunActor(GenServer):
         self._waiting: dict[str, list[tuple[str, Any, Any]]] = {}
         self._service_calls: dict[str, concurrent.futures.Future[Any]] = {}
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-        self._read_fd, self._write_fd = -1, -1
+        self._bell = Doorbell()  # the worker and tool threads wake the main thread with it
         self._outbox: list[Event] = []  # handed over by the worker, not yet sent
         self._partial_armed = False
-        self._signalled = False  # the worker wrote to the pipe and we have not drained it yet
         self._run: StartRun | None = None
         self._session: Any = None
 
@@ -305,10 +347,7 @@ class RunActor(GenServer):
         view = SessionView(app_name=run.app_name, user_id=run.user_id, session_id=run.session_id,
                            state=dict(run.state), events=events)
         self._view = view
-        if self._read_fd < 0:
-            self._read_fd, self._write_fd = os.pipe()
-            os.set_blocking(self._read_fd, False)
-        self.watch_fds([self._read_fd])
+        self.watch_fds([self._bell.read_fd])
         self._start_worker()
         self._jobs.put((run, view))
 
@@ -352,12 +391,7 @@ class RunActor(GenServer):
             if flush is not None:
                 flush.cancel()
                 flush = None
-            if not self._signalled:
-                self._signalled = True
-                try:
-                    os.write(self._write_fd, b"x")
-                except OSError:
-                    pass
+            self._bell.ring()
 
         async def main() -> None:
             agent = load_agent(run.agent_path)
@@ -397,12 +431,7 @@ class RunActor(GenServer):
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
     def handle_watch(self, ready: list[int]) -> None:
-        self._signalled = False  # before draining: what the worker queues from now on wakes us again
-        try:
-            while os.read(self._read_fd, 4096):
-                pass
-        except OSError:  # BlockingIOError included: the pipe is drained
-            pass
+        self._bell.answer()  # before reading the queues (see Doorbell)
         self._serve_requests()
         if self._run is None:
             return
@@ -442,10 +471,7 @@ class RunActor(GenServer):
     def _post(self, item: tuple[str, str, Any, Any]) -> None:
         """Any thread: hand a service request to the main thread."""
         self._requests.put(item)
-        try:
-            os.write(self._write_fd, b"s")
-        except OSError:
-            pass
+        self._bell.ring()
 
     def service_call(self, name: str, request: Any) -> concurrent.futures.Future[Any]:
         """Call the host service registered as ``name``; the answer arrives in the future."""
@@ -537,9 +563,4 @@ class RunActor(GenServer):
             self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
 
     def terminate(self, reason: Any) -> None:
-        for fd in (self._read_fd, self._write_fd):
-            if fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        self._bell.close()
