@@ -92,7 +92,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file,
                                 log_level=getattr(logging, settings.logging.level), log_format="%(message)s")
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
-                           idle_timeout=host_cfg.idle_timeout, max_queued_runs=host_cfg.max_queued_runs,
+                           idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
+                           max_queued_runs=host_cfg.max_queued_runs,
                            session_pool=host_cfg.session_pool,
                            models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
                            breaker=BreakerConfig(**settings.breaker.model_dump()),

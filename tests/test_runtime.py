@@ -180,6 +180,27 @@ def test_fifty_sessions_in_parallel(host: Host) -> None:
     assert all(results[i] == [f"msg {i}", f"echo: msg {i} (turn 1)"] for i in range(50))
 
 
+def test_a_run_that_never_ends_meets_the_hosts_deadline_and_frees_its_session(tmp_path: Path, actor_system: Any) -> None:
+    """No RunConfig timeout: the host's run_timeout ends a run whose tool blocks far
+    longer, with one RunFailed(timeout); the turn queued behind it then runs, and so do
+    later turns (before, such a session was held, with its queue, forever)."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), run_timeout=0.5)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        runner.create_session("ann", "s1")
+        began = time.monotonic()
+        stuck, stuck_box = in_thread(lambda: list(runner.run("ann", "s1", "sleep 3600")))
+        wait_until(lambda: runner._runs)
+        queued, queued_box = in_thread(lambda: texts(list(runner.run("ann", "s1", "after"))))
+        stuck.join(10)
+        error = stuck_box.get("error")
+        assert isinstance(error, RunFailedError) and error.reason == "timeout", stuck_box
+        assert "0.5 s deadline" in error.detail and stuck_box["at"] - began < 2.0
+        queued.join(10)
+        assert queued_box.get("result", [None])[-1] == "awake: after", queued_box
+        assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+
+
 def test_cancel_and_deadline(host: Host) -> None:
     runner = host.runner("sleepy")
     runner.create_session("ann", "s1")

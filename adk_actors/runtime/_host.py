@@ -63,6 +63,10 @@ class HostConfig:
     port: int | None = None
     partitions: int = 2
     idle_timeout: float = 300.0
+    # A run's deadline when its RunConfig sets none (None: no deadline). A run that
+    # hangs (a tool blocked forever) then fails with "timeout" instead of holding its
+    # session, and every turn queued behind it, forever.
+    run_timeout: float | None = 600.0
     max_queued_runs: int = 8
     session_pool: int = 2  # per partition: session actors started ahead of need (~13 MB PSS each, with its run actor)
     log_file: str | None = None
@@ -97,6 +101,7 @@ class Host:
             self.system = start_actor_system(self.config.port, log_file=self.config.log_file)
         partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
                                        idle_timeout=self.config.idle_timeout,
+                                       run_timeout=self.config.run_timeout,
                                        max_queued_runs=self.config.max_queued_runs,
                                        partitions=self.config.partitions,
                                        session_pool=self.config.session_pool,

@@ -76,6 +76,7 @@ class PartitionArgs:
     store_path: str
     apps: dict[str, str]  # app name -> root agent import path
     idle_timeout: float = 300.0
+    run_timeout: float | None = None  # a run's deadline when its RunConfig sets none
     max_queued_runs: int = 8
     intensity: int = 10
     period: float = 5.0
@@ -253,7 +254,8 @@ class SessionPartition(Supervisor):
                 args=SessionArgs(request.app_name, request.user_id, request.session_id, self.config.store_path,
                                  self.config.apps[request.app_name], self.config.idle_timeout,
                                  self.config.max_queued_runs, model_base_urls=self.config.model_base_urls,
-                                 breakers=self.config.breakers, model_options=self.config.model_options))
+                                 breakers=self.config.breakers, model_options=self.config.model_options,
+                                 run_timeout=self.config.run_timeout))
             children.append(_Child(spec))
         self._children.extend(children)
         failures = yield from self._start_concurrently(children)

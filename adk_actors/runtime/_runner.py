@@ -96,7 +96,7 @@ def _close_endpoint(manager: Any) -> None:
 
 
 class Runner:
-    def __init__(self, host: Any, app_name: str, *, timeout: float = 600.0, call_timeout: float = 30.0,
+    def __init__(self, host: Any, app_name: str, *, timeout: float = 660.0, call_timeout: float = 30.0,
                  orphan_grace: float = 3.0) -> None:
         self.host = host
         self.app_name = app_name

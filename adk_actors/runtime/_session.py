@@ -19,7 +19,8 @@ Lifecycle, in order:
    the only sender to the caller, so order holds, and the only sender of the one
    terminal message (``RunDone`` / ``RunFailed``): on the run's outcome, on its
    death (``killed``, noticed through ``ChildActorExited``), on its deadline
-   (``timeout``: cancel, then kill after a grace period) or on ``CancelRun``.
+   (``timeout``: its RunConfig's, else the host's ``run_timeout``; cancel, then kill
+   after a grace period) or on ``CancelRun``.
 4. Idle for ``idle_timeout`` seconds with no run: passivate (exit normally; the
    partition forgets us and re-activates the session on its next request).
 """
@@ -78,6 +79,7 @@ class SessionArgs:
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True
     model_options: dict[str, Any] | None = None
+    run_timeout: float | None = None  # a run's deadline when its RunConfig sets none
 
 
 @dataclass
@@ -91,6 +93,7 @@ class _Run:
     final_event_id: str | None = None
     outcome: RunOutcome | None = None
     started: float = 0.0
+    deadline: float | None = None  # seconds: the RunConfig's timeout, else the host's run_timeout
     cancel_requested: bool = False
     all_stored: bool = True
     end_stored: bool = False  # the store has the run's end already
@@ -243,8 +246,9 @@ class SessionActor(GenServer):
             new_message=run.request.new_message, run_config=run_config,
             registry=self.registry if self.args.breakers else None, model_base_urls=self.args.model_base_urls,
             model_options=self.args.model_options)))
-        if run_config.timeout:
-            self.send_after(run_config.timeout, ("deadline", run.request.run_id))
+        run.deadline = run_config.timeout or self.args.run_timeout
+        if run.deadline:
+            self.send_after(run.deadline, ("deadline", run.request.run_id))
 
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, RunOutput):
@@ -404,8 +408,7 @@ class SessionActor(GenServer):
             self.send(run.actor, _cast(Cancel("run deadline reached")))
             run.outcome = RunOutcome(run.request.run_id, False, "timeout")
             self._finish(run, RunFailed(run.request.run_id, "timeout", "RunTimeout",
-                                        f"the run exceeded its {run.request.run_config.timeout if run.request.run_config else '?'} s deadline",
-                                        run.seq))
+                                        f"the run exceeded its {run.deadline} s deadline", run.seq))
             self.send_after(CANCEL_GRACE, ("kill-pid", run.pid))
         elif kind == "kill" and run is not None and run.request.run_id == payload[1] and run.pid:
             _kill(run.pid)
