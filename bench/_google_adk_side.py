@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import statistics
 import sys
 import time
@@ -44,6 +45,12 @@ def bump(tool_context: Any) -> dict[str, Any]:
     count = int(tool_context.state.get("count", 0)) + 1
     tool_context.state["count"] = count
     return {"count": count}
+
+
+def percentile(samples: list[float], share: float) -> float:
+    """Nearest rank, as bench/turns.py computes it (this interpreter cannot import it)."""
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(len(ordered) * share) - 1)]
 
 
 def message(text: str) -> types.Content:
@@ -91,10 +98,13 @@ async def main(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
     began = time.perf_counter()
     results = await asyncio.gather(*(session_turns(i) for i in range(concurrent)))
     wall = time.perf_counter() - began
-    latencies = sorted(x for r in results for x in r)
+    latencies = [x for r in results for x in r]
+    first_turns = [r[0] for r in results]
     out["concurrent_turns_per_s"] = len(latencies) / wall
-    out["concurrent_p50_ms"] = latencies[len(latencies) // 2] * 1000
-    out["concurrent_p99_ms"] = latencies[int(len(latencies) * 0.99) - 1] * 1000
+    out["concurrent_p50_ms"] = percentile(latencies, 0.50) * 1000
+    out["concurrent_p99_ms"] = percentile(latencies, 0.99) * 1000
+    out["concurrent_first_p50_ms"] = percentile(first_turns, 0.50) * 1000
+    out["concurrent_first_p99_ms"] = percentile(first_turns, 0.99) * 1000
 
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
