@@ -189,3 +189,37 @@ def test_a_pooled_sessions_blank_run_actor_killed_before_use_costs_no_turn(poole
         runner.create_session("ann", sid)
         assert last_text(list(runner.run("ann", sid, "hi"))) == "echo: hi (turn 1)"
         assert last_text(list(runner.run("ann", sid, "again"))) == "echo: again (turn 2)"
+
+
+def test_a_run_actor_that_never_reports_in_is_replaced_and_its_late_output_ignored(pooled_host: Host) -> None:
+    """A pooled session's blank run actor is alive but silent (stopped: it never answers
+    Init, and no ChildActorExited comes). After RUN_ACTOR_INIT_WAIT the session runs the
+    turn on a new run actor instead of waiting forever. When the silent one wakes and
+    runs the StartRun it was sent, its output is ignored: the history holds each turn
+    once."""
+    import time
+
+    from adk_actors.runtime._session import RUN_ACTOR_INIT_WAIT
+
+    runner = pooled_host.runner("echo")
+    stopped = [run_actor for pid in full_pool(pooled_host) for run_actor in children_of(pid)]
+    assert stopped
+    try:
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        runner.create_session("ann", "silent")
+        began = time.monotonic()
+        assert last_text(list(runner.run("ann", "silent", "hi"))) == "echo: hi (turn 1)"
+        assert time.monotonic() - began >= RUN_ACTOR_INIT_WAIT - 1
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+        time.sleep(1.0)  # the woken actor runs its StartRun; the session must ignore what it sends
+        assert last_text(list(runner.run("ann", "silent", "again"))) == "echo: again (turn 2)"
+        texts = [e.content.text for e in runner.get_session("ann", "silent").events if e.content]
+        assert texts == ["hi", "echo: hi (turn 1)", "again", "echo: again (turn 2)"]
+    finally:
+        for pid in stopped:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -61,6 +61,9 @@ __all__ = ["SessionActor", "SessionArgs"]
 
 #: How long a cancelled or timed-out run may take to stop before it is killed.
 CANCEL_GRACE = 2.0
+#: A run actor that has not answered Init after this long is presumed lost (killed
+#: before it reported in, Thespian may never say that it exited) and is replaced.
+RUN_ACTOR_INIT_WAIT = 10.0
 #: A prepared (blank) run actor serves a session of at most this many events: they
 #: travel in its first StartRun. A longer history is handed over by forking instead.
 BLANK_RUN_MAX_EVENTS = 100
@@ -140,7 +143,7 @@ class SessionActor(GenServer):
         blank, self._blank_run = self._blank_run, None
         if blank is not None and len(self.events) <= BLANK_RUN_MAX_EVENTS:
             self.spare, self.spare_count = blank, 0
-            self.send(blank, Init(args=None, supervisor=self.myAddress))
+            self._init_run_actor(blank)
         else:
             if blank is not None:
                 self.send(blank, Shutdown())
@@ -224,7 +227,29 @@ class SessionActor(GenServer):
         _handoff.SNAPSHOT = {"events": self.events}
         self.spare = self.createActor(RunActor)
         self.spare_count = len(self.events)
-        self.send(self.spare, Init(args=None, supervisor=self.myAddress))
+        self._init_run_actor(self.spare)
+
+    def _init_run_actor(self, actor: Any) -> None:
+        """Send a run actor its Init, and check in RUN_ACTOR_INIT_WAIT that it answered."""
+        self.send(actor, Init(args=None, supervisor=self.myAddress))
+        self.send_after(RUN_ACTOR_INIT_WAIT, ("run-actor-init", actor))
+
+    def _replace_if_silent(self, actor: Any) -> None:
+        """A run actor that never answered its Init is presumed lost: a spare is replaced;
+        a run waiting on it starts again on a new one (it never reported in, so it ran
+        nothing; whatever it might still send is ignored, see handle_info)."""
+        if self.spare is not None and self.spare == actor and self.spare_pid is None:
+            self.spare = None
+            self.send(actor, Shutdown())
+            self._fork_spare()
+            return
+        run = self.active
+        if run is not None and run.actor == actor and run.pid is None and run.outcome is None:
+            self.slog.warning("run actor never reported in; starting the run on a new one", run=run.request.run_id)
+            self.send(actor, Shutdown())
+            run.actor = None
+            self.active = None
+            self._begin(run)
 
     def _begin(self, run: _Run) -> None:
         warm = self.spare is not None
@@ -253,8 +278,8 @@ class SessionActor(GenServer):
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, RunOutput):
             run = self.active
-            if run is None or message.run_id != run.request.run_id:
-                return  # a run that has ended already (timed out, cancelled)
+            if run is None or message.run_id != run.request.run_id or sender != run.actor:
+                return  # a run that has ended already (timed out, cancelled), or a replaced actor
             held: list[Any] = []
             self._held = (run, held)
             try:
@@ -390,6 +415,9 @@ class SessionActor(GenServer):
             return
         kind = payload[0]
         run = self.active
+        if kind == "run-actor-init":
+            self._replace_if_silent(payload[1])
+            return
         if kind == "after-turn":
             self.after_turn_armed = False
             self._flush_log()
