@@ -240,13 +240,13 @@ class SessionActor(GenServer):
         nothing; whatever it might still send is ignored, see handle_info)."""
         if self.spare is not None and self.spare == actor and self.spare_pid is None:
             self.spare = None
-            self.send(actor, Shutdown())
+            self._discard(actor, None)
             self._fork_spare()
             return
         run = self.active
         if run is not None and run.actor == actor and run.pid is None and run.outcome is None:
             self.slog.warning("run actor never reported in; starting the run on a new one", run=run.request.run_id)
-            self.send(actor, Shutdown())
+            self._discard(actor, None)
             run.actor = None
             self.active = None
             self._begin(run)
