@@ -95,6 +95,38 @@ def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> Non
     wait_until(lambda: not find_marked_processes(served["marker"]), timeout=5, message="no process left behind")
 
 
+THREADED_CLIENT = """
+import json, sys, threading
+from adk_actors.runtime import Host
+host = Host.connect(int(sys.argv[1]))
+runner = host.runner("weather_bot")
+answers, errors = {}, []
+def one(i):
+    try:
+        runner.create_session("threads", f"t{i}")
+        events = list(runner.run("threads", f"t{i}", "What's the weather in Oslo?"))
+        answers[i] = [e.content.text for e in events if e.content is not None and e.content.text]
+        runner.get_state("threads", f"t{i}")
+    except BaseException as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+for t in threads: t.start()
+for t in threads: t.join(60)
+print(json.dumps({"answers": answers, "errors": errors, "sessions": len(runner.list_sessions("threads"))}))
+host.disconnect()
+"""
+
+
+def test_a_client_attached_to_a_running_host_may_use_one_runner_from_many_threads(served: dict[str, Any]) -> None:
+    done = subprocess.run([sys.executable, "-c", THREADED_CLIENT, served["port"]], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["errors"] == [] and result["sessions"] == 20
+    assert len(result["answers"]) == 20
+    assert all(any("-3 °C and snow in Oslo" in text for text in said) for said in result["answers"].values())
+
+
 def test_second_serve_on_a_busy_port_fails_at_once(served: dict[str, Any]) -> None:
     began = time.monotonic()
     second = cli("serve", "--config", str(served["config"]), timeout=30)

@@ -180,6 +180,36 @@ def test_fifty_sessions_in_parallel(host: Host) -> None:
     assert all(results[i] == [f"msg {i}", f"echo: msg {i} (turn 1)"] for i in range(50))
 
 
+def test_one_runner_used_from_many_threads_at_once(host: Host) -> None:
+    """Session CRUD, turns and service calls from 30 threads sharing one Runner (a
+    Thespian endpoint serves one thread at a time: each call needs its own)."""
+    runner = host.runner("echo")
+    errors: list[BaseException] = []
+    seen: dict[int, tuple[dict[str, Any], list[str], int]] = {}
+
+    def one(i: int) -> None:
+        try:
+            runner.create_session("many", f"t{i}", state={"n": i})
+            state = runner.get_state("many", f"t{i}")
+            said = texts(list(runner.run("many", f"t{i}", f"hi {i}")))
+            listed = len(runner.list_sessions("many"))
+            runner.search_memory("many", "nothing")
+            seen[i] = (state, said, listed)
+            runner.delete_session("many", f"t{i}")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(30)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors[:3]
+    assert all(seen[i][0]["n"] == i and seen[i][1] == [f"hi {i}", f"echo: hi {i} (turn 1)"] for i in range(30))
+    assert all(1 <= seen[i][2] <= 30 for i in range(30))
+    assert runner.list_sessions("many") == []
+
+
 def test_a_run_that_never_ends_meets_the_hosts_deadline_and_frees_its_session(tmp_path: Path, actor_system: Any) -> None:
     """No RunConfig timeout: the host's run_timeout ends a run whose tool blocks far
     longer, with one RunFailed(timeout); the turn queued behind it then runs, and so do

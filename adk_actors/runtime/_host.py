@@ -23,6 +23,7 @@ actor system if the host started it.
 
 from __future__ import annotations
 
+import threading
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,7 @@ class Host:
         self._owns_system = system is None
         self.root: SupervisorClient | None = None
         self._partitions: list[Any] = []
+        self._partitions_lock = threading.Lock()
 
     def start(self) -> Host:
         Path(self.config.data_dir).mkdir(parents=True, exist_ok=True)
@@ -190,17 +192,23 @@ class Host:
     # -- routing ------------------------------------------------------------------------------
 
     def partitions(self, refresh: bool = False) -> list[Any]:
-        if self.root is None:
-            raise HostError("the host is not running")
-        if refresh or not self._partitions:
-            sessions = self.root.child("sessions")
-            if sessions.address is None:
-                raise HostError("the session supervisor is restarting")
-            infos = SupervisorClient(self.system, sessions.address).which_children()
-            self._partitions = [info.address for info in infos]
-        if any(address is None for address in self._partitions):
-            raise HostError("a session partition is restarting")
-        return self._partitions
+        """The session partitions' addresses (asked once, again with ``refresh``).
+        Safe from any thread: the asking is done under a lock, from a private endpoint
+        (a Thespian endpoint serves one thread at a time)."""
+        with self._partitions_lock:
+            root = self.root
+            if root is None:
+                raise HostError("the host is not running")
+            if refresh or not self._partitions:
+                with self.system.private() as endpoint:
+                    sessions = SupervisorClient(endpoint, root.address, timeout=root.timeout).child("sessions")
+                    if sessions.address is None:
+                        raise HostError("the session supervisor is restarting")
+                    infos = SupervisorClient(endpoint, sessions.address).which_children()
+                self._partitions = [info.address for info in infos]
+            if any(address is None for address in self._partitions):
+                raise HostError("a session partition is restarting")
+            return self._partitions
 
     def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
         partitions = self.partitions(refresh)

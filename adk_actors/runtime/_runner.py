@@ -15,11 +15,11 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
-from supervision import Call, CallError, CallTimeout, ErrorReply, Reply, ServerNotRunning, call
+from supervision import Call, CallError, CallTimeout, ErrorReply, Reply, ServerNotRunning, SupervisorClient, call
 from supervision._client import ask_delivered
 from supervision._exceptions import error_for_code
 from supervision._system import process_alive
@@ -58,6 +58,8 @@ _MAX_IDLE_ENDPOINTS = 256
 #: How long a request sent straight to a session actor waits for its first answer
 #: before the run's stream takes over (a refused connection answers sooner).
 _FIRST_WAIT = 0.2
+
+_T = TypeVar("_T")
 
 
 class _NotTaken(Exception):
@@ -133,29 +135,49 @@ class Runner:
             except CallTimeout as exc:
                 raise HostError(f"no answer from the host within {self.call_timeout} s") from exc
 
+    def _call(self, request: Any, session_id: str, user_id: str) -> Any:
+        """Call the partition owning the session from an endpoint of this call's own
+        (leased like a run's): a Runner may be used from many threads at once, and a
+        Thespian endpoint from one at a time only."""
+        return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id))
+
+    def _on_endpoint(self, work: Callable[[Any], _T]) -> _T:
+        """``work(context)`` on a leased endpoint, kept for reuse only if it got an
+        answer (a value or a typed error): after a timeout a late reply may still come."""
+        endpoint = self._lease_endpoint()
+        try:
+            result = work(endpoint.context)
+            endpoint.clean = True
+            return result
+        except (HostError, CallTimeout):
+            raise
+        except Exception:
+            endpoint.clean = True
+            raise
+        finally:
+            self._return_endpoint(endpoint)
+
     def create_session(self, user_id: str, session_id: str | None = None,
                        state: dict[str, Any] | None = None) -> SessionInfo:
         session_id = session_id or uuid.uuid4().hex
-        result: SessionInfo = self._request(self.host.system, CreateSession(self.app_name, user_id, session_id,
-                                                                            dict(state or {})), session_id, user_id)
+        result: SessionInfo = self._call(CreateSession(self.app_name, user_id, session_id, dict(state or {})),
+                                         session_id, user_id)
         return result
 
     def get_session(self, user_id: str, session_id: str) -> SessionInfo:
-        result: SessionInfo = self._request(self.host.system, GetSession(self.app_name, user_id, session_id),
-                                            session_id, user_id)
+        result: SessionInfo = self._call(GetSession(self.app_name, user_id, session_id), session_id, user_id)
         return result
 
     def get_state(self, user_id: str, session_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._request(self.host.system, GetState(self.app_name, user_id, session_id),
-                                               session_id, user_id)
+        result: dict[str, Any] = self._call(GetState(self.app_name, user_id, session_id), session_id, user_id)
         return result
 
     def list_sessions(self, user_id: str) -> list[SessionInfo]:
-        result: list[SessionInfo] = self._request(self.host.system, ListSessions(self.app_name, user_id), "", user_id)
+        result: list[SessionInfo] = self._call(ListSessions(self.app_name, user_id), "", user_id)
         return result
 
     def delete_session(self, user_id: str, session_id: str) -> None:
-        self._request(self.host.system, DeleteSession(self.app_name, user_id, session_id), session_id, user_id)
+        self._call(DeleteSession(self.app_name, user_id, session_id), session_id, user_id)
 
     def add_session_to_memory(self, user_id: str, session_id: str) -> int:
         """Index a session's text events in the host's memory; returns how many entries."""
@@ -202,25 +224,29 @@ class Runner:
         if root is None:
             raise HostError("the host is not running")
         deadline = time.monotonic() + self.call_timeout
-        while True:
-            info = root.child(child_id)
-            if info.address is not None:
-                try:
-                    return call(self.host.system, info.address, request, timeout=self.call_timeout)
-                except ServerNotRunning:
-                    pass
-                except CallError as exc:
-                    raise _typed(exc) from None
-            if time.monotonic() >= deadline:
-                raise HostError(f"the {child_id} service did not answer within {self.call_timeout} s")
-            time.sleep(0.02)
+
+        def ask(context: Any) -> Any:
+            while True:
+                info = SupervisorClient(context, root.address, timeout=self.call_timeout).child(child_id)
+                if info.address is not None:
+                    try:
+                        return call(context, info.address, request, timeout=self.call_timeout)
+                    except ServerNotRunning:
+                        pass
+                    except CallError as exc:
+                        raise _typed(exc) from None
+                if time.monotonic() >= deadline:
+                    raise HostError(f"the {child_id} service did not answer within {self.call_timeout} s")
+                time.sleep(0.02)
+
+        return self._on_endpoint(ask)
 
     def cancel(self, run_id: str) -> None:
         """Cancel a run of this Runner that has not ended (else ``invalid_request``)."""
         if run_id not in self._runs:
             raise CallError(f"no run {run_id!r} in progress on this runner", code="invalid_request")
         user_id, session_id = self._runs[run_id]
-        self._request(self.host.system, CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
+        self._call(CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 
     # -- runs ---------------------------------------------------------------------------------
 
