@@ -9,7 +9,7 @@ import pytest
 
 from adk_actors import Content, Event
 from adk_actors._types import EventActions
-from adk_actors.store import RunExists, SQLiteSessionStore, StoreError
+from adk_actors.store import RunExists, SQLiteSessionStore, StoreError, _sqlite
 
 
 def event(text: str, author: str = "user", delta: dict[str, Any] | None = None) -> Event:
@@ -119,10 +119,21 @@ def _write_while_held(store: SQLiteSessionStore, target: Any, hold: float, kill:
     return [e.content.text for e in store.get_session("app", "ann", "s1").events if e.content]
 
 
-def test_a_writer_killed_inside_its_transaction_holds_up_no_one(store: SQLiteSessionStore, tmp_path: Path) -> None:
+# Writers queue in gates chosen by process id before the writer lock: one gate for all
+# (the two processes queue in the same gate), or so many that two pids never share one.
+GATES = pytest.mark.parametrize("gates", [1, 2**22 + 1], ids=["same gate", "different gates"])
+
+
+@GATES
+def test_a_writer_killed_inside_its_transaction_holds_up_no_one(store: SQLiteSessionStore, tmp_path: Path,
+                                                                 gates: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_sqlite, "WRITER_GATES", gates)
     assert _write_while_held(store, str(tmp_path / "sessions.db"), hold=60, kill=True) == ["waited"]
 
 
-def test_a_store_object_inherited_through_fork_takes_a_lock_of_its_own(store: SQLiteSessionStore) -> None:
-    store.append_event("app", "ann", "s1", event("before"))  # this process's lock file is open now
+@GATES
+def test_a_store_object_inherited_through_fork_takes_a_lock_of_its_own(store: SQLiteSessionStore, gates: int,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_sqlite, "WRITER_GATES", gates)
+    store.append_event("app", "ann", "s1", event("before"))  # this process's lock files are open now
     assert _write_while_held(store, store, hold=0.6, kill=False) == ["before", "waited"]
