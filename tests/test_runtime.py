@@ -180,6 +180,29 @@ def test_fifty_sessions_in_parallel(host: Host) -> None:
     assert all(results[i] == [f"msg {i}", f"echo: msg {i} (turn 1)"] for i in range(50))
 
 
+def test_a_run_output_from_any_actor_but_the_runs_own_is_ignored(host: Host, actor_system: Any) -> None:
+    """A session actor takes a run's events and outcome only from that run's actor: a
+    forged RunOutput with the run's id, sent mid-run by another endpoint, neither
+    reaches the history nor ends the run."""
+    from adk_actors import Content, Event
+    from adk_actors.runtime._run import RunOutcome, RunOutput
+
+    runner = host.runner("sleepy")
+    runner.create_session("u", "forge")
+    assert texts(list(runner.run("u", "forge", "hello"))) == ["hello", "awake: hello"]
+    key = session_key("sleepy", "u", "forge")
+    session = next(i for i in SupervisorClient(host.system, host.partition_for("sleepy", "u", "forge"))
+                   .which_children() if i.id == key)
+    thread, box = in_thread(lambda: texts(list(runner.run("u", "forge", "sleep 1", run_id="run-forge"))))
+    wait_until(lambda: len(runner.get_session("u", "forge").events) >= 4, timeout=10)  # the tool call is stored
+    forged = Event(author="sleepy", invocation_id="run-forge", content=Content.model("forged"))
+    actor_system.tell(session.address, RunOutput("run-forge", [forged], RunOutcome("run-forge", True)))
+    thread.join(15)
+    assert box.get("result") == ["sleep 1", "woke up"], box
+    history = texts(runner.get_session("u", "forge").events)
+    assert "forged" not in history and history[-1] == "woke up"
+
+
 def test_one_runner_used_from_many_threads_at_once(host: Host) -> None:
     """Session CRUD, turns and service calls from 30 threads sharing one Runner (a
     Thespian endpoint serves one thread at a time: each call needs its own)."""
