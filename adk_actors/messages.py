@@ -192,3 +192,6 @@ class SessionInfo:
     state: dict[str, Any]
     events: list[Event]
     last_update_time: float
+    #: A hint from CreateSession: (address, pid) of the session actor being activated
+    #: for it, so the first turn can go straight there; None when there is none.
+    session_actor: tuple[Any, int] | None = field(default=None, compare=False, repr=False)

@@ -67,6 +67,30 @@ def test_a_new_sessions_first_turn_runs_on_processes_started_ahead_of_time(poole
     assert actor not in refilled
 
 
+def test_a_new_sessions_first_turn_goes_straight_to_the_actor_activated_for_it(pooled_host: Host) -> None:
+    """CreateSession's answer names the pooled actor the session is being activated on,
+    and the first turn goes there without its partition: it is answered with the
+    partition stopped (SIGSTOP)."""
+    pooled = full_pool(pooled_host)
+    runner = pooled_host.runner("echo", call_timeout=3.0)
+    info = runner.create_session("ann", "direct")
+    assert info.session_actor is not None and info.session_actor[1] in pooled
+    key, actor_pid = session_key("echo", "ann", "direct"), info.session_actor[1]
+    wait_until(lambda: any(i.id == key and i.status == "running" and i.pid == actor_pid
+                           for i in SupervisorClient(pooled_host.system, pooled_host.partitions()[0]).which_children()),
+               timeout=10)
+    assert pooled_host.root is not None
+    partitions = SupervisorClient(pooled_host.system, pooled_host.root.child("sessions").address).which_children()
+    partition_pid = partitions[0].pid
+    assert partition_pid is not None
+    os.kill(partition_pid, signal.SIGSTOP)
+    try:
+        assert last_text(list(runner.run("ann", "direct", "hello"))) == "echo: hello (turn 1)"
+    finally:
+        os.kill(partition_pid, signal.SIGCONT)
+    assert last_text(list(runner.run("ann", "direct", "again"))) == "echo: again (turn 2)"
+
+
 def test_a_long_session_gets_a_run_actor_forked_with_its_history(pooled_host: Host, tmp_path: Path) -> None:
     store = SQLiteSessionStore(tmp_path / "data" / "sessions.db")
     store.create_session("echo", "ann", "long")

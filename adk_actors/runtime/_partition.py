@@ -110,6 +110,7 @@ def cpu_idle_counters() -> tuple[int, int] | None:
 class _Pooled:
     address: Any
     pid: int | None = None  # known once it answered Prepared: it is up and prepared
+    reserved_for: str | None = None  # the session key it is about to be activated for
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun)
@@ -170,8 +171,9 @@ class SessionPartition(Supervisor):
                 data = self.store.create_session(request.app_name, request.user_id, session_id, dict(request.state))
             except SessionExists as exc:
                 raise CallError(str(exc), code="session_exists") from None
-            self._activate_early(request.app_name, request.user_id, session_id)
-            return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time)
+            actor = self._activate_early(request.app_name, request.user_id, session_id)
+            return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time,
+                               session_actor=actor)
         if isinstance(request, DeleteSession):
             self._check_app(request.app_name)
             self._enqueue(self._delete_job(request, caller))
@@ -205,16 +207,23 @@ class SessionPartition(Supervisor):
         self._queue_activation(key, request)
         return FORWARDED
 
-    def _activate_early(self, app_name: str, user_id: str, session_id: str) -> None:
+    def _activate_early(self, app_name: str, user_id: str, session_id: str) -> tuple[Any, int] | None:
         """A session just created is about to get its first turn: if a pooled session
-        actor is ready, activate the session now (no fork; the first turn then finds
-        it running or starting). With the pool empty, nothing: it is activated by its
-        first request, as any stored session."""
+        actor is ready, reserve it for the session and activate the session on it now
+        (no fork; the first turn then finds it running or starting). Returns that
+        actor's (address, pid), for the creator's first turn to go straight there (one
+        hop less); with the pool empty, None: the session is activated by its first
+        request, as any stored session."""
         key = session_key(app_name, user_id, session_id)
-        if not self._ready_pool() or key in self.pending or self._session_child(key):
-            return
+        ready = self._ready_pool()
+        if not ready or key in self.pending or self._session_child(key):
+            return None
+        pooled = ready[0]
+        pooled.reserved_for = key
+        assert pooled.pid is not None  # ready
         self.pending[key] = []
         self._queue_activation(key, GetState(app_name, user_id, session_id))
+        return pooled.address, pooled.pid
 
     def _queue_activation(self, key: str, request: Any) -> None:
         """Have ``key``'s session actor started by the next activation job (``request``
@@ -239,7 +248,7 @@ class SessionPartition(Supervisor):
         self.activation_queued = False
         # As many at once as pooled processes are ready (at least one): forking many
         # at once would only make them compete for the CPU (measured: worse).
-        take = max(1, len(self._ready_pool()))
+        take = max(1, sum(1 for p in self.pool if p.pid is not None))  # reserved ones too
         keys = list(self.to_activate)[:take]
         batch = {key: self.to_activate.pop(key) for key in keys}
         if self.to_activate:
@@ -259,6 +268,9 @@ class SessionPartition(Supervisor):
             children.append(_Child(spec))
         self._children.extend(children)
         failures = yield from self._start_concurrently(children)
+        for pooled in self.pool:  # reserved for a session of this batch and not used: free again
+            if pooled.reserved_for in batch:
+                pooled.reserved_for = None
         for child in children:
             failure = failures.get(child.spec.id)
             if failure is not None:
@@ -275,16 +287,21 @@ class SessionPartition(Supervisor):
         """A pooled session actor that is up (else a new one), for a session actor's
         (re)start."""
         if child_class is SessionActor:
-            while self.pool and self.pool[0].pid is not None:
-                pooled = self.pool.pop(0)
+            while True:
+                pooled = next((p for p in self.pool if p.pid is not None and p.reserved_for == spec.id), None)
+                pooled = pooled or next(iter(self._ready_pool()), None)
+                if pooled is None:
+                    break
+                self.pool.remove(pooled)
                 self._arm_refill()
                 if pooled.pid is not None and process_alive(pooled.pid):
                     return pooled.address
         return super().spawn(child_class, spec)
 
     def _ready_pool(self) -> list[_Pooled]:
-        """The pooled session actors that are up and prepared (they answered Prepared)."""
-        return [p for p in self.pool if p.pid is not None]
+        """The pooled session actors that are up and prepared (they answered Prepared),
+        and not reserved for a session about to be activated."""
+        return [p for p in self.pool if p.pid is not None and p.reserved_for is None]
 
     def _arm_refill(self) -> None:
         if not self.refill_armed and len(self.pool) < self.config.session_pool:

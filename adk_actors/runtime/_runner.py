@@ -47,6 +47,7 @@ from ..messages import (
     RunMessages,
     RunRequest,
     SessionInfo,
+    session_key,
 )
 
 __all__ = ["Runner"]
@@ -162,6 +163,8 @@ class Runner:
         session_id = session_id or uuid.uuid4().hex
         result: SessionInfo = self._call(CreateSession(self.app_name, user_id, session_id, dict(state or {})),
                                          session_id, user_id)
+        if result.session_actor is not None:  # being activated there: the first turn goes straight to it
+            self._remember_session_actor(session_key(self.app_name, user_id, session_id), *result.session_actor)
         return result
 
     def get_session(self, user_id: str, session_id: str) -> SessionInfo:
@@ -332,10 +335,13 @@ class Runner:
         session's actor is, for the next turns."""
         accepted: RunAccepted = self._request(endpoint.context, request, request.session_id, request.user_id)
         if accepted.session is not None:
-            if len(self._session_actors) >= _MAX_KNOWN_SESSIONS:
-                self._session_actors.clear()
-            self._session_actors[request.key] = (accepted.session, accepted.session_pid)
+            self._remember_session_actor(request.key, accepted.session, accepted.session_pid)
         return accepted
+
+    def _remember_session_actor(self, key: str, address: Any, pid: int) -> None:
+        if len(self._session_actors) >= _MAX_KNOWN_SESSIONS:
+            self._session_actors.clear()
+        self._session_actors[key] = (address, pid)
 
     def _stream(self, leased: _Endpoint, accepted: RunAccepted, first: Any, ref: Any,
                 run_config: RunConfig | None) -> Iterator[Event]:
