@@ -15,7 +15,10 @@ request gets them in ``RunMessages`` envelopes, same order, same single terminal
 The reply's ``RunAccepted.session`` lets later requests for the session skip the
 partition; a request sent there with ``reply_accepted=False`` gets no
 ``RunAccepted`` (the caller knows the session already): its first answer is the
-run's first message, or an ``ErrorReply``.
+run's first message, or an ``ErrorReply``. ``CreateSession``'s ``SessionInfo``
+may name the session actor being activated for the new session
+(``session_actor``), for its first turn to be sent there the same way (answered
+``not_running`` if it is not up yet: then ask the partition).
 """
 
 from __future__ import annotations
@@ -48,8 +51,9 @@ __all__ = [
 ]
 
 #: 2 added ``RunRequest.batched``, ``RunMessages`` and ``RunAccepted.session`` (all optional);
-#: 3 added ``RunRequest.reply_accepted`` (optional).
-PROTOCOL_VERSION = 3
+#: 3 added ``RunRequest.reply_accepted`` (optional);
+#: 4 added ``SessionInfo.session_actor`` (optional).
+PROTOCOL_VERSION = 4
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running")
