@@ -17,7 +17,9 @@ Session pool: a partition keeps up to ``session_pool`` session actors started ah
 of need, each with a blank run actor of its own (``prepare``). An activation or a
 restart takes one, which only gets ``Init`` (it opens the store and loads the
 session), instead of forking two processes on the first turn's path; a session just
-created is activated at once while one is ready (its first turn is about to come).
+created is activated at once while one is ready (its first turn is about to come):
+that one is reserved for it and named in the answer to ``CreateSession``, so the
+creator's first turn can go straight to it.
 The pool is refilled as
 background work: one process pair per ``POOL_REFILL_INTERVAL`` seconds, only while no
 activation is in progress and the machine's CPUs were at least ``POOL_REFILL_IDLE``
