@@ -19,7 +19,7 @@ from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._session import BLANK_RUN_MAX_EVENTS
 from adk_actors.store import SQLiteSessionStore
 from supervision import SupervisorClient, call
-from supervision.testing import children_of, wait_until
+from supervision.testing import children_of, pid_alive, wait_until
 
 
 @pytest.fixture
@@ -247,3 +247,21 @@ def test_a_run_actor_that_never_reports_in_is_replaced_and_its_late_output_ignor
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_host_stopped_while_pooled_actors_are_reserved_leaves_no_process(actor_system: Any, tmp_path: Path) -> None:
+    """Sessions created just before the host stops: their pooled actors are reserved
+    and not yet activated; every pooled process still goes with the host."""
+    import runtime_agents
+
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, session_pool=3)
+    host = Host(config, system=actor_system).start()
+    try:
+        pooled = full_pool(host, 3)
+        blank_runs = [run for pid in pooled for run in children_of(pid)]
+        runner = host.runner("echo")
+        assert all(runner.create_session("ann", f"s{i}").session_actor is not None for i in range(3))
+    finally:
+        host.stop()
+    wait_until(lambda: not any(pid_alive(pid) for pid in pooled + blank_runs), timeout=10,
+               message="every pooled process stopped with the host")

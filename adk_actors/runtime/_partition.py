@@ -357,8 +357,8 @@ class SessionPartition(Supervisor):
         super()._on_child_exited(message, sender)
 
     def _extra_processes(self) -> tuple[list[Any], bool]:
-        ready = self._ready_pool()
-        return [p.address for p in ready], len(ready) < len(self.pool)
+        up = [p for p in self.pool if p.pid is not None]  # reserved ones too
+        return [p.address for p in up], len(up) < len(self.pool)
 
     def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
         for request, caller in self.pending.pop(child_id, []):
