@@ -91,6 +91,20 @@ def test_a_new_sessions_first_turn_goes_straight_to_the_actor_activated_for_it(p
     assert last_text(list(runner.run("ann", "direct", "again"))) == "echo: again (turn 2)"
 
 
+def test_the_actor_named_at_creation_killed_before_the_first_turn_costs_no_turn(pooled_host: Host) -> None:
+    """kill -9 of the pooled actor a new session is being activated on, right after
+    CreateSession named it: the first turn still gets its answer (through the
+    partition, on a restarted session actor), and so does the next."""
+    full_pool(pooled_host)
+    runner = pooled_host.runner("echo")
+    info = runner.create_session("ann", "doomed")
+    assert info.session_actor is not None
+    os.kill(info.session_actor[1], signal.SIGKILL)
+    assert last_text(list(runner.run("ann", "doomed", "hello"))) == "echo: hello (turn 1)"
+    assert session_pid(pooled_host, "echo", "ann", "doomed") != info.session_actor[1]
+    assert last_text(list(runner.run("ann", "doomed", "again"))) == "echo: again (turn 2)"
+
+
 def test_a_long_session_gets_a_run_actor_forked_with_its_history(pooled_host: Host, tmp_path: Path) -> None:
     store = SQLiteSessionStore(tmp_path / "data" / "sessions.db")
     store.create_session("echo", "ann", "long")
