@@ -6,6 +6,10 @@ after ``RunDone``; ``RunFailed`` raises :class:`RunFailedError`. It never hangs:
 while waiting it checks that the session actor is alive; a session actor that died
 is restarted by its partition and reports the run as interrupted, and if nobody
 does within ``orphan_grace`` seconds the run fails with reason ``killed``.
+
+One Runner may be used from many threads at once: every call and every run leases
+a Thespian endpoint of its own (an endpoint serves one thread at a time), kept for
+later calls once its answer came.
 """
 
 from __future__ import annotations
