@@ -102,7 +102,7 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
             out["pss_kb_per_active_session"] = statistics.median(pss) if pss else 0
             sessions = len(runner.list_sessions("c")) + len(runner.list_sessions("u"))
             db = Path(config.store_path)
-            size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*"))
+            size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
             out["bytes_per_stored_session_db"] = size / max(sessions, 1)
 
             key = session_key("bench", "u", "long")

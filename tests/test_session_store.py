@@ -119,21 +119,145 @@ def _write_while_held(store: SQLiteSessionStore, target: Any, hold: float, kill:
     return [e.content.text for e in store.get_session("app", "ann", "s1").events if e.content]
 
 
-# Writers queue in gates chosen by process id before the writer lock: one gate for all
-# (the two processes queue in the same gate), or so many that two pids never share one.
-GATES = pytest.mark.parametrize("gates", [1, 2**22 + 1], ids=["same gate", "different gates"])
-
-
-@GATES
-def test_a_writer_killed_inside_its_transaction_holds_up_no_one(store: SQLiteSessionStore, tmp_path: Path,
-                                                                 gates: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_sqlite, "WRITER_GATES", gates)
+def test_a_writer_killed_inside_its_transaction_holds_up_no_one(store: SQLiteSessionStore, tmp_path: Path) -> None:
     assert _write_while_held(store, str(tmp_path / "sessions.db"), hold=60, kill=True) == ["waited"]
 
 
-@GATES
-def test_a_store_object_inherited_through_fork_takes_a_lock_of_its_own(store: SQLiteSessionStore, gates: int,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_sqlite, "WRITER_GATES", gates)
+def test_a_store_object_inherited_through_fork_takes_a_lock_of_its_own(store: SQLiteSessionStore) -> None:
     store.append_event("app", "ann", "s1", event("before"))  # this process's lock files are open now
     assert _write_while_held(store, store, hold=0.6, kill=False) == ["before", "waited"]
+
+
+# -- the writers' queue (_sqlite._WriterLock), process against process ----------------------
+
+def _queued_writer(path: str, name: str, log: str, hold_fd: int | None) -> None:
+    """In a child process: take the writer lock, note ``name`` in ``log``, then hold
+    the lock until ``hold_fd`` is readable (if given), and let it go."""
+    import os
+
+    lock = _sqlite._WriterLock(path)
+    lock.acquire()
+    with open(log, "a") as out:
+        out.write(name + "\n")
+    if hold_fd is not None:
+        os.read(hold_fd, 1)
+    lock.release()
+
+
+def _tickets(path: str) -> int:
+    import struct
+
+    raw = (Path(path) / "ticket").read_bytes()
+    return int(struct.unpack("<Q", raw)[0]) if len(raw) == 8 else 0
+
+
+class _Queue:
+    """Writers started one after another, each once the one before has taken its
+    ticket: a holder first, then waiters."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        import multiprocessing
+        import os
+
+        self.path, self.log = str(tmp_path / "db-writers"), str(tmp_path / "order.log")
+        self.context = multiprocessing.get_context("fork")
+        self.release_read, self.release_write = os.pipe()
+        self.children: dict[str, Any] = {}
+
+    def start(self, name: str, hold: bool = False) -> Any:
+        from supervision.testing import wait_until
+
+        before = _tickets(self.path) if Path(self.path, "ticket").exists() else 0
+        child = self.context.Process(target=_queued_writer,
+                                     args=(self.path, name, self.log, self.release_read if hold else None))
+        child.start()
+        self.children[name] = child
+        wait_until(lambda: Path(self.path, "ticket").exists() and _tickets(self.path) == before + 1, timeout=10,
+                   message=f"{name} took its ticket")
+        return child
+
+    def order(self) -> list[str]:
+        return Path(self.log).read_text().split() if Path(self.log).exists() else []
+
+    def let_go(self) -> None:
+        import os
+
+        os.write(self.release_write, b"x")
+
+    def close(self) -> None:
+        import os
+
+        for child in self.children.values():
+            if child.is_alive():
+                child.kill()
+            child.join(5)
+        os.close(self.release_read)
+        os.close(self.release_write)
+
+
+def test_writers_are_served_in_the_order_they_came(tmp_path: Path) -> None:
+    """Three writers queue behind one holding the lock. The first of them is stopped
+    (SIGSTOP) when the lock is let go: the others wait for it, not only for the lock
+    (one flock would go to whichever waiter runs first), and once it continues all
+    three go in arrival order."""
+    import os
+    import signal
+    import time
+
+    from supervision.testing import wait_until
+
+    queue = _Queue(tmp_path)
+    try:
+        queue.start("holder", hold=True)
+        first = queue.start("w1")
+        for name in ("w2", "w3"):
+            queue.start(name)
+        os.kill(first.pid, signal.SIGSTOP)
+        queue.let_go()
+        time.sleep(0.5)
+        assert queue.order() == ["holder"]  # w2 and w3 wait for w1's turn
+        os.kill(first.pid, signal.SIGCONT)
+        wait_until(lambda: len(queue.order()) == 4, timeout=10)
+        assert queue.order() == ["holder", "w1", "w2", "w3"]
+    finally:
+        queue.close()
+
+
+def test_a_writer_killed_while_waiting_holds_up_no_one(tmp_path: Path) -> None:
+    """kill -9 of a queued writer: the writers behind it still get their turn."""
+    import os
+    import signal
+
+    from supervision.testing import wait_until
+
+    queue = _Queue(tmp_path)
+    try:
+        queue.start("holder", hold=True)
+        doomed = queue.start("doomed")
+        queue.start("after")
+        os.kill(doomed.pid, signal.SIGKILL)
+        doomed.join(5)
+        queue.let_go()
+        wait_until(lambda: queue.order() == ["holder", "after"], timeout=10)
+    finally:
+        queue.close()
+
+
+def test_a_nested_transaction_takes_no_second_ticket(tmp_path: Path) -> None:
+    """The lock is re-entrant within a process: taken twice, let go twice, it is free
+    for the next process (a second ticket would wait for the first: forever)."""
+    from supervision.testing import wait_until
+
+    lock = _sqlite._WriterLock(str(tmp_path / "db-writers"))
+    lock.acquire()
+    lock.acquire()
+    assert _tickets(str(tmp_path / "db-writers")) == 1
+    lock.release()
+    lock.release()
+    queue = _Queue(tmp_path)
+    try:
+        queue.start("next")
+        wait_until(lambda: queue.order() == ["next"], timeout=10)
+    finally:
+        queue.close()
+        lock.close()
