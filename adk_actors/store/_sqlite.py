@@ -10,18 +10,17 @@ ignored and reported as None), apply the state delta by scope, bump the update
 time. It returns only after COMMIT, so an acknowledged event survives kill -9 of
 any process (``synchronous=NORMAL`` in WAL mode; ``FULL`` also survives power loss).
 
-Writers queue on an OS lock: every write transaction first takes ``flock`` on
-``<file>-writer.lock`` (the kernel wakes the next writer the moment the lock is
-released, and frees it when its holder dies, also by kill -9), then ``BEGIN
-IMMEDIATE``. Without it, many session actors writing one file meet SQLite's busy
-handler, which sleeps 1-100 ms between retries (and polling the lock in short steps
-instead is no better): with 100 busy sessions on 2 cores, the OS lock gave ~10% more
-turns per second and a third lower median turn latency (bench/turns.py). Readers
-never wait (WAL). The wait for the lock has no timeout of its own: the lock is held
-only while one of our processes runs a transaction of its own statements, and the
-kernel frees it when that process dies; a holder stopped mid-transaction (SIGSTOP)
-holds up every writer until it continues or dies. A program that opens the file
-without this class still works: it just meets the busy handler again.
+Writers queue on OS locks: every write transaction first takes its turn in a
+first-come, first-served queue of ``flock``s in ``<file>-writers/`` (see
+``_WriterLock``: the kernel wakes the next writer the moment one is done, and frees
+a dead writer's locks, also after kill -9), then ``BEGIN IMMEDIATE``. Without it,
+many session actors writing one file meet SQLite's busy handler, which sleeps 1-100
+ms between retries (and polling in short steps is no better). Readers never wait
+(WAL). The wait for one's turn has no timeout of its own: a turn is held only while
+one of our processes runs a transaction of its own statements, and the kernel frees
+it when that process dies; a process stopped (SIGSTOP) in its transaction or in the
+queue holds up every writer behind it until it continues or dies. A program that
+opens the file without this class still works: it just meets the busy handler again.
 """
 
 from __future__ import annotations
@@ -330,7 +329,9 @@ class _WriterLock:
     Why: on one ``flock``, the kernel wakes every waiter at each release and the first
     one scheduled wins. With 100 session actors writing at once on 2 cores, ~50 woke
     for each commit and some lost the race again and again (p99 ~4x the median). In
-    a queue each waits its turn (numbers in the README: a p99 about 30% lower).
+    a queue each waits its turn: in that burst the p99 is about half, for 5-10% fewer
+    turns per second (a queued writer waiting for the CPU holds up the ones behind
+    it), and a turn alone costs ~0.1 ms more (numbers in the README).
 
     A writer that dies while waiting frees its slot: the one after it may then run
     alongside the one before it, and SQLite's own lock (``BEGIN IMMEDIATE``, busy
