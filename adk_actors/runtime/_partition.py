@@ -250,7 +250,7 @@ class SessionPartition(Supervisor):
         self.activation_queued = False
         # As many at once as pooled processes are ready (at least one): forking many
         # at once would only make them compete for the CPU (measured: worse).
-        take = max(1, sum(1 for p in self.pool if p.pid is not None))  # reserved ones too
+        take = max(1, len(self._up_pool()))  # reserved ones too
         keys = list(self.to_activate)[:take]
         batch = {key: self.to_activate.pop(key) for key in keys}
         if self.to_activate:
@@ -290,7 +290,7 @@ class SessionPartition(Supervisor):
         (re)start."""
         if child_class is SessionActor:
             while True:
-                pooled = next((p for p in self.pool if p.pid is not None and p.reserved_for == spec.id), None)
+                pooled = next((p for p in self._up_pool() if p.reserved_for == spec.id), None)
                 pooled = pooled or next(iter(self._ready_pool()), None)
                 if pooled is None:
                     break
@@ -300,10 +300,14 @@ class SessionPartition(Supervisor):
                     return pooled.address
         return super().spawn(child_class, spec)
 
+    def _up_pool(self) -> list[_Pooled]:
+        """The pooled session actors that are up and prepared (they answered Prepared)."""
+        return [p for p in self.pool if p.pid is not None]
+
     def _ready_pool(self) -> list[_Pooled]:
-        """The pooled session actors that are up and prepared (they answered Prepared),
-        and not reserved for a session about to be activated."""
-        return [p for p in self.pool if p.pid is not None and p.reserved_for is None]
+        """The pooled session actors that are up and not reserved for a session about to
+        be activated."""
+        return [p for p in self._up_pool() if p.reserved_for is None]
 
     def _arm_refill(self) -> None:
         if not self.refill_armed and len(self.pool) < self.config.session_pool:
@@ -357,7 +361,7 @@ class SessionPartition(Supervisor):
         super()._on_child_exited(message, sender)
 
     def _extra_processes(self) -> tuple[list[Any], bool]:
-        up = [p for p in self.pool if p.pid is not None]  # reserved ones too
+        up = self._up_pool()  # reserved ones too
         return [p.address for p in up], len(up) < len(self.pool)
 
     def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
