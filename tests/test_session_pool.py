@@ -47,6 +47,14 @@ def session_pid(host: Host, app: str, user: str, sid: str) -> int:
     return info.pid
 
 
+def partition_pid(host: Host) -> int:
+    """The pid of the host's (only) session partition."""
+    assert host.root is not None
+    pid = SupervisorClient(host.system, host.root.child("sessions").address).which_children()[0].pid
+    assert pid is not None
+    return pid
+
+
 def last_text(events: list[Any]) -> str:
     return [e.content.text for e in events if e.content is not None and e.content.text][-1]
 
@@ -79,15 +87,12 @@ def test_a_new_sessions_first_turn_goes_straight_to_the_actor_activated_for_it(p
     wait_until(lambda: any(i.id == key and i.status == "running" and i.pid == actor_pid
                            for i in SupervisorClient(pooled_host.system, pooled_host.partitions()[0]).which_children()),
                timeout=10)
-    assert pooled_host.root is not None
-    partitions = SupervisorClient(pooled_host.system, pooled_host.root.child("sessions").address).which_children()
-    partition_pid = partitions[0].pid
-    assert partition_pid is not None
-    os.kill(partition_pid, signal.SIGSTOP)
+    partition = partition_pid(pooled_host)
+    os.kill(partition, signal.SIGSTOP)
     try:
         assert last_text(list(runner.run("ann", "direct", "hello"))) == "echo: hello (turn 1)"
     finally:
-        os.kill(partition_pid, signal.SIGCONT)
+        os.kill(partition, signal.SIGCONT)
     assert last_text(list(runner.run("ann", "direct", "again"))) == "echo: again (turn 2)"
 
 
@@ -199,10 +204,7 @@ def test_no_pool_means_no_processes_ahead_of_time(actor_system: Any, tmp_path: P
         runner.create_session("ann", "s1")
         assert last_text(list(runner.run("ann", "s1", "hi"))) == "echo: hi (turn 1)"
         assert pool_pids(host) == []
-        partition_pid = next(i.pid for i in SupervisorClient(host.system, host.root.child("sessions").address)
-                             .which_children())  # type: ignore[union-attr]
-        assert partition_pid is not None
-        assert children_of(partition_pid) == [session_pid(host, "echo", "ann", "s1")]
+        assert children_of(partition_pid(host)) == [session_pid(host, "echo", "ann", "s1")]
 
 
 def test_a_session_created_while_the_pool_has_a_process_is_active_before_its_first_turn(pooled_host: Host) -> None:
