@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -165,3 +166,14 @@ APPS["calendar"] = "runtime_agents:calendar_agent"
 impatient_agent = LlmAgent(name="impatient", model=ScriptedModel(fallback=_careful), tools=[delete_file],
                            confirmation_policy=ConfirmationPolicy(tools=["delete_file"], timeout=1.0))
 APPS["impatient"] = "runtime_agents:impatient_agent"
+
+
+async def _dawdle(callback_context: Any) -> None:
+    """After the answer: time passes on the worker with next to no CPU used (as when a
+    busy machine preempts it), then one turn of its loop that waits for nothing."""
+    time.sleep(0.05)
+    await asyncio.sleep(0)
+
+
+dawdling_agent = LlmAgent(name="dawdling", model=ScriptedModel(fallback=_echo), after_agent_callback=_dawdle)
+APPS["dawdling"] = "runtime_agents:dawdling_agent"

@@ -274,3 +274,37 @@ def test_a_refused_straight_request_still_gets_its_error(host: Host) -> None:
     assert done.wait(15)
     assert [e.content.text for e in runner.get_session("ann", "s1").events if e.author == "user"] == [
         "sleep 0.5", "sleep 0.5", "sleep 1"]
+
+
+def test_a_worker_held_up_between_the_answer_and_the_end_still_sends_the_turn_as_one_message(host: Host) -> None:
+    """Wall time passes on the run's worker between its answer and its end, with next to
+    no CPU (a busy machine preempting it): the caller still gets the turn in one
+    envelope (and the session committed it in one transaction)."""
+    host.runner("dawdling").create_session("ann", "s1")
+    partition = host.partition_for("dawdling", "ann", "s1")
+    with host.system.private() as endpoint:
+        for text in ("one", "two"):
+            request = RunRequest("dawdling", "ann", "s1", new_message=Content.user(text), batched=True)
+            call(endpoint, partition, request, timeout=10)
+            received = until_terminal(endpoint, request.run_id)
+            assert len(received) == 1 and isinstance(received[0], RunMessages), received
+            # The user's message, the answer, the end.
+            assert [type(m) for m in received[0].messages] == [AdkEvent, AdkEvent, RunDone]
+            assert received[0].messages[1].event.content.text.startswith(f"echo: {text}")
+
+
+def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None:
+    host.runner("sleepy").create_session("ann", "s1")
+    partition = host.partition_for("sleepy", "ann", "s1")
+    with host.system.private() as endpoint:
+        request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 1.5"), batched=True)
+        call(endpoint, partition, request, timeout=10)
+        first = endpoint.listen(10)
+        arrived = time.monotonic()
+        rest = until_terminal(endpoint, request.run_id)
+        ended = time.monotonic()
+    calls = [m for m in flatten([first]) if isinstance(m, AdkEvent) and m.event.content is not None
+             and m.event.content.function_calls]
+    assert calls and calls[0].event.content.function_calls[0].name == "sleep_for", first
+    assert ended - arrived > 1.0  # it came while the tool slept, not with the run's end
+    assert isinstance(flatten(rest)[-1], RunDone)

@@ -6,11 +6,15 @@ actor's life) and waits as a warm spare until ``StartRun``; then runs the engine
 that thread. Events come back to the main thread through a queue and a ``Doorbell``
 (an ``os.pipe`` watched with ``ThespianWatch``: a send made inside a long handler
 would leave only when it returns), rung once per batch, not per event. A non-partial
-event is held by the worker for at most ``FINAL_WINDOW`` (2 ms, a timer of the
-worker's own loop) so that what follows it in that time, the outcome included,
-leaves with it: a fast turn costs the main thread one wakeup and the session one
-message. Partial events are signalled at once and leading-edge batched by the main
-thread (the first of a burst at once, the rest every ``PARTIAL_WINDOW`` seconds).
+event is held by the worker while it keeps computing, so that what follows it, the
+outcome included, leaves with it: a fast turn costs the main thread one wakeup and
+the session one message (one store transaction). The held events go when the worker's
+loop is about to wait (for the model, a tool, a timer) or after ``FINAL_WINDOW``
+(2 ms) of the worker thread's CPU time; CPU time, not wall time, because on a busy
+machine a worker preempted for a few ms between a turn's answer and its end would
+otherwise split the turn in two messages and two transactions. Partial events are
+signalled at once and leading-edge batched by the main thread (the first of a burst at
+once, the rest every ``PARTIAL_WINDOW`` seconds).
 ``Cancel`` sets the engine's cancel token (checked between steps). After a run that
 ended well the actor stays, holding the history it has seen and made, and the session
 gives it its next turn (no fork on the turn's path, no history sent, and the same
@@ -25,7 +29,10 @@ import concurrent.futures
 import contextlib
 import os
 import queue
+import selectors
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,9 +47,24 @@ __all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "Ru
 
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
-#: A non-partial event waits at most this long for the events and outcome that follow
-#: it (a scripted or cached turn then costs one message instead of one per event).
+#: A non-partial event waits for the events and outcome that follow it while the worker
+#: computes, for at most this much of the worker thread's CPU time (a scripted or cached
+#: turn then costs one message instead of one per event); it goes at once when the
+#: worker's loop would wait.
 FINAL_WINDOW = 0.002
+
+
+class _WaitWatchingSelector(selectors.DefaultSelector):
+    """The worker loop's selector: tells ``before_select`` the timeout of each select
+    before making it (None or > 0: the loop is about to wait)."""
+
+    def __init__(self, before_select: Callable[[float | None], None]) -> None:
+        super().__init__()
+        self._before_select = before_select
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        self._before_select(timeout)
+        return super().select(timeout)
 
 
 @dataclass(frozen=True)
@@ -320,6 +342,7 @@ class RunActor(GenServer):
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._bell = Doorbell()  # the worker and tool threads wake the main thread with it
         self._outbox: list[Event] = []  # handed over by the worker, not yet sent
+        self._held_since: float | None = None  # worker's CPU clock at its first held event
         self._partial_armed = False
         self._run: StartRun | None = None
         self._session: Any = None
@@ -363,7 +386,7 @@ class RunActor(GenServer):
     def _worker(self) -> None:
         """Worker thread: one asyncio loop for every run this actor serves (a turn pays
         for no thread or loop start-up); the runs come one at a time from ``_jobs``."""
-        loop = asyncio.new_event_loop()
+        loop = asyncio.SelectorEventLoop(_WaitWatchingSelector(self._before_select))
         asyncio.set_event_loop(loop)
         while True:
             run, view = self._jobs.get()
@@ -373,24 +396,15 @@ class RunActor(GenServer):
         """Run the engine for one run; hand every event, then the outcome, to the main
         thread; then cancel whatever tasks the run left behind (tools may start some)."""
 
-        flush: asyncio.TimerHandle | None = None
-
         def hand(kind: str, item: Any) -> None:
-            """Queue an event or the outcome for the main thread; wake it now, or for a
-            non-partial event within FINAL_WINDOW (the worker loop's timer)."""
-            nonlocal flush
+            """Queue an event or the outcome for the main thread; wake it now, or, for a
+            non-partial event, hold it (see ``_before_select``)."""
             self._queue.put((kind, item))
             if kind == "event" and not item.partial:
-                if flush is None:
-                    flush = loop.call_later(FINAL_WINDOW, wake)
+                if self._held_since is None:
+                    self._held_since = time.thread_time()
                 return
-            wake()
-
-        def wake() -> None:
-            nonlocal flush
-            if flush is not None:
-                flush.cancel()
-                flush = None
+            self._held_since = None
             self._bell.ring()
 
         async def main() -> None:
@@ -430,6 +444,17 @@ class RunActor(GenServer):
         if leftover:
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
+    def _before_select(self, timeout: float | None) -> None:
+        """Worker thread, at each turn of its loop: wake the main thread for the held
+        events when the loop is about to wait, or when FINAL_WINDOW of the worker's CPU
+        time has passed since the first of them."""
+        since = self._held_since
+        if since is None:
+            return
+        if timeout is None or timeout > 0 or time.thread_time() - since >= FINAL_WINDOW:
+            self._held_since = None
+            self._bell.ring()
+
     def handle_watch(self, ready: list[int]) -> None:
         self._bell.answer()  # before reading the queues (see Doorbell)
         self._serve_requests()
@@ -453,7 +478,7 @@ class RunActor(GenServer):
         if not self._outbox:
             return
         if any(not event.partial for event in self._outbox):
-            # The worker held it for FINAL_WINDOW already: it goes now.
+            # The worker held it as long as it should already: it goes now.
             self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
         elif not self._partial_armed:
             # Leading edge: the first partial of a burst goes at once (first-token
