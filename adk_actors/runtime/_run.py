@@ -42,6 +42,7 @@ from supervision._spec import import_object
 from .._types import Content, Event, RunConfig
 from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
 from . import _handoff
+from ._warmup import warm_run_process
 
 __all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
 
@@ -373,6 +374,10 @@ class RunActor(GenServer):
         self.watch_fds([self._bell.read_fd])
         self._start_worker()
         self._jobs.put((run, view))
+
+    def prepare(self) -> None:
+        """A blank run actor of a pooled pair (see ``_warmup``)."""
+        warm_run_process()
 
     def init(self, args: Any) -> Any:
         self._start_worker()  # now, while a spare: not on the first turn's path

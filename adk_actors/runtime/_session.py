@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from supervision import FORWARDED, BadRequest, CallerRef, CallError, GenServer
-from supervision._messages import Exiting, Init, InitFailed, InitOk, Shutdown
+from supervision._messages import Exiting, Init, InitFailed, InitOk, Prepare, Prepared, Shutdown
 from supervision._system import proc_stat
 
 from .._types import Event, RunConfig
@@ -56,6 +56,7 @@ from ..messages import (
 from ..store import RunExists, SQLiteSessionStore
 from . import _handoff
 from ._run import Cancel, RunActor, RunOutcome, RunOutput, StartRun
+from ._warmup import warm_session_process
 
 __all__ = ["SessionActor", "SessionArgs"]
 
@@ -108,9 +109,12 @@ class SessionActor(GenServer):
 
     def prepare(self) -> None:
         """Started ahead of need by a partition: fork a run actor holding no history
-        now, so that neither fork is on an activation's path."""
+        now, so that neither fork is on an activation's path; then warm both processes
+        (``_warmup``: the run actor on its own, once this handler returns)."""
         _handoff.SNAPSHOT = {}
         self._blank_run = self.createActor(RunActor)
+        self.send(self._blank_run, Prepare())
+        warm_session_process()
 
     def init(self, args: SessionArgs) -> None:
         self.args = args
@@ -295,7 +299,7 @@ class SessionActor(GenServer):
                 self.active.pid = message.pid
             elif self.spare is not None and self.spare == sender:
                 self.spare_pid = message.pid
-        elif isinstance(message, (Exiting, InitFailed)):
+        elif isinstance(message, (Exiting, InitFailed, Prepared)):
             return
         else:
             super().handle_info(message, sender)

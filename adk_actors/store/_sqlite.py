@@ -101,6 +101,11 @@ class SQLiteSessionStore:
             self._migrate()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the session store {self.path}: {exc}") from exc
+        try:
+            self._writer.open()
+        except OSError as exc:
+            self._db.close()
+            raise StoreError(f"session store {self.path}: cannot open the writers' queue: {exc}") from exc
 
     # -- schema -------------------------------------------------------------------------
 
@@ -347,13 +352,20 @@ class _WriterLock:
         self._mine: int | None = None  # the slot we hold while inside (its descriptor)
         self._depth = 0
 
+    def open(self) -> None:
+        """Make this process's files ready (the store does it when it is opened, so
+        that a first write has less to do); ``acquire`` does it when a forked child
+        uses the lock first: nothing of the parent's is ours."""
+        if self.path is None or self._pid == os.getpid():
+            return
+        self._pid, self._mine, self._depth = os.getpid(), None, 0
+        os.makedirs(self.path, mode=0o700, exist_ok=True)
+        self._counter = os.open(os.path.join(self.path, "ticket"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+
     def acquire(self) -> None:
         if self.path is None:
             return
-        if self._pid != os.getpid():  # first use, or a forked child: nothing of the parent's is ours
-            self._pid, self._mine, self._depth = os.getpid(), None, 0
-            os.makedirs(self.path, mode=0o700, exist_ok=True)
-            self._counter = os.open(os.path.join(self.path, "ticket"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        self.open()
         if self._depth:
             self._depth += 1
             return
