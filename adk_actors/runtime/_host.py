@@ -69,7 +69,7 @@ class HostConfig:
     # session, and every turn queued behind it, forever.
     run_timeout: float | None = 600.0
     max_queued_runs: int = 8
-    session_pool: int = 2  # per partition: session actors started ahead of need (~13 MB PSS each, with its run actor)
+    session_pool: int = 2  # per partition: session actors started ahead of need, warmed (~14-19 MB PSS each, with its run actor)
     log_file: str | None = None
     # OTP's default is 3 restarts in 5 s; a long-running host rides out more (each
     # group restart of rest_for_one counts once), then escalates: the host stops.
