@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Handler", "attach", "detach", "execute", "handlers", "span"]
+__all__ = ["Handler", "attach", "detach", "execute", "handlers", "muted", "span"]
 
 Event = tuple[str, ...]
 Handler = Callable[[Event, dict[str, Any], dict[str, Any]], None]
@@ -29,6 +29,7 @@ Handler = Callable[[Event, dict[str, Any], dict[str, Any]], None]
 _lock = threading.Lock()
 _handlers: dict[str, tuple[frozenset[Event], Handler]] = {}
 _log = logging.getLogger("adk_actors.telemetry")
+_thread = threading.local()  # .muted: see muted()
 
 
 def attach(handler_id: str, events: Iterable[Event] | Event, handler: Handler) -> None:
@@ -53,7 +54,21 @@ def handlers() -> list[str]:
         return sorted(_handlers)
 
 
+@contextmanager
+def muted() -> Iterator[None]:
+    """Events emitted by this thread inside the block reach no handler (the runtime's
+    warm-up of a pooled process runs a scratch invocation that is nobody's)."""
+    before = getattr(_thread, "muted", False)
+    _thread.muted = True
+    try:
+        yield
+    finally:
+        _thread.muted = before
+
+
 def execute(event: Event, measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
+    if getattr(_thread, "muted", False):
+        return
     with _lock:
         targets = [(hid, handler) for hid, (events, handler) in _handlers.items() if event in events]
     for handler_id, handler in targets:

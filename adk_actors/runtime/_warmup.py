@@ -16,7 +16,8 @@ In order, when the partition prepares a pooled pair:
 2. :func:`warm_run_process` (in the run actor): one invocation of a built-in agent
    with a scripted model over a scratch session, and the pickling of its output. No
    app code runs and nothing leaves the process: the app's own agent may call a paid
-   model or tools with side effects.
+   model or tools with side effects; telemetry handlers (inherited from the host
+   process) see none of it.
 
 A warm-up that fails is logged and otherwise ignored: the process is as usable as an
 unwarmed one. The cost: ~20-30 ms of CPU per pair at pool time, and the pages the
@@ -29,6 +30,7 @@ import asyncio
 import logging
 import pickle
 
+from .. import telemetry
 from .._types import Content, Event, RunConfig
 from ..agents import LlmAgent
 from ..engine import SessionView, run_invocation
@@ -82,7 +84,8 @@ def warm_run_process() -> None:
     try:
         loop = asyncio.new_event_loop()
         try:
-            events = loop.run_until_complete(invoke())
+            with telemetry.muted():  # the host's handlers (metrics, traces) are inherited
+                events = loop.run_until_complete(invoke())
         finally:
             loop.close()
         output = RunOutput("warm-up", events, RunOutcome("warm-up", True))
