@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from typing import Any
 
 import pytest
@@ -145,6 +146,18 @@ class Warm(GenServer):
         return super().handle_call(request, caller)
 
 
+class LateWarm(Warm):
+    """Prepared only when told so by a message that comes before Init."""
+
+    def prepare(self) -> bool:
+        self.prepared_pid = os.getpid()
+        return False
+
+    def handle_before_init(self, message: Any, sender: Any) -> None:
+        if message == "release":
+            self.answer_prepared()
+
+
 class PoolingSupervisor(Supervisor):
     """A dynamic supervisor that starts Warm processes ahead of need ("fill") and hands
     one out when a Warm child is started."""
@@ -157,6 +170,13 @@ class PoolingSupervisor(Supervisor):
         return SupervisorSpec(children=())
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if request == "fill-late":
+            address = self.createActor(LateWarm)
+            self.send(address, Prepare())
+            self.late: tuple[Any, int | None] = (address, None)
+            return address
+        if request == "late-prepared":
+            return self.late[1]
         if request == "fill":
             address = self.createActor(Warm)
             self.send(address, Prepare())
@@ -166,6 +186,9 @@ class PoolingSupervisor(Supervisor):
         return super().handle_call(request, caller)
 
     def handle_info(self, message: Any, sender: Any) -> None:
+        if isinstance(message, Prepared) and getattr(self, "late", (None,))[0] == sender:
+            self.late = (sender, message.pid)
+            return
         if isinstance(message, Prepared) and self.filling:
             self.reply(self.filling.pop(0), message.pid)
             return
@@ -191,3 +214,13 @@ def test_a_supervisor_can_start_a_child_on_a_process_prepared_ahead_of_need(acto
     os.kill(prepared, signal.SIGKILL)  # the pooled process is an ordinary child from then on: restarted
     wait_until(lambda: (info := next(i for i in supervisor.which_children() if i.id == child.id)).status == "running"
                and info.pid not in (None, prepared), timeout=10)
+
+
+def test_a_process_may_answer_prepared_later_when_a_message_before_init_says_so(actor_system: Any) -> None:
+    address = start_server(actor_system, PoolingSupervisor, SupervisorSpec(children=()))
+    late = call(actor_system, address, "fill-late", timeout=10)
+    time.sleep(0.3)
+    assert call(actor_system, address, "late-prepared") is None  # prepare() returned False: no answer yet
+    actor_system.tell(late, "release")  # goes to handle_before_init, which answers
+    pid = wait_until(lambda: call(actor_system, address, "late-prepared"), timeout=10)
+    assert pid_alive(pid)

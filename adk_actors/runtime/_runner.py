@@ -23,7 +23,16 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from supervision import Call, CallError, CallTimeout, ErrorReply, Reply, ServerNotRunning, SupervisorClient, call
+from supervision import (
+    Call,
+    CallError,
+    CallTimeout,
+    ErrorReply,
+    Reply,
+    ServerNotRunning,
+    SupervisorClient,
+    call,
+)
 from supervision._client import ask_delivered
 from supervision._exceptions import error_for_code
 from supervision._system import process_alive

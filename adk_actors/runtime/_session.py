@@ -37,7 +37,7 @@ from typing import Any
 
 from supervision import FORWARDED, BadRequest, CallerRef, CallError, GenServer
 from supervision._messages import Exiting, Init, InitFailed, InitOk, Prepare, Prepared, Shutdown
-from supervision._system import proc_stat
+from supervision._system import proc_stat, process_alive
 
 from .._types import Event, RunConfig
 from ..messages import (
@@ -68,6 +68,9 @@ RUN_ACTOR_INIT_WAIT = 10.0
 #: A prepared (blank) run actor serves a session of at most this many events: they
 #: travel in its first StartRun. A longer history is handed over by forking instead.
 BLANK_RUN_MAX_EVENTS = 100
+#: A pooled session actor answers Prepared after this long even if its blank run actor
+#: has not answered its own (a lost one is then replaced at activation).
+BLANK_PREPARE_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -106,15 +109,28 @@ class _Run:
 
 class SessionActor(GenServer):
     _blank_run: Any = None  # a run actor forked by prepare(), not yet initialised
+    _blank_prepared: tuple[Any, int] | None = None  # (that run actor, its pid) once it answered Prepare
 
-    def prepare(self) -> None:
+    def prepare(self) -> bool:
         """Started ahead of need by a partition: fork a run actor holding no history
         now, so that neither fork is on an activation's path; then warm both processes
-        (``_warmup``: the run actor on its own, once this handler returns)."""
+        (``_warmup``: the run actor on its own, once this handler returns). We answer
+        Prepared when the run actor has answered its own (so its pid is known when a
+        session is activated on us: see ``_spare_alive``), when it exits first, or
+        after BLANK_PREPARE_WAIT at the latest."""
         _handoff.SNAPSHOT = {}
         self._blank_run = self.createActor(RunActor)
         self.send(self._blank_run, Prepare())
+        self.send_after(BLANK_PREPARE_WAIT, ("blank-prepare-wait",))
         warm_session_process()
+        return False
+
+    def handle_before_init(self, message: Any, sender: Any) -> None:
+        if isinstance(message, Prepared) and self._blank_run is not None and sender == self._blank_run:
+            self._blank_prepared = (sender, message.pid)
+            self.answer_prepared()
+        elif getattr(message, "payload", None) == ("blank-prepare-wait",):  # our send_after
+            self.answer_prepared()
 
     def init(self, args: SessionArgs) -> None:
         self.args = args
@@ -256,6 +272,11 @@ class SessionActor(GenServer):
             self._begin(run)
 
     def _begin(self, run: _Run) -> None:
+        if self.spare is not None and not self._spare_alive():
+            # Killed while it waited, and its exit has not reached us yet: a run sent
+            # to it would fail as killed. It never ran anything: a new one serves.
+            self._discard(self.spare, None)
+            self.spare = self.spare_pid = None
         warm = self.spare is not None
         self._fork_spare(now=True)
         actor, base = self.spare, self.spare_count
@@ -278,6 +299,14 @@ class SessionActor(GenServer):
         run.deadline = run_config.timeout or self.args.run_timeout
         if run.deadline:
             self.send_after(run.deadline, ("deadline", run.request.run_id))
+
+    def _spare_alive(self) -> bool:
+        """False when the spare's process is known to be gone: its pid is known from its
+        InitOk, or, for the blank run actor of a pooled start, from its Prepared."""
+        pid = self.spare_pid
+        if pid is None and self._blank_prepared is not None and self.spare == self._blank_prepared[0]:
+            pid = self._blank_prepared[1]
+        return pid is None or process_alive(pid)
 
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, RunOutput):
@@ -363,6 +392,7 @@ class SessionActor(GenServer):
         if not self._initialized:
             if self._blank_run is not None and child == self._blank_run:
                 self._blank_run = None  # init forks a spare instead
+                self.answer_prepared()
             return
         if self.spare is not None and child == self.spare:
             self.spare = None
