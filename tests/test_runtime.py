@@ -352,3 +352,20 @@ def test_an_actor_uses_an_agent_only_by_message_passing(host: Host) -> None:
     host.system.tell(asker, Cast(("ask", "ann", "missing", "nobody home")))
     answers = wait_until(lambda: (a := call(host.system, asker, "answers")) and len(a) == 2 and a, timeout=10)
     assert sorted(answers.values()) == ["echo: hello from an actor (turn 1)", "refused: unknown_session"]
+
+
+def test_a_runner_serving_many_sessions_keeps_a_bounded_number_of_sockets_open(host: Host) -> None:
+    """An endpoint keeps a socket to every session actor it talked to, and Thespian
+    watches them all at each turn of its loop: a Runner that reused one endpoint for
+    every session had a turn's CPU grow with the sessions it had ever served."""
+    runner = host.runner("echo")
+    runner.create_session("ann", "s0")
+    list(runner.run("ann", "s0", "hi"))
+    before = len(os.listdir("/proc/self/fd"))
+    for i in range(1, 50):
+        runner.create_session("ann", f"s{i}")
+        assert [e.content.text for e in runner.run("ann", f"s{i}", "hi") if e.content][-1] == "echo: hi (turn 1)"
+    grown = len(os.listdir("/proc/self/fd")) - before
+    assert grown <= 25, f"{grown} more descriptors open after serving 49 more sessions"
+    # The sessions served before are served still (their endpoint may be a new one).
+    assert [e.content.text for e in runner.run("ann", "s1", "again") if e.content][-1] == "echo: again (turn 2)"

@@ -69,6 +69,9 @@ __all__ = ["Runner"]
 _MAX_KNOWN_SESSIONS = 10_000
 #: How many idle endpoints a Runner keeps for its next runs (one per concurrent run).
 _MAX_IDLE_ENDPOINTS = 256
+#: An endpoint that has talked to more sessions than this is closed when returned
+#: (see Runner._return_endpoint).
+_MAX_ENDPOINT_PEERS = 16
 #: How long a request sent straight to a session actor waits for its first answer
 #: before the run's stream takes over (a refused connection answers sooner).
 _FIRST_WAIT = 0.2
@@ -94,14 +97,17 @@ def _typed(error: CallError) -> Exception:
 
 
 class _Endpoint:
-    """A private endpoint of ``system`` that closes when this object is collected."""
+    """A private endpoint of ``system`` that closes when this object is collected (or
+    by ``close``, with its sockets)."""
 
     def __init__(self, system: Any) -> None:
         self.system = system
         self.clean = False  # its last run is over: nothing more will arrive for it
+        #: Sessions whose actors this endpoint has talked to (each keeps a socket open).
+        self.peers: set[str] = set()
         manager = system.private()
         self.context = manager.__enter__()
-        weakref.finalize(self, _close_endpoint, manager)
+        self.close = weakref.finalize(self, _close_endpoint, manager)
 
 
 def _close_endpoint(manager: Any) -> None:
@@ -153,12 +159,13 @@ class Runner:
         """Call the partition owning the session from an endpoint of this call's own
         (leased like a run's): a Runner may be used from many threads at once, and a
         Thespian endpoint from one at a time only."""
-        return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id))
+        return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id),
+                                 session_key(self.app_name, user_id, session_id))
 
-    def _on_endpoint(self, work: Callable[[Any], _T]) -> _T:
+    def _on_endpoint(self, work: Callable[[Any], _T], peer: str | None = None) -> _T:
         """``work(context)`` on a leased endpoint, kept for reuse only if it got an
         answer (a value or a typed error): after a timeout a late reply may still come."""
-        endpoint = self._lease_endpoint()
+        endpoint = self._lease_endpoint(peer)
         try:
             result = work(endpoint.context)
             endpoint.clean = True
@@ -275,7 +282,7 @@ class Runner:
         if run_id:
             request = replace(request, run_id=run_id)
         self._runs[request.run_id] = (user_id, session_id)
-        endpoint = self._lease_endpoint()
+        endpoint = self._lease_endpoint(request.key)
         try:
             direct = self._send_direct(endpoint, request)
             if direct is not None:
@@ -296,25 +303,43 @@ class Runner:
             self._runs.pop(request.run_id, None)
             self._return_endpoint(endpoint)
 
-    def _lease_endpoint(self) -> _Endpoint:
-        """A Thespian endpoint for one run, used by nobody else until it is returned;
-        endpoints are kept from run to run (a new one would cost the session a new
-        connection to reply on, every turn). Messages of an earlier run that still
-        arrive on one are told apart by run id and dropped."""
+    def _lease_endpoint(self, peer: str | None = None) -> _Endpoint:
+        """A Thespian endpoint for one run or call, used by nobody else until it is
+        returned; endpoints are kept from run to run (a new one would cost the session
+        a new connection to reply on, every turn). An idle one that has talked to
+        ``peer`` (a session key) before is preferred: its connection is open. Messages
+        of an earlier run that still arrive on one are told apart by run id and dropped."""
         with self._endpoints_lock:
-            while self._endpoints:
+            endpoint = None
+            if peer is not None:
+                for position in range(len(self._endpoints) - 1, -1, -1):
+                    candidate = self._endpoints[position]
+                    if peer in candidate.peers and candidate.system is self.host.system:
+                        endpoint = self._endpoints.pop(position)
+                        break
+            while endpoint is None and self._endpoints:
                 endpoint = self._endpoints.pop()
-                if endpoint.system is self.host.system:
-                    return endpoint
-        return _Endpoint(self.host.system)
+                if endpoint.system is not self.host.system:
+                    endpoint = None
+        if endpoint is None:
+            endpoint = _Endpoint(self.host.system)
+        if peer is not None:
+            endpoint.peers.add(peer)
+        return endpoint
 
     def _return_endpoint(self, endpoint: _Endpoint) -> None:
         """Keep the endpoint for another run only if its run is over (its terminal
         message came, or the request was refused): an abandoned or timed-out run may
-        still send to it."""
+        still send to it. One that has talked to more than _MAX_ENDPOINT_PEERS sessions
+        is closed instead: Thespian watches every open socket of an endpoint at each
+        turn of its loop, so a turn's CPU grew with the sessions its endpoint had ever
+        served (0.75 ms a turn with one, 4 ms with 200)."""
         if not endpoint.clean:
             return  # closed when collected
         endpoint.clean = False
+        if len(endpoint.peers) > _MAX_ENDPOINT_PEERS:
+            endpoint.close()
+            return
         with self._endpoints_lock:
             if len(self._endpoints) < _MAX_IDLE_ENDPOINTS:
                 self._endpoints.append(endpoint)
