@@ -159,8 +159,8 @@ class Runner:
         """Call the partition owning the session from an endpoint of this call's own
         (leased like a run's): a Runner may be used from many threads at once, and a
         Thespian endpoint from one at a time only."""
-        return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id),
-                                 session_key(self.app_name, user_id, session_id))
+        peer = session_key(self.app_name, user_id, session_id) if session_id else None  # none: ListSessions
+        return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id), peer)
 
     def _on_endpoint(self, work: Callable[[Any], _T], peer: str | None = None) -> _T:
         """``work(context)`` on a leased endpoint, kept for reuse only if it got an
