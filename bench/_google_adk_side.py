@@ -57,7 +57,7 @@ def message(text: str) -> types.Content:
     return types.Content(role="user", parts=[types.Part(text=text)])
 
 
-async def main(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
+async def main(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str, Any]:
     service = InMemorySessionService()
     runner = Runner(app_name="bench", agent=LlmAgent(name="bench", model=MockLlm(), tools=[bump]),
                     session_service=service)
@@ -89,24 +89,33 @@ async def main(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
     samples = [await turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
     out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
 
-    for i in range(concurrent):
-        await service.create_session(app_name="bench", user_id="c", session_id=f"c{i}")
+    async def session_turns(sessions: str, i: int) -> list[float]:
+        return [await turn("c", f"{sessions}{i}", f"text {j}") for j in range(per_session)]
 
-    async def session_turns(i: int) -> list[float]:
-        return [await turn("c", f"c{i}", f"text {j}") for j in range(per_session)]
-
-    # The burst on the sessions just created, then again on the same sessions.
-    for prefix in ("", "again_"):
-        began = time.perf_counter()
-        results = await asyncio.gather(*(session_turns(i) for i in range(concurrent)))
-        wall = time.perf_counter() - began
-        latencies = [x for r in results for x in r]
-        first_turns = [r[0] for r in results]
-        out[f"{prefix}concurrent_turns_per_s"] = len(latencies) / wall
-        out[f"{prefix}concurrent_p50_ms"] = percentile(latencies, 0.50) * 1000
-        out[f"{prefix}concurrent_p99_ms"] = percentile(latencies, 0.99) * 1000
-        out[f"{prefix}concurrent_first_p50_ms"] = percentile(first_turns, 0.50) * 1000
-        out[f"{prefix}concurrent_first_p99_ms"] = percentile(first_turns, 0.99) * 1000
+    # ``bursts`` times: the burst on sessions just created, then again on the same
+    # sessions. Each figure is the median over the bursts; every burst's value is
+    # kept under "<key>_runs" (as bench/turns.py does).
+    runs: list[dict[str, float]] = []
+    for r in range(bursts):
+        sessions = f"b{r}-c"
+        for i in range(concurrent):
+            await service.create_session(app_name="bench", user_id="c", session_id=f"{sessions}{i}")
+        run: dict[str, float] = {}
+        for prefix in ("", "again_"):
+            began = time.perf_counter()
+            results = await asyncio.gather(*(session_turns(sessions, i) for i in range(concurrent)))
+            wall = time.perf_counter() - began
+            latencies = [x for r in results for x in r]
+            first_turns = [r[0] for r in results]
+            run[f"{prefix}concurrent_turns_per_s"] = len(latencies) / wall
+            run[f"{prefix}concurrent_p50_ms"] = percentile(latencies, 0.50) * 1000
+            run[f"{prefix}concurrent_p99_ms"] = percentile(latencies, 0.99) * 1000
+            run[f"{prefix}concurrent_first_p50_ms"] = percentile(first_turns, 0.50) * 1000
+            run[f"{prefix}concurrent_first_p99_ms"] = percentile(first_turns, 0.99) * 1000
+        runs.append(run)
+    for key in runs[0]:
+        out[key] = statistics.median(run[key] for run in runs)
+        out[f"{key}_runs"] = [run[key] for run in runs]
 
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
@@ -121,5 +130,5 @@ async def main(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    turns, concurrent, per_session = (int(a) for a in sys.argv[1:4])
-    print(json.dumps(asyncio.run(main(turns, concurrent, per_session))))
+    turns, concurrent, per_session, bursts = (int(a) for a in sys.argv[1:5])
+    print(json.dumps(asyncio.run(main(turns, concurrent, per_session, bursts))))

@@ -16,7 +16,9 @@ the session holds 1,000 events; (3) N concurrent sessions x M turns: throughput 
 p50/p99 latency; (4) memory per active session actor (PSS, with its warm spare run
 actor) and bytes per stored session; (5) restart latency of a killed session actor
 holding 1,000 events (kill -9 -> the session answers again). Medians; the machine is
-shared and noisy, so compare ratios from the same run.
+shared and noisy, so compare ratios from the same run. The burst of (3) is run
+``--bursts`` times on each side (new sessions each time): the table gives the median
+of each figure over the bursts, and the p99 of every burst is printed below it.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def pss_kb(pid: int) -> int:
     return 0
 
 
-def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
+def ours(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-turns-"))
     out: dict[str, Any] = {}
     with running_actor_system(work / "logs") as system:
@@ -92,7 +94,8 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
             samples = [turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
             out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
 
-            out.update(concurrent_phase(runner, "c", concurrent, per_session, ""))
+            out.update(repeated([concurrent_phase(runner, "c", concurrent, per_session, "", sessions=f"r{r}-c")
+                                 for r in range(bursts)]))
 
             pss: list[int] = []
             for partition in host.partitions():
@@ -127,12 +130,18 @@ def ours(turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
         burst = replace(config, data_dir=str(work / "data-pooled"), session_pool=BURST_POOL)
         with Host(burst, system=system) as host:
             runner = host.runner("bench")
-            for partition in host.partitions():
-                wait_until(lambda p=partition: len(call(system, p, "pool", timeout=5)) >= BURST_POOL, timeout=120,
-                           interval=0.2)
-            out.update(concurrent_phase(runner, "c", concurrent, per_session, "pooled_"))
-            # The same sessions again: every session actor active and past its first turn.
-            out.update(concurrent_phase(runner, "c", concurrent, per_session, "again_", create=False))
+            runs: list[dict[str, Any]] = []
+            for r in range(bursts):
+                for partition in host.partitions():
+                    wait_until(lambda p=partition: len(call(system, p, "pool", timeout=5)) >= BURST_POOL,
+                               timeout=120, interval=0.2)
+                sessions = f"p{r}-c"
+                result = concurrent_phase(runner, "c", concurrent, per_session, "pooled_", sessions=sessions)
+                # The same sessions again: every session actor active and past its first turn.
+                result.update(concurrent_phase(runner, "c", concurrent, per_session, "again_", create=False,
+                                               sessions=sessions))
+                runs.append(result)
+            out.update(repeated(runs))
     return out
 
 
@@ -149,19 +158,19 @@ def timed_turn(runner: Any, user: str, sid: str, text: str) -> float:
 
 
 def concurrent_phase(runner: Any, user: str, concurrent: int, per_session: int, prefix: str,
-                     create: bool = True) -> dict[str, float]:
-    """``concurrent`` sessions (created just before, unless ``create`` is false), one
-    thread each, ``per_session`` turns each: throughput and latency percentiles, of
-    all turns and of each session's first turn of the burst (on new sessions, those
-    that wait for their session's activation) apart."""
+                     create: bool = True, sessions: str = "c") -> dict[str, float]:
+    """``concurrent`` sessions named ``sessions`` + a number (created just before,
+    unless ``create`` is false), one thread each, ``per_session`` turns each:
+    throughput and latency percentiles, of all turns and of each session's first turn
+    of the burst (on new sessions, those that wait for their session's activation) apart."""
     for i in range(concurrent if create else 0):
-        runner.create_session(user, f"c{i}")
+        runner.create_session(user, f"{sessions}{i}")
     latencies: list[float] = []
     first_turns: list[float] = []
     lock = threading.Lock()
 
     def session_turns(i: int) -> None:
-        mine = [timed_turn(runner, user, f"c{i}", f"text {j}") for j in range(per_session)]
+        mine = [timed_turn(runner, user, f"{sessions}{i}", f"text {j}") for j in range(per_session)]
         with lock:
             latencies.extend(mine)
             first_turns.append(mine[0])
@@ -178,6 +187,17 @@ def concurrent_phase(runner: Any, user: str, concurrent: int, per_session: int, 
             f"{prefix}concurrent_p99_ms": percentile(latencies, 0.99) * 1000,
             f"{prefix}concurrent_first_p50_ms": percentile(first_turns, 0.50) * 1000,
             f"{prefix}concurrent_first_p99_ms": percentile(first_turns, 0.99) * 1000}
+
+
+def repeated(runs: list[dict[str, float]]) -> dict[str, Any]:
+    """The median of each figure over ``runs`` (bursts), and the list of every run's
+    value under ``<key>_runs`` (bench/_google_adk_side.py does the same)."""
+    out: dict[str, Any] = {}
+    for key in runs[0]:
+        values = [run[key] for run in runs]
+        out[key] = statistics.median(values)
+        out[f"{key}_runs"] = values
+    return out
 
 
 def percentile(samples: list[float], share: float) -> float:
@@ -217,16 +237,18 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=50)
     parser.add_argument("--concurrent", type=int, default=100)
     parser.add_argument("--per-session", type=int, default=10)
+    parser.add_argument("--bursts", type=int, default=3, help="repetitions of the concurrent burst, on each side")
     args = parser.parse_args()
     theirs: dict[str, Any] = {}
     if args.google_adk_python:
         done = subprocess.run([args.google_adk_python, str(HERE / "_google_adk_side.py"), str(args.turns),
-                               str(args.concurrent), str(args.per_session)], capture_output=True, text=True,
+                               str(args.concurrent), str(args.per_session), str(args.bursts)],
+                              capture_output=True, text=True,
                               timeout=1800, check=True)
         theirs = json.loads(done.stdout.strip().splitlines()[-1])
-    mine = ours(args.turns, args.concurrent, args.per_session)
+    mine = ours(args.turns, args.concurrent, args.per_session, args.bursts)
     print(f"\nturns benchmark: adk-actors vs google-adk ({os.cpu_count()} cores, same run; "
-          f"{args.concurrent} concurrent sessions x {args.per_session} turns)\n")
+          f"{args.concurrent} concurrent sessions x {args.per_session} turns, median of {args.bursts} bursts)\n")
     width = max(len(row[0]) for row in ROWS)
     print(f"| {'measure':<{width}} | {'adk-actors':>11} | {'google-adk':>11} | {'ratio':>14} |")
     print(f"|{'-' * (width + 2)}|{'-' * 13}|{'-' * 13}|{'-' * 16}|")
@@ -240,6 +262,14 @@ def main() -> None:
         fa = f"{a:.1f}" if isinstance(a, (int, float)) else "-"
         fb = f"{b:.1f}" if isinstance(b, (int, float)) else "-"
         print(f"| {label:<{width}} | {fa:>11} | {fb:>11} | {ratio:>14} |")
+    print("\np99 of each burst (ms):")
+    for label, key, theirs_key in (("new sessions, default host", "concurrent_p99_ms", None),
+                                   ("new sessions, pooled host", "pooled_concurrent_p99_ms", "concurrent_p99_ms"),
+                                   ("the same sessions again", "again_concurrent_p99_ms", "again_concurrent_p99_ms")):
+        line = f"  {label}: adk-actors " + " ".join(f"{v:.0f}" for v in mine.get(f"{key}_runs", []))
+        if theirs_key and theirs:
+            line += ", google-adk " + " ".join(f"{v:.0f}" for v in theirs.get(f"{theirs_key}_runs", []))
+        print(line)
     short = mine["text_turn_ms"]
     print(f"\nadk-actors: 1,000-event turn / short turn = {mine['text_turn_1000_events_ms'] / short:.2f}x (target <= 1.5x)")
     if theirs:

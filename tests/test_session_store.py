@@ -261,3 +261,50 @@ def test_a_nested_transaction_takes_no_second_ticket(tmp_path: Path) -> None:
     finally:
         queue.close()
         lock.close()
+
+
+def _writer_on_signal(path: str, log: str, go_fd: int) -> None:
+    """In a child process: once ``go_fd`` is readable, take the writer lock, note it
+    in ``log``, and let it go."""
+    import os
+
+    os.read(go_fd, 1)
+    _queued_writer(path, "waiter", log, None)
+
+
+def test_a_writer_gives_up_its_cpu_only_when_it_hands_the_lock_to_a_waiting_writer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Alone, a writer lets the lock go and goes on; with a writer queued behind it
+    (another process, waiting for its slot), it yields its CPU once, after letting
+    the lock go, and the waiting writer gets the lock."""
+    import multiprocessing
+    import os
+
+    from supervision.testing import wait_until
+
+    path, log = str(tmp_path / "db-writers"), str(tmp_path / "order.log")
+    yields: list[bool] = []
+    lock = _sqlite._WriterLock(path)
+    monkeypatch.setattr(_sqlite, "_yield_cpu", lambda: yields.append(lock._mine is None))
+    lock.acquire()
+    lock.release()
+    assert yields == []
+    # Forked before we take the lock again: a child forked while we hold it would
+    # share our slot's lock and wait for itself.
+    go_read, go_write = os.pipe()
+    waiter = multiprocessing.get_context("fork").Process(target=_writer_on_signal, args=(path, log, go_read))
+    waiter.start()
+    try:
+        lock.acquire()
+        os.write(go_write, b"x")
+        wait_until(lambda: _tickets(path) == 3, timeout=10, message="the waiter took its ticket")
+        lock.release()
+        assert yields == [True]  # once, with our slot already let go
+        wait_until(lambda: Path(log).exists() and Path(log).read_text().split() == ["waiter"], timeout=10)
+    finally:
+        if waiter.is_alive():
+            waiter.kill()
+        waiter.join(5)
+        os.close(go_read)
+        os.close(go_write)
+        lock.close()

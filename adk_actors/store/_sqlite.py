@@ -328,8 +328,16 @@ class _WriterLock:
     ``flock`` on it) and lock the ticket's slot before letting the counter go; then
     wait for the slot of the ticket before (lock it, let it go at once): when it is
     free, every writer before has finished. ``release``: unlock our slot, which
-    wakes the one writer after us and nobody else. Re-entrant within a process (a
-    nested transaction takes no second ticket).
+    wakes the one writer after us and nobody else; then, if a writer has taken a
+    ticket since ours (it waits behind us), give up our CPU (``sched_yield``): on a
+    busy machine the woken writer may otherwise wait a few ms for a CPU, and every
+    writer behind it with it. Re-entrant within a process (a nested transaction
+    takes no second ticket).
+
+    The yield, measured (100 new sessions x 10 turns on 2 cores, six interleaved
+    pairs): the store's lock sat idle between two writers for ~1.3 ms on average
+    while each held it for ~0.3 ms; with the yield, 301-323 -> 323-338 turns/s and
+    a p99 of 411-568 -> 361-433 ms. A turn alone is unchanged (~3.1 ms).
 
     Why: on one ``flock``, the kernel wakes every waiter at each release and the first
     one scheduled wins. With 100 session actors writing at once on 2 cores, ~50 woke
@@ -350,6 +358,7 @@ class _WriterLock:
         self._counter: int | None = None
         self._pid = 0
         self._mine: int | None = None  # the slot we hold while inside (its descriptor)
+        self._ticket = 0  # the ticket of the slot we hold
         self._depth = 0
 
     def open(self) -> None:
@@ -392,7 +401,7 @@ class _WriterLock:
         except BaseException:
             os.close(mine)
             raise
-        self._mine, self._depth = mine, 1
+        self._mine, self._ticket, self._depth = mine, ticket, 1
 
     def _slot(self, ticket: int) -> int:
         assert self.path is not None
@@ -406,6 +415,15 @@ class _WriterLock:
         if self._depth == 0:
             os.close(self._mine)  # closing lets the lock go: the writer after us goes on
             self._mine = None
+            if self._someone_waits():
+                _yield_cpu()
+
+    def _someone_waits(self) -> bool:
+        """Has a writer taken a ticket after ours? (A read of the counter without its
+        lock: a writer taking one right now may be missed, which only costs it the yield.)"""
+        assert self._counter is not None
+        raw = os.pread(self._counter, 8, 0)
+        return len(raw) == 8 and struct.unpack("<Q", raw)[0] > self._ticket
 
     def close(self) -> None:
         if self._pid == os.getpid():
@@ -414,6 +432,13 @@ class _WriterLock:
                     os.close(fd)
         self._mine = self._counter = None
         self._pid = 0
+
+
+def _yield_cpu() -> None:
+    """Let another runnable process have this CPU now (where the OS offers it)."""
+    sched_yield = getattr(os, "sched_yield", None)
+    if sched_yield is not None:
+        sched_yield()
 
 
 def _prepared(event: Event) -> tuple[Event, str] | None:
