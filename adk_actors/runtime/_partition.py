@@ -22,10 +22,9 @@ that one is reserved for it and named in the answer to ``CreateSession``, so the
 creator's first turn can go straight to it.
 The pool is refilled as
 background work: one process pair per ``POOL_REFILL_INTERVAL`` seconds, only while no
-activation is in progress and more than one core's worth of the machine's CPU was
-idle over the last interval (``POOL_REFILL_IDLE_CORES``; ``/proc/stat``; elsewhere the
-CPU test is skipped), so refilling competes neither with the turns of the burst it
-absorbed nor with a session's turns on a small machine. A busy host whose
+activation is in progress and the machine's CPUs were at least ``POOL_REFILL_IDLE``
+idle over the last interval (``/proc/stat``; elsewhere the CPU test is skipped), so
+refilling never competes with the turns of the burst it absorbed. A busy host whose
 pool ran dry activates sessions as without one (two forks on the first turn's path).
 Pooled processes are not children in ``which_children``; they die with their partition.
 """
@@ -94,33 +93,19 @@ class PartitionArgs:
 #: One pooled process pair is started this often while the pool is short (and no
 #: activation is in progress, and the CPUs are idle enough).
 POOL_REFILL_INTERVAL = 0.05
-#: CPU that must have been idle over the last interval for a refill, in cores: more
-#: than one, so that a refill (a fork and a warm-up, ~40 ms of CPU) runs on a core no
-#: turn is using. Measured on 2 cores, a session turning back to back keeps about one
-#: core busy: with a gate of 0.5 core (25%), refills ran beside its turns (8-9 pairs
-#: over 110 turns, vs 2 now) and its text turns took 3.33-3.74 ms instead of 3.19-3.36
-#: (six interleaved pairs; the first turns showed no clear change).
-POOL_REFILL_IDLE_CORES = 1.2
-#: ... or, on a machine of fewer than two CPUs, this share of its CPU time.
-POOL_REFILL_IDLE_SHARE = 0.6
+#: The share of CPU time that must have been idle over the last interval for a refill.
+POOL_REFILL_IDLE = 0.25
 
 
-def cpu_idle_counters() -> tuple[int, int, int] | None:
-    """(idle, total) CPU time of the whole machine since boot, and its number of
-    CPUs, from /proc/stat; None where there is no /proc/stat."""
+def cpu_idle_counters() -> tuple[int, int] | None:
+    """(idle, total) CPU time of the whole machine since boot, from /proc/stat;
+    None where there is no /proc/stat."""
     try:
         with open("/proc/stat", "rb") as stat:
-            lines = stat.read().split(b"\n")
-        fields = [int(x) for x in lines[0].split()[1:]]
+            fields = [int(x) for x in stat.readline().split()[1:]]
     except (OSError, ValueError):
         return None
-    cpus = sum(1 for line in lines[1:] if line.startswith(b"cpu"))
-    return fields[3] + (fields[4] if len(fields) > 4 else 0), sum(fields), max(cpus, 1)
-
-
-def refill_idle_share(cpus: int) -> float:
-    """The share of CPU time that must have been idle for a refill on ``cpus`` CPUs."""
-    return min(POOL_REFILL_IDLE_CORES / cpus, POOL_REFILL_IDLE_SHARE)
+    return fields[3] + (fields[4] if len(fields) > 4 else 0), sum(fields)
 
 
 @dataclass
@@ -343,15 +328,15 @@ class SessionPartition(Supervisor):
         self._arm_refill()
 
     def _cpus_idle(self) -> bool:
-        """Was at least POOL_REFILL_IDLE_CORES of the machine's CPU idle since the last
-        check (see ``refill_idle_share``)? (Without /proc/stat there is no CPU test: yes.)"""
+        """Were the machine's CPUs at least POOL_REFILL_IDLE idle since the last check?
+        (Without /proc/stat there is no CPU test: yes.)"""
         before, now = self.cpu_counters, cpu_idle_counters()
         self.cpu_counters = now
         if now is None:
             return True
         if before is None or now[1] <= before[1]:
             return False  # nothing measured yet
-        return (now[0] - before[0]) / (now[1] - before[1]) >= refill_idle_share(now[2])
+        return (now[0] - before[0]) / (now[1] - before[1]) >= POOL_REFILL_IDLE
 
     def handle_timeout(self, payload: Any) -> None:
         if payload == ("refill-pool",):
