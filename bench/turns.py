@@ -75,6 +75,10 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str
         store.close()
         with Host(config, system=system) as host:
             runner = host.runner("bench")
+            # A host at rest: its partitions' pools are full.
+            for partition in host.partitions():
+                wait_until(lambda p=partition: len(call(system, p, "pool", timeout=5)) >= config.session_pool,
+                           timeout=120, interval=0.1)
 
             def turn(user: str, sid: str, text: str) -> float:
                 return timed_turn(runner, user, sid, text)
