@@ -243,6 +243,8 @@ def main() -> None:
     parser.add_argument("--per-session", type=int, default=10)
     parser.add_argument("--bursts", type=int, default=3, help="repetitions of the concurrent burst, on each side")
     args = parser.parse_args()
+    if min(args.turns, args.concurrent, args.per_session, args.bursts) < 1:
+        parser.error("--turns, --concurrent, --per-session and --bursts must be at least 1")
     theirs: dict[str, Any] = {}
     if args.google_adk_python:
         done = subprocess.run([args.google_adk_python, str(HERE / "_google_adk_side.py"), str(args.turns),
