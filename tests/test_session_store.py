@@ -144,6 +144,11 @@ def _queued_writer(path: str, name: str, log: str, hold_fd: int | None) -> None:
     lock.release()
 
 
+def _served(log: str) -> list[str]:
+    """The writers that got the lock, in order (from their notes in ``log``)."""
+    return Path(log).read_text().split() if Path(log).exists() else []
+
+
 def _tickets(path: str) -> int:
     import struct
 
@@ -177,7 +182,7 @@ class _Queue:
         return child
 
     def order(self) -> list[str]:
-        return Path(self.log).read_text().split() if Path(self.log).exists() else []
+        return _served(self.log)
 
     def let_go(self) -> None:
         import os
@@ -300,7 +305,7 @@ def test_a_writer_gives_up_its_cpu_only_when_it_hands_the_lock_to_a_waiting_writ
         wait_until(lambda: _tickets(path) == 3, timeout=10, message="the waiter took its ticket")
         lock.release()
         assert yields == [True]  # once, with our slot already let go
-        wait_until(lambda: Path(log).exists() and Path(log).read_text().split() == ["waiter"], timeout=10)
+        wait_until(lambda: _served(log) == ["waiter"], timeout=10)
     finally:
         if waiter.is_alive():
             waiter.kill()

@@ -381,8 +381,7 @@ class _WriterLock:
         assert self._counter is not None
         fcntl.flock(self._counter, fcntl.LOCK_EX)
         try:
-            raw = os.pread(self._counter, 8, 0)
-            ticket = (struct.unpack("<Q", raw)[0] if len(raw) == 8 else 0) + 1
+            ticket = _last_ticket(self._counter) + 1
             os.pwrite(self._counter, struct.pack("<Q", ticket), 0)
             mine = self._slot(ticket)
             try:
@@ -422,8 +421,7 @@ class _WriterLock:
         """Has a writer taken a ticket after ours? (A read of the counter without its
         lock: a writer taking one right now may be missed, which only costs it the yield.)"""
         assert self._counter is not None
-        raw = os.pread(self._counter, 8, 0)
-        return len(raw) == 8 and struct.unpack("<Q", raw)[0] > self._ticket
+        return _last_ticket(self._counter) > self._ticket
 
     def close(self) -> None:
         if self._pid == os.getpid():
@@ -432,6 +430,12 @@ class _WriterLock:
                     os.close(fd)
         self._mine = self._counter = None
         self._pid = 0
+
+
+def _last_ticket(counter: int) -> int:
+    """The last ticket taken, from the queue's counter file (0 before the first)."""
+    raw = os.pread(counter, 8, 0)
+    return int(struct.unpack("<Q", raw)[0]) if len(raw) == 8 else 0
 
 
 def _yield_cpu() -> None:
