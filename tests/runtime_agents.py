@@ -177,3 +177,28 @@ async def _dawdle(callback_context: Any) -> None:
 
 dawdling_agent = LlmAgent(name="dawdling", model=ScriptedModel(fallback=_echo), after_agent_callback=_dawdle)
 APPS["dawdling"] = "runtime_agents:dawdling_agent"
+
+
+BULK = 100_000  # characters: more than a run actor's direct line takes in one message (_link.MAX_MESSAGE)
+
+
+async def grow(tool_context: ToolContext) -> dict[str, Any]:
+    """Put a large value in session state, after a wait (the events before it leave first)."""
+    await asyncio.sleep(0.05)
+    tool_context.state["blob"] = "x" * BULK
+    return {"grown": BULK}
+
+
+def _bulky(request: LlmRequest) -> Any:
+    if last_is_tool_result(request):
+        return "grown"
+    if last_user_text(request) == "grow":
+        return call("grow")
+    # The answer says what the run was given (the state's blob arrives through the
+    # instruction), and is large itself.
+    turns = sum(1 for c in request.contents if c.role == "user" and c.text)
+    return f"{last_user_text(request)}: turn {turns}, blob {request.system_instruction.count('x')} " + "y" * BULK
+
+
+bulky_agent = LlmAgent(name="bulky", model=ScriptedModel(fallback=_bulky), tools=[grow], instruction="{blob?}")
+APPS["bulky"] = "runtime_agents:bulky_agent"

@@ -308,3 +308,26 @@ def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None
     assert calls and calls[0].event.content.function_calls[0].name == "sleep_for", first
     assert ended - arrived > 1.0  # it came while the tool slept, not with the run's end
     assert isinstance(flatten(rest)[-1], RunDone)
+
+
+def test_messages_too_large_for_the_run_actors_line_go_through_thespian_in_their_order(host: Host) -> None:
+    """A session actor and its run actor talk on a direct line (``_link``) that takes
+    messages up to 64 KB. Larger ones go through Thespian: a tool's 100 KB state
+    change (after the run's first events went on the line), an answer of 100 KB, and
+    the next turn's StartRun carrying that state. The caller and the store get every
+    event, in the order the run made them, and the next run sees the state."""
+    from runtime_agents import BULK
+
+    runner = host.runner("bulky")
+    runner.create_session("ann", "s1")
+    first = list(runner.run("ann", "s1", "grow"))
+    assert [e.content.text or ("call" if e.content.function_calls else "response") for e in first] == [
+        "grow", "call", "response", "grown"]
+    assert first[2].actions.state_delta["blob"] == "x" * BULK
+
+    second = list(runner.run("ann", "s1", "hello"))
+    assert second[-1].content.text.startswith(f"hello: turn 2, blob {BULK} ")
+    assert len(second[-1].content.text) > BULK
+    stored = runner.get_session("ann", "s1")
+    assert [e.id for e in stored.events] == [e.id for e in first + second]
+    assert stored.state["blob"] == "x" * BULK

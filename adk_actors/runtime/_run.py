@@ -42,6 +42,7 @@ from supervision._spec import import_object
 from .._types import Content, Event, RunConfig
 from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
 from . import _handoff
+from ._link import RunLink
 from ._warmup import warm_run_process
 
 __all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
@@ -331,6 +332,11 @@ class RunActor(GenServer):
         super().__init__()
         snapshot = _handoff.SNAPSHOT
         self._base_events: list[Event] = list(snapshot.get("events", ()))
+        for inherited in snapshot.get("inherited", ()):
+            inherited.forget_in_child()
+        #: Our direct line to the session actor (see ``_link``; None if we were made without one).
+        self._link: RunLink | None = snapshot.get("link")
+        self._link_failed = False  # a send on it failed this run: the rest of the run goes through Thespian
         self._cancel = CancelToken()
         self._thread: threading.Thread | None = None
         self._jobs: queue.SimpleQueue[tuple[StartRun, SessionView]] = queue.SimpleQueue()
@@ -349,6 +355,7 @@ class RunActor(GenServer):
         self._session: Any = None
 
     def handle_cast(self, request: Any) -> None:
+        self._read_link()  # a StartRun on the line came before this
         if isinstance(request, StartRun) and self._run is None:
             self._start(request)
         elif isinstance(request, Cancel):
@@ -371,7 +378,8 @@ class RunActor(GenServer):
         view = SessionView(app_name=run.app_name, user_id=run.user_id, session_id=run.session_id,
                            state=dict(run.state), events=events)
         self._view = view
-        self.watch_fds([self._bell.read_fd])
+        self._link_failed = False
+        self._watch()
         self._start_worker()
         self._jobs.put((run, view))
 
@@ -381,7 +389,31 @@ class RunActor(GenServer):
 
     def init(self, args: Any) -> Any:
         self._start_worker()  # now, while a spare: not on the first turn's path
+        self._watch()
         return None
+
+    def _watch(self) -> None:
+        """Watch our line to the session, and the worker's doorbell while a run goes."""
+        fds = [self._link.fd] if self._link is not None and not self._link.closed else []
+        self.watch_fds([*fds, self._bell.read_fd] if self._run is not None else fds)
+
+    def _read_link(self) -> None:
+        """Take what the session sent on our line: a StartRun. A line that reads
+        end-of-file (the session actor died; we are about to) is no longer watched."""
+        if self._link is None:
+            return
+        for message in self._link.receive():
+            if isinstance(message, StartRun) and self._run is None:
+                self._start(message)
+        if self._link.closed:
+            self._link = None
+            self._watch()
+
+    def _to_session(self, output: RunOutput) -> None:
+        """Send on our line; through Thespian when it does not go (see ``_link``)."""
+        if self._link_failed or self._link is None or not self._link.send(output):
+            self._link_failed = True
+            self.send(self._session, output)
 
     def _start_worker(self) -> None:
         if self._thread is None:
@@ -461,6 +493,8 @@ class RunActor(GenServer):
             self._bell.ring()
 
     def handle_watch(self, ready: list[int]) -> None:
+        if self._link is not None and self._link.fd in ready:
+            self._read_link()
         self._bell.answer()  # before reading the queues (see Doorbell)
         self._serve_requests()
         if self._run is None:
@@ -473,23 +507,23 @@ class RunActor(GenServer):
             if kind == "event":
                 self._outbox.append(item)
                 continue
-            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox(), item))
-            self.watch_fds([])
+            self._to_session(RunOutput(self._run.run_id, self._take_outbox(), item))
             # Ready for the session's next turn: the history is what we were given
             # plus every event this run committed.
             self._base_events = list(self._view.events)
             self._run = None
+            self._watch()
             return
         if not self._outbox:
             return
         if any(not event.partial for event in self._outbox):
             # The worker held it as long as it should already: it goes now.
-            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
+            self._to_session(RunOutput(self._run.run_id, self._take_outbox()))
         elif not self._partial_armed:
             # Leading edge: the first partial of a burst goes at once (first-token
             # latency); what follows within the window is batched.
             self._partial_armed = True
-            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
+            self._to_session(RunOutput(self._run.run_id, self._take_outbox()))
             self.send_after(PARTIAL_WINDOW, "flush-partials")
 
     def _take_outbox(self) -> list[Event]:
@@ -590,7 +624,9 @@ class RunActor(GenServer):
             return
         self._partial_armed = False
         if self._outbox and self._run is not None:
-            self.send(self._session, RunOutput(self._run.run_id, self._take_outbox()))
+            self._to_session(RunOutput(self._run.run_id, self._take_outbox()))
 
     def terminate(self, reason: Any) -> None:
         self._bell.close()
+        if self._link is not None:
+            self._link.close()

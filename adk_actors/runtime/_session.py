@@ -55,6 +55,7 @@ from ..messages import (
 )
 from ..store import RunExists, SQLiteSessionStore
 from . import _handoff
+from ._link import RunLink
 from ._run import Cancel, RunActor, RunOutcome, RunOutput, StartRun
 from ._warmup import warm_session_process
 
@@ -111,6 +112,12 @@ class SessionActor(GenServer):
     _blank_run: Any = None  # a run actor forked by prepare(), not yet initialised
     _blank_prepared: tuple[Any, int] | None = None  # (that run actor, its pid) once it answered Prepare
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: Our run actors and their direct lines (see ``_link``). A list: Thespian's
+        #: addresses compare equal but do not hash.
+        self._run_links: list[tuple[Any, RunLink]] = []
+
     def prepare(self) -> bool:
         """Started ahead of need by a partition: fork a run actor holding no history
         now, so that neither fork is on an activation's path; then warm both processes
@@ -118,8 +125,7 @@ class SessionActor(GenServer):
         Prepared when the run actor has answered its own (so its pid is known when a
         session is activated on us: see ``_spare_alive``), when it exits first, or
         after BLANK_PREPARE_WAIT at the latest."""
-        _handoff.SNAPSHOT = {}
-        self._blank_run = self.createActor(RunActor)
+        self._blank_run = self._fork_run_actor([])
         self.send(self._blank_run, Prepare())
         self.send_after(BLANK_PREPARE_WAIT, ("blank-prepare-wait",))
         warm_session_process()
@@ -166,8 +172,9 @@ class SessionActor(GenServer):
             self._init_run_actor(blank)
         else:
             if blank is not None:
-                self.send(blank, Shutdown())
+                self._discard(blank, None)
             self._fork_spare()
+        self._watch_links()
         self._arm_idle()
 
     # -- requests ---------------------------------------------------------------------------
@@ -244,10 +251,62 @@ class SessionActor(GenServer):
         a turn needs no fork) or, with ``now``, for a turn that has none."""
         if self.spare is not None or not (self.args.warm_spare or now):
             return
-        _handoff.SNAPSHOT = {"events": self.events}
-        self.spare = self.createActor(RunActor)
+        self.spare = self._fork_run_actor(self.events)
         self.spare_count = len(self.events)
         self._init_run_actor(self.spare)
+
+    def _fork_run_actor(self, events: list[Event]) -> Any:
+        """Fork a run actor holding ``events``, with a direct line to us (``_link``): the
+        child keeps its end of a new socket pair and closes every end of ours it inherits."""
+        ours, theirs = RunLink.pair()
+        _handoff.SNAPSHOT = {"events": events, "link": theirs,
+                             "inherited": [ours, *(link for _, link in self._run_links)]}
+        try:
+            actor = self.createActor(RunActor)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            _handoff.SNAPSHOT = {}
+            theirs.close()  # the child's now
+        self._run_links.append((actor, ours))
+        self._watch_links()
+        return actor
+
+    def _watch_links(self) -> None:
+        """Watch our run actors' open lines (from ``init`` on: a line that reads end-of-file
+        before it would wake us for nothing)."""
+        self._run_links = [(actor, link) for actor, link in self._run_links if not link.closed]
+        if getattr(self, "args", None) is not None:
+            self.watch_fds([link.fd for _, link in self._run_links])
+
+    def _link_of(self, actor: Any) -> RunLink | None:
+        return next((link for known, link in self._run_links if known == actor), None)
+
+    def _drop_link(self, actor: Any) -> None:
+        link = self._link_of(actor)
+        if link is not None:
+            link.close()
+            self._watch_links()
+
+    def handle_watch(self, ready: list[int]) -> None:
+        """A run actor's line is readable: its messages, in order, as if they came
+        through Thespian from that actor."""
+        for actor, link in list(self._run_links):
+            if link.fd in ready:
+                self._read_link(actor)
+
+    def _read_link(self, actor: Any) -> None:
+        """Handle whatever waits on ``actor``'s line (also before a message of its run
+        that came through Thespian, or its exit: those came later)."""
+        link = self._link_of(actor)
+        if link is None:
+            return
+        for message in link.receive():
+            if isinstance(message, RunOutput):
+                self._on_run_output(message, actor)
+        if link.closed:
+            self._watch_links()
 
     def _init_run_actor(self, actor: Any) -> None:
         """Send a run actor its Init, and check in RUN_ACTOR_INIT_WAIT that it answered."""
@@ -289,13 +348,16 @@ class SessionActor(GenServer):
         run.invocation_id = f"e-{run.request.run_id.removeprefix('run-')}"
         self.active = run
         run_config = run.request.run_config or RunConfig()
-        self.send(actor, _cast(StartRun(
+        start = StartRun(
             run_id=run.request.run_id, invocation_id=run.invocation_id, agent_path=self.args.agent_path,
             app_name=self.args.app_name, user_id=self.args.user_id, session_id=self.args.session_id,
             base_count=base, extra_events=self.events[base:], state=self._fresh_state(),
             new_message=run.request.new_message, run_config=run_config,
             registry=self.registry if self.args.breakers else None, model_base_urls=self.args.model_base_urls,
-            model_options=self.args.model_options)))
+            model_options=self.args.model_options)
+        link = self._link_of(actor)
+        if link is None or not link.send(start):
+            self.send(actor, _cast(start))
         run.deadline = run_config.timeout or self.args.run_timeout
         if run.deadline:
             self.send_after(run.deadline, ("deadline", run.request.run_id))
@@ -310,19 +372,8 @@ class SessionActor(GenServer):
 
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, RunOutput):
-            run = self.active
-            if run is None or message.run_id != run.request.run_id or sender != run.actor:
-                return  # a run that has ended already (timed out, cancelled), or a replaced actor
-            held: list[Any] = []
-            self._held = (run, held)
-            try:
-                self._on_output(run, message)
-                if message.outcome is not None:
-                    self._on_outcome(run, message.outcome)
-            finally:
-                self._held = None
-                if held:
-                    self.send(run.caller, held[0] if len(held) == 1 else RunMessages(run.request.run_id, tuple(held)))
+            self._read_link(sender)  # what it sent on its line came first
+            self._on_run_output(message, sender)
         elif isinstance(message, InitOk):
             if self.active is not None and self.active.actor == sender:
                 self.active.pid = message.pid
@@ -332,6 +383,21 @@ class SessionActor(GenServer):
             return
         else:
             super().handle_info(message, sender)
+
+    def _on_run_output(self, message: RunOutput, sender: Any) -> None:
+        run = self.active
+        if run is None or message.run_id != run.request.run_id or sender != run.actor:
+            return  # a run that has ended already (timed out, cancelled), or a replaced actor
+        held: list[Any] = []
+        self._held = (run, held)
+        try:
+            self._on_output(run, message)
+            if message.outcome is not None:
+                self._on_outcome(run, message.outcome)
+        finally:
+            self._held = None
+            if held:
+                self.send(run.caller, held[0] if len(held) == 1 else RunMessages(run.request.run_id, tuple(held)))
 
     def _on_output(self, run: _Run, output: RunOutput) -> None:
         """Commit the output's non-partial events in one transaction (with the run's end
@@ -383,12 +449,16 @@ class SessionActor(GenServer):
 
     def _discard(self, actor: Any, pid: int | None) -> None:
         """Stop a run actor that may not serve again (its worker may still be busy)."""
+        self._drop_link(actor)
         self.send(actor, Shutdown())
         if pid:
             self.send_after(CANCEL_GRACE, ("kill-pid", pid))
 
     def _on_child_exited(self, message: Any, sender: Any) -> None:
         child = message.childAddress
+        if self._initialized:
+            self._read_link(child)  # what it sent before it died
+        self._drop_link(child)
         if not self._initialized:
             if self._blank_run is not None and child == self._blank_run:
                 self._blank_run = None  # init forks a spare instead
