@@ -15,6 +15,10 @@ machine a worker preempted for a few ms between a turn's answer and its end woul
 otherwise split the turn in two messages and two transactions. Partial events are
 signalled at once and leading-edge batched by the main thread (the first of a burst at
 once, the rest every ``PARTIAL_WINDOW`` seconds).
+The session's ``StartRun`` and our ``RunOutput`` messages travel on a direct line
+(``_link``: a socket pair the session made before forking us), and through Thespian
+only when the line cannot take one; ``Cancel`` and ``Shutdown`` come through Thespian,
+and a ``Cancel`` is handled after whatever waits on the line.
 ``Cancel`` sets the engine's cancel token (checked between steps). After a run that
 ended well the actor stays, holding the history it has seen and made, and the session
 gives it its next turn (no fork on the turn's path, no history sent, and the same

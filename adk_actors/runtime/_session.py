@@ -13,7 +13,9 @@ Lifecycle, in order:
    ``reply_accepted=False``: the run's messages are the answer); the run starts now, or
    waits its turn behind the run in progress (bounded queue; ``busy`` beyond it, or
    at once with ``reject_if_busy``). Runs are serialized: writes never interleave.
-3. While a run goes: its run actor (our child) sends events; each non-partial one is
+3. While a run goes: its run actor (our child) sends events, on the direct line we
+   made before forking it (``_link``; what the line cannot take comes through
+   Thespian, after what came on the line); each non-partial one is
    appended to the store (atomically with its state delta, duplicates ignored)
    BEFORE it is relayed to the caller; partial ones are relayed as they come. We are
    the only sender to the caller, so order holds, and the only sender of the one
