@@ -119,6 +119,7 @@ class SessionActor(GenServer):
         #: Our run actors and their direct lines (see ``_link``). A list: Thespian's
         #: addresses compare equal but do not hash.
         self._run_links: list[tuple[Any, RunLink]] = []
+        self._links_watched = False  # from init on (see _watch_links)
 
     def prepare(self) -> bool:
         """Started ahead of need by a partition: fork a run actor holding no history
@@ -141,6 +142,7 @@ class SessionActor(GenServer):
             self.answer_prepared()
 
     def init(self, args: SessionArgs) -> None:
+        self._links_watched = True
         self.args = args
         self.key = session_key(args.app_name, args.user_id, args.session_id)
         self.store = SQLiteSessionStore(args.store_path)
@@ -279,7 +281,7 @@ class SessionActor(GenServer):
         """Watch our run actors' open lines (from ``init`` on: a line that reads end-of-file
         before it would wake us for nothing)."""
         self._run_links = [(actor, link) for actor, link in self._run_links if not link.closed]
-        if getattr(self, "args", None) is not None:
+        if self._links_watched:
             self.watch_fds([link.fd for _, link in self._run_links])
 
     def _link_of(self, actor: Any) -> RunLink | None:
