@@ -281,3 +281,26 @@ def test_a_host_stopped_while_pooled_actors_are_reserved_leaves_no_process(actor
         host.stop()
     wait_until(lambda: not any(pid_alive(pid) for pid in pooled + blank_runs), timeout=10,
                message="every pooled process stopped with the host")
+
+
+def test_the_pool_fills_on_a_machine_kept_busy_by_something_else(actor_system: Any, tmp_path: Path) -> None:
+    """The pool refills only on idle CPUs, so as not to slow the burst that emptied it;
+    but a machine kept busy by other work still gets one pair every
+    POOL_REFILL_MAX_WAIT seconds (here: one CPU-bound process per core, the whole time)."""
+    import subprocess
+    import sys
+
+    import runtime_agents
+
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, session_pool=1)
+        with Host(config, system=actor_system) as host:
+            full_pool(host, size=1)  # within 20 s (the wait is 5 s)
+            runner = host.runner("echo")
+            runner.create_session("ann", "s1")
+            assert last_text(list(runner.run("ann", "s1", "hi"))) == "echo: hi (turn 1)"
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()

@@ -21,11 +21,13 @@ created is activated at once while one is ready (its first turn is about to come
 that one is reserved for it and named in the answer to ``CreateSession``, so the
 creator's first turn can go straight to it.
 The pool is refilled as
-background work: one process pair per ``POOL_REFILL_INTERVAL`` seconds, only while no
-activation is in progress and the machine's CPUs were at least ``POOL_REFILL_IDLE``
-idle over the last interval (``/proc/stat``; elsewhere the CPU test is skipped), so
-refilling never competes with the turns of the burst it absorbed. A busy host whose
-pool ran dry activates sessions as without one (two forks on the first turn's path).
+background work: at most one process pair per ``POOL_REFILL_INTERVAL`` seconds, only
+while no activation is in progress, and when the machine's CPUs were at least
+``POOL_REFILL_IDLE`` idle over the last interval, so that refilling does not compete
+with the turns of the burst it absorbed; on a machine kept busy, one pair per
+``POOL_REFILL_MAX_WAIT`` seconds all the same (``_refill.RefillGate``). A busy host
+whose pool ran dry activates sessions as without one (two forks on the first turn's
+path).
 Pooled processes are not children in ``which_children``; they die with their partition.
 """
 
@@ -67,6 +69,7 @@ from ..messages import (
     session_key,
 )
 from ..store import SessionExists, SQLiteSessionStore
+from ._refill import POOL_REFILL_INTERVAL, RefillGate, cpu_idle_counters
 from ._run import load_agent
 from ._session import SessionActor, SessionArgs
 
@@ -88,24 +91,6 @@ class PartitionArgs:
     breakers: bool = True
     model_options: dict[str, Any] | None = None
     session_pool: int = 0  # session actors started ahead of need (see the module doc)
-
-
-#: One pooled process pair is started this often while the pool is short (and no
-#: activation is in progress, and the CPUs are idle enough).
-POOL_REFILL_INTERVAL = 0.05
-#: The share of CPU time that must have been idle over the last interval for a refill.
-POOL_REFILL_IDLE = 0.25
-
-
-def cpu_idle_counters() -> tuple[int, int] | None:
-    """(idle, total) CPU time of the whole machine since boot, from /proc/stat;
-    None where there is no /proc/stat."""
-    try:
-        with open("/proc/stat", "rb") as stat:
-            fields = [int(x) for x in stat.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    return fields[3] + (fields[4] if len(fields) > 4 else 0), sum(fields)
 
 
 @dataclass
@@ -144,7 +129,7 @@ class SessionPartition(Supervisor):
         self.activation_queued = False
         self.pool: list[_Pooled] = []
         self.refill_armed = False
-        self.cpu_counters = cpu_idle_counters()
+        self.refill_gate = RefillGate(cpu_idle_counters())
         self._arm_refill()
         self._fail_orphaned_runs()
         return SupervisorSpec(children=(), intensity=args.intensity, period=args.period)
@@ -316,27 +301,19 @@ class SessionPartition(Supervisor):
 
     def _refill(self) -> None:
         """Start one pooled session actor, unless an activation (or any supervisor
-        job) is in progress or the CPUs were busy; come back later while the pool is
-        short."""
+        job) is in progress or the refill gate says no (``_refill``); come back later
+        while the pool is short."""
         self.refill_armed = False
-        if self._stopping or len(self.pool) >= self.config.session_pool:
+        if self._stopping:
             return
-        if self._job is None and not self._jobs and self._cpus_idle():
+        if len(self.pool) >= self.config.session_pool:
+            self.refill_gate.rest()
+            return
+        if self._job is None and not self._jobs and self.refill_gate.may_start(self.clock(), cpu_idle_counters()):
             address = self.createActor(SessionActor)
             self.send(address, Prepare())
             self.pool.append(_Pooled(address))
         self._arm_refill()
-
-    def _cpus_idle(self) -> bool:
-        """Were the machine's CPUs at least POOL_REFILL_IDLE idle since the last check?
-        (Without /proc/stat there is no CPU test: yes.)"""
-        before, now = self.cpu_counters, cpu_idle_counters()
-        self.cpu_counters = now
-        if now is None:
-            return True
-        if before is None or now[1] <= before[1]:
-            return False  # nothing measured yet
-        return (now[0] - before[0]) / (now[1] - before[1]) >= POOL_REFILL_IDLE
 
     def handle_timeout(self, payload: Any) -> None:
         if payload == ("refill-pool",):
