@@ -202,3 +202,24 @@ def _bulky(request: LlmRequest) -> Any:
 
 bulky_agent = LlmAgent(name="bulky", model=ScriptedModel(fallback=_bulky), tools=[grow], instruction="{blob?}")
 APPS["bulky"] = "runtime_agents:bulky_agent"
+
+
+async def _die_soon(callback_context: Any) -> None:
+    """After the answer: this run actor's process is killed 50 ms later (kill -9), once
+    its output has left."""
+    import os
+    import signal
+    import threading
+
+    threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGKILL)).start()
+
+
+def _echo_from(request: LlmRequest) -> str:
+    import os
+
+    return f"{_echo(request)} from {os.getpid()}"
+
+
+short_lived_agent = LlmAgent(name="short_lived", model=ScriptedModel(fallback=_echo_from),
+                             after_agent_callback=_die_soon)
+APPS["short_lived"] = "runtime_agents:short_lived_agent"

@@ -21,7 +21,7 @@ from adk_actors.messages import (
 )
 from adk_actors.runtime import Host
 from supervision import Call, CallError, Reply, SupervisorClient, call
-from supervision.testing import wait_until
+from supervision.testing import pid_alive, wait_until
 
 
 def texts(events: list[Any]) -> list[str]:
@@ -331,3 +331,22 @@ def test_messages_too_large_for_the_run_actors_line_go_through_thespian_in_their
     stored = runner.get_session("ann", "s1")
     assert [e.id for e in stored.events] == [e.id for e in first + second]
     assert stored.state["blob"] == "x" * BULK
+
+
+def test_a_run_actor_killed_right_after_its_last_output_ends_its_run_well_and_the_next_turn_works(
+        host: Host) -> None:
+    """Its output went on the direct line before it died: the session handles it (it
+    reads the line before the actor's exit), the run ends with RunDone and every
+    event stored; the next turn gets a new run actor holding the whole history."""
+    runner = host.runner("short_lived")
+    runner.create_session("ann", "s1")
+    pids, streamed = [], []
+    for turn in (1, 2, 3):
+        events = list(runner.run("ann", "s1", f"hi {turn}"))
+        streamed += events
+        answer, _, pid = texts(events)[-1].rpartition(" from ")
+        assert texts(events)[:-1] == [f"hi {turn}"] and answer == f"echo: hi {turn} (turn {turn})"
+        pids.append(int(pid))
+        wait_until(lambda: not pid_alive(pids[-1]), timeout=5)  # the run actor that served it was killed
+    assert len(set(pids)) == 3
+    assert [e.id for e in runner.get_session("ann", "s1").events] == [e.id for e in streamed]
