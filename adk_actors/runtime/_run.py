@@ -413,8 +413,12 @@ class RunActor(GenServer):
             self._link = None
             self._watch()
 
-    def _to_session(self, output: RunOutput) -> None:
-        """Send on our line; through Thespian when it does not go (see ``_link``)."""
+    def _send_outbox(self, outcome: RunOutcome | None = None) -> None:
+        """Send the run's events handed over so far (and its outcome, if given) to the
+        session: on our line; through Thespian when it does not go (see ``_link``)."""
+        assert self._run is not None
+        outbox, self._outbox = self._outbox, []
+        output = RunOutput(self._run.run_id, outbox, outcome)
         if self._link_failed or self._link is None or not self._link.send(output):
             self._link_failed = True
             self.send(self._session, output)
@@ -511,7 +515,7 @@ class RunActor(GenServer):
             if kind == "event":
                 self._outbox.append(item)
                 continue
-            self._to_session(RunOutput(self._run.run_id, self._take_outbox(), item))
+            self._send_outbox(item)
             # Ready for the session's next turn: the history is what we were given
             # plus every event this run committed.
             self._base_events = list(self._view.events)
@@ -522,17 +526,13 @@ class RunActor(GenServer):
             return
         if any(not event.partial for event in self._outbox):
             # The worker held it as long as it should already: it goes now.
-            self._to_session(RunOutput(self._run.run_id, self._take_outbox()))
+            self._send_outbox()
         elif not self._partial_armed:
             # Leading edge: the first partial of a burst goes at once (first-token
             # latency); what follows within the window is batched.
             self._partial_armed = True
-            self._to_session(RunOutput(self._run.run_id, self._take_outbox()))
+            self._send_outbox()
             self.send_after(PARTIAL_WINDOW, "flush-partials")
-
-    def _take_outbox(self) -> list[Event]:
-        outbox, self._outbox = self._outbox, []
-        return outbox
 
     # -- services (breakers, artifacts ...) reached from the worker and tool threads ------
 
@@ -628,7 +628,7 @@ class RunActor(GenServer):
             return
         self._partial_armed = False
         if self._outbox and self._run is not None:
-            self._to_session(RunOutput(self._run.run_id, self._take_outbox()))
+            self._send_outbox()
 
     def terminate(self, reason: Any) -> None:
         self._bell.close()
