@@ -12,9 +12,11 @@ the session one message (one store transaction). The held events go when the wor
 loop is about to wait (for the model, a tool, a timer) or after ``FINAL_WINDOW``
 (2 ms) of the worker thread's CPU time; CPU time, not wall time, because on a busy
 machine a worker preempted for a few ms between a turn's answer and its end would
-otherwise split the turn in two messages and two transactions. Partial events are
-signalled at once and leading-edge batched by the main thread (the first of a burst at
-once, the rest every ``PARTIAL_WINDOW`` seconds).
+otherwise split the turn in two messages and two transactions. The worker releases
+held events with a marker on the queue, so the main thread, when woken for anything
+else meanwhile (a StartRun on the line, a service request), does not send them early.
+Partial events are signalled at once and leading-edge batched by the main thread (the
+first of a burst at once, the rest every ``PARTIAL_WINDOW`` seconds).
 The session's ``StartRun`` and our ``RunOutput`` messages travel on a direct line
 (``_link``: a socket pair the session made before forking us), and through Thespian
 only when the line cannot take one; ``Cancel`` and ``Shutdown`` come through Thespian,
@@ -353,6 +355,10 @@ class RunActor(GenServer):
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._bell = Doorbell()  # the worker and tool threads wake the main thread with it
         self._outbox: list[Event] = []  # handed over by the worker, not yet sent
+        #: How many events at the end of the outbox the worker still holds: they go only
+        #: when it releases them (the main thread may be woken for something else, as a
+        #: StartRun on the line, while the worker hands over a turn that is not done).
+        self._held_count = 0
         self._held_since: float | None = None  # worker's CPU clock at its first held event
         self._partial_armed = False
         self._run: StartRun | None = None
@@ -414,10 +420,15 @@ class RunActor(GenServer):
             self._watch()
 
     def _send_outbox(self, outcome: RunOutcome | None = None) -> None:
-        """Send the run's events handed over so far (and its outcome, if given) to the
+        """Send the run's events handed over so far, but for those the worker still holds
+        (all of them when the outcome is given, and the outcome with them), to the
         session: on our line; through Thespian when it does not go (see ``_link``)."""
         assert self._run is not None
-        outbox, self._outbox = self._outbox, []
+        if outcome is None and self._held_count:
+            outbox = self._outbox[: -self._held_count]
+            self._outbox = self._outbox[-self._held_count:]
+        else:
+            outbox, self._outbox, self._held_count = self._outbox, [], 0
         output = RunOutput(self._run.run_id, outbox, outcome)
         if self._link_failed or self._link is None or not self._link.send(output):
             self._link_failed = True
@@ -443,13 +454,17 @@ class RunActor(GenServer):
 
         def hand(kind: str, item: Any) -> None:
             """Queue an event or the outcome for the main thread; wake it now, or, for a
-            non-partial event, hold it (see ``_before_select``)."""
-            self._queue.put((kind, item))
+            non-partial event, hold it (see ``_before_select``). What is handed after held
+            events releases them first (a partial event cannot pass them)."""
             if kind == "event" and not item.partial:
+                self._queue.put((kind, item))
                 if self._held_since is None:
                     self._held_since = time.thread_time()
                 return
-            self._held_since = None
+            if self._held_since is not None:
+                self._held_since = None
+                self._queue.put(("release", None))
+            self._queue.put((kind, item))
             self._bell.ring()
 
         async def main() -> None:
@@ -498,6 +513,7 @@ class RunActor(GenServer):
             return
         if timeout is None or timeout > 0 or time.thread_time() - since >= FINAL_WINDOW:
             self._held_since = None
+            self._queue.put(("release", None))
             self._bell.ring()
 
     def handle_watch(self, ready: list[int]) -> None:
@@ -512,8 +528,12 @@ class RunActor(GenServer):
                 kind, item = self._queue.get_nowait()
             except queue.Empty:
                 break
+            if kind == "release":
+                self._held_count = 0
+                continue
             if kind == "event":
                 self._outbox.append(item)
+                self._held_count = 0 if item.partial else self._held_count + 1
                 continue
             self._send_outbox(item)
             # Ready for the session's next turn: the history is what we were given
@@ -522,9 +542,9 @@ class RunActor(GenServer):
             self._run = None
             self._watch()
             return
-        if not self._outbox:
-            return
-        if any(not event.partial for event in self._outbox):
+        if len(self._outbox) == self._held_count:
+            return  # nothing, or only what the worker still holds
+        if any(not event.partial for event in self._outbox[: len(self._outbox) - self._held_count]):
             # The worker held it as long as it should already: it goes now.
             self._send_outbox()
         elif not self._partial_armed:
@@ -627,7 +647,7 @@ class RunActor(GenServer):
         if payload != "flush-partials":
             return
         self._partial_armed = False
-        if self._outbox and self._run is not None:
+        if len(self._outbox) > self._held_count and self._run is not None:
             self._send_outbox()
 
     def terminate(self, reason: Any) -> None:
