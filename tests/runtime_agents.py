@@ -179,6 +179,19 @@ dawdling_agent = LlmAgent(name="dawdling", model=ScriptedModel(fallback=_echo), 
 APPS["dawdling"] = "runtime_agents:dawdling_agent"
 
 
+def _think_hard(request: LlmRequest) -> Any:
+    """The answer comes after 5 ms of the worker's CPU with no wait (a cold first turn,
+    or a CPU shared with a busy sibling, costs the same kind of time)."""
+    began = time.thread_time()
+    while time.thread_time() - began < 0.005:
+        pass
+    return _echo(request)
+
+
+thinking_agent = LlmAgent(name="thinking", model=ScriptedModel(fallback=_think_hard), after_agent_callback=_dawdle)
+APPS["thinking"] = "runtime_agents:thinking_agent"
+
+
 BULK = 100_000  # characters: more than a run actor's direct line takes in one message (_link.MAX_MESSAGE)
 
 

@@ -293,6 +293,23 @@ def test_a_worker_held_up_between_the_answer_and_the_end_still_sends_the_turn_as
             assert received[0].messages[1].event.content.text.startswith(f"echo: {text}")
 
 
+def test_a_worker_that_computed_long_before_its_answer_still_sends_the_answer_with_the_end(host: Host) -> None:
+    """5 ms of CPU between the user's message and the answer, then wall time with next
+    to no CPU before the end: the user's message may go first (the worker computed
+    past its hold window), but the answer and the end go together."""
+    host.runner("thinking").create_session("ann", "s1")
+    partition = host.partition_for("thinking", "ann", "s1")
+    with host.system.private() as endpoint:
+        for text in ("one", "two", "three", "four", "five"):
+            request = RunRequest("thinking", "ann", "s1", new_message=Content.user(text), batched=True)
+            call(endpoint, partition, request, timeout=10)
+            received = until_terminal(endpoint, request.run_id)
+            assert [type(m) for m in flatten(received)] == [AdkEvent, AdkEvent, RunDone]
+            assert isinstance(received[-1], RunMessages), received
+            assert [type(m) for m in received[-1].messages][-2:] == [AdkEvent, RunDone]
+            assert received[-1].messages[-2].event.content.text.startswith(f"echo: {text}")
+
+
 def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None:
     host.runner("sleepy").create_session("ann", "s1")
     partition = host.partition_for("sleepy", "ann", "s1")

@@ -9,10 +9,11 @@ would leave only when it returns), rung once per batch, not per event. A non-par
 event is held by the worker while it keeps computing, so that what follows it, the
 outcome included, leaves with it: a fast turn costs the main thread one wakeup and
 the session one message (one store transaction). The held events go when the worker's
-loop is about to wait (for the model, a tool, a timer) or after ``FINAL_WINDOW``
-(2 ms) of the worker thread's CPU time; CPU time, not wall time, because on a busy
-machine a worker preempted for a few ms between a turn's answer and its end would
-otherwise split the turn in two messages and two transactions. The worker releases
+loop is about to wait (for the model, a tool, a timer), or once the worker thread has
+used ``FINAL_WINDOW`` (2 ms) of CPU time since the last of them (``HOLD_LIMIT``, 20 ms,
+since the first); CPU time, not wall time, because on a busy machine a worker
+preempted for a few ms between a turn's answer and its end would otherwise split the
+turn in two messages and two transactions. The worker releases
 held events with a marker on the queue, so the main thread, when woken for anything
 else meanwhile (a StartRun on the line, a service request), does not send them early.
 Partial events are signalled at once and leading-edge batched by the main thread (the
@@ -56,10 +57,12 @@ __all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "Ru
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
 #: A non-partial event waits for the events and outcome that follow it while the worker
-#: computes, for at most this much of the worker thread's CPU time (a scripted or cached
-#: turn then costs one message instead of one per event); it goes at once when the
-#: worker's loop would wait.
+#: computes (a scripted or cached turn then costs one message instead of one per event):
+#: held events go once the worker has used this much of its thread's CPU time since the
+#: last of them, and at once when the worker's loop would wait.
 FINAL_WINDOW = 0.002
+#: ... and at most this much of the worker's CPU time since the first of them.
+HOLD_LIMIT = 0.02
 
 
 class _WaitWatchingSelector(selectors.DefaultSelector):
@@ -360,6 +363,7 @@ class RunActor(GenServer):
         #: StartRun on the line, while the worker hands over a turn that is not done).
         self._held_count = 0
         self._held_since: float | None = None  # worker's CPU clock at its first held event
+        self._held_last = 0.0  # ... and at its last one
         self._partial_armed = False
         self._run: StartRun | None = None
         self._session: Any = None
@@ -458,12 +462,14 @@ class RunActor(GenServer):
             events releases them first (a partial event cannot pass them)."""
             if kind == "event" and not item.partial:
                 self._queue.put((kind, item))
+                self._held_last = time.thread_time()
                 if self._held_since is None:
-                    self._held_since = time.thread_time()
+                    self._held_since = self._held_last
                 return
             if self._held_since is not None:
                 self._held_since = None
-                self._queue.put(("release", None))
+                if kind != "outcome":  # the outcome sends everything before it
+                    self._queue.put(("release", None))
             self._queue.put((kind, item))
             self._bell.ring()
 
@@ -505,13 +511,17 @@ class RunActor(GenServer):
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
 
     def _before_select(self, timeout: float | None) -> None:
-        """Worker thread, at each turn of its loop: wake the main thread for the held
-        events when the loop is about to wait, or when FINAL_WINDOW of the worker's CPU
-        time has passed since the first of them."""
+        """Worker thread, at each turn of its loop: release the held events (and wake the
+        main thread for them) when the loop is about to wait, or when the worker has used
+        FINAL_WINDOW of its CPU time since the last of them or HOLD_LIMIT since the first.
+        The last, not the first: how long the worker computed before its answer (a cold
+        first turn, a CPU shared with a busy sibling) says nothing of whether its end is
+        near."""
         since = self._held_since
         if since is None:
             return
-        if timeout is None or timeout > 0 or time.thread_time() - since >= FINAL_WINDOW:
+        now = time.thread_time()
+        if timeout is None or timeout > 0 or now - self._held_last >= FINAL_WINDOW or now - since >= HOLD_LIMIT:
             self._held_since = None
             self._queue.put(("release", None))
             self._bell.ring()
