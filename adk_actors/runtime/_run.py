@@ -65,6 +65,15 @@ FINAL_WINDOW = 0.002
 HOLD_LIMIT = 0.02
 
 
+def release_due(timeout: float | None, now: float, *, first: float, last: float) -> bool:
+    """Should a worker holding events release them at this turn of its loop? ``timeout``:
+    what the loop is about to wait (None: until something happens); ``now``, ``first``,
+    ``last``: the worker's CPU clock now and at its first and last held events.
+    Yes when the loop is about to wait, or after FINAL_WINDOW since the last held event,
+    or HOLD_LIMIT since the first."""
+    return timeout is None or timeout > 0 or now - last >= FINAL_WINDOW or now - first >= HOLD_LIMIT
+
+
 class _WaitWatchingSelector(selectors.DefaultSelector):
     """The worker loop's selector: tells ``before_select`` the timeout of each select
     before making it (None or > 0: the loop is about to wait)."""
@@ -520,8 +529,7 @@ class RunActor(GenServer):
         since = self._held_since
         if since is None:
             return
-        now = time.thread_time()
-        if timeout is None or timeout > 0 or now - self._held_last >= FINAL_WINDOW or now - since >= HOLD_LIMIT:
+        if release_due(timeout, time.thread_time(), first=since, last=self._held_last):
             self._held_since = None
             self._queue.put(("release", None))
             self._bell.ring()
