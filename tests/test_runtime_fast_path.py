@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from adk_actors import Content, SessionBusyError
@@ -54,6 +55,18 @@ def until_terminal(endpoint: Any, run_id: str, timeout: float = 15.0) -> list[An
         if any(isinstance(m, (RunDone, RunFailed)) for m in inner):
             return received
     raise AssertionError(f"no terminal message for {run_id} within {timeout} s; got {received}")
+
+
+def batched_turns(host: Host, app: str, turns: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:
+    """Create session ann/s1 of ``app``, then send it each of ``turns`` in order, as a
+    batched RunRequest through its partition; yield (text, every envelope of that run)."""
+    host.runner(app).create_session("ann", "s1")
+    partition = host.partition_for(app, "ann", "s1")
+    with host.system.private() as endpoint:
+        for text in turns:
+            request = RunRequest(app, "ann", "s1", new_message=Content.user(text), batched=True)
+            call(endpoint, partition, request, timeout=10)
+            yield text, until_terminal(endpoint, request.run_id)
 
 
 def flatten(received: list[Any]) -> list[Any]:
@@ -280,34 +293,22 @@ def test_a_worker_held_up_between_the_answer_and_the_end_still_sends_the_turn_as
     """Wall time passes on the run's worker between its answer and its end, with next to
     no CPU (a busy machine preempting it): the caller still gets the turn in one
     envelope (and the session committed it in one transaction)."""
-    host.runner("dawdling").create_session("ann", "s1")
-    partition = host.partition_for("dawdling", "ann", "s1")
-    with host.system.private() as endpoint:
-        for text in ("one", "two"):
-            request = RunRequest("dawdling", "ann", "s1", new_message=Content.user(text), batched=True)
-            call(endpoint, partition, request, timeout=10)
-            received = until_terminal(endpoint, request.run_id)
-            assert len(received) == 1 and isinstance(received[0], RunMessages), received
-            # The user's message, the answer, the end.
-            assert [type(m) for m in received[0].messages] == [AdkEvent, AdkEvent, RunDone]
-            assert received[0].messages[1].event.content.text.startswith(f"echo: {text}")
+    for text, received in batched_turns(host, "dawdling", ("one", "two")):
+        assert len(received) == 1 and isinstance(received[0], RunMessages), received
+        # The user's message, the answer, the end.
+        assert [type(m) for m in received[0].messages] == [AdkEvent, AdkEvent, RunDone]
+        assert received[0].messages[1].event.content.text.startswith(f"echo: {text}")
 
 
 def test_a_worker_that_computed_long_before_its_answer_still_sends_the_answer_with_the_end(host: Host) -> None:
     """5 ms of CPU between the user's message and the answer, then wall time with next
     to no CPU before the end: the user's message may go first (the worker computed
     past its hold window), but the answer and the end go together."""
-    host.runner("thinking").create_session("ann", "s1")
-    partition = host.partition_for("thinking", "ann", "s1")
-    with host.system.private() as endpoint:
-        for text in ("one", "two", "three", "four", "five"):
-            request = RunRequest("thinking", "ann", "s1", new_message=Content.user(text), batched=True)
-            call(endpoint, partition, request, timeout=10)
-            received = until_terminal(endpoint, request.run_id)
-            assert [type(m) for m in flatten(received)] == [AdkEvent, AdkEvent, RunDone]
-            assert isinstance(received[-1], RunMessages), received
-            assert [type(m) for m in received[-1].messages][-2:] == [AdkEvent, RunDone]
-            assert received[-1].messages[-2].event.content.text.startswith(f"echo: {text}")
+    for text, received in batched_turns(host, "thinking", ("one", "two", "three", "four", "five")):
+        assert [type(m) for m in flatten(received)] == [AdkEvent, AdkEvent, RunDone]
+        assert isinstance(received[-1], RunMessages), received
+        assert [type(m) for m in received[-1].messages][-2:] == [AdkEvent, RunDone]
+        assert received[-1].messages[-2].event.content.text.startswith(f"echo: {text}")
 
 
 def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None:
