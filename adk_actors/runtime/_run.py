@@ -13,9 +13,9 @@ loop is about to wait (for the model, a tool, a timer), or once the worker threa
 used ``FINAL_WINDOW`` (2 ms) of CPU time since the last of them (``HOLD_LIMIT``, 20 ms,
 since the first); CPU time, not wall time, because on a busy machine a worker
 preempted for a few ms between a turn's answer and its end would otherwise split the
-turn in two messages and two transactions. The worker releases
-held events with a marker on the queue, so the main thread, when woken for anything
-else meanwhile (a StartRun on the line, a service request), does not send them early.
+turn in two messages and two transactions. The worker releases held events with a
+marker on the queue, so the main thread, when woken for anything else meanwhile (a
+StartRun on the line, a service request), does not send them early.
 Partial events are signalled at once and leading-edge batched by the main thread (the
 first of a burst at once, the rest every ``PARTIAL_WINDOW`` seconds).
 The session's ``StartRun`` and our ``RunOutput`` messages travel on a direct line
@@ -560,9 +560,10 @@ class RunActor(GenServer):
             self._run = None
             self._watch()
             return
-        if len(self._outbox) == self._held_count:
+        sendable = len(self._outbox) - self._held_count
+        if not sendable:
             return  # nothing, or only what the worker still holds
-        if any(not event.partial for event in self._outbox[: len(self._outbox) - self._held_count]):
+        if any(not event.partial for event in self._outbox[:sendable]):
             # The worker held it as long as it should already: it goes now.
             self._send_outbox()
         elif not self._partial_armed:
