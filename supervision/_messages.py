@@ -70,6 +70,7 @@ class InitOk:
     pid: int
     ignored: bool = False
     child_id: str | None = None  # the id its Init gave it: lets a supervisor starting many find it at once
+    node: str | None = None  # the machine (``node_id()``) the pid belongs to: a pid means something only there
 
 
 @dataclass(frozen=True)

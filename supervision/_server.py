@@ -23,12 +23,18 @@ Lifecycle, in order:
    ``Init`` go to ``handle_before_init`` (default: dropped).
 5. :class:`Shutdown` (from the supervisor) or ``ActorExitRequest`` runs
    ``terminate(shutdown)`` and exits; :meth:`GenServer.stop` exits with any reason.
+
+Process monitors (OTP's ``monitor/2`` for local processes): :meth:`GenServer.monitor_process`
+watches a pid through a Linux pidfd, so ``handle_process_down(tag)`` is called once when
+that process ends, whatever Thespian noticed (a SIGCHLD can be lost when several
+children die at once, and then no ``ChildActorExited`` ever comes).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import traceback
 from dataclasses import dataclass
 from datetime import timedelta
@@ -62,7 +68,7 @@ from ._messages import (
     Reply,
     Shutdown,
 )
-from ._system import set_parent_death_signal
+from ._system import node_id, open_pidfd, set_parent_death_signal
 
 __all__ = ["FORWARDED", "IGNORE", "NO_REPLY", "CallerRef", "GenServer"]
 
@@ -110,6 +116,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self._current: CallerRef | None = None
         self._pending: dict[str, CallerRef] = {}
         self._watch_fds: list[int] = []
+        self._monitors: dict[int, Any] = {}  # pidfd -> tag
 
     # -- hooks -------------------------------------------------------------------------
 
@@ -153,6 +160,9 @@ class GenServer(Actor):  # type: ignore[misc]
     def handle_watch(self, ready: list[int]) -> None:
         """File descriptors registered with :meth:`watch_fds` are readable."""
 
+    def handle_process_down(self, tag: Any) -> None:
+        """A process watched with :meth:`monitor_process` ended (called once per monitor)."""
+
     def terminate(self, reason: ExitReason) -> None:
         """Last words before the process exits (not called after kill -9)."""
 
@@ -175,6 +185,28 @@ class GenServer(Actor):  # type: ignore[misc]
         """Have ``handle_watch`` called when any of these descriptors becomes readable."""
         self._watch_fds = list(fds)
 
+    def monitor_process(self, pid: int, tag: Any) -> bool:
+        """Call ``handle_process_down(tag)`` once when local process ``pid`` ends.
+
+        In order: a pidfd is opened for ``pid`` and watched with the actor's other
+        descriptors. Returns False, and watches nothing, where pidfds are missing
+        (not Linux, kernel < 5.3) or ``pid`` is already gone. ``tag`` must be hashable
+        and unique among this actor's monitors; a second monitor with it replaces the first.
+        """
+        self.demonitor_process(tag)
+        fd = open_pidfd(pid)
+        if fd is None:
+            return False
+        self._monitors[fd] = tag
+        return True
+
+    def demonitor_process(self, tag: Any) -> None:
+        """Stop watching the process monitored under ``tag`` (nothing if there is none)."""
+        for fd, known in list(self._monitors.items()):
+            if known == tag:
+                del self._monitors[fd]
+                os.close(fd)
+
     def stop(self, reason: ExitReason = NORMAL) -> None:
         """Exit with ``reason``: pending callers get an error, ``terminate`` runs, the
         supervisor is told, then the process exits."""
@@ -193,12 +225,31 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def receiveMessage(self, message: Any, sender: Any) -> Any:
         try:
-            self._dispatch(message, sender)
+            if isinstance(message, WatchMessage) and self._monitors:
+                message = self._take_downs(message)
+            if message is not None:
+                self._dispatch(message, sender)
         except Exception as exc:
             self._crash(exc)
-        if self._watch_fds and not self._stopping:
-            return ThespianWatch(self._watch_fds)
+        if (self._watch_fds or self._monitors) and not self._stopping:
+            return ThespianWatch([*self._watch_fds, *self._monitors])
         return None
+
+    def _take_downs(self, message: Any) -> Any:
+        """Act on the monitors among ``message.ready``; the rest goes on as a WatchMessage
+        (None when nothing is left). Each ended process's pidfd is closed, SIGCHLD is
+        raised on this process so that Thespian looks for dead children again (it
+        reaps them and sends the ChildActorExited it may have missed), then
+        ``handle_process_down`` runs."""
+        rest = [fd for fd in message.ready if fd not in self._monitors]
+        downs = [fd for fd in message.ready if fd in self._monitors]
+        for fd in downs:
+            tag = self._monitors.pop(fd)
+            os.close(fd)
+            _nudge_child_reaper()
+            if not self._stopping:
+                self.handle_process_down(tag)
+        return WatchMessage(rest) if rest else None
 
     def _dispatch(self, message: Any, sender: Any) -> None:
         if isinstance(message, ActorExitRequest):
@@ -262,13 +313,13 @@ class GenServer(Actor):  # type: ignore[misc]
             self._exit()
             return
         if result is IGNORE:
-            self.send(starter, InitOk(os.getpid(), ignored=True, child_id=self.child_id))
+            self.send(starter, InitOk(os.getpid(), ignored=True, child_id=self.child_id, node=node_id()))
             self._stopping = True
             self._terminated = True
             self._exit()
             return
         self._initialized = True
-        self.send(starter, InitOk(os.getpid(), child_id=self.child_id))
+        self.send(starter, InitOk(os.getpid(), child_id=self.child_id, node=node_id()))
 
     def _on_shutdown_request(self, sender: Any) -> None:
         self._fail_pending("not_running", "server shut down")
@@ -336,6 +387,14 @@ class GenServer(Actor):  # type: ignore[misc]
         """Leave gracefully: Thespian drains our outgoing sends, stops our children, exits."""
         self._stopping = True
         self.send(self.myAddress, ActorExitRequest())
+
+
+def _nudge_child_reaper() -> None:
+    """Raise SIGCHLD on this process: Thespian's handler then checks every child again."""
+    try:
+        os.kill(os.getpid(), signal.SIGCHLD)
+    except OSError:
+        pass
 
 
 def _describe(exc: BaseException) -> str:

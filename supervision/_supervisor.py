@@ -10,6 +10,16 @@ what it waits for (a child's start reply, a child's exit, a timer) and is resume
 when that arrives. Jobs run one at a time, in order, as OTP's supervisor handles one
 thing at a time; calls such as ``which_children`` are answered at once, even while a
 job waits.
+
+A supervisor learns of every child's death, whatever it is doing (starting,
+stopping, restarting a group): besides ``ChildActorExited``, every running local
+child is watched through a pidfd (:meth:`GenServer.monitor_process`). When two
+children die at once Thespian reports only one (handling a child's exit, it drops
+every dead child from its list and reports none of the others: measured, about one
+try in two); the pidfd still fires, and if no ``ChildActorExited`` came within
+``_DOWN_GRACE`` the supervisor sends itself the one Thespian did not make (its last
+words, if any, arrive before that). So no wait for an exit can outlive the process
+it waits for, and Thespian no longer waits for that child when the supervisor exits.
 """
 
 from __future__ import annotations
@@ -82,6 +92,9 @@ __all__ = ["DynamicSupervisor", "PartitionSupervisor", "Supervisor"]
 
 #: How long to wait for a process to disappear after SIGKILL before giving up on it.
 _KILL_GRACE = 5.0
+#: After a child's pidfd says it ended: how long Thespian's own ChildActorExited (and
+#: the child's Exiting, sent before it) may take before the death is handled without them.
+_DOWN_GRACE = 0.05
 
 
 class _Marker:
@@ -249,8 +262,16 @@ class Supervisor(GenServer):
 
     def _on_child_exited(self, message: Any, sender: Any) -> None:
         child = self._find_by_address(message.childAddress)
-        if child is None:
-            return
+        if child is not None:
+            self._child_down(child)
+
+    def handle_process_down(self, tag: Any) -> None:
+        """A child's pidfd fired: give Thespian ``_DOWN_GRACE`` to report it, then act."""
+        self.send_after(_DOWN_GRACE, tag)
+
+    def _child_down(self, child: _Child) -> None:
+        """``child``'s process has ended: record why, resume a job waiting for it, or
+        start the restart procedure of a running child."""
         reason = child.reported
         if reason is None:
             reason = SHUTDOWN if child.stop_requested and not child.killed else KILLED
@@ -295,6 +316,18 @@ class Supervisor(GenServer):
         if payload[0] == "wait":
             if self._wait is not None and self._wait.seq == payload[1]:
                 self._resume(TIMEOUT)
+        elif payload[0] == "down":
+            _, child_id, incarnation = payload
+            for child in self._children:
+                if child.spec.id == child_id and child.incarnation == incarnation and child.alive:
+                    # Thespian lost it too (it drops every dead child from its process
+                    # list when it handles any one child's exit, and reports only that
+                    # one), so it would wait for this child forever when we exit: the
+                    # message it failed to make is made here, and its handling of it
+                    # (after ours) forgets the child there as well.
+                    self.log.warning("child %s (pid %s) ended with no ChildActorExited; handled as dead",
+                                     child_id, child.pid)
+                    self.send(self.myAddress, ChildActorExited(child.address))
         elif payload[0] == "restart":
             _, child_ids, generation = payload
             group = [c for c in self._children if c.spec.id in child_ids and c.status == "restarting"]
@@ -482,6 +515,8 @@ class Supervisor(GenServer):
     def _started(self, child: _Child, result: InitOk) -> None:
         child.pid = result.pid
         child.status = "running"
+        if result.node == node_id():
+            self.monitor_process(result.pid, ("down", child.spec.id, child.incarnation))
         if child.backoff is not None:
             child.backoff.started(self.clock())
         if child.spec.provides_registry:
@@ -581,7 +616,7 @@ class Supervisor(GenServer):
             else:
                 started.append(child)
         self._initialized = True
-        self.send(self._starter, InitOk(os.getpid(), child_id=self.child_id))
+        self.send(self._starter, InitOk(os.getpid(), child_id=self.child_id, node=node_id()))
 
     def _child_exited_job(self, child: _Child, incarnation: int, reason: ExitReason) -> Job:
         if child not in self._children or child.incarnation != incarnation or child.status != "dead":
@@ -751,6 +786,7 @@ class Supervisor(GenServer):
         if registered and self._child_registry is not None and child.address is not None:
             assert child.spec.name is not None
             self.send(self._child_registry, Cast(Unregister(child.spec.name, child.address)))
+        self.demonitor_process(("down", child.spec.id, child.incarnation))
         child.address = None
         child.pid = None
         child.exit_reason = reason

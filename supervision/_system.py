@@ -14,6 +14,7 @@ Thespian facts this module works around (see DESIGN.md):
 from __future__ import annotations
 
 import ctypes
+import functools
 import errno
 import logging
 import os
@@ -56,6 +57,7 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
     return True
 
 
+@functools.cache
 def node_id() -> str:
     """This machine's identity for this boot (pids mean something only on one node)."""
     try:
@@ -84,6 +86,19 @@ def children_of(pid: int) -> list[int]:
             if stat is not None and stat[1] == pid and stat[0] != "Z":
                 found.append(int(entry))
     return found
+
+
+def open_pidfd(pid: int) -> int | None:
+    """A pidfd for local process ``pid`` (readable once it has ended); None where
+    pidfds are missing or the process is already gone."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None or pid <= 0:
+        return None
+    try:
+        fd: int = opener(pid)
+    except OSError:
+        return None
+    return fd
 
 
 def process_alive(pid: int) -> bool:

@@ -1,0 +1,131 @@
+"""The tree always comes back: several kills in the same millisecond, kills during a
+restart and during a shutdown, on real processes (issue 18 part 1).
+
+Thespian reports only one of two children that die together (handling one exit, it
+drops every dead child from its list); before the pidfd monitors a supervisor then
+waited for ever for the other one and never restarted it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import probe
+
+from supervision import Strategy, SupervisorClient
+from supervision.testing import pid_alive, wait_until
+
+from adk_actors.runtime import Host, HostConfig
+
+TOP = ("registry", "sessions", "breakers", "artifacts", "memory", "approvals", "credentials")
+
+
+def kill_together(pids: list[int]) -> None:
+    """SIGKILL every pid, one right after the other (the same millisecond)."""
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+
+
+def all_back(sup: SupervisorClient, killed: set[int]) -> bool:
+    """Every child running in a live process that is none of the killed ones."""
+    infos = sup.which_children()
+    return all(i.status == "running" and i.pid is not None and i.pid not in killed and pid_alive(i.pid)
+               for i in infos)
+
+
+@pytest.mark.parametrize("strategy", [Strategy.ONE_FOR_ONE, Strategy.REST_FOR_ONE, Strategy.ONE_FOR_ALL])
+def test_two_children_killed_together_are_both_restarted(
+        start_sup: Callable[..., SupervisorClient], events: Path, strategy: Strategy) -> None:
+    sup = start_sup([probe(f"c{i}", events) for i in range(4)], strategy=strategy, intensity=1000, period=1)
+    for round_ in range(12):
+        pids = sup.pids()
+        pair = [pids[f"c{round_ % 4}"], pids[f"c{(round_ + 1) % 4}"]]
+        kill_together([p for p in pair if p is not None])
+        wait_until(lambda: all_back(sup, set(pair)), timeout=2.0, message=f"round {round_}: tree back")
+
+
+@pytest.fixture
+def tough_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    """A default host whose root allows many restarts (the kills here are deliberate)."""
+    import runtime_agents
+
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), root_intensity=1000)
+    with Host(config, system=actor_system) as running:
+        yield running
+
+
+def serves_a_turn(host: Host) -> None:
+    runner = host.runner("echo")
+    session = runner.create_session(user_id="u")
+    events = list(runner.run("u", session.id, "hello"))
+    assert events and events[-1].content is not None
+
+
+@pytest.mark.parametrize("victims", [("registry", "sessions"), ("sessions", "breakers", "credentials"), TOP])
+def test_top_level_children_killed_in_the_same_millisecond_come_back_within_2s(
+        tough_host: Host, victims: tuple[str, ...]) -> None:
+    root = tough_host.root
+    assert root is not None
+    for round_ in range(4):
+        wait_until(lambda: all_back(root, set()), timeout=5.0)
+        pids = root.pids()
+        killed = [pids[v] for v in victims]
+        kill_together([p for p in killed if p is not None])
+        wait_until(lambda: all_back(root, set(killed)), timeout=2.0,
+                   message=f"round {round_}: every child running again after killing {victims}")
+    serves_a_turn(tough_host)
+    began = time.monotonic()
+    tough_host.stop(timeout=10)
+    assert time.monotonic() - began < 10
+
+
+def test_a_child_killed_while_its_supervisor_restarts_a_group(tough_host: Host) -> None:
+    """Killing the registry restarts everything after it (rest_for_one); the services
+    killed during that restart are restarted too, and the tree is whole within 2 s."""
+    root = tough_host.root
+    assert root is not None
+    for _ in range(4):
+        wait_until(lambda: all_back(root, set()), timeout=5.0)
+        pids = root.pids()
+        os.kill(pids["registry"], signal.SIGKILL)  # type: ignore[arg-type]
+        killed = {pids["registry"]}
+
+        def restarting() -> bool:
+            return any(i.status != "running" for i in root.which_children())
+
+        wait_until(restarting, timeout=2.0, interval=0.001)
+        for info in root.which_children():  # whatever is up now, in the middle of the group restart
+            if info.pid is not None and info.status in ("running", "starting", "stopping") and pid_alive(info.pid):
+                os.kill(info.pid, signal.SIGKILL)
+                killed.add(info.pid)
+        wait_until(lambda: all_back(root, killed), timeout=2.0, message="tree back after kills during a restart")  # type: ignore[arg-type]
+    serves_a_turn(tough_host)
+
+
+def test_children_killed_during_the_host_shutdown_do_not_hold_it(actor_system: Any, tmp_path: Path) -> None:
+    """Host.stop() finishes within its deadline while children are killed under it;
+    the fixture then finds no process of the system left."""
+    import runtime_agents
+
+    for round_ in range(3):
+        host = Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / f"data{round_}")),
+                    system=actor_system).start()
+        root = host.root
+        assert root is not None
+        pids = [p for p in root.pids().values() if p is not None]
+        stopper = threading.Thread(target=host.stop, kwargs={"timeout": 10})
+        began = time.monotonic()
+        stopper.start()
+        time.sleep(0.005 * round_)
+        kill_together([p for p in pids[round_::2] if pid_alive(p)])
+        stopper.join(12)
+        assert not stopper.is_alive(), "Host.stop() did not return within its deadline"
+        assert time.monotonic() - began < 11
+        wait_until(lambda: not any(pid_alive(p) for p in pids), timeout=5.0, message="every child process gone")
