@@ -20,6 +20,7 @@ Commands (each talks to a running host on ``--port``, default from the config):
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import logging
 import os
@@ -112,8 +113,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"adk-actors host listening on {host_cfg.address}:{host_cfg.port} "
           f"(apps: {', '.join(sorted(settings.apps))}; data: {host_cfg.data_dir}; log: {settings.log_file})",
           flush=True)
-    print("warning: Thespian ports listen on all interfaces and speak unauthenticated pickle; "
-          "keep this host on a private network.", file=sys.stderr, flush=True)
+    if not ipaddress.ip_address(host_cfg.address).is_loopback:
+        print(f"warning: the actor system's ports listen on {host_cfg.address} and speak unauthenticated "
+              "pickle: anyone who reaches that address can run code in this host. Use it only on a "
+              "private network between your own hosts.", file=sys.stderr, flush=True)
     while not stop.wait(0.5):
         pass
     print("stopping: finishing the supervision tree ...", flush=True)

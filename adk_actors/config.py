@@ -8,6 +8,7 @@ expected.
 
 from __future__ import annotations
 
+import ipaddress
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +29,9 @@ class ConfigError(AdkError, ValueError):
 class HostSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    # Every socket of the actor system listens on this address only. The actor
+    # system's wire is unauthenticated pickle: keep it on loopback, or, for several
+    # hosts, on a private network between them alone.
     address: str = "127.0.0.1"
     port: int = Field(default=19470, ge=1, le=65535)
     data_dir: str = "data"
@@ -39,6 +43,22 @@ class HostSection(BaseModel):
     shutdown_timeout: float = Field(default=30.0, gt=0)
     restart_intensity: int = Field(default=10, ge=0)
     restart_period: float = Field(default=10.0, gt=0)
+
+    @field_validator("address")
+    @classmethod
+    def _check_address(cls, address: str) -> str:
+        try:
+            ipaddress.IPv4Address(address)
+        except ValueError:
+            raise ValueError("must be an IPv4 address, such as 127.0.0.1") from None
+        return address
+
+    @field_validator("data_dir")
+    @classmethod
+    def _check_data_dir(cls, data_dir: str) -> str:
+        if Path(data_dir).exists() and not Path(data_dir).is_dir():
+            raise ValueError("must be a directory, but a file of that name exists")
+        return data_dir
 
 
 class LoggingSection(BaseModel):

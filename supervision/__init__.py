@@ -72,13 +72,13 @@ from ._spec import (
     Strategy,
     SupervisorSpec,
 )
+from ._start import attach_actor_system, start_actor_system, stop_actor_system_on_port
 from ._supervisor import DynamicSupervisor, PartitionSupervisor, Supervisor
 from ._system import (
     check_port_free,
+    confine_listeners,
     free_port,
     set_parent_death_signal,
-    start_actor_system,
-    stop_actor_system_on_port,
 )
 from ._timing import BackoffState, RestartIntensity
 
@@ -134,10 +134,12 @@ __all__ = [
     "SupervisorClient",
     "SupervisorSpec",
     "UnknownRequest",
+    "attach_actor_system",
     "call",
     "call_name",
     "cast",
     "check_port_free",
+    "confine_listeners",
     "find_global",
     "free_port",
     "set_parent_death_signal",

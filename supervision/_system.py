@@ -8,14 +8,19 @@ Thespian facts this module works around (see DESIGN.md):
   and fails at once with :class:`PortInUse`;
 * children outlive a parent killed with SIGKILL; :func:`set_parent_death_signal`
   (called by every GenServer) makes the kernel kill them with it;
-* actors log through Thespian's logger process, configured by ``logDefs``.
+* actors log through Thespian's logger process, configured by ``logDefs``;
+* every Thespian socket listens on all interfaces (it binds ``''`` for an address
+  it advertises) and speaks unauthenticated pickle. :func:`confine_listeners`
+  makes each one bind the address it advertises instead, so a system started
+  here (or attached to) on ``127.0.0.1`` is reachable from this machine only.
+  Several hosts need a private network between them: advertise an address on it.
 """
 
 from __future__ import annotations
 
 import ctypes
-import functools
 import errno
+import functools
 import logging
 import os
 import signal
@@ -23,14 +28,13 @@ import socket
 import sys
 from typing import Any
 
-from ._exceptions import ActorSystemError, PortInUse
+from ._exceptions import PortInUse
 
 __all__ = [
     "check_port_free",
+    "confine_listeners",
     "free_port",
     "set_parent_death_signal",
-    "start_actor_system",
-    "stop_actor_system_on_port",
     "thespian_log_config",
 ]
 
@@ -145,6 +149,28 @@ def check_port_free(port: int, host: str = "127.0.0.1") -> None:
                 raise
 
 
+def confine_listeners() -> None:
+    """Make every Thespian listen socket of this process, and of the processes it
+    forks from now on, bind the address it advertises instead of all interfaces.
+
+    Thespian's ``IPActorAddress`` binds ``('', port)`` for an address it advertises
+    (``THESPIAN_BASE_IPADDR``); this is its one binding rule (``bindArgs``), and
+    here it returns the advertised ``(address, port)`` itself. Idempotent. The one
+    adaptation of Thespian in this library; ``tests/test_security.py`` checks every
+    listening socket of a running host with ``ss``.
+    """
+    from thespian.system.transport.IPBase import IPActorAddress
+
+    if getattr(IPActorAddress, "_bound_to_advertised", False):
+        return
+
+    def bind_args(address: Any) -> tuple[Any, ...]:
+        return (address.sockname,)
+
+    IPActorAddress.bindArgs = property(bind_args)
+    IPActorAddress._bound_to_advertised = True
+
+
 def thespian_log_config(log_file: str | None, level: int = logging.INFO, fmt: str | None = None) -> dict[str, Any]:
     """A ``logDefs`` dictConfig for Thespian's logger process (a file, or stderr)."""
     handler: dict[str, Any]
@@ -159,45 +185,3 @@ def thespian_log_config(log_file: str | None, level: int = logging.INFO, fmt: st
         "handlers": {"main": handler},
         "root": {"handlers": ["main"], "level": level},
     }
-
-
-def start_actor_system(
-    port: int | None = None,
-    *,
-    host: str = "127.0.0.1",
-    log_file: str | None = None,
-    log_level: int = logging.INFO,
-    log_format: str | None = None,
-    capabilities: dict[str, Any] | None = None,
-) -> Any:
-    """Start a new ``multiprocTCPBase`` actor system and return it.
-
-    In order: advertise ``host`` (``THESPIAN_BASE_IPADDR``); pick a free port, or
-    check that the given one is free (else :class:`PortInUse` at once); start the
-    admin with logging routed to ``log_file``. The caller owns the system and must
-    call ``shutdown()``.
-    """
-    from thespian.actors import ActorSystem, ActorSystemException
-
-    os.environ["THESPIAN_BASE_IPADDR"] = host
-    if port is None:
-        port = free_port(host)
-    else:
-        check_port_free(port, host)
-    caps: dict[str, Any] = {"Admin Port": port, "Process Startup Method": "fork"}
-    caps.update(capabilities or {})
-    try:
-        return ActorSystem(
-            "multiprocTCPBase", caps, logDefs=thespian_log_config(log_file, log_level, log_format),
-            transientUnique=True
-        )
-    except ActorSystemException as exc:
-        raise ActorSystemError(f"could not start the actor system on port {port}: {exc}") from exc
-
-
-def stop_actor_system_on_port(port: int, host: str = "127.0.0.1") -> None:
-    """Stop an actor system (for example a stale one) whose admin listens on ``port``."""
-    from thespian.actors import ActorSystem
-
-    os.environ["THESPIAN_BASE_IPADDR"] = host
-    ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True).shutdown()

@@ -30,7 +30,8 @@ from typing import Any, TypeVar
 
 from ._messages import ExitKind, ExitReason
 from ._server import IGNORE, CallerRef, GenServer
-from ._system import children_of, process_alive, start_actor_system
+from ._start import start_actor_system
+from ._system import children_of, process_alive
 
 __all__ = [
     "LeftoverProcesses",

@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 from conftest import probe
 
+from adk_actors.runtime import Host, HostConfig
 from supervision import Strategy, SupervisorClient
 from supervision.testing import pid_alive, wait_until
-
-from adk_actors.runtime import Host, HostConfig
 
 TOP = ("registry", "sessions", "breakers", "artifacts", "memory", "approvals", "credentials")
 

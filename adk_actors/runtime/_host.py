@@ -23,6 +23,7 @@ actor system if the host started it.
 
 from __future__ import annotations
 
+import socket
 import threading
 import zlib
 from dataclasses import dataclass, field
@@ -34,8 +35,11 @@ from supervision import (
     ChildType,
     Registry,
     Strategy,
+    Supervisor,
     SupervisorClient,
     SupervisorSpec,
+    attach_actor_system,
+    find_global,
     start_actor_system,
     start_supervisor,
 )
@@ -144,20 +148,11 @@ class Host:
     @classmethod
     def connect(cls, port: int, address: str = "127.0.0.1") -> Host:
         """Attach to a host process running on ``port`` (never starts one)."""
-        import os
-        import socket
-
-        from supervision import find_global
-        from supervision._supervisor import Supervisor
-
         with socket.socket() as probe:
             probe.settimeout(1.0)
             if probe.connect_ex((address, port)) != 0:
                 raise HostError(f"no host is running on {address}:{port} (start one with `adk-actors serve`)")
-        os.environ["THESPIAN_BASE_IPADDR"] = address
-        from thespian.actors import ActorSystem
-
-        system = ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True)
+        system = attach_actor_system(port, address)
         root = find_global(system, Supervisor, ROOT_NAME)
         if root is None:
             raise HostError(f"an actor system runs on port {port}, but no adk-actors host in it")

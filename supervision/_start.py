@@ -1,0 +1,84 @@
+"""Starting, attaching to and stopping a Thespian actor system safely.
+
+:func:`start_actor_system` starts a ``multiprocTCPBase`` system that listens on one
+address only (loopback by default, :func:`~supervision._system.confine_listeners`),
+never attaches to a stale one (:func:`~supervision._system.check_port_free`), and
+dies with the process that started it (:class:`~supervision._owner.OwnerWatch`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from ._client import start_server
+from ._exceptions import ActorSystemError
+from ._owner import OwnerArgs, OwnerWatch
+from ._system import check_port_free, confine_listeners, free_port, thespian_log_config
+
+__all__ = ["attach_actor_system", "start_actor_system", "stop_actor_system_on_port"]
+
+
+def start_actor_system(
+    port: int | None = None,
+    *,
+    host: str = "127.0.0.1",
+    log_file: str | None = None,
+    log_level: int = logging.INFO,
+    log_format: str | None = None,
+    capabilities: dict[str, Any] | None = None,
+    die_with_owner: bool = True,
+    owner_grace: float = 10.0,
+) -> Any:
+    """Start a new ``multiprocTCPBase`` actor system and return it.
+
+    In order: advertise ``host`` (``THESPIAN_BASE_IPADDR``) and listen on it only
+    (:func:`confine_listeners`); pick a free port, or
+    check that the given one is free (else :class:`PortInUse` at once); start the
+    admin with logging routed to ``log_file``; with ``die_with_owner``, start the
+    :class:`OwnerWatch` that stops the system (within ``owner_grace`` seconds, then
+    SIGKILL) once this process has ended, however it ended. The caller owns the
+    system and must call ``shutdown()``; if the watch does not start, the system is
+    shut down and :class:`ActorSystemError` raised.
+    """
+    from thespian.actors import ActorSystem, ActorSystemException
+
+    os.environ["THESPIAN_BASE_IPADDR"] = host
+    confine_listeners()
+    if port is None:
+        port = free_port(host)
+    else:
+        check_port_free(port, host)
+    caps: dict[str, Any] = {"Admin Port": port, "Process Startup Method": "fork"}
+    caps.update(capabilities or {})
+    try:
+        system = ActorSystem(
+            "multiprocTCPBase", caps, logDefs=thespian_log_config(log_file, log_level, log_format),
+            transientUnique=True
+        )
+    except ActorSystemException as exc:
+        raise ActorSystemError(f"could not start the actor system on port {port}: {exc}") from exc
+    if die_with_owner:
+        try:
+            start_server(system, OwnerWatch, OwnerArgs(os.getpid(), port, host, owner_grace))
+        except Exception as exc:
+            system.shutdown()
+            raise ActorSystemError(f"could not start the owner watch of the actor system: {exc}") from exc
+    return system
+
+
+def attach_actor_system(port: int, host: str = "127.0.0.1") -> Any:
+    """An external handle on the actor system whose admin listens on ``host:port``
+    (never starts one: check first that something listens there). Its own reply
+    socket listens on ``host`` only."""
+    from thespian.actors import ActorSystem
+
+    os.environ["THESPIAN_BASE_IPADDR"] = host
+    confine_listeners()
+    return ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True)
+
+
+def stop_actor_system_on_port(port: int, host: str = "127.0.0.1") -> None:
+    """Stop an actor system (for example a stale one) whose admin listens on ``port``."""
+    attach_actor_system(port, host).shutdown()
