@@ -218,7 +218,7 @@ class RunConfig(_Model):
     """Per-run settings; ``generate_config`` overrides the agent's key by key."""
 
     streaming_mode: StreamingMode = StreamingMode.NONE
-    max_llm_calls: int = 500
+    max_llm_calls: int = Field(default=500, ge=1)
     generate_config: dict[str, Any] = Field(default_factory=dict)
-    timeout: float | None = None
+    timeout: float | None = Field(default=None, gt=0)  # seconds; None: the host's run_timeout
     custom_metadata: dict[str, Any] | None = None

@@ -11,7 +11,9 @@ Lifecycle, in order:
    reply, or :data:`NO_REPLY` to answer later with :meth:`GenServer.reply`.
    :class:`Cast` goes to ``handle_cast``, timers to ``handle_timeout``, anything
    else to ``handle_info``.
-4. A handler that raises :class:`~supervision.CallError` (e.g. ``BadRequest``)
+4. ``check_request`` sees every Call's and Cast's request first (a malformed one is
+   answered with its ``CallError``, or dropped if a cast). A handler that raises
+   :class:`~supervision.CallError` (e.g. ``BadRequest``)
    answers the caller with that error and carries on. Any other exception
    *crashes* the server: every pending caller gets an error reply, ``terminate``
    runs, the supervisor is told the reason, and the process exits. Thespian's
@@ -140,6 +142,12 @@ class GenServer(Actor):  # type: ignore[misc]
     def handle_before_init(self, message: Any, sender: Any) -> None:
         """A message that came before ``Init`` and is none of the lifecycle ones (a
         child's ``Prepared``, for one); default: dropped."""
+
+    def check_request(self, request: Any) -> None:
+        """Called with every Call's and Cast's request before ``handle_call`` or
+        ``handle_cast``: raise a :class:`~supervision.CallError` (``BadRequest``) for a
+        malformed one. A call is then answered with that error, a cast is logged and
+        dropped; either way the server carries on. Default: every request passes."""
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         """Answer a call. Raise ``BadRequest`` for bad input; other exceptions crash."""
@@ -279,7 +287,7 @@ class GenServer(Actor):  # type: ignore[misc]
         elif isinstance(message, Call):
             self._on_call(message, sender)
         elif isinstance(message, Cast):
-            self.handle_cast(message.request)
+            self._on_cast(message)
         elif isinstance(message, Shutdown):
             self._on_shutdown_request(sender)
         elif isinstance(message, WakeupMessage):
@@ -341,6 +349,7 @@ class GenServer(Actor):  # type: ignore[misc]
         caller = CallerRef(message.reply_to or sender, message.ref)
         self._current = caller
         try:
+            self.check_request(message.request)
             result = self.handle_call(message.request, caller)
         except CallError as err:
             self._current = None
@@ -351,6 +360,14 @@ class GenServer(Actor):  # type: ignore[misc]
             self._pending[caller.ref] = caller
         elif result is not FORWARDED:
             self.send(caller.address, Reply(caller.ref, result))
+
+    def _on_cast(self, message: Cast) -> None:
+        try:
+            self.check_request(message.request)
+        except CallError as err:
+            self.log.warning("dropped a malformed cast %s: %s", type(message.request).__name__, err.detail)
+            return
+        self.handle_cast(message.request)
 
     def _crash(self, exc: BaseException) -> None:
         reason = ExitReason(ExitKind.CRASH, _describe(exc))

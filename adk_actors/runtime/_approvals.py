@@ -22,6 +22,8 @@ from typing import Any
 
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
+from .._validate import check_fields
+
 __all__ = ["Approval", "ApprovalActor", "ApprovalStore", "Approve", "Deny", "ListApprovals", "RegisterApproval",
            "WaitDecision"]
 
@@ -151,6 +153,8 @@ def _row(row: tuple[Any, ...]) -> Approval:
 
 
 class ApprovalActor(GenServer):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     def init(self, args: dict[str, Any]) -> None:
         self.store = ApprovalStore(args["path"], args.get("session_store_path"))
         self.waiters: dict[str, list[CallerRef]] = {}

@@ -16,6 +16,7 @@ from typing import Any
 from supervision import BadRequest, CallerRef, GenServer
 
 from .._types import Part
+from .._validate import check_fields
 from ..store._artifacts import ArtifactError, FileArtifactStore
 
 __all__ = ["ArtifactActor", "ArtifactVersions", "DeleteArtifact", "ListArtifacts", "LoadArtifact", "SaveArtifact"]
@@ -63,6 +64,8 @@ class DeleteArtifact:
 
 
 class ArtifactActor(GenServer):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     def init(self, args: dict[str, Any]) -> None:
         self.store = FileArtifactStore(args["root"], max_bytes=args.get("max_bytes", 50 * 1024 * 1024))
 

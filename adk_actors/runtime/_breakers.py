@@ -22,6 +22,7 @@ from typing import Any
 
 from supervision import BadRequest, CallerRef, GenServer
 
+from .._validate import check_fields
 from ..models._breaker import BreakerConfig, CircuitBreaker, Transition
 
 __all__ = ["Acquire", "BreakerStatus", "CircuitBreakerActor", "Disable", "ForceOpen", "Record", "Reset"]
@@ -62,6 +63,8 @@ class Reset:
 
 
 class CircuitBreakerActor(GenServer):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     def init(self, args: Any) -> None:
         self.config = args if isinstance(args, BreakerConfig) else BreakerConfig()
         self.breakers: dict[str, CircuitBreaker] = {}

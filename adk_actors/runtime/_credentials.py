@@ -29,6 +29,7 @@ from pydantic import BaseModel, SecretStr
 from supervision import BadRequest, CallerRef, GenServer
 
 from .._exceptions import AdkError
+from .._validate import check_fields
 
 __all__ = [
     "AuthRequired",
@@ -136,6 +137,8 @@ class CredentialStore:
 
 
 class CredentialActor(GenServer):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     def init(self, args: dict[str, Any]) -> None:
         self.store = CredentialStore(args["path"])
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError, GenServer
 
+from .._validate import check_fields
 from ..store import SessionNotFound, SQLiteSessionStore
 from ..store._memory import SQLiteMemoryStore
 
@@ -34,6 +35,8 @@ class SearchMemory:
 
 
 class MemoryActor(GenServer):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     def init(self, args: dict[str, Any]) -> None:
         self.memory = SQLiteMemoryStore(args["memory_path"])
         self.sessions = SQLiteSessionStore(args["session_store_path"])

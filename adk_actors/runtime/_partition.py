@@ -56,6 +56,7 @@ from supervision._spec import SupervisorSpec
 from supervision._supervisor import Job, Supervisor, _Child
 from supervision._system import process_alive
 
+from .._validate import check_fields
 from ..messages import (
     CancelRun,
     CreateSession,
@@ -108,6 +109,8 @@ _PRELOAD = ("adk_actors.log", "adk_actors.telemetry", "adk_actors.engine._flow",
 
 
 class SessionPartition(Supervisor):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     dynamic = True
 
     def configure(self, args: Any) -> SupervisorSpec:

@@ -47,6 +47,7 @@ from supervision import CallerRef, GenServer
 from supervision._spec import import_object
 
 from .._types import Content, Event, RunConfig
+from .._validate import check_fields
 from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
 from . import _handoff
 from ._link import RunLink
@@ -346,6 +347,8 @@ def load_agent(path: str) -> Any:
 
 
 class RunActor(GenServer):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     def __init__(self) -> None:
         super().__init__()
         snapshot = _handoff.SNAPSHOT

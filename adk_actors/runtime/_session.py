@@ -42,6 +42,7 @@ from supervision._messages import Exiting, Init, InitFailed, InitOk, Prepare, Pr
 from supervision._system import proc_stat, process_alive
 
 from .._types import Event, RunConfig
+from .._validate import check_fields
 from ..messages import (
     AdkEvent,
     CancelRun,
@@ -111,6 +112,8 @@ class _Run:
 
 
 class SessionActor(GenServer):
+    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+
     _blank_run: Any = None  # a run actor forked by prepare(), not yet initialised
     _blank_prepared: tuple[Any, int] | None = None  # (that run actor, its pid) once it answered Prepare
 
@@ -185,6 +188,9 @@ class SessionActor(GenServer):
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         self._arm_idle()
+        if isinstance(request, (GetSession, GetState, CancelRun)) and request.key != self.key:
+            # Sent straight to an address that now belongs to another session's actor.
+            raise CallError(f"this actor serves session {self.key!r}, not {request.key!r}", code="not_running")
         if isinstance(request, GetSession):
             return SessionInfo(self.args.app_name, self.args.user_id, self.args.session_id, self._fresh_state(),
                                list(self.events), self.last_update)
