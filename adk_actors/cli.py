@@ -36,6 +36,8 @@ from typing import Any
 
 from ._exceptions import AdkError, SessionNotFoundError
 from .config import ConfigError, Settings, load_settings
+from .runtime._credentials import KEY_VARIABLE as CREDENTIAL_KEY_VARIABLE
+from .store import private_dir, private_file
 
 __all__ = ["main"]
 
@@ -82,7 +84,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except PortInUse as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    Path(host_cfg.data_dir).mkdir(parents=True, exist_ok=True)
+    private_dir(host_cfg.data_dir)
+    private_file(settings.log_file)
     sys.path.insert(0, os.getcwd())
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -113,6 +116,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"adk-actors host listening on {host_cfg.address}:{host_cfg.port} "
           f"(apps: {', '.join(sorted(settings.apps))}; data: {host_cfg.data_dir}; log: {settings.log_file})",
           flush=True)
+    if not os.environ.get(CREDENTIAL_KEY_VARIABLE):
+        print(f"warning: stored credentials (tokens, API keys saved by tools) are NOT encrypted at rest; "
+              f"set {CREDENTIAL_KEY_VARIABLE} to a Fernet key (pip install 'adk-actors[crypto]') to encrypt them.",
+              file=sys.stderr, flush=True)
     if not ipaddress.ip_address(host_cfg.address).is_loopback:
         print(f"warning: the actor system's ports listen on {host_cfg.address} and speak unauthenticated "
               "pickle: anyone who reaches that address can run code in this host. Use it only on a "

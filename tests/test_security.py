@@ -100,7 +100,9 @@ def test_kill_9_of_serve_takes_every_process_of_the_host_with_it(serve_process: 
     host_pids = set(find_marked_processes(marker)) - {process.pid}
     assert len(host_pids) > 10  # admin, logger, owner watch and the tree
     assert listening_sockets(host_pids), "the host's actors listen before the kill"
-    assert "warning" not in serve_process["err"].read_text()  # loopback: nothing to warn about
+    warnings = serve_process["err"].read_text()
+    assert "unauthenticated" not in warnings  # loopback: nothing to warn about
+    assert "NOT encrypted at rest" in warnings  # no credential key configured: said loudly
     process.send_signal(signal.SIGKILL)
     process.wait(10)
     wait_until(lambda: not find_marked_processes(marker), timeout=20, interval=0.2,

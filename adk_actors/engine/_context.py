@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._exceptions import AdkError
+from .._secrets import redact_event
 from .._types import Event, EventActions, RunConfig
 from ._services import (
     ArtifactService,
@@ -127,11 +128,12 @@ class InvocationContext:
             raise RunCancelled(self.cancel.reason)
 
     def event(self, **fields: Any) -> Event:
-        """A new event of the current agent in this invocation and branch."""
+        """A new event of the current agent in this invocation and branch, with every
+        known secret blanked out (:mod:`adk_actors._secrets`)."""
         fields.setdefault("author", self.agent.name)
         fields.setdefault("invocation_id", self.invocation_id)
         fields.setdefault("branch", self.branch)
-        return Event(**fields)
+        return redact_event(Event(**fields))
 
 
 class CallbackContext:

@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from .._secrets import redact, register_secret
 from .._types import LlmRequest, LlmResponse
 from ._errors import (
     AuthenticationError,
@@ -100,7 +101,7 @@ def _message(body: bytes) -> str:
 
 
 def classify_status(status: int, body: bytes, headers: httpx.Headers) -> ModelError:
-    message = f"HTTP {status}: {_message(body)}"
+    message = redact(f"HTTP {status}: {_message(body)}")  # a 401 body may echo the key
     retry_after = _retry_after(headers)
     if status == 429:
         return RateLimited(message, status=status, retry_after=retry_after)
@@ -133,6 +134,7 @@ class HttpModel:
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
+        register_secret(api_key)
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self.sleep = sleep
@@ -196,13 +198,13 @@ class HttpModel:
                         yield final
                         return
             except httpx.TimeoutException as exc:
-                error: ModelError = ModelTimeout(f"no answer from {self.provider} within {self.timeout} s: {exc}")
+                error: ModelError = ModelTimeout(redact(f"no answer from {self.provider} within {self.timeout} s: {exc}"))
             except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
                 if yielded:
-                    raise StreamInterrupted(f"the {self.provider} stream broke mid-way: {exc}") from None
-                error = ConnectionFailed(f"{self.provider} connection failed: {exc}")
+                    raise StreamInterrupted(redact(f"the {self.provider} stream broke mid-way: {exc}")) from None
+                error = ConnectionFailed(redact(f"{self.provider} connection failed: {exc}"))
             except httpx.TransportError as exc:
-                error = ConnectionFailed(f"{self.provider} connection failed: {exc}")
+                error = ConnectionFailed(redact(f"{self.provider} connection failed: {exc}"))
             except ModelError as exc:
                 error = exc
             if yielded and not isinstance(error, StreamInterrupted):

@@ -23,6 +23,7 @@ from typing import Any
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
 from .._validate import check_fields
+from ..store import private_file
 
 __all__ = ["Approval", "ApprovalActor", "ApprovalStore", "Approve", "Deny", "ListApprovals", "RegisterApproval",
            "WaitDecision"]
@@ -83,6 +84,7 @@ class ListApprovals:
 class ApprovalStore:
     def __init__(self, path: str, session_store_path: str | None = None) -> None:
         self._lock = threading.Lock()
+        private_file(path)
         self._db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, app TEXT, user TEXT, "

@@ -30,6 +30,7 @@ from supervision import BadRequest, CallerRef, GenServer
 
 from .._exceptions import AdkError
 from .._validate import check_fields
+from ..store import private_file
 
 __all__ = [
     "AuthRequired",
@@ -93,10 +94,7 @@ class DeleteCredential:
 class CredentialStore:
     def __init__(self, path: str | Path, *, key: str | None = None) -> None:
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists():
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-        os.chmod(path, 0o600)
+        private_file(path)
         self._fernet: Any = None
         key = key if key is not None else os.environ.get(KEY_VARIABLE)
         if key:

@@ -47,7 +47,7 @@ from supervision import (
 from .._exceptions import HostError
 from ..messages import session_key
 from ..models._breaker import BreakerConfig
-from ..store import SQLiteSessionStore
+from ..store import SQLiteSessionStore, private_dir, private_file
 from ._approvals import ApprovalActor
 from ._artifacts import ArtifactActor
 from ._breakers import CircuitBreakerActor
@@ -101,8 +101,10 @@ class Host:
         self._partitions_lock = threading.Lock()
 
     def start(self) -> Host:
-        Path(self.config.data_dir).mkdir(parents=True, exist_ok=True)
-        SQLiteSessionStore(self.config.store_path).close()  # migrations, once
+        private_dir(self.config.data_dir)
+        if self.config.log_file:
+            private_file(self.config.log_file)
+        self._check_store()
         if self.system is None:
             self.system = start_actor_system(self.config.port, log_file=self.config.log_file)
         partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
@@ -144,6 +146,22 @@ class Host:
             self._shutdown_system()
             raise
         return self
+
+    def _check_store(self) -> None:
+        """Open the session store once in this process: its migrations run, and SQLite's
+        quick check reads every page (a corrupted file stops the start here, with
+        :class:`HostError`, instead of failing the first turn that touches it)."""
+        try:
+            store = SQLiteSessionStore(self.config.store_path)
+        except Exception as exc:
+            raise HostError(f"the session store {self.config.store_path} cannot be opened: {exc}") from None
+        try:
+            problems = store.quick_check()
+        finally:
+            store.close()
+        if problems:
+            raise HostError(f"the session store {self.config.store_path} is corrupted ({'; '.join(problems[:3])}): "
+                            "restore it from a backup, or move it away to start with an empty store")
 
     @classmethod
     def connect(cls, port: int, address: str = "127.0.0.1") -> Host:

@@ -43,9 +43,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import SecretStr
+
 from supervision import CallerRef, GenServer
 from supervision._spec import import_object
 
+from .._secrets import redact, register_secret
 from .._types import Content, Event, RunConfig
 from .._validate import check_fields
 from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
@@ -288,9 +291,15 @@ class _RemoteCredentials:
         self.actor = actor
 
     def get(self, app: str, user: str, key: str) -> Any:
+        """The stored credential; its secrets are known secrets of this run's process
+        from now on, so a tool result or error that holds one is redacted."""
         from ._credentials import GetCredential
 
-        return self.actor.service_result("credentials", GetCredential(app, user, key))
+        credential = self.actor.service_result("credentials", GetCredential(app, user, key))
+        for value in vars(credential).values() if credential is not None else ():
+            if isinstance(value, SecretStr):
+                register_secret(value.get_secret_value())
+        return credential
 
     def put(self, app: str, user: str, key: str, credential: Any) -> None:
         from ._credentials import PutCredential
@@ -513,7 +522,7 @@ class RunActor(GenServer):
         except RunCancelled as exc:
             hand("outcome", RunOutcome(run.run_id, False, "cancelled", "RunCancelled", str(exc)))
         except BaseException as exc:
-            hand("outcome", RunOutcome(run.run_id, False, "error", type(exc).__name__, str(exc)))
+            hand("outcome", RunOutcome(run.run_id, False, "error", type(exc).__name__, redact(str(exc))))
         else:
             hand("outcome", RunOutcome(run.run_id, True))
         leftover = asyncio.all_tasks(loop)

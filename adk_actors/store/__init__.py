@@ -17,6 +17,7 @@ from ._base import (
     StoreError,
     split_delta,
 )
+from ._files import private_dir, private_file
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
 
 
@@ -40,6 +41,8 @@ __all__ = [
     "SessionStore",
     "StoreError",
     "in_memory_store",
+    "private_dir",
+    "private_file",
     "split_delta",
     "validate_name",
 ]

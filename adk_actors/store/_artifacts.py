@@ -30,6 +30,7 @@ from typing import Any
 
 from .._exceptions import AdkError
 from .._types import Blob, Part
+from ._files import private_dir
 
 __all__ = [
     "ArtifactError",
@@ -84,8 +85,7 @@ def _part(data: bytes, mime_type: str) -> Part:
 
 class FileArtifactStore:
     def __init__(self, root: str | Path, *, max_bytes: int = 50 * 1024 * 1024) -> None:
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = private_dir(root)
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
 
@@ -111,7 +111,7 @@ class FileArtifactStore:
         if len(data) > self.max_bytes:
             raise ArtifactTooLarge(f"artifact {name!r} has {len(data)} bytes; the limit is {self.max_bytes}")
         with self._lock:
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             versions = self._versions(folder)
             version = versions[-1] + 1 if versions else 0
             meta = {"version": version, "mime_type": mime_type, "size": len(data),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .._types import Event
 from ..engine._services import MemoryEntry
+from ._files import private_file
 
 __all__ = ["SQLiteMemoryStore"]
 
@@ -26,7 +27,7 @@ class SQLiteMemoryStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")

@@ -46,6 +46,7 @@ from ._base import (
     StoreError,
     split_delta,
 )
+from ._files import private_file
 
 __all__ = ["MIGRATIONS", "SQLiteSessionStore"]
 
@@ -87,10 +88,7 @@ class SQLiteSessionStore:
     def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            if not Path(self.path).exists():
-                fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)
-                os.close(fd)
+            private_file(self.path)
         self._lock = threading.RLock()
         self._writer = _WriterLock(None if self.path == ":memory:" else self.path + "-writers")
         try:
@@ -307,6 +305,17 @@ class SQLiteSessionStore:
         for run_id, caller, status in rows:
             records.append(RunRecord(run_id, _caller_address(caller), status))
         return records
+
+    def quick_check(self) -> list[str]:
+        """SQLite's ``PRAGMA quick_check``: the problems it finds (empty: the file is sound).
+        A corrupted page is found here, at start, not by the first turn that reads it."""
+        with self._lock:
+            try:
+                rows = self._db.execute("PRAGMA quick_check").fetchall()
+            except sqlite3.DatabaseError as exc:
+                return [str(exc)]
+        problems = [str(row[0]) for row in rows]
+        return [] if problems == ["ok"] else problems
 
     def close(self) -> None:
         with self._lock:

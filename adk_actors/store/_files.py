@@ -1,0 +1,31 @@
+"""Data files readable by the host's user only: directories 0700, files 0600.
+
+Every store creates its directory and files through these two helpers, so the rule
+holds whatever the process's umask is (a library user's, a test runner's).
+SQLite gives a database's ``-wal`` and ``-shm`` files the database file's own mode.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["private_dir", "private_file"]
+
+
+def private_dir(path: str | Path) -> Path:
+    """Create ``path`` (and missing parents) if needed and make it 0700; return it."""
+    folder = Path(path)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return folder
+
+
+def private_file(path: str | Path) -> Path:
+    """Create ``path`` empty if missing (its folder too, 0700) and make it 0600; return it."""
+    target = Path(path)
+    if not target.parent.exists():
+        private_dir(target.parent)
+    os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
+    os.chmod(target, 0o600)
+    return target
