@@ -1,13 +1,20 @@
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import ChildSpec, SupervisorClient, SupervisorSpec, start_supervisor
+from supervision import ChildSpec, SupervisorClient, SupervisorSpec, free_port, start_supervisor
+from supervision.testing import kill_marked_processes, process_marker, wait_until
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytest_plugins = ["supervision.testing"]
 
@@ -43,3 +50,31 @@ def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
 
     with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
         yield running
+
+
+@contextmanager
+def serving(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """``adk-actors serve`` in a subprocess (the weather_bot app, data in ``tmp_path``),
+    every process it starts marked; yields port, process, marker, config and the
+    paths of its stdout and stderr. Afterwards: SIGTERM (if it still runs), then
+    every marked process is killed."""
+    port = free_port()
+    config = tmp_path / "host.toml"
+    config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
+                      '[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
+    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
+    with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
+                                   cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,))
+    try:
+        wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=30)
+        assert process.poll() is None, err.read_text()
+        yield {"port": port, "process": process, "marker": marker, "out": out, "err": err, "config": config}
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        kill_marked_processes(marker, grace=15)

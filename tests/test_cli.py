@@ -13,12 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import serving
 
-from supervision import free_port
 from supervision.testing import (
     find_marked_processes,
-    kill_marked_processes,
-    process_marker,
     wait_until,
 )
 
@@ -32,26 +30,8 @@ def cli(*args: str, timeout: float = 60, stdin: str | None = None) -> subprocess
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    port = free_port()
-    config = tmp_path / "host.toml"
-    config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
-                      '[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
-    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
-    with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
-                                   cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,))
-    try:
-        wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=30)
-        assert process.poll() is None, err.read_text()
-        yield {"port": str(port), "process": process, "marker": marker, "out": out, "config": config}
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        kill_marked_processes(marker, grace=2)
+    with serving(tmp_path) as running:
+        yield {**running, "port": str(running["port"])}
 
 
 def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> None:

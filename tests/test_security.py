@@ -10,18 +10,15 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import serving
 
-from supervision import free_port
 from supervision.testing import (
     find_marked_processes,
-    kill_marked_processes,
-    process_marker,
     wait_until,
 )
 
@@ -76,23 +73,8 @@ def _own_ipv4_addresses() -> list[str]:
 
 @pytest.fixture
 def serve_process(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    port = free_port()
-    config = tmp_path / "host.toml"
-    config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
-                      '[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
-    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
-    with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
-                                   cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,))
-    try:
-        wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=30)
-        assert process.poll() is None, err.read_text()
-        yield {"port": port, "process": process, "marker": marker, "err": err}
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
-        kill_marked_processes(marker, grace=15)
+    with serving(tmp_path) as running:
+        yield running
 
 
 def test_kill_9_of_serve_takes_every_process_of_the_host_with_it(serve_process: dict[str, Any]) -> None:

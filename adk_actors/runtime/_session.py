@@ -569,6 +569,8 @@ class SessionActor(GenServer):
         self._log_later.clear()
 
     def terminate(self, reason: Any) -> None:
+        if "store" not in vars(self):
+            return  # a pooled actor stopped before its Init: it holds no session
         self._flush_log()
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
