@@ -36,8 +36,6 @@ from typing import Any
 
 from ._exceptions import AdkError, SessionNotFoundError
 from .config import ConfigError, Settings, load_settings
-from .runtime._credentials import KEY_VARIABLE as CREDENTIAL_KEY_VARIABLE
-from .store import private_dir, private_file
 
 __all__ = ["main"]
 
@@ -73,6 +71,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .models import BreakerConfig, RetryPolicy
     from .runtime import Host, HostConfig
+    from .runtime._credentials import KEY_VARIABLE as CREDENTIAL_KEY_VARIABLE
+    from .store import private_dir, private_file
 
     settings = _settings(args)
     host_cfg = settings.host

@@ -28,15 +28,14 @@ Lifecycle, in order:
 
 Process monitors (OTP's ``monitor/2`` for local processes): :meth:`GenServer.monitor_process`
 watches a pid through a Linux pidfd, so ``handle_process_down(tag)`` is called once when
-that process ends, whatever Thespian noticed (a SIGCHLD can be lost when several
-children die at once, and then no ``ChildActorExited`` ever comes).
+that process ends, whatever Thespian noticed (of several children that die together,
+Thespian may report only one: see :mod:`supervision._supervisor`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import signal
 import traceback
 from dataclasses import dataclass
 from datetime import timedelta
@@ -245,16 +244,13 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def _take_downs(self, message: Any) -> Any:
         """Act on the monitors among ``message.ready``; the rest goes on as a WatchMessage
-        (None when nothing is left). Each ended process's pidfd is closed, SIGCHLD is
-        raised on this process so that Thespian looks for dead children again (it
-        reaps them and sends the ChildActorExited it may have missed), then
+        (None when nothing is left). Each ended process's pidfd is closed, then
         ``handle_process_down`` runs."""
         rest = [fd for fd in message.ready if fd not in self._monitors]
         downs = [fd for fd in message.ready if fd in self._monitors]
         for fd in downs:
             tag = self._monitors.pop(fd)
             os.close(fd)
-            _nudge_child_reaper()
             if not self._stopping:
                 self.handle_process_down(tag)
         return WatchMessage(rest) if rest else None
@@ -404,14 +400,6 @@ class GenServer(Actor):  # type: ignore[misc]
         """Leave gracefully: Thespian drains our outgoing sends, stops our children, exits."""
         self._stopping = True
         self.send(self.myAddress, ActorExitRequest())
-
-
-def _nudge_child_reaper() -> None:
-    """Raise SIGCHLD on this process: Thespian's handler then checks every child again."""
-    try:
-        os.kill(os.getpid(), signal.SIGCHLD)
-    except OSError:
-        pass
 
 
 def _describe(exc: BaseException) -> str:
