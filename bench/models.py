@@ -110,7 +110,7 @@ def main() -> None:
                 rows.append(("actor runtime (Runner -> host -> provider)", statistics.median(firsts) * 1000,
                              statistics.median(lasts) * 1000))
 
-                breakers = host.root.child("breakers").address  # type: ignore[union-attr]
+                breakers = host.services().child("breakers").address
                 began = time.perf_counter()
                 n = 300
                 for _ in range(n):

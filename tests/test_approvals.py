@@ -131,7 +131,7 @@ def test_an_approval_server_restart_while_a_run_waits(host: Host) -> None:
     thread, box = start_turn(runner, "s1", "/tmp/b.txt")
     pending = wait_until(lambda: runner.approvals("ann"), timeout=10)[0]
     assert host.root is not None
-    kill_child(host.root, "approvals")
+    kill_child(host.services(), "approvals")
     assert [a.id for a in runner.approvals("ann")] == [pending.id]  # persisted
     runner.approve(pending.id)
     thread.join(15)

@@ -110,7 +110,7 @@ def test_tools_save_and_load_artifacts_through_the_host(host: Host) -> None:
     error = next(e for e in refused if e.content and e.content.function_responses).content.function_responses[0]
     assert "path separators" in error.response["error"]  # the model sees why; nothing crashed
     assert host.root is not None
-    kill_child(host.root, "artifacts")
+    kill_child(host.services(), "artifacts")
     again = list(runner.run("ann", "s1", "read it"))
     response = next(e for e in again if e.content and e.content.function_responses).content.function_responses[0]
     assert response.response["text"] == "buy eggs"  # the run actor looked the restarted service up again

@@ -89,7 +89,8 @@ def target_address(host: Any, target: str) -> tuple[Any, Any]:
     """(address, a function that returns the target's current pid)."""
     root = host.root
     if target in ("artifacts", "memory", "approvals", "credentials", "breakers"):
-        return root.child(target).address, lambda: root.child(target).pid
+        services = host.services()
+        return services.child(target).address, lambda: services.child(target).pid
     partition = host.partitions()[0]
     sup = SupervisorClient(host.system, partition)
     if target == "partition":

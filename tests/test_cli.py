@@ -52,14 +52,14 @@ def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> Non
     assert chaos.returncode == 0 and "is back as pid" in chaos.stdout, chaos.stderr
     after = {row["path"]: row for row in json.loads(cli("status", "--port", port, "--json").stdout)}
     assert after["registry"]["restarts"] == 1 and after["registry"]["pid"] != rows["registry"]["pid"]
-    assert after["sessions"]["restarts"] == 1  # rest_for_one
+    assert after["sessions"]["restarts"] == 1 and after["services"]["restarts"] == 1  # rest_for_one
 
-    for service in ("breakers", "artifacts", "memory", "approvals", "credentials", "sessions/sessions-0"):
+    for service in ("services/breakers", "services/artifacts", "services/memory", "services/approvals", "services/credentials", "sessions/sessions-0"):
         killed = cli("chaos", "kill", service, "--port", port)
         assert killed.returncode == 0 and "is back as pid" in killed.stdout, (service, killed.stderr)
     final = {row["path"]: row for row in json.loads(cli("status", "--port", port, "--json").stdout)}
     assert all(final[s]["restarts"] >= 1 and final[s]["status"] == "running"
-               for s in ("breakers", "artifacts", "memory", "approvals", "credentials", "sessions/sessions-0"))
+               for s in ("services/breakers", "services/artifacts", "services/memory", "services/approvals", "services/credentials", "sessions/sessions-0"))
     history = cli("sessions", "show", "weather_bot", "s1", "--port", port, "--json")
     assert len(json.loads(history.stdout)["events"]) == 8  # the conversation survived the restarts
     chat = cli("chat", "weather_bot", "--port", port, "--session", "c1", stdin="weather in London?\nthanks\n")

@@ -90,7 +90,7 @@ def test_a_stored_credential_survives_kill_9_of_the_credential_actor(host: Host)
     runner = host.runner("calendar")
     runner.put_credential("ann", "calendar", oauth(3600))
     assert host.root is not None
-    kill_child(host.root, "credentials")
+    kill_child(host.services(), "credentials")
     runner.create_session("ann", "s1")
     answer = list(runner.run("ann", "s1", "what's on?"))[-1]
     assert answer.content.text.startswith("calendar: {'events'")  # acknowledged, so not lost

@@ -65,6 +65,6 @@ def test_sessions_added_to_memory_are_found_by_load_memory_in_later_sessions(hos
     assert recall.search_memory("ann", "teal")[0].text == "my favourite colour is teal"
     assert host.runner("echo").search_memory("ann", "teal") == []  # memories are per app too
     assert host.root is not None
-    kill_child(host.root, "memory")
+    kill_child(host.services(), "memory")
     again = [e.content.text for e in recall.run("ann", "new", "favourite colour") if e.content][-1]
     assert "teal" in again  # the index is on disk: nothing lost with the actor

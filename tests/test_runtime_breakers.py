@@ -57,23 +57,22 @@ def test_an_outage_trips_the_shared_breaker_and_later_runs_fail_fast(host: Host,
     assert failed.error_code == "circuit_open" and "stubbed" in failed.error_message
     assert len(stub.requests) == requests_before  # the provider was not called
     assert time.monotonic() - began < 2
-    breakers = host.root.child("breakers").address  # type: ignore[union-attr]
+    breakers = host.services().child("breakers").address
     assert call(host.system, breakers, BreakerStatus("stubbed"))["state"] == "open"
 
 
 def test_a_killed_breaker_actor_never_hangs_a_run(host: Host, stub: StubServer) -> None:
     stub.add(*(openai_chat("ok") for _ in range(3)))
     assert one_turn(host, "s0").content.text == "ok"
-    root = host.root
-    assert root is not None
-    pid = root.child("breakers").pid
+    services = host.services()
+    pid = services.child("breakers").pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
     began = time.monotonic()
     outcome = one_turn(host, "s1")  # during the restart: an answer, or a fast, clear error
     assert time.monotonic() - began < 4
     assert outcome.error_code in (None, "breaker_unavailable")
-    wait_until(lambda: root.child("breakers").status == "running" and root.child("breakers").pid != pid)
+    wait_until(lambda: services.child("breakers").status == "running" and services.child("breakers").pid != pid)
     assert one_turn(host, "s2").content.text == "ok"  # restarted closed (in memory, as documented)
 
 

@@ -4,21 +4,27 @@
 migrations (once, in this process), an actor system on loopback (or uses the one
 given), then the root supervisor::
 
-    root (rest_for_one)
+    root (rest_for_one; root_intensity restarts in root_period s, then the host stops)
     ├── registry          names that follow restarts
     ├── sessions          one_for_one over N partitions
     │   ├── sessions-0    dynamic: session actors (transient) -> their run actors
     │   └── sessions-1    ...
-    ├── breakers          one circuit breaker per model name, shared by all runs
-    ├── artifacts         versioned artifact files under the data dir
-    ├── memory            searchable memories of past sessions, per (app, user)
-    ├── approvals         tool calls waiting for a human's decision (persisted)
-    └── credentials       API keys and OAuth2 tokens per (app, user, key); file 0600
+    └── services          one_for_one, its own restart budget; each child with backoff
+        ├── breakers      one circuit breaker per model name, shared by all runs
+        ├── artifacts     versioned artifact files under the data dir
+        ├── memory        searchable memories of past sessions, per (app, user)
+        ├── approvals     tool calls waiting for a human's decision (persisted)
+        └── credentials   API keys and OAuth2 tokens per (app, user, key); file 0600
 
-rest_for_one, as ADK Elixir: everything after a child depends on it (a new registry
-must be refilled by restarting what registered in it). Leaving the block stops the
-tree in reverse order (runs in flight get ``RunFailed(interrupted)``), then the
-actor system if the host started it.
+rest_for_one at the root, as ADK Elixir: everything after a child depends on it (a new
+registry must be refilled by restarting what registered in it). The services sit under
+a supervisor of their own because nothing depends on their state (runs find them by
+name and fail fast while one restarts): a service that dies is restarted there, after a
+short backoff, and is never counted against the root's budget; only a whole
+``services`` that gives up is. So random kills of services, sessions and runs cannot
+use up the root's budget; only the three root children can. Leaving the block stops the
+tree in reverse order (runs in flight get ``RunFailed(interrupted)``), then the actor
+system if the host started it.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from supervision import (
+    Backoff,
     ChildSpec,
     ChildType,
     Registry,
@@ -79,6 +86,11 @@ class HostConfig:
     # group restart of rest_for_one counts once), then escalates: the host stops.
     root_intensity: int = 10
     root_period: float = 10.0
+    # The services' own budget: a service that dies is restarted under "services" (with
+    # backoff), never counted at the root; past this budget "services" gives up and
+    # the root restarts it (one restart at the root).
+    services_intensity: int = 20
+    services_period: float = 10.0
     models: dict[str, str] = field(default_factory=dict)  # model name -> OpenAI-compatible base URL
     breakers: bool = True
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
@@ -120,20 +132,7 @@ class Host:
                 ChildSpec(id="registry", start=Registry, provides_registry=True),
                 ChildSpec(id="sessions", start=SessionsSupervisor, args=(self.config.partitions, partition_args),
                           type=ChildType.SUPERVISOR, shutdown="infinity", start_timeout=120.0),
-                # Last: nothing depends on its state (runs find it by name and fail fast
-                # while it restarts), so its crash restarts nothing else.
-                ChildSpec(id="breakers", start=CircuitBreakerActor, args=self.config.breaker, name="breakers"),
-                ChildSpec(id="artifacts", start=ArtifactActor, name="artifacts",
-                          args={"root": str(Path(self.config.data_dir) / "artifacts"),
-                                "max_bytes": self.config.max_artifact_bytes}),
-                ChildSpec(id="memory", start=MemoryActor, name="memory",
-                          args={"memory_path": str(Path(self.config.data_dir) / "memory.db"),
-                                "session_store_path": self.config.store_path}),
-                ChildSpec(id="approvals", start=ApprovalActor, name="approvals",
-                          args={"path": str(Path(self.config.data_dir) / "approvals.db"),
-                                "session_store_path": self.config.store_path}),
-                ChildSpec(id="credentials", start=CredentialActor, name="credentials",
-                          args={"path": str(Path(self.config.data_dir) / "credentials.db")}),
+                ChildSpec.supervisor("services", self._services_spec()),
             ),
             strategy=Strategy.REST_FOR_ONE,
             intensity=self.config.root_intensity,
@@ -146,6 +145,40 @@ class Host:
             self._shutdown_system()
             raise
         return self
+
+    def _services_spec(self) -> SupervisorSpec:
+        """The service actors, one_for_one, each restarted after a short backoff (so a
+        service that keeps dying does not spin), with a restart budget of their own."""
+        backoff = Backoff(min_delay=0.02, max_delay=1.0)
+        data = Path(self.config.data_dir)
+        return SupervisorSpec(
+            children=(
+                ChildSpec(id="breakers", start=CircuitBreakerActor, args=self.config.breaker, name="breakers",
+                          backoff=backoff),
+                ChildSpec(id="artifacts", start=ArtifactActor, name="artifacts", backoff=backoff,
+                          args={"root": str(data / "artifacts"), "max_bytes": self.config.max_artifact_bytes}),
+                ChildSpec(id="memory", start=MemoryActor, name="memory", backoff=backoff,
+                          args={"memory_path": str(data / "memory.db"), "session_store_path": self.config.store_path}),
+                ChildSpec(id="approvals", start=ApprovalActor, name="approvals", backoff=backoff,
+                          args={"path": str(data / "approvals.db"), "session_store_path": self.config.store_path}),
+                ChildSpec(id="credentials", start=CredentialActor, name="credentials", backoff=backoff,
+                          args={"path": str(data / "credentials.db")}),
+            ),
+            strategy=Strategy.ONE_FOR_ONE,
+            intensity=self.config.services_intensity,
+            period=self.config.services_period,
+        )
+
+    def services(self) -> SupervisorClient:
+        """The supervisor of the service actors (breakers, artifacts, memory, approvals,
+        credentials)."""
+        root = self.root
+        if root is None:
+            raise HostError("the host is not running")
+        address = root.child("services").address
+        if address is None:
+            raise HostError("the service supervisor is restarting")
+        return SupervisorClient(self.system, address, timeout=root.timeout)
 
     def _check_store(self) -> None:
         """Open the session store once in this process: its migrations run, and SQLite's

@@ -250,8 +250,10 @@ class Runner:
 
         def ask(context: Any) -> Any:
             while True:
-                info = SupervisorClient(context, root.address, timeout=self.call_timeout).child(child_id)
-                if info.address is not None:
+                services = SupervisorClient(context, root.address, timeout=self.call_timeout).child("services")
+                info = (SupervisorClient(context, services.address, timeout=self.call_timeout).child(child_id)
+                        if services.address is not None else None)
+                if info is not None and info.address is not None:
                     try:
                         return call(context, info.address, request, timeout=self.call_timeout)
                     except ServerNotRunning:
