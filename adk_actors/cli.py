@@ -8,6 +8,8 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``run APP MESSAGE [--user U] [--session S]``: one turn, streamed.
 * ``chat APP``: turns from standard input until EOF.
 * ``status``: the live supervision tree (id, type, state, pid, restarts).
+* ``chaos soak``: sessions talk while random actors are killed; prints LOST, HUNG,
+  restarts, restored, next turns valid, orphans (exit 1 unless all is well).
 * ``chaos kill TARGET | --random``: kill -9 an actor (``registry``,
   ``sessions/sessions-0``, ...) and watch it come back.
 * ``sessions list|show|delete APP``.
@@ -204,30 +206,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def _tree(host: Any, timeout: float = 1.0) -> list[dict[str, Any]]:
-    """The live tree. Each supervisor gets ``timeout`` seconds to answer: one that is
-    being restarted right now is shown as ``unreachable`` instead of stalling the walk."""
-    from supervision import CallError, CallTimeout, SupervisorClient, call
+    from .chaos import tree_rows
 
-    rows: list[dict[str, Any]] = []
-
-    def walk(client: Any, path: str, depth: int) -> None:
-        for info in client.which_children():
-            row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
-                   "pid": info.pid, "restarts": info.restarts, "depth": depth}
-            rows.append(row)
-            if info.type == "supervisor" and info.id.startswith("sessions-") and info.address is not None:
-                try:  # a session partition: how many pooled session actors are ready
-                    row["pooled"] = len(call(host.system, info.address, "pool", timeout=timeout))
-                except (CallTimeout, CallError):
-                    pass
-            if info.type == "supervisor" and info.address is not None:
-                try:
-                    walk(SupervisorClient(host.system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
-                except (CallTimeout, CallError):
-                    row["status"] = "unreachable"
-
-    walk(SupervisorClient(host.system, host.root.address, timeout=max(timeout, 2.0)), "", 0)
-    return rows
+    return tree_rows(host, timeout)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -280,6 +261,31 @@ def cmd_chaos(args: argparse.Namespace) -> int:
         return 1
     finally:
         host.disconnect()
+
+
+def cmd_soak(args: argparse.Namespace) -> int:
+    from .chaos import soak
+
+    host = _connect(args)
+    try:
+        app = args.app or _default_app(args)
+        report = soak(host, app, sessions=args.sessions, duration=args.duration, interval=args.interval / 1000.0,
+                      targets=args.targets.split(","), turn_timeout=args.turn_timeout, seed=args.seed,
+                      progress=None if args.json else lambda text: print(text, flush=True))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        host.disconnect()
+    print(json.dumps(report.to_dict()) if args.json else report.render(), flush=True)
+    return 0 if report.passed else 1
+
+
+def _default_app(args: argparse.Namespace) -> str:
+    apps = sorted(_settings(args).apps)
+    if not apps:
+        raise ConfigError("chaos soak needs --app (the config names no apps)")
+    return "weather_bot" if "weather_bot" in apps else apps[0]
 
 
 # -- sessions -----------------------------------------------------------------------------------
@@ -369,6 +375,16 @@ def build_parser() -> argparse.ArgumentParser:
     kill.add_argument("target", nargs="?")
     kill.add_argument("--random", action="store_true")
     kill.set_defaults(func=cmd_chaos)
+    soak = common(chaos_sub.add_parser("soak", help="drive sessions while killing random actors; report LOST/HUNG"))
+    soak.add_argument("--app", help="the app whose sessions talk (default: weather_bot, else the first)")
+    soak.add_argument("--sessions", type=int, default=8)
+    soak.add_argument("--duration", type=float, default=60.0, help="seconds of kills")
+    soak.add_argument("--interval", type=float, default=200.0, help="milliseconds between two kills")
+    soak.add_argument("--targets", default="root,services,partitions,sessions,runs",
+                      help="kinds of actor to kill, comma-separated")
+    soak.add_argument("--turn-timeout", type=float, default=30.0, help="a turn's deadline, seconds")
+    soak.add_argument("--seed", type=int, help="for a repeatable choice of victims")
+    soak.set_defaults(func=cmd_soak)
     sessions = common(sub.add_parser("sessions", help="list, show or delete sessions"))
     sessions.add_argument("action", choices=["list", "show", "delete"])
     sessions.add_argument("app")

@@ -41,7 +41,7 @@ class HostSection(BaseModel):
     max_queued_runs: int = Field(default=8, ge=0)
     session_pool: int = Field(default=2, ge=0, le=1000)
     shutdown_timeout: float = Field(default=30.0, gt=0)
-    restart_intensity: int = Field(default=10, ge=0)
+    restart_intensity: int = Field(default=40, ge=0)
     restart_period: float = Field(default=10.0, gt=0)
 
     @field_validator("address")

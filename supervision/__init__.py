@@ -76,8 +76,11 @@ from ._start import attach_actor_system, start_actor_system, stop_actor_system_o
 from ._supervisor import DynamicSupervisor, PartitionSupervisor, Supervisor
 from ._system import (
     check_port_free,
+    children_of,
     confine_listeners,
     free_port,
+    proc_stat,
+    process_alive,
     set_parent_death_signal,
 )
 from ._timing import BackoffState, RestartIntensity
@@ -139,9 +142,12 @@ __all__ = [
     "call_name",
     "cast",
     "check_port_free",
+    "children_of",
     "confine_listeners",
     "find_global",
     "free_port",
+    "proc_stat",
+    "process_alive",
     "set_parent_death_signal",
     "start_actor_system",
     "start_server",

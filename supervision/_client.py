@@ -16,7 +16,6 @@ from ._exceptions import (
     NameNotFound,
     ServerNotRunning,
     StartFailed,
-    SupervisionError,
     error_for_code,
 )
 from ._messages import (
@@ -76,7 +75,9 @@ def call(
     """Send ``request`` as a :class:`Call` and return the reply's value.
 
     In order: ask; a reply whose ref is not ours (a late answer to an earlier call
-    that timed out) is dropped and listening goes on; if ``alive`` is given it is
+    that timed out), and any message that is no answer to a call at all (a late
+    message of something this endpoint did before, such as a run's event), is
+    dropped and listening goes on; if ``alive`` is given it is
     checked every ``poll`` seconds while waiting (OTP's monitor: a server that died
     after taking the message makes the call fail at once instead of at the timeout).
 
@@ -89,10 +90,8 @@ def call(
     deadline = time.monotonic() + timeout
     answer = ask_delivered(system, address, message, min(timeout, poll) if alive is not None else timeout)
     while True:
-        if answer is not None:
-            ref = getattr(answer, "ref", message.ref)
-            if ref is None or ref == message.ref:
-                return _unwrap(answer, request, timeout)
+        if _answers(answer, message):
+            return _unwrap(answer)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise CallTimeout(f"no reply to {type(request).__name__} within {timeout} s")
@@ -113,18 +112,23 @@ def ask_delivered(system: Any, address: Any, message: Call, wait: float) -> Any:
     return answer
 
 
-def _unwrap(answer: Any, request: Any, timeout: float) -> Any:
-    if answer is None:
-        raise CallTimeout(f"no reply to {type(request).__name__} within {timeout} s")
+def _answers(answer: Any, message: Call) -> bool:
+    """Is ``answer`` the answer to ``message``: our reply (or one with no ref), or
+    Thespian's PoisonMessage for it?"""
+    from thespian.actors import PoisonMessage
+
+    if isinstance(answer, (Reply, ErrorReply)):
+        return answer.ref is None or answer.ref == message.ref
+    return isinstance(answer, PoisonMessage) and getattr(answer.poisonMessage, "ref", None) == message.ref
+
+
+def _unwrap(answer: Any) -> Any:
+    """The value of an answer :func:`_answers` accepted, or the error it carries."""
     if isinstance(answer, Reply):
         return answer.value
     if isinstance(answer, ErrorReply):
         raise error_for_code(answer.code, answer.detail)
-    from thespian.actors import PoisonMessage
-
-    if isinstance(answer, PoisonMessage):
-        raise error_for_code("crashed", str(answer.details))
-    raise SupervisionError(f"unexpected answer {answer!r} to {type(request).__name__}")
+    raise error_for_code("crashed", str(answer.details))  # Thespian's PoisonMessage
 
 
 def cast(system: Any, address: Any, request: Any) -> None:

@@ -32,8 +32,11 @@ from ._exceptions import PortInUse
 
 __all__ = [
     "check_port_free",
+    "children_of",
     "confine_listeners",
     "free_port",
+    "proc_stat",
+    "process_alive",
     "set_parent_death_signal",
     "thespian_log_config",
 ]

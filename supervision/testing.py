@@ -285,6 +285,10 @@ class Probe(GenServer):
             if request[0] == "sleep":
                 time.sleep(float(request[1]))
                 return "slept"
+            if request[0] == "strays-first":  # messages that answer nothing reach the caller first
+                for number in range(int(request[1])):
+                    self.send(caller.address, ("stray", number))
+                return "after strays"
             if request[0] == "get":
                 return self.state.get(request[1])
             if request[0] == "put":

@@ -68,6 +68,15 @@ def test_call_reply_and_state(actor_system: Any) -> None:
     assert call(actor_system, server, ("add", 3)) == 5
 
 
+def test_a_call_skips_messages_that_answer_nothing(actor_system: Any, tmp_path: Any) -> None:
+    """A message that is no reply (a late event of something the endpoint did before)
+    is not taken for the call's answer: the call returns the real reply."""
+    server = start_server(actor_system, Probe, probe_args("p", tmp_path / "events.log"))
+    with actor_system.private() as endpoint:
+        assert call(endpoint, server, ("strays-first", 3)) == "after strays"
+        assert call(endpoint, server, "ping") == "pong"
+
+
 def test_bad_request_is_a_typed_error_and_does_not_crash(actor_system: Any) -> None:
     server = start_server(actor_system, Strict)
     pid = call(actor_system, server, "pid")

@@ -82,15 +82,18 @@ class HostConfig:
     max_queued_runs: int = 8
     session_pool: int = 2  # per partition: session actors started ahead of need, warmed (~14-19 MB PSS each, with its run actor)
     log_file: str | None = None
-    # OTP's default is 3 restarts in 5 s; a long-running host rides out more (each
-    # group restart of rest_for_one counts once), then escalates: the host stops.
-    root_intensity: int = 10
+    # Restart budgets, at every level (root, services, the session supervisors): sized
+    # to tell a crash loop from kills of healthy actors. A child that dies at start is
+    # restarted within 10-50 ms, so 40 restarts in 10 s stop a crash loop within a second
+    # or two; kills of running actors, even one every 200 ms spread over the tree, stay
+    # well under it at any one level (adk-actors chaos soak). Past it, the level gives up
+    # and escalates; past the root's, every child stops in order and the host exits.
+    root_intensity: int = 40
     root_period: float = 10.0
-    # The services' own budget: a service that dies is restarted under "services" (with
-    # backoff), never counted at the root; past this budget "services" gives up and
-    # the root restarts it (one restart at the root).
-    services_intensity: int = 20
+    services_intensity: int = 40
     services_period: float = 10.0
+    sessions_intensity: int = 40  # each session partition's, and their supervisor's
+    sessions_period: float = 10.0
     models: dict[str, str] = field(default_factory=dict)  # model name -> OpenAI-compatible base URL
     breakers: bool = True
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
@@ -126,7 +129,9 @@ class Host:
                                        partitions=self.config.partitions,
                                        session_pool=self.config.session_pool,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
-                                       model_options=dict(self.config.model_options))
+                                       model_options=dict(self.config.model_options),
+                                       intensity=self.config.sessions_intensity,
+                                       period=self.config.sessions_period)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),

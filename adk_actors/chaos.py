@@ -1,0 +1,338 @@
+"""Chaos: kill actors of a running host while sessions talk to it, then prove nothing was lost.
+
+:func:`soak` is what ``adk-actors chaos soak`` runs, and what a user runs to prove
+their own agents survive faults. In order:
+
+1. create ``sessions`` sessions of ``app`` and start one thread per session, each
+   running turns back to back (every turn has a deadline: ``turn_timeout``);
+2. every ``interval`` seconds, SIGKILL one actor chosen at random among the kinds
+   in ``targets`` (see :data:`TARGET_KINDS`), for ``duration`` seconds;
+3. stop killing, give every turn in flight ``turn_timeout`` more seconds (a turn
+   still running then is HUNG), and wait until every actor of the tree runs again
+   (restored, and how long that took);
+4. read every session back: an event a caller received (each is committed before
+   it is sent) but the store does not have is LOST;
+5. run one more turn on every session (valid: it ends well), and look for orphans
+   (processes of the host's process group whose parent is gone).
+
+The host must run on this machine (kills and orphans are found by pid).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from supervision import (
+    CallError,
+    CallTimeout,
+    SupervisorClient,
+    call,
+    children_of,
+    proc_stat,
+    process_alive,
+)
+
+from ._exceptions import AdkError, RunFailedError
+from ._types import RunConfig
+from .runtime import Host, Runner
+
+__all__ = ["TARGET_KINDS", "SoakReport", "soak", "tree_rows"]
+
+#: What may be killed: the root's children, the service actors, the session
+#: partitions, session actors, and run actors.
+TARGET_KINDS = ("root", "services", "partitions", "sessions", "runs")
+
+
+def tree_rows(host: Host, timeout: float = 1.0) -> list[dict[str, Any]]:
+    """The live tree, one row per actor (path, id, type, status, pid, restarts, depth;
+    ``pooled`` for a session partition). A supervisor that does not answer within
+    ``timeout`` seconds (it is being restarted) is shown as ``unreachable``."""
+    assert host.root is not None
+    rows: list[dict[str, Any]] = []
+
+    def walk(client: Any, path: str, depth: int) -> None:
+        for info in client.which_children():
+            row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
+                   "pid": info.pid, "restarts": info.restarts, "depth": depth}
+            rows.append(row)
+            if info.type == "supervisor" and info.id.startswith("sessions-") and info.address is not None:
+                try:  # a session partition: how many pooled session actors are ready
+                    row["pooled"] = len(call(host.system, info.address, "pool", timeout=timeout))
+                except (CallTimeout, CallError):
+                    pass
+            if info.type == "supervisor" and info.address is not None:
+                try:
+                    walk(SupervisorClient(host.system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
+                except (CallTimeout, CallError):
+                    row["status"] = "unreachable"
+
+    walk(SupervisorClient(host.system, host.root.address, timeout=max(timeout, 2.0)), "", 0)
+    return rows
+
+
+def kind_of(row: dict[str, Any]) -> str:
+    """Which of :data:`TARGET_KINDS` an actor of :func:`tree_rows` is."""
+    path = row["path"]
+    if row["depth"] == 0:
+        return "root"
+    if path.startswith("services/"):
+        return "services"
+    if path.startswith("sessions/") and row["depth"] == 1:
+        return "partitions"
+    return "sessions"
+
+
+@dataclass
+class SoakReport:
+    sessions: int
+    duration: float
+    turns: int = 0
+    turns_ok: int = 0
+    acknowledged_events: int = 0
+    lost: int = 0
+    hung: int = 0
+    typed_failures: dict[str, int] = field(default_factory=dict)  # by reason (or error code)
+    untyped_failures: dict[str, int] = field(default_factory=dict)  # by exception type
+    kills: dict[str, int] = field(default_factory=dict)  # by kind
+    restarts: dict[str, int] = field(default_factory=dict)  # by kind: an actor seen again with a new pid
+    host_alive: bool = True
+    tree_restored: bool = False
+    restore_seconds: float | None = None
+    next_turn_valid: int = 0
+    orphans: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return (self.host_alive and self.tree_restored and self.lost == 0 and self.hung == 0
+                and not self.untyped_failures and self.next_turn_valid == self.sessions and self.orphans == 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "passed": self.passed}
+
+    def render(self) -> str:
+        def counts(found: dict[str, int]) -> str:
+            return ", ".join(f"{k} {v}" for k, v in sorted(found.items())) or "none"
+
+        restored = (f"yes, in {self.restore_seconds:.2f} s" if self.tree_restored and self.restore_seconds is not None
+                    else "NO")
+        lines = [
+            f"sessions {self.sessions}, {self.duration:g} s of kills",
+            f"turns              {self.turns} ({self.turns_ok} ended well)",
+            f"acknowledged       {self.acknowledged_events} events",
+            f"LOST               {self.lost}",
+            f"HUNG               {self.hung}",
+            f"typed failures     {counts(self.typed_failures)}",
+            f"untyped failures   {counts(self.untyped_failures)}",
+            f"kills              {counts(self.kills)}",
+            f"restarts           {counts(self.restarts)}",
+            f"host alive         {'yes' if self.host_alive else 'NO'}",
+            f"tree restored      {restored}",
+            f"next turn valid    {self.next_turn_valid}/{self.sessions}",
+            f"orphans            {self.orphans}",
+            f"result             {'PASSED' if self.passed else 'FAILED'}",
+        ]
+        return "\n".join(lines)
+
+
+@dataclass
+class _Session:
+    id: str
+    acknowledged: set[str] = field(default_factory=set)
+    busy_since: float | None = None  # when the turn in flight began
+
+
+def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, interval: float = 0.2,
+         targets: Iterable[str] = TARGET_KINDS, turn_timeout: float = 30.0, restore_timeout: float = 30.0,
+         user: str = "chaos-soak", seed: int | None = None,
+         progress: Callable[[str], None] | None = None) -> SoakReport:
+    """Drive ``sessions`` sessions of ``app`` on ``host`` while killing actors (see the
+    module); return the :class:`SoakReport`. Raises ``ValueError`` for an unknown
+    target kind or a count below 1."""
+    kinds = tuple(targets)
+    unknown = [k for k in kinds if k not in TARGET_KINDS]
+    if unknown or sessions < 1 or duration <= 0 or interval <= 0:
+        raise ValueError(f"bad soak arguments: targets must be among {TARGET_KINDS} (got {unknown or kinds}); "
+                         "sessions >= 1, duration and interval > 0")
+    say = progress or (lambda _text: None)
+    rng = random.Random(seed)
+    report = SoakReport(sessions=sessions, duration=duration)
+    runner = Runner(host, app, timeout=turn_timeout + 15.0)
+    config = RunConfig(timeout=turn_timeout)
+    tag = f"{int(time.time())}-{rng.randrange(1 << 30):x}"
+    members = [_Session(runner.create_session(user, f"soak-{tag}-{i}").id) for i in range(sessions)]
+    seen = _Restarts()
+    seen.look(tree_rows(host))
+    lock = threading.Lock()
+    typed: Counter[str] = Counter()
+    untyped: Counter[str] = Counter()
+    stop = threading.Event()
+
+    def one_turn(member: _Session, text: str) -> bool:
+        """Run a turn; record what came back; True if it ended well."""
+        member.busy_since = time.monotonic()
+        try:
+            events = []
+            for event in runner.run(user, member.id, text, run_config=config):
+                if not event.partial:
+                    with lock:
+                        member.acknowledged.add(event.id)
+                events.append(event)
+            last = events[-1] if events else None
+            if last is not None and last.error_code:
+                with lock:
+                    typed[last.error_code] += 1
+                return False
+            return True
+        except RunFailedError as exc:
+            with lock:
+                typed[exc.reason] += 1
+        except AdkError as exc:
+            with lock:
+                typed[type(exc).__name__] += 1
+        except Exception as exc:
+            with lock:
+                untyped[type(exc).__name__] += 1
+        finally:
+            member.busy_since = None
+        return False
+
+    def talk(member: _Session) -> None:
+        number = 0
+        while not stop.is_set():
+            number += 1
+            ended_well = one_turn(member, f"turn {number}: what's the weather in Paris?")
+            with lock:
+                report.turns += 1
+                report.turns_ok += ended_well
+
+    workers = [threading.Thread(target=talk, args=(m,), daemon=True, name=f"soak-{m.id}") for m in members]
+    for worker in workers:
+        worker.start()
+    kills: Counter[str] = Counter()
+    began = time.monotonic()
+    while time.monotonic() - began < duration:
+        chosen_at = time.monotonic()
+        victim = _pick_victim(host, kinds, rng, seen)
+        if victim is not None:
+            kind, pid = victim
+            try:
+                os.kill(pid, signal.SIGKILL)
+                kills[kind] += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(max(0.0, interval - (time.monotonic() - chosen_at)))
+    say(f"{sum(kills.values())} kills in {duration:g} s; waiting for the turns in flight")
+    stop.set()
+    deadline = time.monotonic() + turn_timeout + 20.0
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+    report.hung = sum(1 for w in workers if w.is_alive())
+    report.acknowledged_events = sum(len(m.acknowledged) for m in members)
+    report.kills = dict(kills)
+    report.typed_failures, report.untyped_failures = dict(typed), dict(untyped)
+    report.host_alive = _host_alive(host)
+    if not report.host_alive:
+        return report
+    report.tree_restored, report.restore_seconds = _wait_restored(host, restore_timeout)
+    seen.look(tree_rows(host))
+    report.restarts = dict(seen.restarts)
+    say("reading every session back")
+    for member in members:
+        stored = {e.id for e in runner.get_session(user, member.id).events}
+        report.lost += len(member.acknowledged - stored)
+    for member in members:
+        report.next_turn_valid += one_turn(member, "one more turn: weather in Oslo?")
+    report.orphans = len(_orphans(host))
+    return report
+
+
+class _Restarts:
+    """Restarts as seen from outside: an actor (a path of the tree) found running in a
+    new process since the last look. Supervisors' own counters start again from 0
+    when the supervisor itself is restarted, so they cannot be summed."""
+
+    def __init__(self) -> None:
+        self.pids: dict[str, int] = {}
+        self.restarts: Counter[str] = Counter()
+
+    def look(self, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            if row["pid"] and row["status"] == "running":
+                known = self.pids.get(row["path"])
+                if known is not None and known != row["pid"]:
+                    self.restarts[kind_of(row)] += 1
+                self.pids[row["path"]] = row["pid"]
+
+
+def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random,
+                 seen: _Restarts) -> tuple[str, int] | None:
+    """(kind, pid) of a live actor of one of ``kinds``, chosen at random; None if none.
+    The walk of the tree is also a look for restarts."""
+    try:
+        rows = tree_rows(host, timeout=0.5)
+    except (CallTimeout, CallError):
+        return None
+    seen.look(rows)
+    found = [(kind_of(r), r["pid"]) for r in rows if r["pid"] and r["status"] == "running"]
+    if "runs" in kinds:
+        found += [("runs", pid) for kind, session_pid in found if kind == "sessions"
+                  for pid in children_of(session_pid)]
+    found = [(kind, pid) for kind, pid in found if kind in kinds and process_alive(pid)]
+    return rng.choice(found) if found else None
+
+
+def _host_alive(host: Host) -> bool:
+    try:
+        tree_rows(host, timeout=5.0)
+    except (CallTimeout, CallError):
+        return False
+    return True
+
+
+def _wait_restored(host: Host, timeout: float) -> tuple[bool, float | None]:
+    """Wait until every actor of the tree runs in a live process; (done, seconds)."""
+    began = time.monotonic()
+    while time.monotonic() - began < timeout:
+        try:
+            rows = tree_rows(host)
+        except (CallTimeout, CallError):
+            rows = []
+        if rows and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in rows):
+            return True, time.monotonic() - began
+        time.sleep(0.05)
+    return False, None
+
+
+def _orphans(host: Host) -> list[int]:
+    """Processes of the host's process group (the one its admin made) whose parent is
+    gone (re-parented to pid 1), the admin itself excepted."""
+    first = next((r["pid"] for r in tree_rows(host) if r["depth"] == 0 and r["pid"]), None)
+    stat = proc_stat(first) if first else None
+    if stat is None:
+        return []
+    admin = proc_stat(stat[1])  # a root child's parent is the root; the root's parent is the admin
+    admin_pid = admin[1] if admin is not None else None
+    if admin_pid is None:
+        return []
+    group = os.getpgid(admin_pid)
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == admin_pid:
+            continue
+        pid = int(entry)
+        info = proc_stat(pid)
+        try:
+            same_group = os.getpgid(pid) == group
+        except ProcessLookupError:
+            continue
+        if info is not None and info[1] == 1 and info[0] != "Z" and same_group:
+            found.append(pid)
+    return found
