@@ -7,6 +7,7 @@ __all__ = [
     "AgentDefinitionError",
     "CompileError",
     "HostError",
+    "LimitExceededError",
     "RunFailedError",
     "SessionBusyError",
     "SessionExistsError",
@@ -41,6 +42,10 @@ class SessionNotFoundError(AdkError, LookupError):
 
 class SessionExistsError(AdkError):
     """A session with that id already exists."""
+
+
+class LimitExceededError(AdkError):
+    """A request went over one of the host's limits (``Limits``); nothing was stored."""
 
 
 class SessionBusyError(AdkError):

@@ -71,6 +71,7 @@ def _connect(args: argparse.Namespace) -> Any:
 def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import PortInUse, check_port_free, start_actor_system
 
+    from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
     from .runtime import Host, HostConfig
     from .runtime._credentials import KEY_VARIABLE as CREDENTIAL_KEY_VARIABLE
@@ -104,6 +105,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
                            breaker=BreakerConfig(**settings.breaker.model_dump()),
                            max_artifact_bytes=settings.artifacts.max_bytes,
+                           limits=Limits(**settings.limits.model_dump()),
                            model_options={"retry": RetryPolicy(max_attempts=settings.retry.max_attempts,
                                                                base_delay=settings.retry.base_delay,
                                                                max_delay=settings.retry.max_delay),

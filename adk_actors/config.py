@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from ._exceptions import AdkError
 
-__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "LoggingSection", "RetrySection",
+__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "LimitsSection", "LoggingSection", "RetrySection",
            "Settings", "load_settings"]
 
 
@@ -97,6 +97,16 @@ class ArtifactsSection(BaseModel):
     max_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
 
 
+class LimitsSection(BaseModel):
+    """What one request may cost the host (see ``adk_actors.messages.Limits``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_message_bytes: int = Field(default=1024 * 1024, ge=1)
+    max_events_per_turn: int = Field(default=1000, ge=1)
+    max_sessions_per_user: int = Field(default=1000, ge=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ADK_ACTORS_", env_nested_delimiter="__", extra="forbid")
 
@@ -107,6 +117,7 @@ class Settings(BaseSettings):
     breaker: BreakerSection = Field(default_factory=BreakerSection)
     retry: RetrySection = Field(default_factory=RetrySection)
     artifacts: ArtifactsSection = Field(default_factory=ArtifactsSection)
+    limits: LimitsSection = Field(default_factory=LimitsSection)
 
     @field_validator("apps")
     @classmethod

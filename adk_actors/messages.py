@@ -39,6 +39,7 @@ __all__ = [
     "DeleteSession",
     "GetSession",
     "GetState",
+    "Limits",
     "ListSessions",
     "RunAccepted",
     "RunDone",
@@ -56,10 +57,37 @@ __all__ = [
 PROTOCOL_VERSION = 4
 
 #: Error codes of ``ErrorReply`` for these requests.
-ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running")
+ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",
+               "limit_exceeded")
 
 #: Why a run failed (``RunFailed.reason``).
 FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may cost a host; over a limit, a request is answered
+    ``limit_exceeded`` and nothing of it is stored.
+
+    * ``max_message_bytes``: a user message's size (its JSON form, inline data
+      base64-encoded); checked before the turn begins;
+    * ``max_events_per_turn``: events a turn may commit; the event that would go over
+      is not stored, and the run ends ``RunFailed(error, TooManyEvents)``;
+    * ``max_sessions_per_user``: sessions one user may have of one app.
+
+    Artifacts have their own limit (``HostConfig.max_artifact_bytes``).
+    """
+
+    max_message_bytes: int = 1024 * 1024
+    max_events_per_turn: int = 1000
+    max_sessions_per_user: int = 1000
+
+    def message_too_large(self, message: Content) -> str | None:
+        """Why ``message`` is over the limit, or None."""
+        size = len(message.to_json().encode())
+        if size > self.max_message_bytes:
+            return f"the message has {size} bytes; the limit is {self.max_message_bytes}"
+        return None
 
 
 def session_key(app_name: str, user_id: str, session_id: str) -> str:

@@ -45,6 +45,7 @@ from ._exceptions import (
     StartFailed,
     SupervisionError,
     UnknownRequest,
+    error_for_code,
 )
 from ._messages import (
     Call,
@@ -144,6 +145,7 @@ __all__ = [
     "check_port_free",
     "children_of",
     "confine_listeners",
+    "error_for_code",
     "find_global",
     "free_port",
     "proc_stat",

@@ -236,3 +236,14 @@ def _echo_from(request: LlmRequest) -> str:
 short_lived_agent = LlmAgent(name="short_lived", model=ScriptedModel(fallback=_echo_from),
                              after_agent_callback=_die_soon)
 APPS["short_lived"] = "runtime_agents:short_lived_agent"
+
+
+def _chatty(request: LlmRequest) -> Any:
+    """"loop": calls bump for ever (until a limit stops it); anything else: one answer."""
+    if last_user_text(request).startswith("loop"):
+        return call("bump")
+    return f"quiet: {last_user_text(request)}"
+
+
+chatty_agent = LlmAgent(name="chatty", model=ScriptedModel(fallback=_chatty), tools=[bump])
+APPS["chatty"] = "runtime_agents:chatty_agent"

@@ -52,7 +52,7 @@ from supervision import (
 )
 
 from .._exceptions import HostError
-from ..messages import session_key
+from ..messages import Limits, session_key
 from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore, private_dir, private_file
 from ._approvals import ApprovalActor
@@ -98,6 +98,7 @@ class HostConfig:
     breakers: bool = True
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
     max_artifact_bytes: int = 50 * 1024 * 1024
+    limits: Limits = field(default_factory=Limits)  # message size, events per turn, sessions per user
     model_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"retry": RetryPolicy(...), "timeout": 60}
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -130,6 +131,7 @@ class Host:
                                        session_pool=self.config.session_pool,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options),
+                                       limits=self.config.limits,
                                        intensity=self.config.sessions_intensity,
                                        period=self.config.sessions_period)
         tree = SupervisorSpec(

@@ -36,7 +36,7 @@ from __future__ import annotations
 import importlib
 import uuid
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from supervision import (
@@ -63,13 +63,14 @@ from ..messages import (
     DeleteSession,
     GetSession,
     GetState,
+    Limits,
     ListSessions,
     RunFailed,
     RunRequest,
     SessionInfo,
     session_key,
 )
-from ..store import SessionExists, SQLiteSessionStore
+from ..store import SessionExists, SessionLimitReached, SQLiteSessionStore
 from ._refill import POOL_REFILL_INTERVAL, RefillGate, cpu_idle_counters
 from ._run import load_agent
 from ._session import SessionActor, SessionArgs
@@ -92,6 +93,7 @@ class PartitionArgs:
     breakers: bool = True
     model_options: dict[str, Any] | None = None
     session_pool: int = 0  # session actors started ahead of need (see the module doc)
+    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass
@@ -158,9 +160,12 @@ class SessionPartition(Supervisor):
             self._check_app(request.app_name)
             session_id = request.session_id or uuid.uuid4().hex
             try:
-                data = self.store.create_session(request.app_name, request.user_id, session_id, dict(request.state))
+                data = self.store.create_session(request.app_name, request.user_id, session_id, dict(request.state),
+                                                 max_per_user=self.config.limits.max_sessions_per_user)
             except SessionExists as exc:
                 raise CallError(str(exc), code="session_exists") from None
+            except SessionLimitReached as exc:
+                raise CallError(str(exc), code="limit_exceeded") from None
             actor = self._activate_early(request.app_name, request.user_id, session_id)
             return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time,
                                session_actor=actor)
@@ -254,7 +259,7 @@ class SessionPartition(Supervisor):
                                  self.config.apps[request.app_name], self.config.idle_timeout,
                                  self.config.max_queued_runs, model_base_urls=self.config.model_base_urls,
                                  breakers=self.config.breakers, model_options=self.config.model_options,
-                                 run_timeout=self.config.run_timeout))
+                                 run_timeout=self.config.run_timeout, limits=self.config.limits))
             children.append(_Child(spec))
         self._children.extend(children)
         failures = yield from self._start_concurrently(children)

@@ -32,13 +32,14 @@ from supervision import (
     ServerNotRunning,
     SupervisorClient,
     call,
+    error_for_code,
+    process_alive,
 )
 from supervision._client import ask_delivered
-from supervision._exceptions import error_for_code
-from supervision._system import process_alive
 
 from .._exceptions import (
     HostError,
+    LimitExceededError,
     RunFailedError,
     SessionBusyError,
     SessionExistsError,
@@ -87,6 +88,7 @@ _ERRORS: dict[str, type[Exception]] = {
     "unknown_session": SessionNotFoundError,
     "session_exists": SessionExistsError,
     "busy": SessionBusyError,
+    "limit_exceeded": LimitExceededError,
 }
 
 

@@ -48,6 +48,7 @@ from ..messages import (
     CancelRun,
     GetSession,
     GetState,
+    Limits,
     RunAccepted,
     RunDone,
     RunFailed,
@@ -91,6 +92,7 @@ class SessionArgs:
     breakers: bool = True
     model_options: dict[str, Any] | None = None
     run_timeout: float | None = None  # a run's deadline when its RunConfig sets none
+    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass
@@ -109,6 +111,7 @@ class _Run:
     all_stored: bool = True
     end_stored: bool = False  # the store has the run's end already
     warm: bool = False  # served by a run actor forked ahead of time
+    committed: int = 0  # non-partial events of this run in the store
 
 
 class SessionActor(GenServer):
@@ -222,6 +225,9 @@ class SessionActor(GenServer):
             raise CallError(f"this actor serves session {self.key!r}, not {request.key!r}", code="not_running")
         if not request.new_message.parts:
             raise BadRequest("a RunRequest needs a non-empty new_message")
+        too_large = self.args.limits.message_too_large(request.new_message)
+        if too_large is not None:
+            raise CallError(too_large, code="limit_exceeded")
         for position, known in enumerate([self.active, *self.waiting]):
             if known is not None and known.request.run_id == request.run_id:
                 # The same request again (a caller retrying): the run is already ours.
@@ -411,10 +417,17 @@ class SessionActor(GenServer):
 
     def _on_output(self, run: _Run, output: RunOutput) -> None:
         """Commit the output's non-partial events in one transaction (with the run's end
-        when the outcome came along), then relay every event to the caller."""
+        when the outcome came along), then relay every event to the caller. Events past
+        the turn's limit (``Limits.max_events_per_turn``) are neither stored nor relayed:
+        the run is stopped and fails with ``TooManyEvents``."""
         finals = [event for event in output.events if not event.partial]
+        room = self.args.limits.max_events_per_turn - run.committed
+        over = len(finals) > room
+        if over:
+            finals = finals[:max(room, 0)]
+        relayed = finals if over else output.events
         end_run = None
-        if output.outcome is not None and run.outcome is None:
+        if not over and output.outcome is not None and run.outcome is None:
             end_run = (run.request.run_id, "done" if output.outcome.ok else output.outcome.reason)
         if finals or end_run:
             stored_events = self.store.append_events(self.args.app_name, self.args.user_id, self.args.session_id,
@@ -429,9 +442,24 @@ class SessionActor(GenServer):
                     self.last_update = time.time()
                 if not event.error_code:
                     run.final_event_id = event.id
-        for event in output.events:
+        run.committed += len(finals)
+        for event in relayed:
             self._to_caller(run, AdkEvent(run.request.run_id, event, run.seq))
             run.seq += 1
+        if over:
+            self._stop_over_limit(run)
+
+    def _stop_over_limit(self, run: _Run) -> None:
+        """The run went over its events-per-turn limit: cancel and discard its run actor,
+        end it ``RunFailed(error, TooManyEvents)``."""
+        detail = f"the turn went over its limit of {self.args.limits.max_events_per_turn} events"
+        run.outcome = RunOutcome(run.request.run_id, False, "error", "TooManyEvents", detail)
+        run.all_stored = False
+        if run.actor is not None:
+            self.send(run.actor, _cast(Cancel(detail)))
+            self._discard(run.actor, run.pid)
+            run.actor = None
+        self._finish(run, RunFailed(run.request.run_id, "error", "TooManyEvents", detail, run.seq))
 
     def _to_caller(self, run: _Run, message: Any) -> None:
         """Send ``message`` to the run's caller, or, while the run's output is handled

@@ -37,6 +37,10 @@ class SessionExists(StoreError):
     pass
 
 
+class SessionLimitReached(StoreError):
+    """The user has as many sessions of the app as the limit allows; none was created."""
+
+
 class RunExists(StoreError):
     """A run id that this store has seen already (run ids are never reused)."""
 
@@ -76,7 +80,8 @@ def split_delta(delta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], 
 
 
 class SessionStore(Protocol):
-    def create_session(self, app: str, user: str, session_id: str, state: dict[str, Any] | None = None) -> SessionData: ...
+    def create_session(self, app: str, user: str, session_id: str, state: dict[str, Any] | None = None,
+                       *, max_per_user: int | None = None) -> SessionData: ...
     def get_session(self, app: str, user: str, session_id: str) -> SessionData: ...
     def list_sessions(self, app: str, user: str) -> list[SessionData]: ...
     def delete_session(self, app: str, user: str, session_id: str) -> None: ...

@@ -42,6 +42,7 @@ from ._base import (
     RunRecord,
     SessionData,
     SessionExists,
+    SessionLimitReached,
     SessionNotFound,
     StoreError,
     split_delta,
@@ -156,13 +157,22 @@ class SQLiteSessionStore:
 
     # -- sessions ------------------------------------------------------------------------------
 
-    def create_session(self, app: str, user: str, session_id: str, state: dict[str, Any] | None = None) -> SessionData:
+    def create_session(self, app: str, user: str, session_id: str, state: dict[str, Any] | None = None,
+                       *, max_per_user: int | None = None) -> SessionData:
+        """Create a session; SessionExists if it does, SessionLimitReached if the user
+        already has ``max_per_user`` sessions of the app (counted in the same
+        transaction as the insert, so concurrent creators cannot pass it together)."""
         app_delta, user_delta, session_state = split_delta(state or {})
         now = time.time()
         with self._tx() as db:
             if db.execute("SELECT 1 FROM sessions WHERE app_name=? AND user_id=? AND id=?",
                           (app, user, session_id)).fetchone():
                 raise SessionExists(f"session {session_id!r} already exists for {app}/{user}")
+            if max_per_user is not None:
+                (count,) = db.execute("SELECT COUNT(*) FROM sessions WHERE app_name=? AND user_id=?",
+                                      (app, user)).fetchone()
+                if count >= max_per_user:
+                    raise SessionLimitReached(f"{app}/{user} has {count} sessions; the limit is {max_per_user}")
             db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?)",
                        (app, user, session_id, json.dumps(session_state), now, now))
             self._apply_scoped(db, app, user, app_delta, user_delta, now)
