@@ -128,8 +128,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"warning: the actor system's ports listen on {host_cfg.address} and speak unauthenticated "
               "pickle: anyone who reaches that address can run code in this host. Use it only on a "
               "private network between your own hosts.", file=sys.stderr, flush=True)
-    while not stop.wait(0.5):
-        pass
+    while not stop.wait(1.0):
+        if not host.alive():  # the root spent its restart budget (or was killed): never half-alive
+            print("error: the supervision tree gave up (its restart budget was spent; see the log): "
+                  "the host stops", file=sys.stderr, flush=True)
+            host.stop(timeout=host_cfg.shutdown_timeout)
+            system.shutdown()
+            return 1
     print("stopping: finishing the supervision tree ...", flush=True)
     began = time.monotonic()
     try:

@@ -7,6 +7,7 @@ the server answered with an error. Nothing here waits forever.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -192,17 +193,30 @@ def find_global(system: Any, server: str | type, global_name: str, *, timeout: f
 def stop_server(system: Any, address: Any, *, timeout: float = 30.0) -> None:
     """Ask a server (or supervisor) to shut down and wait until it is gone.
 
-    A supervisor first stops its children in reverse start order, with their
-    shutdown timeouts. A supervisor never blocks its mailbox, so "gone" is when it
-    stops answering: a supervisor still stopping children answers ``not_running``.
+    In order: ``Shutdown`` is sent from a daemon thread on an endpoint of its own
+    (Thespian's ``tell`` blocks for a minute on a process that does not read, one
+    stopped with SIGSTOP); then, until ``timeout``, the server is asked for its
+    children every 0.25 s. "Gone" is a refused connection: a supervisor still stopping
+    its children answers ``not_running``, and one that does not answer at all (hung)
+    is not gone. Raises :class:`CallTimeout` when it is not gone in time.
     """
-    system.tell(address, Shutdown())
+    sender = threading.Thread(target=_tell_shutdown, args=(system, address), daemon=True,
+                              name="supervision-stop")
+    sender.start()
     deadline = time.monotonic() + timeout
+    sender.join(min(1.0, timeout))
     while time.monotonic() < deadline:
-        if system.ask(address, Call(WhichChildren()), 0.25) is None:
+        try:
+            ask_delivered(system, address, Call(WhichChildren()), 0.25)
+        except ServerNotRunning:
             return
         time.sleep(0.02)
     raise CallTimeout(f"server did not stop within {timeout} s")
+
+
+def _tell_shutdown(system: Any, address: Any) -> None:
+    with system.private() as endpoint:
+        endpoint.tell(address, Shutdown())
 
 
 def whereis(system: Any, registry: Any, name: str, *, wait: float = 0.0, timeout: float = 5.0) -> Any:

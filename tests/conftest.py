@@ -53,15 +53,15 @@ def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
 
 
 @contextmanager
-def serving(tmp_path: Path) -> Iterator[dict[str, Any]]:
+def serving(tmp_path: Path, host_settings: str = "") -> Iterator[dict[str, Any]]:
     """``adk-actors serve`` in a subprocess (the weather_bot app, data in ``tmp_path``),
     every process it starts marked; yields port, process, marker, config and the
-    paths of its stdout and stderr. Afterwards: SIGTERM (if it still runs), then
+    paths of its stdout and stderr; ``host_settings`` are more ``[host]`` lines. Afterwards: SIGTERM (if it still runs), then
     every marked process is killed."""
     port = free_port()
     config = tmp_path / "host.toml"
     config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
-                      '[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
+                      f'{host_settings}[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
     out, err = tmp_path / "serve.out", tmp_path / "serve.err"
     with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],

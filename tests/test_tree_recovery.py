@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import probe
+from conftest import probe, serving
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import Strategy, SupervisorClient
-from supervision.testing import pid_alive, wait_until
+from supervision import Strategy, SupervisorClient, proc_stat
+from supervision.testing import find_marked_processes, pid_alive, wait_until
 
 SERVICES = ("breakers", "artifacts", "memory", "approvals", "credentials")
 #: The root's children and the services under "services/": the host's long-lived actors.
@@ -144,3 +144,37 @@ def test_children_killed_during_the_host_shutdown_do_not_hold_it(actor_system: A
         assert not stopper.is_alive(), "Host.stop() did not return within its deadline"
         assert time.monotonic() - began < 11
         wait_until(lambda: not any(pid_alive(p) for p in pids), timeout=5.0, message="every child process gone")
+
+
+def test_a_root_that_does_not_stop_is_killed_and_stop_returns(actor_system: Any, tmp_path: Path) -> None:
+    """A root stopped with SIGSTOP cannot answer Shutdown: Host.stop() kills it after its
+    deadline and every process of the tree goes with it."""
+    import runtime_agents
+
+    host = Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system).start()
+    pids = [p for p in host_pids(host).values() if p is not None]
+    root_pid = proc_stat(pids[0])[1]  # type: ignore[index]
+    os.kill(root_pid, signal.SIGSTOP)
+    began = time.monotonic()
+    host.stop(timeout=2)
+    assert time.monotonic() - began < 6
+    wait_until(lambda: not any(pid_alive(p) for p in [root_pid, *pids]), timeout=5.0,
+               message="the root and every process of its tree gone")
+
+
+def test_serve_whose_root_gives_up_exits_with_an_error_and_leaves_nothing(tmp_path: Path) -> None:
+    with serving(tmp_path, "restart_intensity = 1\n") as served:
+        port, process = served["port"], served["process"]
+        host = Host.connect(port)
+        try:
+            assert host.root is not None
+            first = host.root.pids()["registry"]
+            os.kill(first, signal.SIGKILL)  # type: ignore[arg-type]
+            wait_until(lambda: host.root.pids()["registry"] not in (None, first), timeout=5.0)  # type: ignore[union-attr]
+            os.kill(host.root.pids()["registry"], signal.SIGKILL)  # type: ignore[arg-type]
+        finally:
+            host.disconnect()
+        assert process.wait(30) == 1
+        assert "gave up" in served["err"].read_text()
+        wait_until(lambda: not find_marked_processes(served["marker"]), timeout=15.0, interval=0.2,
+                   message="no process of the host left")

@@ -29,6 +29,8 @@ system if the host started it.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 import zlib
@@ -41,17 +43,22 @@ from supervision import (
     ChildSpec,
     ChildType,
     Registry,
+    ServerNotRunning,
     Strategy,
+    SupervisionError,
     Supervisor,
     SupervisorClient,
     SupervisorSpec,
     attach_actor_system,
     find_global,
+    proc_stat,
+    process_alive,
     start_actor_system,
     start_supervisor,
 )
 
 from .._exceptions import HostError
+from ..log import get_logger
 from ..messages import Limits, session_key
 from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore, private_dir, private_file
@@ -115,6 +122,7 @@ class Host:
         self.root: SupervisorClient | None = None
         self._partitions: list[Any] = []
         self._partitions_lock = threading.Lock()
+        self._root_pid: int | None = None  # the root supervisor's process, where it runs here
 
     def start(self) -> Host:
         private_dir(self.config.data_dir)
@@ -151,6 +159,7 @@ class Host:
         except Exception:
             self._shutdown_system()
             raise
+        self._root_pid = _parent_of(self.root.pids().get("registry"))
         return self
 
     def _services_spec(self) -> SupervisorSpec:
@@ -219,12 +228,41 @@ class Host:
         return host
 
     def stop(self, timeout: float = 60.0) -> None:
+        """Stop the tree gracefully (every child in reverse start order), within
+        ``timeout`` seconds; then stop the actor system if the host started it.
+
+        If the root does not stop in time (hung, or stopped with SIGSTOP), its process
+        gets SIGKILL and every process of the tree dies with it (each has its parent's
+        death signal); that is logged, and ``stop`` returns all the same."""
         try:
             if self.root is not None:
-                self.root.stop(timeout=timeout)
+                try:
+                    self.root.stop(timeout=timeout)
+                except SupervisionError as exc:
+                    self._kill_tree(f"the root did not stop within {timeout} s ({type(exc).__name__})")
         finally:
             self.root = None
             self._shutdown_system()
+
+    def alive(self) -> bool:
+        """False once the root supervisor is gone (it gave up, or was killed); a root
+        too busy to answer within 5 s still counts as alive."""
+        root = self.root
+        if root is None:
+            return False
+        try:
+            SupervisorClient(self.system, root.address, timeout=5.0).which_children()
+        except ServerNotRunning:
+            return False
+        except SupervisionError:
+            return True
+        return True
+
+    def _kill_tree(self, why: str) -> None:
+        pid = self._root_pid
+        get_logger("adk_actors.host").warning("killing the supervision tree", reason=why, root_pid=pid)
+        if pid is not None and process_alive(pid):
+            os.kill(pid, signal.SIGKILL)
 
     def disconnect(self) -> None:
         """Leave a host attached with :meth:`connect` running."""
@@ -271,3 +309,9 @@ class Host:
         from ._runner import Runner
 
         return Runner(self, app_name, **kwargs)
+
+
+def _parent_of(pid: int | None) -> int | None:
+    """The parent of local process ``pid`` (a root child's parent is the root)."""
+    stat = proc_stat(pid) if pid else None
+    return stat[1] if stat is not None else None
