@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -53,19 +54,24 @@ def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
 
 
 @contextmanager
-def serving(tmp_path: Path, host_settings: str = "") -> Iterator[dict[str, Any]]:
+def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
+            apps: str = 'weather_bot = "examples.weather_bot.agent:root_agent"\n',
+            env: dict[str, str] | None = None) -> Iterator[dict[str, Any]]:
     """``adk-actors serve`` in a subprocess (the weather_bot app, data in ``tmp_path``),
     every process it starts marked; yields port, process, marker, config and the
-    paths of its stdout and stderr; ``host_settings`` are more ``[host]`` lines. Afterwards: SIGTERM (if it still runs), then
+    paths of its stdout and stderr; ``host_settings`` are more ``[host]`` lines, ``apps``
+    the ``[apps]`` lines, ``more_toml`` more sections, ``env`` more environment
+    (``tests/`` is on its ``PYTHONPATH``, for ``runtime_agents``). Afterwards: SIGTERM (if it still runs), then
     every marked process is killed."""
     port = free_port()
     config = tmp_path / "host.toml"
     config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
-                      f'{host_settings}[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
+                      f'{host_settings}[apps]\n{apps}{more_toml}')
     out, err = tmp_path / "serve.out", tmp_path / "serve.err"
     with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
-                                   cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,))
+                                   cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,),
+                                   env={**os.environ, "PYTHONPATH": str(ROOT / "tests"), **(env or {})})
     try:
         wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=30)
         assert process.poll() is None, err.read_text()

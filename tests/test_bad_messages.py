@@ -176,3 +176,16 @@ def test_a_run_config_with_a_negative_timeout_cannot_be_made() -> None:
         RunConfig(timeout=-1)
     with pytest.raises(ValueError):
         RunConfig(max_llm_calls=0)
+
+
+def test_a_storm_of_malformed_creates_leaves_the_host_serving(host: Any) -> None:
+    """Before issue 18, 253 ``CreateSession(state=42)`` stopped a default host for good."""
+    partition = host.partitions()[0]
+    for number in range(300):
+        with pytest.raises(CallError) as raised:
+            call(host.system, partition, CreateSession("echo", "u", f"storm-{number}", state=42), timeout=5.0)  # type: ignore[arg-type]
+        assert raised.value.code == "invalid_request"
+    runner = host.runner("echo")
+    assert runner.list_sessions("u") == []  # nothing was stored
+    session = runner.create_session(user_id="u")
+    assert list(runner.run("u", session.id, "after the storm"))[-1].content is not None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import serving
 
 from adk_actors._exceptions import HostError
 from adk_actors.models import RetryPolicy
@@ -59,6 +60,31 @@ def test_an_api_key_echoed_by_a_provider_reaches_no_event_store_or_log(keyed_hos
             assert KEY.encode() not in path.read_bytes(), f"the key is in {path}"
     for path in (tmp_path / "logs").rglob("*.log"):
         assert KEY not in path.read_text(errors="replace"), f"the key is in {path}"
+
+
+def test_an_echoed_key_reaches_neither_the_cli_output_nor_the_host_files(tmp_path: Path) -> None:
+    """``adk-actors serve`` with the key in its environment, a provider stub that echoes it
+    in a 401, and ``adk-actors run``: the key is in no line the CLI prints, no data file
+    and no log line of the host."""
+    with StubServer() as stub:
+        stub.add(StubResponse(status=401, json={"error": {"message": f"Incorrect API key provided: {KEY}."}}))
+        with serving(tmp_path, apps='provider = "runtime_agents:provider_agent"\n',
+                     more_toml=f'[models]\nstubbed = "{stub.url}/v1"\n[retry]\nmax_attempts = 1\n',
+                     env={"OPENAI_API_KEY": KEY}) as served:
+            turn = subprocess.run([sys.executable, "-m", "adk_actors.cli", "--config", str(served["config"]),
+                                   "run", "provider", "hello", "--session", "s1"],
+                                  cwd=ROOT, capture_output=True, text=True, timeout=60)
+            shown = subprocess.run([sys.executable, "-m", "adk_actors.cli", "--config", str(served["config"]),
+                                    "sessions", "show", "provider", "s1", "--json"],
+                                   cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert stub.requests, "the provider was called"
+    assert "401" in turn.stdout + turn.stderr and "***" in turn.stdout + turn.stderr
+    for output in (turn.stdout, turn.stderr, shown.stdout, shown.stderr, served["out"].read_text(),
+                   served["err"].read_text()):
+        assert KEY not in output
+    for path in (tmp_path / "data").rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), f"the key is in {path}"
 
 
 def test_a_registered_secret_is_blanked_from_every_string_of_an_event() -> None:
