@@ -7,7 +7,9 @@ __all__ = [
     "AgentDefinitionError",
     "CompileError",
     "HostError",
+    "InvalidRequestError",
     "LimitExceededError",
+    "NotFoundError",
     "RunFailedError",
     "SessionBusyError",
     "SessionExistsError",
@@ -42,6 +44,15 @@ class SessionNotFoundError(AdkError, LookupError):
 
 class SessionExistsError(AdkError):
     """A session with that id already exists."""
+
+
+class InvalidRequestError(AdkError, ValueError):
+    """The host refused a request as malformed (a wrong type, a missing field, an
+    unknown kind of request)."""
+
+
+class NotFoundError(AdkError, LookupError):
+    """The thing a request names does not exist (an approval id, an artifact)."""
 
 
 class LimitExceededError(AdkError):

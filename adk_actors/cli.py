@@ -428,6 +428,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdkError as exc:  # RunFailedError, HostError ... : a line, not a traceback
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except Exception as exc:
+        if type(exc).__module__.startswith("supervision"):  # the host's own layer: its detail, not its name
+            print(f"error: the host answered: {getattr(exc, 'detail', '') or exc}", file=sys.stderr)
+            return 1
+        raise
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (`| head`): not an error

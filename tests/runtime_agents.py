@@ -247,3 +247,18 @@ def _chatty(request: LlmRequest) -> Any:
 
 chatty_agent = LlmAgent(name="chatty", model=ScriptedModel(fallback=_chatty), tools=[bump])
 APPS["chatty"] = "runtime_agents:chatty_agent"
+
+
+def _briefed(request: LlmRequest) -> Any:
+    """"save X": saves X as brief.txt; anything else: answers with its system instruction."""
+    if last_is_tool_result(request):
+        return "saved"
+    text = last_user_text(request)
+    if text.startswith("save "):
+        return call("save_note", text=text[5:], name="brief.txt")
+    return request.system_instruction
+
+
+briefed_agent = LlmAgent(name="briefed", model=ScriptedModel(fallback=_briefed), tools=[save_note],
+                         instruction="The brief: {artifact.brief.txt?}")
+APPS["briefed"] = "runtime_agents:briefed_agent"

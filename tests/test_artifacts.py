@@ -114,3 +114,32 @@ def test_tools_save_and_load_artifacts_through_the_host(host: Host) -> None:
     again = list(runner.run("ann", "s1", "read it"))
     response = next(e for e in again if e.content and e.content.function_responses).content.function_responses[0]
     assert response.response["text"] == "buy eggs"  # the run actor looked the restarted service up again
+
+
+def test_a_part_comes_back_exactly_as_it_was_saved(tmp_path: Path) -> None:
+    """Issue 19 item 12: text stays text, inline data stays inline data with its MIME
+    type, also when that type is text/plain."""
+    from adk_actors._types import Blob, Part
+    from adk_actors.store import FileArtifactStore
+
+    store = FileArtifactStore(tmp_path)
+    saved = [Part(text="plain words"), Part(inline_data=Blob(mime_type="text/plain", data=b"raw bytes")),
+             Part(inline_data=Blob(mime_type="image/png", data=b"\x89PNG\x00"))]
+    for number, part in enumerate(saved):
+        store.save("app", "ann", "s1", f"a{number}", part)
+    assert [store.load("app", "ann", "s1", f"a{number}") for number in range(3)] == saved
+
+
+def test_artifact_placeholders_are_filled_in_a_host_turn(host: Any) -> None:
+    """Issue 19 item 1: ``{artifact.NAME}`` in an instruction is filled from the artifact
+    service in a real run (latest version), and left out with ``?`` while it is missing."""
+    runner = host.runner("briefed")
+    session = runner.create_session(user_id="ann")
+    before = [e.content.text for e in runner.run("ann", session.id, "what is the brief?") if e.content][-1]
+    assert "The brief:" in before and "{artifact" not in before
+    list(runner.run("ann", session.id, "save ship the pilot on Friday"))
+    after = [e.content.text for e in runner.run("ann", session.id, "what is the brief?") if e.content][-1]
+    assert "The brief: ship the pilot on Friday" in after
+    list(runner.run("ann", session.id, "save ship it on Monday"))
+    latest = [e.content.text for e in runner.run("ann", session.id, "and now?") if e.content][-1]
+    assert "The brief: ship it on Monday" in latest

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import call
+from supervision import SupervisorClient, call
 from supervision.testing import wait_until
 
 
@@ -23,3 +24,36 @@ def test_stopping_a_host_with_a_session_pool_logs_no_traceback(actor_system: Any
                    message="a pooled session actor up in every partition")
     log = (tmp_path / "logs" / "actors.log").read_text()
     assert "Traceback" not in log and "terminate raised" not in log
+
+
+def test_stopping_a_host_with_a_run_in_flight_logs_no_traceback(actor_system: Any, tmp_path: Path) -> None:
+    """The run's caller gets RunFailed(interrupted); the run actor's exit, which comes
+    after the session actor closed its store, writes no StoreError."""
+    import threading
+
+    import runtime_agents
+
+    from adk_actors import RunFailedError
+
+    outcome: list[Any] = []
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"))
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        session = runner.create_session(user_id="u")
+
+        def turn() -> None:
+            try:
+                outcome.append(list(runner.run("u", session.id, "sleep 3")))
+            except RunFailedError as exc:
+                outcome.append(exc)
+
+        caller = threading.Thread(target=turn)
+        caller.start()
+        wait_until(lambda: any(c.id.endswith(session.id) for p in host.partitions()
+                               for c in SupervisorClient(host.system, p).which_children()), timeout=10)
+        time.sleep(0.3)  # the run is in its tool now
+    caller.join(15)
+    assert outcome and isinstance(outcome[0], RunFailedError) and outcome[0].reason == "interrupted"
+    time.sleep(0.5)
+    log = (tmp_path / "logs" / "actors.log").read_text()
+    assert "Traceback" not in log and "closed database" not in log

@@ -146,3 +146,13 @@ def test_config_sections_are_validated(tmp_path: Path) -> None:
         load_settings(bad)
     message = str(failure.value)
     assert "breaker.failure_rate" in message and "retry.max_attempts" in message and "unknown" in message
+
+
+def test_a_users_mistakes_are_one_line_with_no_supervision_names(served: dict[str, Any]) -> None:
+    port = served["port"]
+    for args in (("approvals", "approve", "weather_bot", "no-such-id"), ("approvals", "deny", "weather_bot", "nope"),
+                 ("sessions", "show", "weather_bot", "no-such-session"), ("run", "no_such_app", "hi")):
+        result = cli(*args, "--port", port)
+        assert result.returncode == 1, (args, result.stdout, result.stderr)
+        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+        assert "Traceback" not in result.stderr and "supervision" not in result.stderr, result.stderr

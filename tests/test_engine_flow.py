@@ -266,6 +266,16 @@ def test_output_key_stores_the_final_answer_json_decoded_with_a_schema() -> None
     assert final.actions.state_delta == {"forecast": {"city": "Rome", "temp": 30}}
 
 
+def test_a_scripted_plain_answer_streams_no_partial_the_script_did_not_name() -> None:
+    """Issue 19 item 13: a test double sends exactly the partials its script names."""
+    model = ScriptedModel(["It is sunny.", Chunks(["a", "b"])])
+    streamed = RunConfig(streaming_mode=StreamingMode.SSE)
+    plain = run(LlmAgent(name="bot", model=model), "weather?", SessionView(), run_config=streamed)
+    assert [e.partial for e in plain if e.author == "bot"] == [None]
+    chunked = run(LlmAgent(name="bot", model=model), "again?", SessionView(), run_config=streamed)
+    assert [e.content.text for e in chunked if e.partial] == ["a", "b"]  # type: ignore[union-attr]
+
+
 def test_streaming_partials_share_the_final_id_and_are_not_committed() -> None:
     model = ScriptedModel([Chunks(["It ", "is ", "sunny."])])
     session = SessionView()

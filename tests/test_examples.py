@@ -91,3 +91,20 @@ def test_hitl_payment_waits_for_a_human(host: Host) -> None:
     runner.approve(pending.id)
     thread.join(15)
     assert box["events"][-1].content.text == "Sent 100 to bob (ref TX-100-BOB)."
+
+
+def test_weather_bot_comes_back_from_alert_agent_over_a_conversation(host: Host) -> None:
+    """Issue 19 item 7: after a hand-off to alert_agent, a weather question is answered
+    again (alert_agent hands it back), turn after turn."""
+    runner = host.runner("weather_bot")
+    runner.create_session("ann", "talk")
+
+    def say(text: str) -> tuple[str, str]:
+        answers = [e for e in runner.run("ann", "talk", text) if e.content and e.content.text and e.author != "user"]
+        return answers[-1].author, answers[-1].content.text
+
+    assert say("What's the weather in Paris?") == ("weather_bot", "It is 21 °C and clear in Paris.")
+    assert say("Any storm alerts?") == ("alert_agent", "No severe weather alerts right now.")
+    assert say("And the weather in London?") == ("weather_bot", "It is 15 °C and drizzle in London.")
+    assert say("Any alerts now?") == ("alert_agent", "No severe weather alerts right now.")
+    assert say("Oslo weather please") == ("weather_bot", "It is -3 °C and snow in Oslo.")

@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from .. import telemetry
+from .._exceptions import AdkError
 from .._tree import find_agent
 from .._types import (
     Content,
@@ -35,7 +36,7 @@ from .._types import (
     Part,
     StreamingMode,
 )
-from ..compiler import CompileContext, build_request, transfer_targets
+from ..compiler import CompileContext, build_request, referenced_artifacts, transfer_targets
 from ..compiler._instructions import SET_MODEL_RESPONSE
 from ..compiler._tools import TRANSFER_TO_AGENT, is_toolset
 from ..models._base import ModelError, model_name
@@ -266,7 +267,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         request = build_request(agent, CompileContext(
             state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
             root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
-            memories=memories))
+            memories=memories, artifacts=_template_artifacts(agent, ctx)))
         cb = CallbackContext(ctx)
         response: Any = await call_chain(agent.before_model_callback, cb, request)
         if response is None and ctx.plugins is not None:
@@ -455,3 +456,24 @@ def _tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], resu
                            requested_auth_configs=requested_auth)
     return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=actions)
 
+
+def _template_artifacts(agent: Any, ctx: InvocationContext) -> dict[str, Part]:
+    """The artifacts that ``{artifact.NAME}`` placeholders of the agent's instruction
+    and the root's global instruction name: the latest version of each, through the
+    invocation's artifact service (in a host, the artifact actor). One that does not
+    exist, or cannot be loaded, is left out: its placeholder then stays as written (or
+    goes, with ``?``). Instruction providers (callables) name none that can be known."""
+    names: set[str] = set()
+    for template in (getattr(agent, "instruction", None), getattr(ctx.root_agent, "global_instruction", None)):
+        if isinstance(template, str):
+            names |= referenced_artifacts(template)
+    loaded: dict[str, Part] = {}
+    session = ctx.session
+    for name in sorted(names):
+        try:
+            part = ctx.artifacts.load(session.app_name, session.user_id, session.session_id, name)
+        except AdkError:
+            continue
+        if part is not None:
+            loaded[name] = part
+    return loaded

@@ -5,6 +5,8 @@ Responses are given in order; each is one of:
 * a string -> a text answer;
 * a :class:`FunctionCall`, or a list of them -> tool calls (ids are added if missing);
 * :class:`Chunks` -> a text answer streamed in these pieces (with an optional delay);
+  the only answer that sends partials: a streamed run gets exactly the partials its
+  script names, as a provider sends only the chunks it has;
 * an :class:`LlmResponse` or :class:`Content` -> used as is;
 * an exception instance -> raised (to test error handling);
 * a callable ``(request) -> any of the above`` -> called with the compiled request.
@@ -77,10 +79,7 @@ class ScriptedModel:
                     yield LlmResponse(content=Content(role="model", parts=(Part(text=piece),)), partial=True)
             yield _final(Content(role="model", parts=(Part(text="".join(item.pieces)),)))
             return
-        response = _to_response(item)
-        if stream and response.content is not None and response.content.text and not response.content.function_calls:
-            yield LlmResponse(content=response.content, partial=True)
-        yield response
+        yield _to_response(item)  # streamed or not: partials only where the script says (Chunks)
 
 
 def _final(content: Content) -> LlmResponse:

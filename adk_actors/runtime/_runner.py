@@ -38,8 +38,11 @@ from supervision import (
 from supervision._client import ask_delivered
 
 from .._exceptions import (
+    AdkError,
     HostError,
+    InvalidRequestError,
     LimitExceededError,
+    NotFoundError,
     RunFailedError,
     SessionBusyError,
     SessionExistsError,
@@ -83,19 +86,27 @@ _T = TypeVar("_T")
 class _NotTaken(Exception):
     """The session actor a request was sent to directly did not take it."""
 
-_ERRORS: dict[str, type[Exception]] = {
+_ERRORS: dict[str, type[AdkError]] = {
     "unknown_app": UnknownAppError,
     "unknown_session": SessionNotFoundError,
     "session_exists": SessionExistsError,
     "busy": SessionBusyError,
     "limit_exceeded": LimitExceededError,
+    "invalid_request": InvalidRequestError,
+    "bad_request": InvalidRequestError,
+    "unknown_request": InvalidRequestError,
+    "unknown_message": InvalidRequestError,
+    "not_found": NotFoundError,
 }
 
 
-def _typed(error: CallError) -> Exception:
-    """The typed exception for an error reply's code (the CallError itself if none)."""
+def _typed(error: CallError) -> AdkError:
+    """The adk_actors exception for an error reply's code: a user of the kit never
+    sees supervision's exception types (an unknown code is a :class:`HostError`)."""
     typed = _ERRORS.get(error.code)
-    return typed(error.detail) if typed is not None else error
+    if typed is not None:
+        return typed(error.detail)
+    return HostError(f"the host answered {error.code}: {error.detail}")
 
 
 class _Endpoint:
@@ -252,9 +263,14 @@ class Runner:
 
         def ask(context: Any) -> Any:
             while True:
-                services = SupervisorClient(context, root.address, timeout=self.call_timeout).child("services")
-                info = (SupervisorClient(context, services.address, timeout=self.call_timeout).child(child_id)
-                        if services.address is not None else None)
+                try:
+                    services = SupervisorClient(context, root.address, timeout=self.call_timeout).child("services")
+                    info = (SupervisorClient(context, services.address, timeout=self.call_timeout).child(child_id)
+                            if services.address is not None else None)
+                except (CallTimeout, ServerNotRunning, CallError) as exc:  # the tree is restarting
+                    info = None
+                    if time.monotonic() >= deadline:
+                        raise HostError(f"the {child_id} service cannot be found: {exc}") from None
                 if info is not None and info.address is not None:
                     try:
                         return call(context, info.address, request, timeout=self.call_timeout)
@@ -271,7 +287,7 @@ class Runner:
     def cancel(self, run_id: str) -> None:
         """Cancel a run of this Runner that has not ended (else ``invalid_request``)."""
         if run_id not in self._runs:
-            raise CallError(f"no run {run_id!r} in progress on this runner", code="invalid_request")
+            raise InvalidRequestError(f"no run {run_id!r} in progress on this runner")
         user_id, session_id = self._runs[run_id]
         self._call(CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 

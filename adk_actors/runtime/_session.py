@@ -602,12 +602,17 @@ class SessionActor(GenServer):
         self._flush_log()
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
+                run.outcome = RunOutcome(run.request.run_id, False, "interrupted")
                 self.send(run.caller, RunFailed(run.request.run_id, "interrupted", "SessionStopped",
                                                 f"the session actor stopped: {reason}", run.seq))
                 try:
                     self.store.end_run(run.request.run_id, "interrupted")
                 except Exception:
                     pass
+        # Every run has ended now: a run actor's exit that Thespian delivers after this
+        # (the store is closed below) finds nothing left to end.
+        self.active = None
+        self.waiting.clear()
         try:
             self.store.close()
         except Exception:

@@ -69,16 +69,20 @@ def validate_name(name: Any, what: str = "artifact name") -> str:
     return name
 
 
-def _content(part: Part) -> tuple[bytes, str]:
+def _content(part: Part) -> tuple[bytes, str, str]:
+    """(bytes, MIME type, kind) of an artifact part; kind is "text" or "inline_data",
+    so that loading gives back the part exactly as it was saved."""
     if part.inline_data is not None:
-        return part.inline_data.data, part.inline_data.mime_type
+        return part.inline_data.data, part.inline_data.mime_type, "inline_data"
     if part.text is not None:
-        return part.text.encode(), "text/plain"
+        return part.text.encode(), "text/plain", "text"
     raise AdkError("an artifact is a Part with text or inline_data")
 
 
-def _part(data: bytes, mime_type: str) -> Part:
-    if mime_type == "text/plain":
+def _part(data: bytes, mime_type: str, kind: str | None) -> Part:
+    """The part saved as ``kind`` (a version saved before kinds were kept: text/plain
+    was text)."""
+    if kind == "text" or (kind is None and mime_type == "text/plain"):
         return Part(text=data.decode())
     return Part(inline_data=Blob(mime_type=mime_type, data=data))
 
@@ -107,14 +111,14 @@ class FileArtifactStore:
     def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
         """Store a new version; returns its number (0 for the first)."""
         folder = self._dir(app, user, session, name)
-        data, mime_type = _content(part)
+        data, mime_type, kind = _content(part)
         if len(data) > self.max_bytes:
             raise ArtifactTooLarge(f"artifact {name!r} has {len(data)} bytes; the limit is {self.max_bytes}")
         with self._lock:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             versions = self._versions(folder)
             version = versions[-1] + 1 if versions else 0
-            meta = {"version": version, "mime_type": mime_type, "size": len(data),
+            meta = {"version": version, "mime_type": mime_type, "kind": kind, "size": len(data),
                     "sha256": hashlib.sha256(data).hexdigest(), "created": time.time()}
             _atomic_write(folder / f"{version}.bin", data)
             _atomic_write(folder / f"{version}.json", json.dumps(meta).encode())  # written last: the commit
@@ -132,7 +136,7 @@ class FileArtifactStore:
         data = (folder / f"{chosen}.bin").read_bytes()
         if hashlib.sha256(data).hexdigest() != meta["sha256"]:
             raise AdkError(f"artifact {name!r} version {chosen} is corrupt (hash mismatch)")
-        return _part(data, meta["mime_type"])
+        return _part(data, meta["mime_type"], meta.get("kind"))
 
     def list(self, app: str, user: str, session: str) -> list[str]:
         validate_name(app, "app name")

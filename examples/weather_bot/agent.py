@@ -38,13 +38,26 @@ def _city(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+def _last_user_text(request: LlmRequest) -> str:
+    """What the user said last (not the "For context:" notes the compiler writes, as
+    user turns, about what other agents said and did)."""
+    for content in reversed(request.contents):
+        if content.role == "user" and content.text and not content.text.startswith("For context:"):
+            return content.text
+    return ""
+
+
+def _about_alerts(text: str) -> bool:
+    return re.search(r"\b(alerts?|storms?)\b", text, re.IGNORECASE) is not None
+
+
 def _weather_model(request: LlmRequest) -> Any:
     last = request.contents[-1]
-    if last.function_responses:
+    if last.function_responses and last.function_responses[0].name == "get_weather":
         result = last.function_responses[0].response
         return f"It is {result['temp_c']} °C and {result['sky']} in {result['city']}."
-    text = last.text
-    if "alert" in text.lower() or "storm" in text.lower():
+    text = _last_user_text(request)
+    if _about_alerts(text):
         return call("transfer_to_agent", agent_name="alert_agent")
     city = _city(text)
     if city:
@@ -53,7 +66,11 @@ def _weather_model(request: LlmRequest) -> Any:
 
 
 def _alert_model(request: LlmRequest) -> Any:
-    return "No severe weather alerts right now."
+    """Alerts; anything else goes back to weather_bot (as a real model would hand back a
+    question outside its remit), so the conversation never stays stuck here."""
+    if _about_alerts(_last_user_text(request)):
+        return "No severe weather alerts right now."
+    return call("transfer_to_agent", agent_name="weather_bot")
 
 
 alert_agent = LlmAgent(name="alert_agent", model=ScriptedModel(fallback=_alert_model),
