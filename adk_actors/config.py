@@ -103,7 +103,7 @@ class LimitsSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_message_bytes: int = Field(default=1024 * 1024, ge=1)
-    max_events_per_turn: int = Field(default=1000, ge=1)
+    max_events_per_turn: int = Field(default=2500, ge=1)
     max_sessions_per_user: int = Field(default=1000, ge=1)
 
 

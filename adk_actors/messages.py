@@ -72,14 +72,16 @@ class Limits:
     * ``max_message_bytes``: a user message's size (its JSON form, inline data
       base64-encoded); checked before the turn begins;
     * ``max_events_per_turn``: events a turn may commit; the event that would go over
-      is not stored, and the run ends ``RunFailed(error, TooManyEvents)``;
+      is not stored, and the run ends ``RunFailed(error, TooManyEvents)``; keep it
+      above twice ``RunConfig.max_llm_calls``, so that the call budget ends a runaway
+      turn first, with its error event;
     * ``max_sessions_per_user``: sessions one user may have of one app.
 
     Artifacts have their own limit (``HostConfig.max_artifact_bytes``).
     """
 
     max_message_bytes: int = 1024 * 1024
-    max_events_per_turn: int = 1000
+    max_events_per_turn: int = 2500  # above 2 x RunConfig.max_llm_calls (500): a step makes ~2 events
     max_sessions_per_user: int = 1000
 
     def message_too_large(self, message: Content) -> str | None:

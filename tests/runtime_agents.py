@@ -6,7 +6,8 @@ import asyncio
 import time
 from typing import Any
 
-from adk_actors import LlmAgent, LlmRequest
+from adk_actors import Content, LlmAgent, LlmRequest, Part
+from adk_actors.engine import ALLOW, Allow, App, Deny, Plugin, Policy
 from adk_actors.models import ScriptedModel, call
 from adk_actors.tools import ToolContext
 
@@ -262,3 +263,48 @@ def _briefed(request: LlmRequest) -> Any:
 briefed_agent = LlmAgent(name="briefed", model=ScriptedModel(fallback=_briefed), tools=[save_note],
                          instruction="The brief: {artifact.brief.txt?}")
 APPS["briefed"] = "runtime_agents:briefed_agent"
+
+
+class ModelCallsThisTurn(Plugin):
+    """Per-invocation state: counts this turn's model calls and stamps the count on
+    each model answer that is text."""
+
+    name = "model-calls"
+
+    def initial_state(self) -> Any:
+        return 0
+
+    def before_model(self, state: Any, cb: Any, request: Any) -> tuple[Any, Any]:
+        return state + 1, None
+
+    def after_model(self, state: Any, cb: Any, response: Any) -> tuple[Any, Any]:
+        if response.content is None or not response.content.text:
+            return state, None
+        stamped = Content(role="model", parts=(Part(text=f"{response.content.text} [model calls: {state}]"),))
+        return state, response.model_copy(update={"content": stamped})
+
+
+class NoWiping(Policy):
+    def authorize_tool(self, ctx: Any, tool_name: str, args: dict[str, Any]) -> Allow | Deny:
+        return Deny("wiping is not allowed here") if tool_name == "wipe" else ALLOW
+
+
+def wipe() -> dict[str, Any]:
+    """Wipe everything."""
+    return {"wiped": True}
+
+
+def _guarded(request: LlmRequest) -> Any:
+    last = request.contents[-1]
+    if last.function_responses:
+        return f"tool said: {last.function_responses[0].response}"
+    text = last_user_text(request)
+    if text.startswith("wipe"):
+        return call("wipe")
+    if text.startswith("count"):
+        return call("bump")
+    return f"hello: {text}"
+
+
+guarded_app = App(root_agent=LlmAgent(name="guarded", model=ScriptedModel(fallback=_guarded), tools=[wipe, bump]),
+                  plugins=(ModelCallsThisTurn(),), policies=(NoWiping(),))

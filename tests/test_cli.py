@@ -156,3 +156,22 @@ def test_a_users_mistakes_are_one_line_with_no_supervision_names(served: dict[st
         assert result.returncode == 1, (args, result.stdout, result.stderr)
         assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
         assert "Traceback" not in result.stderr and "supervision" not in result.stderr, result.stderr
+
+
+def test_an_apps_plugins_and_policies_work_through_serve(tmp_path: Path) -> None:
+    """Issue 19 item 3: an [apps] entry naming an App: its plugin keeps state per
+    invocation (the count starts again every turn) and its policy denies a tool."""
+    with serving(tmp_path, apps='guarded = "runtime_agents:guarded_app"\n') as served:
+        config = str(served["config"])
+
+        def say(text: str) -> str:
+            result = subprocess.run([sys.executable, "-m", "adk_actors.cli", "--config", config, "run", "guarded",
+                                     text, "--session", "s1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+            assert result.returncode == 0, result.stderr
+            return result.stdout.strip().splitlines()[-1]
+
+        assert say("hi") == "guarded: hello: hi [model calls: 1]"
+        assert say("count please") == "guarded: tool said: {'count': 1} [model calls: 2]"
+        assert say("count again") == "guarded: tool said: {'count': 2} [model calls: 2]"  # per turn, not summed
+        wiped = say("wipe it all")
+        assert "wiping is not allowed here" in wiped and "'wiped': True" not in wiped

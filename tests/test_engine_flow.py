@@ -89,6 +89,18 @@ def test_weather_bot_tool_round_trip() -> None:
     assert session.events == events and all(e.invocation_id == events[0].invocation_id for e in events)
 
 
+def test_a_transfer_ping_pong_ends_with_the_llm_call_limit_not_a_recursion_error() -> None:
+    """Issue 19 item 2: ~160 hops used to end in RecursionError."""
+    ping = LlmAgent(name="ping", model=ScriptedModel(fallback=call("transfer_to_agent", agent_name="pong")))
+    pong = LlmAgent(name="pong", model=ScriptedModel(fallback=call("transfer_to_agent", agent_name="ping")))
+    root = LlmAgent(name="root", model=ScriptedModel(fallback=call("transfer_to_agent", agent_name="ping")),
+                    sub_agents=[ping, pong])
+    events = run(root, "go", SessionView(), run_config=RunConfig(max_llm_calls=400))
+    assert events[-1].error_code == "max_llm_calls"
+    hops = [e for e in events if e.actions.transfer_to_agent]
+    assert len(hops) >= 399
+
+
 def test_router_transfers_and_the_next_turn_sticks_to_the_specialist() -> None:
     router_model = ScriptedModel([call("transfer_to_agent", agent_name="weather")])
     weather_model = ScriptedModel(["Sunny.", "Still sunny."])

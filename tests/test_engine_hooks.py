@@ -257,6 +257,8 @@ def test_logging_plugin_logs_and_counts(caplog: pytest.LogCaptureFixture) -> Non
 
 
 class NoSecrets(Policy):
+    stream_holdback = len("4111-1111")  # the longest text filter_output rewrites
+
     def filter_input(self, ctx: Any, message: Content) -> Content | Reject:
         if "password" in message.text:
             return Reject("messages may not contain passwords")
@@ -294,7 +296,36 @@ def test_output_policy_redacts_partials_and_finals() -> None:
     single_chunk = ScriptedModel([Chunks(["card 4111-1111", " ok"])])
     events = run(LlmAgent(name="bot", model=single_chunk), "card?", policies=[NoSecrets()],
                  run_config=RunConfig(streaming_mode=StreamingMode.SSE))
-    assert [e.content.text for e in events if e.partial] == ["card [card]", " ok"]  # type: ignore[union-attr]
+    streamed = "".join(e.content.text for e in events if e.partial)  # type: ignore[union-attr]
+    assert "4111" not in streamed and "card [card] ok".startswith(streamed) and streamed.startswith("card ")
+
+
+@pytest.mark.parametrize("cut", range(1, 14))
+def test_a_secret_split_across_partials_never_reaches_the_caller(cut: int) -> None:
+    """Issue 19 item 4: however the stream is cut, the streamed text is always a prefix
+    of the redacted answer; with no declared holdback nothing is streamed at all."""
+    answer = "code SECRET ok"
+
+    class Redact(Policy):
+        stream_holdback = len("SECRET")
+
+        def filter_output(self, ctx: Any, event: Event) -> Event:
+            if event.content is None or not event.content.text:
+                return event
+            text = event.content.text.replace("SECRET", "******")
+            return event.model_copy(update={"content": Content(role=event.content.role, parts=(Part(text=text),))})
+
+    class Undeclared(Redact):
+        stream_holdback = None
+
+    sse = RunConfig(streaming_mode=StreamingMode.SSE)
+    for policy, streams in ((Redact(), True), (Undeclared(), False)):
+        model = ScriptedModel([Chunks([answer[:cut], answer[cut:]])])
+        events = run(LlmAgent(name="bot", model=model), "go", policies=[policy], run_config=sse)
+        streamed = "".join(e.content.text for e in events if e.partial)  # type: ignore[union-attr]
+        assert events[-1].content.text == "code ****** ok"  # type: ignore[union-attr]
+        assert "SEC" not in streamed and "code ****** ok".startswith(streamed)
+        assert bool(streamed) == streams
 
 
 def test_denied_tool_never_runs_and_the_model_sees_why() -> None:

@@ -108,3 +108,10 @@ def test_weather_bot_comes_back_from_alert_agent_over_a_conversation(host: Host)
     assert say("And the weather in London?") == ("weather_bot", "It is 15 °C and drizzle in London.")
     assert say("Any alerts now?") == ("alert_agent", "No severe weather alerts right now.")
     assert say("Oslo weather please") == ("weather_bot", "It is -3 °C and snow in Oslo.")
+
+
+def test_router_ping_pong_ends_with_a_typed_error_event(host: Host) -> None:
+    """Issue 19 item 2: the shipped router asked for weather and news at once hands the
+    turn back and forth; the run ends with the max_llm_calls error event, not a crash."""
+    events = turn(host, "router", "hello there, weather and news please")
+    assert events[-1].error_code == "max_llm_calls"

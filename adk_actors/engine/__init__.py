@@ -1,5 +1,6 @@
 """The in-process agent engine that a run actor drives (asyncio, steppable, cancellable)."""
 
+from ._app import App, as_app
 from ._callbacks import CallbackError, Fallback, Reraise, Retry
 from ._context import (
     CallbackContext,
@@ -32,6 +33,7 @@ from ._services import (
 __all__ = [
     "ALLOW",
     "Allow",
+    "App",
     "ApprovalService",
     "ArtifactService",
     "CallbackContext",
@@ -60,6 +62,7 @@ __all__ = [
     "RunCancelled",
     "SessionView",
     "State",
+    "as_app",
     "run_invocation",
     "select_agent",
 ]

@@ -12,11 +12,18 @@ their results form ONE tool-response event; then the loop goes on. A final respo
 ``transfer_to_agent`` (the target then runs in the same invocation, see
 ``AgentBase.run``). ``max_iterations`` and ``RunConfig.max_llm_calls`` end the loop
 with an error event whose code says which.
+
+Transfers do not nest on the Python stack: the first LLM flow of a branch runs the
+transfer targets one after the other in a loop (a trampoline), and a flow that runs
+inside it hands its own transfer back to that loop instead of running the target
+itself. A ping-pong of transfers therefore ends with the ``max_llm_calls`` error
+event, however many hops it makes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import uuid
@@ -59,17 +66,44 @@ def _error_type(error: BaseException) -> str:
     return getattr(error, "error_type", None) or type(error).__name__
 
 
+class _Transfers:
+    """The trampoline of one branch: the agent it runs now, and the transfer that
+    agent's flow asked for."""
+
+    def __init__(self, branch: str | None) -> None:
+        self.branch = branch
+        self.current: Any = None
+        self.pending: str | None = None
+
+
+_trampoline: contextvars.ContextVar[_Transfers | None] = contextvars.ContextVar("adk_transfers", default=None)
+
+
 async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
     transfer_to: str | None = None
     async for event in _loop(agent, ctx):
         yield event
         if event.actions.transfer_to_agent:
             transfer_to = event.actions.transfer_to_agent
-    if transfer_to is not None:
-        target = find_agent(ctx.root_agent, transfer_to)
-        if target is not None:
+    if transfer_to is None:
+        return
+    outer = _trampoline.get()
+    if outer is not None and outer.branch == ctx.branch and outer.current is agent:
+        outer.pending = transfer_to  # the loop below, in the flow that ran this agent, runs it
+        return
+    transfers = _Transfers(ctx.branch)
+    _trampoline.set(transfers)
+    try:
+        while transfer_to is not None:
+            target = find_agent(ctx.root_agent, transfer_to)
+            if target is None:
+                return
+            transfers.current, transfers.pending = target, None
             async for event in target.run(ctx.for_agent(target)):
                 yield event
+            transfer_to = transfers.pending
+    finally:
+        _trampoline.set(outer)
 
 
 async def _resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, Any], list[Any], list[Event]]:

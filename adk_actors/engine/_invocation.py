@@ -19,7 +19,7 @@ from .._tree import find_agent
 from .._types import Content, Event, RunConfig
 from ._context import CancelToken, InvocationContext, SessionView
 from ._plugins import Plugin, PluginManager
-from ._policy import Policy, PolicySet, Reject
+from ._policy import Policy, PolicySet, Reject, StreamFilter
 from ._services import (
     ArtifactService,
     InMemoryArtifactService,
@@ -125,8 +125,15 @@ async def run_invocation(
             session.commit(event)
             yield event
             return
+        streams = StreamFilter(ctx.policies, ctx)
         async for event in agent.run(ctx.for_agent(agent)):
-            event = ctx.policies.filter_output(ctx, event)
+            if event.partial:
+                partial = streams.partial(event)  # the stream's text filtered as a whole
+                if partial is None:
+                    continue
+                event = partial
+            else:
+                event = ctx.policies.filter_output(ctx, event)
             replaced_event = await ctx.plugins.first("on_event", ctx, event)
             if isinstance(replaced_event, Event):
                 event = replaced_event

@@ -51,7 +51,7 @@ from supervision._spec import import_object
 from .._secrets import redact, register_secret
 from .._types import Content, Event, RunConfig
 from .._validate import check_fields
-from ..engine import CancelToken, RunCancelled, SessionView, run_invocation
+from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
 from . import _handoff
 from ._link import RunLink
 from ._warmup import warm_run_process
@@ -350,9 +350,10 @@ class Doorbell:
                 pass
 
 
-def load_agent(path: str) -> Any:
-    """The agent an app's import path names (``"package.module:root_agent"``)."""
-    return import_object(path)
+def load_agent(path: str) -> App:
+    """The app an import path names (``"package.module:root_agent"``): an
+    :class:`~adk_actors.engine.App`, or a bare root agent made one."""
+    return as_app(import_object(path))
 
 
 class RunActor(GenServer):
@@ -495,12 +496,13 @@ class RunActor(GenServer):
             self._bell.ring()
 
         async def main() -> None:
-            agent = load_agent(run.agent_path)
+            app = load_agent(run.agent_path)
             from ..models import resolve_model
 
             base_urls = run.model_base_urls or {}
             options = dict(run.model_options or {})
-            events = run_invocation(agent, view, run.new_message, run_config=run.run_config,
+            events = run_invocation(app.root_agent, view, run.new_message, run_config=run.run_config,
+                                              plugins=app.plugins, policies=app.policies,
                                               cancel=self._cancel, invocation_id=run.invocation_id,
                                               resolve_model=lambda name: resolve_model(name, base_urls=base_urls,
                                                                                        **options),

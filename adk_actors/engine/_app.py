@@ -1,0 +1,31 @@
+"""App: what a host serves under one name (google-adk's ``App``).
+
+An app bundles its root agent with the plugins and policies every one of its runs
+uses. A host's ``[apps]`` entry (``name = "package.module:thing"``) may name an
+:class:`App` or, as before, a bare root agent (an app with no plugins or policies).
+Plugins keep state per invocation (``Plugin.initial_state`` is called at the start
+of every run), so one ``App`` object serves every session at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._plugins import Plugin
+from ._policy import Policy
+
+__all__ = ["App", "as_app"]
+
+
+@dataclass(frozen=True)
+class App:
+    root_agent: Any
+    plugins: Sequence[Plugin] = field(default_factory=tuple)
+    policies: Sequence[Policy] = field(default_factory=tuple)
+
+
+def as_app(target: Any) -> App:
+    """``target`` itself if it is an :class:`App`, else an app of that root agent."""
+    return target if isinstance(target, App) else App(root_agent=target)
