@@ -71,6 +71,7 @@ def _connect(args: argparse.Namespace) -> Any:
 def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import PortInUse, check_port_free, start_actor_system
 
+    from .log import JSON_LINES
     from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
     from .runtime import Host, HostConfig
@@ -97,7 +98,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     configure_logging(json=True, level=settings.logging.level)
     system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file,
-                                log_level=getattr(logging, settings.logging.level), log_format="%(message)s")
+                                log_level=getattr(logging, settings.logging.level), log_formatter=JSON_LINES)
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
                            max_queued_runs=host_cfg.max_queued_runs,

@@ -11,14 +11,19 @@ value that looks like a bearer token or an API key.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+import time
 from collections.abc import MutableMapping
 from typing import Any
 
 import structlog
 
-__all__ = ["configure_logging", "get_logger", "redact_secrets"]
+__all__ = ["JsonLineFormatter", "configure_logging", "get_logger", "redact_secrets"]
+
+#: What a host gives its actor system's logger process: every line of host.log is JSON.
+JSON_LINES = "adk_actors.log.JsonLineFormatter"
 
 _SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|authorization|credential)", re.IGNORECASE)
 _SECRET_VALUE = re.compile(r"(Bearer\s+[A-Za-z0-9._\-]+|\bsk-[A-Za-z0-9_\-]{6,}|\bAIza[0-9A-Za-z_\-]{10,})")
@@ -38,6 +43,35 @@ def redact_secrets(logger: Any, method: str, event_dict: MutableMapping[str, Any
     """A structlog processor: blank secret-looking keys and values."""
     return {key: "***" if _SECRET_KEY.search(key) and key != "event" else _scrub(value)
             for key, value in event_dict.items()}
+
+
+class JsonLineFormatter(logging.Formatter):
+    """One JSON object per line, whatever wrote the record: a line structlog rendered
+    as JSON already passes as it is; any other record (supervision's, Thespian's, a
+    library's, a traceback) becomes ``{"timestamp", "level", "logger", "pid",
+    "event"[, "exception"]}`` with its secrets redacted."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if message.startswith("{") and message.endswith("}") and not record.exc_info:
+            try:
+                if isinstance(json.loads(message), dict):
+                    return message
+            except ValueError:
+                pass
+        line: dict[str, Any] = {
+            "timestamp": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(), "logger": record.name, "pid": record.process,
+            "event": _scrub(message),
+        }
+        if record.exc_info:
+            line["exception"] = _scrub(self.formatException(record.exc_info))
+        elif record.exc_text:
+            line["exception"] = _scrub(record.exc_text)
+        return json.dumps(line, default=str)
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        return time.strftime(datefmt or "%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
 
 
 _level = logging.INFO  # structlog's filter level, as configured last

@@ -27,6 +27,7 @@ def start_actor_system(
     log_file: str | None = None,
     log_level: int = logging.INFO,
     log_format: str | None = None,
+    log_formatter: str | None = None,
     capabilities: dict[str, Any] | None = None,
     die_with_owner: bool = True,
     owner_grace: float = 10.0,
@@ -54,7 +55,7 @@ def start_actor_system(
     caps.update(capabilities or {})
     try:
         system = ActorSystem(
-            "multiprocTCPBase", caps, logDefs=thespian_log_config(log_file, log_level, log_format),
+            "multiprocTCPBase", caps, logDefs=thespian_log_config(log_file, log_level, log_format, log_formatter),
             transientUnique=True
         )
     except ActorSystemException as exc:

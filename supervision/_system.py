@@ -174,8 +174,11 @@ def confine_listeners() -> None:
     IPActorAddress._bound_to_advertised = True
 
 
-def thespian_log_config(log_file: str | None, level: int = logging.INFO, fmt: str | None = None) -> dict[str, Any]:
-    """A ``logDefs`` dictConfig for Thespian's logger process (a file, or stderr)."""
+def thespian_log_config(log_file: str | None, level: int = logging.INFO, fmt: str | None = None,
+                        formatter: str | None = None) -> dict[str, Any]:
+    """A ``logDefs`` dictConfig for Thespian's logger process (a file, or stderr):
+    lines formatted by ``fmt``, or by the ``logging.Formatter`` class ``formatter``
+    names (a dotted path, which the logger process imports)."""
     handler: dict[str, Any]
     if log_file:
         handler = {"class": "logging.FileHandler", "filename": log_file, "formatter": "plain", "level": level}
@@ -184,7 +187,8 @@ def thespian_log_config(log_file: str | None, level: int = logging.INFO, fmt: st
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"plain": {"format": fmt or "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"}},
+        "formatters": {"plain": {"()": formatter} if formatter else
+                       {"format": fmt or "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"}},
         "handlers": {"main": handler},
         "root": {"handlers": ["main"], "level": level},
     }

@@ -62,3 +62,22 @@ def test_serve_writes_json_lines_with_ids(tmp_path: Path) -> None:
         serve.terminate()
         serve.wait(30)
         kill_marked_processes(marker, grace=2)
+
+
+def test_every_line_of_host_log_is_json_also_supervision_and_tracebacks(tmp_path: Path) -> None:
+    """Issue 19 item 6: a serve run with a turn and a kill -9 writes only JSON lines."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT, serving
+
+    with serving(tmp_path) as served:
+        config = str(served["config"])
+        for args in (("run", "weather_bot", "weather in Paris?"), ("chaos", "kill", "registry")):
+            result = subprocess.run([sys.executable, "-m", "adk_actors.cli", "--config", config, *args], cwd=ROOT,
+                                    capture_output=True, text=True, timeout=60)
+            assert result.returncode == 0, result.stderr
+    lines = (tmp_path / "data" / "host.log").read_text().splitlines()
+    records = [json.loads(line) for line in lines]  # raises on any line that is not JSON
+    assert all(isinstance(r, dict) and r.get("event") for r in records)
+    assert any(r.get("level") == "error" and "registry exited" in r["event"] for r in records)

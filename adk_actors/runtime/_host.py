@@ -58,7 +58,7 @@ from supervision import (
 )
 
 from .._exceptions import HostError
-from ..log import get_logger
+from ..log import JSON_LINES, get_logger
 from ..messages import Limits, session_key
 from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore, private_dir, private_file
@@ -130,7 +130,8 @@ class Host:
             private_file(self.config.log_file)
         self._check_store()
         if self.system is None:
-            self.system = start_actor_system(self.config.port, log_file=self.config.log_file)
+            self.system = start_actor_system(self.config.port, log_file=self.config.log_file,
+                                             log_formatter=JSON_LINES)
         partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
                                        idle_timeout=self.config.idle_timeout,
                                        run_timeout=self.config.run_timeout,

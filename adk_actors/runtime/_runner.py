@@ -3,9 +3,13 @@
 It starts nothing hidden: it sends the message API to the host's partitions and
 waits with timeouts. ``run`` yields the run's events as they arrive and returns
 after ``RunDone``; ``RunFailed`` raises :class:`RunFailedError`. It never hangs:
-while waiting it checks that the session actor is alive; a session actor that died
-is restarted by its partition and reports the run as interrupted, and if nobody
-does within ``orphan_grace`` seconds the run fails with reason ``killed``.
+while a run is silent it asks the session actor itself, through the actor system,
+whether it is still there (a refused connection: gone; the caller's own process
+table is never consulted, so a Runner on another machine judges the same). A
+session actor that is gone is restarted by asking its partition for the session:
+the restarted actor reports the run as ``interrupted`` before it answers, so the
+caller gets the true reason; only if no report comes within ``orphan_grace``
+seconds after that does the run fail with reason ``killed``.
 
 One Runner may be used from many threads at once: every call and every run leases
 a Thespian endpoint of its own (an endpoint serves one thread at a time), kept for
@@ -33,7 +37,6 @@ from supervision import (
     SupervisorClient,
     call,
     error_for_code,
-    process_alive,
 )
 from supervision._client import ask_delivered
 
@@ -79,6 +82,10 @@ _MAX_ENDPOINT_PEERS = 16
 #: How long a request sent straight to a session actor waits for its first answer
 #: before the run's stream takes over (a refused connection answers sooner).
 _FIRST_WAIT = 0.2
+#: While a run is silent, how often its session actor is asked whether it is there,
+#: and how long for an answer.
+_PROBE_EVERY = 1.0
+_PROBE_WAIT = 0.5
 
 _T = TypeVar("_T")
 
@@ -307,7 +314,7 @@ class Runner:
             direct = self._send_direct(endpoint, request)
             if direct is not None:
                 try:
-                    yield from self._stream(endpoint, *direct, run_config)
+                    yield from self._stream(endpoint, *direct, run_config, user_id, session_id)
                     return
                 except _NotTaken:
                     pass  # that actor was going away: ask the partition
@@ -318,7 +325,7 @@ class Runner:
             except Exception:
                 endpoint.clean = True  # refused: nothing more will come for this run
                 raise
-            yield from self._stream(endpoint, accepted, None, None, run_config)
+            yield from self._stream(endpoint, accepted, None, None, run_config, user_id, session_id)
         finally:
             self._runs.pop(request.run_id, None)
             self._return_endpoint(endpoint)
@@ -373,8 +380,7 @@ class Runner:
         answered ``not_running`` (it is going away): the request started nothing
         there, and the partition is asked instead."""
         known = self._session_actors.get(request.key)
-        if known is None or not process_alive(known[1]):
-            self._session_actors.pop(request.key, None)
+        if known is None:
             return None
         address, pid = known
         message = Call(replace(request, reply_accepted=False))
@@ -401,8 +407,30 @@ class Runner:
             self._session_actors.clear()
         self._session_actors[key] = (address, pid)
 
+    def _session_actor_there(self, address: Any) -> bool:
+        """Ask the session actor (from an endpoint of its own) whether it is there: a
+        refused connection says it is gone; an answer, or none in time (busy), that it
+        is not known to be gone."""
+        if address is None:
+            return True
+        with self.host.system.private() as probe:
+            try:
+                ask_delivered(probe, address, Call("pid"), _PROBE_WAIT)
+            except ServerNotRunning:
+                return False
+        return True
+
+    def _reactivate(self, user_id: str, session_id: str) -> None:
+        """Ask the session's partition for its state: that starts its session actor
+        again if it is not running, and a restarted one tells the callers of its
+        interrupted runs before it answers."""
+        try:
+            self.get_state(user_id, session_id)
+        except AdkError:
+            pass  # the host is restarting more than the session: orphan_grace decides
+
     def _stream(self, leased: _Endpoint, accepted: RunAccepted, first: Any, ref: Any,
-                run_config: RunConfig | None) -> Iterator[Event]:
+                run_config: RunConfig | None, user_id: str, session_id: str) -> Iterator[Event]:
         """Yield the run's events until its terminal message (``first``: one that came
         already). ``ref``: the direct call's ref, whose error reply (it is the only
         answer that may come instead of the run's messages) raises _NotTaken for
@@ -410,7 +438,8 @@ class Runner:
         endpoint = leased.context
         limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
         deadline = time.monotonic() + limit
-        dead_since: float | None = None
+        next_probe = time.monotonic() + _PROBE_EVERY
+        give_up_at: float | None = None  # set once the session actor is known to be gone
         while True:
             message, first = (first, None) if first is not None else (endpoint.listen(0.2), None)
             if ref is not None and isinstance(message, (ErrorReply, Reply)) and message.ref == ref:
@@ -425,11 +454,14 @@ class Runner:
                 if now >= deadline:
                     raise RunFailedError(accepted.run_id, "timeout", "RunnerTimeout",
                                          f"no end of run within {limit} s")
-                if not process_alive(accepted.session_pid):
-                    dead_since = dead_since or now
-                    if now - dead_since > self.orphan_grace:
-                        raise RunFailedError(accepted.run_id, "killed", "HostGone",
-                                             "the session actor died and no restarted one reported the run")
+                if give_up_at is not None and now >= give_up_at:
+                    raise RunFailedError(accepted.run_id, "killed", "HostGone",
+                                         "the session actor died and its restarted self did not report the run")
+                if give_up_at is None and now >= next_probe:
+                    next_probe = now + _PROBE_EVERY
+                    if not self._session_actor_there(accepted.session):
+                        self._reactivate(user_id, session_id)  # its restarted self reports the run first
+                        give_up_at = time.monotonic() + self.orphan_grace
                 continue
             if getattr(message, "run_id", None) != accepted.run_id:
                 continue  # a late message of an earlier run on this endpoint

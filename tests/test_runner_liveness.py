@@ -1,0 +1,67 @@
+"""A Runner judges a run's liveness through the actor system, never by the caller's own
+process table, and reports the true reason when a session actor dies (issue 19 items
+8 and 11)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from adk_actors import RunFailedError
+from adk_actors.runtime import Host
+from supervision import SupervisorClient
+from supervision.testing import wait_until
+
+
+def test_a_long_silent_run_succeeds_when_the_callers_process_table_knows_no_pid(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Runner on another machine sees no local process for the session actor's pid;
+    the old Runner then failed any run silent for a few seconds as killed."""
+    import supervision._system
+
+    monkeypatch.setattr(supervision._system, "process_alive", lambda pid: False)
+    monkeypatch.setattr("adk_actors.runtime._runner.process_alive", lambda pid: False, raising=False)
+    runner = host.runner("sleepy")
+    session = runner.create_session(user_id="far")
+    events = list(runner.run("far", session.id, "sleep 5"))
+    assert events[-1].content.text == "woke up"
+    events = list(runner.run("far", session.id, "sleep 1"))  # again, on the session actor it learnt
+    assert events[-1].content.text == "woke up"
+
+
+def session_actor_pid(host: Host, session_id: str) -> Any:
+    for partition in host.partitions():
+        for child in SupervisorClient(host.system, partition).which_children():
+            if child.id.endswith(session_id) and child.status == "running":
+                return child.pid
+    return None
+
+
+def test_a_session_actor_killed_mid_run_is_reported_as_interrupted_every_time(host: Host) -> None:
+    runner = host.runner("sleepy")
+    session = runner.create_session(user_id="ann")
+    reasons = []
+    for _ in range(4):
+        outcome: list[Any] = []
+
+        def turn() -> None:
+            try:
+                outcome.append(list(runner.run("ann", session.id, "sleep 3")))
+            except RunFailedError as exc:
+                outcome.append(exc)
+
+        caller = threading.Thread(target=turn)
+        caller.start()
+        pid = wait_until(lambda: session_actor_pid(host, session.id), timeout=10)
+        time.sleep(0.5)  # inside the tool
+        os.kill(pid, signal.SIGKILL)
+        caller.join(30)
+        assert not caller.is_alive()
+        reasons.append(getattr(outcome[0], "reason", "done"))
+    assert reasons == ["interrupted"] * 4
+    assert list(runner.run("ann", session.id, "hello"))[-1].content.text == "awake: hello"
