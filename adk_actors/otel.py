@@ -3,8 +3,11 @@
 ``attach_opentelemetry(tracer)`` turns the telemetry events into spans: an agent run
 is ``invoke_agent <agent>``, a model call ``chat <model>``, a tool call
 ``execute_tool <tool>``, with the OpenTelemetry GenAI attributes (``gen_ai.*``):
-operation, agent, model, tool, token usage, and the error type when one ends badly.
-Attach it in the host process before the host starts, so every actor has it.
+operation, agent, model, tool, conversation (the session), token usage, and the
+error type when one ends badly. The spans of one invocation form one trace: each
+span's parent is the span it ran inside (a model or tool call's, its agent's), in
+the run actor's process where the invocation runs. Attach it in the host process
+before the host starts, so every actor has it.
 """
 
 from __future__ import annotations
@@ -45,7 +48,12 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             if kind == "tool":
                 attributes["gen_ai.tool.name"] = metadata.get("tool", "")
                 attributes["gen_ai.tool.call.id"] = metadata.get("function_call_id") or ""
-            span = tracer.start_span(f"{operation} {target}", attributes=attributes)
+            if metadata.get("session"):
+                attributes["gen_ai.conversation.id"] = metadata["session"]
+            with lock:
+                parent = open_spans.get(metadata.get("parent_span_id") or "")
+            context = trace.set_span_in_context(parent) if parent is not None else None
+            span = tracer.start_span(f"{operation} {target}", context=context, attributes=attributes)
             with lock:
                 open_spans[span_id] = span
             return

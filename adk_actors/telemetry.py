@@ -13,6 +13,7 @@ has them.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -79,23 +80,35 @@ def execute(event: Event, measurements: dict[str, Any], metadata: dict[str, Any]
             detach(handler_id)
 
 
+_enclosing: contextvars.ContextVar[str | None] = contextvars.ContextVar("adk_telemetry_span", default=None)
+
+
 @contextmanager
 def span(prefix: Event, metadata: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Emit ``prefix + ("start",)``, then ``("stop",)`` or ``("exception",)`` with the duration.
 
     The yielded dict is the stop metadata: fill it in (token usage, results) inside
-    the block. Start, stop and exception carry the same ``span_id``.
+    the block. Start, stop and exception carry the same ``span_id``, and the
+    ``parent_span_id`` of the span this one runs inside (None for an invocation's
+    outermost): a model or tool call's parent is its agent's span, a transferred-to
+    agent's the span of the agent that ran the transfer. Tasks started inside the
+    block (concurrent tool calls) inherit it.
     """
     if not _handlers:
         yield metadata
         return
     began = time.monotonic()
-    metadata.setdefault("span_id", uuid.uuid4().hex)  # correlates start with stop / exception
+    span_id = metadata.setdefault("span_id", uuid.uuid4().hex)  # correlates start with stop / exception
+    parent = _enclosing.get()
+    metadata.setdefault("parent_span_id", parent)
     execute((*prefix, "start"), {"system_time": time.time()}, dict(metadata))
+    _enclosing.set(span_id)
     try:
         yield metadata
     except BaseException as error:
         execute((*prefix, "exception"), {"duration": time.monotonic() - began},
                 {**metadata, "kind": type(error).__name__, "reason": str(error)})
         raise
+    finally:
+        _enclosing.set(parent)  # (not a token reset: an async generator may end in another context)
     execute((*prefix, "stop"), {"duration": time.monotonic() - began}, dict(metadata))

@@ -115,3 +115,33 @@ def test_router_ping_pong_ends_with_a_typed_error_event(host: Host) -> None:
     turn back and forth; the run ends with the max_llm_calls error event, not a crash."""
     events = turn(host, "router", "hello there, weather and news please")
     assert events[-1].error_code == "max_llm_calls"
+
+
+def conversation(host: Host, app: str, texts: list[str]) -> list[tuple[str, str]]:
+    """(author, text) of the last answer of each turn, one session."""
+    runner = host.runner(app)
+    runner.create_session("ann", "talk")
+    answers = []
+    for text in texts:
+        said = [e for e in runner.run("ann", "talk", text) if e.content and e.content.text and e.author != "user"]
+        answers.append((said[-1].author, said[-1].content.text))
+    return answers
+
+
+def test_every_example_holds_a_conversation(host: Host) -> None:
+    """Issue 19 item 7: the examples answer turn after turn as an agent would."""
+    assert conversation(host, "router", ["will it rain in Paris?", "and tomorrow?", "any news about football?",
+                                         "thanks", "what's the weather in Oslo?"]) == [
+        ("weather", "city: Paris, forecast: sunny, 22 °C"),
+        ("weather", "city: Paris, forecast: sunny, 22 °C"),  # a follow-up keeps the city
+        ("news", "topic: football, headlines: ['Football makes the news again']"),
+        ("news", "You're welcome! Ask me anything else."),
+        ("weather", "city: Oslo, forecast: sunny, 22 °C"),  # news hands weather back to the router
+    ]
+    assert [a for _, a in conversation(host, "pipeline", ["parse dates", "parse times"])] == [
+        "Summary: Reviewed `def parse_dates(x) -- 1 suggestion.", "Summary: Reviewed `def parse_times(x) -- 1 suggestion."]
+    fanout = conversation(host, "fanout", ["solar power", "wind power"])
+    assert fanout == [("merger", "Merged 3 findings."), ("merger", "Merged 3 findings.")]
+    refine = conversation(host, "refine_loop", ["a haiku about rain", "one about snow"])
+    assert [author for author, _ in refine] == ["drafter", "drafter"]
+    assert refine[0][1].startswith("draft v") and refine[1][1].startswith("draft v") and refine[0] != refine[1]

@@ -39,3 +39,35 @@ def test_spans_follow_the_genai_conventions() -> None:
     assert tool.attributes["gen_ai.tool.name"] == "lookup" and tool.attributes["gen_ai.tool.call.id"]
     failed = next(s for s in spans[4:] if s.name == "chat m-1")
     assert failed.attributes["error.type"] == "server_error" and not failed.status.is_ok
+
+
+def test_the_spans_of_one_invocation_form_one_trace_with_the_right_parents() -> None:
+    """Issue 19 item 5: before, one invocation gave four root spans and four traces."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    attach_opentelemetry(provider.get_tracer("test"))
+    try:
+        helper = LlmAgent(name="helper", model=ScriptedModel([call("lookup", city="Oslo"), "done"], name="m-2"),
+                          tools=[lookup])
+        root = LlmAgent(name="root", model=ScriptedModel([call("transfer_to_agent", agent_name="helper")],
+                                                         name="m-1"), sub_agents=[helper])
+        run(root, "go")
+        run(LlmAgent(name="other", model=ScriptedModel(["hi"], name="m-3")), "again")
+    finally:
+        detach_opentelemetry()
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    first = [s for s in exporter.get_finished_spans() if s.name != "chat m-3" and s.name != "invoke_agent other"]
+    assert len({s.context.trace_id for s in first}) == 1  # one trace for the whole invocation
+    roots = [s for s in first if s.parent is None]
+    assert [s.name for s in roots] == ["invoke_agent root"]
+    by_id = {s.context.span_id: s for s in first}
+
+    def parent_name(name: str) -> str:
+        return by_id[spans[name].parent.span_id].name  # type: ignore[union-attr]
+
+    assert parent_name("chat m-1") == "invoke_agent root"
+    assert parent_name("invoke_agent helper") == "invoke_agent root"  # the transfer ran inside root's run
+    assert parent_name("chat m-2") == "invoke_agent helper"
+    assert parent_name("execute_tool lookup") == "invoke_agent helper"
+    assert spans["invoke_agent other"].context.trace_id != roots[0].context.trace_id  # a new invocation, a new trace

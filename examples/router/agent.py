@@ -37,17 +37,46 @@ def _user_text(request: LlmRequest) -> str:
     return ""
 
 
+_THANKS = ("thanks", "thank you", "bye", "cheers")
+_TOPIC = {"get_weather": ("weather", "rain", "sunny", "forecast", "temperature"), "get_news": ("news", "headline")}
+
+
+def _subject(text: str, tool: str, argument: str, request: LlmRequest) -> str | None:
+    """What to look up: the words after "in" / "about", else the last lookup of this
+    conversation (a follow-up such as "and tomorrow?"), else None."""
+    marker = " in " if tool == "get_weather" else " about "
+    lowered = f" {text.lower()}"
+    if marker in lowered:
+        words = [w.strip("?.!,") for w in text[lowered.index(marker) + len(marker) - 1:].split()]
+        if words and words[0]:
+            return " ".join(words[:2]) if tool == "get_news" else words[0].title()
+    for content in reversed(request.contents):
+        for found in content.function_calls:
+            if found.name == tool:
+                return str(found.args.get(argument))
+    return None
+
+
 def _specialist(tool: str, argument: str) -> Any:
+    """A specialist: looks up its subject, answers thanks politely, and hands a
+    question about the other specialist's subject back to the router."""
+    other = "get_news" if tool == "get_weather" else "get_weather"
+
     def answer(request: LlmRequest) -> Any:
         last = request.contents[-1]
         if last.function_responses and last.function_responses[0].name == tool:
             result = last.function_responses[0].response
             return ", ".join(f"{k}: {v}" for k, v in result.items())
         text = _user_text(request)
-        if tool == "get_weather" and "news" in text.lower():
+        lowered = text.lower()
+        if any(word in lowered for word in _TOPIC[other]):
             return call("transfer_to_agent", agent_name="router")
-        words = [w.strip("?.!,") for w in text.split()]
-        return call(tool, **{argument: words[-1] if words else "anything"})
+        if any(word in lowered for word in _THANKS):
+            return "You're welcome! Ask me anything else."
+        subject = _subject(text, tool, argument, request)
+        if subject is None:
+            return "Which city?" if tool == "get_weather" else "Which topic?"
+        return call(tool, **{argument: subject})
 
     return answer
 
