@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Any
 
-from adk_actors import Content, LlmAgent, LlmRequest, Part
+from adk_actors import Blob, Content, LlmAgent, LlmRequest, Part
 from adk_actors.engine import ALLOW, Allow, App, Deny, Plugin, Policy
 from adk_actors.models import ScriptedModel, call
 from adk_actors.tools import ToolContext
@@ -308,3 +308,29 @@ def _guarded(request: LlmRequest) -> Any:
 
 guarded_app = App(root_agent=LlmAgent(name="guarded", model=ScriptedModel(fallback=_guarded), tools=[wipe, bump]),
                   plugins=(ModelCallsThisTurn(),), policies=(NoWiping(),))
+
+
+def save_blob(tool_context: ToolContext) -> dict[str, Any]:
+    """Save raw bytes declared as text/plain (inline data, not text)."""
+    return {"version": tool_context.save_artifact("raw.txt", Part(inline_data=Blob(mime_type="text/plain",
+                                                                                  data=b"raw \x00 bytes")))}
+
+
+def describe_blob(tool_context: ToolContext) -> dict[str, Any]:
+    """How raw.txt comes back."""
+    part = tool_context.load_artifact("raw.txt")
+    if part is None:
+        return {"kind": None}
+    if part.inline_data is not None:
+        return {"kind": "inline_data", "mime": part.inline_data.mime_type, "size": len(part.inline_data.data)}
+    return {"kind": "text", "text": part.text}
+
+
+def _blobs(request: LlmRequest) -> Any:
+    if last_is_tool_result(request):
+        return str(request.contents[-1].function_responses[0].response)
+    return call("save_blob") if last_user_text(request).startswith("save") else call("describe_blob")
+
+
+blobs_agent = LlmAgent(name="blobs", model=ScriptedModel(fallback=_blobs), tools=[save_blob, describe_blob])
+APPS["blobs"] = "runtime_agents:blobs_agent"

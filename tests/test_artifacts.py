@@ -143,3 +143,11 @@ def test_artifact_placeholders_are_filled_in_a_host_turn(host: Any) -> None:
     list(runner.run("ann", session.id, "save ship it on Monday"))
     latest = [e.content.text for e in runner.run("ann", session.id, "and now?") if e.content][-1]
     assert "The brief: ship it on Monday" in latest
+
+
+def test_inline_data_saved_by_a_tool_comes_back_as_inline_data_through_a_host(host: Any) -> None:
+    runner = host.runner("blobs")
+    session = runner.create_session(user_id="ann")
+    list(runner.run("ann", session.id, "save it"))
+    answer = [e.content.text for e in runner.run("ann", session.id, "describe it") if e.content][-1]
+    assert answer == "{'kind': 'inline_data', 'mime': 'text/plain', 'size': 11}"
