@@ -57,6 +57,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
+    peer: tuple[str, int] | None = None  # the client's address: one per TCP connection
 
 
 class StubServer:
@@ -88,7 +89,8 @@ class StubServer:
                     body = raw
                 with server._lock:
                     server.requests.append(RecordedRequest("POST", self.path, {k.lower(): v for k, v in
-                                                                             self.headers.items()}, body))
+                                                                             self.headers.items()}, body,
+                                                           (str(self.client_address[0]), int(self.client_address[1]))))
                     scripted = server.responses.popleft() if server.responses else StubResponse(
                         status=500, json={"error": {"message": "the stub has no scripted response left"}})
                 if scripted.delay:

@@ -384,3 +384,25 @@ def test_tool_choice_is_mapped_for_each_provider() -> None:
     assert payload(m["anthropic"], {"name": "get_weather"})["tool_choice"] == {"type": "tool", "name": "get_weather"}
     assert payload(m["gemini"], "any")["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
     assert payload(m["gemini"], "none")["toolConfig"] == {"functionCallingConfig": {"mode": "NONE"}}
+
+
+def test_model_calls_of_one_loop_reuse_one_pooled_connection(stub: StubServer) -> None:
+    """Issue 20: a new httpx client per attempt paid a TCP (and TLS) handshake on every
+    call; one pooled client per endpoint per loop keeps the connection, until closed."""
+    from adk_actors.models import close_pooled_clients
+
+    stub.add(*(openai_chat(f"answer {n}") for n in range(4)))
+    model = OpenAIModel("gpt-test", base_url=stub.url + "/v1", api_key="sk-test")
+    other = OpenAIModel("gpt-other", base_url=stub.url + "/v1", api_key="sk-test")
+
+    async def calls() -> None:
+        for each in (model, model, other):
+            [r async for r in each.generate(HISTORY)]
+        await close_pooled_clients()
+        [r async for r in model.generate(HISTORY)]  # after closing: a new client, a new connection
+        await close_pooled_clients()
+
+    asyncio.run(calls())
+    peers = [r.peer for r in stub.requests]
+    assert peers[0] == peers[1] == peers[2]  # one connection for the endpoint, both models
+    assert peers[3] != peers[0]

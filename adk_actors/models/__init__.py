@@ -27,7 +27,7 @@ from ._errors import (
     StreamInterrupted,
 )
 from ._gemini import GeminiModel, gemini_schema
-from ._http import HttpModel, RetryPolicy
+from ._http import HttpModel, RetryPolicy, close_pooled_clients
 from ._openai import OpenAIModel
 from ._registry import resolve_model
 from ._scripted import Chunks, ScriptedModel, call
@@ -61,6 +61,7 @@ __all__ = [
     "StreamInterrupted",
     "Transition",
     "call",
+    "close_pooled_clients",
     "gemini_schema",
     "model_name",
     "outcome_of",

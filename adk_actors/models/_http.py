@@ -17,6 +17,7 @@ import json
 import random
 import ssl
 import threading
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,31 @@ __all__ = ["HttpModel", "RetryPolicy", "SseEvent", "classify_status", "shared_ss
 
 _ssl_lock = threading.Lock()
 _ssl_context: ssl.SSLContext | None = None
+
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = \
+    weakref.WeakKeyDictionary()
+
+
+def pooled_client(base_url: str, timeout: float, transport: httpx.AsyncBaseTransport | None) -> httpx.AsyncClient:
+    """The one ``httpx.AsyncClient`` of this event loop for a provider endpoint (its
+    base URL, timeout and transport): model calls reuse its open connections instead
+    of paying a TCP (and TLS) handshake each. A run actor has one loop for its life, so
+    one client per endpoint per process; :func:`close_pooled_clients` closes them."""
+    loop = asyncio.get_running_loop()
+    key = (base_url, timeout, id(transport) if transport is not None else None)
+    clients = _clients.setdefault(loop, {})
+    client = clients.get(key)
+    if client is None or client.is_closed:
+        client = clients[key] = httpx.AsyncClient(timeout=timeout, transport=transport,
+                                                  verify=shared_ssl_context())
+    return client
+
+
+async def close_pooled_clients() -> None:
+    """Close the pooled clients of the running loop (a run actor does it as it stops)."""
+    for client in _clients.pop(asyncio.get_running_loop(), {}).values():
+        await client.aclose()
 
 
 def shared_ssl_context() -> ssl.SSLContext:
@@ -171,32 +197,31 @@ class HttpModel:
             attempt += 1
             yielded = False
             try:
-                async with httpx.AsyncClient(timeout=self.timeout, transport=self.transport,
-                                             verify=shared_ssl_context()) as client:
-                    if not stream:
-                        response = await client.post(self.endpoint(False), json=payload, headers=self.headers())
-                        if response.status_code >= 400:
-                            raise classify_status(response.status_code, response.content, response.headers)
-                        try:
-                            data = response.json()
-                        except ValueError as exc:
-                            raise MalformedResponse(f"the provider sent invalid JSON: {exc}") from None
-                        yield self.parse(data)
-                        return
-                    async with client.stream("POST", self.endpoint(True), json=payload,
-                                             headers=self.headers()) as response:
-                        if response.status_code >= 400:
-                            body = await response.aread()
-                            raise classify_status(response.status_code, body, response.headers)
-                        parser = self.stream_parser()
-                        async for event in _sse(response):
-                            for item in parser.feed(event):
-                                yielded = True
-                                yield item
-                        final = parser.finish()
-                        yielded = True
-                        yield final
-                        return
+                client = pooled_client(self.base_url, self.timeout, self.transport)
+                if not stream:
+                    response = await client.post(self.endpoint(False), json=payload, headers=self.headers())
+                    if response.status_code >= 400:
+                        raise classify_status(response.status_code, response.content, response.headers)
+                    try:
+                        data = response.json()
+                    except ValueError as exc:
+                        raise MalformedResponse(f"the provider sent invalid JSON: {exc}") from None
+                    yield self.parse(data)
+                    return
+                async with client.stream("POST", self.endpoint(True), json=payload,
+                                         headers=self.headers()) as response:
+                    if response.status_code >= 400:
+                        body = await response.aread()
+                        raise classify_status(response.status_code, body, response.headers)
+                    parser = self.stream_parser()
+                    async for event in _sse(response):
+                        for item in parser.feed(event):
+                            yielded = True
+                            yield item
+                    final = parser.finish()
+                    yielded = True
+                    yield final
+                    return
             except httpx.TimeoutException as exc:
                 error: ModelError = ModelTimeout(redact(f"no answer from {self.provider} within {self.timeout} s: {exc}"))
             except (httpx.RemoteProtocolError, httpx.ReadError) as exc:

@@ -52,6 +52,7 @@ from .._secrets import redact, register_secret
 from .._types import Content, Event, RunConfig
 from .._validate import check_fields
 from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
+from ..models import close_pooled_clients
 from . import _handoff
 from ._link import RunLink
 from ._warmup import warm_run_process
@@ -370,7 +371,7 @@ class RunActor(GenServer):
         self._link_failed = False  # a send on it failed this run: the rest of the run goes through Thespian
         self._cancel = CancelToken()
         self._thread: threading.Thread | None = None
-        self._jobs: queue.SimpleQueue[tuple[StartRun, SessionView]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[StartRun, SessionView] | None] = queue.SimpleQueue()  # None: stop
         self._requests: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
         self._registry: Any = None
         self._services: dict[str, Any] = {}
@@ -467,12 +468,16 @@ class RunActor(GenServer):
 
     def _worker(self) -> None:
         """Worker thread: one asyncio loop for every run this actor serves (a turn pays
-        for no thread or loop start-up); the runs come one at a time from ``_jobs``."""
+        for no thread or loop start-up); the runs come one at a time from ``_jobs``. A
+        ``None`` job (the actor stops) closes the loop's pooled HTTP clients and ends."""
         loop = asyncio.SelectorEventLoop(_WaitWatchingSelector(self._before_select))
         asyncio.set_event_loop(loop)
         while True:
-            run, view = self._jobs.get()
-            self._work(loop, run, view)
+            job = self._jobs.get()
+            if job is None:
+                loop.run_until_complete(close_pooled_clients())
+                return
+            self._work(loop, *job)
 
     def _work(self, loop: asyncio.AbstractEventLoop, run: StartRun, view: SessionView) -> None:
         """Run the engine for one run; hand every event, then the outcome, to the main
@@ -684,6 +689,9 @@ class RunActor(GenServer):
             self._send_outbox()
 
     def terminate(self, reason: Any) -> None:
+        if self._thread is not None and self._run is None:  # idle: its pooled connections closed now
+            self._jobs.put(None)
+            self._thread.join(0.5)
         self._bell.close()
         if self._link is not None:
             self._link.close()
