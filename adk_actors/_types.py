@@ -32,6 +32,7 @@ __all__ = [
     "Part",
     "RunConfig",
     "StreamingMode",
+    "apply_state_delta",
     "new_event_id",
     "new_invocation_id",
 ]
@@ -222,3 +223,15 @@ class RunConfig(_Model):
     generate_config: dict[str, Any] = Field(default_factory=dict)
     timeout: float | None = Field(default=None, gt=0)  # seconds; None: the host's run_timeout
     custom_metadata: dict[str, Any] | None = None
+
+
+def apply_state_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """Apply an event's ``state_delta`` to ``state`` in place and return it: a key set
+    to None is deleted, any other value replaces the key's. The one rule the store,
+    the session actor's view and the engine's share."""
+    for key, value in delta.items():
+        if value is None:
+            state.pop(key, None)
+        else:
+            state[key] = value
+    return state

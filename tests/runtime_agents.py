@@ -334,3 +334,26 @@ def _blobs(request: LlmRequest) -> Any:
 
 blobs_agent = LlmAgent(name="blobs", model=ScriptedModel(fallback=_blobs), tools=[save_blob, describe_blob])
 APPS["blobs"] = "runtime_agents:blobs_agent"
+
+
+def remember(value: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Keep a value in session state."""
+    tool_context.state["kept"] = value
+    return {"kept": value}
+
+
+def forget(tool_context: ToolContext) -> dict[str, Any]:
+    """Delete the kept value (a state_delta of None)."""
+    tool_context.state["kept"] = None
+    return {"forgot": True}
+
+
+def _keeper(request: LlmRequest) -> Any:
+    if last_is_tool_result(request):
+        return "done"
+    text = last_user_text(request)
+    return call("remember", value=text[9:]) if text.startswith("remember ") else call("forget")
+
+
+keeper_agent = LlmAgent(name="keeper", model=ScriptedModel(fallback=_keeper), tools=[remember, forget])
+APPS["keeper"] = "runtime_agents:keeper_agent"

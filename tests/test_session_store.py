@@ -313,3 +313,15 @@ def test_a_writer_gives_up_its_cpu_only_when_it_hands_the_lock_to_a_waiting_writ
         os.close(go_read)
         os.close(go_write)
         lock.close()
+
+
+def test_a_deleted_key_is_gone_from_every_copy_of_the_state(host: Any) -> None:
+    """Issue 20: a state_delta {"k": None} deleted the key in SQLite but left k: None in
+    the session actor's copy (and the engine's); one rule now serves all three."""
+    runner = host.runner("keeper")
+    session = runner.create_session(user_id="ann")
+    list(runner.run("ann", session.id, "remember the milk"))
+    assert runner.get_state("ann", session.id)["kept"] == "the milk"
+    list(runner.run("ann", session.id, "forget it"))
+    assert "kept" not in runner.get_state("ann", session.id)  # the session actor's copy
+    assert "kept" not in runner.get_session("ann", session.id).state

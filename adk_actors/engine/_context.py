@@ -9,7 +9,7 @@ from typing import Any
 
 from .._exceptions import AdkError
 from .._secrets import redact_event
-from .._types import Event, EventActions, RunConfig
+from .._types import Event, EventActions, RunConfig, apply_state_delta
 from ._services import (
     ArtifactService,
     InMemoryArtifactService,
@@ -65,7 +65,7 @@ class SessionView:
         if event.partial:
             return
         self.events.append(event)
-        self.state.update(event.actions.state_delta)
+        apply_state_delta(self.state, event.actions.state_delta)
 
 
 class State(MutableMapping[str, Any]):

@@ -41,7 +41,7 @@ from supervision import FORWARDED, BadRequest, CallerRef, CallError, GenServer
 from supervision._messages import Exiting, Init, InitFailed, InitOk, Prepare, Prepared, Shutdown
 from supervision._system import proc_stat, process_alive
 
-from .._types import Event, RunConfig
+from .._types import Event, RunConfig, apply_state_delta
 from .._validate import check_fields
 from ..messages import (
     AdkEvent,
@@ -438,7 +438,7 @@ class SessionActor(GenServer):
                     run.all_stored = False  # the run actor's history no longer matches ours
                 else:
                     self.events.append(stored)
-                    self.state.update(stored.actions.state_delta)
+                    apply_state_delta(self.state, stored.actions.state_delta)
                     self.last_update = time.time()
                 if not event.error_code:
                     run.final_event_id = event.id

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .._types import Event
+from .._types import Event, apply_state_delta
 from ._base import (
     RunExists,
     RunRecord,
@@ -76,13 +76,7 @@ MIGRATIONS: list[tuple[int, str]] = [
 ]
 
 
-def _merge(target: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
-    for key, value in delta.items():
-        if value is None:
-            target.pop(key, None)
-        else:
-            target[key] = value
-    return target
+
 
 
 class SQLiteSessionStore:
@@ -242,7 +236,7 @@ class SQLiteSessionStore:
                     seq += 1
                     changed = True
                     app_delta, user_delta, session_delta = split_delta(event.actions.state_delta)
-                    state = _merge(state, session_delta)
+                    state = apply_state_delta(state, session_delta)
                     self._apply_scoped(db, app, user, app_delta, user_delta, now)
             if changed:
                 db.execute("UPDATE sessions SET state=?, update_time=? WHERE app_name=? AND user_id=? AND id=?",
@@ -269,11 +263,11 @@ class SQLiteSessionStore:
                       user_delta: dict[str, Any], now: float) -> None:
         if app_delta:
             row = db.execute("SELECT state FROM app_states WHERE app_name=?", (app,)).fetchone()
-            state = _merge(json.loads(row[0]) if row else {}, app_delta)
+            state = apply_state_delta(json.loads(row[0]) if row else {}, app_delta)
             db.execute("INSERT OR REPLACE INTO app_states VALUES (?, ?, ?)", (app, json.dumps(state), now))
         if user_delta:
             row = db.execute("SELECT state FROM user_states WHERE app_name=? AND user_id=?", (app, user)).fetchone()
-            state = _merge(json.loads(row[0]) if row else {}, user_delta)
+            state = apply_state_delta(json.loads(row[0]) if row else {}, user_delta)
             db.execute("INSERT OR REPLACE INTO user_states VALUES (?, ?, ?, ?)", (app, user, json.dumps(state), now))
 
     def scoped_state(self, app: str, user: str) -> dict[str, Any]:
