@@ -16,6 +16,7 @@ A library another project can use alone: knows nothing of agents.
 
 from ._client import (
     SupervisorClient,
+    ask_delivered,
     call,
     call_name,
     cast,
@@ -53,11 +54,17 @@ from ._messages import (
     ChildCounts,
     ChildInfo,
     ErrorReply,
+    Exiting,
     ExitKind,
     ExitReason,
+    Init,
+    InitFailed,
+    InitOk,
+    Lookup,
     Prepare,
     Prepared,
     Reply,
+    Shutdown,
     Started,
 )
 from ._registry import Registry
@@ -72,6 +79,7 @@ from ._spec import (
     Restart,
     Strategy,
     SupervisorSpec,
+    import_object,
 )
 from ._start import attach_actor_system, start_actor_system, stop_actor_system_on_port
 from ._supervisor import DynamicSupervisor, PartitionSupervisor, Supervisor
@@ -115,7 +123,12 @@ __all__ = [
     "ErrorReply",
     "ExitKind",
     "ExitReason",
+    "Exiting",
     "GenServer",
+    "Init",
+    "InitFailed",
+    "InitOk",
+    "Lookup",
     "MaxChildren",
     "NameNotFound",
     "PartitionSupervisor",
@@ -129,6 +142,7 @@ __all__ = [
     "RestartIntensity",
     "ServerCrashed",
     "ServerNotRunning",
+    "Shutdown",
     "SpecError",
     "StartFailed",
     "Started",
@@ -138,6 +152,7 @@ __all__ = [
     "SupervisorClient",
     "SupervisorSpec",
     "UnknownRequest",
+    "ask_delivered",
     "attach_actor_system",
     "call",
     "call_name",
@@ -148,6 +163,7 @@ __all__ = [
     "error_for_code",
     "find_global",
     "free_port",
+    "import_object",
     "proc_stat",
     "process_alive",
     "set_parent_death_signal",

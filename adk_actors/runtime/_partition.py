@@ -48,13 +48,18 @@ from supervision import (
     CallError,
     ChildSpec,
     ChildType,
+    GenServer,
+    Prepare,
+    Prepared,
     Restart,
+    Supervisor,
+    SupervisorSpec,
+    process_alive,
 )
-from supervision._messages import Prepare, Prepared
-from supervision._server import GenServer
-from supervision._spec import SupervisorSpec
-from supervision._supervisor import Job, Supervisor, _Child
-from supervision._system import process_alive
+from supervision._supervisor import (  # private: the partition's pool reaches in (issue 20)
+    Job,
+    _Child,
+)
 
 from .._validate import check_fields
 from ..messages import (

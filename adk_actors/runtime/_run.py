@@ -45,8 +45,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from supervision import CallerRef, GenServer
-from supervision._spec import import_object
+from supervision import CallerRef, GenServer, Lookup, import_object
 
 from .._secrets import redact, register_secret
 from .._types import Content, Event, RunConfig
@@ -625,7 +624,6 @@ class RunActor(GenServer):
 
     def _serve_requests(self) -> None:
         from supervision import Call
-        from supervision._messages import Lookup
 
         while True:
             try:

@@ -35,10 +35,10 @@ from supervision import (
     Reply,
     ServerNotRunning,
     SupervisorClient,
+    ask_delivered,
     call,
     error_for_code,
 )
-from supervision._client import ask_delivered
 
 from .._exceptions import (
     AdkError,
@@ -388,6 +388,10 @@ class Runner:
             answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
             taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
         except ServerNotRunning:  # the connection was refused: that actor is gone
+            taken = False
+        if taken and answer is None and not self._session_actor_there(address):
+            # Silent because it is gone: an endpoint with a connection still open to a dead
+            # actor is not refused, so it is asked from a fresh one (~1 ms) before trusting it.
             taken = False
         if not taken:
             self._session_actors.pop(request.key, None)

@@ -37,9 +37,22 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from supervision import FORWARDED, BadRequest, CallerRef, CallError, GenServer
-from supervision._messages import Exiting, Init, InitFailed, InitOk, Prepare, Prepared, Shutdown
-from supervision._system import proc_stat, process_alive
+from supervision import (
+    FORWARDED,
+    BadRequest,
+    CallerRef,
+    CallError,
+    Exiting,
+    GenServer,
+    Init,
+    InitFailed,
+    InitOk,
+    Prepare,
+    Prepared,
+    Shutdown,
+    proc_stat,
+    process_alive,
+)
 
 from .._types import Event, RunConfig, apply_state_delta
 from .._validate import check_fields

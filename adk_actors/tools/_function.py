@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
 
-from supervision._spec import import_object
+from supervision import import_object
 
 from .._exceptions import AdkError, AgentDefinitionError
 from .._types import FunctionDeclaration
