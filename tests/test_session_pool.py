@@ -222,9 +222,12 @@ def test_a_session_created_while_the_pool_has_a_process_is_active_before_its_fir
 def test_a_pooled_sessions_blank_run_actor_killed_before_use_costs_no_turn(pooled_host: Host) -> None:
     runner = pooled_host.runner("echo")
     for trial in range(2):
-        for pid in full_pool(pooled_host):
-            for run_actor in children_of(pid):
-                os.kill(run_actor, signal.SIGKILL)
+        killed = [run_actor for pid in full_pool(pooled_host) for run_actor in children_of(pid)]
+        for run_actor in killed:
+            os.kill(run_actor, signal.SIGKILL)
+        # "Before use": gone before the turn begins (a SIGKILL lands a moment later on a
+        # loaded machine, and a run handed to a process still dying is killed during it).
+        wait_until(lambda: not any(pid_alive(p) for p in killed), timeout=5)
         sid = f"after-kill-{trial}"
         runner.create_session("ann", sid)
         assert last_text(list(runner.run("ann", sid, "hi"))) == "echo: hi (turn 1)"
