@@ -84,3 +84,23 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
             except subprocess.TimeoutExpired:
                 process.kill()
         kill_marked_processes(marker, grace=15)
+
+
+def turn_in_background(runner: Any, user_id: str, session_id: str, text: str) -> tuple[Any, list[Any]]:
+    """Start one turn on a thread; return (the thread, a list that gets the turn's
+    events, or the RunFailedError it ended with)."""
+    import threading
+
+    from adk_actors import RunFailedError
+
+    outcome: list[Any] = []
+
+    def turn() -> None:
+        try:
+            outcome.append(list(runner.run(user_id, session_id, text)))
+        except RunFailedError as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=turn)
+    caller.start()
+    return caller, outcome

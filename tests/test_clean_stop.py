@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from conftest import turn_in_background
+
 from adk_actors.runtime import Host, HostConfig
 from supervision import SupervisorClient, call
 from supervision.testing import wait_until
@@ -29,26 +31,16 @@ def test_stopping_a_host_with_a_session_pool_logs_no_traceback(actor_system: Any
 def test_stopping_a_host_with_a_run_in_flight_logs_no_traceback(actor_system: Any, tmp_path: Path) -> None:
     """The run's caller gets RunFailed(interrupted); the run actor's exit, which comes
     after the session actor closed its store, writes no StoreError."""
-    import threading
 
     import runtime_agents
 
     from adk_actors import RunFailedError
 
-    outcome: list[Any] = []
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"))
     with Host(config, system=actor_system) as host:
         runner = host.runner("sleepy")
         session = runner.create_session(user_id="u")
-
-        def turn() -> None:
-            try:
-                outcome.append(list(runner.run("u", session.id, "sleep 3")))
-            except RunFailedError as exc:
-                outcome.append(exc)
-
-        caller = threading.Thread(target=turn)
-        caller.start()
+        caller, outcome = turn_in_background(runner, "u", session.id, "sleep 3")
         wait_until(lambda: any(c.id.endswith(session.id) for p in host.partitions()
                                for c in SupervisorClient(host.system, p).which_children()), timeout=10)
         time.sleep(0.3)  # the run is in its tool now

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 from typing import Any
 
 import pytest
+from conftest import turn_in_background
 
-from adk_actors import RunFailedError
 from adk_actors.runtime import Host
 from supervision import SupervisorClient
 from supervision.testing import wait_until
@@ -47,16 +46,7 @@ def test_a_session_actor_killed_mid_run_is_reported_as_interrupted_every_time(ho
     session = runner.create_session(user_id="ann")
     reasons = []
     for _ in range(4):
-        outcome: list[Any] = []
-
-        def turn() -> None:
-            try:
-                outcome.append(list(runner.run("ann", session.id, "sleep 3")))
-            except RunFailedError as exc:
-                outcome.append(exc)
-
-        caller = threading.Thread(target=turn)
-        caller.start()
+        caller, outcome = turn_in_background(runner, "ann", session.id, "sleep 3")
         pid = wait_until(lambda: session_actor_pid(host, session.id), timeout=10)
         time.sleep(0.5)  # inside the tool
         os.kill(pid, signal.SIGKILL)
