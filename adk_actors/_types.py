@@ -12,6 +12,7 @@ import enum
 import json
 import time
 import uuid
+from collections.abc import Iterator, Mapping, MutableMapping
 from functools import cached_property
 from typing import Any, Literal
 
@@ -31,8 +32,10 @@ __all__ = [
     "LlmResponse",
     "Part",
     "RunConfig",
+    "State",
     "StreamingMode",
     "apply_state_delta",
+    "model_name",
     "new_event_id",
     "new_invocation_id",
 ]
@@ -235,3 +238,38 @@ def apply_state_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str,
         else:
             state[key] = value
     return state
+
+
+def model_name(model: object) -> str:
+    """An agent's model as a name: the string itself, or the model object's ``name``."""
+    if isinstance(model, str):
+        return model
+    return str(getattr(model, "name", "") or "")
+
+
+class State(MutableMapping[str, Any]):
+    """Session state seen through a pending delta: reads see writes at once, writes are recorded."""
+
+    def __init__(self, base: Mapping[str, Any], delta: dict[str, Any]) -> None:
+        self._base = base
+        self.delta = delta
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.delta:
+            return self.delta[key]
+        return self._base[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.delta[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        self.delta[key] = None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._base, **self.delta})
+
+    def __len__(self) -> int:
+        return len({**self._base, **self.delta})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self._base, **self.delta}

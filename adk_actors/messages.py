@@ -2,7 +2,7 @@
 
 Any actor (or plain code through :class:`adk_actors.Runner`) talks to agents with
 these messages. Requests are sent as ``supervision.Call(request)`` to the session
-partition that owns the session (``crc32("app/user/session") % partitions``); the
+partition that owns the session (``supervision.partition_index("app/user/session", partitions)``); the
 answer is a ``Reply`` or an ``ErrorReply`` whose ``code`` is one of
 ``ERROR_CODES``. A malformed message gets an ``ErrorReply``; it never crashes the
 receiver.
@@ -24,9 +24,10 @@ may name the session actor being activated for the new session
 from __future__ import annotations
 
 import uuid
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
+
+from supervision import partition_index
 
 from ._types import Content, Event, RunConfig
 
@@ -98,7 +99,7 @@ def session_key(app_name: str, user_id: str, session_id: str) -> str:
 
 def partition_of(partitions: list[Any], app_name: str, user_id: str, session_id: str) -> Any:
     """The partition (of the host's ordered list) that owns a session."""
-    return partitions[zlib.crc32(session_key(app_name, user_id, session_id).encode()) % len(partitions)]
+    return partitions[partition_index(session_key(app_name, user_id, session_id), len(partitions))]
 
 
 @dataclass(frozen=True)

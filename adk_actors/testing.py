@@ -16,6 +16,7 @@ and the full SSE event sequence, ``input_json_delta`` included) and Gemini
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -76,8 +77,6 @@ class StubServer:
             def setup(self) -> None:
                 super().setup()
                 # Stream chunks as they are written (no Nagle / delayed-ACK stalls).
-                import socket
-
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_POST(self) -> None:

@@ -82,7 +82,7 @@ from ._spec import (
     import_object,
 )
 from ._start import attach_actor_system, start_actor_system, stop_actor_system_on_port
-from ._supervisor import DynamicSupervisor, PartitionSupervisor, Supervisor
+from ._supervisor import DynamicSupervisor, Job, PartitionSupervisor, Supervisor, partition_index
 from ._system import (
     check_port_free,
     children_of,
@@ -128,6 +128,7 @@ __all__ = [
     "Init",
     "InitFailed",
     "InitOk",
+    "Job",
     "Lookup",
     "MaxChildren",
     "NameNotFound",
@@ -164,6 +165,7 @@ __all__ = [
     "find_global",
     "free_port",
     "import_object",
+    "partition_index",
     "proc_stat",
     "process_alive",
     "set_parent_death_signal",

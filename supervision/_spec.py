@@ -270,14 +270,25 @@ class DynamicSupervisorSpec:
 class PartitionSupervisorSpec:
     """``partitions`` dynamic supervisors behind one address (Elixir's PartitionSupervisor).
 
-    A child is started in the partition chosen by a stable hash of its key, so no
-    single Thespian parent ever holds thousands of children.
+    A child is started in the partition chosen by a stable hash of its key
+    (:func:`supervision.partition_index`), so no single Thespian parent ever holds
+    thousands of children.
+
+    The partitions are DynamicSupervisors unless ``partition_start`` names another
+    supervisor class (or its import path), started with ``partition_args``: a
+    subclass that also routes requests to its children, for instance. They are
+    named ``<partition_prefix>-<i>`` and may take ``partition_start_timeout`` seconds
+    to start.
     """
 
     partitions: int = 4
     max_children_per_partition: int | None = None
     intensity: int = 3
     period: float = 5.0
+    partition_start: Any = None
+    partition_args: Any = None
+    partition_prefix: str = "partition"
+    partition_start_timeout: float = 600.0
     actor_class: str = field(default="supervision._supervisor:PartitionSupervisor")
 
     def __post_init__(self) -> None:

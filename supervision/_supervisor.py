@@ -88,7 +88,7 @@ from ._spec import (
 from ._system import node_id
 from ._timing import BackoffState, RestartIntensity
 
-__all__ = ["DynamicSupervisor", "PartitionSupervisor", "Supervisor"]
+__all__ = ["DynamicSupervisor", "Job", "PartitionSupervisor", "Supervisor", "partition_index"]
 
 #: How long to wait for a process to disappear after SIGKILL before giving up on it.
 _KILL_GRACE = 5.0
@@ -187,15 +187,69 @@ class Supervisor(GenServer):
     def on_child_gone(self, child_id: str) -> None:
         """Called when a child's process has ended (whatever happens next)."""
 
-    def _extra_processes(self) -> tuple[list[Any], bool]:
-        """Processes this supervisor started besides its children (a pool): the
-        addresses of those that are up, and whether any is still starting."""
+    def extra_processes(self) -> tuple[list[Any], bool]:
+        """Processes this supervisor created besides its children (a pool): the
+        addresses of those that are up, and whether any is still starting. They are
+        shut down with the supervisor, after its children."""
         return [], False
+
+    def handle_other_exit(self, address: Any) -> None:
+        """A process this supervisor created that is not one of its children has ended
+        (one of :meth:`extra_processes`)."""
 
     def spawn(self, child_class: type[GenServer], spec: ChildSpec) -> Any:
         """The process that will run ``spec`` (it gets ``Init`` next). Default: a new
         one; a subclass may hand out one it started ahead of need (a pool)."""
         return self.createActor(child_class)
+
+    # -- for subclasses that manage dynamic children themselves ------------------------
+    # A DynamicSupervisor subclass (``dynamic = True``) may decide which children to
+    # start and when, as adk_actors' session partitions do: it reads a child with
+    # :meth:`child`, queues its own jobs with :meth:`enqueue`, and inside a job
+    # starts and stops children with :meth:`start_children` / :meth:`stop_children`.
+
+    def child(self, child_id: str) -> ChildInfo | None:
+        """The child ``child_id`` as ``which_children`` shows it, or None if there is none."""
+        found = next((c for c in self._children if c.spec.id == child_id), None)
+        return found.info() if found is not None else None
+
+    @property
+    def busy(self) -> bool:
+        """Whether a job (a start, stop, restart...) is running or queued."""
+        return self._job is not None or bool(self._jobs)
+
+    @property
+    def stopping(self) -> bool:
+        """Whether this supervisor is shutting down."""
+        return self._stopping
+
+    def enqueue(self, job: Job) -> None:
+        """Run ``job`` (a generator of waits, as :meth:`start_children` is) after the
+        jobs queued before it; jobs run one at a time, in order."""
+        self._enqueue(job)
+
+    def start_children(self, specs: list[ChildSpec]) -> Generator[_Wait, Any, dict[str, str | None]]:
+        """Inside a job (``yield from``): add these children and start them at once
+        (each gets its process from :meth:`spawn`, then ``Init``; one wait for all the
+        answers). Returns each child's failure by id (None: started). A child that
+        failed, or that ended its start with nothing to run (``ignore``), is
+        forgotten; the others are supervised as any child."""
+        children = [_Child(spec) for spec in specs]
+        self._children.extend(children)
+        failures = yield from self._start_concurrently(children)
+        for child in children:
+            if (failures.get(child.spec.id) is not None or child.status == "undefined") and child in self._children:
+                self._children.remove(child)
+        return failures
+
+    def stop_children(self, child_ids: list[str]) -> Generator[_Wait, Any, None]:
+        """Inside a job (``yield from``): stop these children at once (each as its spec's
+        ``shutdown`` says, then killed), and forget them."""
+        children = [c for c in self._children if c.spec.id in child_ids]
+        yield from self._stop_concurrently(children)
+        for child in children:
+            if child in self._children:
+                self._children.remove(child)
 
     # -- configuration -------------------------------------------------------------------
 
@@ -264,6 +318,8 @@ class Supervisor(GenServer):
         child = self._find_by_address(message.childAddress)
         if child is not None:
             self._child_down(child)
+        else:
+            self.handle_other_exit(message.childAddress)
 
     def handle_process_down(self, tag: Any) -> None:
         """A child's pidfd fired: give Thespian ``_DOWN_GRACE`` to report it, then act."""
@@ -346,7 +402,7 @@ class Supervisor(GenServer):
         exit without waiting; the starting child dies with us (PR_SET_PDEATHSIG).
         The graceful path is ``Shutdown``, which waits for starts to finish.
         """
-        extra_up, extra_starting = self._extra_processes()
+        extra_up, extra_starting = self.extra_processes()
         if request is not None and (extra_starting or any(c.alive and c.pid is None for c in self._children)):
             from thespian.actors import ActorExitRequest
 
@@ -818,20 +874,32 @@ class DynamicSupervisor(Supervisor):
         return SupervisorSpec(children=(), intensity=args.intensity, period=args.period)
 
 
-class PartitionSupervisor(Supervisor):
-    """``partitions`` DynamicSupervisors behind one address.
+def partition_index(key: str, partitions: int) -> int:
+    """The partition (0 .. partitions-1) that owns ``key``: ``crc32(key) % partitions``,
+    stable across processes and restarts."""
+    return zlib.crc32(key.encode()) % partitions
 
-    ``StartChild(spec, key)`` is forwarded to partition ``crc32(key) % partitions``,
-    which replies to the original caller directly.
+
+class PartitionSupervisor(Supervisor):
+    """``partitions`` dynamic supervisors behind one address (one_for_one).
+
+    ``StartChild(spec, key)`` is forwarded to partition :func:`partition_index` of the
+    key, which replies to the original caller directly. The partitions are
+    DynamicSupervisors, or the class ``PartitionSupervisorSpec.partition_start`` names.
     """
 
     def configure(self, args: Any) -> SupervisorSpec:
         if not isinstance(args, PartitionSupervisorSpec):
             raise SpecError(f"PartitionSupervisor needs a PartitionSupervisorSpec, got {type(args).__name__}")
-        dynamic = DynamicSupervisorSpec(
-            max_children=args.max_children_per_partition, intensity=args.intensity, period=args.period
-        )
-        children = tuple(ChildSpec.supervisor(f"partition-{i}", dynamic) for i in range(args.partitions))
+        start: Any = args.partition_start
+        partition_args = args.partition_args
+        if start is None:
+            start, partition_args = DynamicSupervisor, DynamicSupervisorSpec(
+                max_children=args.max_children_per_partition, intensity=args.intensity, period=args.period)
+        children = tuple(
+            ChildSpec(id=f"{args.partition_prefix}-{i}", start=start, args=partition_args, type=ChildType.SUPERVISOR,
+                      shutdown="infinity", start_timeout=args.partition_start_timeout)
+            for i in range(args.partitions))
         return SupervisorSpec(children=children, strategy=Strategy.ONE_FOR_ONE, intensity=args.intensity,
                               period=args.period)
 
@@ -840,7 +908,7 @@ class PartitionSupervisor(Supervisor):
             if not isinstance(request.spec, ChildSpec):
                 raise BadRequest("start_child needs a ChildSpec")
             key = request.key if request.key is not None else request.spec.id
-            partition = self._children[zlib.crc32(key.encode()) % len(self._children)]
+            partition = self._children[partition_index(key, len(self._children))]
             if partition.status != "running":
                 raise ChildRestarting(f"partition {partition.spec.id} is restarting")
             self.send(partition.address, Call(request, ref=caller.ref, reply_to=caller.address))

@@ -3,9 +3,8 @@ runtime (store, services) -> clients (CLI, chaos, test doubles), and adk_actors
 imports nothing private from supervision. Every import counts, function-local ones
 too (they must not hide an arrow).
 
-The arrows that still point the wrong way are listed in KNOWN: the runtime redesign
-(issue 20) removes them. The test fails on any arrow not listed, and on a listed one
-that is gone (take it off the list), so the list only shrinks.
+No module imports itself through others either (an import circle), whether the
+imports are at the top of a module or inside a function.
 """
 
 from __future__ import annotations
@@ -15,27 +14,14 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "adk_actors"
 LAYERS = (
-    ("types", {"_types", "_exceptions", "_schema", "_tree", "_secrets", "_validate", "log", "telemetry",
-               "messages"}),
+    ("types", {"_types", "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names",
+               "log", "telemetry", "messages"}),
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),
     ("engine", {"engine", "tools", "models", "otel"}),
     ("runtime", {"runtime", "store", "config"}),
     ("clients", {"cli", "chaos", "testing"}),
 )
-KNOWN_WRONG_WAY = {
-    ("adk_actors.agents._base", "adk_actors.engine._callbacks"),
-    ("adk_actors.agents._base", "adk_actors.engine._context"),
-    ("adk_actors.agents._llm_agent", "adk_actors.compiler._compressors"),
-    ("adk_actors.agents._llm_agent", "adk_actors.compiler._providers"),
-    ("adk_actors.agents._llm_agent", "adk_actors.engine._flow"),
-    ("adk_actors.agents._llm_agent", "adk_actors.tools._function"),
-    ("adk_actors.compiler._instructions", "adk_actors.models._base"),
-    ("adk_actors.compiler._request", "adk_actors.models._base"),
-    ("adk_actors.engine._services", "adk_actors.store._artifacts"),
-    ("adk_actors.tools._base", "adk_actors.runtime._credentials"),
-}
-KNOWN_PRIVATE = {("adk_actors.runtime._partition", "supervision._supervisor")}
 
 
 def layer_of(module: str) -> int | None:
@@ -45,15 +31,24 @@ def layer_of(module: str) -> int | None:
     return next((i for i, (_, heads) in enumerate(LAYERS) if parts[1] in heads), None)
 
 
-def imports() -> set[tuple[str, str]]:
-    """(importing module, imported module or name) for every import in the package."""
+def type_checking_only(tree: ast.AST) -> set[ast.AST]:
+    """The imports under ``if TYPE_CHECKING:``: read by type checkers, never run."""
+    return {node for block in ast.walk(tree) if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+            for stmt in block.body for node in ast.walk(stmt)}
+
+
+def imports(*, at_run_time: bool = False) -> set[tuple[str, str]]:
+    """(importing module, imported module or name) for every import in the package;
+    ``at_run_time``: without those made for type checkers only."""
     found: set[tuple[str, str]] = set()
     for path in PACKAGE.rglob("*.py"):
-        module = ".".join(path.with_suffix("").relative_to(PACKAGE.parent).parts)
+        module = ".".join(path.with_suffix("").relative_to(PACKAGE.parent).parts).removesuffix(".__init__")
         package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-        if module.endswith(".__init__"):
-            module = module.removesuffix(".__init__")
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        skipped = type_checking_only(tree) if at_run_time else set()
+        for node in ast.walk(tree):
+            if node in skipped:
+                continue
             if isinstance(node, ast.ImportFrom):
                 base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
                 target = ".".join([*base, node.module] if node.module else base)
@@ -69,11 +64,68 @@ def imports() -> set[tuple[str, str]]:
 def test_layers_point_one_way() -> None:
     wrong = {(src, dst) for src, dst in imports()
              if (a := layer_of(src)) is not None and (b := layer_of(dst)) is not None and b > a}
-    assert wrong - KNOWN_WRONG_WAY == set(), "a new import points up the layers"
-    assert KNOWN_WRONG_WAY - wrong == set(), "fixed: take these off KNOWN_WRONG_WAY"
+    assert wrong == set(), "these imports point up the layers"
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in list(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle() -> None:
+    """Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first: those count
+    as imported too (unless the importer is inside them)."""
+    found = imports(at_run_time=True)
+    modules = {src for src, _ in found}
+
+    def module_of(target: str) -> str | None:
+        while target not in modules:  # "package.module.name" -> "package.module"
+            if "." not in target:
+                return None
+            target = target.rsplit(".", 1)[0]
+        return target
+
+    graph: dict[str, set[str]] = {}
+    for src, dst in found:
+        target = module_of(dst)
+        if target is None:
+            continue
+        parts = target.split(".")
+        for depth in range(1, len(parts) + 1):
+            ancestor = ".".join(parts[:depth])
+            if ancestor in modules and ancestor != src and not src.startswith(ancestor + "."):
+                graph.setdefault(src, set()).add(ancestor)
+    assert circles(graph) == [], "these modules import each other"
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]  # the check itself
 
 
 def test_adk_actors_imports_nothing_private_from_supervision() -> None:
     private = {(src, dst) for src, dst in imports() if dst.startswith("supervision._")}
-    assert private - KNOWN_PRIVATE == set(), "use supervision's public API"
-    assert KNOWN_PRIVATE - private == set(), "fixed: take these off KNOWN_PRIVATE"
+    assert private == set(), "use supervision's public API"

@@ -185,7 +185,7 @@ def test_a_run_output_from_any_actor_but_the_runs_own_is_ignored(host: Host, act
     forged RunOutput with the run's id, sent mid-run by another endpoint, neither
     reaches the history nor ends the run."""
     from adk_actors import Content, Event
-    from adk_actors.runtime._run import RunOutcome, RunOutput
+    from adk_actors.runtime._run_protocol import RunOutcome, RunOutput
 
     runner = host.runner("sleepy")
     runner.create_session("u", "forge")

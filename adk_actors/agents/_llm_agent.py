@@ -11,13 +11,12 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
+from .._callables import Compressor, check_provider, describe_function, is_plain_function
 from .._exceptions import AgentDefinitionError
 from .._schema import output_schema_json
 from .._types import Event, FunctionDeclaration
-from ..compiler._compressors import Compressor
-from ..compiler._providers import check_provider
 from ._base import AgentBase
 
 __all__ = ["LlmAgent"]
@@ -26,6 +25,8 @@ __all__ = ["LlmAgent"]
 def tool_name(tool: Any) -> str:
     if isinstance(tool, FunctionDeclaration):
         return tool.name
+    if is_plain_function(tool):
+        return describe_function(tool).name  # derives its schema now: a bad signature fails here
     name = getattr(tool, "name", None)
     if isinstance(name, str):
         return name
@@ -63,20 +64,6 @@ class LlmAgent(AgentBase):
     after_tool_callback: Any = None
     on_tool_error_callback: Any = None
 
-    @field_validator("tools", mode="before")
-    @classmethod
-    def _wrap_functions(cls, tools: Any) -> Any:
-        """Plain functions become FunctionTools (as in google-adk)."""
-        from ..tools._function import FunctionTool
-
-        if not isinstance(tools, (list, tuple)):
-            return tools
-        return [
-            FunctionTool(t) if callable(t) and not hasattr(t, "declaration") and not hasattr(t, "get_tools")
-            and not isinstance(t, FunctionDeclaration) else t
-            for t in tools
-        ]
-
     @model_validator(mode="after")
     def _check_definition(self) -> LlmAgent:
         check_provider(self.instruction, f"agent {self.name!r}: instruction")
@@ -95,7 +82,8 @@ class LlmAgent(AgentBase):
         for tool in self.tools:
             if callable(getattr(tool, "get_tools", None)) and not callable(getattr(tool, "declaration", None)):
                 continue  # a toolset: its tools are resolved per request
-            if not isinstance(tool, FunctionDeclaration) and not callable(getattr(tool, "declaration", None)):
+            if (not isinstance(tool, FunctionDeclaration) and not callable(getattr(tool, "declaration", None))
+                    and not is_plain_function(tool)):
                 raise AgentDefinitionError(
                     f"agent {self.name!r}: {tool!r} is not a tool; use FunctionTool(func) or a FunctionDeclaration"
                 )
@@ -105,8 +93,6 @@ class LlmAgent(AgentBase):
             names.add(name)
         return self
 
-    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
-        from ..engine._flow import run_llm_flow
-
-        async for event in run_llm_flow(self, ctx):
-            yield event
+    def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        """The model loop, which the engine that made ``ctx`` runs."""
+        return ctx.run_llm_flow(self)  # type: ignore[no-any-return]

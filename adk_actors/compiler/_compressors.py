@@ -25,17 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
+from .._callables import Compressor
 from .._exceptions import AgentDefinitionError
 from .._types import Content, Part
 
 __all__ = ["Compressor", "SlidingWindow", "Summarize", "SummaryPlan", "TokenBudget", "Truncate", "estimate_tokens"]
-
-
-@runtime_checkable
-class Compressor(Protocol):
-    def compress(self, messages: Sequence[Content]) -> list[Content]: ...
 
 
 def estimate_tokens(message: Content) -> int:

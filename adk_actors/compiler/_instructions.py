@@ -12,15 +12,13 @@ import json
 from typing import Any
 
 from .._schema import output_schema_json
-from ..models._base import model_name
 from ._context import CompileContext
 from ._providers import resolve_provider
-from ._targets import transfer_targets
+from ._targets import root_of, transfer_targets
 from ._templating import substitute_vars
+from ._tools import SET_MODEL_RESPONSE, uses_response_tool
 
 __all__ = ["SET_MODEL_RESPONSE", "compile", "compile_split"]
-
-SET_MODEL_RESPONSE = "set_model_response"
 
 TRANSFER_HEADER = "You can delegate tasks to the following agents using the transfer_to_agent tool:"
 TRANSFER_FOOTER = "To transfer to an agent, call the transfer_to_agent tool with the agent's name."
@@ -30,17 +28,8 @@ def _join(parts: list[str]) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def _root(agent: Any, ctx: CompileContext) -> Any:
-    if ctx.root_agent is not None:
-        return ctx.root_agent
-    root = agent
-    while getattr(root, "_parent", None) is not None:
-        root = root._parent
-    return root
-
-
 def global_instruction(agent: Any, ctx: CompileContext) -> str:
-    root = _root(agent, ctx)
+    root = root_of(agent, ctx.root_agent)
     text = resolve_provider(getattr(root, "global_instruction", None), ctx, agent_name=root.name)
     return substitute_vars(text, ctx.state, ctx.artifacts) if text else ""
 
@@ -77,7 +66,7 @@ def memory_instruction(ctx: CompileContext) -> str:
 
 
 def transfer_instruction(agent: Any, ctx: CompileContext) -> str:
-    targets = transfer_targets(agent, _root(agent, ctx))
+    targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
     if not targets:
         return ""
     lines = [TRANSFER_HEADER]
@@ -85,17 +74,6 @@ def transfer_instruction(agent: Any, ctx: CompileContext) -> str:
         description = (getattr(target, "description", "") or "").strip()
         lines.append(f"- {target.name}: {description}" if description else f"- {target.name}")
     return "\n".join(lines) + "\n\n" + TRANSFER_FOOTER
-
-
-def uses_response_tool(agent: Any, ctx: CompileContext) -> bool:
-    """True when the structured answer must come through ``set_model_response``."""
-    from ._tools import has_own_tools, model_combines_schema_and_tools
-
-    return (
-        getattr(agent, "output_schema", None) is not None
-        and has_own_tools(agent, ctx)
-        and not model_combines_schema_and_tools(model_name(getattr(agent, "model", "")))
-    )
 
 
 def compile_split(agent: Any, ctx: CompileContext) -> tuple[str, str]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from .._schema import output_schema_json
-from .._types import LlmRequest
-from ..models._base import model_name
+from .._types import LlmRequest, model_name
 from ._compressors import Summarize
 from ._contents import build_contents
 from ._context import CompileContext
-from ._instructions import compile, uses_response_tool
-from ._tools import effective_tools
+from ._instructions import compile
+from ._tools import effective_tools, uses_response_tool
 
 __all__ = ["build_request", "history"]
 

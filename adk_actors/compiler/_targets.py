@@ -11,8 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from .._tree import parent_map
+from ..agents import LlmAgent
 
-__all__ = ["parent_of", "transfer_targets"]
+__all__ = ["parent_of", "root_of", "transfer_targets"]
+
+
+def root_of(agent: Any, root: Any) -> Any:
+    """The root of ``agent``'s tree: ``root`` when given, else found through parents."""
+    if root is not None:
+        return root
+    found = agent
+    while getattr(found, "_parent", None) is not None:
+        found = found._parent
+    return found
 
 
 def parent_of(agent: Any, root: Any) -> Any:
@@ -24,8 +35,6 @@ def parent_of(agent: Any, root: Any) -> Any:
 
 
 def transfer_targets(agent: Any, root: Any) -> list[Any]:
-    from ..agents._llm_agent import LlmAgent
-
     targets = list(getattr(agent, "sub_agents", ()) or ())
     parent = parent_of(agent, root)
     if isinstance(parent, LlmAgent):

@@ -6,21 +6,26 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .._callables import describe_function, is_plain_function
 from .._exceptions import CompileError
-from .._types import FunctionDeclaration
+from .._schema import output_schema_json
+from .._types import FunctionDeclaration, model_name
 from ._context import CompileContext
-from ._targets import transfer_targets
+from ._targets import root_of, transfer_targets
 
 __all__ = [
+    "SET_MODEL_RESPONSE",
     "TRANSFER_TO_AGENT",
     "declaration_of",
     "effective_tools",
     "has_own_tools",
     "model_combines_schema_and_tools",
     "transfer_declaration",
+    "uses_response_tool",
 ]
 
 TRANSFER_TO_AGENT = "transfer_to_agent"
+SET_MODEL_RESPONSE = "set_model_response"
 _COMBINES = re.compile(r"^(?:models/)?gemini-(?:[2-9]|\d{2,})")
 
 
@@ -34,8 +39,12 @@ def model_combines_schema_and_tools(model: str) -> bool:
 
 
 def declaration_of(tool: Any) -> FunctionDeclaration:
+    """A tool's declaration: a FunctionDeclaration as is, a tool's ``declaration()``, or
+    a plain function's derived from its signature."""
     if isinstance(tool, FunctionDeclaration):
         return tool
+    if is_plain_function(tool):
+        return describe_function(tool).declaration
     declare = getattr(tool, "declaration", None)
     if callable(declare):
         result = declare()
@@ -52,6 +61,15 @@ def is_toolset(tool: Any) -> bool:
 def has_own_tools(agent: Any, ctx: CompileContext) -> bool:
     own = [t for t in getattr(agent, "tools", ()) or () if not is_toolset(t)]
     return bool(own) or bool(ctx.extra_tools)
+
+
+def uses_response_tool(agent: Any, ctx: CompileContext) -> bool:
+    """True when the structured answer must come through ``set_model_response``."""
+    return (
+        getattr(agent, "output_schema", None) is not None
+        and has_own_tools(agent, ctx)
+        and not model_combines_schema_and_tools(model_name(getattr(agent, "model", "")))
+    )
 
 
 def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
@@ -74,12 +92,9 @@ def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
 
 def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration]:
     """The declarations of a request, in order; a duplicate name is a CompileError."""
-    from .._schema import output_schema_json
-    from ._instructions import SET_MODEL_RESPONSE, _root, uses_response_tool
-
     declarations = [declaration_of(t) for t in getattr(agent, "tools", ()) or () if not is_toolset(t)]
     declarations += [declaration_of(t) for t in ctx.extra_tools]
-    targets = transfer_targets(agent, _root(agent, ctx))
+    targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
     if targets:
         declarations.append(transfer_declaration([t.name for t in targets]))
     if uses_response_tool(agent, ctx):

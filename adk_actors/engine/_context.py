@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .._exceptions import AdkError
 from .._secrets import redact_event
-from .._types import Event, EventActions, RunConfig, apply_state_delta
+from .._types import Content, Event, EventActions, RunConfig, State, apply_state_delta
 from ._services import (
     ArtifactService,
     InMemoryArtifactService,
@@ -68,34 +68,6 @@ class SessionView:
         apply_state_delta(self.state, event.actions.state_delta)
 
 
-class State(MutableMapping[str, Any]):
-    """Session state seen through a pending delta: reads see writes at once, writes are recorded."""
-
-    def __init__(self, base: Mapping[str, Any], delta: dict[str, Any]) -> None:
-        self._base = base
-        self.delta = delta
-
-    def __getitem__(self, key: str) -> Any:
-        if key in self.delta:
-            return self.delta[key]
-        return self._base[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.delta[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        self.delta[key] = None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter({**self._base, **self.delta})
-
-    def __len__(self) -> int:
-        return len({**self._base, **self.delta})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self._base, **self.delta}
-
-
 @dataclass
 class InvocationContext:
     """Everything one agent run needs; children get a copy with another agent/branch."""
@@ -118,6 +90,25 @@ class InvocationContext:
     approvals: Any = None  # an ApprovalService, for tool calls that need a human's approval
     credentials: Any = None  # get(app, user, key) / put(app, user, key, credential)
     run_id: str = ""
+    engine: Any = None  # runs agents and sub-invocations (engine._invocation.ENGINE)
+
+    def run_agent(self, agent: Any) -> AsyncIterator[Event]:
+        """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does)."""
+        return self._engine().run_agent(agent, self)  # type: ignore[no-any-return]
+
+    def run_llm_flow(self, agent: Any) -> AsyncIterator[Event]:
+        """Run an LlmAgent's model loop in this context (its ``_run_impl``)."""
+        return self._engine().run_llm_flow(agent, self)  # type: ignore[no-any-return]
+
+    def run_isolated(self, agent: Any, session: SessionView, message: Content) -> AsyncIterator[Event]:
+        """Run ``agent`` as an invocation of its own over ``session`` (an AgentTool's
+        child session), with this invocation's run config, services and cancel token."""
+        return self._engine().run_isolated(agent, session, message, self)  # type: ignore[no-any-return]
+
+    def _engine(self) -> Any:
+        if self.engine is None:
+            raise AdkError("this context has no engine: contexts come from adk_actors.engine.run_invocation")
+        return self.engine
 
     def for_agent(self, agent: Any, *, branch: str | None = None) -> InvocationContext:
         """A copy for ``agent``; the branch stays unless one is given."""

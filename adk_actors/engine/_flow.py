@@ -31,22 +31,35 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from .. import telemetry
+from .._callables import is_plain_function
 from .._exceptions import AdkError
 from .._tree import find_agent
 from .._types import (
+    Compaction,
     Content,
     Event,
     EventActions,
     FunctionCall,
     FunctionResponse,
+    LlmRequest,
     LlmResponse,
     Part,
     StreamingMode,
 )
-from ..compiler import CompileContext, build_request, referenced_artifacts, transfer_targets
-from ..compiler._instructions import SET_MODEL_RESPONSE
-from ..compiler._tools import TRANSFER_TO_AGENT, is_toolset
+from ..compiler import (
+    CompileContext,
+    Summarize,
+    build_request,
+    history,
+    referenced_artifacts,
+    transfer_targets,
+)
+from ..compiler._tools import SET_MODEL_RESPONSE, TRANSFER_TO_AGENT, is_toolset
 from ..models._base import ModelError, model_name
+from ..models._breaker import BreakerModel, CircuitBreaker, FallbackModel
+from ..models._http import HttpModel
+from ..tools._base import ToolContext
+from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
 from ._callbacks import Fallback, Reraise, Retry, call_chain, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
@@ -123,6 +136,8 @@ async def _resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, 
             for item in provided:
                 tools[item.name] = item
         else:
+            if is_plain_function(tool):
+                tool = FunctionTool(tool)  # cheap: the description is cached per function
             name = getattr(tool, "name", None)
             if name is not None:
                 tools[name] = tool
@@ -153,8 +168,6 @@ async def _summarize_if_due(agent: Any, ctx: InvocationContext) -> Event | None:
     older messages with the agent's own model and return the compaction event (message
     count + summary). The compiler stays pure: it only reads such events. A failed
     summary is logged and the agent answers with the full history."""
-    from .._types import Compaction, LlmRequest
-    from ..compiler import Summarize, history
 
     compressor = getattr(agent, "context_compressor", None)
     if not isinstance(compressor, Summarize):
@@ -186,7 +199,6 @@ async def _preload(agent: Any, ctx: InvocationContext) -> list[Any]:
                   if e.author == "user" and e.content is not None and e.content.text), "")
     if not query:
         return []
-    from ..tools._function import in_daemon_thread
 
     session = ctx.session
     try:
@@ -204,14 +216,11 @@ def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
                              error_type="no_model")
         model = ctx.resolve_model(model)
     if ctx.breaker_client is not None:
-        from ..models._breaker import BreakerModel
-        from ..models._http import HttpModel
 
         # The host's shared breakers guard providers reached over the network; an
         # offline model (ScriptedModel) has no outage to guard against.
         return BreakerModel(model, ctx.breaker_client) if isinstance(model, HttpModel) else model
     if ctx.breakers is not None:
-        from ..models._breaker import BreakerModel, CircuitBreaker
 
         name = getattr(model, "name", str(model))
         breaker = ctx.breakers.setdefault(name, CircuitBreaker(name))
@@ -225,7 +234,6 @@ def _model_of(agent: Any, ctx: InvocationContext) -> Any:
     fallbacks = getattr(agent, "fallback_models", None) or []
     if not fallbacks:
         return primary
-    from ..models._breaker import FallbackModel
 
     return FallbackModel([primary, *(_one_model(m, agent, ctx) for m in fallbacks)])
 
@@ -385,8 +393,6 @@ def _meta(agent: Any, ctx: InvocationContext, **extra: Any) -> dict[str, Any]:
 
 async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall,
                           tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-    from ..tools._base import ToolContext
-    from ..tools._function import ToolArgumentError
 
     tool_context = ToolContext(ctx, call.id, call.name)
     args = dict(call.args)

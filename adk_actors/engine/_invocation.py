@@ -12,12 +12,15 @@ or cancellation.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
 from typing import Any
 
 from .._tree import find_agent
 from .._types import Content, Event, RunConfig
+from ..agents import LlmAgent
+from ._agents import run_agent
 from ._context import CancelToken, InvocationContext, SessionView
+from ._flow import run_llm_flow
 from ._plugins import Plugin, PluginManager
 from ._policy import Policy, PolicySet, Reject, StreamFilter
 from ._services import (
@@ -30,9 +33,29 @@ from ._services import (
 __all__ = ["run_invocation", "select_agent"]
 
 
-def _transferable_to_root(agent: Any) -> bool:
-    from ..agents._llm_agent import LlmAgent
+class _Engine:
+    """The engine as the contexts it makes see it (``InvocationContext.engine``): agent
+    definitions and tools reach the engine through their context, never by import."""
 
+    @staticmethod
+    def run_agent(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+        return run_agent(agent, ctx)
+
+    @staticmethod
+    def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+        return run_llm_flow(agent, ctx)
+
+    @staticmethod
+    def run_isolated(agent: Any, session: SessionView, message: Content, parent: InvocationContext
+                     ) -> AsyncIterator[Event]:
+        return run_invocation(agent, session, message, run_config=parent.run_config, artifacts=parent.artifacts,
+                              memory=parent.memory, cancel=parent.cancel, resolve_model=parent.resolve_model)
+
+
+ENGINE = _Engine()
+
+
+def _transferable_to_root(agent: Any) -> bool:
     current = agent
     while current is not None:
         if not isinstance(current, LlmAgent) or (current.disallow_transfer_to_parent and current.parent_agent is not None):
@@ -104,6 +127,7 @@ async def run_invocation(
         approvals=approvals,
         credentials=credentials,
         run_id=run_id,
+        engine=ENGINE,
     )
     error: BaseException | None = None
     try:

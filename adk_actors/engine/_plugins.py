@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .._exceptions import AgentDefinitionError
+from .._types import LlmResponse
 from ._callbacks import Fallback, Reraise, call_maybe_async
 
 __all__ = ["LoggingPlugin", "Plugin", "PluginManager", "RateLimitPlugin", "RateLimited", "ReflectAndRetryToolPlugin"]
@@ -149,8 +150,6 @@ class RateLimitPlugin(Plugin):
         return ()
 
     def before_model(self, state: tuple[float, ...], cb: Any, request: Any) -> tuple[Any, Any]:
-        from .._types import LlmResponse
-
         now = self.clock()
         recent = tuple(t for t in state if now - t < self.period)
         if len(recent) >= self.max_calls:

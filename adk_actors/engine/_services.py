@@ -6,11 +6,15 @@ interfaces; these in-memory ones serve tests and embedded use.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+import time
+import uuid
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from .._names import validate_name
 from .._types import Event, Part
 
 __all__ = [
@@ -59,10 +63,6 @@ class InMemoryApprovals:
             self.decisions.setdefault(approval_id, Decision(False, reason, approval_id))
 
     async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Decision:
-        import asyncio
-        import time
-        import uuid
-
         approval_id = f"approval-{uuid.uuid4().hex[:12]}"
         with self._lock:
             self.requests[approval_id] = {"id": approval_id, "tool": tool, "args": dict(args), "hint": hint}
@@ -112,8 +112,6 @@ class InMemoryArtifactService:
         return (app, user, "" if name.startswith("user:") else session, name)
 
     def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
-        from ..store._artifacts import validate_name
-
         validate_name(name)
         with self._lock:
             versions = self._data.setdefault(self._key(app, user, session, name), [])

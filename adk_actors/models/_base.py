@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Protocol, runtime_checkable
 
 from .._exceptions import AdkError
-from .._types import LlmRequest, LlmResponse
+from .._types import LlmRequest, LlmResponse, model_name
 
 __all__ = ["Model", "ModelError", "model_name"]
 
@@ -30,9 +30,3 @@ class Model(Protocol):
     name: str
 
     def generate(self, request: LlmRequest, *, stream: bool = False) -> AsyncIterator[LlmResponse]: ...
-
-
-def model_name(model: object) -> str:
-    if isinstance(model, str):
-        return model
-    return str(getattr(model, "name", "") or "")

@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import telemetry
 from .._types import LlmRequest, LlmResponse
 from ._base import ModelError, model_name
 
@@ -126,8 +127,6 @@ class CircuitBreaker:
         transition = Transition(now, self.state, to_state, reason)
         self.state = to_state
         self.transitions.append(transition)
-        from .. import telemetry
-
         telemetry.execute(("adk", "breaker", "state_change"), {"at": now},
                           {"model": self.name, "from": transition.from_state, "to": to_state, "reason": reason,
                            "trips": self.trips})

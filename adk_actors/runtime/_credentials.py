@@ -9,7 +9,8 @@
   ``DeleteCredential``; data on disk, so a restart (kill -9 included) loses nothing.
 * :func:`fresh_token`: an OAuth2 token that expires within ``REFRESH_MARGIN`` seconds
   is refreshed (httpx, ``grant_type=refresh_token``) before use; a failed refresh is
-  :class:`AuthRequired`, which the tool turns into a new auth request.
+  :class:`AuthRequired`. The actor refreshes before it answers ``GetCredential``
+  and answers None when it cannot, which the tool turns into a new auth request.
 """
 
 from __future__ import annotations
@@ -135,6 +136,11 @@ class CredentialStore:
 
 
 class CredentialActor(GenServer):
+    """The credential service. ``GetCredential`` answers a credential ready to use: an
+    OAuth2 token about to expire is refreshed here, and the refreshed one stored, so
+    every run and tool gets the same fresh token; one that cannot be refreshed is
+    answered as None (the tool then asks the user again)."""
+
     check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
@@ -147,10 +153,24 @@ class CredentialActor(GenServer):
             self.store.put(request.app_name, request.user_id, request.key, request.credential)
             return "stored"
         if isinstance(request, GetCredential):
-            return self.store.get(request.app_name, request.user_id, request.key)
+            return self.usable(request.app_name, request.user_id, request.key)
         if isinstance(request, DeleteCredential):
             return self.store.delete(request.app_name, request.user_id, request.key)
         return super().handle_call(request, caller)
+
+    def usable(self, app: str, user: str, key: str) -> Credential | None:
+        """The stored credential, refreshed first when it is about to expire (see
+        :func:`fresh_token`); None when there is none or it cannot be refreshed."""
+        credential = self.store.get(app, user, key)
+        if credential is None:
+            return None
+        try:
+            fresh = fresh_token(credential)
+        except AuthRequired:
+            return None
+        if fresh is not credential:
+            self.store.put(app, user, key, fresh)
+        return fresh
 
 
 def fresh_token(credential: Credential, *, now: float | None = None,

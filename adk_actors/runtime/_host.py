@@ -33,7 +33,6 @@ import os
 import signal
 import socket
 import threading
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,7 @@ from typing import Any
 from supervision import (
     Backoff,
     ChildSpec,
-    ChildType,
+    PartitionSupervisorSpec,
     Registry,
     ServerNotRunning,
     Strategy,
@@ -59,7 +58,7 @@ from supervision import (
 
 from .._exceptions import HostError
 from ..log import JSON_LINES, get_logger
-from ..messages import Limits, session_key
+from ..messages import Limits, partition_of
 from ..models._breaker import BreakerConfig
 from ..store import SQLiteSessionStore, private_dir, private_file
 from ._approvals import ApprovalActor
@@ -67,7 +66,8 @@ from ._artifacts import ArtifactActor
 from ._breakers import CircuitBreakerActor
 from ._credentials import CredentialActor
 from ._memory import MemoryActor
-from ._partition import PartitionArgs, SessionsSupervisor
+from ._partition import PartitionArgs, SessionPartition
+from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
 
@@ -146,8 +146,10 @@ class Host:
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),
-                ChildSpec(id="sessions", start=SessionsSupervisor, args=(self.config.partitions, partition_args),
-                          type=ChildType.SUPERVISOR, shutdown="infinity", start_timeout=120.0),
+                ChildSpec.supervisor("sessions", PartitionSupervisorSpec(
+                    partitions=self.config.partitions, partition_start=SessionPartition, partition_args=partition_args,
+                    partition_prefix="sessions", partition_start_timeout=60.0, intensity=partition_args.intensity,
+                    period=partition_args.period)),
                 ChildSpec.supervisor("services", self._services_spec()),
             ),
             strategy=Strategy.REST_FOR_ONE,
@@ -303,12 +305,9 @@ class Host:
             return self._partitions
 
     def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
-        partitions = self.partitions(refresh)
-        return partitions[zlib.crc32(session_key(app_name, user_id, session_id).encode()) % len(partitions)]
+        return partition_of(self.partitions(refresh), app_name, user_id, session_id)
 
     def runner(self, app_name: str, **kwargs: Any) -> Any:
-        from ._runner import Runner
-
         return Runner(self, app_name, **kwargs)
 
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import importlib
 import uuid
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,19 +45,17 @@ from supervision import (
     Call,
     CallerRef,
     CallError,
+    ChildInfo,
     ChildSpec,
-    ChildType,
     GenServer,
+    Job,
     Prepare,
     Prepared,
     Restart,
     Supervisor,
     SupervisorSpec,
+    partition_index,
     process_alive,
-)
-from supervision._supervisor import (  # private: the partition's pool reaches in (issue 20)
-    Job,
-    _Child,
 )
 
 from .._validate import check_fields
@@ -80,7 +77,7 @@ from ._refill import POOL_REFILL_INTERVAL, RefillGate, cpu_idle_counters
 from ._run import load_agent
 from ._session import SessionActor, SessionArgs
 
-__all__ = ["PartitionArgs", "SessionPartition", "SessionsSupervisor"]
+__all__ = ["PartitionArgs", "SessionPartition"]
 
 
 @dataclass(frozen=True)
@@ -149,7 +146,7 @@ class SessionPartition(Supervisor):
         in one of its sessions died with the previous partition. Tell its caller now."""
         index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         for app, user, session_id, record in self.store.all_running_runs():
-            if zlib.crc32(session_key(app, user, session_id).encode()) % self.config.partitions != index:
+            if partition_index(session_key(app, user, session_id), self.config.partitions) != index:
                 continue
             if record.caller is not None:
                 self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted",
@@ -176,7 +173,7 @@ class SessionPartition(Supervisor):
                                session_actor=actor)
         if isinstance(request, DeleteSession):
             self._check_app(request.app_name)
-            self._enqueue(self._delete_job(request, caller))
+            self.enqueue(self._delete_job(request, caller))
             return NO_REPLY
         if isinstance(request, _ROUTED):
             return self._route(request, caller)
@@ -231,13 +228,10 @@ class SessionPartition(Supervisor):
         self.to_activate[key] = request
         if not self.activation_queued:
             self.activation_queued = True
-            self._enqueue(self._activate_job())
+            self.enqueue(self._activate_job())
 
-    def _session_child(self, key: str) -> _Child | None:
-        for child in self._children:
-            if child.spec.id == key:
-                return child
-        return None
+    def _session_child(self, key: str) -> ChildInfo | None:
+        return self.child(key)
 
     def _activate_job(self) -> Job:
         """Start the actors of sessions waiting for activation: as many at once as the
@@ -253,33 +247,28 @@ class SessionPartition(Supervisor):
         batch = {key: self.to_activate.pop(key) for key in keys}
         if self.to_activate:
             self.activation_queued = True
-            self._enqueue(self._activate_job())
-        children: list[_Child] = []
+            self.enqueue(self._activate_job())
+        specs: list[ChildSpec] = []
         for key, request in batch.items():
             if self._session_child(key) is not None:
                 continue
-            spec = ChildSpec(
+            specs.append(ChildSpec(
                 id=key, start=SessionActor, restart=Restart.TRANSIENT, shutdown=self.config.session_shutdown,
                 args=SessionArgs(request.app_name, request.user_id, request.session_id, self.config.store_path,
                                  self.config.apps[request.app_name], self.config.idle_timeout,
                                  self.config.max_queued_runs, model_base_urls=self.config.model_base_urls,
                                  breakers=self.config.breakers, model_options=self.config.model_options,
-                                 run_timeout=self.config.run_timeout, limits=self.config.limits))
-            children.append(_Child(spec))
-        self._children.extend(children)
-        failures = yield from self._start_concurrently(children)
+                                 run_timeout=self.config.run_timeout, limits=self.config.limits)))
+        failures = yield from self.start_children(specs)
         for pooled in self.pool:  # reserved for a session of this batch and not used: free again
             if pooled.reserved_for in batch:
                 pooled.reserved_for = None
-        for child in children:
-            failure = failures.get(child.spec.id)
+        for spec in specs:
+            failure = failures.get(spec.id)
             if failure is not None:
-                self._children.remove(child)
-                for _, caller in self.pending.pop(child.spec.id, []):
-                    self.reply_error(caller, CallError(f"session {child.spec.id} could not start: {failure}",
+                for _, caller in self.pending.pop(spec.id, []):
+                    self.reply_error(caller, CallError(f"session {spec.id} could not start: {failure}",
                                                        code="not_running"))
-            elif child.status == "undefined":
-                self._children.remove(child)
 
     # -- the session pool ----------------------------------------------------------------
 
@@ -317,12 +306,12 @@ class SessionPartition(Supervisor):
         job) is in progress or the refill gate says no (``_refill``); come back later
         while the pool is short."""
         self.refill_armed = False
-        if self._stopping:
+        if self.stopping:
             return
         if len(self.pool) >= self.config.session_pool:
             self.refill_gate.rest()
             return
-        if self._job is None and not self._jobs and self.refill_gate.may_start(self.clock(), cpu_idle_counters()):
+        if not self.busy and self.refill_gate.may_start(self.clock(), cpu_idle_counters()):
             address = self.createActor(SessionActor)
             self.send(address, Prepare())
             self.pool.append(_Pooled(address))
@@ -342,15 +331,13 @@ class SessionPartition(Supervisor):
             return
         super().handle_info(message, sender)
 
-    def _on_child_exited(self, message: Any, sender: Any) -> None:
-        gone = [p for p in self.pool if p.address == message.childAddress]
+    def handle_other_exit(self, address: Any) -> None:
+        gone = [p for p in self.pool if p.address == address]
         if gone:
             self.pool.remove(gone[0])
             self._arm_refill()
-            return
-        super()._on_child_exited(message, sender)
 
-    def _extra_processes(self) -> tuple[list[Any], bool]:
+    def extra_processes(self) -> tuple[list[Any], bool]:
         up = self._up_pool()  # reserved ones too
         return [p.address for p in up], len(up) < len(self.pool)
 
@@ -359,27 +346,11 @@ class SessionPartition(Supervisor):
             self.send(address, Call(request, ref=caller.ref, reply_to=caller.address))
 
     def _delete_job(self, request: DeleteSession, caller: CallerRef) -> Job:
-        child = self._session_child(request.key)
-        if child is not None:
-            yield from self._stop_concurrently([child])
-            if child in self._children:
-                self._children.remove(child)
+        if self._session_child(request.key) is not None:
+            yield from self.stop_children([request.key])
         try:
             self.store.delete_session(request.app_name, request.user_id, request.session_id)
         except Exception as exc:
             self.reply_error(caller, CallError(str(exc), code="unknown_session"))
             return
         self.reply(caller, "deleted")
-
-
-class SessionsSupervisor(Supervisor):
-    """N session partitions (one_for_one)."""
-
-    def configure(self, args: Any) -> SupervisorSpec:
-        partitions, partition_args = args
-        children = tuple(
-            ChildSpec(id=f"sessions-{i}", start=SessionPartition, args=partition_args, type=ChildType.SUPERVISOR,
-                      shutdown="infinity", start_timeout=60.0)
-            for i in range(partitions)
-        )
-        return SupervisorSpec(children=children, intensity=partition_args.intensity, period=partition_args.period)

@@ -40,20 +40,27 @@ import selectors
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import SecretStr
 
-from supervision import CallerRef, GenServer, Lookup, import_object
+from supervision import Call, CallerRef, Cast, ErrorReply, GenServer, Lookup, Reply, import_object
 
 from .._secrets import redact, register_secret
-from .._types import Content, Event, RunConfig
+from .._types import Event
 from .._validate import check_fields
 from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
-from ..models import close_pooled_clients
+from ..engine._services import Decision
+from ..models import ModelError, close_pooled_clients, resolve_model
+from ..store._artifacts import ArtifactError
 from . import _handoff
+from ._approvals import Deny, RegisterApproval, WaitDecision
+from ._artifacts import ListArtifacts, LoadArtifact, SaveArtifact
+from ._breakers import Acquire, Record
+from ._credentials import GetCredential, PutCredential
 from ._link import RunLink
+from ._memory import SearchMemory
+from ._run_protocol import Cancel, RunOutcome, RunOutput, StartRun
 from ._warmup import warm_run_process
 
 __all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
@@ -91,58 +98,10 @@ class _WaitWatchingSelector(selectors.DefaultSelector):
         return super().select(timeout)
 
 
-@dataclass(frozen=True)
-class StartRun:
-    run_id: str
-    invocation_id: str
-    agent_path: str
-    app_name: str
-    user_id: str
-    session_id: str
-    base_count: int  # events of the forked snapshot to keep
-    extra_events: list[Event]  # events appended since the fork
-    state: dict[str, Any]
-    new_message: Content
-    run_config: RunConfig
-    registry: Any = None  # where to find the host's "breakers" actor
-    model_base_urls: dict[str, str] | None = None
-    model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors
-
-    def __str__(self) -> str:  # what Thespian logs for it (see supervision._messages)
-        return f"StartRun({self.run_id})"
-
-
 #: How long a model call waits for the breaker actor before failing fast.
 BREAKER_WAIT = 2.0
 #: How long a tool waits for a host service (artifacts ...) before failing.
 SERVICE_WAIT = 10.0
-
-
-@dataclass(frozen=True)
-class Cancel:
-    reason: str = "cancelled"
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    run_id: str
-    ok: bool
-    reason: str = ""
-    error_type: str = ""
-    detail: str = ""
-
-
-@dataclass(frozen=True)
-class RunOutput:
-    """Events of a run, in order; the last output of a run carries its outcome too
-    (one message instead of two at the end of every turn)."""
-
-    run_id: str
-    events: list[Event]
-    outcome: RunOutcome | None = None
-
-    def __str__(self) -> str:
-        return f"RunOutput({self.run_id}, {len(self.events)} events, outcome={self.outcome is not None})"
 
 
 class ServiceError(Exception):
@@ -155,8 +114,6 @@ class ServiceError(Exception):
 
 
 def _unavailable(why: str) -> Exception:
-    from ..models import ModelError
-
     return ModelError(f"the circuit breaker service is unavailable: {why}", error_type="breaker_unavailable")
 
 
@@ -167,8 +124,6 @@ class _BreakerBridge:
         self.actor = actor
 
     async def acquire(self, model: str) -> Any:
-        from ._breakers import Acquire
-
         future = self.actor.service_call("breakers", Acquire(model))
         try:
             return await asyncio.wait_for(asyncio.wrap_future(future), BREAKER_WAIT)
@@ -179,8 +134,6 @@ class _BreakerBridge:
             raise _unavailable(str(error)) from None
 
     def record(self, model: str, permit_id: str, outcome: str, duration: float, retry_after: float | None) -> None:
-        from ._breakers import Record
-
         self.actor.service_cast("breakers", Record(model, permit_id, outcome, duration, retry_after))
 
 
@@ -192,27 +145,19 @@ class _RemoteArtifacts:
         self.actor = actor
 
     def _call(self, request: Any) -> Any:
-        from ..store._artifacts import ArtifactError
-
         try:
             return self.actor.service_result("artifacts", request, ArtifactError)
         except ServiceError as error:
             raise ArtifactError(error.detail if error.code == "bad_request" else str(error)) from None
 
     def save(self, app: str, user: str, session: str, name: str, part: Any) -> int:
-        from ._artifacts import SaveArtifact
-
         version: int = self._call(SaveArtifact(app, user, session, name, part))
         return version
 
     def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Any:
-        from ._artifacts import LoadArtifact
-
         return self._call(LoadArtifact(app, user, session, name, version))
 
     def list(self, app: str, user: str, session: str) -> list[str]:
-        from ._artifacts import ListArtifacts
-
         names: list[str] = self._call(ListArtifacts(app, user, session))
         return names
 
@@ -224,8 +169,6 @@ class _RemoteMemory:
         self.actor = actor
 
     def search(self, app: str, user: str, query: str, limit: int = 10) -> list[Any]:
-        from ._memory import SearchMemory
-
         found: list[Any] = self.actor.service_result("memory", SearchMemory(app, user, query, limit))
         return found
 
@@ -246,17 +189,12 @@ class _RemoteApprovals:
         return await asyncio.wait_for(asyncio.wrap_future(future), wait)
 
     async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Any:
-        import time as _time
-
-        from ..engine._services import Decision
-        from ._approvals import Deny, RegisterApproval, WaitDecision
-
         session = ctx.session
-        deadline = _time.monotonic() + timeout
+        deadline = time.monotonic() + timeout
         approval = None
         while approval is None:
             ctx.check_cancelled()
-            if _time.monotonic() >= deadline:
+            if time.monotonic() >= deadline:
                 return Decision(False, f"the approval service could not be reached within {timeout:g} s")
             try:
                 approval = await self._ask(RegisterApproval(session.app_name, session.user_id, session.session_id,
@@ -267,7 +205,7 @@ class _RemoteApprovals:
                 await asyncio.sleep(0.1)
         while True:
             ctx.check_cancelled()
-            remaining = deadline - _time.monotonic()
+            remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.actor.service_cast("approvals", Deny(approval.id, f"no decision within {timeout:g} s"))
                 return Decision(False, f"no decision within {timeout:g} s (timed out)", approval.id)
@@ -293,8 +231,6 @@ class _RemoteCredentials:
     def get(self, app: str, user: str, key: str) -> Any:
         """The stored credential; its secrets are known secrets of this run's process
         from now on, so a tool result or error that holds one is redacted."""
-        from ._credentials import GetCredential
-
         credential = self.actor.service_result("credentials", GetCredential(app, user, key))
         for value in vars(credential).values() if credential is not None else ():
             if isinstance(value, SecretStr):
@@ -302,8 +238,6 @@ class _RemoteCredentials:
         return credential
 
     def put(self, app: str, user: str, key: str, credential: Any) -> None:
-        from ._credentials import PutCredential
-
         self.actor.service_result("credentials", PutCredential(app, user, key, credential))
 
 
@@ -501,8 +435,6 @@ class RunActor(GenServer):
 
         async def main() -> None:
             app = load_agent(run.agent_path)
-            from ..models import resolve_model
-
             base_urls = run.model_base_urls or {}
             options = dict(run.model_options or {})
             events = run_invocation(app.root_agent, view, run.new_message, run_config=run.run_config,
@@ -623,8 +555,6 @@ class RunActor(GenServer):
         self._post(("forget", name, None, None))
 
     def _serve_requests(self) -> None:
-        from supervision import Call
-
         while True:
             try:
                 kind, name, request, future = self._requests.get_nowait()
@@ -648,8 +578,6 @@ class RunActor(GenServer):
                 self.send(self._registry, lookup)
 
     def _send_to_service(self, kind: str, address: Any, request: Any, future: Any) -> None:
-        from supervision import Call, Cast
-
         if kind == "cast":
             self.send(address, Cast(request))
         else:
@@ -658,8 +586,6 @@ class RunActor(GenServer):
             self.send(address, call)
 
     def handle_info(self, message: Any, sender: Any) -> None:
-        from supervision import ErrorReply, Reply
-
         if isinstance(message, (Reply, ErrorReply)) and message.ref in self._lookups:
             name = self._lookups.pop(message.ref)
             entry = message.value if isinstance(message, Reply) else None

@@ -69,6 +69,9 @@ from ..messages import (
     SessionInfo,
     session_key,
 )
+from ._approvals import Approve, Deny, ListApprovals
+from ._credentials import DeleteCredential, PutCredential
+from ._memory import AddSessionToMemory, SearchMemory
 
 __all__ = ["Runner"]
 
@@ -224,42 +227,28 @@ class Runner:
 
     def add_session_to_memory(self, user_id: str, session_id: str) -> int:
         """Index a session's text events in the host's memory; returns how many entries."""
-        from ._memory import AddSessionToMemory
-
         return int(self._service("memory", AddSessionToMemory(self.app_name, user_id, session_id)))
 
     def search_memory(self, user_id: str, query: str, limit: int = 10) -> list[Any]:
-        from ._memory import SearchMemory
-
         found: list[Any] = self._service("memory", SearchMemory(self.app_name, user_id, query, limit))
         return found
 
     def approvals(self, user_id: str | None = None, status: str | None = "pending") -> list[Any]:
         """Approvals of this app (pending by default)."""
-        from ._approvals import ListApprovals
-
         found: list[Any] = self._service("approvals", ListApprovals(self.app_name, user_id, status))
         return found
 
     def approve(self, approval_id: str) -> Any:
-        from ._approvals import Approve
-
         return self._service("approvals", Approve(approval_id))
 
     def deny(self, approval_id: str, reason: str = "denied by a human") -> Any:
-        from ._approvals import Deny
-
         return self._service("approvals", Deny(approval_id, reason))
 
     def put_credential(self, user_id: str, key: str, credential: Any) -> None:
         """Store a credential the client obtained (the end of an auth flow)."""
-        from ._credentials import PutCredential
-
         self._service("credentials", PutCredential(self.app_name, user_id, key, credential))
 
     def delete_credential(self, user_id: str, key: str) -> bool:
-        from ._credentials import DeleteCredential
-
         return bool(self._service("credentials", DeleteCredential(self.app_name, user_id, key)))
 
     def _service(self, child_id: str, request: Any) -> Any:

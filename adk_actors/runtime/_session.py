@@ -42,6 +42,7 @@ from supervision import (
     BadRequest,
     CallerRef,
     CallError,
+    Cast,
     Exiting,
     GenServer,
     Init,
@@ -56,6 +57,7 @@ from supervision import (
 
 from .._types import Event, RunConfig, apply_state_delta
 from .._validate import check_fields
+from ..log import enabled_for, get_logger
 from ..messages import (
     AdkEvent,
     CancelRun,
@@ -73,7 +75,8 @@ from ..messages import (
 from ..store import RunExists, SQLiteSessionStore
 from . import _handoff
 from ._link import RunLink
-from ._run import Cancel, RunActor, RunOutcome, RunOutput, StartRun
+from ._run import RunActor
+from ._run_protocol import Cancel, RunOutcome, RunOutput, StartRun
 from ._warmup import warm_session_process
 
 __all__ = ["SessionActor", "SessionArgs"]
@@ -179,8 +182,6 @@ class SessionActor(GenServer):
         self.spare_count = 0
         self.idle_deadline = 0.0
         self.idle_timer_armed = False
-        from ..log import enabled_for, get_logger
-
         self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
         self.slog = get_logger("adk_actors.session", app=args.app_name, user=args.user_id, session=args.session_id,
                                actor=f"session:{os.getpid()}")
@@ -633,8 +634,6 @@ class SessionActor(GenServer):
 
 
 def _cast(request: Any) -> Any:
-    from supervision import Cast
-
     return Cast(request)
 
 

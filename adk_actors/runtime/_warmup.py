@@ -39,6 +39,7 @@ from ..engine import SessionView, run_invocation
 from ..messages import AdkEvent, RunDone, RunMessages, RunRequest
 from ..models import ScriptedModel
 from ..store import SQLiteSessionStore
+from ._run_protocol import RunOutcome, RunOutput, StartRun
 
 __all__ = ["warm_run_process", "warm_session_process"]
 
@@ -48,8 +49,6 @@ _APP, _USER, _SESSION = "warm-up", "warm-up", "warm-up"
 
 def warm_session_process() -> None:
     """A turn's store writes and message pickling, on scratch data (see the module)."""
-    from ._run import StartRun
-
     try:
         store = SQLiteSessionStore(":memory:")
         try:
@@ -77,8 +76,6 @@ _AGENT = LlmAgent(name="warm_up", model=ScriptedModel(fallback=lambda request: "
 
 def warm_run_process() -> None:
     """One scripted invocation over a scratch session, and its output pickled (see the module)."""
-    from ._run import RunOutcome, RunOutput
-
     async def invoke() -> list[Event]:
         view = SessionView(app_name=_APP, user_id=_USER, session_id=_SESSION, state={}, events=[])
         return [event async for event in run_invocation(_AGENT, view, Content.user("hello"), run_config=RunConfig())]

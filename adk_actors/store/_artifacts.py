@@ -1,9 +1,7 @@
 """Artifact stores: versioned files per (app, user, session), validated names.
 
-Names: a ``user:`` prefix makes an artifact user-scoped (shared by all that user's
-sessions); the rest must be 1-255 characters with no path separator, no NUL or
-control character, and not ``.`` or ``..``. App, user and session ids obey the same
-rules. A bad name raises :class:`InvalidArtifactName` before anything is written;
+Names follow :mod:`adk_actors._names` (a ``user:`` prefix makes an artifact
+user-scoped; no path separators, control characters or ``..``). A bad name raises :class:`InvalidArtifactName` before anything is written;
 an artifact over ``max_bytes`` raises :class:`ArtifactTooLarge`.
 
 :class:`FileArtifactStore` (the default, under the host's data dir) writes each
@@ -20,15 +18,14 @@ import builtins
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from .._exceptions import AdkError
+from .._names import ArtifactError, InvalidArtifactName, validate_name
 from .._types import Blob, Part
 from ._files import private_dir
 
@@ -40,33 +37,8 @@ __all__ = [
     "validate_name",
 ]
 
-MAX_NAME = 255
-_FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f]")
-
-
-class ArtifactError(AdkError, ValueError):
-    """An artifact request was refused (the reason says why)."""
-
-
-class InvalidArtifactName(ArtifactError):
-    """An artifact name (or app, user, session id) that could escape its place."""
-
-
 class ArtifactTooLarge(ArtifactError):
     pass
-
-
-def validate_name(name: Any, what: str = "artifact name") -> str:
-    if not isinstance(name, str):
-        raise InvalidArtifactName(f"{what} must be a string, got {type(name).__name__}")
-    bare = name.removeprefix("user:") if what == "artifact name" else name
-    if not bare or len(bare) > MAX_NAME:
-        raise InvalidArtifactName(f"{what} must be 1 to {MAX_NAME} characters: {name!r}")
-    if _FORBIDDEN.search(bare):
-        raise InvalidArtifactName(f"{what} may not contain path separators or control characters: {name!r}")
-    if bare in (".", "..") or bare.startswith(".."):
-        raise InvalidArtifactName(f"{what} may not be or start with '..': {name!r}")
-    return name
 
 
 def _content(part: Part) -> tuple[bytes, str, str]:

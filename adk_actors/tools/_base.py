@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .._types import FunctionDeclaration, Part
-from ..engine._context import InvocationContext, State
+from .._types import FunctionDeclaration, Part, State
+
+if TYPE_CHECKING:  # tools see the engine's context only through the instance they are given
+    from ..engine._context import InvocationContext
 
 __all__ = ["Tool", "ToolContext", "Toolset"]
 
@@ -51,8 +54,6 @@ class ToolContext:
         self.requested_auth: dict[str, Any] = {}
         self._loop: Any = None
         try:
-            import asyncio
-
             self._loop = asyncio.get_running_loop()  # the run's loop, for requests made from tool threads
         except RuntimeError:
             pass
@@ -78,31 +79,19 @@ class ToolContext:
         return self.invocation.artifacts.list(*self._where())
 
     def get_credential(self, key: str) -> Any:
-        """The user's credential ``key`` (refreshed first if it is an OAuth2 token close to
-        expiry), or None: then return :meth:`request_credential` from the tool."""
-        from ..runtime._credentials import AuthRequired, fresh_token
-
+        """The user's credential ``key``, ready to use (the credential service refreshes
+        an OAuth2 token close to expiry first), or None: then return
+        :meth:`request_credential` from the tool."""
         service = self.invocation.credentials
         if service is None:
             return None
         app, user, _ = self._where()
-        credential = service.get(app, user, key)
-        if credential is None:
-            return None
-        try:
-            fresh = fresh_token(credential)
-        except AuthRequired:
-            return None
-        if fresh is not credential:
-            service.put(app, user, key, fresh)
-        return fresh
+        return service.get(app, user, key)
 
     def request_confirmation(self, hint: str, timeout: float = 60.0) -> bool:
         """Ask a human to approve what this tool is about to do, and wait (at most
         ``timeout`` seconds; no decision is a no). Call it from a sync tool (tools run
         on their own thread); the run's actor stays responsive meanwhile."""
-        import asyncio
-
         service = self.invocation.approvals
         if service is None or self._loop is None:
             return False

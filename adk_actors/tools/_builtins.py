@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -72,17 +73,13 @@ class AgentTool:
         )
 
     async def run(self, tool_context: ToolContext, args: dict[str, Any]) -> Any:
-        from ..engine._context import SessionView
-        from ..engine._invocation import run_invocation
-
         parent = tool_context.invocation
-        child_session = SessionView(app_name=parent.session.app_name, user_id=parent.session.user_id,
-                                    session_id=f"{parent.session.session_id}/{self.name}",
-                                    state={k: v for k, v in parent.session.state.items() if not k.startswith("temp:")})
+        child_session = dataclasses.replace(
+            parent.session, session_id=f"{parent.session.session_id}/{self.name}", events=[],
+            state={k: v for k, v in parent.session.state.items() if not k.startswith("temp:")})
         final = ""
-        async for event in run_invocation(self.agent, child_session, Content(role="user", parts=(
-                Part(text=str(args.get("request", ""))),)), run_config=parent.run_config, artifacts=parent.artifacts,
-                memory=parent.memory, cancel=parent.cancel, resolve_model=parent.resolve_model):
+        request = Content(role="user", parts=(Part(text=str(args.get("request", ""))),))
+        async for event in parent.run_isolated(self.agent, child_session, request):
             if event.error_code:
                 return {"error": f"{self.name} failed: {event.error_message}"}
             if event.author != "user" and event.content is not None and event.content.text:

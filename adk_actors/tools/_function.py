@@ -1,10 +1,11 @@
 """FunctionTool: a Python function as a tool, its declaration derived from its signature.
 
-In order, when built: resolve the function (a callable, ``"module:func"``, or
-``(module, func, extra_args)`` whose extra args are passed first, the Elixir MFA);
-build a pydantic model of its parameters from the type hints (``tool_context`` is
-injected, never declared); take the description and per-parameter descriptions
-from the docstring (Google style ``Args:``). When run: validate the model's
+When built: :func:`adk_actors._callables.describe_function` resolves the function
+(a callable, ``"module:func"``, or ``(module, func, extra_args)`` whose extra args
+are passed first, the Elixir MFA) and derives its declaration and argument model
+from the type hints and the docstring (``tool_context`` is injected, never
+declared). A plain function in an agent's ``tools`` is wrapped by the engine when a
+turn runs, as google-adk does. When run: validate the model's
 arguments (a ValidationError goes back to the model as the tool's error), call the
 function (sync functions on a worker thread, so concurrent calls really overlap),
 and return a dict (a non-dict result is wrapped as ``{"result": value}``).
@@ -13,84 +14,22 @@ and return a dict (a non-dict result is wrapped as ``{"result": value}``).
 from __future__ import annotations
 
 import asyncio
-import importlib
-import inspect
-import re
-import typing
+import threading
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import BaseModel, ValidationError
 
-from supervision import import_object
-
-from .._exceptions import AdkError, AgentDefinitionError
+from .._callables import describe_function
+from .._exceptions import AdkError
 from .._types import FunctionDeclaration
 from ._base import ToolContext
 
 __all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentError"]
 
-_ARG_LINE = re.compile(r"^\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
-
 
 class ToolArgumentError(AdkError):
     """The model called a tool with arguments that do not fit its signature."""
-
-
-def _resolve(func: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-    if isinstance(func, str):
-        module_name, _, attr = func.partition(":")
-        if not module_name or not attr:
-            raise AgentDefinitionError(f"a tool path looks like 'package.module:function', got {func!r}")
-        try:
-            target = import_object(func)
-        except AttributeError:
-            target = None
-        if not callable(target):
-            raise AgentDefinitionError(f"{func} is not a function")
-        return target, ()
-    if isinstance(func, tuple):
-        if len(func) not in (2, 3):
-            raise AgentDefinitionError(f"a tool tuple is (module, func) or (module, func, extra_args), got {func!r}")
-        module = func[0] if isinstance(func[0], ModuleType) else importlib.import_module(func[0])
-        target = getattr(module, func[1], None)
-        if not callable(target):
-            raise AgentDefinitionError(f"{module.__name__}.{func[1]} is not a function")
-        return target, tuple(func[2]) if len(func) == 3 else ()
-    if callable(func):
-        return func, ()
-    raise AgentDefinitionError(f"a FunctionTool needs a function, 'module:func' or a tuple; got {func!r}")
-
-
-def _docstring(func: Callable[..., Any]) -> tuple[str, dict[str, str]]:
-    doc = inspect.getdoc(func) or ""
-    description_lines: list[str] = []
-    params: dict[str, str] = {}
-    section = "description"
-    for line in doc.splitlines():
-        stripped = line.strip()
-        if stripped in ("Args:", "Arguments:", "Parameters:"):
-            section = "args"
-            continue
-        if stripped.endswith(":") and stripped[:-1] in ("Returns", "Raises", "Yields", "Examples", "Example"):
-            section = "other"
-            continue
-        if section == "description":
-            description_lines.append(line)
-        elif section == "args":
-            match = _ARG_LINE.match(line)
-            if match:
-                params[match.group(1)] = match.group(2).strip()
-    return "\n".join(description_lines).strip(), params
-
-
-def _strip_titles(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _strip_titles(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
-    if isinstance(schema, list):
-        return [_strip_titles(v) for v in schema]
-    return schema
 
 
 async def in_daemon_thread(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -120,8 +59,6 @@ async def in_daemon_thread(func: Callable[..., Any], *args: Any, **kwargs: Any) 
         except RuntimeError:
             pass  # the loop is gone: nobody waits for this result any more
 
-    import threading
-
     threading.Thread(target=work, name=f"tool-{getattr(func, '__name__', 'call')}", daemon=True).start()
     return await future
 
@@ -132,33 +69,13 @@ class FunctionTool:
     def __init__(self, func: Any, *, name: str | None = None, description: str | None = None,
                  require_confirmation: bool | Callable[[dict[str, Any]], bool] = False) -> None:
         self.require_confirmation = require_confirmation
-        self.func, self.extra_args = _resolve(func)
-        self.name = name or self.func.__name__
-        doc_description, doc_params = _docstring(self.func)
-        self.description = description if description is not None else doc_description
-        signature = inspect.signature(self.func)
-        try:
-            hints = typing.get_type_hints(self.func)
-        except Exception:
-            hints = {}
-        params = list(signature.parameters.values())[len(self.extra_args):]
-        self.wants_context = any(p.name == "tool_context" for p in params)
-        fields: dict[str, Any] = {}
-        for param in params:
-            if param.name == "tool_context" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                continue
-            annotation = hints.get(param.name, Any)
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            from pydantic import Field
-
-            fields[param.name] = (annotation, Field(default, description=doc_params.get(param.name)))
-        try:
-            self.arguments: type[BaseModel] = create_model(f"{self.name}_arguments", **fields)
-            schema = _strip_titles(self.arguments.model_json_schema())
-        except Exception as exc:
-            raise AgentDefinitionError(f"tool {self.name!r}: cannot derive a schema from its signature: {exc}") from exc
-        self._declaration = FunctionDeclaration(name=self.name, description=self.description, parameters=schema)
-        self._is_async = inspect.iscoroutinefunction(self.func)
+        described = describe_function(func, name=name, description=description)
+        self.func, self.extra_args = described.func, described.extra_args
+        self.name, self.description = described.name, described.description
+        self.arguments: type[BaseModel] = described.arguments
+        self.wants_context = described.wants_context
+        self._declaration = described.declaration
+        self._is_async = described.is_async
 
     def declaration(self) -> FunctionDeclaration:
         return self._declaration

@@ -1,0 +1,68 @@
+"""What the engine does around every agent's own work.
+
+:func:`run_agent`, in order: a copy of the context for the agent; a cancelled run
+stops here (:class:`RunCancelled`); a telemetry span for the agent opens; the
+before-agent hooks run (the agent's callbacks first, then the plugins'): one that
+replies ends the agent with that reply, and state they write becomes an event of its
+own; the agent's ``_run_impl`` yields its events; the after-agent hooks run the same
+way, their reply one more event. A hook that returns anything but Content, a string
+or None is an :class:`AgentDefinitionError`.
+
+Agent definitions do not import the engine: ``AgentBase.run(ctx)`` asks the context
+(``ctx.run_agent``), and ``LlmAgent`` asks it for the model loop (``ctx.run_llm_flow``);
+``run_invocation`` puts the engine in every context it makes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .. import telemetry
+from .._exceptions import AgentDefinitionError
+from .._types import Content, Event, Part
+from ._callbacks import call_chain
+from ._context import CallbackContext, InvocationContext
+
+__all__ = ["run_agent"]
+
+
+def _as_content(value: Any) -> Content:
+    if isinstance(value, Content):
+        return value
+    if isinstance(value, str):
+        return Content(role="model", parts=(Part(text=value),))
+    raise AgentDefinitionError(f"an agent callback must return Content, a string or None, got {value!r}")
+
+
+async def _agent_hook(ctx: InvocationContext, slot: Any, plugin_hook: str) -> tuple[Event | None, bool]:
+    """Agent callbacks first, then plugins: (the event to emit, whether they replied)."""
+    callback_ctx = CallbackContext(ctx)
+    reply = await call_chain(slot, callback_ctx)
+    if reply is None and ctx.plugins is not None:
+        reply = await ctx.plugins.first(plugin_hook, callback_ctx)
+    if reply is not None:
+        return ctx.event(content=_as_content(reply), actions=callback_ctx.actions()), True
+    if callback_ctx.actions_delta:
+        return ctx.event(actions=callback_ctx.actions()), False
+    return None, False
+
+
+async def run_agent(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+    """Run ``agent`` with its hooks around its ``_run_impl`` (see the module's docstring)."""
+    ctx = ctx.for_agent(agent)
+    ctx.check_cancelled()
+    session = ctx.session
+    with telemetry.span(("adk", "agent"), {"agent": agent.name, "invocation_id": ctx.invocation_id,
+                                           "branch": ctx.branch, "app": session.app_name,
+                                           "user": session.user_id, "session": session.session_id}):
+        event, replied = await _agent_hook(ctx, getattr(agent, "before_agent_callback", None), "before_agent")
+        if event is not None:
+            yield event
+        if replied:
+            return
+        async for event in agent._run_impl(ctx):
+            yield event
+        event, _ = await _agent_hook(ctx, getattr(agent, "after_agent_callback", None), "after_agent")
+        if event is not None:
+            yield event
