@@ -16,8 +16,12 @@ import pytest
 from conftest import probe
 
 from supervision import (
+    NO_REPLY,
+    CallerRef,
     ChildSpec,
+    DynamicSupervisor,
     DynamicSupervisorSpec,
+    Job,
     MaxChildren,
     NameNotFound,
     PartitionSupervisorSpec,
@@ -32,6 +36,7 @@ from supervision import (
     call_name,
     check_port_free,
     free_port,
+    partition_index,
     start_actor_system,
     start_supervisor,
     stop_actor_system_on_port,
@@ -106,6 +111,51 @@ def test_partition_supervisor_spreads_children_by_key(actor_system: Any, events:
     assert any(
         i.pid == started[0].pid for i in SupervisorClient(actor_system, holder.address).which_children()
     ), "the same key goes to the same partition"
+
+
+class KeyedPartition(DynamicSupervisor):
+    """A partition that decides itself which children run, through supervision's public
+    hooks only: ``("ensure", key, events)`` starts child ``key`` unless it runs, and
+    answers its pid; ``("drop", key)`` stops it."""
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, tuple) and request[0] == "ensure":
+            info = self.child(request[1])
+            if info is not None and info.status == "running":
+                return info.pid
+            self.enqueue(self._ensure_job(request[1], request[2], caller))
+            return NO_REPLY
+        if isinstance(request, tuple) and request[0] == "drop":
+            self.enqueue(self._drop_job(request[1], caller))
+            return NO_REPLY
+        return super().handle_call(request, caller)
+
+    def _ensure_job(self, key: str, events: str, caller: CallerRef) -> Job:
+        failures = yield from self.start_children([probe(key, Path(events), restart=Restart.TRANSIENT)])
+        info = self.child(key)
+        self.reply(caller, info.pid if info is not None and failures[key] is None else failures[key])
+
+    def _drop_job(self, key: str, caller: CallerRef) -> Job:
+        yield from self.stop_children([key])
+        self.reply(caller, self.child(key))
+
+
+def test_partitions_of_any_supervisor_class_run_children_through_public_hooks(actor_system: Any, events: Path) -> None:
+    sup = start_supervisor(actor_system, PartitionSupervisorSpec(
+        partitions=2, partition_start=KeyedPartition, partition_args=DynamicSupervisorSpec(), partition_prefix="shard"))
+    shards = sup.which_children()
+    assert [s.id for s in shards] == ["shard-0", "shard-1"]
+    key = "app/ann/s1"
+    owner = shards[partition_index(key, 2)].address
+    pid = call(actor_system, owner, ("ensure", key, str(events)))
+    assert isinstance(pid, int) and pid_alive(pid)
+    assert call(actor_system, owner, ("ensure", key, str(events))) == pid  # running: not started twice
+    os.kill(pid, signal.SIGKILL)  # a transient child killed: the partition restarts it as any child
+    wait_until(lambda: (c := SupervisorClient(actor_system, owner).which_children()) != []
+               and c[0].status == "running" and c[0].pid not in (None, pid))
+    assert call(actor_system, owner, ("drop", key)) is None  # stopped and forgotten
+    assert SupervisorClient(actor_system, owner).which_children() == []
+    assert [e[1] for e in read_events(events) if e[0] == "start"] == [key, key]
 
 
 # -- Registry -------------------------------------------------------------------------------

@@ -53,6 +53,14 @@ def remember(fact: str, tool_context: ToolContext) -> str:
     return "stored"
 
 
+class Opaque:
+    """A type no JSON schema describes."""
+
+
+def takes_opaque(thing: Opaque) -> str:
+    return "never"
+
+
 def slow(seconds: float) -> str:
     time.sleep(seconds)
     return "done"
@@ -164,6 +172,20 @@ def test_function_tool_forms() -> None:
         FunctionTool("no_module_here")
     with pytest.raises(AgentDefinitionError):
         FunctionTool((THIS, "missing_function"))
+
+
+def test_a_plain_function_stays_a_function_and_is_declared_and_run_as_a_tool() -> None:
+    """As in google-adk: ``LlmAgent.tools`` keeps the function itself; the request
+    declares it from its signature and the engine runs it; a signature no schema fits
+    fails when the agent is built, not at the first request."""
+    model = ScriptedModel([call("get_weather", city="Oslo"), "done"])
+    agent = LlmAgent(name="bot", model=model, tools=[get_weather])
+    assert agent.tools == [get_weather]
+    events = run(agent, "weather?")
+    assert model.requests[0].tools[0] == FunctionTool(get_weather).declaration()
+    assert summary(events)[2] == ("bot", "result:get_weather={'city': 'Oslo', 'temp': 21, 'unit': 'C'}")
+    with pytest.raises(AgentDefinitionError, match="takes_opaque"):
+        LlmAgent(name="bad", model=model, tools=[takes_opaque])
 
 
 def test_bad_arguments_unknown_tools_and_raising_tools_go_back_to_the_model() -> None:
