@@ -51,11 +51,14 @@ __all__ = ["TARGET_KINDS", "SoakReport", "soak", "tree_rows"]
 TARGET_KINDS = ("root", "services", "partitions", "sessions", "runs")
 
 
-def tree_rows(host: Host, timeout: float = 1.0) -> list[dict[str, Any]]:
+def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list[dict[str, Any]]:
     """The live tree, one row per actor (path, id, type, status, pid, restarts, depth;
     ``pooled`` for a session partition). A supervisor that does not answer within
-    ``timeout`` seconds (it is being restarted) is shown as ``unreachable``."""
+    ``timeout`` seconds (it is being restarted) is shown as ``unreachable``. Asked
+    through ``endpoint`` (a private endpoint of the host's actor system, for a thread
+    of its own), else through the host's system."""
     assert host.root is not None
+    system = endpoint if endpoint is not None else host.system
     rows: list[dict[str, Any]] = []
 
     def walk(client: Any, path: str, depth: int) -> None:
@@ -65,16 +68,16 @@ def tree_rows(host: Host, timeout: float = 1.0) -> list[dict[str, Any]]:
             rows.append(row)
             if info.type == "supervisor" and info.id.startswith("sessions-") and info.address is not None:
                 try:  # a session partition: how many pooled session actors are ready
-                    row["pooled"] = len(call(host.system, info.address, "pool", timeout=timeout))
+                    row["pooled"] = len(call(system, info.address, "pool", timeout=timeout))
                 except (CallTimeout, CallError):
                     pass
             if info.type == "supervisor" and info.address is not None:
                 try:
-                    walk(SupervisorClient(host.system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
+                    walk(SupervisorClient(system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
                 except (CallTimeout, CallError):
                     row["status"] = "unreachable"
 
-    walk(SupervisorClient(host.system, host.root.address, timeout=max(timeout, 2.0)), "", 0)
+    walk(SupervisorClient(system, host.root.address, timeout=max(timeout, 2.0)), "", 0)
     return rows
 
 

@@ -71,6 +71,7 @@ def _connect(args: argparse.Namespace) -> Any:
 def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import PortInUse, check_port_free, start_actor_system
 
+    from .http import http_child
     from .log import JSON_LINES
     from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
@@ -85,6 +86,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         check_port_free(host_cfg.port, host_cfg.address)
+        if settings.http.enabled and settings.http.port:
+            check_port_free(settings.http.port, settings.http.address)
     except PortInUse as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -111,13 +114,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                                                base_delay=settings.retry.base_delay,
                                                                max_delay=settings.retry.max_delay),
                                           "timeout": settings.retry.timeout},
-                           root_period=host_cfg.restart_period, extra={"global_root": True}), system=system)
+                           root_period=host_cfg.restart_period, extra={"global_root": True},
+                           clients=(http_child(settings.http, admin_port=host_cfg.port, admin_address=host_cfg.address,
+                                               apps=dict(settings.apps), data_dir=host_cfg.data_dir),)
+                           if settings.http.enabled else ()), system=system)
     try:
         host.start()
     except Exception as exc:
         system.shutdown()
         print(f"error: the host did not start: {exc}", file=sys.stderr)
         return 1
+    if settings.http.enabled:
+        print(f"HTTP API and console: {host.http_url()}", flush=True)
     print(f"adk-actors host listening on {host_cfg.address}:{host_cfg.port} "
           f"(apps: {', '.join(sorted(settings.apps))}; data: {host_cfg.data_dir}; log: {settings.log_file})",
           flush=True)

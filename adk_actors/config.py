@@ -13,12 +13,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ._exceptions import AdkError
 
-__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "LimitsSection", "LoggingSection", "RetrySection",
+__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "HttpSection", "LimitsSection", "LoggingSection", "RetrySection",
            "Settings", "load_settings"]
 
 
@@ -107,6 +107,54 @@ class LimitsSection(BaseModel):
     max_sessions_per_user: int = Field(default=1000, ge=1)
 
 
+class HttpSection(BaseModel):
+    """The host's HTTP front door (google-adk's API and the console).
+
+    Loopback with no token by default, as ``adk web``. Any other address needs
+    ``tokens``: each maps a bearer token to the user id it may act as, or to ``"*"``
+    for an operator (every user, the supervision tree). Tokens are better given in
+    the environment (``ADK_ACTORS_HTTP__TOKENS='{"<token>": "ann"}'``) than in a file.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    address: str = "127.0.0.1"
+    port: int = Field(default=19471, ge=0, le=65535)  # 0: a free port, logged
+    tokens: dict[str, str] = Field(default_factory=dict)
+    allow_origins: list[str] = Field(default_factory=list)  # CORS and the origin guard's allowed origins
+    max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+
+    @field_validator("address")
+    @classmethod
+    def _check_address(cls, address: str) -> str:
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            raise ValueError("must be an IP address, such as 127.0.0.1") from None
+        return address
+
+    @field_validator("tokens")
+    @classmethod
+    def _check_tokens(cls, tokens: dict[str, str]) -> dict[str, str]:
+        for token, user in tokens.items():
+            if len(token) < 16:
+                raise ValueError("every token must be at least 16 characters long")
+            if not user:
+                raise ValueError("every token maps to a user id, or to \"*\" for an operator")
+        return tokens
+
+    @model_validator(mode="after")
+    def _public_needs_tokens(self) -> HttpSection:
+        if self.enabled and not self.loopback and not self.tokens:
+            raise ValueError(f"address {self.address} is not loopback: give tokens (ADK_ACTORS_HTTP__TOKENS), "
+                             "so that nobody else can reach the host unauthenticated")
+        return self
+
+    @property
+    def loopback(self) -> bool:
+        return ipaddress.ip_address(self.address).is_loopback
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ADK_ACTORS_", env_nested_delimiter="__", extra="forbid")
 
@@ -118,6 +166,7 @@ class Settings(BaseSettings):
     retry: RetrySection = Field(default_factory=RetrySection)
     artifacts: ArtifactsSection = Field(default_factory=ArtifactsSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
+    http: HttpSection = Field(default_factory=HttpSection)
 
     @field_validator("apps")
     @classmethod

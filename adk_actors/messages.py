@@ -48,14 +48,16 @@ __all__ = [
     "RunMessages",
     "RunRequest",
     "SessionInfo",
+    "UpdateState",
     "partition_of",
     "session_key",
 ]
 
 #: 2 added ``RunRequest.batched``, ``RunMessages`` and ``RunAccepted.session`` (all optional);
 #: 3 added ``RunRequest.reply_accepted`` (optional);
-#: 4 added ``SessionInfo.session_actor`` (optional).
-PROTOCOL_VERSION = 4
+#: 4 added ``SessionInfo.session_actor`` (optional);
+#: 5 added ``UpdateState``.
+PROTOCOL_VERSION = 5
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",
@@ -211,6 +213,15 @@ class GetState(_SessionRef):
 @dataclass(frozen=True)
 class DeleteSession(_SessionRef):
     pass
+
+
+@dataclass(frozen=True)
+class UpdateState(_SessionRef):
+    """Change a session's state outside a run (google-adk's PATCH of a session): the
+    session actor commits an event of author ``user`` carrying ``state_delta`` (a key
+    set to None is deleted) and answers the session as ``GetSession`` would."""
+
+    state_delta: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -174,8 +174,10 @@ def find_global(system: Any, server: str | type, global_name: str, *, timeout: f
     """The address of a running server registered under ``global_name``, or None.
 
     Thespian has no look-up-only call: asking for a global name creates an actor when
-    none holds it. Such a fresh actor is uninitialised and says so; it is told to exit
-    and None is returned.
+    none holds it. Such a fresh actor never got ``Init`` and says so ("not
+    initialised"); it is told to exit and None is returned. A server that got its
+    ``Init`` and is still starting (a supervisor starting its children) says
+    "starting" instead: its address is returned.
     """
     from thespian.actors import ActorExitRequest
 

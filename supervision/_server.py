@@ -111,6 +111,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self.child_id: str | None = None
         self.log = logging.getLogger(f"supervision.{type(self).__name__}")
         self._initialized = False
+        self._init_received = False
         self._stopping = False
         self._prepare_asker: Any = None  # who sent Prepare, until it is answered
         self._terminated = False
@@ -275,7 +276,10 @@ class GenServer(Actor):  # type: ignore[misc]
             elif isinstance(message, Shutdown):
                 self._on_shutdown_request(sender)
             elif isinstance(message, Call):
-                self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", "server not initialised"))
+                # "starting": Init came and is in progress (a supervisor starting its
+                # children); "not initialised": no Init ever came (see find_global).
+                state = "server starting" if self._init_received else "server not initialised"
+                self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", state))
             elif isinstance(message, ChildActorExited):
                 self._on_child_exited(message, sender)
             else:
@@ -301,6 +305,7 @@ class GenServer(Actor):  # type: ignore[misc]
         if self._initialized:
             self.send(sender, InitFailed("already initialised"))
             return
+        self._init_received = True
         self.supervisor = message.supervisor
         self.registry = message.registry
         self.child_id = message.child_id

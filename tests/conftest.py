@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -65,8 +66,9 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
     every marked process is killed."""
     port = free_port()
     config = tmp_path / "host.toml"
+    http = "" if "[http]" in more_toml else f"[http]\nport = {free_port()}\n"  # tests never meet on one
     config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
-                      f'{host_settings}[apps]\n{apps}{more_toml}')
+                      f'{host_settings}{http}[apps]\n{apps}{more_toml}')
     out, err = tmp_path / "serve.out", tmp_path / "serve.err"
     with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
@@ -75,7 +77,9 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
     try:
         wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=30)
         assert process.poll() is None, err.read_text()
-        yield {"port": port, "process": process, "marker": marker, "out": out, "err": err, "config": config}
+        found = re.search(r"HTTP API and console: (\S+)", out.read_text())
+        yield {"port": port, "process": process, "marker": marker, "out": out, "err": err, "config": config,
+               "url": found.group(1) if found else None}
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)

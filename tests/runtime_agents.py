@@ -8,7 +8,7 @@ from typing import Any
 
 from adk_actors import Blob, Content, LlmAgent, LlmRequest, Part
 from adk_actors.engine import ALLOW, Allow, App, Deny, Plugin, Policy
-from adk_actors.models import ScriptedModel, call
+from adk_actors.models import Chunks, ScriptedModel, call
 from adk_actors.tools import ToolContext
 
 
@@ -357,3 +357,14 @@ def _keeper(request: LlmRequest) -> Any:
 
 keeper_agent = LlmAgent(name="keeper", model=ScriptedModel(fallback=_keeper), tools=[remember, forget])
 APPS["keeper"] = "runtime_agents:keeper_agent"
+
+
+def _stream_answer(request: LlmRequest) -> Any:
+    """A streamed answer in three pieces, 50 ms apart ("slow <text>": 1 s apart)."""
+    text = last_user_text(request)
+    delay = 1.0 if text.startswith("slow ") else 0.05
+    return Chunks(["You said: ", text, "."], delay=delay)
+
+
+streaming_agent = LlmAgent(name="streamer", model=ScriptedModel(fallback=_stream_answer))
+APPS["streaming"] = "runtime_agents:streaming_agent"

@@ -40,7 +40,7 @@ def test_serve_writes_json_lines_with_ids(tmp_path: Path) -> None:
     config = tmp_path / "host.toml"
     # Runs that end well are logged at debug level (the default INFO logs failed ones).
     config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\n'
-                      '[logging]\nlevel = "DEBUG"\n'
+                      '[logging]\nlevel = "DEBUG"\n[http]\nport = 0\n'
                       '[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
     out = tmp_path / "out"
     with process_marker(tmp_path) as (marker, fd), open(out, "w") as sink:

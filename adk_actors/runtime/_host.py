@@ -49,6 +49,7 @@ from supervision import (
     SupervisorClient,
     SupervisorSpec,
     attach_actor_system,
+    call,
     find_global,
     proc_stat,
     process_alive,
@@ -107,6 +108,9 @@ class HostConfig:
     max_artifact_bytes: int = 50 * 1024 * 1024
     limits: Limits = field(default_factory=Limits)  # message size, events per turn, sessions per user
     model_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"retry": RetryPolicy(...), "timeout": 60}
+    #: Clients of the host that live in its tree (the HTTP server): the root's last
+    #: children, so a restart of the sessions or the services restarts them too.
+    clients: tuple[ChildSpec, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -151,6 +155,7 @@ class Host:
                     partition_prefix="sessions", partition_start_timeout=60.0, intensity=partition_args.intensity,
                     period=partition_args.period)),
                 ChildSpec.supervisor("services", self._services_spec()),
+                *self.config.clients,
             ),
             strategy=Strategy.REST_FOR_ONE,
             intensity=self.config.root_intensity,
@@ -158,7 +163,7 @@ class Host:
         )
         try:
             self.root = start_supervisor(self.system, tree, timeout=120.0,
-                                         global_name=ROOT_NAME if self.config.extra.get("global_root") else None)
+                                         global_name=ROOT_NAME if self.config.extra.get("global_root") or self.config.clients else None)
         except Exception:
             self._shutdown_system()
             raise
@@ -306,6 +311,17 @@ class Host:
 
     def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
         return partition_of(self.partitions(refresh), app_name, user_id, session_id)
+
+    def http_url(self, timeout: float = 10.0) -> str | None:
+        """Where the host's HTTP API listens (its ``http`` child), or None when it has none."""
+        if self.root is None:
+            raise HostError("the host is not running")
+        info = next((c for c in self.root.which_children() if c.id == "http"), None)
+        if info is None or info.address is None:
+            return None
+        with self.system.private() as endpoint:
+            url: str = call(endpoint, info.address, "url", timeout=timeout)
+        return url
 
     def runner(self, app_name: str, **kwargs: Any) -> Any:
         return Runner(self, app_name, **kwargs)

@@ -70,6 +70,7 @@ from ..messages import (
     RunFailed,
     RunRequest,
     SessionInfo,
+    UpdateState,
     session_key,
 )
 from ..store import SessionExists, SessionLimitReached, SQLiteSessionStore
@@ -105,7 +106,7 @@ class _Pooled:
     reserved_for: str | None = None  # the session key it is about to be activated for
 
 
-_ROUTED = (RunRequest, GetSession, GetState, CancelRun)
+_ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState)
 
 #: Imported by a partition before it forks session and run actors: a module imported
 #: first in a forked actor is imported again by every session (structlog: ~10 ms).

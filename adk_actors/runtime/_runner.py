@@ -52,7 +52,7 @@ from .._exceptions import (
     SessionNotFoundError,
     UnknownAppError,
 )
-from .._types import Content, Event, RunConfig
+from .._types import Content, Event, Part, RunConfig
 from ..messages import (
     AdkEvent,
     CancelRun,
@@ -67,9 +67,12 @@ from ..messages import (
     RunMessages,
     RunRequest,
     SessionInfo,
+    UpdateState,
     session_key,
 )
 from ._approvals import Approve, Deny, ListApprovals
+from ._artifacts import ArtifactVersions, DeleteArtifact, ListArtifacts, LoadArtifact, SaveArtifact
+from ._breakers import BreakerStatus
 from ._credentials import DeleteCredential, PutCredential
 from ._memory import AddSessionToMemory, SearchMemory
 
@@ -225,6 +228,34 @@ class Runner:
     def delete_session(self, user_id: str, session_id: str) -> None:
         self._call(DeleteSession(self.app_name, user_id, session_id), session_id, user_id)
 
+    def update_state(self, user_id: str, session_id: str, state_delta: dict[str, Any]) -> SessionInfo:
+        """Change a session's state outside a run: an event of author ``user`` carrying
+        ``state_delta`` is committed (a key set to None is deleted); returns the session."""
+        result: SessionInfo = self._call(UpdateState(self.app_name, user_id, session_id, dict(state_delta)),
+                                         session_id, user_id)
+        return result
+
+    def save_artifact(self, user_id: str, session_id: str, name: str, part: Part) -> int:
+        """Store a new version of artifact ``name``; returns its version (0, 1, ...)."""
+        return int(self._service("artifacts", SaveArtifact(self.app_name, user_id, session_id, name, part)))
+
+    def load_artifact(self, user_id: str, session_id: str, name: str, version: int | None = None) -> Part | None:
+        """Artifact ``name`` at ``version`` (the latest when None), or None."""
+        found: Part | None = self._service("artifacts", LoadArtifact(self.app_name, user_id, session_id, name,
+                                                                     version))
+        return found
+
+    def list_artifacts(self, user_id: str, session_id: str) -> list[str]:
+        names: list[str] = self._service("artifacts", ListArtifacts(self.app_name, user_id, session_id))
+        return names
+
+    def artifact_versions(self, user_id: str, session_id: str, name: str) -> list[int]:
+        versions: list[int] = self._service("artifacts", ArtifactVersions(self.app_name, user_id, session_id, name))
+        return versions
+
+    def delete_artifact(self, user_id: str, session_id: str, name: str) -> None:
+        self._service("artifacts", DeleteArtifact(self.app_name, user_id, session_id, name))
+
     def add_session_to_memory(self, user_id: str, session_id: str) -> int:
         """Index a session's text events in the host's memory; returns how many entries."""
         return int(self._service("memory", AddSessionToMemory(self.app_name, user_id, session_id)))
@@ -250,6 +281,12 @@ class Runner:
 
     def delete_credential(self, user_id: str, key: str) -> bool:
         return bool(self._service("credentials", DeleteCredential(self.app_name, user_id, key)))
+
+    def breaker_states(self) -> dict[str, Any]:
+        """Every model's circuit breaker as the host's breaker actor sees it (state,
+        failures, when it may close...), by model name."""
+        states: dict[str, Any] = self._service("breakers", BreakerStatus())
+        return states
 
     def _service(self, child_id: str, request: Any) -> Any:
         root = self.host.root

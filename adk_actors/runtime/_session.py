@@ -33,6 +33,7 @@ import logging
 import os
 import signal
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,7 +56,7 @@ from supervision import (
     process_alive,
 )
 
-from .._types import Event, RunConfig, apply_state_delta
+from .._types import Event, EventActions, RunConfig, apply_state_delta
 from .._validate import check_fields
 from ..log import enabled_for, get_logger
 from ..messages import (
@@ -70,6 +71,7 @@ from ..messages import (
     RunMessages,
     RunRequest,
     SessionInfo,
+    UpdateState,
     session_key,
 )
 from ..store import RunExists, SQLiteSessionStore
@@ -205,7 +207,7 @@ class SessionActor(GenServer):
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         self._arm_idle()
-        if isinstance(request, (GetSession, GetState, CancelRun)) and request.key != self.key:
+        if isinstance(request, (GetSession, GetState, CancelRun, UpdateState)) and request.key != self.key:
             # Sent straight to an address that now belongs to another session's actor.
             raise CallError(f"this actor serves session {self.key!r}, not {request.key!r}", code="not_running")
         if isinstance(request, GetSession):
@@ -213,6 +215,8 @@ class SessionActor(GenServer):
                                list(self.events), self.last_update)
         if isinstance(request, GetState):
             return self._fresh_state()
+        if isinstance(request, UpdateState):
+            return self._update_state(request.state_delta)
         if isinstance(request, RunRequest):
             return self._accept(request, caller)
         if isinstance(request, CancelRun):
@@ -220,6 +224,24 @@ class SessionActor(GenServer):
         if request == "pid":
             return os.getpid()
         return super().handle_call(request, caller)
+
+    def _update_state(self, delta: dict[str, Any]) -> SessionInfo:
+        """Commit an event of author ``user`` carrying ``delta`` (invocation ``p-...``,
+        as google-adk's PATCH), then answer the session. ``temp:`` keys are refused: they
+        would never be stored. A run in progress keeps running; its run actor did not
+        see this event, so it is not kept for the next turn."""
+        if any(key.startswith("temp:") for key in delta):
+            raise BadRequest("temp: state lives for one invocation; it cannot be set on a session")
+        event = Event(author="user", invocation_id=f"p-{uuid.uuid4()}", actions=EventActions(state_delta=delta))
+        stored = self.store.append_events(self.args.app_name, self.args.user_id, self.args.session_id, [event])[0]
+        if stored is not None:
+            self.events.append(stored)
+            apply_state_delta(self.state, stored.actions.state_delta)
+            self.last_update = time.time()
+            if self.active is not None:
+                self.active.all_stored = False
+        return SessionInfo(self.args.app_name, self.args.user_id, self.args.session_id, self._fresh_state(),
+                           list(self.events), self.last_update)
 
     def _fresh_state(self) -> dict[str, Any]:
         """Session state plus the current app:/user: state (other sessions may change it)."""

@@ -1,0 +1,307 @@
+"""google-adk's HTTP API, served from a host: the same routes, shapes and casing.
+
+``create_app(host, apps, section)`` builds a FastAPI app whose routes call the host
+through :class:`~adk_actors.runtime.Runner` (one per app). JSON is google-adk's:
+camelCase, None fields omitted, errors ``{"detail": ...}``. What differs, on purpose:
+
+* ``PATCH .../sessions/{id}`` applies ``stateDelta`` with the kit's one rule: a key
+  set to null is deleted (google-adk stores a null).
+* A run's ``stateDelta`` is committed as an event of its own just before the run
+  (google-adk puts it on the user event).
+* A run that fails (deadline, kill -9 of its actor...) ends ``/run`` with 500
+  ``{"detail": "<reason>: ..."}`` and ``/run_sse`` with google-adk's error line;
+  every event sent before it is committed.
+* A client that leaves an SSE stream does not stop the run: it runs to its end and
+  is committed (cancel it with the Runner or ``adk-actors``).
+
+Routes a request's user may not reach answer 403: a token of user ``ann`` reaches
+only ``/apps/{app}/users/ann/...`` and runs whose ``userId`` is ``ann``.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, HTTPException, Query, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware.cors import CORSMiddleware
+
+from .. import __version__
+from .._exceptions import (
+    AdkError,
+    HostError,
+    InvalidRequestError,
+    LimitExceededError,
+    NotFoundError,
+    RunFailedError,
+    SessionBusyError,
+    SessionExistsError,
+    SessionNotFoundError,
+    UnknownAppError,
+)
+from .._names import ArtifactError
+from .._types import Content, Event, Part, RunConfig, StreamingMode
+from ..config import HttpSection
+from ..messages import SessionInfo
+from ._console import add_console
+from ._guard import OPERATOR, Guard
+
+__all__ = ["create_app"]
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class CreateSessionBody(_Camel):
+    session_id: str | None = None
+    state: dict[str, Any] | None = None
+
+
+class PatchSessionBody(_Camel):
+    state_delta: dict[str, Any]
+
+
+class RunAgentRequest(_Camel):
+    app_name: str
+    user_id: str
+    session_id: str
+    new_message: dict[str, Any] | None = None
+    streaming: bool = False
+    state_delta: dict[str, Any] | None = None
+    function_call_event_id: str | None = None
+    invocation_id: str | None = None
+    custom_metadata: dict[str, Any] | None = None
+
+
+class SaveArtifactBody(_Camel):
+    filename: str
+    artifact: dict[str, Any]
+    custom_metadata: dict[str, Any] | None = None
+
+
+class MemoryBody(_Camel):
+    session_id: str
+
+
+_STATUS: tuple[tuple[type[AdkError], int], ...] = (
+    (SessionNotFoundError, 404), (UnknownAppError, 404), (NotFoundError, 404), (SessionExistsError, 409),
+    (SessionBusyError, 409), (LimitExceededError, 413), (InvalidRequestError, 400), (ArtifactError, 400),
+    (HostError, 503), (RunFailedError, 500))
+
+
+def _status_of(error: AdkError) -> int:
+    return next((status for kind, status in _STATUS if isinstance(error, kind)), 500)
+
+
+def _detail_of(error: AdkError) -> str:
+    if isinstance(error, SessionNotFoundError):
+        return "Session not found"
+    if isinstance(error, RunFailedError):
+        return f"{error.reason}: {error.detail}" if error.detail else error.reason
+    return str(error)
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """An event as google-adk sends it: camelCase, None fields omitted."""
+    data: dict[str, Any] = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return data
+
+
+def session_json(info: SessionInfo) -> dict[str, Any]:
+    return {"id": info.id, "appName": info.app_name, "userId": info.user_id, "state": info.state,
+            "events": [event_json(e) for e in info.events], "lastUpdateTime": info.last_update_time}
+
+
+def part_json(part: Part) -> dict[str, Any]:
+    data: dict[str, Any] = part.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return data
+
+
+def create_app(host: Any, apps: dict[str, str], section: HttpSection,
+               describe: Callable[[str], dict[str, Any]] | None = None) -> Any:
+    """The API for ``host``'s ``apps`` (name -> agent import path), guarded as
+    ``section`` says (:mod:`adk_actors.http._guard`). ``describe(app)`` gives the app's
+    root agent name and description for ``/list-apps?detailed=true``."""
+    runners: dict[str, Any] = {}
+
+    def runner(app: str) -> Any:
+        if app not in apps:
+            raise UnknownAppError(f"unknown app {app!r}; known apps: {sorted(apps)}")
+        if app not in runners:
+            runners[app] = host.runner(app)
+        return runners[app]
+
+    def allowed(request: Request, user: str) -> None:
+        principal = request.state.principal
+        if principal != OPERATOR and principal != user:
+            raise HTTPException(403, "this token may not act for that user")
+
+    api = FastAPI(title="adk-actors", version=__version__,
+                  description="google-adk's HTTP API, served by an adk-actors host.")
+
+    @api.exception_handler(AdkError)
+    async def adk_error(request: Request, error: AdkError) -> JSONResponse:
+        return JSONResponse({"detail": _detail_of(error)}, status_code=_status_of(error))
+
+    @api.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @api.get("/version")
+    def version() -> dict[str, str]:
+        return {"version": __version__, "language": "python", "language_version": platform.python_version()}
+
+    @api.get("/list-apps")
+    def list_apps(detailed: bool = False, relative_path: str | None = None) -> Any:
+        if not detailed:
+            return sorted(apps)
+        rows = []
+        for name in sorted(apps):
+            about = describe(name) if describe is not None else {}
+            rows.append({"name": name, "rootAgentName": about.get("root_agent_name", ""),
+                         "description": about.get("description", ""), "language": "python",
+                         "isComputerUse": False, "agents": None})
+        return {"apps": rows}
+
+    sessions = "/apps/{app}/users/{user}/sessions"
+
+    @api.post(sessions)
+    def create_session(app: str, user: str, request: Request,
+                       body: Annotated[CreateSessionBody | None, Body()] = None) -> Any:
+        allowed(request, user)
+        state = {k: v for k, v in (body.state or {}).items() if not k.startswith("temp:")} if body else {}
+        try:
+            info = runner(app).create_session(user, body.session_id if body else None, state)
+        except SessionExistsError:
+            raise HTTPException(409, f"Session already exists: {body.session_id if body else ''}") from None
+        return session_json(info)
+
+    @api.get(sessions)
+    def list_sessions(app: str, user: str, request: Request) -> Any:
+        allowed(request, user)
+        return [session_json(info) for info in runner(app).list_sessions(user)]
+
+    @api.get(sessions + "/{session_id}")
+    def get_session(app: str, user: str, session_id: str, request: Request) -> Any:
+        allowed(request, user)
+        return session_json(runner(app).get_session(user, session_id))
+
+    @api.patch(sessions + "/{session_id}")
+    def patch_session(app: str, user: str, session_id: str, body: PatchSessionBody, request: Request) -> Any:
+        allowed(request, user)
+        return session_json(runner(app).update_state(user, session_id, body.state_delta))
+
+    @api.delete(sessions + "/{session_id}")
+    def delete_session(app: str, user: str, session_id: str, request: Request) -> None:
+        allowed(request, user)
+        try:
+            runner(app).delete_session(user, session_id)
+        except SessionNotFoundError:
+            pass  # as google-adk: deleting an unknown session is not an error
+
+    def prepare(body: RunAgentRequest, request: Request) -> tuple[Any, Content, RunConfig]:
+        allowed(request, body.user_id)
+        run = runner(body.app_name)
+        if body.new_message is None:
+            raise HTTPException(422, "newMessage is required")
+        try:
+            message = Content.model_validate(body.new_message)
+        except ValidationError as exc:
+            raise HTTPException(422, f"newMessage is not a Content: {exc.errors()[0]['msg']}") from None
+        if body.state_delta:
+            run.update_state(body.user_id, body.session_id, body.state_delta)
+        mode = StreamingMode.SSE if body.streaming else StreamingMode.NONE
+        return run, message, RunConfig(streaming_mode=mode, custom_metadata=body.custom_metadata)
+
+    @api.post("/run")
+    def run_agent(body: RunAgentRequest, request: Request) -> Any:
+        run, message, config = prepare(body, request)
+        events = list(run.run(body.user_id, body.session_id, message, run_config=config))
+        return [event_json(e) for e in events[1:] if not e.partial]  # the user's event is not an answer
+
+    @api.post("/run_sse")
+    async def run_sse(body: RunAgentRequest, request: Request) -> Any:
+        run, message, config = await run_in_threadpool(prepare, body, request)
+        events = run.run_async(body.user_id, body.session_id, message, run_config=config)
+        await anext(events)  # the user's event: the run was accepted (or this raises, before any stream)
+        return StreamingResponse(_sse(events), media_type="text/event-stream")
+
+    artifacts = sessions + "/{session_id}/artifacts"
+
+    @api.get(artifacts)
+    def list_artifacts(app: str, user: str, session_id: str, request: Request) -> Any:
+        allowed(request, user)
+        return runner(app).list_artifacts(user, session_id)
+
+    @api.post(artifacts)
+    def save_artifact(app: str, user: str, session_id: str, body: SaveArtifactBody, request: Request) -> Any:
+        allowed(request, user)
+        try:
+            part = Part.model_validate(body.artifact)
+        except ValidationError as exc:
+            raise HTTPException(422, f"artifact is not a Part: {exc.errors()[0]['msg']}") from None
+        version = runner(app).save_artifact(user, session_id, body.filename, part)
+        return {"version": version, "customMetadata": body.custom_metadata or {},
+                "mimeType": part.inline_data.mime_type if part.inline_data is not None else "text/plain"}
+
+    def load(app: str, user: str, session_id: str, name: str, version: int | None) -> Any:
+        part = runner(app).load_artifact(user, session_id, name, version)
+        if part is None:
+            raise HTTPException(404, "Artifact not found")
+        return part_json(part)
+
+    @api.get(artifacts + "/{name}/versions")
+    def artifact_versions(app: str, user: str, session_id: str, name: str, request: Request) -> Any:
+        allowed(request, user)
+        return runner(app).artifact_versions(user, session_id, name)
+
+    @api.get(artifacts + "/{name}/versions/{version}")
+    def artifact_version(app: str, user: str, session_id: str, name: str, version: str, request: Request) -> Any:
+        allowed(request, user)
+        if version != "latest" and not version.isdigit():
+            raise HTTPException(422, "version must be a number or 'latest'")
+        return load(app, user, session_id, name, None if version == "latest" else int(version))
+
+    @api.get(artifacts + "/{name}")
+    def get_artifact(app: str, user: str, session_id: str, name: str, request: Request,
+                     version: Annotated[int | None, Query(ge=0)] = None) -> Any:
+        allowed(request, user)
+        return load(app, user, session_id, name, version)
+
+    @api.delete(artifacts + "/{name}")
+    def delete_artifact(app: str, user: str, session_id: str, name: str, request: Request) -> None:
+        allowed(request, user)
+        runner(app).delete_artifact(user, session_id, name)
+
+    @api.patch("/apps/{app}/users/{user}/memory")
+    def add_to_memory(app: str, user: str, body: MemoryBody, request: Request) -> None:
+        allowed(request, user)
+        runner(app).add_session_to_memory(user, body.session_id)
+
+    add_console(api, host, sorted(apps), runner, allowed)
+    guarded: Any = Guard(api, section)
+    if section.allow_origins:
+        guarded = CORSMiddleware(guarded, allow_origins=section.allow_origins, allow_methods=["*"],
+                                 allow_headers=["*"])
+    return guarded
+
+
+async def _sse(events: AsyncIterator[Event]) -> AsyncIterator[str]:
+    """One ``data:`` line per event, compact JSON, a blank line after each; a run that
+    fails ends with google-adk's error line."""
+    try:
+        async for event in events:
+            yield f"data: {json.dumps(event_json(event), separators=(',', ':'))}\n\n"
+    except AdkError as error:
+        kind = error.error_type if isinstance(error, RunFailedError) and error.error_type else type(error).__name__
+        text = _detail_of(error)
+        line = {"error": f"{kind}: {text}",
+                "error_details": {"error_type": kind, "error_message": text}}
+        yield f"data: {json.dumps(line)}\n\n"

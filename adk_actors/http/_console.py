@@ -1,0 +1,128 @@
+"""The web console's routes: the page itself, and what it needs besides google-adk's API.
+
+* ``GET /``: the console (one HTML page, a stylesheet and a script, no build step).
+* ``GET /console/api/whoami``: the request's principal, and whether it is an operator.
+* ``GET /console/api/tree`` (operators): the live supervision tree, one row per actor
+  (path, status, pid, restarts), and every model's circuit breaker.
+* ``POST /console/api/kill`` (operators): ``{"path": ...}``: SIGKILL that actor, as
+  ``adk-actors chaos kill`` does; its supervisor restarts it.
+* ``GET /apps/{app}/users/{user}/approvals``: the user's pending approvals.
+* ``POST /apps/{app}/users/{user}/approvals/{id}``: ``{"approve": bool, "reason"?}``.
+* ``PUT /apps/{app}/users/{user}/credentials/{key}``: ``{"accessToken", "expiresIn"?}``
+  or ``{"apiKey"}``: the answer to a tool's credential request.
+
+A user reaches only their own approvals and credentials (403 otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic.alias_generators import to_camel
+
+from ..chaos import tree_rows
+from ..runtime import Credential
+from ._guard import OPERATOR
+
+__all__ = ["add_console"]
+
+_FILES = resources.files("adk_actors.http") / "console"
+_TYPES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+
+
+class KillBody(BaseModel):
+    path: str
+
+
+class DecisionBody(BaseModel):
+    approve: bool
+    reason: str = ""
+
+
+class CredentialBody(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    access_token: str | None = None
+    expires_in: float | None = None
+    api_key: str | None = None
+
+
+def add_console(api: FastAPI, host: Any, apps: list[str], runner: Any, allowed: Any) -> None:
+    """Add the console's routes to ``api`` for ``host``'s ``apps``; ``runner(app)`` gives
+    an app's Runner and ``allowed(request, user)`` refuses a request that may not act
+    for ``user``."""
+
+    def rows() -> list[dict[str, Any]]:
+        with host.system.private() as endpoint:
+            return tree_rows(host, endpoint=endpoint)
+
+    def operator(request: Request) -> None:
+        if request.state.principal != OPERATOR:
+            raise HTTPException(403, "only an operator token may see or touch the supervision tree")
+
+    @api.get("/", include_in_schema=False)
+    def page() -> HTMLResponse:
+        return HTMLResponse((_FILES / "index.html").read_text(), headers={"cache-control": "no-store"})
+
+    @api.get("/console/{name}", include_in_schema=False)
+    def asset(name: str) -> Response:
+        if name not in _TYPES:
+            raise HTTPException(404, "Not Found")
+        return Response((_FILES / name).read_text(), media_type=_TYPES[name])
+
+    @api.get("/console/api/whoami")
+    def whoami(request: Request) -> dict[str, Any]:
+        principal = request.state.principal
+        return {"principal": principal, "operator": principal == OPERATOR}
+
+    @api.get("/console/api/tree")
+    def tree(request: Request) -> dict[str, Any]:
+        operator(request)
+        breakers: dict[str, Any] = {}
+        try:
+            breakers = runner(apps[0]).breaker_states() if apps else {}
+        except Exception:  # the breaker actor is restarting: the tree shows it
+            breakers = {}
+        return {"rows": rows(), "breakers": breakers, "time": time.time()}
+
+    @api.post("/console/api/kill")
+    def kill(body: KillBody, request: Request) -> dict[str, Any]:
+        operator(request)
+        target = next((r for r in rows() if r["path"] == body.path and r["pid"]), None)
+        if target is None:
+            raise HTTPException(404, f"no running actor {body.path!r}")
+        os.kill(target["pid"], signal.SIGKILL)
+        return {"killed": target["pid"], "path": body.path}
+
+    @api.get("/apps/{app}/users/{user}/approvals")
+    def approvals(app: str, user: str, request: Request) -> list[dict[str, Any]]:
+        allowed(request, user)
+        return [{"id": a.id, "sessionId": a.session_id, "agent": a.agent, "tool": a.tool, "args": a.args,
+                 "hint": a.hint, "status": a.status} for a in runner(app).approvals(user)]
+
+    @api.post("/apps/{app}/users/{user}/approvals/{approval_id}")
+    def decide(app: str, user: str, approval_id: str, body: DecisionBody, request: Request) -> dict[str, Any]:
+        allowed(request, user)
+        run = runner(app)
+        if not any(a.id == approval_id for a in run.approvals(user, status=None)):
+            raise HTTPException(404, "Approval not found")
+        decided = run.approve(approval_id) if body.approve else run.deny(approval_id, body.reason or "denied")
+        return {"id": approval_id, "status": getattr(decided, "status", "approved" if body.approve else "denied")}
+
+    @api.put("/apps/{app}/users/{user}/credentials/{key}")
+    def put_credential(app: str, user: str, key: str, body: CredentialBody, request: Request) -> None:
+        allowed(request, user)
+        if body.access_token:
+            credential = Credential(kind="oauth2", access_token=SecretStr(body.access_token),
+                                    expires_at=time.time() + body.expires_in if body.expires_in else None)
+        elif body.api_key:
+            credential = Credential(kind="api_key", api_key=SecretStr(body.api_key))
+        else:
+            raise HTTPException(422, "give accessToken or apiKey")
+        runner(app).put_credential(user, key, credential)

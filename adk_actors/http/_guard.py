@@ -1,0 +1,151 @@
+"""What every request passes before a route sees it (an ASGI middleware).
+
+In order, for HTTP and WebSocket requests:
+
+1. **Host guard** (DNS rebinding): bound to loopback, a ``Host`` header that names
+   anything but a loopback host is refused, 403 ``Forbidden: host not allowed``.
+2. **Origin guard** (google-adk's): a request with an ``Origin`` that is neither the
+   server's own origin nor one of ``allow_origins`` is refused, 403
+   ``Forbidden: origin not allowed``. Requests without ``Origin`` (curl, SDKs) pass.
+3. **Authentication**, when tokens are configured: ``Authorization: Bearer <token>``
+   is compared in constant time with every configured token; none or a wrong one is
+   401. The token's user (``"*"``: an operator) becomes ``scope["state"]["principal"]``;
+   without tokens (loopback only) everyone is an operator. ``/health`` needs no token.
+4. **Body limit**: a declared ``Content-Length`` over ``max_body_bytes`` is 413 at
+   once; otherwise the body is read here, and one that grows past the limit is 413
+   before any route sees a byte of it (the route then reads the buffered body).
+
+A WebSocket refused by a guard is closed with code 1008 before it is accepted.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from ..config import HttpSection
+
+__all__ = ["OPERATOR", "Guard"]
+
+OPERATOR = "*"
+_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]", "::1"}
+_OPEN_PATHS = {"/health"}
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+def _host_name(host_header: str) -> str:
+    if host_header.startswith("["):  # [::1]:port
+        return host_header.split("]", 1)[0] + "]"
+    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+class Guard:
+    def __init__(self, app: Any, section: HttpSection) -> None:
+        self.app = app
+        self.section = section
+        self.tokens = [(token.encode(), user) for token, user in section.tokens.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            status, text, extra = refusal
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008, "reason": text})
+                return
+            await _plain(send, status, text, extra)
+            return
+        if scope["type"] == "http":
+            declared = headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > self.section.max_body_bytes:
+                await _detail(send, 413, f"the request body is over {self.section.max_body_bytes} bytes")
+                return
+            buffered = await self._read_body(receive)
+            if buffered is None:
+                await _detail(send, 413, f"the request body is over {self.section.max_body_bytes} bytes")
+                return
+            await self.app(scope, _replay(buffered, receive), send)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, dict[str, str]] | None:
+        host = headers.get("host", "")
+        if self.section.loopback and _host_name(host) not in _LOOPBACK_NAMES:
+            return 403, "Forbidden: host not allowed", {}
+        origin = headers.get("origin")
+        if origin is not None:
+            own = {f"http://{host}", f"https://{host}"}
+            if origin not in own and origin not in self.section.allow_origins:
+                return 403, "Forbidden: origin not allowed", {}
+        principal = self._principal(headers)
+        if principal is None and scope["path"] not in _OPEN_PATHS:
+            return 401, "Unauthorized: a bearer token is required", {"www-authenticate": "Bearer"}
+        scope.setdefault("state", {})["principal"] = principal
+        return None
+
+    def _principal(self, headers: dict[str, str]) -> str | None:
+        """The user a request's token maps to (OPERATOR without tokens), or None."""
+        if not self.tokens:
+            return OPERATOR
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            return None
+        found = None
+        for token, user in self.tokens:  # every token compared, in constant time
+            if hmac.compare_digest(token, given.strip().encode()):
+                found = user
+        return found
+
+    async def _read_body(self, receive: Receive) -> bytes | None:
+        """The whole request body, or None once it is over the limit (or the client left)."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.section.max_body_bytes:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives ``body`` first, then whatever the client sends next (its
+    disconnect, which streaming routes watch for)."""
+    given = False
+
+    async def replayed() -> MutableMapping[str, Any]:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _plain(send: Send, status: int, text: str, extra: dict[str, str]) -> None:
+    body = text.encode()
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    headers += [(key.encode(), value.encode()) for key, value in extra.items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _detail(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

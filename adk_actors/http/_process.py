@@ -1,0 +1,93 @@
+"""The HTTP server's own process: ``python -m adk_actors.http``.
+
+In order: read the launch settings (JSON, one line) from stdin, so tokens never
+appear on a command line; die with the actor that started it (``PR_SET_PDEATHSIG``,
+set before exec); attach to the host's actor system as an external client
+(``Host.connect``); bind the listening socket, retrying for up to 5 s while a
+previous server's socket is still going away; print ``READY <port>`` on stdout; serve
+with uvicorn until SIGTERM. Any failure before ``READY`` is printed on stderr and
+exits 1, which the actor reports as a failed start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import importlib
+import json
+import socket
+import sys
+import time
+from typing import Any
+
+import uvicorn
+
+from ..config import HttpSection
+from ..runtime import Host
+from ._app import create_app
+
+__all__ = ["main"]
+
+BIND_RETRY = 5.0
+
+
+def _describe(apps: dict[str, str]) -> Any:
+    """``describe(app)``: the root agent's name and description, imported lazily."""
+    cache: dict[str, dict[str, Any]] = {}
+
+    def describe(app: str) -> dict[str, Any]:
+        if app not in cache:
+            try:
+                module, _, attr = apps[app].partition(":")
+                agent = getattr(importlib.import_module(module), attr)
+                agent = getattr(agent, "root_agent", agent)  # an App holds its root agent
+                cache[app] = {"root_agent_name": agent.name, "description": getattr(agent, "description", "")}
+            except Exception:
+                cache[app] = {}
+        return cache[app]
+
+    return describe
+
+
+def _bind(address: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    deadline = time.monotonic() + BIND_RETRY
+    while True:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((address, port))
+            sock.listen(1024)
+            sock.set_inheritable(True)
+            return sock
+        except OSError as exc:
+            sock.close()
+            if exc.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
+def main() -> int:
+    launch = json.loads(sys.stdin.readline())
+    section = HttpSection.model_validate(launch["http"])
+    sys.path[:0] = launch.get("path", [])
+    try:
+        host = Host.connect(int(launch["admin_port"]), launch["admin_address"])
+        sock = _bind(section.address, section.port)
+    except Exception as exc:
+        print(f"the HTTP server cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        return 1
+    app = create_app(host, dict(launch["apps"]), section, _describe(dict(launch["apps"])))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                           timeout_graceful_shutdown=5))
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.01)
+        if server.started:
+            print(f"READY {sock.getsockname()[1]}", flush=True)
+        await task
+
+    asyncio.run(serve())
+    return 0

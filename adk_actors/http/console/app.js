@@ -1,0 +1,301 @@
+// The adk-actors console: chat over /run_sse, sessions, state, artifacts, approvals,
+// and the live supervision tree. Plain JavaScript against the host's HTTP API.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  app: null, session: null, operator: false, busy: false,
+  user: localStorage.getItem("adk-user") || "user",
+  token: localStorage.getItem("adk-token") || "",
+};
+
+function element(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+async function api(path, options = {}) {
+  const headers = { ...(options.headers || {}) };
+  if (ui.token) headers.authorization = `Bearer ${ui.token}`;
+  if (options.json !== undefined) {
+    headers["content-type"] = "application/json";
+    options.body = JSON.stringify(options.json);
+  }
+  const response = await fetch(path, { ...options, headers });
+  if (!response.ok) {
+    let detail = response.statusText;
+    try { detail = (await response.json()).detail || detail; } catch (_) { /* not JSON */ }
+    throw new Error(`${response.status}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
+  }
+  return options.raw ? response : response.json();
+}
+
+function remember() {  // the page's URL names the app and session, so a reload comes back to them
+  const params = new URLSearchParams({ app: ui.app });
+  if (ui.session) params.set("session", ui.session);
+  history.replaceState(null, "", `?${params}`);
+}
+
+const base = () => `/apps/${encodeURIComponent(ui.app)}/users/${encodeURIComponent(ui.user)}`;
+
+// -- conversation ---------------------------------------------------------------------
+
+const live = new Map(); // event id -> the <li> showing a streamed answer
+
+function describeCall(call) {
+  return `→ ${call.name}(${JSON.stringify(call.args || {})})`;
+}
+
+function renderEvent(event) {
+  const parts = (event.content && event.content.parts) || [];
+  const fromUser = event.author === "user" && !parts.some((p) => p.functionResponse);
+  const item = element("li", { class: fromUser ? "from-user" : "from-agent", "data-event": event.id });
+  item.append(element("span", { class: "author" }, event.author));
+  if (event.errorCode) {
+    item.classList.add("error");
+    item.append(element("div", { class: "bubble" }, `${event.errorCode}: ${event.errorMessage || ""}`));
+  }
+  for (const part of parts) {
+    if (part.text && !part.thought) item.append(element("div", { class: "bubble" }, part.text));
+    if (part.functionCall) item.append(element("div", { class: "tool" }, describeCall(part.functionCall)));
+    if (part.functionResponse) {
+      const fr = part.functionResponse;
+      item.append(element("div", { class: "tool" }, `← ${fr.name}: ${JSON.stringify(fr.response)}`));
+    }
+  }
+  const actions = event.actions || {};
+  if (actions.transferToAgent) item.append(element("div", { class: "transfer" }, `⇢ transfer to ${actions.transferToAgent}`));
+  for (const [callId, config] of Object.entries(actions.requestedAuthConfigs || {})) {
+    item.append(credentialForm(callId, config));
+  }
+  if (!event.content && !event.errorCode && actions.stateDelta && Object.keys(actions.stateDelta).length) {
+    item.append(element("div", { class: "tool" }, `state ← ${JSON.stringify(actions.stateDelta)}`));
+  }
+  return item;
+}
+
+function credentialForm(callId, config) {
+  const key = config.credential_key || config.credentialKey || callId;
+  const input = element("input", { type: "password", placeholder: "access token", "aria-label": `token for ${key}` });
+  const form = element("form", { class: "credential" },
+    element("div", {}, `The agent needs your credential "${key}". Paste a token, then ask again.`), input,
+    element("button", { type: "submit" }, "Store credential"));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    await api(`${base()}/credentials/${encodeURIComponent(key)}`,
+      { method: "PUT", json: { accessToken: input.value, expiresIn: 3600 } });
+    form.replaceWith(element("div", { class: "muted" }, `credential "${key}" stored`));
+  });
+  return form;
+}
+
+function showEvent(event) {
+  const list = $("events");
+  const text = event.partial ? ((event.content && event.content.parts) || []).map((p) => p.text || "").join("") : null;
+  if (event.partial) {
+    let item = live.get(event.id);
+    if (!item) {
+      item = element("li", { class: "from-agent partial", "data-event": event.id },
+        element("span", { class: "author" }, event.author), element("div", { class: "bubble" }, ""));
+      live.set(event.id, item);
+      list.append(item);
+    }
+    item.querySelector(".bubble").textContent += text;
+  } else {
+    const item = renderEvent(event);
+    const streamed = live.get(event.id);
+    if (streamed) { streamed.replaceWith(item); live.delete(event.id); } else list.append(item);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+async function send(text) {
+  if (!ui.session) await newSession(text);
+  ui.busy = true;
+  $("send").disabled = true;
+  showEvent({ author: "user", id: `local-${Date.now()}`, content: { role: "user", parts: [{ text }] } });
+  try {
+    const response = await api("/run_sse", { method: "POST", raw: true, json: {
+      appName: ui.app, userId: ui.user, sessionId: ui.session, streaming: $("streaming").checked,
+      newMessage: { role: "user", parts: [{ text }] } } });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        if (!frame.startsWith("data: ")) continue;
+        const data = JSON.parse(frame.slice(6));
+        if (data.error) showEvent({ author: "host", id: `error-${Date.now()}`, errorCode: "error", errorMessage: data.error });
+        else showEvent(data);
+      }
+    }
+  } catch (error) {
+    showEvent({ author: "host", id: `error-${Date.now()}`, errorCode: "error", errorMessage: error.message });
+  } finally {
+    ui.busy = false;
+    $("send").disabled = false;
+    await Promise.all([loadSessions(), refreshDetails()]);
+  }
+}
+
+// -- sessions, state, artifacts --------------------------------------------------------
+
+async function loadSessions() {
+  const list = $("sessions");
+  let sessions = [];
+  try { sessions = await api(`${base()}/sessions`); } catch (error) { list.replaceChildren(element("li", { class: "muted" }, error.message)); return; }
+  sessions.sort((a, b) => b.lastUpdateTime - a.lastUpdateTime);
+  list.replaceChildren(...sessions.map((s) => element("li", { class: s.id === ui.session ? "current" : "" },
+    element("button", { type: "button", onclick: () => openSession(s.id), title: s.id },
+      (s.state.__session_metadata__ && s.state.__session_metadata__.displayName) || s.id),
+    element("button", { type: "button", class: "danger", "aria-label": `delete session ${s.id}`,
+      onclick: () => deleteSession(s.id) }, "✕"))));
+  if (!sessions.length) list.append(element("li", { class: "muted" }, "no sessions yet"));
+}
+
+async function newSession(firstText) {
+  const name = firstText ? (firstText.length > 47 ? `${firstText.slice(0, 47)}...` : firstText) : "new session";
+  const session = await api(`${base()}/sessions`, { method: "POST", json: { state: { __session_metadata__: { displayName: name } } } });
+  await openSession(session.id);
+}
+
+async function openSession(id) {
+  ui.session = id;
+  remember();
+  live.clear();
+  const session = await api(`${base()}/sessions/${encodeURIComponent(id)}`);
+  $("chat-title").textContent = `Conversation ${id}`;
+  $("events").replaceChildren(...session.events.map(renderEvent));
+  await Promise.all([loadSessions(), refreshDetails(session)]);
+}
+
+async function deleteSession(id) {
+  await api(`${base()}/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
+  if (ui.session === id) { ui.session = null; $("events").replaceChildren(); remember(); }
+  await loadSessions();
+}
+
+function download(name, part) {
+  let blob;
+  if (part.inlineData) {
+    const binary = atob(part.inlineData.data.replace(/-/g, "+").replace(/_/g, "/"));
+    blob = new Blob([Uint8Array.from(binary, (c) => c.charCodeAt(0))], { type: part.inlineData.mimeType });
+  } else blob = new Blob([part.text || ""], { type: "text/plain" });
+  const link = element("a", { href: URL.createObjectURL(blob), download: name });
+  link.click();
+}
+
+async function refreshDetails(session) {
+  if (!ui.session) { $("state").textContent = "{}"; $("artifacts").replaceChildren(); return; }
+  const current = session || await api(`${base()}/sessions/${encodeURIComponent(ui.session)}`);
+  $("state").textContent = JSON.stringify(current.state, null, 2);
+  const where = `${base()}/sessions/${encodeURIComponent(ui.session)}/artifacts`;
+  const names = await api(where);
+  const items = [];
+  for (const name of names) {
+    const versions = await api(`${where}/${encodeURIComponent(name)}/versions`);
+    items.push(element("li", {}, `${name} `, ...versions.map((v) => element("button", { type: "button",
+      onclick: async () => download(name, await api(`${where}/${encodeURIComponent(name)}?version=${v}`)) }, `v${v}`))));
+  }
+  $("artifacts").replaceChildren(...(items.length ? items : [element("li", { class: "muted" }, "none")]));
+}
+
+// -- approvals and the tree (polled) --------------------------------------------------
+
+async function refreshApprovals() {
+  if (!ui.app) return;
+  let pending = [];
+  try { pending = await api(`${base()}/approvals`); } catch (_) { return; }
+  const list = $("approvals");
+  list.replaceChildren(...pending.map((a) => element("li", { class: "approval", "data-approval": a.id },
+    element("div", {}, `${a.agent} wants to call `, element("span", { class: "tool" }, `${a.tool}(${JSON.stringify(a.args)})`)),
+    element("div", { class: "muted" }, a.hint || ""),
+    element("button", { type: "button", class: "primary", onclick: () => decide(a.id, true) }, "Approve"), " ",
+    element("button", { type: "button", class: "danger", onclick: () => decide(a.id, false) }, "Deny"))));
+  if (!pending.length) list.append(element("li", { class: "muted" }, "none waiting"));
+}
+
+async function decide(id, approve) {
+  await api(`${base()}/approvals/${encodeURIComponent(id)}`, { method: "POST", json: { approve } });
+  await refreshApprovals();
+}
+
+async function refreshTree() {
+  if (!ui.operator) return;
+  let tree;
+  try { tree = await api("/console/api/tree"); } catch (error) { $("tree-note").textContent = error.message; return; }
+  $("tree-note").textContent = "live; kill an actor and watch it come back";
+  $("tree").tBodies[0].replaceChildren(...tree.rows.map((row) => element("tr", { "data-path": row.path },
+    element("td", { style: `padding-left:${0.3 + row.depth}rem`, title: row.path },
+      row.id + (row.pooled !== undefined ? ` (pool ${row.pooled})` : "")),
+    element("td", { class: `status-${row.status}` }, row.status),
+    element("td", { class: "pid" }, row.pid ? String(row.pid) : "-"),
+    element("td", {}, String(row.restarts)),
+    element("td", {}, row.pid ? element("button", { type: "button", class: "danger", "aria-label": `kill ${row.path}`,
+      onclick: () => kill(row.path) }, "kill") : ""))));
+  $("breakers").replaceChildren(...Object.entries(tree.breakers).map(([model, b]) =>
+    element("li", { class: "muted" }, `breaker ${model}: ${b.state || JSON.stringify(b)}`)));
+}
+
+async function kill(path) {
+  await api("/console/api/kill", { method: "POST", json: { path } });
+  await refreshTree();
+}
+
+// -- start -------------------------------------------------------------------------------
+
+async function start() {
+  $("user").value = ui.user;
+  $("token").value = ui.token;
+  $("user").addEventListener("change", async () => {
+    ui.user = $("user").value.trim() || "user";
+    localStorage.setItem("adk-user", ui.user);
+    ui.session = null; $("events").replaceChildren();
+    await loadSessions();
+  });
+  $("token").addEventListener("change", () => { localStorage.setItem("adk-token", $("token").value); location.reload(); });
+  $("new-session").addEventListener("click", () => newSession());
+  $("composer").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("message").value.trim();
+    if (!text || ui.busy) return;
+    $("message").value = "";
+    send(text);
+  });
+  let me;
+  try { me = await api("/console/api/whoami"); } catch (error) { $("whoami").textContent = error.message; return; }
+  ui.operator = me.operator;
+  $("whoami").textContent = me.operator ? "operator" : `signed in as ${me.principal}`;
+  if (!me.operator) { ui.user = me.principal; $("user").value = ui.user; $("user").disabled = true; }
+  $("tree-section").hidden = !me.operator;
+  const apps = await api("/list-apps");
+  const params = new URLSearchParams(location.search);
+  const wanted = params.get("app");
+  $("app").replaceChildren(...apps.map((a) => element("option", { value: a }, a)));
+  ui.app = apps.includes(wanted) ? wanted : apps[0];
+  $("app").value = ui.app;
+  $("app").addEventListener("change", async () => {
+    ui.app = $("app").value; ui.session = null; $("events").replaceChildren();
+    remember();
+    await Promise.all([loadSessions(), refreshDetails(), refreshApprovals()]);
+  });
+  remember();
+  await Promise.all([loadSessions(), refreshApprovals(), refreshTree()]);
+  if (params.get("session")) await openSession(params.get("session")).catch(() => { ui.session = null; remember(); });
+  setInterval(refreshApprovals, 1000);
+  setInterval(refreshTree, 1000);
+}
+
+start();

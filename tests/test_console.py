@@ -1,0 +1,122 @@
+"""The web console in a real browser (Debian's chromium driven by Playwright) against a
+real ``adk-actors serve``: chat with streaming, a tool call drawn, a payment approved from
+the approvals panel, an actor killed from the live tree and seen coming back, and the
+page on a phone-sized screen. Screenshots go to the test's directory."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import serving
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+
+APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
+        'hitl = "examples.hitl.agent:root_agent"\n'
+        'streaming = "runtime_agents:streaming_agent"\n')
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    with serving(tmp_path_factory.mktemp("console"), apps=APPS) as info:
+        yield info
+
+
+@pytest.fixture
+def page(served: dict[str, Any]) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            tab = context.new_page()
+            errors: list[str] = []
+            tab.on("pageerror", lambda error: errors.append(str(error)))
+            yield tab
+            assert errors == [], f"the page raised: {errors}"
+        finally:
+            browser.close()
+
+
+def test_chat_streams_and_draws_tool_calls(page: Any, served: dict[str, Any], tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(served["url"] + "/?app=weather_bot")
+    expect(page.locator("#whoami")).to_have_text("operator")
+    page.fill("#message", "What's the weather in Paris?")
+    page.click("#send")
+    expect(page.locator("#events .tool").first).to_contain_text("→ get_weather")
+    expect(page.locator("#events .bubble").last).to_have_text("It is 21 °C and clear in Paris.")
+    expect(page.locator("#state")).to_contain_text('"last_city": "Paris"')
+    expect(page.locator("#sessions li")).to_have_count(1)
+    page.screenshot(path=str(tmp_path / "chat.png"))
+
+    page.select_option("#app", "streaming")
+    page.fill("#message", "slow tokens")
+    page.click("#send")
+    streamed = page.locator("#events li.partial .bubble")
+    expect(streamed).to_have_text("You said: ", timeout=5000)  # the first token, before the rest exists
+    expect(page.locator("#events li.from-agent .bubble").last).to_have_text("You said: slow tokens.", timeout=10000)
+    expect(page.locator("#events li.partial")).to_have_count(0)  # the final event replaced the streamed one
+    page.reload()  # the URL names the app and the session: the conversation comes back from the host
+    expect(page.locator("#app")).to_have_value("streaming")
+    expect(page.locator("#events li.from-agent .bubble").last).to_have_text("You said: slow tokens.")
+    expect(page.locator("#events li.from-user .bubble").first).to_have_text("slow tokens")
+
+
+def test_a_payment_waits_for_the_approve_button(page: Any, served: dict[str, Any], tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(served["url"] + "/?app=hitl")
+    page.fill("#message", "pay 100 to bob")
+    page.click("#send")
+    approval = page.locator("#approvals .approval")
+    expect(approval).to_contain_text("wire_money", timeout=10000)
+    page.screenshot(path=str(tmp_path / "approval.png"))
+    approval.get_by_role("button", name="Approve").click()
+    expect(page.locator("#events .bubble").last).to_have_text("Sent 100 to bob (ref TX-100-BOB).", timeout=15000)
+    expect(page.locator("#approvals .approval")).to_have_count(0)
+
+
+def test_kill_an_actor_from_the_tree_and_watch_it_come_back(page: Any, served: dict[str, Any],
+                                                           tmp_path: Path) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(served["url"] + "/")
+    row = page.locator('#tree tr[data-path="services/memory"]')
+    expect(row.locator("td.pid")).to_have_text(lambda_text_is_pid(), timeout=10000)
+    before = row.locator("td.pid").inner_text()
+    page.screenshot(path=str(tmp_path / "tree-before.png"))
+    row.get_by_role("button", name="kill services/memory").click()
+    expect(row.locator("td.pid")).not_to_have_text(before, timeout=10000)
+    expect(row.locator("td.status-running")).to_have_count(1, timeout=10000)
+    assert row.locator("td.pid").inner_text().isdigit()
+    page.screenshot(path=str(tmp_path / "tree-after.png"))
+
+
+def test_the_console_fits_a_phone(served: dict[str, Any], tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+            phone.goto(served["url"] + "/?app=weather_bot")
+            expect(phone.locator("#message")).to_be_visible()
+            width = phone.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+            phone.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def lambda_text_is_pid() -> Any:
+    import re
+
+    return re.compile(r"^\d+$")

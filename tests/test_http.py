@@ -1,0 +1,306 @@
+"""The host's HTTP front door (issue 21), through a real ``adk-actors serve``: google-adk's
+routes and wire shapes (checked with google-adk's own client and models), SSE framing,
+the origin/host guard, bearer tokens that keep users apart, bad input, and the server
+coming back after kill -9."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import ROOT, serving
+
+from adk_actors.runtime import Host
+from supervision import children_of, process_alive
+from supervision.testing import wait_until
+
+APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
+        'streaming = "runtime_agents:streaming_agent"\n'
+        'notes = "runtime_agents:notes_agent"\n')
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    with serving(tmp_path_factory.mktemp("http"), apps=APPS) as info:
+        assert info["url"], info["out"].read_text()
+        yield info
+
+
+@pytest.fixture
+def client(served: dict[str, Any]) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=served["url"], timeout=30) as http:
+        yield http
+
+
+def no_nulls(value: Any) -> bool:
+    """google-adk omits None fields: no null anywhere in a session or event."""
+    if isinstance(value, dict):
+        return all(v is not None and no_nulls(v) for v in value.values())
+    if isinstance(value, list):
+        return all(no_nulls(v) for v in value)
+    return True
+
+
+def sse_events(body: bytes) -> list[dict[str, Any]]:
+    """Parse an SSE body, asserting google-adk's framing: only ``data:`` lines, each a
+    compact JSON object, each followed by a blank line."""
+    text = body.decode()
+    assert text.endswith("\n\n") and "\r" not in text
+    frames = text[:-2].split("\n\n")
+    parsed = []
+    for frame in frames:
+        assert frame.startswith("data: ") and "\n" not in frame, frame
+        payload = frame[len("data: "):]
+        event = json.loads(payload)
+        assert payload == json.dumps(event, separators=(",", ":"), ensure_ascii=True) or "error" in event
+        parsed.append(event)
+    return parsed
+
+
+# -- google-adk's own client ------------------------------------------------------------------------
+
+
+def test_google_adks_client_drives_the_host(served: dict[str, Any]) -> None:
+    """google-adk's AdkWebServerClient, unchanged, against our host: every answer parses
+    into google-adk's own Session and Event models."""
+    from google.adk.cli.adk_web_server import RunAgentRequest
+    from google.adk.cli.conformance.adk_web_server_client import AdkWebServerClient
+    from google.genai import types
+
+    async def conversation() -> tuple[Any, ...]:
+        async with AdkWebServerClient(served["url"]) as adk:
+            version = await adk.get_version_data()
+            session = await adk.create_session(app_name="weather_bot", user_id="ann", state={"unit": "C"})
+            request = RunAgentRequest(app_name="weather_bot", user_id="ann", session_id=session.id,
+                                      new_message=types.Content(role="user", parts=[types.Part(text="Weather in Paris?")]))
+            events = [event async for event in adk.run_agent(request)]
+            patched = await adk.update_session(app_name="weather_bot", user_id="ann", session_id=session.id,
+                                               state_delta={"unit": "F"})
+            again = await adk.get_session(app_name="weather_bot", user_id="ann", session_id=session.id)
+            await adk.delete_session(app_name="weather_bot", user_id="ann", session_id=session.id)
+            with pytest.raises(httpx.HTTPStatusError) as gone:
+                await adk.get_session(app_name="weather_bot", user_id="ann", session_id=session.id)
+            return version, session, events, patched, again, gone.value.response.status_code
+
+    version, session, events, patched, again, gone = asyncio.run(conversation())
+    assert version["language"] == "python" and version["version"]
+    assert session.app_name == "weather_bot" and session.user_id == "ann" and session.state == {"unit": "C"}
+    assert [e.content.parts[0].function_call.name for e in events[:1]] == ["get_weather"]
+    assert events[-1].content.parts[0].text == "It is 21 °C and clear in Paris."
+    assert len({e.invocation_id for e in events}) == 1
+    assert patched.state["unit"] == "F" and patched.events[-1].invocation_id.startswith("p-")
+    assert patched.events[-1].author == "user" and patched.events[-1].actions.state_delta == {"unit": "F"}
+    assert [e.id for e in again.events[1:len(events) + 1]] == [e.id for e in events]  # what streamed is stored
+    assert gone == 404
+
+
+# -- routes, shapes, errors ---------------------------------------------------------------------
+
+
+def test_sessions_and_runs_have_google_adks_shapes(client: httpx.Client) -> None:
+    assert client.get("/health").json() == {"status": "ok"}
+    assert client.get("/list-apps").json() == ["notes", "streaming", "weather_bot"]
+    detailed = client.get("/list-apps", params={"detailed": "true"}).json()["apps"]
+    assert {"name": "weather_bot", "rootAgentName": "weather_bot", "description": "", "language": "python",
+            "isComputerUse": False, "agents": None} in detailed
+    created = client.post("/apps/weather_bot/users/bob/sessions",
+                          json={"sessionId": "b1", "state": {"city": "Oslo", "temp:x": 1}})
+    assert created.status_code == 200
+    assert set(created.json()) == {"id", "appName", "userId", "state", "events", "lastUpdateTime"}
+    assert created.json()["state"] == {"city": "Oslo"}  # temp: state is never stored
+    duplicate = client.post("/apps/weather_bot/users/bob/sessions", json={"sessionId": "b1"})
+    assert duplicate.status_code == 409 and duplicate.json() == {"detail": "Session already exists: b1"}
+    assert client.post("/apps/weather_bot/users/bob/sessions").status_code == 200  # no body: a new id
+    answer = client.post("/run", json={"appName": "weather_bot", "userId": "bob", "sessionId": "b1",
+                                       "newMessage": {"role": "user", "parts": [{"text": "Weather in Oslo?"}]}})
+    assert answer.status_code == 200
+    events = answer.json()
+    assert all(e["author"] == "weather_bot" for e in events) and no_nulls(events)  # the user's event is not echoed
+    assert events[0]["content"]["parts"][0]["functionCall"]["name"] == "get_weather"
+    assert set(events[0]["actions"]) >= {"stateDelta", "artifactDelta", "requestedAuthConfigs",
+                                         "requestedToolConfirmations"}
+    session = client.get("/apps/weather_bot/users/bob/sessions/b1").json()
+    assert no_nulls(session) and [e["id"] for e in session["events"][1:]] == [e["id"] for e in events]
+    listed = client.get("/apps/weather_bot/users/bob/sessions").json()
+    assert "b1" in {s["id"] for s in listed}
+    patched = client.patch("/apps/weather_bot/users/bob/sessions/b1", json={"stateDelta": {"city": None, "n": 2}})
+    assert "city" not in patched.json()["state"] and patched.json()["state"]["n"] == 2  # null deletes (our rule)
+    assert client.delete("/apps/weather_bot/users/bob/sessions/b1").json() is None
+    assert client.get("/apps/weather_bot/users/bob/sessions/b1").status_code == 404
+    assert client.delete("/apps/weather_bot/users/bob/sessions/never").json() is None  # as google-adk
+
+
+def test_bad_input_gets_a_typed_error_and_the_host_keeps_serving(client: httpx.Client) -> None:
+    run = {"appName": "weather_bot", "userId": "cy", "sessionId": "nope",
+           "newMessage": {"role": "user", "parts": [{"text": "hi"}]}}
+    unknown = client.post("/run", json=run)
+    assert unknown.status_code == 404 and unknown.json() == {"detail": "Session not found"}
+    streamed = client.post("/run_sse", json=run)
+    assert streamed.status_code == 404 and streamed.json() == {"detail": "Session not found"}  # before any stream
+    assert client.post("/run", json={**run, "appName": "nobody"}).status_code == 404
+    assert client.get("/apps/nobody/users/cy/sessions").status_code == 404
+    malformed = client.post("/run", content=b"{not json", headers={"content-type": "application/json"})
+    assert malformed.status_code == 422
+    wrong_type = client.post("/run", json={**run, "userId": 5})
+    assert wrong_type.status_code == 422 and wrong_type.json()["detail"][0]["loc"][-1] == "userId"
+    assert client.post("/run", json={**run, "newMessage": {"parts": "text"}}).status_code == 422
+    huge = client.post("/apps/weather_bot/users/cy/sessions", json={"state": {"x": "y" * 3_000_000}})
+    assert huge.status_code == 413 and "bytes" in huge.json()["detail"]
+    assert client.get("/apps/weather_bot/users/cy/sessions").json() == []  # nothing stored half-way
+    assert client.patch("/apps/weather_bot/users/cy/sessions/nope", json={}).status_code == 422
+    assert client.get("/health").json() == {"status": "ok"}
+
+
+def test_artifacts_and_memory(client: httpx.Client) -> None:
+    base = "/apps/notes/users/dee/sessions"
+    client.post(base, json={"sessionId": "d1"})
+    first = client.post(f"{base}/d1/artifacts", json={"filename": "plan.txt", "artifact": {"text": "v0"}})
+    assert first.status_code == 200 and first.json()["version"] == 0
+    client.post(f"{base}/d1/artifacts", json={"filename": "plan.txt",
+                                              "artifact": {"inlineData": {"mimeType": "text/csv", "data": "YSxi"}}})
+    assert client.get(f"{base}/d1/artifacts").json() == ["plan.txt"]
+    assert client.get(f"{base}/d1/artifacts/plan.txt/versions").json() == [0, 1]
+    assert client.get(f"{base}/d1/artifacts/plan.txt", params={"version": 0}).json() == {"text": "v0"}
+    latest = client.get(f"{base}/d1/artifacts/plan.txt").json()
+    assert latest == {"inlineData": {"mimeType": "text/csv", "data": "YSxi"}}
+    assert client.get(f"{base}/d1/artifacts/plan.txt/versions/latest").json() == latest
+    assert client.get(f"{base}/d1/artifacts/plan.txt/versions/x").status_code == 422
+    assert client.get(f"{base}/d1/artifacts/missing.txt").status_code == 404
+    tricky = client.post(f"{base}/d1/artifacts", json={"filename": "../../etc/passwd", "artifact": {"text": "x"}})
+    assert tricky.status_code == 400 and "path" in tricky.json()["detail"]
+    assert client.get(f"{base}/d1/artifacts/..%2F..%2Fetc%2Fpasswd").status_code in (400, 404)
+    client.post("/run", json={"appName": "notes", "userId": "dee", "sessionId": "d1",
+                              "newMessage": {"role": "user", "parts": [{"text": "save remember the milk"}]}})
+    assert client.patch("/apps/notes/users/dee/memory", json={"sessionId": "d1"}).json() is None
+    assert client.delete(f"{base}/d1/artifacts/plan.txt").json() is None
+    assert client.get(f"{base}/d1/artifacts/plan.txt").status_code == 404
+
+
+def test_sse_streams_partials_then_the_final_event(client: httpx.Client) -> None:
+    client.post("/apps/streaming/users/eve/sessions", json={"sessionId": "e1"})
+    body = {"appName": "streaming", "userId": "eve", "sessionId": "e1", "streaming": True,
+            "newMessage": {"role": "user", "parts": [{"text": "hello"}]}}
+    response = client.post("/run_sse", json=body)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    events = sse_events(response.content)
+    partials = [e for e in events if e.get("partial")]
+    final = events[-1]
+    assert [p["content"]["parts"][0]["text"] for p in partials] == ["You said: ", "hello", "."]
+    assert final["content"]["parts"][0]["text"] == "You said: hello." and not final.get("partial")
+    stored = client.get("/apps/streaming/users/eve/sessions/e1").json()["events"]
+    assert [e["id"] for e in stored] [-1] == final["id"] and not any(e.get("partial") for e in stored)
+    quiet = client.post("/run_sse", json={**body, "streaming": False})
+    assert not any(e.get("partial") for e in sse_events(quiet.content))
+
+
+def test_a_client_that_leaves_mid_stream_leaves_a_whole_turn(client: httpx.Client) -> None:
+    client.post("/apps/streaming/users/fay/sessions", json={"sessionId": "f1"})
+    body = {"appName": "streaming", "userId": "fay", "sessionId": "f1", "streaming": True,
+            "newMessage": {"role": "user", "parts": [{"text": "slow bye"}]}}
+    with client.stream("POST", "/run_sse", json=body) as response:
+        first = next(response.iter_lines())
+        assert json.loads(first[len("data: "):])["partial"] is True
+    # The stream is cut after one partial: the run goes on to its end and is committed.
+    def texts() -> list[str]:
+        events = client.get("/apps/streaming/users/fay/sessions/f1").json()["events"]
+        return [e["content"]["parts"][0]["text"] for e in events if e.get("content")]
+
+    wait_until(lambda: texts() == ["slow bye", "You said: slow bye."], timeout=15)
+    assert client.get("/health").json() == {"status": "ok"}
+
+
+def test_openapi_is_published(client: httpx.Client) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/run", "/run_sse", "/list-apps", "/apps/{app}/users/{user}/sessions/{session_id}"} <= set(paths)
+
+
+# -- the guard -----------------------------------------------------------------------------------
+
+
+def test_origin_and_host_guards(client: httpx.Client, served: dict[str, Any]) -> None:
+    own = served["url"]
+    evil = client.get("/list-apps", headers={"origin": "http://evil.example"})
+    assert evil.status_code == 403 and evil.text == "Forbidden: origin not allowed"
+    assert client.get("/list-apps", headers={"origin": own}).status_code == 200
+    rebound = client.get("/list-apps", headers={"host": "evil.example"})
+    assert rebound.status_code == 403 and rebound.text == "Forbidden: host not allowed"
+    assert client.get("/list-apps", headers={"host": "localhost"}).status_code == 200
+
+
+TOKENS = {"ann-token-0123456789abcdef": "ann", "bob-token-0123456789abcdef": "bob",
+          "ops-token-0123456789abcdef": "*"}
+
+
+def test_tokens_keep_users_apart(tmp_path: Path) -> None:
+    env = {"ADK_ACTORS_HTTP__TOKENS": json.dumps(TOKENS)}
+    with serving(tmp_path, env=env) as served, httpx.Client(base_url=served["url"], timeout=30) as http:
+        def as_(token: str) -> dict[str, str]:
+            return {"authorization": f"Bearer {token}-0123456789abcdef"}
+
+        ann, bob, ops = as_("ann-token"), as_("bob-token"), as_("ops-token")
+        assert http.get("/list-apps").status_code == 401
+        assert http.get("/list-apps", headers={"authorization": "Bearer wrong-token-0123456789abcdef"}).status_code == 401
+        assert http.get("/health").status_code == 200  # open: a liveness probe needs no token
+        assert http.post("/apps/weather_bot/users/ann/sessions", json={"sessionId": "a1"}, headers=ann).status_code == 200
+        assert http.get("/apps/weather_bot/users/ann/sessions/a1", headers=ann).status_code == 200
+        assert http.get("/apps/weather_bot/users/ann/sessions/a1", headers=bob).status_code == 403
+        assert http.get("/apps/weather_bot/users/ann/sessions", headers=bob).status_code == 403
+        assert http.post("/apps/weather_bot/users/ann/sessions", json={}, headers=bob).status_code == 403
+        stolen = {"appName": "weather_bot", "userId": "ann", "sessionId": "a1",
+                  "newMessage": {"role": "user", "parts": [{"text": "hi"}]}}
+        assert http.post("/run", json=stolen, headers=bob).status_code == 403
+        assert http.post("/run_sse", json=stolen, headers=bob).status_code == 403
+        assert http.get("/apps/weather_bot/users/ann/sessions/a1/artifacts", headers=bob).status_code == 403
+        assert http.patch("/apps/weather_bot/users/ann/memory", json={"sessionId": "a1"}, headers=bob).status_code == 403
+        assert http.post("/run", json=stolen, headers=ann).status_code == 200
+        assert http.get("/apps/weather_bot/users/ann/sessions/a1", headers=ops).status_code == 200
+        tokens_in_output = served["out"].read_text() + served["err"].read_text()
+        assert not any(token in tokens_in_output for token in TOKENS)
+        assert "ann-token" not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+
+
+def test_a_public_address_needs_tokens(tmp_path: Path) -> None:
+    config = tmp_path / "host.toml"
+    config.write_text(f'[host]\nport = 1\ndata_dir = "{tmp_path / "data"}"\n[http]\naddress = "0.0.0.0"\n'
+                      '[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
+    result = subprocess.run([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "http" in result.stderr and "tokens" in result.stderr
+
+
+# -- supervision ---------------------------------------------------------------------------------
+
+
+def test_the_http_server_comes_back_after_kill_9(served: dict[str, Any], client: httpx.Client) -> None:
+    host = Host.connect(served["port"])
+
+    def http_child() -> Any:
+        assert host.root is not None
+        return next(c for c in host.root.which_children() if c.id == "http")
+
+    def healthy() -> bool:
+        try:
+            return client.get("/health").status_code == 200
+        except httpx.TransportError:
+            return False
+
+    actor = http_child()
+    server = children_of(actor.pid)
+    assert len(server) == 1
+    os.kill(server[0], signal.SIGKILL)  # the uvicorn process
+    wait_until(lambda: http_child().pid not in (None, actor.pid) and healthy(), timeout=20)
+    actor = http_child()
+    server = children_of(actor.pid)
+    os.kill(actor.pid, signal.SIGKILL)  # the actor: its server process dies with it, both come back
+    wait_until(lambda: not process_alive(server[0]), timeout=10)
+    wait_until(lambda: http_child().pid not in (None, actor.pid) and healthy(), timeout=20)
+    assert client.get("/list-apps").json() == ["notes", "streaming", "weather_bot"]
