@@ -1,0 +1,221 @@
+"""HTTP benchmark: ``adk-actors serve`` and google-adk's ``adk api_server`` side by side.
+
+Run (both sides; google-adk is a dev dependency)::
+
+    python bench/http.py [--turns 200] [--sessions 100] [--per-session 10] [--rounds 3]
+
+Both servers serve the same agent on equivalent scripted models (echo for text turns,
+no network), on 127.0.0.1, with their default stores on disk (our SQLite session
+store; google-adk's local SQLite storage). Measures (issue 21), each on new sessions:
+
+1. ``POST /run`` latency: text turns, one after another, on short sessions.
+2. ``POST /run_sse``: time to the first event and to the last (streaming off).
+3. ``--sessions`` concurrent sessions x ``--per-session`` turns over ``/run_sse``
+   (httpx, one connection per session): throughput (turns/s), p50 and p99 per turn.
+
+Each measure runs ``--rounds`` times per side; the table gives medians over rounds and
+the ratio ours / google-adk's (lower is better for times, higher for throughput).
+The machine is shared and noisy: compare ratios from the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from supervision import free_port  # noqa: E402
+
+GOOGLE_AGENT = """\
+from google.adk.agents import LlmAgent
+
+from bench._google_adk_side import MockLlm, bump
+
+root_agent = LlmAgent(name="bench", model=MockLlm(), tools=[bump])
+"""
+
+
+def percentile(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(len(ordered) * share) - 1)]
+
+
+def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        try:
+            if httpx.get(url + "/list-apps", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{url} did not come up within {timeout} s")
+
+
+@contextmanager
+def ours(workdir: Path) -> Iterator[str]:
+    """``adk-actors serve`` with the bench agent, its default host settings."""
+    port, http_port = free_port(), free_port()
+    config = workdir / "host.toml"
+    config.write_text(f'[host]\nport = {port}\ndata_dir = "{workdir / "data"}"\n'
+                      f'[http]\nport = {http_port}\n[apps]\nbench = "bench.bench_agent:agent"\n')
+    process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{http_port}"
+    try:
+        wait_ready(url, process)
+        yield url
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@contextmanager
+def google_adk(workdir: Path) -> Iterator[str]:
+    """``adk api_server`` over an agents dir holding the equivalent google-adk agent."""
+    agents = workdir / "agents"
+    (agents / "bench").mkdir(parents=True)
+    (agents / "bench" / "__init__.py").write_text("from . import agent\n")
+    (agents / "bench" / "agent.py").write_text(GOOGLE_AGENT)
+    port = free_port()
+    adk = Path(sys.executable).with_name("adk")
+    process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
+                               cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, process)
+        yield url
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def run_body(user: str, session: str, text: str) -> dict[str, Any]:
+    return {"appName": "bench", "userId": user, "sessionId": session,
+            "newMessage": {"role": "user", "parts": [{"text": text}]}}
+
+
+def new_session(client: httpx.Client, user: str) -> str:
+    response = client.post(f"/apps/bench/users/{user}/sessions", json={})
+    response.raise_for_status()
+    session_id: str = response.json()["id"]
+    return session_id
+
+
+def measure_run(url: str, turns: int) -> dict[str, float]:
+    samples = []
+    with httpx.Client(base_url=url, timeout=60) as client:
+        for i in range(turns):
+            if i % 10 == 0:
+                session = new_session(client, "u")
+                client.post("/run", json=run_body("u", session, "warm-up")).raise_for_status()
+            began = time.perf_counter()
+            client.post("/run", json=run_body("u", session, f"text {i}")).raise_for_status()
+            samples.append(time.perf_counter() - began)
+    return {"run_p50_ms": statistics.median(samples) * 1000, "run_p99_ms": percentile(samples, 0.99) * 1000}
+
+
+def measure_sse(url: str, turns: int) -> dict[str, float]:
+    first, last = [], []
+    with httpx.Client(base_url=url, timeout=60) as client:
+        for i in range(turns):
+            if i % 10 == 0:
+                session = new_session(client, "s")
+            began = time.perf_counter()
+            seen_first = None
+            with client.stream("POST", "/run_sse", json=run_body("s", session, f"text {i}")) as response:
+                for line in response.iter_lines():
+                    if line.startswith("data:") and seen_first is None:
+                        seen_first = time.perf_counter() - began
+            first.append(seen_first or 0.0)
+            last.append(time.perf_counter() - began)
+    return {"sse_first_ms": statistics.median(first) * 1000, "sse_last_ms": statistics.median(last) * 1000}
+
+
+async def burst(url: str, sessions: int, per_session: int) -> dict[str, float]:
+    latencies: list[float] = []
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        ids = []
+        for n in range(sessions):
+            response = await client.post(f"/apps/bench/users/b{n}/sessions", json={})
+            ids.append(response.json()["id"])
+
+        async def talk(n: int) -> None:
+            for turn in range(per_session):
+                began = time.perf_counter()
+                async with client.stream("POST", "/run_sse", json=run_body(f"b{n}", ids[n], f"text {turn}")) as answer:
+                    async for _ in answer.aiter_lines():
+                        pass
+                    if answer.status_code != 200:
+                        raise RuntimeError(f"HTTP {answer.status_code}")
+                latencies.append(time.perf_counter() - began)
+
+        began = time.perf_counter()
+        await asyncio.gather(*(talk(n) for n in range(sessions)))
+        elapsed = time.perf_counter() - began
+    return {"burst_turns_per_s": len(latencies) / elapsed, "burst_p50_ms": statistics.median(latencies) * 1000,
+            "burst_p99_ms": percentile(latencies, 0.99) * 1000}
+
+
+def side(server: Any, args: argparse.Namespace) -> dict[str, float]:
+    rounds: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp, server(Path(tmp)) as url:
+        for _ in range(args.rounds):
+            figures = {**measure_run(url, args.turns), **measure_sse(url, args.turns // 2),
+                       **asyncio.run(burst(url, args.sessions, args.per_session))}
+            rounds.append(figures)
+    return {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--per-session", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    us, them = side(ours, args), side(google_adk, args)
+    if args.json:
+        print(json.dumps({"adk_actors": us, "google_adk": them}))
+        return 0
+    labels = {"run_p50_ms": "/run latency p50 (ms)", "run_p99_ms": "/run latency p99 (ms)",
+              "sse_first_ms": "/run_sse first event (ms)", "sse_last_ms": "/run_sse last event (ms)",
+              "burst_turns_per_s": f"{args.sessions} sessions x {args.per_session} turns: turns/s",
+              "burst_p50_ms": "  the same: p50 (ms)", "burst_p99_ms": "  the same: p99 (ms)"}
+    print(f"| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
+    for key, label in labels.items():
+        print(f"| {label} | {us[key]:.1f} | {them[key]:.1f} | {us[key] / them[key]:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
