@@ -304,3 +304,38 @@ def test_the_http_server_comes_back_after_kill_9(served: dict[str, Any], client:
     wait_until(lambda: not process_alive(server[0]), timeout=10)
     wait_until(lambda: http_child().pid not in (None, actor.pid) and healthy(), timeout=20)
     assert client.get("/list-apps").json() == ["notes", "streaming", "weather_bot"]
+
+
+# -- the WebSocket -------------------------------------------------------------------------------
+
+
+def test_run_live_streams_text_turns_over_a_websocket(client: httpx.Client, served: dict[str, Any]) -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    ws_url = served["url"].replace("http://", "ws://") + "/run_live"
+    with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=nope") as socket:
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1002
+    assert closed.value.rcvd.reason == "Session not found"
+
+    client.post("/apps/streaming/users/gil/sessions", json={"sessionId": "g1"})
+    with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1") as socket:
+        for text in ("one", "two"):
+            socket.send(json.dumps({"content": {"role": "user", "parts": [{"text": text}]}}))
+            frames = []
+            while not frames or frames[-1].get("partial"):
+                frames.append(json.loads(socket.recv(timeout=10)))
+            assert [f["content"]["parts"][0]["text"] for f in frames] == ["You said: ", text, ".", f"You said: {text}."]
+        socket.send(json.dumps({"blob": {"mime_type": "audio/pcm;rate=16000", "data": ""}}))
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1003
+    events = client.get("/apps/streaming/users/gil/sessions/g1").json()["events"]
+    assert [e["content"]["parts"][0]["text"] for e in events] == ["one", "You said: one.", "two", "You said: two."]
+    evil = {"origin": "http://evil.example"}
+    with pytest.raises(Exception) as refused:
+        with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1", additional_headers=evil) as socket:
+            socket.recv(timeout=10)
+    assert "403" in str(refused.value) or "1008" in str(refused.value)

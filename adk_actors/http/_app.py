@@ -51,6 +51,7 @@ from ..config import HttpSection
 from ..messages import SessionInfo
 from ._console import add_console
 from ._guard import OPERATOR, Guard
+from ._live import add_live
 
 __all__ = ["create_app"]
 
@@ -285,6 +286,7 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
         allowed(request, user)
         runner(app).add_session_to_memory(user, body.session_id)
 
+    add_live(api, runner, event_json)
     add_console(api, host, sorted(apps), runner, allowed)
     guarded: Any = Guard(api, section)
     if section.allow_origins:
