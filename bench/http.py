@@ -36,14 +36,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+# Run as a script, this file's directory comes first on sys.path, and this file's name
+# would hide the standard library's ``http`` package from httpx: take it off.
 HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+
+import httpx  # noqa: E402
+
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from supervision import free_port  # noqa: E402
 
+APP = "echo"  # the app's name on both sides (not "bench": google-adk imports it as a package)
 GOOGLE_AGENT = """\
 from google.adk.agents import LlmAgent
 
@@ -78,7 +83,7 @@ def ours(workdir: Path) -> Iterator[str]:
     port, http_port = free_port(), free_port()
     config = workdir / "host.toml"
     config.write_text(f'[host]\nport = {port}\ndata_dir = "{workdir / "data"}"\n'
-                      f'[http]\nport = {http_port}\n[apps]\nbench = "bench.bench_agent:agent"\n')
+                      f'[http]\nport = {http_port}\n[apps]\necho = "bench.bench_agent:agent"\n')
     process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)], cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{http_port}"
@@ -97,9 +102,9 @@ def ours(workdir: Path) -> Iterator[str]:
 def google_adk(workdir: Path) -> Iterator[str]:
     """``adk api_server`` over an agents dir holding the equivalent google-adk agent."""
     agents = workdir / "agents"
-    (agents / "bench").mkdir(parents=True)
-    (agents / "bench" / "__init__.py").write_text("from . import agent\n")
-    (agents / "bench" / "agent.py").write_text(GOOGLE_AGENT)
+    (agents / APP).mkdir(parents=True)
+    (agents / APP / "__init__.py").write_text("from . import agent\n")
+    (agents / APP / "agent.py").write_text(GOOGLE_AGENT)
     port = free_port()
     adk = Path(sys.executable).with_name("adk")
     process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
@@ -118,12 +123,12 @@ def google_adk(workdir: Path) -> Iterator[str]:
 
 
 def run_body(user: str, session: str, text: str) -> dict[str, Any]:
-    return {"appName": "bench", "userId": user, "sessionId": session,
+    return {"appName": APP, "userId": user, "sessionId": session,
             "newMessage": {"role": "user", "parts": [{"text": text}]}}
 
 
 def new_session(client: httpx.Client, user: str) -> str:
-    response = client.post(f"/apps/bench/users/{user}/sessions", json={})
+    response = client.post(f"/apps/{APP}/users/{user}/sessions", json={})
     response.raise_for_status()
     session_id: str = response.json()["id"]
     return session_id
@@ -165,7 +170,7 @@ async def burst(url: str, sessions: int, per_session: int) -> dict[str, float]:
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         ids = []
         for n in range(sessions):
-            response = await client.post(f"/apps/bench/users/b{n}/sessions", json={})
+            response = await client.post(f"/apps/{APP}/users/b{n}/sessions", json={})
             ids.append(response.json()["id"])
 
         async def talk(n: int) -> None:
@@ -211,7 +216,7 @@ def main() -> int:
               "sse_first_ms": "/run_sse first event (ms)", "sse_last_ms": "/run_sse last event (ms)",
               "burst_turns_per_s": f"{args.sessions} sessions x {args.per_session} turns: turns/s",
               "burst_p50_ms": "  the same: p50 (ms)", "burst_p99_ms": "  the same: p99 (ms)"}
-    print(f"| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
+    print("| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
     for key, label in labels.items():
         print(f"| {label} | {us[key]:.1f} | {them[key]:.1f} | {us[key] / them[key]:.2f}x |")
     return 0
