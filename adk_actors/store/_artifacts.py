@@ -48,7 +48,7 @@ def _content(part: Part) -> tuple[bytes, str, str]:
         return part.inline_data.data, part.inline_data.mime_type, "inline_data"
     if part.text is not None:
         return part.text.encode(), "text/plain", "text"
-    raise AdkError("an artifact is a Part with text or inline_data")
+    raise ArtifactError("an artifact is a Part with text or inline_data")
 
 
 def _part(data: bytes, mime_type: str, kind: str | None) -> Part:
