@@ -264,8 +264,17 @@ def test_tokens_keep_users_apart(tmp_path: Path) -> None:
         assert http.post("/run_sse", json=stolen, headers=bob).status_code == 403
         assert http.get("/apps/weather_bot/users/ann/sessions/a1/artifacts", headers=bob).status_code == 403
         assert http.patch("/apps/weather_bot/users/ann/memory", json={"sessionId": "a1"}, headers=bob).status_code == 403
+        assert http.get("/apps/weather_bot/users/ann/approvals", headers=bob).status_code == 403
+        assert http.post("/apps/weather_bot/users/ann/approvals/x", json={"approve": True}, headers=bob).status_code == 403
+        assert http.put("/apps/weather_bot/users/ann/credentials/cal", json={"apiKey": "k" * 20},
+                        headers=bob).status_code == 403
+        assert http.get("/console/api/tree", headers=ann).status_code == 403  # the tree is the operator's
+        assert http.post("/console/api/kill", json={"path": "registry"}, headers=ann).status_code == 403
+        assert http.get("/console/api/whoami", headers=ann).json() == {"principal": "ann", "operator": False}
         assert http.post("/run", json=stolen, headers=ann).status_code == 200
         assert http.get("/apps/weather_bot/users/ann/sessions/a1", headers=ops).status_code == 200
+        assert http.get("/apps/weather_bot/users/ann/approvals", headers=ann).json() == []
+        assert any(r["path"] == "http" for r in http.get("/console/api/tree", headers=ops).json()["rows"])
         tokens_in_output = served["out"].read_text() + served["err"].read_text()
         assert not any(token in tokens_in_output for token in TOKENS)
         assert "ann-token" not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout

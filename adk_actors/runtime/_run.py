@@ -44,7 +44,17 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from supervision import Call, CallerRef, Cast, ErrorReply, GenServer, Lookup, Reply, import_object
+from supervision import (
+    BadRequest,
+    Call,
+    CallerRef,
+    Cast,
+    ErrorReply,
+    GenServer,
+    Lookup,
+    Reply,
+    import_object,
+)
 
 from .._secrets import redact, register_secret
 from .._types import Event
@@ -60,7 +70,7 @@ from ._breakers import Acquire, Record
 from ._credentials import GetCredential, PutCredential
 from ._link import RunLink
 from ._memory import SearchMemory
-from ._run_protocol import Cancel, RunOutcome, RunOutput, StartRun
+from ._run_protocol import Cancel, RunOutcome, RunOutput, RunSettings, StartRun
 from ._warmup import warm_run_process
 
 __all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
@@ -341,11 +351,11 @@ class RunActor(GenServer):
     def _start(self, run: StartRun) -> None:
         self._run = run
         self._session = self.supervisor
-        self._registry = run.registry
         self._services.clear()  # looked up afresh each run: a service may have restarted since
         self._cancel = CancelToken()
         events = self._base_events[: run.base_count] + list(run.extra_events)
-        view = SessionView(app_name=run.app_name, user_id=run.user_id, session_id=run.session_id,
+        settings = self._settings
+        view = SessionView(app_name=settings.app_name, user_id=settings.user_id, session_id=settings.session_id,
                            state=dict(run.state), events=events)
         self._view = view
         self._link_failed = False
@@ -357,7 +367,11 @@ class RunActor(GenServer):
         """A blank run actor of a pooled pair (see ``_warmup``)."""
         warm_run_process()
 
-    def init(self, args: Any) -> Any:
+    def init(self, args: RunSettings) -> Any:
+        if not isinstance(args, RunSettings):
+            raise BadRequest("a run actor needs RunSettings")
+        self._settings = args
+        self._registry = args.registry
         self._start_worker()  # now, while a spare: not on the first turn's path
         self._watch()
         return None
@@ -434,22 +448,21 @@ class RunActor(GenServer):
             self._bell.ring()
 
         async def main() -> None:
-            app = load_agent(run.agent_path)
-            base_urls = run.model_base_urls or {}
-            options = dict(run.model_options or {})
+            settings = self._settings
+            app = load_agent(settings.agent_path)
+            base_urls = settings.model_base_urls or {}
+            options = dict(settings.model_options or {})
+            services = settings.registry is not None
             events = run_invocation(app.root_agent, view, run.new_message, run_config=run.run_config,
                                               plugins=app.plugins, policies=app.policies,
                                               cancel=self._cancel, invocation_id=run.invocation_id,
                                               resolve_model=lambda name: resolve_model(name, base_urls=base_urls,
                                                                                        **options),
-                                              breaker_client=_BreakerBridge(self) if run.registry is not None
-                                              else None,
-                                              artifacts=_RemoteArtifacts(self) if run.registry is not None
-                                              else None,
-                                              memory=_RemoteMemory(self) if run.registry is not None else None,
-                                              approvals=_RemoteApprovals(self) if run.registry is not None else None,
-                                              credentials=_RemoteCredentials(self) if run.registry is not None
-                                              else None,
+                                              breaker_client=_BreakerBridge(self) if services else None,
+                                              artifacts=_RemoteArtifacts(self) if services else None,
+                                              memory=_RemoteMemory(self) if services else None,
+                                              approvals=_RemoteApprovals(self) if services else None,
+                                              credentials=_RemoteCredentials(self) if services else None,
                                               run_id=run.run_id)
             async with contextlib.aclosing(events):
                 async for event in events:

@@ -78,7 +78,7 @@ from ..store import RunExists, SQLiteSessionStore
 from . import _handoff
 from ._link import RunLink
 from ._run import RunActor
-from ._run_protocol import Cancel, RunOutcome, RunOutput, StartRun
+from ._run_protocol import Cancel, RunOutcome, RunOutput, RunSettings, StartRun
 from ._warmup import warm_session_process
 
 __all__ = ["SessionActor", "SessionArgs"]
@@ -362,7 +362,11 @@ class SessionActor(GenServer):
 
     def _init_run_actor(self, actor: Any) -> None:
         """Send a run actor its Init, and check in RUN_ACTOR_INIT_WAIT that it answered."""
-        self.send(actor, Init(args=None, supervisor=self.myAddress))
+        settings = RunSettings(agent_path=self.args.agent_path, app_name=self.args.app_name,
+                               user_id=self.args.user_id, session_id=self.args.session_id,
+                               registry=self.registry if self.args.breakers else None,
+                               model_base_urls=self.args.model_base_urls, model_options=self.args.model_options)
+        self.send(actor, Init(args=settings, supervisor=self.myAddress))
         self.send_after(RUN_ACTOR_INIT_WAIT, ("run-actor-init", actor))
 
     def _replace_if_silent(self, actor: Any) -> None:
@@ -401,12 +405,9 @@ class SessionActor(GenServer):
         self.active = run
         run_config = run.request.run_config or RunConfig()
         start = StartRun(
-            run_id=run.request.run_id, invocation_id=run.invocation_id, agent_path=self.args.agent_path,
-            app_name=self.args.app_name, user_id=self.args.user_id, session_id=self.args.session_id,
-            base_count=base, extra_events=self.events[base:], state=self._fresh_state(),
-            new_message=run.request.new_message, run_config=run_config,
-            registry=self.registry if self.args.breakers else None, model_base_urls=self.args.model_base_urls,
-            model_options=self.args.model_options)
+            run_id=run.request.run_id, invocation_id=run.invocation_id, base_count=base,
+            extra_events=self.events[base:], state=self._fresh_state(), new_message=run.request.new_message,
+            run_config=run_config)
         link = self._link_of(actor)
         if link is None or not link.send(start):
             self.send(actor, _cast(start))

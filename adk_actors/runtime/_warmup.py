@@ -56,9 +56,8 @@ def warm_session_process() -> None:
             request = RunRequest(_APP, _USER, _SESSION, new_message=Content.user("hello"), batched=True)
             pickle.loads(pickle.dumps(request))
             store.start_run(_APP, _USER, _SESSION, request.run_id, None)
-            pickle.dumps(StartRun(run_id=request.run_id, invocation_id="warm-up", agent_path="", app_name=_APP,
-                                  user_id=_USER, session_id=_SESSION, base_count=0, extra_events=[], state={},
-                                  new_message=request.new_message, run_config=RunConfig()))
+            pickle.dumps(StartRun(run_id=request.run_id, invocation_id="warm-up", base_count=0, extra_events=[],
+                                  state={}, new_message=request.new_message, run_config=RunConfig()))
             events = [Event(author="user", invocation_id="warm-up", content=Content.user("hello")),
                       Event(author="warm_up", invocation_id="warm-up", content=Content.model("hello"))]
             stored = store.append_events(_APP, _USER, _SESSION, events, end_run=(request.run_id, "done"))
