@@ -370,7 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         return p
 
-    serve = sub.add_parser("serve", help="run the host until SIGTERM / SIGINT")
+    serve = sub.add_parser("serve", aliases=["web"],
+                           help="run the host (and its HTTP API and console) until SIGTERM / SIGINT")
     serve.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
     serve.set_defaults(func=cmd_serve)
     run = common(sub.add_parser("run", help="one turn against an app"))

@@ -113,6 +113,12 @@ def test_sessions_and_runs_have_google_adks_shapes(client: httpx.Client) -> None
     detailed = client.get("/list-apps", params={"detailed": "true"}).json()["apps"]
     assert {"name": "weather_bot", "rootAgentName": "weather_bot", "description": "", "language": "python",
             "isComputerUse": False, "agents": None} in detailed
+    info = client.get("/apps/weather_bot/app-info").json()
+    assert info["rootAgentName"] == "weather_bot" and info["language"] == "python"
+    root = info["agents"]["weather_bot"]
+    assert root["sub_agents"] == ["alert_agent"] and "alert_agent" in info["agents"]
+    assert root["tools"][0]["functionDeclarations"][0]["name"] == "get_weather"
+    assert client.get("/apps/nobody/app-info").status_code == 404
     created = client.post("/apps/weather_bot/users/bob/sessions",
                           json={"sessionId": "b1", "state": {"city": "Oslo", "temp:x": 1}})
     assert created.status_code == 200

@@ -20,7 +20,13 @@ from ._providers import InstructionProvider, resolve_provider
 from ._request import build_request, history
 from ._targets import transfer_targets
 from ._templating import referenced_artifacts, substitute_vars
-from ._tools import effective_tools, model_combines_schema_and_tools, transfer_declaration
+from ._tools import (
+    declaration_of,
+    effective_tools,
+    is_toolset,
+    model_combines_schema_and_tools,
+    transfer_declaration,
+)
 
 __all__ = [
     "INTERRUPTED_RESULT",
@@ -37,9 +43,11 @@ __all__ = [
     "build_request",
     "compile",
     "compile_split",
+    "declaration_of",
     "effective_tools",
     "estimate_tokens",
     "history",
+    "is_toolset",
     "model_combines_schema_and_tools",
     "referenced_artifacts",
     "resolve_provider",

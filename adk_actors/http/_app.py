@@ -47,6 +47,8 @@ from .._exceptions import (
 )
 from .._names import ArtifactError
 from .._types import Content, Event, Part, RunConfig, StreamingMode
+from ..agents import LlmAgent
+from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
 from ..messages import SessionInfo
 from ._console import add_console
@@ -125,11 +127,22 @@ def part_json(part: Part) -> dict[str, Any]:
     return data
 
 
+def agent_json(agent: Any) -> dict[str, Any]:
+    """One agent as google-adk's app-info shows it (``sub_agents`` in snake case, as there)."""
+    tools = [declaration_of(t).model_dump(mode="json", by_alias=True, exclude_none=True)
+             for t in getattr(agent, "tools", ()) or () if not is_toolset(t)]
+    instruction = getattr(agent, "instruction", "")
+    return {"name": agent.name, "description": getattr(agent, "description", "") or "",
+            "instruction": instruction if isinstance(instruction, str) else "",
+            "tools": [{"functionDeclarations": tools}] if tools else [],
+            "sub_agents": [sub.name for sub in getattr(agent, "sub_agents", ()) or ()]}
+
+
 def create_app(host: Any, apps: dict[str, str], section: HttpSection,
-               describe: Callable[[str], dict[str, Any]] | None = None) -> Any:
+               root_agent_of: Callable[[str], Any] | None = None) -> Any:
     """The API for ``host``'s ``apps`` (name -> agent import path), guarded as
-    ``section`` says (:mod:`adk_actors.http._guard`). ``describe(app)`` gives the app's
-    root agent name and description for ``/list-apps?detailed=true``."""
+    ``section`` says (:mod:`adk_actors.http._guard`). ``root_agent_of(app)`` gives the
+    app's root agent (or None) for ``/list-apps?detailed=true`` and ``app-info``."""
     runners: dict[str, Any] = {}
 
     def runner(app: str) -> Any:
@@ -163,13 +176,27 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     def list_apps(detailed: bool = False, relative_path: str | None = None) -> Any:
         if not detailed:
             return sorted(apps)
-        rows = []
-        for name in sorted(apps):
-            about = describe(name) if describe is not None else {}
-            rows.append({"name": name, "rootAgentName": about.get("root_agent_name", ""),
-                         "description": about.get("description", ""), "language": "python",
-                         "isComputerUse": False, "agents": None})
-        return {"apps": rows}
+        return {"apps": [{**app_summary(name), "agents": None} for name in sorted(apps)]}
+
+    def app_summary(app: str) -> dict[str, Any]:
+        agent = root_agent_of(app) if root_agent_of is not None else None
+        return {"name": app, "rootAgentName": getattr(agent, "name", ""),
+                "description": getattr(agent, "description", "") or "", "language": "python",
+                "isComputerUse": False}
+
+    @api.get("/apps/{app}/app-info")
+    def app_info(app: str) -> Any:
+        runner(app)  # an unknown app: 404
+        agent = root_agent_of(app) if root_agent_of is not None else None
+        if not isinstance(agent, LlmAgent):
+            raise HTTPException(400, f"the root agent of {app!r} is not an LlmAgent")
+        agents: dict[str, Any] = {}
+        pending = [agent]
+        while pending:
+            current = pending.pop(0)
+            agents[current.name] = agent_json(current)
+            pending.extend(getattr(current, "sub_agents", ()) or ())
+        return {**app_summary(app), "agents": agents}
 
     sessions = "/apps/{app}/users/{user}/sessions"
 

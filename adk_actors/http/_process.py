@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import importlib
 import json
 import socket
 import sys
@@ -22,7 +21,10 @@ from typing import Any
 
 import uvicorn
 
+from supervision import import_object
+
 from ..config import HttpSection
+from ..engine import as_app
 from ..runtime import Host
 from ._app import create_app
 
@@ -31,22 +33,19 @@ __all__ = ["main"]
 BIND_RETRY = 5.0
 
 
-def _describe(apps: dict[str, str]) -> Any:
-    """``describe(app)``: the root agent's name and description, imported lazily."""
-    cache: dict[str, dict[str, Any]] = {}
+def _root_agents(apps: dict[str, str]) -> Any:
+    """``root_agent_of(app)``: the app's root agent, imported once (None if it cannot be)."""
+    cache: dict[str, Any] = {}
 
-    def describe(app: str) -> dict[str, Any]:
+    def root_agent_of(app: str) -> Any:
         if app not in cache:
             try:
-                module, _, attr = apps[app].partition(":")
-                agent = getattr(importlib.import_module(module), attr)
-                agent = getattr(agent, "root_agent", agent)  # an App holds its root agent
-                cache[app] = {"root_agent_name": agent.name, "description": getattr(agent, "description", "")}
+                cache[app] = as_app(import_object(apps[app])).root_agent
             except Exception:
-                cache[app] = {}
+                cache[app] = None
         return cache[app]
 
-    return describe
+    return root_agent_of
 
 
 def _bind(address: str, port: int) -> socket.socket:
@@ -81,7 +80,7 @@ def main() -> int:
     except Exception as exc:
         print(f"the HTTP server cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return 1
-    app = create_app(host, dict(launch["apps"]), section, _describe(dict(launch["apps"])))
+    app = create_app(host, dict(launch["apps"]), section, _root_agents(dict(launch["apps"])))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                            timeout_graceful_shutdown=5))
 
