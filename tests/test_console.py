@@ -120,3 +120,23 @@ def lambda_text_is_pid() -> Any:
     import re
 
     return re.compile(r"^\d+$")
+
+
+def test_google_adks_own_web_ui_chats_with_the_host(page: Any, served: dict[str, Any], tmp_path: Path) -> None:
+    """google-adk's adk-web UI, served from the installed google-adk package at
+    /dev-ui/, unchanged: it chats with our host through google-adk's API."""
+    import httpx
+    from playwright.sync_api import expect
+
+    from adk_actors.http._adk_web import adk_web_files
+
+    if adk_web_files() is None:
+        pytest.skip("google-adk is not installed")
+    page.goto(served["url"] + "/dev-ui/?app=weather_bot")
+    page.fill("textarea", "What's the weather in Paris?")
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("It is 21 °C and clear in Paris.")).to_be_visible(timeout=15000)
+    page.screenshot(path=str(tmp_path / "adk-web.png"))
+    session_id = page.url.split("session=")[1].split("&")[0]
+    stored = httpx.get(f"{served['url']}/apps/weather_bot/users/user/sessions/{session_id}").json()
+    assert stored["events"][-1]["content"]["parts"][0]["text"] == "It is 21 °C and clear in Paris."

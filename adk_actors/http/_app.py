@@ -51,6 +51,7 @@ from ..agents import LlmAgent
 from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
 from ..messages import SessionInfo
+from ._adk_web import add_adk_web, adk_web_files
 from ._console import add_console
 from ._guard import OPERATOR, Guard
 from ._live import add_live
@@ -315,6 +316,9 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
 
     add_live(api, runner, event_json)
     add_console(api, host, sorted(apps), runner, allowed)
+    adk_web = adk_web_files()
+    if adk_web is not None:  # google-adk is installed: its own UI may be used too
+        add_adk_web(api, adk_web, sorted(apps), root_agent_of)
     guarded: Any = Guard(api, section)
     if section.allow_origins:
         guarded = CORSMiddleware(guarded, allow_origins=section.allow_origins, allow_methods=["*"],
