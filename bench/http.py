@@ -207,8 +207,13 @@ def main() -> int:
     parser.add_argument("--per-session", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--ours-only", action="store_true", help="skip google-adk (to try a change quickly)")
     args = parser.parse_args()
-    us, them = side(ours, args), side(google_adk, args)
+    us = side(ours, args)
+    if args.ours_only:
+        print(json.dumps(us, indent=1))
+        return 0
+    them = side(google_adk, args)
     if args.json:
         print(json.dumps({"adk_actors": us, "google_adk": them}))
         return 0

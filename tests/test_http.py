@@ -421,3 +421,34 @@ def test_schemathesis_finds_no_server_error(served: dict[str, Any]) -> None:
     assert server_errors == []
     assert statuses[200] >= 40, statuses  # many requests did real work
     assert httpx.get(served["url"] + "/health").json() == {"status": "ok"}
+
+
+def test_an_idle_connection_outlives_a_clients_keep_alive(served: dict[str, Any]) -> None:
+    """The server keeps an idle connection longer than clients do (httpx: 5 s), so a
+    client never reuses one the server is closing at that moment (with uvicorn's own
+    5 s, a burst of SSE turns lost one in a few hundred to a reset connection)."""
+    import socket
+    import time
+
+    port = int(served["url"].rsplit(":", 1)[1])
+    request = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+    def answer(connection: socket.socket) -> bytes:
+        received = b""
+        while b'{"status":"ok"}' not in received:
+            chunk = connection.recv(4096)
+            if not chunk:  # closed by the server
+                break
+            received += chunk
+        return received
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(request)
+        assert b'{"status":"ok"}' in answer(connection)
+        time.sleep(6.0)
+        try:
+            connection.sendall(request)
+            second = answer(connection)
+        except ConnectionError:
+            second = b""
+        assert b'{"status":"ok"}' in second  # still open: the same connection answers

@@ -81,8 +81,11 @@ def main() -> int:
         print(f"the HTTP server cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return 1
     app = create_app(host, dict(launch["apps"]), section, _root_agents(dict(launch["apps"])))
+    # An idle connection is kept 65 s, longer than clients keep theirs (httpx: 5 s), so a
+    # client never sends a request on a connection the server is closing at that moment
+    # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http.py).
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                           timeout_graceful_shutdown=5))
+                                           timeout_keep_alive=65, timeout_graceful_shutdown=5))
 
     async def serve() -> None:
         task = asyncio.create_task(server.serve(sockets=[sock]))
