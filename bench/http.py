@@ -78,15 +78,9 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0
 
 
 @contextmanager
-def ours(workdir: Path) -> Iterator[str]:
-    """``adk-actors serve`` with the bench agent, its default host settings."""
-    port, http_port = free_port(), free_port()
-    config = workdir / "host.toml"
-    config.write_text(f'[host]\nport = {port}\ndata_dir = "{workdir / "data"}"\n'
-                      f'[http]\nport = {http_port}\n[apps]\necho = "bench.bench_agent:agent"\n')
-    process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{http_port}"
+def running(process: subprocess.Popen[bytes], url: str) -> Iterator[str]:
+    """``url`` once the server answers; afterwards SIGTERM, and SIGKILL to its whole
+    session after 60 s."""
     try:
         wait_ready(url, process)
         yield url
@@ -96,6 +90,19 @@ def ours(workdir: Path) -> Iterator[str]:
             process.wait(60)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+@contextmanager
+def ours(workdir: Path) -> Iterator[str]:
+    """``adk-actors serve`` with the bench agent, its default host settings."""
+    port, http_port = free_port(), free_port()
+    config = workdir / "host.toml"
+    config.write_text(f'[host]\nport = {port}\ndata_dir = "{workdir / "data"}"\n'
+                      f'[http]\nport = {http_port}\n[apps]\necho = "bench.bench_agent:agent"\n')
+    process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    with running(process, f"http://127.0.0.1:{http_port}") as url:
+        yield url
 
 
 @contextmanager
@@ -110,16 +117,8 @@ def google_adk(workdir: Path) -> Iterator[str]:
     process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
                                cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(url, process)
+    with running(process, f"http://127.0.0.1:{port}") as url:
         yield url
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
 
 
 def run_body(user: str, session: str, text: str) -> dict[str, Any]:
