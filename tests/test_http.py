@@ -259,6 +259,8 @@ def test_tokens_keep_users_apart(tmp_path: Path) -> None:
         assert http.get("/list-apps").status_code == 401
         assert http.get("/list-apps", headers={"authorization": "Bearer wrong-token-0123456789abcdef"}).status_code == 401
         assert http.get("/health").status_code == 200  # open: a liveness probe needs no token
+        assert http.get("/").status_code == 200 and "app.js" in http.get("/").text  # the console asks for a token
+        assert http.get("/console/api/whoami").status_code == 401
         assert http.post("/apps/weather_bot/users/ann/sessions", json={"sessionId": "a1"}, headers=ann).status_code == 200
         assert http.get("/apps/weather_bot/users/ann/sessions/a1", headers=ann).status_code == 200
         assert http.get("/apps/weather_bot/users/ann/sessions/a1", headers=bob).status_code == 403

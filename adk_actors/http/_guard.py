@@ -10,7 +10,8 @@ In order, for HTTP and WebSocket requests:
 3. **Authentication**, when tokens are configured: ``Authorization: Bearer <token>``
    is compared in constant time with every configured token; none or a wrong one is
    401. The token's user (``"*"``: an operator) becomes ``scope["state"]["principal"]``;
-   without tokens (loopback only) everyone is an operator. ``/health`` needs no token.
+   without tokens (loopback only) everyone is an operator. ``/health`` and the
+   console's page and files need no token (the page asks for one).
 4. **Body limit**: a declared ``Content-Length`` over ``max_body_bytes`` is 413 at
    once; otherwise the body is read here, and one that grows past the limit is 413
    before any route sees a byte of it (the route then reads the buffered body).
@@ -31,7 +32,9 @@ __all__ = ["OPERATOR", "Guard"]
 
 OPERATOR = "*"
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]", "::1"}
-_OPEN_PATHS = {"/health"}
+#: Paths served without a token: a liveness probe, and the console's own files (no
+#: data in them; the page then sends the token the user gives it with every call).
+_OPEN_PATHS = {"/health", "/", "/console/app.js", "/console/app.css"}
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

@@ -56,7 +56,7 @@ def _bind(address: str, port: int) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         # Inherited by every accepted connection. Without it a response's second write
         # (uvicorn writes the headers and the body apart) waits for the client's
-        # delayed ACK: 40 ms per request (bench/http.py).
+        # delayed ACK: 40 ms per request (bench/http_api.py).
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             sock.bind((address, port))
@@ -83,7 +83,7 @@ def main() -> int:
     app = create_app(host, dict(launch["apps"]), section, _root_agents(dict(launch["apps"])))
     # An idle connection is kept 65 s, longer than clients keep theirs (httpx: 5 s), so a
     # client never sends a request on a connection the server is closing at that moment
-    # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http.py).
+    # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http_api.py).
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                            timeout_keep_alive=65, timeout_graceful_shutdown=5))
 

@@ -1,8 +1,11 @@
 """HTTP benchmark: ``adk-actors serve`` and google-adk's ``adk api_server`` side by side.
 
+(Issue 21 names it bench/http.py: a script of that name would hide the standard
+library's ``http`` package from every script in bench/.)
+
 Run (both sides; google-adk is a dev dependency)::
 
-    python bench/http.py [--turns 200] [--sessions 100] [--per-session 10] [--rounds 3]
+    python bench/http_api.py [--turns 200] [--sessions 100] [--per-session 10] [--rounds 3]
 
 Both servers serve the same agent on equivalent scripted models (echo for text turns,
 no network), on 127.0.0.1, with their default stores on disk (our SQLite session
@@ -36,12 +39,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-# Run as a script, this file's directory comes first on sys.path, and this file's name
-# would hide the standard library's ``http`` package from httpx: take it off.
-HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+import httpx
 
-import httpx  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
