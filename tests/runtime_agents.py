@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from adk_actors import Blob, Content, LlmAgent, LlmRequest, Part
-from adk_actors.engine import ALLOW, Allow, App, Deny, Plugin, Policy
+from adk_actors.engine import ALLOW, Allow, App, Deny, Plugin, Policy, Reject
 from adk_actors.models import Chunks, ScriptedModel, call
 from adk_actors.tools import ToolContext
 
@@ -285,6 +285,9 @@ class ModelCallsThisTurn(Plugin):
 
 
 class NoWiping(Policy):
+    def filter_input(self, ctx: Any, message: Content) -> Content | Reject:
+        return Reject("no shouting here") if message.text.startswith("SHOUT") else message
+
     def authorize_tool(self, ctx: Any, tool_name: str, args: dict[str, Any]) -> Allow | Deny:
         return Deny("wiping is not allowed here") if tool_name == "wipe" else ALLOW
 

@@ -26,7 +26,9 @@ from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
         'streaming = "runtime_agents:streaming_agent"\n'
-        'notes = "runtime_agents:notes_agent"\n')
+        'notes = "runtime_agents:notes_agent"\n'
+        'guarded = "runtime_agents:guarded_app"\n')
+APP_NAMES = ["guarded", "notes", "streaming", "weather_bot"]
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +111,7 @@ def test_google_adks_client_drives_the_host(served: dict[str, Any]) -> None:
 
 def test_sessions_and_runs_have_google_adks_shapes(client: httpx.Client) -> None:
     assert client.get("/health").json() == {"status": "ok"}
-    assert client.get("/list-apps").json() == ["notes", "streaming", "weather_bot"]
+    assert client.get("/list-apps").json() == APP_NAMES
     detailed = client.get("/list-apps", params={"detailed": "true"}).json()["apps"]
     assert {"name": "weather_bot", "rootAgentName": "weather_bot", "description": "", "language": "python",
             "isComputerUse": False, "agents": None} in detailed
@@ -165,6 +167,19 @@ def test_bad_input_gets_a_typed_error_and_the_host_keeps_serving(client: httpx.C
     assert client.get("/apps/weather_bot/users/cy/sessions").json() == []  # nothing stored half-way
     assert client.patch("/apps/weather_bot/users/cy/sessions/nope", json={}).status_code == 422
     assert client.get("/health").json() == {"status": "ok"}
+
+
+def test_a_message_an_input_policy_refuses_is_answered_with_the_refusal(client: httpx.Client) -> None:
+    """The refusal is the run's first event (there is no user event): it is the answer."""
+    client.post("/apps/guarded/users/hal/sessions", json={"sessionId": "h1"})
+    body = {"appName": "guarded", "userId": "hal", "sessionId": "h1",
+            "newMessage": {"role": "user", "parts": [{"text": "SHOUT hello"}]}}
+    answered = client.post("/run", json=body).json()
+    assert [(e["author"], e["errorCode"]) for e in answered] == [("guarded", "input_rejected")]
+    streamed = sse_events(client.post("/run_sse", json=body).content)
+    assert [e.get("errorCode") for e in streamed] == ["input_rejected"]
+    polite = client.post("/run", json={**body, "newMessage": {"role": "user", "parts": [{"text": "hello"}]}})
+    assert [e["content"]["parts"][0]["text"] for e in polite.json()] == ["hello: hello [model calls: 1]"]
 
 
 def test_artifacts_and_memory(client: httpx.Client) -> None:
@@ -323,7 +338,7 @@ def test_the_http_server_comes_back_after_kill_9(served: dict[str, Any], client:
     os.kill(actor.pid, signal.SIGKILL)  # the actor: its server process dies with it, both come back
     wait_until(lambda: not process_alive(server[0]), timeout=10)
     wait_until(lambda: http_child().pid not in (None, actor.pid) and healthy(), timeout=20)
-    assert client.get("/list-apps").json() == ["notes", "streaming", "weather_bot"]
+    assert client.get("/list-apps").json() == APP_NAMES
 
 
 # -- the WebSocket -------------------------------------------------------------------------------
@@ -454,3 +469,33 @@ def test_an_idle_connection_outlives_a_clients_keep_alive(served: dict[str, Any]
         except ConnectionError:
             second = b""
         assert b'{"status":"ok"}' in second  # still open: the same connection answers
+
+
+def test_a_run_killed_mid_stream_ends_the_stream_with_google_adks_error_line(
+        client: httpx.Client, served: dict[str, Any]) -> None:
+    from supervision import SupervisorClient
+
+    client.post("/apps/streaming/users/ivy/sessions", json={"sessionId": "i1"})
+    host = Host.connect(served["port"])
+    body = {"appName": "streaming", "userId": "ivy", "sessionId": "i1", "streaming": True,
+            "newMessage": {"role": "user", "parts": [{"text": "slow words"}]}}
+    frames = []
+    with client.stream("POST", "/run_sse", json=body) as response:
+        lines = response.iter_lines()
+        for line in lines:
+            if line.startswith("data: "):
+                frames.append(json.loads(line[6:]))
+                break
+        partition = host.partition_for("streaming", "ivy", "i1")
+        session = next(c for c in SupervisorClient(host.system, partition).which_children()
+                       if c.id == "streaming/ivy/i1")
+        for run_actor in children_of(session.pid):
+            os.kill(run_actor, signal.SIGKILL)
+        frames += [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+    assert frames[0]["partial"] is True
+    last = frames[-1]
+    assert set(last) == {"error", "error_details"} and "killed" in last["error"]
+    assert last["error_details"]["error_type"] == "RunActorDied"
+    after = client.post("/run", json={**body, "streaming": False, "newMessage": {
+        "role": "user", "parts": [{"text": "again"}]}})
+    assert after.status_code == 200 and after.json()[-1]["content"]["parts"][0]["text"] == "You said: again."

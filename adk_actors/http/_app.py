@@ -253,14 +253,14 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     def run_agent(body: RunAgentRequest, request: Request) -> Any:
         run, message, config = prepare(body, request)
         events = list(run.run(body.user_id, body.session_id, message, run_config=config))
-        return [event_json(e) for e in events[1:] if not e.partial]  # the user's event is not an answer
+        return [event_json(e) for e in _answers(events) if not e.partial]
 
     @api.post("/run_sse")
     async def run_sse(body: RunAgentRequest, request: Request) -> Any:
         run, message, config = await run_in_threadpool(prepare, body, request)
         events = run.run_async(body.user_id, body.session_id, message, run_config=config)
-        await anext(events)  # the user's event: the run was accepted (or this raises, before any stream)
-        return StreamingResponse(_sse(events), media_type="text/event-stream")
+        first = await anext(events)  # the run was accepted (or this raises, before any stream)
+        return StreamingResponse(_sse(events, first), media_type="text/event-stream")
 
     artifacts = sessions + "/{session_id}/artifacts"
 
@@ -326,15 +326,32 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     return guarded
 
 
-async def _sse(events: AsyncIterator[Event]) -> AsyncIterator[str]:
-    """One ``data:`` line per event, compact JSON, a blank line after each; a run that
-    fails ends with google-adk's error line."""
+def _is_user_echo(position: int, event: Event) -> bool:
+    """A run's first event is the user's message, unless an input policy refused it
+    (then the refusal is the first event, and an answer)."""
+    return position == 0 and event.author == "user"
+
+
+def _answers(events: list[Event]) -> list[Event]:
+    """A run's events as google-adk answers them: without the user's own."""
+    return [event for position, event in enumerate(events) if not _is_user_echo(position, event)]
+
+
+async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]:
+    """One ``data:`` line per event (``first`` too, unless it is the user's own),
+    compact JSON, a blank line after each; a run that fails ends with google-adk's
+    error line."""
+
+    def line(event: Event) -> str:
+        return f"data: {json.dumps(event_json(event), separators=(',', ':'))}\n\n"
+
+    if not _is_user_echo(0, first):
+        yield line(first)
     try:
         async for event in events:
-            yield f"data: {json.dumps(event_json(event), separators=(',', ':'))}\n\n"
+            yield line(event)
     except AdkError as error:
         kind = error.error_type if isinstance(error, RunFailedError) and error.error_type else type(error).__name__
         text = _detail_of(error)
-        line = {"error": f"{kind}: {text}",
-                "error_details": {"error_type": kind, "error_message": text}}
-        yield f"data: {json.dumps(line)}\n\n"
+        failure = {"error": f"{kind}: {text}", "error_details": {"error_type": kind, "error_message": text}}
+        yield f"data: {json.dumps(failure)}\n\n"

@@ -76,10 +76,10 @@ def add_live(api: FastAPI, runner: Callable[[str], Any], event_json: Callable[[A
                     return
                 config = RunConfig(streaming_mode=StreamingMode.SSE)
                 try:
-                    first = True
+                    position = 0
                     async for event in run.run_async(user_id, session_id, message, run_config=config):
-                        if first:  # the user's own event
-                            first = False
+                        position += 1
+                        if position == 1 and event.author == "user":  # the user's own message
                             continue
                         await socket.send_text(json.dumps(event_json(event), separators=(",", ":")))
                 except AdkError as error:
