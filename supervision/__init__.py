@@ -49,6 +49,7 @@ from ._exceptions import (
     error_for_code,
 )
 from ._messages import (
+    AdvanceClock,
     Call,
     Cast,
     ChildCounts,
@@ -68,7 +69,7 @@ from ._messages import (
     Started,
 )
 from ._registry import Registry
-from ._server import FORWARDED, IGNORE, NO_REPLY, CallerRef, GenServer
+from ._server import FORWARDED, IGNORE, MANUAL_CLOCK_VARIABLE, NO_REPLY, CallerRef, GenServer
 from ._spec import (
     AutoShutdown,
     Backoff,
@@ -97,8 +98,10 @@ from ._timing import BackoffState, RestartIntensity
 __all__ = [
     "FORWARDED",
     "IGNORE",
+    "MANUAL_CLOCK_VARIABLE",
     "NO_REPLY",
     "ActorSystemError",
+    "AdvanceClock",
     "AutoShutdown",
     "Backoff",
     "BackoffState",

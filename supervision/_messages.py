@@ -91,6 +91,14 @@ class Prepared:
 
 
 @dataclass(frozen=True)
+class AdvanceClock:
+    """Move a server's manual clock ``seconds`` ahead (see ``GenServer.clock``): every
+    timer due by then fires, in order, before the answer (how many fired)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Shutdown:
     """A supervisor asks its child to stop (reason ``shutdown``)."""
 

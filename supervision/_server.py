@@ -34,9 +34,12 @@ Thespian may report only one: see :mod:`supervision._supervisor`).
 
 from __future__ import annotations
 
+import heapq
 import logging
 import os
+import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final
@@ -51,10 +54,11 @@ from thespian.actors import (
     WatchMessage,
 )
 
-from ._exceptions import CallError, UnknownRequest
+from ._exceptions import BadRequest, CallError, UnknownRequest
 from ._messages import (
     NORMAL,
     SHUTDOWN,
+    AdvanceClock,
     Call,
     Cast,
     ErrorReply,
@@ -100,12 +104,35 @@ class CallerRef:
     ref: str
 
 
+#: The clock seam. Unset, every server's ``clock`` is ``time.monotonic`` and its timers
+#: are Thespian's. Set in an actor system's environment before it starts (its actors
+#: inherit it) to a comma-separated list of server class names, or ``*`` for all: those
+#: servers get a manual clock, which stands still until they are sent ``AdvanceClock``;
+#: then the timers due fire at once, in order. Restart windows, backoff, passivation
+#: and grace periods are tested exactly that way, without waiting for them.
+MANUAL_CLOCK_VARIABLE: Final = "SUPERVISION_MANUAL_CLOCK"
+
+
+def _manual_clock_for(name: str) -> bool:
+    wanted = {part.strip() for part in os.environ.get(MANUAL_CLOCK_VARIABLE, "").split(",")}
+    return "*" in wanted or name in wanted
+
+
 class GenServer(Actor):  # type: ignore[misc]
-    """Base class for supervised actors; override the ``init``/``handle_*`` hooks."""
+    """Base class for supervised actors; override the ``init``/``handle_*`` hooks.
+
+    ``self.clock()`` is the time (seconds, monotonic) every deadline of the server is
+    measured with; :meth:`send_after` timers follow the same clock (see
+    :data:`MANUAL_CLOCK_VARIABLE`)."""
 
     def __init__(self) -> None:
         super().__init__()
         set_parent_death_signal()
+        self._manual_clock = _manual_clock_for(type(self).__name__)
+        self._manual_now = time.monotonic()
+        self._manual_timers: list[tuple[float, int, Any]] = []  # a heap: (due, order, payload)
+        self._manual_order = 0
+        self.clock: Callable[[], float] = (lambda: self._manual_now) if self._manual_clock else time.monotonic
         self.supervisor: Any = None
         self.registry: Any = None
         self.child_id: str | None = None
@@ -186,8 +213,30 @@ class GenServer(Actor):  # type: ignore[misc]
         self.send(caller.address, ErrorReply(caller.ref, error.code, error.detail))
 
     def send_after(self, seconds: float, payload: Any = None) -> None:
-        """Deliver ``payload`` to ``handle_timeout`` after ``seconds`` (not cancellable)."""
+        """Deliver ``payload`` to ``handle_timeout`` after ``seconds`` of :attr:`clock`
+        (not cancellable)."""
+        if self._manual_clock:
+            self._manual_order += 1
+            heapq.heappush(self._manual_timers, (self._manual_now + max(seconds, 0.001), self._manual_order, payload))
+            return
         self.wakeupAfter(timedelta(seconds=max(seconds, 0.001)), payload=payload)
+
+    def _advance_clock(self, seconds: float) -> int:
+        """Move the manual clock ``seconds`` ahead, firing every timer due by then in
+        order (each at its own due time); how many fired."""
+        if not self._manual_clock:
+            raise BadRequest(f"{type(self).__name__} runs on the real clock (see {MANUAL_CLOCK_VARIABLE})")
+        if not isinstance(seconds, (int, float)) or seconds < 0:
+            raise BadRequest("AdvanceClock needs seconds >= 0")
+        target = self._manual_now + seconds
+        fired = 0
+        while self._manual_timers and self._manual_timers[0][0] <= target and not self._stopping:
+            due, _, payload = heapq.heappop(self._manual_timers)
+            self._manual_now = max(self._manual_now, due)
+            self._dispatch(WakeupMessage(timedelta(0), payload), self.myAddress)
+            fired += 1
+        self._manual_now = max(self._manual_now, target)
+        return fired
 
     def watch_fds(self, fds: list[int]) -> None:
         """Have ``handle_watch`` called when any of these descriptors becomes readable."""
@@ -348,6 +397,14 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def _on_call(self, message: Call, sender: Any) -> None:
         caller = CallerRef(message.reply_to or sender, message.ref)
+        if isinstance(message.request, AdvanceClock):
+            try:
+                fired = self._advance_clock(message.request.seconds)
+            except CallError as err:
+                self.send(caller.address, ErrorReply(caller.ref, err.code, err.detail))
+                return
+            self.send(caller.address, Reply(caller.ref, fired))
+            return
         self._current = caller
         try:
             self.check_request(message.request)

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -177,7 +176,6 @@ class Supervisor(GenServer):
         self._child_registry: Any = None
         self._leaving = False
         self._next_dynamic_id = 0
-        self.clock: Callable[[], float] = time.monotonic
 
     # -- hooks for subclasses ----------------------------------------------------------------
 

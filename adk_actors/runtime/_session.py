@@ -584,7 +584,7 @@ class SessionActor(GenServer):
     def _arm_idle(self) -> None:
         """Push the passivation deadline back; at most one timer is ever pending (each
         message must not leave a timer behind for ``idle_timeout`` seconds)."""
-        self.idle_deadline = time.monotonic() + self.args.idle_timeout
+        self.idle_deadline = self.clock() + self.args.idle_timeout
         if not self.idle_timer_armed:
             self.idle_timer_armed = True
             self.send_after(self.args.idle_timeout, ("idle",))
@@ -605,7 +605,7 @@ class SessionActor(GenServer):
             return
         if kind == "idle":
             self.idle_timer_armed = False
-            left = self.idle_deadline - time.monotonic()
+            left = self.idle_deadline - self.clock()
             if left > 0 or run is not None or self.waiting:
                 self.idle_timer_armed = True
                 self.send_after(max(left, 0.05) if left > 0 else self.args.idle_timeout, ("idle",))

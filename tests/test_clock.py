@@ -1,0 +1,124 @@
+"""The clock seam (issue 20): servers named in ``SUPERVISION_MANUAL_CLOCK`` run on a
+manual clock that moves only when they are sent ``AdvanceClock``. Timers, restart
+windows and passivation are then tested exactly, without waiting for them."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import runtime_agents
+from conftest import probe
+
+from adk_actors.messages import session_key
+from adk_actors.runtime import Host, HostConfig
+from supervision import (
+    MANUAL_CLOCK_VARIABLE,
+    AdvanceClock,
+    BadRequest,
+    CallerRef,
+    GenServer,
+    Restart,
+    SupervisorClient,
+    SupervisorSpec,
+    call,
+    start_server,
+    start_supervisor,
+)
+from supervision.testing import pid_alive, running_actor_system, wait_until
+
+
+class Alarm(GenServer):
+    """Calls: ``("arm", seconds, name)`` sets a timer; ``"rung"``: the names rung, each
+    with the clock's reading when it rang, relative to the start."""
+
+    def init(self, args: Any) -> None:
+        self.started = self.clock()
+        self.rung: list[tuple[str, float]] = []
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, tuple) and request[0] == "arm":
+            self.send_after(request[1], request[2])
+            return "armed"
+        if request == "rung":
+            return self.rung
+        return super().handle_call(request, caller)
+
+    def handle_timeout(self, payload: Any) -> None:
+        self.rung.append((payload, round(self.clock() - self.started, 6)))
+        if payload == "chain":
+            self.send_after(1.0, "chained")
+
+
+@pytest.fixture
+def manual_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.setenv(MANUAL_CLOCK_VARIABLE, "Alarm,Supervisor,SessionActor")
+    with running_actor_system(tmp_path / "logs") as system:
+        yield system
+
+
+def test_timers_fire_exactly_when_the_manual_clock_reaches_them(manual_system: Any) -> None:
+    alarm = start_server(manual_system, Alarm, None)
+    for seconds, name in ((10.0, "late"), (5.0, "early"), (5.0, "early too"), (2.0, "chain")):
+        call(manual_system, alarm, ("arm", seconds, name))
+    assert call(manual_system, alarm, AdvanceClock(1.999)) == 0
+    assert call(manual_system, alarm, "rung") == []
+    assert call(manual_system, alarm, AdvanceClock(0.001)) == 1
+    assert call(manual_system, alarm, AdvanceClock(3.0)) == 3  # a timer set by a timer fires in the same step
+    assert call(manual_system, alarm, "rung") == [("chain", 2.0), ("chained", 3.0), ("early", 5.0), ("early too", 5.0)]
+    assert call(manual_system, alarm, AdvanceClock(4.999)) == 0
+    assert call(manual_system, alarm, AdvanceClock(0.001)) == 1
+    assert call(manual_system, alarm, "rung")[-1] == ("late", 10.0)
+
+
+def test_a_server_on_the_real_clock_refuses_to_be_advanced(actor_system: Any) -> None:
+    alarm = start_server(actor_system, Alarm, None)
+    with pytest.raises(BadRequest, match="real clock"):
+        call(actor_system, alarm, AdvanceClock(1.0))
+
+
+def test_the_restart_window_slides_with_the_clock(manual_system: Any, events: Path) -> None:
+    """intensity 2 in 5 s: two kills are restarted; a third within the window makes the
+    supervisor give up, but not once the clock has moved past the first two."""
+    sup = start_supervisor(manual_system, SupervisorSpec(children=(probe("worker", events, restart=Restart.PERMANENT),),
+                                                         intensity=2, period=5.0))
+
+    def kill_and_wait_restart() -> None:
+        before = sup.which_children()[0].pid
+        assert before is not None
+        os.kill(before, signal.SIGKILL)
+        wait_until(lambda: sup.which_children()[0].pid not in (None, before), timeout=10)
+
+    kill_and_wait_restart()
+    kill_and_wait_restart()
+    # The first two leave the window. (The timers that fire are the two kills' pidfd
+    # checks, due 50 ms after each: Thespian had reported both deaths, so they do nothing.)
+    assert call(manual_system, sup.address, AdvanceClock(5.001)) == 2
+    kill_and_wait_restart()
+    kill_and_wait_restart()  # two in the new window: still within the budget
+    assert sup.which_children()[0].restarts == 4
+
+
+def test_passivation_happens_exactly_at_the_idle_timeout(manual_system: Any, tmp_path: Path) -> None:
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), idle_timeout=300.0)
+    with Host(config, system=manual_system) as host:
+        runner = host.runner("echo")
+        runner.create_session("ann", "s1")
+        list(runner.run("ann", "s1", "one"))
+        partition = host.partition_for("echo", "ann", "s1")
+
+        def session() -> Any:
+            return next((c for c in SupervisorClient(manual_system, partition).which_children()
+                         if c.id == session_key("echo", "ann", "s1")), None)
+
+        actor = session()
+        assert actor is not None and actor.pid is not None
+        call(manual_system, actor.address, AdvanceClock(299.9))
+        assert session() is not None and pid_alive(actor.pid)  # 0.1 s before its idle timeout
+        call(manual_system, actor.address, AdvanceClock(0.2))
+        wait_until(lambda: session() is None and not pid_alive(actor.pid), timeout=10)  # passivated, not killed
+        assert [e.content.text for e in runner.run("ann", "s1", "two")][-1] == "echo: two (turn 2)"
