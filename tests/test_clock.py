@@ -1,11 +1,13 @@
 """The clock seam (issue 20): servers named in ``SUPERVISION_MANUAL_CLOCK`` run on a
 manual clock that moves only when they are sent ``AdvanceClock``. Timers, restart
-windows and passivation are then tested exactly, without waiting for them."""
+windows, passivation, run deadlines and kill grace periods are then tested exactly,
+without waiting for them."""
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ import pytest
 import runtime_agents
 from conftest import probe
 
+from adk_actors import RunConfig, RunFailedError
 from adk_actors.messages import session_key
 from adk_actors.runtime import Host, HostConfig
 from supervision import (
@@ -29,7 +32,7 @@ from supervision import (
     start_server,
     start_supervisor,
 )
-from supervision.testing import pid_alive, running_actor_system, wait_until
+from supervision.testing import children_of, pid_alive, running_actor_system, wait_until
 
 
 class Alarm(GenServer):
@@ -122,3 +125,38 @@ def test_passivation_happens_exactly_at_the_idle_timeout(manual_system: Any, tmp
         call(manual_system, actor.address, AdvanceClock(0.2))
         wait_until(lambda: session() is None and not pid_alive(actor.pid), timeout=10)  # passivated, not killed
         assert [e.content.text for e in runner.run("ann", "s1", "two")][-1] == "echo: two (turn 2)"
+
+
+def test_a_run_deadline_and_its_kill_grace_are_kept_to_the_clock(manual_system: Any, tmp_path: Path) -> None:
+    """A run with a 5 s deadline fails with ``timeout`` exactly at 5 s of the session
+    actor's clock, and its run actor (stuck in a tool) is killed exactly 2 s later."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"))
+    with Host(config, system=manual_system) as host:
+        runner = host.runner("sleepy")
+        runner.create_session("ann", "s1")
+        outcome: list[Any] = []
+
+        def turn() -> None:
+            try:
+                outcome.append(list(runner.run("ann", "s1", "sleep 30", run_config=RunConfig(timeout=5))))
+            except RunFailedError as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=turn, daemon=True)
+        thread.start()
+        partition = host.partition_for("sleepy", "ann", "s1")
+        actor = wait_until(lambda: next((c for c in SupervisorClient(manual_system, partition).which_children()
+                                         if c.id == session_key("sleepy", "ann", "s1") and c.pid), None))
+        wait_until(lambda: children_of(actor.pid), timeout=10)
+        thread.join(0.5)  # the tool is sleeping by now
+        run_actors = children_of(actor.pid)
+        call(manual_system, actor.address, AdvanceClock(4.9))
+        thread.join(0.5)
+        assert outcome == [] and thread.is_alive()  # 0.1 s before the deadline
+        call(manual_system, actor.address, AdvanceClock(0.2))
+        thread.join(10)
+        assert isinstance(outcome[0], RunFailedError) and outcome[0].reason == "timeout"
+        call(manual_system, actor.address, AdvanceClock(1.8))
+        assert all(pid_alive(pid) for pid in run_actors)  # its grace period is 2 s
+        call(manual_system, actor.address, AdvanceClock(0.2))
+        wait_until(lambda: any(not pid_alive(pid) for pid in run_actors), timeout=10)
