@@ -187,6 +187,7 @@ def test_artifacts_and_memory(client: httpx.Client) -> None:
     client.post(base, json={"sessionId": "d1"})
     first = client.post(f"{base}/d1/artifacts", json={"filename": "plan.txt", "artifact": {"text": "v0"}})
     assert first.status_code == 200 and first.json()["version"] == 0
+    assert set(first.json()) == {"version", "mimeType", "createTime", "customMetadata", "canonicalUri"}
     client.post(f"{base}/d1/artifacts", json={"filename": "plan.txt",
                                               "artifact": {"inlineData": {"mimeType": "text/csv", "data": "YSxi"}}})
     assert client.get(f"{base}/d1/artifacts").json() == ["plan.txt"]
@@ -196,6 +197,22 @@ def test_artifacts_and_memory(client: httpx.Client) -> None:
     assert latest == {"inlineData": {"mimeType": "text/csv", "data": "YSxi"}}
     assert client.get(f"{base}/d1/artifacts/plan.txt/versions/latest").json() == latest
     assert client.get(f"{base}/d1/artifacts/plan.txt/versions/x").status_code == 422
+    assert client.get(f"{base}/d1/artifacts/plan.txt/versions/7/metadata").status_code == 404
+
+    async def metadata() -> tuple[Any, Any]:
+        from google.adk.cli.conformance.adk_web_server_client import AdkWebServerClient
+
+        async with AdkWebServerClient(str(client.base_url)) as adk:
+            every = await adk.list_artifact_versions_metadata(app_name="notes", user_id="dee", session_id="d1",
+                                                              artifact_name="plan.txt")
+            one = await adk.get_artifact_version_metadata(app_name="notes", user_id="dee", session_id="d1",
+                                                          artifact_name="plan.txt", version=1)
+            return every, one
+
+    every, one = asyncio.run(metadata())  # google-adk's client, parsed into its ArtifactVersion model
+    assert [(v.version, v.mime_type) for v in every] == [(0, "text/plain"), (1, "text/csv")]
+    assert one.version == 1 and one.canonical_uri.endswith("/artifacts/plan.txt/versions/1")
+    assert every[0].create_time <= one.create_time
     assert client.get(f"{base}/d1/artifacts/missing.txt").status_code == 404
     empty = client.post(f"{base}/d1/artifacts", json={"filename": "empty.txt", "artifact": {}})
     assert empty.status_code == 400 and "text or inline_data" in empty.json()["detail"]  # the actor once crashed

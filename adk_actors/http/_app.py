@@ -276,15 +276,42 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
             part = Part.model_validate(body.artifact)
         except ValidationError as exc:
             raise HTTPException(422, f"artifact is not a Part: {exc.errors()[0]['msg']}") from None
-        version = runner(app).save_artifact(user, session_id, body.filename, part)
-        return {"version": version, "customMetadata": body.custom_metadata or {},
-                "mimeType": part.inline_data.mime_type if part.inline_data is not None else "text/plain"}
+        run = runner(app)
+        version = run.save_artifact(user, session_id, body.filename, part)
+        return version_json(app, user, session_id, body.filename,
+                            run.artifact_metadata(user, session_id, body.filename, version))
+
+    def version_json(app: str, user: str, session_id: str, name: str, meta: dict[str, Any] | None) -> dict[str, Any]:
+        """google-adk's ArtifactVersion for what the store recorded (404 when nothing)."""
+        if meta is None:
+            raise HTTPException(404, "Artifact not found")
+        version = meta["version"]
+        return {"version": version, "mimeType": meta["mime_type"], "createTime": meta["created"],
+                "customMetadata": {},
+                "canonicalUri": f"artifact://apps/{app}/users/{user}/sessions/{session_id}/artifacts/{name}"
+                                f"/versions/{version}"}
 
     def load(app: str, user: str, session_id: str, name: str, version: int | None) -> Any:
         part = runner(app).load_artifact(user, session_id, name, version)
         if part is None:
             raise HTTPException(404, "Artifact not found")
         return part_json(part)
+
+    @api.get(artifacts + "/{name}/versions/metadata")
+    def artifact_versions_metadata(app: str, user: str, session_id: str, name: str, request: Request) -> Any:
+        allowed(request, user)
+        run = runner(app)
+        return [version_json(app, user, session_id, name, run.artifact_metadata(user, session_id, name, v))
+                for v in run.artifact_versions(user, session_id, name)]
+
+    @api.get(artifacts + "/{name}/versions/{version}/metadata")
+    def artifact_version_metadata(app: str, user: str, session_id: str, name: str, version: str,
+                                  request: Request) -> Any:
+        allowed(request, user)
+        if version != "latest" and not version.isdigit():
+            raise HTTPException(422, "version must be a number or 'latest'")
+        chosen = None if version == "latest" else int(version)
+        return version_json(app, user, session_id, name, runner(app).artifact_metadata(user, session_id, name, chosen))
 
     @api.get(artifacts + "/{name}/versions")
     def artifact_versions(app: str, user: str, session_id: str, name: str, request: Request) -> Any:

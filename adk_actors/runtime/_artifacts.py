@@ -19,7 +19,7 @@ from .._types import Part
 from .._validate import check_fields
 from ..store._artifacts import ArtifactError, FileArtifactStore
 
-__all__ = ["ArtifactActor", "ArtifactVersions", "DeleteArtifact", "ListArtifacts", "LoadArtifact", "SaveArtifact"]
+__all__ = ["ArtifactActor", "ArtifactMetadata", "ArtifactVersions", "DeleteArtifact", "ListArtifacts", "LoadArtifact", "SaveArtifact"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,15 @@ class ArtifactVersions:
 
 
 @dataclass(frozen=True)
+class ArtifactMetadata:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+    version: int | None = None
+
+
+@dataclass(frozen=True)
 class DeleteArtifact:
     app_name: str
     user_id: str
@@ -81,6 +90,9 @@ class ArtifactActor(GenServer):
                 return self.store.list(request.app_name, request.user_id, request.session_id)
             if isinstance(request, ArtifactVersions):
                 return self.store.versions(request.app_name, request.user_id, request.session_id, request.name)
+            if isinstance(request, ArtifactMetadata):
+                return self.store.metadata(request.app_name, request.user_id, request.session_id, request.name,
+                                           request.version)
             if isinstance(request, DeleteArtifact):
                 return self.store.delete(request.app_name, request.user_id, request.session_id, request.name)
         except ArtifactError as exc:

@@ -71,7 +71,14 @@ from ..messages import (
     session_key,
 )
 from ._approvals import Approve, Deny, ListApprovals
-from ._artifacts import ArtifactVersions, DeleteArtifact, ListArtifacts, LoadArtifact, SaveArtifact
+from ._artifacts import (
+    ArtifactMetadata,
+    ArtifactVersions,
+    DeleteArtifact,
+    ListArtifacts,
+    LoadArtifact,
+    SaveArtifact,
+)
 from ._breakers import BreakerStatus
 from ._credentials import DeleteCredential, PutCredential
 from ._memory import AddSessionToMemory, SearchMemory
@@ -252,6 +259,14 @@ class Runner:
     def artifact_versions(self, user_id: str, session_id: str, name: str) -> list[int]:
         versions: list[int] = self._service("artifacts", ArtifactVersions(self.app_name, user_id, session_id, name))
         return versions
+
+    def artifact_metadata(self, user_id: str, session_id: str, name: str,
+                          version: int | None = None) -> dict[str, Any] | None:
+        """What was recorded with a version of artifact ``name`` (the latest when None):
+        ``version``, ``mime_type``, ``size``, ``sha256``, ``created``; or None."""
+        found: dict[str, Any] | None = self._service("artifacts", ArtifactMetadata(
+            self.app_name, user_id, session_id, name, version))
+        return found
 
     def delete_artifact(self, user_id: str, session_id: str, name: str) -> None:
         self._service("artifacts", DeleteArtifact(self.app_name, user_id, session_id, name))

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from .._exceptions import AdkError
 from .._names import ArtifactError, InvalidArtifactName, validate_name
@@ -109,6 +110,18 @@ class FileArtifactStore:
         if hashlib.sha256(data).hexdigest() != meta["sha256"]:
             raise AdkError(f"artifact {name!r} version {chosen} is corrupt (hash mismatch)")
         return _part(data, meta["mime_type"], meta.get("kind"))
+
+    def metadata(self, app: str, user: str, session: str, name: str,
+                 version: int | None = None) -> dict[str, Any] | None:
+        """What was recorded with a version (the latest when None): ``version``,
+        ``mime_type``, ``size``, ``sha256``, ``created``; None when there is none."""
+        folder = self._dir(app, user, session, name)
+        versions = self._versions(folder)
+        chosen = (versions[-1] if versions else None) if version is None else version
+        if chosen is None or chosen not in versions:
+            return None
+        meta: dict[str, Any] = json.loads((folder / f"{chosen}.json").read_text())
+        return meta
 
     def list(self, app: str, user: str, session: str) -> list[str]:
         validate_name(app, "app name")
