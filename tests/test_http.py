@@ -188,8 +188,9 @@ def test_artifacts_and_memory(client: httpx.Client) -> None:
     first = client.post(f"{base}/d1/artifacts", json={"filename": "plan.txt", "artifact": {"text": "v0"}})
     assert first.status_code == 200 and first.json()["version"] == 0
     assert set(first.json()) == {"version", "mimeType", "createTime", "customMetadata", "canonicalUri"}
-    client.post(f"{base}/d1/artifacts", json={"filename": "plan.txt",
-                                              "artifact": {"inlineData": {"mimeType": "text/csv", "data": "YSxi"}}})
+    second = client.post(f"{base}/d1/artifacts", json={"filename": "plan.txt", "customMetadata": {"from": "upload"},
+                                                       "artifact": {"inlineData": {"mimeType": "text/csv", "data": "YSxi"}}})
+    assert second.json()["version"] == 1 and second.json()["customMetadata"] == {"from": "upload"}
     assert client.get(f"{base}/d1/artifacts").json() == ["plan.txt"]
     assert client.get(f"{base}/d1/artifacts/plan.txt/versions").json() == [0, 1]
     assert client.get(f"{base}/d1/artifacts/plan.txt", params={"version": 0}).json() == {"text": "v0"}
@@ -212,6 +213,7 @@ def test_artifacts_and_memory(client: httpx.Client) -> None:
     every, one = asyncio.run(metadata())  # google-adk's client, parsed into its ArtifactVersion model
     assert [(v.version, v.mime_type) for v in every] == [(0, "text/plain"), (1, "text/csv")]
     assert one.version == 1 and one.canonical_uri.endswith("/artifacts/plan.txt/versions/1")
+    assert one.custom_metadata == {"from": "upload"} and every[0].custom_metadata == {}
     assert every[0].create_time <= one.create_time
     assert client.get(f"{base}/d1/artifacts/missing.txt").status_code == 404
     empty = client.post(f"{base}/d1/artifacts", json={"filename": "empty.txt", "artifact": {}})

@@ -277,7 +277,7 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
         except ValidationError as exc:
             raise HTTPException(422, f"artifact is not a Part: {exc.errors()[0]['msg']}") from None
         run = runner(app)
-        version = run.save_artifact(user, session_id, body.filename, part)
+        version = run.save_artifact(user, session_id, body.filename, part, body.custom_metadata)
         return version_json(app, user, session_id, body.filename,
                             run.artifact_metadata(user, session_id, body.filename, version))
 
@@ -287,7 +287,7 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
             raise HTTPException(404, "Artifact not found")
         version = meta["version"]
         return {"version": version, "mimeType": meta["mime_type"], "createTime": meta["created"],
-                "customMetadata": {},
+                "customMetadata": meta.get("custom_metadata") or {},
                 "canonicalUri": f"artifact://apps/{app}/users/{user}/sessions/{session_id}/artifacts/{name}"
                                 f"/versions/{version}"}
 

@@ -29,6 +29,7 @@ class SaveArtifact:
     session_id: str
     name: str
     part: Part
+    custom_metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class ArtifactActor(GenServer):
         try:
             if isinstance(request, SaveArtifact):
                 return self.store.save(request.app_name, request.user_id, request.session_id, request.name,
-                                       request.part)
+                                       request.part, request.custom_metadata)
             if isinstance(request, LoadArtifact):
                 return self.store.load(request.app_name, request.user_id, request.session_id, request.name,
                                        request.version)

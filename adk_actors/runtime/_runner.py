@@ -242,9 +242,12 @@ class Runner:
                                          session_id, user_id)
         return result
 
-    def save_artifact(self, user_id: str, session_id: str, name: str, part: Part) -> int:
-        """Store a new version of artifact ``name``; returns its version (0, 1, ...)."""
-        return int(self._service("artifacts", SaveArtifact(self.app_name, user_id, session_id, name, part)))
+    def save_artifact(self, user_id: str, session_id: str, name: str, part: Part,
+                      custom_metadata: dict[str, Any] | None = None) -> int:
+        """Store a new version of artifact ``name`` (with ``custom_metadata``); returns its
+        version (0, 1, ...)."""
+        return int(self._service("artifacts", SaveArtifact(self.app_name, user_id, session_id, name, part,
+                                                           custom_metadata)))
 
     def load_artifact(self, user_id: str, session_id: str, name: str, version: int | None = None) -> Part | None:
         """Artifact ``name`` at ``version`` (the latest when None), or None."""

@@ -81,8 +81,10 @@ class FileArtifactStore:
             return []
         return sorted(int(p.stem) for p in folder.glob("*.json") if p.stem.isdigit())
 
-    def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
-        """Store a new version; returns its number (0 for the first)."""
+    def save(self, app: str, user: str, session: str, name: str, part: Part,
+             custom_metadata: dict[str, Any] | None = None) -> int:
+        """Store a new version (with ``custom_metadata``, JSON, kept beside it); returns
+        its number (0 for the first)."""
         folder = self._dir(app, user, session, name)
         data, mime_type, kind = _content(part)
         if len(data) > self.max_bytes:
@@ -92,7 +94,8 @@ class FileArtifactStore:
             versions = self._versions(folder)
             version = versions[-1] + 1 if versions else 0
             meta = {"version": version, "mime_type": mime_type, "kind": kind, "size": len(data),
-                    "sha256": hashlib.sha256(data).hexdigest(), "created": time.time()}
+                    "sha256": hashlib.sha256(data).hexdigest(), "created": time.time(),
+                    "custom_metadata": dict(custom_metadata or {})}
             _atomic_write(folder / f"{version}.bin", data)
             _atomic_write(folder / f"{version}.json", json.dumps(meta).encode())  # written last: the commit
         return version
@@ -114,7 +117,8 @@ class FileArtifactStore:
     def metadata(self, app: str, user: str, session: str, name: str,
                  version: int | None = None) -> dict[str, Any] | None:
         """What was recorded with a version (the latest when None): ``version``,
-        ``mime_type``, ``size``, ``sha256``, ``created``; None when there is none."""
+        ``mime_type``, ``size``, ``sha256``, ``created``, ``custom_metadata``; None when
+        there is none."""
         folder = self._dir(app, user, session, name)
         versions = self._versions(folder)
         chosen = (versions[-1] if versions else None) if version is None else version
