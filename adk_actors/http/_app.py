@@ -50,11 +50,11 @@ from .._types import Content, Event, Part, RunConfig, StreamingMode
 from ..agents import LlmAgent
 from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
-from ..messages import SessionInfo
 from ._adk_web import add_adk_web, adk_web_files
 from ._console import add_console
 from ._guard import OPERATOR, Guard
 from ._live import add_live
+from ._wire import compact_json, event_json, is_user_echo, part_json, session_json
 
 __all__ = ["create_app"]
 
@@ -110,22 +110,6 @@ def _detail_of(error: AdkError) -> str:
     if isinstance(error, RunFailedError):
         return f"{error.reason}: {error.detail}" if error.detail else error.reason
     return str(error)
-
-
-def event_json(event: Event) -> dict[str, Any]:
-    """An event as google-adk sends it: camelCase, None fields omitted."""
-    data: dict[str, Any] = event.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return data
-
-
-def session_json(info: SessionInfo) -> dict[str, Any]:
-    return {"id": info.id, "appName": info.app_name, "userId": info.user_id, "state": info.state,
-            "events": [event_json(e) for e in info.events], "lastUpdateTime": info.last_update_time}
-
-
-def part_json(part: Part) -> dict[str, Any]:
-    data: dict[str, Any] = part.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return data
 
 
 def agent_json(agent: Any) -> dict[str, Any]:
@@ -308,10 +292,8 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     def artifact_version_metadata(app: str, user: str, session_id: str, name: str, version: str,
                                   request: Request) -> Any:
         allowed(request, user)
-        if version != "latest" and not version.isdigit():
-            raise HTTPException(422, "version must be a number or 'latest'")
-        chosen = None if version == "latest" else int(version)
-        return version_json(app, user, session_id, name, runner(app).artifact_metadata(user, session_id, name, chosen))
+        return version_json(app, user, session_id, name,
+                            runner(app).artifact_metadata(user, session_id, name, _version_param(version)))
 
     @api.get(artifacts + "/{name}/versions")
     def artifact_versions(app: str, user: str, session_id: str, name: str, request: Request) -> Any:
@@ -321,9 +303,7 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     @api.get(artifacts + "/{name}/versions/{version}")
     def artifact_version(app: str, user: str, session_id: str, name: str, version: str, request: Request) -> Any:
         allowed(request, user)
-        if version != "latest" and not version.isdigit():
-            raise HTTPException(422, "version must be a number or 'latest'")
-        return load(app, user, session_id, name, None if version == "latest" else int(version))
+        return load(app, user, session_id, name, _version_param(version))
 
     @api.get(artifacts + "/{name}")
     def get_artifact(app: str, user: str, session_id: str, name: str, request: Request,
@@ -341,7 +321,7 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
         allowed(request, user)
         runner(app).add_session_to_memory(user, body.session_id)
 
-    add_live(api, runner, event_json)
+    add_live(api, runner)
     add_console(api, host, sorted(apps), runner, allowed)
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too
@@ -353,15 +333,18 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     return guarded
 
 
-def _is_user_echo(position: int, event: Event) -> bool:
-    """A run's first event is the user's message, unless an input policy refused it
-    (then the refusal is the first event, and an answer)."""
-    return position == 0 and event.author == "user"
+def _version_param(version: str) -> int | None:
+    """A version in a path: a number, or ``latest`` (None); anything else is a 422."""
+    if version == "latest":
+        return None
+    if not version.isdigit():
+        raise HTTPException(422, "version must be a number or 'latest'")
+    return int(version)
 
 
 def _answers(events: list[Event]) -> list[Event]:
     """A run's events as google-adk answers them: without the user's own."""
-    return [event for position, event in enumerate(events) if not _is_user_echo(position, event)]
+    return [event for position, event in enumerate(events) if not is_user_echo(position, event)]
 
 
 async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]:
@@ -370,9 +353,9 @@ async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]
     error line."""
 
     def line(event: Event) -> str:
-        return f"data: {json.dumps(event_json(event), separators=(',', ':'))}\n\n"
+        return f"data: {compact_json(event)}\n\n"
 
-    if not _is_user_echo(0, first):
+    if not is_user_echo(0, first):
         yield line(first)
     try:
         async for event in events:

@@ -27,13 +27,14 @@ from pydantic import ValidationError
 from .._exceptions import AdkError, SessionNotFoundError
 from .._types import Content, RunConfig, StreamingMode
 from ._guard import OPERATOR
+from ._wire import compact_json, is_user_echo
 
 __all__ = ["add_live"]
 
 _UNSUPPORTED = ("blob", "activity_start", "activity_end", "audio_stream_end")
 
 
-def add_live(api: FastAPI, runner: Callable[[str], Any], event_json: Callable[[Any], dict[str, Any]]) -> None:
+def add_live(api: FastAPI, runner: Callable[[str], Any]) -> None:
     """Add ``/run_live`` to ``api``; ``runner(app)`` gives an app's Runner."""
 
     @api.websocket("/run_live")
@@ -78,10 +79,9 @@ def add_live(api: FastAPI, runner: Callable[[str], Any], event_json: Callable[[A
                 try:
                     position = 0
                     async for event in run.run_async(user_id, session_id, message, run_config=config):
+                        if not is_user_echo(position, event):
+                            await socket.send_text(compact_json(event))
                         position += 1
-                        if position == 1 and event.author == "user":  # the user's own message
-                            continue
-                        await socket.send_text(json.dumps(event_json(event), separators=(",", ":")))
                 except AdkError as error:
                     await socket.send_text(json.dumps({"error": f"{type(error).__name__}: {error}"}))
                     await socket.close(code=1011, reason=str(error)[:120])
