@@ -35,7 +35,6 @@ from supervision import (
     CallTimeout,
     SupervisorClient,
     call,
-    children_of,
     proc_stat,
     process_alive,
 )
@@ -47,13 +46,14 @@ from .runtime import Host, Runner
 __all__ = ["TARGET_KINDS", "SoakReport", "soak", "tree_rows"]
 
 #: What may be killed: the root's children, the service actors, the session
-#: partitions, session actors, and run actors.
-TARGET_KINDS = ("root", "services", "partitions", "sessions", "runs")
+#: partitions (each holds many sessions), and their run workers.
+TARGET_KINDS = ("root", "services", "partitions", "workers")
 
 
 def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list[dict[str, Any]]:
     """The live tree, one row per actor (path, id, type, status, pid, restarts, depth;
-    ``pooled`` for a session partition). A supervisor that does not answer within
+    ``sessions``, how many it holds in memory, for a session partition, followed by
+    a row per run worker of that partition, ``.../worker-PID``). A supervisor that does not answer within
     ``timeout`` seconds (it is being restarted) is shown as ``unreachable``. Asked
     through ``endpoint`` (a private endpoint of the host's actor system, for a thread
     of its own), else through the host's system."""
@@ -66,11 +66,16 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list
             row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
                    "pid": info.pid, "restarts": info.restarts, "depth": depth}
             rows.append(row)
-            if info.type == "supervisor" and info.id.startswith("sessions-") and info.address is not None:
-                try:  # a session partition: how many pooled session actors are ready
-                    row["pooled"] = len(call(system, info.address, "pool", timeout=timeout))
+            if path == "sessions/" and info.address is not None:
+                try:  # a session partition: the sessions it holds, and its run workers
+                    row["sessions"] = len(call(system, info.address, "sessions", timeout=timeout))
+                    workers = call(system, info.address, "workers", timeout=timeout)
                 except (CallTimeout, CallError):
-                    pass
+                    row["status"] = "unreachable"
+                    continue
+                rows.extend({"path": f"{path}{info.id}/worker-{pid}", "id": f"worker-{pid}", "type": "worker",
+                             "status": "running", "pid": pid, "restarts": 0, "depth": depth + 1}
+                            for pid in workers)
             if info.type == "supervisor" and info.address is not None:
                 try:
                     walk(SupervisorClient(system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
@@ -90,7 +95,7 @@ def kind_of(row: dict[str, Any]) -> str:
         return "services"
     if path.startswith("sessions/") and row["depth"] == 1:
         return "partitions"
-    return "sessions"
+    return "workers"
 
 
 @dataclass
@@ -285,9 +290,6 @@ def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random,
         return None
     seen.look(rows)
     found = [(kind_of(r), r["pid"]) for r in rows if r["pid"] and r["status"] == "running"]
-    if "runs" in kinds:
-        found += [("runs", pid) for kind, session_pid in found if kind == "sessions"
-                  for pid in children_of(session_pid)]
     found = [(kind, pid) for kind, pid in found if kind in kinds and process_alive(pid)]
     return rng.choice(found) if found else None
 

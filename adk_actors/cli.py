@@ -11,7 +11,8 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``chaos soak``: sessions talk while random actors are killed; prints LOST, HUNG,
   restarts, restored, next turns valid, orphans (exit 1 unless all is well).
 * ``chaos kill TARGET | --random``: kill -9 an actor (``registry``,
-  ``sessions/sessions-0``, ...) and watch it come back.
+  ``sessions/sessions-0``, ``sessions/sessions-0/worker-PID`` ...) and watch it come
+  back (a run worker: replaced by its partition).
 * ``sessions list|show|delete APP``.
 * ``approvals list|approve|deny APP [ID]``: the human side of tool approvals.
 
@@ -105,7 +106,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
                            max_queued_runs=host_cfg.max_queued_runs,
-                           session_pool=host_cfg.session_pool,
+                           run_workers=host_cfg.run_workers,
                            models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
                            breaker=BreakerConfig(**settings.breaker.model_dump()),
                            max_artifact_bytes=settings.artifacts.max_bytes,
@@ -238,7 +239,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     print(f"{'child':<48} {'type':<10} {'status':<10} {'pid':>7} {'restarts':>8}")
     for row in rows:
-        name = "  " * row["depth"] + row["id"] + (f" (pool: {row['pooled']})" if "pooled" in row else "")
+        name = "  " * row["depth"] + row["id"] + (f" ({row['sessions']} sessions held)" if "sessions" in row else "")
         status = _color("32" if row["status"] == "running" else "33", f"{row['status']:<10}")
         print(f"{name:<48} {row['type']:<10} {status} {row['pid'] or '-':>7} {row['restarts']:>8}")
     return 0
@@ -269,14 +270,26 @@ def cmd_chaos(args: argparse.Namespace) -> int:
                 print(f"{target['path']} is back as pid {back[0]['pid']} after "
                       f"{1000 * (time.monotonic() - began):.0f} ms (restarts: {back[0]['restarts']})")
                 return 0
-            if not back and target["path"].count("/") >= 2:
-                print(f"{target['path']} was a session actor: it comes back on its next request")
+            if target["id"].startswith("worker-") and _worker_replaced(host, target, rows):
+                print(f"{target['path']} was replaced by its partition after "
+                      f"{1000 * (time.monotonic() - began):.0f} ms")
                 return 0
             time.sleep(0.02)
         print(f"error: {target['path']} did not come back within 10 s", file=sys.stderr)
         return 1
     finally:
         host.disconnect()
+
+
+def _worker_replaced(host: Any, target: dict[str, Any], before: list[dict[str, Any]]) -> bool:
+    """Has the partition of run worker ``target`` as many live workers as before, the
+    killed one not among them?"""
+    prefix = target["path"].rsplit("/", 1)[0] + "/worker-"
+    try:
+        now = {r["pid"] for r in _tree(host) if r["path"].startswith(prefix)}
+    except Exception:  # the partition is restarting
+        return False
+    return target["pid"] not in now and len(now) >= sum(r["path"].startswith(prefix) for r in before)
 
 
 def cmd_soak(args: argparse.Namespace) -> int:
@@ -397,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--sessions", type=int, default=8)
     soak.add_argument("--duration", type=float, default=60.0, help="seconds of kills")
     soak.add_argument("--interval", type=float, default=200.0, help="milliseconds between two kills")
-    soak.add_argument("--targets", default="root,services,partitions,sessions,runs",
+    soak.add_argument("--targets", default="root,services,partitions,workers",
                       help="kinds of actor to kill, comma-separated")
     soak.add_argument("--turn-timeout", type=float, default=30.0, help="a turn's deadline, seconds")
     soak.add_argument("--seed", type=int, help="for a repeatable choice of victims")

@@ -39,7 +39,7 @@ class HostSection(BaseModel):
     idle_timeout: float = Field(default=300.0, gt=0)
     run_timeout: float = Field(default=600.0, ge=0)  # a run's deadline when its RunConfig sets none; 0: none
     max_queued_runs: int = Field(default=8, ge=0)
-    session_pool: int = Field(default=2, ge=0, le=1000)
+    run_workers: int = Field(default=2, ge=1, le=64)  # per partition
     shutdown_timeout: float = Field(default=30.0, gt=0)
     restart_intensity: int = Field(default=40, ge=0)
     restart_period: float = Field(default=10.0, gt=0)

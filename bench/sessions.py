@@ -5,15 +5,14 @@ Run (google-adk is a dev dependency, so the same interpreter runs both sides)::
     python bench/sessions.py [--new 200] [--turns 5] [--open 200]
 
 1. ``--new`` brand-new sessions x ``--turns`` turns at once, on the **default host**
-   (2 partitions, a pool of 2 each): throughput and p99 per turn (one thread per
+   (2 partitions, 2 run workers each): throughput and p99 per turn (one thread per
    session, through the Runner), against google-adk's Runner with its in-memory
    session service in one process, the same turns (bench/_google_adk_side.py).
 2. Memory with ``--open`` open sessions, each of which had a turn within the last
    minute: the PSS of every process of the host (actor system included), in total and
    per open session; google-adk: the growth of its process's PSS over the same
    sessions. Issue 20's target is for 1,000 open sessions (<= 4 GB); the per-session
-   figure extrapolates, and ``--open 1000`` measures it (about 16 GB today: make sure
-   the machine has it).
+   figure extrapolates, and ``--open 1000`` measures it.
 """
 
 from __future__ import annotations
@@ -24,14 +23,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
-from bench.turns import concurrent_phase, pss_kb, timed_turn  # noqa: E402
-from supervision.testing import find_marked_processes, running_actor_system  # noqa: E402
+from bench.turns import concurrent_phase, system_pss_kb, timed_turn  # noqa: E402
+from supervision.testing import running_actor_system  # noqa: E402
 
 GOOGLE_SIDE = """
 import asyncio, json, sys, time
@@ -74,11 +72,6 @@ async def main(new, turns, open_sessions):
 
 print(json.dumps(asyncio.run(main(*[int(a) for a in sys.argv[1:4]]))))
 """
-
-
-def system_pss_kb(system: Any) -> int:
-    """PSS of every process of the actor system (found by its marker file)."""
-    return sum(pss_kb(pid) for pid in find_marked_processes(system.test_marker))
 
 
 def ours(new: int, turns: int, open_sessions: int) -> dict[str, float]:

@@ -12,10 +12,10 @@ Side by side, with google-adk in its own environment (this script installs nothi
 Both sides run the same turns against equivalent scripted models (echo for text
 turns, one tool call then an answer for tool turns), no network. Measures (issue 5):
 (1) per-turn latency, text and tool turn, short sessions; (2) per-turn latency when
-the session holds 1,000 events; (3) N concurrent sessions x M turns: throughput and
-p50/p99 latency; (4) memory per active session actor (PSS, with its warm spare run
-actor) and bytes per stored session; (5) restart latency of a killed session actor
-holding 1,000 events (kill -9 -> the session answers again). Medians; the machine is
+the session holds 1,000 events; (3) N new concurrent sessions x M turns, then the same sessions again:
+throughput and p50/p99 latency; (4) the host's PSS growth per session of (3), and
+bytes per stored session; (5) restart latency of a killed session of 1,000 events
+(kill -9 of the partition holding it -> the session answers again). Medians; the machine is
 shared and noisy, so compare ratios from the same run. The burst of (3) is run
 ``--bursts`` times on each side (new sessions each time): the table gives the median
 of each figure over the bursts, and the p99 of every burst is printed below it.
@@ -34,7 +34,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +41,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from adk_actors import Content, Event  # noqa: E402
-from adk_actors.messages import session_key  # noqa: E402
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.store import SQLiteSessionStore  # noqa: E402
-from supervision import SupervisorClient, call  # noqa: E402
-from supervision.testing import children_of, running_actor_system, wait_until  # noqa: E402
+from supervision import call  # noqa: E402
+from supervision.testing import find_marked_processes, running_actor_system, wait_until  # noqa: E402
 
 
 def pss_kb(pid: int) -> int:
@@ -60,11 +58,18 @@ def pss_kb(pid: int) -> int:
     return 0
 
 
+def system_pss_kb(system: Any) -> int:
+    """PSS of every process of the actor system (found by its marker file)."""
+    return sum(pss_kb(pid) for pid in find_marked_processes(system.test_marker))
+
+
 def ours(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str, Any]:
+    """Every figure of the table on the default host (2 partitions, 2 run workers each),
+    at rest before the serial turns (its workers up)."""
     work = Path(tempfile.mkdtemp(prefix="bench-turns-"))
     out: dict[str, Any] = {}
     with running_actor_system(work / "logs") as system:
-        config = HostConfig(apps={"bench": "bench.bench_agent:agent"}, data_dir=str(work / "data"), partitions=4)
+        config = HostConfig(apps={"bench": "bench.bench_agent:agent"}, data_dir=str(work / "data"))
         store = SQLiteSessionStore(config.store_path)
         store.create_session("bench", "u", "long")
         for i in range(1000):
@@ -75,9 +80,8 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str
         store.close()
         with Host(config, system=system) as host:
             runner = host.runner("bench")
-            # A host at rest: its partitions' pools are full.
             for partition in host.partitions():
-                wait_until(lambda p=partition: len(call(system, p, "pool", timeout=5)) >= config.session_pool,
+                wait_until(lambda p=partition: len(call(system, p, "workers", timeout=5)) >= config.run_workers,
                            timeout=120, interval=0.1)
 
             def turn(user: str, sid: str, text: str) -> float:
@@ -98,59 +102,34 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str
             samples = [turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
             out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
 
-            out.update(repeated([concurrent_phase(runner, "c", concurrent, per_session, "", sessions=f"r{r}-c")
-                                 for r in range(bursts)]))
-
-            pss: list[int] = []
-            for partition in host.partitions():
-                for info in SupervisorClient(system, partition).which_children():
-                    if info.pid and info.id.startswith("bench/c/"):
-                        pss.append(pss_kb(info.pid) + sum(pss_kb(c) for c in children_of(info.pid)))
-            out["pss_kb_per_active_session"] = statistics.median(pss) if pss else 0
+            before = system_pss_kb(system)
+            runs = []
+            for r in range(bursts):
+                result = concurrent_phase(runner, "c", concurrent, per_session, "", sessions=f"r{r}-c")
+                # The same sessions again: every one held by its partition, past its first turn.
+                result.update(concurrent_phase(runner, "c", concurrent, per_session, "again_", create=False,
+                                               sessions=f"r{r}-c"))
+                runs.append(result)
+            out.update(repeated(runs))
+            out["pss_kb_per_active_session"] = (system_pss_kb(system) - before) / (concurrent * bursts)
             sessions = len(runner.list_sessions("c")) + len(runner.list_sessions("u"))
             db = Path(config.store_path)
             size = sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file())
             out["bytes_per_stored_session_db"] = size / max(sessions, 1)
 
-            key = session_key("bench", "u", "long")
-            partition = host.partition_for("bench", "u", "long")
-            info = next(i for i in SupervisorClient(system, partition).which_children() if i.id == key)
+            # kill -9 of the process holding the 1,000-event session -> it answers again
+            # (its partition restarted by the supervisor, the session loaded from the store).
             restarts = []
             for _ in range(5):
-                assert info.pid is not None
+                runner.get_state("u", "long")
+                partition = host.partition_for("bench", "u", "long", refresh=True)
+                pid = call(system, partition, "pid", timeout=5)
                 began = time.perf_counter()
-                os.kill(info.pid, signal.SIGKILL)
-                wait_until(lambda: next((i for i in SupervisorClient(system, partition).which_children()
-                                         if i.id == key and i.status == "running" and i.pid != info.pid), None),
-                           interval=0.002)
+                os.kill(pid, signal.SIGKILL)
                 runner.get_state("u", "long")
                 restarts.append(time.perf_counter() - began)
-                info = next(i for i in SupervisorClient(system, partition).which_children() if i.id == key)
             out["restart_1000_events_ms"] = statistics.median(restarts) * 1000
-
-        # The same burst on a host whose partitions hold enough pooled session actors
-        # for it, filled before the sessions are created (a host sized for bursts of new
-        # sessions): creating a session then activates it on a pooled process at once.
-        burst = replace(config, data_dir=str(work / "data-pooled"), session_pool=BURST_POOL)
-        with Host(burst, system=system) as host:
-            runner = host.runner("bench")
-            runs: list[dict[str, Any]] = []
-            for r in range(bursts):
-                for partition in host.partitions():
-                    wait_until(lambda p=partition: len(call(system, p, "pool", timeout=5)) >= BURST_POOL,
-                               timeout=120, interval=0.2)
-                sessions = f"p{r}-c"
-                result = concurrent_phase(runner, "c", concurrent, per_session, "pooled_", sessions=sessions)
-                # The same sessions again: every session actor active and past its first turn.
-                result.update(concurrent_phase(runner, "c", concurrent, per_session, "again_", create=False,
-                                               sessions=sessions))
-                runs.append(result)
-            out.update(repeated(runs))
     return out
-
-
-#: Pooled session actors per partition on the host sized for the burst (4 partitions).
-BURST_POOL = 32
 
 
 def timed_turn(runner: Any, user: str, sid: str, text: str) -> float:
@@ -215,20 +194,15 @@ ROWS = [
     ("text turn, short session (ms, median)", "text_turn_ms", "lower"),
     ("tool turn, short session (ms, median)", "tool_turn_ms", "lower"),
     ("text turn, session of 1,000 events (ms)", "text_turn_1000_events_ms", "lower"),
-    ("new concurrent sessions, default host (pool 2/partition): turns/s", "concurrent_turns_per_s", "higher"),
+    ("new concurrent sessions, default host: turns/s", "concurrent_turns_per_s", "higher"),
     ("  default host: p50 latency (ms)", "concurrent_p50_ms", "lower"),
     ("  default host: p99 latency (ms)", "concurrent_p99_ms", "lower"),
-    ("  default host: first turns only (activation): p50 (ms)", "concurrent_first_p50_ms", "lower"),
-    ("  default host: first turns only (activation): p99 (ms)", "concurrent_first_p99_ms", "lower"),
-    (f"  pool {BURST_POOL}/partition, active at creation: turns/s", "pooled_concurrent_turns_per_s", "higher", "concurrent_turns_per_s"),
-    (f"  pool {BURST_POOL}/partition: p50 (ms)", "pooled_concurrent_p50_ms", "lower", "concurrent_p50_ms"),
-    (f"  pool {BURST_POOL}/partition: p99 (ms)", "pooled_concurrent_p99_ms", "lower", "concurrent_p99_ms"),
-    (f"  pool {BURST_POOL}/partition: first turns p50 (ms)", "pooled_concurrent_first_p50_ms", "lower", "concurrent_first_p50_ms"),
-    (f"  pool {BURST_POOL}/partition: first turns p99 (ms)", "pooled_concurrent_first_p99_ms", "lower", "concurrent_first_p99_ms"),
+    ("  default host: first turns only: p50 (ms)", "concurrent_first_p50_ms", "lower"),
+    ("  default host: first turns only: p99 (ms)", "concurrent_first_p99_ms", "lower"),
     ("  the same sessions again (all active): turns/s", "again_concurrent_turns_per_s", "higher"),
     ("  the same sessions again: p50 (ms)", "again_concurrent_p50_ms", "lower"),
     ("  the same sessions again: p99 (ms)", "again_concurrent_p99_ms", "lower"),
-    ("memory per active session (PSS KB, with spare)", "pss_kb_per_active_session", "lower"),
+    ("host PSS growth per active session (KB)", "pss_kb_per_active_session", "lower"),
     ("bytes per stored session (SQLite file)", "bytes_per_stored_session_db", "lower"),
     ("google-adk: bytes per in-memory session (6 events)", "bytes_per_session_6_events", "lower"),
     ("restart of a killed session of 1,000 events (ms)", "restart_1000_events_ms", "lower"),
@@ -259,7 +233,6 @@ def main() -> None:
     print(f"| {'measure':<{width}} | {'adk-actors':>11} | {'google-adk':>11} | {'ratio':>14} |")
     print(f"|{'-' * (width + 2)}|{'-' * 13}|{'-' * 13}|{'-' * 16}|")
     for label, key, better, *same_as in ROWS:
-        # The pooled host's burst is the same workload as google-adk's (it has no pool).
         a, b = mine.get(key), theirs.get(same_as[0] if same_as else key)
         ratio = ""
         if a and b:
@@ -269,8 +242,7 @@ def main() -> None:
         fb = f"{b:.1f}" if isinstance(b, (int, float)) else "-"
         print(f"| {label:<{width}} | {fa:>11} | {fb:>11} | {ratio:>14} |")
     print("\np99 of each burst (ms):")
-    for label, key, theirs_key in (("new sessions, default host", "concurrent_p99_ms", None),
-                                   ("new sessions, pooled host", "pooled_concurrent_p99_ms", "concurrent_p99_ms"),
+    for label, key, theirs_key in (("new sessions, default host", "concurrent_p99_ms", "concurrent_p99_ms"),
                                    ("the same sessions again", "again_concurrent_p99_ms", "again_concurrent_p99_ms")):
         line = f"  {label}: adk-actors " + " ".join(f"{v:.0f}" for v in mine.get(f"{key}_runs", []))
         if theirs_key and theirs:

@@ -1,8 +1,9 @@
-"""A conversation that survives kill -9 of its session actor (and of its run actor).
+"""A conversation that survives kill -9 of the process holding its session.
 
 Run: ``python examples/fault_injection.py``. Starts a host, talks to weather_bot,
-kills the session actor with SIGKILL between turns and the run actor in the middle
-of a turn, and shows the conversation going on with its history intact.
+kills the session's partition (the process that holds the session and writes it)
+with SIGKILL between turns, and shows the conversation going on with its history
+intact: the partition is restarted by its supervisor and loads the session again.
 """
 
 from __future__ import annotations
@@ -16,18 +17,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adk_actors.messages import session_key
 from adk_actors.runtime import Host, HostConfig
-from supervision import SupervisorClient
+from supervision import SupervisionError, call
 from supervision.testing import running_actor_system, wait_until
 
 
 def session_pid(host: Host) -> int | None:
-    key = session_key("weather_bot", "ann", "s1")
-    for info in SupervisorClient(host.system, host.partition_for("weather_bot", "ann", "s1")).which_children():
-        if info.id == key and info.status == "running":
-            return info.pid
-    return None
+    """The pid of the partition that holds ann/s1 (None while it restarts)."""
+    try:
+        pid: int = call(host.system, host.partition_for("weather_bot", "ann", "s1", refresh=True), "pid", timeout=1)
+    except SupervisionError:
+        return None
+    return pid
 
 
 def say(runner: object, text: str) -> None:
@@ -47,11 +48,11 @@ def main() -> None:
             say(runner, "What's the weather in Paris?")
             pid = session_pid(host)
             assert pid is not None
-            print(f"\nkill -9 the session actor (pid {pid}) ...")
+            print(f"\nkill -9 the process holding the session (pid {pid}) ...")
             os.kill(pid, signal.SIGKILL)
             began = time.monotonic()
             wait_until(lambda: (p := session_pid(host)) is not None and p != pid)
-            print(f"restarted by its partition after {1000 * (time.monotonic() - began):.0f} ms, pid {session_pid(host)}")
+            print(f"restarted by its supervisor after {1000 * (time.monotonic() - began):.0f} ms, pid {session_pid(host)}")
             print("\nturn 2 (same session):")
             say(runner, "And in Oslo?")
             history = runner.get_session("ann", "s1")

@@ -97,6 +97,18 @@ _REPLY_TYPES = (Reply, ErrorReply, InitOk, InitFailed)
 
 
 @dataclass(frozen=True)
+class _ChildDown:
+    """A monitored child's pidfd fired (see ``GenServer.monitor_child``)."""
+
+    pid: int
+
+
+#: After a monitored child's pidfd fired: how long Thespian's own ChildActorExited may
+#: take before the server makes it.
+CHILD_DOWN_GRACE = 0.05
+
+
+@dataclass(frozen=True)
 class CallerRef:
     """Where (and under which ref) to send the reply of one call."""
 
@@ -146,6 +158,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self._pending: dict[str, CallerRef] = {}
         self._watch_fds: list[int] = []
         self._monitors: dict[int, Any] = {}  # pidfd -> tag
+        self._child_monitors: dict[int, Any] = {}  # pid -> address (see monitor_child)
 
     # -- hooks -------------------------------------------------------------------------
 
@@ -257,6 +270,23 @@ class GenServer(Actor):  # type: ignore[misc]
         self._monitors[fd] = tag
         return True
 
+    def monitor_child(self, address: Any, pid: int) -> bool:
+        """Make sure the death of child actor ``address`` (process ``pid``) is reported.
+
+        Thespian reports a child's death with ``ChildActorExited``, but when two
+        children die at once it may report only one (and then waits for the other
+        for ever when this actor exits). In order: the child's pidfd is watched; when
+        it fires and no ``ChildActorExited`` for ``address`` came within
+        ``CHILD_DOWN_GRACE`` seconds, the server sends itself the one Thespian did not
+        make (Thespian's handling of it, after ours, forgets the child there too). So
+        ``ChildActorExited`` arrives exactly once per monitored child either way.
+        Returns False (nothing watched) where pidfds are missing or ``pid`` is gone."""
+        self._child_monitors[pid] = address
+        if self.monitor_process(pid, _ChildDown(pid)):
+            return True
+        del self._child_monitors[pid]
+        return False
+
     def demonitor_process(self, tag: Any) -> None:
         """Stop watching the process monitored under ``tag`` (nothing if there is none)."""
         for fd, known in list(self._monitors.items()):
@@ -301,11 +331,24 @@ class GenServer(Actor):  # type: ignore[misc]
         for fd in downs:
             tag = self._monitors.pop(fd)
             os.close(fd)
-            if not self._stopping:
+            if isinstance(tag, _ChildDown):
+                self.wakeupAfter(timedelta(seconds=CHILD_DOWN_GRACE), payload=tag)
+            elif not self._stopping:
                 self.handle_process_down(tag)
         return WatchMessage(rest) if rest else None
 
     def _dispatch(self, message: Any, sender: Any) -> None:
+        if isinstance(message, ChildActorExited) and self._child_monitors:
+            for pid, address in list(self._child_monitors.items()):
+                if address == message.childAddress:
+                    del self._child_monitors[pid]
+                    self.demonitor_process(_ChildDown(pid))
+        elif isinstance(message, WakeupMessage) and isinstance(message.payload, _ChildDown):
+            address = self._child_monitors.pop(message.payload.pid, None)
+            if address is not None:  # Thespian lost it (see monitor_child)
+                self.log.warning("child pid %s ended with no ChildActorExited; handled as dead", message.payload.pid)
+                self.send(self.myAddress, ChildActorExited(address))
+            return
         if isinstance(message, ActorExitRequest):
             self._on_exit_request(message)
             return

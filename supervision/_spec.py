@@ -275,10 +275,11 @@ class PartitionSupervisorSpec:
     thousands of children.
 
     The partitions are DynamicSupervisors unless ``partition_start`` names another
-    supervisor class (or its import path), started with ``partition_args``: a
-    subclass that also routes requests to its children, for instance. They are
-    named ``<partition_prefix>-<i>`` and may take ``partition_start_timeout`` seconds
-    to start.
+    class (or its import path), started with ``partition_args``: a supervisor
+    subclass that also routes requests to its children, or a plain server that holds
+    many keys' state itself (then ``partition_type`` is ``ChildType.WORKER`` and
+    ``partition_shutdown`` its grace period in seconds). They are named
+    ``<partition_prefix>-<i>`` and may take ``partition_start_timeout`` seconds to start.
     """
 
     partitions: int = 4
@@ -289,6 +290,8 @@ class PartitionSupervisorSpec:
     partition_args: Any = None
     partition_prefix: str = "partition"
     partition_start_timeout: float = 600.0
+    partition_type: ChildType = ChildType.SUPERVISOR
+    partition_shutdown: Shutdown = "infinity"
     actor_class: str = field(default="supervision._supervisor:PartitionSupervisor")
 
     def __post_init__(self) -> None:

@@ -30,7 +30,7 @@ def shipped_host_config(data_dir: Path) -> HostConfig:
     settings = load_settings(ROOT / "config" / "host.toml")
     host = settings.host
     return HostConfig(apps=dict(settings.apps), data_dir=str(data_dir), partitions=host.partitions,
-                      session_pool=host.session_pool, root_intensity=host.restart_intensity,
+                      run_workers=host.run_workers, root_intensity=host.restart_intensity,
                       root_period=host.restart_period)
 
 

@@ -1,4 +1,4 @@
-"""A clean stop writes no traceback (issue 19 item 10: pooled session actors crashed in
+"""A clean stop writes no traceback (issue 19 item 10: pooled actors crashed in
 ``terminate`` at every stop)."""
 
 from __future__ import annotations
@@ -10,27 +10,27 @@ from typing import Any
 from conftest import turn_in_background
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import SupervisorClient, call
+from supervision import call
 from supervision.testing import wait_until
 
 
-def test_stopping_a_host_with_a_session_pool_logs_no_traceback(actor_system: Any, tmp_path: Path) -> None:
+def test_stopping_a_host_with_idle_run_workers_logs_no_traceback(actor_system: Any, tmp_path: Path) -> None:
     import runtime_agents
 
-    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), session_pool=2)
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), run_workers=2)
     with Host(config, system=actor_system) as host:
         runner = host.runner("echo")
         session = runner.create_session(user_id="u")
         list(runner.run("u", session.id, "hello"))
-        wait_until(lambda: all(call(host.system, p, "pool") for p in host.partitions()), timeout=30,
-                   message="a pooled session actor up in every partition")
+        wait_until(lambda: all(len(call(host.system, p, "workers")) == 2 for p in host.partitions()), timeout=30,
+                   message="every partition's workers up")
     log = (tmp_path / "logs" / "actors.log").read_text()
     assert "Traceback" not in log and "terminate raised" not in log
 
 
 def test_stopping_a_host_with_a_run_in_flight_logs_no_traceback(actor_system: Any, tmp_path: Path) -> None:
-    """The run's caller gets RunFailed(interrupted); the run actor's exit, which comes
-    after the session actor closed its store, writes no StoreError."""
+    """The run's caller gets RunFailed(interrupted); the worker's exit, which comes
+    after the partition closed its store, writes no StoreError."""
 
     import runtime_agents
 
@@ -41,8 +41,8 @@ def test_stopping_a_host_with_a_run_in_flight_logs_no_traceback(actor_system: An
         runner = host.runner("sleepy")
         session = runner.create_session(user_id="u")
         caller, outcome = turn_in_background(runner, "u", session.id, "sleep 3")
-        wait_until(lambda: any(c.id.endswith(session.id) for p in host.partitions()
-                               for c in SupervisorClient(host.system, p).which_children()), timeout=10)
+        wait_until(lambda: any(k.endswith(session.id) for p in host.partitions()
+                               for k in call(host.system, p, "sessions")), timeout=10)
         time.sleep(0.3)  # the run is in its tool now
     caller.join(15)
     assert outcome and isinstance(outcome[0], RunFailedError) and outcome[0].reason == "interrupted"

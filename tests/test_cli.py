@@ -45,8 +45,9 @@ def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> Non
     status = cli("status", "--port", port, "--json")
     rows = {row["path"]: row for row in json.loads(status.stdout)}
     assert {"registry", "sessions", "sessions/sessions-0", "sessions/sessions-1"} <= set(rows)
-    assert any(p.startswith("sessions/sessions-") and p.endswith("weather_bot/cli/s1") for p in rows)
-    assert all(isinstance(rows[f"sessions/sessions-{i}"].get("pooled"), int) for i in (0, 1))  # the session pool
+    assert sum(rows[f"sessions/sessions-{i}"]["sessions"] for i in (0, 1)) == 1  # s1, held in memory
+    workers = [p for p in rows if p.startswith("sessions/sessions-") and "/worker-" in p]
+    assert len(workers) == 4 and all(rows[p]["type"] == "worker" for p in workers)  # 2 run workers per partition
 
     chaos = cli("chaos", "kill", "registry", "--port", port)
     assert chaos.returncode == 0 and "is back as pid" in chaos.stdout, chaos.stderr
@@ -60,6 +61,9 @@ def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> Non
     final = {row["path"]: row for row in json.loads(cli("status", "--port", port, "--json").stdout)}
     assert all(final[s]["restarts"] >= 1 and final[s]["status"] == "running"
                for s in ("services/breakers", "services/artifacts", "services/memory", "services/approvals", "services/credentials", "sessions/sessions-0"))
+    worker = next(p for p in final if p.startswith("sessions/sessions-1/worker-"))
+    killed = cli("chaos", "kill", worker, "--port", port)
+    assert killed.returncode == 0 and "was replaced by its partition" in killed.stdout, killed.stderr
     history = cli("sessions", "show", "weather_bot", "s1", "--port", port, "--json")
     assert len(json.loads(history.stdout)["events"]) == 8  # the conversation survived the restarts
     chat = cli("chat", "weather_bot", "--port", port, "--session", "c1", stdin="weather in London?\nthanks\n")

@@ -26,7 +26,6 @@ from supervision import (
     CallerRef,
     GenServer,
     Restart,
-    SupervisorClient,
     SupervisorSpec,
     call,
     start_server,
@@ -59,7 +58,7 @@ class Alarm(GenServer):
 
 @pytest.fixture
 def manual_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    monkeypatch.setenv(MANUAL_CLOCK_VARIABLE, "Alarm,Supervisor,SessionActor")
+    monkeypatch.setenv(MANUAL_CLOCK_VARIABLE, "Alarm,Supervisor,SessionPartition")
     with running_actor_system(tmp_path / "logs") as system:
         yield system
 
@@ -107,29 +106,32 @@ def test_the_restart_window_slides_with_the_clock(manual_system: Any, events: Pa
 
 
 def test_passivation_happens_exactly_at_the_idle_timeout(manual_system: Any, tmp_path: Path) -> None:
+    """A session idle for ``idle_timeout`` seconds of its partition's clock is dropped
+    from memory, not a moment before; its partition goes on, and the session comes
+    back from the store on its next request."""
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), idle_timeout=300.0)
     with Host(config, system=manual_system) as host:
         runner = host.runner("echo")
         runner.create_session("ann", "s1")
         list(runner.run("ann", "s1", "one"))
         partition = host.partition_for("echo", "ann", "s1")
+        pid = call(manual_system, partition, "pid")
 
-        def session() -> Any:
-            return next((c for c in SupervisorClient(manual_system, partition).which_children()
-                         if c.id == session_key("echo", "ann", "s1")), None)
+        def held() -> bool:
+            return session_key("echo", "ann", "s1") in call(manual_system, partition, "sessions")
 
-        actor = session()
-        assert actor is not None and actor.pid is not None
-        call(manual_system, actor.address, AdvanceClock(299.9))
-        assert session() is not None and pid_alive(actor.pid)  # 0.1 s before its idle timeout
-        call(manual_system, actor.address, AdvanceClock(0.2))
-        wait_until(lambda: session() is None and not pid_alive(actor.pid), timeout=10)  # passivated, not killed
+        assert held()
+        call(manual_system, partition, AdvanceClock(299.9))
+        assert held()  # 0.1 s before its idle timeout
+        call(manual_system, partition, AdvanceClock(0.2))
+        assert not held() and call(manual_system, partition, "pid") == pid  # dropped; the partition goes on
         assert [e.content.text for e in runner.run("ann", "s1", "two")][-1] == "echo: two (turn 2)"
 
 
 def test_a_run_deadline_and_its_kill_grace_are_kept_to_the_clock(manual_system: Any, tmp_path: Path) -> None:
-    """A run with a 5 s deadline fails with ``timeout`` exactly at 5 s of the session
-    actor's clock, and its run actor (stuck in a tool) is killed exactly 2 s later."""
+    """A run with a 5 s deadline fails with ``timeout`` exactly at 5 s of its
+    partition's clock, and the worker still running it (stuck in a tool) is killed
+    exactly 2 s later."""
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"))
     with Host(config, system=manual_system) as host:
         runner = host.runner("sleepy")
@@ -145,18 +147,18 @@ def test_a_run_deadline_and_its_kill_grace_are_kept_to_the_clock(manual_system: 
         thread = threading.Thread(target=turn, daemon=True)
         thread.start()
         partition = host.partition_for("sleepy", "ann", "s1")
-        actor = wait_until(lambda: next((c for c in SupervisorClient(manual_system, partition).which_children()
-                                         if c.id == session_key("sleepy", "ann", "s1") and c.pid), None))
-        wait_until(lambda: children_of(actor.pid), timeout=10)
+        pid = call(manual_system, partition, "pid")
+        workers = wait_until(lambda: children_of(pid), timeout=10)
         thread.join(0.5)  # the tool is sleeping by now
-        run_actors = children_of(actor.pid)
-        call(manual_system, actor.address, AdvanceClock(4.9))
+        call(manual_system, partition, AdvanceClock(4.9))
         thread.join(0.5)
         assert outcome == [] and thread.is_alive()  # 0.1 s before the deadline
-        call(manual_system, actor.address, AdvanceClock(0.2))
+        call(manual_system, partition, AdvanceClock(0.2))
         thread.join(10)
         assert isinstance(outcome[0], RunFailedError) and outcome[0].reason == "timeout"
-        call(manual_system, actor.address, AdvanceClock(1.8))
-        assert all(pid_alive(pid) for pid in run_actors)  # its grace period is 2 s
-        call(manual_system, actor.address, AdvanceClock(0.2))
-        wait_until(lambda: any(not pid_alive(pid) for pid in run_actors), timeout=10)
+        call(manual_system, partition, AdvanceClock(1.8))
+        assert all(pid_alive(worker) for worker in workers)  # its grace period is 2 s
+        call(manual_system, partition, AdvanceClock(0.2))
+        wait_until(lambda: any(not pid_alive(worker) for worker in workers), timeout=10)
+        assert sum(pid_alive(worker) for worker in workers) == 1  # only the one that ran it
+        assert [e.content.text for e in runner.run("ann", "s1", "hello")][-1] == "awake: hello"

@@ -21,7 +21,7 @@ import pytest
 from conftest import ROOT, serving
 
 from adk_actors.runtime import Host
-from supervision import children_of, process_alive
+from supervision import call, children_of, process_alive
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
@@ -492,8 +492,6 @@ def test_an_idle_connection_outlives_a_clients_keep_alive(served: dict[str, Any]
 
 def test_a_run_killed_mid_stream_ends_the_stream_with_google_adks_error_line(
         client: httpx.Client, served: dict[str, Any]) -> None:
-    from supervision import SupervisorClient
-
     client.post("/apps/streaming/users/ivy/sessions", json={"sessionId": "i1"})
     host = Host.connect(served["port"])
     body = {"appName": "streaming", "userId": "ivy", "sessionId": "i1", "streaming": True,
@@ -506,10 +504,8 @@ def test_a_run_killed_mid_stream_ends_the_stream_with_google_adks_error_line(
                 frames.append(json.loads(line[6:]))
                 break
         partition = host.partition_for("streaming", "ivy", "i1")
-        session = next(c for c in SupervisorClient(host.system, partition).which_children()
-                       if c.id == "streaming/ivy/i1")
-        for run_actor in children_of(session.pid):
-            os.kill(run_actor, signal.SIGKILL)
+        for worker in children_of(call(host.system, partition, "pid")):  # the run's worker among them
+            os.kill(worker, signal.SIGKILL)
         frames += [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
     assert frames[0]["partial"] is True
     last = frames[-1]

@@ -1,5 +1,6 @@
-"""The turn's fast path: straight to the session actor, one envelope per batch, and
-what keeps it safe (a request sent twice, to the wrong actor, or with a used run id)."""
+"""The turn's fast path: no process started for a session or a turn, one envelope per
+batch, and what keeps it safe (a request sent twice, to the wrong partition, or with a
+used run id)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ import pytest
 from adk_actors import Content, InvalidRequestError, SessionBusyError
 from adk_actors.messages import (
     AdkEvent,
+    CreateSession,
+    DeleteSession,
+    GetState,
     RunAccepted,
     RunDone,
     RunFailed,
@@ -24,22 +28,16 @@ from adk_actors.messages import (
 )
 from adk_actors.runtime import Host
 from supervision import Call, CallError, Reply, SupervisorClient, call
-from supervision.testing import pid_alive, wait_until
+from supervision.testing import children_of, pid_alive, wait_until
 
 
 def texts(events: list[Any]) -> list[str]:
     return [e.content.text for e in events if e.content is not None and e.content.text]
 
 
-def session_info(host: Host, app: str, user: str, sid: str) -> Any:
-    partition = host.partition_for(app, user, sid)
-    return next((i for i in SupervisorClient(host.system, partition).which_children()
-                 if i.id == session_key(app, user, sid) and i.status == "running"), None)
-
-
 def partition_pid(host: Host, app: str, user: str, sid: str) -> int:
     sessions = SupervisorClient(host.system, host.root.child("sessions").address)  # type: ignore[union-attr]
-    owner = next(i for i in sessions.which_children() if i.address == host.partition_for(app, user, sid))
+    owner = next(i for i in sessions.which_children() if i.address == host.partition_for(app, user, sid, refresh=True))
     assert owner.pid is not None
     return owner.pid
 
@@ -75,33 +73,32 @@ def flatten(received: list[Any]) -> list[Any]:
     return [m for message in received for m in (message.messages if isinstance(message, RunMessages) else (message,))]
 
 
-def test_a_turn_on_an_active_session_does_not_go_through_its_partition(host: Host) -> None:
-    runner = host.runner("echo", call_timeout=5.0)
-    runner.create_session("ann", "s1")
-    list(runner.run("ann", "s1", "one"))
-    paused = partition_pid(host, "echo", "ann", "s1")
-    os.kill(paused, signal.SIGSTOP)  # a partition that cannot answer
-    try:
-        assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
-    finally:
-        os.kill(paused, signal.SIGCONT)
+def test_new_sessions_and_their_turns_start_no_process(host: Host) -> None:
+    """A session is an object in its partition and a turn runs on the partition's
+    workers: 20 new sessions and their first two turns leave the host's processes as
+    they were (before, each new session forked two)."""
+    runner = host.runner("echo")
+    partitions = [call(host.system, p, "pid", timeout=5) for p in host.partitions()]
+    before = {pid: sorted(children_of(pid)) for pid in partitions}
+    assert all(len(workers) == 2 for workers in before.values())  # run_workers per partition
+    for i in range(20):
+        runner.create_session("crowd", f"s{i}")
+        assert texts(list(runner.run("crowd", f"s{i}", "one")))[-1] == "echo: one (turn 1)"
+        assert texts(list(runner.run("crowd", f"s{i}", "two")))[-1] == "echo: two (turn 2)"
+    assert {pid: sorted(children_of(pid)) for pid in partitions} == before
+    held = sum(len(call(host.system, p, "sessions", timeout=5)) for p in host.partitions())
+    assert held == 20
 
 
-def test_the_runner_goes_back_to_the_partition_when_the_session_actor_is_gone(host: Host) -> None:
+def test_the_runner_goes_back_to_the_partition_when_the_sessions_process_is_gone(host: Host) -> None:
     runner = host.runner("echo")
     runner.create_session("ann", "s1")
-    list(runner.run("ann", "s1", "one"))
-    before = session_info(host, "echo", "ann", "s1")
-    os.kill(before.pid, signal.SIGKILL)
-    wait_until(lambda: (info := session_info(host, "echo", "ann", "s1")) is not None and info.pid != before.pid)
+    list(runner.run("ann", "s1", "one"))  # the runner now sends this session's turns straight to its partition
+    before = partition_pid(host, "echo", "ann", "s1")
+    os.kill(before, signal.SIGKILL)
+    wait_until(lambda: partition_pid(host, "echo", "ann", "s1") != before)
     assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
-    # The restarted actor is the one the runner talks to now.
-    paused = partition_pid(host, "echo", "ann", "s1")
-    os.kill(paused, signal.SIGSTOP)
-    try:
-        assert texts(list(runner.run("ann", "s1", "three")))[-1] == "echo: three (turn 3)"
-    finally:
-        os.kill(paused, signal.SIGCONT)
+    assert texts(list(runner.run("ann", "s1", "three")))[-1] == "echo: three (turn 3)"
 
 
 def test_batched_and_unbatched_callers_get_the_same_messages_in_the_same_order(host: Host) -> None:
@@ -144,24 +141,32 @@ def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused(host: 
             raise AssertionError("a used run id was accepted again")
     events = runner.get_session("ann", "s1").events
     assert [e.content.text for e in events if e.author == "user"] == ["sleep 0.5"]
-    assert session_info(host, "sleepy", "ann", "s1").pid == first.session_pid  # it did not crash
+    assert partition_pid(host, "sleepy", "ann", "s1") == first.session_pid  # it did not crash
 
 
-def test_a_session_actor_refuses_a_request_for_another_session(host: Host) -> None:
+def test_a_partition_refuses_a_request_for_a_session_of_another_partition(host: Host) -> None:
+    """One writer per session: a request sent to a partition the session does not hash
+    to is refused (``not_running``: the caller asks the right one), never served."""
     runner = host.runner("echo")
-    runner.create_session("ann", "s1")
-    runner.create_session("ann", "s2")
-    list(runner.run("ann", "s1", "one"))
-    actor = session_info(host, "echo", "ann", "s1").address
+    sid = next(f"s{i}" for i in range(100)
+               if host.partition_for("echo", "ann", f"s{i}") != host.partition_for("echo", "ann", "s0"))
+    runner.create_session("ann", sid)
+    wrong = host.partition_for("echo", "ann", "s0")
     with host.system.private() as endpoint:
-        try:
-            call(endpoint, actor, RunRequest("echo", "ann", "s2", new_message=Content.user("misdirected")), timeout=10)
-        except CallError as exc:
-            assert exc.code == "not_running"
-        else:
-            raise AssertionError("a session actor ran a turn of another session")
-    assert runner.get_session("ann", "s2").events == []
-    assert texts(list(runner.run("ann", "s2", "hello")))[-1] == "echo: hello (turn 1)"
+        for request in (RunRequest("echo", "ann", sid, new_message=Content.user("misdirected")),
+                        GetState("echo", "ann", sid), CreateSession("echo", "ann", "another", {}),
+                        DeleteSession("echo", "ann", sid)):
+            key = session_key("echo", "ann", request.session_id)
+            if host.partition_for("echo", "ann", request.session_id) == wrong:
+                continue
+            try:
+                call(endpoint, wrong, request, timeout=10)
+            except CallError as exc:
+                assert exc.code == "not_running", (request, exc)
+            else:
+                raise AssertionError(f"a partition served {type(request).__name__} of a session of another ({key})")
+    assert runner.get_session("ann", sid).events == []
+    assert texts(list(runner.run("ann", sid, "hello")))[-1] == "echo: hello (turn 1)"
 
 
 def test_concurrent_async_runs_on_one_runner_each_get_their_own_messages(host: Host) -> None:
@@ -329,12 +334,11 @@ def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None
     assert isinstance(flatten(rest)[-1], RunDone)
 
 
-def test_messages_too_large_for_the_run_actors_line_go_through_thespian_in_their_order(host: Host) -> None:
-    """A session actor and its run actor talk on a direct line (``_link``) that takes
-    messages up to 64 KB. Larger ones go through Thespian: a tool's 100 KB state
-    change (after the run's first events went on the line), an answer of 100 KB, and
-    the next turn's StartRun carrying that state. The caller and the store get every
-    event, in the order the run made them, and the next run sees the state."""
+def test_large_messages_between_a_partition_and_its_worker_keep_their_order(host: Host) -> None:
+    """A tool's 100 KB state change (after the run's first events were sent), an
+    answer of 100 KB, and the next turn's StartRun carrying that state: the caller and
+    the store get every event, in the order the run made them, and the next run sees
+    the state."""
     from runtime_agents import BULK
 
     runner = host.runner("bulky")
@@ -352,11 +356,10 @@ def test_messages_too_large_for_the_run_actors_line_go_through_thespian_in_their
     assert stored.state["blob"] == "x" * BULK
 
 
-def test_a_run_actor_killed_right_after_its_last_output_ends_its_run_well_and_the_next_turn_works(
+def test_a_run_worker_killed_right_after_its_last_output_ends_its_run_well_and_the_next_turn_works(
         host: Host) -> None:
-    """Its output went on the direct line before it died: the session handles it (it
-    reads the line before the actor's exit), the run ends with RunDone and every
-    event stored; the next turn gets a new run actor holding the whole history."""
+    """Its output left before it died: the run ends with RunDone and every event
+    stored; the next turn goes to a live worker, given the whole history."""
     runner = host.runner("short_lived")
     runner.create_session("ann", "s1")
     pids, streamed = [], []
@@ -366,6 +369,6 @@ def test_a_run_actor_killed_right_after_its_last_output_ends_its_run_well_and_th
         answer, _, pid = texts(events)[-1].rpartition(" from ")
         assert texts(events)[:-1] == [f"hi {turn}"] and answer == f"echo: hi {turn} (turn {turn})"
         pids.append(int(pid))
-        wait_until(lambda: not pid_alive(pids[-1]), timeout=5)  # the run actor that served it was killed
+        wait_until(lambda: not pid_alive(pids[-1]), timeout=5)  # the worker that served it was killed
     assert len(set(pids)) == 3
     assert [e.id for e in runner.get_session("ann", "s1").events] == [e.id for e in streamed]

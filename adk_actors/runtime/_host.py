@@ -40,6 +40,7 @@ from typing import Any
 from supervision import (
     Backoff,
     ChildSpec,
+    ChildType,
     PartitionSupervisorSpec,
     Registry,
     ServerNotRunning,
@@ -88,7 +89,7 @@ class HostConfig:
     # session, and every turn queued behind it, forever.
     run_timeout: float | None = 600.0
     max_queued_runs: int = 8
-    session_pool: int = 2  # per partition: session actors started ahead of need, warmed (~14-19 MB PSS each, with its run actor)
+    run_workers: int = 2  # per partition: the processes every turn of its sessions runs on
     log_file: str | None = None
     # Restart budgets, at every level (root, services, the session supervisors): sized
     # to tell a crash loop from kills of healthy actors. A child that dies at start is
@@ -100,7 +101,8 @@ class HostConfig:
     root_period: float = 10.0
     services_intensity: int = 40
     services_period: float = 10.0
-    sessions_intensity: int = 40  # each session partition's, and their supervisor's
+    sessions_intensity: int = 40  # the session partitions' supervisor's
+    session_shutdown: float = 10.0  # how long a partition may take to stop (its runs are interrupted)
     sessions_period: float = 10.0
     models: dict[str, str] = field(default_factory=dict)  # model name -> OpenAI-compatible base URL
     breakers: bool = True
@@ -141,19 +143,18 @@ class Host:
                                        run_timeout=self.config.run_timeout,
                                        max_queued_runs=self.config.max_queued_runs,
                                        partitions=self.config.partitions,
-                                       session_pool=self.config.session_pool,
+                                       run_workers=self.config.run_workers,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options),
-                                       limits=self.config.limits,
-                                       intensity=self.config.sessions_intensity,
-                                       period=self.config.sessions_period)
+                                       limits=self.config.limits)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),
                 ChildSpec.supervisor("sessions", PartitionSupervisorSpec(
                     partitions=self.config.partitions, partition_start=SessionPartition, partition_args=partition_args,
-                    partition_prefix="sessions", partition_start_timeout=60.0, intensity=partition_args.intensity,
-                    period=partition_args.period)),
+                    partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
+                    partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
+                    period=self.config.sessions_period)),
                 ChildSpec.supervisor("services", self._services_spec()),
                 *self.config.clients,
             ),

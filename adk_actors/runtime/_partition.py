@@ -1,64 +1,60 @@
-"""Session partitions: dynamic supervisors of session actors that also route to them.
+"""A session partition: one actor process that holds many sessions and runs their turns.
 
-A partition is the parent of its session actors, so it always knows where each one
-is, also right after a restart. A session request is handled, in order:
+The host's ``sessions`` supervisor (a ``PartitionSupervisor``) owns N partitions; a
+session belongs to the partition its key hashes to (``messages.partition_of``). A
+partition is the single writer of its sessions: it holds each one it serves as a
+:class:`~adk_actors.runtime._session.Session` (its one in-memory view, loaded from the
+store on its first request and dropped after ``idle_timeout`` seconds without one),
+and it owns the run workers (``_run.RunActor``) its turns run on.
 
-* the session's actor runs: the request is forwarded to it (it replies straight to
-  the caller);
-* it is being started or restarted: the request waits and is forwarded once it is up;
-* it is not running: if the store has the session, its actor is started (activation)
-  and the request forwarded; else the caller gets ``unknown_session``.
+A request, in order: malformed ones are refused (``invalid_request``); sessions are
+created, listed and deleted here through the partition's store connection; every
+other request goes to its session (loaded if needed; ``unknown_session`` if the
+store does not have it).
 
-Session actors are transient: restarted after a crash or kill -9 (they reload from
-the store), not after passivation (a normal exit). Creating, listing and deleting
-sessions are handled here, through the partition's own store connection.
+Run workers are the partition's own children, ``run_workers`` of them, started with
+the partition (never on a turn's path) and replaced when one dies. A turn goes to the
+worker that received the session's history last, unless it is much busier than the
+least busy one (``AFFINITY_SLACK``); that worker is sent only the events since (see
+``StartRun.known``). A worker's death fails the runs it held (``killed``). A worker
+that keeps running a turn ``CANCEL_GRACE`` after that turn was ended here (timeout,
+cancel, over its limit) is retired: it gets no new turn, another is started in its
+place, and it is killed once no live turn is left on it.
 
-Session pool: a partition keeps up to ``session_pool`` session actors started ahead
-of need, each with a blank run actor of its own (``prepare``). An activation or a
-restart takes one, which only gets ``Init`` (it opens the store and loads the
-session), instead of forking two processes on the first turn's path; a session just
-created is activated at once while one is ready (its first turn is about to come):
-that one is reserved for it and named in the answer to ``CreateSession``, so the
-creator's first turn can go straight to it.
-The pool is refilled as
-background work: at most one process pair per ``POOL_REFILL_INTERVAL`` seconds, only
-while no activation is in progress, and when the machine's CPUs were at least
-``POOL_REFILL_IDLE`` idle over the last interval, so that refilling does not compete
-with the turns of the burst it absorbed; on a machine kept busy, one pair per
-``POOL_REFILL_MAX_WAIT`` seconds all the same (``_refill.RefillGate``). A busy host
-whose pool ran dry activates sessions as without one (two forks on the first turn's
-path).
-Pooled processes are not children in ``which_children``; they die with their partition.
+A (re)started partition holds no session: a run the store still marks as running in
+one of its sessions died with the previous process, and its caller gets
+``RunFailed(interrupted)`` at once.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
+import os
+import signal
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from supervision import (
     FORWARDED,
-    NO_REPLY,
     BadRequest,
-    Call,
     CallerRef,
     CallError,
-    ChildInfo,
-    ChildSpec,
+    Cast,
     GenServer,
-    Job,
-    Prepare,
-    Prepared,
-    Restart,
-    Supervisor,
-    SupervisorSpec,
+    Init,
+    InitOk,
+    Shutdown,
     partition_index,
+    proc_stat,
     process_alive,
 )
 
+from .._types import RunConfig
 from .._validate import check_fields
+from ..log import enabled_for, get_logger
 from ..messages import (
     CancelRun,
     CreateSession,
@@ -73,12 +69,23 @@ from ..messages import (
     UpdateState,
     session_key,
 )
-from ..store import SessionExists, SessionLimitReached, SQLiteSessionStore
-from ._refill import POOL_REFILL_INTERVAL, RefillGate, cpu_idle_counters
-from ._run import load_agent
-from ._session import SessionActor, SessionArgs
+from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore
+from ._run import RunActor, load_agent
+from ._run_protocol import Cancel, NeedHistory, RunOutput, StartRun, WorkerSettings
+from ._session import CANCEL_GRACE, Session, SessionRun
 
-__all__ = ["PartitionArgs", "SessionPartition"]
+__all__ = ["AFFINITY_SLACK", "PartitionArgs", "SessionPartition"]
+
+#: A turn goes to the worker holding its session's history unless that worker runs
+#: more than this many turns beyond the least busy worker.
+AFFINITY_SLACK = 2
+#: A worker that has not answered its Init after this long is presumed lost (killed
+#: before it reported in: Thespian may never say that it exited) and is replaced.
+WORKER_INIT_WAIT = 10.0
+
+#: Imported by a partition before it forks its workers: a module imported first in a
+#: forked worker is imported again by each of them.
+_PRELOAD = ("adk_actors.log", "adk_actors.telemetry", "adk_actors.engine", "adk_actors.models")
 
 
 @dataclass(frozen=True)
@@ -88,71 +95,73 @@ class PartitionArgs:
     idle_timeout: float = 300.0
     run_timeout: float | None = None  # a run's deadline when its RunConfig sets none
     max_queued_runs: int = 8
-    intensity: int = 10
-    period: float = 5.0
-    session_shutdown: float = 10.0
     partitions: int = 1
+    run_workers: int = 2  # worker processes per partition
     model_base_urls: dict[str, str] | None = None
-    breakers: bool = True
+    breakers: bool = True  # runs reach the host's services (breakers, artifacts ...)
     model_options: dict[str, Any] | None = None
-    session_pool: int = 0  # session actors started ahead of need (see the module doc)
     limits: Limits = field(default_factory=Limits)
 
 
 @dataclass
-class _Pooled:
+class _Worker:
     address: Any
-    pid: int | None = None  # known once it answered Prepared: it is up and prepared
-    reserved_for: str | None = None  # the session key it is about to be activated for
+    pid: int | None = None  # known once it answered Init
+    runs: set[str] = field(default_factory=set)  # run ids it was given and has not ended
+    known: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # session key -> history sent
+    retired: bool = False
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState)
 
-#: Imported by a partition before it forks session and run actors: a module imported
-#: first in a forked actor is imported again by every session (structlog: ~10 ms).
-_PRELOAD = ("adk_actors.log", "adk_actors.telemetry", "adk_actors.engine._flow", "adk_actors.models")
 
-
-class SessionPartition(Supervisor):
+class SessionPartition(GenServer):
     check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
 
-    dynamic = True
+    # -- start ------------------------------------------------------------------------------
 
-    def configure(self, args: Any) -> SupervisorSpec:
+    def init(self, args: PartitionArgs) -> None:
+        """Import the apps (a bad path fails the start), open the store, fail the runs
+        orphaned by a previous process, start the workers."""
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
         for module in _PRELOAD:
             importlib.import_module(module)
         for app, path in args.apps.items():
-            # Imported here once: every session and run actor forked below inherits it
-            # (a run would otherwise import its agent anew); a bad path fails the start.
+            # Imported here once: every worker forked below inherits it.
             try:
                 load_agent(path)
             except Exception as exc:
                 raise BadRequest(f"app {app!r}: cannot import its agent {path!r}: {type(exc).__name__}: {exc}") from exc
         self.store = SQLiteSessionStore(args.store_path)
-        self.pending: dict[str, list[tuple[Any, CallerRef]]] = {}
-        self.to_activate: dict[str, Any] = {}  # session key -> the request that activates it
-        self.activation_queued = False
-        self.pool: list[_Pooled] = []
-        self.refill_armed = False
-        self.refill_gate = RefillGate(cpu_idle_counters())
-        self._arm_refill()
+        self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
+        self.address = self.myAddress
+        self.limits = args.limits
+        self.max_queued_runs = args.max_queued_runs
+        self.run_timeout = args.run_timeout
+        self.sessions: dict[str, Session] = {}
+        self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
+        self.workers: list[_Worker] = []
+        self.idle_timer_armed = False
+        self.log_later: list[dict[str, Any]] = []
+        self.log_armed = False
+        self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
+        self.slog = get_logger("adk_actors.session", actor=f"partition:{os.getpid()}")
         self._fail_orphaned_runs()
-        return SupervisorSpec(children=(), intensity=args.intensity, period=args.period)
+        for _ in range(max(1, args.run_workers)):
+            self._start_worker()
 
     def _fail_orphaned_runs(self) -> None:
-        """A (re)started partition has no session actors: any run still marked running
-        in one of its sessions died with the previous partition. Tell its caller now."""
-        index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         for app, user, session_id, record in self.store.all_running_runs():
-            if partition_index(session_key(app, user, session_id), self.config.partitions) != index:
+            if not self._ours(session_key(app, user, session_id)):
                 continue
             if record.caller is not None:
                 self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted",
                                                    "the session's partition was restarted while this run was in flight"))
             self.store.end_run(record.run_id, "interrupted")
+
+    # -- requests ---------------------------------------------------------------------------
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, ListSessions):
@@ -160,198 +169,328 @@ class SessionPartition(Supervisor):
             return [SessionInfo(s.app_name, s.user_id, s.id, s.state, [], s.last_update_time)
                     for s in self.store.list_sessions(request.app_name, request.user_id)]
         if isinstance(request, CreateSession):
-            self._check_app(request.app_name)
-            session_id = request.session_id or uuid.uuid4().hex
-            try:
-                data = self.store.create_session(request.app_name, request.user_id, session_id, dict(request.state),
-                                                 max_per_user=self.config.limits.max_sessions_per_user)
-            except SessionExists as exc:
-                raise CallError(str(exc), code="session_exists") from None
-            except SessionLimitReached as exc:
-                raise CallError(str(exc), code="limit_exceeded") from None
-            actor = self._activate_early(request.app_name, request.user_id, session_id)
-            return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time,
-                               session_actor=actor)
+            return self._create(request)
         if isinstance(request, DeleteSession):
-            self._check_app(request.app_name)
-            self.enqueue(self._delete_job(request, caller))
-            return NO_REPLY
+            return self._delete(request)
         if isinstance(request, _ROUTED):
             return self._route(request, caller)
-        if request == "pool":  # for tests and tools: the pids of the pooled session actors that are up
-            return [p.pid for p in self._ready_pool()]
+        if request == "pid":
+            return os.getpid()
+        if request == "workers":  # for tests and tools: the pids of the live workers that answered Init
+            return [w.pid for w in self.workers if w.pid is not None and not w.retired]
+        if request == "sessions":  # for tests and tools: the keys of the sessions held in memory
+            return sorted(self.sessions)
         return super().handle_call(request, caller)
 
     def _check_app(self, app_name: Any) -> None:
         if not isinstance(app_name, str) or app_name not in self.config.apps:
             raise CallError(f"unknown app {app_name!r}; known apps: {sorted(self.config.apps)}", code="unknown_app")
 
+    def _ours(self, key: str) -> bool:
+        return partition_index(key, self.config.partitions) == self.index
+
+    def _check_ours(self, key: str) -> None:
+        """One writer per session: a session of another partition is refused, never served."""
+        if not self._ours(key):
+            raise CallError(f"session {key!r} belongs to another partition", code="not_running")
+
+    def _create(self, request: CreateSession) -> SessionInfo:
+        self._check_app(request.app_name)
+        session_id = request.session_id
+        while not session_id:  # one of ours, for a caller that names none
+            candidate = uuid.uuid4().hex
+            session_id = candidate if self._ours(session_key(request.app_name, request.user_id, candidate)) else ""
+        self._check_ours(session_key(request.app_name, request.user_id, session_id))
+        try:
+            data = self.store.create_session(request.app_name, request.user_id, session_id, dict(request.state),
+                                             max_per_user=self.config.limits.max_sessions_per_user)
+        except SessionExists as exc:
+            raise CallError(str(exc), code="session_exists") from None
+        except SessionLimitReached as exc:
+            raise CallError(str(exc), code="limit_exceeded") from None
+        # Held at once: its first turn is about to come, and needs no store read.
+        self._hold(Session(self, data.app_name, data.user_id, data.id, dict(data.state), [], data.last_update_time))
+        return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time)
+
+    def _delete(self, request: DeleteSession) -> str:
+        """Delete a session: its runs end ``interrupted`` first (a running one is
+        cancelled on its worker), then the store forgets it."""
+        self._check_app(request.app_name)
+        self._check_ours(request.key)
+        session = self.sessions.pop(request.key, None)
+        if session is not None:
+            if session.active is not None and session.active.worker is not None:
+                self.cancel_on_worker(session.active, "the session was deleted")
+            for run in [session.active, *session.waiting]:
+                if run is not None:
+                    self.runs.pop(run.run_id, None)
+            session.interrupt("the session was deleted")
+            self._forget(request.key)
+        try:
+            self.store.delete_session(request.app_name, request.user_id, request.session_id)
+        except SessionNotFound as exc:
+            raise CallError(str(exc), code="unknown_session") from None
+        return "deleted"
+
     def _route(self, request: Any, caller: CallerRef) -> Any:
         self._check_app(request.app_name)
         if not all(isinstance(x, str) and x for x in (request.user_id, request.session_id)):
             raise BadRequest("user_id and session_id must be non-empty strings")
-        key = request.key
-        child = self._session_child(key)
-        if child is not None and child.status == "running" and child.address is not None:
-            self.send(child.address, Call(request, ref=caller.ref, reply_to=caller.address))
-            return FORWARDED
-        if key in self.pending or child is not None:
-            self.pending.setdefault(key, []).append((request, caller))
-            return FORWARDED
-        if not self.store.session_exists(request.app_name, request.user_id, request.session_id):
+        self._check_ours(request.key)
+        session = self._session(request)
+        session.idle_since = self.clock()
+        if isinstance(request, GetSession):
+            return session.info()
+        if isinstance(request, GetState):
+            return session.fresh_state()
+        if isinstance(request, UpdateState):
+            return session.update_state(request.state_delta)
+        if isinstance(request, CancelRun):
+            return session.cancel(request.run_id)
+        accepted = session.take(request, caller.address)
+        return accepted if request.reply_accepted else FORWARDED
+
+    def _session(self, request: Any) -> Session:
+        """The session a request names: held, or loaded from the store and held."""
+        session = self.sessions.get(request.key)
+        if session is not None:
+            return session
+        try:
+            data = self.store.get_session(request.app_name, request.user_id, request.session_id)
+        except SessionNotFound:
             raise CallError(f"no session {request.session_id!r} for {request.app_name}/{request.user_id}",
-                            code="unknown_session")
-        self.pending[key] = [(request, caller)]
-        self._queue_activation(key, request)
-        return FORWARDED
+                            code="unknown_session") from None
+        return self._hold(Session(self, data.app_name, data.user_id, data.id, data.state, data.events,
+                                  data.last_update_time))
 
-    def _activate_early(self, app_name: str, user_id: str, session_id: str) -> tuple[Any, int] | None:
-        """A session just created is about to get its first turn: if a pooled session
-        actor is ready, reserve it for the session and activate the session on it now
-        (no fork; the first turn then finds it running or starting). Returns that
-        actor's (address, pid), for the creator's first turn to go straight there (one
-        hop less); with the pool empty, None: the session is activated by its first
-        request, as any stored session."""
-        key = session_key(app_name, user_id, session_id)
-        ready = self._ready_pool()
-        if not ready or key in self.pending or self._session_child(key):
-            return None
-        pooled = ready[0]
-        pooled.reserved_for = key
-        assert pooled.pid is not None  # ready
-        self.pending[key] = []
-        self._queue_activation(key, GetState(app_name, user_id, session_id))
-        return pooled.address, pooled.pid
+    def _hold(self, session: Session) -> Session:
+        session.idle_since = self.clock()
+        self.sessions[session.key] = session
+        if not self.idle_timer_armed:
+            self.idle_timer_armed = True
+            self.send_after(self.config.idle_timeout, ("idle",))
+        return session
 
-    def _queue_activation(self, key: str, request: Any) -> None:
-        """Have ``key``'s session actor started by the next activation job (``request``
-        names its app, user and session), queueing that job if none is queued."""
-        self.to_activate[key] = request
-        if not self.activation_queued:
-            self.activation_queued = True
-            self.enqueue(self._activate_job())
+    def _passivate(self) -> None:
+        """Drop the sessions idle for ``idle_timeout`` (no run, no request); come back
+        when the next one would be due."""
+        self.idle_timer_armed = False
+        now = self.clock()
+        for key, session in list(self.sessions.items()):
+            if session.active is None and not session.waiting and now - session.idle_since >= self.config.idle_timeout:
+                del self.sessions[key]
+                self._forget(key)
+        if self.sessions:
+            self.idle_timer_armed = True
+            due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
+            self.send_after(max(due - now, 0.05), ("idle",))
 
-    def _session_child(self, key: str) -> ChildInfo | None:
-        return self.child(key)
+    def _forget(self, key: str) -> None:
+        for worker in self.workers:
+            worker.known.pop(key, None)
 
-    def _activate_job(self) -> Job:
-        """Start the actors of sessions waiting for activation: as many at once as the
-        pool has processes ready (their inits run in parallel: a burst of new sessions
-        does not queue behind one another's store loads), else one; forward each its
-        waiting requests as it is up, or tell those callers it could not start. The
-        rest, and sessions asked for meanwhile, wait for the next such job."""
-        self.activation_queued = False
-        # As many at once as pooled processes are ready (at least one): forking many
-        # at once would only make them compete for the CPU (measured: worse).
-        take = max(1, len(self._up_pool()))  # reserved ones too
-        keys = list(self.to_activate)[:take]
-        batch = {key: self.to_activate.pop(key) for key in keys}
-        if self.to_activate:
-            self.activation_queued = True
-            self.enqueue(self._activate_job())
-        specs: list[ChildSpec] = []
-        for key, request in batch.items():
-            if self._session_child(key) is not None:
-                continue
-            specs.append(ChildSpec(
-                id=key, start=SessionActor, restart=Restart.TRANSIENT, shutdown=self.config.session_shutdown,
-                args=SessionArgs(request.app_name, request.user_id, request.session_id, self.config.store_path,
-                                 self.config.apps[request.app_name], self.config.idle_timeout,
-                                 self.config.max_queued_runs, model_base_urls=self.config.model_base_urls,
-                                 breakers=self.config.breakers, model_options=self.config.model_options,
-                                 run_timeout=self.config.run_timeout, limits=self.config.limits)))
-        failures = yield from self.start_children(specs)
-        for pooled in self.pool:  # reserved for a session of this batch and not used: free again
-            if pooled.reserved_for in batch:
-                pooled.reserved_for = None
-        for spec in specs:
-            failure = failures.get(spec.id)
-            if failure is not None:
-                for _, caller in self.pending.pop(spec.id, []):
-                    self.reply_error(caller, CallError(f"session {spec.id} could not start: {failure}",
-                                                       code="not_running"))
+    # -- workers: what a session asks of its partition (SessionOwner) -------------------------
 
-    # -- the session pool ----------------------------------------------------------------
+    def _start_worker(self) -> None:
+        address = self.createActor(RunActor)
+        settings = WorkerSettings(apps=dict(self.config.apps),
+                                  registry=self.registry if self.config.breakers else None,
+                                  model_base_urls=self.config.model_base_urls,
+                                  model_options=self.config.model_options)
+        self.send(address, Init(args=settings, supervisor=self.myAddress))
+        self.workers.append(_Worker(address))
+        self.send_after(WORKER_INIT_WAIT, ("worker-init", address))
 
-    def spawn(self, child_class: type[GenServer], spec: ChildSpec) -> Any:
-        """A pooled session actor that is up (else a new one), for a session actor's
-        (re)start."""
-        if child_class is SessionActor:
-            while True:
-                pooled = next((p for p in self._up_pool() if p.reserved_for == spec.id), None)
-                pooled = pooled or next(iter(self._ready_pool()), None)
-                if pooled is None:
-                    break
-                self.pool.remove(pooled)
-                self._arm_refill()
-                if pooled.pid is not None and process_alive(pooled.pid):
-                    return pooled.address
-        return super().spawn(child_class, spec)
+    def _worker_at(self, address: Any) -> _Worker | None:
+        return next((w for w in self.workers if w.address == address), None)
 
-    def _up_pool(self) -> list[_Pooled]:
-        """The pooled session actors that are up and prepared (they answered Prepared)."""
-        return [p for p in self.pool if p.pid is not None]
-
-    def _ready_pool(self) -> list[_Pooled]:
-        """The pooled session actors that are up and not reserved for a session about to
-        be activated."""
-        return [p for p in self._up_pool() if p.reserved_for is None]
-
-    def _arm_refill(self) -> None:
-        if not self.refill_armed and len(self.pool) < self.config.session_pool:
-            self.refill_armed = True
-            self.send_after(POOL_REFILL_INTERVAL, ("refill-pool",))
-
-    def _refill(self) -> None:
-        """Start one pooled session actor, unless an activation (or any supervisor
-        job) is in progress or the refill gate says no (``_refill``); come back later
-        while the pool is short."""
-        self.refill_armed = False
-        if self.stopping:
-            return
-        if len(self.pool) >= self.config.session_pool:
-            self.refill_gate.rest()
-            return
-        if not self.busy and self.refill_gate.may_start(self.clock(), cpu_idle_counters()):
-            address = self.createActor(SessionActor)
-            self.send(address, Prepare())
-            self.pool.append(_Pooled(address))
-        self._arm_refill()
-
-    def handle_timeout(self, payload: Any) -> None:
-        if payload == ("refill-pool",):
-            self._refill()
+    def dispatch(self, session: Session, run: SessionRun) -> None:
+        """Give ``run`` to a worker (see the module) with the history it lacks."""
+        key = session.key
+        worker = self._choose_worker(key)
+        events = session.events
+        known = worker.known.get(key)
+        if known is not None and known[0] <= len(events) and (
+                known[0] == 0 or events[known[0] - 1].id == known[1]):
+            start = self._start_run(session, run, known, events[known[0]:])
         else:
-            super().handle_timeout(payload)
+            start = self._start_run(session, run, None, events)
+        worker.known[key] = (len(events), events[-1].id if events else None)
+        run.worker = worker
+        worker.runs.add(run.run_id)
+        self.runs[run.run_id] = (session, run)
+        self.send(worker.address, Cast(start))
+
+    def _start_run(self, session: Session, run: SessionRun, known: tuple[int, str | None] | None,
+                   events: list[Any]) -> StartRun:
+        return StartRun(run_id=run.run_id, invocation_id=run.invocation_id, app_name=session.app_name,
+                        user_id=session.user_id, session_id=session.session_id, known=known, events=list(events),
+                        state=session.fresh_state(), new_message=run.request.new_message,
+                        run_config=run.request.run_config or RunConfig())
+
+    def _choose_worker(self, key: str) -> _Worker:
+        """The worker for a turn of session ``key`` (see the module). One whose process
+        is known to be gone (its exit not reported yet) is handled as gone first."""
+        for worker in list(self.workers):
+            if worker.pid is not None and not process_alive(worker.pid):
+                self._worker_gone(worker)
+        open_workers = [w for w in self.workers if not w.retired]
+        if not open_workers:  # only while stopping: the turn ends with the partition
+            self._start_worker()
+            open_workers = self.workers[-1:]
+        least = min(len(w.runs) for w in open_workers)
+        holder = next((w for w in open_workers if key in w.known), None)
+        if holder is not None and len(holder.runs) <= least + AFFINITY_SLACK:
+            return holder
+        return min(open_workers, key=lambda w: len(w.runs))
+
+    def cancel_on_worker(self, run: SessionRun, reason: str) -> None:
+        if run.worker is not None:
+            self.send(run.worker.address, Cast(Cancel(run.run_id, reason)))
+
+    def abandon(self, run: SessionRun) -> None:
+        """The run ended here without its worker's outcome (it was told to cancel): if
+        the worker still runs it CANCEL_GRACE from now, retire the worker."""
+        self.send_after(CANCEL_GRACE, ("stalled", run.run_id, run.worker.address))
+
+    def run_ended(self, session: Session, run: SessionRun, status: str) -> None:
+        self.runs.pop(run.run_id, None)
+        session.idle_since = self.clock()
+        worker = run.worker
+        if worker is not None and worker.retired:
+            self._kill_if_done(worker)
+        # Logged after this handler: a log line is a message to Thespian's logger
+        # process, and the terminal message leaves only when this handler returns.
+        if status != "done" or self.log_runs_ended_well:
+            self.log_later.append(dict(app=session.app_name, user=session.user_id, session=session.session_id,
+                                       run=run.run_id, status=status, events=run.seq,
+                                       seconds=round(time.monotonic() - run.started, 4) if run.started else None,
+                                       error=run.outcome.detail if run.outcome is not None else None))
+            if not self.log_armed:
+                self.log_armed = True
+                self.send_after(0.001, ("log",))
+
+    def _retire(self, worker: _Worker) -> None:
+        """No new turn for ``worker``; another takes its place; it is killed once no live
+        turn is left on it."""
+        if worker.retired:
+            return
+        worker.retired = True
+        self.slog.warning("run worker retired: a turn it held did not stop", worker_pid=worker.pid)
+        if not self._stopping:
+            self._start_worker()
+        self._kill_if_done(worker)
+
+    def _kill_if_done(self, worker: _Worker) -> None:
+        if any(run_id in self.runs for run_id in worker.runs):
+            return
+        if worker.pid is not None:
+            _kill(worker.pid)
+        else:
+            self.send(worker.address, Shutdown())
+
+    def _worker_gone(self, worker: _Worker) -> None:
+        """A worker's process is gone: its live runs fail; another takes its place."""
+        if worker not in self.workers:
+            return
+        self.workers.remove(worker)
+        for run_id in sorted(worker.runs):
+            live = self.runs.get(run_id)
+            if live is not None:
+                session, run = live
+                session.worker_died(run)
+        if not worker.retired and not self._stopping:
+            self._start_worker()
+
+    # -- messages from workers ----------------------------------------------------------------
 
     def handle_info(self, message: Any, sender: Any) -> None:
-        if isinstance(message, Prepared):
-            for pooled in self.pool:
-                if pooled.address == sender:
-                    pooled.pid = message.pid
+        if isinstance(message, RunOutput):
+            self._on_output(message, sender)
+        elif isinstance(message, NeedHistory):
+            self._resend(message.run_id, sender)
+        elif isinstance(message, InitOk):
+            worker = self._worker_at(sender)
+            if worker is not None:
+                worker.pid = message.pid
+                self.monitor_child(sender, message.pid)  # two workers killed at once: both reported
+        elif type(message).__name__ == "ChildActorExited":
+            worker = self._worker_at(message.childAddress)
+            if worker is not None:
+                self._worker_gone(worker)
+        else:
+            super().handle_info(message, sender)
+
+    def _on_output(self, output: RunOutput, sender: Any) -> None:
+        worker = self._worker_at(sender)
+        if worker is None:
             return
-        super().handle_info(message, sender)
+        if output.outcome is not None:
+            worker.runs.discard(output.run_id)
+        live = self.runs.get(output.run_id)
+        if live is not None and live[1].worker is worker:
+            live[0].on_output(live[1], output)
+        if worker.retired:
+            self._kill_if_done(worker)
 
-    def handle_other_exit(self, address: Any) -> None:
-        gone = [p for p in self.pool if p.address == address]
-        if gone:
-            self.pool.remove(gone[0])
-            self._arm_refill()
+    def _resend(self, run_id: str, sender: Any) -> None:
+        """A worker lacked the history a StartRun counted on: send it whole."""
+        live = self.runs.get(run_id)
+        worker = self._worker_at(sender)
+        if live is None or worker is None or live[1].worker is not worker:
+            return
+        session, run = live
+        events = session.events
+        worker.known[session.key] = (len(events), events[-1].id if events else None)
+        self.send(worker.address, Cast(self._start_run(session, run, None, events)))
 
-    def extra_processes(self) -> tuple[list[Any], bool]:
-        up = self._up_pool()  # reserved ones too
-        return [p.address for p in up], len(up) < len(self.pool)
+    def handle_timeout(self, payload: Any) -> None:
+        kind = payload[0] if isinstance(payload, tuple) and payload else None
+        if kind == "idle":
+            self._passivate()
+        elif kind == "log":
+            self.log_armed = False
+            for fields in self.log_later:
+                (self.slog.debug if fields["status"] == "done" else self.slog.warning)("run ended", **fields)
+            self.log_later.clear()
+        elif kind in ("deadline", "grace"):
+            session = self.sessions.get(payload[1])
+            if session is not None:
+                session.on_timer(kind, payload[2])
+        elif kind == "stalled":
+            worker = self._worker_at(payload[2])
+            if worker is not None and payload[1] in worker.runs:
+                self._retire(worker)
+        elif kind == "worker-init":
+            worker = self._worker_at(payload[1])
+            if worker is not None and worker.pid is None:
+                self.slog.warning("run worker never reported in; replacing it")
+                worker.retired = True  # its replacement is started below, not again at its exit
+                self._worker_gone(worker)
+                self._start_worker()
 
-    def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
-        for request, caller in self.pending.pop(child_id, []):
-            self.send(address, Call(request, ref=caller.ref, reply_to=caller.address))
-
-    def _delete_job(self, request: DeleteSession, caller: CallerRef) -> Job:
-        if self._session_child(request.key) is not None:
-            yield from self.stop_children([request.key])
+    def terminate(self, reason: Any) -> None:
+        """Every run not ended gets ``RunFailed(interrupted)``; the workers stop with us."""
+        if "store" not in vars(self):
+            return
+        for session in self.sessions.values():
+            session.interrupt(f"the session's partition stopped: {reason}")
+        self.runs.clear()
+        for fields in self.log_later:
+            self.slog.warning("run ended", **fields)
         try:
-            self.store.delete_session(request.app_name, request.user_id, request.session_id)
-        except Exception as exc:
-            self.reply_error(caller, CallError(str(exc), code="unknown_session"))
-            return
-        self.reply(caller, "deleted")
+            self.store.close()
+        except Exception:
+            pass
+
+
+def _kill(pid: int) -> None:
+    """SIGKILL ``pid`` if it is still our child (a pid may have been reused since)."""
+    stat = proc_stat(pid)
+    if stat is None or stat[1] != os.getpid():
+        return
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+

@@ -1,33 +1,36 @@
-"""The run actor: executes the engine for an invocation, off its main thread.
+"""The run worker: a pooled process of a session partition that runs turns.
 
-In order: forked by its session actor with the session's history in memory (see
-``_handoff``); starts its worker thread (one thread and one asyncio loop for the
-actor's life) and waits as a warm spare until ``StartRun``; then runs the engine on
-that thread. Events come back to the main thread through a queue and a ``Doorbell``
-(an ``os.pipe`` watched with ``ThespianWatch``: a send made inside a long handler
-would leave only when it returns), rung once per batch, not per event. A non-partial
-event is held by the worker while it keeps computing, so that what follows it, the
-outcome included, leaves with it: a fast turn costs the main thread one wakeup and
-the session one message (one store transaction). The held events go when the worker's
-loop is about to wait (for the model, a tool, a timer), or once the worker thread has
-used ``FINAL_WINDOW`` (2 ms) of CPU time since the last of them (``HOLD_LIMIT``, 20 ms,
-since the first); CPU time, not wall time, because on a busy machine a worker
-preempted for a few ms between a turn's answer and its end would otherwise split the
-turn in two messages and two transactions. The worker releases held events with a
-marker on the queue, so the main thread, when woken for anything else meanwhile (a
-StartRun on the line, a service request), does not send them early.
-Partial events are signalled at once and leading-edge batched by the main thread (the
-first of a burst at once, the rest every ``PARTIAL_WINDOW`` seconds).
-The session's ``StartRun`` and our ``RunOutput`` messages travel on a direct line
-(``_link``: a socket pair the session made before forking us), and through Thespian
-only when the line cannot take one; ``Cancel`` and ``Shutdown`` come through Thespian,
-and a ``Cancel`` is handled after whatever waits on the line.
-``Cancel`` sets the engine's cancel token (checked between steps). After a run that
-ended well the actor stays, holding the history it has seen and made, and the session
-gives it its next turn (no fork on the turn's path, no history sent, and the same
-worker thread and asyncio loop); after any other end the session discards it. The
-actor creates no children, so forking while its worker thread runs never happens.
+A partition starts a few workers when it starts (its children; see ``_partition``),
+and gives each turn of any of its sessions to one of them. In order, for a worker:
+
+1. ``Init`` (``WorkerSettings``): the apps, where the host's services are, the model
+   connectors' options. It starts its worker thread: one thread and one asyncio loop
+   for the process's life, on which every turn runs as a task, several at once (a
+   turn mostly waits for a model or a tool).
+2. ``StartRun``: the turn's session history, whole, or as the events since the
+   prefix this worker received for the session last time (``known``: count and last
+   event id, checked; a worker that does not hold exactly that prefix answers
+   ``NeedHistory`` and runs nothing). The worker keeps the history it received per
+   session, never the events it made (the partition's stored copies come back with
+   the next turn), in a cache bounded by ``CACHED_EVENTS``.
+3. Events come back to the main thread through a queue and a ``Doorbell`` (an
+   ``os.pipe`` watched with ``ThespianWatch``: a send made inside a long handler
+   would leave only when it returns), rung once per batch, not per event. A
+   non-partial event is held by the worker thread while it keeps computing, so that
+   what follows it, the outcome included, leaves with it: a fast turn costs the
+   main thread one wakeup and the partition one message (one store transaction).
+   Held events go when the loop is about to wait (for a model, a tool, a timer), or
+   once the worker thread has used ``FINAL_WINDOW`` of CPU time since the last of
+   them (``HOLD_LIMIT`` since the first). Partial events are signalled at once and
+   leading-edge batched (the first of a burst at once, the rest every
+   ``PARTIAL_WINDOW`` seconds).
+4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps).
+
+The worker creates no actors, so no fork ever happens while its threads run. If the
+process dies, every turn it held fails ``killed`` (the partition sees the exit) and
+the partition starts another worker.
 """
+
 
 from __future__ import annotations
 
@@ -39,7 +42,9 @@ import queue
 import selectors
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import SecretStr
@@ -63,17 +68,14 @@ from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_in
 from ..engine._services import Decision
 from ..models import ModelError, close_pooled_clients, resolve_model
 from ..store._artifacts import ArtifactError
-from . import _handoff
 from ._approvals import Deny, RegisterApproval, WaitDecision
 from ._artifacts import ListArtifacts, LoadArtifact, SaveArtifact
 from ._breakers import Acquire, Record
 from ._credentials import GetCredential, PutCredential
-from ._link import RunLink
 from ._memory import SearchMemory
-from ._run_protocol import Cancel, RunOutcome, RunOutput, RunSettings, StartRun
-from ._warmup import warm_run_process
+from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
 
-__all__ = ["PARTIAL_WINDOW", "Cancel", "Doorbell", "RunActor", "RunOutcome", "RunOutput", "StartRun", "load_agent"]
+__all__ = ["CACHED_EVENTS", "PARTIAL_WINDOW", "Doorbell", "RunActor", "load_agent"]
 
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
@@ -107,6 +109,10 @@ class _WaitWatchingSelector(selectors.DefaultSelector):
         self._before_select(timeout)
         return super().select(timeout)
 
+
+#: Events of session histories a worker keeps for the sessions' next turns (see
+#: StartRun.known); the least recent sessions' are forgotten beyond it.
+CACHED_EVENTS = 50_000
 
 #: How long a model call waits for the breaker actor before failing fast.
 BREAKER_WAIT = 2.0
@@ -300,241 +306,234 @@ def load_agent(path: str) -> App:
     return as_app(import_object(path))
 
 
+@dataclass
+class _Turn:
+    """A turn this worker runs: its StartRun, its session view and its cancel token."""
+
+    start: StartRun
+    view: SessionView
+    cancel: CancelToken = field(default_factory=CancelToken)
+
+
 class RunActor(GenServer):
+    """A pooled run worker (see the module)."""
+
     check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
 
     def __init__(self) -> None:
         super().__init__()
-        snapshot = _handoff.SNAPSHOT
-        self._base_events: list[Event] = list(snapshot.get("events", ()))
-        for inherited in snapshot.get("inherited", ()):
-            inherited.forget_in_child()
-        #: Our direct line to the session actor (see ``_link``; None if we were made without one).
-        self._link: RunLink | None = snapshot.get("link")
-        self._link_failed = False  # a send on it failed this run: the rest of the run goes through Thespian
-        self._cancel = CancelToken()
+        self._settings = WorkerSettings(apps={})
+        self._turns: dict[str, _Turn] = {}
+        #: session key -> the history this worker last received for it (see StartRun.known).
+        self._histories: OrderedDict[str, list[Event]] = OrderedDict()
+        self._cached = 0  # events in _histories
         self._thread: threading.Thread | None = None
-        self._jobs: queue.SimpleQueue[tuple[StartRun, SessionView] | None] = queue.SimpleQueue()  # None: stop
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_ready = threading.Event()
         self._requests: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
         self._registry: Any = None
         self._services: dict[str, Any] = {}
         self._lookups: dict[str, str] = {}
         self._waiting: dict[str, list[tuple[str, Any, Any]]] = {}
         self._service_calls: dict[str, concurrent.futures.Future[Any]] = {}
-        self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        #: (kind, run id, item) from the worker thread: "event", "outcome", or "release"
+        #: (every held event may go).
+        self._queue: queue.SimpleQueue[tuple[str, str, Any]] = queue.SimpleQueue()
         self._bell = Doorbell()  # the worker and tool threads wake the main thread with it
-        self._outbox: list[Event] = []  # handed over by the worker, not yet sent
-        #: How many events at the end of the outbox the worker still holds: they go only
-        #: when it releases them (the main thread may be woken for something else, as a
-        #: StartRun on the line, while the worker hands over a turn that is not done).
-        self._held_count = 0
-        self._held_since: float | None = None  # worker's CPU clock at its first held event
+        self._held: list[tuple[str, Event]] = []  # handed over, held by the worker thread
+        self._ready: dict[str, list[Event]] = {}  # handed over and released, not yet sent
+        self._held_since: float | None = None  # worker thread's CPU clock at its first held event
         self._held_last = 0.0  # ... and at its last one
         self._partial_armed = False
-        self._run: StartRun | None = None
-        self._session: Any = None
+
+    def init(self, args: WorkerSettings) -> Any:
+        if not isinstance(args, WorkerSettings):
+            raise BadRequest("a run worker needs WorkerSettings")
+        self._settings = args
+        self._registry = args.registry
+        self._thread = threading.Thread(target=self._worker, name="run-worker", daemon=True)
+        self._thread.start()
+        self.watch_fds([self._bell.read_fd])
+        return None
 
     def handle_cast(self, request: Any) -> None:
-        self._read_link()  # a StartRun on the line came before this
-        if isinstance(request, StartRun) and self._run is None:
+        if isinstance(request, StartRun):
             self._start(request)
         elif isinstance(request, Cancel):
-            self._cancel.cancel(request.reason)
+            turn = self._turns.get(request.run_id)
+            if turn is not None:
+                turn.cancel.cancel(request.reason)
         else:
             super().handle_cast(request)
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if request == "pid":
             return os.getpid()
+        if request == "turns":  # for tests and tools: the run ids this worker is running
+            return sorted(self._turns)
         return super().handle_call(request, caller)
 
-    def _start(self, run: StartRun) -> None:
-        self._run = run
-        self._session = self.supervisor
-        self._services.clear()  # looked up afresh each run: a service may have restarted since
-        self._cancel = CancelToken()
-        events = self._base_events[: run.base_count] + list(run.extra_events)
-        settings = self._settings
-        view = SessionView(app_name=settings.app_name, user_id=settings.user_id, session_id=settings.session_id,
-                           state=dict(run.state), events=events)
-        self._view = view
-        self._link_failed = False
-        self._watch()
-        self._start_worker()
-        self._jobs.put((run, view))
+    # -- turns ------------------------------------------------------------------------------
 
-    def prepare(self) -> None:
-        """A blank run actor of a pooled pair (see ``_warmup``)."""
-        warm_run_process()
-
-    def init(self, args: RunSettings) -> Any:
-        if not isinstance(args, RunSettings):
-            raise BadRequest("a run actor needs RunSettings")
-        self._settings = args
-        self._registry = args.registry
-        self._start_worker()  # now, while a spare: not on the first turn's path
-        self._watch()
-        return None
-
-    def _watch(self) -> None:
-        """Watch our line to the session, and the worker's doorbell while a run goes."""
-        fds = [self._link.fd] if self._link is not None and not self._link.closed else []
-        self.watch_fds([*fds, self._bell.read_fd] if self._run is not None else fds)
-
-    def _read_link(self) -> None:
-        """Take what the session sent on our line: a StartRun. A line that reads
-        end-of-file (the session actor died; we are about to) is no longer watched."""
-        if self._link is None:
-            return
-        for message in self._link.receive():
-            if isinstance(message, StartRun) and self._run is None:
-                self._start(message)
-        if self._link.closed:
-            self._link = None
-            self._watch()
-
-    def _send_outbox(self, outcome: RunOutcome | None = None) -> None:
-        """Send the run's events handed over so far, but for those the worker still holds
-        (all of them when the outcome is given, and the outcome with them), to the
-        session: on our line; through Thespian when it does not go (see ``_link``)."""
-        assert self._run is not None
-        if outcome is None and self._held_count:
-            outbox = self._outbox[: -self._held_count]
-            self._outbox = self._outbox[-self._held_count:]
+    def _start(self, start: StartRun) -> None:
+        """Rebuild the turn's history (answer NeedHistory if the prefix it names is not
+        the one held), remember it for the session's next turn, and hand the turn to
+        the worker thread."""
+        if start.run_id in self._turns:
+            return  # the same turn again: it runs already
+        key = f"{start.app_name}/{start.user_id}/{start.session_id}"
+        if start.known is None:
+            history = list(start.events)
         else:
-            outbox, self._outbox, self._held_count = self._outbox, [], 0
-        output = RunOutput(self._run.run_id, outbox, outcome)
-        if self._link_failed or self._link is None or not self._link.send(output):
-            self._link_failed = True
-            self.send(self._session, output)
+            held = self._histories.get(key)
+            count, last_id = start.known
+            if held is None or len(held) != count or (count and held[-1].id != last_id):
+                self.send(self.supervisor, NeedHistory(start.run_id))
+                return
+            history = held + list(start.events)
+        self._remember(key, history)
+        view = SessionView(app_name=start.app_name, user_id=start.user_id, session_id=start.session_id,
+                           state=dict(start.state), events=list(history))
+        turn = _Turn(start, view)
+        self._turns[start.run_id] = turn
+        self._services.clear()  # looked up afresh: a service may have restarted since
+        self._loop_ready.wait(5.0)
+        assert self._loop is not None
+        asyncio.run_coroutine_threadsafe(self._run_turn(turn), self._loop)
 
-    def _start_worker(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._worker, name="run-worker", daemon=True)
-            self._thread.start()
+    def _remember(self, key: str, history: list[Event]) -> None:
+        """Keep ``history`` as ``key``'s, most recent last; forget the least recent
+        sessions while more than CACHED_EVENTS events are kept (the one just kept stays)."""
+        previous = self._histories.pop(key, None)
+        self._cached -= len(previous) if previous is not None else 0
+        self._histories[key] = history
+        self._cached += len(history)
+        while self._cached > CACHED_EVENTS and len(self._histories) > 1:
+            _, dropped = self._histories.popitem(last=False)
+            self._cached -= len(dropped)
 
     def _worker(self) -> None:
-        """Worker thread: one asyncio loop for every run this actor serves (a turn pays
-        for no thread or loop start-up); the runs come one at a time from ``_jobs``. A
-        ``None`` job (the actor stops) closes the loop's pooled HTTP clients and ends."""
+        """Worker thread: one asyncio loop for every turn of this process; ends (closing
+        the pooled HTTP clients) when the loop is stopped."""
         loop = asyncio.SelectorEventLoop(_WaitWatchingSelector(self._before_select))
         asyncio.set_event_loop(loop)
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                loop.run_until_complete(close_pooled_clients())
-                return
-            self._work(loop, *job)
+        self._loop = loop
+        self._loop_ready.set()
+        try:
+            loop.run_forever()
+            loop.run_until_complete(close_pooled_clients())
+        finally:
+            loop.close()
 
-    def _work(self, loop: asyncio.AbstractEventLoop, run: StartRun, view: SessionView) -> None:
-        """Run the engine for one run; hand every event, then the outcome, to the main
-        thread; then cancel whatever tasks the run left behind (tools may start some)."""
+    def _hand(self, kind: str, run_id: str, item: Any) -> None:
+        """Worker thread: queue an event or an outcome for the main thread; wake it now,
+        or, for a non-partial event, hold it (see ``_before_select``). What is handed
+        after held events releases them first (a partial event cannot pass them)."""
+        if kind == "event" and not item.partial:
+            self._queue.put((kind, run_id, item))
+            self._held_last = time.thread_time()
+            if self._held_since is None:
+                self._held_since = self._held_last
+            return
+        if self._held_since is not None and kind != "outcome":  # an outcome sends its run's
+            self._held_since = None
+            self._queue.put(("release", run_id, None))
+        self._queue.put((kind, run_id, item))
+        self._bell.ring()
 
-        def hand(kind: str, item: Any) -> None:
-            """Queue an event or the outcome for the main thread; wake it now, or, for a
-            non-partial event, hold it (see ``_before_select``). What is handed after held
-            events releases them first (a partial event cannot pass them)."""
-            if kind == "event" and not item.partial:
-                self._queue.put((kind, item))
-                self._held_last = time.thread_time()
-                if self._held_since is None:
-                    self._held_since = self._held_last
-                return
-            if self._held_since is not None:
-                self._held_since = None
-                if kind != "outcome":  # the outcome sends everything before it
-                    self._queue.put(("release", None))
-            self._queue.put((kind, item))
-            self._bell.ring()
-
-        async def main() -> None:
-            settings = self._settings
-            app = load_agent(settings.agent_path)
+    async def _run_turn(self, turn: _Turn) -> None:
+        """Worker thread: run the engine for one turn; hand every event, then the outcome."""
+        start, settings = turn.start, self._settings
+        run_id = start.run_id
+        try:
+            app = load_agent(settings.apps[start.app_name])
             base_urls = settings.model_base_urls or {}
             options = dict(settings.model_options or {})
             services = settings.registry is not None
-            events = run_invocation(app.root_agent, view, run.new_message, run_config=run.run_config,
-                                              plugins=app.plugins, policies=app.policies,
-                                              cancel=self._cancel, invocation_id=run.invocation_id,
-                                              resolve_model=lambda name: resolve_model(name, base_urls=base_urls,
-                                                                                       **options),
-                                              breaker_client=_BreakerBridge(self) if services else None,
-                                              artifacts=_RemoteArtifacts(self) if services else None,
-                                              memory=_RemoteMemory(self) if services else None,
-                                              approvals=_RemoteApprovals(self) if services else None,
-                                              credentials=_RemoteCredentials(self) if services else None,
-                                              run_id=run.run_id)
+            events = run_invocation(app.root_agent, turn.view, start.new_message, run_config=start.run_config,
+                                    plugins=app.plugins, policies=app.policies, cancel=turn.cancel,
+                                    invocation_id=start.invocation_id,
+                                    resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
+                                    breaker_client=_BreakerBridge(self) if services else None,
+                                    artifacts=_RemoteArtifacts(self) if services else None,
+                                    memory=_RemoteMemory(self) if services else None,
+                                    approvals=_RemoteApprovals(self) if services else None,
+                                    credentials=_RemoteCredentials(self) if services else None,
+                                    run_id=run_id)
             async with contextlib.aclosing(events):
                 async for event in events:
-                    hand("event", event)
-
-        try:
-            loop.run_until_complete(main())
+                    self._hand("event", run_id, event)
         except RunCancelled as exc:
-            hand("outcome", RunOutcome(run.run_id, False, "cancelled", "RunCancelled", str(exc)))
+            self._hand("outcome", run_id, RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc)))
         except BaseException as exc:
-            hand("outcome", RunOutcome(run.run_id, False, "error", type(exc).__name__, redact(str(exc))))
+            self._hand("outcome", run_id, RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc))))
         else:
-            hand("outcome", RunOutcome(run.run_id, True))
-        leftover = asyncio.all_tasks(loop)
-        for task in leftover:
-            task.cancel()
-        if leftover:
-            loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+            self._hand("outcome", run_id, RunOutcome(run_id, True))
 
     def _before_select(self, timeout: float | None) -> None:
         """Worker thread, at each turn of its loop: release the held events (and wake the
-        main thread for them) when the loop is about to wait, or when the worker has used
-        FINAL_WINDOW of its CPU time since the last of them or HOLD_LIMIT since the first.
-        The last, not the first: how long the worker computed before its answer (a cold
-        first turn, a CPU shared with a busy sibling) says nothing of whether its end is
-        near."""
+        main thread for them) when the loop is about to wait, or when the thread has used
+        FINAL_WINDOW of its CPU time since the last of them or HOLD_LIMIT since the first."""
         since = self._held_since
         if since is None:
             return
         if release_due(timeout, time.thread_time(), first=since, last=self._held_last):
             self._held_since = None
-            self._queue.put(("release", None))
+            self._queue.put(("release", "", None))
             self._bell.ring()
 
     def handle_watch(self, ready: list[int]) -> None:
-        if self._link is not None and self._link.fd in ready:
-            self._read_link()
+        """Woken by the bell: serve the threads' service requests, then take what the
+        worker thread handed over and send what may go (see the module, 3)."""
         self._bell.answer()  # before reading the queues (see Doorbell)
         self._serve_requests()
-        if self._run is None:
-            return
+        partial_only: list[str] = []
         while True:
             try:
-                kind, item = self._queue.get_nowait()
+                kind, run_id, item = self._queue.get_nowait()
             except queue.Empty:
                 break
             if kind == "release":
-                self._held_count = 0
-                continue
-            if kind == "event":
-                self._outbox.append(item)
-                self._held_count = 0 if item.partial else self._held_count + 1
-                continue
-            self._send_outbox(item)
-            # Ready for the session's next turn: the history is what we were given
-            # plus every event this run committed.
-            self._base_events = list(self._view.events)
-            self._run = None
-            self._watch()
-            return
-        sendable = len(self._outbox) - self._held_count
-        if not sendable:
-            return  # nothing, or only what the worker still holds
-        if any(not event.partial for event in self._outbox[:sendable]):
-            # The worker held it as long as it should already: it goes now.
-            self._send_outbox()
-        elif not self._partial_armed:
+                self._release(None)
+            elif kind == "event" and not item.partial:
+                self._held.append((run_id, item))
+            elif kind == "event":
+                self._ready.setdefault(run_id, []).append(item)
+            else:
+                self._release(run_id)
+                self._send(run_id, item)
+        for run_id, events in list(self._ready.items()):
+            if any(not event.partial for event in events):
+                self._send(run_id, None)  # held as long as it should already: it goes now
+            elif events:
+                partial_only.append(run_id)
+        if partial_only and not self._partial_armed:
             # Leading edge: the first partial of a burst goes at once (first-token
             # latency); what follows within the window is batched.
             self._partial_armed = True
-            self._send_outbox()
+            for run_id in partial_only:
+                self._send(run_id, None)
             self.send_after(PARTIAL_WINDOW, "flush-partials")
+
+    def _release(self, run_id: str | None) -> None:
+        """Held events become ready: all of them (None), or those of one run."""
+        keep: list[tuple[str, Event]] = []
+        for owner, event in self._held:
+            if run_id is None or owner == run_id:
+                self._ready.setdefault(owner, []).append(event)
+            else:
+                keep.append((owner, event))
+        self._held = keep
+
+    def _send(self, run_id: str, outcome: RunOutcome | None) -> None:
+        """Send a run's ready events (and its outcome, which ends the turn here) to the
+        partition."""
+        events = self._ready.pop(run_id, [])
+        if not events and outcome is None:
+            return
+        self.send(self.supervisor, RunOutput(run_id, events, outcome))
+        if outcome is not None:
+            self._turns.pop(run_id, None)
 
     # -- services (breakers, artifacts ...) reached from the worker and tool threads ------
 
@@ -622,13 +621,13 @@ class RunActor(GenServer):
         if payload != "flush-partials":
             return
         self._partial_armed = False
-        if len(self._outbox) > self._held_count and self._run is not None:
-            self._send_outbox()
+        for run_id in list(self._ready):
+            self._send(run_id, None)
 
     def terminate(self, reason: Any) -> None:
-        if self._thread is not None and self._run is None:  # idle: its pooled connections closed now
-            self._jobs.put(None)
+        loop = self._loop
+        if loop is not None and not self._turns and self._thread is not None:
+            # Idle: its pooled connections are closed as the loop ends.
+            loop.call_soon_threadsafe(loop.stop)
             self._thread.join(0.5)
         self._bell.close()
-        if self._link is not None:
-            self._link.close()

@@ -1,9 +1,9 @@
-"""What a session actor and its run actor say to each other.
+"""What a session partition and its run workers say to each other.
 
-The session sends ``RunSettings`` once (the args of the run actor's ``Init``), then
-``StartRun`` (a turn to run) and ``Cancel``; the run answers with
-``RunOutput`` messages, the last of a run carrying its ``RunOutcome``. They travel on
-the direct line of ``_link`` when it can take them, through Thespian otherwise.
+The partition sends ``WorkerSettings`` once (the args of a worker's ``Init``), then
+``StartRun`` (one turn of one session) and ``Cancel``; the worker answers with
+``RunOutput`` messages, the last of a run carrying its ``RunOutcome``, or with
+``NeedHistory`` when a ``StartRun`` counted on history the worker does not hold.
 """
 
 from __future__ import annotations
@@ -13,18 +13,14 @@ from typing import Any
 
 from .._types import Content, Event, RunConfig
 
-__all__ = ["Cancel", "RunOutcome", "RunOutput", "RunSettings", "StartRun"]
+__all__ = ["Cancel", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
 
 
 @dataclass(frozen=True)
-class RunSettings:
-    """What every run of one run actor shares: sent once, with its ``Init``; never
-    with each turn."""
+class WorkerSettings:
+    """What every run of one worker shares: sent once, with its ``Init``."""
 
-    agent_path: str
-    app_name: str
-    user_id: str
-    session_id: str
+    apps: dict[str, str]  # app name -> import path of its root agent (or App)
     registry: Any = None  # where to find the host's services (None: runs use none)
     model_base_urls: dict[str, str] | None = None
     model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors
@@ -32,12 +28,21 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class StartRun:
-    """One turn: what the run actor does not hold yet."""
+    """One turn of one session: what the worker needs to run it.
+
+    The session's history is ``events`` when ``known`` is None. Otherwise the worker
+    received this session's history before, and ``known`` = (how many events of it,
+    the id of the last one) says which prefix it is to reuse: the history is that
+    prefix followed by ``events``. A worker that does not hold exactly that prefix
+    answers ``NeedHistory`` and runs nothing."""
 
     run_id: str
     invocation_id: str
-    base_count: int  # events of the history the run actor holds (forked with it, or its last turn's) to keep
-    extra_events: list[Event]  # events appended since
+    app_name: str
+    user_id: str
+    session_id: str
+    known: tuple[int, str | None] | None
+    events: list[Event]
     state: dict[str, Any]
     new_message: Content
     run_config: RunConfig
@@ -47,7 +52,15 @@ class StartRun:
 
 
 @dataclass(frozen=True)
+class NeedHistory:
+    """The worker does not hold the prefix a ``StartRun`` named: send the whole history."""
+
+    run_id: str
+
+
+@dataclass(frozen=True)
 class Cancel:
+    run_id: str
     reason: str = "cancelled"
 
 

@@ -239,7 +239,7 @@ async function refreshTree() {
   $("tree-note").textContent = "live; kill an actor and watch it come back";
   $("tree").tBodies[0].replaceChildren(...tree.rows.map((row) => element("tr", { "data-path": row.path },
     element("td", { style: `padding-left:${0.3 + row.depth}rem`, title: row.path },
-      row.id + (row.pooled !== undefined ? ` (pool ${row.pooled})` : "")),
+      row.id + (row.sessions !== undefined ? ` (${row.sessions} sessions)` : "")),
     element("td", { class: `status-${row.status}` }, row.status),
     element("td", { class: "pid" }, row.pid ? String(row.pid) : "-"),
     element("td", {}, String(row.restarts)),
