@@ -33,6 +33,7 @@ from ._types import Content, Event, RunConfig
 
 __all__ = [
     "ERROR_CODES",
+    "PROBE",
     "PROTOCOL_VERSION",
     "AdkEvent",
     "CancelRun",
@@ -57,7 +58,12 @@ __all__ = [
 #: 3 added ``RunRequest.reply_accepted`` (optional);
 #: 4 added ``SessionInfo.session_actor`` (optional);
 #: 5 added ``UpdateState``.
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
+
+#: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
+#: process is there (a refused delivery says it is gone) without an answer that could
+#: find the asker gone.
+PROBE = "probe"
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",

@@ -21,6 +21,7 @@ from ._exceptions import (
 )
 from ._messages import (
     Call,
+    Cast,
     ChildCounts,
     ChildInfo,
     CountChildren,
@@ -101,7 +102,7 @@ def call(
         answer = system.listen(min(poll, remaining) if alive is not None else remaining)
 
 
-def ask_delivered(system: Any, address: Any, message: Call, wait: float) -> Any:
+def ask_delivered(system: Any, address: Any, message: Call | Cast, wait: float) -> Any:
     """``system.ask(address, message, wait)``: the first message that arrives within
     ``wait`` seconds (a reply or not; None if none came), except that a refused
     delivery raises :class:`ServerNotRunning`: Thespian gives up early when the
@@ -133,8 +134,6 @@ def _unwrap(answer: Any) -> Any:
 
 
 def cast(system: Any, address: Any, request: Any) -> None:
-    from ._messages import Cast
-
     system.tell(address, Cast(request))
 
 

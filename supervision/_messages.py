@@ -79,18 +79,6 @@ class InitFailed:
 
 
 @dataclass(frozen=True)
-class Prepare:
-    """Sent before :class:`Init` to a process started ahead of need (a pool): it runs
-    ``prepare()`` (work that needs no args, e.g. forking its own helpers), answers
-    :class:`Prepared` to its parent, and waits for ``Init`` as usual."""
-
-
-@dataclass(frozen=True)
-class Prepared:
-    pid: int
-
-
-@dataclass(frozen=True)
 class AdvanceClock:
     """Move a server's manual clock ``seconds`` ahead (see ``GenServer.clock``): every
     timer due by then fires, in order, before the answer (how many fired)."""

@@ -18,11 +18,8 @@ Lifecycle, in order:
    *crashes* the server: every pending caller gets an error reply, ``terminate``
    runs, the supervisor is told the reason, and the process exits. Thespian's
    retry-then-PoisonMessage never happens, so no broken actor stays alive.
-   A process started ahead of need may get :class:`Prepare` before ``Init``:
-   ``prepare()`` runs (no args yet; an exception crashes it) and it answers
-   :class:`Prepared` (with its pid) to its parent, then or later (``prepare``
-   returns False, ``answer_prepared`` answers). Other messages that come before
-   ``Init`` go to ``handle_before_init`` (default: dropped).
+   Other messages that come before ``Init`` are dropped (a call is answered
+   ``not_running``).
 5. :class:`Shutdown` (from the supervisor) or ``ActorExitRequest`` runs
    ``terminate(shutdown)`` and exits; :meth:`GenServer.stop` exits with any reason.
 
@@ -68,8 +65,6 @@ from ._messages import (
     Init,
     InitFailed,
     InitOk,
-    Prepare,
-    Prepared,
     Reply,
     Shutdown,
 )
@@ -152,7 +147,6 @@ class GenServer(Actor):  # type: ignore[misc]
         self._initialized = False
         self._init_received = False
         self._stopping = False
-        self._prepare_asker: Any = None  # who sent Prepare, until it is answered
         self._terminated = False
         self._current: CallerRef | None = None
         self._pending: dict[str, CallerRef] = {}
@@ -165,23 +159,6 @@ class GenServer(Actor):  # type: ignore[misc]
     def init(self, args: Any) -> Any:
         """Set up state from ``args``; raise to fail the start; return IGNORE to not run."""
         return None
-
-    def prepare(self) -> bool | None:
-        """Work done ahead of ``Init`` by a process started before it is needed (see
-        :class:`~supervision._messages.Prepare`); default: nothing. Return False to
-        answer ``Prepared`` later, with :meth:`answer_prepared` (when work of another
-        process is part of being prepared)."""
-        return None
-
-    def answer_prepared(self) -> None:
-        """Answer ``Prepared`` to whoever sent ``Prepare``, if not done yet."""
-        if self._prepare_asker is not None:
-            self.send(self._prepare_asker, Prepared(os.getpid()))
-            self._prepare_asker = None
-
-    def handle_before_init(self, message: Any, sender: Any) -> None:
-        """A message that came before ``Init`` and is none of the lifecycle ones (a
-        child's ``Prepared``, for one); default: dropped."""
 
     def check_request(self, request: Any) -> None:
         """Called with every Call's and Cast's request before ``handle_call`` or
@@ -361,11 +338,7 @@ class GenServer(Actor):  # type: ignore[misc]
         if isinstance(message, Init):
             self._on_init_message(message, sender)
         elif not self._initialized:
-            if isinstance(message, Prepare):
-                self._prepare_asker = sender
-                if self.prepare() is not False:
-                    self.answer_prepared()
-            elif isinstance(message, Shutdown):
+            if isinstance(message, Shutdown):
                 self._on_shutdown_request(sender)
             elif isinstance(message, Call):
                 # "starting": Init came and is in progress (a supervisor starting its
@@ -374,8 +347,6 @@ class GenServer(Actor):  # type: ignore[misc]
                 self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", state))
             elif isinstance(message, ChildActorExited):
                 self._on_child_exited(message, sender)
-            else:
-                self.handle_before_init(message, sender)
         elif isinstance(message, Call):
             self._on_call(message, sender)
         elif isinstance(message, Cast):

@@ -185,21 +185,6 @@ class Supervisor(GenServer):
     def on_child_gone(self, child_id: str) -> None:
         """Called when a child's process has ended (whatever happens next)."""
 
-    def extra_processes(self) -> tuple[list[Any], bool]:
-        """Processes this supervisor created besides its children (a pool): the
-        addresses of those that are up, and whether any is still starting. They are
-        shut down with the supervisor, after its children."""
-        return [], False
-
-    def handle_other_exit(self, address: Any) -> None:
-        """A process this supervisor created that is not one of its children has ended
-        (one of :meth:`extra_processes`)."""
-
-    def spawn(self, child_class: type[GenServer], spec: ChildSpec) -> Any:
-        """The process that will run ``spec`` (it gets ``Init`` next). Default: a new
-        one; a subclass may hand out one it started ahead of need (a pool)."""
-        return self.createActor(child_class)
-
     # -- for subclasses that manage dynamic children themselves ------------------------
     # A DynamicSupervisor subclass (``dynamic = True``) may decide which children to
     # start and when, as adk_actors' session partitions do: it reads a child with
@@ -228,7 +213,7 @@ class Supervisor(GenServer):
 
     def start_children(self, specs: list[ChildSpec]) -> Generator[_Wait, Any, dict[str, str | None]]:
         """Inside a job (``yield from``): add these children and start them at once
-        (each gets its process from :meth:`spawn`, then ``Init``; one wait for all the
+        (each gets a new process, then ``Init``; one wait for all the
         answers). Returns each child's failure by id (None: started). A child that
         failed, or that ended its start with nothing to run (``ignore``), is
         forgotten; the others are supervised as any child."""
@@ -316,8 +301,8 @@ class Supervisor(GenServer):
         child = self._find_by_address(message.childAddress)
         if child is not None:
             self._child_down(child)
-        else:
-            self.handle_other_exit(message.childAddress)
+        else:  # a process the subclass made itself: its handle_info hears of it
+            self.handle_info(message, sender)
 
     def handle_process_down(self, tag: Any) -> None:
         """A child's pidfd fired: give Thespian ``_DOWN_GRACE`` to report it, then act."""
@@ -400,15 +385,12 @@ class Supervisor(GenServer):
         exit without waiting; the starting child dies with us (PR_SET_PDEATHSIG).
         The graceful path is ``Shutdown``, which waits for starts to finish.
         """
-        extra_up, extra_starting = self.extra_processes()
-        if request is not None and (extra_starting or any(c.alive and c.pid is None for c in self._children)):
+        if request is not None and any(c.alive and c.pid is None for c in self._children):
             from thespian.actors import ActorExitRequest
 
             for child in self._children:
                 if child.alive and child.pid is not None:
                     self.send(child.address, ActorExitRequest())
-            for address in extra_up:
-                self.send(address, ActorExitRequest())
             request.notRecursive()
         self._jobs.clear()
         self._job = None
@@ -531,7 +513,7 @@ class Supervisor(GenServer):
             target = import_object(child.spec.start_path)
             if not (isinstance(target, type) and issubclass(target, GenServer)):
                 raise SpecError(f"{child.spec.start_path} is not a GenServer subclass")
-            child.address = self.spawn(target, child.spec)
+            child.address = self.createActor(target)
         except Exception as exc:
             child.status = "undefined"
             return _describe(exc)

@@ -10,21 +10,15 @@ from typing import Any
 import pytest
 
 from supervision import (
-    NO_REPLY,
     BadRequest,
     CallerRef,
     CallTimeout,
-    ChildSpec,
     ErrorReply,
     GenServer,
-    Prepare,
-    Prepared,
+    Init,
     ServerCrashed,
     ServerNotRunning,
     StartFailed,
-    Supervisor,
-    SupervisorClient,
-    SupervisorSpec,
     UnknownRequest,
     call,
     start_server,
@@ -140,96 +134,53 @@ def test_kill_9_of_unsupervised_server_makes_calls_time_out_not_hang(actor_syste
         call(actor_system, server, "ping", timeout=0.5)
 
 
-class Warm(GenServer):
-    """Records whether it was prepared (before Init) and with which args it was started."""
-
-    def prepare(self) -> None:
-        self.prepared_pid = os.getpid()
-
-    def init(self, args: Any) -> None:
-        self.args = args
-
+class Child(GenServer):
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
-        if request == "state":
-            return getattr(self, "prepared_pid", None), self.args, os.getpid()
+        if request == "pid":
+            return os.getpid()
         return super().handle_call(request, caller)
 
 
-class LateWarm(Warm):
-    """Prepared only when told so by a message that comes before Init."""
+class Parent(GenServer):
+    """Starts children of its own (not a supervisor), each watched with monitor_child,
+    and records every ChildActorExited it gets."""
 
-    def prepare(self) -> bool:
-        self.prepared_pid = os.getpid()
-        return False
-
-    def handle_before_init(self, message: Any, sender: Any) -> None:
-        if message == "release":
-            self.answer_prepared()
-
-
-class PoolingSupervisor(Supervisor):
-    """A dynamic supervisor that starts Warm processes ahead of need ("fill") and hands
-    one out when a Warm child is started."""
-
-    dynamic = True
-
-    def configure(self, args: Any) -> SupervisorSpec:
-        self.pool: list[Any] = []
-        self.filling: list[CallerRef] = []
-        return SupervisorSpec(children=())
+    def init(self, args: Any) -> None:
+        self.children: list[Any] = []
+        self.exits: list[Any] = []
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
-        if request == "fill-late":
-            address = self.createActor(LateWarm)
-            self.send(address, Prepare())
-            self.late: tuple[Any, int | None] = (address, None)
+        if request == "start":
+            address = self.createActor(Child)
+            self.send(address, Init(args=None, supervisor=self.myAddress))
+            self.children.append(address)
             return address
-        if request == "late-prepared":
-            return self.late[1]
-        if request == "fill":
-            address = self.createActor(Warm)
-            self.send(address, Prepare())
-            self.pool.append(address)
-            self.filling.append(caller)
-            return NO_REPLY
+        if isinstance(request, tuple) and request[0] == "watch":
+            return self.monitor_child(self.children[request[1]], request[2])
+        if request == "exits":
+            return [self.children.index(a) for a in self.exits if a in self.children]
         return super().handle_call(request, caller)
 
     def handle_info(self, message: Any, sender: Any) -> None:
-        if isinstance(message, Prepared) and getattr(self, "late", (None,))[0] == sender:
-            self.late = (sender, message.pid)
-            return
-        if isinstance(message, Prepared) and self.filling:
-            self.reply(self.filling.pop(0), message.pid)
-            return
-        super().handle_info(message, sender)
-
-    def spawn(self, child_class: type[GenServer], spec: ChildSpec) -> Any:
-        if child_class is Warm and self.pool:
-            return self.pool.pop(0)
-        return super().spawn(child_class, spec)
+        if type(message).__name__ == "ChildActorExited":
+            self.exits.append(message.childAddress)
+        else:
+            super().handle_info(message, sender)
 
 
-def test_a_supervisor_can_start_a_child_on_a_process_prepared_ahead_of_need(actor_system: Any) -> None:
-    address = start_server(actor_system, PoolingSupervisor, SupervisorSpec(children=()))
-    supervisor = SupervisorClient(actor_system, address)
-    prepared = call(actor_system, address, "fill", timeout=10)
-    child = supervisor.start_child(ChildSpec(id="w1", start=Warm, args=7))
-    assert call(actor_system, child.address, "state") == (prepared, 7, prepared)  # prepare ran there, then init
-    another = supervisor.start_child(ChildSpec(id="w2", start=Warm, args=8))  # pool empty: a new process
-    prepared_pid, args, pid = call(actor_system, another.address, "state")
-    assert prepared_pid is None and args == 8 and pid != prepared
-    infos = {i.id: i for i in supervisor.which_children()}
-    assert infos[child.id].pid == prepared and infos[child.id].status == "running"
-    os.kill(prepared, signal.SIGKILL)  # the pooled process is an ordinary child from then on: restarted
-    wait_until(lambda: (info := next(i for i in supervisor.which_children() if i.id == child.id)).status == "running"
-               and info.pid not in (None, prepared), timeout=10)
-
-
-def test_a_process_may_answer_prepared_later_when_a_message_before_init_says_so(actor_system: Any) -> None:
-    address = start_server(actor_system, PoolingSupervisor, SupervisorSpec(children=()))
-    late = call(actor_system, address, "fill-late", timeout=10)
-    time.sleep(0.3)
-    assert call(actor_system, address, "late-prepared") is None  # prepare() returned False: no answer yet
-    actor_system.tell(late, "release")  # goes to handle_before_init, which answers
-    pid = wait_until(lambda: call(actor_system, address, "late-prepared"), timeout=10)
-    assert pid_alive(pid)
+def test_monitor_child_reports_both_of_two_children_killed_at_once_exactly_once(actor_system: Any) -> None:
+    """Thespian reports only one of two children that die together, about one try in
+    two: with monitor_child the parent gets a ChildActorExited for each, once."""
+    for _ in range(5):
+        parent = start_server(actor_system, Parent, None)
+        pids = []
+        for index in range(2):
+            child = call(actor_system, parent, "start", timeout=10)
+            pid = call(actor_system, child, "pid", timeout=10)
+            assert call(actor_system, parent, ("watch", index, pid), timeout=10) is True
+            pids.append(pid)
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        wait_until(lambda p=parent: sorted(call(actor_system, p, "exits", timeout=5)) == [0, 1], timeout=5)
+        time.sleep(0.2)  # nothing more comes: no exit is reported twice
+        assert sorted(call(actor_system, parent, "exits", timeout=5)) == [0, 1]

@@ -56,6 +56,7 @@ from .._types import RunConfig
 from .._validate import check_fields
 from ..log import enabled_for, get_logger
 from ..messages import (
+    PROBE,
     CancelRun,
     CreateSession,
     DeleteSession,
@@ -70,6 +71,7 @@ from ..messages import (
     session_key,
 )
 from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore
+from ._link import RunLink
 from ._run import RunActor, load_agent
 from ._run_protocol import Cancel, NeedHistory, RunOutput, StartRun, WorkerSettings
 from ._session import CANCEL_GRACE, Session, SessionRun
@@ -106,6 +108,7 @@ class PartitionArgs:
 @dataclass
 class _Worker:
     address: Any
+    link: RunLink
     pid: int | None = None  # known once it answered Init
     runs: set[str] = field(default_factory=set)  # run ids it was given and has not ended
     known: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # session key -> history sent
@@ -181,6 +184,10 @@ class SessionPartition(GenServer):
         if request == "sessions":  # for tests and tools: the keys of the sessions held in memory
             return sorted(self.sessions)
         return super().handle_call(request, caller)
+
+    def handle_cast(self, request: Any) -> None:
+        if request != PROBE:  # a probe only needed to be delivered
+            super().handle_cast(request)
 
     def _check_app(self, app_name: Any) -> None:
         if not isinstance(app_name, str) or app_name not in self.config.apps:
@@ -292,14 +299,46 @@ class SessionPartition(GenServer):
     # -- workers: what a session asks of its partition (SessionOwner) -------------------------
 
     def _start_worker(self) -> None:
-        address = self.createActor(RunActor)
+        """Fork a worker with a direct line to us (``_link``): it keeps its end of a new
+        socket pair and closes every end of ours it inherits."""
+        ours, theirs = RunLink.pair()
+        try:
+            address = self.createActor(RunActor)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()  # the child's now
         settings = WorkerSettings(apps=dict(self.config.apps),
                                   registry=self.registry if self.config.breakers else None,
                                   model_base_urls=self.config.model_base_urls,
-                                  model_options=self.config.model_options)
+                                  model_options=self.config.model_options, link_fd=theirs.fd,
+                                  inherited_fds=(ours.fd, *(w.link.fd for w in self.workers if not w.link.closed)))
         self.send(address, Init(args=settings, supervisor=self.myAddress))
-        self.workers.append(_Worker(address))
+        self.workers.append(_Worker(address, ours))
+        self._watch_links()
         self.send_after(WORKER_INIT_WAIT, ("worker-init", address))
+
+    def _watch_links(self) -> None:
+        self.watch_fds([w.link.fd for w in self.workers if not w.link.closed])
+
+    def _to_worker(self, worker: _Worker, message: Any) -> None:
+        """On the worker's line, or through Thespian when the line does not take it."""
+        if not worker.link.send(message):
+            self.send(worker.address, Cast(message))
+
+    def handle_watch(self, ready: list[int]) -> None:
+        for worker in list(self.workers):
+            if not worker.link.closed and worker.link.fd in ready:
+                self._read_link(worker)
+
+    def _read_link(self, worker: _Worker) -> None:
+        """What waits on ``worker``'s line, in order (also before a message from it that
+        came through Thespian, or its exit: those came later)."""
+        for message in worker.link.receive():
+            self._from_worker(message, worker)
+        if worker.link.closed:
+            self._watch_links()
 
     def _worker_at(self, address: Any) -> _Worker | None:
         return next((w for w in self.workers if w.address == address), None)
@@ -319,7 +358,7 @@ class SessionPartition(GenServer):
         run.worker = worker
         worker.runs.add(run.run_id)
         self.runs[run.run_id] = (session, run)
-        self.send(worker.address, Cast(start))
+        self._to_worker(worker, start)
 
     def _start_run(self, session: Session, run: SessionRun, known: tuple[int, str | None] | None,
                    events: list[Any]) -> StartRun:
@@ -393,7 +432,10 @@ class SessionPartition(GenServer):
         """A worker's process is gone: its live runs fail; another takes its place."""
         if worker not in self.workers:
             return
+        self._read_link(worker)  # what it sent before it died
         self.workers.remove(worker)
+        worker.link.close()
+        self._watch_links()
         for run_id in sorted(worker.runs):
             live = self.runs.get(run_id)
             if live is not None:
@@ -405,25 +447,31 @@ class SessionPartition(GenServer):
     # -- messages from workers ----------------------------------------------------------------
 
     def handle_info(self, message: Any, sender: Any) -> None:
-        if isinstance(message, RunOutput):
-            self._on_output(message, sender)
-        elif isinstance(message, NeedHistory):
-            self._resend(message.run_id, sender)
+        if isinstance(message, (RunOutput, NeedHistory)):
+            worker = self._worker_at(sender)
+            if worker is not None:
+                self._read_link(worker)  # what it sent on its line came first
+                self._from_worker(message, worker)
         elif isinstance(message, InitOk):
             worker = self._worker_at(sender)
             if worker is not None:
                 worker.pid = message.pid
                 self.monitor_child(sender, message.pid)  # two workers killed at once: both reported
         elif type(message).__name__ == "ChildActorExited":
-            worker = self._worker_at(message.childAddress)
+            worker = self._worker_at(message.childAddress)  # (its line is read first: _worker_gone)
             if worker is not None:
                 self._worker_gone(worker)
         else:
             super().handle_info(message, sender)
 
-    def _on_output(self, output: RunOutput, sender: Any) -> None:
-        worker = self._worker_at(sender)
-        if worker is None:
+    def _from_worker(self, message: Any, worker: _Worker) -> None:
+        if isinstance(message, RunOutput):
+            self._on_output(message, worker)
+        elif isinstance(message, NeedHistory):
+            self._resend(message.run_id, worker)
+
+    def _on_output(self, output: RunOutput, worker: _Worker) -> None:
+        if worker not in self.workers:
             return
         if output.outcome is not None:
             worker.runs.discard(output.run_id)
@@ -433,16 +481,15 @@ class SessionPartition(GenServer):
         if worker.retired:
             self._kill_if_done(worker)
 
-    def _resend(self, run_id: str, sender: Any) -> None:
+    def _resend(self, run_id: str, worker: _Worker) -> None:
         """A worker lacked the history a StartRun counted on: send it whole."""
         live = self.runs.get(run_id)
-        worker = self._worker_at(sender)
-        if live is None or worker is None or live[1].worker is not worker:
+        if live is None or live[1].worker is not worker:
             return
         session, run = live
         events = session.events
         worker.known[session.key] = (len(events), events[-1].id if events else None)
-        self.send(worker.address, Cast(self._start_run(session, run, None, events)))
+        self._to_worker(worker, self._start_run(session, run, None, events))
 
     def handle_timeout(self, payload: Any) -> None:
         kind = payload[0] if isinstance(payload, tuple) and payload else None
@@ -478,6 +525,8 @@ class SessionPartition(GenServer):
         self.runs.clear()
         for fields in self.log_later:
             self.slog.warning("run ended", **fields)
+        for worker in self.workers:
+            worker.link.close()
         try:
             self.store.close()
         except Exception:

@@ -26,6 +26,10 @@ and gives each turn of any of its sessions to one of them. In order, for a worke
    ``PARTIAL_WINDOW`` seconds).
 4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps).
 
+``StartRun`` comes, and ``RunOutput`` / ``NeedHistory`` go, on the direct line of
+``_link`` when it takes them; ``Init``, ``Cancel`` and ``Shutdown`` come through
+Thespian, each handled after whatever waits on the line.
+
 The worker creates no actors, so no fork ever happens while its threads run. If the
 process dies, every turn it held fails ``killed`` (the partition sees the exit) and
 the partition starts another worker.
@@ -72,6 +76,7 @@ from ._approvals import Deny, RegisterApproval, WaitDecision
 from ._artifacts import ListArtifacts, LoadArtifact, SaveArtifact
 from ._breakers import Acquire, Record
 from ._credentials import GetCredential, PutCredential
+from ._link import RunLink
 from ._memory import SearchMemory
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
 
@@ -345,18 +350,53 @@ class RunActor(GenServer):
         self._held_since: float | None = None  # worker thread's CPU clock at its first held event
         self._held_last = 0.0  # ... and at its last one
         self._partial_armed = False
+        self._link: RunLink | None = None  # our direct line to the partition (see _link)
+        self._through_thespian: set[str] = set()  # runs whose output fell back from the line
 
     def init(self, args: WorkerSettings) -> Any:
+        """Take our end of the line (and let go of the partition's ends the fork gave
+        us), start the worker thread, watch the bell and the line."""
         if not isinstance(args, WorkerSettings):
             raise BadRequest("a run worker needs WorkerSettings")
         self._settings = args
         self._registry = args.registry
+        for fd in args.inherited_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if args.link_fd is not None:
+            self._link = RunLink.adopt(args.link_fd)
         self._thread = threading.Thread(target=self._worker, name="run-worker", daemon=True)
         self._thread.start()
-        self.watch_fds([self._bell.read_fd])
+        self._watch()
         return None
 
+    def _watch(self) -> None:
+        line = [self._link.fd] if self._link is not None and not self._link.closed else []
+        self.watch_fds([self._bell.read_fd, *line])
+
+    def _read_link(self) -> None:
+        """Take what the partition sent on our line (StartRun), in order."""
+        if self._link is None:
+            return
+        for message in self._link.receive():
+            if isinstance(message, StartRun):
+                self._start(message)
+        if self._link.closed:  # the partition died (we die with it)
+            self._link = None
+            self._watch()
+
+    def _to_partition(self, run_id: str, message: Any) -> None:
+        """On the line, or through Thespian (for the rest of that run) when it does not
+        take the message."""
+        if run_id not in self._through_thespian and self._link is not None and self._link.send(message):
+            return
+        self._through_thespian.add(run_id)
+        self.send(self.supervisor, message)
+
     def handle_cast(self, request: Any) -> None:
+        self._read_link()  # a StartRun on the line came before this
         if isinstance(request, StartRun):
             self._start(request)
         elif isinstance(request, Cancel):
@@ -388,7 +428,7 @@ class RunActor(GenServer):
             held = self._histories.get(key)
             count, last_id = start.known
             if held is None or len(held) != count or (count and held[-1].id != last_id):
-                self.send(self.supervisor, NeedHistory(start.run_id))
+                self._to_partition(start.run_id, NeedHistory(start.run_id))
                 return
             history = held + list(start.events)
         self._remember(key, history)
@@ -483,8 +523,11 @@ class RunActor(GenServer):
             self._bell.ring()
 
     def handle_watch(self, ready: list[int]) -> None:
-        """Woken by the bell: serve the threads' service requests, then take what the
-        worker thread handed over and send what may go (see the module, 3)."""
+        """Woken by the line (a StartRun) or the bell: serve the threads' service
+        requests, then take what the worker thread handed over and send what may go
+        (see the module, 3)."""
+        if self._link is not None and self._link.fd in ready:
+            self._read_link()
         self._bell.answer()  # before reading the queues (see Doorbell)
         self._serve_requests()
         partial_only: list[str] = []
@@ -531,9 +574,10 @@ class RunActor(GenServer):
         events = self._ready.pop(run_id, [])
         if not events and outcome is None:
             return
-        self.send(self.supervisor, RunOutput(run_id, events, outcome))
+        self._to_partition(run_id, RunOutput(run_id, events, outcome))
         if outcome is not None:
             self._turns.pop(run_id, None)
+            self._through_thespian.discard(run_id)
 
     # -- services (breakers, artifacts ...) reached from the worker and tool threads ------
 
@@ -631,3 +675,5 @@ class RunActor(GenServer):
             loop.call_soon_threadsafe(loop.stop)
             self._thread.join(0.5)
         self._bell.close()
+        if self._link is not None:
+            self._link.close()

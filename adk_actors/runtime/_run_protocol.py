@@ -4,6 +4,8 @@ The partition sends ``WorkerSettings`` once (the args of a worker's ``Init``), t
 ``StartRun`` (one turn of one session) and ``Cancel``; the worker answers with
 ``RunOutput`` messages, the last of a run carrying its ``RunOutcome``, or with
 ``NeedHistory`` when a ``StartRun`` counted on history the worker does not hold.
+``StartRun``, ``RunOutput`` and ``NeedHistory`` travel on the direct line of ``_link``
+when it can take them, through Thespian otherwise.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ class WorkerSettings:
     registry: Any = None  # where to find the host's services (None: runs use none)
     model_base_urls: dict[str, str] | None = None
     model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors
+    link_fd: int | None = None  # the worker's end of its direct line to the partition (see _link)
+    inherited_fds: tuple[int, ...] = ()  # the partition's line ends the fork gave the worker: closed there
 
 
 @dataclass(frozen=True)

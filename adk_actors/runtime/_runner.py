@@ -3,11 +3,11 @@
 It starts nothing hidden: it sends the message API to the host's partitions and
 waits with timeouts. ``run`` yields the run's events as they arrive and returns
 after ``RunDone``; ``RunFailed`` raises :class:`RunFailedError`. It never hangs:
-while a run is silent it asks the session actor itself, through the actor system,
-whether it is still there (a refused connection: gone; the caller's own process
-table is never consulted, so a Runner on another machine judges the same). A
-session actor that is gone is restarted by asking its partition for the session:
-the restarted actor reports the run as ``interrupted`` before it answers, so the
+while a run is silent it asks the session's partition itself, through the actor
+system, whether it is still there (a refused connection: gone; the caller's own
+process table is never consulted, so a Runner on another machine judges the same).
+When it is gone, the Runner asks the restarted partition for the session: the
+restarted partition reports the run as ``interrupted`` before it answers, so the
 caller gets the true reason; only if no report comes within ``orphan_grace``
 seconds after that does the run fail with reason ``killed``.
 
@@ -31,6 +31,7 @@ from supervision import (
     Call,
     CallError,
     CallTimeout,
+    Cast,
     ErrorReply,
     Reply,
     ServerNotRunning,
@@ -38,6 +39,7 @@ from supervision import (
     ask_delivered,
     call,
     error_for_code,
+    partition_index,
 )
 
 from .._exceptions import (
@@ -54,6 +56,7 @@ from .._exceptions import (
 )
 from .._types import Content, Event, Part, RunConfig
 from ..messages import (
+    PROBE,
     AdkEvent,
     CancelRun,
     CreateSession,
@@ -85,26 +88,23 @@ from ._memory import AddSessionToMemory, SearchMemory
 
 __all__ = ["Runner"]
 
-#: How many session actor addresses a Runner remembers (a cache: forgetting costs a hop).
+#: How many sessions' partition addresses a Runner remembers (a cache: forgetting costs a lookup).
 _MAX_KNOWN_SESSIONS = 10_000
 #: How many idle endpoints a Runner keeps for its next runs (one per concurrent run).
 _MAX_IDLE_ENDPOINTS = 256
-#: An endpoint that has talked to more sessions than this is closed when returned
-#: (see Runner._return_endpoint).
-_MAX_ENDPOINT_PEERS = 16
-#: How long a request sent straight to a session actor waits for its first answer
-#: before the run's stream takes over (a refused connection answers sooner).
+#: How long a request sent straight to a session's partition waits for its first
+#: answer before the run's stream takes over (a refused connection answers sooner).
 _FIRST_WAIT = 0.2
-#: While a run is silent, how often its session actor is asked whether it is there,
-#: and how long for an answer.
+#: While a run is silent, how often the session's partition is asked whether it is
+#: there, and how long for an answer.
 _PROBE_EVERY = 1.0
-_PROBE_WAIT = 0.5
+_PROBE_WAIT = 0.2
 
 _T = TypeVar("_T")
 
 
 class _NotTaken(Exception):
-    """The session actor a request was sent to directly did not take it."""
+    """The partition a request was sent to directly did not take it."""
 
 _ERRORS: dict[str, type[AdkError]] = {
     "unknown_app": UnknownAppError,
@@ -137,7 +137,7 @@ class _Endpoint:
         self.system = system
         self.clean = False  # its last run is over: nothing more will arrive for it
         #: Sessions whose actors this endpoint has talked to (each keeps a socket open).
-        self.peers: set[str] = set()
+        self.peers: set[int] = set()  # the partitions it has talked to
         manager = system.private()
         self.context = manager.__enter__()
         self.close = weakref.finalize(self, _close_endpoint, manager)
@@ -167,8 +167,7 @@ class Runner:
     # -- requests ---------------------------------------------------------------------------
 
     def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str) -> Any:
-        """Call the partition owning the session; ask again while the session actor is
-        going away (passivation) or the partition restarts."""
+        """Call the partition owning the session; ask again while the partition restarts."""
         deadline = time.monotonic() + self.call_timeout
         refresh = False
         while True:
@@ -192,10 +191,15 @@ class Runner:
         """Call the partition owning the session from an endpoint of this call's own
         (leased like a run's): a Runner may be used from many threads at once, and a
         Thespian endpoint from one at a time only."""
-        peer = session_key(self.app_name, user_id, session_id) if session_id else None  # none: ListSessions
+        peer = self._peer(user_id, session_id) if session_id else None  # none: ListSessions
         return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id), peer)
 
-    def _on_endpoint(self, work: Callable[[Any], _T], peer: str | None = None) -> _T:
+    def _peer(self, user_id: str, session_id: str) -> int:
+        """Which of the host's partitions the session's requests go to (an endpoint that
+        talked to it before has its connection open)."""
+        return partition_index(session_key(self.app_name, user_id, session_id), len(self.host.partitions()))
+
+    def _on_endpoint(self, work: Callable[[Any], _T], peer: int | None = None) -> _T:
         """``work(context)`` on a leased endpoint, kept for reuse only if it got an
         answer (a value or a typed error): after a timeout a late reply may still come."""
         endpoint = self._lease_endpoint(peer)
@@ -353,7 +357,7 @@ class Runner:
         if run_id:
             request = replace(request, run_id=run_id)
         self._runs[request.run_id] = (user_id, session_id)
-        endpoint = self._lease_endpoint(request.key)
+        endpoint = self._lease_endpoint(self._peer(user_id, session_id))
         try:
             direct = self._send_direct(endpoint, request)
             if direct is not None:
@@ -374,11 +378,11 @@ class Runner:
             self._runs.pop(request.run_id, None)
             self._return_endpoint(endpoint)
 
-    def _lease_endpoint(self, peer: str | None = None) -> _Endpoint:
+    def _lease_endpoint(self, peer: int | None = None) -> _Endpoint:
         """A Thespian endpoint for one run or call, used by nobody else until it is
         returned; endpoints are kept from run to run (a new one would cost the session
         a new connection to reply on, every turn). An idle one that has talked to
-        ``peer`` (a session key) before is preferred: its connection is open. Messages
+        ``peer`` (a partition) before is preferred: its connection is open. Messages
         of an earlier run that still arrive on one are told apart by run id and dropped."""
         with self._endpoints_lock:
             endpoint = None
@@ -401,16 +405,10 @@ class Runner:
     def _return_endpoint(self, endpoint: _Endpoint) -> None:
         """Keep the endpoint for another run only if its run is over (its terminal
         message came, or the request was refused): an abandoned or timed-out run may
-        still send to it. One that has talked to more than _MAX_ENDPOINT_PEERS sessions
-        is closed instead: Thespian watches every open socket of an endpoint at each
-        turn of its loop, so a turn's CPU grew with the sessions its endpoint had ever
-        served (0.75 ms a turn with one, 4 ms with 200)."""
+        still send to it."""
         if not endpoint.clean:
             return  # closed when collected
         endpoint.clean = False
-        if len(endpoint.peers) > _MAX_ENDPOINT_PEERS:
-            endpoint.close()
-            return
         with self._endpoints_lock:
             if len(self._endpoints) < _MAX_IDLE_ENDPOINTS:
                 self._endpoints.append(endpoint)
@@ -433,7 +431,7 @@ class Runner:
             taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
         except ServerNotRunning:  # the connection was refused: that actor is gone
             taken = False
-        if taken and answer is None and not self._session_actor_there(address):
+        if taken and answer is None and not self._partition_there(address):
             # Silent because it is gone: an endpoint with a connection still open to a dead
             # actor is not refused, so it is asked from a fresh one (~1 ms) before trusting it.
             taken = False
@@ -455,21 +453,22 @@ class Runner:
             self._session_actors.clear()
         self._session_actors[key] = (address, pid)
 
-    def _session_actor_there(self, address: Any) -> bool:
-        """Ask the session actor (from an endpoint of its own) whether it is there: a
-        refused connection says it is gone; an answer, or none in time (busy), that it
-        is not known to be gone."""
+    def _partition_there(self, address: Any) -> bool:
+        """Is the session's partition there? Asked from an endpoint of its own with a
+        ``PROBE`` cast: a refused delivery says it is gone; a delivery, that it is not
+        known to be gone. No answer ever comes, so none can find this endpoint closed
+        (a busy partition answering late to closed endpoints only got busier)."""
         if address is None:
             return True
         with self.host.system.private() as probe:
             try:
-                ask_delivered(probe, address, Call("pid"), _PROBE_WAIT)
+                ask_delivered(probe, address, Cast(PROBE), _PROBE_WAIT)
             except ServerNotRunning:
                 return False
         return True
 
     def _reactivate(self, user_id: str, session_id: str) -> None:
-        """Ask the session's partition for its state: that starts its session actor
+        """Ask the session's partition for its state: that loads the session
         again if it is not running, and a restarted one tells the callers of its
         interrupted runs before it answers."""
         try:
@@ -487,7 +486,7 @@ class Runner:
         limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
         deadline = time.monotonic() + limit
         next_probe = time.monotonic() + _PROBE_EVERY
-        give_up_at: float | None = None  # set once the session actor is known to be gone
+        give_up_at: float | None = None  # set once the partition is known to be gone
         while True:
             message, first = (first, None) if first is not None else (endpoint.listen(0.2), None)
             if ref is not None and isinstance(message, (ErrorReply, Reply)) and message.ref == ref:
@@ -504,10 +503,10 @@ class Runner:
                                          f"no end of run within {limit} s")
                 if give_up_at is not None and now >= give_up_at:
                     raise RunFailedError(accepted.run_id, "killed", "HostGone",
-                                         "the session actor died and its restarted self did not report the run")
+                                         "the session's partition died and its restarted self did not report the run")
                 if give_up_at is None and now >= next_probe:
                     next_probe = now + _PROBE_EVERY
-                    if not self._session_actor_there(accepted.session):
+                    if not self._partition_there(accepted.session):
                         self._reactivate(user_id, session_id)  # its restarted self reports the run first
                         give_up_at = time.monotonic() + self.orphan_grace
                 continue
