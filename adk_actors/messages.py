@@ -12,13 +12,9 @@ the caller receives, in order, ``AdkEvent`` messages (each non-partial event is
 committed to the store before it is sent; partial events are streamed in batches)
 and exactly one terminal message: ``RunDone`` or ``RunFailed`` (a ``batched``
 request gets them in ``RunMessages`` envelopes, same order, same single terminal).
-The reply's ``RunAccepted.session`` lets later requests for the session skip the
-partition; a request sent there with ``reply_accepted=False`` gets no
-``RunAccepted`` (the caller knows the session already): its first answer is the
-run's first message, or an ``ErrorReply``. ``CreateSession``'s ``SessionInfo``
-may name the session actor being activated for the new session
-(``session_actor``), for its first turn to be sent there the same way (answered
-``not_running`` if it is not up yet: then ask the partition).
+``RunAccepted.session`` is the address of the partition holding the session. A
+request sent with ``reply_accepted=False`` gets no ``RunAccepted``: its first
+answer is the run's first message, or an ``ErrorReply``.
 """
 
 from __future__ import annotations
@@ -57,7 +53,8 @@ __all__ = [
 #: 2 added ``RunRequest.batched``, ``RunMessages`` and ``RunAccepted.session`` (all optional);
 #: 3 added ``RunRequest.reply_accepted`` (optional);
 #: 4 added ``SessionInfo.session_actor`` (optional);
-#: 5 added ``UpdateState``.
+#: 5 added ``UpdateState``;
+#: 6 removed ``SessionInfo.session_actor`` (sessions live in their partitions) and added ``PROBE``.
 PROTOCOL_VERSION = 6
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
@@ -144,10 +141,9 @@ class RunRequest(_SessionRef):
 
 @dataclass(frozen=True)
 class RunAccepted:
-    """``session`` is the session actor's address: later requests for this session may
-    go to it directly (one hop less than through the partition) while ``session_pid``
-    is alive; a session actor that is going away answers ``not_running``, and one that
-    is gone refuses the message, and the caller goes through the partition again."""
+    """``session`` is the address of the partition holding the session, and
+    ``session_pid`` its process (0 when not known); a partition that is gone refuses
+    the next request sent there, and the caller asks the host for its partitions again."""
 
     run_id: str
     position: int  # 0: started now; n: n runs ahead of it
@@ -244,6 +240,3 @@ class SessionInfo:
     state: dict[str, Any]
     events: list[Event]
     last_update_time: float
-    #: A hint from CreateSession: (address, pid) of the session actor being activated
-    #: for it, so the first turn can go straight there; None when there is none.
-    session_actor: tuple[Any, int] | None = field(default=None, compare=False, repr=False)

@@ -112,8 +112,9 @@ def main() -> int:
     print("| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
     for label, key in rows:
         print(f"| {label} | {us[key]:,.1f} | {them[key]:,.1f} | {us[key] / max(them[key], 1e-9):.2f}x |")
-    per_1000 = us["open_pss_kb_per_session"] * 1000 / 1024 / 1024
-    print(f"\n1,000 open sessions at this rate: about {per_1000:.1f} GB of PSS (target <= 4 GB)")
+    per_1000 = us["open_pss_kb_per_session"] * 1000 / 1024
+    print(f"\n1,000 open sessions at this rate: about {per_1000:,.0f} MB of PSS beyond the host's own "
+          f"{us['open_pss_kb_total'] / 1024:,.0f} MB (target <= 4 GB in all)")
     return 0
 
 

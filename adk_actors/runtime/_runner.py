@@ -88,8 +88,6 @@ from ._memory import AddSessionToMemory, SearchMemory
 
 __all__ = ["Runner"]
 
-#: How many sessions' partition addresses a Runner remembers (a cache: forgetting costs a lookup).
-_MAX_KNOWN_SESSIONS = 10_000
 #: How many idle endpoints a Runner keeps for its next runs (one per concurrent run).
 _MAX_IDLE_ENDPOINTS = 256
 #: How long a request sent straight to a session's partition waits for its first
@@ -98,7 +96,7 @@ _FIRST_WAIT = 0.2
 #: While a run is silent, how often the session's partition is asked whether it is
 #: there, and how long for an answer.
 _PROBE_EVERY = 1.0
-_PROBE_WAIT = 0.2
+_PROBE_WAIT = 0.02
 
 _T = TypeVar("_T")
 
@@ -161,8 +159,6 @@ class Runner:
         self._runs: dict[str, tuple[str, str]] = {}
         self._endpoints: list[_Endpoint] = []  # idle ones; see _lease_endpoint
         self._endpoints_lock = threading.Lock()
-        #: session key -> (address, pid) of its actor, learnt from RunAccepted.
-        self._session_actors: dict[str, tuple[Any, int]] = {}
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -220,8 +216,6 @@ class Runner:
         session_id = session_id or uuid.uuid4().hex
         result: SessionInfo = self._call(CreateSession(self.app_name, user_id, session_id, dict(state or {})),
                                          session_id, user_id)
-        if result.session_actor is not None:  # being activated there: the first turn goes straight to it
-            self._remember_session_actor(session_key(self.app_name, user_id, session_id), *result.session_actor)
         return result
 
     def get_session(self, user_id: str, session_id: str) -> SessionInfo:
@@ -365,7 +359,7 @@ class Runner:
                     yield from self._stream(endpoint, *direct, run_config, user_id, session_id)
                     return
                 except _NotTaken:
-                    pass  # that actor was going away: ask the partition
+                    pass  # that partition was gone: ask the host's current one
             try:
                 accepted = self._start_run(endpoint, request)
             except HostError:
@@ -414,44 +408,32 @@ class Runner:
                 self._endpoints.append(endpoint)
 
     def _send_direct(self, endpoint: _Endpoint, request: RunRequest) -> tuple[RunAccepted, Any, Any] | None:
-        """Send the request straight to the session's actor when a previous turn told
-        us where it is and its process still lives (one hop less than through the
-        partition), asking for no RunAccepted (one message less: the run's messages
-        are the answer). Returns (acceptance, the first message if one came, the
-        call's ref), or None when that actor refused the connection (it is gone) or
-        answered ``not_running`` (it is going away): the request started nothing
-        there, and the partition is asked instead."""
-        known = self._session_actors.get(request.key)
-        if known is None:
-            return None
-        address, pid = known
+        """Send the request straight to the session's partition as the host last listed
+        them, asking for no RunAccepted (one message less: the run's messages are the
+        answer). Returns (acceptance, the first message if one came, the call's ref),
+        or None when that partition refused the connection (it is gone: restarted
+        elsewhere) or answered ``not_running``: the request started nothing there, and
+        the host's current partition is asked instead (``_start_run``)."""
+        address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
         message = Call(replace(request, reply_accepted=False))
         try:
             answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
             taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
-        except ServerNotRunning:  # the connection was refused: that actor is gone
+        except ServerNotRunning:  # the connection was refused: that partition is gone
             taken = False
         if taken and answer is None and not self._partition_there(address):
             # Silent because it is gone: an endpoint with a connection still open to a dead
-            # actor is not refused, so it is asked from a fresh one (~1 ms) before trusting it.
+            # process is not refused, so it is asked from a fresh one (~1 ms) before trusting it.
             taken = False
         if not taken:
-            self._session_actors.pop(request.key, None)
             return None
-        return RunAccepted(request.run_id, 0, pid, address), answer, message.ref
+        return RunAccepted(request.run_id, 0, 0, address), answer, message.ref
 
     def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
-        """Ask the partition that owns the session to start the run; remember where the
-        session's actor is, for the next turns."""
+        """Ask the partition that owns the session to start the run (the host's list of
+        partitions looked up again while one restarts)."""
         accepted: RunAccepted = self._request(endpoint.context, request, request.session_id, request.user_id)
-        if accepted.session is not None:
-            self._remember_session_actor(request.key, accepted.session, accepted.session_pid)
         return accepted
-
-    def _remember_session_actor(self, key: str, address: Any, pid: int) -> None:
-        if len(self._session_actors) >= _MAX_KNOWN_SESSIONS:
-            self._session_actors.clear()
-        self._session_actors[key] = (address, pid)
 
     def _partition_there(self, address: Any) -> bool:
         """Is the session's partition there? Asked from an endpoint of its own with a

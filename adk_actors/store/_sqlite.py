@@ -10,27 +10,19 @@ ignored and reported as None), apply the state delta by scope, bump the update
 time. It returns only after COMMIT, so an acknowledged event survives kill -9 of
 any process (``synchronous=NORMAL`` in WAL mode; ``FULL`` also survives power loss).
 
-Writers queue on OS locks: every write transaction first takes its turn in a
-first-come, first-served queue of ``flock``s in ``<file>-writers/`` (see
-``_WriterLock``: the kernel wakes the next writer the moment one is done, and frees
-a dead writer's locks, also after kill -9), then ``BEGIN IMMEDIATE``. Without it,
-many session actors writing one file meet SQLite's busy handler, which sleeps 1-100
-ms between retries (and polling in short steps is no better). Readers never wait
-(WAL). The wait for one's turn has no timeout of its own: a turn is held only while
-one of our processes runs a transaction of its own statements, and the kernel frees
-it when that process dies; a process stopped (SIGSTOP) in its transaction or in the
-queue holds up every writer behind it until it continues or dies. A program that
-opens the file without this class still works: it just meets the busy handler again.
+Writers are few (one per session partition, and the services that write here),
+each holding SQLite's write lock for a fraction of a millisecond: a writer that
+finds it taken waits in SQLite's busy handler (``busy_timeout``, 30 s). Readers
+never wait (WAL). (When every session was a process of its own, a first-come,
+first-served queue of ``flock``s stood in front of SQLite's lock; with sessions in a
+few partitions it showed no gain in the bench and went: docs/benchmarks.md.)
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import pickle
 import sqlite3
-import struct
 import threading
 import time
 from pathlib import Path
@@ -85,7 +77,6 @@ class SQLiteSessionStore:
         if self.path != ":memory:":
             private_file(self.path)
         self._lock = threading.RLock()
-        self._writer = _WriterLock(None if self.path == ":memory:" else self.path + "-writers")
         try:
             self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -94,11 +85,6 @@ class SQLiteSessionStore:
             self._migrate()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the session store {self.path}: {exc}") from exc
-        try:
-            self._writer.open()
-        except OSError as exc:
-            self._db.close()
-            raise StoreError(f"session store {self.path}: cannot open the writers' queue: {exc}") from exc
 
     # -- schema -------------------------------------------------------------------------
 
@@ -324,138 +310,6 @@ class SQLiteSessionStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-            self._writer.close()
-
-
-#: Slots of the writers' queue (see _WriterLock): more than the processes that ever
-#: wait at once (with more, a writer waits for its slot's previous holder as well).
-QUEUE_SLOTS = 1024
-
-
-class _WriterLock:
-    """A first-come, first-served queue of writers in front of SQLite's own write
-    lock, made of ``flock``s (the kernel frees them when their holder dies, kill -9
-    included). Files in ``<path>/``: ``ticket`` (a counter) and ``QUEUE_SLOTS`` slots.
-
-    ``acquire``, in order: take the next ticket from the counter (under a short
-    ``flock`` on it) and lock the ticket's slot before letting the counter go; then
-    wait for the slot of the ticket before (lock it, let it go at once): when it is
-    free, every writer before has finished. ``release``: unlock our slot, which
-    wakes the one writer after us and nobody else; then, if a writer has taken a
-    ticket since ours (it waits behind us), give up our CPU (``sched_yield``): on a
-    busy machine the woken writer may otherwise wait a few ms for a CPU, and every
-    writer behind it with it. Re-entrant within a process (a nested transaction
-    takes no second ticket).
-
-    The yield, measured (100 new sessions x 10 turns on 2 cores, six interleaved
-    pairs): the store's lock sat idle between two writers for ~1.3 ms on average
-    while each held it for ~0.3 ms; with the yield, 301-323 -> 323-338 turns/s and
-    a p99 of 411-568 -> 361-433 ms. A turn alone is unchanged (~3.1 ms).
-
-    Why: on one ``flock``, the kernel wakes every waiter at each release and the first
-    one scheduled wins. With 100 session actors writing at once on 2 cores, ~50 woke
-    for each commit and some lost the race again and again (p99 ~4x the median). In
-    a queue each waits its turn: in that burst the p99 is about half, for 5-10% fewer
-    turns per second (a queued writer waiting for the CPU holds up the ones behind
-    it), and a turn alone costs ~0.1 ms more (numbers in the README).
-
-    A writer that dies while waiting frees its slot: the one after it may then run
-    alongside the one before it, and SQLite's own lock (``BEGIN IMMEDIATE``, busy
-    timeout) still keeps them apart. A process stopped (SIGSTOP) in the queue or
-    inside its transaction holds up every writer behind it until it continues or
-    dies. The files are opened again after a fork: a descriptor inherited from the
-    parent shares the parent's locks instead of excluding them."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = path
-        self._counter: int | None = None
-        self._pid = 0
-        self._mine: int | None = None  # the slot we hold while inside (its descriptor)
-        self._ticket = 0  # the ticket of the slot we hold
-        self._depth = 0
-
-    def open(self) -> None:
-        """Make this process's files ready (the store does it when it is opened, so
-        that a first write has less to do); ``acquire`` does it when a forked child
-        uses the lock first: nothing of the parent's is ours."""
-        if self.path is None or self._pid == os.getpid():
-            return
-        self._pid, self._mine, self._depth = os.getpid(), None, 0
-        os.makedirs(self.path, mode=0o700, exist_ok=True)
-        self._counter = os.open(os.path.join(self.path, "ticket"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-
-    def acquire(self) -> None:
-        if self.path is None:
-            return
-        self.open()
-        if self._depth:
-            self._depth += 1
-            return
-        assert self._counter is not None
-        fcntl.flock(self._counter, fcntl.LOCK_EX)
-        try:
-            ticket = _last_ticket(self._counter) + 1
-            os.pwrite(self._counter, struct.pack("<Q", ticket), 0)
-            mine = self._slot(ticket)
-            try:
-                fcntl.flock(mine, fcntl.LOCK_EX)
-            except BaseException:
-                os.close(mine)
-                raise
-        finally:
-            fcntl.flock(self._counter, fcntl.LOCK_UN)
-        try:
-            before = self._slot(ticket - 1)
-            try:
-                fcntl.flock(before, fcntl.LOCK_EX)
-            finally:
-                os.close(before)  # closing lets the lock go
-        except BaseException:
-            os.close(mine)
-            raise
-        self._mine, self._ticket, self._depth = mine, ticket, 1
-
-    def _slot(self, ticket: int) -> int:
-        assert self.path is not None
-        return os.open(os.path.join(self.path, str(ticket % QUEUE_SLOTS)), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC,
-                       0o600)
-
-    def release(self) -> None:
-        if self._pid != os.getpid() or self._mine is None:
-            return
-        self._depth -= 1
-        if self._depth == 0:
-            os.close(self._mine)  # closing lets the lock go: the writer after us goes on
-            self._mine = None
-            if self._someone_waits():
-                _yield_cpu()
-
-    def _someone_waits(self) -> bool:
-        """Has a writer taken a ticket after ours? (A read of the counter without its
-        lock: a writer taking one right now may be missed, which only costs it the yield.)"""
-        assert self._counter is not None
-        return _last_ticket(self._counter) > self._ticket
-
-    def close(self) -> None:
-        if self._pid == os.getpid():
-            for fd in (self._mine, self._counter):
-                if fd is not None:
-                    os.close(fd)
-        self._mine = self._counter = None
-        self._pid = 0
-
-
-def _last_ticket(counter: int) -> int:
-    """The last ticket taken, from the queue's counter file (0 before the first)."""
-    raw = os.pread(counter, 8, 0)
-    return int(struct.unpack("<Q", raw)[0]) if len(raw) == 8 else 0
-
-
-def _yield_cpu() -> None:
-    """Let another runnable process have this CPU now (where the OS offers it)."""
-    sched_yield = getattr(os, "sched_yield", None)
-    if sched_yield is not None:
-        sched_yield()
 
 
 def _prepared(event: Event) -> tuple[Event, str] | None:
@@ -488,18 +342,12 @@ class _Transaction:
         self.store = store
 
     def __enter__(self) -> sqlite3.Connection:
-        """Take the thread lock, then the writer lock, then BEGIN IMMEDIATE; on a
-        failure, release what was taken and raise StoreError."""
+        """Take the thread lock, then BEGIN IMMEDIATE (SQLite's write lock); on a
+        failure, release the thread lock and raise StoreError."""
         self.store._lock.acquire()
-        try:
-            self.store._writer.acquire()
-        except OSError as exc:
-            self.store._lock.release()
-            raise StoreError(f"session store {self.store.path}: cannot take the writer lock: {exc}") from exc
         try:
             self.store._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            self.store._writer.release()
             self.store._lock.release()
             raise StoreError(f"session store {self.store.path}: {exc}") from exc
         return self.store._db
@@ -508,5 +356,4 @@ class _Transaction:
         try:
             self.store._db.execute("ROLLBACK" if kind else "COMMIT")
         finally:
-            self.store._writer.release()
             self.store._lock.release()
