@@ -231,7 +231,7 @@ class RunConfig(_Model):
 def apply_state_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     """Apply an event's ``state_delta`` to ``state`` in place and return it: a key set
     to None is deleted, any other value replaces the key's. The one rule the store,
-    the session actor's view and the engine's share."""
+    the session partition's view and the engine's share."""
     for key, value in delta.items():
         if value is None:
             state.pop(key, None)

@@ -125,10 +125,10 @@ class RunRequest(_SessionRef):
     messages of the run that are ready together (events committed in one go, and
     the terminal message) arrive in one :class:`RunMessages` envelope instead of one
     by one: fewer messages on the wire (the Runner asks for it). With
-    ``reply_accepted=False`` (for a caller that sends to a session actor it learnt
-    from an earlier ``RunAccepted``) a taken request is not answered with
-    ``RunAccepted``: the run's messages are the answer; a refused one still gets its
-    ``ErrorReply`` (``not_running`` from an actor going away: ask the partition)."""
+    ``reply_accepted=False`` a taken request is not answered with ``RunAccepted``:
+    the run's messages are the answer; a refused one still gets its ``ErrorReply``
+    (``not_running`` from a partition that does not hold the session: ask the host's
+    current partition)."""
 
     new_message: Content = field(default_factory=lambda: Content.user(""))
     run_config: RunConfig | None = None
@@ -220,7 +220,7 @@ class DeleteSession(_SessionRef):
 @dataclass(frozen=True)
 class UpdateState(_SessionRef):
     """Change a session's state outside a run (google-adk's PATCH of a session): the
-    session actor commits an event of author ``user`` carrying ``state_delta`` (a key
+    session's partition commits an event of author ``user`` carrying ``state_delta`` (a key
     set to None is deleted) and answers the session as ``GetSession`` would."""
 
     state_delta: dict[str, Any] = field(default_factory=dict)

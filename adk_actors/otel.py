@@ -6,7 +6,7 @@ is ``invoke_agent <agent>``, a model call ``chat <model>``, a tool call
 operation, agent, model, tool, conversation (the session), token usage, and the
 error type when one ends badly. The spans of one invocation form one trace: each
 span's parent is the span it ran inside (a model or tool call's, its agent's), in
-the run actor's process where the invocation runs. Attach it in the host process
+the run worker's process where the invocation runs. Attach it in the host process
 before the host starts, so every actor has it.
 """
 

@@ -1,4 +1,4 @@
-"""The in-process agent engine that a run actor drives (asyncio, steppable, cancellable)."""
+"""The in-process agent engine that a run worker drives (asyncio, steppable, cancellable)."""
 
 from ._app import App, as_app
 from ._callbacks import CallbackError, Fallback, Reraise, Retry

@@ -262,7 +262,7 @@ class BreakerModel:
 
     ``breaker`` is an in-process :class:`CircuitBreaker`, or any client with
     ``async acquire(model)`` and ``record(model, permit_id, outcome, duration,
-    retry_after)`` (the host's breaker actor, reached from a run actor).
+    retry_after)`` (the host's breaker actor, reached from a run worker).
     """
 
     def __init__(self, model: Any, breaker: Any = None, clock: Callable[[], float] = time.monotonic) -> None:

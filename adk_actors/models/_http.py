@@ -52,7 +52,7 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, .
 def pooled_client(base_url: str, timeout: float, transport: httpx.AsyncBaseTransport | None) -> httpx.AsyncClient:
     """The one ``httpx.AsyncClient`` of this event loop for a provider endpoint (its
     base URL, timeout and transport): model calls reuse its open connections instead
-    of paying a TCP (and TLS) handshake each. A run actor has one loop for its life, so
+    of paying a TCP (and TLS) handshake each. A run worker has one loop for its life, so
     one client per endpoint per process; :func:`close_pooled_clients` closes them."""
     loop = asyncio.get_running_loop()
     key = (base_url, timeout, id(transport) if transport is not None else None)
@@ -65,7 +65,7 @@ def pooled_client(base_url: str, timeout: float, transport: httpx.AsyncBaseTrans
 
 
 async def close_pooled_clients() -> None:
-    """Close the pooled clients of the running loop (a run actor does it as it stops)."""
+    """Close the pooled clients of the running loop (a run worker does it as it stops)."""
     for client in _clients.pop(asyncio.get_running_loop(), {}).values():
         await client.aclose()
 

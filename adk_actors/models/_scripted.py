@@ -16,9 +16,11 @@ a callable of the request too). Every request received is recorded in ``requests
 so tests can assert on what the compiler produced. Importable by path
 (``adk_actors.models:ScriptedModel``) so actor processes can build it.
 
-In the actor runtime every run is a fresh process forked from its session actor,
-so a script starts from its first item on every turn: for multi-turn behaviour,
-answer with a callable of the request (it sees the whole history).
+In the actor runtime a model object lives in each run worker for the host's life
+and serves the turns of every session that worker runs: a script of items is used
+up across them, so for behaviour over many turns or sessions answer with a callable
+of the request (it sees the whole history). ``requests`` keeps the last
+``MAX_RECORDED`` requests only (a worker's model would otherwise grow for ever).
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ from typing import Any
 
 from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part
 
-__all__ = ["Chunks", "ScriptedModel"]
+__all__ = ["MAX_RECORDED", "Chunks", "ScriptedModel"]
+
+#: How many of the latest requests a ScriptedModel keeps in ``requests``.
+MAX_RECORDED = 1000
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,8 @@ class ScriptedModel:
     def _next(self, request: LlmRequest) -> Any:
         with self._lock:
             self.requests.append(request)
+            if len(self.requests) > MAX_RECORDED:
+                del self.requests[: len(self.requests) - MAX_RECORDED]
             item = self._script.pop(0) if self._script else self.fallback
         while callable(item) and not isinstance(item, type):
             item = item(request)

@@ -1,4 +1,5 @@
-"""The actor runtime: supervised session actors, runs as temporary child actors, the Runner."""
+"""The actor runtime: supervised session partitions holding the sessions, run workers
+streaming each run's events, the services, the host and the Runner."""
 
 from ._credentials import Credential
 from ._host import Host, HostConfig

@@ -10,7 +10,7 @@ breakers closed (they are in memory): an outage that goes on re-trips within
 ``consecutive_failures`` calls, and meanwhile callers get a fast error from the
 supervision layer (the address is dead, or the name is not registered), never a hang.
 
-Not wired yet: run actors still use in-process breakers (``run_invocation(breakers=)``)
+Not wired yet: run workers still use in-process breakers (``run_invocation(breakers=)``)
 rather than asking this actor before each model call.
 """
 

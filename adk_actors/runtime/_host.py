@@ -7,7 +7,7 @@ given), then the root supervisor::
     root (rest_for_one; root_intensity restarts in root_period s, then the host stops)
     ├── registry          names that follow restarts
     ├── sessions          one_for_one over N partitions
-    │   ├── sessions-0    dynamic: session actors (transient) -> their run actors
+    │   ├── sessions-0    holds its sessions (single writer of each) -> its run workers
     │   └── sessions-1    ...
     └── services          one_for_one, its own restart budget; each child with backoff
         ├── breakers      one circuit breaker per model name, shared by all runs

@@ -139,7 +139,7 @@ def _unavailable(why: str) -> Exception:
 
 
 class _BreakerBridge:
-    """The breaker client of a run: the host's breaker actor, through the run actor."""
+    """The breaker client of a run: the host's breaker actor, through the run worker."""
 
     def __init__(self, actor: RunActor) -> None:
         self.actor = actor

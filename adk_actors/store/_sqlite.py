@@ -2,7 +2,7 @@
 
 One file in the host's data dir. Tables keyed like adk_ex_ecto / google-adk:
 ``sessions``, ``events`` (the event as JSON), ``app_states``, ``user_states``, plus
-``runs`` (which runs are in flight, so a restarted session actor can fail them
+``runs`` (which runs are in flight, so a restarted partition can fail them
 cleanly) and ``schema_migrations`` (versioned migrations, applied in order once).
 
 ``append_event`` is one IMMEDIATE transaction: insert the event (a duplicate id is
@@ -90,8 +90,8 @@ class SQLiteSessionStore:
 
     def _migrate(self) -> None:
         """Apply the migrations this file lacks, in order, in one write transaction. A
-        file that is current is only read (a session actor opens the store on every
-        activation: a write lock there would queue it behind every running turn)."""
+        file that is current is only read (a partition opens the store each time it
+        starts: a write lock there would queue it behind every running turn)."""
         latest = MIGRATIONS[-1][0]
         try:
             if self.schema_version() == latest:

@@ -36,7 +36,7 @@ async def in_daemon_thread(func: Callable[..., Any], *args: Any, **kwargs: Any) 
     """Run ``func`` on a daemon thread and await its result.
 
     Unlike ``asyncio.to_thread`` (whose executor threads are joined when the process
-    exits), a tool that hangs can never keep a run actor's process alive: when the
+    exits), a tool that hangs can never keep a run worker's process alive: when the
     run is abandoned (timeout, cancel, shutdown) the process still exits at once.
     """
     loop = asyncio.get_running_loop()
