@@ -168,6 +168,15 @@ class Parent(GenServer):
             super().handle_info(message, sender)
 
 
+def _pid_once_initialised(system: Any, address: Any) -> int | None:
+    """The child's pid; None while its Init (sent by its parent) has not arrived."""
+    try:
+        pid: int = call(system, address, "pid", timeout=10)
+    except ServerNotRunning:
+        return None
+    return pid
+
+
 def test_monitor_child_reports_both_of_two_children_killed_at_once_exactly_once(actor_system: Any) -> None:
     """Thespian reports only one of two children that die together, about one try in
     two: with monitor_child the parent gets a ChildActorExited for each, once."""
@@ -176,7 +185,7 @@ def test_monitor_child_reports_both_of_two_children_killed_at_once_exactly_once(
         pids = []
         for index in range(2):
             child = call(actor_system, parent, "start", timeout=10)
-            pid = call(actor_system, child, "pid", timeout=10)
+            pid = wait_until(lambda c=child: _pid_once_initialised(actor_system, c), timeout=10)
             assert call(actor_system, parent, ("watch", index, pid), timeout=10) is True
             pids.append(pid)
         for pid in pids:
