@@ -372,3 +372,25 @@ def test_a_run_worker_killed_right_after_its_last_output_ends_its_run_well_and_t
         wait_until(lambda: not pid_alive(pids[-1]), timeout=5)  # the worker that served it was killed
     assert len(set(pids)) == 3
     assert [e.id for e in runner.get_session("ann", "s1").events] == [e.id for e in streamed]
+
+
+def test_a_worker_that_forgot_a_sessions_history_is_sent_it_whole(actor_system: Any, tmp_path: Any) -> None:
+    """A worker keeps at most ``worker_cached_events`` history events. With room for
+    one short session only, three sessions talking in turn on one worker keep pushing
+    each other out: every StartRun that counts on a forgotten prefix is answered
+    NeedHistory, sent again whole, and every turn still sees its whole history."""
+    import runtime_agents
+
+    from adk_actors.runtime import HostConfig
+
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
+                        worker_cached_events=3)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("echo")
+        for sid in ("a", "b", "c"):
+            runner.create_session("ann", sid)
+        for turn in (1, 2, 3):
+            for sid in ("a", "b", "c"):
+                assert texts(list(runner.run("ann", sid, f"{sid}{turn}")))[-1] == f"echo: {sid}{turn} (turn {turn})"
+        history = texts(runner.get_session("ann", "b").events)
+        assert history == [t for n in (1, 2, 3) for t in (f"b{n}", f"echo: b{n} (turn {n})")]

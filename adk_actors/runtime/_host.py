@@ -90,6 +90,7 @@ class HostConfig:
     run_timeout: float | None = 600.0
     max_queued_runs: int = 8
     run_workers: int = 2  # per partition: the processes every turn of its sessions runs on
+    worker_cached_events: int = 50_000  # history events a run worker keeps for its sessions' next turns
     log_file: str | None = None
     # Restart budgets, at every level (root, services, the session supervisors): sized
     # to tell a crash loop from kills of healthy actors. A child that dies at start is
@@ -144,6 +145,7 @@ class Host:
                                        max_queued_runs=self.config.max_queued_runs,
                                        partitions=self.config.partitions,
                                        run_workers=self.config.run_workers,
+                                       worker_cached_events=self.config.worker_cached_events,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options),
                                        limits=self.config.limits)

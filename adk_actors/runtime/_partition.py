@@ -99,6 +99,7 @@ class PartitionArgs:
     max_queued_runs: int = 8
     partitions: int = 1
     run_workers: int = 2  # worker processes per partition
+    worker_cached_events: int = 50_000  # history events a worker keeps for sessions' next turns
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True  # runs reach the host's services (breakers, artifacts ...)
     model_options: dict[str, Any] | None = None
@@ -312,7 +313,8 @@ class SessionPartition(GenServer):
         settings = WorkerSettings(apps=dict(self.config.apps),
                                   registry=self.registry if self.config.breakers else None,
                                   model_base_urls=self.config.model_base_urls,
-                                  model_options=self.config.model_options, link_fd=theirs.fd,
+                                  model_options=self.config.model_options,
+                                  cached_events=self.config.worker_cached_events, link_fd=theirs.fd,
                                   inherited_fds=(ours.fd, *(w.link.fd for w in self.workers if not w.link.closed)))
         self.send(address, Init(args=settings, supervisor=self.myAddress))
         self.workers.append(_Worker(address, ours))

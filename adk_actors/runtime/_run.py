@@ -12,7 +12,7 @@ and gives each turn of any of its sessions to one of them. In order, for a worke
    event id, checked; a worker that does not hold exactly that prefix answers
    ``NeedHistory`` and runs nothing). The worker keeps the history it received per
    session, never the events it made (the partition's stored copies come back with
-   the next turn), in a cache bounded by ``CACHED_EVENTS``.
+   the next turn), in a cache of at most ``WorkerSettings.cached_events`` events.
 3. Events come back to the main thread through a queue and a ``Doorbell`` (an
    ``os.pipe`` watched with ``ThespianWatch``: a send made inside a long handler
    would leave only when it returns), rung once per batch, not per event. A
@@ -80,7 +80,7 @@ from ._link import RunLink
 from ._memory import SearchMemory
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
 
-__all__ = ["CACHED_EVENTS", "PARTIAL_WINDOW", "Doorbell", "RunActor", "load_agent"]
+__all__ = ["PARTIAL_WINDOW", "Doorbell", "RunActor", "load_agent"]
 
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
@@ -114,10 +114,6 @@ class _WaitWatchingSelector(selectors.DefaultSelector):
         self._before_select(timeout)
         return super().select(timeout)
 
-
-#: Events of session histories a worker keeps for the sessions' next turns (see
-#: StartRun.known); the least recent sessions' are forgotten beyond it.
-CACHED_EVENTS = 50_000
 
 #: How long a model call waits for the breaker actor before failing fast.
 BREAKER_WAIT = 2.0
@@ -443,12 +439,12 @@ class RunActor(GenServer):
 
     def _remember(self, key: str, history: list[Event]) -> None:
         """Keep ``history`` as ``key``'s, most recent last; forget the least recent
-        sessions while more than CACHED_EVENTS events are kept (the one just kept stays)."""
+        sessions while more than ``cached_events`` events are kept (the one just kept stays)."""
         previous = self._histories.pop(key, None)
         self._cached -= len(previous) if previous is not None else 0
         self._histories[key] = history
         self._cached += len(history)
-        while self._cached > CACHED_EVENTS and len(self._histories) > 1:
+        while self._cached > self._settings.cached_events and len(self._histories) > 1:
             _, dropped = self._histories.popitem(last=False)
             self._cached -= len(dropped)
 

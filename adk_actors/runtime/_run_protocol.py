@@ -26,6 +26,9 @@ class WorkerSettings:
     registry: Any = None  # where to find the host's services (None: runs use none)
     model_base_urls: dict[str, str] | None = None
     model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors
+    #: Events of session histories the worker keeps for their next turns (see
+    #: StartRun.known); the least recent sessions' are forgotten beyond it.
+    cached_events: int = 50_000
     link_fd: int | None = None  # the worker's end of its direct line to the partition (see _link)
     inherited_fds: tuple[int, ...] = ()  # the partition's line ends the fork gave the worker: closed there
 
