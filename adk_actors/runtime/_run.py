@@ -51,8 +51,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import SecretStr
-
 from supervision import (
     BadRequest,
     Call,
@@ -65,20 +63,14 @@ from supervision import (
     import_object,
 )
 
-from .._secrets import redact, register_secret
+from .._secrets import redact
 from .._types import Event
 from .._validate import check_fields
 from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
-from ..engine._services import Decision
-from ..models import ModelError, close_pooled_clients, resolve_model
-from ..store._artifacts import ArtifactError
-from ._approvals import Deny, RegisterApproval, WaitDecision
-from ._artifacts import ListArtifacts, LoadArtifact, SaveArtifact
-from ._breakers import Acquire, Record
-from ._credentials import GetCredential, PutCredential
+from ..models import close_pooled_clients, resolve_model
 from ._link import RunLink
-from ._memory import SearchMemory
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
+from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
 
 __all__ = ["PARTIAL_WINDOW", "Doorbell", "RunActor", "load_agent"]
 
@@ -113,149 +105,6 @@ class _WaitWatchingSelector(selectors.DefaultSelector):
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         self._before_select(timeout)
         return super().select(timeout)
-
-
-#: How long a model call waits for the breaker actor before failing fast.
-BREAKER_WAIT = 2.0
-#: How long a tool waits for a host service (artifacts ...) before failing.
-SERVICE_WAIT = 10.0
-
-
-class ServiceError(Exception):
-    """A host service refused a request or could not be reached."""
-
-    def __init__(self, service: str, code: str, detail: str) -> None:
-        super().__init__(f"{service}: {code}: {detail}")
-        self.code = code
-        self.detail = detail
-
-
-def _unavailable(why: str) -> Exception:
-    return ModelError(f"the circuit breaker service is unavailable: {why}", error_type="breaker_unavailable")
-
-
-class _BreakerBridge:
-    """The breaker client of a run: the host's breaker actor, through the run worker."""
-
-    def __init__(self, actor: RunActor) -> None:
-        self.actor = actor
-
-    async def acquire(self, model: str) -> Any:
-        future = self.actor.service_call("breakers", Acquire(model))
-        try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), BREAKER_WAIT)
-        except TimeoutError:
-            self.actor.service_forget("breakers")
-            raise _unavailable(f"no answer within {BREAKER_WAIT} s (it may be restarting)") from None
-        except ServiceError as error:
-            raise _unavailable(str(error)) from None
-
-    def record(self, model: str, permit_id: str, outcome: str, duration: float, retry_after: float | None) -> None:
-        self.actor.service_cast("breakers", Record(model, permit_id, outcome, duration, retry_after))
-
-
-class _RemoteArtifacts:
-    """The engine's artifact service for a run: the host's artifact actor (sync calls
-    from tool threads; each waits at most ``SERVICE_WAIT`` seconds)."""
-
-    def __init__(self, actor: RunActor) -> None:
-        self.actor = actor
-
-    def _call(self, request: Any) -> Any:
-        try:
-            return self.actor.service_result("artifacts", request, ArtifactError)
-        except ServiceError as error:
-            raise ArtifactError(error.detail if error.code == "bad_request" else str(error)) from None
-
-    def save(self, app: str, user: str, session: str, name: str, part: Any) -> int:
-        version: int = self._call(SaveArtifact(app, user, session, name, part))
-        return version
-
-    def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Any:
-        return self._call(LoadArtifact(app, user, session, name, version))
-
-    def list(self, app: str, user: str, session: str) -> list[str]:
-        names: list[str] = self._call(ListArtifacts(app, user, session))
-        return names
-
-
-class _RemoteMemory:
-    """The engine's memory service for a run: the host's memory actor."""
-
-    def __init__(self, actor: RunActor) -> None:
-        self.actor = actor
-
-    def search(self, app: str, user: str, query: str, limit: int = 10) -> list[Any]:
-        found: list[Any] = self.actor.service_result("memory", SearchMemory(app, user, query, limit))
-        return found
-
-    def add_session(self, app: str, user: str, session: str, events: list[Any]) -> None:
-        raise NotImplementedError("sessions are added to memory through the host (Runner.add_session_to_memory)")
-
-
-class _RemoteApprovals:
-    """Approvals through the host's approval server. Waits in 1 s slices, checking for
-    cancellation between them; a server that restarts is looked up again and asked
-    again (pending approvals are persisted, so the decision still arrives)."""
-
-    def __init__(self, actor: RunActor) -> None:
-        self.actor = actor
-
-    async def _ask(self, request: Any, wait: float) -> Any:
-        future = self.actor.service_call("approvals", request)
-        return await asyncio.wait_for(asyncio.wrap_future(future), wait)
-
-    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Any:
-        session = ctx.session
-        deadline = time.monotonic() + timeout
-        approval = None
-        while approval is None:
-            ctx.check_cancelled()
-            if time.monotonic() >= deadline:
-                return Decision(False, f"the approval service could not be reached within {timeout:g} s")
-            try:
-                approval = await self._ask(RegisterApproval(session.app_name, session.user_id, session.session_id,
-                                                            ctx.run_id, ctx.agent.name, tool, dict(args), hint),
-                                           SERVICE_WAIT)
-            except (TimeoutError, ServiceError):
-                self.actor.service_forget("approvals")
-                await asyncio.sleep(0.1)
-        while True:
-            ctx.check_cancelled()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.actor.service_cast("approvals", Deny(approval.id, f"no decision within {timeout:g} s"))
-                return Decision(False, f"no decision within {timeout:g} s (timed out)", approval.id)
-            slice_ = min(1.0, remaining)
-            try:
-                current = await self._ask(WaitDecision(approval.id, slice_), slice_ + 2.0)
-            except (TimeoutError, ServiceError):
-                self.actor.service_forget("approvals")  # restarting: ask the new one
-                await asyncio.sleep(0.05)
-                continue
-            if current.status == "approved":
-                return Decision(True, "", approval.id)
-            if current.status != "pending":
-                return Decision(False, current.reason or current.status, approval.id)
-
-
-class _RemoteCredentials:
-    """The user's credentials through the host's credential actor (sync, from tools)."""
-
-    def __init__(self, actor: RunActor) -> None:
-        self.actor = actor
-
-    def get(self, app: str, user: str, key: str) -> Any:
-        """The stored credential; its secrets are known secrets of this run's process
-        from now on, so a tool result or error that holds one is redacted."""
-        credential = self.actor.service_result("credentials", GetCredential(app, user, key))
-        for value in vars(credential).values() if credential is not None else ():
-            if isinstance(value, SecretStr):
-                register_secret(value.get_secret_value())
-        return credential
-
-    def put(self, app: str, user: str, key: str, credential: Any) -> None:
-        self.actor.service_result("credentials", PutCredential(app, user, key, credential))
 
 
 class Doorbell:
@@ -490,11 +339,7 @@ class RunActor(GenServer):
                                     plugins=app.plugins, policies=app.policies, cancel=turn.cancel,
                                     invocation_id=start.invocation_id,
                                     resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
-                                    breaker_client=_BreakerBridge(self) if services else None,
-                                    artifacts=_RemoteArtifacts(self) if services else None,
-                                    memory=_RemoteMemory(self) if services else None,
-                                    approvals=_RemoteApprovals(self) if services else None,
-                                    credentials=_RemoteCredentials(self) if services else None,
+                                    **(service_bridges(self) if services else {}),
                                     run_id=run_id)
             async with contextlib.aclosing(events):
                 async for event in events:

@@ -1,0 +1,192 @@
+"""How a run reaches the host's services from a run worker's threads.
+
+The engine takes service objects (breakers, artifacts, memory, approvals,
+credentials); in a run worker each is a bridge that asks the host's service actor
+through the worker (a :class:`ServiceCaller`: its main thread sends the request and
+hands the answer back), and waits a bounded time: ``BREAKER_WAIT`` for a breaker
+permit, ``SERVICE_WAIT`` for the others. A service that does not answer is looked up
+again next time (it may have restarted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from typing import Any, Protocol
+
+from pydantic import SecretStr
+
+from .._secrets import register_secret
+from ..engine import Decision
+from ..models import ModelError
+from ..store import ArtifactError
+from ._approvals import Deny, RegisterApproval, WaitDecision
+from ._artifacts import ListArtifacts, LoadArtifact, SaveArtifact
+from ._breakers import Acquire, Record
+from ._credentials import GetCredential, PutCredential
+from ._memory import SearchMemory
+
+__all__ = ["BREAKER_WAIT", "SERVICE_WAIT", "ServiceCaller", "ServiceError", "service_bridges"]
+
+
+class ServiceCaller(Protocol):
+    """What a bridge needs of the run worker it lives in."""
+
+    def service_call(self, name: str, request: Any) -> concurrent.futures.Future[Any]: ...
+
+    def service_result(self, name: str, request: Any, timeout_error: type[Exception] = RuntimeError) -> Any: ...
+
+    def service_cast(self, name: str, request: Any) -> None: ...
+
+    def service_forget(self, name: str) -> None: ...
+
+
+#: How long a model call waits for the breaker actor before failing fast.
+BREAKER_WAIT = 2.0
+#: How long a tool waits for a host service (artifacts ...) before failing.
+SERVICE_WAIT = 10.0
+
+
+class ServiceError(Exception):
+    """A host service refused a request or could not be reached."""
+
+    def __init__(self, service: str, code: str, detail: str) -> None:
+        super().__init__(f"{service}: {code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+def _unavailable(why: str) -> Exception:
+    return ModelError(f"the circuit breaker service is unavailable: {why}", error_type="breaker_unavailable")
+
+
+class _BreakerBridge:
+    """The breaker client of a run: the host's breaker actor, through the run worker."""
+
+    def __init__(self, actor: ServiceCaller) -> None:
+        self.actor = actor
+
+    async def acquire(self, model: str) -> Any:
+        future = self.actor.service_call("breakers", Acquire(model))
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), BREAKER_WAIT)
+        except TimeoutError:
+            self.actor.service_forget("breakers")
+            raise _unavailable(f"no answer within {BREAKER_WAIT} s (it may be restarting)") from None
+        except ServiceError as error:
+            raise _unavailable(str(error)) from None
+
+    def record(self, model: str, permit_id: str, outcome: str, duration: float, retry_after: float | None) -> None:
+        self.actor.service_cast("breakers", Record(model, permit_id, outcome, duration, retry_after))
+
+
+class _RemoteArtifacts:
+    """The engine's artifact service for a run: the host's artifact actor (sync calls
+    from tool threads; each waits at most ``SERVICE_WAIT`` seconds)."""
+
+    def __init__(self, actor: ServiceCaller) -> None:
+        self.actor = actor
+
+    def _call(self, request: Any) -> Any:
+        try:
+            return self.actor.service_result("artifacts", request, ArtifactError)
+        except ServiceError as error:
+            raise ArtifactError(error.detail if error.code == "bad_request" else str(error)) from None
+
+    def save(self, app: str, user: str, session: str, name: str, part: Any) -> int:
+        version: int = self._call(SaveArtifact(app, user, session, name, part))
+        return version
+
+    def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Any:
+        return self._call(LoadArtifact(app, user, session, name, version))
+
+    def list(self, app: str, user: str, session: str) -> list[str]:
+        names: list[str] = self._call(ListArtifacts(app, user, session))
+        return names
+
+
+class _RemoteMemory:
+    """The engine's memory service for a run: the host's memory actor."""
+
+    def __init__(self, actor: ServiceCaller) -> None:
+        self.actor = actor
+
+    def search(self, app: str, user: str, query: str, limit: int = 10) -> list[Any]:
+        found: list[Any] = self.actor.service_result("memory", SearchMemory(app, user, query, limit))
+        return found
+
+    def add_session(self, app: str, user: str, session: str, events: list[Any]) -> None:
+        raise NotImplementedError("sessions are added to memory through the host (Runner.add_session_to_memory)")
+
+
+class _RemoteApprovals:
+    """Approvals through the host's approval server. Waits in 1 s slices, checking for
+    cancellation between them; a server that restarts is looked up again and asked
+    again (pending approvals are persisted, so the decision still arrives)."""
+
+    def __init__(self, actor: ServiceCaller) -> None:
+        self.actor = actor
+
+    async def _ask(self, request: Any, wait: float) -> Any:
+        future = self.actor.service_call("approvals", request)
+        return await asyncio.wait_for(asyncio.wrap_future(future), wait)
+
+    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Any:
+        session = ctx.session
+        deadline = time.monotonic() + timeout
+        approval = None
+        while approval is None:
+            ctx.check_cancelled()
+            if time.monotonic() >= deadline:
+                return Decision(False, f"the approval service could not be reached within {timeout:g} s")
+            try:
+                approval = await self._ask(RegisterApproval(session.app_name, session.user_id, session.session_id,
+                                                            ctx.run_id, ctx.agent.name, tool, dict(args), hint),
+                                           SERVICE_WAIT)
+            except (TimeoutError, ServiceError):
+                self.actor.service_forget("approvals")
+                await asyncio.sleep(0.1)
+        while True:
+            ctx.check_cancelled()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.actor.service_cast("approvals", Deny(approval.id, f"no decision within {timeout:g} s"))
+                return Decision(False, f"no decision within {timeout:g} s (timed out)", approval.id)
+            slice_ = min(1.0, remaining)
+            try:
+                current = await self._ask(WaitDecision(approval.id, slice_), slice_ + 2.0)
+            except (TimeoutError, ServiceError):
+                self.actor.service_forget("approvals")  # restarting: ask the new one
+                await asyncio.sleep(0.05)
+                continue
+            if current.status == "approved":
+                return Decision(True, "", approval.id)
+            if current.status != "pending":
+                return Decision(False, current.reason or current.status, approval.id)
+
+
+class _RemoteCredentials:
+    """The user's credentials through the host's credential actor (sync, from tools)."""
+
+    def __init__(self, actor: ServiceCaller) -> None:
+        self.actor = actor
+
+    def get(self, app: str, user: str, key: str) -> Any:
+        """The stored credential; its secrets are known secrets of this run's process
+        from now on, so a tool result or error that holds one is redacted."""
+        credential = self.actor.service_result("credentials", GetCredential(app, user, key))
+        for value in vars(credential).values() if credential is not None else ():
+            if isinstance(value, SecretStr):
+                register_secret(value.get_secret_value())
+        return credential
+
+    def put(self, app: str, user: str, key: str, credential: Any) -> None:
+        self.actor.service_result("credentials", PutCredential(app, user, key, credential))
+
+
+def service_bridges(actor: ServiceCaller) -> dict[str, Any]:
+    """The engine's service arguments for one run, all through ``actor``."""
+    return {"breaker_client": _BreakerBridge(actor), "artifacts": _RemoteArtifacts(actor),
+            "memory": _RemoteMemory(actor), "approvals": _RemoteApprovals(actor),
+            "credentials": _RemoteCredentials(actor)}
