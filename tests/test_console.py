@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromiu
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
         'hitl = "examples.hitl.agent:root_agent"\n'
-        'streaming = "runtime_agents:streaming_agent"\n')
+        'streaming = "runtime_agents:streaming_agent"\n'
+        'notes = "runtime_agents:notes_agent"\n')
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,21 @@ def test_chat_streams_and_draws_tool_calls(page: Any, served: dict[str, Any], tm
     expect(page.locator("#app")).to_have_value("streaming")
     expect(page.locator("#events li.from-agent .bubble").last).to_have_text("You said: slow tokens.")
     expect(page.locator("#events li.from-user .bubble").first).to_have_text("slow tokens")
+
+
+def test_an_event_that_saved_an_artifact_is_drawn_once(page: Any, served: dict[str, Any]) -> None:
+    """SSE sends such an event twice (google-adk's framing): the console draws one
+    entry, with the tool's answer and the artifact it saved."""
+    from playwright.sync_api import expect
+
+    page.goto(served["url"] + "/?app=notes")
+    page.fill("#message", "save buy bread")
+    page.click("#send")
+    saved = page.locator("#events li", has_text="artifact note.txt v0 saved")
+    expect(saved).to_have_count(1, timeout=10000)
+    expect(saved).to_contain_text("← save_note")
+    event_id = saved.get_attribute("data-event")
+    assert page.locator(f'#events li[data-event="{event_id}"]').count() == 1
 
 
 def test_a_payment_waits_for_the_approve_button(page: Any, served: dict[str, Any], tmp_path: Path) -> None:

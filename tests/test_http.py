@@ -245,6 +245,26 @@ def test_sse_streams_partials_then_the_final_event(client: httpx.Client) -> None
     assert not any(e.get("partial") for e in sse_events(quiet.content))
 
 
+def test_sse_sends_an_event_with_an_artifact_delta_twice_as_google_adk_does(client: httpx.Client) -> None:
+    """The tool's response saved an artifact: /run_sse sends that event twice with one
+    id (its content with an empty artifactDelta, then the artifactDelta without
+    content); /run and the session have it once, whole."""
+    client.post("/apps/notes/users/gus/sessions", json={"sessionId": "g1"})
+    body = {"appName": "notes", "userId": "gus", "sessionId": "g1",
+            "newMessage": {"role": "user", "parts": [{"text": "save buy bread"}]}}
+    streamed = sse_events(client.post("/run_sse", json=body).content)
+    with_delta = [e for e in streamed if e["actions"].get("artifactDelta")]
+    assert len(with_delta) == 1 and "content" not in with_delta[0]
+    twin = [e for e in streamed if e["id"] == with_delta[0]["id"]]
+    assert len(twin) == 2 and twin[0]["actions"]["artifactDelta"] == {} and twin[0]["content"]["parts"]
+    assert with_delta[0]["actions"]["artifactDelta"] == {"note.txt": 0}
+    stored = [e for e in client.get("/apps/notes/users/gus/sessions/g1").json()["events"]
+              if e["id"] == twin[0]["id"]]
+    assert len(stored) == 1 and stored[0]["content"]["parts"] and stored[0]["actions"]["artifactDelta"]
+    ran = client.post("/run", json={**body, "newMessage": {"role": "user", "parts": [{"text": "save more"}]}}).json()
+    assert [bool(e.get("content")) for e in ran if e["actions"].get("artifactDelta")] == [True]
+
+
 def test_a_client_that_leaves_mid_stream_leaves_a_whole_turn(client: httpx.Client) -> None:
     client.post("/apps/streaming/users/fay/sessions", json={"sessionId": "f1"})
     body = {"appName": "streaming", "userId": "fay", "sessionId": "f1", "streaming": True,

@@ -54,7 +54,7 @@ from ._adk_web import add_adk_web, adk_web_files
 from ._console import add_console
 from ._guard import OPERATOR, Guard
 from ._live import add_live
-from ._wire import compact_json, event_json, is_user_echo, part_json, session_json
+from ._wire import compact_json, event_json, is_user_echo, part_json, session_json, sse_events
 
 __all__ = ["create_app"]
 
@@ -353,7 +353,7 @@ async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]
     error line."""
 
     def line(event: Event) -> str:
-        return f"data: {compact_json(event)}\n\n"
+        return "".join(f"data: {compact_json(frame)}\n\n" for frame in sse_events(event))
 
     if not is_user_echo(0, first):
         yield line(first)

@@ -8,7 +8,7 @@ from typing import Any
 from .._types import Event, Part
 from ..messages import SessionInfo
 
-__all__ = ["compact_json", "event_json", "is_user_echo", "part_json", "session_json"]
+__all__ = ["compact_json", "event_json", "is_user_echo", "part_json", "session_json", "sse_events"]
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -30,6 +30,18 @@ def part_json(part: Part) -> dict[str, Any]:
 def compact_json(event: Event) -> str:
     """An event as one line of compact JSON (an SSE ``data:`` line, a WebSocket frame)."""
     return json.dumps(event_json(event), separators=(",", ":"))
+
+
+def sse_events(event: Event) -> list[Event]:
+    """An event as google-adk's ``/run_sse`` sends it: one with both content and an
+    ``artifactDelta`` goes twice with the same id, first with its content and an empty
+    ``artifactDelta``, then without content, carrying the ``artifactDelta`` (the
+    session stores it once; ``/run`` does not split it)."""
+    delta = event.actions.artifact_delta
+    if event.content is None or not delta:
+        return [event]
+    with_content = event.model_copy(update={"actions": event.actions.model_copy(update={"artifact_delta": {}})})
+    return [with_content, event.model_copy(update={"content": None})]
 
 
 def is_user_echo(position: int, event: Event) -> bool:

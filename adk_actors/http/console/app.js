@@ -108,6 +108,14 @@ function showEvent(event) {
     }
     item.querySelector(".bubble").textContent += text;
   } else {
+    const earlier = list.querySelector(`li[data-event="${CSS.escape(event.id)}"]:not(.partial)`);
+    if (earlier && !event.content) {
+      // google-adk's SSE sends an event with an artifactDelta twice: this is the delta's half.
+      for (const [name, version] of Object.entries((event.actions || {}).artifactDelta || {})) {
+        earlier.append(element("div", { class: "tool" }, `artifact ${name} v${version} saved`));
+      }
+      return;
+    }
     const item = renderEvent(event);
     const streamed = live.get(event.id);
     if (streamed) { streamed.replaceWith(item); live.delete(event.id); } else list.append(item);
