@@ -374,3 +374,37 @@ def test_a_runner_serving_many_sessions_keeps_a_bounded_number_of_sockets_open(h
     assert grown <= 25, f"{grown} more descriptors open after serving 49 more sessions"
     # The sessions served before are served still (their endpoint may be a new one).
     assert [e.content.text for e in runner.run("ann", "s1", "again") if e.content][-1] == "echo: again (turn 2)"
+
+
+def test_a_run_that_will_not_stop_retires_its_worker_after_the_worker_finishes_its_other_turns(
+        actor_system: Any, tmp_path: Path) -> None:
+    """One worker runs two sessions' turns at once. One turn is cancelled but its tool
+    will not stop: 2 s later it ends ``cancelled`` for its caller and the worker is
+    retired (a new one takes the next turns). The other turn, on the retired worker,
+    still ends well; then the retired worker is killed, and the cancelled session's
+    next turn works on the new one."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        runner.create_session("ann", "stuck")
+        runner.create_session("bob", "busy")
+        partition = host.partitions()[0]
+        old_worker = call(host.system, partition, "workers")[0]
+        stuck, stuck_box = in_thread(lambda: list(runner.run("ann", "stuck", "sleep 60", run_id="run-stuck")))
+        wait_until(lambda: "run-stuck" in runner._runs)
+        time.sleep(0.3)  # in its tool now
+        busy, busy_box = in_thread(lambda: texts(list(runner.run("bob", "busy", "sleep 4"))))
+        time.sleep(0.3)
+        cancelled_at = time.monotonic()
+        runner.cancel("run-stuck")
+        stuck.join(10)
+        error = stuck_box.get("error")
+        assert isinstance(error, RunFailedError) and error.reason == "cancelled", stuck_box
+        assert 1.5 < stuck_box["at"] - cancelled_at < 3.5  # the grace period, then abandoned
+        new_workers = wait_until(lambda: [p for p in call(host.system, partition, "workers") if p != old_worker])
+        assert old_worker not in call(host.system, partition, "workers") and pid_alive(old_worker)  # retired
+        busy.join(10)
+        assert busy_box.get("result") == ["sleep 4", "woke up"], busy_box  # finished on the retired worker
+        wait_until(lambda: not pid_alive(old_worker), timeout=5)  # killed once it held no live turn
+        assert texts(list(runner.run("ann", "stuck", "hello")))[-1] == "awake: hello"
+        assert call(host.system, partition, "workers") == new_workers

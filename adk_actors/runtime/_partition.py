@@ -389,10 +389,19 @@ class SessionPartition(GenServer):
         if run.worker is not None:
             self.send(run.worker.address, Cast(Cancel(run.run_id, reason)))
 
-    def abandon(self, run: SessionRun) -> None:
+    def abandon(self, run: SessionRun, *, waited: bool) -> None:
         """The run ended here without its worker's outcome (it was told to cancel): if
-        the worker still runs it CANCEL_GRACE from now, retire the worker."""
-        self.send_after(CANCEL_GRACE, ("stalled", run.run_id, run.worker.address))
+        the worker still runs it CANCEL_GRACE after it was told (now, if ``waited``),
+        retire the worker."""
+        if waited:
+            self._stalled(run.run_id, run.worker.address)
+        else:
+            self.send_after(CANCEL_GRACE, ("stalled", run.run_id, run.worker.address))
+
+    def _stalled(self, run_id: str, address: Any) -> None:
+        worker = self._worker_at(address)
+        if worker is not None and run_id in worker.runs:
+            self._retire(worker)
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None:
         self.runs.pop(run.run_id, None)
@@ -507,9 +516,7 @@ class SessionPartition(GenServer):
             if session is not None:
                 session.on_timer(kind, payload[2])
         elif kind == "stalled":
-            worker = self._worker_at(payload[2])
-            if worker is not None and payload[1] in worker.runs:
-                self._retire(worker)
+            self._stalled(payload[1], payload[2])
         elif kind == "worker-init":
             worker = self._worker_at(payload[1])
             if worker is not None and worker.pid is None:

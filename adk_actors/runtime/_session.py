@@ -75,8 +75,9 @@ class SessionOwner(Protocol):
 
     def cancel_on_worker(self, run: SessionRun, reason: str) -> None: ...
 
-    def abandon(self, run: SessionRun) -> None:
-        """The run ended without its worker's outcome: retire that worker."""
+    def abandon(self, run: SessionRun, *, waited: bool) -> None:
+        """The run ended without its worker's outcome (the worker was told to cancel it,
+        ``CANCEL_GRACE`` ago if ``waited``): retire that worker if it still runs it."""
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None: ...
 
@@ -251,14 +252,15 @@ class Session:
     def _on_outcome(self, run: SessionRun, outcome: RunOutcome) -> None:
         self._end(run, outcome, abandon=False)
 
-    def _end(self, run: SessionRun, outcome: RunOutcome, *, abandon: bool) -> None:
+    def _end(self, run: SessionRun, outcome: RunOutcome, *, abandon: bool, waited: bool = False) -> None:
         """End the run with ``outcome``: its terminal message. ``abandon``: its worker did
-        not report this end (it may still be running it)."""
+        not report this end (it may still be running it); ``waited``: it was told to
+        cancel ``CANCEL_GRACE`` ago."""
         if run.outcome is not None:
             return
         run.outcome = outcome
         if abandon and run.worker is not None:
-            self.owner.abandon(run)
+            self.owner.abandon(run, waited=waited)
         if outcome.ok:
             self._finish(run, RunDone(run.run_id, run.final_event_id, run.seq))
         else:
@@ -285,7 +287,7 @@ class Session:
         elif kind == "grace":
             self._end(run, RunOutcome(run.run_id, False, "cancelled", "RunCancelled",
                                       "the run did not stop at a step boundary in time and was abandoned"),
-                      abandon=True)
+                      abandon=True, waited=True)
 
     def _to_caller(self, run: SessionRun, message: Any) -> None:
         """Send ``message`` to the run's caller, or, while a batched caller's output is
