@@ -408,3 +408,36 @@ def test_a_run_that_will_not_stop_retires_its_worker_after_the_worker_finishes_i
         wait_until(lambda: not pid_alive(old_worker), timeout=5)  # killed once it held no live turn
         assert texts(list(runner.run("ann", "stuck", "hello")))[-1] == "awake: hello"
         assert call(host.system, partition, "workers") == new_workers
+
+
+def test_with_one_run_per_worker_a_kill_ends_that_turn_only_and_the_pool_follows_the_load(
+        actor_system: Any, tmp_path: Path) -> None:
+    """``runs_per_worker=1``: two sessions' turns at once run in two processes; kill -9
+    of one ends that turn only (``killed``) while the other ends well. With
+    ``max_run_workers=2`` a third turn waits for a free worker, then runs; afterwards
+    the pool shrinks back to ``run_workers`` idle workers."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
+                        runs_per_worker=1, max_run_workers=2)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        for sid in ("a", "b", "c"):
+            runner.create_session("ann", sid)
+        partition = host.partitions()[0]
+        a, a_box = in_thread(lambda: list(runner.run("ann", "a", "sleep 3", run_id="run-a")))
+        b, b_box = in_thread(lambda: texts(list(runner.run("ann", "b", "sleep 2", run_id="run-b"))))
+        holders = wait_until(lambda: (m := call(host.system, partition, "worker-runs")) and
+                             sorted(r for runs in m.values() for r in runs) == ["run-a", "run-b"] and m)
+        assert all(len(runs) == 1 for runs in holders.values())  # one turn per process
+        c, c_box = in_thread(lambda: texts(list(runner.run("ann", "c", "hello"))))
+        time.sleep(0.5)
+        assert c.is_alive()  # both workers are taken and there may be no third: it waits
+        pid_of_a = next(pid for pid, runs in holders.items() if runs == ["run-a"])
+        os.kill(pid_of_a, signal.SIGKILL)
+        a.join(5)
+        assert isinstance(a_box.get("error"), RunFailedError) and a_box["error"].reason == "killed"
+        c.join(10)
+        assert c_box.get("result") == ["hello", "awake: hello"], c_box  # on the worker that replaced a's
+        b.join(10)
+        assert b_box.get("result") == ["sleep 2", "woke up"], b_box  # not disturbed
+        wait_until(lambda: len(call(host.system, partition, "workers")) == 1, timeout=10)  # shrunk back
+        assert texts(list(runner.run("ann", "a", "hello again")))[-1] == "awake: hello again"

@@ -90,6 +90,8 @@ class HostConfig:
     run_timeout: float | None = 600.0
     max_queued_runs: int = 8
     run_workers: int = 2  # per partition: the processes every turn of its sessions runs on
+    runs_per_worker: int = 0  # turns a run worker runs at once (0: no limit; 1: a process per turn)
+    max_run_workers: int = 32  # per partition, with runs_per_worker: beyond, turns wait
     worker_cached_events: int = 50_000  # history events a run worker keeps for its sessions' next turns
     log_file: str | None = None
     # Restart budgets, at every level (root, services, the session supervisors): sized
@@ -146,6 +148,8 @@ class Host:
                                        partitions=self.config.partitions,
                                        run_workers=self.config.run_workers,
                                        worker_cached_events=self.config.worker_cached_events,
+                                       runs_per_worker=self.config.runs_per_worker,
+                                       max_run_workers=self.config.max_run_workers,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options),
                                        limits=self.config.limits)

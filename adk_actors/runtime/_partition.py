@@ -21,6 +21,12 @@ that keeps running a turn ``CANCEL_GRACE`` after that turn was ended here (timeo
 cancel, over its limit) is retired: it gets no new turn, another is started in its
 place, and it is killed once no live turn is left on it.
 
+With ``runs_per_worker`` (1: every turn has a process to itself, so a kill -9 ends
+that turn only) a worker takes at most that many turns at once: when all are full
+another is started on the turn's path, up to ``max_run_workers``, beyond which turns
+wait in the partition, oldest first; a worker left idle while ``run_workers`` others
+are idle is stopped after ``WORKER_IDLE_STOP`` seconds.
+
 A (re)started partition holds no session: a run the store still marks as running in
 one of its sessions died with the previous process, and its caller gets
 ``RunFailed(interrupted)`` at once.
@@ -34,6 +40,7 @@ import os
 import signal
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +91,8 @@ AFFINITY_SLACK = 2
 #: A worker that has not answered its Init after this long is presumed lost (killed
 #: before it reported in: Thespian may never say that it exited) and is replaced.
 WORKER_INIT_WAIT = 10.0
+#: With ``runs_per_worker``: a worker beyond ``run_workers`` idle this long is stopped.
+WORKER_IDLE_STOP = 5.0
 
 #: Imported by a partition before it forks its workers: a module imported first in a
 #: forked worker is imported again by each of them.
@@ -99,6 +108,8 @@ class PartitionArgs:
     max_queued_runs: int = 8
     partitions: int = 1
     run_workers: int = 2  # worker processes per partition
+    runs_per_worker: int = 0  # turns a worker runs at once (0: no limit; 1: a process per turn)
+    max_run_workers: int = 32  # with runs_per_worker: the most workers; beyond, turns wait their turn
     worker_cached_events: int = 50_000  # history events a worker keeps for sessions' next turns
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True  # runs reach the host's services (breakers, artifacts ...)
@@ -114,6 +125,7 @@ class _Worker:
     runs: set[str] = field(default_factory=set)  # run ids it was given and has not ended
     known: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # session key -> history sent
     retired: bool = False
+    idle_since: float = 0.0  # the partition's clock when its last turn ended
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState)
@@ -147,6 +159,8 @@ class SessionPartition(GenServer):
         self.sessions: dict[str, Session] = {}
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
         self.workers: list[_Worker] = []
+        self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker (runs_per_worker)
+        self.shrink_armed = False
         self.idle_timer_armed = False
         self.log_later: list[dict[str, Any]] = []
         self.log_armed = False
@@ -182,6 +196,8 @@ class SessionPartition(GenServer):
             return os.getpid()
         if request == "workers":  # for tests and tools: the pids of the live workers that answered Init
             return [w.pid for w in self.workers if w.pid is not None and not w.retired]
+        if request == "worker-runs":  # for tests and tools: each live worker's pid -> the runs it holds
+            return {w.pid: sorted(w.runs) for w in self.workers if w.pid is not None and not w.retired}
         if request == "sessions":  # for tests and tools: the keys of the sessions held in memory
             return sorted(self.sessions)
         return super().handle_call(request, caller)
@@ -346,9 +362,15 @@ class SessionPartition(GenServer):
         return next((w for w in self.workers if w.address == address), None)
 
     def dispatch(self, session: Session, run: SessionRun) -> None:
-        """Give ``run`` to a worker (see the module) with the history it lacks."""
+        """Give ``run`` to a worker (see the module) with the history it lacks; with
+        ``runs_per_worker`` and every worker full at ``max_run_workers``, it waits in
+        the backlog for one to free up."""
         key = session.key
+        self.runs[run.run_id] = (session, run)
         worker = self._choose_worker(key)
+        if worker is None:
+            self.backlog.append((session, run))
+            return
         events = session.events
         known = worker.known.get(key)
         if known is not None and known[0] <= len(events) and (
@@ -359,8 +381,20 @@ class SessionPartition(GenServer):
         worker.known[key] = (len(events), events[-1].id if events else None)
         run.worker = worker
         worker.runs.add(run.run_id)
-        self.runs[run.run_id] = (session, run)
         self._to_worker(worker, start)
+
+    def _dispatch_backlog(self) -> None:
+        """Give waiting turns (oldest first) to workers with room, while there are some."""
+        while self.backlog:
+            session, run = self.backlog[0]
+            if run.outcome is not None or run.run_id not in self.runs:
+                self.backlog.popleft()  # ended while it waited (cancelled, timed out)
+                continue
+            if self._choose_worker(session.key) is None:
+                return
+            self.backlog.popleft()
+            self.runs.pop(run.run_id, None)
+            self.dispatch(session, run)
 
     def _start_run(self, session: Session, run: SessionRun, known: tuple[int, str | None] | None,
                    events: list[Any]) -> StartRun:
@@ -369,13 +403,22 @@ class SessionPartition(GenServer):
                         state=session.fresh_state(), new_message=run.request.new_message,
                         run_config=run.request.run_config or RunConfig())
 
-    def _choose_worker(self, key: str) -> _Worker:
-        """The worker for a turn of session ``key`` (see the module). One whose process
+    def _choose_worker(self, key: str) -> _Worker | None:
+        """The worker for a turn of session ``key`` (see the module); None when every
+        worker is full (``runs_per_worker``) and no other may start. One whose process
         is known to be gone (its exit not reported yet) is handled as gone first."""
         for worker in list(self.workers):
             if worker.pid is not None and not process_alive(worker.pid):
                 self._worker_gone(worker)
         open_workers = [w for w in self.workers if not w.retired]
+        limit = self.config.runs_per_worker
+        if limit:
+            open_workers = [w for w in open_workers if len(w.runs) < limit]
+            if not open_workers:
+                if len([w for w in self.workers if not w.retired]) >= self.config.max_run_workers:
+                    return None
+                self._start_worker()  # a fork on this turn's path: the pool grows to the load
+                return self.workers[-1]
         if not open_workers:  # only while stopping: the turn ends with the partition
             self._start_worker()
             open_workers = self.workers[-1:]
@@ -429,6 +472,7 @@ class SessionPartition(GenServer):
         self.slog.warning("run worker retired: a turn it held did not stop", worker_pid=worker.pid)
         if not self._stopping:
             self._start_worker()
+            self._dispatch_backlog()
         self._kill_if_done(worker)
 
     def _kill_if_done(self, worker: _Worker) -> None:
@@ -454,6 +498,8 @@ class SessionPartition(GenServer):
                 session.worker_died(run)
         if not worker.retired and not self._stopping:
             self._start_worker()
+        if not self._stopping:
+            self._dispatch_backlog()
 
     # -- messages from workers ----------------------------------------------------------------
 
@@ -491,6 +537,31 @@ class SessionPartition(GenServer):
             live[0].on_output(live[1], output)
         if worker.retired:
             self._kill_if_done(worker)
+        elif output.outcome is not None and self.config.runs_per_worker:
+            worker.idle_since = self.clock()
+            self._dispatch_backlog()
+            if not self.shrink_armed and len(self._idle_workers()) > max(1, self.config.run_workers):
+                self.shrink_armed = True
+                self.send_after(WORKER_IDLE_STOP, ("shrink",))
+
+    def _idle_workers(self) -> list[_Worker]:
+        return [w for w in self.workers if not w.retired and not w.runs]
+
+    def _shrink(self) -> None:
+        """With ``runs_per_worker``: stop the workers idle for WORKER_IDLE_STOP beyond the
+        ``run_workers`` most recently used idle ones (the pool shrinks as the load goes);
+        come back while more are idle than that."""
+        self.shrink_armed = False
+        keep = max(1, self.config.run_workers)
+        idle = sorted(self._idle_workers(), key=lambda w: w.idle_since, reverse=True)
+        now = self.clock()
+        for worker in idle[keep:]:
+            if now - worker.idle_since >= WORKER_IDLE_STOP:
+                worker.retired = True  # no new turn, no replacement at its exit
+                self.send(worker.address, Shutdown())
+        if len(self._idle_workers()) > keep:
+            self.shrink_armed = True
+            self.send_after(WORKER_IDLE_STOP, ("shrink",))
 
     def _resend(self, run_id: str, worker: _Worker) -> None:
         """A worker lacked the history a StartRun counted on: send it whole."""
@@ -506,6 +577,8 @@ class SessionPartition(GenServer):
         kind = payload[0] if isinstance(payload, tuple) and payload else None
         if kind == "idle":
             self._passivate()
+        elif kind == "shrink":
+            self._shrink()
         elif kind == "log":
             self.log_armed = False
             for fields in self.log_later:

@@ -194,6 +194,10 @@ class Session:
         """Cancel the run in progress (it stops at a step boundary; after CANCEL_GRACE it
         is ended all the same) or a waiting one (ended now)."""
         run = self.active
+        if run is not None and run.run_id == run_id and run.worker is None:  # waiting for a worker
+            self._end(run, RunOutcome(run_id, False, "cancelled", "RunCancelled", "cancelled before it started"),
+                      abandon=False)
+            return "cancelled"
         if run is not None and run.run_id == run_id:
             run.cancel_requested = True
             self.owner.cancel_on_worker(run, "cancelled by request")
