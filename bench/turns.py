@@ -63,13 +63,14 @@ def system_pss_kb(system: Any) -> int:
     return sum(pss_kb(pid) for pid in find_marked_processes(system.test_marker))
 
 
-def ours(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str, Any]:
+def ours(turns: int, concurrent: int, per_session: int, bursts: int, runs_per_worker: int = 0) -> dict[str, Any]:
     """Every figure of the table on the default host (2 partitions, 2 run workers each),
     at rest before the serial turns (its workers up)."""
     work = Path(tempfile.mkdtemp(prefix="bench-turns-"))
     out: dict[str, Any] = {}
     with running_actor_system(work / "logs") as system:
-        config = HostConfig(apps={"bench": "bench.bench_agent:agent"}, data_dir=str(work / "data"))
+        config = HostConfig(apps={"bench": "bench.bench_agent:agent"}, data_dir=str(work / "data"),
+                            runs_per_worker=runs_per_worker)
         store = SQLiteSessionStore(config.store_path)
         store.create_session("bench", "u", "long")
         for i in range(1000):
@@ -216,6 +217,8 @@ def main() -> None:
     parser.add_argument("--concurrent", type=int, default=100)
     parser.add_argument("--per-session", type=int, default=10)
     parser.add_argument("--bursts", type=int, default=3, help="repetitions of the concurrent burst, on each side")
+    parser.add_argument("--runs-per-worker", type=int, default=0,
+                        help="the host's [host] runs_per_worker (0: no limit; 1: a process per turn)")
     args = parser.parse_args()
     if min(args.turns, args.concurrent, args.per_session, args.bursts) < 1:
         parser.error("--turns, --concurrent, --per-session and --bursts must be at least 1")
@@ -226,7 +229,7 @@ def main() -> None:
                               capture_output=True, text=True,
                               timeout=1800, check=True)
         theirs = json.loads(done.stdout.strip().splitlines()[-1])
-    mine = ours(args.turns, args.concurrent, args.per_session, args.bursts)
+    mine = ours(args.turns, args.concurrent, args.per_session, args.bursts, args.runs_per_worker)
     print(f"\nturns benchmark: adk-actors vs google-adk ({os.cpu_count()} cores, same run; "
           f"{args.concurrent} concurrent sessions x {args.per_session} turns, median of {args.bursts} bursts)\n")
     width = max(len(row[0]) for row in ROWS)
