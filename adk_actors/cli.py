@@ -7,6 +7,8 @@ Commands (each talks to a running host on ``--port``, default from the config):
   reverse order, no process is left). A busy port fails at once.
 * ``run APP MESSAGE [--user U] [--session S]``: one turn, streamed.
 * ``chat APP``: turns from standard input until EOF.
+  Both talk to the host's actor system on ``--port``, or to its HTTP API with
+  ``--url URL [--token T]`` (a host elsewhere, or behind bearer tokens).
 * ``status``: the live supervision tree (id, type, state, pid, restarts).
 * ``chaos soak``: sessions talk while random actors are killed; prints LOST, HUNG,
   restarts, restored, next turns valid, orphans (exit 1 unless all is well).
@@ -33,7 +35,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,28 +197,39 @@ def _turn(runner: Any, user: str, session: str, message: str, as_json: bool) -> 
         _print_event(event, as_json)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _runner_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
+    """The Runner for ``args.app`` and how to let it go: over the host's HTTP API with
+    ``--url`` (its bearer token from ``--token`` or ``ADK_ACTORS_TOKEN``), else through
+    the actor system on ``--port``."""
+    if args.url:
+        from .remote import HttpRunner
+
+        remote = HttpRunner(args.url, args.app, token=args.token or os.environ.get("ADK_ACTORS_TOKEN"))
+        return remote, remote.close
     host = _connect(args)
+    return host.runner(args.app), host.disconnect
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    runner, close = _runner_for(args)
     try:
-        _turn(host.runner(args.app), args.user, args.session or f"cli-{uuid.uuid4().hex[:8]}", args.message,
-              args.json)
+        _turn(runner, args.user, args.session or f"cli-{uuid.uuid4().hex[:8]}", args.message, args.json)
     finally:
-        host.disconnect()
+        close()
     return 0
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    host = _connect(args)
+    runner, close = _runner_for(args)
     session = args.session or f"chat-{uuid.uuid4().hex[:8]}"
     try:
-        runner = host.runner(args.app)
         if sys.stdin.isatty():
             print(f"chatting with {args.app} (session {session}); end with Ctrl-D")
         for line in sys.stdin:
             if line.strip():
                 _turn(runner, args.user, session, line.strip(), args.json)
     finally:
-        host.disconnect()
+        close()
     return 0
 
 
@@ -388,13 +401,18 @@ def build_parser() -> argparse.ArgumentParser:
                            help="run the host (and its HTTP API and console) until SIGTERM / SIGINT")
     serve.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
     serve.set_defaults(func=cmd_serve)
-    run = common(sub.add_parser("run", help="one turn against an app"))
+    def remote(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--url", help="talk to the host over its HTTP API at this URL instead of its actor system")
+        p.add_argument("--token", help="the bearer token for --url (default: $ADK_ACTORS_TOKEN)")
+        return p
+
+    run = remote(common(sub.add_parser("run", help="one turn against an app")))
     run.add_argument("app")
     run.add_argument("message")
     run.add_argument("--user", default="cli")
     run.add_argument("--session")
     run.set_defaults(func=cmd_run)
-    chat = common(sub.add_parser("chat", help="turns from standard input"))
+    chat = remote(common(sub.add_parser("chat", help="turns from standard input")))
     chat.add_argument("app")
     chat.add_argument("--user", default="cli")
     chat.add_argument("--session")

@@ -341,6 +341,27 @@ def test_tokens_keep_users_apart(tmp_path: Path) -> None:
         assert not any(token in tokens_in_output for token in TOKENS)
         assert "ann-token" not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
 
+        # The CLI over HTTP (`--url`), the token from the environment: ann's own session works,
+        # streamed; bob's token on ann's session and no token at all are refused with exit 1.
+        def cli(*args: str, token: str | None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+            env = {**os.environ, "ADK_ACTORS_TOKEN": f"{token}-0123456789abcdef"} if token else \
+                {k: v for k, v in os.environ.items() if k != "ADK_ACTORS_TOKEN"}
+            return subprocess.run([sys.executable, "-m", "adk_actors.cli", *args, "--url", served["url"]],
+                                  capture_output=True, text=True, timeout=60, env=env, input=stdin)
+
+        turn = cli("run", "weather_bot", "What's the weather in Paris?", "--user", "ann", "--session", "a2",
+                   token="ann-token")
+        assert turn.returncode == 0, turn.stderr
+        assert "-> get_weather" in turn.stdout and "21 °C and clear in Paris" in turn.stdout
+        chat = cli("chat", "weather_bot", "--user", "ann", "--session", "a2", token="ann-token",
+                   stdin="and in Oslo?\nthanks\n")
+        assert chat.returncode == 0 and "snow in Oslo" in chat.stdout, chat.stderr
+        assert len(http.get("/apps/weather_bot/users/ann/sessions/a2", headers=ann).json()["events"]) > 6
+        refused = cli("run", "weather_bot", "hi", "--user", "ann", "--session", "a2", token="bob-token")
+        assert refused.returncode == 1 and "refused" in refused.stderr and "Traceback" not in refused.stderr
+        anonymous = cli("run", "weather_bot", "hi", "--user", "ann", "--session", "a2", token=None)
+        assert anonymous.returncode == 1 and "401" in anonymous.stderr
+
 
 def test_a_public_address_needs_tokens(tmp_path: Path) -> None:
     config = tmp_path / "host.toml"

@@ -1,0 +1,126 @@
+"""A Runner for a host reached over its HTTP API (google-adk's routes), not its actor system.
+
+``HttpRunner(url, app, token=...)`` has the Runner's session calls and ``run``: it is
+what ``adk-actors run`` and ``chat`` use with ``--url``, for a host on another
+machine (whose actor-system port stays private) or behind its bearer tokens.
+
+``run`` posts the turn to ``/run_sse`` and yields each event as it arrives, in
+order; the stream's error line raises :class:`RunFailedError`. Each HTTP error is
+the kit's typed error: 401/403 :class:`HostError` (the token), 404
+:class:`SessionNotFoundError` or :class:`UnknownAppError`, 409
+:class:`SessionExistsError` or :class:`SessionBusyError`, 413 :class:`LimitExceededError`, 400/422
+:class:`InvalidRequestError`; a host that does not answer, :class:`HostError`.
+Every request has a deadline (``timeout`` seconds between two bytes of a stream).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ._exceptions import (
+    AdkError,
+    HostError,
+    InvalidRequestError,
+    LimitExceededError,
+    RunFailedError,
+    SessionBusyError,
+    SessionExistsError,
+    SessionNotFoundError,
+    UnknownAppError,
+)
+from ._types import Content, Event
+
+__all__ = ["HttpRunner"]
+
+
+class HttpRunner:
+    def __init__(self, url: str, app_name: str, *, token: str | None = None, timeout: float = 660.0) -> None:
+        self.app_name = app_name
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> HttpRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _sessions(self, user_id: str) -> str:
+        return f"/apps/{quote(self.app_name, safe='')}/users/{quote(user_id, safe='')}/sessions"
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise HostError(f"the host at {self._http.base_url} did not answer: {exc}") from None
+        _check(response, self.app_name)
+        return response.json()
+
+    def get_session(self, user_id: str, session_id: str) -> dict[str, Any]:
+        """The session as google-adk's JSON (``id``, ``state``, ``events`` ...)."""
+        found: dict[str, Any] = self._send("GET", f"{self._sessions(user_id)}/{quote(session_id, safe='')}")
+        return found
+
+    def create_session(self, user_id: str, session_id: str | None = None,
+                       state: dict[str, Any] | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"state": dict(state or {})}
+        if session_id:
+            body["sessionId"] = session_id
+        created: dict[str, Any] = self._send("POST", self._sessions(user_id), json=body)
+        return created
+
+    def run(self, user_id: str, session_id: str, message: str | Content) -> Iterator[Event]:
+        """One turn: its events as they arrive (the user's first, model text streamed
+        as partial events); raises RunFailedError on the stream's error line."""
+        content = Content.user(message) if isinstance(message, str) else message
+        body = {"appName": self.app_name, "userId": user_id, "sessionId": session_id, "streaming": True,
+                "newMessage": content.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        try:
+            with self._http.stream("POST", "/run_sse", json=body) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    _check(response, self.app_name)
+                for line in response.iter_lines():
+                    if not line.startswith("data: "):
+                        continue
+                    data = json.loads(line[len("data: "):])
+                    if "error" in data and "id" not in data:
+                        details = data.get("error_details") or {}
+                        raise RunFailedError("", "error", details.get("error_type", "error"),
+                                             details.get("error_message", str(data["error"])))
+                    yield Event.model_validate(data)
+        except httpx.HTTPError as exc:
+            raise HostError(f"the host at {self._http.base_url} did not answer: {exc}") from None
+
+
+def _check(response: httpx.Response, app_name: str) -> None:
+    """Raise the kit's typed error for an HTTP error answer."""
+    if response.status_code < 400:
+        return
+    try:
+        detail = str(response.json().get("detail", response.text))
+    except ValueError:
+        detail = response.text
+    status = response.status_code
+    error: type[AdkError]
+    if status in (401, 403):
+        raise HostError(f"the host refused the request ({status}): {detail} (check --token)")
+    if status == 404:
+        error = UnknownAppError if "app" in detail.lower() and app_name in detail else SessionNotFoundError
+    elif status == 409:
+        error = SessionExistsError if "exists" in detail else SessionBusyError
+    elif status == 413:
+        error = LimitExceededError
+    elif status in (400, 422):
+        error = InvalidRequestError
+    else:
+        raise HostError(f"the host answered {status}: {detail}")
+    raise error(detail)
