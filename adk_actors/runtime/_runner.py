@@ -190,10 +190,15 @@ class Runner:
         peer = self._peer(user_id, session_id) if session_id else None  # none: ListSessions
         return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id), peer)
 
-    def _peer(self, user_id: str, session_id: str) -> int:
+    def _peer(self, user_id: str, session_id: str) -> int | None:
         """Which of the host's partitions the session's requests go to (an endpoint that
-        talked to it before has its connection open)."""
-        return partition_index(session_key(self.app_name, user_id, session_id), len(self.host.partitions()))
+        talked to it before has its connection open); None while the host's partitions
+        cannot be listed (they restart: the request's own retries wait for them)."""
+        try:
+            count = len(self.host.partitions())
+        except AdkError:
+            return None
+        return partition_index(session_key(self.app_name, user_id, session_id), count)
 
     def _on_endpoint(self, work: Callable[[Any], _T], peer: int | None = None) -> _T:
         """``work(context)`` on a leased endpoint, kept for reuse only if it got an
@@ -360,6 +365,11 @@ class Runner:
                     return
                 except _NotTaken:
                     pass  # that partition was gone: ask the host's current one
+            # From an endpoint of its own: this one's last send was refused, and Thespian may
+            # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
+            endpoint.clean = False
+            self._return_endpoint(endpoint)
+            endpoint = _Endpoint(self.host.system)
             try:
                 accepted = self._start_run(endpoint, request)
             except HostError:
@@ -414,7 +424,10 @@ class Runner:
         or None when that partition refused the connection (it is gone: restarted
         elsewhere) or answered ``not_running``: the request started nothing there, and
         the host's current partition is asked instead (``_start_run``)."""
-        address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
+        try:
+            address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
+        except AdkError:  # the partitions restart: _start_run's retries wait for them
+            return None
         message = Call(replace(request, reply_accepted=False))
         try:
             answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
