@@ -394,3 +394,28 @@ def test_a_worker_that_forgot_a_sessions_history_is_sent_it_whole(actor_system: 
                 assert texts(list(runner.run("ann", sid, f"{sid}{turn}")))[-1] == f"echo: {sid}{turn} (turn {turn})"
         history = texts(runner.get_session("ann", "b").events)
         assert history == [t for n in (1, 2, 3) for t in (f"b{n}", f"echo: b{n} (turn {n})")]
+
+
+def test_a_turn_waits_while_the_hosts_partitions_cannot_be_listed(host: Host) -> None:
+    """While the partitions restart, listing them fails (HostError): a turn waits for
+    them within its call timeout instead of failing at once (a soak once had thousands
+    of such instant failures while the tree restarted)."""
+    from adk_actors import HostError
+
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    real = host.partitions
+    lookups = {"n": 0}
+
+    def restarting(refresh: bool = False) -> list[Any]:
+        lookups["n"] += 1
+        if lookups["n"] <= 5:
+            raise HostError("a session partition is restarting")
+        return real(refresh)
+
+    host.partitions = restarting  # type: ignore[method-assign]
+    try:
+        assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "echo: hello (turn 1)"
+    finally:
+        del host.partitions
+    assert lookups["n"] > 5
