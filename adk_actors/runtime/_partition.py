@@ -238,13 +238,15 @@ class SessionPartition(GenServer):
 
     def _delete(self, request: DeleteSession) -> str:
         """Delete a session: its runs end ``interrupted`` first (a running one is
-        cancelled on its worker), then the store forgets it."""
+        cancelled on its worker, which is retired if it has not stopped it
+        ``CANCEL_GRACE`` later), then the store forgets it."""
         self._check_app(request.app_name)
         self._check_ours(request.key)
         session = self.sessions.pop(request.key, None)
         if session is not None:
             if session.active is not None and session.active.worker is not None:
                 self.cancel_on_worker(session.active, "the session was deleted")
+                self.abandon(session.active, waited=False)
             for run in [session.active, *session.waiting]:
                 if run is not None:
                     self.runs.pop(run.run_id, None)

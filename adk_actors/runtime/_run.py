@@ -254,8 +254,6 @@ class RunActor(GenServer):
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if request == "pid":
             return os.getpid()
-        if request == "turns":  # for tests and tools: the run ids this worker is running
-            return sorted(self._turns)
         return super().handle_call(request, caller)
 
     # -- turns ------------------------------------------------------------------------------
