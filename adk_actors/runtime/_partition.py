@@ -407,11 +407,16 @@ class SessionPartition(GenServer):
 
     def _choose_worker(self, key: str) -> _Worker | None:
         """The worker for a turn of session ``key`` (see the module); None when every
-        worker is full (``runs_per_worker``) and no other may start. One whose process
-        is known to be gone (its exit not reported yet) is handled as gone first."""
-        for worker in list(self.workers):
-            if worker.pid is not None and not process_alive(worker.pid):
-                self._worker_gone(worker)
+        worker is full (``runs_per_worker``) and no other may start. A chosen worker
+        whose process is known to be gone (its exit not reported yet) is handled as
+        gone, and another is chosen (one liveness check per turn, not one per worker)."""
+        while True:
+            worker = self._pick_worker(key)
+            if worker is None or worker.pid is None or process_alive(worker.pid):
+                return worker
+            self._worker_gone(worker)
+
+    def _pick_worker(self, key: str) -> _Worker | None:
         open_workers = [w for w in self.workers if not w.retired]
         limit = self.config.runs_per_worker
         if limit:

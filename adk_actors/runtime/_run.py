@@ -67,6 +67,7 @@ from .._secrets import redact
 from .._types import Event
 from .._validate import check_fields
 from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
+from ..messages import session_key
 from ..models import close_pooled_clients, resolve_model
 from ._link import RunLink
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
@@ -264,7 +265,7 @@ class RunActor(GenServer):
         the worker thread."""
         if start.run_id in self._turns:
             return  # the same turn again: it runs already
-        key = f"{start.app_name}/{start.user_id}/{start.session_id}"
+        key = session_key(start.app_name, start.user_id, start.session_id)
         if start.known is None:
             history = list(start.events)
         else:
