@@ -10,7 +10,8 @@ the kit's typed error: 401/403 :class:`HostError` (the token), 404
 :class:`SessionNotFoundError` or :class:`UnknownAppError`, 409
 :class:`SessionExistsError` or :class:`SessionBusyError`, 413 :class:`LimitExceededError`, 400/422
 :class:`InvalidRequestError`; a host that does not answer, :class:`HostError`.
-Every request has a deadline (``timeout`` seconds between two bytes of a stream).
+Every request has a deadline: ``call_timeout`` seconds for a session call,
+``timeout`` seconds between two bytes of a turn's stream.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ __all__ = ["HttpRunner"]
 
 
 class HttpRunner:
-    def __init__(self, url: str, app_name: str, *, token: str | None = None, timeout: float = 660.0) -> None:
+    def __init__(self, url: str, app_name: str, *, token: str | None = None, timeout: float = 660.0,
+                 call_timeout: float = 30.0) -> None:
         self.app_name = app_name
+        self.call_timeout = call_timeout
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
 
@@ -58,7 +61,7 @@ class HttpRunner:
 
     def _send(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
-            response = self._http.request(method, path, **kwargs)
+            response = self._http.request(method, path, timeout=self.call_timeout, **kwargs)
         except httpx.HTTPError as exc:
             raise HostError(f"the host at {self._http.base_url} did not answer: {exc}") from None
         _check(response, self.app_name)
