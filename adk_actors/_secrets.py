@@ -27,7 +27,7 @@ from typing import Any
 
 from ._types import Event
 
-__all__ = ["MIN_LENGTH", "REDACTED", "known_secrets", "redact", "redact_event", "register_secret"]
+__all__ = ["MIN_LENGTH", "REDACTED", "known_secrets", "redact", "redact_event", "redact_json", "register_secret"]
 
 MIN_LENGTH = 8
 REDACTED = "***"
@@ -67,6 +67,16 @@ def redact(text: str) -> str:
     for secret in sorted(known_secrets(), key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, REDACTED)
+    return text
+
+
+def redact_json(text: str) -> str:
+    """``text``, JSON made by ``json.dumps``, with every known secret replaced by
+    ``***``, as it appears raw or escaped inside a JSON string."""
+    for secret in sorted(known_secrets(), key=len, reverse=True):
+        for form in (secret, json.dumps(secret)[1:-1]):
+            if form in text:
+                text = text.replace(form, REDACTED)
     return text
 
 

@@ -109,7 +109,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
                            max_queued_runs=host_cfg.max_queued_runs,
                            run_workers=host_cfg.run_workers, runs_per_worker=host_cfg.runs_per_worker,
-                           max_run_workers=host_cfg.max_run_workers,
+                           max_run_workers=host_cfg.max_run_workers, trace_turns=host_cfg.trace_turns,
                            models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
                            breaker=BreakerConfig(**settings.breaker.model_dump()),
                            max_artifact_bytes=settings.artifacts.max_bytes,

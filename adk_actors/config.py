@@ -42,6 +42,7 @@ class HostSection(BaseModel):
     run_workers: int = Field(default=2, ge=1, le=64)  # per partition
     runs_per_worker: int = Field(default=0, ge=0)  # 0: no limit; 1: every turn has a process to itself
     max_run_workers: int = Field(default=32, ge=1, le=1024)  # per partition, with runs_per_worker
+    trace_turns: int = Field(default=20, ge=0, le=10_000)  # turns whose trace each session keeps; 0: no tracing
     shutdown_timeout: float = Field(default=30.0, gt=0)
     restart_intensity: int = Field(default=40, ge=0)
     restart_period: float = Field(default=10.0, gt=0)

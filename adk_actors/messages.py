@@ -35,8 +35,10 @@ __all__ = [
     "CancelRun",
     "CreateSession",
     "DeleteSession",
+    "GetEventTrace",
     "GetSession",
     "GetState",
+    "GetTrace",
     "Limits",
     "ListSessions",
     "RunAccepted",
@@ -54,8 +56,9 @@ __all__ = [
 #: 3 added ``RunRequest.reply_accepted`` (optional);
 #: 4 added ``SessionInfo.session_actor`` (optional);
 #: 5 added ``UpdateState``;
-#: 6 removed ``SessionInfo.session_actor`` (sessions live in their partitions) and added ``PROBE``.
-PROTOCOL_VERSION = 6
+#: 6 removed ``SessionInfo.session_actor`` (sessions live in their partitions) and added ``PROBE``;
+#: 7 added ``GetTrace`` and ``GetEventTrace``.
+PROTOCOL_VERSION = 7
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -230,6 +233,27 @@ class UpdateState(_SessionRef):
 class ListSessions:
     app_name: str
     user_id: str
+
+
+@dataclass(frozen=True)
+class GetTrace:
+    """The trace of a session's last turns (``list[tracing.TraceSpan]``, empty when none
+    is kept). Any partition answers it; ``user_id`` None: whichever user's session
+    has that id (google-adk's trace route names no user)."""
+
+    app_name: str
+    session_id: str
+    user_id: str | None = None
+
+
+@dataclass(frozen=True)
+class GetEventTrace:
+    """The span of the model call that made event ``event_id`` (``tracing.TraceSpan``),
+    or None. Any partition answers it; ``user_id`` as in ``GetTrace``."""
+
+    app_name: str
+    event_id: str
+    user_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,10 @@
 Events are tuples such as ``("adk", "llm", "stop")``; each carries measurements
 (``system_time`` at start; ``duration`` in seconds at stop and exception) and
 metadata (agent, invocation and branch ids, the model, token usage, the tool, the
-error). The engine emits ``[adk, agent|llm|tool, start|stop|exception]``.
+error). The engine emits ``[adk, agent|llm|tool, start|stop|exception]``; a model
+call's stop also carries the ``event_id`` of the event it made, its ``request``
+(``LlmRequest``) and ``response`` (``LlmResponse``), and a tool call's stop its
+``args`` and ``response``.
 
 ``attach(handler_id, events, handler)`` subscribes; a handler that raises is logged
 and detached, so telemetry can never break a run. Handlers are per process:
@@ -22,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Handler", "attach", "detach", "execute", "handlers", "muted", "span"]
+__all__ = ["Handler", "attach", "detach", "execute", "handlers", "span"]
 
 Event = tuple[str, ...]
 Handler = Callable[[Event, dict[str, Any], dict[str, Any]], None]
@@ -30,7 +33,6 @@ Handler = Callable[[Event, dict[str, Any], dict[str, Any]], None]
 _lock = threading.Lock()
 _handlers: dict[str, tuple[frozenset[Event], Handler]] = {}
 _log = logging.getLogger("adk_actors.telemetry")
-_thread = threading.local()  # .muted: see muted()
 
 
 def attach(handler_id: str, events: Iterable[Event] | Event, handler: Handler) -> None:
@@ -55,21 +57,7 @@ def handlers() -> list[str]:
         return sorted(_handlers)
 
 
-@contextmanager
-def muted() -> Iterator[None]:
-    """Events emitted by this thread inside the block reach no handler (the runtime's
-    warm-up of a pooled process runs a scratch invocation that is nobody's)."""
-    before = getattr(_thread, "muted", False)
-    _thread.muted = True
-    try:
-        yield
-    finally:
-        _thread.muted = before
-
-
 def execute(event: Event, measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
-    if getattr(_thread, "muted", False):
-        return
     with _lock:
         targets = [(hid, handler) for hid, (events, handler) in _handlers.items() if event in events]
     for handler_id, handler in targets:

@@ -56,6 +56,12 @@ def test_chat_streams_and_draws_tool_calls(page: Any, served: dict[str, Any], tm
     expect(page.locator("#events .bubble").last).to_have_text("It is 21 °C and clear in Paris.")
     expect(page.locator("#state")).to_contain_text('"last_city": "Paris"')
     expect(page.locator("#sessions li")).to_have_count(1)
+    # The turn's trace: the agent's span, with its model and tool calls inside it.
+    expect(page.locator("#trace .span summary").first).to_contain_text("invoke_agent weather_bot")
+    expect(page.locator("#trace .span")).to_have_count(4)
+    tool_span = page.locator("#trace .span", has_text="execute_tool get_weather")
+    tool_span.locator("summary").click()
+    expect(tool_span.locator("pre")).to_contain_text('"temp_c": 21')
     page.screenshot(path=str(tmp_path / "chat.png"))
 
     page.select_option("#app", "streaming")
@@ -153,6 +159,16 @@ def test_google_adks_own_web_ui_chats_with_the_host(page: Any, served: dict[str,
     page.keyboard.press("Enter")
     expect(page.get_by_text("It is 21 °C and clear in Paris.")).to_be_visible(timeout=15000)
     page.screenshot(path=str(tmp_path / "adk-web.png"))
+    page.get_by_text("Traces", exact=True).click()  # adk-web's trace view draws our stored spans
+    expect(page.get_by_text("execute_tool get_weather").or_(page.get_by_text("get_weather", exact=True)).first) \
+        .to_be_visible(timeout=10000)
+    expect(page.get_by_text("generate_content scripted").first).to_be_visible()
+    page.screenshot(path=str(tmp_path / "adk-web-trace.png"))
+    page.get_by_text("Events", exact=True).click()  # an event's model request, from its stored span
+    page.get_by_text("It is 21 °C and clear in Paris.").click()
+    page.get_by_text("input", exact=True).click()
+    expect(page.get_by_text("function_declarations").first).to_be_visible(timeout=10000)
+    page.screenshot(path=str(tmp_path / "adk-web-request.png"))
     session_id = page.url.split("session=")[1].split("&")[0]
     stored = httpx.get(f"{served['url']}/apps/weather_bot/users/user/sessions/{session_id}").json()
     assert stored["events"][-1]["content"]["parts"][0]["text"] == "It is 21 °C and clear in Paris."

@@ -303,6 +303,32 @@ TOKENS = {"ann-token-0123456789abcdef": "ann", "bob-token-0123456789abcdef": "bo
           "ops-token-0123456789abcdef": "*"}
 
 
+def test_traces_are_served_as_google_adks_trace_view_reads_them(client: httpx.Client) -> None:
+    """The spans of a turn, parsed by google-adk's own WebUiSpan model; the span of the
+    model call that made an event; 404 for an event with none."""
+    from google.adk.telemetry._web_ui import WebUiSpan
+
+    session = client.post("/apps/weather_bot/users/tia/sessions").json()["id"]
+    events = client.post("/run", json={"appName": "weather_bot", "userId": "tia", "sessionId": session,
+                                       "newMessage": {"role": "user", "parts": [{"text": "Weather in Oslo?"}]}}).json()
+    trace = client.get(f"/dev/apps/weather_bot/debug/trace/session/{session}").json()
+    spans = [WebUiSpan.model_validate(span) for span in trace]
+    assert [s.name for s in spans] == ["generate_content scripted", "execute_tool get_weather",
+                                       "generate_content scripted", "invoke_agent weather_bot"]
+    root = spans[-1]
+    assert root.parent_span_id is None and all(s.parent_span_id == root.span_id for s in spans[:-1])
+    assert {s.attributes["gcp.vertex.agent.invocation_id"] for s in spans} == {events[0]["invocationId"]}
+    assert {s.attributes["gen_ai.conversation.id"] for s in spans} == {session}
+    answer = client.get(f"/dev/apps/weather_bot/debug/trace/{events[-1]['id']}")
+    assert answer.status_code == 200
+    flat = answer.json()
+    assert flat["span_id"] == spans[2].span_id and flat["gcp.vertex.agent.event_id"] == events[-1]["id"]
+    assert "It is -3 °C and snow in Oslo." in json.loads(flat["gcp.vertex.agent.llm_response"])["content"]["parts"][0]["text"]
+    assert client.get("/dev/apps/weather_bot/debug/trace/no-such-event").json() == {"detail": "Trace not found"}
+    assert client.get("/dev/apps/nobody/debug/trace/session/x").status_code == 404
+    assert client.get("/dev/apps/weather_bot/debug/trace/session/no-such-session").json() == []
+
+
 def test_tokens_keep_users_apart(tmp_path: Path) -> None:
     env = {"ADK_ACTORS_HTTP__TOKENS": json.dumps(TOKENS)}
     with serving(tmp_path, env=env) as served, httpx.Client(base_url=served["url"], timeout=30) as http:
@@ -333,7 +359,12 @@ def test_tokens_keep_users_apart(tmp_path: Path) -> None:
         assert http.get("/console/api/tree", headers=ann).status_code == 403  # the tree is the operator's
         assert http.post("/console/api/kill", json={"path": "registry"}, headers=ann).status_code == 403
         assert http.get("/console/api/whoami", headers=ann).json() == {"principal": "ann", "operator": False}
-        assert http.post("/run", json=stolen, headers=ann).status_code == 200
+        ran = http.post("/run", json=stolen, headers=ann)
+        assert ran.status_code == 200
+        trace, final = "/dev/apps/weather_bot/debug/trace/session/a1", f"/dev/apps/weather_bot/debug/trace/{ran.json()[-1]['id']}"
+        assert http.get(trace, headers=ann).json() and http.get(trace, headers=ops).json()
+        assert http.get(trace, headers=bob).json() == [] and http.get(final, headers=bob).status_code == 404
+        assert http.get(final, headers=ann).status_code == 200
         assert http.get("/apps/weather_bot/users/ann/sessions/a1", headers=ops).status_code == 200
         assert http.get("/apps/weather_bot/users/ann/approvals", headers=ann).json() == []
         assert any(r["path"] == "http" for r in http.get("/console/api/tree", headers=ops).json()["rows"])

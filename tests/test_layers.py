@@ -15,7 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "adk_actors"
 LAYERS = (
     ("types", {"_types", "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names",
-               "log", "telemetry", "messages"}),
+               "log", "telemetry", "tracing", "messages"}),
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),
     ("engine", {"engine", "tools", "models", "otel"}),

@@ -319,12 +319,15 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             ctx.counters["llm_calls"] += 1
             failure: ModelStepError | None = None
             with telemetry.span(("adk", "llm"), _meta(agent, ctx, model=model_name(agent.model))) as llm_meta:
+                llm_meta["event_id"] = event_id
+                llm_meta["request"] = request
                 try:
                     async for part_response in _call_model(agent, ctx, request, cb):
                         if part_response.partial:
                             yield ctx.event(id=event_id, content=part_response.content, partial=True)
                         else:
                             response = part_response
+                            llm_meta["response"] = part_response
                             llm_meta["usage"] = part_response.usage_metadata
                             llm_meta["model_version"] = part_response.model_version
                 except ModelStepError as error:
@@ -380,6 +383,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
 async def _run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     with telemetry.span(("adk", "tool"), _meta(agent, ctx, tool=call.name, function_call_id=call.id)) as meta:
         result, tool_context = await _run_tool_inner(agent, ctx, call, tools)
+        meta["args"], meta["response"] = call.args, result
         if "error" in result:
             meta["error"] = str(result["error"])[:200]
         return result, tool_context

@@ -4,9 +4,9 @@ The UI's files are served straight from the installed package
 (``google/adk/cli/browser``), never copied here. Same origin, so the UI calls this
 host's API at the root; its runtime config says so (``backendUrl: ""``) and turns its
 telemetry consent dialog off. The ``/dev/*`` routes the UI calls on load answer what
-it needs: the agent graph (``build_graph``), and empty evals, builder and traces (we
-keep none of those), so the page raises no errors. Chat, sessions, state, artifacts
-and streaming go through google-adk's API, as anywhere.
+it needs: the agent graph (``build_graph``), and empty evals and builder (we keep
+none of those), so the page raises no errors. Chat, sessions, state, artifacts,
+streaming and traces (``_trace``) go through the host's API, as anywhere.
 """
 
 from __future__ import annotations
@@ -80,10 +80,6 @@ def add_adk_web(api: FastAPI, files: Path, apps: list[str], root_agent_of: Calla
     @api.get("/dev/apps/{app}/eval_sets", include_in_schema=False)
     @api.get("/dev/apps/{app}/eval_results", include_in_schema=False)
     def evals(app: str) -> list[Any]:
-        return []
-
-    @api.get("/dev/apps/{app}/debug/trace/session/{session_id}", include_in_schema=False)
-    def traces(app: str, session_id: str) -> list[Any]:
         return []
 
     @api.get("/config/telemetry", include_in_schema=False)

@@ -54,6 +54,7 @@ from ._adk_web import add_adk_web, adk_web_files
 from ._console import add_console
 from ._guard import OPERATOR, Guard
 from ._live import add_live
+from ._trace import add_trace_routes
 from ._wire import compact_json, event_json, is_user_echo, part_json, session_json, sse_events
 
 __all__ = ["create_app"]
@@ -322,6 +323,7 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
         runner(app).add_session_to_memory(user, body.session_id)
 
     add_live(api, runner)
+    add_trace_routes(api, runner)
     add_console(api, host, sorted(apps), runner, allowed)
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too

@@ -93,6 +93,7 @@ class HostConfig:
     runs_per_worker: int = 0  # turns a run worker runs at once (0: no limit; 1: a process per turn)
     max_run_workers: int = 32  # per partition, with runs_per_worker: beyond, turns wait
     worker_cached_events: int = 50_000  # history events a run worker keeps for its sessions' next turns
+    trace_turns: int = 20  # turns whose trace (see adk_actors.tracing) each session keeps; 0: none recorded
     log_file: str | None = None
     # Restart budgets, at every level (root, services, the session supervisors): sized
     # to tell a crash loop from kills of healthy actors. A child that dies at start is
@@ -150,6 +151,7 @@ class Host:
                                        worker_cached_events=self.config.worker_cached_events,
                                        runs_per_worker=self.config.runs_per_worker,
                                        max_run_workers=self.config.max_run_workers,
+                                       trace_turns=self.config.trace_turns,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options),
                                        limits=self.config.limits)

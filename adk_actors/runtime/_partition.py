@@ -67,8 +67,10 @@ from ..messages import (
     CancelRun,
     CreateSession,
     DeleteSession,
+    GetEventTrace,
     GetSession,
     GetState,
+    GetTrace,
     Limits,
     ListSessions,
     RunFailed,
@@ -111,6 +113,7 @@ class PartitionArgs:
     runs_per_worker: int = 0  # turns a worker runs at once (0: no limit; 1: a process per turn)
     max_run_workers: int = 32  # with runs_per_worker: the most workers; beyond, turns wait their turn
     worker_cached_events: int = 50_000  # history events a worker keeps for sessions' next turns
+    trace_turns: int = 20  # turns whose trace each session keeps (0: no trace is recorded)
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True  # runs reach the host's services (breakers, artifacts ...)
     model_options: dict[str, Any] | None = None
@@ -156,6 +159,7 @@ class SessionPartition(GenServer):
         self.limits = args.limits
         self.max_queued_runs = args.max_queued_runs
         self.run_timeout = args.run_timeout
+        self.trace_turns = args.trace_turns
         self.sessions: dict[str, Session] = {}
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
         self.workers: list[_Worker] = []
@@ -186,6 +190,12 @@ class SessionPartition(GenServer):
             self._check_app(request.app_name)
             return [SessionInfo(s.app_name, s.user_id, s.id, s.state, [], s.last_update_time)
                     for s in self.store.list_sessions(request.app_name, request.user_id)]
+        if isinstance(request, GetTrace):
+            self._check_app(request.app_name)
+            return self.store.session_trace(request.app_name, request.session_id, request.user_id)
+        if isinstance(request, GetEventTrace):
+            self._check_app(request.app_name)
+            return self.store.event_trace(request.app_name, request.event_id, request.user_id)
         if isinstance(request, CreateSession):
             return self._create(request)
         if isinstance(request, DeleteSession):
@@ -332,7 +342,8 @@ class SessionPartition(GenServer):
                                   registry=self.registry if self.config.breakers else None,
                                   model_base_urls=self.config.model_base_urls,
                                   model_options=self.config.model_options,
-                                  cached_events=self.config.worker_cached_events, link_fd=theirs.fd,
+                                  cached_events=self.config.worker_cached_events, trace=self.config.trace_turns > 0,
+                                  link_fd=theirs.fd,
                                   inherited_fds=(ours.fd, *(w.link.fd for w in self.workers if not w.link.closed)))
         self.send(address, Init(args=settings, supervisor=self.myAddress))
         self.workers.append(_Worker(address, ours))

@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
 import os
 import queue
 import selectors
@@ -69,6 +70,7 @@ from .._validate import check_fields
 from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
 from ..messages import session_key
 from ..models import close_pooled_clients, resolve_model
+from ..tracing import TraceRecorder
 from ._link import RunLink
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
 from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
@@ -198,6 +200,7 @@ class RunActor(GenServer):
         self._partial_armed = False
         self._link: RunLink | None = None  # our direct line to the partition (see _link)
         self._through_thespian: set[str] = set()  # runs whose output fell back from the line
+        self._recorder: TraceRecorder | None = None  # records the turns' spans (WorkerSettings.trace)
 
     def init(self, args: WorkerSettings) -> Any:
         """Take our end of the line (and let go of the partition's ends the fork gave
@@ -213,6 +216,9 @@ class RunActor(GenServer):
                 pass
         if args.link_fd is not None:
             self._link = RunLink.adopt(args.link_fd)
+        if args.trace:
+            self._recorder = TraceRecorder()
+            self._recorder.attach()
         self._thread = threading.Thread(target=self._worker, name="run-worker", daemon=True)
         self._thread.start()
         self._watch()
@@ -326,7 +332,8 @@ class RunActor(GenServer):
         self._bell.ring()
 
     async def _run_turn(self, turn: _Turn) -> None:
-        """Worker thread: run the engine for one turn; hand every event, then the outcome."""
+        """Worker thread: run the engine for one turn; hand every event, then the outcome
+        (with the turn's spans, when they are recorded)."""
         start, settings = turn.start, self._settings
         run_id = start.run_id
         try:
@@ -344,11 +351,14 @@ class RunActor(GenServer):
                 async for event in events:
                     self._hand("event", run_id, event)
         except RunCancelled as exc:
-            self._hand("outcome", run_id, RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc)))
+            outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
         except BaseException as exc:
-            self._hand("outcome", run_id, RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc))))
+            outcome = RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
         else:
-            self._hand("outcome", run_id, RunOutcome(run_id, True))
+            outcome = RunOutcome(run_id, True)
+        if self._recorder is not None:
+            outcome = dataclasses.replace(outcome, spans=tuple(self._recorder.take(start.invocation_id)))
+        self._hand("outcome", run_id, outcome)
 
     def _before_select(self, timeout: float | None) -> None:
         """Worker thread, at each turn of its loop: release the held events (and wake the

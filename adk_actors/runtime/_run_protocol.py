@@ -2,7 +2,8 @@
 
 The partition sends ``WorkerSettings`` once (the args of a worker's ``Init``), then
 ``StartRun`` (one turn of one session) and ``Cancel``; the worker answers with
-``RunOutput`` messages, the last of a run carrying its ``RunOutcome``, or with
+``RunOutput`` messages, the last of a run carrying its ``RunOutcome`` (with the
+turn's trace spans when the worker records them), or with
 ``NeedHistory`` when a ``StartRun`` counted on history the worker does not hold.
 ``StartRun``, ``RunOutput`` and ``NeedHistory`` travel on the direct line of ``_link``
 when it can take them, through Thespian otherwise.
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._types import Content, Event, RunConfig
+from ..tracing import TraceSpan
 
 __all__ = ["Cancel", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
 
@@ -29,6 +31,7 @@ class WorkerSettings:
     #: Events of session histories the worker keeps for their next turns (see
     #: StartRun.known); the least recent sessions' are forgotten beyond it.
     cached_events: int = 50_000
+    trace: bool = False  # record each turn's spans and send them with its outcome (see ..tracing)
     link_fd: int | None = None  # the worker's end of its direct line to the partition (see _link)
     inherited_fds: tuple[int, ...] = ()  # the partition's line ends the fork gave the worker: closed there
 
@@ -78,6 +81,7 @@ class RunOutcome:
     reason: str = ""
     error_type: str = ""
     detail: str = ""
+    spans: tuple[TraceSpan, ...] = ()  # the turn's trace, when the worker records them
 
 
 @dataclass(frozen=True)

@@ -61,8 +61,10 @@ from ..messages import (
     CancelRun,
     CreateSession,
     DeleteSession,
+    GetEventTrace,
     GetSession,
     GetState,
+    GetTrace,
     ListSessions,
     RunAccepted,
     RunDone,
@@ -73,6 +75,7 @@ from ..messages import (
     UpdateState,
     session_key,
 )
+from ..tracing import TraceSpan
 from ._approvals import Approve, Deny, ListApprovals
 from ._artifacts import (
     ArtifactMetadata,
@@ -233,6 +236,18 @@ class Runner:
 
     def list_sessions(self, user_id: str) -> list[SessionInfo]:
         result: list[SessionInfo] = self._call(ListSessions(self.app_name, user_id), "", user_id)
+        return result
+
+    def session_trace(self, session_id: str, user_id: str | None = None) -> list[TraceSpan]:
+        """The trace of the session's last turns (``[host] trace_turns`` of them), oldest
+        first; empty when none is kept. ``user_id`` None: whoever's session it is."""
+        result: list[TraceSpan] = self._call(GetTrace(self.app_name, session_id, user_id), "", user_id or "")
+        return result
+
+    def event_trace(self, event_id: str, user_id: str | None = None) -> TraceSpan | None:
+        """The span of the model call that made event ``event_id``, or None (not kept,
+        or not of ``user_id``'s sessions when given)."""
+        result: TraceSpan | None = self._call(GetEventTrace(self.app_name, event_id, user_id), "", user_id or "")
         return result
 
     def delete_session(self, user_id: str, session_id: str) -> None:

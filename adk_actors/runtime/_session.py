@@ -16,8 +16,8 @@ A turn, in order:
    (``SessionOwner.dispatch``) with what the turn needs; a deadline is armed (the
    RunConfig's timeout, else the host's ``run_timeout``).
 3. ``on_output``: the worker's events; each non-partial one is appended to the store
-   (atomically with its state delta, duplicates ignored) BEFORE it is relayed to the
-   caller; partial ones are relayed as they come. The session is the only sender to
+   (atomically with its state delta, duplicates ignored; the last ones with the
+   run's end and its trace) BEFORE it is relayed to the caller; partial ones are relayed as they come. The session is the only sender to
    the caller, so order holds, and the only sender of the one terminal message
    (``RunDone`` / ``RunFailed``): on the run's outcome, on its worker's death
    (``killed``), on its deadline (``timeout``) or on ``cancel``. A run that does
@@ -65,6 +65,7 @@ class SessionOwner(Protocol):
     limits: Limits
     max_queued_runs: int
     run_timeout: float | None
+    trace_turns: int  # turns whose trace a session keeps
 
     def send(self, address: Any, message: Any) -> None: ...
 
@@ -142,11 +143,14 @@ class Session:
         self._commit([event])
         return self.info()
 
-    def _commit(self, events: list[Event], end_run: tuple[str, str] | None = None) -> list[Event | None]:
-        """Append ``events`` to the store (one transaction, with ``end_run``), then to the
-        view: each one the store took, with its state delta."""
-        stored_events = self.owner.store.append_events(self.app_name, self.user_id, self.session_id, events,
-                                                       end_run=end_run)
+    def _commit(self, events: list[Event], end_run: tuple[str, str] | None = None,
+                outcome: RunOutcome | None = None) -> list[Event | None]:
+        """Append ``events`` to the store (one transaction, with ``end_run`` and the
+        ``outcome``'s trace spans), then to the view: each one the store took, with its
+        state delta."""
+        stored_events = self.owner.store.append_events(
+            self.app_name, self.user_id, self.session_id, events, end_run=end_run,
+            spans=outcome.spans if outcome is not None else (), keep_turns=self.owner.trace_turns)
         for stored in stored_events:
             if stored is not None:
                 self.events.append(stored)
@@ -239,7 +243,7 @@ class Session:
         if not over and output.outcome is not None:
             end_run = (run.run_id, "done" if output.outcome.ok else output.outcome.reason)
         if finals or end_run:
-            stored_events = self._commit(finals, end_run)
+            stored_events = self._commit(finals, end_run, output.outcome if end_run else None)
             run.end_stored = end_run is not None
             for event, stored in zip(finals, stored_events, strict=True):
                 if stored is not None and not event.error_code:

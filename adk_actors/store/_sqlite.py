@@ -3,7 +3,8 @@
 One file in the host's data dir. Tables keyed like adk_ex_ecto / google-adk:
 ``sessions``, ``events`` (the event as JSON), ``app_states``, ``user_states``, plus
 ``runs`` (which runs are in flight, so a restarted partition can fail them
-cleanly) and ``schema_migrations`` (versioned migrations, applied in order once).
+cleanly), ``spans`` (the trace of each session's last turns, see ``..tracing``) and
+``schema_migrations`` (versioned migrations, applied in order once).
 
 ``append_event`` is one IMMEDIATE transaction: insert the event (a duplicate id is
 ignored and reported as None), apply the state delta by scope, bump the update
@@ -25,10 +26,12 @@ import pickle
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .._types import Event, apply_state_delta
+from ..tracing import TraceSpan
 from ._base import (
     RunExists,
     RunRecord,
@@ -64,6 +67,13 @@ MIGRATIONS: list[tuple[int, str]] = [
             run_id TEXT PRIMARY KEY, app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
             caller BLOB, status TEXT NOT NULL, started REAL NOT NULL, ended REAL);
         CREATE INDEX runs_by_session ON runs (app_name, user_id, session_id, status);
+    """),
+    (3, """
+        CREATE TABLE spans (
+            app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, turn INTEGER NOT NULL,
+            invocation_id TEXT NOT NULL, event_id TEXT, span TEXT NOT NULL);
+        CREATE INDEX spans_by_session ON spans (app_name, session_id, turn);
+        CREATE INDEX spans_by_event ON spans (app_name, event_id) WHERE event_id IS NOT NULL;
     """),
 ]
 
@@ -188,6 +198,7 @@ class SQLiteSessionStore:
                                  (app, user, session_id)).rowcount
             db.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
             db.execute("DELETE FROM runs WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
+            db.execute("DELETE FROM spans WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
         if not deleted:
             raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
 
@@ -197,11 +208,13 @@ class SQLiteSessionStore:
         return self.append_events(app, user, session_id, [event])[0]
 
     def append_events(self, app: str, user: str, session_id: str, events: list[Event],
-                      end_run: tuple[str, str] | None = None) -> list[Event | None]:
+                      end_run: tuple[str, str] | None = None, spans: Sequence[TraceSpan] = (),
+                      keep_turns: int = 20) -> list[Event | None]:
         """Persist ``events`` in order, each with its state delta, in ONE transaction
-        (and, with ``end_run=(run_id, status)``, the end of that run too): all of them
-        or, on any error, none. Returns each event as stored, or None for a partial
-        event or one whose id was already stored."""
+        (and, with ``end_run=(run_id, status)``, the end of that run too; with ``spans``,
+        one turn's trace, the session keeping the traces of its last ``keep_turns``
+        turns): all of them or, on any error, none. Returns each event as stored, or
+        None for a partial event or one whose id was already stored."""
         stored_events: list[Event | None] = []
         now = time.time()
         # Serialized before the write lock is taken: the lock is held for SQL only.
@@ -229,6 +242,8 @@ class SQLiteSessionStore:
                            (json.dumps(state), now, app, user, session_id))
             if end_run is not None:
                 _end_run(db, *end_run, now)
+            if spans:
+                _insert_spans(db, app, user, session_id, spans, keep_turns)
         return stored_events
 
     @staticmethod
@@ -296,6 +311,30 @@ class SQLiteSessionStore:
             records.append(RunRecord(run_id, _caller_address(caller), status))
         return records
 
+    # -- traces (see ..tracing) ------------------------------------------------------------------
+
+    def session_trace(self, app: str, session_id: str, user: str | None = None) -> list[TraceSpan]:
+        """The spans of the session's kept turns, oldest turn first (of ``user``'s
+        session only, when given; a session id names one session in practice)."""
+        query = "SELECT span FROM spans WHERE app_name=? AND session_id=?"
+        args: tuple[str, ...] = (app, session_id)
+        if user is not None:
+            query, args = query + " AND user_id=?", (*args, user)
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY turn, rowid", args).fetchall()
+        return [TraceSpan.from_json(span) for (span,) in rows]
+
+    def event_trace(self, app: str, event_id: str, user: str | None = None) -> TraceSpan | None:
+        """The span of the model call that made event ``event_id`` (of ``user``'s
+        sessions only, when given), or None."""
+        query = "SELECT span FROM spans WHERE app_name=? AND event_id=?"
+        args: tuple[str, ...] = (app, event_id)
+        if user is not None:
+            query, args = query + " AND user_id=?", (*args, user)
+        with self._lock:
+            row = self._db.execute(query + " LIMIT 1", args).fetchone()
+        return TraceSpan.from_json(row[0]) if row is not None else None
+
     def quick_check(self) -> list[str]:
         """SQLite's ``PRAGMA quick_check``: the problems it finds (empty: the file is sound).
         A corrupted page is found here, at start, not by the first turn that reads it."""
@@ -322,6 +361,19 @@ def _prepared(event: Event) -> tuple[Event, str] | None:
         kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
         stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
     return stored, stored.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def _insert_spans(db: sqlite3.Connection, app: str, user: str, session_id: str, spans: Sequence[TraceSpan],
+                  keep_turns: int) -> None:
+    """Store one turn's spans as the session's next traced turn; forget its turns
+    older than the last ``keep_turns``."""
+    turn = db.execute("SELECT COALESCE(MAX(turn), 0) + 1 FROM spans WHERE app_name=? AND session_id=? "
+                      "AND user_id=?", (app, session_id, user)).fetchone()[0]
+    db.executemany("INSERT INTO spans VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [(app, user, session_id, turn, span.invocation_id, span.event_id, span.to_json())
+                    for span in spans])
+    db.execute("DELETE FROM spans WHERE app_name=? AND session_id=? AND user_id=? AND turn<=?",
+               (app, session_id, user, turn - max(keep_turns, 1)))
 
 
 def _end_run(db: sqlite3.Connection, run_id: str, status: str, now: float) -> None:

@@ -206,7 +206,7 @@ function download(name, part) {
 }
 
 async function refreshDetails(session) {
-  if (!ui.session) { $("state").textContent = "{}"; $("artifacts").replaceChildren(); return; }
+  if (!ui.session) { $("state").textContent = "{}"; $("artifacts").replaceChildren(); await refreshTrace(); return; }
   const current = session || await api(`${base()}/sessions/${encodeURIComponent(ui.session)}`);
   $("state").textContent = JSON.stringify(current.state, null, 2);
   const where = `${base()}/sessions/${encodeURIComponent(ui.session)}/artifacts`;
@@ -218,6 +218,65 @@ async function refreshDetails(session) {
       onclick: async () => download(name, await api(`${where}/${encodeURIComponent(name)}?version=${v}`)) }, `v${v}`))));
   }
   $("artifacts").replaceChildren(...(items.length ? items : [element("li", { class: "muted" }, "none")]));
+  await refreshTrace();
+}
+
+// -- trace: the spans of the session's last turns, one tree per turn -------------------------
+
+const millis = (span) => `${((span.end_time - span.start_time) / 1e6).toFixed(1)} ms`;
+
+function spanDetails(span) {
+  const shown = {};
+  for (const [key, value] of Object.entries(span.attributes)) {
+    try { shown[key] = typeof value === "string" && /^[[{]/.test(value) ? JSON.parse(value) : value; }
+    catch (_) { shown[key] = value; }
+  }
+  return element("pre", {}, JSON.stringify(shown, null, 2));
+}
+
+function spanRow(span, depth) {
+  const a = span.attributes;
+  const tokens = a["gen_ai.usage.input_tokens"] !== undefined
+    ? ` · ${a["gen_ai.usage.input_tokens"]} → ${a["gen_ai.usage.output_tokens"] ?? "?"} tokens` : "";
+  const details = element("details", { class: "span", style: `margin-left:${depth}rem`, "data-span": String(span.span_id) },
+    element("summary", { class: a["error.type"] ? "bad" : "" }, `${span.name} `,
+      element("span", { class: "muted" }, `${millis(span)}${tokens}${a["error.type"] ? ` · ${a["error.type"]}` : ""}`)));
+  details.addEventListener("toggle", () => {  // the attributes are drawn when first opened
+    if (details.open && details.childElementCount === 1) details.append(spanDetails(span));
+  });
+  return details;
+}
+
+async function refreshTrace() {
+  const box = $("trace");
+  if (!ui.session) { box.replaceChildren(element("p", { class: "muted" }, "no turn traced yet")); return; }
+  let spans = [];
+  try { spans = await api(`/dev/apps/${encodeURIComponent(ui.app)}/debug/trace/session/${encodeURIComponent(ui.session)}`); }
+  catch (error) { box.replaceChildren(element("p", { class: "muted" }, error.message)); return; }
+  const turns = new Map();  // trace id -> its spans, in the order the turns ran
+  for (const span of [...spans].sort((x, y) => x.start_time - y.start_time)) {
+    if (!turns.has(span.trace_id)) turns.set(span.trace_id, []);
+    turns.get(span.trace_id).push(span);
+  }
+  const blocks = [];
+  for (const members of [...turns.values()].reverse()) {  // the last turn first
+    const children = new Map();
+    for (const span of members) {
+      const parent = span.parent_span_id ?? "root";
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(span);
+    }
+    const rows = [];
+    const walk = (parent, depth) => (children.get(parent) || []).forEach((span) => {
+      rows.push(spanRow(span, depth));
+      walk(span.span_id, depth + 1);
+    });
+    walk("root", 0);
+    const first = members[0];
+    blocks.push(element("div", { class: "turn" },
+      element("div", { class: "muted" }, `turn ${first.attributes["gcp.vertex.agent.invocation_id"] || ""}`), ...rows));
+  }
+  box.replaceChildren(...(blocks.length ? blocks : [element("p", { class: "muted" }, "no turn traced yet")]));
 }
 
 // -- approvals and the tree (polled) --------------------------------------------------

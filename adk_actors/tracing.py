@@ -1,0 +1,239 @@
+"""Traces of turns, kept with their sessions (what google-adk's adk-web trace view shows).
+
+A :class:`TraceRecorder` is a telemetry handler (:mod:`adk_actors.telemetry`). The
+run workers attach one. It turns each invocation's ``agent``, ``llm`` and ``tool``
+spans into :class:`TraceSpan` records, in the shape google-adk's trace view reads:
+
+* ``invoke_agent <agent>``: one per agent run; the root of its trace.
+* ``generate_content <model>``: one per model call. It carries the id of the event
+  the call made (``gcp.vertex.agent.event_id``), the request
+  (``gcp.vertex.agent.llm_request``), the response (``gcp.vertex.agent.llm_response``),
+  the token usage and the finish reason.
+* ``execute_tool <tool>``: one per tool call, with its arguments and its response.
+
+When a turn ends, the worker takes the turn's spans (:meth:`TraceRecorder.take`) and
+sends them with its outcome. The partition stores them with the turn's last events,
+in the same transaction. A session keeps the spans of its last ``trace_turns`` turns
+(``[host]``, 0: none are recorded).
+
+What differs from google-adk, on purpose:
+
+* Trace and span ids are random 53-bit integers. The shape is google-adk's (integers),
+  but a browser reads them exactly: JavaScript loses precision above 2**53, and
+  google-adk's 64- and 128-bit ids do not survive it.
+* Traces are stored with the session. They survive a restart of the host and go when
+  the session is deleted. google-adk keeps them in the server's memory.
+* A request keeps only its last ``MAX_CONTENTS`` contents (``contents_omitted`` says
+  how many went before). The history is in the session's events already, and a long
+  session's every model call would otherwise store it again, whole.
+* Long values are cut to ``MAX_CHARS`` characters. Everything recorded passes
+  through the kit's secret redaction first.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import telemetry
+from ._secrets import redact_json
+from ._types import LlmRequest, LlmResponse
+
+__all__ = ["EVENT_ID", "INVOCATION_ID", "MAX_CHARS", "MAX_CONTENTS", "TraceRecorder", "TraceSpan"]
+
+INVOCATION_ID = "gcp.vertex.agent.invocation_id"
+EVENT_ID = "gcp.vertex.agent.event_id"
+#: A recorded request keeps this many of its last contents.
+MAX_CONTENTS = 10
+#: A recorded text value (a request, a response, tool arguments) is cut to this many characters.
+MAX_CHARS = 16_000
+HANDLER_ID = "adk-actors-trace"
+_OPERATIONS = {"agent": "invoke_agent", "llm": "generate_content", "tool": "execute_tool"}
+_EVENTS = [("adk", kind, phase) for kind in _OPERATIONS for phase in ("start", "stop", "exception")]
+
+
+@dataclass(frozen=True)
+class TraceSpan:
+    """One finished span. Times are nanoseconds since the epoch."""
+
+    name: str
+    start_time: int
+    end_time: int
+    trace_id: int
+    span_id: int
+    parent_span_id: int | None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def invocation_id(self) -> str:
+        return str(self.attributes.get(INVOCATION_ID, ""))
+
+    @property
+    def event_id(self) -> str | None:
+        """The id of the event this span made (a model call's), if any."""
+        value = self.attributes.get(EVENT_ID)
+        return value if isinstance(value, str) else None
+
+    def to_json(self) -> str:
+        return json.dumps(self.web_ui(), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> TraceSpan:
+        fields = json.loads(text)
+        fields.pop("logs", None)
+        return cls(**fields)
+
+    def web_ui(self) -> dict[str, Any]:
+        """The span as google-adk's ``/debug/trace/session/{id}`` serves it."""
+        return {"name": self.name, "start_time": self.start_time, "end_time": self.end_time,
+                "trace_id": self.trace_id, "span_id": self.span_id, "parent_span_id": self.parent_span_id,
+                "attributes": self.attributes, "logs": []}
+
+    def flat(self) -> dict[str, Any]:
+        """The span's attributes with its ids, as google-adk's ``/debug/trace/{event_id}``
+        serves them."""
+        return {**self.attributes, "trace_id": self.trace_id, "span_id": self.span_id}
+
+
+def new_id() -> int:
+    """A random, non-zero 53-bit id (exact in JavaScript). From the OS's random source,
+    so processes forked from one parent do not repeat each other's ids."""
+    return secrets.randbits(53) or 1
+
+
+def _text(value: Any) -> str:
+    """``value`` as JSON (a string stays as it is), redacted, cut to MAX_CHARS."""
+    text = redact_json(value if isinstance(value, str) else json.dumps(value, default=str))
+    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + "…(cut)"
+
+
+def _request(request: LlmRequest) -> dict[str, Any]:
+    """A model request as google-adk records it (model, config with the system
+    instruction and tools, contents), with only its last MAX_CONTENTS contents."""
+    config: dict[str, Any] = dict(request.config)
+    if request.system_instruction:
+        config["system_instruction"] = request.system_instruction
+    if request.tools:
+        config["tools"] = [{"function_declarations": [tool.model_dump(mode="json", exclude_none=True)
+                                                      for tool in request.tools]}]
+    kept = request.contents[-MAX_CONTENTS:]
+    body: dict[str, Any] = {"model": request.model, "config": config,
+                            "contents": [content.model_dump(mode="json", exclude_none=True) for content in kept]}
+    if len(kept) < len(request.contents):
+        body["contents_omitted"] = len(request.contents) - len(kept)
+    return body
+
+
+@dataclass
+class _Open:
+    name: str
+    start_time: int
+    trace_id: int
+    span_id: int
+    parent_span_id: int | None
+    attributes: dict[str, Any]
+
+
+class TraceRecorder:
+    """Collects the spans of the invocations run in this process (see the module).
+
+    Thread-safe: the engine reports from the thread that runs a turn, and the
+    worker takes a turn's spans from there too when it ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[str, _Open] = {}  # telemetry's span id -> the span being recorded
+        self._trace_ids: dict[str, int] = {}  # invocation id -> its trace id
+        self._done: dict[str, list[TraceSpan]] = {}  # invocation id -> its finished spans
+
+    def attach(self, handler_id: str = HANDLER_ID) -> None:
+        telemetry.attach(handler_id, _EVENTS, self.handle)
+
+    @staticmethod
+    def detach(handler_id: str = HANDLER_ID) -> None:
+        telemetry.detach(handler_id)
+
+    def take(self, invocation_id: str) -> list[TraceSpan]:
+        """The finished spans of ``invocation_id``, in the order they ended; forgotten here."""
+        with self._lock:
+            self._trace_ids.pop(invocation_id, None)
+            return self._done.pop(invocation_id, [])
+
+    def handle(self, event: tuple[str, ...], measurements: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+        """Telemetry handler: a start opens a span, a stop or an exception finishes it."""
+        _, kind, phase = event
+        key = metadata.get("span_id")
+        invocation = str(metadata.get("invocation_id") or "")
+        if not isinstance(key, str) or not invocation:
+            return
+        if phase == "start":
+            self._start(kind, key, invocation, metadata)
+            return
+        with self._lock:
+            opened = self._open.pop(key, None)
+        if opened is None:
+            return
+        attributes = opened.attributes
+        attributes.update(_finish_attributes(kind, metadata))
+        if phase == "exception":
+            attributes["error.type"] = str(metadata.get("kind") or "Exception")
+            attributes["error.message"] = _text(str(metadata.get("reason") or ""))[:500]
+        done = TraceSpan(opened.name, opened.start_time, time.time_ns(), opened.trace_id, opened.span_id,
+                         opened.parent_span_id, attributes)
+        with self._lock:
+            if invocation in self._trace_ids:  # not taken already (a turn that ended without it)
+                self._done.setdefault(invocation, []).append(done)
+
+    def _start(self, kind: str, key: str, invocation: str, metadata: Mapping[str, Any]) -> None:
+        operation = _OPERATIONS[kind]
+        target = metadata.get("model") if kind == "llm" else metadata.get("tool") if kind == "tool" \
+            else metadata.get("agent")
+        attributes: dict[str, Any] = {"gen_ai.operation.name": operation,
+                                      "gen_ai.agent.name": str(metadata.get("agent") or ""),
+                                      "gen_ai.conversation.id": str(metadata.get("session") or ""),
+                                      INVOCATION_ID: invocation}
+        if kind == "llm":
+            attributes["gen_ai.request.model"] = str(metadata.get("model") or "")
+        elif kind == "tool":
+            attributes["gen_ai.tool.name"] = str(metadata.get("tool") or "")
+            attributes["gen_ai.tool.call.id"] = str(metadata.get("function_call_id") or "")
+        with self._lock:
+            trace_id = self._trace_ids.setdefault(invocation, new_id())
+            parent = self._open.get(str(metadata.get("parent_span_id") or ""))
+            self._open[key] = _Open(f"{operation} {target}", time.time_ns(), trace_id, new_id(),
+                                    parent.span_id if parent is not None else None, attributes)
+
+
+def _finish_attributes(kind: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """What a span learns at its end: a model call's event, request, response and
+    usage; a tool call's arguments and response; an error."""
+    found: dict[str, Any] = {}
+    if kind == "llm":
+        if metadata.get("event_id"):
+            found[EVENT_ID] = str(metadata["event_id"])
+        request = metadata.get("request")
+        if isinstance(request, LlmRequest):
+            found["gcp.vertex.agent.llm_request"] = _text(_request(request))
+        response = metadata.get("response")
+        if isinstance(response, LlmResponse):
+            found["gcp.vertex.agent.llm_response"] = _text(response.model_dump(mode="json", exclude_none=True))
+            if response.finish_reason:
+                found["gen_ai.response.finish_reasons"] = [response.finish_reason.lower()]
+        usage = metadata.get("usage") or {}
+        if usage.get("prompt_token_count") is not None:
+            found["gen_ai.usage.input_tokens"] = int(usage["prompt_token_count"])
+        if usage.get("candidates_token_count") is not None:
+            found["gen_ai.usage.output_tokens"] = int(usage["candidates_token_count"])
+    elif kind == "tool":
+        if "args" in metadata:
+            found["gcp.vertex.agent.tool_call_args"] = _text(metadata["args"])
+        if "response" in metadata:
+            found["gcp.vertex.agent.tool_response"] = _text(metadata["response"])
+    if metadata.get("error"):
+        found["error.type"] = str(metadata["error"])
+    return found
