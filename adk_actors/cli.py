@@ -233,6 +233,59 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- eval ----------------------------------------------------------------------------------------
+
+
+def _metrics(specs: list[str]) -> list[Any]:
+    """``name[=threshold]`` options as EvalMetrics; none given: google-adk's defaults."""
+    from .evals import DEFAULT_THRESHOLDS, EvalMetric
+
+    if not specs:
+        return [EvalMetric(metric_name=name, threshold=threshold) for name, threshold in DEFAULT_THRESHOLDS.items()]
+    metrics = []
+    for spec in specs:
+        name, _, threshold = spec.partition("=")
+        try:
+            metrics.append(EvalMetric(metric_name=name, threshold=float(threshold) if threshold else None))
+        except ValueError:
+            raise ConfigError(f"--metric {spec!r}: the threshold must be a number") from None
+    return metrics
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run eval set files (google-adk's ``*.evalset.json``) against the host; one line
+    per case (its status and each metric's score); exit 1 if a case did not pass."""
+    from pydantic import ValidationError
+
+    from .evals import EvalSet, EvalStatus, run_eval_set
+
+    metrics = _metrics(args.metric)
+    sets = []
+    for path in args.files:
+        try:
+            sets.append(EvalSet.model_validate_json(Path(path).read_text()))
+        except (OSError, ValidationError) as exc:
+            raise ConfigError(f"{path}: not an eval set: {exc}") from None
+    runner, close = _runner_for(args)
+    passed = True
+    try:
+        for eval_set in sets:
+            result = run_eval_set(runner, args.app, eval_set, metrics)
+            if args.json:
+                print(json.dumps(result.wire()), flush=True)
+            for case in result.eval_case_results:
+                ok = case.final_eval_status == EvalStatus.PASSED
+                passed = passed and ok
+                scores = ", ".join(f"{m.metric_name} {m.score:.2f}" if m.score is not None else
+                                   f"{m.metric_name} -" for m in case.overall_eval_metric_results)
+                if not args.json:
+                    status = _color("32", "PASS") if ok else _color("31", case.final_eval_status.name)
+                    print(f"{status} {eval_set.eval_set_id}/{case.eval_id}: {scores}", flush=True)
+    finally:
+        close()
+    return 0 if passed else 1
+
+
 # -- status / chaos ---------------------------------------------------------------------------
 
 
@@ -417,6 +470,13 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--user", default="cli")
     chat.add_argument("--session")
     chat.set_defaults(func=cmd_chat)
+    evaluate = remote(common(sub.add_parser("eval", help="run eval set files against an app; exit 1 if a case fails")))
+    evaluate.add_argument("app")
+    evaluate.add_argument("files", nargs="+", help="google-adk eval set files (*.evalset.json)")
+    evaluate.add_argument("--metric", action="append", default=[],
+                          help="NAME[=THRESHOLD], repeatable (default: tool_trajectory_avg_score=1.0 "
+                               "response_match_score=0.8)")
+    evaluate.set_defaults(func=cmd_eval)
     common(sub.add_parser("status", help="the live supervision tree")).set_defaults(func=cmd_status)
     chaos = sub.add_parser("chaos", help="fault injection")
     chaos_sub = chaos.add_subparsers(dest="chaos_command", required=True)

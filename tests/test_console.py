@@ -172,3 +172,32 @@ def test_google_adks_own_web_ui_chats_with_the_host(page: Any, served: dict[str,
     session_id = page.url.split("session=")[1].split("&")[0]
     stored = httpx.get(f"{served['url']}/apps/weather_bot/users/user/sessions/{session_id}").json()
     assert stored["events"][-1]["content"]["parts"][0]["text"] == "It is 21 °C and clear in Paris."
+
+
+def test_google_adks_web_ui_makes_and_runs_an_eval_set(page: Any, served: dict[str, Any], tmp_path: Path) -> None:
+    """adk-web's eval tab, unchanged, on our host: a new eval set, the current session
+    added as a case, a run with its two default metrics, and the case passing."""
+    from playwright.sync_api import expect
+
+    from adk_actors.http._adk_web import adk_web_files
+
+    if adk_web_files() is None:
+        pytest.skip("google-adk is not installed")
+    page.goto(served["url"] + "/dev-ui/?app=weather_bot")
+    page.fill("textarea", "What's the weather in Oslo?")
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("It is -3 °C and snow in Oslo.")).to_be_visible(timeout=15000)
+    page.get_by_role("tab", name="Evals").click()
+    page.get_by_text("Create Evaluation Set").click()
+    dialog = page.locator("[role=dialog]")
+    dialog.locator("input").first.fill("browser_set")
+    dialog.get_by_text("Create", exact=True).click()
+    page.get_by_text("browser_set").first.click()
+    page.get_by_text("From Current Session").click()
+    dialog.locator("input").first.fill("oslo_case")
+    dialog.get_by_text("Create", exact=True).click()
+    expect(page.get_by_text("oslo_case")).to_be_visible(timeout=10000)
+    page.get_by_text("Run All").click()
+    dialog.get_by_role("button", name="Run").click()
+    expect(page.get_by_text("1 PASS")).to_be_visible(timeout=30000)
+    page.screenshot(path=str(tmp_path / "adk-web-eval.png"))

@@ -20,7 +20,7 @@ LAYERS = (
     ("compiler", {"compiler"}),
     ("engine", {"engine", "tools", "models", "otel"}),
     ("runtime", {"runtime", "store", "config"}),
-    ("clients", {"cli", "chaos", "testing", "http", "remote"}),
+    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals"}),
 )
 
 

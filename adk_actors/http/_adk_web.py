@@ -4,9 +4,10 @@ The UI's files are served straight from the installed package
 (``google/adk/cli/browser``), never copied here. Same origin, so the UI calls this
 host's API at the root; its runtime config says so (``backendUrl: ""``) and turns its
 telemetry consent dialog off. The ``/dev/*`` routes the UI calls on load answer what
-it needs: the agent graph (``build_graph``), and empty evals and builder (we keep
-none of those), so the page raises no errors. Chat, sessions, state, artifacts,
-streaming and traces (``_trace``) go through the host's API, as anywhere.
+it needs: the agent graph (``build_graph``) and the builder's agent file (none: the
+apps are Python, and google-adk answers the same for a Python agent), so the page
+raises no errors. Chat, sessions, state, artifacts, streaming, traces (``_trace``)
+and evals (``_evals``) go through the host's API, as anywhere.
 """
 
 from __future__ import annotations
@@ -76,11 +77,6 @@ def add_adk_web(api: FastAPI, files: Path, apps: list[str], root_agent_of: Calla
     @api.get("/dev/apps/{app}/builder", include_in_schema=False)
     def builder(app: str) -> PlainTextResponse:
         return PlainTextResponse("")
-
-    @api.get("/dev/apps/{app}/eval_sets", include_in_schema=False)
-    @api.get("/dev/apps/{app}/eval_results", include_in_schema=False)
-    def evals(app: str) -> list[Any]:
-        return []
 
     @api.get("/config/telemetry", include_in_schema=False)
     def telemetry() -> dict[str, Any]:

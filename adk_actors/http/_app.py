@@ -50,8 +50,10 @@ from .._types import Content, Event, Part, RunConfig, StreamingMode
 from ..agents import LlmAgent
 from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
+from ..evals import EVAL_SESSION_PREFIX, EvalFiles
 from ._adk_web import add_adk_web, adk_web_files
 from ._console import add_console
+from ._evals import add_eval_routes
 from ._guard import OPERATOR, Guard
 from ._live import add_live
 from ._trace import add_trace_routes
@@ -125,10 +127,11 @@ def agent_json(agent: Any) -> dict[str, Any]:
 
 
 def create_app(host: Any, apps: dict[str, str], section: HttpSection,
-               root_agent_of: Callable[[str], Any] | None = None) -> Any:
+               root_agent_of: Callable[[str], Any] | None = None, evals_dir: str | None = None) -> Any:
     """The API for ``host``'s ``apps`` (name -> agent import path), guarded as
     ``section`` says (:mod:`adk_actors.http._guard`). ``root_agent_of(app)`` gives the
-    app's root agent (or None) for ``/list-apps?detailed=true`` and ``app-info``."""
+    app's root agent (or None) for ``/list-apps?detailed=true`` and ``app-info``;
+    eval sets live in ``evals_dir`` (None: no eval routes)."""
     runners: dict[str, Any] = {}
 
     def runner(app: str) -> Any:
@@ -200,7 +203,8 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     @api.get(sessions)
     def list_sessions(app: str, user: str, request: Request) -> Any:
         allowed(request, user)
-        return [session_json(info) for info in runner(app).list_sessions(user)]
+        return [session_json(info) for info in runner(app).list_sessions(user)
+                if not info.id.startswith(EVAL_SESSION_PREFIX)]  # as google-adk: eval runs' sessions left out
 
     @api.get(sessions + "/{session_id}")
     def get_session(app: str, user: str, session_id: str, request: Request) -> Any:
@@ -324,6 +328,8 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
 
     add_live(api, runner)
     add_trace_routes(api, runner)
+    if evals_dir is not None:
+        add_eval_routes(api, EvalFiles(evals_dir), runner)
     add_console(api, host, sorted(apps), runner, allowed)
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too

@@ -80,7 +80,8 @@ def main() -> int:
     except Exception as exc:
         print(f"the HTTP server cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return 1
-    app = create_app(host, dict(launch["apps"]), section, _root_agents(dict(launch["apps"])))
+    app = create_app(host, dict(launch["apps"]), section, _root_agents(dict(launch["apps"])),
+                     evals_dir=launch.get("evals_dir"))
     # An idle connection is kept 65 s, longer than clients keep theirs (httpx: 5 s), so a
     # client never sends a request on a connection the server is closing at that moment
     # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http_api.py).

@@ -1,0 +1,177 @@
+"""Eval sets and their results, in google-adk 2.13's shapes (camelCase on the wire).
+
+An eval set holds eval cases; a case is a conversation (the user's messages, each
+with the final response and the tool calls expected) and the session it starts
+from. A run of a set gives, per case, each metric's score per invocation and
+overall, and a status. The files are google-adk's (``<id>.evalset.json``), so a set
+made with ``adk web`` runs here and the other way round. On the wire names are
+camelCase (``wire()``), except an eval set's own; in files they are snake_case, as
+google-adk writes them.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from .._types import Content, FunctionCall, FunctionResponse, Part
+
+__all__ = [
+    "EvalCase",
+    "EvalCaseResult",
+    "EvalMetric",
+    "EvalMetricResult",
+    "EvalMetricResultPerInvocation",
+    "EvalSet",
+    "EvalSetResult",
+    "EvalStatus",
+    "IntermediateData",
+    "Invocation",
+    "InvocationEvent",
+    "InvocationEvents",
+    "MetricInfo",
+    "SessionInput",
+]
+
+
+class _Eval(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    def wire(self) -> dict[str, Any]:
+        """As google-adk serves and stores it: camelCase, no nulls."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class InvocationEvent(_Eval):
+    author: str
+    content: Content | None = None
+    usage_metadata: dict[str, Any] | None = None
+    model_version: str | None = None
+
+
+class InvocationEvents(_Eval):
+    """What happened between the user's message and the final response (google-adk 2.x)."""
+
+    invocation_events: list[InvocationEvent] = Field(default_factory=list)
+
+
+class IntermediateData(_Eval):
+    """The older form of the same (google-adk 1.x files): tool calls, their answers,
+    and the responses of agents other than the last."""
+
+    tool_uses: list[FunctionCall] = Field(default_factory=list)
+    tool_responses: list[FunctionResponse] = Field(default_factory=list)
+    intermediate_responses: list[tuple[str, list[Part]]] = Field(default_factory=list)
+
+
+class Invocation(_Eval):
+    """One user message and what the agent did with it."""
+
+    invocation_id: str = ""
+    user_content: Content
+    final_response: Content | None = None
+    intermediate_data: InvocationEvents | IntermediateData | None = None
+    creation_timestamp: float = 0.0
+
+    def tool_calls(self) -> list[FunctionCall]:
+        """The tool calls made, in order (either form of ``intermediate_data``)."""
+        data = self.intermediate_data
+        if isinstance(data, IntermediateData):
+            return list(data.tool_uses)
+        if isinstance(data, InvocationEvents):
+            return [call for event in data.invocation_events if event.content is not None
+                    for call in event.content.function_calls]
+        return []
+
+
+class SessionInput(_Eval):
+    app_name: str
+    user_id: str
+    session_id: str | None = None
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvalCase(_Eval):
+    eval_id: str
+    conversation: list[Invocation] | None = None
+    session_input: SessionInput | None = None
+    creation_timestamp: float = 0.0
+    final_session_state: dict[str, Any] | None = Field(default_factory=dict)
+
+
+class EvalSet(_Eval):
+    """google-adk's EvalSet has no camelCase names of its own (its cases do)."""
+
+    model_config = ConfigDict(alias_generator=None, populate_by_name=True, extra="ignore")
+
+    eval_set_id: str
+    name: str | None = None
+    description: str | None = None
+    eval_cases: list[EvalCase] = Field(default_factory=list)
+    creation_timestamp: float = 0.0
+
+
+class EvalStatus(enum.IntEnum):
+    PASSED = 1
+    FAILED = 2
+    NOT_EVALUATED = 3
+
+
+class EvalMetric(_Eval):
+    """A metric to compute, by name, with the score it must reach to pass."""
+
+    metric_name: str
+    threshold: float | None = None
+    criterion: dict[str, Any] | None = None
+
+
+class EvalMetricResult(EvalMetric):
+    score: float | None = None
+    eval_status: EvalStatus
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvalMetricResultPerInvocation(_Eval):
+    actual_invocation: Invocation
+    expected_invocation: Invocation | None = None
+    eval_metric_results: list[EvalMetricResult] = Field(default_factory=list)
+
+
+class EvalCaseResult(_Eval):
+    eval_set_file: str | None = None
+    eval_set_id: str = ""
+    eval_id: str = ""
+    final_eval_status: EvalStatus
+    overall_eval_metric_results: list[EvalMetricResult]
+    eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation]
+    session_id: str
+    user_id: str | None = None
+
+
+class EvalSetResult(_Eval):
+    eval_set_result_id: str
+    eval_set_result_name: str | None = None
+    eval_set_id: str
+    eval_case_results: list[EvalCaseResult] = Field(default_factory=list)
+    creation_timestamp: float = 0.0
+
+
+class Interval(_Eval):
+    min_value: float
+    open_at_min: bool = False
+    max_value: float
+    open_at_max: bool = False
+
+
+class MetricValueInfo(_Eval):
+    interval: Interval | None = None
+
+
+class MetricInfo(_Eval):
+    metric_name: str
+    description: str | None = None
+    metric_value_info: MetricValueInfo
+    requires_threshold: bool = True

@@ -1,0 +1,170 @@
+"""Running an eval set against a host, and turning a session into an eval case.
+
+``run_eval_set(runner, eval_set, metrics)``, for each case, in order:
+
+1. create a session of its own (id ``___eval___session___<hex>``, google-adk's
+   prefix, which the HTTP API's session lists leave out) with the case's initial
+   state, for the case's user;
+2. send the case's user messages one after the other, as turns of that session, each
+   turn's events making one actual invocation (as ``invocations_of`` makes them);
+3. score each metric on the (actual, expected) pairs (``_metrics.score``).
+
+The case passes when every metric passes, fails when one fails, and is not evaluated
+when no metric could be (no expected response). A turn that fails (a deadline, a
+model error) fails its case: the metrics are scored on what was made, and the
+failure is in the case's result as ``details.error`` of each metric. The eval
+session is kept, so the run can be looked at in the console afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from .._exceptions import AdkError
+from .._types import Content, Event
+from ._metrics import EvalError, score
+from ._models import (
+    EvalCase,
+    EvalCaseResult,
+    EvalMetric,
+    EvalMetricResult,
+    EvalMetricResultPerInvocation,
+    EvalSet,
+    EvalSetResult,
+    EvalStatus,
+    Invocation,
+    InvocationEvent,
+    InvocationEvents,
+    SessionInput,
+)
+
+__all__ = ["EVAL_SESSION_PREFIX", "case_from_session", "invocations_of", "run_eval_set"]
+
+#: Sessions an eval run makes start with this (google-adk's prefix).
+EVAL_SESSION_PREFIX = "___eval___session___"
+
+
+class TurnRunner(Protocol):
+    """What a run of an eval set needs of a Runner (``adk_actors.Runner`` or ``HttpRunner``)."""
+
+    def create_session(self, user_id: str, session_id: str | None = None,
+                       state: dict[str, Any] | None = None) -> Any: ...
+
+    def run(self, user_id: str, session_id: str, message: str | Content) -> Iterator[Event]: ...
+
+
+def _is_final(event: Event) -> bool:
+    content = event.content
+    return (content is not None and not event.partial and not content.function_calls
+            and not content.function_responses and bool(content.parts))
+
+
+def _text(event: Event) -> str:
+    return event.content.text if event.content is not None else ""
+
+
+def invocations_of(events: Iterable[Event]) -> list[Invocation]:
+    """A session's events as invocations, as google-adk converts them: per invocation
+    id, the user's message, the last final response (text preferred), and the events
+    in between (tool calls and answers, other agents' texts)."""
+    grouped: dict[str, list[Event]] = {}
+    for event in events:
+        if not event.partial and not event.invocation_id.startswith("p-"):  # p-: a state PATCH
+            grouped.setdefault(event.invocation_id, []).append(event)
+    invocations = []
+    for invocation_id, members in grouped.items():
+        user = next((e for e in members if _from_user(e)), None)
+        if user is not None and user.content is not None:
+            invocations.append(_invocation(invocation_id, user.content, user.timestamp,
+                                           [e for e in members if e is not user]))
+    return invocations
+
+
+def _from_user(event: Event) -> bool:
+    return event.author == "user" and event.content is not None and not event.content.function_responses
+
+
+def _invocation(invocation_id: str, user_content: Content, when: float, answers: list[Event]) -> Invocation:
+    """One invocation: the user's message and the events that answered it (the last
+    final response, a text one rather than one without text; the others in between)."""
+    final: Event | None = None
+    for event in answers:
+        if _is_final(event) and (final is None or _text(event) or not _text(final)):
+            final = event
+    between = [InvocationEvent(author=e.author, content=None if e is final else e.content,
+                               usage_metadata=e.usage_metadata, model_version=e.model_version)
+               for e in answers if e.content is not None and e.content.parts]
+    return Invocation(invocation_id=invocation_id, user_content=user_content,
+                      final_response=final.content if final is not None else None,
+                      intermediate_data=InvocationEvents(invocation_events=between), creation_timestamp=when)
+
+
+def case_from_session(eval_id: str, app_name: str, user_id: str, events: list[Event],
+                      initial_state: dict[str, Any] | None = None) -> EvalCase:
+    """An eval case expecting what the session's turns did (google-adk's "add the current
+    session to an eval set")."""
+    return EvalCase(eval_id=eval_id, conversation=invocations_of(events),
+                    session_input=SessionInput(app_name=app_name, user_id=user_id, state=dict(initial_state or {})),
+                    creation_timestamp=time.time())
+
+
+def _run_case(runner: TurnRunner, app_name: str, eval_set_id: str, case: EvalCase,
+              metrics: list[EvalMetric]) -> EvalCaseResult:
+    expected = case.conversation or []
+    user = case.session_input.user_id if case.session_input else "eval_user"
+    session_id = f"{EVAL_SESSION_PREFIX}{uuid.uuid4().hex}"
+    runner.create_session(user, session_id, dict(case.session_input.state) if case.session_input else {})
+    actual: list[Invocation] = []
+    error = ""
+    for invocation in expected:
+        # The turn's own events (a Runner streams the user's event first, HTTP does not).
+        made: list[Event] = []
+        began = time.time()
+        try:
+            made.extend(event for event in runner.run(user, session_id, invocation.user_content)
+                        if not event.partial and not _from_user(event))
+        except AdkError as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        if made:
+            actual.append(_invocation(made[0].invocation_id, invocation.user_content, began, made))
+        if error:
+            break
+    pairs = list(zip(actual, expected, strict=False))
+    overall: list[EvalMetricResult] = []
+    per_invocation = [EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e) for a, e in pairs]
+    for metric in metrics:
+        total, each = score(metric, pairs)
+        if error or len(actual) != len(expected):
+            failed = {"error": error or f"{len(actual)} of {len(expected)} invocations ran"}
+            total = total.model_copy(update={"eval_status": EvalStatus.FAILED, "details": failed})
+        overall.append(total)
+        for row, result in zip(per_invocation, each, strict=True):
+            row.eval_metric_results.append(result)
+    statuses = {result.eval_status for result in overall}
+    status = (EvalStatus.FAILED if EvalStatus.FAILED in statuses else
+              EvalStatus.PASSED if EvalStatus.PASSED in statuses else EvalStatus.NOT_EVALUATED)
+    return EvalCaseResult(eval_set_file=eval_set_id, eval_set_id=eval_set_id, eval_id=case.eval_id,
+                          final_eval_status=status, overall_eval_metric_results=overall,
+                          eval_metric_result_per_invocation=per_invocation, session_id=session_id, user_id=user)
+
+
+def run_eval_set(runner: TurnRunner, app_name: str, eval_set: EvalSet, metrics: list[EvalMetric],
+                 case_ids: list[str] | None = None) -> EvalSetResult:
+    """Run the cases of ``eval_set`` named by ``case_ids`` (all when empty), one after
+    the other (see the module). Raises EvalError for a metric not offered here, or a
+    case id the set does not have, before any case runs."""
+    wanted = list(case_ids or [])
+    missing = sorted(set(wanted) - {case.eval_id for case in eval_set.eval_cases})
+    if missing:
+        raise EvalError(f"eval set {eval_set.eval_set_id!r} has no case {', '.join(map(repr, missing))}")
+    for metric in metrics:
+        score(metric, [])  # an unknown metric: EvalError now, not after the first case ran
+    cases = [case for case in eval_set.eval_cases if not wanted or case.eval_id in wanted]
+    began = time.time()
+    results = [_run_case(runner, app_name, eval_set.eval_set_id, case, metrics) for case in cases]
+    result_id = f"{app_name}_{eval_set.eval_set_id}_{began:.6f}".replace(".", "_")
+    return EvalSetResult(eval_set_result_id=result_id, eval_set_result_name=result_id,
+                         eval_set_id=eval_set.eval_set_id, eval_case_results=results, creation_timestamp=began)
