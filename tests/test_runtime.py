@@ -389,7 +389,7 @@ def test_a_run_that_will_not_stop_retires_its_worker_after_the_worker_finishes_i
         runner.create_session("ann", "stuck")
         runner.create_session("bob", "busy")
         partition = host.partitions()[0]
-        old_worker = call(host.system, partition, "workers")[0]
+        old_worker = wait_until(lambda: call(host.system, partition, "workers"))[0]
         stuck, stuck_box = in_thread(lambda: list(runner.run("ann", "stuck", "sleep 60", run_id="run-stuck")))
         wait_until(lambda: "run-stuck" in runner._runs)
         time.sleep(0.3)  # in its tool now

@@ -95,6 +95,10 @@ AFFINITY_SLACK = 2
 WORKER_INIT_WAIT = 10.0
 #: With ``runs_per_worker``: a worker beyond ``run_workers`` idle this long is stopped.
 WORKER_IDLE_STOP = 5.0
+#: A partition forks its workers this long after its start: the requests that reached
+#: it first (its sessions' reads, after a restart) are answered before two forks hold
+#: it up; a turn that comes first forks a worker itself.
+WORKER_START_DELAY = 0.05
 
 #: Imported by a partition before it forks its workers: a module imported first in a
 #: forked worker is imported again by each of them.
@@ -141,7 +145,8 @@ class SessionPartition(GenServer):
 
     def init(self, args: PartitionArgs) -> None:
         """Import the apps (a bad path fails the start), open the store, fail the runs
-        orphaned by a previous process, start the workers."""
+        orphaned by a previous process. The workers are forked ``WORKER_START_DELAY``
+        later (a turn that comes first forks one itself)."""
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
@@ -171,8 +176,7 @@ class SessionPartition(GenServer):
         self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
         self.slog = get_logger("adk_actors.session", actor=f"partition:{os.getpid()}")
         self._fail_orphaned_runs()
-        for _ in range(max(1, args.run_workers)):
-            self._start_worker()
+        self.send_after(WORKER_START_DELAY, ("start-workers",))
 
     def _fail_orphaned_runs(self) -> None:
         for app, user, session_id, record in self.store.all_running_runs():
@@ -608,6 +612,9 @@ class SessionPartition(GenServer):
                 session.on_timer(kind, payload[2])
         elif kind == "stalled":
             self._stalled(payload[1], payload[2])
+        elif kind == "start-workers":
+            for _ in range(max(1, self.config.run_workers) - len([w for w in self.workers if not w.retired])):
+                self._start_worker()
         elif kind == "worker-init":
             worker = self._worker_at(payload[1])
             if worker is not None and worker.pid is None:

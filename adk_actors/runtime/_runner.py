@@ -166,7 +166,9 @@ class Runner:
     # -- requests ---------------------------------------------------------------------------
 
     def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str) -> Any:
-        """Call the partition owning the session; ask again while the partition restarts."""
+        """Call the partition owning the session; ask again while the partition restarts
+        (at once after the first failure, with the partition's new address; then every
+        20 ms while it is still restarting)."""
         deadline = time.monotonic() + self.call_timeout
         refresh = False
         while True:
@@ -176,8 +178,9 @@ class Runner:
             except (ServerNotRunning, HostError) as exc:
                 if time.monotonic() >= deadline:
                     raise HostError(f"the host did not take the request: {exc}") from exc
+                if refresh:
+                    time.sleep(0.02)
                 refresh = True
-                time.sleep(0.02)
             except CallError as exc:
                 if exc.code == "not_running" and time.monotonic() < deadline:
                     time.sleep(0.02)
