@@ -122,6 +122,18 @@ def process_alive(pid: int) -> bool:
     return not sys.platform.startswith("linux")
 
 
+def pid_space() -> tuple[str, int] | None:
+    """Which pids this process sees: (the kernel's boot id, its pid namespace). Two
+    processes whose pid spaces are equal see the same process under the same pid;
+    otherwise (another machine, another container) a pid of one means nothing to the
+    other. None where this cannot be told (not Linux)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as boot:
+            return boot.read().strip(), os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return None
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that was free a moment ago on ``host``."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

@@ -20,17 +20,31 @@ from supervision.testing import wait_until
 def test_a_long_silent_run_succeeds_when_the_callers_process_table_knows_no_pid(
         host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Runner on another machine sees no local process for the session's partition pid;
-    the old Runner then failed any run silent for a few seconds as killed."""
+    the old Runner then failed any run silent for a few seconds as killed. (The host's
+    pid space is not this process's: it never looks at its pids.)"""
     import supervision._system
 
     monkeypatch.setattr(supervision._system, "process_alive", lambda pid: False)
-    monkeypatch.setattr("adk_actors.runtime._runner.process_alive", lambda pid: False, raising=False)
+    monkeypatch.setattr("adk_actors.runtime._host.process_alive", lambda pid: False)
+    monkeypatch.setattr("adk_actors.runtime._host.pid_space", lambda: ("another machine's boot id", 1))
+    host._same_pids = None  # as a host attached from that machine
     runner = host.runner("sleepy")
     session = runner.create_session(user_id="far")
     events = list(runner.run("far", session.id, "sleep 5"))
     assert events[-1].content.text == "woke up"
     events = list(runner.run("far", session.id, "sleep 1"))  # again, on the partition it learnt
     assert events[-1].content.text == "woke up"
+    assert host.partition_alive(host.partitions()[0]) is None
+
+
+def test_a_runner_sharing_the_hosts_pids_tells_a_dead_partition_by_its_process(host: Host) -> None:
+    """No message: the partition's process is looked at (a burst of slow first answers
+    made probes that opened a connection each, and slowed the partitions further)."""
+    partition = host.partitions(refresh=True)[0]
+    assert host.partition_alive(partition) is True
+    os.kill(call(host.system, partition, "pid"), signal.SIGKILL)
+    wait_until(lambda: host.partition_alive(partition) is False, timeout=5)
+    assert host.partition_alive("not a partition's address") is None
 
 
 def session_holder_pid(host: Host, session_id: str) -> Any:

@@ -52,6 +52,7 @@ from supervision import (
     attach_actor_system,
     call,
     find_global,
+    pid_space,
     proc_stat,
     process_alive,
     start_actor_system,
@@ -131,6 +132,8 @@ class Host:
         self._owns_system = system is None
         self.root: SupervisorClient | None = None
         self._partitions: list[Any] = []
+        self._partition_pids: list[int | None] = []  # of the partitions, in the same order
+        self._same_pids: bool | None = None  # do the partitions' pids mean the same process here? (None: not asked)
         self._partitions_lock = threading.Lock()
         self._root_pid: int | None = None  # the root supervisor's process, where it runs here
 
@@ -313,13 +316,32 @@ class Host:
                     if sessions.address is None:
                         raise HostError("the session supervisor is restarting")
                     infos = SupervisorClient(endpoint, sessions.address).which_children()
+                    if self._same_pids is None and infos and infos[0].address is not None:
+                        try:  # once: may the partitions' pids be looked at here? (partition_alive)
+                            theirs = call(endpoint, infos[0].address, "pid-space", timeout=root.timeout)
+                            self._same_pids = theirs is not None and theirs == pid_space()
+                        except Exception:  # asked again with the next refresh
+                            pass
                 self._partitions = [info.address for info in infos]
+                self._partition_pids = [info.pid for info in infos]
             if any(address is None for address in self._partitions):
                 raise HostError("a session partition is restarting")
             return self._partitions
 
     def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
         return partition_of(self.partitions(refresh), app_name, user_id, session_id)
+
+    def partition_alive(self, address: Any) -> bool | None:
+        """Whether the partition at ``address`` (as last listed) still runs, from its
+        process (no message: a few microseconds); None when that cannot be told here:
+        the host's pids are not this process's (another machine or container:
+        ``supervision.pid_space``), or ``address`` is no partition it listed."""
+        if not self._same_pids:
+            return None
+        with self._partitions_lock:
+            known = list(zip(self._partitions, self._partition_pids, strict=False))
+        pid = next((pid for listed, pid in known if listed == address), None)
+        return None if pid is None else process_alive(pid)
 
     def http_url(self, timeout: float = 10.0) -> str | None:
         """Where the host's HTTP API listens (its ``http`` child), or None when it has none."""

@@ -55,6 +55,7 @@ from supervision import (
     InitOk,
     Shutdown,
     partition_index,
+    pid_space,
     proc_stat,
     process_alive,
 )
@@ -208,6 +209,8 @@ class SessionPartition(GenServer):
             return self._route(request, caller)
         if request == "pid":
             return os.getpid()
+        if request == "pid-space":  # whose pids these are: a caller that shares them may look at them
+            return pid_space()
         if request == "workers":  # for tests and tools: the pids of the live workers that answered Init
             return [w.pid for w in self.workers if w.pid is not None and not w.retired]
         if request == "worker-runs":  # for tests and tools: each live worker's pid -> the runs it holds

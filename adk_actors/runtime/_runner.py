@@ -467,12 +467,20 @@ class Runner:
         return accepted
 
     def _partition_there(self, address: Any) -> bool:
-        """Is the session's partition there? Asked from an endpoint of its own with a
-        ``PROBE`` cast: a refused delivery says it is gone; a delivery, that it is not
-        known to be gone. No answer ever comes, so none can find this endpoint closed
-        (a busy partition answering late to closed endpoints only got busier)."""
+        """Is the session's partition there? Its process is looked at when the host runs
+        on this machine (``Host.partition_alive``). Otherwise it is asked from an endpoint
+        of its own with a ``PROBE`` cast: a refused delivery says it is gone; a delivery,
+        that it is not known to be gone. No answer ever comes, so none can find this
+        endpoint closed (a busy partition answering late to closed endpoints only got
+        busier). (Under a burst of 200 new sessions the probes' new endpoints and
+        connections took a quarter of the client's time and made the partitions
+        slower, so more turns waited past ``_FIRST_WAIT`` and were probed in turn:
+        docs/benchmarks.md.)"""
         if address is None:
             return True
+        alive: bool | None = self.host.partition_alive(address)
+        if alive is not None:
+            return alive
         with self.host.system.private() as probe:
             try:
                 ask_delivered(probe, address, Cast(PROBE), _PROBE_WAIT)
