@@ -11,10 +11,12 @@ spans into :class:`TraceSpan` records, in the shape google-adk's trace view read
   the token usage and the finish reason.
 * ``execute_tool <tool>``: one per tool call, with its arguments and its response.
 
-When a turn ends, the worker takes the turn's spans (:meth:`TraceRecorder.take`) and
-sends them with its outcome. The partition stores them with the turn's last events,
-in the same transaction. A session keeps the spans of its last ``trace_turns`` turns
-(``[host]``, 0: none are recorded).
+When a turn ends, the worker takes the turn's spans (:meth:`TraceRecorder.take`),
+packs them (:func:`pack`: JSON, zlib-compressed, about a quarter of the size, with
+the ids of the events the model calls made) and sends them with its outcome. The
+partition stores the packed trace as it is, with the turn's last events, in the same
+transaction: it spends no time on it beyond the insert. A session keeps the traces
+of its last ``trace_turns`` turns (``[host]``, 0: none are recorded).
 
 What differs from google-adk, on purpose:
 
@@ -36,15 +38,19 @@ import json
 import secrets
 import threading
 import time
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic_core import to_json
 
 from . import telemetry
 from ._secrets import redact_json
 from ._types import LlmRequest, LlmResponse
 
-__all__ = ["EVENT_ID", "INVOCATION_ID", "MAX_CHARS", "MAX_CONTENTS", "TraceRecorder", "TraceSpan"]
+__all__ = ["EVENT_ID", "INVOCATION_ID", "MAX_CHARS", "MAX_CONTENTS", "PackedTrace", "TraceRecorder", "TraceSpan",
+           "pack", "unpack"]
 
 INVOCATION_ID = "gcp.vertex.agent.invocation_id"
 EVENT_ID = "gcp.vertex.agent.event_id"
@@ -79,15 +85,6 @@ class TraceSpan:
         value = self.attributes.get(EVENT_ID)
         return value if isinstance(value, str) else None
 
-    def to_json(self) -> str:
-        return json.dumps(self.web_ui(), separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, text: str) -> TraceSpan:
-        fields = json.loads(text)
-        fields.pop("logs", None)
-        return cls(**fields)
-
     def web_ui(self) -> dict[str, Any]:
         """The span as google-adk's ``/debug/trace/session/{id}`` serves it."""
         return {"name": self.name, "start_time": self.start_time, "end_time": self.end_time,
@@ -100,6 +97,34 @@ class TraceSpan:
         return {**self.attributes, "trace_id": self.trace_id, "span_id": self.span_id}
 
 
+@dataclass(frozen=True)
+class PackedTrace:
+    """One turn's spans as they travel and are stored: compressed JSON, and the ids of
+    the events its model calls made (what ``/debug/trace/{event_id}`` looks up)."""
+
+    invocation_id: str
+    data: bytes
+    event_ids: tuple[str, ...] = ()
+
+
+def pack(invocation_id: str, spans: list[TraceSpan]) -> PackedTrace | None:
+    """``spans`` packed (None when there are none)."""
+    if not spans:
+        return None
+    text = json.dumps([span.web_ui() for span in spans], separators=(",", ":"))
+    return PackedTrace(invocation_id, zlib.compress(text.encode(), 1),
+                       tuple(span.event_id for span in spans if span.event_id))
+
+
+def unpack(data: bytes) -> list[TraceSpan]:
+    """The spans :func:`pack` packed."""
+    spans = []
+    for fields in json.loads(zlib.decompress(data)):
+        fields.pop("logs", None)
+        spans.append(TraceSpan(**fields))
+    return spans
+
+
 def new_id() -> int:
     """A random, non-zero 53-bit id (exact in JavaScript). From the OS's random source,
     so processes forked from one parent do not repeat each other's ids."""
@@ -107,8 +132,13 @@ def new_id() -> int:
 
 
 def _text(value: Any) -> str:
-    """``value`` as JSON (a string stays as it is), redacted, cut to MAX_CHARS."""
-    text = redact_json(value if isinstance(value, str) else json.dumps(value, default=str))
+    """``value`` as JSON (a string stays as it is; pydantic models inside it as their
+    JSON, in snake_case, without nulls), redacted, cut to MAX_CHARS."""
+    if isinstance(value, str):
+        text = value
+    else:
+        text = to_json(value, by_alias=False, exclude_none=True, fallback=str).decode()
+    text = redact_json(text)
     return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + "…(cut)"
 
 
@@ -119,11 +149,9 @@ def _request(request: LlmRequest) -> dict[str, Any]:
     if request.system_instruction:
         config["system_instruction"] = request.system_instruction
     if request.tools:
-        config["tools"] = [{"function_declarations": [tool.model_dump(mode="json", exclude_none=True)
-                                                      for tool in request.tools]}]
+        config["tools"] = [{"function_declarations": list(request.tools)}]
     kept = request.contents[-MAX_CONTENTS:]
-    body: dict[str, Any] = {"model": request.model, "config": config,
-                            "contents": [content.model_dump(mode="json", exclude_none=True) for content in kept]}
+    body: dict[str, Any] = {"model": request.model, "config": config, "contents": list(kept)}
     if len(kept) < len(request.contents):
         body["contents_omitted"] = len(request.contents) - len(kept)
     return body
@@ -221,7 +249,7 @@ def _finish_attributes(kind: str, metadata: Mapping[str, Any]) -> dict[str, Any]
             found["gcp.vertex.agent.llm_request"] = _text(_request(request))
         response = metadata.get("response")
         if isinstance(response, LlmResponse):
-            found["gcp.vertex.agent.llm_response"] = _text(response.model_dump(mode="json", exclude_none=True))
+            found["gcp.vertex.agent.llm_response"] = _text(response)
             if response.finish_reason:
                 found["gen_ai.response.finish_reasons"] = [response.finish_reason.lower()]
         usage = metadata.get("usage") or {}

@@ -20,7 +20,7 @@ from adk_actors._secrets import register_secret
 from adk_actors.engine import SessionView
 from adk_actors.models import ScriptedModel, call
 from adk_actors.runtime import Host, HostConfig
-from adk_actors.tracing import MAX_CONTENTS, TraceRecorder, TraceSpan
+from adk_actors.tracing import MAX_CONTENTS, TraceRecorder, TraceSpan, pack, unpack
 from supervision import SupervisorClient
 from supervision.testing import wait_until
 
@@ -70,6 +70,11 @@ def test_a_tool_turn_is_one_trace_of_agent_model_and_tool_spans(recorder: TraceR
     assert {s.attributes["gen_ai.conversation.id"] for s in spans} == {"s-oslo"}
     assert {s.invocation_id for s in spans} == {events[0].invocation_id}
     assert recorder.take(events[0].invocation_id) == []  # handed over once
+    packed = pack(events[0].invocation_id, spans)  # as a worker sends them and the store keeps them
+    assert packed is not None and unpack(packed.data) == spans
+    assert packed.event_ids == (model_call.event_id, answer.event_id)
+    assert len(packed.data) * 2 < len(json.dumps([s.web_ui() for s in spans]))
+    assert pack("e-none", []) is None
 
 
 def test_a_long_sessions_request_keeps_its_last_contents_and_no_secret(recorder: TraceRecorder) -> None:

@@ -94,7 +94,10 @@ class HostConfig:
     runs_per_worker: int = 0  # turns a run worker runs at once (0: no limit; 1: a process per turn)
     max_run_workers: int = 32  # per partition, with runs_per_worker: beyond, turns wait
     worker_cached_events: int = 50_000  # history events a run worker keeps for its sessions' next turns
-    trace_turns: int = 20  # turns whose trace (see adk_actors.tracing) each session keeps; 0: none recorded
+    # Turns whose trace (adk_actors.tracing) each session keeps; 0: none recorded. Off for
+    # an embedded host, on for `serve` (its console reads them): tracing costs about a
+    # tenth of the throughput of a CPU-bound host (docs/benchmarks.md).
+    trace_turns: int = 0
     log_file: str | None = None
     # Restart budgets, at every level (root, services, the session supervisors): sized
     # to tell a crash loop from kills of healthy actors. A child that dies at start is

@@ -118,7 +118,7 @@ class PartitionArgs:
     runs_per_worker: int = 0  # turns a worker runs at once (0: no limit; 1: a process per turn)
     max_run_workers: int = 32  # with runs_per_worker: the most workers; beyond, turns wait their turn
     worker_cached_events: int = 50_000  # history events a worker keeps for sessions' next turns
-    trace_turns: int = 20  # turns whose trace each session keeps (0: no trace is recorded)
+    trace_turns: int = 0  # turns whose trace each session keeps (0: no trace is recorded)
     model_base_urls: dict[str, str] | None = None
     breakers: bool = True  # runs reach the host's services (breakers, artifacts ...)
     model_options: dict[str, Any] | None = None

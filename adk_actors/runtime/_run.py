@@ -70,7 +70,7 @@ from .._validate import check_fields
 from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
 from ..messages import session_key
 from ..models import close_pooled_clients, resolve_model
-from ..tracing import TraceRecorder
+from ..tracing import TraceRecorder, pack
 from ._link import RunLink
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
 from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
@@ -357,7 +357,8 @@ class RunActor(GenServer):
         else:
             outcome = RunOutcome(run_id, True)
         if self._recorder is not None:
-            outcome = dataclasses.replace(outcome, spans=tuple(self._recorder.take(start.invocation_id)))
+            outcome = dataclasses.replace(outcome, trace=pack(start.invocation_id,
+                                                              self._recorder.take(start.invocation_id)))
         self._hand("outcome", run_id, outcome)
 
     def _before_select(self, timeout: float | None) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._types import Content, Event, RunConfig
-from ..tracing import TraceSpan
+from ..tracing import PackedTrace
 
 __all__ = ["Cancel", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
 
@@ -81,7 +81,7 @@ class RunOutcome:
     reason: str = ""
     error_type: str = ""
     detail: str = ""
-    spans: tuple[TraceSpan, ...] = ()  # the turn's trace, when the worker records them
+    trace: PackedTrace | None = None  # the turn's spans, when the worker records them
 
 
 @dataclass(frozen=True)

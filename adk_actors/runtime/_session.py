@@ -146,11 +146,11 @@ class Session:
     def _commit(self, events: list[Event], end_run: tuple[str, str] | None = None,
                 outcome: RunOutcome | None = None) -> list[Event | None]:
         """Append ``events`` to the store (one transaction, with ``end_run`` and the
-        ``outcome``'s trace spans), then to the view: each one the store took, with its
+        ``outcome``'s trace), then to the view: each one the store took, with its
         state delta."""
         stored_events = self.owner.store.append_events(
             self.app_name, self.user_id, self.session_id, events, end_run=end_run,
-            spans=outcome.spans if outcome is not None else (), keep_turns=self.owner.trace_turns)
+            trace=outcome.trace if outcome is not None else None, keep_turns=self.owner.trace_turns)
         for stored in stored_events:
             if stored is not None:
                 self.events.append(stored)

@@ -3,7 +3,8 @@
 One file in the host's data dir. Tables keyed like adk_ex_ecto / google-adk:
 ``sessions``, ``events`` (the event as JSON), ``app_states``, ``user_states``, plus
 ``runs`` (which runs are in flight, so a restarted partition can fail them
-cleanly), ``spans`` (the trace of each session's last turns, see ``..tracing``) and
+cleanly), ``traces`` and ``trace_events`` (each session's last turns' spans, packed,
+and which turn made which event: see ``..tracing``) and
 ``schema_migrations`` (versioned migrations, applied in order once).
 
 ``append_event`` is one IMMEDIATE transaction: insert the event (a duplicate id is
@@ -26,12 +27,11 @@ import pickle
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .._types import Event, apply_state_delta
-from ..tracing import TraceSpan
+from ..tracing import PackedTrace, TraceSpan, unpack
 from ._base import (
     RunExists,
     RunRecord,
@@ -69,11 +69,14 @@ MIGRATIONS: list[tuple[int, str]] = [
         CREATE INDEX runs_by_session ON runs (app_name, user_id, session_id, status);
     """),
     (3, """
-        CREATE TABLE spans (
-            app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, turn INTEGER NOT NULL,
-            invocation_id TEXT NOT NULL, event_id TEXT, span TEXT NOT NULL);
-        CREATE INDEX spans_by_session ON spans (app_name, session_id, turn);
-        CREATE INDEX spans_by_event ON spans (app_name, event_id) WHERE event_id IS NOT NULL;
+        CREATE TABLE traces (
+            app_name TEXT NOT NULL, session_id TEXT NOT NULL, user_id TEXT NOT NULL, turn INTEGER NOT NULL,
+            invocation_id TEXT NOT NULL, spans BLOB NOT NULL,
+            PRIMARY KEY (app_name, session_id, user_id, turn));
+        CREATE TABLE trace_events (
+            app_name TEXT NOT NULL, event_id TEXT NOT NULL, session_id TEXT NOT NULL, user_id TEXT NOT NULL,
+            turn INTEGER NOT NULL, PRIMARY KEY (app_name, event_id));
+        CREATE INDEX trace_events_by_session ON trace_events (app_name, session_id, user_id, turn);
     """),
 ]
 
@@ -198,7 +201,9 @@ class SQLiteSessionStore:
                                  (app, user, session_id)).rowcount
             db.execute("DELETE FROM events WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
             db.execute("DELETE FROM runs WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
-            db.execute("DELETE FROM spans WHERE app_name=? AND user_id=? AND session_id=?", (app, user, session_id))
+            for table in ("traces", "trace_events"):
+                db.execute(f"DELETE FROM {table} WHERE app_name=? AND session_id=? AND user_id=?",
+                           (app, session_id, user))
         if not deleted:
             raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
 
@@ -208,11 +213,11 @@ class SQLiteSessionStore:
         return self.append_events(app, user, session_id, [event])[0]
 
     def append_events(self, app: str, user: str, session_id: str, events: list[Event],
-                      end_run: tuple[str, str] | None = None, spans: Sequence[TraceSpan] = (),
+                      end_run: tuple[str, str] | None = None, trace: PackedTrace | None = None,
                       keep_turns: int = 20) -> list[Event | None]:
         """Persist ``events`` in order, each with its state delta, in ONE transaction
-        (and, with ``end_run=(run_id, status)``, the end of that run too; with ``spans``,
-        one turn's trace, the session keeping the traces of its last ``keep_turns``
+        (and, with ``end_run=(run_id, status)``, the end of that run too; with ``trace``,
+        one turn's spans, the session keeping the traces of its last ``keep_turns``
         turns): all of them or, on any error, none. Returns each event as stored, or
         None for a partial event or one whose id was already stored."""
         stored_events: list[Event | None] = []
@@ -242,8 +247,8 @@ class SQLiteSessionStore:
                            (json.dumps(state), now, app, user, session_id))
             if end_run is not None:
                 _end_run(db, *end_run, now)
-            if spans:
-                _insert_spans(db, app, user, session_id, spans, keep_turns)
+            if trace is not None:
+                _insert_trace(db, app, user, session_id, trace, keep_turns)
         return stored_events
 
     @staticmethod
@@ -316,24 +321,26 @@ class SQLiteSessionStore:
     def session_trace(self, app: str, session_id: str, user: str | None = None) -> list[TraceSpan]:
         """The spans of the session's kept turns, oldest turn first (of ``user``'s
         session only, when given; a session id names one session in practice)."""
-        query = "SELECT span FROM spans WHERE app_name=? AND session_id=?"
+        query = "SELECT spans FROM traces WHERE app_name=? AND session_id=?"
         args: tuple[str, ...] = (app, session_id)
         if user is not None:
             query, args = query + " AND user_id=?", (*args, user)
         with self._lock:
-            rows = self._db.execute(query + " ORDER BY turn, rowid", args).fetchall()
-        return [TraceSpan.from_json(span) for (span,) in rows]
+            rows = self._db.execute(query + " ORDER BY turn", args).fetchall()
+        return [span for (packed,) in rows for span in unpack(packed)]
 
     def event_trace(self, app: str, event_id: str, user: str | None = None) -> TraceSpan | None:
         """The span of the model call that made event ``event_id`` (of ``user``'s
         sessions only, when given), or None."""
-        query = "SELECT span FROM spans WHERE app_name=? AND event_id=?"
+        query = ("SELECT t.spans FROM trace_events e JOIN traces t ON t.app_name=e.app_name "
+                 "AND t.session_id=e.session_id AND t.user_id=e.user_id AND t.turn=e.turn "
+                 "WHERE e.app_name=? AND e.event_id=?")
         args: tuple[str, ...] = (app, event_id)
         if user is not None:
-            query, args = query + " AND user_id=?", (*args, user)
+            query, args = query + " AND e.user_id=?", (*args, user)
         with self._lock:
-            row = self._db.execute(query + " LIMIT 1", args).fetchone()
-        return TraceSpan.from_json(row[0]) if row is not None else None
+            row = self._db.execute(query, args).fetchone()
+        return next((span for span in unpack(row[0]) if span.event_id == event_id), None) if row else None
 
     def quick_check(self) -> list[str]:
         """SQLite's ``PRAGMA quick_check``: the problems it finds (empty: the file is sound).
@@ -363,17 +370,19 @@ def _prepared(event: Event) -> tuple[Event, str] | None:
     return stored, stored.model_dump_json(by_alias=True, exclude_none=True)
 
 
-def _insert_spans(db: sqlite3.Connection, app: str, user: str, session_id: str, spans: Sequence[TraceSpan],
+def _insert_trace(db: sqlite3.Connection, app: str, user: str, session_id: str, trace: PackedTrace,
                   keep_turns: int) -> None:
-    """Store one turn's spans as the session's next traced turn; forget its turns
-    older than the last ``keep_turns``."""
-    turn = db.execute("SELECT COALESCE(MAX(turn), 0) + 1 FROM spans WHERE app_name=? AND session_id=? "
-                      "AND user_id=?", (app, session_id, user)).fetchone()[0]
-    db.executemany("INSERT INTO spans VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   [(app, user, session_id, turn, span.invocation_id, span.event_id, span.to_json())
-                    for span in spans])
-    db.execute("DELETE FROM spans WHERE app_name=? AND session_id=? AND user_id=? AND turn<=?",
-               (app, session_id, user, turn - max(keep_turns, 1)))
+    """Store one turn's packed spans as the session's next traced turn; forget its
+    turns older than the last ``keep_turns``."""
+    key = (app, session_id, user)
+    turn = db.execute("SELECT COALESCE(MAX(turn), 0) + 1 FROM traces WHERE app_name=? AND session_id=? "
+                      "AND user_id=?", key).fetchone()[0]
+    db.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?)", (*key, turn, trace.invocation_id, trace.data))
+    db.executemany("INSERT OR REPLACE INTO trace_events VALUES (?, ?, ?, ?, ?)",
+                   [(app, event_id, session_id, user, turn) for event_id in trace.event_ids])
+    for table in ("traces", "trace_events"):
+        db.execute(f"DELETE FROM {table} WHERE app_name=? AND session_id=? AND user_id=? AND turn<=?",
+                   (*key, turn - max(keep_turns, 1)))
 
 
 def _end_run(db: sqlite3.Connection, run_id: str, status: str, now: float) -> None:
