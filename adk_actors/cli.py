@@ -32,7 +32,6 @@ import os
 import random
 import signal
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -97,9 +96,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     private_dir(host_cfg.data_dir)
     private_file(settings.log_file)
     sys.path.insert(0, os.getcwd())
-    stop = threading.Event()
+    # The handler only sets a flag: a signal handler runs in the main thread between two
+    # bytecodes, and one that called threading.Event.set() while that thread was inside
+    # Event.wait (holding the event's lock) waited for itself for ever: a serve hung on
+    # SIGTERM, found in a benchmark run.
+    stop_requested: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, lambda number, _frame: stop_requested.append(number))
     from .log import configure_logging
 
     configure_logging(json=True, level=settings.logging.level)
@@ -141,7 +144,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"warning: the actor system's ports listen on {host_cfg.address} and speak unauthenticated "
               "pickle: anyone who reaches that address can run code in this host. Use it only on a "
               "private network between your own hosts.", file=sys.stderr, flush=True)
-    while not stop.wait(1.0):
+    checked = time.monotonic()
+    while not stop_requested:
+        time.sleep(0.1)  # a signal interrupts it (its handler runs, then the flag is seen)
+        if time.monotonic() - checked < 1.0:
+            continue
+        checked = time.monotonic()
         if not host.alive():  # the root spent its restart budget (or was killed): never half-alive
             print("error: the supervision tree gave up (its restart budget was spent; see the log): "
                   "the host stops", file=sys.stderr, flush=True)

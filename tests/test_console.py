@@ -144,10 +144,9 @@ def lambda_text_is_pid() -> Any:
     return re.compile(r"^\d+$")
 
 
-def test_google_adks_own_web_ui_chats_with_the_host(page: Any, served: dict[str, Any], tmp_path: Path) -> None:
-    """google-adk's adk-web UI, served from the installed google-adk package at
-    /dev-ui/, unchanged: it chats with our host through google-adk's API."""
-    import httpx
+def chat_in_adk_web(page: Any, served: dict[str, Any], text: str, answer: str) -> None:
+    """Open google-adk's adk-web UI (skip the test when google-adk is not installed),
+    send ``text`` to weather_bot and wait for ``answer``."""
     from playwright.sync_api import expect
 
     from adk_actors.http._adk_web import adk_web_files
@@ -155,9 +154,18 @@ def test_google_adks_own_web_ui_chats_with_the_host(page: Any, served: dict[str,
     if adk_web_files() is None:
         pytest.skip("google-adk is not installed")
     page.goto(served["url"] + "/dev-ui/?app=weather_bot")
-    page.fill("textarea", "What's the weather in Paris?")
+    page.fill("textarea", text)
     page.keyboard.press("Enter")
-    expect(page.get_by_text("It is 21 °C and clear in Paris.")).to_be_visible(timeout=15000)
+    expect(page.get_by_text(answer)).to_be_visible(timeout=15000)
+
+
+def test_google_adks_own_web_ui_chats_with_the_host(page: Any, served: dict[str, Any], tmp_path: Path) -> None:
+    """google-adk's adk-web UI, served from the installed google-adk package at
+    /dev-ui/, unchanged: it chats with our host through google-adk's API."""
+    import httpx
+    from playwright.sync_api import expect
+
+    chat_in_adk_web(page, served, "What's the weather in Paris?", "It is 21 °C and clear in Paris.")
     page.screenshot(path=str(tmp_path / "adk-web.png"))
     page.get_by_text("Traces", exact=True).click()  # adk-web's trace view draws our stored spans
     expect(page.get_by_text("execute_tool get_weather").or_(page.get_by_text("get_weather", exact=True)).first) \
@@ -179,14 +187,7 @@ def test_google_adks_web_ui_makes_and_runs_an_eval_set(page: Any, served: dict[s
     added as a case, a run with its two default metrics, and the case passing."""
     from playwright.sync_api import expect
 
-    from adk_actors.http._adk_web import adk_web_files
-
-    if adk_web_files() is None:
-        pytest.skip("google-adk is not installed")
-    page.goto(served["url"] + "/dev-ui/?app=weather_bot")
-    page.fill("textarea", "What's the weather in Oslo?")
-    page.keyboard.press("Enter")
-    expect(page.get_by_text("It is -3 °C and snow in Oslo.")).to_be_visible(timeout=15000)
+    chat_in_adk_web(page, served, "What's the weather in Oslo?", "It is -3 °C and snow in Oslo.")
     page.get_by_role("tab", name="Evals").click()
     page.get_by_text("Create Evaluation Set").click()
     dialog = page.locator("[role=dialog]")

@@ -79,15 +79,22 @@ def add_eval_routes(api: FastAPI, files: EvalFiles, runner: Callable[[str], Any]
     prefix = "/dev/apps/{app}"
     tags: list[str | Enum] = ["evaluation"]
 
-    @api.get(prefix + "/eval_sets", tags=tags)
-    def list_sets_legacy(app: str, request: Request) -> list[str]:
-        operator(request, app)
-        return answer(lambda: files.list_sets(app))
+    def add_listing(legacy: str, current: str, key: str, ids: Callable[[str], list[str]]) -> None:
+        """google-adk's two forms of a list of ids: the legacy route answers the bare
+        list, the current one ``{key: [...]}``."""
 
-    @api.get(prefix + "/eval-sets", tags=tags)
-    def list_sets(app: str, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        return {"evalSetIds": answer(lambda: files.list_sets(app))}
+        def bare(app: str, request: Request) -> list[str]:
+            operator(request, app)
+            return answer(lambda: ids(app))
+
+        def wrapped(app: str, request: Request) -> dict[str, Any]:
+            return {key: bare(app, request)}
+
+        api.get(prefix + legacy, tags=tags)(bare)
+        api.get(prefix + current, tags=tags)(wrapped)
+
+    add_listing("/eval_sets", "/eval-sets", "evalSetIds", files.list_sets)
+    add_listing("/eval_results", "/eval-results", "evalResultIds", files.list_results)
 
     @api.post(prefix + "/eval-sets", tags=tags)
     def create_set(app: str, body: CreateEvalSetBody, request: Request) -> dict[str, Any]:
@@ -164,16 +171,6 @@ def add_eval_routes(api: FastAPI, files: EvalFiles, runner: Callable[[str], Any]
     def run_eval_legacy(app: str, eval_set_id: str, body: RunEvalBody, request: Request) -> list[dict[str, Any]]:
         operator(request, app)
         return run(app, eval_set_id, body)
-
-    @api.get(prefix + "/eval_results", tags=tags)
-    def list_results_legacy(app: str, request: Request) -> list[str]:
-        operator(request, app)
-        return answer(lambda: files.list_results(app))
-
-    @api.get(prefix + "/eval-results", tags=tags)
-    def list_results(app: str, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        return {"evalResultIds": answer(lambda: files.list_results(app))}
 
     @api.get(prefix + "/eval_results/{result_id}", tags=tags)
     @api.get(prefix + "/eval-results/{result_id}", tags=tags)
