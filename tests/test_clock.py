@@ -19,6 +19,7 @@ from conftest import probe
 from adk_actors import RunConfig, RunFailedError
 from adk_actors.messages import session_key
 from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime._partition import WORKER_START_DELAY
 from supervision import (
     MANUAL_CLOCK_VARIABLE,
     AdvanceClock,
@@ -144,11 +145,12 @@ def test_a_run_deadline_and_its_kill_grace_are_kept_to_the_clock(manual_system: 
             except RunFailedError as exc:
                 outcome.append(exc)
 
-        thread = threading.Thread(target=turn, daemon=True)
-        thread.start()
         partition = host.partition_for("sleepy", "ann", "s1")
         pid = call(manual_system, partition, "pid")
-        workers = wait_until(lambda: children_of(pid), timeout=10)
+        call(manual_system, partition, AdvanceClock(WORKER_START_DELAY))  # the partition forks its two workers
+        workers = wait_until(lambda: found if len(found := children_of(pid)) == 2 else None, timeout=10)
+        thread = threading.Thread(target=turn, daemon=True)
+        thread.start()
         thread.join(0.5)  # the tool is sleeping by now
         call(manual_system, partition, AdvanceClock(4.9))
         thread.join(0.5)
