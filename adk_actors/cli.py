@@ -272,8 +272,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             sets.append(EvalSet.model_validate_json(Path(path).read_text()))
-        except (OSError, ValidationError) as exc:
-            raise ConfigError(f"{path}: not an eval set: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
+        except ValidationError as exc:  # the first error's place and message, not the file's content
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the file"
+            raise ConfigError(f"{path}: not an eval set ({where}: {first['msg']})") from None
     runner, close = _runner_for(args)
     passed = True
     try:

@@ -194,5 +194,7 @@ def test_the_cli_runs_eval_set_files_and_fails_on_a_failing_case(client: httpx.C
     assert "PASS weather/oslo_then_london" in good.stdout and "PASS weather/paris" in good.stdout
     bad = cli(str(kept), str(tmp_path / "wrong.evalset.json"), "--metric", "response_match_score=0.5")
     assert bad.returncode == 1 and "FAILED cli_wrong/new_york: response_match_score 0.00" in bad.stdout, bad.stdout
+    not_a_set = cli("/etc/passwd")
+    assert not_a_set.returncode == 2 and "not an eval set" in not_a_set.stderr and "root:" not in not_a_set.stderr
     unknown = cli(str(kept), "--metric", "safety_v1")
     assert unknown.returncode == 1 and "safety_v1" in unknown.stderr and "Traceback" not in unknown.stderr
