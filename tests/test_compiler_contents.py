@@ -261,3 +261,52 @@ def test_a_failed_summary_leaves_the_full_history() -> None:
     events = run(agent, "q3", SessionView(events=[user("q1"), said("bot", "a1"), user("q2"), said("bot", "a2")]))
     assert all(e.actions.compaction is None for e in events) and events[-1].content.text == "fine"
     assert len(model.requests[-1].contents) == 5
+
+
+def test_a_growing_history_compiles_as_it_would_from_the_start() -> None:
+    """The fold kept from the last call (see _contents) gives, at every length of a
+    growing history, the contents a fold from the start gives: with tool calls and
+    results (one interrupted), other agents, a role-less content, partial events,
+    branches, a compaction, and a history that diverges from the prefix kept."""
+    import random
+    import uuid
+
+    rng = random.Random(7)
+
+    def event_for(step: int) -> Event:
+        kind = rng.choice(["user", "said", "other", "call", "result", "partial", "branch", "roleless", "compaction"])
+        if kind == "user":
+            return user(f"q{step}")
+        if kind == "said":
+            return said("bot", f"a{step}")
+        if kind == "other":
+            return said("helper", f"h{step}")
+        if kind == "call":
+            return call("bot", "lookup", f"c{step}", n=step)
+        if kind == "result":
+            return result("bot", "lookup", f"c{step - 1}", value=step)
+        if kind == "partial":
+            return said("bot", f"p{step}", partial=True)
+        if kind == "branch":
+            return said("bot", f"b{step}", branch=rng.choice(["root.a", "root.b"]))
+        if kind == "roleless":
+            return Event(author="bot", content=Content(parts=(Part(text=f"r{step}"),)))
+        return Event(author="bot", actions=EventActions(compaction=Compaction(message_count=rng.randint(0, 3),
+                                                                            summary=f"s{step}")))
+
+    def from_the_start(events: list[Event], branch: str | None) -> list[Content]:
+        # The same events under ids never seen before: no fold is kept for them.
+        nonce = uuid.uuid4().hex
+        return build_contents("bot", [e.model_copy(update={"id": f"{nonce}-{i}"}) for i, e in enumerate(events)],
+                              branch=branch)
+
+    for branch in (None, "root.a"):
+        events: list[Event] = [user("hello")]
+        for step in range(1, 120):
+            events.append(event_for(step))
+            incremental = build_contents("bot", list(events), branch=branch, new_message=Content.user("now"))
+            assert incremental[:-1] == from_the_start(events, branch), f"step {step}"
+            assert incremental[-1].text == "now"
+        # A longer history that shares the first 50 events but not the rest: folded afresh.
+        other = events[:50] + [said("bot", f"elsewhere {i}") for i in range(len(events))]
+        assert build_contents("bot", other, branch=branch) == from_the_start(other, branch)

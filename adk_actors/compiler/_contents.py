@@ -19,12 +19,23 @@ In order:
    died mid-call) gets a synthetic error result saying it was interrupted; results
    with no call are dropped. Providers never see a broken history.
 6. The context's ``new_message``, if any, comes last.
+
+Steps 1, 3 and 4 are a fold over the events, and a session's history only grows: the
+messages folded from a history are kept (per agent, branch and session, the last
+``FOLDS_KEPT`` of them in this process), and the next call on a longer history that
+begins with the same events continues from them. A prefix is known by its first
+event's id, its length and its last event's id (events never change; ids are
+unique). The result is the same as folding from the start; a turn of a 1,000-event
+session compiles in about half the time (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .._types import Content, Event, FunctionCall, FunctionResponse, Part
@@ -33,6 +44,20 @@ __all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents"]
 
 INTERRUPTED_RESULT = {"error": "The tool call was interrupted and did not return a result. Do not assume it ran."}
 SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
+#: Folds kept for the next call on the same history (see the module).
+FOLDS_KEPT = 1024
+
+
+@dataclass(frozen=True)
+class _Fold:
+    count: int  # events folded
+    last_id: str  # the id of the last of them
+    messages: tuple[Content, ...]
+    has_calls: bool  # a message holds a tool call or a tool result
+
+
+_folds: OrderedDict[tuple[str, str | None, str], _Fold] = OrderedDict()
+_folds_lock = threading.Lock()
 
 
 def branch_visible(event_branch: str | None, current: str | None) -> bool:
@@ -102,8 +127,6 @@ def _key(item: FunctionCall | FunctionResponse) -> str:
 
 def _pair_calls(messages: list[Content]) -> list[Content]:
     """Put each tool call's latest result right after it; synthesize interrupted ones."""
-    if not any(p.function_call is not None or p.function_response is not None for m in messages for p in m.parts):
-        return messages
     latest: dict[str, Part] = {}
     for message in messages:
         for part in message.parts:
@@ -152,18 +175,10 @@ def _pair_calls(messages: list[Content]) -> list[Content]:
     return out
 
 
-def build_contents(
-    agent_name: str,
-    events: Sequence[Event],
-    *,
-    branch: str | None = None,
-    include_contents: str = "default",
-    new_message: Content | None = None,
-) -> list[Content]:
-    """The request history for ``agent_name`` from ``events`` (see the module doc for the rules)."""
-    if include_contents == "none":
-        events = events[_current_turn_start(events, agent_name):]
-    messages: list[Content] = []
+def _fold(agent_name: str, events: Sequence[Event], branch: str | None, messages: list[Content],
+          has_calls: bool) -> tuple[list[Content], bool]:
+    """Steps 1, 3 and 4 over ``events``, after ``messages`` (folded from the events
+    before them); also whether any message holds a tool call or result."""
     for event in events:
         if event.partial:
             continue
@@ -176,14 +191,54 @@ def build_contents(
         content = event.content
         if content is None or not content.parts:
             continue
-        author = event.author
-        if author == "user" or author == agent_name:
-            messages.append(_own_message(event))
-        else:
-            other = _other_agent_message(event)
-            if other is not None:
-                messages.append(other)
-    messages = _pair_calls(messages)
+        message = _own_message(event) if event.author in ("user", agent_name) else _other_agent_message(event)
+        if message is not None:
+            messages.append(message)
+            if not has_calls:
+                for part in message.parts:
+                    if part.function_call is not None or part.function_response is not None:
+                        has_calls = True
+                        break
+    return messages, has_calls
+
+
+def _fold_continued(agent_name: str, events: Sequence[Event], branch: str | None) -> tuple[list[Content], bool]:
+    """:func:`_fold` over all of ``events``, continued from the fold kept for a prefix of
+    them when there is one; the new fold is kept in its place."""
+    if not events:
+        return [], False
+    key = (agent_name, branch, events[0].id)
+    with _folds_lock:
+        kept = _folds.get(key)
+    messages: list[Content] = []
+    has_calls = False
+    start = 0
+    if kept is not None and kept.count <= len(events) and events[kept.count - 1].id == kept.last_id:
+        start, messages, has_calls = kept.count, list(kept.messages), kept.has_calls
+    messages, has_calls = _fold(agent_name, events[start:], branch, messages, has_calls)
+    with _folds_lock:
+        _folds[key] = _Fold(len(events), events[-1].id, tuple(messages), has_calls)
+        _folds.move_to_end(key)
+        while len(_folds) > FOLDS_KEPT:
+            _folds.popitem(last=False)
+    return messages, has_calls
+
+
+def build_contents(
+    agent_name: str,
+    events: Sequence[Event],
+    *,
+    branch: str | None = None,
+    include_contents: str = "default",
+    new_message: Content | None = None,
+) -> list[Content]:
+    """The request history for ``agent_name`` from ``events`` (see the module doc for the rules)."""
+    if include_contents == "none":
+        messages, has_calls = _fold(agent_name, events[_current_turn_start(events, agent_name):], branch, [], False)
+    else:
+        messages, has_calls = _fold_continued(agent_name, events, branch)
+    if has_calls:
+        messages = _pair_calls(messages)
     if new_message is not None:
         messages.append(new_message if new_message.role else new_message.model_copy(update={"role": "user"}))
     return messages
