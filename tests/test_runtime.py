@@ -441,3 +441,38 @@ def test_with_one_run_per_worker_a_kill_ends_that_turn_only_and_the_pool_follows
         assert b_box.get("result") == ["sleep 2", "woke up"], b_box  # not disturbed
         wait_until(lambda: len(call(host.system, partition, "workers")) == 1, timeout=10)  # shrunk back
         assert texts(list(runner.run("ann", "a", "hello again")))[-1] == "awake: hello again"
+
+
+def test_a_run_whose_partition_died_before_it_answered_ends_interrupted(actor_system: Any, tmp_path: Path) -> None:
+    """The partition records a run and dies before the caller heard anything from it
+    (the run waited for a worker). The Runner asks the restarted partition again with
+    the same run id: it gets the run's end, ``interrupted``, not an error about a
+    run id used twice (seen in a chaos soak as InvalidRequestError)."""
+    from adk_actors.store import SQLiteSessionStore
+
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
+                        runs_per_worker=1, max_run_workers=1)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        runner.create_session("ann", "busy")
+        runner.create_session("bob", "waiting")
+        in_thread(lambda: list(runner.run("ann", "busy", "sleep 30")))
+        wait_until(lambda: "run-" in str(call(host.system, host.partitions()[0], "worker-runs")))  # the worker is taken
+        waiting, box = in_thread(lambda: list(runner.run("bob", "waiting", "hello")))
+        store = SQLiteSessionStore(config.store_path)
+        wait_until(lambda: store.running_runs("sleepy", "bob", "waiting"), interval=0.002)  # recorded, not answered
+        # The partition's supervisor is held still while the partition dies, so the restart
+        # comes after the Runner gave up waiting for a first answer and asked again.
+        supervisor = host.root.child("sessions").pid  # type: ignore[union-attr]
+        os.kill(supervisor, signal.SIGSTOP)
+        try:
+            os.kill(call(host.system, host.partitions()[0], "pid"), signal.SIGKILL)
+            time.sleep(0.5)
+        finally:
+            os.kill(supervisor, signal.SIGCONT)
+        waiting.join(15)
+        store.close()
+        assert isinstance(box.get("error"), RunFailedError), box
+        assert box["error"].reason == "interrupted" and box["error"].error_type == "PartitionRestarted"
+        host.partitions(refresh=True)
+        assert texts(list(runner.run("bob", "waiting", "again")))[-1] == "awake: again"

@@ -609,6 +609,8 @@ class SessionPartition(GenServer):
             for fields in self.log_later:
                 (self.slog.debug if fields["status"] == "done" else self.slog.warning)("run ended", **fields)
             self.log_later.clear()
+        elif kind == "ended":  # a run's end for a caller that asked for it again (Session.take)
+            self.send(payload[2], payload[1])
         elif kind in ("deadline", "grace"):
             session = self.sessions.get(payload[1])
             if session is not None:

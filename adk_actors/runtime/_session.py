@@ -38,6 +38,7 @@ from supervision import BadRequest, CallError
 
 from .._types import Event, EventActions, RunConfig, apply_state_delta
 from ..messages import (
+    FAILURE_REASONS,
     AdkEvent,
     Limits,
     RunAccepted,
@@ -177,7 +178,17 @@ class Session:
         try:
             self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id, caller)
         except RunExists as exc:
-            raise CallError(str(exc), code="invalid_request") from None
+            status = self.owner.store.run_status(request.run_id)
+            if status is None or status == "running":
+                raise CallError(str(exc), code="invalid_request") from None
+            # The same run again, from a caller that lost the partition that took it (it
+            # died before the caller heard from it, and its restarted self ended the run):
+            # the caller gets the run's end, just after this answer.
+            reason = status if status in FAILURE_REASONS else "interrupted"
+            self.owner.send_after(0, ("ended", RunFailed(request.run_id, reason, "PartitionRestarted",
+                                                          "the session's partition was restarted while this run "
+                                                          "was in flight"), caller))
+            return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
         run = SessionRun(request=request, caller=caller)
         if busy:
             self.waiting.append(run)

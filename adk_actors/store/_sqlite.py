@@ -307,6 +307,13 @@ class SQLiteSessionStore:
             out.append((app, user, session_id, RunRecord(run_id, _caller_address(caller), "running")))
         return out
 
+    def run_status(self, run_id: str) -> str | None:
+        """How run ``run_id`` ended ("done", "interrupted" ...), "running", or None if no
+        run of that id was ever recorded."""
+        with self._lock:
+            row = self._db.execute("SELECT status FROM runs WHERE run_id=?", (run_id,)).fetchone()
+        return None if row is None else str(row[0])
+
     def running_runs(self, app: str, user: str, session_id: str) -> list[RunRecord]:
         with self._lock:
             rows = self._db.execute("SELECT run_id, caller, status FROM runs WHERE app_name=? AND user_id=? "
