@@ -38,7 +38,6 @@ from supervision import BadRequest, CallError
 
 from .._types import Event, EventActions, RunConfig, apply_state_delta
 from ..messages import (
-    FAILURE_REASONS,
     AdkEvent,
     Limits,
     RunAccepted,
@@ -178,14 +177,12 @@ class Session:
         try:
             self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id, caller)
         except RunExists as exc:
-            status = self.owner.store.run_status(request.run_id)
-            if status is None or status == "running":
-                raise CallError(str(exc), code="invalid_request") from None
+            if self.owner.store.run_status(request.run_id) != "interrupted":
+                raise CallError(str(exc), code="invalid_request") from None  # a run id is never reused
             # The same run again, from a caller that lost the partition that took it (it
-            # died before the caller heard from it, and its restarted self ended the run):
-            # the caller gets the run's end, just after this answer.
-            reason = status if status in FAILURE_REASONS else "interrupted"
-            self.owner.send_after(0, ("ended", RunFailed(request.run_id, reason, "PartitionRestarted",
+            # died before the caller heard from it, and its restarted self ended the run
+            # interrupted): the caller gets that end, just after this answer.
+            self.owner.send_after(0, ("ended", RunFailed(request.run_id, "interrupted", "PartitionRestarted",
                                                           "the session's partition was restarted while this run "
                                                           "was in flight"), caller))
             return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
