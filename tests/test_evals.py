@@ -198,3 +198,44 @@ def test_the_cli_runs_eval_set_files_and_fails_on_a_failing_case(client: httpx.C
     assert not_a_set.returncode == 2 and "not an eval set" in not_a_set.stderr and "root:" not in not_a_set.stderr
     unknown = cli(str(kept), "--metric", "safety_v1")
     assert unknown.returncode == 1 and "safety_v1" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_a_turn_that_fails_fails_its_case_and_says_why() -> None:
+    """A run of a case whose second turn fails (a deadline, a killed worker ...): the
+    case fails, each metric's overall result carries the error, and the invocation
+    that ran is scored."""
+    from adk_actors import Content, Event, FunctionCall, Part, RunFailedError
+    from adk_actors.evals import EvalCase, EvalMetric, EvalSet, EvalStatus, Invocation, run_eval_set
+
+    class FailingSecondTurn:
+        """A Runner double: the first turn answers as expected, the second fails."""
+
+        def __init__(self) -> None:
+            self.turns = 0
+
+        def create_session(self, user_id: str, session_id: str | None = None,
+                           state: dict[str, Any] | None = None) -> None:
+            assert session_id is not None and session_id.startswith("___eval___session___")
+
+        def run(self, user_id: str, session_id: str, message: str | Content) -> Any:
+            self.turns += 1
+            if self.turns == 2:
+                raise RunFailedError("run-2", "timeout", "RunTimeout", "the run exceeded its 5 s deadline")
+            call = Content(role="model", parts=(Part(function_call=FunctionCall(name="get_weather",
+                                                                                args={"city": "Paris"})),))
+            return iter([Event(author="user", invocation_id="e-1", content=Content.user("Paris?")),
+                         Event(author="bot", invocation_id="e-1", content=call),
+                         Event(author="bot", invocation_id="e-1", content=Content.model("Sunny in Paris."))])
+
+    expected = [Invocation(user_content=Content.user("Paris?"), final_response=Content.model("Sunny in Paris."),
+                           intermediate_data={"tool_uses": [{"name": "get_weather", "args": {"city": "Paris"}}]}),
+                Invocation(user_content=Content.user("And Oslo?"), final_response=Content.model("Snow in Oslo."))]
+    eval_set = EvalSet(eval_set_id="s", eval_cases=[EvalCase(eval_id="two_turns", conversation=expected)])
+    metrics = [EvalMetric(metric_name="tool_trajectory_avg_score"), EvalMetric(metric_name="response_match_score")]
+    [case] = run_eval_set(FailingSecondTurn(), "weather_bot", eval_set, metrics).eval_case_results
+    assert case.final_eval_status == EvalStatus.FAILED
+    for metric in case.overall_eval_metric_results:
+        assert metric.eval_status == EvalStatus.FAILED
+        assert metric.details["error"].startswith("RunFailedError") and "RunTimeout" in metric.details["error"]
+    assert [m.score for m in case.overall_eval_metric_results] == [1.0, 1.0]  # the turn that ran matched
+    assert len(case.eval_metric_result_per_invocation) == 1
