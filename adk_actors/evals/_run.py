@@ -111,8 +111,7 @@ def case_from_session(eval_id: str, app_name: str, user_id: str, events: list[Ev
                     creation_timestamp=time.time())
 
 
-def _run_case(runner: TurnRunner, app_name: str, eval_set_id: str, case: EvalCase,
-              metrics: list[EvalMetric]) -> EvalCaseResult:
+def _run_case(runner: TurnRunner, eval_set_id: str, case: EvalCase, metrics: list[EvalMetric]) -> EvalCaseResult:
     expected = case.conversation or []
     user = case.session_input.user_id if case.session_input else "eval_user"
     session_id = f"{EVAL_SESSION_PREFIX}{uuid.uuid4().hex}"
@@ -164,7 +163,7 @@ def run_eval_set(runner: TurnRunner, app_name: str, eval_set: EvalSet, metrics: 
         score(metric, [])  # an unknown metric: EvalError now, not after the first case ran
     cases = [case for case in eval_set.eval_cases if not wanted or case.eval_id in wanted]
     began = time.time()
-    results = [_run_case(runner, app_name, eval_set.eval_set_id, case, metrics) for case in cases]
+    results = [_run_case(runner, eval_set.eval_set_id, case, metrics) for case in cases]
     result_id = f"{app_name}_{eval_set.eval_set_id}_{began:.6f}".replace(".", "_")
     return EvalSetResult(eval_set_result_id=result_id, eval_set_result_name=result_id,
                          eval_set_id=eval_set.eval_set_id, eval_case_results=results, creation_timestamp=began)
