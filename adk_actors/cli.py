@@ -73,6 +73,7 @@ def _connect(args: argparse.Namespace) -> Any:
 def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import PortInUse, check_port_free, start_actor_system
 
+    from .engine import AppCatalog
     from .http import http_child
     from .log import JSON_LINES
     from .messages import Limits
@@ -83,8 +84,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     host_cfg = settings.host
-    if not settings.apps:
-        print("error: the config names no apps ([apps] name = \"package.module:root_agent\")", file=sys.stderr)
+    catalog = AppCatalog(settings.apps, host_cfg.agents_folder)
+    if not catalog.names():
+        print("error: the config names no apps ([apps] name = \"package.module:root_agent\") and "
+              f"{host_cfg.agents_folder} holds none (<name>/root_agent.yaml)", file=sys.stderr)
         return 2
     try:
         check_port_free(host_cfg.port, host_cfg.address)
@@ -108,7 +111,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(json=True, level=settings.logging.level)
     system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file,
                                 log_level=getattr(logging, settings.logging.level), log_formatter=JSON_LINES)
-    host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, partitions=host_cfg.partitions,
+    host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
+                           partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
                            max_queued_runs=host_cfg.max_queued_runs,
                            run_workers=host_cfg.run_workers, runs_per_worker=host_cfg.runs_per_worker,
@@ -123,7 +127,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                           "timeout": settings.retry.timeout},
                            root_period=host_cfg.restart_period, extra={"global_root": True},
                            clients=(http_child(settings.http, admin_port=host_cfg.port, admin_address=host_cfg.address,
-                                               apps=dict(settings.apps), data_dir=host_cfg.data_dir),)
+                                               apps=dict(settings.apps), data_dir=host_cfg.data_dir,
+                                               agents_dir=host_cfg.agents_folder),)
                            if settings.http.enabled else ()), system=system)
     try:
         host.start()
@@ -134,7 +139,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if settings.http.enabled:
         print(f"HTTP API and console: {host.http_url()}", flush=True)
     print(f"adk-actors host listening on {host_cfg.address}:{host_cfg.port} "
-          f"(apps: {', '.join(sorted(settings.apps))}; data: {host_cfg.data_dir}; log: {settings.log_file})",
+          f"(apps: {', '.join(catalog.names())}; data: {host_cfg.data_dir}; log: {settings.log_file})",
           flush=True)
     if not os.environ.get(CREDENTIAL_KEY_VARIABLE):
         print(f"warning: stored credentials (tokens, API keys saved by tools) are NOT encrypted at rest; "

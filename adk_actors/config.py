@@ -35,6 +35,9 @@ class HostSection(BaseModel):
     address: str = "127.0.0.1"
     port: int = Field(default=19470, ge=1, le=65535)
     data_dir: str = "data"
+    # A folder of YAML apps (<agents_dir>/<name>/root_agent.yaml), google-adk's layout:
+    # served as they appear, and where adk-web's agent builder saves. Empty: <data_dir>/agents.
+    agents_dir: str = ""
     partitions: int = Field(default=2, ge=1, le=64)
     idle_timeout: float = Field(default=300.0, gt=0)
     run_timeout: float = Field(default=600.0, ge=0)  # a run's deadline when its RunConfig sets none; 0: none
@@ -62,6 +65,10 @@ class HostSection(BaseModel):
         if Path(data_dir).exists() and not Path(data_dir).is_dir():
             raise ValueError("must be a directory, but a file of that name exists")
         return data_dir
+
+    @property
+    def agents_folder(self) -> str:
+        return self.agents_dir or str(Path(self.data_dir) / "agents")
 
 
 class LoggingSection(BaseModel):
@@ -174,10 +181,15 @@ class Settings(BaseSettings):
     @field_validator("apps")
     @classmethod
     def _check_apps(cls, apps: dict[str, str]) -> dict[str, str]:
+        checked = {}
         for name, path in apps.items():
-            if ":" not in path or not path.split(":", 1)[1]:
-                raise ValueError(f"app {name!r}: the agent must be an import path 'package.module:root_agent'")
-        return apps
+            if path.endswith((".yaml", ".yml")):
+                path = str(Path(path).resolve())  # every process of the host reads the same file
+            elif ":" not in path or not path.split(":", 1)[1]:
+                raise ValueError(f"app {name!r}: the agent must be an import path 'package.module:root_agent' "
+                                 "or an agent file 'path/root_agent.yaml'")
+            checked[name] = path
+        return checked
 
     @classmethod
     def settings_customise_sources(

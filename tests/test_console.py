@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import serving
+
+from adk_actors.testing import StubServer, gemini_response
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
@@ -23,13 +26,23 @@ APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    with serving(tmp_path_factory.mktemp("console"), apps=APPS) as info:
+def gemini() -> Iterator[StubServer]:
+    """A real HTTP server speaking Gemini's wire format: the model of YAML agents made
+    in adk-web's agent builder (gemini-2.5-flash, its default)."""
+    with StubServer() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, gemini: StubServer) -> Iterator[dict[str, Any]]:
+    env = {"GEMINI_API_KEY": "test-key-not-a-secret", "GEMINI_BASE_URL": gemini.url}
+    with serving(tmp_path_factory.mktemp("console"), apps=APPS, env=env) as info:
         yield info
 
 
-@pytest.fixture
-def page(served: dict[str, Any]) -> Iterator[Any]:
+@contextmanager
+def browser_page() -> Iterator[tuple[Any, list[str]]]:
+    """A Chromium tab and the errors its page raises."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -39,10 +52,16 @@ def page(served: dict[str, Any]) -> Iterator[Any]:
             tab = context.new_page()
             errors: list[str] = []
             tab.on("pageerror", lambda error: errors.append(str(error)))
-            yield tab
-            assert errors == [], f"the page raised: {errors}"
+            yield tab, errors
         finally:
             browser.close()
+
+
+@pytest.fixture
+def page(served: dict[str, Any]) -> Iterator[Any]:
+    with browser_page() as (tab, errors):
+        yield tab
+        assert errors == [], f"the page raised: {errors}"
 
 
 def test_chat_streams_and_draws_tool_calls(page: Any, served: dict[str, Any], tmp_path: Path) -> None:
@@ -202,3 +221,45 @@ def test_google_adks_web_ui_makes_and_runs_an_eval_set(page: Any, served: dict[s
     dialog.get_by_role("button", name="Run").click()
     expect(page.get_by_text("1 PASS")).to_be_visible(timeout=30000)
     page.screenshot(path=str(tmp_path / "adk-web-eval.png"))
+
+
+def test_google_adks_agent_builder_makes_an_app_that_answers(served: dict[str, Any], gemini: StubServer,
+                                                            tmp_path: Path) -> None:
+    """adk-web's agent builder, unchanged, on our host: a new app is created, its
+    instruction written in the form and saved; the app is then chosen and answers,
+    with that instruction in its model's request. The builder's assistant panel is
+    google-adk's own Gemini agent (``__adk_agent_builder_assistant``), which this host
+    does not serve: its session request is refused, and that is the only page error."""
+    import httpx
+    from playwright.sync_api import expect
+
+    from adk_actors.http._adk_web import adk_web_files
+
+    if adk_web_files() is None:
+        pytest.skip("google-adk is not installed")
+    with browser_page() as (page, errors):
+        refused: list[str] = []
+        page.on("response", lambda r: refused.append(r.url) if r.status >= 400 and "/dev-ui/" not in r.url else None)
+        page.goto(served["url"] + "/dev-ui/?app=weather_bot")
+        page.locator("button").filter(has_text="arrow_drop_down").first.click()  # the app menu
+        page.locator("div:has(> span:text-is('Select an App')) button").first.click()  # "add": a new app
+        dialog = page.locator("[role=dialog]")
+        dialog.locator("input").first.fill("shop_helper")
+        dialog.get_by_role("button", name="Create").click()
+        instructions = page.get_by_label("Instructions")
+        expect(instructions).to_be_visible(timeout=15000)
+        instructions.fill("You answer questions about the shop's opening hours.")
+        page.screenshot(path=str(tmp_path / "adk-web-builder.png"))
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.wait_for_url("**/dev-ui/?app=shop_helper", timeout=15000)
+
+        saved = httpx.get(f"{served['url']}/dev/apps/shop_helper/builder", params={"ts": 1}).text
+        assert "opening hours" in saved and "agent_class: LlmAgent" in saved
+        gemini.add(gemini_response("We open at nine."))
+        page.fill("textarea", "When do you open?")
+        page.keyboard.press("Enter")
+        expect(page.get_by_text("We open at nine.")).to_be_visible(timeout=15000)
+        page.screenshot(path=str(tmp_path / "adk-web-builder-chat.png"))
+        assert "opening hours" in str(gemini.requests[-1].body["systemInstruction"])
+        assert all("__adk_agent_builder_assistant" in url for url in refused), refused
+        assert len(errors) <= len(refused), errors

@@ -359,6 +359,12 @@ def test_tokens_keep_users_apart(tmp_path: Path) -> None:
         assert http.get("/console/api/tree", headers=ann).status_code == 403  # the tree is the operator's
         assert http.post("/console/api/kill", json={"path": "registry"}, headers=ann).status_code == 403
         assert http.get("/console/api/whoami", headers=ann).json() == {"principal": "ann", "operator": False}
+        # the agent builder writes the host's agent files: the operator's alone
+        upload = {"files": ("mine/root_agent.yaml", b"name: mine\n", "application/x-yaml")}
+        assert http.post("/dev/apps/mine/builder/save", files=upload, headers=ann).status_code == 403
+        assert http.get("/dev/apps/mine/builder", headers=ann).status_code == 403
+        assert http.post("/dev/apps/mine/builder/save", files=upload, headers=ops).json() is True
+        assert "mine" in http.get("/list-apps", headers=ann).json()
         ran = http.post("/run", json=stolen, headers=ann)
         assert ran.status_code == 200
         trace, final = "/dev/apps/weather_bot/debug/trace/session/a1", f"/dev/apps/weather_bot/debug/trace/{ran.json()[-1]['id']}"

@@ -1,7 +1,9 @@
 """The in-process agent engine that a run worker drives (asyncio, steppable, cancellable)."""
 
+from ._agent_config import ROOT_AGENT_FILE, AgentConfig, check_builder_upload, load_agent_config
 from ._app import App, as_app
 from ._callbacks import CallbackError, Fallback, Reraise, Retry
+from ._catalog import APP_NAME, DRAFT, AppCatalog
 from ._context import (
     CallbackContext,
     CancelToken,
@@ -32,8 +34,13 @@ from ._services import (
 
 __all__ = [
     "ALLOW",
+    "APP_NAME",
+    "DRAFT",
+    "ROOT_AGENT_FILE",
+    "AgentConfig",
     "Allow",
     "App",
+    "AppCatalog",
     "ApprovalService",
     "ArtifactService",
     "CallbackContext",
@@ -63,6 +70,8 @@ __all__ = [
     "SessionView",
     "State",
     "as_app",
+    "check_builder_upload",
+    "load_agent_config",
     "run_invocation",
     "select_agent",
 ]

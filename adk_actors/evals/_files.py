@@ -10,7 +10,6 @@ the old one: a kill mid-write leaves the previous version). Ids are letters, dig
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..store import private_dir
+from ..store import write_private
 from ._metrics import EvalError
 from ._models import EvalCase, EvalSet, EvalSetResult
 
@@ -54,12 +53,7 @@ class EvalFiles:
         return self._app_dir(app) / (_checked("eval set id", eval_set_id) + _SET)
 
     def _write(self, path: Path, text: str) -> None:
-        private_dir(path.parent)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        descriptor = os.open(temporary, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w") as out:
-            out.write(text)
-        os.replace(temporary, path)
+        write_private(path, text.encode())
 
     # -- sets -------------------------------------------------------------------------------
 

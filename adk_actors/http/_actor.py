@@ -43,14 +43,17 @@ class HttpArgs:
     admin_address: str
     apps: dict[str, str]
     log_file: str
+    agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
     evals_dir: str | None = None  # where the eval sets are kept (data/evals)
     path: list[str] = field(default_factory=list)  # import paths the apps need (the serve's cwd)
 
 
 def http_child(section: HttpSection, *, admin_port: int, admin_address: str, apps: dict[str, str],
-               data_dir: str) -> ChildSpec:
-    """The root's ``http`` child for a host on ``admin_port`` serving ``apps``."""
+               data_dir: str, agents_dir: str | None = None) -> ChildSpec:
+    """The root's ``http`` child for a host on ``admin_port`` serving ``apps`` (and the
+    YAML apps in ``agents_dir``)."""
     args = HttpArgs(http=section.model_dump(), admin_port=admin_port, admin_address=admin_address, apps=dict(apps),
+                    agents_dir=agents_dir,
                     log_file=str(Path(data_dir) / "http.log"), evals_dir=str(Path(data_dir) / "evals"),
                     path=[os.getcwd()])
     return ChildSpec(id="http", start=HttpServerActor, args=args, start_timeout=START_WAIT + 10.0,
@@ -70,7 +73,7 @@ class HttpServerActor(GenServer):
             log.close()
         assert self.process.stdin is not None and self.process.stdout is not None
         launch = {"http": args.http, "admin_port": args.admin_port, "admin_address": args.admin_address,
-                  "apps": args.apps, "path": args.path, "evals_dir": args.evals_dir}
+                  "apps": args.apps, "agents_dir": args.agents_dir, "path": args.path, "evals_dir": args.evals_dir}
         self.process.stdin.write((json.dumps(launch) + "\n").encode())
         self.process.stdin.close()
         line = self._first_line(self.process.stdout, time.monotonic() + START_WAIT)

@@ -4,10 +4,9 @@ The UI's files are served straight from the installed package
 (``google/adk/cli/browser``), never copied here. Same origin, so the UI calls this
 host's API at the root; its runtime config says so (``backendUrl: ""``) and turns its
 telemetry consent dialog off. The ``/dev/*`` routes the UI calls on load answer what
-it needs: the agent graph (``build_graph``) and the builder's agent file (none: the
-apps are Python, and google-adk answers the same for a Python agent), so the page
-raises no errors. Chat, sessions, state, artifacts, streaming, traces (``_trace``)
-and evals (``_evals``) go through the host's API, as anywhere.
+it needs (the agent graph, ``build_graph``), so the page raises no errors. Chat,
+sessions, state, artifacts, streaming, traces (``_trace``), evals (``_evals``) and the
+agent builder (``_builder``) go through the host's API, as anywhere.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from .._types import model_name
@@ -48,11 +47,12 @@ def _graph(agent: Any) -> dict[str, Any]:
             "sub_agents": [_graph(sub) for sub in getattr(agent, "sub_agents", ()) or ()]}
 
 
-def add_adk_web(api: FastAPI, files: Path, apps: list[str], root_agent_of: Callable[[str], Any] | None) -> None:
-    """Serve the adk-web UI in ``files`` at ``/dev-ui/`` with the ``/dev/*`` routes it calls."""
+def add_adk_web(api: FastAPI, files: Path, root_agent_of: Callable[[str], Any]) -> None:
+    """Serve the adk-web UI in ``files`` at ``/dev-ui/`` with the ``/dev/*`` routes it
+    calls; ``root_agent_of(app)`` is the app's root agent (None: no such app)."""
 
     def known(app: str) -> Any:
-        agent = root_agent_of(app) if root_agent_of is not None and app in apps else None
+        agent = root_agent_of(app)
         if agent is None:
             raise HTTPException(404, f"App not found: {app}")
         return agent
@@ -73,10 +73,6 @@ def add_adk_web(api: FastAPI, files: Path, apps: list[str], root_agent_of: Calla
     def build_graph_image(app: str) -> dict[str, Any]:
         known(app)
         return {}
-
-    @api.get("/dev/apps/{app}/builder", include_in_schema=False)
-    def builder(app: str) -> PlainTextResponse:
-        return PlainTextResponse("")
 
     @api.get("/config/telemetry", include_in_schema=False)
     def telemetry() -> dict[str, Any]:

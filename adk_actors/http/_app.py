@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import platform
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, HTTPException, Query, Request
@@ -50,8 +50,10 @@ from .._types import Content, Event, Part, RunConfig, StreamingMode
 from ..agents import LlmAgent
 from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
+from ..engine import ROOT_AGENT_FILE, AppCatalog, load_agent_config
 from ..evals import EVAL_SESSION_PREFIX, EvalFiles
 from ._adk_web import add_adk_web, adk_web_files
+from ._builder import add_builder_routes
 from ._console import add_console
 from ._evals import add_eval_routes
 from ._guard import OPERATOR, Guard
@@ -126,17 +128,29 @@ def agent_json(agent: Any) -> dict[str, Any]:
             "sub_agents": [sub.name for sub in getattr(agent, "sub_agents", ()) or ()]}
 
 
-def create_app(host: Any, apps: dict[str, str], section: HttpSection,
-               root_agent_of: Callable[[str], Any] | None = None, evals_dir: str | None = None) -> Any:
-    """The API for ``host``'s ``apps`` (name -> agent import path), guarded as
-    ``section`` says (:mod:`adk_actors.http._guard`). ``root_agent_of(app)`` gives the
-    app's root agent (or None) for ``/list-apps?detailed=true`` and ``app-info``;
-    eval sets live in ``evals_dir`` (None: no eval routes)."""
+def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str | None = None) -> Any:
+    """The API for ``host``'s ``apps``, guarded as ``section`` says
+    (:mod:`adk_actors.http._guard`); eval sets live in ``evals_dir`` (None: no eval
+    routes)."""
     runners: dict[str, Any] = {}
+
+    def root_agent_of(app: str) -> Any:
+        """The app's root agent, for ``/list-apps?detailed=true``, ``app-info`` and
+        adk-web's graph; a draft's, from its draft (None if its definition is broken:
+        its turns say why)."""
+        try:
+            if app in apps.drafts():
+                draft = apps.draft_folder(app)
+                return load_agent_config(draft / ROOT_AGENT_FILE) if draft is not None else None
+            return apps.load(app).root_agent
+        except Exception:
+            return None
 
     def runner(app: str) -> Any:
         if app not in apps:
-            raise UnknownAppError(f"unknown app {app!r}; known apps: {sorted(apps)}")
+            if app in apps.drafts():
+                raise UnknownAppError(f"app {app!r} is a draft of the agent builder: save it to run it")
+            raise UnknownAppError(f"unknown app {app!r}; known apps: {apps.names()}")
         if app not in runners:
             runners[app] = host.runner(app)
         return runners[app]
@@ -163,20 +177,24 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
 
     @api.get("/list-apps")
     def list_apps(detailed: bool = False, relative_path: str | None = None) -> Any:
+        # An app the agent builder has drafted but not saved is listed too (adk-web opens
+        # it in builder mode by name); it cannot run until it is saved.
+        names = sorted({*apps.names(), *apps.drafts()})
         if not detailed:
-            return sorted(apps)
-        return {"apps": [{**app_summary(name), "agents": None} for name in sorted(apps)]}
+            return names
+        return {"apps": [{**app_summary(name), "agents": None} for name in names]}
 
     def app_summary(app: str) -> dict[str, Any]:
-        agent = root_agent_of(app) if root_agent_of is not None else None
+        agent = root_agent_of(app)
         return {"name": app, "rootAgentName": getattr(agent, "name", ""),
-                "description": getattr(agent, "description", "") or "", "language": "python",
+                "description": getattr(agent, "description", "") or "",
+                "language": "yaml" if app in apps.drafts() else apps.language(app),
                 "isComputerUse": False}
 
     @api.get("/apps/{app}/app-info")
     def app_info(app: str) -> Any:
         runner(app)  # an unknown app: 404
-        agent = root_agent_of(app) if root_agent_of is not None else None
+        agent = root_agent_of(app)
         if not isinstance(agent, LlmAgent):
             raise HTTPException(400, f"the root agent of {app!r} is not an LlmAgent")
         agents: dict[str, Any] = {}
@@ -330,10 +348,11 @@ def create_app(host: Any, apps: dict[str, str], section: HttpSection,
     add_trace_routes(api, runner)
     if evals_dir is not None:
         add_eval_routes(api, EvalFiles(evals_dir), runner)
-    add_console(api, host, sorted(apps), runner, allowed)
+    add_builder_routes(api, apps)
+    add_console(api, host, apps.names, runner, allowed)
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too
-        add_adk_web(api, adk_web, sorted(apps), root_agent_of)
+        add_adk_web(api, adk_web, root_agent_of)
     guarded: Any = Guard(api, section)
     if section.allow_origins:
         guarded = CORSMiddleware(guarded, allow_origins=section.allow_origins, allow_methods=["*"],

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -53,8 +54,8 @@ class CredentialBody(BaseModel):
     api_key: str | None = None
 
 
-def add_console(api: FastAPI, host: Any, apps: list[str], runner: Any, allowed: Any) -> None:
-    """Add the console's routes to ``api`` for ``host``'s ``apps``; ``runner(app)`` gives
+def add_console(api: FastAPI, host: Any, apps: Callable[[], list[str]], runner: Any, allowed: Any) -> None:
+    """Add the console's routes to ``api`` for ``host``'s ``apps()``; ``runner(app)`` gives
     an app's Runner and ``allowed(request, user)`` refuses a request that may not act
     for ``user``."""
 
@@ -86,7 +87,8 @@ def add_console(api: FastAPI, host: Any, apps: list[str], runner: Any, allowed: 
         operator(request)
         breakers: dict[str, Any] = {}
         try:
-            breakers = runner(apps[0]).breaker_states() if apps else {}
+            names = apps()
+            breakers = runner(names[0]).breaker_states() if names else {}
         except Exception:  # the breaker actor is restarting: the tree shows it
             breakers = {}
         return {"rows": rows(), "breakers": breakers, "time": time.time()}

@@ -17,35 +17,17 @@ import json
 import socket
 import sys
 import time
-from typing import Any
 
 import uvicorn
 
-from supervision import import_object
-
 from ..config import HttpSection
-from ..engine import as_app
+from ..engine import AppCatalog
 from ..runtime import Host
 from ._app import create_app
 
 __all__ = ["main"]
 
 BIND_RETRY = 5.0
-
-
-def _root_agents(apps: dict[str, str]) -> Any:
-    """``root_agent_of(app)``: the app's root agent, imported once (None if it cannot be)."""
-    cache: dict[str, Any] = {}
-
-    def root_agent_of(app: str) -> Any:
-        if app not in cache:
-            try:
-                cache[app] = as_app(import_object(apps[app])).root_agent
-            except Exception:
-                cache[app] = None
-        return cache[app]
-
-    return root_agent_of
 
 
 def _bind(address: str, port: int) -> socket.socket:
@@ -80,8 +62,8 @@ def main() -> int:
     except Exception as exc:
         print(f"the HTTP server cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return 1
-    app = create_app(host, dict(launch["apps"]), section, _root_agents(dict(launch["apps"])),
-                     evals_dir=launch.get("evals_dir"))
+    catalog = AppCatalog(dict(launch["apps"]), launch.get("agents_dir"))
+    app = create_app(host, catalog, section, evals_dir=launch.get("evals_dir"))
     # An idle connection is kept 65 s, longer than clients keep theirs (httpx: 5 s), so a
     # client never sends a request on a connection the server is closing at that moment
     # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http_api.py).

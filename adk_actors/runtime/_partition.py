@@ -62,6 +62,7 @@ from supervision import (
 
 from .._types import RunConfig
 from .._validate import check_fields
+from ..engine import AppCatalog
 from ..log import enabled_for, get_logger
 from ..messages import (
     PROBE,
@@ -82,7 +83,7 @@ from ..messages import (
 )
 from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore
 from ._link import RunLink
-from ._run import RunActor, load_agent
+from ._run import RunActor
 from ._run_protocol import Cancel, NeedHistory, RunOutput, StartRun, WorkerSettings
 from ._session import CANCEL_GRACE, Session, SessionRun
 
@@ -109,7 +110,8 @@ _PRELOAD = ("adk_actors.log", "adk_actors.telemetry", "adk_actors.engine", "adk_
 @dataclass(frozen=True)
 class PartitionArgs:
     store_path: str
-    apps: dict[str, str]  # app name -> root agent import path
+    apps: dict[str, str]  # app name -> root agent import path or YAML file
+    agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
     idle_timeout: float = 300.0
     run_timeout: float | None = None  # a run's deadline when its RunConfig sets none
     max_queued_runs: int = 8
@@ -153,12 +155,15 @@ class SessionPartition(GenServer):
         self.config = args
         for module in _PRELOAD:
             importlib.import_module(module)
+        self.catalog = AppCatalog(args.apps, args.agents_dir)
         for app, path in args.apps.items():
-            # Imported here once: every worker forked below inherits it.
+            # Loaded here once: every worker forked below inherits it. (An app of the
+            # agents_dir is loaded by the turns that ask for it: a broken one fails them,
+            # not the partition.)
             try:
-                load_agent(path)
+                self.catalog.load(app)
             except Exception as exc:
-                raise BadRequest(f"app {app!r}: cannot import its agent {path!r}: {type(exc).__name__}: {exc}") from exc
+                raise BadRequest(f"app {app!r}: cannot load its agent {path!r}: {type(exc).__name__}: {exc}") from exc
         self.store = SQLiteSessionStore(args.store_path)
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.address = self.myAddress
@@ -224,8 +229,8 @@ class SessionPartition(GenServer):
             super().handle_cast(request)
 
     def _check_app(self, app_name: Any) -> None:
-        if not isinstance(app_name, str) or app_name not in self.config.apps:
-            raise CallError(f"unknown app {app_name!r}; known apps: {sorted(self.config.apps)}", code="unknown_app")
+        if app_name not in self.catalog:
+            raise CallError(f"unknown app {app_name!r}; known apps: {self.catalog.names()}", code="unknown_app")
 
     def _ours(self, key: str) -> bool:
         return partition_index(key, self.config.partitions) == self.index
@@ -345,7 +350,7 @@ class SessionPartition(GenServer):
             raise
         finally:
             theirs.close()  # the child's now
-        settings = WorkerSettings(apps=dict(self.config.apps),
+        settings = WorkerSettings(apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
                                   registry=self.registry if self.config.breakers else None,
                                   model_base_urls=self.config.model_base_urls,
                                   model_options=self.config.model_options,

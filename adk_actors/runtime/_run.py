@@ -61,13 +61,12 @@ from supervision import (
     GenServer,
     Lookup,
     Reply,
-    import_object,
 )
 
 from .._secrets import redact
 from .._types import Event
 from .._validate import check_fields
-from ..engine import App, CancelToken, RunCancelled, SessionView, as_app, run_invocation
+from ..engine import AppCatalog, CancelToken, RunCancelled, SessionView, run_invocation
 from ..messages import session_key
 from ..models import close_pooled_clients, resolve_model
 from ..tracing import TraceRecorder, pack
@@ -75,7 +74,7 @@ from ._link import RunLink
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
 from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
 
-__all__ = ["PARTIAL_WINDOW", "Doorbell", "RunActor", "load_agent"]
+__all__ = ["PARTIAL_WINDOW", "Doorbell", "RunActor"]
 
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
@@ -151,12 +150,6 @@ class Doorbell:
                 os.close(fd)
             except OSError:
                 pass
-
-
-def load_agent(path: str) -> App:
-    """The app an import path names (``"package.module:root_agent"``): an
-    :class:`~adk_actors.engine.App`, or a bare root agent made one."""
-    return as_app(import_object(path))
 
 
 @dataclass
@@ -337,7 +330,7 @@ class RunActor(GenServer):
         start, settings = turn.start, self._settings
         run_id = start.run_id
         try:
-            app = load_agent(settings.apps[start.app_name])
+            app = AppCatalog(settings.apps, settings.agents_dir).load(start.app_name)
             base_urls = settings.model_base_urls or {}
             options = dict(settings.model_options or {})
             services = settings.registry is not None

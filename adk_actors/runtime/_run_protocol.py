@@ -24,7 +24,8 @@ __all__ = ["Cancel", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "Work
 class WorkerSettings:
     """What every run of one worker shares: sent once, with its ``Init``."""
 
-    apps: dict[str, str]  # app name -> import path of its root agent (or App)
+    apps: dict[str, str]  # app name -> import path of its root agent (or App), or its YAML file
+    agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
     registry: Any = None  # where to find the host's services (None: runs use none)
     model_base_urls: dict[str, str] | None = None
     model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors

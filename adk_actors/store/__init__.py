@@ -18,7 +18,7 @@ from ._base import (
     StoreError,
     split_delta,
 )
-from ._files import private_dir, private_file
+from ._files import private_dir, private_file, write_private
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
 
 
@@ -47,4 +47,5 @@ __all__ = [
     "private_file",
     "split_delta",
     "validate_name",
+    "write_private",
 ]

@@ -17,9 +17,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -28,7 +26,7 @@ from typing import Any
 from .._exceptions import AdkError
 from .._names import ArtifactError, InvalidArtifactName, validate_name
 from .._types import Blob, Part
-from ._files import private_dir
+from ._files import private_dir, write_private
 
 __all__ = [
     "ArtifactError",
@@ -96,8 +94,8 @@ class FileArtifactStore:
             meta = {"version": version, "mime_type": mime_type, "kind": kind, "size": len(data),
                     "sha256": hashlib.sha256(data).hexdigest(), "created": time.time(),
                     "custom_metadata": dict(custom_metadata or {})}
-            _atomic_write(folder / f"{version}.bin", data)
-            _atomic_write(folder / f"{version}.json", json.dumps(meta).encode())  # written last: the commit
+            write_private(folder / f"{version}.bin", data)
+            write_private(folder / f"{version}.json", json.dumps(meta).encode())  # written last: the commit
         return version
 
     def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Part | None:
@@ -147,19 +145,3 @@ class FileArtifactStore:
                 return False
             shutil.rmtree(folder)
             return True
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

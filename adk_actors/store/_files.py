@@ -8,9 +8,10 @@ SQLite gives a database's ``-wal`` and ``-shm`` files the database file's own mo
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
-__all__ = ["private_dir", "private_file"]
+__all__ = ["private_dir", "private_file", "write_private"]
 
 
 def private_dir(path: str | Path) -> Path:
@@ -29,3 +30,26 @@ def private_file(path: str | Path) -> Path:
     os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o600))
     os.chmod(target, 0o600)
     return target
+
+
+def write_private(path: str | Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` at once (0600; its folder made 0700 if missing):
+    written to a temporary file beside it, flushed to disk, then renamed over it. A
+    reader sees the old content or the new, never a part; on failure the temporary
+    file is removed and ``path`` is untouched."""
+    target = Path(path)
+    if not target.parent.exists():
+        private_dir(target.parent)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise

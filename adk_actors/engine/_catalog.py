@@ -1,0 +1,131 @@
+"""The apps a host serves, and where each one's definition comes from.
+
+Two sources, one rule (:meth:`AppCatalog.source`):
+
+* the configured apps (``[apps] name = "package.module:root_agent"`` or
+  ``name = "path/to/root_agent.yaml"``), fixed when the host starts;
+* with an ``agents_dir``, every folder ``<agents_dir>/<name>/`` holding a
+  ``root_agent.yaml`` (google-adk's layout), looked up when asked, so an app the
+  agent builder saves is served at once. A configured app of the same name wins.
+
+:meth:`AppCatalog.load` gives the :class:`~adk_actors.engine.App`. A YAML app is read
+again when one of its files changed (their modification times are its stamp), so an
+edited agent answers its next turn; a Python app is imported once per process.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from supervision import import_object
+
+from .._exceptions import AgentDefinitionError, UnknownAppError
+from ._agent_config import ROOT_AGENT_FILE, load_agent_config
+from ._app import App, as_app
+
+__all__ = ["APP_NAME", "DRAFT", "AppCatalog", "is_yaml_source"]
+
+#: the names an app in ``agents_dir`` may have (adk-web's builder asks for the same)
+APP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: the agent builder keeps an app's unsaved draft in ``<app folder>/tmp/<app>/`` (google-adk's place)
+DRAFT = "tmp"
+
+_YAML_APPS: dict[str, tuple[tuple[int, ...], App]] = {}  # root file -> (stamp, app), per process
+_LOCK = threading.Lock()
+
+
+def is_yaml_source(source: str) -> bool:
+    return source.endswith((".yaml", ".yml"))
+
+
+def _stamp(root_file: Path) -> tuple[int, ...]:
+    """The modification times of the YAML files in an app's folder (its draft aside)."""
+    folder = root_file.parent
+    files = sorted(p for p in folder.rglob("*.y*ml") if p.relative_to(folder).parts[0] != DRAFT)
+    return (*tuple(p.stat().st_mtime_ns for p in files), len(files))
+
+
+@dataclass(frozen=True)
+class AppCatalog:
+    """``apps``: configured name -> import path or YAML file; ``agents_dir``: a folder
+    of YAML apps (None: none)."""
+
+    apps: Mapping[str, str] = field(default_factory=dict)
+    agents_dir: str | None = None
+
+    def _folder_app(self, name: str) -> Path | None:
+        if self.agents_dir is None or not APP_NAME.fullmatch(name):
+            return None
+        root_file = Path(self.agents_dir) / name / ROOT_AGENT_FILE
+        return root_file if root_file.is_file() else None
+
+    def source(self, name: str) -> str | None:
+        """Where app ``name`` is defined (an import path or a YAML file), or None."""
+        if name in self.apps:
+            return self.apps[name]
+        folder_app = self._folder_app(name)
+        return str(folder_app) if folder_app is not None else None
+
+    def names(self) -> list[str]:
+        """Every app's name, sorted."""
+        found = set(self.apps)
+        if self.agents_dir is not None and Path(self.agents_dir).is_dir():
+            found.update(p.name for p in Path(self.agents_dir).iterdir() if self._folder_app(p.name) is not None)
+        return sorted(found)
+
+    def drafts(self) -> list[str]:
+        """The names in ``agents_dir`` the agent builder has drafted (``<name>/tmp/<name>/``)
+        but not saved yet: not apps, sorted."""
+        if self.agents_dir is None or not Path(self.agents_dir).is_dir():
+            return []
+        return sorted(p.name for p in Path(self.agents_dir).iterdir()
+                      if APP_NAME.fullmatch(p.name) and (p / DRAFT / p.name).is_dir() and p.name not in self)
+
+    def draft_folder(self, name: str) -> Path | None:
+        """Where the agent builder keeps app ``name``'s draft (None for a Python app)."""
+        folder = self.folder(name)
+        return folder / DRAFT / name if folder is not None else None
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.source(name) is not None
+
+    def language(self, name: str) -> Literal["python", "yaml"]:
+        source = self.source(name)
+        return "yaml" if source is not None and is_yaml_source(source) else "python"
+
+    def folder(self, name: str) -> Path | None:
+        """The folder a YAML app's files live in (None for a Python app). For a name
+        that is no app yet, where the agent builder would create it."""
+        source = self.source(name)
+        if source is not None:
+            return Path(source).resolve().parent if is_yaml_source(source) else None
+        if self.agents_dir is None or not APP_NAME.fullmatch(name):
+            return None
+        return Path(self.agents_dir).resolve() / name
+
+    def load(self, name: str) -> App:
+        """App ``name``: UnknownAppError if there is none, AgentDefinitionError (or the
+        import's error) if its definition is broken."""
+        source = self.source(name)
+        if source is None:
+            raise UnknownAppError(f"unknown app {name!r}; known apps: {self.names()}")
+        if not is_yaml_source(source):
+            return as_app(import_object(source))
+        root_file = Path(source).resolve()
+        try:
+            stamp = _stamp(root_file)
+        except OSError as exc:
+            raise AgentDefinitionError(f"app {name!r}: cannot read {root_file}: {exc}") from None
+        with _LOCK:
+            cached = _YAML_APPS.get(str(root_file))
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
+        app = App(root_agent=load_agent_config(root_file))
+        with _LOCK:
+            _YAML_APPS[str(root_file)] = (stamp, app)
+        return app
