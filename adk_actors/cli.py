@@ -112,7 +112,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file,
                                 log_level=getattr(logging, settings.logging.level), log_formatter=JSON_LINES)
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
-                           partitions=host_cfg.partitions,
+                           conformance_dir=host_cfg.conformance_dir or None, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
                            max_queued_runs=host_cfg.max_queued_runs,
                            run_workers=host_cfg.run_workers, runs_per_worker=host_cfg.runs_per_worker,

@@ -38,6 +38,9 @@ class HostSection(BaseModel):
     # A folder of YAML apps (<agents_dir>/<name>/root_agent.yaml), google-adk's layout:
     # served as they appear, and where adk-web's agent builder saves. Empty: <data_dir>/agents.
     agents_dir: str = ""
+    # google-adk's conformance runner (`adk conformance record|test`) records and replays
+    # cases under this folder; empty: both are refused (the path comes from the client).
+    conformance_dir: str = ""
     partitions: int = Field(default=2, ge=1, le=64)
     idle_timeout: float = Field(default=300.0, gt=0)
     run_timeout: float = Field(default=600.0, ge=0)  # a run's deadline when its RunConfig sets none; 0: none

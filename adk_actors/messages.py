@@ -58,7 +58,7 @@ __all__ = [
 #: 5 added ``UpdateState``;
 #: 6 removed ``SessionInfo.session_actor`` (sessions live in their partitions) and added ``PROBE``;
 #: 7 added ``GetTrace`` and ``GetEventTrace``.
-PROTOCOL_VERSION = 7
+PROTOCOL_VERSION = 8
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -135,6 +135,8 @@ class RunRequest(_SessionRef):
 
     new_message: Content = field(default_factory=lambda: Content.user(""))
     run_config: RunConfig | None = None
+    #: state changes committed with the user's message (on its event, as google-adk does)
+    state_delta: dict[str, Any] | None = None
     reject_if_busy: bool = False
     run_id: str = field(default_factory=lambda: f"run-{uuid.uuid4().hex}")
     version: int = PROTOCOL_VERSION

@@ -80,12 +80,17 @@ class HttpRunner:
         created: dict[str, Any] = self._send("POST", self._sessions(user_id), json=body)
         return created
 
-    def run(self, user_id: str, session_id: str, message: str | Content) -> Iterator[Event]:
-        """One turn: its events as they arrive (the user's first, model text streamed
-        as partial events); raises RunFailedError on the stream's error line."""
+    def run(self, user_id: str, session_id: str, message: str | Content, *,
+            state_delta: dict[str, Any] | None = None) -> Iterator[Event]:
+        """One turn: its events as they arrive (the user's first, with ``state_delta``;
+        model text streamed as partial events); raises RunFailedError on the stream's
+        error line."""
         content = Content.user(message) if isinstance(message, str) else message
-        body = {"appName": self.app_name, "userId": user_id, "sessionId": session_id, "streaming": True,
-                "newMessage": content.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        body: dict[str, Any] = {"appName": self.app_name, "userId": user_id, "sessionId": session_id,
+                                "streaming": True,
+                                "newMessage": content.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        if state_delta:
+            body["stateDelta"] = state_delta
         try:
             with self._http.stream("POST", "/run_sse", json=body) as response:
                 if response.status_code >= 400:

@@ -65,7 +65,11 @@ def test_a_drafted_and_saved_app_is_served_at_once(served: dict[str, Any], http:
     # adk-web's "new app": the draft first (save?tmp=true), then the builder reads it back
     assert http.post("/dev/apps/helper/builder/save", params={"tmp": "true"},
                      files=files(("helper/root_agent.yaml", NEW_APP))).json() is True
-    assert "helper" not in http.get("/list-apps").json()  # a draft is no app yet
+    # a draft is listed (adk-web opens it by name) but is no app yet
+    assert "helper" in http.get("/list-apps").json()
+    not_yet = http.post("/run", json={"appName": "helper", "userId": "u", "sessionId": "x",
+                                      "newMessage": {"role": "user", "parts": [{"text": "hi"}]}})
+    assert not_yet.status_code == 404 and "draft" in not_yet.json()["detail"]
     draft = http.get("/dev/apps/helper/builder", params={"ts": 1, "file_path": "root_agent.yaml", "tmp": "true"})
     assert draft.text == NEW_APP.decode()
     assert http.get("/dev/apps/helper/builder", params={"ts": 1}).text == ""  # nothing saved yet

@@ -141,6 +141,17 @@ def test_sessions_and_runs_have_google_adks_shapes(client: httpx.Client) -> None
     assert no_nulls(session) and [e["id"] for e in session["events"][1:]] == [e["id"] for e in events]
     listed = client.get("/apps/weather_bot/users/bob/sessions").json()
     assert "b1" in {s["id"] for s in listed}
+    # a run's stateDelta is committed on the user's event, as google-adk does: no event of its own
+    again = client.post("/run", json={"appName": "weather_bot", "userId": "bob", "sessionId": "b1",
+                                      "stateDelta": {"mood": "sunny", "city": None},
+                                      "newMessage": {"role": "user", "parts": [{"text": "And in Paris?"}]}})
+    assert again.status_code == 200
+    after = client.get("/apps/weather_bot/users/bob/sessions/b1").json()
+    user_event = after["events"][len(session["events"])]
+    assert user_event["author"] == "user" and user_event["content"]["parts"][0]["text"] == "And in Paris?"
+    assert user_event["actions"]["stateDelta"] == {"mood": "sunny", "city": None}
+    assert [e["id"] for e in after["events"][len(session["events"]) + 1:]] == [e["id"] for e in again.json()]
+    assert after["state"]["mood"] == "sunny" and after["state"]["last_city"] == "Paris"
     patched = client.patch("/apps/weather_bot/users/bob/sessions/b1", json={"stateDelta": {"city": None, "n": 2}})
     assert "city" not in patched.json()["state"] and patched.json()["state"]["n"] == 2  # null deletes (our rule)
     assert client.delete("/apps/weather_bot/users/bob/sessions/b1").json() is None

@@ -354,8 +354,10 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         if structured is not None:
             content = Content(role="model", parts=(Part(text=json.dumps(structured.args)),))
             calls = []
+        # A streamed answer's final event says it is final (partial: false), as google-adk's do.
+        final = False if ctx.run_config.streaming_mode is StreamingMode.SSE else None
         common = {"id": event_id, "finish_reason": response.finish_reason, "usage_metadata": response.usage_metadata,
-                  "model_version": response.model_version}
+                  "model_version": response.model_version, "partial": final}
         if not calls:
             if agent.output_key and content is not None and content.text:
                 state_delta[agent.output_key] = _output_value(agent, content.text)

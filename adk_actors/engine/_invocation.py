@@ -12,11 +12,11 @@ or cancellation.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 from .._tree import find_agent
-from .._types import Content, Event, RunConfig
+from .._types import Content, Event, EventActions, RunConfig
 from ..agents import LlmAgent
 from ._agents import run_agent
 from ._context import CancelToken, InvocationContext, SessionView
@@ -96,6 +96,7 @@ async def run_invocation(
     new_message: Content,
     *,
     run_config: RunConfig | None = None,
+    state_delta: Mapping[str, Any] | None = None,
     plugins: Iterable[Plugin] = (),
     policies: Iterable[Policy] = (),
     artifacts: ArtifactService | None = None,
@@ -109,7 +110,8 @@ async def run_invocation(
     credentials: Any = None,
     run_id: str = "",
 ) -> AsyncGenerator[Event, None]:
-    """Run one user turn against ``root_agent``; yields every event (the user's first)."""
+    """Run one user turn against ``root_agent``; yields every event (the user's first,
+    carrying ``state_delta``: committed with the message, before any agent runs)."""
     ctx = InvocationContext(
         session=session,
         root_agent=root_agent,
@@ -139,7 +141,7 @@ async def run_invocation(
         replaced = await ctx.plugins.first("on_user_message", ctx, filtered)
         message = replaced if isinstance(replaced, Content) else filtered
         agent = select_agent(root_agent, session.events, message)
-        user_event = ctx.event(author="user", content=message)
+        user_event = ctx.event(author="user", content=message, actions=EventActions(state_delta=dict(state_delta or {})))
         session.commit(user_event)
         yield user_event
         early = await ctx.plugins.first("before_run", ctx)

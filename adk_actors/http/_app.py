@@ -6,8 +6,8 @@ camelCase, None fields omitted, errors ``{"detail": ...}``. What differs, on pur
 
 * ``PATCH .../sessions/{id}`` applies ``stateDelta`` with the kit's one rule: a key
   set to null is deleted (google-adk stores a null).
-* A run's ``stateDelta`` is committed as an event of its own just before the run
-  (google-adk puts it on the user event).
+* A run's ``stateDelta`` is committed on the user's event, as in google-adk; a key
+  set to null is deleted there too.
 * A run that fails (deadline, kill -9 of its actor...) ends ``/run`` with 500
   ``{"detail": "<reason>: ..."}`` and ``/run_sse`` with google-adk's error line;
   every event sent before it is committed.
@@ -251,21 +251,19 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
             message = Content.model_validate(body.new_message)
         except ValidationError as exc:
             raise HTTPException(422, f"newMessage is not a Content: {exc.errors()[0]['msg']}") from None
-        if body.state_delta:
-            run.update_state(body.user_id, body.session_id, body.state_delta)
         mode = StreamingMode.SSE if body.streaming else StreamingMode.NONE
         return run, message, RunConfig(streaming_mode=mode, custom_metadata=body.custom_metadata)
 
     @api.post("/run")
     def run_agent(body: RunAgentRequest, request: Request) -> Any:
         run, message, config = prepare(body, request)
-        events = list(run.run(body.user_id, body.session_id, message, run_config=config))
+        events = list(run.run(body.user_id, body.session_id, message, run_config=config, state_delta=body.state_delta))
         return [event_json(e) for e in _answers(events) if not e.partial]
 
     @api.post("/run_sse")
     async def run_sse(body: RunAgentRequest, request: Request) -> Any:
         run, message, config = await run_in_threadpool(prepare, body, request)
-        events = run.run_async(body.user_id, body.session_id, message, run_config=config)
+        events = run.run_async(body.user_id, body.session_id, message, run_config=config, state_delta=body.state_delta)
         first = await anext(events)  # the run was accepted (or this raises, before any stream)
         return StreamingResponse(_sse(events, first), media_type="text/event-stream")
 

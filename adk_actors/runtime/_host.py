@@ -85,6 +85,9 @@ class HostConfig:
     # A folder of YAML apps (<agents_dir>/<name>/root_agent.yaml), served as they appear
     # (the agent builder saves there); None: the configured apps only.
     agents_dir: str | None = None
+    # google-adk's conformance runner records and replays cases under this folder (see
+    # runtime._conformance); None: a turn asking for either fails.
+    conformance_dir: str | None = None
     port: int | None = None
     partitions: int = 2
     idle_timeout: float = 300.0
@@ -152,7 +155,7 @@ class Host:
             self.system = start_actor_system(self.config.port, log_file=self.config.log_file,
                                              log_formatter=JSON_LINES)
         partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
-                                       agents_dir=self.config.agents_dir,
+                                       agents_dir=self.config.agents_dir, conformance_dir=self.config.conformance_dir,
                                        idle_timeout=self.config.idle_timeout,
                                        run_timeout=self.config.run_timeout,
                                        max_queued_runs=self.config.max_queued_runs,

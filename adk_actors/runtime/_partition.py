@@ -112,6 +112,7 @@ class PartitionArgs:
     store_path: str
     apps: dict[str, str]  # app name -> root agent import path or YAML file
     agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
+    conformance_dir: str | None = None  # where conformance cases are recorded and replayed (see _conformance)
     idle_timeout: float = 300.0
     run_timeout: float | None = None  # a run's deadline when its RunConfig sets none
     max_queued_runs: int = 8
@@ -351,6 +352,7 @@ class SessionPartition(GenServer):
         finally:
             theirs.close()  # the child's now
         settings = WorkerSettings(apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
+                                  conformance_dir=self.config.conformance_dir,
                                   registry=self.registry if self.config.breakers else None,
                                   model_base_urls=self.config.model_base_urls,
                                   model_options=self.config.model_options,
@@ -426,7 +428,7 @@ class SessionPartition(GenServer):
         return StartRun(run_id=run.run_id, invocation_id=run.invocation_id, app_name=session.app_name,
                         user_id=session.user_id, session_id=session.session_id, known=known, events=list(events),
                         state=session.fresh_state(), new_message=run.request.new_message,
-                        run_config=run.request.run_config or RunConfig())
+                        run_config=run.request.run_config or RunConfig(), state_delta=run.request.state_delta)
 
     def _choose_worker(self, key: str) -> _Worker | None:
         """The worker for a turn of session ``key`` (see the module); None when every

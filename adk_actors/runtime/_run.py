@@ -70,6 +70,7 @@ from ..engine import AppCatalog, CancelToken, RunCancelled, SessionView, run_inv
 from ..messages import session_key
 from ..models import close_pooled_clients, resolve_model
 from ..tracing import TraceRecorder, pack
+from ._conformance import conformance_plugin
 from ._link import RunLink
 from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
 from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
@@ -331,11 +332,15 @@ class RunActor(GenServer):
         run_id = start.run_id
         try:
             app = AppCatalog(settings.apps, settings.agents_dir).load(start.app_name)
+            conformance = conformance_plugin({**turn.view.state, **(start.state_delta or {})},
+                                             start.run_config.streaming_mode.value, settings.conformance_dir)
             base_urls = settings.model_base_urls or {}
             options = dict(settings.model_options or {})
             services = settings.registry is not None
             events = run_invocation(app.root_agent, turn.view, start.new_message, run_config=start.run_config,
-                                    plugins=app.plugins, policies=app.policies, cancel=turn.cancel,
+                                    state_delta=start.state_delta,
+                                    plugins=[*app.plugins, conformance] if conformance else app.plugins,
+                                    policies=app.policies, cancel=turn.cancel,
                                     invocation_id=start.invocation_id,
                                     resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
                                     **(service_bridges(self) if services else {}),

@@ -26,6 +26,7 @@ class WorkerSettings:
 
     apps: dict[str, str]  # app name -> import path of its root agent (or App), or its YAML file
     agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
+    conformance_dir: str | None = None  # where conformance cases are recorded and replayed (see _conformance)
     registry: Any = None  # where to find the host's services (None: runs use none)
     model_base_urls: dict[str, str] | None = None
     model_options: dict[str, Any] | None = None  # retry policy and timeout for provider connectors
@@ -57,6 +58,7 @@ class StartRun:
     state: dict[str, Any]
     new_message: Content
     run_config: RunConfig
+    state_delta: dict[str, Any] | None = None  # committed on the user's event
 
     def __str__(self) -> str:  # what Thespian logs for it (see supervision._messages)
         return f"StartRun({self.run_id})"

@@ -366,10 +366,13 @@ class Runner:
     # -- runs ---------------------------------------------------------------------------------
 
     def run(self, user_id: str, session_id: str, message: str | Content, *, run_config: RunConfig | None = None,
-            reject_if_busy: bool = False, run_id: str | None = None) -> Generator[Event, None, None]:
-        """Run one turn; yield its events (the user's first); raise RunFailedError on failure."""
+            state_delta: dict[str, Any] | None = None, reject_if_busy: bool = False,
+            run_id: str | None = None) -> Generator[Event, None, None]:
+        """Run one turn; yield its events (the user's first, with ``state_delta``, which
+        is committed with the message); raise RunFailedError on failure."""
         content = Content.user(message) if isinstance(message, str) else message
         request = RunRequest(self.app_name, user_id, session_id, new_message=content, run_config=run_config,
+                             state_delta=dict(state_delta) if state_delta else None,
                              reject_if_busy=reject_if_busy, batched=True)
         if run_id:
             request = replace(request, run_id=run_id)
@@ -544,7 +547,8 @@ class Runner:
                     raise RunFailedError(item.run_id, item.reason, item.error_type, item.detail)
 
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
-                        run_config: RunConfig | None = None, reject_if_busy: bool = False) -> AsyncIterator[Event]:
+                        run_config: RunConfig | None = None, state_delta: dict[str, Any] | None = None,
+                        reject_if_busy: bool = False) -> AsyncIterator[Event]:
         """The same as :meth:`run`, as an async iterator. The waiting happens on a thread
         of its own that hands each event to the loop; if the consumer stops early (or is
         cancelled), that thread stops at the run's next event."""
@@ -561,7 +565,7 @@ class Runner:
         def pump() -> None:
             try:
                 for event in self.run(user_id, session_id, message, run_config=run_config,
-                                      reject_if_busy=reject_if_busy):
+                                      state_delta=state_delta, reject_if_busy=reject_if_busy):
                     if stop.is_set():
                         return
                     hand("event", event)
