@@ -218,7 +218,7 @@ def test_cases_recorded_on_our_host_replay_on_it(recorded: dict[str, Path], tmp_
     ({"dir": "{cases}/../elsewhere", "user_message_index": 0}, "is not under the host's conformance_dir"),
     ({"dir": "{cases}", "user_message_index": "0"}, "needs dir and user_message_index"),
     ({"dir": "{cases}", "user_message_index": 0, "streaming_mode": "bidi"}, "streaming_mode is none or sse"),
-    ({"dir": "{cases}/missing", "user_message_index": 0}, "cannot read the recordings"),
+    ({"dir": "{cases}/missing", "user_message_index": 0}, "the recordings generated-recordings.yaml: cannot read it"),
 ])
 def test_a_bad_replay_config_is_refused_before_any_file_is_read(tmp_path: Path, config: dict[str, Any],
                                                                 problem: str) -> None:

@@ -1,6 +1,12 @@
 """The in-process agent engine that a run worker drives (asyncio, steppable, cancellable)."""
 
-from ._agent_config import ROOT_AGENT_FILE, AgentConfig, check_builder_upload, load_agent_config
+from ._agent_config import (
+    ROOT_AGENT_FILE,
+    AgentConfig,
+    check_builder_upload,
+    load_agent_config,
+    read_yaml,
+)
 from ._app import App, as_app
 from ._callbacks import CallbackError, Fallback, Reraise, Retry
 from ._catalog import APP_NAME, DRAFT, AppCatalog
@@ -72,6 +78,7 @@ __all__ = [
     "as_app",
     "check_builder_upload",
     "load_agent_config",
+    "read_yaml",
     "run_invocation",
     "select_agent",
 ]

@@ -35,11 +35,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from supervision import import_object
 
-from .._exceptions import AgentDefinitionError
+from .._exceptions import AdkError, AgentDefinitionError
 from ..agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ..tools import AgentTool, exit_loop, load_artifacts, load_memory
 
-__all__ = ["BUILT_IN_TOOLS", "ROOT_AGENT_FILE", "AgentConfig", "check_builder_upload", "load_agent_config"]
+__all__ = ["BUILT_IN_TOOLS", "ROOT_AGENT_FILE", "AgentConfig", "check_builder_upload", "load_agent_config", "read_yaml"]
 
 ROOT_AGENT_FILE = "root_agent.yaml"
 BUILT_IN_TOOLS: dict[str, Any] = {"exit_loop": exit_loop, "load_artifacts": load_artifacts, "load_memory": load_memory}
@@ -97,14 +97,20 @@ class AgentConfig(_Strict):
     after_tool_callbacks: list[CodeRef] = Field(default_factory=list)
 
 
+def read_yaml(path: Path, error: type[AdkError], label: str) -> Any:
+    """The YAML document in ``path`` (``yaml.safe_load``); ``error`` naming ``label``
+    when the file cannot be read or is not YAML."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{label}: cannot read it: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise error(f"{label}: not valid YAML: {exc}") from None
+
+
 def read_config(path: Path) -> AgentConfig:
     """Parse and validate one agent file (AgentDefinitionError when it is not one)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise AgentDefinitionError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise AgentDefinitionError(f"{path}: not valid YAML: {exc}") from None
+    data = read_yaml(path, AgentDefinitionError, str(path))
     if not isinstance(data, dict):
         raise AgentDefinitionError(f"{path}: an agent file holds a mapping (name: ..., model: ...)")
     try:

@@ -43,7 +43,7 @@ from ..engine import (
     load_agent_config,
 )
 from ..store import private_dir, write_private
-from ._guard import OPERATOR
+from ._guard import require_operator
 
 __all__ = ["add_builder_routes"]
 
@@ -80,8 +80,7 @@ def add_builder_routes(api: FastAPI, catalog: AppCatalog) -> None:
 
     def folder_of(request: Request, app: str) -> Path:
         """The app's folder (403 for a non-operator, 400 for a Python app or a bad name)."""
-        if request.state.principal != OPERATOR:
-            raise HTTPException(403, "only an operator token may read or write agent files")
+        require_operator(request, "read or write agent files")
         folder = catalog.folder(app)
         if folder is None:
             raise HTTPException(400, f"{app!r} is a Python app or not an app name (letters, digits, _): "

@@ -30,7 +30,7 @@ from pydantic.alias_generators import to_camel
 
 from ..chaos import tree_rows
 from ..runtime import Credential
-from ._guard import OPERATOR
+from ._guard import OPERATOR, require_operator
 
 __all__ = ["add_console"]
 
@@ -64,8 +64,7 @@ def add_console(api: FastAPI, host: Any, apps: Callable[[], list[str]], runner: 
             return tree_rows(host, endpoint=endpoint)
 
     def operator(request: Request) -> None:
-        if request.state.principal != OPERATOR:
-            raise HTTPException(403, "only an operator token may see or touch the supervision tree")
+        require_operator(request, "see or touch the supervision tree")
 
     @api.get("/", include_in_schema=False)
     def page() -> HTMLResponse:

@@ -32,7 +32,7 @@ from ..evals import (
     metrics_info,
     run_eval_set,
 )
-from ._guard import OPERATOR
+from ._guard import require_operator
 
 __all__ = ["add_eval_routes"]
 
@@ -64,8 +64,7 @@ def add_eval_routes(api: FastAPI, files: EvalFiles, runner: Callable[[str], Any]
     app: 404)."""
 
     def operator(request: Request, app: str) -> None:
-        if request.state.principal != OPERATOR:
-            raise HTTPException(403, "only an operator token may read or run eval sets")
+        require_operator(request, "read or run eval sets")
         runner(app)  # an unknown app: 404
 
     def answer(work: Callable[[], _T], missing: int = 404) -> _T:

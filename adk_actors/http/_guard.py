@@ -26,9 +26,11 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from fastapi import HTTPException
+
 from ..config import HttpSection
 
-__all__ = ["OPERATOR", "Guard"]
+__all__ = ["OPERATOR", "Guard", "require_operator"]
 
 OPERATOR = "*"
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]", "::1"}
@@ -152,3 +154,10 @@ async def _detail(send: Send, status: int, detail: str) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+def require_operator(request: Any, what: str) -> None:
+    """A 403 unless the request came with the operator's token (on loopback without
+    tokens, every request does): ``what`` says what only an operator may do."""
+    if request.state.principal != OPERATOR:
+        raise HTTPException(403, f"only an operator token may {what}")

@@ -43,7 +43,7 @@ from pydantic.alias_generators import to_camel, to_snake
 
 from .._exceptions import AdkError
 from .._types import Content, LlmRequest, LlmResponse
-from ..engine import Plugin
+from ..engine import Plugin, read_yaml
 from ..store import write_private
 
 __all__ = ["RECORD_CONFIG", "REPLAY_CONFIG", "ConformanceConfigError", "ConformanceRecorder", "ConformanceReplay",
@@ -253,12 +253,7 @@ def conformance_plugin(state: Mapping[str, Any], streaming: str,
         return None
     path = _case_file(config, REPLAY_CONFIG, conformance_dir,
                       config.get("streaming_mode", "none") if isinstance(config, dict) else None)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConformanceConfigError(f"cannot read the recordings {path.name}: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConformanceConfigError(f"{path.name} is not valid YAML: {exc}") from None
+    data = read_yaml(path, ConformanceConfigError, f"the recordings {path.name}")
     recordings = data.get("recordings") if isinstance(data, dict) else None
     if not isinstance(recordings, list):
         raise ConformanceConfigError(f"{path.name} holds no recordings")
