@@ -120,6 +120,13 @@ class CallerRef:
 MANUAL_CLOCK_VARIABLE: Final = "SUPERVISION_MANUAL_CLOCK"
 
 
+class _TimersDue:
+    """The payload of the one Thespian wakeup a server keeps armed for its timers."""
+
+
+_TIMERS_DUE: Final = _TimersDue()
+
+
 def _manual_clock_for(name: str) -> bool:
     wanted = {part.strip() for part in os.environ.get(MANUAL_CLOCK_VARIABLE, "").split(",")}
     return "*" in wanted or name in wanted
@@ -137,8 +144,15 @@ class GenServer(Actor):  # type: ignore[misc]
         set_parent_death_signal()
         self._manual_clock = _manual_clock_for(type(self).__name__)
         self._manual_now = time.monotonic()
-        self._manual_timers: list[tuple[float, int, Any]] = []  # a heap: (due, order, payload)
-        self._manual_order = 0
+        # Timers (send_after): a heap of (due on self.clock, order, payload). On the real
+        # clock ONE Thespian wakeup is armed, for the earliest (``_arms``: the due times
+        # of those armed and not fired yet). Thespian keeps its wakeups in a list it
+        # sorts on every add (Python comparisons), so one per timer made every
+        # send_after cost O(pending timers): a partition arming a 600 s deadline per
+        # run slowed down with every turn it had served (bench/turns.py bursts).
+        self._timers: list[tuple[float, int, Any]] = []
+        self._timer_order = 0
+        self._arms: list[float] = []
         self.clock: Callable[[], float] = (lambda: self._manual_now) if self._manual_clock else time.monotonic
         self.supervisor: Any = None
         self.registry: Any = None
@@ -204,12 +218,36 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def send_after(self, seconds: float, payload: Any = None) -> None:
         """Deliver ``payload`` to ``handle_timeout`` after ``seconds`` of :attr:`clock`
-        (not cancellable)."""
-        if self._manual_clock:
-            self._manual_order += 1
-            heapq.heappush(self._manual_timers, (self._manual_now + max(seconds, 0.001), self._manual_order, payload))
-            return
-        self.wakeupAfter(timedelta(seconds=max(seconds, 0.001)), payload=payload)
+        (not cancellable). Timers due at the same time fire in the order they were set."""
+        self._timer_order += 1
+        heapq.heappush(self._timers, (self.clock() + max(seconds, 0.001), self._timer_order, payload))
+        if not self._manual_clock:
+            self._arm_timers()
+
+    def _arm_timers(self) -> None:
+        """Arm a Thespian wakeup for the earliest timer, unless one is armed no later."""
+        if self._timers and (not self._arms or self._timers[0][0] < self._arms[0]):
+            due = self._timers[0][0]
+            heapq.heappush(self._arms, due)
+            self.wakeupAfter(timedelta(seconds=max(due - time.monotonic(), 0.001)), payload=_TIMERS_DUE)
+
+    def _on_wakeup(self, message: WakeupMessage) -> None:
+        if isinstance(message.payload, _TimersDue):
+            self._fire_due_timers()
+        else:  # a wakeupAfter of a subclass's own
+            self.handle_timeout(message.payload)
+
+    def _fire_due_timers(self) -> None:
+        """The armed wakeup fired (Thespian fires them in order: the earliest): each
+        timer due by now goes to ``handle_timeout``, in order; then the next is armed."""
+        if self._arms:
+            heapq.heappop(self._arms)
+        try:
+            while self._timers and self._timers[0][0] <= time.monotonic() and not self._stopping:
+                _, _, payload = heapq.heappop(self._timers)
+                self.handle_timeout(payload)
+        finally:
+            self._arm_timers()
 
     def _advance_clock(self, seconds: float) -> int:
         """Move the manual clock ``seconds`` ahead, firing every timer due by then in
@@ -220,8 +258,8 @@ class GenServer(Actor):  # type: ignore[misc]
             raise BadRequest("AdvanceClock needs seconds >= 0")
         target = self._manual_now + seconds
         fired = 0
-        while self._manual_timers and self._manual_timers[0][0] <= target and not self._stopping:
-            due, _, payload = heapq.heappop(self._manual_timers)
+        while self._timers and self._timers[0][0] <= target and not self._stopping:
+            due, _, payload = heapq.heappop(self._timers)
             self._manual_now = max(self._manual_now, due)
             self._dispatch(WakeupMessage(timedelta(0), payload), self.myAddress)
             fired += 1
@@ -354,7 +392,7 @@ class GenServer(Actor):  # type: ignore[misc]
         elif isinstance(message, Shutdown):
             self._on_shutdown_request(sender)
         elif isinstance(message, WakeupMessage):
-            self.handle_timeout(message.payload)
+            self._on_wakeup(message)
         elif isinstance(message, WatchMessage):
             self.handle_watch(list(message.ready))
         elif isinstance(message, ChildActorExited):

@@ -287,7 +287,7 @@ class Supervisor(GenServer):
         if not self._stopping:
             # Timers, exits and shutdown requests matter while the children still start.
             if isinstance(message, WakeupMessage):
-                self.handle_timeout(message.payload)
+                self._on_wakeup(message)
                 return
             if isinstance(message, ChildActorExited):
                 self._on_child_exited(message, sender)

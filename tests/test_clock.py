@@ -47,8 +47,14 @@ class Alarm(GenServer):
         if isinstance(request, tuple) and request[0] == "arm":
             self.send_after(request[1], request[2])
             return "armed"
+        if isinstance(request, tuple) and request[0] == "arm many":
+            for i in range(request[1]):
+                self.send_after(request[2], f"{request[3]} {i}")
+            return "armed"
         if request == "rung":
             return self.rung
+        if request == "wakeups armed":  # Thespian wakeups pending for this server's timers
+            return len(self._arms)
         return super().handle_call(request, caller)
 
     def handle_timeout(self, payload: Any) -> None:
@@ -76,6 +82,23 @@ def test_timers_fire_exactly_when_the_manual_clock_reaches_them(manual_system: A
     assert call(manual_system, alarm, AdvanceClock(4.999)) == 0
     assert call(manual_system, alarm, AdvanceClock(0.001)) == 1
     assert call(manual_system, alarm, "rung")[-1] == ("late", 10.0)
+
+
+def test_real_clock_timers_fire_in_order_through_one_armed_wakeup(actor_system: Any) -> None:
+    """2,000 pending timers keep one Thespian wakeup armed, not 2,000 (Thespian sorts its
+    list of wakeups on every add: a partition arming a deadline per run got slower with
+    every run it had served); timers set later but due sooner still fire first, in order."""
+    alarm = start_server(actor_system, Alarm, None)
+    call(actor_system, alarm, ("arm many", 2000, 600.0, "deadline"))
+    assert call(actor_system, alarm, "wakeups armed") == 1
+    for seconds, name in ((0.3, "third"), (0.1, "first"), (0.2, "second"), (0.2, "second too")):
+        call(actor_system, alarm, ("arm", seconds, name))
+    assert call(actor_system, alarm, "wakeups armed") <= 3  # one per time a sooner timer was set
+    wait_until(lambda: len(call(actor_system, alarm, "rung")) == 4, timeout=10)
+    rung = call(actor_system, alarm, "rung")
+    assert [name for name, _ in rung] == ["first", "second", "second too", "third"]
+    assert all(at >= due for (_, at), due in zip(rung, (0.1, 0.2, 0.2, 0.3), strict=True))
+    assert call(actor_system, alarm, "wakeups armed") == 1  # the deadlines' wakeup, still armed
 
 
 def test_a_server_on_the_real_clock_refuses_to_be_advanced(actor_system: Any) -> None:

@@ -125,3 +125,32 @@ def test_a_deleted_key_is_gone_from_every_copy_of_the_state(host: Any) -> None:
     list(runner.run("ann", session.id, "forget it"))
     assert "kept" not in runner.get_state("ann", session.id)  # the partition's view
     assert "kept" not in runner.get_session("ann", session.id).state
+
+
+def test_a_store_of_an_older_schema_is_migrated_and_finds_running_runs_by_index(tmp_path: Path) -> None:
+    """A partition's start looks up the runs still running: through an index, not a scan
+    of every run ever (migration 4, applied to a file of schema 3 when it is opened)."""
+    import sqlite3
+
+    from adk_actors.store import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied REAL)")
+    for version, script in MIGRATIONS[:3]:
+        old.executescript(script)
+        old.execute("INSERT INTO schema_migrations VALUES (?, 0)", (version,))
+    old.execute("INSERT INTO sessions VALUES ('app', 'u', 's', '{}', 0, 0)")
+    old.executemany("INSERT INTO runs VALUES (?, 'app', 'u', 's', NULL, ?, 0, NULL)",
+                    [(f"run-{i}", "done" if i else "running") for i in range(500)])
+    old.commit()
+    old.close()
+    store = SQLiteSessionStore(path)
+    try:
+        assert store.schema_version() == MIGRATIONS[-1][0]
+        assert [record.run_id for *_, record in store.all_running_runs()] == ["run-0"]
+    finally:
+        store.close()
+    plan = sqlite3.connect(path).execute("EXPLAIN QUERY PLAN SELECT app_name, user_id, session_id, run_id, caller "
+                                         "FROM runs WHERE status='running'").fetchall()
+    assert "USING INDEX runs_running" in str(plan), plan

@@ -78,6 +78,11 @@ MIGRATIONS: list[tuple[int, str]] = [
             turn INTEGER NOT NULL, PRIMARY KEY (app_name, event_id));
         CREATE INDEX trace_events_by_session ON trace_events (app_name, session_id, user_id, turn);
     """),
+    # A partition's start looks up the runs still marked running: without this (partial)
+    # index, a scan of every run the host ever ran, on every restart.
+    (4, """
+        CREATE INDEX runs_running ON runs (status) WHERE status = 'running';
+    """),
 ]
 
 
