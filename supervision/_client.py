@@ -86,11 +86,16 @@ def call(
     Raises :class:`ServerNotRunning` when the message cannot be delivered (a dead
     address refuses it at once) or ``alive()`` turns false, :class:`CallTimeout` if
     no answer comes within ``timeout`` seconds, or the typed :class:`CallError` the
-    server answered with.
+    server answered with. With ``alive``, only ``alive()`` says the server is gone: a
+    refusal is told from a short wait by its timing, which a wait of a few
+    milliseconds cannot do reliably (a call taken for refused would be sent twice).
     """
     message = Call(request)
     deadline = time.monotonic() + timeout
-    answer = ask_delivered(system, address, message, min(timeout, poll) if alive is not None else timeout)
+    if alive is None:
+        answer = ask_delivered(system, address, message, timeout)
+    else:
+        answer = system.ask(address, message, min(timeout, poll))
     while True:
         if _answers(answer, message):
             return _unwrap(answer)

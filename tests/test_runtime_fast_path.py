@@ -144,6 +144,21 @@ def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused(host: 
     assert partition_pid(host, "sleepy", "ann", "s1") == first.session_pid  # it did not crash
 
 
+def test_a_request_asked_again_from_another_endpoint_has_its_end_sent_there(host: Host) -> None:
+    """The Runner asks again from a new endpoint when it takes its first request for
+    undelivered: if the partition had taken it after all, the run's messages from then on
+    go to the endpoint that asked last, so its stream ends (it waited for its deadline)."""
+    runner = host.runner("sleepy")
+    runner.create_session("ann", "s1")
+    partition = host.partition_for("sleepy", "ann", "s1")
+    request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 0.5"))
+    with host.system.private() as first, host.system.private() as second:
+        call(first, partition, request, timeout=10)
+        again = call(second, partition, request, timeout=10)
+        assert again.run_id == request.run_id
+        assert isinstance(flatten(until_terminal(second, request.run_id))[-1], RunDone)
+
+
 def test_a_partition_refuses_a_request_for_a_session_of_another_partition(host: Host) -> None:
     """One writer per session: a request sent to a partition the session does not hash
     to is refused (``not_running``: the caller asks the right one), never served."""

@@ -100,6 +100,10 @@ _FIRST_WAIT = 0.2
 #: there, and how long for an answer.
 _PROBE_EVERY = 1.0
 _PROBE_WAIT = 0.02
+#: how often a request asks the host for a restarting partition's new address
+_RESTART_POLL = 0.005
+#: while a call waits, how often its partition's process is looked at (when it can be: see Host.partition_alive)
+_ALIVE_POLL = 0.01
 
 _T = TypeVar("_T")
 
@@ -168,18 +172,26 @@ class Runner:
     def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str) -> Any:
         """Call the partition owning the session; ask again while the partition restarts
         (at once after the first failure, with the partition's new address; then every
-        20 ms while it is still restarting)."""
+        ``_RESTART_POLL`` while it is still restarting). A partition whose process is
+        known to be gone (``Host.partition_alive``) is not called, and one that dies
+        while the call waits fails it within ``_ALIVE_POLL``: Thespian takes about 40 ms
+        to fail a call to a dead address (its retries of the refused connection)."""
         deadline = time.monotonic() + self.call_timeout
         refresh = False
         while True:
             try:
                 address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
-                return call(endpoint, address, request, timeout=max(0.1, deadline - time.monotonic()))
+                alive = self.host.partition_alive(address) if address is not None else False
+                if alive is False:
+                    raise ServerNotRunning("the session's partition is restarting")
+                return call(endpoint, address, request, timeout=max(0.1, deadline - time.monotonic()),
+                            alive=None if alive is None else lambda: self.host.partition_alive(address) is not False,
+                            poll=_ALIVE_POLL)
             except (ServerNotRunning, HostError) as exc:
                 if time.monotonic() >= deadline:
                     raise HostError(f"the host did not take the request: {exc}") from exc
                 if refresh:
-                    time.sleep(0.02)
+                    time.sleep(_RESTART_POLL)
                 refresh = True
             except CallError as exc:
                 if exc.code == "not_running" and time.monotonic() < deadline:
@@ -449,9 +461,24 @@ class Runner:
             address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
         except AdkError:  # the partitions restart: _start_run's retries wait for them
             return None
+        alive = self.host.partition_alive(address)
+        if alive is False:
+            return None  # its process is gone: _start_run asks the host's current partition
         message = Call(replace(request, reply_accepted=False))
         try:
-            answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
+            if alive is None:
+                answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
+            else:
+                # Its process can be looked at: the wait is cut in slices, so that a
+                # partition dying now is left within _ALIVE_POLL, not after Thespian's
+                # ~40 ms of retries; only its process says it is gone (see supervision.call).
+                answer = endpoint.context.ask(address, message, _ALIVE_POLL)
+                waited = _ALIVE_POLL
+                while answer is None and waited < _FIRST_WAIT:
+                    if self.host.partition_alive(address) is False:
+                        return None
+                    answer = endpoint.context.listen(_ALIVE_POLL)
+                    waited += _ALIVE_POLL
             taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
         except ServerNotRunning:  # the connection was refused: that partition is gone
             taken = False

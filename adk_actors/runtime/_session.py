@@ -169,7 +169,11 @@ class Session:
             raise CallError(too_large, code="limit_exceeded")
         for position, known in enumerate([self.active, *self.waiting]):
             if known is not None and known.run_id == request.run_id:
-                # The same request again (a caller retrying): the run is already ours.
+                # The same request again (a caller retrying, maybe from another endpoint:
+                # the Runner does when it took the first for undelivered): the run is
+                # already ours, and what it sends from now on goes to the caller that asked
+                # last, so that caller's stream ends; before, it waited on for its deadline.
+                known.caller = caller
                 return RunAccepted(request.run_id, position, os.getpid(), self.owner.address)
         busy = self.active is not None
         if busy and (request.reject_if_busy or len(self.waiting) >= self.owner.max_queued_runs):
