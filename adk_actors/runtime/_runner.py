@@ -461,24 +461,15 @@ class Runner:
             address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
         except AdkError:  # the partitions restart: _start_run's retries wait for them
             return None
-        alive = self.host.partition_alive(address)
-        if alive is False:
-            return None  # its process is gone: _start_run asks the host's current partition
+        if self.host.partition_alive(address) is False:
+            # Its process is gone: _start_run asks the host's current partition. (The
+            # wait below is not cut in slices to look at the process meanwhile, as a call
+            # does: each of Thespian's listen() costs enough that, for every turn of a
+            # burst, it tripled the client's CPU per turn: docs/benchmarks.md.)
+            return None
         message = Call(replace(request, reply_accepted=False))
         try:
-            if alive is None:
-                answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
-            else:
-                # Its process can be looked at: the wait is cut in slices, so that a
-                # partition dying now is left within _ALIVE_POLL, not after Thespian's
-                # ~40 ms of retries; only its process says it is gone (see supervision.call).
-                answer = endpoint.context.ask(address, message, _ALIVE_POLL)
-                waited = _ALIVE_POLL
-                while answer is None and waited < _FIRST_WAIT:
-                    if self.host.partition_alive(address) is False:
-                        return None
-                    answer = endpoint.context.listen(_ALIVE_POLL)
-                    waited += _ALIVE_POLL
+            answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
             taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
         except ServerNotRunning:  # the connection was refused: that partition is gone
             taken = False
