@@ -151,3 +151,19 @@ def test_a_data_dir_that_is_a_file_is_a_config_error(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "data_dir" in result.stderr and "directory" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_private_folder_and_every_parent_it_creates_are_the_users_alone(tmp_path: Path) -> None:
+    """An agents_dir outside the data dir (``<agents_dir>/<app>/``, made by the agent
+    builder's first save) is 0700 all the way down, whatever the umask."""
+    from adk_actors.store import private_dir, write_private
+
+    old = os.umask(0o022)
+    try:
+        write_private(tmp_path / "agents" / "helper" / "root_agent.yaml", b"name: helper\n")
+        private_dir(tmp_path / "other" / "deeper" / "deepest")
+    finally:
+        os.umask(old)
+    for folder in ("agents", "agents/helper", "other", "other/deeper", "other/deeper/deepest"):
+        assert stat.S_IMODE((tmp_path / folder).stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE((tmp_path / "agents" / "helper" / "root_agent.yaml").stat().st_mode) == 0o600

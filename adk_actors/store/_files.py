@@ -15,9 +15,13 @@ __all__ = ["private_dir", "private_file", "write_private"]
 
 
 def private_dir(path: str | Path) -> Path:
-    """Create ``path`` (and missing parents) if needed and make it 0700; return it."""
+    """Create ``path`` if needed, and each missing parent, all 0700 (``mkdir(parents=
+    True)`` would give the parents the umask's mode); make ``path`` 0700; return it."""
     folder = Path(path)
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    for created in reversed(missing):
+        created.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(created, 0o700)
     os.chmod(folder, 0o700)
     return folder
 
