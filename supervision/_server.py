@@ -125,6 +125,7 @@ class _TimersDue:
 
 
 _TIMERS_DUE: Final = _TimersDue()
+_LOST_WAKEUP: Final = 1.0  # seconds
 
 
 def _manual_clock_for(name: str) -> bool:
@@ -225,11 +226,17 @@ class GenServer(Actor):  # type: ignore[misc]
             self._arm_timers()
 
     def _arm_timers(self) -> None:
-        """Arm a Thespian wakeup for the earliest timer, unless one is armed no later."""
+        """Arm a Thespian wakeup for the earliest timer, unless one is armed no later.
+        An armed wakeup overdue by ``_LOST_WAKEUP`` is taken for lost (a server drops
+        wakeups while it stops or before its init), so that it cannot hold the timers
+        back for ever; if it comes after all, it only fires what is due."""
+        now = time.monotonic()
+        while self._arms and self._arms[0] < now - _LOST_WAKEUP:
+            heapq.heappop(self._arms)
         if self._timers and (not self._arms or self._timers[0][0] < self._arms[0]):
             due = self._timers[0][0]
             heapq.heappush(self._arms, due)
-            self.wakeupAfter(timedelta(seconds=max(due - time.monotonic(), 0.001)), payload=_TIMERS_DUE)
+            self.wakeupAfter(timedelta(seconds=max(due - now, 0.001)), payload=_TIMERS_DUE)
 
     def _on_wakeup(self, message: WakeupMessage) -> None:
         if isinstance(message.payload, _TimersDue):
