@@ -23,6 +23,7 @@ import errno
 import functools
 import logging
 import os
+import random
 import signal
 import socket
 import sys
@@ -134,12 +135,41 @@ def pid_space() -> tuple[str, int] | None:
         return None
 
 
+_LOWEST_FREE_PORT = 10_000
+_GIVEN_PORTS: set[int] = set()  # given by free_port in this process: not given twice
+
+
+def _ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range of ports for outgoing connections (Linux's default elsewhere)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as ports:
+            low, high = (int(part) for part in ports.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that was free a moment ago on ``host``."""
+    """A TCP port that was free a moment ago on ``host``, picked at random below the
+    kernel's ephemeral range where there is room: a port from that range (what binding
+    port 0 gives) can be handed to an outgoing connection before the caller binds it,
+    and a host's many connections made that happen (a test's server could not bind)."""
+    low, _ = _ephemeral_ports()
+    for _ in range(64 if low > _LOWEST_FREE_PORT + 1000 else 0):
+        port = random.randrange(_LOWEST_FREE_PORT, low)
+        if port in _GIVEN_PORTS:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+            _GIVEN_PORTS.add(port)
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
-        port: int = sock.getsockname()[1]
-        return port
+        chosen: int = sock.getsockname()[1]
+        return chosen
 
 
 def check_port_free(port: int, host: str = "127.0.0.1") -> None:
