@@ -46,8 +46,12 @@ BUILT_IN_TOOLS: dict[str, Any] = {"exit_loop": exit_loop, "load_artifacts": load
 AGENT_TOOL = "AgentTool"
 _CLASSES: dict[str, type[Any]] = {"LlmAgent": LlmAgent, "Agent": LlmAgent, "SequentialAgent": SequentialAgent,
                                   "ParallelAgent": ParallelAgent, "LoopAgent": LoopAgent}
-_CALLBACKS = ("before_agent_callbacks", "after_agent_callbacks", "before_model_callbacks",
-              "after_model_callbacks", "before_tool_callbacks", "after_tool_callbacks")
+_AGENT_CALLBACKS = ("before_agent_callbacks", "after_agent_callbacks")
+_LLM_CALLBACKS = ("before_model_callbacks", "after_model_callbacks", "before_tool_callbacks", "after_tool_callbacks")
+_CALLBACKS = (*_AGENT_CALLBACKS, *_LLM_CALLBACKS)
+#: the fields an LlmAgent takes as they are in the file (tools and callbacks are loaded)
+_LLM_FIELDS = ("model", "instruction", "global_instruction", "output_key", "include_contents",
+               "disallow_transfer_to_parent", "disallow_transfer_to_peers")
 
 
 class _Strict(BaseModel):
@@ -185,30 +189,22 @@ class _Loader:
                                        f"{', '.join(sorted(BUILT_IN_TOOLS))}, AgentTool) nor an import path")
         return _code(tool.name, str(path))
 
+    def _callbacks(self, path: Path, config: AgentConfig, keys: tuple[str, ...]) -> dict[str, Any]:
+        """The agent's callback fields (``before_model_callback``...) for the given keys."""
+        return {key.removesuffix("s"): [_code(ref.name, str(path)) for ref in refs]
+                for key in keys if (refs := getattr(config, key))}
+
     def _build(self, path: Path, config: AgentConfig) -> Any:
         cls = _CLASSES[config.agent_class]
         fields: dict[str, Any] = {"name": config.name, "description": config.description,
-                                  "sub_agents": [self.ref(path, ref) for ref in config.sub_agents]}
-        for key in ("before_agent_callbacks", "after_agent_callbacks"):
-            if refs := getattr(config, key):
-                fields[key.removesuffix("s")] = [_code(ref.name, str(path)) for ref in refs]
-        llm_only = {"model": config.model, "instruction": config.instruction,
-                    "global_instruction": config.global_instruction, "tools": config.tools,
-                    "output_key": config.output_key, "include_contents": config.include_contents != "default",
-                    "disallow_transfer_to_parent": config.disallow_transfer_to_parent,
-                    "disallow_transfer_to_peers": config.disallow_transfer_to_peers,
-                    **{key: getattr(config, key) for key in _CALLBACKS[2:]}}
+                                  "sub_agents": [self.ref(path, ref) for ref in config.sub_agents],
+                                  **self._callbacks(path, config, _AGENT_CALLBACKS)}
         if cls is LlmAgent:
-            fields.update(model=config.model, instruction=config.instruction,
-                          global_instruction=config.global_instruction,
+            fields.update({key: getattr(config, key) for key in _LLM_FIELDS},
                           tools=[self.tool(path, tool) for tool in config.tools],
-                          output_key=config.output_key, include_contents=config.include_contents,
-                          disallow_transfer_to_parent=config.disallow_transfer_to_parent,
-                          disallow_transfer_to_peers=config.disallow_transfer_to_peers)
-            for key in _CALLBACKS[2:]:
-                if refs := getattr(config, key):
-                    fields[key.removesuffix("s")] = [_code(ref.name, str(path)) for ref in refs]
-        elif given := [key for key, value in llm_only.items() if value]:
+                          **self._callbacks(path, config, _LLM_CALLBACKS))
+        elif given := [key for key in (*_LLM_FIELDS, "tools", *_LLM_CALLBACKS)
+                       if getattr(config, key) != AgentConfig.model_fields[key].get_default(call_default_factory=True)]:
             raise AgentDefinitionError(f"{path}: {', '.join(given)}: only an LlmAgent has these")
         if cls is LoopAgent:
             fields["max_iterations"] = config.max_iterations or 0

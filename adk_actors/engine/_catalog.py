@@ -78,13 +78,18 @@ class AppCatalog:
             found.update(p.name for p in Path(self.agents_dir).iterdir() if self._folder_app(p.name) is not None)
         return sorted(found)
 
+    def is_draft(self, name: str) -> bool:
+        """Whether the agent builder has drafted app ``name`` in ``agents_dir``
+        (``<name>/tmp/<name>/``) and not saved it yet: it is no app."""
+        if self.agents_dir is None or not APP_NAME.fullmatch(name) or name in self:
+            return False
+        return (Path(self.agents_dir) / name / DRAFT / name).is_dir()
+
     def drafts(self) -> list[str]:
-        """The names in ``agents_dir`` the agent builder has drafted (``<name>/tmp/<name>/``)
-        but not saved yet: not apps, sorted."""
+        """The names :meth:`is_draft` holds for, sorted."""
         if self.agents_dir is None or not Path(self.agents_dir).is_dir():
             return []
-        return sorted(p.name for p in Path(self.agents_dir).iterdir()
-                      if APP_NAME.fullmatch(p.name) and (p / DRAFT / p.name).is_dir() and p.name not in self)
+        return sorted(p.name for p in Path(self.agents_dir).iterdir() if self.is_draft(p.name))
 
     def draft_folder(self, name: str) -> Path | None:
         """Where the agent builder keeps app ``name``'s draft (None for a Python app)."""
@@ -95,8 +100,10 @@ class AppCatalog:
         return isinstance(name, str) and self.source(name) is not None
 
     def language(self, name: str) -> Literal["python", "yaml"]:
+        """"yaml" for a YAML app or a draft, else "python"."""
         source = self.source(name)
-        return "yaml" if source is not None and is_yaml_source(source) else "python"
+        yaml_app = is_yaml_source(source) if source is not None else self.is_draft(name)
+        return "yaml" if yaml_app else "python"
 
     def folder(self, name: str) -> Path | None:
         """The folder a YAML app's files live in (None for a Python app). For a name

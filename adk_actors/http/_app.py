@@ -139,7 +139,7 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
         adk-web's graph; a draft's, from its draft (None if its definition is broken:
         its turns say why)."""
         try:
-            if app in apps.drafts():
+            if apps.is_draft(app):
                 draft = apps.draft_folder(app)
                 return load_agent_config(draft / ROOT_AGENT_FILE) if draft is not None else None
             return apps.load(app).root_agent
@@ -148,7 +148,7 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
 
     def runner(app: str) -> Any:
         if app not in apps:
-            if app in apps.drafts():
+            if apps.is_draft(app):
                 raise UnknownAppError(f"app {app!r} is a draft of the agent builder: save it to run it")
             raise UnknownAppError(f"unknown app {app!r}; known apps: {apps.names()}")
         if app not in runners:
@@ -188,7 +188,7 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
         agent = root_agent_of(app)
         return {"name": app, "rootAgentName": getattr(agent, "name", ""),
                 "description": getattr(agent, "description", "") or "",
-                "language": "yaml" if app in apps.drafts() else apps.language(app),
+                "language": apps.language(app),
                 "isComputerUse": False}
 
     @api.get("/apps/{app}/app-info")

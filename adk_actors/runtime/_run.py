@@ -170,6 +170,7 @@ class RunActor(GenServer):
     def __init__(self) -> None:
         super().__init__()
         self._settings = WorkerSettings(apps={})
+        self._catalog = AppCatalog()
         self._turns: dict[str, _Turn] = {}
         #: session key -> the history this worker last received for it (see StartRun.known).
         self._histories: OrderedDict[str, list[Event]] = OrderedDict()
@@ -202,6 +203,7 @@ class RunActor(GenServer):
         if not isinstance(args, WorkerSettings):
             raise BadRequest("a run worker needs WorkerSettings")
         self._settings = args
+        self._catalog = AppCatalog(args.apps, args.agents_dir)
         self._registry = args.registry
         for fd in args.inherited_fds:
             try:
@@ -331,7 +333,7 @@ class RunActor(GenServer):
         start, settings = turn.start, self._settings
         run_id = start.run_id
         try:
-            app = AppCatalog(settings.apps, settings.agents_dir).load(start.app_name)
+            app = self._catalog.load(start.app_name)
             conformance = conformance_plugin({**turn.view.state, **(start.state_delta or {})},
                                              start.run_config.streaming_mode.value, settings.conformance_dir)
             base_urls = settings.model_base_urls or {}
