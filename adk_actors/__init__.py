@@ -23,11 +23,13 @@ from ._types import (
     FunctionCall,
     FunctionDeclaration,
     FunctionResponse,
+    LiveRequest,
     LlmRequest,
     LlmResponse,
     Part,
     RunConfig,
     StreamingMode,
+    Transcription,
 )
 from .agents import Agent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 
@@ -49,6 +51,7 @@ __all__ = [
     "HostError",
     "InvalidRequestError",
     "LimitExceededError",
+    "LiveRequest",
     "LlmAgent",
     "LlmRequest",
     "LlmResponse",
@@ -63,6 +66,7 @@ __all__ = [
     "SessionExistsError",
     "SessionNotFoundError",
     "StreamingMode",
+    "Transcription",
     "UnknownAppError",
     "__version__",
 ]

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 __all__ = [
@@ -28,12 +28,14 @@ __all__ = [
     "FunctionCall",
     "FunctionDeclaration",
     "FunctionResponse",
+    "LiveRequest",
     "LlmRequest",
     "LlmResponse",
     "Part",
     "RunConfig",
     "State",
     "StreamingMode",
+    "Transcription",
     "apply_state_delta",
     "model_name",
     "new_event_id",
@@ -76,6 +78,7 @@ class Blob(_Model):
 
     mime_type: str
     data: bytes
+    display_name: str | None = None
 
 
 class Part(_Model):
@@ -146,6 +149,14 @@ class Compaction(_Model):
     summary: str
 
 
+class Transcription(_Model):
+    """Speech as text (a live run's ``input_transcription`` / ``output_transcription``);
+    ``finished`` marks the last piece of one utterance."""
+
+    text: str | None = None
+    finished: bool | None = None
+
+
 class EventActions(_Model):
     state_delta: dict[str, Any] = Field(default_factory=dict)
     artifact_delta: dict[str, int] = Field(default_factory=dict)
@@ -184,6 +195,9 @@ class Event(_Model):
     usage_metadata: dict[str, Any] | None = None
     model_version: str | None = None
     custom_metadata: dict[str, Any] | None = None
+    input_transcription: Transcription | None = None  # live runs: what the user said
+    output_transcription: Transcription | None = None  # live runs: what the agent said
+    interrupted: bool | None = None  # live runs: the user spoke over the agent's answer
 
 
 class FunctionDeclaration(_Model):
@@ -211,6 +225,38 @@ class LlmResponse(_Model):
     error_message: str | None = None
     usage_metadata: dict[str, Any] | None = None
     model_version: str | None = None
+    input_transcription: Transcription | None = None
+    output_transcription: Transcription | None = None
+    interrupted: bool | None = None
+
+
+class LiveRequest(_Model):
+    """One message of a live run's caller (google-adk's ``LiveRequest``, same fields).
+
+    ``content``: a turn (text, or a tool's result; with ``partial`` the model waits for
+    more before it answers); ``blob``: a chunk of audio or a video frame, sent to the
+    model as it comes; ``activity_start`` / ``activity_end``: the user starts / stops
+    speaking (when the client detects it); ``audio_stream_end``: the microphone is off;
+    ``close``: the run ends; ``state_delta``: committed on a user event. When several
+    are set, as in google-adk: ``close`` first, ``state_delta`` always, then only the
+    first of activity_start, activity_end, audio_stream_end, blob, content."""
+
+    content: Content | None = None
+    blob: Blob | None = None
+    activity_start: dict[str, Any] | None = None
+    activity_end: dict[str, Any] | None = None
+    audio_stream_end: bool | None = None
+    close: bool | None = None
+    partial: bool | None = None
+    state_delta: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _says_something(self) -> LiveRequest:
+        if not (self.close or self.state_delta or self.audio_stream_end or any(
+                getattr(self, name) is not None for name in ("content", "blob", "activity_start", "activity_end"))):
+            raise ValueError("a LiveRequest carries content, blob, activity_start, activity_end, "
+                             "audio_stream_end, close or state_delta")
+        return self
 
 
 class StreamingMode(enum.StrEnum):
@@ -226,6 +272,9 @@ class RunConfig(_Model):
     generate_config: dict[str, Any] = Field(default_factory=dict)
     timeout: float | None = Field(default=None, gt=0)  # seconds; None: the host's run_timeout
     custom_metadata: dict[str, Any] | None = None
+    #: live runs: "TEXT" or "AUDIO" answers (None: the model's default, audio for a
+    #: live model); ignored by turns
+    response_modalities: tuple[Literal["TEXT", "AUDIO"], ...] | None = None
 
 
 def apply_state_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import Any
 
 from supervision import partition_index
 
-from ._types import Content, Event, RunConfig
+from ._types import Content, Event, LiveRequest, RunConfig
 
 __all__ = [
     "ERROR_CODES",
@@ -41,6 +41,7 @@ __all__ = [
     "GetTrace",
     "Limits",
     "ListSessions",
+    "LiveInput",
     "RunAccepted",
     "RunDone",
     "RunFailed",
@@ -57,8 +58,10 @@ __all__ = [
 #: 4 added ``SessionInfo.session_actor`` (optional);
 #: 5 added ``UpdateState``;
 #: 6 removed ``SessionInfo.session_actor`` (sessions live in their partitions) and added ``PROBE``;
-#: 7 added ``GetTrace`` and ``GetEventTrace``.
-PROTOCOL_VERSION = 8
+#: 7 added ``GetTrace`` and ``GetEventTrace``;
+#: 8 moved ``RunRequest.state_delta`` onto the user's event;
+#: 9 added live runs: ``RunRequest.live`` and ``LiveInput``.
+PROTOCOL_VERSION = 9
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -131,7 +134,13 @@ class RunRequest(_SessionRef):
     ``reply_accepted=False`` a taken request is not answered with ``RunAccepted``:
     the run's messages are the answer; a refused one still gets its ``ErrorReply``
     (``not_running`` from a partition that does not hold the session: ask the host's
-    current partition)."""
+    current partition).
+
+    With ``live`` the run is a live conversation (voice, video, text): it has no
+    ``new_message``; its caller sends it :class:`LiveInput` messages for as long as it
+    keeps it open, and it ends with the input ``close`` (``RunDone``), a cancel, or its
+    deadline (``RunConfig.timeout``, else the host's ``run_timeout``). It holds the
+    session like any run: other runs of the session wait for its end."""
 
     new_message: Content = field(default_factory=lambda: Content.user(""))
     run_config: RunConfig | None = None
@@ -142,6 +151,21 @@ class RunRequest(_SessionRef):
     version: int = PROTOCOL_VERSION
     batched: bool = False
     reply_accepted: bool = True
+    live: bool = False
+
+
+@dataclass(frozen=True)
+class LiveInput(_SessionRef):
+    """One input of a live run (``RunRequest(live=True)``), sent as a ``Call`` to the
+    session's partition: answered ``"sent"`` (or ``"queued"``, while the run waits for
+    its turn), in the order sent; ``invalid_request`` when the session has no such live
+    run (it ended), ``limit_exceeded`` over ``Limits.max_message_bytes``."""
+
+    run_id: str = ""
+    request: LiveRequest = field(default_factory=lambda: LiveRequest(close=True))
+
+    def __str__(self) -> str:
+        return f"LiveInput({self.run_id})"
 
 
 @dataclass(frozen=True)

@@ -263,3 +263,45 @@ def test_google_adks_agent_builder_makes_an_app_that_answers(served: dict[str, A
         assert "opening hours" in str(gemini.requests[-1].body["systemInstruction"])
         assert all("__adk_agent_builder_assistant" in url for url in refused), refused
         assert len(errors) <= len(refused), errors
+
+
+def test_google_adks_web_ui_talks_to_an_app_through_the_microphone(served: dict[str, Any], tmp_path: Path) -> None:
+    """adk-web's microphone button, unchanged, on our host: Chromium's fake microphone
+    streams audio over ``/run_live``; the scripted voice model hears a second of it and
+    answers in speech; adk-web draws both transcriptions; stopping the call leaves the
+    conversation stored in the session as text."""
+    import httpx
+    from playwright.sync_api import expect, sync_playwright
+
+    from adk_actors.http._adk_web import adk_web_files
+
+    if adk_web_files() is None:
+        pytest.skip("google-adk is not installed")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            "--autoplay-policy=no-user-gesture-required"])
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 900}, permissions=["microphone"])
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            sockets: list[str] = []
+            page.on("websocket", lambda socket: sockets.append(socket.url))
+            page.goto(served["url"] + "/dev-ui/?app=streaming")
+            call_button = page.locator("app-call-controls button").last
+            expect(call_button).to_be_enabled(timeout=15000)
+            call_button.click()
+            expect(page.get_by_text("(1.0 s of audio)").first).to_be_visible(timeout=20000)
+            expect(page.get_by_text("You said: (1.0 s of audio).").first).to_be_visible(timeout=20000)
+            page.screenshot(path=str(tmp_path / "adk-web-voice.png"))
+            call_button.click()  # hang up
+            assert sockets and "/run_live?" in sockets[0] and "modalities=AUDIO" in sockets[0]
+            session_id = sockets[0].split("session_id=")[1].split("&")[0]
+            url = f"{served['url']}/apps/streaming/users/user/sessions/{session_id}"
+            events = httpx.get(url).json()["events"]
+            texts = [(e["author"], e["content"]["parts"][0]["text"]) for e in events if "content" in e]
+            assert texts[:2] == [("user", "(1.0 s of audio)"), ("streamer", "You said: (1.0 s of audio).")]
+            assert errors == [], errors
+        finally:
+            browser.close()

@@ -6,6 +6,7 @@ coming back after kill -9."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
 import json
 import os
@@ -464,24 +465,77 @@ def test_run_live_streams_text_turns_over_a_websocket(client: httpx.Client, serv
     assert closed.value.rcvd.reason == "Session not found"
 
     client.post("/apps/streaming/users/gil/sessions", json={"sessionId": "g1"})
-    with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1") as socket:
+    with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1&modalities=TEXT") as socket:
         for text in ("one", "two"):
             socket.send(json.dumps({"content": {"role": "user", "parts": [{"text": text}]}}))
             frames = []
-            while not frames or frames[-1].get("partial"):
+            while not frames or not frames[-1].get("turnComplete"):
                 frames.append(json.loads(socket.recv(timeout=10)))
-            assert [f["content"]["parts"][0]["text"] for f in frames] == ["You said: ", text, ".", f"You said: {text}."]
-        socket.send(json.dumps({"blob": {"mime_type": "audio/pcm;rate=16000", "data": ""}}))
+            assert [f["content"]["parts"][0]["text"] for f in frames if "content" in f] == [
+                "You said: ", text, ".", f"You said: {text}."]
+            assert [f.get("partial", False) for f in frames] == [True, True, True, False, True]
+        socket.send(json.dumps({"close": True}))
         with pytest.raises(ConnectionClosed) as closed:
             socket.recv(timeout=10)
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1003
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
     events = client.get("/apps/streaming/users/gil/sessions/g1").json()["events"]
     assert [e["content"]["parts"][0]["text"] for e in events] == ["one", "You said: one.", "two", "You said: two."]
+    with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1") as socket:
+        socket.send("{not json")
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+    with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1&modalities=SMELL") as socket:
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
     evil = {"origin": "http://evil.example"}
     with pytest.raises(Exception) as refused:
         with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1", additional_headers=evil) as socket:
             socket.recv(timeout=10)
     assert "403" in str(refused.value) or "1008" in str(refused.value)
+
+
+def test_run_live_hears_audio_and_answers_in_speech_as_adk_web_sends_it(client: httpx.Client,
+                                                                       served: dict[str, Any]) -> None:
+    """adk-web's microphone frames (``{"blob": {"mime_type": "audio/pcm;rate=16000",
+    "data": base64}}``) in; transcriptions and 24 kHz audio out; what was said is
+    stored as text, no audio; a client that just goes away leaves the session free."""
+    from websockets.sync.client import connect
+
+    ws_url = served["url"].replace("http://", "ws://") + "/run_live"
+    client.post("/apps/streaming/users/hal/sessions", json={"sessionId": "h1"})
+    quarter = base64.b64encode(b"\x10\x00" * 4000).decode()  # 0.25 s of 16 kHz 16-bit PCM
+    frame = base64.b64encode(b"\xff\xd8 a camera frame").decode()
+    with connect(f"{ws_url}?app_name=streaming&user_id=hal&session_id=h1&modalities=AUDIO") as socket:
+        socket.send(json.dumps({"blob": {"mime_type": "image/jpeg", "data": frame}}))  # adk-web's camera
+        for _ in range(4):
+            socket.send(json.dumps({"blob": {"mime_type": "audio/pcm;rate=16000", "data": quarter}}))
+        frames = []
+        while not frames or not frames[-1].get("turnComplete"):
+            frames.append(json.loads(socket.recv(timeout=10)))
+    heard = [f["inputTranscription"]["text"] for f in frames if "inputTranscription" in f]
+    assert heard and heard[0] == "(1.0 s of audio)"
+    spoken = "".join(f["outputTranscription"]["text"] for f in frames if "outputTranscription" in f and f.get("partial"))
+    assert spoken == "You said: (1.0 s of audio)."
+    audio = [p["inlineData"] for f in frames for p in f.get("content", {}).get("parts", []) if "inlineData" in p]
+    # bytes as google-adk's pydantic types write them: URL-safe base64
+    assert audio and all(a["mimeType"] == "audio/pcm;rate=24000" and base64.urlsafe_b64decode(a["data"])
+                         for a in audio)
+    # the socket was dropped without a close: the run ends, the session keeps the words
+    def stored() -> list[tuple[str, str]]:
+        events = client.get("/apps/streaming/users/hal/sessions/h1").json()["events"]
+        return [(e["author"], e["content"]["parts"][0]["text"]) for e in events if "content" in e]
+
+    wait_until(lambda: len(stored()) == 2, timeout=10)
+    assert stored() == [("user", "(1.0 s of audio)"), ("streamer", "You said: (1.0 s of audio).")]
+    events = client.get("/apps/streaming/users/hal/sessions/h1").json()["events"]
+    assert all("inlineData" not in p for e in events for p in e.get("content", {}).get("parts", []))
+    assert events[0]["inputTranscription"] == {"text": "(1.0 s of audio)", "finished": True}
+    assert events[1]["outputTranscription"] == {"text": "You said: (1.0 s of audio).", "finished": True}
+    answer = client.post("/run", json={"appName": "streaming", "userId": "hal", "sessionId": "h1",
+                                       "newMessage": {"role": "user", "parts": [{"text": "typed"}]}}, timeout=30)
+    assert answer.status_code == 200 and answer.json()[-1]["content"]["parts"][0]["text"] == "You said: typed."
 
 
 def test_a_thousand_idle_connections_do_not_stop_the_host(client: httpx.Client, served: dict[str, Any]) -> None:

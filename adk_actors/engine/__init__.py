@@ -19,6 +19,7 @@ from ._context import (
     State,
 )
 from ._invocation import run_invocation, select_agent
+from ._live import LIVE_UNSUPPORTED, run_live_invocation
 from ._plugins import (
     LoggingPlugin,
     Plugin,
@@ -42,6 +43,7 @@ __all__ = [
     "ALLOW",
     "APP_NAME",
     "DRAFT",
+    "LIVE_UNSUPPORTED",
     "ROOT_AGENT_FILE",
     "AgentConfig",
     "Allow",
@@ -80,5 +82,6 @@ __all__ = [
     "load_agent_config",
     "read_yaml",
     "run_invocation",
+    "run_live_invocation",
     "select_agent",
 ]

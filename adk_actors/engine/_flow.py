@@ -64,7 +64,15 @@ from ._callbacks import Fallback, Reraise, Retry, call_chain, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
 
-__all__ = ["ModelStepError", "run_llm_flow"]
+__all__ = [
+    "ModelStepError",
+    "preload_memories",
+    "resolve_tools",
+    "run_llm_flow",
+    "run_tool",
+    "template_artifacts",
+    "tool_response_event",
+]
 
 _log = logging.getLogger("adk_actors.flow")
 
@@ -119,7 +127,7 @@ async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Even
         _trampoline.set(outer)
 
 
-async def _resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, Any], list[Any], list[Event]]:
+async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, Any], list[Any], list[Event]]:
     tools: dict[str, Any] = {}
     extra: list[Any] = []
     problems: list[Event] = []
@@ -191,7 +199,7 @@ async def _summarize_if_due(agent: Any, ctx: InvocationContext) -> Event | None:
     return ctx.event(actions=EventActions(compaction=Compaction(message_count=plan.message_count, summary=summary)))
 
 
-async def _preload(agent: Any, ctx: InvocationContext) -> list[Any]:
+async def preload_memories(agent: Any, ctx: InvocationContext) -> list[Any]:
     """Memories matching the user's latest message, for agents with ``preload_memory``."""
     if not getattr(agent, "preload_memory", False):
         return []
@@ -299,17 +307,17 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         if budget > 0 and ctx.counters["llm_calls"] >= budget:
             yield ctx.event(error_code="max_llm_calls", error_message=f"the run made {budget} LLM calls, its limit")
             return
-        tools, extra_tools, problems = await _resolve_tools(agent, ctx)
+        tools, extra_tools, problems = await resolve_tools(agent, ctx)
         for problem in problems:
             yield problem
         compaction = await _summarize_if_due(agent, ctx)
         if compaction is not None:
             yield compaction  # committed before the request is built, which then reads it
-        memories = await _preload(agent, ctx)
+        memories = await preload_memories(agent, ctx)
         request = build_request(agent, CompileContext(
             state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
             root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
-            memories=memories, artifacts=_template_artifacts(agent, ctx)))
+            memories=memories, artifacts=template_artifacts(agent, ctx)))
         cb = CallbackContext(ctx)
         response: Any = await call_chain(agent.before_model_callback, cb, request)
         if response is None and ctx.plugins is not None:
@@ -367,8 +375,8 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         yield ctx.event(content=content, actions=EventActions(state_delta=state_delta),
                         long_running_tool_ids=long_running or None, **common)
         ctx.check_cancelled()
-        results = await asyncio.gather(*(_run_tool(agent, ctx, call, tools) for call in calls))
-        tool_event = _tool_response_event(ctx, calls, results)
+        results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
+        tool_event = tool_response_event(ctx, calls, results)
         yield tool_event
         if tool_event.actions.requested_auth_configs:
             # Auth as a return value: the turn ends with an auth request of its own (no
@@ -382,7 +390,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                     error_message=f"agent {agent.name!r} reached its limit of {agent.max_iterations} model steps")
 
 
-async def _run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+async def run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     with telemetry.span(("adk", "tool"), _meta(agent, ctx, tool=call.name, function_call_id=call.id)) as meta:
         result, tool_context = await _run_tool_inner(agent, ctx, call, tools)
         meta["args"], meta["response"] = call.args, result
@@ -482,7 +490,7 @@ def _as_dict(result: Any) -> dict[str, Any]:
     return {"result": result}
 
 
-def _tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], results: list[tuple[dict[str, Any], Any]]) -> Event:
+def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], results: list[tuple[dict[str, Any], Any]]) -> Event:
     parts = []
     state_delta: dict[str, Any] = {}
     artifact_delta: dict[str, int] = {}
@@ -503,7 +511,7 @@ def _tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], resu
     return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=actions)
 
 
-def _template_artifacts(agent: Any, ctx: InvocationContext) -> dict[str, Part]:
+def template_artifacts(agent: Any, ctx: InvocationContext) -> dict[str, Part]:
     """The artifacts that ``{artifact.NAME}`` placeholders of the agent's instruction
     and the root's global instruction name: the latest version of each, through the
     invocation's artifact service (in a host, the artifact actor). One that does not

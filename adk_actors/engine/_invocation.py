@@ -30,7 +30,7 @@ from ._services import (
     MemoryService,
 )
 
-__all__ = ["run_invocation", "select_agent"]
+__all__ = ["new_invocation_context", "run_invocation", "select_agent"]
 
 
 class _Engine:
@@ -90,13 +90,11 @@ def select_agent(root: Any, events: list[Event], new_message: Content | None = N
     return root
 
 
-async def run_invocation(
+def new_invocation_context(
     root_agent: Any,
     session: SessionView,
-    new_message: Content,
     *,
     run_config: RunConfig | None = None,
-    state_delta: Mapping[str, Any] | None = None,
     plugins: Iterable[Plugin] = (),
     policies: Iterable[Policy] = (),
     artifacts: ArtifactService | None = None,
@@ -109,10 +107,10 @@ async def run_invocation(
     approvals: Any = None,
     credentials: Any = None,
     run_id: str = "",
-) -> AsyncGenerator[Event, None]:
-    """Run one user turn against ``root_agent``; yields every event (the user's first,
-    carrying ``state_delta``: committed with the message, before any agent runs)."""
-    ctx = InvocationContext(
+) -> InvocationContext:
+    """The context of one invocation of ``root_agent`` on ``session`` (in-memory
+    artifact and memory services when none are given)."""
+    return InvocationContext(
         session=session,
         root_agent=root_agent,
         agent=root_agent,
@@ -131,6 +129,20 @@ async def run_invocation(
         run_id=run_id,
         engine=ENGINE,
     )
+
+
+async def run_invocation(
+    root_agent: Any,
+    session: SessionView,
+    new_message: Content,
+    *,
+    state_delta: Mapping[str, Any] | None = None,
+    **context: Any,
+) -> AsyncGenerator[Event, None]:
+    """Run one user turn against ``root_agent``; yields every event (the user's first,
+    carrying ``state_delta``: committed with the message, before any agent runs).
+    ``context``: the keyword arguments of :func:`new_invocation_context`."""
+    ctx = new_invocation_context(root_agent, session, **context)
     error: BaseException | None = None
     try:
         message = new_message if new_message.role else new_message.model_copy(update={"role": "user"})

@@ -28,9 +28,10 @@ from ._errors import (
 )
 from ._gemini import GeminiModel, gemini_schema
 from ._http import HttpModel, RetryPolicy, close_pooled_clients
+from ._live import LiveConnection, LiveModel, is_live_model
 from ._openai import OpenAIModel
 from ._registry import resolve_model
-from ._scripted import Chunks, ScriptedModel, call
+from ._scripted import Chunks, ScriptedLiveConnection, ScriptedModel, call
 
 __all__ = [
     "AnthropicModel",
@@ -46,6 +47,8 @@ __all__ = [
     "FallbackModel",
     "GeminiModel",
     "HttpModel",
+    "LiveConnection",
+    "LiveModel",
     "MalformedResponse",
     "Model",
     "ModelError",
@@ -56,6 +59,7 @@ __all__ = [
     "RateLimited",
     "Rejected",
     "RetryPolicy",
+    "ScriptedLiveConnection",
     "ScriptedModel",
     "ServerError",
     "StreamInterrupted",
@@ -63,6 +67,7 @@ __all__ = [
     "call",
     "close_pooled_clients",
     "gemini_schema",
+    "is_live_model",
     "model_name",
     "outcome_of",
     "resolve_model",

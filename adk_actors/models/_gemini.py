@@ -4,18 +4,20 @@ Request side: ``systemInstruction``; roles user/model; ``functionCall`` /
 ``functionResponse`` parts (ids kept when present); ``inlineData`` images; tool
 parameters adapted to Gemini's OpenAPI subset (``$ref`` inlined, unsupported keys
 such as ``additionalProperties``, ``title`` and ``$defs`` dropped);
-``generationConfig`` with ``responseMimeType`` / ``responseSchema``. Response side:
+``generationConfig`` with ``responseMimeType`` / ``responseSchema``. ``connect`` opens a Live API conversation (``_gemini_live``). Response side:
 candidate parts, ``finishReason``, ``usageMetadata``; a ``SAFETY``-type finish or a
 ``promptFeedback.blockReason`` is a :class:`ContentBlocked` error.
 """
 
 from __future__ import annotations
 
-import base64
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from .._types import Blob, Content, FunctionCall, LlmRequest, LlmResponse, Part
+from .._types import Content, LlmRequest, LlmResponse, Part
 from ._errors import ContentBlocked, MalformedResponse
+from ._gemini_live import GeminiLiveConnection, live_url, open_gemini_live, setup_message
+from ._gemini_wire import gemini_parts, to_parts
 from ._http import HttpModel, SseEvent, StreamParser, loads
 
 __all__ = ["GeminiModel", "gemini_schema"]
@@ -35,40 +37,6 @@ def gemini_schema(schema: Any, defs: dict[str, Any] | None = None) -> Any:
         target = defs.get(str(schema["$ref"]).split("/")[-1], {})
         return gemini_schema(target, defs)
     return {k: gemini_schema(v, defs) for k, v in schema.items() if k not in _DROP}
-
-
-def _parts(content: Content) -> list[dict[str, Any]]:
-    parts: list[dict[str, Any]] = []
-    for part in content.parts:
-        if part.text is not None:
-            parts.append({"text": part.text, **({"thought": True} if part.thought else {})})
-        elif part.inline_data is not None:
-            parts.append({"inlineData": {"mimeType": part.inline_data.mime_type,
-                                         "data": base64.b64encode(part.inline_data.data).decode()}})
-        elif part.function_call is not None:
-            call = part.function_call
-            parts.append({"functionCall": {"name": call.name, "args": call.args, **({"id": call.id} if call.id else {})}})
-        elif part.function_response is not None:
-            result = part.function_response
-            parts.append({"functionResponse": {"name": result.name, "response": result.response,
-                                               **({"id": result.id} if result.id else {})}})
-    return parts
-
-
-def _to_parts(raw: list[dict[str, Any]]) -> list[Part]:
-    parts: list[Part] = []
-    for item in raw:
-        if "text" in item:
-            parts.append(Part(text=item["text"], thought=item.get("thought") or None))
-        elif "functionCall" in item:
-            call = item["functionCall"]
-            parts.append(Part(function_call=FunctionCall(id=call.get("id"), name=call.get("name", ""),
-                                                         args=call.get("args") or {})))
-        elif "inlineData" in item:
-            blob = item["inlineData"]
-            parts.append(Part(inline_data=Blob(mime_type=blob.get("mimeType", ""),
-                                               data=base64.b64decode(blob.get("data", "")))))
-    return parts
 
 
 def _check_blocked(data: dict[str, Any]) -> None:
@@ -103,7 +71,7 @@ class GeminiModel(HttpModel):
 
     def payload(self, request: LlmRequest, stream: bool) -> dict[str, Any]:
         config = request.config
-        body: dict[str, Any] = {"contents": [{"role": "model" if c.role == "model" else "user", "parts": _parts(c)}
+        body: dict[str, Any] = {"contents": [{"role": "model" if c.role == "model" else "user", "parts": gemini_parts(c)}
                                              for c in request.contents if c.parts]}
         if request.system_instruction:
             body["systemInstruction"] = {"parts": [{"text": request.system_instruction}]}
@@ -133,12 +101,19 @@ class GeminiModel(HttpModel):
         if not candidates:
             raise MalformedResponse(f"no candidates in the answer: {str(data)[:200]}")
         candidate = candidates[0]
-        parts = _to_parts((candidate.get("content") or {}).get("parts") or [])
+        parts = to_parts((candidate.get("content") or {}).get("parts") or [])
         return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=candidate.get("finishReason"),
                            turn_complete=True, usage_metadata=_usage(data), model_version=data.get("modelVersion"))
 
     def stream_parser(self) -> StreamParser:
         return _GeminiStream()
+
+    def connect(self, request: LlmRequest) -> AbstractAsyncContextManager[GeminiLiveConnection]:
+        """A Live API conversation for ``request`` (see ``_gemini_live``); the model's
+        ``timeout`` bounds the handshake and the setup."""
+        payload = self.payload(request.model_copy(update={"contents": ()}), stream=True)
+        return open_gemini_live(live_url(self.base_url), self.headers(), setup_message(self.name, request, payload),
+                                request.contents, setup_timeout=self.timeout)
 
 
 class _GeminiStream(StreamParser):
@@ -157,7 +132,7 @@ class _GeminiStream(StreamParser):
         self.model = data.get("modelVersion", self.model)
         out: list[LlmResponse] = []
         for candidate in data.get("candidates") or []:
-            parts = _to_parts((candidate.get("content") or {}).get("parts") or [])
+            parts = to_parts((candidate.get("content") or {}).get("parts") or [])
             self.parts.extend(parts)
             self.finish_reason = candidate.get("finishReason") or self.finish_reason
             text_parts = tuple(p for p in parts if p.text)

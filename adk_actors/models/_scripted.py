@@ -16,6 +16,18 @@ a callable of the request too). Every request received is recorded in ``requests
 so tests can assert on what the compiler produced. Importable by path
 (``adk_actors.models:ScriptedModel``) so actor processes can build it.
 
+It also holds live conversations (``connect``, the protocol of ``_live``), as a
+stand-in for a voice model: a turn of the user is a ``send_content``, or the audio
+received since the last answer once it reaches ``live_turn_bytes`` (1 s of 16 kHz
+16-bit PCM by default: the stand-in for the server's voice activity detection), or an
+``activity_end`` / ``audio_stream_end``. A spoken turn is first reported as an
+``input_transcription``: ``hear(audio)`` when given, else "(N.N s of audio)". The
+answer is the script's next item: text comes as text parts, or, when the request's
+``config["response_modalities"]`` is ``AUDIO`` (the default, as for Gemini), as
+``output_transcription`` pieces each followed by a chunk of 24 kHz PCM (a quiet tone,
+10 ms per character); tool calls come as calls, and the tools' results make the next
+answer. Every answer ends with ``turn_complete``.
+
 In the actor runtime a model object lives in each run worker for the host's life
 and serves the turns of every session that worker runs: a script of items is used
 up across them, so for behaviour over many turns or sessions answer with a callable
@@ -26,15 +38,27 @@ of the request (it sees the whole history). ``requests`` keeps the last
 from __future__ import annotations
 
 import asyncio
+import math
+import struct
 import threading
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part
+from .._types import (
+    Blob,
+    Content,
+    FunctionCall,
+    FunctionResponse,
+    LlmRequest,
+    LlmResponse,
+    Part,
+    Transcription,
+)
 
-__all__ = ["MAX_RECORDED", "Chunks", "ScriptedModel"]
+__all__ = ["MAX_RECORDED", "Chunks", "ScriptedLiveConnection", "ScriptedModel"]
 
 #: How many of the latest requests a ScriptedModel keeps in ``requests``.
 MAX_RECORDED = 1000
@@ -53,9 +77,12 @@ class Chunks:
 
 
 class ScriptedModel:
-    def __init__(self, responses: Iterable[Any] = (), *, fallback: Any = "OK", name: str = "scripted") -> None:
+    def __init__(self, responses: Iterable[Any] = (), *, fallback: Any = "OK", name: str = "scripted",
+                 live_turn_bytes: int = 32_000, hear: Callable[[bytes], str] | None = None) -> None:
         self.name = name
         self.fallback = fallback
+        self.live_turn_bytes = live_turn_bytes
+        self.hear = hear
         self._script = list(responses)
         self._lock = threading.Lock()
         self.requests: list[LlmRequest] = []
@@ -87,6 +114,99 @@ class ScriptedModel:
             yield _final(Content(role="model", parts=(Part(text="".join(item.pieces)),)))
             return
         yield _to_response(item)  # streamed or not: partials only where the script says (Chunks)
+
+    @asynccontextmanager
+    async def connect(self, request: LlmRequest) -> AsyncIterator[ScriptedLiveConnection]:
+        """A live conversation (see the module); closed when the block is left."""
+        connection = ScriptedLiveConnection(self, request)
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+    def answer(self, request: LlmRequest) -> Any:
+        """The script's next item for ``request`` (recorded in ``requests``)."""
+        return self._next(request)
+
+
+class ScriptedLiveConnection:
+    """A ScriptedModel's live conversation (see the module)."""
+
+    def __init__(self, model: ScriptedModel, request: LlmRequest) -> None:
+        self._model = model
+        self._request = request
+        self._contents = list(request.contents)
+        self._audio = bytearray()
+        self._out: asyncio.Queue[LlmResponse | None] = asyncio.Queue()
+        modalities = request.config.get("response_modalities") or ["AUDIO"]
+        self._speaks = "AUDIO" in [str(m).upper() for m in modalities]
+
+    def close(self) -> None:
+        self._out.put_nowait(None)
+
+    async def send_content(self, content: Content, *, complete: bool = True) -> None:
+        if content.function_responses:
+            await self.send_tool_results(content.function_responses)
+            return
+        self._contents.append(content)
+        if complete:
+            self._answer()
+
+    async def send_realtime(self, blob: Blob) -> None:
+        if not blob.mime_type.startswith("audio/"):
+            return  # video frames are seen, not answered
+        self._audio.extend(blob.data)
+        if len(self._audio) >= self._model.live_turn_bytes:
+            self._end_of_speech()
+
+    async def send_activity(self, *, start: bool) -> None:
+        if not start and self._audio:
+            self._end_of_speech()
+
+    async def send_audio_stream_end(self) -> None:
+        if self._audio:
+            self._end_of_speech()
+
+    async def send_tool_results(self, results: Sequence[FunctionResponse]) -> None:
+        self._contents.append(Content(role="user", parts=tuple(Part(function_response=r) for r in results)))
+        self._answer()
+
+    async def receive(self) -> AsyncIterator[LlmResponse]:
+        while (response := await self._out.get()) is not None:
+            yield response
+
+    def _end_of_speech(self) -> None:
+        audio, self._audio = bytes(self._audio), bytearray()
+        heard = self._model.hear(audio) if self._model.hear else f"({len(audio) / 32_000:.1f} s of audio)"
+        self._out.put_nowait(LlmResponse(input_transcription=Transcription(text=heard, finished=True), partial=True))
+        self._contents.append(Content.user(heard))
+        self._answer()
+
+    def _answer(self) -> None:
+        item = self._model.answer(self._request.model_copy(update={"contents": tuple(self._contents)}))
+        if isinstance(item, BaseException):
+            raise item
+        pieces = list(item.pieces) if isinstance(item, Chunks) else None
+        response = _final(Content.model("".join(pieces))) if pieces is not None else _to_response(item)
+        content = response.content or Content(role="model")
+        self._contents.append(content)
+        if content.function_calls:
+            self._out.put_nowait(LlmResponse(content=content))
+            return  # the tools' results make the next answer
+        for piece in pieces if pieces is not None else [content.text]:
+            if self._speaks:
+                self._out.put_nowait(LlmResponse(output_transcription=Transcription(text=piece), partial=True))
+                self._out.put_nowait(LlmResponse(content=Content(role="model", parts=(
+                    Part(inline_data=Blob(mime_type="audio/pcm;rate=24000", data=_tone(len(piece)))),)), partial=True))
+            else:
+                self._out.put_nowait(LlmResponse(content=Content.model(piece), partial=True))
+        self._out.put_nowait(LlmResponse(turn_complete=True, usage_metadata=response.usage_metadata))
+
+
+def _tone(characters: int) -> bytes:
+    """A quiet 440 Hz tone of 10 ms per character, as 16-bit 24 kHz mono PCM."""
+    samples = 240 * max(characters, 1)
+    return struct.pack(f"<{samples}h", *(int(800 * math.sin(2 * math.pi * 440 * i / 24_000)) for i in range(samples)))
 
 
 def _final(content: Content) -> LlmResponse:

@@ -3,6 +3,7 @@ streaming each run's events, the services, the host and the Runner."""
 
 from ._credentials import Credential
 from ._host import Host, HostConfig
+from ._live_run import LiveRun
 from ._runner import Runner
 
-__all__ = ["Credential", "Host", "HostConfig", "Runner"]
+__all__ = ["Credential", "Host", "HostConfig", "LiveRun", "Runner"]

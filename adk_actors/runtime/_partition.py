@@ -60,7 +60,7 @@ from supervision import (
     process_alive,
 )
 
-from .._types import RunConfig
+from .._types import LiveRequest, RunConfig
 from .._validate import check_fields
 from ..engine import AppCatalog
 from ..log import enabled_for, get_logger
@@ -75,6 +75,7 @@ from ..messages import (
     GetTrace,
     Limits,
     ListSessions,
+    LiveInput,
     RunFailed,
     RunRequest,
     SessionInfo,
@@ -84,7 +85,7 @@ from ..messages import (
 from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore
 from ._link import RunLink
 from ._run import RunActor
-from ._run_protocol import Cancel, NeedHistory, RunOutput, StartRun, WorkerSettings
+from ._run_protocol import Cancel, LiveSend, NeedHistory, RunOutput, StartRun, WorkerSettings
 from ._session import CANCEL_GRACE, Session, SessionRun
 
 __all__ = ["AFFINITY_SLACK", "PartitionArgs", "SessionPartition"]
@@ -139,7 +140,7 @@ class _Worker:
     idle_since: float = 0.0  # the partition's clock when its last turn ended
 
 
-_ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState)
+_ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput)
 
 
 class SessionPartition(GenServer):
@@ -296,6 +297,8 @@ class SessionPartition(GenServer):
             return session.update_state(request.state_delta)
         if isinstance(request, CancelRun):
             return session.cancel(request.run_id)
+        if isinstance(request, LiveInput):
+            return session.live_input(request.run_id, request.request)
         accepted = session.take(request, caller.address)
         return accepted if request.reply_accepted else FORWARDED
 
@@ -409,6 +412,9 @@ class SessionPartition(GenServer):
         run.worker = worker
         worker.runs.add(run.run_id)
         self._to_worker(worker, start)
+        for request in run.live_inputs:  # sent while the run waited: after its StartRun
+            self.live_on_worker(run, request)
+        run.live_inputs.clear()
 
     def _dispatch_backlog(self) -> None:
         """Give waiting turns (oldest first) to workers with room, while there are some."""
@@ -428,7 +434,8 @@ class SessionPartition(GenServer):
         return StartRun(run_id=run.run_id, invocation_id=run.invocation_id, app_name=session.app_name,
                         user_id=session.user_id, session_id=session.session_id, known=known, events=list(events),
                         state=session.fresh_state(), new_message=run.request.new_message,
-                        run_config=run.request.run_config or RunConfig(), state_delta=run.request.state_delta)
+                        run_config=run.request.run_config or RunConfig(), state_delta=run.request.state_delta,
+                        live=run.request.live)
 
     def _choose_worker(self, key: str) -> _Worker | None:
         """The worker for a turn of session ``key`` (see the module); None when every
@@ -459,6 +466,10 @@ class SessionPartition(GenServer):
         if holder is not None and len(holder.runs) <= least + AFFINITY_SLACK:
             return holder
         return min(open_workers, key=lambda w: len(w.runs))
+
+    def live_on_worker(self, run: SessionRun, request: LiveRequest) -> None:
+        if run.worker is not None:
+            self.send(run.worker.address, Cast(LiveSend(run.run_id, request)))
 
     def cancel_on_worker(self, run: SessionRun, reason: str) -> None:
         if run.worker is not None:

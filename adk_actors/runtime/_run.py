@@ -25,6 +25,9 @@ and gives each turn of any of its sessions to one of them. In order, for a worke
    leading-edge batched (the first of a burst at once, the rest every
    ``PARTIAL_WINDOW`` seconds).
 4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps).
+5. ``LiveSend``: an input of a live run (``StartRun.live``: the engine's
+   ``run_live_invocation``), handed to its turn's input queue on the worker thread's
+   loop, in order; kept until the run starts when its StartRun has not come yet.
 
 ``StartRun`` comes, and ``RunOutput`` / ``NeedHistory`` go, on the direct line of
 ``_link`` when it takes them; ``Init``, ``Cancel`` and ``Shutdown`` come through
@@ -64,19 +67,37 @@ from supervision import (
 )
 
 from .._secrets import redact
-from .._types import Event
+from .._types import Event, LiveRequest
 from .._validate import check_fields
-from ..engine import AppCatalog, CancelToken, RunCancelled, SessionView, run_invocation
+from ..engine import (
+    AppCatalog,
+    CancelToken,
+    RunCancelled,
+    SessionView,
+    run_invocation,
+    run_live_invocation,
+)
 from ..messages import session_key
 from ..models import close_pooled_clients, resolve_model
 from ..tracing import TraceRecorder, pack
 from ._conformance import conformance_plugin
 from ._link import RunLink
-from ._run_protocol import Cancel, NeedHistory, RunOutcome, RunOutput, StartRun, WorkerSettings
+from ._run_protocol import (
+    Cancel,
+    LiveSend,
+    NeedHistory,
+    RunOutcome,
+    RunOutput,
+    StartRun,
+    WorkerSettings,
+)
 from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
 
 __all__ = ["PARTIAL_WINDOW", "Doorbell", "RunActor"]
 
+#: Inputs of live runs that have not started here yet are kept for this many runs, this many each.
+_EARLY_RUNS = 64
+_EARLY_INPUTS = 1000
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
 #: A non-partial event waits for the events and outcome that follow it while the worker
@@ -160,6 +181,8 @@ class _Turn:
     start: StartRun
     view: SessionView
     cancel: CancelToken = field(default_factory=CancelToken)
+    #: a live run's inputs, put there on the worker thread's loop (call_soon_threadsafe)
+    inputs: asyncio.Queue[LiveRequest] = field(default_factory=asyncio.Queue)
 
 
 class RunActor(GenServer):
@@ -196,6 +219,8 @@ class RunActor(GenServer):
         self._link: RunLink | None = None  # our direct line to the partition (see _link)
         self._through_thespian: set[str] = set()  # runs whose output fell back from the line
         self._recorder: TraceRecorder | None = None  # records the turns' spans (WorkerSettings.trace)
+        #: inputs of live runs not started here yet (their StartRun waits on NeedHistory)
+        self._early_inputs: OrderedDict[str, list[LiveRequest]] = OrderedDict()
 
     def init(self, args: WorkerSettings) -> Any:
         """Take our end of the line (and let go of the partition's ends the fork gave
@@ -251,6 +276,8 @@ class RunActor(GenServer):
             turn = self._turns.get(request.run_id)
             if turn is not None:
                 turn.cancel.cancel(request.reason)
+        elif isinstance(request, LiveSend):
+            self._live_input(request)
         else:
             super().handle_cast(request)
 
@@ -260,6 +287,19 @@ class RunActor(GenServer):
         return super().handle_call(request, caller)
 
     # -- turns ------------------------------------------------------------------------------
+
+    def _live_input(self, send: LiveSend) -> None:
+        """Hand a live run's input to its turn, or keep it until the run starts here
+        (inputs of at most ``_EARLY_RUNS`` runs, ``_EARLY_INPUTS`` each, are kept)."""
+        turn = self._turns.get(send.run_id)
+        if turn is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(turn.inputs.put_nowait, send.request)
+            return
+        early = self._early_inputs.setdefault(send.run_id, [])
+        if len(early) < _EARLY_INPUTS:
+            early.append(send.request)
+        while len(self._early_inputs) > _EARLY_RUNS:
+            self._early_inputs.popitem(last=False)
 
     def _start(self, start: StartRun) -> None:
         """Rebuild the turn's history (answer NeedHistory if the prefix it names is not
@@ -285,6 +325,8 @@ class RunActor(GenServer):
         self._services.clear()  # looked up afresh: a service may have restarted since
         self._loop_ready.wait(5.0)
         assert self._loop is not None
+        for request in self._early_inputs.pop(start.run_id, []):
+            self._loop.call_soon_threadsafe(turn.inputs.put_nowait, request)
         asyncio.run_coroutine_threadsafe(self._run_turn(turn), self._loop)
 
     def _remember(self, key: str, history: list[Event]) -> None:
@@ -339,14 +381,16 @@ class RunActor(GenServer):
             base_urls = settings.model_base_urls or {}
             options = dict(settings.model_options or {})
             services = settings.registry is not None
-            events = run_invocation(app.root_agent, turn.view, start.new_message, run_config=start.run_config,
-                                    state_delta=start.state_delta,
-                                    plugins=[*app.plugins, conformance] if conformance else app.plugins,
-                                    policies=app.policies, cancel=turn.cancel,
-                                    invocation_id=start.invocation_id,
-                                    resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
-                                    **(service_bridges(self) if services else {}),
-                                    run_id=run_id)
+            context: dict[str, Any] = dict(
+                run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
+                policies=app.policies, cancel=turn.cancel, invocation_id=start.invocation_id,
+                resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
+                **(service_bridges(self) if services else {}), run_id=run_id)
+            if start.live:
+                events = run_live_invocation(app.root_agent, turn.view, turn.inputs, **context)
+            else:
+                events = run_invocation(app.root_agent, turn.view, start.new_message, state_delta=start.state_delta,
+                                        **context)
             async with contextlib.aclosing(events):
                 async for event in events:
                     self._hand("event", run_id, event)

@@ -2,7 +2,7 @@
 
 The partition sends ``WorkerSettings`` once (the args of a worker's ``Init``), then
 ``StartRun`` (one turn of one session) and ``Cancel``; the worker answers with
-``RunOutput`` messages, the last of a run carrying its ``RunOutcome`` (with the
+``RunOutput`` messages (``LiveSend`` carries a live run's inputs, in order), the last of a run carrying its ``RunOutcome`` (with the
 turn's trace spans when the worker records them), or with
 ``NeedHistory`` when a ``StartRun`` counted on history the worker does not hold.
 ``StartRun``, ``RunOutput`` and ``NeedHistory`` travel on the direct line of ``_link``
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._types import Content, Event, RunConfig
+from .._types import Content, Event, LiveRequest, RunConfig
 from ..tracing import PackedTrace
 
-__all__ = ["Cancel", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
+__all__ = ["Cancel", "LiveSend", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,18 @@ class StartRun:
     new_message: Content
     run_config: RunConfig
     state_delta: dict[str, Any] | None = None  # committed on the user's event
+    live: bool = False  # a live conversation: its inputs come as LiveSend
 
     def __str__(self) -> str:  # what Thespian logs for it (see supervision._messages)
         return f"StartRun({self.run_id})"
+
+
+@dataclass(frozen=True)
+class LiveSend:
+    """An input of a live run, in the order its caller sent it."""
+
+    run_id: str
+    request: LiveRequest
 
 
 @dataclass(frozen=True)

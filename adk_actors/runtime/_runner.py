@@ -18,7 +18,6 @@ later calls once its answer came.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 import uuid
@@ -54,7 +53,7 @@ from .._exceptions import (
     SessionNotFoundError,
     UnknownAppError,
 )
-from .._types import Content, Event, Part, RunConfig
+from .._types import Content, Event, LiveRequest, Part, RunConfig
 from ..messages import (
     PROBE,
     AdkEvent,
@@ -66,6 +65,7 @@ from ..messages import (
     GetState,
     GetTrace,
     ListSessions,
+    LiveInput,
     RunAccepted,
     RunDone,
     RunFailed,
@@ -87,6 +87,7 @@ from ._artifacts import (
 )
 from ._breakers import BreakerStatus
 from ._credentials import DeleteCredential, PutCredential
+from ._live_run import LiveRun, iterate_in_thread
 from ._memory import AddSessionToMemory, SearchMemory
 
 __all__ = ["Runner"]
@@ -567,40 +568,40 @@ class Runner:
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
                         run_config: RunConfig | None = None, state_delta: dict[str, Any] | None = None,
                         reject_if_busy: bool = False) -> AsyncIterator[Event]:
-        """The same as :meth:`run`, as an async iterator. The waiting happens on a thread
-        of its own that hands each event to the loop; if the consumer stops early (or is
-        cancelled), that thread stops at the run's next event."""
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        stop = threading.Event()
+        """The same as :meth:`run`, as an async iterator (``_live_run.iterate_in_thread``:
+        the waiting happens on a thread of its own)."""
+        events = iterate_in_thread(lambda: self.run(user_id, session_id, message, run_config=run_config,
+                                                    state_delta=state_delta, reject_if_busy=reject_if_busy))
+        async for event in events:
+            yield event
 
-        def hand(kind: str, item: Any) -> None:
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, (kind, item))
-            except RuntimeError:  # the loop is closed: nobody is listening any more
-                stop.set()
+    # -- live runs ----------------------------------------------------------------------------
 
-        def pump() -> None:
-            try:
-                for event in self.run(user_id, session_id, message, run_config=run_config,
-                                      state_delta=state_delta, reject_if_busy=reject_if_busy):
-                    if stop.is_set():
-                        return
-                    hand("event", event)
-            except BaseException as exc:
-                hand("error", exc)
-            else:
-                hand("done", None)
-
-        threading.Thread(target=pump, name="runner-run-async", daemon=True).start()
+    def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
+                 reject_if_busy: bool = False) -> LiveRun:
+        """Start a live run on the session (see ``_live_run``): returns once the
+        session's partition accepted it; raises the typed error it answered instead."""
+        request = RunRequest(self.app_name, user_id, session_id, run_config=run_config, reject_if_busy=reject_if_busy,
+                             batched=True, live=True)
+        endpoint = _Endpoint(self.host.system)
         try:
-            while True:
-                kind, item = await queue.get()
-                if kind == "event":
-                    yield item
-                elif kind == "error":
-                    raise item
-                else:
-                    return
-        finally:
-            stop.set()
+            accepted = self._start_run(endpoint, request)
+        except HostError:
+            raise  # no answer: one may still come, so the endpoint is not reused
+        except Exception:
+            endpoint.clean = True
+            self._return_endpoint(endpoint)
+            raise
+        self._runs[request.run_id] = (user_id, session_id)
+
+        def stream() -> Iterator[Event]:
+            try:
+                yield from self._stream(endpoint, accepted, None, None, run_config, user_id, session_id)
+            finally:
+                self._runs.pop(request.run_id, None)
+                self._return_endpoint(endpoint)
+
+        def send(live: LiveRequest) -> Any:
+            return self._call(LiveInput(self.app_name, user_id, session_id, request.run_id, live), session_id, user_id)
+
+        return LiveRun(request.run_id, send, stream())

@@ -17,7 +17,8 @@ A turn, in order:
    RunConfig's timeout, else the host's ``run_timeout``).
 3. ``on_output``: the worker's events; each non-partial one is appended to the store
    (atomically with its state delta, duplicates ignored; the last ones with the
-   run's end and its trace) BEFORE it is relayed to the caller; partial ones are relayed as they come. The session is the only sender to
+   run's end and its trace) BEFORE it is relayed to the caller (a live run's inputs
+   reach its worker through ``live_input``, in order); partial ones are relayed as they come. The session is the only sender to
    the caller, so order holds, and the only sender of the one terminal message
    (``RunDone`` / ``RunFailed``): on the run's outcome, on its worker's death
    (``killed``), on its deadline (``timeout``) or on ``cancel``. A run that does
@@ -36,7 +37,7 @@ from typing import Any, Protocol
 
 from supervision import BadRequest, CallError
 
-from .._types import Event, EventActions, RunConfig, apply_state_delta
+from .._types import Event, EventActions, LiveRequest, RunConfig, apply_state_delta
 from ..messages import (
     AdkEvent,
     Limits,
@@ -76,6 +77,9 @@ class SessionOwner(Protocol):
 
     def cancel_on_worker(self, run: SessionRun, reason: str) -> None: ...
 
+    def live_on_worker(self, run: SessionRun, request: LiveRequest) -> None:
+        """Send an input of the live ``run`` to its worker."""
+
     def abandon(self, run: SessionRun, *, waited: bool) -> None:
         """The run ended without its worker's outcome (the worker was told to cancel it,
         ``CANCEL_GRACE`` ago if ``waited``): retire that worker if it still runs it."""
@@ -98,6 +102,7 @@ class SessionRun:
     end_stored: bool = False  # the store has the run's end already
     committed: int = 0  # non-partial events of this run in the store
     held: list[Any] | None = None  # messages for a batched caller, sent as one envelope
+    live_inputs: list[LiveRequest] = field(default_factory=list)  # a live run's, until it has a worker
 
     @property
     def run_id(self) -> str:
@@ -162,9 +167,9 @@ class Session:
 
     def take(self, request: RunRequest, caller: Any) -> RunAccepted:
         """Accept a run request (see the module, 1), or raise a CallError."""
-        if not request.new_message.parts:
+        if not request.live and not request.new_message.parts:
             raise BadRequest("a RunRequest needs a non-empty new_message")
-        too_large = self.owner.limits.message_too_large(request.new_message)
+        too_large = None if request.live else self.owner.limits.message_too_large(request.new_message)
         if too_large is not None:
             raise CallError(too_large, code="limit_exceeded")
         for position, known in enumerate([self.active, *self.waiting]):
@@ -225,6 +230,26 @@ class Session:
                 self._finish(waiting, RunFailed(run_id, "cancelled", "RunCancelled", "cancelled before it started"))
                 return "cancelled"
         raise CallError(f"no run {run_id!r} on this session", code="invalid_request")
+
+    def live_input(self, run_id: str, request: LiveRequest) -> str:
+        """Pass an input to the live run ``run_id``: to its worker (``"sent"``), or kept
+        for it while it waits for one or for its turn (``"queued"``); a CallError when
+        the session has no such live run, or the input is over the message limit."""
+        size = len(request.to_json().encode())
+        if size > self.owner.limits.max_message_bytes:
+            raise CallError(f"the input has {size} bytes; the limit is {self.owner.limits.max_message_bytes}",
+                            code="limit_exceeded")
+        for run in [self.active, *self.waiting]:
+            if run is None or run.run_id != run_id or run.outcome is not None:
+                continue
+            if not run.request.live:
+                raise CallError(f"run {run_id!r} is not a live run", code="invalid_request")
+            if run is self.active and run.worker is not None:
+                self.owner.live_on_worker(run, request)
+                return "sent"
+            run.live_inputs.append(request)
+            return "queued"
+        raise CallError(f"no live run {run_id!r} in progress on this session", code="invalid_request")
 
     def on_output(self, run: SessionRun, output: RunOutput) -> None:
         """The worker's events (and outcome): committed, relayed, and, for a batched

@@ -1,0 +1,290 @@
+"""A live run: one conversation with a live model (voice, video, text), for as long
+as its caller keeps it open.
+
+``run_live_invocation(root_agent, session, inputs, ...)`` does, in order:
+
+1. chooses the agent that answers as a turn does (``select_agent``), resolves its
+   tools and compiles its request from the session (system instruction, tools,
+   history), with ``RunConfig.response_modalities``;
+2. if that agent's model cannot hold a live conversation (no ``connect``: Anthropic,
+   OpenAI-compatible), serves the caller turn by turn: each ``content`` input is an
+   ordinary turn (its user event, then the agent's flow, streamed); any other input
+   ends the run with an error event ``live_unsupported``;
+3. otherwise opens the conversation and, until the caller sends ``close``, the run is
+   cancelled, or the model ends the conversation, runs two loops side by side:
+
+   * the caller's inputs (one kind per input, in google-adk's order of priority; a
+     ``state_delta`` is committed on a user event first): ``content`` is checked by
+     the input policy and the ``on_user_message`` plugins, committed as the user's
+     event and sent (``partial``: the model waits for more); ``blob`` (audio, video
+     frames), ``activity_start`` / ``activity_end`` and ``audio_stream_end`` are sent
+     as they come, and stored nowhere;
+   * the model's answers, as events of the agent: text and audio pieces,
+     transcription pieces and ``interrupted`` are partial (streamed, not stored); at
+     each ``turn_complete`` (or interruption) what was said is committed, once, as
+     text: the user's speech as a user event with ``input_transcription`` (finished)
+     and a user content, the agent's as its event with ``output_transcription`` and a
+     model content (or the text answer), so later turns, live or not, see the whole
+     conversation in the history; then a partial ``turn_complete`` event. Tool calls
+     are committed, run as in a turn (policy, hooks, tool), their results committed
+     as one event and sent back to the model.
+
+A model error ends the run by raising it. Output policies and ``on_event`` plugins see
+the committed events; streamed pieces pass unfiltered (audio cannot be filtered).
+Transfers are committed but the conversation stays with its agent. ``after_run``
+plugins always run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from .._types import Content, Event, EventActions, LiveRequest, LlmResponse, Transcription
+from ..compiler import CompileContext, build_request
+from ..models import is_live_model
+from ._context import InvocationContext, SessionView
+from ._flow import (
+    preload_memories,
+    resolve_tools,
+    run_tool,
+    template_artifacts,
+    tool_response_event,
+)
+from ._invocation import new_invocation_context, select_agent
+from ._policy import Reject
+
+__all__ = ["LIVE_UNSUPPORTED", "run_live_invocation"]
+
+#: the error code of a live run whose agent's model cannot take audio or video
+LIVE_UNSUPPORTED = "live_unsupported"
+#: how often a live run waiting for the caller or the model looks at its cancel token
+_CANCEL_POLL = 0.25
+
+
+class _End:
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error = error
+
+
+async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asyncio.Queue[LiveRequest],
+                              **context: Any) -> AsyncGenerator[Event, None]:
+    """Run the live conversation (see the module); yields every event, partial or not,
+    the committed ones committed to ``session`` first. ``context``: the keyword
+    arguments of :func:`new_invocation_context`."""
+    ctx = new_invocation_context(root_agent, session, **context)
+    error: BaseException | None = None
+    try:
+        agent = select_agent(root_agent, session.events)
+        ctx = ctx.for_agent(agent)
+        model = getattr(agent, "model", None)
+        if isinstance(model, str):
+            model = ctx.resolve_model(model) if ctx.resolve_model is not None and model else None
+        flow = (_converse(agent, model, ctx, inputs) if is_live_model(model)
+                else _turn_by_turn(agent, ctx, inputs))
+        async with contextlib.aclosing(flow) as events:
+            async for event in events:
+                if not event.partial:
+                    event = ctx.policies.filter_output(ctx, event)
+                    replaced = await ctx.plugins.first("on_event", ctx, event)
+                    if isinstance(replaced, Event):
+                        event = replaced
+                    session.commit(event)
+                yield event
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        await ctx.plugins.after_run(ctx, error)
+
+
+async def _next_input(ctx: InvocationContext, inputs: asyncio.Queue[LiveRequest]) -> LiveRequest:
+    while True:
+        ctx.check_cancelled()
+        try:
+            return await asyncio.wait_for(inputs.get(), _CANCEL_POLL)
+        except TimeoutError:
+            continue
+
+
+async def _user_message(ctx: InvocationContext, content: Content) -> tuple[Content | None, Event]:
+    """The caller's content after the input policy and plugins, and its event to commit
+    (an error event of the agent, if the policy rejects it: then no content)."""
+    message = content if content.role else content.model_copy(update={"role": "user"})
+    filtered = ctx.policies.filter_input(ctx, message)
+    if isinstance(filtered, Reject):
+        return None, ctx.event(error_code="input_rejected", error_message=filtered.reason)
+    replaced = await ctx.plugins.first("on_user_message", ctx, filtered)
+    message = replaced if isinstance(replaced, Content) else filtered
+    return message, ctx.event(author="user", content=message)
+
+
+async def _turn_by_turn(agent: Any, ctx: InvocationContext,
+                        inputs: asyncio.Queue[LiveRequest]) -> AsyncGenerator[Event, None]:
+    """A model without live conversations: each content input is a turn (see the module, 2)."""
+    while True:
+        request = await _next_input(ctx, inputs)
+        if request.close:
+            return
+        if request.state_delta:
+            yield ctx.event(author="user", actions=EventActions(state_delta=dict(request.state_delta)))
+        if request.content is None and not request.state_delta:
+            yield ctx.event(error_code=LIVE_UNSUPPORTED,
+                            error_message=f"the model of agent {agent.name!r} takes no audio or video: "
+                                          "send text content, or use a live model (gemini-*)")
+            return
+        if request.content is None:
+            continue
+        message, event = await _user_message(ctx, request.content)
+        yield event
+        if message is not None:
+            async for answer in agent.run(ctx):
+                yield answer
+
+
+async def _converse(agent: Any, model: Any, ctx: InvocationContext,
+                    inputs: asyncio.Queue[LiveRequest]) -> AsyncGenerator[Event, None]:
+    """The conversation with a live model (see the module, 3)."""
+    tools, extra_tools, problems = await resolve_tools(agent, ctx)
+    for problem in problems:
+        yield problem
+    memories = await preload_memories(agent, ctx)
+    request = build_request(agent, CompileContext(
+        state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
+        root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
+        memories=memories, artifacts=template_artifacts(agent, ctx)))
+    modalities = ctx.run_config.response_modalities
+    if modalities:
+        request = request.model_copy(update={"config": {**request.config, "response_modalities": list(modalities)}})
+    out: asyncio.Queue[Event | _End] = asyncio.Queue()
+    async with model.connect(request) as connection:
+        conversation = _Conversation(agent, ctx, connection, tools, out)
+        tasks = [asyncio.create_task(conversation.send_inputs(inputs)),
+                 asyncio.create_task(conversation.receive())]
+        try:
+            while True:
+                try:
+                    item = await asyncio.wait_for(out.get(), _CANCEL_POLL)
+                except TimeoutError:
+                    ctx.check_cancelled()
+                    continue
+                if isinstance(item, _End):
+                    if item.error is not None:
+                        raise item.error
+                    return
+                yield item
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class _Conversation:
+    """The two loops of a live conversation and what they have heard so far."""
+
+    def __init__(self, agent: Any, ctx: InvocationContext, connection: Any, tools: dict[str, Any],
+                 out: asyncio.Queue[Event | _End]) -> None:
+        self.agent, self.ctx, self.connection, self.tools, self.out = agent, ctx, connection, tools, out
+        self.heard: list[str] = []  # the user's speech since it was last committed
+        self.said: list[str] = []  # the agent's speech (or text) since it was last committed
+        self.spoken = False  # the agent answers with speech (transcriptions) rather than text
+
+    async def send_inputs(self, inputs: asyncio.Queue[LiveRequest]) -> None:
+        try:
+            while True:
+                request = await _next_input(self.ctx, inputs)
+                if request.close:
+                    break
+                if request.state_delta:
+                    self.out.put_nowait(self.ctx.event(author="user",
+                                                       actions=EventActions(state_delta=dict(request.state_delta))))
+                if request.activity_start is not None or request.activity_end is not None:
+                    await self.connection.send_activity(start=request.activity_start is not None)
+                elif request.audio_stream_end:
+                    await self.connection.send_audio_stream_end()
+                elif request.blob is not None:
+                    await self.connection.send_realtime(request.blob)
+                elif request.content is not None:
+                    message, event = await _user_message(self.ctx, request.content)
+                    self.out.put_nowait(event)
+                    if message is not None:
+                        await self.connection.send_content(message, complete=not request.partial)
+        except BaseException as exc:
+            self.out.put_nowait(_End(exc))
+            raise
+        self.out.put_nowait(_End())
+
+    async def receive(self) -> None:
+        try:
+            async for response in self.connection.receive():
+                await self._answer(response)
+        except BaseException as exc:
+            self.out.put_nowait(_End(exc))
+            raise
+        self.out.put_nowait(_End())  # the model ended the conversation
+
+    async def _answer(self, response: LlmResponse) -> None:
+        ctx, out = self.ctx, self.out
+        if response.input_transcription is not None:
+            self._hear(response.input_transcription)
+            return
+        self._commit_heard()
+        if response.output_transcription is not None:
+            self.spoken = True
+            self.said.append(response.output_transcription.text or "")
+            out.put_nowait(ctx.event(output_transcription=response.output_transcription, partial=True))
+        content = response.content
+        if content is not None and content.function_calls:
+            await self._run_tools(content)
+        elif content is not None and content.parts:
+            if not self.spoken:
+                self.said.append(content.text)
+            out.put_nowait(ctx.event(content=content, partial=True))
+        if response.interrupted:
+            self._commit_said()
+            out.put_nowait(ctx.event(interrupted=True, partial=True))
+        if response.turn_complete:
+            self._commit_said(response.usage_metadata)
+            out.put_nowait(ctx.event(turn_complete=True, partial=True))
+
+    def _hear(self, transcription: Transcription) -> None:
+        if transcription.text:
+            self.heard.append(transcription.text)
+            self.out.put_nowait(self.ctx.event(author="user", input_transcription=transcription, partial=True))
+        if transcription.finished:
+            self._commit_heard()
+
+    def _commit_heard(self) -> None:
+        text = "".join(self.heard).strip()
+        self.heard.clear()
+        if text:
+            self.out.put_nowait(self.ctx.event(author="user", content=Content.user(text),
+                                               input_transcription=Transcription(text=text, finished=True)))
+
+    def _commit_said(self, usage: dict[str, Any] | None = None) -> None:
+        text = "".join(self.said).strip()
+        self.said.clear()
+        if text:
+            spoken = Transcription(text=text, finished=True) if self.spoken else None
+            self.out.put_nowait(self.ctx.event(content=Content.model(text), output_transcription=spoken,
+                                               usage_metadata=usage))
+        self.spoken = False
+
+    async def _run_tools(self, content: Content) -> None:
+        """Commit the calls, run them (as a turn does), commit their results, send them back."""
+        ctx = self.ctx
+        self._commit_said()
+        calls = [c if c.id else c.model_copy(update={"id": f"adk-{uuid.uuid4()}"})
+                 for c in content.function_calls]
+        self.out.put_nowait(ctx.event(content=Content(role="model", parts=tuple(
+            p.model_copy(update={"function_call": c}) for p, c in zip(
+                [p for p in content.parts if p.function_call is not None], calls, strict=True))),
+            actions=EventActions()))
+        results = await asyncio.gather(*(run_tool(self.agent, ctx, call, self.tools) for call in calls))
+        event = tool_response_event(ctx, calls, results)
+        self.out.put_nowait(event)
+        if event.content is not None:
+            await self.connection.send_tool_results(event.content.function_responses)
