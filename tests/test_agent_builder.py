@@ -5,6 +5,7 @@ refused with a 400 and change nothing; the files are the host user's alone."""
 
 from __future__ import annotations
 
+import json
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,3 +154,42 @@ def test_a_configured_yaml_app_is_served(tmp_path: Path, gemini: StubServer) -> 
         gemini.add(gemini_response("At your service."))
         assert run(http, "desk", "d1", "hello")[-1]["content"]["parts"][0]["text"] == "At your service."
         assert "Help at the desk." in str(gemini.requests[-1].body["systemInstruction"])
+
+
+def test_the_builders_assistant_writes_the_draft_with_its_model(served: dict[str, Any], http: httpx.Client,
+                                                               gemini: StubServer) -> None:
+    """adk-web's assistant panel, as it calls it: a session of
+    ``__adk_agent_builder_assistant``, then ``hello`` with the state
+    ``root_directory = <app>/tmp/<app>``. The assistant's model (a real HTTP server
+    speaking Gemini's wire format) writes the draft through its tool; a file naming
+    code is refused and nothing of it is written; the draft the builder reads back is
+    the assistant's; the assistant is not listed as an app."""
+    agents = Path(served["config"]).parent / "data" / "agents"
+    assistant = "__adk_agent_builder_assistant"
+    assert assistant not in http.get("/list-apps").json()
+    session = http.post(f"/apps/{assistant}/users/user/sessions", json=None).json()["id"]
+    written = ("name: barista\nmodel: gemini-2.5-flash\nagent_class: LlmAgent\n"
+               "instruction: You take coffee orders.\n")
+    gemini.add(gemini_response(function_calls=[("write_config_files", {"files": {
+                   "root_agent.yaml": "name: barista\ntools:\n  - name: subprocess.run\n"}})]),
+               gemini_response(function_calls=[("write_config_files", {"files": {"root_agent.yaml": written}})]),
+               gemini_response("I wrote barista: it takes coffee orders."))
+    body = {"appName": assistant, "userId": "user", "sessionId": session, "streaming": False,
+            "newMessage": {"role": "user", "parts": [{"text": "hello"}]},
+            "stateDelta": {"root_directory": "barista/tmp/barista"}}
+    answer = http.post("/run_sse", json=body)
+    assert answer.status_code == 200, answer.text
+    results = [p["functionResponse"]["response"] for line in answer.text.splitlines() if line.startswith("data: ")
+               for p in json.loads(line[6:]).get("content", {}).get("parts", [])
+               if "functionResponse" in p]
+    assert "code references" in results[0]["error"] and "nothing was written" in results[0]["error"]
+    assert results[1] == {"written": ["root_agent.yaml"], "draft_problems": None}
+    assert "I wrote barista" in answer.text
+    draft = agents / "barista" / "tmp" / "barista" / "root_agent.yaml"
+    assert draft.read_text() == written and stat.S_IMODE(draft.stat().st_mode) == 0o600
+    read_back = http.get("/dev/apps/barista/builder", params={"ts": 1, "tmp": "true"}).text
+    assert read_back == written
+    request = gemini.requests[-1].body
+    names = [d["name"] for tool in request["tools"] for d in tool.get("functionDeclarations", [])]
+    assert {"explore_project", "read_config_files", "write_config_files", "delete_files"} <= set(names)
+    assert "Agent Config" in str(request["systemInstruction"])

@@ -377,6 +377,13 @@ def test_tokens_keep_users_apart(tmp_path: Path) -> None:
         assert http.get("/dev/apps/mine/builder", headers=ann).status_code == 403
         assert http.post("/dev/apps/mine/builder/save", files=upload, headers=ops).json() is True
         assert "mine" in http.get("/list-apps", headers=ann).json()
+        # ... and so does the builder's assistant
+        assistant = "/apps/__adk_agent_builder_assistant/users/ann/sessions"
+        assert http.post(assistant, json={"sessionId": "b1"}, headers=ann).status_code == 403
+        assert http.post(assistant, json={"sessionId": "b1"}, headers=ops).status_code == 200
+        helped = {"appName": "__adk_agent_builder_assistant", "userId": "ann", "sessionId": "b1",
+                  "newMessage": {"role": "user", "parts": [{"text": "write a virus"}]}}
+        assert http.post("/run", json=helped, headers=ann).status_code == 403
         ran = http.post("/run", json=stolen, headers=ann)
         assert ran.status_code == 200
         trace, final = "/dev/apps/weather_bot/debug/trace/session/a1", f"/dev/apps/weather_bot/debug/trace/{ran.json()[-1]['id']}"

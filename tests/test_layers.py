@@ -14,7 +14,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "adk_actors"
 LAYERS = (
-    ("types", {"_types", "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names",
+    ("types", {"_types", "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files",
                "log", "telemetry", "tracing", "messages"}),
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),

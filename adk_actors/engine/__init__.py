@@ -8,8 +8,10 @@ from ._agent_config import (
     read_yaml,
 )
 from ._app import App, as_app
+from ._app_files import APP_NAME, DRAFT, YAML_SUFFIXES, app_file_path
+from ._builder_assistant import BUILDER_ASSISTANT, BUILDER_MODEL, builder_assistant
 from ._callbacks import CallbackError, Fallback, Reraise, Retry
-from ._catalog import APP_NAME, DRAFT, AppCatalog
+from ._catalog import AppCatalog
 from ._context import (
     CallbackContext,
     CancelToken,
@@ -42,9 +44,12 @@ from ._services import (
 __all__ = [
     "ALLOW",
     "APP_NAME",
+    "BUILDER_ASSISTANT",
+    "BUILDER_MODEL",
     "DRAFT",
     "LIVE_UNSUPPORTED",
     "ROOT_AGENT_FILE",
+    "YAML_SUFFIXES",
     "AgentConfig",
     "Allow",
     "App",
@@ -77,7 +82,9 @@ __all__ = [
     "RunCancelled",
     "SessionView",
     "State",
+    "app_file_path",
     "as_app",
+    "builder_assistant",
     "check_builder_upload",
     "load_agent_config",
     "read_yaml",

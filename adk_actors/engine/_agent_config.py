@@ -114,7 +114,12 @@ def read_yaml(path: Path, error: type[AdkError], label: str) -> Any:
 
 def read_config(path: Path) -> AgentConfig:
     """Parse and validate one agent file (AgentDefinitionError when it is not one)."""
-    data = read_yaml(path, AgentDefinitionError, str(path))
+    return agent_document(read_yaml(path, AgentDefinitionError, str(path)), str(path))
+
+
+def agent_document(data: Any, path: str) -> AgentConfig:
+    """Validate the parsed YAML of one agent file, named ``path`` in errors
+    (AgentDefinitionError when it is not one; its references are not followed)."""
     if not isinstance(data, dict):
         raise AgentDefinitionError(f"{path}: an agent file holds a mapping (name: ..., model: ...)")
     try:

@@ -15,7 +15,6 @@ edited agent answers its next turn; a Python app is imported once per process.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,13 +26,12 @@ from supervision import import_object
 from .._exceptions import AgentDefinitionError, UnknownAppError
 from ._agent_config import ROOT_AGENT_FILE, load_agent_config
 from ._app import App, as_app
+from ._app_files import APP_NAME, DRAFT
+from ._builder_assistant import BUILDER_ASSISTANT, builder_assistant
 
-__all__ = ["APP_NAME", "DRAFT", "AppCatalog", "is_yaml_source"]
+__all__ = ["AppCatalog", "is_yaml_source"]
 
-#: the names an app in ``agents_dir`` may have (adk-web's builder asks for the same)
-APP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: the agent builder keeps an app's unsaved draft in ``<app folder>/tmp/<app>/`` (google-adk's place)
-DRAFT = "tmp"
+_ASSISTANT_SOURCE = "adk_actors.engine:builder_assistant"
 
 _YAML_APPS: dict[str, tuple[tuple[int, ...], App]] = {}  # root file -> (stamp, app), per process
 _LOCK = threading.Lock()
@@ -65,9 +63,13 @@ class AppCatalog:
         return root_file if root_file.is_file() else None
 
     def source(self, name: str) -> str | None:
-        """Where app ``name`` is defined (an import path or a YAML file), or None."""
+        """Where app ``name`` is defined (an import path or a YAML file), or None. With
+        an ``agents_dir``, the agent builder's assistant is an app too (its import path;
+        listed nowhere)."""
         if name in self.apps:
             return self.apps[name]
+        if name == BUILDER_ASSISTANT and self.agents_dir is not None:
+            return _ASSISTANT_SOURCE
         folder_app = self._folder_app(name)
         return str(folder_app) if folder_app is not None else None
 
@@ -121,6 +123,8 @@ class AppCatalog:
         source = self.source(name)
         if source is None:
             raise UnknownAppError(f"unknown app {name!r}; known apps: {self.names()}")
+        if source == _ASSISTANT_SOURCE and self.agents_dir is not None:
+            return builder_assistant(self.agents_dir)
         if not is_yaml_source(source):
             return as_app(import_object(source))
         root_file = Path(source).resolve()

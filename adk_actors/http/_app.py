@@ -50,7 +50,7 @@ from .._types import Content, Event, Part, RunConfig, StreamingMode
 from ..agents import LlmAgent
 from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
-from ..engine import ROOT_AGENT_FILE, AppCatalog, load_agent_config
+from ..engine import BUILDER_ASSISTANT, ROOT_AGENT_FILE, AppCatalog, load_agent_config
 from ..evals import EVAL_SESSION_PREFIX, EvalFiles
 from ._adk_web import add_adk_web, adk_web_files
 from ._builder import add_builder_routes
@@ -155,10 +155,14 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
             runners[app] = host.runner(app)
         return runners[app]
 
-    def allowed(request: Request, user: str) -> None:
+    def allowed(request: Request, user: str, app: str) -> None:
+        """403 unless the request's token may act for ``user`` in ``app`` (the agent
+        builder's assistant writes the host's agent files: the operator's only)."""
         principal = request.state.principal
         if principal != OPERATOR and principal != user:
             raise HTTPException(403, "this token may not act for that user")
+        if app == BUILDER_ASSISTANT and principal != OPERATOR:
+            raise HTTPException(403, "the agent builder's assistant writes the host's agent files: operator only")
 
     api = FastAPI(title="adk-actors", version=__version__,
                   description="google-adk's HTTP API, served by an adk-actors host.")
@@ -210,7 +214,7 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
     @api.post(sessions)
     def create_session(app: str, user: str, request: Request,
                        body: Annotated[CreateSessionBody | None, Body()] = None) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         state = {k: v for k, v in (body.state or {}).items() if not k.startswith("temp:")} if body else {}
         try:
             info = runner(app).create_session(user, body.session_id if body else None, state)
@@ -220,30 +224,30 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
 
     @api.get(sessions)
     def list_sessions(app: str, user: str, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return [session_json(info) for info in runner(app).list_sessions(user)
                 if not info.id.startswith(EVAL_SESSION_PREFIX)]  # as google-adk: eval runs' sessions left out
 
     @api.get(sessions + "/{session_id}")
     def get_session(app: str, user: str, session_id: str, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return session_json(runner(app).get_session(user, session_id))
 
     @api.patch(sessions + "/{session_id}")
     def patch_session(app: str, user: str, session_id: str, body: PatchSessionBody, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return session_json(runner(app).update_state(user, session_id, body.state_delta))
 
     @api.delete(sessions + "/{session_id}")
     def delete_session(app: str, user: str, session_id: str, request: Request) -> None:
-        allowed(request, user)
+        allowed(request, user, app)
         try:
             runner(app).delete_session(user, session_id)
         except SessionNotFoundError:
             pass  # as google-adk: deleting an unknown session is not an error
 
     def prepare(body: RunAgentRequest, request: Request) -> tuple[Any, Content, RunConfig]:
-        allowed(request, body.user_id)
+        allowed(request, body.user_id, body.app_name)
         run = runner(body.app_name)
         if body.new_message is None:
             raise HTTPException(422, "newMessage is required")
@@ -271,12 +275,12 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
 
     @api.get(artifacts)
     def list_artifacts(app: str, user: str, session_id: str, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return runner(app).list_artifacts(user, session_id)
 
     @api.post(artifacts)
     def save_artifact(app: str, user: str, session_id: str, body: SaveArtifactBody, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         try:
             part = Part.model_validate(body.artifact)
         except ValidationError as exc:
@@ -304,7 +308,7 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
 
     @api.get(artifacts + "/{name}/versions/metadata")
     def artifact_versions_metadata(app: str, user: str, session_id: str, name: str, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         run = runner(app)
         return [version_json(app, user, session_id, name, run.artifact_metadata(user, session_id, name, v))
                 for v in run.artifact_versions(user, session_id, name)]
@@ -312,34 +316,34 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
     @api.get(artifacts + "/{name}/versions/{version}/metadata")
     def artifact_version_metadata(app: str, user: str, session_id: str, name: str, version: str,
                                   request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return version_json(app, user, session_id, name,
                             runner(app).artifact_metadata(user, session_id, name, _version_param(version)))
 
     @api.get(artifacts + "/{name}/versions")
     def artifact_versions(app: str, user: str, session_id: str, name: str, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return runner(app).artifact_versions(user, session_id, name)
 
     @api.get(artifacts + "/{name}/versions/{version}")
     def artifact_version(app: str, user: str, session_id: str, name: str, version: str, request: Request) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return load(app, user, session_id, name, _version_param(version))
 
     @api.get(artifacts + "/{name}")
     def get_artifact(app: str, user: str, session_id: str, name: str, request: Request,
                      version: Annotated[int | None, Query(ge=0)] = None) -> Any:
-        allowed(request, user)
+        allowed(request, user, app)
         return load(app, user, session_id, name, version)
 
     @api.delete(artifacts + "/{name}")
     def delete_artifact(app: str, user: str, session_id: str, name: str, request: Request) -> None:
-        allowed(request, user)
+        allowed(request, user, app)
         runner(app).delete_artifact(user, session_id, name)
 
     @api.patch("/apps/{app}/users/{user}/memory")
     def add_to_memory(app: str, user: str, body: MemoryBody, request: Request) -> None:
-        allowed(request, user)
+        allowed(request, user, app)
         runner(app).add_session_to_memory(user, body.session_id)
 
     add_live(api, runner)

@@ -38,7 +38,9 @@ from ..engine import (
     APP_NAME,
     DRAFT,
     ROOT_AGENT_FILE,
+    YAML_SUFFIXES,
     AppCatalog,
+    app_file_path,
     check_builder_upload,
     load_agent_config,
 )
@@ -47,30 +49,11 @@ from ._guard import require_operator
 
 __all__ = ["add_builder_routes"]
 
-_SUFFIXES = (".yaml", ".yml")
-
-
-def _relative(app: str, name: str | None) -> PurePosixPath:
-    """A file name from a request as a path inside the app (ValueError if it is none)."""
-    if not name:
-        raise ValueError("a file has no name")
-    path = PurePosixPath(name.replace("\\", "/").lstrip("/"))
-    if path.parts and path.parts[0] == app:
-        path = PurePosixPath(*path.parts[1:])
-    if not path.parts or any(part in ("", ".", "..") for part in path.parts):
-        raise ValueError(f"{name!r} is not a path inside the app")
-    if path.parts[0] == DRAFT:
-        raise ValueError(f"{name!r}: {DRAFT}/ holds the builder's draft")
-    if path.suffix.lower() not in _SUFFIXES:
-        raise ValueError(f"{name!r}: only .yaml and .yml files")
-    return path
-
-
 def _copy_yaml(source: Path, target: Path) -> None:
     """The YAML files under ``source`` (its draft aside) to ``target``, private."""
     for path in source.rglob("*"):
         relative = path.relative_to(source)
-        if path.is_file() and path.suffix.lower() in _SUFFIXES and relative.parts[0] != DRAFT:
+        if path.is_file() and path.suffix.lower() in YAML_SUFFIXES and relative.parts[0] != DRAFT:
             write_private(target / relative, path.read_bytes())
 
 
@@ -107,7 +90,7 @@ def add_builder_routes(api: FastAPI, catalog: AppCatalog) -> None:
                 _copy_yaml(folder, draft)
             folder = draft
         try:
-            path = folder / _relative(app, file_path or ROOT_AGENT_FILE)
+            path = folder / app_file_path(app, file_path or ROOT_AGENT_FILE)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -121,7 +104,7 @@ def add_builder_routes(api: FastAPI, catalog: AppCatalog) -> None:
         uploads: dict[PurePosixPath, bytes] = {}
         try:
             for upload in files:
-                path = _relative(app, upload.filename)
+                path = app_file_path(app, upload.filename)
                 content = await upload.read()
                 check_builder_upload(str(path), content)
                 uploads[path] = content

@@ -56,8 +56,8 @@ class CredentialBody(BaseModel):
 
 def add_console(api: FastAPI, host: Any, apps: Callable[[], list[str]], runner: Any, allowed: Any) -> None:
     """Add the console's routes to ``api`` for ``host``'s ``apps()``; ``runner(app)`` gives
-    an app's Runner and ``allowed(request, user)`` refuses a request that may not act
-    for ``user``."""
+    an app's Runner and ``allowed(request, user, app)`` refuses a request that may not
+    act for ``user`` in ``app``."""
 
     def rows() -> list[dict[str, Any]]:
         with host.system.private() as endpoint:
@@ -103,13 +103,13 @@ def add_console(api: FastAPI, host: Any, apps: Callable[[], list[str]], runner: 
 
     @api.get("/apps/{app}/users/{user}/approvals")
     def approvals(app: str, user: str, request: Request) -> list[dict[str, Any]]:
-        allowed(request, user)
+        allowed(request, user, app)
         return [{"id": a.id, "sessionId": a.session_id, "agent": a.agent, "tool": a.tool, "args": a.args,
                  "hint": a.hint, "status": a.status} for a in runner(app).approvals(user)]
 
     @api.post("/apps/{app}/users/{user}/approvals/{approval_id}")
     def decide(app: str, user: str, approval_id: str, body: DecisionBody, request: Request) -> dict[str, Any]:
-        allowed(request, user)
+        allowed(request, user, app)
         run = runner(app)
         if not any(a.id == approval_id for a in run.approvals(user, status=None)):
             raise HTTPException(404, "Approval not found")
@@ -118,7 +118,7 @@ def add_console(api: FastAPI, host: Any, apps: Callable[[], list[str]], runner: 
 
     @api.put("/apps/{app}/users/{user}/credentials/{key}")
     def put_credential(app: str, user: str, key: str, body: CredentialBody, request: Request) -> None:
-        allowed(request, user)
+        allowed(request, user, app)
         if body.access_token:
             credential = Credential(kind="oauth2", access_token=SecretStr(body.access_token),
                                     expires_at=time.time() + body.expires_in if body.expires_in else None)

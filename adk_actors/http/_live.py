@@ -5,7 +5,7 @@ The client opens ``ws://host/run_live?app_name=&user_id=&session_id=`` (and
 order:
 
 1. the guard (origin, host, token) runs before the handshake; a token may act only
-   for its own user (1008);
+   for its own user, and only the operator in the agent builder's assistant (1008);
 2. after the handshake, an unknown session closes the socket with 1002 "Session not
    found", as google-adk does; a bad ``modalities`` with 1007;
 3. a live run starts on the session (``Runner.run_live``: it waits for a run in
@@ -38,7 +38,7 @@ from pydantic import ValidationError
 
 from .._exceptions import AdkError, SessionNotFoundError
 from .._types import LiveRequest, RunConfig
-from ..engine import LIVE_UNSUPPORTED
+from ..engine import BUILDER_ASSISTANT, LIVE_UNSUPPORTED
 from ._guard import OPERATOR
 from ._wire import compact_json
 
@@ -73,7 +73,7 @@ def add_live(api: FastAPI, runner: Callable[[str], Any]) -> None:
     async def run_live(socket: WebSocket, app_name: str, user_id: str, session_id: str,
                        modalities: list[str] = Query(default=["AUDIO"])) -> None:  # noqa: B008 (FastAPI's way)
         principal = socket.scope.get("state", {}).get("principal")
-        if principal not in (OPERATOR, user_id):
+        if principal not in (OPERATOR, user_id) or (app_name == BUILDER_ASSISTANT and principal != OPERATOR):
             await socket.close(code=1008, reason="this token may not act for that user")
             return
         try:

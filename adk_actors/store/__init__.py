@@ -1,5 +1,6 @@
 """Stores: sessions (SQLite, the embedded default) and artifacts (files)."""
 
+from .._files import private_dir, private_file, write_private
 from ._artifacts import (
     ArtifactError,
     ArtifactTooLarge,
@@ -18,7 +19,6 @@ from ._base import (
     StoreError,
     split_delta,
 )
-from ._files import private_dir, private_file, write_private
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
 
 

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import AdkError
+from .._files import private_dir, write_private
 from .._names import ArtifactError, InvalidArtifactName, validate_name
 from .._types import Blob, Part
-from ._files import private_dir, write_private
 
 __all__ = [
     "ArtifactError",

@@ -14,9 +14,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from .._files import private_file
 from .._types import Event
 from ..engine._services import MemoryEntry
-from ._files import private_file
 
 __all__ = ["SQLiteMemoryStore"]
 

@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .._files import private_file
 from .._types import Event, apply_state_delta
 from ..tracing import PackedTrace, TraceSpan, unpack
 from ._base import (
@@ -42,7 +43,6 @@ from ._base import (
     StoreError,
     split_delta,
 )
-from ._files import private_file
 
 __all__ = ["MIGRATIONS", "SQLiteSessionStore"]
 
