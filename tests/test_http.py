@@ -545,6 +545,66 @@ def test_run_live_hears_audio_and_answers_in_speech_as_adk_web_sends_it(client: 
     assert answer.status_code == 200 and answer.json()[-1]["content"]["parts"][0]["text"] == "You said: typed."
 
 
+def test_live_runs_survive_their_workers_and_partitions_being_killed(client: httpx.Client,
+                                                                     served: dict[str, Any]) -> None:
+    """Three voice sessions at once over /run_live; every run worker is killed, then
+    every session partition. Each socket ends with google-adk's error payload and a
+    1011 close (never a hang); what was said before the kills is stored; each session
+    takes a new live run and a typed turn afterwards."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    ws_url = served["url"].replace("http://", "ws://") + "/run_live"
+    second = base64.b64encode(b"\x10\x00" * 16_000).decode()  # 1 s of 16 kHz 16-bit PCM
+
+    def one_turn(socket: Any) -> None:
+        socket.send(json.dumps({"blob": {"mime_type": "audio/pcm;rate=16000", "data": second}}))
+        frames: list[dict[str, Any]] = []
+        while not frames or not frames[-1].get("turnComplete"):
+            frames.append(json.loads(socket.recv(timeout=10)))
+
+    def ended_with_1011(socket: Any) -> None:
+        last: list[str] = []
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                last.append(socket.recv(timeout=15))
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011, closed.value
+        assert "error" in json.loads(last[-1]), last
+
+    def processes(kind: str) -> list[int]:
+        rows = client.get("/console/api/tree").json()["rows"]
+        depth = 2 if kind == "worker" else 1  # sessions/<partition>/worker-<pid>
+        return [r["pid"] for r in rows if r["path"].startswith("sessions/") and r["path"].count("/") == depth]
+
+    for kind in ("worker", "partition"):
+        names = [f"{kind}-{n}" for n in range(3)]
+        for name in names:
+            client.post("/apps/streaming/users/kit/sessions", json={"sessionId": name})
+        sockets = [connect(f"{ws_url}?app_name=streaming&user_id=kit&session_id={name}") for name in names]
+        try:
+            for socket in sockets:
+                one_turn(socket)
+            victims = processes(kind)
+            assert victims, kind
+            for pid in victims:
+                os.kill(pid, signal.SIGKILL)
+            for socket in sockets:
+                ended_with_1011(socket)
+        finally:
+            for socket in sockets:
+                socket.close()
+        for name in names:
+            url = f"/apps/streaming/users/kit/sessions/{name}"
+            wait_until(lambda: client.get(url).status_code == 200, timeout=20)
+            said = [e["content"]["parts"][0]["text"] for e in client.get(url).json()["events"] if "content" in e]
+            assert said == ["(1.0 s of audio)", "You said: (1.0 s of audio)."], (kind, said)
+            with connect(f"{ws_url}?app_name=streaming&user_id=kit&session_id={name}") as socket:
+                one_turn(socket)
+            typed = client.post("/run", json={"appName": "streaming", "userId": "kit", "sessionId": name,
+                                              "newMessage": {"role": "user", "parts": [{"text": "typed"}]}})
+            assert typed.status_code == 200 and typed.json()[-1]["content"]["parts"][0]["text"] == "You said: typed."
+
+
 def test_a_thousand_idle_connections_do_not_stop_the_host(client: httpx.Client, served: dict[str, Any]) -> None:
     import socket
 

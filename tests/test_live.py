@@ -393,3 +393,46 @@ def test_a_live_run_can_be_cancelled_and_refuses_inputs_afterwards(host: Any) ->
         live.send(LiveRequest(activity_start={}))
     with pytest.raises(SessionNotFoundError):
         runner.run_live("cy", "nope")
+
+
+def test_serve_stops_cleanly_with_voice_calls_open(tmp_path: Any) -> None:
+    """SIGTERM to ``adk-actors serve`` while two voice calls are open: each socket is
+    closed (never left hanging), serve exits 0 in time, what was said is stored, and no
+    process is left behind."""
+    import signal
+    import sqlite3
+    import time
+
+    from conftest import serving
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from supervision.testing import find_marked_processes, wait_until
+
+    with serving(tmp_path, apps='streaming = "runtime_agents:streaming_agent"\n') as served:
+        import httpx
+
+        ws_url = served["url"].replace("http://", "ws://") + "/run_live"
+        sockets = []
+        for name in ("a", "b"):
+            httpx.post(f"{served['url']}/apps/streaming/users/sid/sessions", json={"sessionId": name})
+            socket = connect(f"{ws_url}?app_name=streaming&user_id=sid&session_id={name}")
+            socket.send(json.dumps({"blob": {"mime_type": "audio/pcm;rate=16000",
+                                             "data": base64.b64encode(SECOND_OF_AUDIO).decode()}}))
+            frames: list[dict[str, Any]] = []
+            while not frames or not frames[-1].get("turnComplete"):
+                frames.append(json.loads(socket.recv(timeout=10)))
+            sockets.append(socket)
+        began = time.monotonic()
+        served["process"].send_signal(signal.SIGTERM)
+        for socket in sockets:
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    socket.recv(timeout=15)
+        assert served["process"].wait(30) == 0
+        assert time.monotonic() - began < 15
+        wait_until(lambda: not find_marked_processes(served["marker"]), timeout=10, message="no process left behind")
+        database = tmp_path / "data" / "sessions.db"
+        with sqlite3.connect(database) as db:
+            stored = db.execute("select count(*) from events").fetchone()[0]
+        assert stored == 4  # each call: what the user said and the answer
