@@ -122,6 +122,37 @@ def test_tool_calls_in_a_conversation_run_and_their_results_go_back_to_the_model
     assert model.requests[-1].contents[-1].function_responses[0].response["sky"] == "sunny"
 
 
+def test_the_input_policy_and_output_policy_hold_in_a_conversation() -> None:
+    from adk_actors.engine import Policy, Reject
+
+    class Guarded(Policy):
+        def filter_input(self, ctx: Any, message: Content) -> Content | Reject:
+            return Reject("no shouting here") if message.text.startswith("SHOUT") else message
+
+        def filter_output(self, ctx: Any, event: Event) -> Event:
+            if event.content is None or "1234" not in event.content.text:
+                return event
+            return event.model_copy(update={"content": Content.model(event.content.text.replace("1234", "****"))})
+
+    model = ScriptedModel(["Your PIN is 1234."])
+    agent = LlmAgent(name="guard", model=model)
+    events, session = asyncio.run(converse(
+        agent, [LiveRequest(content=Content.user("SHOUT IT")), LiveRequest(content=Content.user("my pin?"))],
+        policies=[Guarded()], run_config=RunConfig(response_modalities=("TEXT",)), turns=1))
+    assert events[0].error_code == "input_rejected" and events[0].author == "guard"
+    assert [c.text for c in model.requests[0].contents] == ["my pin?"]  # the refused text never reached it
+    assert said(events) == [("user", "my pin?"), ("guard", "Your PIN is ****.")]
+    assert [e.content.text for e in session.events if e.content] == ["my pin?", "Your PIN is ****."]
+    assert not any("1234" in e.to_json() for e in events)  # nor in the streamed pieces
+    # spoken: audio cannot be unsaid, so nothing of the answer is streamed but its filtered words
+    spoken, _ = asyncio.run(converse(LlmAgent(name="guard", model=ScriptedModel(["Your PIN is 1234."])),
+                                     [LiveRequest(content=Content.user("my pin?"))], policies=[Guarded()],
+                                     run_config=RunConfig(response_modalities=("AUDIO",)), turns=1))
+    assert not any("1234" in e.to_json() for e in spoken)
+    assert not any(e.partial and (e.output_transcription or e.content) for e in spoken)
+    assert said(spoken)[-1] == ("guard", "Your PIN is ****.")
+
+
 def test_a_model_without_live_serves_text_turn_by_turn_and_refuses_audio_with_a_typed_error() -> None:
     class TextOnly:
         name = "text-only"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 from .._tree import find_agent
@@ -30,7 +31,7 @@ from ._services import (
     MemoryService,
 )
 
-__all__ = ["new_invocation_context", "run_invocation", "select_agent"]
+__all__ = ["after_run", "checked_message", "deliver", "new_invocation_context", "run_invocation", "select_agent"]
 
 
 class _Engine:
@@ -131,6 +132,45 @@ def new_invocation_context(
     )
 
 
+@asynccontextmanager
+async def after_run(ctx: InvocationContext) -> AsyncIterator[None]:
+    """Around an invocation: the ``after_run`` plugins run when it ends, however it
+    ends (with the error, when one ended it)."""
+    error: BaseException | None = None
+    try:
+        yield
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        await ctx.plugins.after_run(ctx, error)
+
+
+async def checked_message(ctx: InvocationContext, content: Content, *, refused_by: str) -> Content | Event:
+    """The user's message as the agents will see it (role ``user``), after the input
+    policy and the ``on_user_message`` plugins (one may replace it); or, when the
+    policy refuses it, the error event (by ``refused_by``) that says why."""
+    message = content if content.role else content.model_copy(update={"role": "user"})
+    filtered = ctx.policies.filter_input(ctx, message)
+    if isinstance(filtered, Reject):
+        return ctx.event(author=refused_by, error_code="input_rejected", error_message=filtered.reason)
+    replaced = await ctx.plugins.first("on_user_message", ctx, filtered)
+    return replaced if isinstance(replaced, Content) else filtered
+
+
+async def deliver(ctx: InvocationContext, event: Event, *, filtered: bool = False) -> Event:
+    """An agent's event as an invocation yields it, in order: a non-partial one through
+    the output policy (unless ``filtered`` already); the ``on_event`` plugins (one may
+    replace it); committed to the session (a partial one is not stored)."""
+    if not event.partial and not filtered:
+        event = ctx.policies.filter_output(ctx, event)
+    replaced = await ctx.plugins.first("on_event", ctx, event)
+    if isinstance(replaced, Event):
+        event = replaced
+    ctx.session.commit(event)
+    return event
+
+
 async def run_invocation(
     root_agent: Any,
     session: SessionView,
@@ -143,15 +183,11 @@ async def run_invocation(
     carrying ``state_delta``: committed with the message, before any agent runs).
     ``context``: the keyword arguments of :func:`new_invocation_context`."""
     ctx = new_invocation_context(root_agent, session, **context)
-    error: BaseException | None = None
-    try:
-        message = new_message if new_message.role else new_message.model_copy(update={"role": "user"})
-        filtered = ctx.policies.filter_input(ctx, message)
-        if isinstance(filtered, Reject):
-            yield ctx.event(author=root_agent.name, error_code="input_rejected", error_message=filtered.reason)
+    async with after_run(ctx):
+        message = await checked_message(ctx, new_message, refused_by=root_agent.name)
+        if isinstance(message, Event):
+            yield message
             return
-        replaced = await ctx.plugins.first("on_user_message", ctx, filtered)
-        message = replaced if isinstance(replaced, Content) else filtered
         agent = select_agent(root_agent, session.events, message)
         user_event = ctx.event(author="user", content=message, actions=EventActions(state_delta=dict(state_delta or {})))
         session.commit(user_event)
@@ -170,15 +206,4 @@ async def run_invocation(
                 if partial is None:
                     continue
                 event = partial
-            else:
-                event = ctx.policies.filter_output(ctx, event)
-            replaced_event = await ctx.plugins.first("on_event", ctx, event)
-            if isinstance(replaced_event, Event):
-                event = replaced_event
-            session.commit(event)
-            yield event
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        await ctx.plugins.after_run(ctx, error)
+            yield await deliver(ctx, event)

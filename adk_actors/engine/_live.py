@@ -3,7 +3,8 @@ as its caller keeps it open.
 
 ``run_live_invocation(root_agent, session, inputs, ...)`` does, in order:
 
-1. chooses the agent that answers as a turn does (``select_agent``), resolves its
+1. runs the ``before_run`` plugins (content from one ends the run with that reply);
+   chooses the agent that answers as a turn does (``select_agent``), resolves its
    tools and compiles its request from the session (system instruction, tools,
    history), with ``RunConfig.response_modalities``;
 2. if that agent's model cannot hold a live conversation (no ``connect``: Anthropic,
@@ -29,8 +30,12 @@ as its caller keeps it open.
      are committed, run as in a turn (policy, hooks, tool), their results committed
      as one event and sent back to the model.
 
-A model error ends the run by raising it. Output policies and ``on_event`` plugins see
-the committed events; streamed pieces pass unfiltered (audio cannot be filtered).
+A model error ends the run by raising it. Every event goes through ``deliver`` as a
+turn's do (``on_event`` plugins; the output policy for the committed ones); an
+answer's streamed text is filtered as a whole, as in a turn (its pieces share the id
+of its committed event). Audio cannot be filtered: when an output policy rewrites
+text, the agent's audio and transcription pieces are not streamed at all; only its
+filtered, committed words are sent.
 Transfers are committed but the conversation stays with its agent. ``after_run``
 plugins always run.
 """
@@ -43,7 +48,15 @@ import uuid
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from .._types import Content, Event, EventActions, LiveRequest, LlmResponse, Transcription
+from .._types import (
+    Content,
+    Event,
+    EventActions,
+    LiveRequest,
+    LlmResponse,
+    Transcription,
+    new_event_id,
+)
 from ..compiler import CompileContext, build_request
 from ..models import is_live_model
 from ._context import InvocationContext, SessionView
@@ -54,8 +67,8 @@ from ._flow import (
     template_artifacts,
     tool_response_event,
 )
-from ._invocation import new_invocation_context, select_agent
-from ._policy import Reject
+from ._invocation import after_run, checked_message, deliver, new_invocation_context, select_agent
+from ._policy import StreamFilter
 
 __all__ = ["LIVE_UNSUPPORTED", "run_live_invocation"]
 
@@ -76,8 +89,12 @@ async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asy
     the committed ones committed to ``session`` first. ``context``: the keyword
     arguments of :func:`new_invocation_context`."""
     ctx = new_invocation_context(root_agent, session, **context)
-    error: BaseException | None = None
-    try:
+    async with after_run(ctx):
+        early = await ctx.plugins.first("before_run", ctx)
+        if early is not None:
+            reply = early if isinstance(early, Content) else Content.model(str(early))
+            yield await deliver(ctx, ctx.event(author=root_agent.name, content=reply))
+            return
         agent = select_agent(root_agent, session.events)
         ctx = ctx.for_agent(agent)
         model = getattr(agent, "model", None)
@@ -85,20 +102,36 @@ async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asy
             model = ctx.resolve_model(model) if ctx.resolve_model is not None and model else None
         flow = (_converse(agent, model, ctx, inputs) if is_live_model(model)
                 else _turn_by_turn(agent, ctx, inputs))
+        streams = StreamFilter(ctx.policies, ctx)
+        filtering = ctx.policies.stream_holdback() != 0
         async with contextlib.aclosing(flow) as events:
             async for event in events:
-                if not event.partial:
-                    event = ctx.policies.filter_output(ctx, event)
-                    replaced = await ctx.plugins.first("on_event", ctx, event)
-                    if isinstance(replaced, Event):
-                        event = replaced
-                    session.commit(event)
-                yield event
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        await ctx.plugins.after_run(ctx, error)
+                if event.partial and _is_speech(event):
+                    if filtering:
+                        continue  # a policy rewrites what the agent says: it cannot unsay audio
+                elif event.partial:
+                    partial = streams.partial(event)  # the answer's text filtered as a whole
+                    if partial is None:
+                        continue
+                    event = partial
+                elif event.output_transcription is not None:
+                    yield await deliver(ctx, _spoken(ctx, event), filtered=True)
+                    continue
+                yield await deliver(ctx, event)
+
+
+def _spoken(ctx: InvocationContext, event: Event) -> Event:
+    """A committed answer that was spoken, through the output policy: its transcription
+    says what its filtered text says (the policy sees the content only)."""
+    filtered: Event = ctx.policies.filter_output(ctx, event.model_copy(update={"output_transcription": None}))
+    text = filtered.content.text if filtered.content is not None else ""
+    return filtered.model_copy(update={"output_transcription": Transcription(text=text, finished=True)})
+
+
+def _is_speech(event: Event) -> bool:
+    """A piece of the agent's speech: its transcription or a chunk of its audio."""
+    return event.output_transcription is not None or (
+        event.content is not None and any(p.inline_data is not None for p in event.content.parts))
 
 
 async def _next_input(ctx: InvocationContext, inputs: asyncio.Queue[LiveRequest]) -> LiveRequest:
@@ -110,15 +143,12 @@ async def _next_input(ctx: InvocationContext, inputs: asyncio.Queue[LiveRequest]
             continue
 
 
-async def _user_message(ctx: InvocationContext, content: Content) -> tuple[Content | None, Event]:
-    """The caller's content after the input policy and plugins, and its event to commit
-    (an error event of the agent, if the policy rejects it: then no content)."""
-    message = content if content.role else content.model_copy(update={"role": "user"})
-    filtered = ctx.policies.filter_input(ctx, message)
-    if isinstance(filtered, Reject):
-        return None, ctx.event(error_code="input_rejected", error_message=filtered.reason)
-    replaced = await ctx.plugins.first("on_user_message", ctx, filtered)
-    message = replaced if isinstance(replaced, Content) else filtered
+async def _user_event(ctx: InvocationContext, content: Content) -> tuple[Content | None, Event]:
+    """The caller's content as the model will get it (None when the input policy
+    refuses it) and the event to commit: the user's, or the refusal."""
+    message = await checked_message(ctx, content, refused_by=ctx.agent.name)
+    if isinstance(message, Event):
+        return None, message
     return message, ctx.event(author="user", content=message)
 
 
@@ -138,7 +168,7 @@ async def _turn_by_turn(agent: Any, ctx: InvocationContext,
             return
         if request.content is None:
             continue
-        message, event = await _user_message(ctx, request.content)
+        message, event = await _user_event(ctx, request.content)
         yield event
         if message is not None:
             async for answer in agent.run(ctx):
@@ -191,6 +221,7 @@ class _Conversation:
         self.heard: list[str] = []  # the user's speech since it was last committed
         self.said: list[str] = []  # the agent's speech (or text) since it was last committed
         self.spoken = False  # the agent answers with speech (transcriptions) rather than text
+        self.answer_id = new_event_id()  # the pieces of one answer share its committed event's id
 
     async def send_inputs(self, inputs: asyncio.Queue[LiveRequest]) -> None:
         try:
@@ -208,7 +239,7 @@ class _Conversation:
                 elif request.blob is not None:
                     await self.connection.send_realtime(request.blob)
                 elif request.content is not None:
-                    message, event = await _user_message(self.ctx, request.content)
+                    message, event = await _user_event(self.ctx, request.content)
                     self.out.put_nowait(event)
                     if message is not None:
                         await self.connection.send_content(message, complete=not request.partial)
@@ -235,14 +266,15 @@ class _Conversation:
         if response.output_transcription is not None:
             self.spoken = True
             self.said.append(response.output_transcription.text or "")
-            out.put_nowait(ctx.event(output_transcription=response.output_transcription, partial=True))
+            out.put_nowait(ctx.event(id=self.answer_id, output_transcription=response.output_transcription,
+                                     partial=True))
         content = response.content
         if content is not None and content.function_calls:
             await self._run_tools(content)
         elif content is not None and content.parts:
             if not self.spoken:
                 self.said.append(content.text)
-            out.put_nowait(ctx.event(content=content, partial=True))
+            out.put_nowait(ctx.event(id=self.answer_id, content=content, partial=True))
         if response.interrupted:
             self._commit_said()
             out.put_nowait(ctx.event(interrupted=True, partial=True))
@@ -269,9 +301,10 @@ class _Conversation:
         self.said.clear()
         if text:
             spoken = Transcription(text=text, finished=True) if self.spoken else None
-            self.out.put_nowait(self.ctx.event(content=Content.model(text), output_transcription=spoken,
+            self.out.put_nowait(self.ctx.event(id=self.answer_id, content=Content.model(text), output_transcription=spoken,
                                                usage_metadata=usage))
         self.spoken = False
+        self.answer_id = new_event_id()
 
     async def _run_tools(self, content: Content) -> None:
         """Commit the calls, run them (as a turn does), commit their results, send them back."""

@@ -404,13 +404,7 @@ class Runner:
             endpoint.clean = False
             self._return_endpoint(endpoint)
             endpoint = _Endpoint(self.host.system)
-            try:
-                accepted = self._start_run(endpoint, request)
-            except HostError:
-                raise  # no answer: one may still come, so the endpoint is not reused
-            except Exception:
-                endpoint.clean = True  # refused: nothing more will come for this run
-                raise
+            accepted = self._start_run(endpoint, request)
             yield from self._stream(endpoint, accepted, None, None, run_config, user_id, session_id)
         finally:
             self._runs.pop(request.run_id, None)
@@ -484,8 +478,16 @@ class Runner:
 
     def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
         """Ask the partition that owns the session to start the run (the host's list of
-        partitions looked up again while one restarts)."""
-        accepted: RunAccepted = self._request(endpoint.context, request, request.session_id, request.user_id)
+        partitions looked up again while one restarts). A refusal marks ``endpoint``
+        clean (nothing more will come for this run); no answer leaves it unclean (one
+        may still come, so it is not reused)."""
+        try:
+            accepted: RunAccepted = self._request(endpoint.context, request, request.session_id, request.user_id)
+        except HostError:
+            raise
+        except Exception:
+            endpoint.clean = True
+            raise
         return accepted
 
     def _partition_there(self, address: Any) -> bool:
@@ -586,12 +588,9 @@ class Runner:
         endpoint = _Endpoint(self.host.system)
         try:
             accepted = self._start_run(endpoint, request)
-        except HostError:
-            raise  # no answer: one may still come, so the endpoint is not reused
-        except Exception:
-            endpoint.clean = True
-            self._return_endpoint(endpoint)
-            raise
+        finally:
+            if endpoint.clean:  # refused
+                self._return_endpoint(endpoint)
         self._runs[request.run_id] = (user_id, session_id)
 
         def stream() -> Iterator[Event]:
