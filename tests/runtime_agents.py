@@ -371,3 +371,37 @@ def _stream_answer(request: LlmRequest) -> Any:
 
 streaming_agent = LlmAgent(name="streamer", model=ScriptedModel(fallback=_stream_answer))
 APPS["streaming"] = "runtime_agents:streaming_agent"
+
+
+class _SlowConnection:
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def send_realtime(self, blob: Blob) -> None:
+        await asyncio.sleep(10)
+
+
+class _SlowEarsModel:
+    """A live model that takes 10 s to hear each chunk of audio (its caller gets ahead)."""
+
+    name = "slow-ears"
+
+    def generate(self, request: LlmRequest, *, stream: bool = False) -> Any:
+        return ScriptedModel(["typed answer"]).generate(request, stream=stream)
+
+    def connect(self, request: LlmRequest) -> Any:
+        from contextlib import asynccontextmanager
+
+        @asynccontextmanager
+        async def opened() -> Any:
+            async with ScriptedModel().connect(request) as inner:
+                yield _SlowConnection(inner)
+
+        return opened()
+
+
+slow_ears_agent = LlmAgent(name="slow_ears", model=_SlowEarsModel())
+APPS["slow_ears"] = "runtime_agents:slow_ears_agent"

@@ -492,6 +492,12 @@ def test_run_live_streams_text_turns_over_a_websocket(client: httpx.Client, serv
         with pytest.raises(ConnectionClosed) as closed:
             socket.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+    huge = base64.b64encode(b"\0" * (1024 * 1024 + 1)).decode()  # over the host's max_message_bytes
+    with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1", max_size=None) as socket:
+        socket.send(json.dumps({"blob": {"mime_type": "audio/pcm;rate=16000", "data": huge}}))
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
     with connect(f"{ws_url}?app_name=streaming&user_id=gil&session_id=g1&modalities=SMELL") as socket:
         with pytest.raises(ConnectionClosed) as closed:
             socket.recv(timeout=10)

@@ -467,3 +467,24 @@ def test_serve_stops_cleanly_with_voice_calls_open(tmp_path: Any) -> None:
         with sqlite3.connect(database) as db:
             stored = db.execute("select count(*) from events").fetchone()[0]
         assert stored == 4  # each call: what the user said and the answer
+
+
+def test_a_caller_that_floods_a_live_run_gets_it_cancelled_not_a_worker_out_of_memory(host: Any) -> None:
+    """A model that takes 10 s per chunk, a caller that sends 1,100 chunks: the run is
+    cancelled once 1,000 wait (a typed end), and the session serves on."""
+    from adk_actors.runtime import Runner
+
+    runner = Runner(host, "slow_ears")
+    runner.create_session("flo", "f1")
+    live = runner.run_live("flo", "f1")
+    chunk = LiveRequest(blob=Blob(mime_type="audio/pcm;rate=16000", data=b"\0\0" * 80))
+    for _ in range(1100):
+        try:
+            live.send(chunk)
+        except InvalidRequestError:
+            break  # the run ended: its inputs are refused
+    with pytest.raises(RunFailedError) as failed:
+        list(live.events())
+    assert failed.value.reason == "cancelled" and "inputs waited" in failed.value.detail
+    events = list(runner.run("flo", "f1", "still there?"))
+    assert events[-1].content is not None and events[-1].content.text == "typed answer"

@@ -13,7 +13,8 @@ order:
 
    * each text frame is a google-adk ``LiveRequest`` (snake_case JSON; nulls are unset):
      passed to the run in order; ``{"close": true}`` ends the run and the socket
-     (1000); a frame that is not a LiveRequest closes with 1007;
+     (1000); a frame that is not a LiveRequest closes with 1007, one over the host's
+     ``max_message_bytes`` with 1009 (the run ends either way);
    * each event of the run goes back as one text frame of Event JSON (camelCase, as in
      SSE): partial text, audio chunks (``inlineData``), ``inputTranscription`` /
      ``outputTranscription``, ``turnComplete``; the user's own text content is not
@@ -36,7 +37,7 @@ from typing import Any
 from fastapi import FastAPI, Query, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from .._exceptions import AdkError, SessionNotFoundError
+from .._exceptions import AdkError, LimitExceededError, SessionNotFoundError
 from .._types import LiveRequest, RunConfig
 from ..engine import BUILDER_ASSISTANT, LIVE_UNSUPPORTED
 from ._guard import OPERATOR
@@ -116,7 +117,12 @@ async def _pass_inputs(socket: WebSocket, live: Any) -> None:
                 await socket.close(code=1007, reason="not a LiveRequest")
                 await asyncio.to_thread(live.close)
                 return
-            await asyncio.to_thread(live.send, request)
+            try:
+                await asyncio.to_thread(live.send, request)
+            except LimitExceededError as error:
+                await socket.close(code=1009, reason=str(error)[:120])
+                await asyncio.to_thread(live.close)
+                return
             if request.close:
                 return
     except (WebSocketDisconnect, RuntimeError):  # gone (RuntimeError: closed by us meanwhile)

@@ -27,7 +27,8 @@ and gives each turn of any of its sessions to one of them. In order, for a worke
 4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps).
 5. ``LiveSend``: an input of a live run (``StartRun.live``: the engine's
    ``run_live_invocation``), handed to its turn's input queue on the worker thread's
-   loop, in order; kept until the run starts when its StartRun has not come yet.
+   loop, in order; kept until the run starts when its StartRun has not come yet. A
+   run whose model falls ``_WAITING_INPUTS`` inputs behind is cancelled.
 
 ``StartRun`` comes, and ``RunOutput`` / ``NeedHistory`` go, on the direct line of
 ``_link`` when it takes them; ``Init``, ``Cancel`` and ``Shutdown`` come through
@@ -98,6 +99,9 @@ __all__ = ["PARTIAL_WINDOW", "Doorbell", "RunActor"]
 #: Inputs of live runs that have not started here yet are kept for this many runs, this many each.
 _EARLY_RUNS = 64
 _EARLY_INPUTS = 1000
+#: A live run whose model falls this many inputs behind its caller is cancelled (a
+#: flood would otherwise grow the worker's memory without bound).
+_WAITING_INPUTS = 1000
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
 #: A non-partial event waits for the events and outcome that follow it while the worker
@@ -293,6 +297,9 @@ class RunActor(GenServer):
         (inputs of at most ``_EARLY_RUNS`` runs, ``_EARLY_INPUTS`` each, are kept)."""
         turn = self._turns.get(send.run_id)
         if turn is not None and self._loop is not None:
+            if turn.inputs.qsize() >= _WAITING_INPUTS:  # read only here and on the loop: a bound, roughly
+                turn.cancel.cancel(f"more than {_WAITING_INPUTS} inputs waited for the model")
+                return
             self._loop.call_soon_threadsafe(turn.inputs.put_nowait, send.request)
             return
         early = self._early_inputs.setdefault(send.run_id, [])
