@@ -454,6 +454,14 @@ class GenServer(Actor):  # type: ignore[misc]
     def _on_child_exited(self, message: Any, sender: Any) -> None:
         self.handle_info(message, sender)
 
+    def serve_call(self, message: Call, sender: Any) -> None:
+        """Serve a :class:`Call` that came another way than Thespian (a direct line of
+        the server's own), exactly as if ``sender`` had sent it: the request checked,
+        ``handle_call``, and the ``Reply`` or ``ErrorReply`` sent to ``sender`` with
+        :meth:`send` (which the server overrides to reach such a sender). Only between
+        messages (from a handler such as ``handle_watch``), on the main thread."""
+        self._on_call(message, sender)
+
     def _on_call(self, message: Call, sender: Any) -> None:
         caller = CallerRef(message.reply_to or sender, message.ref)
         if isinstance(message.request, AdvanceClock):

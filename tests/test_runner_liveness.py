@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,3 +73,42 @@ def test_the_process_holding_a_session_killed_mid_run_is_reported_as_interrupted
         reasons.append(getattr(outcome[0], "reason", "done"))
     assert reasons == ["interrupted"] * 4
     assert list(runner.run("ann", session.id, "hello"))[-1].content.text == "awake: hello"
+
+
+def unix_peers(path: Path) -> int:
+    """Sockets bound to or accepted on ``path`` (the kernel's table of Unix sockets)."""
+    return sum(1 for line in Path("/proc/net/unix").read_text().splitlines()[1:] if line.endswith(" " + str(path)))
+
+
+def test_a_local_runner_carries_its_runs_on_a_direct_line_that_is_the_hosts_users_alone(host: Host) -> None:
+    """A Runner on the host's machine talks to a partition over a Unix socket in the data
+    folder (0700, the socket 0600); without it (the socket gone), runs go through
+    Thespian as before; a partition killed -9 leaves no socket behind once its next
+    self starts."""
+    import stat
+
+    runner = host.runner("sleepy")
+    session = runner.create_session(user_id="lin")
+    assert list(runner.run("lin", session.id, "hello"))[-1].content.text == "awake: hello"
+    partition = host.partition_for("sleepy", "lin", session.id, refresh=True)
+    path = Path(call(host.system, partition, "line"))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert unix_peers(path) >= 2  # listening, and the Runner's line accepted
+    path.unlink()  # no line to be had: another Runner goes through Thespian
+    other = host.runner("sleepy")
+    assert list(other.run("lin", session.id, "again"))[-1].content.text == "awake: again"
+    other = next(p for p in host.partitions() if str(p) != str(partition))
+    other_pid = call(host.system, other, "pid")
+    assert (path.parent / f"{other_pid}.sock").exists()
+    os.kill(other_pid, signal.SIGKILL)  # its socket stays behind: its next self removes it
+
+    def new_pid() -> int | None:
+        try:
+            return call(host.system, next(p for p in host.partitions(refresh=True) if str(p) != str(partition)),
+                        "pid", timeout=2)
+        except Exception:  # restarting
+            return None
+
+    started = wait_until(lambda: (pid := new_pid()) != other_pid and pid, timeout=15)
+    sockets = sorted(p.name for p in path.parent.iterdir())
+    assert f"{other_pid}.sock" not in sockets and f"{started}.sock" in sockets

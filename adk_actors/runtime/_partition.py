@@ -42,11 +42,13 @@ import time
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from supervision import (
     FORWARDED,
     BadRequest,
+    Call,
     CallerRef,
     CallError,
     Cast,
@@ -83,6 +85,7 @@ from ..messages import (
     session_key,
 )
 from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore
+from ._caller_line import CallerLine, LineServer
 from ._link import RunLink
 from ._run import RunActor
 from ._run_protocol import Cancel, LiveSend, NeedHistory, RunOutput, StartRun, WorkerSettings
@@ -102,6 +105,8 @@ WORKER_IDLE_STOP = 5.0
 #: it first (its sessions' reads, after a restart) are answered before two forks hold
 #: it up; a turn that comes first forks a worker itself.
 WORKER_START_DELAY = 0.05
+#: How often what the Runners' lines did not take at once is offered again.
+_FLUSH_EVERY = 0.002
 
 #: Imported by a partition before it forks its workers: a module imported first in a
 #: forked worker is imported again by each of them.
@@ -183,8 +188,23 @@ class SessionPartition(GenServer):
         self.log_armed = False
         self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
         self.slog = get_logger("adk_actors.session", actor=f"partition:{os.getpid()}")
+        self.lines = self._open_lines(args.store_path)
+        self.callers: list[CallerLine] = []  # the Runners' lines (see _caller_line)
+        self.flush_armed = False
         self._fail_orphaned_runs()
+        self._watch_links()
         self.send_after(WORKER_START_DELAY, ("start-workers",))
+
+    def _open_lines(self, store_path: str) -> LineServer | None:
+        """Listen for Runners' direct lines beside the store (none for a store in memory,
+        or when the folder cannot hold a socket: Runners then use Thespian)."""
+        if store_path == ":memory:":
+            return None
+        try:
+            return LineServer(Path(store_path).resolve().parent / "lines")
+        except OSError as exc:
+            self.slog.warning("no direct lines for Runners", error=str(exc))
+            return None
 
     def _fail_orphaned_runs(self) -> None:
         for app, user, session_id, record in self.store.all_running_runs():
@@ -218,6 +238,8 @@ class SessionPartition(GenServer):
             return os.getpid()
         if request == "pid-space":  # whose pids these are: a caller that shares them may look at them
             return pid_space()
+        if request == "line":  # where a Runner on this machine may connect its direct line (or None)
+            return str(self.lines.path) if self.lines is not None else None
         if request == "workers":  # for tests and tools: the pids of the live workers that answered Init
             return [w.pid for w in self.workers if w.pid is not None and not w.retired]
         if request == "worker-runs":  # for tests and tools: each live worker's pid -> the runs it holds
@@ -361,14 +383,19 @@ class SessionPartition(GenServer):
                                   model_options=self.config.model_options,
                                   cached_events=self.config.worker_cached_events, trace=self.config.trace_turns > 0,
                                   link_fd=theirs.fd,
-                                  inherited_fds=(ours.fd, *(w.link.fd for w in self.workers if not w.link.closed)))
+                                  inherited_fds=(ours.fd, *(w.link.fd for w in self.workers if not w.link.closed),
+                                                 *(line.fd for line in self.callers if not line.closed),
+                                                 *((self.lines.fd,) if self.lines is not None else ())))
         self.send(address, Init(args=settings, supervisor=self.myAddress))
         self.workers.append(_Worker(address, ours))
         self._watch_links()
         self.send_after(WORKER_INIT_WAIT, ("worker-init", address))
 
     def _watch_links(self) -> None:
-        self.watch_fds([w.link.fd for w in self.workers if not w.link.closed])
+        """Watch the workers' lines, the Runners' lines and the socket they connect to."""
+        fds = [w.link.fd for w in self.workers if not w.link.closed]
+        fds += [line.fd for line in self.callers if not line.closed]
+        self.watch_fds(fds + ([self.lines.fd] if self.lines is not None else []))
 
     def _to_worker(self, worker: _Worker, message: Any) -> None:
         """On the worker's line, or through Thespian when the line does not take it."""
@@ -379,6 +406,31 @@ class SessionPartition(GenServer):
         for worker in list(self.workers):
             if not worker.link.closed and worker.link.fd in ready:
                 self._read_link(worker)
+        if self.lines is not None and self.lines.fd in ready:
+            self.callers.extend(self.lines.accept())
+            self._watch_links()
+        for line in list(self.callers):
+            if line.fd in ready and not line.closed:
+                for message in line.receive():
+                    if isinstance(message, Call) and isinstance(message.request, RunRequest):
+                        self.serve_call(message, line)  # its answers go back on the line (send)
+                if line.closed:
+                    self.callers.remove(line)
+                    self._watch_links()
+
+    def durable_address(self, caller: Any) -> Any:
+        """A Runner's line dies with this process (the Runner sees it end): not kept."""
+        return None if isinstance(caller, CallerLine) else caller
+
+    def send(self, address: Any, message: Any) -> None:
+        """To a Runner's line (see _caller_line), or through Thespian."""
+        if not isinstance(address, CallerLine):
+            super().send(address, message)
+            return
+        address.send(message)
+        if address.pending and not self.flush_armed:
+            self.flush_armed = True
+            self.send_after(_FLUSH_EVERY, ("flush",))
 
     def _read_link(self, worker: _Worker) -> None:
         """What waits on ``worker``'s line, in order (also before a message from it that
@@ -627,6 +679,13 @@ class SessionPartition(GenServer):
             for fields in self.log_later:
                 (self.slog.debug if fields["status"] == "done" else self.slog.warning)("run ended", **fields)
             self.log_later.clear()
+        elif kind == "flush":  # what the Runners' lines did not take at once
+            self.flush_armed = False
+            for line in self.callers:
+                line.flush()
+            if any(line.pending for line in self.callers):
+                self.flush_armed = True
+                self.send_after(_FLUSH_EVERY, ("flush",))
         elif kind == "ended":  # a run's end for a caller that asked for it again (Session.take)
             self.send(payload[2], payload[1])
         elif kind in ("deadline", "grace"):
@@ -657,6 +716,11 @@ class SessionPartition(GenServer):
             self.slog.warning("run ended", **fields)
         for worker in self.workers:
             worker.link.close()
+        for line in self.callers:
+            line.flush()  # the runs' ends, sent just above
+            line.close()
+        if self.lines is not None:
+            self.lines.close()
         try:
             self.store.close()
         except Exception:

@@ -86,6 +86,7 @@ from ._artifacts import (
     SaveArtifact,
 )
 from ._breakers import BreakerStatus
+from ._caller_line import LineClosed, RunnerLine
 from ._credentials import DeleteCredential, PutCredential
 from ._live_run import LiveRun, iterate_in_thread
 from ._memory import AddSessionToMemory, SearchMemory
@@ -144,6 +145,8 @@ class _Endpoint:
         self.clean = False  # its last run is over: nothing more will arrive for it
         #: Sessions whose actors this endpoint has talked to (each keeps a socket open).
         self.peers: set[int] = set()  # the partitions it has talked to
+        self.line: RunnerLine | None = None  # its direct line to a partition (see _caller_line) ...
+        self.line_to: Any = None  # ... and which one
         manager = system.private()
         self.context = manager.__enter__()
         self.close = weakref.finalize(self, _close_endpoint, manager)
@@ -165,6 +168,7 @@ class Runner:
         self.call_timeout = call_timeout
         self.orphan_grace = orphan_grace
         self._runs: dict[str, tuple[str, str]] = {}
+        self._line_paths: dict[str, str | None] = {}  # partition address -> its line's socket (see _line)
         self._endpoints: list[_Endpoint] = []  # idle ones; see _lease_endpoint
         self._endpoints_lock = threading.Lock()
 
@@ -185,8 +189,11 @@ class Runner:
                 alive = self.host.partition_alive(address) if address is not None else False
                 if alive is False:
                     raise ServerNotRunning("the session's partition is restarting")
+                # While it waits: gone when its process is, or when the host lists another
+                # partition in its place (another thread saw the restart: its pid is no
+                # longer known here, and a call to the dead address would wait for ever).
                 return call(endpoint, address, request, timeout=max(0.1, deadline - time.monotonic()),
-                            alive=None if alive is None else lambda: self.host.partition_alive(address) is not False,
+                            alive=None if alive is None else lambda: self.host.partition_alive(address) is True,
                             poll=_ALIVE_POLL)
             except (ServerNotRunning, HostError) as exc:
                 if time.monotonic() >= deadline:
@@ -398,14 +405,16 @@ class Runner:
                     yield from self._stream(endpoint, *direct, run_config, user_id, session_id)
                     return
                 except _NotTaken:
-                    pass  # that partition was gone: ask the host's current one
+                    # That partition was gone (or died during the run: asked again, the
+                    # restarted one answers with the run's recorded end).
+                    pass
             # From an endpoint of its own: this one's last send was refused, and Thespian may
             # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
             endpoint.clean = False
             self._return_endpoint(endpoint)
             endpoint = _Endpoint(self.host.system)
             accepted = self._start_run(endpoint, request)
-            yield from self._stream(endpoint, accepted, None, None, run_config, user_id, session_id)
+            yield from self._stream(endpoint, accepted, None, None, False, run_config, user_id, session_id)
         finally:
             self._runs.pop(request.run_id, None)
             self._return_endpoint(endpoint)
@@ -445,13 +454,15 @@ class Runner:
             if len(self._endpoints) < _MAX_IDLE_ENDPOINTS:
                 self._endpoints.append(endpoint)
 
-    def _send_direct(self, endpoint: _Endpoint, request: RunRequest) -> tuple[RunAccepted, Any, Any] | None:
+    def _send_direct(self, endpoint: _Endpoint, request: RunRequest) -> tuple[RunAccepted, Any, Any, bool] | None:
         """Send the request straight to the session's partition as the host last listed
         them, asking for no RunAccepted (one message less: the run's messages are the
-        answer). Returns (acceptance, the first message if one came, the call's ref),
-        or None when that partition refused the connection (it is gone: restarted
-        elsewhere) or answered ``not_running``: the request started nothing there, and
-        the host's current partition is asked instead (``_start_run``)."""
+        answer): on the endpoint's direct line when it has one or can get one
+        (``_line``), else through Thespian. Returns (acceptance, the first message if one
+        came, the call's ref, whether on the line), or None when that partition is gone
+        (a refused connection, a line that ended before any answer) or answered
+        ``not_running``: the request started nothing there, and the host's current
+        partition is asked instead (``_start_run``)."""
         try:
             address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
         except AdkError:  # the partitions restart: _start_run's retries wait for them
@@ -463,6 +474,15 @@ class Runner:
             # burst, it tripled the client's CPU per turn: docs/benchmarks.md.)
             return None
         message = Call(replace(request, reply_accepted=False))
+        line = self._line(endpoint, address)
+        if line is not None and line.send(message):
+            try:
+                answer = line.receive(_FIRST_WAIT)
+            except LineClosed:
+                return None  # it died: whether it took the request, its next self says
+            if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":
+                return None
+            return RunAccepted(request.run_id, 0, 0, address), answer, message.ref, True
         try:
             answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
             taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
@@ -474,7 +494,31 @@ class Runner:
             taken = False
         if not taken:
             return None
-        return RunAccepted(request.run_id, 0, 0, address), answer, message.ref
+        return RunAccepted(request.run_id, 0, 0, address), answer, message.ref, False
+
+    def _line(self, endpoint: _Endpoint, address: Any) -> RunnerLine | None:
+        """The endpoint's direct line to the partition at ``address`` (see
+        ``_caller_line``), connected on first use; None when the partition runs on
+        another machine (``Host.partition_alive`` cannot tell), has no line, or its
+        socket cannot be reached from here: then Thespian carries the run."""
+        if endpoint.line is not None and not endpoint.line.closed and endpoint.line_to == address:
+            return endpoint.line
+        if endpoint.line is not None:
+            endpoint.line.close()
+            endpoint.line = None
+        if self.host.partition_alive(address) is None:
+            return None
+        key = str(address)  # (Thespian's addresses are not hashable)
+        if key not in self._line_paths:
+            try:
+                with self.host.system.private() as asking:
+                    self._line_paths[key] = call(asking, address, "line", timeout=self.call_timeout)
+            except (CallError, CallTimeout, ServerNotRunning):
+                return None  # asked again on the next run
+        path = self._line_paths[key]
+        endpoint.line = RunnerLine.connect(path) if path else None
+        endpoint.line_to = address
+        return endpoint.line
 
     def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
         """Ask the partition that owns the session to start the run (the host's list of
@@ -521,19 +565,32 @@ class Runner:
         except AdkError:
             pass  # the host is restarting more than the session: orphan_grace decides
 
-    def _stream(self, leased: _Endpoint, accepted: RunAccepted, first: Any, ref: Any,
+    def _stream(self, leased: _Endpoint, accepted: RunAccepted, first: Any, ref: Any, line: bool,
                 run_config: RunConfig | None, user_id: str, session_id: str) -> Iterator[Event]:
         """Yield the run's events until its terminal message (``first``: one that came
-        already). ``ref``: the direct call's ref, whose error reply (it is the only
-        answer that may come instead of the run's messages) raises _NotTaken for
-        ``not_running``, else its typed error."""
+        already), from the endpoint's direct line when the run went there (``line``),
+        else through Thespian. ``ref``: the direct call's ref, whose error reply (it is
+        the only answer that may come instead of the run's messages) raises _NotTaken
+        for ``not_running``, else its typed error. A line that ends (its partition died)
+        raises _NotTaken too: asked again, the restarted partition answers with the
+        run's recorded end."""
         endpoint = leased.context
+
+        def receive(timeout: float) -> Any:
+            if not line:
+                return endpoint.listen(timeout)
+            assert leased.line is not None
+            try:
+                return leased.line.receive(timeout)
+            except LineClosed:
+                raise _NotTaken() from None
+
         limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
         deadline = time.monotonic() + limit
         next_probe = time.monotonic() + _PROBE_EVERY
         give_up_at: float | None = None  # set once the partition is known to be gone
         while True:
-            message, first = (first, None) if first is not None else (endpoint.listen(0.2), None)
+            message, first = (first, None) if first is not None else (receive(0.2), None)
             if ref is not None and isinstance(message, (ErrorReply, Reply)) and message.ref == ref:
                 if isinstance(message, Reply):
                     continue  # a RunAccepted after all
@@ -595,7 +652,7 @@ class Runner:
 
         def stream() -> Iterator[Event]:
             try:
-                yield from self._stream(endpoint, accepted, None, None, run_config, user_id, session_id)
+                yield from self._stream(endpoint, accepted, None, None, False, run_config, user_id, session_id)
             finally:
                 self._runs.pop(request.run_id, None)
                 self._return_endpoint(endpoint)

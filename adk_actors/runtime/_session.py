@@ -70,6 +70,10 @@ class SessionOwner(Protocol):
 
     def send(self, address: Any, message: Any) -> None: ...
 
+    def durable_address(self, caller: Any) -> Any:
+        """``caller`` as the store keeps it, for the partition's next self to tell it of
+        an interrupted run (None: a caller that would not be there then)."""
+
     def send_after(self, seconds: float, payload: Any) -> None: ...
 
     def dispatch(self, session: Session, run: SessionRun) -> None:
@@ -184,7 +188,8 @@ class Session:
         if busy and (request.reject_if_busy or len(self.waiting) >= self.owner.max_queued_runs):
             raise CallError(f"session {self.session_id!r} is running another turn", code="busy")
         try:
-            self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id, caller)
+            self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id,
+                                       self.owner.durable_address(caller))
         except RunExists as exc:
             if self.owner.store.run_status(request.run_id) != "interrupted":
                 raise CallError(str(exc), code="invalid_request") from None  # a run id is never reused
