@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import private_dir
+from ._link import read_waiting
 
 __all__ = ["CallerLine", "LineClosed", "LineServer", "RunnerLine"]
 
@@ -130,18 +131,12 @@ class CallerLine:
 
     def receive(self) -> list[Any]:
         """The whole messages waiting; the peer gone (or a broken frame) closes the line."""
-        while self._sock is not None:
-            try:
-                data = self._sock.recv(1 << 16)
-            except (BlockingIOError, InterruptedError):
-                break
-            except OSError:
+        if self._sock is not None:
+            chunks, gone = read_waiting(self._sock, 1 << 16)
+            for chunk in chunks:
+                self._in.extend(chunk)
+            if gone:
                 self.close()
-                break
-            if not data:
-                self.close()
-                break
-            self._in.extend(data)
         try:
             return _frames(self._in)
         except (LineClosed, pickle.UnpicklingError, EOFError, ValueError):

@@ -28,10 +28,26 @@ import pickle
 import socket
 from typing import Any
 
-__all__ = ["MAX_MESSAGE", "RunLink"]
+__all__ = ["MAX_MESSAGE", "RunLink", "read_waiting"]
 
 #: Messages larger than this (pickled) go through Thespian instead.
 MAX_MESSAGE = 64 * 1024
+
+
+def read_waiting(sock: socket.socket, size: int) -> tuple[list[bytes], bool]:
+    """What the non-blocking ``sock`` holds now (one ``recv`` of at most ``size`` bytes
+    each), and whether its peer is gone (end of file, or an error)."""
+    received: list[bytes] = []
+    while True:
+        try:
+            data = sock.recv(size)
+        except (BlockingIOError, InterruptedError):
+            return received, False
+        except OSError:
+            return received, True
+        if not data:
+            return received, True
+        received.append(data)
 
 
 class RunLink:
@@ -68,20 +84,12 @@ class RunLink:
     def receive(self) -> list[Any]:
         """Every message waiting on the line, in order (none if nothing is there). The
         peer gone (end-of-file, or a reset) closes the line."""
-        messages: list[Any] = []
-        while self._sock is not None:
-            try:
-                data = self._sock.recv(MAX_MESSAGE + 1)
-            except BlockingIOError:
-                break
-            except OSError:
-                self.close()
-                break
-            if not data:
-                self.close()
-                break
-            messages.append(pickle.loads(data))
-        return messages
+        if self._sock is None:
+            return []
+        datagrams, gone = read_waiting(self._sock, MAX_MESSAGE + 1)
+        if gone:
+            self.close()
+        return [pickle.loads(data) for data in datagrams]
 
     def close(self) -> None:
         if self._sock is not None:
