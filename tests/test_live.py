@@ -164,10 +164,12 @@ def test_a_model_without_live_serves_text_turn_by_turn_and_refuses_audio_with_a_
             return self.inner.generate(request, stream=stream)
 
     agent = LlmAgent(name="plain", model=TextOnly())
-    events, _ = asyncio.run(converse(agent, [LiveRequest(content=Content.user("hello")),
-                                             LiveRequest(blob=Blob(mime_type="audio/pcm", data=b"\0\0"))]))
+    events, session = asyncio.run(converse(agent, [
+        LiveRequest(content=Content.user("hello")), LiveRequest(state_delta={"mood": "calm"}),
+        LiveRequest(blob=Blob(mime_type="audio/pcm", data=b"\0\0"), state_delta={"mood": "loud"})]))
     assert said(events) == [("user", "hello"), ("plain", "Plain answer.")]
     assert events[-1].error_code == LIVE_UNSUPPORTED
+    assert session.state == {"mood": "loud"}  # every state change committed, the audio refused
 
 
 def test_live_requests_read_as_google_adk_writes_them() -> None:
@@ -488,3 +490,31 @@ def test_a_caller_that_floods_a_live_run_gets_it_cancelled_not_a_worker_out_of_m
     assert failed.value.reason == "cancelled" and "inputs waited" in failed.value.detail
     events = list(runner.run("flo", "f1", "still there?"))
     assert events[-1].content is not None and events[-1].content.text == "typed answer"
+
+
+def test_words_of_a_turn_cut_short_by_the_callers_close_are_committed() -> None:
+    """The model heard the user and had begun to answer when the caller closed: both are
+    stored, as the turn stood."""
+    def half_answer(message: dict[str, Any]) -> list[dict[str, Any]]:
+        if "realtimeInput" in message and "audio" in message["realtimeInput"]:
+            return [{"serverContent": {"inputTranscription": {"text": "tell me a long story"}}},
+                    {"serverContent": {"outputTranscription": {"text": "Once upon a time"}}}]
+        return []
+
+    server = LiveServer(half_answer)
+
+    async def scenario() -> SessionView:
+        async with live_server(server) as base_url:
+            agent = LlmAgent(name="teller", model=GeminiModel("gemini-live", base_url=base_url,
+                                                                 api_key="live-key-0123456789abcdef"))
+            session = SessionView()
+            inputs: asyncio.Queue[LiveRequest] = asyncio.Queue()
+            inputs.put_nowait(LiveRequest(blob=Blob(mime_type="audio/pcm;rate=16000", data=SECOND_OF_AUDIO[:320])))
+            async for event in run_live_invocation(agent, session, inputs):
+                if event.output_transcription is not None and event.partial:
+                    inputs.put_nowait(LiveRequest(close=True))
+            return session
+
+    session = asyncio.run(scenario())
+    assert [(e.author, e.content.text) for e in session.events if e.content] == [
+        ("user", "tell me a long story"), ("teller", "Once upon a time")]

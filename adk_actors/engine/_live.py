@@ -26,7 +26,8 @@ as its caller keeps it open.
      text: the user's speech as a user event with ``input_transcription`` (finished)
      and a user content, the agent's as its event with ``output_transcription`` and a
      model content (or the text answer), so later turns, live or not, see the whole
-     conversation in the history; then a partial ``turn_complete`` event. Tool calls
+     conversation in the history; then a partial ``turn_complete`` event. The words of
+     a turn cut short by the end of the conversation are committed all the same. Tool calls
      are committed, run as in a turn (policy, hooks, tool), their results committed
      as one event and sent back to the model.
 
@@ -161,13 +162,14 @@ async def _turn_by_turn(agent: Any, ctx: InvocationContext,
             return
         if request.state_delta:
             yield ctx.event(author="user", actions=EventActions(state_delta=dict(request.state_delta)))
-        if request.content is None and not request.state_delta:
+        if request.blob is not None or request.activity_start is not None or request.activity_end is not None \
+                or request.audio_stream_end:
             yield ctx.event(error_code=LIVE_UNSUPPORTED,
                             error_message=f"the model of agent {agent.name!r} takes no audio or video: "
                                           "send text content, or use a live model (gemini-*)")
             return
         if request.content is None:
-            continue
+            continue  # a state change only
         message, event = await _user_event(ctx, request.content)
         yield event
         if message is not None:
@@ -204,6 +206,10 @@ async def _converse(agent: Any, model: Any, ctx: InvocationContext,
                 if isinstance(item, _End):
                     if item.error is not None:
                         raise item.error
+                    conversation.commit_pending()  # the words of a turn cut short by the end
+                    while not out.empty():
+                        if isinstance(left := out.get_nowait(), Event):
+                            yield left
                     return
                 yield item
         finally:
@@ -281,6 +287,12 @@ class _Conversation:
         if response.turn_complete:
             self._commit_said(response.usage_metadata)
             out.put_nowait(ctx.event(turn_complete=True, partial=True))
+
+    def commit_pending(self) -> None:
+        """Commit what was heard and said since the last end of turn (the conversation
+        ends in the middle of one)."""
+        self._commit_heard()
+        self._commit_said()
 
     def _hear(self, transcription: Transcription) -> None:
         if transcription.text:
