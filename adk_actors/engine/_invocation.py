@@ -31,7 +31,7 @@ from ._services import (
     MemoryService,
 )
 
-__all__ = ["after_run", "checked_message", "deliver", "new_invocation_context", "run_invocation", "select_agent"]
+__all__ = ["after_run", "checked_message", "deliver", "early_reply", "new_invocation_context", "run_invocation", "select_agent"]
 
 
 class _Engine:
@@ -158,6 +158,16 @@ async def checked_message(ctx: InvocationContext, content: Content, *, refused_b
     return replaced if isinstance(replaced, Content) else filtered
 
 
+async def early_reply(ctx: InvocationContext) -> Event | None:
+    """The ``before_run`` plugins' answer, when one ends the run before any agent runs:
+    an event of the root agent with that reply; None when none does."""
+    early = await ctx.plugins.first("before_run", ctx)
+    if early is None:
+        return None
+    reply = early if isinstance(early, Content) else Content.model(str(early))
+    return ctx.event(author=ctx.root_agent.name, content=reply)
+
+
 async def deliver(ctx: InvocationContext, event: Event, *, filtered: bool = False) -> Event:
     """An agent's event as an invocation yields it, in order: a non-partial one through
     the output policy (unless ``filtered`` already); the ``on_event`` plugins (one may
@@ -192,12 +202,10 @@ async def run_invocation(
         user_event = ctx.event(author="user", content=message, actions=EventActions(state_delta=dict(state_delta or {})))
         session.commit(user_event)
         yield user_event
-        early = await ctx.plugins.first("before_run", ctx)
+        early = await early_reply(ctx)
         if early is not None:
-            reply = early if isinstance(early, Content) else Content.model(str(early))
-            event = ctx.event(author=root_agent.name, content=reply)
-            session.commit(event)
-            yield event
+            session.commit(early)
+            yield early
             return
         streams = StreamFilter(ctx.policies, ctx)
         async for event in agent.run(ctx.for_agent(agent)):

@@ -68,7 +68,14 @@ from ._flow import (
     template_artifacts,
     tool_response_event,
 )
-from ._invocation import after_run, checked_message, deliver, new_invocation_context, select_agent
+from ._invocation import (
+    after_run,
+    checked_message,
+    deliver,
+    early_reply,
+    new_invocation_context,
+    select_agent,
+)
 from ._policy import StreamFilter
 
 __all__ = ["LIVE_UNSUPPORTED", "run_live_invocation"]
@@ -91,10 +98,9 @@ async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asy
     arguments of :func:`new_invocation_context`."""
     ctx = new_invocation_context(root_agent, session, **context)
     async with after_run(ctx):
-        early = await ctx.plugins.first("before_run", ctx)
+        early = await early_reply(ctx)
         if early is not None:
-            reply = early if isinstance(early, Content) else Content.model(str(early))
-            yield await deliver(ctx, ctx.event(author=root_agent.name, content=reply))
+            yield await deliver(ctx, early)
             return
         agent = select_agent(root_agent, session.events)
         ctx = ctx.for_agent(agent)
@@ -135,6 +141,11 @@ def _is_speech(event: Event) -> bool:
         event.content is not None and any(p.inline_data is not None for p in event.content.parts))
 
 
+def _state_change(ctx: InvocationContext, delta: dict[str, Any]) -> Event:
+    """The user's event that commits a ``state_delta`` the caller sent."""
+    return ctx.event(author="user", actions=EventActions(state_delta=dict(delta)))
+
+
 async def _next_input(ctx: InvocationContext, inputs: asyncio.Queue[LiveRequest]) -> LiveRequest:
     while True:
         ctx.check_cancelled()
@@ -161,7 +172,7 @@ async def _turn_by_turn(agent: Any, ctx: InvocationContext,
         if request.close:
             return
         if request.state_delta:
-            yield ctx.event(author="user", actions=EventActions(state_delta=dict(request.state_delta)))
+            yield _state_change(ctx, request.state_delta)
         if request.blob is not None or request.activity_start is not None or request.activity_end is not None \
                 or request.audio_stream_end:
             yield ctx.event(error_code=LIVE_UNSUPPORTED,
@@ -236,8 +247,7 @@ class _Conversation:
                 if request.close:
                     break
                 if request.state_delta:
-                    self.out.put_nowait(self.ctx.event(author="user",
-                                                       actions=EventActions(state_delta=dict(request.state_delta))))
+                    self.out.put_nowait(_state_change(self.ctx, request.state_delta))
                 if request.activity_start is not None or request.activity_end is not None:
                     await self.connection.send_activity(start=request.activity_start is not None)
                 elif request.audio_stream_end:

@@ -211,8 +211,7 @@ class RunnerLine:
             return self._ready.pop(0)
         if self._sock is None:
             raise LineClosed("the line is closed")
-        readable = self._poll.poll(timeout * 1000)
-        while readable:
+        while self._poll.poll(timeout * 1000):  # each wait up to timeout: a frame may come in pieces
             try:
                 data = self._sock.recv(1 << 16)
             except OSError:
@@ -224,7 +223,6 @@ class RunnerLine:
             self._ready.extend(_frames(self._in))
             if self._ready:
                 return self._ready.pop(0)
-            readable = self._poll.poll(timeout * 1000)
         return None
 
     def close(self) -> None:
