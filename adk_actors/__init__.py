@@ -1,4 +1,13 @@
-"""adk-actors: an Agent Development Kit on an OTP-style actor runtime."""
+"""adk-actors: an Agent Development Kit on an OTP-style actor runtime.
+
+The agent classes are loaded on first use (PEP 562): a process that needs only the
+wire types (``adk-actors run``, a client of a host) does not pay for importing the
+engine and the model providers behind them (bench/startup.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from ._exceptions import (
     AdkError,
@@ -31,7 +40,9 @@ from ._types import (
     StreamingMode,
     Transcription,
 )
-from .agents import Agent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+
+if TYPE_CHECKING:
+    from .agents import Agent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 
 __version__ = "0.1.0"
 
@@ -70,3 +81,18 @@ __all__ = [
     "UnknownAppError",
     "__version__",
 ]
+
+
+_AGENTS = frozenset({"Agent", "LlmAgent", "LoopAgent", "ParallelAgent", "SequentialAgent"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _AGENTS:
+        from . import agents
+
+        return getattr(agents, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -6,6 +6,7 @@ __all__ = [
     "AdkError",
     "AgentDefinitionError",
     "CompileError",
+    "ConfigError",
     "HostError",
     "InvalidRequestError",
     "LimitExceededError",
@@ -28,6 +29,10 @@ class AgentDefinitionError(AdkError, ValueError):
 
 class CompileError(AdkError):
     """A request could not be compiled from the definition and context."""
+
+
+class ConfigError(AdkError, ValueError):
+    """The configuration is invalid; the message names the file and the key."""
 
 
 class HostError(AdkError):

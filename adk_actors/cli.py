@@ -35,11 +35,14 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._exceptions import AdkError, SessionNotFoundError
-from .config import ConfigError, Settings, load_settings
+from ._exceptions import AdkError, ConfigError, SessionNotFoundError
+
+if TYPE_CHECKING:
+    from .config import Settings
 
 __all__ = ["main"]
 
@@ -51,6 +54,10 @@ def _color(code: str, text: str) -> str:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
+    # Imported here: a command that reads no config (`run --url`) does not pay for
+    # pydantic-settings (bench/startup.py).
+    from .config import load_settings
+
     path = args.config if args.config else (DEFAULT_CONFIG if Path(DEFAULT_CONFIG).exists() else None)
     return load_settings(path)
 
@@ -74,7 +81,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import PortInUse, check_port_free, start_actor_system
 
     from .engine import AppCatalog
-    from .http import http_child
+    from .http import fork_standby, http_args, http_child
     from .log import JSON_LINES
     from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
@@ -99,6 +106,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     private_dir(host_cfg.data_dir)
     private_file(settings.log_file)
     sys.path.insert(0, os.getcwd())
+    # The HTTP server's first process is forked now, while this process has imported
+    # the kit and runs no thread yet: it imports the web stack while the tree starts
+    # (bench/startup.py), instead of starting from nothing once the tree is up.
+    http = http_args(settings.http, admin_port=host_cfg.port, admin_address=host_cfg.address, apps=dict(settings.apps),
+                     data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder) if settings.http.enabled else None
+    standby = fork_standby(http.launch(), http.log_file) if http is not None else None
     # The handler only sets a flag: a signal handler runs in the main thread between two
     # bytecodes, and one that called threading.Event.set() while that thread was inside
     # Event.wait (holding the event's lock) waited for itself for ever: a serve hung on
@@ -126,14 +139,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                                                max_delay=settings.retry.max_delay),
                                           "timeout": settings.retry.timeout},
                            root_period=host_cfg.restart_period, extra={"global_root": True},
-                           clients=(http_child(settings.http, admin_port=host_cfg.port, admin_address=host_cfg.address,
-                                               apps=dict(settings.apps), data_dir=host_cfg.data_dir,
-                                               agents_dir=host_cfg.agents_folder),)
-                           if settings.http.enabled else ()), system=system)
+                           clients=(http_child(replace(http, standby=standby)),) if http is not None else ()),
+                system=system)
     try:
         host.start()
     except Exception as exc:
         system.shutdown()
+        if standby is not None:
+            standby.discard()
         print(f"error: the host did not start: {exc}", file=sys.stderr)
         return 1
     if settings.http.enabled:
@@ -152,6 +165,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     checked = time.monotonic()
     while not stop_requested:
         time.sleep(0.1)  # a signal interrupts it (its handler runs, then the flag is seen)
+        if standby is not None and standby.reap():  # this process is its parent: no zombie left
+            standby = None
         if time.monotonic() - checked < 1.0:
             continue
         checked = time.monotonic()
@@ -160,6 +175,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   "the host stops", file=sys.stderr, flush=True)
             host.stop(timeout=host_cfg.shutdown_timeout)
             system.shutdown()
+            if standby is not None:
+                standby.discard()
             return 1
     print("stopping: finishing the supervision tree ...", flush=True)
     began = time.monotonic()
@@ -167,6 +184,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host.stop(timeout=host_cfg.shutdown_timeout)
     finally:
         system.shutdown()
+        if standby is not None:
+            standby.discard()
     print(f"stopped in {time.monotonic() - began:.1f} s", flush=True)
     return 0
 

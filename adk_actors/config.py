@@ -16,14 +16,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from ._exceptions import AdkError
+from ._exceptions import ConfigError
 
 __all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "HttpSection", "LimitsSection", "LoggingSection", "RetrySection",
            "Settings", "load_settings"]
-
-
-class ConfigError(AdkError, ValueError):
-    """The configuration is invalid; the message names the file and the key."""
 
 
 class HostSection(BaseModel):

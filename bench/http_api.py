@@ -63,26 +63,29 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(len(ordered) * share) - 1)]
 
 
-def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0, poll: float = 0.1) -> None:
+    """Ask ``/list-apps`` every ``poll`` seconds (one client: a new one would build a
+    TLS context each time, CPU taken from the server starting beside it)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}")
-        try:
-            if httpx.get(url + "/list-apps", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
+    with httpx.Client(timeout=1.0) as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with {process.returncode}")
+            try:
+                if client.get(url + "/list-apps").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(poll)
     raise RuntimeError(f"{url} did not come up within {timeout} s")
 
 
 @contextmanager
-def running(process: subprocess.Popen[bytes], url: str) -> Iterator[str]:
+def running(process: subprocess.Popen[bytes], url: str, poll: float = 0.1) -> Iterator[str]:
     """``url`` once the server answers; afterwards SIGTERM, and SIGKILL to its whole
     session after 60 s."""
     try:
-        wait_ready(url, process)
+        wait_ready(url, process, poll=poll)
         yield url
     finally:
         process.send_signal(signal.SIGTERM)
@@ -93,20 +96,21 @@ def running(process: subprocess.Popen[bytes], url: str) -> Iterator[str]:
 
 
 @contextmanager
-def ours(workdir: Path) -> Iterator[str]:
-    """``adk-actors serve`` with the bench agent, its default host settings."""
+def ours(workdir: Path, python: str = sys.executable, poll: float = 0.1) -> Iterator[str]:
+    """``adk-actors serve`` (run by ``python``) with the bench agent, its default host
+    settings (in ``workdir/host.toml``); yields its HTTP URL."""
     port, http_port = free_port(), free_port()
     config = workdir / "host.toml"
     config.write_text(f'[host]\nport = {port}\ndata_dir = "{workdir / "data"}"\n'
                       f'[http]\nport = {http_port}\n[apps]\necho = "bench.bench_agent:agent"\n')
-    process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)], cwd=ROOT,
+    process = subprocess.Popen([python, "-m", "adk_actors.cli", "serve", "--config", str(config)], cwd=ROOT,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    with running(process, f"http://127.0.0.1:{http_port}") as url:
+    with running(process, f"http://127.0.0.1:{http_port}", poll) as url:
         yield url
 
 
 @contextmanager
-def google_adk(workdir: Path) -> Iterator[str]:
+def google_adk(workdir: Path, poll: float = 0.1) -> Iterator[str]:
     """``adk api_server`` over an agents dir holding the equivalent google-adk agent."""
     agents = workdir / "agents"
     (agents / APP).mkdir(parents=True)
@@ -117,7 +121,7 @@ def google_adk(workdir: Path) -> Iterator[str]:
     process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
                                cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
-    with running(process, f"http://127.0.0.1:{port}") as url:
+    with running(process, f"http://127.0.0.1:{port}", poll) as url:
         yield url
 
 

@@ -199,7 +199,12 @@ def _check_intensity(intensity: int, period: float) -> None:
 class SupervisorSpec:
     """Flags and static children of a :class:`Supervisor` (OTP ``init/1`` result).
 
-    Children start in list order and stop in reverse order. ``intensity`` restarts
+    Children start in list order and stop in reverse order; with ``concurrent_start``
+    they all start at once (each gets its process and ``Init``, then one wait for all
+    the answers), for children that need none of the others to start: a start costs
+    the slowest child's time, not the sum. Either way, if a child fails to start, the
+    others started are stopped in reverse order and the supervisor's start fails.
+    ``intensity`` restarts
     within ``period`` seconds (a sliding window over the whole supervisor) are
     allowed; one more and the supervisor stops all children and exits with reason
     ``shutdown``, so its own supervisor decides what happens next.
@@ -210,6 +215,7 @@ class SupervisorSpec:
     intensity: int = 3
     period: float = 5.0
     auto_shutdown: AutoShutdown = AutoShutdown.NEVER
+    concurrent_start: bool = False
     actor_class: str = field(default="supervision._supervisor:Supervisor")
 
     def __post_init__(self) -> None:

@@ -256,7 +256,7 @@ class Supervisor(GenServer):
         self._child_registry = self.registry
         self._children = [_Child(c) for c in spec.children]
         self._starter = starter
-        self._enqueue(self._start_all_job())
+        self._enqueue(self._start_all_job(spec.concurrent_start))
 
     # -- message handling --------------------------------------------------------------
 
@@ -636,13 +636,19 @@ class Supervisor(GenServer):
 
     # -- jobs ---------------------------------------------------------------------------
 
-    def _start_all_job(self) -> Job:
+    def _start_all_job(self, concurrent: bool) -> Job:
+        """Start the children in order (or all at once: ``SupervisorSpec.concurrent_start``);
+        at the first failure, stop those started, in reverse order, and fail the start."""
         started: list[_Child] = []
+        together: dict[str, str | None] = {}
+        if concurrent:
+            together = yield from self._start_concurrently(list(self._children))
         for child in list(self._children):
-            failure = yield from self._start(child)
+            failure = together[child.spec.id] if concurrent else (yield from self._start(child))
             if failure is not None:
                 self.log.error("child %s failed to start: %s", child.spec.id, failure)
-                yield from self._stop_many(list(reversed(started)))
+                running = [c for c in self._children if c.alive and c not in started] if concurrent else []
+                yield from self._stop_many(list(reversed(started + running)))
                 self.send(self._starter, InitFailed(f"child {child.spec.id!r} failed to start: {failure}"))
                 self._stopping = self._terminated = True
                 self._exit()
@@ -881,7 +887,7 @@ class PartitionSupervisor(Supervisor):
                       shutdown=args.partition_shutdown, start_timeout=args.partition_start_timeout)
             for i in range(args.partitions))
         return SupervisorSpec(children=children, strategy=Strategy.ONE_FOR_ONE, intensity=args.intensity,
-                              period=args.period)
+                              period=args.period, concurrent_start=True)
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, StartChild):

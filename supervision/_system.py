@@ -36,6 +36,7 @@ __all__ = [
     "children_of",
     "confine_listeners",
     "free_port",
+    "open_pidfd",
     "proc_stat",
     "process_alive",
     "set_parent_death_signal",

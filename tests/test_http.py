@@ -22,7 +22,7 @@ import pytest
 from conftest import ROOT, serving
 
 from adk_actors.runtime import Host
-from supervision import call, children_of, process_alive
+from supervision import call, children_of, proc_stat, process_alive
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
@@ -432,11 +432,22 @@ def test_a_public_address_needs_tokens(tmp_path: Path) -> None:
 
 
 def test_the_http_server_comes_back_after_kill_9(served: dict[str, Any], client: httpx.Client) -> None:
+    """serve forks the server's first process ahead of the tree (it is serve's child);
+    killing its actor kills it all the same (it watches its owner). Later servers are
+    the actor's own children, and die with it (their parent death signal)."""
     host = Host.connect(served["port"])
 
     def http_child() -> Any:
         assert host.root is not None
         return next(c for c in host.root.which_children() if c.id == "http")
+
+    def server_of(actor: Any) -> int:
+        pid: int = call(host.system, actor.address, "server_pid")
+        return pid
+
+    def parent_of(pid: int) -> int | None:
+        stat = proc_stat(pid)
+        return stat[1] if stat is not None else None
 
     def healthy() -> bool:
         try:
@@ -444,16 +455,24 @@ def test_the_http_server_comes_back_after_kill_9(served: dict[str, Any], client:
         except httpx.TransportError:
             return False
 
+    def comes_back(actor: Any) -> Any:
+        wait_until(lambda: http_child().pid not in (None, actor.pid) and healthy(), timeout=20)
+        return http_child()
+
     actor = http_child()
-    server = children_of(actor.pid)
-    assert len(server) == 1
-    os.kill(server[0], signal.SIGKILL)  # the uvicorn process
-    wait_until(lambda: http_child().pid not in (None, actor.pid) and healthy(), timeout=20)
-    actor = http_child()
-    server = children_of(actor.pid)
+    first = server_of(actor)
+    assert parent_of(first) == served["process"].pid
+    os.kill(actor.pid, signal.SIGKILL)  # the actor: the server it took from serve dies with it
+    wait_until(lambda: proc_stat(first) is None, timeout=10)  # dead, and reaped by serve: no zombie
+    actor = comes_back(actor)
+    server = server_of(actor)
+    assert server != first and parent_of(server) == actor.pid
+    os.kill(server, signal.SIGKILL)  # the uvicorn process
+    actor = comes_back(actor)
+    server = server_of(actor)
     os.kill(actor.pid, signal.SIGKILL)  # the actor: its server process dies with it, both come back
-    wait_until(lambda: not process_alive(server[0]), timeout=10)
-    wait_until(lambda: http_child().pid not in (None, actor.pid) and healthy(), timeout=20)
+    wait_until(lambda: not process_alive(server), timeout=10)
+    comes_back(actor)
     assert client.get("/list-apps").json() == APP_NAMES
 
 

@@ -248,6 +248,33 @@ def test_start_fails_as_a_whole_and_stops_started_children(actor_system: Any, ev
     ]
     wait_until(lambda: all(not pid_alive(int(e[2])) for e in records))
 
+def test_a_concurrent_start_runs_the_childrens_inits_at_once(actor_system: Any, start_sup: Start,
+                                                             events: Path) -> None:
+    """Each init takes 1 s: one after another, the last would begin 2 s after the first
+    ended; at once, all three end within 1 s of each other. They stop in reverse order."""
+    sup = start_sup([probe(x, events, init_delay=1.0) for x in "abc"], concurrent_start=True)
+    ended = [float(e[-1]) for e in read_events(events) if e[0] == "start"]
+    assert len(ended) == 3 and max(ended) - min(ended) < 1.0
+    assert [c.id for c in sup.which_children()] == ["a", "b", "c"]
+    sup.stop()
+    assert [e[1] for e in read_events(events) if e[0] == "terminate"] == ["c", "b", "a"]
+
+
+def test_a_concurrent_start_that_fails_stops_every_child_started(actor_system: Any, events: Path,
+                                                                 tmp_path: Path) -> None:
+    flag = tmp_path / "fail"
+    flag.write_text("on")
+    spec = SupervisorSpec(children=(probe("a", events), probe("b", events, fail_flag=flag), probe("c", events)),
+                          concurrent_start=True)
+    with pytest.raises(StartFailed, match="'b' failed to start"):
+        start_supervisor(actor_system, spec)
+    records = read_events(events)
+    assert sorted((e[0], e[1]) for e in records) == [("init_failed", "b"), ("start", "a"), ("start", "c"),
+                                                    ("terminate", "a"), ("terminate", "c")]
+    assert [e[1] for e in records if e[0] == "terminate"] == ["c", "a"]
+    wait_until(lambda: all(not pid_alive(int(e[2])) for e in records))
+
+
 
 def test_shutdown_stops_children_in_reverse_order(actor_system: Any, start_sup: Start, events: Path) -> None:
     sup = start_sup([probe(x, events) for x in "abcd"])

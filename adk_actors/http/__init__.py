@@ -4,6 +4,8 @@ origins, hosts and bearer tokens, served by a supervised child of the host's roo
 * :func:`create_app`: the ASGI app for a host (run it with any ASGI server).
 * :func:`http_child`: the root's ``http`` child (``HostConfig.clients``), which runs
   the app with uvicorn in a process of its own and is restarted with it.
+* :func:`fork_standby`: that process, forked by ``serve`` ahead of the tree's start
+  (:class:`Standby`), for the child's first start.
 
 ``create_app`` is imported on first use: the host's own process (``adk-actors
 serve``) needs only ``http_child``, and every actor it forks would otherwise carry
@@ -12,9 +14,10 @@ the web stack it never runs (measured: 0.3-0.5 s of ``serve``'s start).
 
 from typing import Any
 
-from ._actor import HttpArgs, HttpServerActor, http_child
+from ._actor import HttpArgs, HttpServerActor, http_args, http_child
+from ._standby import Standby, fork_standby
 
-__all__ = ["HttpArgs", "HttpServerActor", "create_app", "http_child"]
+__all__ = ["HttpArgs", "HttpServerActor", "Standby", "create_app", "fork_standby", "http_args", "http_child"]
 
 
 def __getattr__(name: str) -> Any:

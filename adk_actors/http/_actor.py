@@ -2,8 +2,10 @@
 
 ``HttpServerActor`` owns one server process (``python -m adk_actors.http``), so the
 web stack never runs inside an actor's message loop and a crash of one never takes
-the other's state. In order, in ``init``: start the process (it dies with this actor:
-``PR_SET_PDEATHSIG``), hand it its settings on stdin, wait up to ``START_WAIT``
+the other's state. In order, in ``init``: take the process ``serve`` forked ahead
+(``HttpArgs.standby``, see ``_standby``) if this is the first start, else start one
+(it dies with this actor: ``PR_SET_PDEATHSIG``); hand it its settings on stdin, with
+this actor's pid as its owner (a forked-ahead process dies with its owner too), wait up to ``START_WAIT``
 seconds for ``READY <port>`` (anything else: the start fails, with the process's
 last words from its log), then watch its pid. When the process ends (kill -9
 included) the actor crashes, so its supervisor restarts both; when the actor is
@@ -25,12 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervision import CallerRef, ChildSpec, GenServer, set_parent_death_signal
+from supervision import CallerRef, ChildSpec, GenServer, open_pidfd, set_parent_death_signal
 
+from .._files import private_file
 from ..config import HttpSection
-from ..store import private_file
+from ._standby import Standby
 
-__all__ = ["HttpArgs", "HttpServerActor", "http_child"]
+__all__ = ["HttpArgs", "HttpServerActor", "http_args", "http_child"]
 
 START_WAIT = 30.0
 STOP_WAIT = 5.0
@@ -46,16 +49,26 @@ class HttpArgs:
     agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
     evals_dir: str | None = None  # where the eval sets are kept (data/evals)
     path: list[str] = field(default_factory=list)  # import paths the apps need (the serve's cwd)
+    standby: Standby | None = None  # a server process forked ahead by serve, for the first start
+
+    def launch(self) -> dict[str, Any]:
+        """The server process's settings (``_process``), without its owner."""
+        return {"http": self.http, "admin_port": self.admin_port, "admin_address": self.admin_address,
+                "apps": self.apps, "agents_dir": self.agents_dir, "path": self.path, "evals_dir": self.evals_dir}
 
 
-def http_child(section: HttpSection, *, admin_port: int, admin_address: str, apps: dict[str, str],
-               data_dir: str, agents_dir: str | None = None) -> ChildSpec:
-    """The root's ``http`` child for a host on ``admin_port`` serving ``apps`` (and the
-    YAML apps in ``agents_dir``)."""
-    args = HttpArgs(http=section.model_dump(), admin_port=admin_port, admin_address=admin_address, apps=dict(apps),
-                    agents_dir=agents_dir,
-                    log_file=str(Path(data_dir) / "http.log"), evals_dir=str(Path(data_dir) / "evals"),
-                    path=[os.getcwd()])
+def http_args(section: HttpSection, *, admin_port: int, admin_address: str, apps: dict[str, str], data_dir: str,
+              agents_dir: str | None = None) -> HttpArgs:
+    """The settings of an HTTP server for a host on ``admin_port`` serving ``apps`` (and
+    the YAML apps in ``agents_dir``), its log and eval sets in ``data_dir``."""
+    return HttpArgs(http=section.model_dump(), admin_port=admin_port, admin_address=admin_address, apps=dict(apps),
+                    agents_dir=agents_dir, log_file=str(Path(data_dir) / "http.log"),
+                    evals_dir=str(Path(data_dir) / "evals"), path=[os.getcwd()])
+
+
+def http_child(args: HttpArgs) -> ChildSpec:
+    """The root's ``http`` child; its first start launches ``args.standby`` when there is
+    one and it is still unclaimed."""
     return ChildSpec(id="http", start=HttpServerActor, args=args, start_timeout=START_WAIT + 10.0,
                      shutdown=STOP_WAIT + 5.0)
 
@@ -63,37 +76,52 @@ def http_child(section: HttpSection, *, admin_port: int, admin_address: str, app
 class HttpServerActor(GenServer):
     def init(self, args: HttpArgs) -> None:
         self.process: subprocess.Popen[bytes] | None = None
+        self.server_pid: int | None = None
         private_file(args.log_file)
-        log = open(args.log_file, "ab")  # noqa: SIM115 - handed to the child, closed below
+        owner = {"owner": os.getpid()}
+        standby = args.standby if args.standby is not None and args.standby.claim() else None
+        if standby is not None:  # forked ahead by serve with its settings (see _standby): it needs its owner
+            self.server_pid, to_server, from_server, launch = standby.pid, standby.launch_fd, standby.ready_fd, owner
+        else:
+            self.process = self._spawn(args.log_file)
+            assert self.process.stdin is not None and self.process.stdout is not None
+            self.server_pid, to_server, from_server = (self.process.pid, self.process.stdin.fileno(),
+                                                       self.process.stdout.fileno())
+            launch = {**args.launch(), **owner}
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "adk_actors.http"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=log, preexec_fn=set_parent_death_signal, close_fds=True)
-        finally:
-            log.close()
-        assert self.process.stdin is not None and self.process.stdout is not None
-        launch = {"http": args.http, "admin_port": args.admin_port, "admin_address": args.admin_address,
-                  "apps": args.apps, "agents_dir": args.agents_dir, "path": args.path, "evals_dir": args.evals_dir}
-        self.process.stdin.write((json.dumps(launch) + "\n").encode())
-        self.process.stdin.close()
-        line = self._first_line(self.process.stdout, time.monotonic() + START_WAIT)
+            os.write(to_server, (json.dumps(launch) + "\n").encode())
+        except OSError:  # it has already ended: the line below says so
+            pass
+        if self.process is not None:
+            self.process.stdin.close()  # type: ignore[union-attr]
+        line = self._first_line(from_server, time.monotonic() + START_WAIT)
         if not line.startswith("READY "):
             self._stop_process()
             raise RuntimeError(f"the HTTP server did not start ({line or 'no answer'}); see {args.log_file}")
         self.port = int(line.split()[1])
         self.url = f"http://{args.http['address']}:{self.port}"
         self.log.info("HTTP API and console at %s", self.url)
-        self.monitor_process(self.process.pid, "http-server")
+        self.monitor_process(self.server_pid, "http-server")
 
     @staticmethod
-    def _first_line(stream: Any, deadline: float) -> str:
+    def _spawn(log_file: str) -> subprocess.Popen[bytes]:
+        log = open(log_file, "ab")  # noqa: SIM115 - handed to the child, closed below
+        try:
+            return subprocess.Popen([sys.executable, "-m", "adk_actors.http"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=log, preexec_fn=set_parent_death_signal,
+                                    close_fds=True)
+        finally:
+            log.close()
+
+    @staticmethod
+    def _first_line(fd: int, deadline: float) -> str:
         """The process's first stdout line ('' when it exits or is silent until the deadline)."""
         data = b""
         while b"\n" not in data:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([stream], [], [], left)[0]:
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return ""
-            chunk = os.read(stream.fileno(), 256)
+            chunk = os.read(fd, 256)
             if not chunk:
                 return ""
             data += chunk
@@ -102,6 +130,8 @@ class HttpServerActor(GenServer):
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if request == "url":
             return self.url
+        if request == "server_pid":
+            return self.server_pid
         return super().handle_call(request, caller)
 
     def handle_process_down(self, tag: Any) -> None:
@@ -112,12 +142,29 @@ class HttpServerActor(GenServer):
         self._stop_process()
 
     def _stop_process(self) -> None:
-        process = self.process
-        if process is None or process.poll() is not None:
+        """SIGTERM, then SIGKILL after ``STOP_WAIT`` seconds; a spawned process is reaped
+        here, a forked-ahead one by ``serve`` (its parent)."""
+        process, pid = self.process, self.server_pid
+        if process is not None:
+            if process.poll() is not None:
+                return
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(STOP_WAIT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(STOP_WAIT)
             return
-        process.send_signal(signal.SIGTERM)
+        if pid is None:
+            return
+        pidfd = open_pidfd(pid)
+        if pidfd is None:  # already gone
+            return
         try:
-            process.wait(STOP_WAIT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_WAIT)
+            os.kill(pid, signal.SIGTERM)
+            if not select.select([pidfd], [], [], STOP_WAIT)[0]:
+                os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        finally:
+            os.close(pidfd)
