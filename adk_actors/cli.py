@@ -78,11 +78,10 @@ def _connect(args: argparse.Namespace) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from supervision import PortInUse, check_port_free, start_actor_system
+    from supervision import PortInUse, check_port_free
 
     from .engine import AppCatalog
     from .http import fork_standby, http_args, http_child
-    from .log import JSON_LINES
     from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
     from .runtime import Host, HostConfig
@@ -122,9 +121,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .log import configure_logging
 
     configure_logging(json=True, level=settings.logging.level)
-    system = start_actor_system(host_cfg.port, host=host_cfg.address, log_file=settings.log_file,
-                                log_level=getattr(logging, settings.logging.level), log_formatter=JSON_LINES)
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
+                           port=host_cfg.port, address=host_cfg.address, log_file=settings.log_file,
+                           log_level=getattr(logging, settings.logging.level),
                            conformance_dir=host_cfg.conformance_dir or None, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
                            max_queued_runs=host_cfg.max_queued_runs,
@@ -139,12 +138,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                                                max_delay=settings.retry.max_delay),
                                           "timeout": settings.retry.timeout},
                            root_period=host_cfg.restart_period, extra={"global_root": True},
-                           clients=(http_child(replace(http, standby=standby)),) if http is not None else ()),
-                system=system)
+                           clients=(http_child(replace(http, standby=standby)),) if http is not None else ()))
     try:
-        host.start()
+        host.start()  # its actor system too: stopped by host.stop(), or here if the start fails
     except Exception as exc:
-        system.shutdown()
         if standby is not None:
             standby.discard()
         print(f"error: the host did not start: {exc}", file=sys.stderr)
@@ -174,7 +171,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print("error: the supervision tree gave up (its restart budget was spent; see the log): "
                   "the host stops", file=sys.stderr, flush=True)
             host.stop(timeout=host_cfg.shutdown_timeout)
-            system.shutdown()
             if standby is not None:
                 standby.discard()
             return 1
@@ -183,7 +179,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         host.stop(timeout=host_cfg.shutdown_timeout)
     finally:
-        system.shutdown()
         if standby is not None:
             standby.discard()
     print(f"stopped in {time.monotonic() - began:.1f} s", flush=True)

@@ -24,7 +24,7 @@ from adk_actors import Content, LlmAgent, LlmRequest, RunConfig, StreamingMode
 from adk_actors.engine import SessionView, run_invocation
 from adk_actors.models import BreakerConfig, CircuitBreaker, OpenAIModel, Permit
 from adk_actors.runtime import Host, HostConfig
-from adk_actors.runtime._breakers import Acquire, Record
+from adk_actors.runtime._service_calls import Acquire, Record
 from adk_actors.testing import StubServer, openai_stream
 from supervision import Cast, call
 from supervision.testing import running_actor_system

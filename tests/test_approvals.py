@@ -15,13 +15,8 @@ from adk_actors import LlmAgent
 from adk_actors.engine import ConfirmationPolicy, InMemoryApprovals
 from adk_actors.models import ScriptedModel, call
 from adk_actors.runtime import Host, HostConfig
-from adk_actors.runtime._approvals import (
-    ApprovalActor,
-    Approve,
-    Deny,
-    RegisterApproval,
-    WaitDecision,
-)
+from adk_actors.runtime._approvals import ApprovalActor
+from adk_actors.runtime._service_calls import Approve, Deny, RegisterApproval, WaitDecision
 from adk_actors.tools import FunctionTool
 from supervision import CallError, ChildSpec, SupervisorSpec, start_supervisor
 from supervision import call as sup_call

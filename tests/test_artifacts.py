@@ -11,7 +11,8 @@ import pytest
 
 from adk_actors import Blob, Part
 from adk_actors.runtime import Host
-from adk_actors.runtime._artifacts import ArtifactActor, LoadArtifact, SaveArtifact
+from adk_actors.runtime._artifacts import ArtifactActor
+from adk_actors.runtime._service_calls import LoadArtifact, SaveArtifact
 from adk_actors.store import ArtifactTooLarge, FileArtifactStore, InvalidArtifactName
 from supervision import BadRequest, ChildSpec, SupervisorSpec, call, start_supervisor
 from supervision.testing import kill_child, wait_until

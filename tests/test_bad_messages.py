@@ -26,23 +26,29 @@ from adk_actors.messages import (
     ListSessions,
     RunRequest,
 )
-from adk_actors.runtime._approvals import (
+from adk_actors.runtime._service_calls import (
+    Acquire,
+    AddSessionToMemory,
     Approve,
-    Deny,
-    ListApprovals,
-    RegisterApproval,
-    WaitDecision,
-)
-from adk_actors.runtime._artifacts import (
     ArtifactVersions,
+    BreakerStatus,
     DeleteArtifact,
+    DeleteCredential,
+    Deny,
+    Disable,
+    ForceOpen,
+    GetCredential,
+    ListApprovals,
     ListArtifacts,
     LoadArtifact,
+    PutCredential,
+    Record,
+    RegisterApproval,
+    Reset,
     SaveArtifact,
+    SearchMemory,
+    WaitDecision,
 )
-from adk_actors.runtime._breakers import Acquire, BreakerStatus, Disable, ForceOpen, Record, Reset
-from adk_actors.runtime._credentials import DeleteCredential, GetCredential, PutCredential
-from adk_actors.runtime._memory import AddSessionToMemory, SearchMemory
 from supervision import CallError, SupervisorClient, call
 
 SESSION_REQUESTS = [CreateSession, ListSessions, DeleteSession, RunRequest, GetSession, GetState, CancelRun]

@@ -25,10 +25,10 @@ from adk_actors.models import (
     ServerError,
     outcome_of,
 )
-from adk_actors.runtime._breakers import (
+from adk_actors.runtime._breakers import CircuitBreakerActor
+from adk_actors.runtime._service_calls import (
     Acquire,
     BreakerStatus,
-    CircuitBreakerActor,
     Disable,
     ForceOpen,
     Record,

@@ -13,7 +13,8 @@ from cryptography.fernet import Fernet
 from pydantic import SecretStr
 
 from adk_actors.runtime import Host
-from adk_actors.runtime._credentials import AuthRequired, Credential, CredentialStore, fresh_token
+from adk_actors.runtime._credentials import CredentialStore, fresh_token
+from adk_actors.runtime._service_calls import AuthRequired, Credential
 from adk_actors.testing import StubResponse, StubServer
 
 SECRET = "ya29.super-secret-access-token"

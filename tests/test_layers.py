@@ -10,7 +10,11 @@ imports are at the top of a module or inside a function.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "adk_actors"
 LAYERS = (
@@ -129,3 +133,22 @@ def test_no_import_circle() -> None:
 def test_adk_actors_imports_nothing_private_from_supervision() -> None:
     private = {(src, dst) for src, dst in imports() if dst.startswith("supervision._")}
     assert private == set(), "use supervision's public API"
+
+
+
+HOST_SIDE = ("httpx", "websockets", "fastapi", "yaml", "adk_actors.engine", "adk_actors.compiler", "adk_actors.store",
+             "adk_actors.runtime._partition", "adk_actors.runtime._run", "adk_actors.models._http", "adk_actors.config",
+             "pydantic_settings")
+
+
+@pytest.mark.parametrize(("client", "expected"), [
+    ("from adk_actors.runtime import Host, Runner", []),  # `adk-actors run`, a program attached to a host
+    ("from adk_actors.remote import HttpRunner", ["httpx"]),  # `adk-actors run --url`: its own HTTP client only
+])
+def test_a_client_of_a_running_host_imports_none_of_the_hosts_code(client: str, expected: list[str]) -> None:
+    """A client loads no engine, store, model connector, config reader or web stack: it
+    starts in a fraction of the time a host takes (bench/startup.py)."""
+    script = f"import sys\n{client}\nprint(' '.join(sorted(m for m in {HOST_SIDE!r} if m in sys.modules)))"
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            cwd=PACKAGE.parent).stdout.split()
+    assert loaded == expected

@@ -13,7 +13,7 @@ import pytest
 
 from adk_actors.models import BreakerConfig, RetryPolicy
 from adk_actors.runtime import Host, HostConfig
-from adk_actors.runtime._breakers import BreakerStatus
+from adk_actors.runtime._service_calls import BreakerStatus
 from adk_actors.testing import StubResponse, StubServer, openai_chat
 from supervision import call
 from supervision.testing import wait_until

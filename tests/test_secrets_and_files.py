@@ -17,7 +17,7 @@ from conftest import serving
 from adk_actors._exceptions import HostError
 from adk_actors.models import RetryPolicy
 from adk_actors.runtime import Host, HostConfig
-from adk_actors.runtime._credentials import Credential
+from adk_actors.runtime._service_calls import Credential
 from adk_actors.testing import StubResponse, StubServer
 from supervision.testing import running_actor_system
 

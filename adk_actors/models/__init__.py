@@ -1,7 +1,17 @@
 """Models: the protocol, the provider connectors (Gemini, Anthropic, OpenAI-compatible),
-resolution by name, typed errors, retries, and ScriptedModel for offline use."""
+resolution by name, typed errors, retries, and ScriptedModel for offline use.
 
-from ._anthropic import AnthropicModel
+The connectors and what resolves a name to one are loaded on first use (PEP 562):
+they bring httpx and websockets, which a client of a running host (the Runner,
+``adk-actors run``) never needs (bench/startup.py). A host imports them before it
+forks its actors (see ``runtime._host``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._base import Model, ModelError, model_name
 from ._breaker import (
     BreakerConfig,
@@ -26,12 +36,19 @@ from ._errors import (
     ServerError,
     StreamInterrupted,
 )
-from ._gemini import GeminiModel, gemini_schema
-from ._http import HttpModel, RetryPolicy, close_pooled_clients
 from ._live import LiveConnection, LiveModel, is_live_model
-from ._openai import OpenAIModel
-from ._registry import resolve_model
 from ._scripted import Chunks, ScriptedLiveConnection, ScriptedModel, call
+
+if TYPE_CHECKING:
+    from ._anthropic import AnthropicModel
+    from ._gemini import GeminiModel, gemini_schema
+    from ._http import HttpModel, RetryPolicy, close_pooled_clients
+    from ._openai import OpenAIModel
+    from ._registry import resolve_model
+
+_CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemini_schema": "._gemini",
+               "HttpModel": "._http", "RetryPolicy": "._http", "close_pooled_clients": "._http",
+               "OpenAIModel": "._openai", "resolve_model": "._registry"}
 
 __all__ = [
     "AnthropicModel",
@@ -72,3 +89,14 @@ __all__ = [
     "outcome_of",
     "resolve_model",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _CONNECTORS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,9 +1,9 @@
 """The actor runtime: supervised session partitions holding the sessions, run workers
 streaming each run's events, the services, the host and the Runner."""
 
-from ._credentials import Credential
 from ._host import Host, HostConfig
 from ._live_run import LiveRun
 from ._runner import Runner
+from ._service_calls import Credential
 
 __all__ = ["Credential", "Host", "HostConfig", "LiveRun", "Runner"]

@@ -17,68 +17,15 @@ import sqlite3
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
 from .._validate import check_fields
 from ..store import private_file
+from ._service_calls import Approval, Approve, Deny, ListApprovals, RegisterApproval, WaitDecision
 
-__all__ = ["Approval", "ApprovalActor", "ApprovalStore", "Approve", "Deny", "ListApprovals", "RegisterApproval",
-           "WaitDecision"]
-
-
-@dataclass(frozen=True)
-class Approval:
-    id: str
-    app_name: str
-    user_id: str
-    session_id: str
-    run_id: str
-    agent: str
-    tool: str
-    args: dict[str, Any]
-    hint: str
-    status: str  # pending | approved | denied | expired
-    reason: str = ""
-    created: float = 0.0
-
-
-@dataclass(frozen=True)
-class RegisterApproval:
-    app_name: str
-    user_id: str
-    session_id: str
-    run_id: str
-    agent: str
-    tool: str
-    args: dict[str, Any]
-    hint: str = ""
-
-
-@dataclass(frozen=True)
-class Approve:
-    id: str
-
-
-@dataclass(frozen=True)
-class Deny:
-    id: str
-    reason: str = "denied by a human"
-
-
-@dataclass(frozen=True)
-class WaitDecision:
-    id: str
-    wait: float = 5.0
-
-
-@dataclass(frozen=True)
-class ListApprovals:
-    app_name: str | None = None
-    user_id: str | None = None
-    status: str | None = "pending"
+__all__ = ["ApprovalActor", "ApprovalStore"]
 
 
 class ApprovalStore:

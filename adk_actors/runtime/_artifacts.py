@@ -10,67 +10,22 @@ acknowledged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from supervision import BadRequest, CallerRef, GenServer
 
-from .._types import Part
 from .._validate import check_fields
 from ..store._artifacts import ArtifactError, FileArtifactStore
+from ._service_calls import (
+    ArtifactMetadata,
+    ArtifactVersions,
+    DeleteArtifact,
+    ListArtifacts,
+    LoadArtifact,
+    SaveArtifact,
+)
 
-__all__ = ["ArtifactActor", "ArtifactMetadata", "ArtifactVersions", "DeleteArtifact", "ListArtifacts", "LoadArtifact", "SaveArtifact"]
-
-
-@dataclass(frozen=True)
-class SaveArtifact:
-    app_name: str
-    user_id: str
-    session_id: str
-    name: str
-    part: Part
-    custom_metadata: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class LoadArtifact:
-    app_name: str
-    user_id: str
-    session_id: str
-    name: str
-    version: int | None = None
-
-
-@dataclass(frozen=True)
-class ListArtifacts:
-    app_name: str
-    user_id: str
-    session_id: str
-
-
-@dataclass(frozen=True)
-class ArtifactVersions:
-    app_name: str
-    user_id: str
-    session_id: str
-    name: str
-
-
-@dataclass(frozen=True)
-class ArtifactMetadata:
-    app_name: str
-    user_id: str
-    session_id: str
-    name: str
-    version: int | None = None
-
-
-@dataclass(frozen=True)
-class DeleteArtifact:
-    app_name: str
-    user_id: str
-    session_id: str
-    name: str
+__all__ = ["ArtifactActor"]
 
 
 class ArtifactActor(GenServer):

@@ -17,49 +17,15 @@ rather than asking this actor before each model call.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from supervision import BadRequest, CallerRef, GenServer
 
 from .._validate import check_fields
 from ..models._breaker import BreakerConfig, CircuitBreaker, Transition
+from ._service_calls import Acquire, BreakerStatus, Disable, ForceOpen, Record, Reset
 
-__all__ = ["Acquire", "BreakerStatus", "CircuitBreakerActor", "Disable", "ForceOpen", "Record", "Reset"]
-
-
-@dataclass(frozen=True)
-class Acquire:
-    model: str
-
-
-@dataclass(frozen=True)
-class Record:
-    model: str
-    permit_id: str
-    outcome: str  # success | failure | ignored
-    duration: float = 0.0
-    retry_after: float | None = None
-
-
-@dataclass(frozen=True)
-class BreakerStatus:
-    model: str | None = None
-
-
-@dataclass(frozen=True)
-class ForceOpen:
-    model: str
-
-
-@dataclass(frozen=True)
-class Disable:
-    model: str
-
-
-@dataclass(frozen=True)
-class Reset:
-    model: str
+__all__ = ["CircuitBreakerActor"]
 
 
 class CircuitBreakerActor(GenServer):

@@ -15,81 +15,27 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 
 from supervision import BadRequest, CallerRef, GenServer
 
 from .._exceptions import AdkError
 from .._validate import check_fields
 from ..store import private_file
+from ._service_calls import AuthRequired, Credential, DeleteCredential, GetCredential, PutCredential
 
-__all__ = [
-    "AuthRequired",
-    "Credential",
-    "CredentialActor",
-    "CredentialStore",
-    "DeleteCredential",
-    "GetCredential",
-    "PutCredential",
-    "fresh_token",
-]
+__all__ = ["CredentialActor", "CredentialStore", "fresh_token"]
 
 REFRESH_MARGIN = 60.0
 KEY_VARIABLE = "ADK_ACTORS_CREDENTIAL_KEY"
-
-
-class AuthRequired(AdkError):
-    """No usable credential: the user must (re)authorize."""
-
-
-class Credential(BaseModel):
-    kind: Literal["api_key", "oauth2"] = "api_key"
-    api_key: SecretStr | None = None
-    access_token: SecretStr | None = None
-    refresh_token: SecretStr | None = None
-    expires_at: float | None = None
-    token_url: str | None = None
-    client_id: str | None = None
-    client_secret: SecretStr | None = None
-
-    def secrets_json(self) -> str:
-        data = self.model_dump()
-        for key, value in data.items():
-            if isinstance(value, SecretStr):
-                data[key] = value.get_secret_value()
-        return json.dumps(data)
-
-
-@dataclass(frozen=True)
-class PutCredential:
-    app_name: str
-    user_id: str
-    key: str
-    credential: Credential
-
-
-@dataclass(frozen=True)
-class GetCredential:
-    app_name: str
-    user_id: str
-    key: str
-
-
-@dataclass(frozen=True)
-class DeleteCredential:
-    app_name: str
-    user_id: str
-    key: str
 
 
 class CredentialStore:

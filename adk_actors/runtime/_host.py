@@ -29,6 +29,7 @@ system if the host started it.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -60,16 +61,10 @@ from supervision import (
 )
 
 from .._exceptions import HostError
+from .._files import private_dir, private_file
 from ..log import JSON_LINES, get_logger
 from ..messages import Limits, partition_of
-from ..models._breaker import BreakerConfig
-from ..store import SQLiteSessionStore, private_dir, private_file
-from ._approvals import ApprovalActor
-from ._artifacts import ArtifactActor
-from ._breakers import CircuitBreakerActor
-from ._credentials import CredentialActor
-from ._memory import MemoryActor
-from ._partition import PartitionArgs, SessionPartition
+from ..models import BreakerConfig
 from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -105,6 +100,8 @@ class HostConfig:
     # tenth of the throughput of a CPU-bound host (docs/benchmarks.md).
     trace_turns: int = 0
     log_file: str | None = None
+    log_level: int = logging.INFO  # of the actors' log (log_file)
+    address: str = "127.0.0.1"  # the actor system's address: it listens there only
     # Restart budgets, at every level (root, services, the session supervisors): sized
     # to tell a crash loop from kills of healthy actors. A child that dies at start is
     # restarted within 10-50 ms, so 40 restarts in 10 s stop a crash loop within a second
@@ -147,13 +144,26 @@ class Host:
         self._root_pid: int | None = None  # the root supervisor's process, where it runs here
 
     def start(self) -> Host:
+        """Start the tree, and the actor system first if none was given. In order: import
+        the tree's code (here, not at the top of the module: a client of a running host
+        needs none of it, bench/startup.py), before the actor system starts, so every
+        actor is forked from an image that has it (a system given to this Host was
+        started before: import ``adk_actors.runtime._partition`` and the services'
+        modules before starting it, or each restarted supervisor imports them again);
+        make the data folder and log file private; check the session store
+        (:class:`HostError` if it cannot be opened or is corrupted); start the system;
+        start the root and its children (``start_supervisor``'s error if one fails,
+        with the system stopped if this Host started it)."""
+        from ._partition import PartitionArgs, SessionPartition
+
+        services = self._services_spec()
         private_dir(self.config.data_dir)
         if self.config.log_file:
             private_file(self.config.log_file)
         self._check_store()
         if self.system is None:
-            self.system = start_actor_system(self.config.port, log_file=self.config.log_file,
-                                             log_formatter=JSON_LINES)
+            self.system = start_actor_system(self.config.port, host=self.config.address, log_file=self.config.log_file,
+                                             log_level=self.config.log_level, log_formatter=JSON_LINES)
         partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
                                        agents_dir=self.config.agents_dir, conformance_dir=self.config.conformance_dir,
                                        idle_timeout=self.config.idle_timeout,
@@ -176,7 +186,7 @@ class Host:
                     partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
                     partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
                     period=self.config.sessions_period)),
-                ChildSpec.supervisor("services", self._services_spec()),
+                ChildSpec.supervisor("services", services),
                 *self.config.clients,
             ),
             strategy=Strategy.REST_FOR_ONE,
@@ -195,6 +205,12 @@ class Host:
     def _services_spec(self) -> SupervisorSpec:
         """The service actors, one_for_one, each restarted after a short backoff (so a
         service that keeps dying does not spin), with a restart budget of their own."""
+        from ._approvals import ApprovalActor
+        from ._artifacts import ArtifactActor
+        from ._breakers import CircuitBreakerActor
+        from ._credentials import CredentialActor
+        from ._memory import MemoryActor
+
         backoff = Backoff(min_delay=0.02, max_delay=1.0)
         data = Path(self.config.data_dir)
         return SupervisorSpec(
@@ -231,6 +247,8 @@ class Host:
         """Open the session store once in this process: its migrations run, and SQLite's
         quick check reads every page (a corrupted file stops the start here, with
         :class:`HostError`, instead of failing the first turn that touches it)."""
+        from ..store import SQLiteSessionStore
+
         try:
             store = SQLiteSessionStore(self.config.store_path)
         except Exception as exc:

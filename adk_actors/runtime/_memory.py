@@ -7,7 +7,6 @@ SQLite, so a restarted actor (kill -9 included) answers as before.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError, GenServer
@@ -15,23 +14,9 @@ from supervision import BadRequest, CallerRef, CallError, GenServer
 from .._validate import check_fields
 from ..store import SessionNotFound, SQLiteSessionStore
 from ..store._memory import SQLiteMemoryStore
+from ._service_calls import AddSessionToMemory, SearchMemory
 
-__all__ = ["AddSessionToMemory", "MemoryActor", "SearchMemory"]
-
-
-@dataclass(frozen=True)
-class AddSessionToMemory:
-    app_name: str
-    user_id: str
-    session_id: str
-
-
-@dataclass(frozen=True)
-class SearchMemory:
-    app_name: str
-    user_id: str
-    query: str
-    limit: int = 10
+__all__ = ["MemoryActor"]
 
 
 class MemoryActor(GenServer):

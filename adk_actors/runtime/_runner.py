@@ -76,20 +76,24 @@ from ..messages import (
     session_key,
 )
 from ..tracing import TraceSpan
-from ._approvals import Approve, Deny, ListApprovals
-from ._artifacts import (
+from ._caller_line import LineClosed, RunnerLine
+from ._live_run import LiveRun, iterate_in_thread
+from ._service_calls import (
+    AddSessionToMemory,
+    Approve,
     ArtifactMetadata,
     ArtifactVersions,
+    BreakerStatus,
     DeleteArtifact,
+    DeleteCredential,
+    Deny,
+    ListApprovals,
     ListArtifacts,
     LoadArtifact,
+    PutCredential,
     SaveArtifact,
+    SearchMemory,
 )
-from ._breakers import BreakerStatus
-from ._caller_line import LineClosed, RunnerLine
-from ._credentials import DeleteCredential, PutCredential
-from ._live_run import LiveRun, iterate_in_thread
-from ._memory import AddSessionToMemory, SearchMemory
 
 __all__ = ["Runner"]
 

@@ -21,11 +21,19 @@ from .._secrets import register_secret
 from ..engine import Decision
 from ..models import ModelError
 from ..store import ArtifactError
-from ._approvals import Deny, RegisterApproval, WaitDecision
-from ._artifacts import ListArtifacts, LoadArtifact, SaveArtifact
-from ._breakers import Acquire, Record
-from ._credentials import GetCredential, PutCredential
-from ._memory import SearchMemory
+from ._service_calls import (
+    Acquire,
+    Deny,
+    GetCredential,
+    ListArtifacts,
+    LoadArtifact,
+    PutCredential,
+    Record,
+    RegisterApproval,
+    SaveArtifact,
+    SearchMemory,
+    WaitDecision,
+)
 
 __all__ = ["BREAKER_WAIT", "SERVICE_WAIT", "ServiceCaller", "ServiceError", "service_bridges"]
 

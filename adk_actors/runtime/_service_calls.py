@@ -1,0 +1,258 @@
+"""What the service actors are asked, apart from the actors themselves.
+
+The Runner and a run worker's services client send these; the actors (``_approvals``,
+``_artifacts``, ``_breakers``, ``_credentials``, ``_memory``) answer them. Kept here,
+with nothing but the wire types, so a client of a running host (``Host.connect``,
+``adk-actors run``) imports no store, model provider or engine to ask a service
+(bench/startup.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, SecretStr
+
+from .._exceptions import AdkError
+from .._types import Part
+
+__all__ = [
+    "Acquire",
+    "AddSessionToMemory",
+    "Approval",
+    "Approve",
+    "ArtifactMetadata",
+    "ArtifactVersions",
+    "AuthRequired",
+    "BreakerStatus",
+    "Credential",
+    "DeleteArtifact",
+    "DeleteCredential",
+    "Deny",
+    "Disable",
+    "ForceOpen",
+    "GetCredential",
+    "ListApprovals",
+    "ListArtifacts",
+    "LoadArtifact",
+    "PutCredential",
+    "Record",
+    "RegisterApproval",
+    "Reset",
+    "SaveArtifact",
+    "SearchMemory",
+    "WaitDecision",
+]
+
+
+# -- human approvals -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: str
+    app_name: str
+    user_id: str
+    session_id: str
+    run_id: str
+    agent: str
+    tool: str
+    args: dict[str, Any]
+    hint: str
+    status: str  # pending | approved | denied | expired
+    reason: str = ""
+    created: float = 0.0
+
+
+@dataclass(frozen=True)
+class RegisterApproval:
+    app_name: str
+    user_id: str
+    session_id: str
+    run_id: str
+    agent: str
+    tool: str
+    args: dict[str, Any]
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Approve:
+    id: str
+
+
+@dataclass(frozen=True)
+class Deny:
+    id: str
+    reason: str = "denied by a human"
+
+
+@dataclass(frozen=True)
+class WaitDecision:
+    id: str
+    wait: float = 5.0
+
+
+@dataclass(frozen=True)
+class ListApprovals:
+    app_name: str | None = None
+    user_id: str | None = None
+    status: str | None = "pending"
+
+
+# -- artifacts -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SaveArtifact:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+    part: Part
+    custom_metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class LoadArtifact:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class ListArtifacts:
+    app_name: str
+    user_id: str
+    session_id: str
+
+
+@dataclass(frozen=True)
+class ArtifactVersions:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ArtifactMetadata:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class DeleteArtifact:
+    app_name: str
+    user_id: str
+    session_id: str
+    name: str
+
+
+# -- the circuit breakers ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Acquire:
+    model: str
+
+
+@dataclass(frozen=True)
+class Record:
+    model: str
+    permit_id: str
+    outcome: str  # success | failure | ignored
+    duration: float = 0.0
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class BreakerStatus:
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class ForceOpen:
+    model: str
+
+
+@dataclass(frozen=True)
+class Disable:
+    model: str
+
+
+@dataclass(frozen=True)
+class Reset:
+    model: str
+
+
+# -- credentials ---------------------------------------------------------------
+
+
+class AuthRequired(AdkError):
+    """No usable credential: the user must (re)authorize."""
+
+
+class Credential(BaseModel):
+    kind: Literal["api_key", "oauth2"] = "api_key"
+    api_key: SecretStr | None = None
+    access_token: SecretStr | None = None
+    refresh_token: SecretStr | None = None
+    expires_at: float | None = None
+    token_url: str | None = None
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+
+    def secrets_json(self) -> str:
+        data = self.model_dump()
+        for key, value in data.items():
+            if isinstance(value, SecretStr):
+                data[key] = value.get_secret_value()
+        return json.dumps(data)
+
+
+@dataclass(frozen=True)
+class PutCredential:
+    app_name: str
+    user_id: str
+    key: str
+    credential: Credential
+
+
+@dataclass(frozen=True)
+class GetCredential:
+    app_name: str
+    user_id: str
+    key: str
+
+
+@dataclass(frozen=True)
+class DeleteCredential:
+    app_name: str
+    user_id: str
+    key: str
+
+
+# -- memory --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddSessionToMemory:
+    app_name: str
+    user_id: str
+    session_id: str
+
+
+@dataclass(frozen=True)
+class SearchMemory:
+    app_name: str
+    user_id: str
+    query: str
+    limit: int = 10
