@@ -77,9 +77,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--python", default=sys.executable, help="the interpreter of our side (serve and the CLI)")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="do not compile our bytecode first (with no __pycache__, every process compiles the kit)")
     args = parser.parse_args()
-    subprocess.run([args.python, "-m", "compileall", "-q", "adk_actors", "supervision", "bench"], cwd=ROOT, check=True,
-                   capture_output=True)
+    if not args.no_compile:
+        subprocess.run([args.python, "-m", "compileall", "-q", "adk_actors", "supervision", "bench"], cwd=ROOT,
+                       check=True, capture_output=True)
     results: dict[str, list[dict[str, float]]] = {"adk-actors": [], "google-adk": []}
     for _ in range(args.rounds):
         for side in results:  # in alternation: a noisy moment hits both

@@ -138,7 +138,7 @@ def test_adk_actors_imports_nothing_private_from_supervision() -> None:
 
 HOST_SIDE = ("httpx", "websockets", "fastapi", "yaml", "adk_actors.engine", "adk_actors.compiler", "adk_actors.store",
              "adk_actors.runtime._partition", "adk_actors.runtime._run", "adk_actors.models._http", "adk_actors.config",
-             "pydantic_settings")
+             "pydantic_settings", "structlog", "adk_actors.log")
 
 
 @pytest.mark.parametrize(("client", "expected"), [

@@ -62,7 +62,6 @@ from supervision import (
 
 from .._exceptions import HostError
 from .._files import private_dir, private_file
-from ..log import JSON_LINES, get_logger
 from ..messages import Limits, partition_of
 from ..models import BreakerConfig
 from ._runner import Runner
@@ -145,8 +144,8 @@ class Host:
 
     def start(self) -> Host:
         """Start the tree, and the actor system first if none was given. In order: import
-        the tree's code (here, not at the top of the module: a client of a running host
-        needs none of it, bench/startup.py), before the actor system starts, so every
+        the tree's code and the log setup (here, not at the top of the module: a client
+        of a running host needs neither, bench/startup.py), before the actor system starts, so every
         actor is forked from an image that has it (a system given to this Host was
         started before: import ``adk_actors.runtime._partition`` and the services'
         modules before starting it, or each restarted supervisor imports them again);
@@ -154,6 +153,7 @@ class Host:
         (:class:`HostError` if it cannot be opened or is corrupted); start the system;
         start the root and its children (``start_supervisor``'s error if one fails,
         with the system stopped if this Host started it)."""
+        from ..log import JSON_LINES
         from ._partition import PartitionArgs, SessionPartition
 
         services = self._services_spec()
@@ -318,6 +318,8 @@ class Host:
 
     def _kill_tree(self, why: str) -> None:
         pid = self._root_pid
+        from ..log import get_logger  # the host's side only: a client's Host loads no logging setup
+
         get_logger("adk_actors.host").warning("killing the supervision tree", reason=why, root_pid=pid)
         if pid is not None and process_alive(pid):
             os.kill(pid, signal.SIGKILL)
