@@ -3,15 +3,15 @@
 ``HttpServerActor`` owns one server process (``python -m adk_actors.http``), so the
 web stack never runs inside an actor's message loop and a crash of one never takes
 the other's state. In order, in ``init``: take the process ``serve`` forked ahead
-(``HttpArgs.standby``, see ``_standby``) if this is the first start, else start one
-(it dies with this actor: ``PR_SET_PDEATHSIG``); hand it its settings on stdin, with
-this actor's pid as its owner (a forked-ahead process dies with its owner too), wait up to ``START_WAIT``
-seconds for ``READY <port>`` (anything else: the start fails, with the process's
-last words from its log), then watch its pid. When the process ends (kill -9
-included) the actor crashes, so its supervisor restarts both; when the actor is
-stopped, ``terminate`` stops the process (SIGTERM, then SIGKILL after 5 s). The
-server's own log (uvicorn's warnings, a failed start) goes to ``http.log`` in the
-data dir, mode 0600.
+(``HttpArgs.standby``, see ``_standby``) if this is the first start and nobody took
+it, and send it this actor's pid as its owner (it dies with its owner); else start
+one (it dies with this actor: ``PR_SET_PDEATHSIG``) and hand it its settings and
+owner on stdin; wait up to ``START_WAIT`` seconds for ``READY <port>`` (anything
+else: the start fails, with the process's last words in its log), then watch its
+pid. When the process ends (kill -9 included) the actor crashes, so its supervisor
+restarts both; when the actor is stopped, ``terminate`` stops the process (SIGTERM,
+then SIGKILL after 5 s). The server's own log (uvicorn's warnings, a failed start)
+goes to ``http.log`` in the data dir, mode 0600. Calls: ``"url"``, ``"server_pid"``.
 """
 
 from __future__ import annotations
