@@ -49,7 +49,7 @@ __all__ = ["Standby", "fork_standby"]
 
 @dataclass(frozen=True)
 class Standby:
-    """A forked server process waiting for its launch line, and the descriptors that
+    """A forked server process waiting for its owner's line, and the descriptors that
     reach it (valid in ``serve`` and in every process forked from it)."""
 
     pid: int
