@@ -76,6 +76,7 @@ print(json.dumps(asyncio.run(main(*[int(a) for a in sys.argv[1:4]]))))
 
 def ours(new: int, turns: int, open_sessions: int) -> dict[str, float]:
     work = Path(tempfile.mkdtemp(prefix="bench-sessions-"))
+    Host.load_tree_code()  # before the system starts, as serve's Host does (its actors share it)
     with running_actor_system(work / "logs") as system:
         config = HostConfig(apps={"bench": "bench.bench_agent:agent"}, data_dir=str(work / "data"))
         with Host(config, system=system) as host:

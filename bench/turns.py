@@ -68,6 +68,7 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int, runs_per_wo
     at rest before the serial turns (its workers up)."""
     work = Path(tempfile.mkdtemp(prefix="bench-turns-"))
     out: dict[str, Any] = {}
+    Host.load_tree_code()  # before the system starts, as serve's Host does (its actors share it)
     with running_actor_system(work / "logs") as system:
         config = HostConfig(apps={"bench": "bench.bench_agent:agent"}, data_dir=str(work / "data"),
                             runs_per_worker=runs_per_worker)

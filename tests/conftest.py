@@ -12,24 +12,16 @@ from typing import Any
 
 import pytest
 
-# The tree's code (the private modules), imported before any test's actor system
-# starts: a test's actors are forked from this process's image, as serve's are from
-# one that has it (Host.start imports it before the system it starts). Without it
-# each restarted supervisor would import its children's modules again.
-from adk_actors.runtime import (  # noqa: F401
-    Host,
-    HostConfig,
-    _approvals,
-    _artifacts,
-    _breakers,
-    _credentials,
-    _memory,
-    _partition,
-)
+from adk_actors.runtime import Host, HostConfig
 from supervision import ChildSpec, SupervisorClient, SupervisorSpec, free_port, start_supervisor
 from supervision.testing import kill_marked_processes, process_marker, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Before any test's actor system starts: its actors are forked from this process's
+# image, as serve's are from one that has the tree's code (Host.start loads it before
+# the system it starts).
+Host.load_tree_code()
 
 pytest_plugins = ["supervision.testing"]
 

@@ -142,17 +142,24 @@ class Host:
         self._partitions_lock = threading.Lock()
         self._root_pid: int | None = None  # the root supervisor's process, where it runs here
 
+    @staticmethod
+    def load_tree_code() -> None:
+        """Import the code of the tree's actors (session partitions, run workers,
+        services) and the log setup. Not at the top of this module: a client of a
+        running host needs none of it (bench/startup.py). :meth:`start` calls it before
+        the actor system it starts, so every actor is forked from an image that has it;
+        call it before starting an actor system you give to a Host, or each supervisor
+        restarted imports its children's code again."""
+        from .. import log  # noqa: F401
+        from . import _approvals, _artifacts, _breakers, _credentials, _memory, _partition  # noqa: F401
+
     def start(self) -> Host:
-        """Start the tree, and the actor system first if none was given. In order: import
-        the tree's code and the log setup (here, not at the top of the module: a client
-        of a running host needs neither, bench/startup.py), before the actor system starts, so every
-        actor is forked from an image that has it (a system given to this Host was
-        started before: import ``adk_actors.runtime._partition`` and the services'
-        modules before starting it, or each restarted supervisor imports them again);
-        make the data folder and log file private; check the session store
-        (:class:`HostError` if it cannot be opened or is corrupted); start the system;
-        start the root and its children (``start_supervisor``'s error if one fails,
-        with the system stopped if this Host started it)."""
+        """Start the tree, and the actor system first if none was given. In order:
+        :meth:`load_tree_code`; make the data folder and log file private; check the
+        session store (:class:`HostError` if it cannot be opened or is corrupted); start
+        the system; start the root and its children (``start_supervisor``'s error if
+        one fails, with the system stopped if this Host started it)."""
+        self.load_tree_code()
         from ..log import JSON_LINES
         from ._partition import PartitionArgs, SessionPartition
 
