@@ -79,21 +79,16 @@ class HttpServerActor(GenServer):
         self.server_pid: int | None = None
         private_file(args.log_file)
         owner = {"owner": os.getpid()}
-        standby = args.standby if args.standby is not None and args.standby.claim() else None
-        if standby is not None:  # forked ahead by serve with its settings (see _standby): it needs its owner
-            self.server_pid, to_server, from_server, launch = standby.pid, standby.launch_fd, standby.ready_fd, owner
+        if args.standby is not None and args.standby.claim():  # forked ahead by serve with its settings
+            self.server_pid, from_server = args.standby.pid, args.standby.ready_fd
+            self._send_line(args.standby.launch_fd, owner)
         else:
             self.process = self._spawn(args.log_file)
-            assert self.process.stdin is not None and self.process.stdout is not None
-            self.server_pid, to_server, from_server = (self.process.pid, self.process.stdin.fileno(),
-                                                       self.process.stdout.fileno())
-            launch = {**args.launch(), **owner}
-        try:
-            os.write(to_server, (json.dumps(launch) + "\n").encode())
-        except OSError:  # it has already ended: the line below says so
-            pass
-        if self.process is not None:
-            self.process.stdin.close()  # type: ignore[union-attr]
+            stdin, stdout = self.process.stdin, self.process.stdout
+            assert stdin is not None and stdout is not None
+            self.server_pid, from_server = self.process.pid, stdout.fileno()
+            self._send_line(stdin.fileno(), {**args.launch(), **owner})
+            stdin.close()
         line = self._first_line(from_server, time.monotonic() + START_WAIT)
         if not line.startswith("READY "):
             self._stop_process()
@@ -102,6 +97,15 @@ class HttpServerActor(GenServer):
         self.url = f"http://{args.http['address']}:{self.port}"
         self.log.info("HTTP API and console at %s", self.url)
         self.monitor_process(self.server_pid, "http-server")
+
+    @staticmethod
+    def _send_line(fd: int, payload: dict[str, Any]) -> None:
+        """Write ``payload`` as one JSON line; a process that has already ended is seen
+        by the wait for its first line."""
+        try:
+            os.write(fd, (json.dumps(payload) + "\n").encode())
+        except OSError:
+            pass
 
     @staticmethod
     def _spawn(log_file: str) -> subprocess.Popen[bytes]:

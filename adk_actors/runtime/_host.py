@@ -324,9 +324,9 @@ class Host:
         return True
 
     def _kill_tree(self, why: str) -> None:
-        pid = self._root_pid
         from ..log import get_logger  # the host's side only: a client's Host loads no logging setup
 
+        pid = self._root_pid
         get_logger("adk_actors.host").warning("killing the supervision tree", reason=why, root_pid=pid)
         if pid is not None and process_alive(pid):
             os.kill(pid, signal.SIGKILL)
