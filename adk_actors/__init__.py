@@ -14,6 +14,7 @@ from ._exceptions import (
     AgentDefinitionError,
     CompileError,
     HostError,
+    InternalError,
     InvalidRequestError,
     LimitExceededError,
     NotFoundError,
@@ -21,6 +22,7 @@ from ._exceptions import (
     SessionBusyError,
     SessionExistsError,
     SessionNotFoundError,
+    SessionUnreadableError,
     UnknownAppError,
 )
 from ._types import (
@@ -60,6 +62,7 @@ __all__ = [
     "FunctionDeclaration",
     "FunctionResponse",
     "HostError",
+    "InternalError",
     "InvalidRequestError",
     "LimitExceededError",
     "LiveRequest",
@@ -76,6 +79,7 @@ __all__ = [
     "SessionBusyError",
     "SessionExistsError",
     "SessionNotFoundError",
+    "SessionUnreadableError",
     "StreamingMode",
     "Transcription",
     "UnknownAppError",

@@ -8,6 +8,7 @@ __all__ = [
     "CompileError",
     "ConfigError",
     "HostError",
+    "InternalError",
     "InvalidRequestError",
     "LimitExceededError",
     "NotFoundError",
@@ -15,6 +16,7 @@ __all__ = [
     "SessionBusyError",
     "SessionExistsError",
     "SessionNotFoundError",
+    "SessionUnreadableError",
     "UnknownAppError",
 ]
 
@@ -45,6 +47,18 @@ class UnknownAppError(AdkError, LookupError):
 
 class SessionNotFoundError(AdkError, LookupError):
     """No such session."""
+
+
+class SessionUnreadableError(AdkError):
+    """The store holds the session but cannot read it back (written by an older
+    version, or a corrupted row). Only that session is affected: delete it, or mend
+    its rows."""
+
+
+class InternalError(AdkError):
+    """A request failed inside the host (a bug, logged with its traceback there). The
+    host carries on: the session it touched was dropped from memory and is read from
+    the store again on its next request."""
 
 
 class SessionExistsError(AdkError):

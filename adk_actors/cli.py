@@ -109,7 +109,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # the kit and runs no thread yet: it imports the web stack while the tree starts
     # (bench/startup.py), instead of starting from nothing once the tree is up.
     http = http_args(settings.http, admin_port=host_cfg.port, admin_address=host_cfg.address, apps=dict(settings.apps),
-                     data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder) if settings.http.enabled else None
+                     data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
+                     max_json_depth=settings.limits.max_json_depth) if settings.http.enabled else None
     standby = fork_standby(http.launch(), http.log_file) if http is not None else None
     # The handler only sets a flag: a signal handler runs in the main thread between two
     # bytecodes, and one that called threading.Event.set() while that thread was inside

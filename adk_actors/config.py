@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ._exceptions import ConfigError
+from ._validate import MAX_JSON_DEPTH
 
 __all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "HttpSection", "LimitsSection", "LoggingSection", "RetrySection",
            "Settings", "load_settings"]
@@ -114,6 +115,7 @@ class LimitsSection(BaseModel):
     max_message_bytes: int = Field(default=1024 * 1024, ge=1)
     max_events_per_turn: int = Field(default=2500, ge=1)
     max_sessions_per_user: int = Field(default=1000, ge=1)
+    max_json_depth: int = Field(default=32, ge=1, le=MAX_JSON_DEPTH)
 
 
 class HttpSection(BaseModel):

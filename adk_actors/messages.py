@@ -26,6 +26,7 @@ from typing import Any
 from supervision import partition_index
 
 from ._types import Content, Event, LiveRequest, RunConfig
+from ._validate import check_input
 
 __all__ = [
     "ERROR_CODES",
@@ -70,7 +71,7 @@ PROBE = "probe"
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",
-               "limit_exceeded")
+               "limit_exceeded", "session_unreadable", "internal_error")
 
 #: Why a run failed (``RunFailed.reason``).
 FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error")
@@ -87,7 +88,11 @@ class Limits:
       is not stored, and the run ends ``RunFailed(error, TooManyEvents)``; keep it
       above twice ``RunConfig.max_llm_calls``, so that the call budget ends a runaway
       turn first, with its error event;
-    * ``max_sessions_per_user``: sessions one user may have of one app.
+    * ``max_sessions_per_user``: sessions one user may have of one app;
+    * ``max_json_depth``: how deeply a JSON value a caller gives (state, a state
+      delta, metadata, a message and its tool arguments) may nest (at most
+      ``_validate.MAX_JSON_DEPTH``); deeper is ``invalid_request``, as is text that
+      cannot be encoded (a lone surrogate): see ``check_input``.
 
     Artifacts have their own limit (``HostConfig.max_artifact_bytes``).
     """
@@ -95,6 +100,12 @@ class Limits:
     max_message_bytes: int = 1024 * 1024
     max_events_per_turn: int = 2500  # above 2 x RunConfig.max_llm_calls (500): a step makes ~2 events
     max_sessions_per_user: int = 1000
+    max_json_depth: int = 32
+
+    def check_input(self, request: Any) -> None:
+        """Refuse (``invalid_request``) a request whose names or values break the input
+        rules (``_validate.check_input``) with this limit's nesting depth."""
+        check_input(request, self.max_json_depth)
 
     def message_too_large(self, message: Content) -> str | None:
         """Why ``message`` is over the limit, or None."""

@@ -14,7 +14,9 @@ Lifecycle, in order:
 4. ``check_request`` sees every Call's and Cast's request first (a malformed one is
    answered with its ``CallError``, or dropped if a cast). A handler that raises
    :class:`~supervision.CallError` (e.g. ``BadRequest``)
-   answers the caller with that error and carries on. Any other exception
+   answers the caller with that error and carries on. Any other exception from
+   ``handle_call`` goes to ``handle_error``, which may answer it with a CallError
+   (the server carries on); otherwise, as every other exception, it
    *crashes* the server: every pending caller gets an error reply, ``terminate``
    runs, the supervisor is told the reason, and the process exits. Thespian's
    retry-then-PoisonMessage never happens, so no broken actor stays alive.
@@ -184,6 +186,15 @@ class GenServer(Actor):  # type: ignore[misc]
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         """Answer a call. Raise ``BadRequest`` for bad input; other exceptions crash."""
         raise UnknownRequest(f"{type(self).__name__} does not handle {type(request).__name__}")
+
+    def handle_error(self, request: Any, error: Exception) -> CallError | None:
+        """``handle_call`` raised ``error`` (not a CallError) for ``request``. Return the
+        CallError its caller is answered with, and the server carries on: it must first
+        drop whatever state the request may have left unsound (a session partition
+        drops that one session). Return None (the default) to crash: OTP's "let it
+        crash", for state that cannot be dropped alone. Either way the error is logged
+        with its traceback."""
+        return None
 
     def handle_cast(self, request: Any) -> None:
         self.log.warning("unhandled cast %s", type(request).__name__)
@@ -479,6 +490,15 @@ class GenServer(Actor):  # type: ignore[misc]
         except CallError as err:
             self._current = None
             self.send(caller.address, ErrorReply(caller.ref, err.code, err.detail))
+            return
+        except Exception as exc:
+            answer = self.handle_error(message.request, exc)
+            if answer is None:
+                raise  # a crash (receiveMessage)
+            self._current = None
+            self.log.error("a %s failed: %s (answered %s; the server carries on)\n%s", type(message.request).__name__,
+                           _describe(exc), answer.code, "".join(traceback.format_exception(exc)))
+            self.send(caller.address, ErrorReply(caller.ref, answer.code, answer.detail))
             return
         self._current = None
         if result is NO_REPLY:

@@ -22,7 +22,7 @@ from adk_actors._exceptions import (
 )
 from adk_actors.messages import GetState, session_key
 from adk_actors.runtime import Host, HostConfig
-from supervision import BadRequest, SupervisorClient, UnknownRequest, call
+from supervision import CallError, SupervisorClient, UnknownRequest, call
 from supervision.testing import children_of, pid_alive, wait_until
 
 
@@ -94,8 +94,9 @@ def test_typed_errors_for_bad_requests(host: Host) -> None:
     partition = host.partitions()[0]
     with pytest.raises(UnknownRequest):
         call(host.system, partition, runtime_agents.__name__)  # not a request at all: answered, no crash
-    with pytest.raises(BadRequest):
+    with pytest.raises(CallError) as malformed:
         call(host.system, partition, GetState("echo", "", "s1"))  # malformed: answered, no crash
+    assert malformed.value.code == "invalid_request" and "user id" in malformed.value.detail
     assert texts(list(runner.run("ann", "s1", "still fine")))[-1] == "echo: still fine (turn 1)"
     runner.delete_session("ann", "s1")
     with pytest.raises(SessionNotFoundError):

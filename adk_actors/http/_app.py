@@ -16,26 +16,35 @@ camelCase, None fields omitted, errors ``{"detail": ...}``. What differs, on pur
 
 Routes a request's user may not reach answer 403: a token of user ``ann`` reaches
 only ``/apps/{app}/users/ann/...`` and runs whose ``userId`` is ``ann``.
+
+Every error is JSON ``{"detail": ...}`` that names what was wrong with the request,
+never the host's internals: names in the path outside the grammar (``_names``) and
+bodies the guard refuses are 422, a request that failed inside the host is a typed
+500 (logged there), a host that cannot answer now a 503. No path is redirected.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import platform
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import Body, FastAPI, HTTPException, Query, Request
+from fastapi import Body, Depends, FastAPI, HTTPException, Query, Request, WebSocketException
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection
 from starlette.middleware.cors import CORSMiddleware
 
 from .. import __version__
 from .._exceptions import (
     AdkError,
     HostError,
+    InternalError,
     InvalidRequestError,
     LimitExceededError,
     NotFoundError,
@@ -43,13 +52,15 @@ from .._exceptions import (
     SessionBusyError,
     SessionExistsError,
     SessionNotFoundError,
+    SessionUnreadableError,
     UnknownAppError,
 )
-from .._names import ArtifactError
+from .._names import ArtifactError, name_problem
 from .._types import Content, Event, Part, RunConfig, StreamingMode
 from ..agents import LlmAgent
 from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
+from ..messages import Limits
 from ..engine import BUILDER_ASSISTANT, ROOT_AGENT_FILE, AppCatalog, load_agent_config
 from ..evals import EVAL_SESSION_PREFIX, EvalFiles
 from ._adk_web import add_adk_web, adk_web_files
@@ -62,6 +73,8 @@ from ._trace import add_trace_routes
 from ._wire import compact_json, event_json, is_user_echo, part_json, session_json, sse_events
 
 __all__ = ["create_app"]
+
+_log = logging.getLogger("adk_actors.http")
 
 
 class _Camel(BaseModel):
@@ -102,7 +115,13 @@ class MemoryBody(_Camel):
 _STATUS: tuple[tuple[type[AdkError], int], ...] = (
     (SessionNotFoundError, 404), (UnknownAppError, 404), (NotFoundError, 404), (SessionExistsError, 409),
     (SessionBusyError, 409), (LimitExceededError, 413), (InvalidRequestError, 400), (ArtifactError, 400),
-    (HostError, 503), (RunFailedError, 500))
+    (HostError, 503), (RunFailedError, 500), (SessionUnreadableError, 500), (InternalError, 500))
+
+#: What a 503 says: why the host could not answer is in its log, not in the answer.
+HOST_UNAVAILABLE = "the host could not answer this request now (a part of it is restarting, or busy); try again"
+#: The path parameters that are names (``_names``), and what each is called.
+_PATH_NAMES = {"app": "app name", "user": "user id", "session_id": "session id", "name": "artifact name",
+               "app_name": "app name"}
 
 
 def _status_of(error: AdkError) -> int:
@@ -114,7 +133,32 @@ def _detail_of(error: AdkError) -> str:
         return "Session not found"
     if isinstance(error, RunFailedError):
         return f"{error.reason}: {error.detail}" if error.detail else error.reason
+    if isinstance(error, HostError):
+        return HOST_UNAVAILABLE
     return str(error)
+
+
+class _SafeJSONResponse(JSONResponse):
+    """FastAPI's JSON (UTF-8 as it is), or, for content whose text cannot be encoded
+    (an error message quoting a caller's bad text), the same JSON with escapes."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, separators=(",", ":")).encode()
+
+
+def _check_path_names(connection: HTTPConnection) -> None:
+    """422 for a name in the path outside the grammar (``..``, a control character,
+    over 255 bytes ...), checked before any route runs (a WebSocket is closed, 1008)."""
+    for key, what in _PATH_NAMES.items():
+        value = connection.path_params.get(key)
+        problem = name_problem(value, what) if value is not None else None
+        if problem is not None:
+            if connection.scope["type"] == "websocket":
+                raise WebSocketException(1008, problem[:120])
+            raise HTTPException(422, problem)
 
 
 def agent_json(agent: Any) -> dict[str, Any]:
@@ -128,9 +172,11 @@ def agent_json(agent: Any) -> dict[str, Any]:
             "sub_agents": [sub.name for sub in getattr(agent, "sub_agents", ()) or ()]}
 
 
-def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str | None = None) -> Any:
+def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str | None = None, *,
+               max_json_depth: int = Limits.max_json_depth) -> Any:
     """The API for ``host``'s ``apps``, guarded as ``section`` says
-    (:mod:`adk_actors.http._guard`); eval sets live in ``evals_dir`` (None: no eval
+    (:mod:`adk_actors.http._guard`), bodies nested no deeper than ``max_json_depth``
+    (the host's ``[limits]``); eval sets live in ``evals_dir`` (None: no eval
     routes)."""
     runners: dict[str, Any] = {}
 
@@ -164,12 +210,28 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
         if app == BUILDER_ASSISTANT and principal != OPERATOR:
             raise HTTPException(403, "the agent builder's assistant writes the host's agent files: operator only")
 
-    api = FastAPI(title="adk-actors", version=__version__,
+    api = FastAPI(title="adk-actors", version=__version__, redirect_slashes=False,
+                  default_response_class=_SafeJSONResponse,
+                  dependencies=[Depends(_check_path_names)],
                   description="google-adk's HTTP API, served by an adk-actors host.")
 
     @api.exception_handler(AdkError)
     async def adk_error(request: Request, error: AdkError) -> JSONResponse:
-        return JSONResponse({"detail": _detail_of(error)}, status_code=_status_of(error))
+        return _SafeJSONResponse({"detail": _detail_of(error)}, status_code=_status_of(error))
+
+    @api.exception_handler(RequestValidationError)
+    async def invalid_body(request: Request, error: RequestValidationError) -> JSONResponse:
+        """FastAPI's 422, without echoing the input (its text may not even encode)."""
+        return _SafeJSONResponse({"detail": [{"type": e.get("type"), "loc": list(e.get("loc", ())),
+                                              "msg": str(e.get("msg", ""))} for e in error.errors()]},
+                                 status_code=422)
+
+    @api.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        """A bug of this server: a typed 500 (the traceback goes to its log), never a bare one."""
+        _log.error("%s %s failed", request.method, request.url.path, exc_info=error)
+        return _SafeJSONResponse({"detail": "the request failed inside the host's HTTP server; it was logged"},
+                                  status_code=500)
 
     @api.get("/health")
     def health() -> dict[str, str]:
@@ -355,7 +417,7 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too
         add_adk_web(api, adk_web, root_agent_of)
-    guarded: Any = Guard(api, section)
+    guarded: Any = Guard(api, section, max_json_depth)
     if section.allow_origins:
         guarded = CORSMiddleware(guarded, allow_origins=section.allow_origins, allow_methods=["*"],
                                  allow_headers=["*"])

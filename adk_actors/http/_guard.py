@@ -2,8 +2,10 @@
 
 In order, for HTTP and WebSocket requests:
 
-1. **Host guard** (DNS rebinding): bound to loopback, a ``Host`` header that names
-   anything but a loopback host is refused, 403 ``Forbidden: host not allowed``.
+1. **Host guard** (DNS rebinding): bound to loopback, a ``Host`` header that is not
+   exactly a loopback name (``localhost``, ``127.0.0.1``, ``[::1]``) and the port the
+   server listens on (no port: 80) is refused, 403 ``Forbidden: host not allowed``:
+   ``127.0.0.1:80@evil.example`` or ``[::1].evil.example`` never pass.
 2. **Origin guard** (google-adk's): a request with an ``Origin`` that is neither the
    server's own origin nor one of ``allow_origins`` is refused, 403
    ``Forbidden: origin not allowed``. Requests without ``Origin`` (curl, SDKs) pass.
@@ -15,6 +17,15 @@ In order, for HTTP and WebSocket requests:
 4. **Body limit**: a declared ``Content-Length`` over ``max_body_bytes`` is 413 at
    once; otherwise the body is read here, and one that grows past the limit is 413
    before any route sees a byte of it (the route then reads the buffered body).
+5. **Storable input**: a JSON body is parsed once here; text that cannot be encoded
+   (a lone surrogate such as ``"\ud800"``, a valid JSON escape) or nesting deeper
+   than the host's ``[limits] max_json_depth`` (counted from each top-level field:
+   ``state``, ``stateDelta``, ``newMessage``, ``customMetadata`` ...) is a 422
+   ``{"detail": ...}`` naming where, before any route sees it
+   (``_validate.value_problem``, the rule the session partitions apply too), and so
+   is a name field (``appName``, ``userId``, ``sessionId``, ``filename``) outside
+   the name grammar (``_names``). A body too deeply nested for the JSON parser
+   itself is refused the same way.
 
 A WebSocket refused by a guard is closed with code 1008 before it is accepted.
 """
@@ -28,31 +39,39 @@ from typing import Any
 
 from fastapi import HTTPException
 
+from .._names import escaped, name_problem
+from .._validate import value_problem
 from ..config import HttpSection
 
 __all__ = ["OPERATOR", "Guard", "require_operator"]
 
 OPERATOR = "*"
-_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]", "::1"}
+_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]"}
 #: Paths served without a token: a liveness probe, and the console's own files (no
 #: data in them; the page then sends the token the user gives it with every call).
 _OPEN_PATHS = {"/health", "/", "/console/app.js", "/console/app.css"}
+#: Top-level body fields that are names (``_names``), and what each is called.
+_BODY_NAMES = {"appName": "app name", "userId": "user id", "sessionId": "session id", "filename": "artifact name"}
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
-def _host_name(host_header: str) -> str:
-    if host_header.startswith("["):  # [::1]:port
-        return host_header.split("]", 1)[0] + "]"
-    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+def _loopback_host(host_header: str, port: int | None) -> bool:
+    """Whether a ``Host`` header is exactly a loopback name and ``port`` (the server's;
+    a header without a port means 80), as a browser sends it."""
+    name, colon, given = host_header.rpartition(":") if not host_header.endswith("]") else (host_header, "", "")
+    if not colon:
+        name, given = host_header, "80"
+    return name in _LOOPBACK_NAMES and given.isdigit() and (port is None or int(given) == port)
 
 
 class Guard:
-    def __init__(self, app: Any, section: HttpSection) -> None:
+    def __init__(self, app: Any, section: HttpSection, max_json_depth: int) -> None:
         self.app = app
         self.section = section
+        self.max_json_depth = max_json_depth
         self.tokens = [(token.encode(), user) for token, user in section.tokens.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -77,13 +96,18 @@ class Guard:
             if buffered is None:
                 await _detail(send, 413, f"the request body is over {self.section.max_body_bytes} bytes")
                 return
+            problem = self._body_problem(buffered) if "json" in headers.get("content-type", "") else None
+            if problem is not None:
+                await _detail(send, 422, problem)
+                return
             await self.app(scope, _replay(buffered, receive), send)
             return
         await self.app(scope, receive, send)
 
     def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, dict[str, str]] | None:
         host = headers.get("host", "")
-        if self.section.loopback and _host_name(host) not in _LOOPBACK_NAMES:
+        server = scope.get("server")
+        if self.section.loopback and not _loopback_host(host, server[1] if server else None):
             return 403, "Forbidden: host not allowed", {}
         origin = headers.get("origin")
         if origin is not None:
@@ -94,6 +118,26 @@ class Guard:
         if principal is None and scope["path"] not in _OPEN_PATHS:
             return 401, "Unauthorized: a bearer token is required", {"www-authenticate": "Bearer"}
         scope.setdefault("state", {})["principal"] = principal
+        return None
+
+    def _body_problem(self, body: bytes) -> str | None:
+        """Why a JSON body breaks the input rules (module, 5), or None (also when it is
+        not JSON at all: the route says so)."""
+        try:
+            value = json.loads(body)
+        except RecursionError:
+            return f"the body is nested deeper than {self.max_json_depth} levels (the host's [limits] max_json_depth)"
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return value_problem(value, self.max_json_depth + 1, "body")
+        for key, field_value in value.items():
+            if key in _BODY_NAMES and isinstance(field_value, str):
+                problem = name_problem(field_value, _BODY_NAMES[key])
+            else:
+                problem = value_problem(key, 1, "body") or value_problem(field_value, self.max_json_depth, escaped(key))
+            if problem is not None:
+                return problem
         return None
 
     def _principal(self, headers: dict[str, str]) -> str | None:

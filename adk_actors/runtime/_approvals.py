@@ -21,7 +21,7 @@ from typing import Any
 
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
-from .._validate import check_fields
+from .._validate import check_message
 from ..store import private_file
 from ._service_calls import Approval, Approve, Deny, ListApprovals, RegisterApproval, WaitDecision
 
@@ -102,7 +102,7 @@ def _row(row: tuple[Any, ...]) -> Approval:
 
 
 class ApprovalActor(GenServer):
-    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+    check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
         self.store = ApprovalStore(args["path"], args.get("session_store_path"))

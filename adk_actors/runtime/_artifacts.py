@@ -14,7 +14,7 @@ from typing import Any
 
 from supervision import BadRequest, CallerRef, GenServer
 
-from .._validate import check_fields
+from .._validate import check_message
 from ..store._artifacts import ArtifactError, FileArtifactStore
 from ._service_calls import (
     ArtifactMetadata,
@@ -29,7 +29,7 @@ __all__ = ["ArtifactActor"]
 
 
 class ArtifactActor(GenServer):
-    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+    check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
         self.store = FileArtifactStore(args["root"], max_bytes=args.get("max_bytes", 50 * 1024 * 1024))

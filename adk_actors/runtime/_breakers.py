@@ -21,7 +21,7 @@ from typing import Any
 
 from supervision import BadRequest, CallerRef, GenServer
 
-from .._validate import check_fields
+from .._validate import check_message
 from ..models._breaker import BreakerConfig, CircuitBreaker, Transition
 from ._service_calls import Acquire, BreakerStatus, Disable, ForceOpen, Record, Reset
 
@@ -29,7 +29,7 @@ __all__ = ["CircuitBreakerActor"]
 
 
 class CircuitBreakerActor(GenServer):
-    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+    check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: Any) -> None:
         self.config = args if isinstance(args, BreakerConfig) else BreakerConfig()

@@ -28,7 +28,7 @@ from pydantic import SecretStr
 from supervision import BadRequest, CallerRef, GenServer
 
 from .._exceptions import AdkError
-from .._validate import check_fields
+from .._validate import check_message
 from ..store import private_file
 from ._service_calls import AuthRequired, Credential, DeleteCredential, GetCredential, PutCredential
 
@@ -87,7 +87,7 @@ class CredentialActor(GenServer):
     every run and tool gets the same fresh token; one that cannot be refreshed is
     answered as None (the tool then asks the user again)."""
 
-    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+    check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
         self.store = CredentialStore(args["path"])

@@ -11,7 +11,7 @@ from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError, GenServer
 
-from .._validate import check_fields
+from .._validate import check_message
 from ..store import SessionNotFound, SQLiteSessionStore
 from ..store._memory import SQLiteMemoryStore
 from ._service_calls import AddSessionToMemory, SearchMemory
@@ -20,7 +20,7 @@ __all__ = ["MemoryActor"]
 
 
 class MemoryActor(GenServer):
-    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+    check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
         self.memory = SQLiteMemoryStore(args["memory_path"])

@@ -84,7 +84,7 @@ from ..messages import (
     UpdateState,
     session_key,
 )
-from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore
+from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore, Unreadable, Unstorable
 from ._caller_line import CallerLine, LineServer
 from ._link import RunLink
 from ._run import RunActor
@@ -146,10 +146,16 @@ class _Worker:
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput)
+_SESSION_REQUESTS = (*_ROUTED, CreateSession, DeleteSession)  # each names one session (its ``key``)
+_READS = (ListSessions, GetTrace, GetEventTrace)  # change nothing: a failure leaves nothing to drop
 
 
 class SessionPartition(GenServer):
-    check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
+    def check_request(self, request: Any) -> None:
+        """Malformed requests (a wrong type, a bad name, text that cannot be encoded,
+        nesting deeper than ``Limits.max_json_depth``): ``invalid_request``, never a crash."""
+        check_fields(request)
+        self.limits.check_input(request)
 
     # -- start ------------------------------------------------------------------------------
 
@@ -278,6 +284,8 @@ class SessionPartition(GenServer):
             raise CallError(str(exc), code="session_exists") from None
         except SessionLimitReached as exc:
             raise CallError(str(exc), code="limit_exceeded") from None
+        except Unstorable as exc:
+            raise BadRequest(str(exc)) from None
         # Held at once: its first turn is about to come, and needs no store read.
         self._hold(Session(self, data.app_name, data.user_id, data.id, dict(data.state), [], data.last_update_time))
         return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time)
@@ -288,16 +296,7 @@ class SessionPartition(GenServer):
         ``CANCEL_GRACE`` later), then the store forgets it."""
         self._check_app(request.app_name)
         self._check_ours(request.key)
-        session = self.sessions.pop(request.key, None)
-        if session is not None:
-            if session.active is not None and session.active.worker is not None:
-                self.cancel_on_worker(session.active, "the session was deleted")
-                self.abandon(session.active, waited=False)
-            for run in [session.active, *session.waiting]:
-                if run is not None:
-                    self.runs.pop(run.run_id, None)
-            session.interrupt("the session was deleted")
-            self._forget(request.key)
+        self._drop(request.key, "the session was deleted")
         try:
             self.store.delete_session(request.app_name, request.user_id, request.session_id)
         except SessionNotFound as exc:
@@ -334,6 +333,8 @@ class SessionPartition(GenServer):
         except SessionNotFound:
             raise CallError(f"no session {request.session_id!r} for {request.app_name}/{request.user_id}",
                             code="unknown_session") from None
+        except Unreadable as exc:
+            raise CallError(str(exc), code="session_unreadable") from None
         return self._hold(Session(self, data.app_name, data.user_id, data.id, data.state, data.events,
                                   data.last_update_time))
 
@@ -358,6 +359,36 @@ class SessionPartition(GenServer):
             self.idle_timer_armed = True
             due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
             self.send_after(max(due - now, 0.05), ("idle",))
+
+    def _drop(self, key: str, why: str) -> None:
+        """Let go of session ``key`` held in memory (nothing if it is not held): its
+        runs end ``interrupted`` with ``why`` (a running one is cancelled on its
+        worker, which is retired if it has not stopped it ``CANCEL_GRACE`` later); the
+        store's copy is read again on its next request."""
+        session = self.sessions.pop(key, None)
+        if session is None:
+            return
+        if session.active is not None and session.active.worker is not None:
+            self.cancel_on_worker(session.active, why)
+            self.abandon(session.active, waited=False)
+        for run in [session.active, *session.waiting]:
+            if run is not None:
+                self.runs.pop(run.run_id, None)
+        session.interrupt(why)
+        self._forget(key)
+
+    def handle_error(self, request: Any, error: Exception) -> CallError | None:
+        """A request failed inside the partition (a bug: not the caller's input, which
+        ``check_request`` refuses): the session it names is dropped (``_drop``: its
+        view is read from the store again on its next request), its caller is answered
+        ``internal_error``, and the partition and its other sessions carry on. A
+        request that names no session (the partition's own commands) crashes it."""
+        if isinstance(request, _SESSION_REQUESTS):
+            self._drop(request.key, f"the session failed while handling a request ({type(error).__name__})")
+        elif not isinstance(request, _READS):
+            return None
+        return CallError(f"the request failed inside the host ({type(error).__name__}); it was logged, and the "
+                         f"session is read from the store again on its next request", code="internal_error")
 
     def _forget(self, key: str) -> None:
         for worker in self.workers:
@@ -629,7 +660,13 @@ class SessionPartition(GenServer):
             worker.runs.discard(output.run_id)
         live = self.runs.get(output.run_id)
         if live is not None and live[1].worker is worker:
-            live[0].on_output(live[1], output)
+            try:
+                live[0].on_output(live[1], output)
+            except Exception as exc:  # a bug: that session alone is dropped (see handle_error)
+                self.slog.error("a session failed while committing its run's output; dropped",
+                                session=live[0].key, run=output.run_id, error=f"{type(exc).__name__}: {exc}",
+                                exc_info=True)
+                self._drop(live[0].key, f"the session failed while committing its run's output ({type(exc).__name__})")
         if worker.retired:
             self._kill_if_done(worker)
         elif output.outcome is not None and self.config.runs_per_worker:

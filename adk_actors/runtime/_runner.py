@@ -44,6 +44,7 @@ from supervision import (
 from .._exceptions import (
     AdkError,
     HostError,
+    InternalError,
     InvalidRequestError,
     LimitExceededError,
     NotFoundError,
@@ -51,6 +52,7 @@ from .._exceptions import (
     SessionBusyError,
     SessionExistsError,
     SessionNotFoundError,
+    SessionUnreadableError,
     UnknownAppError,
 )
 from .._types import Content, Event, LiveRequest, Part, RunConfig
@@ -128,6 +130,8 @@ _ERRORS: dict[str, type[AdkError]] = {
     "unknown_request": InvalidRequestError,
     "unknown_message": InvalidRequestError,
     "not_found": NotFoundError,
+    "session_unreadable": SessionUnreadableError,
+    "internal_error": InternalError,
 }
 
 

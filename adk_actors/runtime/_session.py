@@ -49,7 +49,7 @@ from ..messages import (
     SessionInfo,
     session_key,
 )
-from ..store import RunExists, SQLiteSessionStore
+from ..store import RunExists, SQLiteSessionStore, Unstorable
 from ._run_protocol import RunOutcome, RunOutput
 
 __all__ = ["CANCEL_GRACE", "Session", "SessionOwner", "SessionRun"]
@@ -149,7 +149,10 @@ class Session:
         if any(key.startswith("temp:") for key in delta):
             raise BadRequest("temp: state lives for one invocation; it cannot be set on a session")
         event = Event(author="user", invocation_id=f"p-{uuid.uuid4()}", actions=EventActions(state_delta=delta))
-        self._commit([event])
+        try:
+            self._commit([event])
+        except Unstorable as exc:
+            raise BadRequest(str(exc)) from None
         return self.info()
 
     def _commit(self, events: list[Event], end_run: tuple[str, str] | None = None,
@@ -285,7 +288,12 @@ class Session:
         if not over and output.outcome is not None:
             end_run = (run.run_id, "done" if output.outcome.ok else output.outcome.reason)
         if finals or end_run:
-            stored_events = self._commit(finals, end_run, output.outcome if end_run else None)
+            try:
+                stored_events = self._commit(finals, end_run, output.outcome if end_run else None)
+            except Unstorable as exc:  # the run made an event the store could not read back
+                self.owner.cancel_on_worker(run, str(exc))
+                self._end(run, RunOutcome(run.run_id, False, "error", "Unstorable", str(exc)), abandon=True)
+                return
             run.end_stored = end_run is not None
             for event, stored in zip(finals, stored_events, strict=True):
                 if stored is not None and not event.error_code:

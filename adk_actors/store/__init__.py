@@ -17,6 +17,8 @@ from ._base import (
     SessionNotFound,
     SessionStore,
     StoreError,
+    Unreadable,
+    Unstorable,
     split_delta,
 )
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
@@ -42,6 +44,8 @@ __all__ = [
     "SessionNotFound",
     "SessionStore",
     "StoreError",
+    "Unreadable",
+    "Unstorable",
     "in_memory_store",
     "private_dir",
     "private_file",

@@ -21,6 +21,8 @@ __all__ = [
     "SessionNotFound",
     "SessionStore",
     "StoreError",
+    "Unreadable",
+    "Unstorable",
     "split_delta",
 ]
 
@@ -31,6 +33,23 @@ class StoreError(AdkError):
 
 class SessionNotFound(StoreError, LookupError):
     pass
+
+
+class Unstorable(StoreError, ValueError):
+    """The store refused to write a value it could not read back (text that cannot be
+    encoded, nesting beyond ``STORABLE_DEPTH``); nothing of that write was stored."""
+
+
+class Unreadable(StoreError):
+    """A stored session could not be read back (written by an older version, or a
+    corrupted row); the message names the session. Its other reads, and every other
+    session, are unharmed."""
+
+
+#: The deepest nesting the store writes (an event's own structure included): pydantic's
+#: JSON reader reads events back up to 200 levels; the host's input limit
+#: (``_validate.MAX_JSON_DEPTH``) leaves room below this for an event's structure.
+STORABLE_DEPTH = 150
 
 
 class SessionExists(StoreError):

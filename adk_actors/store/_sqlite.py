@@ -30,8 +30,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .._files import private_file
 from .._types import Event, apply_state_delta
+from .._validate import value_problem
 from ..tracing import PackedTrace, TraceSpan, unpack
 from ._base import (
     RunExists,
@@ -41,6 +44,9 @@ from ._base import (
     SessionLimitReached,
     SessionNotFound,
     StoreError,
+    STORABLE_DEPTH,
+    Unreadable,
+    Unstorable,
     split_delta,
 )
 
@@ -141,9 +147,9 @@ class SQLiteSessionStore:
 
     def _scoped(self, app: str, user: str) -> tuple[dict[str, Any], dict[str, Any]]:
         row = self._db.execute("SELECT state FROM app_states WHERE app_name=?", (app,)).fetchone()
-        app_state = json.loads(row[0]) if row else {}
+        app_state = _state_of(row[0], f"the app: state of {app}") if row else {}
         row = self._db.execute("SELECT state FROM user_states WHERE app_name=? AND user_id=?", (app, user)).fetchone()
-        user_state = json.loads(row[0]) if row else {}
+        user_state = _state_of(row[0], f"the user: state of {app}/{user}") if row else {}
         return app_state, user_state
 
     @staticmethod
@@ -159,7 +165,11 @@ class SQLiteSessionStore:
                        *, max_per_user: int | None = None) -> SessionData:
         """Create a session; SessionExists if it does, SessionLimitReached if the user
         already has ``max_per_user`` sessions of the app (counted in the same
-        transaction as the insert, so concurrent creators cannot pass it together)."""
+        transaction as the insert, so concurrent creators cannot pass it together);
+        Unstorable, before anything is written, for a state it could not read back."""
+        problem = value_problem(state or {}, STORABLE_DEPTH, "state")
+        if problem is not None:
+            raise Unstorable(problem)
         app_delta, user_delta, session_state = split_delta(state or {})
         now = time.time()
         with self._tx() as db:
@@ -178,16 +188,25 @@ class SQLiteSessionStore:
         return SessionData(app, user, session_id, self._merged(session_state, app_state, user_state), [], now)
 
     def get_session(self, app: str, user: str, session_id: str) -> SessionData:
+        """The session with its events and merged state; SessionNotFound, or Unreadable
+        when a row of it cannot be read back (that session only)."""
+        where = f"session {session_id!r} of {app}/{user}"
         with self._lock:
             row = self._db.execute("SELECT state, update_time FROM sessions WHERE app_name=? AND user_id=? AND id=?",
                                    (app, user, session_id)).fetchone()
             if row is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
-            events = [Event.model_validate_json(e) for (e,) in self._db.execute(
+            rows = self._db.execute(
                 "SELECT event FROM events WHERE app_name=? AND user_id=? AND session_id=? ORDER BY seq",
-                (app, user, session_id))]
+                (app, user, session_id)).fetchall()
             app_state, user_state = self._scoped(app, user)
-        return SessionData(app, user, session_id, self._merged(json.loads(row[0]), app_state, user_state), events, row[1])
+        try:
+            events = [Event.model_validate_json(e) for (e,) in rows]
+        except (ValidationError, ValueError) as exc:
+            raise Unreadable(f"{where}: a stored event cannot be read back "
+                             f"({_first_error(exc)}); it was written by an older version or corrupted") from None
+        state = _state_of(row[0], where)
+        return SessionData(app, user, session_id, self._merged(state, app_state, user_state), events, row[1])
 
     def session_exists(self, app: str, user: str, session_id: str) -> bool:
         with self._lock:
@@ -198,7 +217,7 @@ class SQLiteSessionStore:
         with self._lock:
             rows = self._db.execute("SELECT id, state, update_time FROM sessions WHERE app_name=? AND user_id=? "
                                     "ORDER BY update_time DESC", (app, user)).fetchall()
-        return [SessionData(app, user, sid, json.loads(state), [], updated) for sid, state, updated in rows]
+        return [SessionData(app, user, sid, _listed_state(state), [], updated) for sid, state, updated in rows]
 
     def delete_session(self, app: str, user: str, session_id: str) -> None:
         with self._tx() as db:
@@ -372,14 +391,59 @@ class SQLiteSessionStore:
 
 def _prepared(event: Event) -> tuple[Event, str] | None:
     """An event as it is stored (``temp:`` state dropped) and its JSON; None for a
-    partial event (never stored)."""
+    partial event (never stored). Unstorable for one that could not be read back:
+    text that cannot be encoded, or nested deeper than ``STORABLE_DEPTH`` (looked for
+    only in JSON with that many brackets: most events have far fewer)."""
     if event.partial:
         return None
     stored = event
     if any(k.startswith("temp:") for k in event.actions.state_delta):
         kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
         stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
-    return stored, stored.model_dump_json(by_alias=True, exclude_none=True)
+    try:
+        text = stored.model_dump_json(by_alias=True, exclude_none=True)
+    except ValueError:  # pydantic's serialization error: text that is not valid Unicode
+        text = ""
+    problem = None
+    if not text or text.count("{") + text.count("[") > STORABLE_DEPTH:
+        problem = value_problem(stored, STORABLE_DEPTH, "event")
+    if problem is not None or not text:
+        raise Unstorable(f"event {event.id} of {event.author!r} cannot be stored: "
+                         f"{problem or 'it cannot be written as JSON'}")
+    return stored, text
+
+
+def _state_of(text: str, where: str) -> dict[str, Any]:
+    """A stored state (JSON text) as a dict; Unreadable, naming ``where``, when it
+    cannot be read back whole."""
+    try:
+        state = json.loads(text)
+    except (ValueError, RecursionError):
+        state = None
+    problem = None
+    if not isinstance(state, dict):
+        problem = "it is not a JSON object"
+    elif text.count("{") + text.count("[") > STORABLE_DEPTH:
+        problem = value_problem(state, STORABLE_DEPTH, "state")
+    if problem is not None:
+        raise Unreadable(f"{where}: its stored state cannot be read back ({problem})")
+    return state
+
+
+def _listed_state(text: str) -> dict[str, Any]:
+    """A listed session's state; empty when it cannot be read back (the list still
+    shows the session, so that its owner can see it and delete it; reading it gives
+    the Unreadable error)."""
+    try:
+        return _state_of(text, "")
+    except Unreadable:
+        return {}
+
+
+def _first_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return str(exc.errors()[0].get("msg", "invalid"))
+    return str(exc)[:200]
 
 
 def _insert_trace(db: sqlite3.Connection, app: str, user: str, session_id: str, trace: PackedTrace,
