@@ -51,20 +51,27 @@ TARGET_KINDS = ("root", "services", "partitions", "workers")
 
 
 def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list[dict[str, Any]]:
-    """The live tree, one row per actor (path, id, type, status, pid, restarts, depth;
+    """The live tree, one row per actor (path, id, type, status, pid, restarts, depth,
+    ``last_exit``: why its last process ended, once restarted, e.g. ``crash: unresponsive: ...``;
     ``sessions``, how many it holds in memory, for a session partition, followed by
     a row per run worker of that partition, ``.../worker-PID``). A supervisor that does not answer within
     ``timeout`` seconds (it is being restarted) is shown as ``unreachable``. Asked
     through ``endpoint`` (a private endpoint of the host's actor system, for a thread
-    of its own), else through the host's system."""
+    of its own), else through a private endpoint made for this walk: a call to an
+    actor that was stopped and then killed leaves Thespian retrying its delivery on
+    the endpoint that sent it, and the failure, when it comes, would end a later
+    call there early (taken for a refusal)."""
     assert host.root is not None
-    system = endpoint if endpoint is not None else host.system
+    if endpoint is None:
+        with host.system.private() as own:
+            return tree_rows(host, timeout, endpoint=own)
+    system = endpoint
     rows: list[dict[str, Any]] = []
 
     def walk(client: Any, path: str, depth: int) -> None:
         for info in client.which_children():
             row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
-                   "pid": info.pid, "restarts": info.restarts, "depth": depth}
+                   "pid": info.pid, "restarts": info.restarts, "depth": depth, "last_exit": info.last_exit}
             rows.append(row)
             if path == "sessions/" and info.address is not None:
                 try:  # a session partition: the sessions it holds, and its run workers
@@ -110,17 +117,20 @@ class SoakReport:
     typed_failures: dict[str, int] = field(default_factory=dict)  # by reason (or error code)
     untyped_failures: dict[str, int] = field(default_factory=dict)  # by exception type
     kills: dict[str, int] = field(default_factory=dict)  # by kind
+    stops: dict[str, int] = field(default_factory=dict)  # by kind: actors stopped (SIGSTOP) instead of killed
     restarts: dict[str, int] = field(default_factory=dict)  # by kind: an actor seen again with a new pid
     host_alive: bool = True
     tree_restored: bool = False
     restore_seconds: float | None = None
     next_turn_valid: int = 0
     orphans: int = 0
+    stopped_left: int = 0  # stopped actors still there at the end: no health check found them
 
     @property
     def passed(self) -> bool:
         return (self.host_alive and self.tree_restored and self.lost == 0 and self.hung == 0
-                and not self.untyped_failures and self.next_turn_valid == self.sessions and self.orphans == 0)
+                and not self.untyped_failures and self.next_turn_valid == self.sessions and self.orphans == 0
+                and self.stopped_left == 0)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}
@@ -140,6 +150,7 @@ class SoakReport:
             f"typed failures     {counts(self.typed_failures)}",
             f"untyped failures   {counts(self.untyped_failures)}",
             f"kills              {counts(self.kills)}",
+            f"stops (SIGSTOP)    {counts(self.stops)}; left stopped: {self.stopped_left}",
             f"restarts           {counts(self.restarts)}",
             f"host alive         {'yes' if self.host_alive else 'NO'}",
             f"tree restored      {restored}",
@@ -159,16 +170,18 @@ class _Session:
 
 def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, interval: float = 0.2,
          targets: Iterable[str] = TARGET_KINDS, turn_timeout: float = 30.0, restore_timeout: float = 30.0,
-         user: str = "chaos-soak", seed: int | None = None,
+         user: str = "chaos-soak", seed: int | None = None, stops: float = 0.0,
          progress: Callable[[str], None] | None = None) -> SoakReport:
     """Drive ``sessions`` sessions of ``app`` on ``host`` while killing actors (see the
-    module); return the :class:`SoakReport`. Raises ``ValueError`` for an unknown
-    target kind or a count below 1."""
+    module); return the :class:`SoakReport`. A fraction ``stops`` of the faults are a
+    SIGSTOP instead of a SIGKILL: an actor alive but silent, which the host's health
+    checks must find, kill and restart (one still there at the end fails the soak).
+    Raises ``ValueError`` for an unknown target kind or a count below 1."""
     kinds = tuple(targets)
     unknown = [k for k in kinds if k not in TARGET_KINDS]
-    if unknown or sessions < 1 or duration <= 0 or interval <= 0:
+    if unknown or sessions < 1 or duration <= 0 or interval <= 0 or not 0 <= stops <= 1:
         raise ValueError(f"bad soak arguments: targets must be among {TARGET_KINDS} (got {unknown or kinds}); "
-                         "sessions >= 1, duration and interval > 0")
+                         "sessions >= 1, duration and interval > 0, stops from 0 to 1")
     say = progress or (lambda _text: None)
     rng = random.Random(seed)
     report = SoakReport(sessions=sessions, duration=duration)
@@ -225,15 +238,20 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     for worker in workers:
         worker.start()
     kills: Counter[str] = Counter()
+    stopped: Counter[str] = Counter()
+    stopped_pids: list[int] = []
     began = time.monotonic()
     while time.monotonic() - began < duration:
         chosen_at = time.monotonic()
         victim = _pick_victim(host, kinds, rng, seen)
         if victim is not None:
             kind, pid = victim
+            stop_it = rng.random() < stops
             try:
-                os.kill(pid, signal.SIGKILL)
-                kills[kind] += 1
+                os.kill(pid, signal.SIGSTOP if stop_it else signal.SIGKILL)
+                (stopped if stop_it else kills)[kind] += 1
+                if stop_it:
+                    stopped_pids.append(pid)
             except ProcessLookupError:
                 pass
         time.sleep(max(0.0, interval - (time.monotonic() - chosen_at)))
@@ -244,12 +262,14 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         worker.join(max(0.0, deadline - time.monotonic()))
     report.hung = sum(1 for w in workers if w.is_alive())
     report.acknowledged_events = sum(len(m.acknowledged) for m in members)
-    report.kills = dict(kills)
+    report.kills, report.stops = dict(kills), dict(stopped)
     report.typed_failures, report.untyped_failures = dict(typed), dict(untyped)
     report.host_alive = _host_alive(host)
     if not report.host_alive:
+        _release(stopped_pids)
         return report
-    report.tree_restored, report.restore_seconds = _wait_restored(host, restore_timeout)
+    report.tree_restored, report.restore_seconds = _wait_restored(host, restore_timeout, stopped_pids)
+    report.stopped_left = _release(stopped_pids)
     seen.look(tree_rows(host))
     report.restarts = dict(seen.restarts)
     say("reading every session back")
@@ -302,18 +322,37 @@ def _host_alive(host: Host) -> bool:
     return True
 
 
-def _wait_restored(host: Host, timeout: float) -> tuple[bool, float | None]:
-    """Wait until every actor of the tree runs in a live process; (done, seconds)."""
+def _wait_restored(host: Host, timeout: float, stopped: list[int]) -> tuple[bool, float | None]:
+    """Wait until every actor of the tree runs in a live process and none of the
+    ``stopped`` ones is left (their health checks killed them); (done, seconds)."""
     began = time.monotonic()
     while time.monotonic() - began < timeout:
         try:
             rows = tree_rows(host)
         except (CallTimeout, CallError):
             rows = []
-        if rows and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in rows):
+        if (rows and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in rows)
+                and not any(_still_stopped(pid) for pid in stopped)):
             return True, time.monotonic() - began
         time.sleep(0.05)
     return False, None
+
+
+def _still_stopped(pid: int) -> bool:
+    stat = proc_stat(pid)
+    return stat is not None and stat[0] == "T"
+
+
+def _release(stopped: list[int]) -> int:
+    """SIGCONT the stopped actors still there (none should be: the health checks kill
+    them), so that nothing stays stopped after the soak; how many there were."""
+    left = [pid for pid in stopped if _still_stopped(pid)]
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    return len(left)
 
 
 def _orphans(host: Host) -> list[int]:

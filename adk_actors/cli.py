@@ -78,7 +78,7 @@ def _connect(args: argparse.Namespace) -> Any:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from supervision import PortInUse, check_port_free
+    from supervision import HealthCheck, PortInUse, check_port_free
 
     from .engine import AppCatalog
     from .http import fork_standby, http_args, http_child
@@ -139,6 +139,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                                                max_delay=settings.retry.max_delay),
                                           "timeout": settings.retry.timeout},
                            root_period=host_cfg.restart_period, extra={"global_root": True},
+                           health=HealthCheck(host_cfg.health_interval, host_cfg.health_timeout)
+                           if host_cfg.health_interval else None,
                            clients=(http_child(replace(http, standby=standby)),) if http is not None else ()))
     try:
         host.start()  # its actor system too: stopped by host.stop(), or here if the start fails
@@ -336,11 +338,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
         return 0
-    print(f"{'child':<48} {'type':<10} {'status':<10} {'pid':>7} {'restarts':>8}")
+    print(f"{'child':<48} {'type':<10} {'status':<10} {'pid':>7} {'restarts':>8}  last exit")
     for row in rows:
         name = "  " * row["depth"] + row["id"] + (f" ({row['sessions']} sessions held)" if "sessions" in row else "")
         status = _color("32" if row["status"] == "running" else "33", f"{row['status']:<10}")
-        print(f"{name:<48} {row['type']:<10} {status} {row['pid'] or '-':>7} {row['restarts']:>8}")
+        print(f"{name:<48} {row['type']:<10} {status} {row['pid'] or '-':>7} {row['restarts']:>8}  "
+              f"{row.get('last_exit') or ''}".rstrip())
     return 0
 
 
@@ -399,7 +402,7 @@ def cmd_soak(args: argparse.Namespace) -> int:
         app = args.app or _default_app(args)
         report = soak(host, app, sessions=args.sessions, duration=args.duration, interval=args.interval / 1000.0,
                       targets=args.targets.split(","), turn_timeout=args.turn_timeout, seed=args.seed,
-                      progress=None if args.json else lambda text: print(text, flush=True))
+                      stops=args.stops, progress=None if args.json else lambda text: print(text, flush=True))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -525,6 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="kinds of actor to kill, comma-separated")
     soak.add_argument("--turn-timeout", type=float, default=30.0, help="a turn's deadline, seconds")
     soak.add_argument("--seed", type=int, help="for a repeatable choice of victims")
+    soak.add_argument("--stops", type=float, default=0.0,
+                      help="the fraction of faults that stop an actor (SIGSTOP) instead of killing it, 0 to 1")
     soak.set_defaults(func=cmd_soak)
     sessions = common(sub.add_parser("sessions", help="list, show or delete sessions"))
     sessions.add_argument("action", choices=["list", "show", "delete"])

@@ -49,6 +49,17 @@ class HostSection(BaseModel):
     shutdown_timeout: float = Field(default=30.0, gt=0)
     restart_intensity: int = Field(default=40, ge=0)
     restart_period: float = Field(default=10.0, gt=0)
+    # Health checks: every actor is asked by its parent every health_interval seconds;
+    # one alive but not answering for health_timeout seconds (stopped, stuck) is killed
+    # and restarted. 0: no health checks.
+    health_interval: float = Field(default=1.0, ge=0)
+    health_timeout: float = Field(default=5.0, ge=0)
+
+    @model_validator(mode="after")
+    def _check_health(self) -> HostSection:
+        if self.health_interval and self.health_timeout < self.health_interval:
+            raise ValueError("health_timeout must be at least health_interval")
+        return self
 
     @field_validator("address")
     @classmethod

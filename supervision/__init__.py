@@ -48,6 +48,7 @@ from ._exceptions import (
     UnknownRequest,
     error_for_code,
 )
+from ._health import HEALTH_PING, HealthMonitor
 from ._messages import (
     AdvanceClock,
     Call,
@@ -74,6 +75,7 @@ from ._spec import (
     ChildSpec,
     ChildType,
     DynamicSupervisorSpec,
+    HealthCheck,
     PartitionSupervisorSpec,
     Restart,
     Strategy,
@@ -97,6 +99,7 @@ from ._timing import BackoffState, RestartIntensity
 
 __all__ = [
     "FORWARDED",
+    "HEALTH_PING",
     "IGNORE",
     "MANUAL_CLOCK_VARIABLE",
     "NO_REPLY",
@@ -128,6 +131,8 @@ __all__ = [
     "ExitReason",
     "Exiting",
     "GenServer",
+    "HealthCheck",
+    "HealthMonitor",
     "Init",
     "InitFailed",
     "InitOk",

@@ -200,6 +200,7 @@ class ChildInfo:
     restarts: int = 0
     name: str | None = None
     start: str = ""
+    last_exit: str | None = None  # why its last process ended (once it was restarted)
 
 
 @dataclass(frozen=True)

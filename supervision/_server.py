@@ -8,7 +8,9 @@ Lifecycle, in order:
    answers :class:`InitOk` (with its pid), on an exception :class:`InitFailed` and it
    exits. ``init`` may return :data:`IGNORE` to not run at all (OTP's ``ignore``).
 3. :class:`Call` goes to ``handle_call(request, caller)``; its return value is the
-   reply, or :data:`NO_REPLY` to answer later with :meth:`GenServer.reply`.
+   reply, or :data:`NO_REPLY` to answer later with :meth:`GenServer.reply`. A
+   parent's health check (``HEALTH_PING``, see :mod:`supervision._health`) is
+   answered at once, before any hook.
    :class:`Cast` goes to ``handle_cast``, timers to ``handle_timeout``, anything
    else to ``handle_info``.
 4. ``check_request`` sees every Call's and Cast's request first (a malformed one is
@@ -54,6 +56,7 @@ from thespian.actors import (
 )
 
 from ._exceptions import BadRequest, CallError, UnknownRequest
+from ._health import HEALTH_PING
 from ._messages import (
     NORMAL,
     SHUTDOWN,
@@ -475,6 +478,9 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def _on_call(self, message: Call, sender: Any) -> None:
         caller = CallerRef(message.reply_to or sender, message.ref)
+        if isinstance(message.request, str) and message.request == HEALTH_PING:  # see supervision._health
+            self.send(caller.address, Reply(caller.ref, "ok"))
+            return
         if isinstance(message.request, AdvanceClock):
             try:
                 fired = self._advance_clock(message.request.seconds)

@@ -21,6 +21,7 @@ __all__ = [
     "ChildSpec",
     "ChildType",
     "DynamicSupervisorSpec",
+    "HealthCheck",
     "PartitionSupervisorSpec",
     "Restart",
     "Shutdown",
@@ -109,6 +110,25 @@ class Backoff:
         if self.reset_after is not None:
             return self.reset_after
         return (self.min_delay + self.max_delay) / 2
+
+
+@dataclass(frozen=True)
+class HealthCheck:
+    """A parent's health checks of its children (:mod:`supervision._health`): ping each running child every ``interval`` seconds; one that leaves a ping
+    unanswered ``timeout`` seconds is killed and restarted."""
+
+    interval: float = 1.0
+    timeout: float = 5.0
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.interval, (int, float)) and self.interval > 0):
+            raise SpecError(f"HealthCheck.interval must be > 0, got {self.interval!r}")
+        if not (isinstance(self.timeout, (int, float)) and self.timeout >= self.interval):
+            raise SpecError(f"HealthCheck.timeout must be >= its interval, got {self.timeout!r}")
+
+    def describe(self) -> str:
+        """What an unresponsive child is told it died of."""
+        return f"unresponsive: no answer to a health check within {self.timeout:g} s"
 
 
 @dataclass(frozen=True)
@@ -207,7 +227,9 @@ class SupervisorSpec:
     ``intensity`` restarts
     within ``period`` seconds (a sliding window over the whole supervisor) are
     allowed; one more and the supervisor stops all children and exits with reason
-    ``shutdown``, so its own supervisor decides what happens next.
+    ``shutdown``, so its own supervisor decides what happens next. With ``health``,
+    every running child on this machine is health-checked (:mod:`supervision._health`):
+    one that stops answering is killed, and restarted as its spec says.
     """
 
     children: tuple[ChildSpec, ...] = ()
@@ -216,6 +238,7 @@ class SupervisorSpec:
     period: float = 5.0
     auto_shutdown: AutoShutdown = AutoShutdown.NEVER
     concurrent_start: bool = False
+    health: HealthCheck | None = None
     actor_class: str = field(default="supervision._supervisor:Supervisor")
 
     def __post_init__(self) -> None:
@@ -298,6 +321,7 @@ class PartitionSupervisorSpec:
     partition_start_timeout: float = 600.0
     partition_type: ChildType = ChildType.SUPERVISOR
     partition_shutdown: Shutdown = "infinity"
+    health: HealthCheck | None = None  # the partitions' health checks (see SupervisorSpec)
     actor_class: str = field(default="supervision._supervisor:PartitionSupervisor")
 
     def __post_init__(self) -> None:

@@ -46,6 +46,7 @@ from ._exceptions import (
     StartFailed,
     UnknownRequest,
 )
+from ._health import HealthMonitor
 from ._messages import (
     KILLED,
     SHUTDOWN,
@@ -55,6 +56,7 @@ from ._messages import (
     ChildInfo,
     CountChildren,
     DeleteChild,
+    ErrorReply,
     Exiting,
     ExitKind,
     ExitReason,
@@ -64,6 +66,7 @@ from ._messages import (
     InitFailed,
     InitOk,
     Register,
+    Reply,
     RestartChild,
     Shutdown,
     StartChild,
@@ -94,6 +97,8 @@ _KILL_GRACE = 5.0
 #: After a child's pidfd says it ended: how long Thespian's own ChildActorExited (and
 #: the child's Exiting, sent before it) may take before the death is handled without them.
 _DOWN_GRACE = 0.05
+#: The children a health check pings (see ``_check_health``).
+_CHECKED = ("running", "stopping")
 
 
 class _Marker:
@@ -131,6 +136,7 @@ class _Child:
         self.stop_requested = False
         self.killed = False
         self.exit_reason: ExitReason | None = None
+        self.local = False  # its process runs on this machine (it can be watched, checked, killed)
         self.backoff = BackoffState(spec.backoff) if spec.backoff else None
 
     @property
@@ -147,6 +153,7 @@ class _Child:
             restarts=self.restarts,
             name=self.spec.name,
             start=self.spec.start_path,
+            last_exit=str(self.exit_reason) if self.exit_reason is not None and self.restarts else None,
         )
 
 
@@ -176,6 +183,7 @@ class Supervisor(GenServer):
         self._child_registry: Any = None
         self._leaving = False
         self._next_dynamic_id = 0
+        self._health: HealthMonitor | None = None
 
     # -- hooks for subclasses ----------------------------------------------------------------
 
@@ -251,6 +259,7 @@ class Supervisor(GenServer):
             self._exit()
             return
         self._intensity = RestartIntensity(spec.intensity, spec.period)
+        self._health = HealthMonitor(spec.health) if spec.health is not None else None
         self._strategy = spec.strategy
         self._auto_shutdown = spec.auto_shutdown
         self._child_registry = self.registry
@@ -261,6 +270,8 @@ class Supervisor(GenServer):
     # -- message handling --------------------------------------------------------------
 
     def _dispatch(self, message: Any, sender: Any) -> None:
+        if isinstance(message, (Reply, ErrorReply)) and self._health is not None and self._health.answered(message.ref):
+            return  # a child answered its health check
         if isinstance(message, (InitOk, InitFailed)) and self._wait is not None and self._wait.kind == "start":
             child = self._wait.children[0]
             if child.address is not None and child.address == sender:
@@ -367,11 +378,37 @@ class Supervisor(GenServer):
                     self.log.warning("child %s (pid %s) ended with no ChildActorExited; handled as dead",
                                      child_id, child.pid)
                     self.send(self.myAddress, ChildActorExited(child.address))
+        elif payload[0] == "health":
+            self._check_health()
         elif payload[0] == "restart":
             _, child_ids, generation = payload
             group = [c for c in self._children if c.spec.id in child_ids and c.status == "restarting"]
             if group and all(c.incarnation == generation.get(c.spec.id) for c in group):
                 self._enqueue(self._start_group_job(group, count=True))
+
+    def _check_health(self) -> None:
+        """The health check's timer (``SupervisorSpec.health``): kill each child that left
+        a ping unanswered for the check's timeout (a running one is restarted as any
+        child that died, with that reason; one being stopped is stopped: a stopped
+        process would never exit, and a shutdown of ``infinity`` would wait for it for
+        ever), ping the others, and come back."""
+        monitor = self._health
+        if monitor is None or self._stopping:
+            return
+        now = self.clock()
+        for key in monitor.overdue(now):
+            child = next((c for c in self._children if (c.spec.id, c.incarnation) == key), None)
+            if child is not None and child.status in _CHECKED and child.pid is not None and child.local:
+                self.log.error("child %s (pid %s) is %s; killing it", child.spec.id, child.pid,
+                               monitor.check.describe())
+                child.reported = ExitReason(ExitKind.CRASH, monitor.check.describe())
+                _sigkill(child.pid)
+        for child in self._children:
+            if child.status in _CHECKED and child.local and child.address is not None:
+                ping = monitor.ping((child.spec.id, child.incarnation), now)
+                if ping is not None:
+                    self.send(child.address, ping)
+        self.send_after(monitor.check.interval, ("health",))
 
     def _on_shutdown_request(self, sender: Any) -> None:
         self._enqueue(self._leave_job(SHUTDOWN, notify=False))
@@ -551,7 +588,8 @@ class Supervisor(GenServer):
     def _started(self, child: _Child, result: InitOk) -> None:
         child.pid = result.pid
         child.status = "running"
-        if result.node == node_id():
+        child.local = result.node == node_id()
+        if child.local:
             self.monitor_process(result.pid, ("down", child.spec.id, child.incarnation))
         if child.backoff is not None:
             child.backoff.started(self.clock())
@@ -659,6 +697,8 @@ class Supervisor(GenServer):
                 started.append(child)
         self._initialized = True
         self.send(self._starter, InitOk(os.getpid(), child_id=self.child_id, node=node_id()))
+        if self._health is not None:
+            self.send_after(self._health.check.interval, ("health",))
 
     def _child_exited_job(self, child: _Child, incarnation: int, reason: ExitReason) -> Job:
         if child not in self._children or child.incarnation != incarnation or child.status != "dead":
@@ -829,6 +869,8 @@ class Supervisor(GenServer):
             assert child.spec.name is not None
             self.send(self._child_registry, Cast(Unregister(child.spec.name, child.address)))
         self.demonitor_process(("down", child.spec.id, child.incarnation))
+        if self._health is not None:
+            self._health.forget((child.spec.id, child.incarnation))
         child.address = None
         child.pid = None
         child.exit_reason = reason
@@ -887,7 +929,7 @@ class PartitionSupervisor(Supervisor):
                       shutdown=args.partition_shutdown, start_timeout=args.partition_start_timeout)
             for i in range(args.partitions))
         return SupervisorSpec(children=children, strategy=Strategy.ONE_FOR_ONE, intensity=args.intensity,
-                              period=args.period, concurrent_start=True)
+                              period=args.period, concurrent_start=True, health=args.health)
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, StartChild):

@@ -405,3 +405,29 @@ class _SlowEarsModel:
 
 slow_ears_agent = LlmAgent(name="slow_ears", model=_SlowEarsModel())
 APPS["slow_ears"] = "runtime_agents:slow_ears_agent"
+
+
+# -- a tool whose result the store could not read back (issue 30) -------------------------------
+
+
+def poison(kind: str) -> dict[str, Any]:
+    """Return a value that cannot be stored: nested 300 levels deep, or text with a lone surrogate."""
+    if kind == "deep":
+        value: Any = 1
+        for _ in range(300):
+            value = {"a": value}
+        return {"value": value}
+    return {"value": "bad \ud800 text"}
+
+
+def _poisoner(request: LlmRequest) -> Any:
+    if last_is_tool_result(request):
+        return "poisoned"
+    text = last_user_text(request)
+    if text.startswith("poison "):
+        return call("poison", kind=text.split()[1])
+    return f"fine: {text}"
+
+
+poisoner_agent = LlmAgent(name="poisoner", model=ScriptedModel(fallback=_poisoner), tools=[poison])
+APPS["poisoner"] = "runtime_agents:poisoner_agent"

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from conftest import ROOT, serving
 
 from adk_actors.chaos import TARGET_KINDS, soak
 from adk_actors.runtime import Host, HostConfig
+from supervision import HealthCheck
 
 SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "8"))
 
@@ -31,7 +33,8 @@ def shipped_host_config(data_dir: Path) -> HostConfig:
     host = settings.host
     return HostConfig(apps=dict(settings.apps), data_dir=str(data_dir), partitions=host.partitions,
                       run_workers=host.run_workers, root_intensity=host.restart_intensity,
-                      root_period=host.restart_period)
+                      root_period=host.restart_period,
+                      health=HealthCheck(host.health_interval, host.health_timeout) if host.health_interval else None)
 
 
 def test_a_soak_with_every_kind_of_actor_killed_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
@@ -44,6 +47,21 @@ def test_a_soak_with_every_kind_of_actor_killed_loses_nothing(actor_system: Any,
     assert report.next_turn_valid == 4 and report.orphans == 0
     assert report.acknowledged_events > 0 and sum(report.kills.values()) >= SECONDS * 2
     assert set(report.kills) >= {"root", "services", "partitions"}  # the long-lived levels were hit
+    assert report.passed
+
+
+def test_a_soak_with_actors_stopped_as_well_as_killed_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
+    """A third of the faults stop an actor (SIGSTOP) instead of killing it: each is found
+    by its parent's health check, killed and restarted; nothing is lost, nobody hangs,
+    and no actor is left stopped."""
+    config = replace(shipped_host_config(tmp_path / "data"), health=HealthCheck(interval=0.5, timeout=2.0))
+    with Host(config, system=actor_system) as host:
+        report = soak(host, "weather_bot", sessions=4, duration=SECONDS, interval=0.3, targets=TARGET_KINDS,
+                      seed=5, stops=0.35, turn_timeout=20.0)
+    print(report.render())
+    assert sum(report.stops.values()) >= 1 and sum(report.kills.values()) >= 1
+    assert report.lost == 0 and report.hung == 0 and report.untyped_failures == {}
+    assert report.stopped_left == 0 and report.tree_restored and report.next_turn_valid == 4
     assert report.passed
 
 

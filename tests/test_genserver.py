@@ -12,6 +12,7 @@ import pytest
 from supervision import (
     BadRequest,
     CallerRef,
+    CallError,
     CallTimeout,
     ErrorReply,
     GenServer,
@@ -80,6 +81,43 @@ def test_bad_request_is_a_typed_error_and_does_not_crash(actor_system: Any) -> N
         call(actor_system, server, {"what": "is this"})
     assert call(actor_system, server, "pid") == pid
     assert call(actor_system, server, ("add", 1)) == 1  # state intact
+
+
+class Containing(Strict):
+    """Answers a failure of its own (a ZeroDivisionError) with a typed error and carries
+    on, after dropping what the request touched (here: the running total)."""
+
+    def handle_error(self, request: Any, error: Exception) -> Any:
+        if isinstance(error, ZeroDivisionError):
+            self.total = 0
+            return BadRequest("that request failed inside the server; its state was reset", code="internal_error")
+        return None
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if request == "other-bug":
+            raise KeyError("not contained")
+        return super().handle_call(request, caller)
+
+
+def test_handle_error_answers_a_failed_request_and_the_server_carries_on(actor_system: Any) -> None:
+    server = start_server(actor_system, Containing)
+    pid = call(actor_system, server, "pid")
+    assert call(actor_system, server, ("add", 5)) == 5
+    with pytest.raises(CallError) as failed:
+        call(actor_system, server, "boom")
+    assert failed.value.code == "internal_error" and "ZeroDivision" not in failed.value.detail
+    assert call(actor_system, server, "pid") == pid  # alive, the same process
+    assert call(actor_system, server, ("add", 1)) == 1  # what it dropped, dropped; it serves on
+    with pytest.raises(ServerCrashed, match="KeyError"):  # not contained: let it crash, as before
+        call(actor_system, server, "other-bug")
+    wait_until(lambda: not pid_alive(pid), message="an uncontained failure still crashes the server")
+
+
+def test_a_health_ping_is_answered_before_any_hook(actor_system: Any) -> None:
+    from supervision import HEALTH_PING
+
+    server = start_server(actor_system, Strict)
+    assert call(actor_system, server, HEALTH_PING) == "ok"
 
 
 def test_unknown_raw_message_gets_an_error_reply(actor_system: Any) -> None:

@@ -312,7 +312,7 @@ def test_origin_and_host_guards(client: httpx.Client, served: dict[str, Any]) ->
     for name in ("localhost", "127.0.0.1", "[::1]"):
         assert client.get("/list-apps", headers={"host": f"{name}:{port}"}).status_code == 200
     # Exactly a loopback name and the server's port: what no browser page can be made to send.
-    for host in ("localhost", f"localhost:{int(port) + 1}", f"127.0.0.1:80@evil.example", "[::1].evil.example",
+    for host in ("localhost", f"localhost:{int(port) + 1}", "127.0.0.1:80@evil.example", "[::1].evil.example",
                  f"127.0.0.1:{port}.evil.example", f"localhost.evil.example:{port}", "::1", f"127.0.0.1:{port}:1", ""):
         refused = client.get("/list-apps", headers={"host": host})
         assert (refused.status_code, refused.text) == (403, "Forbidden: host not allowed"), host

@@ -127,3 +127,30 @@ def test_backoff_resets_after_a_quiet_period() -> None:
     state.started(2.2)
     assert state.next_delay(7.3) == pytest.approx(0.1)  # ran 5.1 s quietly: starts over
     assert Backoff(min_delay=1, max_delay=3).quiet_period == 2.0
+
+
+# -- health checks: the monitor's bookkeeping on a clock passed in (no sleeping) ---------------
+
+
+def test_health_monitor_pings_one_at_a_time_and_finds_who_stopped_answering() -> None:
+    from supervision import HEALTH_PING, HealthCheck, HealthMonitor, SpecError
+
+    monitor = HealthMonitor(HealthCheck(interval=1.0, timeout=5.0))
+    first = monitor.ping("a", now=0.0)
+    assert first is not None and first.request == HEALTH_PING
+    assert monitor.ping("a", now=1.0) is None  # one ping out at a time: a slow child is not flooded
+    b = monitor.ping("b", now=1.0)
+    assert b is not None
+    assert monitor.overdue(4.9) == []
+    assert monitor.answered(b.ref) and not monitor.answered(b.ref)  # answered once; unknown refs are not pings
+    assert not monitor.answered("some other call's ref")
+    assert monitor.overdue(5.0) == ["a"]  # "a" left its ping unanswered 5 s
+    assert monitor.overdue(100.0) == []  # and was forgotten: its next incarnation is pinged afresh
+    again = monitor.ping("b", now=2.0)
+    assert again is not None
+    monitor.forget("b")  # gone: its late answer no longer counts, nor does its silence
+    assert not monitor.answered(again.ref) and monitor.overdue(100.0) == []
+    with pytest.raises(SpecError):
+        HealthCheck(interval=1.0, timeout=0.5)
+    with pytest.raises(SpecError):
+        HealthCheck(interval=0, timeout=5)

@@ -37,8 +37,8 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import HTTPConnection
 from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import HTTPConnection
 
 from .. import __version__
 from .._exceptions import (
@@ -60,9 +60,9 @@ from .._types import Content, Event, Part, RunConfig, StreamingMode
 from ..agents import LlmAgent
 from ..compiler import declaration_of, is_toolset
 from ..config import HttpSection
-from ..messages import Limits
 from ..engine import BUILDER_ASSISTANT, ROOT_AGENT_FILE, AppCatalog, load_agent_config
 from ..evals import EVAL_SESSION_PREFIX, EvalFiles
+from ..messages import Limits
 from ._adk_web import add_adk_web, adk_web_files
 from ._builder import add_builder_routes
 from ._console import add_console

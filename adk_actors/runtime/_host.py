@@ -42,6 +42,7 @@ from supervision import (
     Backoff,
     ChildSpec,
     ChildType,
+    HealthCheck,
     PartitionSupervisorSpec,
     Registry,
     ServerNotRunning,
@@ -109,6 +110,10 @@ class HostConfig:
     # and escalates; past the root's, every child stops in order and the host exits.
     root_intensity: int = 40
     root_period: float = 10.0
+    #: Every supervisor health-checks its children, and every partition its run workers
+    #: (``supervision.HealthCheck``): one that is alive but no longer answers (stopped,
+    #: stuck in a handler) is killed and restarted. None: no checks.
+    health: HealthCheck | None = field(default_factory=HealthCheck)
     services_intensity: int = 40
     services_period: float = 10.0
     sessions_intensity: int = 40  # the session partitions' supervisor's
@@ -184,7 +189,7 @@ class Host:
                                        trace_turns=self.config.trace_turns,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options),
-                                       limits=self.config.limits)
+                                       limits=self.config.limits, health=self.config.health)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),
@@ -192,13 +197,14 @@ class Host:
                     partitions=self.config.partitions, partition_start=SessionPartition, partition_args=partition_args,
                     partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
                     partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
-                    period=self.config.sessions_period)),
+                    period=self.config.sessions_period, health=self.config.health)),
                 ChildSpec.supervisor("services", services),
                 *self.config.clients,
             ),
             strategy=Strategy.REST_FOR_ONE,
             intensity=self.config.root_intensity,
             period=self.config.root_period,
+            health=self.config.health,
         )
         try:
             self.root = start_supervisor(self.system, tree, timeout=120.0,
@@ -236,6 +242,7 @@ class Host:
             strategy=Strategy.ONE_FOR_ONE,
             intensity=self.config.services_intensity,
             period=self.config.services_period,
+            health=self.config.health,
             concurrent_start=True,  # none needs another to start: 30-40 ms of serve's start (bench/startup.py)
         )
 

@@ -52,9 +52,13 @@ from supervision import (
     CallerRef,
     CallError,
     Cast,
+    ErrorReply,
     GenServer,
+    HealthCheck,
+    HealthMonitor,
     Init,
     InitOk,
+    Reply,
     Shutdown,
     partition_index,
     pid_space,
@@ -84,7 +88,14 @@ from ..messages import (
     UpdateState,
     session_key,
 )
-from ..store import SessionExists, SessionLimitReached, SessionNotFound, SQLiteSessionStore, Unreadable, Unstorable
+from ..store import (
+    SessionExists,
+    SessionLimitReached,
+    SessionNotFound,
+    SQLiteSessionStore,
+    Unreadable,
+    Unstorable,
+)
 from ._caller_line import CallerLine, LineServer
 from ._link import RunLink
 from ._run import RunActor
@@ -132,6 +143,7 @@ class PartitionArgs:
     breakers: bool = True  # runs reach the host's services (breakers, artifacts ...)
     model_options: dict[str, Any] | None = None
     limits: Limits = field(default_factory=Limits)
+    health: HealthCheck | None = None  # the run workers' health checks (a stopped or stuck one is killed)
 
 
 @dataclass
@@ -143,6 +155,7 @@ class _Worker:
     known: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # session key -> history sent
     retired: bool = False
     idle_since: float = 0.0  # the partition's clock when its last turn ended
+    unresponsive: bool = False  # killed for leaving a health check unanswered
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput)
@@ -197,9 +210,12 @@ class SessionPartition(GenServer):
         self.lines = self._open_lines(args.store_path)
         self.callers: list[CallerLine] = []  # the Runners' lines (see _caller_line)
         self.flush_armed = False
+        self.health = HealthMonitor(args.health) if args.health is not None else None
         self._fail_orphaned_runs()
         self._watch_links()
         self.send_after(WORKER_START_DELAY, ("start-workers",))
+        if self.health is not None:
+            self.send_after(self.health.check.interval, ("health",))
 
     def _open_lines(self, store_path: str) -> LineServer | None:
         """Listen for Runners' direct lines beside the store (none for a store in memory,
@@ -615,13 +631,15 @@ class SessionPartition(GenServer):
             return
         self._read_link(worker)  # what it sent before it died
         self.workers.remove(worker)
+        if self.health is not None and worker.pid is not None:
+            self.health.forget(worker.pid)
         worker.link.close()
         self._watch_links()
         for run_id in sorted(worker.runs):
             live = self.runs.get(run_id)
             if live is not None:
                 session, run = live
-                session.worker_died(run)
+                session.worker_died(run, unresponsive=worker.unresponsive)
         if not worker.retired and not self._stopping:
             self._start_worker()
         if not self._stopping:
@@ -630,6 +648,8 @@ class SessionPartition(GenServer):
     # -- messages from workers ----------------------------------------------------------------
 
     def handle_info(self, message: Any, sender: Any) -> None:
+        if isinstance(message, (Reply, ErrorReply)) and self.health is not None and self.health.answered(message.ref):
+            return  # a worker answered its health check
         if isinstance(message, (RunOutput, NeedHistory)):
             worker = self._worker_at(sender)
             if worker is not None:
@@ -731,6 +751,8 @@ class SessionPartition(GenServer):
                 session.on_timer(kind, payload[2])
         elif kind == "stalled":
             self._stalled(payload[1], payload[2])
+        elif kind == "health":
+            self._check_workers()
         elif kind == "start-workers":
             for _ in range(max(1, self.config.run_workers) - len([w for w in self.workers if not w.retired])):
                 self._start_worker()
@@ -741,6 +763,27 @@ class SessionPartition(GenServer):
                 worker.retired = True  # its replacement is started below, not again at its exit
                 self._worker_gone(worker)
                 self._start_worker()
+
+    def _check_workers(self) -> None:
+        """The workers' health check (``PartitionArgs.health``, see supervision's
+        ``HealthMonitor``): kill each worker that left a ping unanswered for the check's
+        timeout (its runs end ``killed``, saying so, and another worker takes its
+        place), ping the others, and come back."""
+        assert self.health is not None
+        now = self.clock()
+        for pid in self.health.overdue(now):
+            worker = next((w for w in self.workers if w.pid == pid), None)
+            if worker is not None and worker.pid is not None:
+                self.slog.error("run worker killed: " + self.health.check.describe(), worker_pid=pid,
+                                runs=len(worker.runs))
+                worker.unresponsive = True
+                _kill(worker.pid)
+        for worker in self.workers:
+            if worker.pid is not None:
+                ping = self.health.ping(worker.pid, now)
+                if ping is not None:
+                    self.send(worker.address, ping)
+        self.send_after(self.health.check.interval, ("health",))
 
     def terminate(self, reason: Any) -> None:
         """Every run not ended gets ``RunFailed(interrupted)``; the workers stop with us."""

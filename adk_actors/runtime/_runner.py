@@ -56,6 +56,7 @@ from .._exceptions import (
     UnknownAppError,
 )
 from .._types import Content, Event, LiveRequest, Part, RunConfig
+from .._validate import MAX_JSON_DEPTH, check_input
 from ..messages import (
     PROBE,
     AdkEvent,
@@ -133,6 +134,17 @@ _ERRORS: dict[str, type[AdkError]] = {
     "session_unreadable": SessionUnreadableError,
     "internal_error": InternalError,
 }
+
+
+def _checked(request: Any) -> Any:
+    """``request`` itself, or :class:`InvalidRequestError` when it breaks the input rules
+    at the most any host accepts (``MAX_JSON_DEPTH``): refused here, before it is
+    pickled (a value nested 1,000 deep cannot be); the host applies its own limits."""
+    try:
+        check_input(request, MAX_JSON_DEPTH)
+    except CallError as exc:
+        raise InvalidRequestError(exc.detail) from None
+    return request
 
 
 def _typed(error: CallError) -> AdkError:
@@ -221,6 +233,7 @@ class Runner:
         """Call the partition owning the session from an endpoint of this call's own
         (leased like a run's): a Runner may be used from many threads at once, and a
         Thespian endpoint from one at a time only."""
+        _checked(request)
         peer = self._peer(user_id, session_id) if session_id else None  # none: ListSessions
         return self._on_endpoint(lambda context: self._request(context, request, session_id, user_id), peer)
 
@@ -356,6 +369,7 @@ class Runner:
         return states
 
     def _service(self, child_id: str, request: Any) -> Any:
+        _checked(request)
         root = self.host.root
         if root is None:
             raise HostError("the host is not running")
@@ -404,6 +418,7 @@ class Runner:
                              reject_if_busy=reject_if_busy, batched=True)
         if run_id:
             request = replace(request, run_id=run_id)
+        _checked(request)
         self._runs[request.run_id] = (user_id, session_id)
         endpoint = self._lease_endpoint(self._peer(user_id, session_id))
         try:
@@ -648,8 +663,8 @@ class Runner:
                  reject_if_busy: bool = False) -> LiveRun:
         """Start a live run on the session (see ``_live_run``): returns once the
         session's partition accepted it; raises the typed error it answered instead."""
-        request = RunRequest(self.app_name, user_id, session_id, run_config=run_config, reject_if_busy=reject_if_busy,
-                             batched=True, live=True)
+        request = _checked(RunRequest(self.app_name, user_id, session_id, run_config=run_config,
+                                      reject_if_busy=reject_if_busy, batched=True, live=True))
         endpoint = _Endpoint(self.host.system)
         try:
             accepted = self._start_run(endpoint, request)

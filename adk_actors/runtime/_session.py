@@ -324,11 +324,15 @@ class Session:
         else:
             self._finish(run, RunFailed(run.run_id, outcome.reason, outcome.error_type, outcome.detail, run.seq))
 
-    def worker_died(self, run: SessionRun) -> None:
-        """The process running ``run`` is gone."""
+    def worker_died(self, run: SessionRun, *, unresponsive: bool = False) -> None:
+        """The process running ``run`` is gone (``unresponsive``: killed by its
+        partition's health check)."""
         if run.cancel_requested:
             self._end(run, RunOutcome(run.run_id, False, "cancelled", "RunCancelled",
                                       "the run did not stop at a step boundary in time and was killed"), abandon=False)
+        elif unresponsive:
+            self._end(run, RunOutcome(run.run_id, False, "killed", "RunActorUnresponsive",
+                                      "the run's worker process stopped answering and was killed"), abandon=False)
         else:
             self._end(run, RunOutcome(run.run_id, False, "killed", "RunActorDied",
                                       "the run's worker process died before the run ended"), abandon=False)

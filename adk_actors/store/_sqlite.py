@@ -37,6 +37,7 @@ from .._types import Event, apply_state_delta
 from .._validate import value_problem
 from ..tracing import PackedTrace, TraceSpan, unpack
 from ._base import (
+    STORABLE_DEPTH,
     RunExists,
     RunRecord,
     SessionData,
@@ -44,7 +45,6 @@ from ._base import (
     SessionLimitReached,
     SessionNotFound,
     StoreError,
-    STORABLE_DEPTH,
     Unreadable,
     Unstorable,
     split_delta,
@@ -427,7 +427,8 @@ def _state_of(text: str, where: str) -> dict[str, Any]:
         problem = value_problem(state, STORABLE_DEPTH, "state")
     if problem is not None:
         raise Unreadable(f"{where}: its stored state cannot be read back ({problem})")
-    return state
+    checked: dict[str, Any] = state
+    return checked
 
 
 def _listed_state(text: str) -> dict[str, Any]:

@@ -309,7 +309,8 @@ async function refreshTree() {
       row.id + (row.sessions !== undefined ? ` (${row.sessions} sessions)` : "")),
     element("td", { class: `status-${row.status}` }, row.status),
     element("td", { class: "pid" }, row.pid ? String(row.pid) : "-"),
-    element("td", {}, String(row.restarts)),
+    element("td", { class: "restarts", title: row.last_exit ? `last exit: ${row.last_exit}` : "" },
+      String(row.restarts) + (row.last_exit ? ` (${row.last_exit})` : "")),
     element("td", {}, row.pid ? element("button", { type: "button", class: "danger", "aria-label": `kill ${row.path}`,
       onclick: () => kill(row.path) }, "kill") : ""))));
   $("breakers").replaceChildren(...Object.entries(tree.breakers).map(([model, b]) =>

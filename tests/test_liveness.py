@@ -1,0 +1,175 @@
+"""Liveness (issue 30): an actor that is alive but no longer answers (kill -STOP, or stuck
+in a handler) is found by its parent's health check, killed, restarted and logged, and
+``status`` says why it was restarted. Real processes, real signals, a real SQLite lock.
+
+The hosts here check every 0.5 s with a 2 s timeout (the default is 1 s and 5 s), so a
+stopped actor is found within about 2.5 s; the tests wait on what the tree reports,
+never on a wall-clock budget.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import runtime_agents
+
+from adk_actors import RunFailedError
+from adk_actors.chaos import tree_rows
+from adk_actors.runtime import Host, HostConfig
+from supervision import HealthCheck, call, process_alive
+from supervision.testing import wait_until
+
+FAST = HealthCheck(interval=0.5, timeout=2.0)
+
+
+@pytest.fixture
+def checked_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), health=FAST, partitions=2)
+    with Host(config, system=actor_system) as running:
+        yield running
+
+
+def row(host: Host, path: str) -> dict[str, Any]:
+    return next(r for r in tree_rows(host, timeout=3.0) if r["path"] == path)
+
+
+@contextmanager
+def stopped(pid: int) -> Iterator[None]:
+    """SIGSTOP ``pid``; on the way out SIGCONT it if it still exists (never leave a
+    stopped process for the teardown to wait on)."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        if process_alive(pid):
+            os.kill(pid, signal.SIGCONT)
+
+
+def restarted_unresponsive(host: Host, path: str, old_pid: int) -> dict[str, Any]:
+    """Wait until the tree shows ``path`` running again with a new pid; return its row."""
+    found: dict[str, Any] = {}
+
+    def back() -> bool:
+        try:
+            current = row(host, path)
+        except Exception:  # the tree is restarting
+            return False
+        found.update(current)
+        return current["status"] == "running" and current["pid"] not in (None, old_pid)
+
+    wait_until(back, timeout=30)
+    return found
+
+
+def test_a_stopped_partition_is_found_killed_and_restarted_and_its_sessions_serve_again(checked_host: Host) -> None:
+    runner = checked_host.runner("echo")
+    sessions = [f"s{i}" for i in range(8)]
+    for session in sessions:
+        runner.create_session("ann", session)
+    victim_index = 0
+    victim_path = f"sessions/sessions-{victim_index}"
+    old_pid = row(checked_host, victim_path)["pid"]
+    ours = [s for s in sessions if checked_host.partition_for("echo", "ann", s) == checked_host.partitions()[0]]
+    others = [s for s in sessions if s not in ours]
+    assert ours and others
+    with stopped(old_pid):
+        # The other partition's sessions are not held up while this one is stopped.
+        for session in others:
+            assert list(runner.run("ann", session, "while the other is stopped"))
+        # A turn on a stopped partition's session waits for its restart, then runs.
+        events = list(runner.run("ann", ours[0], "after the restart"))
+        assert events[-1].content.text.startswith("echo: after the restart")
+    current = restarted_unresponsive(checked_host, victim_path, old_pid)
+    assert not process_alive(old_pid)
+    assert current["restarts"] >= 1 and "unresponsive" in (current["last_exit"] or "")
+    for session in sessions:  # every session reads, and what was said survived
+        talked = session in others or session == ours[0]
+        assert bool(runner.get_session("ann", session).events) == talked
+
+
+def test_a_stopped_run_worker_ends_its_runs_killed_and_the_next_turn_works(checked_host: Host) -> None:
+    runner = checked_host.runner("sleepy")
+    runner.create_session("bob", "b1")
+    partition = checked_host.partition_for("sleepy", "bob", "b1")
+    outcome: list[Any] = []
+
+    def turn() -> None:
+        try:
+            outcome.append(list(runner.run("bob", "b1", "sleep 30")))
+        except RunFailedError as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=turn)
+    caller.start()
+    def busy_worker() -> int | None:
+        holders: dict[int, list[str]] = call(checked_host.system, partition, "worker-runs")
+        return next((pid for pid, runs in holders.items() if runs), None)
+
+    worker = wait_until(busy_worker, timeout=10)
+    with stopped(worker):
+        caller.join(30)
+        assert not caller.is_alive()
+    failure = outcome[0]
+    assert isinstance(failure, RunFailedError) and failure.reason == "killed"
+    assert failure.error_type == "RunActorUnresponsive"
+    assert not process_alive(worker)
+    assert list(runner.run("bob", "b1", "hello"))  # another worker took its place
+
+
+def test_a_stopped_service_is_restarted_and_answers_again(checked_host: Host) -> None:
+    runner = checked_host.runner("notes")
+    runner.create_session("cy", "c1")
+    old_pid = row(checked_host, "services/artifacts")["pid"]
+    with stopped(old_pid):
+        current = restarted_unresponsive(checked_host, "services/artifacts", old_pid)
+    assert "unresponsive" in (current["last_exit"] or "")
+    from adk_actors import Part
+
+    assert runner.save_artifact("cy", "c1", "a.txt", Part(text="kept")) == 0
+    assert runner.load_artifact("cy", "c1", "a.txt").text == "kept"
+
+
+def test_a_partition_stuck_in_a_handler_is_killed_and_the_call_is_served_by_its_restart(
+        checked_host: Host, tmp_path: Path) -> None:
+    """Another process holds SQLite's write lock: a state update waits in the store's
+    busy handler (30 s), so the partition is stuck inside that one handler. Its health
+    check finds it, and it is killed and restarted (the caller's retry would get the
+    restarted one stuck too, for as long as the lock is held); once the lock is let go,
+    the update is served by the restarted partition (the caller never saw one die)."""
+    runner = checked_host.runner("echo")
+    runner.create_session("dan", "d1")
+    path = f"sessions/sessions-{checked_host.partitions().index(checked_host.partition_for('echo', 'dan', 'd1'))}"
+    old_pid = row(checked_host, path)["pid"]
+    holder = sqlite3.connect(tmp_path / "data" / "sessions.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # SQLite's write lock, held by this test
+    answers: list[Any] = []
+    updating = threading.Thread(target=lambda: answers.append(runner.update_state("dan", "d1", {"k": "v"})))
+    try:
+        updating.start()
+        wait_until(lambda: not process_alive(old_pid), timeout=30)  # found stuck, and killed
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    updating.join(30)
+    assert not updating.is_alive() and answers and answers[0].state["k"] == "v"
+    assert runner.get_state("dan", "d1")["k"] == "v"
+    current = restarted_unresponsive(checked_host, path, old_pid)
+    assert current["restarts"] >= 1 and "unresponsive" in (current["last_exit"] or "")
+
+
+def test_health_checks_are_cheap_and_leave_a_healthy_tree_alone(checked_host: Host) -> None:
+    """Several seconds of checks every 0.5 s: nothing healthy is restarted."""
+    wait_until(lambda: sum("worker-" in r["path"] for r in tree_rows(checked_host)) == 4, timeout=30)
+    before = {r["path"]: r["pid"] for r in tree_rows(checked_host)}
+    time.sleep(3.0)
+    after = {r["path"]: r["pid"] for r in tree_rows(checked_host)}
+    assert before == after
