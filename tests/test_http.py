@@ -660,10 +660,27 @@ def test_a_thousand_idle_connections_do_not_stop_the_host(client: httpx.Client, 
     assert client.get("/health").json() == {"status": "ok"}
 
 
+def _poisoned(value: Any, kind: str, where: int) -> Any:
+    """``value`` (a generated body or path parameter) with poison put in it: a lone
+    surrogate (``surrogate``), a value nested 600 deep (``deep``), or a name that is a
+    path (``name``); ``where`` picks which of its fields."""
+    poison: Any = {"surrogate": "x\ud800y", "name": "../../etc"}.get(kind)
+    if kind == "deep":
+        poison = "leaf"
+        for _ in range(600):
+            poison = {"a": poison}
+    if isinstance(value, dict) and value:
+        key = sorted(value)[where % len(value)]
+        return {**value, key: poison}
+    return poison if kind != "deep" else value
+
+
 def test_schemathesis_finds_no_server_error(served: dict[str, Any]) -> None:
     """Generated requests for every operation of the published OpenAPI: typed 4xx at
     worst, never a 5xx. Path and body names are drawn from real apps, users and a
-    real session as well as generated ones, so that requests reach the routes' work."""
+    real session as well as generated ones, so that requests reach the routes' work;
+    and poison is put into bodies and path parameters (a lone surrogate, nesting 600
+    deep, a name that is a path), so that it reaches every route too."""
     import schemathesis
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
@@ -677,10 +694,11 @@ def test_schemathesis_finds_no_server_error(served: dict[str, Any]) -> None:
     real = {"app": ["weather_bot", "notes", "streaming"], "user": ["sam"], "session_id": ["known"]}
     body_names = {"appName": "app", "userId": "user", "sessionId": "session_id"}
     for operation in operations:
-        @settings(max_examples=15, deadline=None, database=None, derandomize=True,
+        @settings(max_examples=20, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck))
-        @given(case=operation.as_strategy(), use_real=st.booleans(), pick=st.integers(0, 2))
-        def call(case: Any, use_real: bool, pick: int) -> None:
+        @given(case=operation.as_strategy(), use_real=st.booleans(), pick=st.integers(0, 2),
+               poison=st.sampled_from(["", "", "surrogate", "deep", "name"]), where=st.integers(0, 7))
+        def call(case: Any, use_real: bool, pick: int, poison: str, where: int) -> None:
             if use_real:
                 for name, values in real.items():
                     if name in (case.path_parameters or {}):
@@ -689,7 +707,14 @@ def test_schemathesis_finds_no_server_error(served: dict[str, Any]) -> None:
                     for key, name in body_names.items():
                         if key in case.body:
                             case.body[key] = real[name][pick % len(real[name])]
-            response = case.call(base_url=served["url"], timeout=30)
+            if poison and isinstance(case.body, dict):
+                case.body = _poisoned(case.body, poison, where)
+            elif poison and case.path_parameters and poison != "deep":
+                case.path_parameters = _poisoned(case.path_parameters, poison, where)
+            try:
+                response = case.call(base_url=served["url"], timeout=30)
+            except UnicodeEncodeError:
+                return  # a surrogate the client itself cannot put in a URL: nothing was sent
             statuses[response.status_code] += 1
             if response.status_code >= 500:
                 server_errors.append(f"{case.method} {case.formatted_path} -> {response.status_code}: "
@@ -698,6 +723,7 @@ def test_schemathesis_finds_no_server_error(served: dict[str, Any]) -> None:
         call()
     assert server_errors == []
     assert statuses[200] >= 40, statuses  # many requests did real work
+    assert statuses[422] >= 20, statuses  # and the poison reached the edge's checks
     assert httpx.get(served["url"] + "/health").json() == {"status": "ok"}
 
 

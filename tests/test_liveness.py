@@ -173,3 +173,35 @@ def test_health_checks_are_cheap_and_leave_a_healthy_tree_alone(checked_host: Ho
     time.sleep(3.0)
     after = {r["path"]: r["pid"] for r in tree_rows(checked_host)}
     assert before == after
+
+
+def test_the_caller_of_a_run_on_a_killed_partition_learns_it_at_once_with_the_true_reason(
+        checked_host: Host) -> None:
+    """kill -9 of the partition holding a run: its caller gets ``interrupted`` from the
+    restarted partition (the true reason, never ``HostGone`` while the host is up) in
+    about a second, not after a timeout; the session's next turn works."""
+    runner = checked_host.runner("sleepy")
+    runner.create_session("eve", "e1")
+    partition = checked_host.partition_for("sleepy", "eve", "e1")
+    outcome: list[Any] = []
+    ended_at: list[float] = []
+
+    def turn() -> None:
+        try:
+            outcome.append(list(runner.run("eve", "e1", "sleep 30")))
+        except RunFailedError as exc:
+            outcome.append(exc)
+        ended_at.append(time.monotonic())
+
+    caller = threading.Thread(target=turn)
+    caller.start()
+    wait_until(lambda: any(call(checked_host.system, partition, "worker-runs").values()), timeout=10)
+    killed_at = time.monotonic()
+    os.kill(call(checked_host.system, partition, "pid"), signal.SIGKILL)
+    caller.join(30)
+    assert not caller.is_alive()
+    failure = outcome[0]
+    assert isinstance(failure, RunFailedError) and failure.reason == "interrupted", failure
+    assert failure.error_type == "PartitionRestarted"
+    assert ended_at[0] - killed_at < 5.0, f"the caller learned it {ended_at[0] - killed_at:.1f} s after the kill"
+    assert list(runner.run("eve", "e1", "hello"))[-1].content.text == "awake: hello"

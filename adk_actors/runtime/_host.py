@@ -390,12 +390,18 @@ class Host:
         process (no message: a few microseconds); None when that cannot be told here:
         the host's pids are not this process's (another machine or container:
         ``supervision.pid_space``), or ``address`` is no partition it listed."""
-        if not self._same_pids:
-            return None
         with self._partitions_lock:
             known = list(zip(self._partitions, self._partition_pids, strict=False))
-        pid = next((pid for listed, pid in known if listed == address), None)
-        return None if pid is None else process_alive(pid)
+        return self.tree_process_alive(next((pid for listed, pid in known if listed == address), None))
+
+    def tree_process_alive(self, pid: int | None) -> bool | None:
+        """Whether process ``pid`` of the host's tree (a partition, a service) still runs,
+        from the process table (no message: a few microseconds); None when that cannot
+        be told here: the host's pids are not this process's (``supervision.pid_space``,
+        asked with the partitions' list), or ``pid`` is not known."""
+        if not self._same_pids or pid is None:
+            return None
+        return process_alive(pid)
 
     def http_url(self, timeout: float = 10.0) -> str | None:
         """Where the host's HTTP API listens (its ``http`` child), or None when it has none."""

@@ -386,8 +386,12 @@ class Runner:
                     if time.monotonic() >= deadline:
                         raise HostError(f"the {child_id} service cannot be found: {exc}") from None
                 if info is not None and info.address is not None:
-                    try:
-                        return call(context, info.address, request, timeout=self.call_timeout)
+                    pid = info.pid
+                    watched = self.host.tree_process_alive(pid) is not None
+                    try:  # a service that dies while the call waits fails it at once (then: asked again)
+                        return call(context, info.address, request, timeout=self.call_timeout,
+                                    alive=(lambda: self.host.tree_process_alive(pid) is True) if watched else None,
+                                    poll=_ALIVE_POLL)
                     except ServerNotRunning:
                         pass
                     except CallError as exc:
