@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -38,21 +39,29 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def long_lived(host: Host) -> dict[str, int | None]:
+def infos(host: Host) -> list[Any]:
+    """The root's children and the services, asked from an endpoint of its own (one that
+    sent to a process killed since can stall on Thespian's retries: the watcher's stall)."""
     assert host.root is not None
-    pids: dict[str, int | None] = {k: v for k, v in host.root.pids().items() if k != "http"}
-    pids.update({f"services/{k}": v for k, v in host.services().pids().items()})
-    return pids
+    with host.system.private() as endpoint:
+        found = SupervisorClient(endpoint, host.root.address, timeout=0.5).which_children()
+        services = next(i for i in found if i.id == "services")
+        if services.address is None:
+            raise RuntimeError("restarting")
+        return [*found, *SupervisorClient(endpoint, services.address, timeout=0.5).which_children()]
+
+
+def long_lived(host: Host) -> list[int]:
+    return [i.pid for i in infos(host) if i.pid is not None and i.id != "http"]
 
 
 def whole(host: Host, gone: set[int]) -> bool:
-    assert host.root is not None
     try:
-        infos = [*host.root.which_children(), *host.services().which_children()]
+        found = infos(host)
     except Exception:
         return False
     return all(i.status == "running" and i.pid is not None and i.pid not in gone and pid_alive(i.pid)
-               for i in infos)
+               for i in found)
 
 
 def main() -> None:
@@ -70,7 +79,7 @@ def main() -> None:
             together: list[float] = []
             for _ in range(args.rounds):
                 wait_until(lambda: whole(host, set()), timeout=30)
-                victims = [p for p in long_lived(host).values() if p is not None]
+                victims = long_lived(host)
                 began = time.monotonic()
                 for pid in victims:
                     try:

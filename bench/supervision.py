@@ -22,10 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from supervision import (
     ChildSpec,
     DynamicSupervisorSpec,
+    HealthCheck,
     ServerCrashed,
     Strategy,
     SupervisorSpec,
     call,
+    proc_stat,
     start_supervisor,
 )
 from supervision.testing import Probe, probe_args, read_events, running_actor_system, wait_until
@@ -36,6 +38,12 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def starts_after(events: Path, child: str, t0: float) -> list[float]:
     return [float(e[-1]) for e in read_events(events) if e[0] == "start" and e[1] == child and float(e[-1]) > t0]
 
@@ -43,6 +51,8 @@ def starts_after(events: Path, child: str, t0: float) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=100)
+    parser.add_argument("--health-interval", type=float, default=1.0)
+    parser.add_argument("--health-seconds", type=float, default=10.0)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-supervision-"))
     rows: list[tuple[str, list[float]]] = []
@@ -104,12 +114,31 @@ def main() -> None:
         rows.append(("one_for_all: restart a group of 10 after kill -9", group_lat))
         group.stop()
 
+        # 5. what health checks cost: a supervisor's CPU per child per second, checks on and off
+        health_cost = {}
+        for label, health in (("off", None), ("on", HealthCheck(interval=args.health_interval, timeout=5.0))):
+            checked = start_supervisor(system, SupervisorSpec(
+                children=tuple(ChildSpec(id=f"h{i}", start=Probe, args=probe_args(f"h{i}", events)) for i in range(20)),
+                health=health))
+            child_pid = next(pid for pid in checked.pids().values() if pid is not None)
+            stat = proc_stat(child_pid)
+            assert stat is not None
+            sup_pid = stat[1]  # a child's parent is its supervisor
+            time.sleep(1.0)
+            before = _cpu_seconds(sup_pid)
+            time.sleep(args.health_seconds)
+            health_cost[label] = (_cpu_seconds(sup_pid) - before) / args.health_seconds / 20
+            checked.stop()
+
     print(f"\nsupervision benchmark ({os.cpu_count()} cores, multiprocTCPBase, n per row shown)\n")
     print(f"| {'measure':<50} | {'n':>4} | {'p50 ms':>7} | {'p99 ms':>7} | {'max ms':>7} |")
     print(f"|{'-' * 52}|{'-' * 6}|{'-' * 9}|{'-' * 9}|{'-' * 9}|")
     for name, values in rows:
         ms = [v * 1000 for v in values]
         print(f"| {name:<50} | {len(ms):>4} | {statistics.median(ms):>7.1f} | {pct(ms, 0.99):>7.1f} | {max(ms):>7.1f} |")
+    print(f"\nhealth checks (every {args.health_interval:g} s, 20 children, {args.health_seconds:g} s): the "
+          f"supervisor's CPU per child per second {health_cost['off'] * 1000:.3f} ms without, "
+          f"{health_cost['on'] * 1000:.3f} ms with them")
     p99 = pct([v * 1000 for v in kill_lat], 0.99)
     print(f"\ntarget: p99 restart after kill -9 < 50 ms -> {'met' if p99 < 50 else 'NOT met'} ({p99:.1f} ms)")
 

@@ -10,7 +10,7 @@ unanswered for ``timeout`` seconds is *unresponsive*: its parent logs it, record
 the reason, and kills it (SIGKILL), and its ordinary restart follows.
 
 Cost, per child: one small message each way per ``interval`` (with the defaults, 1 s:
-measured at ~0.2 ms of its parent's CPU per child per second). A child is found
+measured at ~0.25 ms of its parent's CPU per child per second: bench/supervision.py). A child is found
 ``timeout`` to ``timeout + interval`` seconds after it stopped answering (5-6 s with
 the defaults). Only one ping per child is out at a time, so a slow child is never
 flooded. A handler that legitimately runs longer than ``timeout`` must not block
