@@ -5,6 +5,7 @@ page on a phone-sized screen. Screenshots go to the test's directory."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -139,7 +140,36 @@ def test_kill_an_actor_from_the_tree_and_watch_it_come_back(page: Any, served: d
     expect(row.locator("td.pid")).not_to_have_text(before, timeout=10000)
     expect(row.locator("td.status-running")).to_have_count(1, timeout=10000)
     assert row.locator("td.pid").inner_text().isdigit()
+    expect(row.locator("td.restarts")).to_have_attribute("title", re.compile("last exit: killed"), timeout=10000)
     page.screenshot(path=str(tmp_path / "tree-after.png"))
+
+
+def test_a_stopped_actor_is_shown_restarted_as_unresponsive(page: Any, served: dict[str, Any],
+                                                           tmp_path: Path) -> None:
+    """kill -STOP of a service: its supervisor's health check (1 s, 5 s by default) kills
+    and restarts it, and the tree says why."""
+    import os
+    import signal
+
+    from playwright.sync_api import expect
+
+    page.goto(served["url"] + "/")
+    row = page.locator('#tree tr[data-path="services/approvals"]')
+    expect(row.locator("td.pid")).to_have_text(lambda_text_is_pid(), timeout=10000)
+    before = int(row.locator("td.pid").inner_text())
+    os.kill(before, signal.SIGSTOP)
+    try:
+        expect(row.locator("td.restarts")).to_have_attribute("title", re.compile("unresponsive: no answer"),
+                                                             timeout=30000)
+        expect(row.locator("td.restarts")).to_contain_text("\u26a0")
+        expect(row.locator("td.status-running")).to_have_count(1, timeout=10000)
+        assert int(row.locator("td.pid").inner_text()) != before
+    finally:
+        try:
+            os.kill(before, signal.SIGCONT)
+        except ProcessLookupError:
+            pass  # killed by its supervisor, as it should be
+    page.screenshot(path=str(tmp_path / "tree-unresponsive.png"))
 
 
 def test_the_console_fits_a_phone(served: dict[str, Any], tmp_path: Path) -> None:

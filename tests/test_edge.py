@@ -267,6 +267,25 @@ def test_the_message_api_refuses_the_same_poison_and_its_actors_keep_their_pids(
     assert list(runner.run("ann", "s1", "still fine"))[-1].content.text.startswith("echo: still fine")
 
 
+def test_a_file_system_failure_is_answered_and_the_artifact_actor_serves_on(host: Host, tmp_path: Path) -> None:
+    """A user's artifact folder is a file (a damaged data folder): that user's save is a
+    typed error; the actor keeps its pid and serves everyone else."""
+    from adk_actors import InternalError
+
+    runner = host.runner("notes")
+    runner.create_session("gil", "g1")
+    runner.create_session("hal", "h1")
+    assert runner.save_artifact("hal", "h1", "a.txt", Part(text="one")) == 0
+    pid = host.services().child("artifacts").pid
+    (tmp_path / "data" / "artifacts" / "notes").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "data" / "artifacts" / "notes" / "gil").write_text("not a folder")
+    with pytest.raises(InternalError, match="artifact store could not"):
+        runner.save_artifact("gil", "g1", "a.txt", Part(text="lost?"))
+    assert host.services().child("artifacts").pid == pid
+    assert runner.save_artifact("hal", "h1", "a.txt", Part(text="two")) == 1
+    assert runner.load_artifact("hal", "h1", "a.txt").text == "two"
+
+
 def test_a_tool_result_the_store_cannot_read_back_fails_that_run_only(host: Host) -> None:
     """A run that makes an event the store would refuse (a tool returning a value nested
     300 deep, or unencodable text) ends typed (``error``, ``Unstorable``); nothing of it

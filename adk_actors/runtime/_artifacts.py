@@ -5,14 +5,17 @@ Requests: ``SaveArtifact`` -> version; ``LoadArtifact`` -> Part or None;
 [int]; ``DeleteArtifact`` -> bool. A bad name or an artifact over the size limit is
 answered with ``bad_request`` and nothing is written. The data lives in files
 (atomic writes), so a restarted actor (after kill -9 too) serves everything it had
-acknowledged.
+acknowledged. A request the file system fails (a disk that is full, a path that is
+a file) is answered ``internal_error`` and the actor carries on: it keeps nothing in
+memory that such a failure could leave unsound, and a restart would not mend the
+disk (it would only crash again, and use up its supervisor's restarts).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from supervision import BadRequest, CallerRef, GenServer
+from supervision import BadRequest, CallerRef, CallError, GenServer
 
 from .._validate import check_message
 from ..store._artifacts import ArtifactError, FileArtifactStore
@@ -54,3 +57,10 @@ class ArtifactActor(GenServer):
         except ArtifactError as exc:
             raise BadRequest(str(exc)) from None
         return super().handle_call(request, caller)
+
+    def handle_error(self, request: Any, error: Exception) -> CallError | None:
+        """The file system failed the request (see the module): answered, logged."""
+        if not isinstance(error, OSError):
+            return None
+        return CallError(f"the artifact store could not do it: {error.strerror or type(error).__name__}",
+                         code="internal_error")

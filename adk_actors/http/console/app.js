@@ -309,8 +309,9 @@ async function refreshTree() {
       row.id + (row.sessions !== undefined ? ` (${row.sessions} sessions)` : "")),
     element("td", { class: `status-${row.status}` }, row.status),
     element("td", { class: "pid" }, row.pid ? String(row.pid) : "-"),
+    // Why it was last restarted: the cell's title; a warning sign when it had stopped answering.
     element("td", { class: "restarts", title: row.last_exit ? `last exit: ${row.last_exit}` : "" },
-      String(row.restarts) + (row.last_exit ? ` (${row.last_exit})` : "")),
+      String(row.restarts) + (row.last_exit && row.last_exit.includes("unresponsive") ? " \u26a0" : "")),
     element("td", {}, row.pid ? element("button", { type: "button", class: "danger", "aria-label": `kill ${row.path}`,
       onclick: () => kill(row.path) }, "kill") : ""))));
   $("breakers").replaceChildren(...Object.entries(tree.breakers).map(([model, b]) =>
