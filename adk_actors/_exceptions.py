@@ -15,6 +15,7 @@ __all__ = [
     "RunFailedError",
     "SessionBusyError",
     "SessionExistsError",
+    "SessionFailedError",
     "SessionNotFoundError",
     "SessionUnreadableError",
     "UnknownAppError",
@@ -53,6 +54,12 @@ class SessionUnreadableError(AdkError):
     """The store holds the session but cannot read it back (written by an older
     version, or a corrupted row). Only that session is affected: delete it, or mend
     its rows."""
+
+
+class SessionFailedError(AdkError):
+    """The session crashed more often than its restart intensity allows and answers
+    nothing until an operator resets it (``Runner.reset_session``, ``adk-actors sessions
+    reset``, the console)."""
 
 
 class InternalError(AdkError):

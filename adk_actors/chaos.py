@@ -6,12 +6,15 @@ their own agents survive faults. In order:
 1. create ``sessions`` sessions of ``app`` and start one thread per session, each
    running turns back to back (every turn has a deadline: ``turn_timeout``);
 2. every ``interval`` seconds, SIGKILL one actor chosen at random among the kinds
-   in ``targets`` (see :data:`TARGET_KINDS`), for ``duration`` seconds;
+   in ``targets`` (see :data:`TARGET_KINDS`), for ``duration`` seconds: a process,
+   or a session (crashed: ``CrashSession``) or a run (``KillRun``), the actors that
+   are not processes;
 3. stop killing, give every turn in flight ``turn_timeout`` more seconds (a turn
    still running then is HUNG), and wait until every actor of the tree runs again
    (restored, and how long that took);
-4. read every session back: an event a caller received (each is committed before
-   it is sent) but the store does not have is LOST;
+4. reset the sessions that failed (crashed beyond their restart intensity), then read
+   every session back: an event a caller received (each is committed before it is
+   sent) but the store does not have is LOST;
 5. run one more turn on every session (valid: it ends well), and look for orphans
    (processes of the host's process group whose parent is gone).
 
@@ -39,22 +42,33 @@ from supervision import (
     process_alive,
 )
 
-from ._exceptions import AdkError, RunFailedError
+from ._exceptions import AdkError, RunFailedError, SessionFailedError
 from ._types import RunConfig
+from .messages import HeldSessions
 from .runtime import Host, Runner
 
-__all__ = ["TARGET_KINDS", "SoakReport", "soak", "tree_rows"]
+__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "kill_row", "soak", "tree_rows"]
 
-#: What may be killed: the root's children, the service actors, the session
-#: partitions (each holds many sessions), and their run workers.
-TARGET_KINDS = ("root", "services", "partitions", "workers")
+#: The processes that may be killed: the root's children, the service actors, the
+#: session partitions (each holds many sessions), and their run workers.
+PROCESS_KINDS = ("root", "services", "partitions", "workers")
+#: Everything that may be killed: the processes, and the actors that are not processes:
+#: sessions (inside their partition) and runs (on a run worker).
+TARGET_KINDS = (*PROCESS_KINDS, "sessions", "runs")
+#: How many sessions of each partition a walk of the tree shows (running ones first).
+SESSIONS_SHOWN = 50
 
 
-def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list[dict[str, Any]]:
+def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
+              sessions: int = SESSIONS_SHOWN) -> list[dict[str, Any]]:
     """The live tree, one row per actor (path, id, type, status, pid, restarts, depth,
     ``last_exit``: why its last process ended, once restarted, e.g. ``crash: unresponsive: ...``;
     ``sessions``, how many it holds in memory, for a session partition, followed by
-    a row per run worker of that partition, ``.../worker-PID``). A supervisor that does not answer within
+    a row per run worker of that partition, ``.../worker-PID``, and a row per session
+    it holds, ``.../APP/USER/SESSION`` (type ``session``, status idle, running or
+    failed, its crashes as restarts; the first ``sessions`` of them, running ones
+    first), each followed by its runs, ``.../RUN_ID`` (type ``run``: running or
+    waiting, ``agent``, ``events``, ``started``)). A supervisor that does not answer within
     ``timeout`` seconds (it is being restarted) is shown as ``unreachable``. Asked
     through ``endpoint`` (a private endpoint of the host's actor system, for a thread
     of its own), else through a private endpoint made for this walk: a call to an
@@ -64,7 +78,7 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list
     assert host.root is not None
     if endpoint is None:
         with host.system.private() as own:
-            return tree_rows(host, timeout, endpoint=own)
+            return tree_rows(host, timeout, endpoint=own, sessions=sessions)
     system = endpoint
     rows: list[dict[str, Any]] = []
 
@@ -74,15 +88,25 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list
                    "pid": info.pid, "restarts": info.restarts, "depth": depth, "last_exit": info.last_exit}
             rows.append(row)
             if path == "sessions/" and info.address is not None:
-                try:  # a session partition: the sessions it holds, and its run workers
-                    row["sessions"] = len(call(system, info.address, "sessions", timeout=timeout))
+                try:  # a session partition: its run workers, and the sessions it holds with their runs
+                    row["sessions"], held = call(system, info.address, HeldSessions(0, sessions), timeout=timeout)
                     workers = call(system, info.address, "workers", timeout=timeout)
                 except (CallTimeout, CallError):
                     row["status"] = "unreachable"
                     continue
                 rows.extend({"path": f"{path}{info.id}/worker-{pid}", "id": f"worker-{pid}", "type": "worker",
-                             "status": "running", "pid": pid, "restarts": 0, "depth": depth + 1}
+                             "status": "running", "pid": pid, "restarts": 0, "depth": depth + 1, "last_exit": None}
                             for pid in workers)
+                for status in held:
+                    where = f"{path}{info.id}/{status.key}"
+                    named = {"app": status.app_name, "user": status.user_id, "session": status.session_id}
+                    rows.append({"path": where, "id": status.key, "type": "session", "status": status.state,
+                                 "pid": None, "restarts": status.restarts, "depth": depth + 1,
+                                 "last_exit": status.last_crash, **named})
+                    rows.extend({"path": f"{where}/{run.run_id}", "id": run.run_id, "type": "run",
+                                 "status": run.state, "pid": None, "restarts": 0, "depth": depth + 2,
+                                 "last_exit": None, "agent": run.agent, "events": run.events,
+                                 "started": run.started, "run": run.run_id, **named} for run in status.runs)
             if info.type == "supervisor" and info.address is not None:
                 try:
                     walk(SupervisorClient(system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
@@ -96,6 +120,8 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None) -> list
 def kind_of(row: dict[str, Any]) -> str:
     """Which of :data:`TARGET_KINDS` an actor of :func:`tree_rows` is."""
     path = row["path"]
+    if row["type"] in ("session", "run"):
+        return f"{row['type']}s"
     if row["depth"] == 0:
         return "root"
     if path.startswith("services/"):
@@ -103,6 +129,28 @@ def kind_of(row: dict[str, Any]) -> str:
     if path.startswith("sessions/") and row["depth"] == 1:
         return "partitions"
     return "workers"
+
+
+def killable(row: dict[str, Any]) -> bool:
+    """A row :func:`kill_row` can kill: a process, a session, or a run."""
+    return bool(row["pid"]) or row["type"] in ("session", "run")
+
+
+def kill_row(host: Host, row: dict[str, Any], sig: int = signal.SIGKILL) -> str:
+    """Kill what a row of :func:`tree_rows` shows, and say what was done: a process gets
+    ``sig``; a session is crashed (``CrashSession``: its runs end ``interrupted``, it is
+    read from the store on its next request); a run is killed (``KillRun``: it ends
+    ``killed``, the other runs of its worker go on). Raises the session's typed error
+    (a run that has ended meanwhile: ``InvalidRequestError``)."""
+    if row["pid"]:
+        os.kill(row["pid"], sig)
+        return f"{row['path']} (pid {row['pid']}): {signal.Signals(sig).name}"
+    runner = Runner(host, row["app"])
+    if row["type"] == "session":
+        runner.crash_session(row["user"], row["session"], "killed by an operator")
+        return f"{row['path']}: the session crashed"
+    runner.kill_run(row["user"], row["session"], row["run"])
+    return f"{row['path']}: the run was killed"
 
 
 @dataclass
@@ -124,6 +172,7 @@ class SoakReport:
     restore_seconds: float | None = None
     next_turn_valid: int = 0
     orphans: int = 0
+    failed_sessions: int = 0  # sessions that crashed beyond their intensity (reset before the next turn)
     stopped_left: int = 0  # stopped actors still there at the end: no health check found them
 
     @property
@@ -154,6 +203,7 @@ class SoakReport:
             f"restarts           {counts(self.restarts)}",
             f"host alive         {'yes' if self.host_alive else 'NO'}",
             f"tree restored      {restored}",
+            f"failed sessions    {self.failed_sessions} (reset before the next turn)",
             f"next turn valid    {self.next_turn_valid}/{self.sessions}",
             f"orphans            {self.orphans}",
             f"result             {'PASSED' if self.passed else 'FAILED'}",
@@ -245,15 +295,15 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         chosen_at = time.monotonic()
         victim = _pick_victim(host, kinds, rng, seen)
         if victim is not None:
-            kind, pid = victim
-            stop_it = rng.random() < stops
+            kind, row = victim
+            stop_it = bool(row["pid"]) and rng.random() < stops
             try:
-                os.kill(pid, signal.SIGSTOP if stop_it else signal.SIGKILL)
+                kill_row(host, row, signal.SIGSTOP if stop_it else signal.SIGKILL)
                 (stopped if stop_it else kills)[kind] += 1
                 if stop_it:
-                    stopped_pids.append(pid)
-            except ProcessLookupError:
-                pass
+                    stopped_pids.append(row["pid"])
+            except (ProcessLookupError, AdkError):
+                pass  # gone meanwhile: the process died, the run ended
         time.sleep(max(0.0, interval - (time.monotonic() - chosen_at)))
     say(f"{sum(kills.values())} kills in {duration:g} s; waiting for the turns in flight")
     stop.set()
@@ -272,6 +322,12 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     report.stopped_left = _release(stopped_pids)
     seen.look(tree_rows(host))
     report.restarts = dict(seen.restarts)
+    for member in members:
+        try:
+            runner.get_state(user, member.id)
+        except SessionFailedError:
+            report.failed_sessions += 1
+            runner.reset_session(user, member.id)
     say("reading every session back")
     for member in members:
         stored = {e.id for e in runner.get_session(user, member.id).events}
@@ -301,16 +357,18 @@ class _Restarts:
 
 
 def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random,
-                 seen: _Restarts) -> tuple[str, int] | None:
-    """(kind, pid) of a live actor of one of ``kinds``, chosen at random; None if none.
-    The walk of the tree is also a look for restarts."""
+                 seen: _Restarts) -> tuple[str, dict[str, Any]] | None:
+    """(kind, row) of a live actor of one of ``kinds`` (a process, a session held, a run
+    in flight), chosen at random; None if none. The walk of the tree is also a look for
+    restarts."""
     try:
         rows = tree_rows(host, timeout=0.5)
     except (CallTimeout, CallError):
         return None
     seen.look(rows)
-    found = [(kind_of(r), r["pid"]) for r in rows if r["pid"] and r["status"] == "running"]
-    found = [(kind, pid) for kind, pid in found if kind in kinds and process_alive(pid)]
+    found = [(kind_of(r), r) for r in rows
+             if killable(r) and r["status"] in ("running", "idle") and kind_of(r) in kinds]
+    found = [(kind, r) for kind, r in found if not r["pid"] or process_alive(r["pid"])]
     return rng.choice(found) if found else None
 
 
@@ -331,7 +389,8 @@ def _wait_restored(host: Host, timeout: float, stopped: list[int]) -> tuple[bool
             rows = tree_rows(host)
         except (CallTimeout, CallError):
             rows = []
-        if (rows and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in rows)
+        processes = [r for r in rows if r["type"] not in ("session", "run")]
+        if (processes and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in processes)
                 and not any(_still_stopped(pid) for pid in stopped)):
             return True, time.monotonic() - began
         time.sleep(0.05)

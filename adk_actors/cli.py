@@ -14,8 +14,11 @@ Commands (each talks to a running host on ``--port``, default from the config):
   restarts, restored, next turns valid, orphans (exit 1 unless all is well).
 * ``chaos kill TARGET | --random``: kill -9 an actor (``registry``,
   ``sessions/sessions-0``, ``sessions/sessions-0/worker-PID`` ...) and watch it come
-  back (a run worker: replaced by its partition).
-* ``sessions list|show|delete APP``.
+  back (a run worker: replaced by its partition); a session
+  (``sessions/sessions-0/APP/USER/SESSION``) is crashed, a run (its path, or its id)
+  killed alone.
+* ``sessions list|show|delete|reset APP [SESSION]``: ``reset`` lets a failed session
+  (crashed beyond its restart intensity) serve again.
 * ``approvals list|approve|deny APP [ID]``: the human side of tool approvals.
 
 ``--json`` prints JSON lines for scripts; colours only on a terminal. Exit codes:
@@ -141,6 +144,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            root_period=host_cfg.restart_period, extra={"global_root": True},
                            health=HealthCheck(host_cfg.health_interval, host_cfg.health_timeout)
                            if host_cfg.health_interval else None,
+                           session_intensity=host_cfg.session_intensity, session_period=host_cfg.session_period,
                            clients=(http_child(replace(http, standby=standby)),) if http is not None else ()))
     try:
         host.start()  # its actor system too: stopped by host.stop(), or here if the start fails
@@ -348,20 +352,24 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_chaos(args: argparse.Namespace) -> int:
+    from .chaos import kill_row, killable
+
     host = _connect(args)
     try:
-        rows = [r for r in _tree(host) if r["pid"]]
+        rows = [r for r in _tree(host) if killable(r)]
         if args.random:
-            target = random.choice(rows)
+            target = random.choice([r for r in rows if r["pid"]])
         else:
             matches = [r for r in rows if r["path"] == args.target or r["id"] == args.target]
             if not matches:
                 print(f"error: no running actor {args.target!r}; see `adk-actors status`", file=sys.stderr)
                 return 1
             target = matches[0]
-        os.kill(target["pid"], signal.SIGKILL)
         began = time.monotonic()
-        print(f"killed {target['path']} (pid {target['pid']}) with SIGKILL", flush=True)
+        done = kill_row(host, target)
+        print(f"killed {done}", flush=True)
+        if not target["pid"]:  # a session (read from the store on its next request) or a run: nothing restarts
+            return 0
         deadline = began + 10
         while time.monotonic() < deadline:
             try:
@@ -443,6 +451,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 for event in session.events:
                     _print_event(event, False) if event.author != "user" else print(
                         f"{_color('1', 'user')}: {event.content.text if event.content else ''}")
+        elif args.action == "reset":
+            runner.reset_session(args.user, args.session)
+            print(f"reset {args.session}: it serves again")
         else:
             runner.delete_session(args.user, args.session)
             print(f"deleted {args.session}")
@@ -525,14 +536,15 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--duration", type=float, default=60.0, help="seconds of kills")
     soak.add_argument("--interval", type=float, default=200.0, help="milliseconds between two kills")
     soak.add_argument("--targets", default="root,services,partitions,workers",
-                      help="kinds of actor to kill, comma-separated")
+                      help="kinds of actor to kill, comma-separated: the processes (root, services, partitions, "
+                           "workers), and sessions (crashed) and runs (killed alone)")
     soak.add_argument("--turn-timeout", type=float, default=30.0, help="a turn's deadline, seconds")
     soak.add_argument("--seed", type=int, help="for a repeatable choice of victims")
     soak.add_argument("--stops", type=float, default=0.0,
                       help="the fraction of faults that stop an actor (SIGSTOP) instead of killing it, 0 to 1")
     soak.set_defaults(func=cmd_soak)
     sessions = common(sub.add_parser("sessions", help="list, show or delete sessions"))
-    sessions.add_argument("action", choices=["list", "show", "delete"])
+    sessions.add_argument("action", choices=["list", "show", "delete", "reset"])
     sessions.add_argument("app")
     sessions.add_argument("session", nargs="?")
     sessions.add_argument("--user", default="cli")
@@ -554,7 +566,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = None
     if getattr(args, "chaos_command", None) == "kill" and not args.random and not args.target:
         parser.error("chaos kill needs a TARGET or --random")
-    if args.command == "sessions" and args.action in ("show", "delete") and not args.session:
+    if args.command == "sessions" and args.action in ("show", "delete", "reset") and not args.session:
         parser.error(f"sessions {args.action} needs a SESSION")
     if args.command == "approvals" and args.action != "list" and not args.id:
         parser.error(f"approvals {args.action} needs an approval ID")

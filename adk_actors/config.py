@@ -54,6 +54,10 @@ class HostSection(BaseModel):
     # and restarted. 0: no health checks.
     health_interval: float = Field(default=1.0, ge=0)
     health_timeout: float = Field(default=5.0, ge=0)
+    # A session that crashes more than session_intensity times within session_period
+    # seconds fails: it answers session_failed until an operator resets it.
+    session_intensity: int = Field(default=5, ge=0)
+    session_period: float = Field(default=60.0, gt=0)
 
     @model_validator(mode="after")
     def _check_health(self) -> HostSection:

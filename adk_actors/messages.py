@@ -34,21 +34,27 @@ __all__ = [
     "PROTOCOL_VERSION",
     "AdkEvent",
     "CancelRun",
+    "CrashSession",
     "CreateSession",
     "DeleteSession",
     "GetEventTrace",
     "GetSession",
     "GetState",
     "GetTrace",
+    "HeldSessions",
+    "KillRun",
     "Limits",
     "ListSessions",
     "LiveInput",
+    "ResetSession",
     "RunAccepted",
     "RunDone",
     "RunFailed",
     "RunMessages",
     "RunRequest",
+    "RunStatus",
     "SessionInfo",
+    "SessionStatus",
     "UpdateState",
     "partition_of",
     "session_key",
@@ -61,8 +67,11 @@ __all__ = [
 #: 6 removed ``SessionInfo.session_actor`` (sessions live in their partitions) and added ``PROBE``;
 #: 7 added ``GetTrace`` and ``GetEventTrace``;
 #: 8 moved ``RunRequest.state_delta`` onto the user's event;
-#: 9 added live runs: ``RunRequest.live`` and ``LiveInput``.
-PROTOCOL_VERSION = 9
+#: 9 added live runs: ``RunRequest.live`` and ``LiveInput``;
+#: 10 added sessions and runs as actors: ``HeldSessions`` (``SessionStatus``,
+#: ``RunStatus``), ``CrashSession``, ``ResetSession``, ``KillRun``, and the error codes
+#: ``session_failed``, ``session_unreadable``, ``internal_error``.
+PROTOCOL_VERSION = 10
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -71,7 +80,7 @@ PROBE = "probe"
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",
-               "limit_exceeded", "session_unreadable", "internal_error")
+               "limit_exceeded", "session_unreadable", "internal_error", "session_failed")
 
 #: Why a run failed (``RunFailed.reason``).
 FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error")
@@ -301,3 +310,75 @@ class SessionInfo:
     state: dict[str, Any]
     events: list[Event]
     last_update_time: float
+
+
+# -- sessions and runs as actors: seen, crashed, reset, killed one at a time ---------------------
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """A run of a session, as its partition sees it: ``running`` (on a worker) or
+    ``waiting`` (queued behind another); ``agent`` made its last event; ``events`` it
+    has sent; ``started`` (wall clock) when it began, or was queued."""
+
+    run_id: str
+    state: str
+    agent: str | None
+    events: int
+    started: float
+
+
+@dataclass(frozen=True)
+class SessionStatus:
+    """A session as an actor: ``state`` is ``idle`` or ``running`` while its partition
+    holds it, ``failed`` once it crashed more often than its restart intensity allows
+    (it answers ``session_failed`` until it is reset); ``restarts`` counts its crashes
+    since it was last reset, ``last_crash`` says why the last one happened."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+    state: str
+    restarts: int = 0
+    last_crash: str | None = None
+    runs: tuple[RunStatus, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return session_key(self.app_name, self.user_id, self.session_id)
+
+
+@dataclass(frozen=True)
+class HeldSessions:
+    """Sent to one partition: ``(total, [SessionStatus])``, the sessions it holds in
+    memory and the failed ones, running ones first, then by key, ``limit`` of them from
+    ``offset`` (a partition may hold thousands)."""
+
+    offset: int = 0
+    limit: int = 100
+
+
+@dataclass(frozen=True)
+class CrashSession(_SessionRef):
+    """Crash the session as a failing handler would (fault injection: ``adk-actors chaos
+    kill``): its view is dropped and read from the store on its next request, its runs
+    end ``interrupted`` with ``reason``, and the crash counts toward its restart
+    intensity. Answered with the session's ``SessionStatus`` after the crash."""
+
+    reason: str = "crashed on request"
+
+
+@dataclass(frozen=True)
+class ResetSession(_SessionRef):
+    """A failed session serves again (its crash count starts from nothing); answered
+    ``"reset"`` (also when it was not failed)."""
+
+
+@dataclass(frozen=True)
+class KillRun(_SessionRef):
+    """End run ``run_id`` of the session at once, ``RunFailed(killed, RunKilled)``, as a
+    kill -9 of a process of its own would; the other runs of its worker go on. A waiting
+    run is taken off the queue. Answered ``"killed"``; ``invalid_request`` if the session
+    has no such run."""
+
+    run_id: str = ""

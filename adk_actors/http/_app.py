@@ -51,6 +51,7 @@ from .._exceptions import (
     RunFailedError,
     SessionBusyError,
     SessionExistsError,
+    SessionFailedError,
     SessionNotFoundError,
     SessionUnreadableError,
     UnknownAppError,
@@ -114,7 +115,7 @@ class MemoryBody(_Camel):
 
 _STATUS: tuple[tuple[type[AdkError], int], ...] = (
     (SessionNotFoundError, 404), (UnknownAppError, 404), (NotFoundError, 404), (SessionExistsError, 409),
-    (SessionBusyError, 409), (LimitExceededError, 413), (InvalidRequestError, 400), (ArtifactError, 400),
+    (SessionBusyError, 409), (SessionFailedError, 409), (LimitExceededError, 413), (InvalidRequestError, 400), (ArtifactError, 400),
     (HostError, 503), (RunFailedError, 500), (SessionUnreadableError, 500), (InternalError, 500))
 
 #: What a 503 says: why the host could not answer is in its log, not in the answer.

@@ -5,7 +5,10 @@
 * ``GET /console/api/tree`` (operators): the live supervision tree, one row per actor
   (path, status, pid, restarts), and every model's circuit breaker.
 * ``POST /console/api/kill`` (operators): ``{"path": ...}``: SIGKILL that actor, as
-  ``adk-actors chaos kill`` does; its supervisor restarts it.
+  ``adk-actors chaos kill`` does; its supervisor restarts it (a session is crashed,
+  a run killed alone: ``chaos.kill_row``).
+* ``POST /console/api/reset`` (operators): ``{"path": ...}`` of a failed session: it
+  serves again.
 * ``GET /apps/{app}/users/{user}/approvals``: the user's pending approvals.
 * ``POST /apps/{app}/users/{user}/approvals/{id}``: ``{"approve": bool, "reason"?}``.
 * ``PUT /apps/{app}/users/{user}/credentials/{key}``: ``{"accessToken", "expiresIn"?}``
@@ -16,8 +19,6 @@ A user reaches only their own approvals and credentials (403 otherwise).
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -28,7 +29,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, SecretStr
 from pydantic.alias_generators import to_camel
 
-from ..chaos import tree_rows
+from ..chaos import kill_row, killable, tree_rows
 from ..runtime import Credential
 from ._guard import OPERATOR, require_operator
 
@@ -95,11 +96,19 @@ def add_console(api: FastAPI, host: Any, apps: Callable[[], list[str]], runner: 
     @api.post("/console/api/kill")
     def kill(body: KillBody, request: Request) -> dict[str, Any]:
         operator(request)
-        target = next((r for r in rows() if r["path"] == body.path and r["pid"]), None)
+        target = next((r for r in rows() if r["path"] == body.path and killable(r)), None)
         if target is None:
             raise HTTPException(404, f"no running actor {body.path!r}")
-        os.kill(target["pid"], signal.SIGKILL)
-        return {"killed": target["pid"], "path": body.path}
+        return {"killed": target["pid"], "path": body.path, "done": kill_row(host, target)}
+
+    @api.post("/console/api/reset")
+    def reset(body: KillBody, request: Request) -> dict[str, Any]:
+        operator(request)
+        target = next((r for r in rows() if r["path"] == body.path and r["type"] == "session"), None)
+        if target is None:
+            raise HTTPException(404, f"no session {body.path!r} held")
+        runner(target["app"]).reset_session(target["user"], target["session"])
+        return {"reset": body.path}
 
     @api.get("/apps/{app}/users/{user}/approvals")
     def approvals(app: str, user: str, request: Request) -> list[dict[str, Any]]:

@@ -114,6 +114,10 @@ class HostConfig:
     #: (``supervision.HealthCheck``): one that is alive but no longer answers (stopped,
     #: stuck in a handler) is killed and restarted. None: no checks.
     health: HealthCheck | None = field(default_factory=HealthCheck)
+    #: A session that crashes more than ``session_intensity`` times within
+    #: ``session_period`` seconds fails: it answers ``session_failed`` until reset.
+    session_intensity: int = 5
+    session_period: float = 60.0
     services_intensity: int = 40
     services_period: float = 10.0
     sessions_intensity: int = 40  # the session partitions' supervisor's
@@ -189,7 +193,9 @@ class Host:
                                        trace_turns=self.config.trace_turns,
                                        model_base_urls=dict(self.config.models), breakers=self.config.breakers,
                                        model_options=dict(self.config.model_options),
-                                       limits=self.config.limits, health=self.config.health)
+                                       limits=self.config.limits, health=self.config.health,
+                                       session_intensity=self.config.session_intensity,
+                                       session_period=self.config.session_period)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),

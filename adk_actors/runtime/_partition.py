@@ -73,18 +73,24 @@ from ..log import enabled_for, get_logger
 from ..messages import (
     PROBE,
     CancelRun,
+    CrashSession,
     CreateSession,
     DeleteSession,
     GetEventTrace,
     GetSession,
     GetState,
     GetTrace,
+    HeldSessions,
+    KillRun,
     Limits,
     ListSessions,
     LiveInput,
+    ResetSession,
     RunFailed,
     RunRequest,
+    RunStatus,
     SessionInfo,
+    SessionStatus,
     UpdateState,
     session_key,
 )
@@ -144,6 +150,8 @@ class PartitionArgs:
     model_options: dict[str, Any] | None = None
     limits: Limits = field(default_factory=Limits)
     health: HealthCheck | None = None  # the run workers' health checks (a stopped or stuck one is killed)
+    session_intensity: int = 5  # a session that crashes more often than this ...
+    session_period: float = 60.0  # ... within this many seconds fails: it answers session_failed until reset
 
 
 @dataclass
@@ -156,6 +164,16 @@ class _Worker:
     retired: bool = False
     idle_since: float = 0.0  # the partition's clock when its last turn ended
     unresponsive: bool = False  # killed for leaving a health check unanswered
+
+
+@dataclass
+class _Faults:
+    """One session's crashes, for its restart intensity (OTP's, per child)."""
+
+    crashes: deque[float] = field(default_factory=deque)  # the partition's clock at each, within the period
+    restarts: int = 0  # crashes since it was reset (or first crashed)
+    last: str | None = None  # why it crashed last
+    failed: bool = False  # over its intensity: it answers session_failed until reset
 
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput)
@@ -198,6 +216,7 @@ class SessionPartition(GenServer):
         self.run_timeout = args.run_timeout
         self.trace_turns = args.trace_turns
         self.sessions: dict[str, Session] = {}
+        self.faults: dict[str, _Faults] = {}  # sessions that crashed: their restart intensity, failed or not
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
         self.workers: list[_Worker] = []
         self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker (runs_per_worker)
@@ -256,6 +275,10 @@ class SessionPartition(GenServer):
             return self._delete(request)
         if isinstance(request, _ROUTED):
             return self._route(request, caller)
+        if isinstance(request, HeldSessions):
+            return self._held(request.offset, request.limit)
+        if isinstance(request, (CrashSession, ResetSession, KillRun)):
+            return self._operate(request)
         if request == "pid":
             return os.getpid()
         if request == "pid-space":  # whose pids these are: a caller that shares them may look at them
@@ -324,6 +347,10 @@ class SessionPartition(GenServer):
         if not all(isinstance(x, str) and x for x in (request.user_id, request.session_id)):
             raise BadRequest("user_id and session_id must be non-empty strings")
         self._check_ours(request.key)
+        faults = self.faults.get(request.key)
+        if faults is not None and faults.failed:
+            raise CallError(f"session {request.session_id!r} failed: it crashed {faults.restarts} times "
+                            f"(last: {faults.last}); an operator may reset it", code="session_failed")
         session = self._session(request)
         session.idle_since = self.clock()
         if isinstance(request, GetSession):
@@ -371,6 +398,10 @@ class SessionPartition(GenServer):
             if session.active is None and not session.waiting and now - session.idle_since >= self.config.idle_timeout:
                 del self.sessions[key]
                 self._forget(key)
+        for key, faults in list(self.faults.items()):  # quiet for a period, and not failed: forgotten
+            if not faults.failed and key not in self.sessions and (
+                    not faults.crashes or now - faults.crashes[-1] > self.config.session_period):
+                del self.faults[key]
         if self.sessions:
             self.idle_timer_armed = True
             due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
@@ -400,11 +431,69 @@ class SessionPartition(GenServer):
         ``internal_error``, and the partition and its other sessions carry on. A
         request that names no session (the partition's own commands) crashes it."""
         if isinstance(request, _SESSION_REQUESTS):
-            self._drop(request.key, f"the session failed while handling a request ({type(error).__name__})")
+            self._crash_session(request.key, f"{type(error).__name__} while handling {type(request).__name__}")
         elif not isinstance(request, _READS):
             return None
         return CallError(f"the request failed inside the host ({type(error).__name__}); it was logged, and the "
                          f"session is read from the store again on its next request", code="internal_error")
+
+    def _crash_session(self, key: str, reason: str) -> None:
+        """Session ``key`` crashed (a handler of its failed, or on request): its view is
+        dropped (``_drop``: its runs end ``interrupted``, and it is read from the store
+        on its next request), and the crash counts: more than ``session_intensity``
+        within ``session_period`` seconds and it fails, answering ``session_failed``
+        until an operator resets it (OTP's restart intensity, per session)."""
+        faults = self.faults.setdefault(key, _Faults())
+        now = self.clock()
+        faults.crashes.append(now)
+        while faults.crashes and now - faults.crashes[0] > self.config.session_period:
+            faults.crashes.popleft()
+        faults.restarts += 1
+        faults.last = reason
+        if len(faults.crashes) > self.config.session_intensity and not faults.failed:
+            faults.failed = True
+            self.slog.error("session failed: it crashed more often than its restart intensity allows", session=key,
+                            crashes=len(faults.crashes), period=self.config.session_period, reason=reason)
+        else:
+            self.slog.warning("session crashed; it is read from the store again on its next request", session=key,
+                              reason=reason)
+        self._drop(key, f"the session crashed ({reason})")
+
+    def _operate(self, request: CrashSession | ResetSession | KillRun) -> Any:
+        """An operator's (or a fault injector's) request for one session: crash it, reset
+        it, or kill one of its runs (see their messages)."""
+        self._check_app(request.app_name)
+        self._check_ours(request.key)
+        if isinstance(request, CrashSession):
+            self._crash_session(request.key, request.reason)
+            return self._status(request.key)
+        if isinstance(request, ResetSession):
+            self.faults.pop(request.key, None)
+            return "reset"
+        session = self.sessions.get(request.key)
+        if session is None or not session.kill(request.run_id):
+            raise CallError(f"no run {request.run_id!r} on session {request.session_id!r}", code="invalid_request")
+        return "killed"
+
+    def _status(self, key: str) -> SessionStatus:
+        app, user, session_id = key.split("/", 2)
+        faults = self.faults.get(key) or _Faults()
+        session = self.sessions.get(key)
+        runs: list[RunStatus] = []
+        state = "failed" if faults.failed else "idle"
+        if session is not None and not faults.failed:
+            for run in [session.active, *session.waiting]:
+                if run is not None and run.outcome is None:
+                    runs.append(RunStatus(run.run_id, "running" if run is session.active else "waiting", run.agent,
+                                          run.seq, run.queued_at))
+            state = "running" if session.active is not None else "idle"
+        return SessionStatus(app, user, session_id, state, faults.restarts, faults.last, tuple(runs))
+
+    def _held(self, offset: int, limit: int) -> tuple[int, list[SessionStatus]]:
+        """(how many, a page of) the sessions held and the failed ones (``HeldSessions``)."""
+        keys = set(self.sessions) | {key for key, faults in self.faults.items() if faults.failed}
+        statuses = sorted((self._status(key) for key in keys), key=lambda s: (s.state != "running", s.key))
+        return len(statuses), statuses[max(offset, 0):max(offset, 0) + max(limit, 0)]
 
     def _forget(self, key: str) -> None:
         for worker in self.workers:
@@ -686,7 +775,7 @@ class SessionPartition(GenServer):
                 self.slog.error("a session failed while committing its run's output; dropped",
                                 session=live[0].key, run=output.run_id, error=f"{type(exc).__name__}: {exc}",
                                 exc_info=True)
-                self._drop(live[0].key, f"the session failed while committing its run's output ({type(exc).__name__})")
+                self._crash_session(live[0].key, f"{type(exc).__name__} while committing its run's output")
         if worker.retired:
             self._kill_if_done(worker)
         elif output.outcome is not None and self.config.runs_per_worker:

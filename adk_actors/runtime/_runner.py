@@ -51,6 +51,7 @@ from .._exceptions import (
     RunFailedError,
     SessionBusyError,
     SessionExistsError,
+    SessionFailedError,
     SessionNotFoundError,
     SessionUnreadableError,
     UnknownAppError,
@@ -61,20 +62,24 @@ from ..messages import (
     PROBE,
     AdkEvent,
     CancelRun,
+    CrashSession,
     CreateSession,
     DeleteSession,
     GetEventTrace,
     GetSession,
     GetState,
     GetTrace,
+    KillRun,
     ListSessions,
     LiveInput,
+    ResetSession,
     RunAccepted,
     RunDone,
     RunFailed,
     RunMessages,
     RunRequest,
     SessionInfo,
+    SessionStatus,
     UpdateState,
     session_key,
 )
@@ -133,6 +138,7 @@ _ERRORS: dict[str, type[AdkError]] = {
     "not_found": NotFoundError,
     "session_unreadable": SessionUnreadableError,
     "internal_error": InternalError,
+    "session_failed": SessionFailedError,
 }
 
 
@@ -303,6 +309,23 @@ class Runner:
         result: SessionInfo = self._call(UpdateState(self.app_name, user_id, session_id, dict(state_delta)),
                                          session_id, user_id)
         return result
+
+    def crash_session(self, user_id: str, session_id: str, reason: str = "crashed on request") -> SessionStatus:
+        """Crash the session as a failing handler would (fault injection): its runs end
+        ``interrupted``, it is read from the store on its next request, and the crash
+        counts toward its restart intensity; returns its status after the crash."""
+        status: SessionStatus = self._call(CrashSession(self.app_name, user_id, session_id, reason), session_id,
+                                           user_id)
+        return status
+
+    def reset_session(self, user_id: str, session_id: str) -> None:
+        """Let a failed session (``SessionFailedError``) serve again."""
+        self._call(ResetSession(self.app_name, user_id, session_id), session_id, user_id)
+
+    def kill_run(self, user_id: str, session_id: str, run_id: str) -> None:
+        """End a run of the session at once: its caller gets ``RunFailed(killed,
+        RunKilled)``; the other runs of its worker go on."""
+        self._call(KillRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 
     def save_artifact(self, user_id: str, session_id: str, name: str, part: Part,
                       custom_metadata: dict[str, Any] | None = None) -> int:

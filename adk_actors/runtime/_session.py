@@ -106,6 +106,8 @@ class SessionRun:
     end_stored: bool = False  # the store has the run's end already
     committed: int = 0  # non-partial events of this run in the store
     held: list[Any] | None = None  # messages for a batched caller, sent as one envelope
+    agent: str | None = None  # the author of its last event (what the tree shows)
+    queued_at: float = field(default_factory=time.time)  # wall clock: when it was taken
     live_inputs: list[LiveRequest] = field(default_factory=list)  # a live run's, until it has a worker
 
     @property
@@ -239,6 +241,24 @@ class Session:
                 return "cancelled"
         raise CallError(f"no run {run_id!r} on this session", code="invalid_request")
 
+    def kill(self, run_id: str) -> bool:
+        """End run ``run_id`` at once, ``killed`` (``KillRun``): a running one is told to
+        stop on its worker, which is retired if it has not ``CANCEL_GRACE`` later (the
+        worker's other runs go on); a waiting one leaves the queue. False if there is
+        no such run."""
+        detail = "the run was killed on request"
+        run = self.active
+        if run is not None and run.run_id == run_id and run.outcome is None:
+            self.owner.cancel_on_worker(run, detail)
+            self._end(run, RunOutcome(run_id, False, "killed", "RunKilled", detail), abandon=True)
+            return True
+        for waiting in list(self.waiting):
+            if waiting.run_id == run_id:
+                self.waiting.remove(waiting)
+                self._finish(waiting, RunFailed(run_id, "killed", "RunKilled", detail))
+                return True
+        return False
+
     def live_input(self, run_id: str, request: LiveRequest) -> str:
         """Pass an input to the live run ``run_id``: to its worker (``"sent"``), or kept
         for it while it waits for one or for its turn (``"queued"``); a CallError when
@@ -299,6 +319,8 @@ class Session:
                 if stored is not None and not event.error_code:
                     run.final_event_id = event.id
         run.committed += len(finals)
+        if output.events:
+            run.agent = output.events[-1].author
         for event in finals if over else output.events:
             self._to_caller(run, AdkEvent(run.run_id, event, run.seq))
             run.seq += 1

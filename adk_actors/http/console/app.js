@@ -306,20 +306,36 @@ async function refreshTree() {
   $("tree-note").textContent = "live; kill an actor and watch it come back";
   $("tree").tBodies[0].replaceChildren(...tree.rows.map((row) => element("tr", { "data-path": row.path },
     element("td", { style: `padding-left:${0.3 + row.depth}rem`, title: row.path },
-      row.id + (row.sessions !== undefined ? ` (${row.sessions} sessions)` : "")),
+      label(row)),
     element("td", { class: `status-${row.status}` }, row.status),
     element("td", { class: "pid" }, row.pid ? String(row.pid) : "-"),
     // Why it was last restarted: the cell's title; a warning sign when it had stopped answering.
     element("td", { class: "restarts", title: row.last_exit ? `last exit: ${row.last_exit}` : "" },
       String(row.restarts) + (row.last_exit && row.last_exit.includes("unresponsive") ? " \u26a0" : "")),
-    element("td", {}, row.pid ? element("button", { type: "button", class: "danger", "aria-label": `kill ${row.path}`,
-      onclick: () => kill(row.path) }, "kill") : ""))));
+    element("td", {}, row.status === "failed"
+      ? element("button", { type: "button", "aria-label": `reset ${row.path}`, onclick: () => reset(row.path) }, "reset")
+      : (row.pid || row.type === "session" || row.type === "run")
+        ? element("button", { type: "button", class: "danger", "aria-label": `kill ${row.path}`,
+          onclick: () => kill(row.path) }, "kill") : ""))));
   $("breakers").replaceChildren(...Object.entries(tree.breakers).map(([model, b]) =>
     element("li", { class: "muted" }, `breaker ${model}: ${b.state || JSON.stringify(b)}`)));
 }
 
+// What a row of the tree is called: a process by its id, a session by its user and id,
+// a run by the agent that made its last event and how many events it sent.
+function label(row) {
+  if (row.type === "session") return `${row.user}/${row.session}`;
+  if (row.type === "run") return `run ${row.run.slice(4, 12)} (${row.agent || "starting"}, ${row.events} events)`;
+  return row.id + (row.sessions !== undefined ? ` (${row.sessions} sessions)` : "");
+}
+
 async function kill(path) {
   await api("/console/api/kill", { method: "POST", json: { path } });
+  await refreshTree();
+}
+
+async function reset(path) {
+  await api("/console/api/reset", { method: "POST", json: { path } });
   await refreshTree();
 }
 

@@ -1,0 +1,152 @@
+"""Sessions and runs as actors (issue 37), on real processes: a session crashes alone
+(its runs end ``interrupted``, it comes back from the store, its partition and the
+other sessions never notice), fails beyond its restart intensity until reset, and a
+run is killed alone while the other runs of its worker go on. All of it is seen in the
+tree, and can be done through the Runner, the CLI's ``chaos kill``, the console's
+routes and the soak."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import runtime_agents
+from conftest import serving, turn_in_background
+
+from adk_actors import RunFailedError, SessionFailedError
+from adk_actors.chaos import kill_row, soak, tree_rows
+from adk_actors.runtime import Host, HostConfig
+from supervision import call
+from supervision.testing import wait_until
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    """One partition, one run worker: every session and every run share them."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
+                        session_intensity=2, session_period=60.0)
+    with Host(config, system=actor_system) as running:
+        yield running
+
+
+def rows_of(host: Host, kind: str) -> list[dict[str, Any]]:
+    return [r for r in tree_rows(host, timeout=3.0) if r["type"] == kind]
+
+
+def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host) -> None:
+    echo, sleepy = host.runner("echo"), host.runner("sleepy")
+    for user in ("a", "b", "c"):
+        echo.create_session(user, "s")
+    sleepy.create_session("victim", "v")
+    list(sleepy.run("victim", "v", "hello"))
+    partition_pid = call(host.system, host.partitions()[0], "pid")
+    stop = threading.Event()
+    bystander_results: list[Any] = []
+
+    def talk(user: str) -> None:
+        turn = 0
+        while not stop.is_set():
+            turn += 1
+            try:
+                events = list(echo.run(user, "s", f"turn {turn}"))
+                bystander_results.append(events[-1].content.text == f"echo: turn {turn} (turn {turn})")
+            except Exception as exc:  # any failure is a disturbance
+                bystander_results.append(exc)
+
+    talkers = [threading.Thread(target=talk, args=(u,)) for u in ("a", "b", "c")]
+    for thread in talkers:
+        thread.start()
+    try:
+        caller, outcome = turn_in_background(sleepy, "victim", "v", "sleep 30")
+        wait_until(lambda: any(r["type"] == "run" and r["session"] == "v" for r in tree_rows(host)), timeout=10)
+        status = sleepy.crash_session("victim", "v", "the test crashed it")
+        caller.join(20)
+        assert not caller.is_alive()
+    finally:
+        stop.set()
+        for thread in talkers:
+            thread.join(30)
+    failure = outcome[0]
+    assert isinstance(failure, RunFailedError) and failure.reason == "interrupted"
+    assert "the test crashed it" in failure.detail
+    assert status.restarts == 1 and status.last_crash == "the test crashed it"
+    assert bystander_results and all(r is True for r in bystander_results), bystander_results[:5]
+    assert call(host.system, host.partitions()[0], "pid") == partition_pid  # the partition never noticed
+    again = list(sleepy.run("victim", "v", "hello again"))  # read from the store: its history is whole
+    assert again[-1].content.text == "awake: hello again"
+    stored = [e.content.text for e in sleepy.get_session("victim", "v").events if e.content and e.content.text]
+    assert stored[:2] == ["hello", "awake: hello"] and stored[-1] == "awake: hello again"
+    row = next(r for r in rows_of(host, "session") if r["session"] == "v")
+    assert row["restarts"] == 1 and row["last_exit"] == "the test crashed it"
+
+
+def test_one_run_is_killed_alone_and_the_other_runs_of_its_worker_go_on(host: Host) -> None:
+    sleepy = host.runner("sleepy")
+    for user in ("x", "y", "z"):
+        sleepy.create_session(user, "s")
+    running = {user: turn_in_background(sleepy, user, "s", "sleep 2") for user in ("x", "y", "z")}
+    runs = wait_until(lambda: len(r := rows_of(host, "run")) == 3 and r, timeout=10)
+    assert len(call(host.system, host.partitions()[0], "workers")) == 1  # one worker holds all three
+    victim = next(r for r in runs if r["user"] == "y")
+    assert victim["status"] == "running" and victim["agent"] in (None, "user", "sleepy")  # None: nothing sent yet
+    kill_row(host, victim)
+    for thread, _ in running.values():
+        thread.join(30)
+    killed = running["y"][1][0]
+    assert isinstance(killed, RunFailedError) and killed.reason == "killed" and killed.error_type == "RunKilled"
+    for user in ("x", "z"):
+        events = running[user][1][0]
+        assert not isinstance(events, Exception) and events[-1].content.text == "woke up"
+    assert list(sleepy.run("y", "s", "hello"))[-1].content.text == "awake: hello"
+
+
+def test_a_session_crashing_beyond_its_intensity_fails_until_it_is_reset(host: Host) -> None:
+    echo = host.runner("echo")
+    echo.create_session("ann", "s1")
+    echo.create_session("bob", "s2")
+    list(echo.run("ann", "s1", "before"))
+    for _ in range(2):  # session_intensity = 2: two crashes are restarts
+        echo.crash_session("ann", "s1")
+        assert echo.get_session("ann", "s1").events
+    echo.crash_session("ann", "s1")  # the third within the period: failed
+    with pytest.raises(SessionFailedError, match="reset"):
+        echo.get_session("ann", "s1")
+    with pytest.raises(SessionFailedError):
+        list(echo.run("ann", "s1", "anyone there?"))
+    row = next(r for r in rows_of(host, "session") if r["session"] == "s1")
+    assert row["status"] == "failed" and row["restarts"] == 3
+    assert list(echo.run("bob", "s2", "unharmed"))[-1].content.text.startswith("echo: unharmed")
+    echo.reset_session("ann", "s1")
+    assert list(echo.run("ann", "s1", "after"))[-1].content.text.startswith("echo: after")
+    assert echo.get_session("ann", "s1").events[0].content.text == "before"  # its history survived
+
+
+def test_a_soak_that_crashes_sessions_and_kills_runs_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
+    config = HostConfig(apps={"weather_bot": "examples.weather_bot.agent:root_agent"}, data_dir=str(tmp_path / "d"))
+    with Host(config, system=actor_system) as running:
+        report = soak(running, "weather_bot", sessions=4, duration=4.0, interval=0.1, targets=("sessions", "runs"),
+                      seed=3)
+    print(report.render())
+    assert report.kills.get("sessions", 0) >= 5 and report.kills.get("runs", 0) >= 1
+    assert report.lost == 0 and report.hung == 0 and report.untyped_failures == {}
+    assert report.next_turn_valid == 4 and report.passed
+
+
+def test_the_console_and_http_kill_reset_and_answer_a_failed_session(tmp_path: Path) -> None:
+    with serving(tmp_path, "session_intensity = 0\n") as served, httpx.Client(base_url=served["url"],
+                                                                             timeout=30) as client:
+        client.post("/apps/weather_bot/users/ann/sessions", json={"sessionId": "s1"})
+        rows = client.get("/console/api/tree").json()["rows"]
+        session = next(r for r in rows if r["type"] == "session" and r["session"] == "s1")
+        assert session["path"].endswith("/weather_bot/ann/s1") and session["status"] == "idle"
+        assert client.post("/console/api/kill", json={"path": session["path"]}).status_code == 200
+        failed = client.get("/apps/weather_bot/users/ann/sessions/s1")  # intensity 0: one crash fails it
+        assert failed.status_code == 409 and "reset" in failed.json()["detail"]
+        rows = client.get("/console/api/tree").json()["rows"]
+        assert next(r for r in rows if r["path"] == session["path"])["status"] == "failed"
+        assert client.post("/console/api/reset", json={"path": session["path"]}).status_code == 200
+        assert client.get("/apps/weather_bot/users/ann/sessions/s1").status_code == 200
