@@ -54,8 +54,10 @@ __all__ = [
     "RunRequest",
     "RunStatus",
     "SessionInfo",
+    "SessionLifecycle",
     "SessionStatus",
     "UpdateState",
+    "WatchSession",
     "partition_of",
     "session_key",
 ]
@@ -69,8 +71,9 @@ __all__ = [
 #: 8 moved ``RunRequest.state_delta`` onto the user's event;
 #: 9 added live runs: ``RunRequest.live`` and ``LiveInput``;
 #: 10 added sessions and runs as actors: ``HeldSessions`` (``SessionStatus``,
-#: ``RunStatus``), ``CrashSession``, ``ResetSession``, ``KillRun``, and the error codes
-#: ``session_failed``, ``session_unreadable``, ``internal_error``.
+#: ``RunStatus``), ``CrashSession``, ``ResetSession``, ``KillRun``, ``WatchSession``
+#: (``SessionLifecycle``), and the error codes ``session_failed``,
+#: ``session_unreadable``, ``internal_error``.
 PROTOCOL_VERSION = 10
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
@@ -331,7 +334,8 @@ class RunStatus:
 @dataclass(frozen=True)
 class SessionStatus:
     """A session as an actor: ``state`` is ``idle`` or ``running`` while its partition
-    holds it, ``failed`` once it crashed more often than its restart intensity allows
+    holds it, ``passivated`` while it does not (its next request reads it from the
+    store), ``failed`` once it crashed more often than its restart intensity allows
     (it answers ``session_failed`` until it is reset); ``restarts`` counts its crashes
     since it was last reset, ``last_crash`` says why the last one happened."""
 
@@ -382,3 +386,34 @@ class KillRun(_SessionRef):
     has no such run."""
 
     run_id: str = ""
+
+
+@dataclass(frozen=True)
+class WatchSession(_SessionRef):
+    """Sent as a ``Call`` to the session's partition: from now on its sender gets a
+    :class:`SessionLifecycle` at each change in the session's life, until it sends this
+    again with ``stop=True`` (or the partition stops: a watcher that sees its partition
+    gone watches the restarted one, as ``Runner.watch_session`` does). Answered with
+    the session's :class:`SessionStatus` (``passivated``: not held in memory now)."""
+
+    stop: bool = False
+
+
+#: What a :class:`SessionLifecycle` says happened.
+LIFECYCLE_EVENTS = ("activated", "crashed", "failed", "reset", "passivated", "deleted")
+
+
+@dataclass(frozen=True)
+class SessionLifecycle:
+    """A change in a watched session's life (``event``, one of ``LIFECYCLE_EVENTS``):
+    ``activated`` (read from the store, or created, into its partition's memory),
+    ``crashed`` (``reason``: it is read from the store again on its next request),
+    ``failed`` (crashed beyond its restart intensity), ``reset``, ``passivated`` (let go
+    after ``idle_timeout``), ``deleted``; ``at`` is the wall clock."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+    event: str
+    reason: str | None = None
+    at: float = 0.0

@@ -7,6 +7,8 @@ routes and the soak."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,3 +152,50 @@ def test_the_console_and_http_kill_reset_and_answer_a_failed_session(tmp_path: P
         assert next(r for r in rows if r["path"] == session["path"])["status"] == "failed"
         assert client.post("/console/api/reset", json={"path": session["path"]}).status_code == 200
         assert client.get("/apps/weather_bot/users/ann/sessions/s1").status_code == 200
+
+
+def test_a_runner_watches_a_sessions_life(actor_system: Any, tmp_path: Path) -> None:
+    """activated, crashed, failed, reset, its partition killed (reported by the watch,
+    which follows the restarted partition), passivated, deleted: in the order they
+    happen."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1,
+                        session_intensity=1, idle_timeout=1.0)
+    with Host(config, system=actor_system) as host:
+        echo = host.runner("echo")
+        echo.create_session("ann", "s1")
+        host.partitions()  # listed: the watch can tell its partition's death from its process
+        with echo.watch_session("ann", "s1") as watch:
+            assert watch.status.state == "idle"
+            seen: list[tuple[str, str | None]] = []
+
+            def expect(*events: str) -> None:
+                for wanted in events:
+                    got = watch.next(15.0)
+                    assert got is not None, f"no {wanted!r} after {seen}"
+                    seen.append((got.event, got.reason))
+                    assert got.event == wanted, seen
+
+            echo.crash_session("ann", "s1", "first")
+            expect("crashed")
+            list(echo.run("ann", "s1", "hello"))
+            expect("activated")
+            echo.crash_session("ann", "s1", "second")  # session_intensity = 1: the second fails it
+            expect("crashed", "failed")
+            echo.reset_session("ann", "s1")
+            expect("reset")
+            list(echo.run("ann", "s1", "again"))
+            expect("activated")
+            os_kill_partition(host)
+            expect("crashed")
+            assert seen[-1][1] == "its partition stopped"
+            list(echo.run("ann", "s1", "after the restart"))  # the restarted partition: watched too
+            expect("activated", "passivated")  # idle_timeout 1 s
+            echo.delete_session("ann", "s1")
+            expect("deleted")
+            assert [reason for event, reason in seen if event == "crashed"][:2] == ["first", "second"]
+
+
+def os_kill_partition(host: Host) -> None:
+    pid = call(host.system, host.partitions()[0], "pid")
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: call(host.system, host.partitions(refresh=True)[0], "pid", timeout=2) != pid, timeout=30)

@@ -90,8 +90,10 @@ from ..messages import (
     RunRequest,
     RunStatus,
     SessionInfo,
+    SessionLifecycle,
     SessionStatus,
     UpdateState,
+    WatchSession,
     session_key,
 )
 from ..store import (
@@ -217,6 +219,7 @@ class SessionPartition(GenServer):
         self.trace_turns = args.trace_turns
         self.sessions: dict[str, Session] = {}
         self.faults: dict[str, _Faults] = {}  # sessions that crashed: their restart intensity, failed or not
+        self.watchers: dict[str, list[Any]] = {}  # session key -> who watches its life (WatchSession)
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
         self.workers: list[_Worker] = []
         self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker (runs_per_worker)
@@ -277,8 +280,8 @@ class SessionPartition(GenServer):
             return self._route(request, caller)
         if isinstance(request, HeldSessions):
             return self._held(request.offset, request.limit)
-        if isinstance(request, (CrashSession, ResetSession, KillRun)):
-            return self._operate(request)
+        if isinstance(request, (CrashSession, ResetSession, KillRun, WatchSession)):
+            return self._operate(request, caller)
         if request == "pid":
             return os.getpid()
         if request == "pid-space":  # whose pids these are: a caller that shares them may look at them
@@ -336,6 +339,7 @@ class SessionPartition(GenServer):
         self._check_app(request.app_name)
         self._check_ours(request.key)
         self._drop(request.key, "the session was deleted")
+        self._tell(request.key, "deleted")
         try:
             self.store.delete_session(request.app_name, request.user_id, request.session_id)
         except SessionNotFound as exc:
@@ -384,6 +388,7 @@ class SessionPartition(GenServer):
     def _hold(self, session: Session) -> Session:
         session.idle_since = self.clock()
         self.sessions[session.key] = session
+        self._tell(session.key, "activated")
         if not self.idle_timer_armed:
             self.idle_timer_armed = True
             self.send_after(self.config.idle_timeout, ("idle",))
@@ -398,6 +403,7 @@ class SessionPartition(GenServer):
             if session.active is None and not session.waiting and now - session.idle_since >= self.config.idle_timeout:
                 del self.sessions[key]
                 self._forget(key)
+                self._tell(key, "passivated")
         for key, faults in list(self.faults.items()):  # quiet for a period, and not failed: forgotten
             if not faults.failed and key not in self.sessions and (
                     not faults.crashes or now - faults.crashes[-1] > self.config.session_period):
@@ -450,37 +456,57 @@ class SessionPartition(GenServer):
             faults.crashes.popleft()
         faults.restarts += 1
         faults.last = reason
+        self._drop(key, f"the session crashed ({reason})")
+        self._tell(key, "crashed", reason)
         if len(faults.crashes) > self.config.session_intensity and not faults.failed:
             faults.failed = True
             self.slog.error("session failed: it crashed more often than its restart intensity allows", session=key,
                             crashes=len(faults.crashes), period=self.config.session_period, reason=reason)
+            self._tell(key, "failed", reason)
         else:
             self.slog.warning("session crashed; it is read from the store again on its next request", session=key,
                               reason=reason)
-        self._drop(key, f"the session crashed ({reason})")
 
-    def _operate(self, request: CrashSession | ResetSession | KillRun) -> Any:
+    def _operate(self, request: CrashSession | ResetSession | KillRun | WatchSession, caller: CallerRef) -> Any:
         """An operator's (or a fault injector's) request for one session: crash it, reset
-        it, or kill one of its runs (see their messages)."""
+        it, kill one of its runs, or watch its life (see their messages)."""
         self._check_app(request.app_name)
         self._check_ours(request.key)
         if isinstance(request, CrashSession):
             self._crash_session(request.key, request.reason)
             return self._status(request.key)
         if isinstance(request, ResetSession):
-            self.faults.pop(request.key, None)
+            if self.faults.pop(request.key, None) is not None:
+                self._tell(request.key, "reset")
             return "reset"
+        if isinstance(request, WatchSession):
+            watching = [w for w in self.watchers.get(request.key, []) if w != caller.address]
+            if not request.stop:
+                watching.append(caller.address)
+            if watching:
+                self.watchers[request.key] = watching
+            else:
+                self.watchers.pop(request.key, None)
+            return self._status(request.key)
         session = self.sessions.get(request.key)
         if session is None or not session.kill(request.run_id):
             raise CallError(f"no run {request.run_id!r} on session {request.session_id!r}", code="invalid_request")
         return "killed"
+
+    def _tell(self, key: str, event: str, reason: str | None = None) -> None:
+        """Send the session's watchers (``WatchSession``) what happened to it."""
+        watching = self.watchers.get(key)
+        if watching:
+            app, user, session_id = key.split("/", 2)
+            for watcher in watching:
+                self.send(watcher, SessionLifecycle(app, user, session_id, event, reason, time.time()))
 
     def _status(self, key: str) -> SessionStatus:
         app, user, session_id = key.split("/", 2)
         faults = self.faults.get(key) or _Faults()
         session = self.sessions.get(key)
         runs: list[RunStatus] = []
-        state = "failed" if faults.failed else "idle"
+        state = "failed" if faults.failed else "passivated"
         if session is not None and not faults.failed:
             for run in [session.active, *session.waiting]:
                 if run is not None and run.outcome is None:

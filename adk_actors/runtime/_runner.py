@@ -81,6 +81,7 @@ from ..messages import (
     SessionInfo,
     SessionStatus,
     UpdateState,
+    WatchSession,
     session_key,
 )
 from ..tracing import TraceSpan
@@ -102,6 +103,7 @@ from ._service_calls import (
     SaveArtifact,
     SearchMemory,
 )
+from ._session_watch import SessionWatch
 
 __all__ = ["Runner"]
 
@@ -326,6 +328,12 @@ class Runner:
         """End a run of the session at once: its caller gets ``RunFailed(killed,
         RunKilled)``; the other runs of its worker go on."""
         self._call(KillRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
+
+    def watch_session(self, user_id: str, session_id: str) -> SessionWatch:
+        """Watch the session's life (activated, crashed, failed, reset, passivated,
+        deleted) as it happens: ``watch.next(timeout)``, ``watch.events(timeout)``;
+        ``watch.status`` is its status when the watch began. Close it when done."""
+        return SessionWatch(self.host, _checked(WatchSession(self.app_name, user_id, session_id)), self.call_timeout)
 
     def save_artifact(self, user_id: str, session_id: str, name: str, part: Part,
                       custom_metadata: dict[str, Any] | None = None) -> int:
