@@ -355,8 +355,8 @@ class SessionStatus:
 @dataclass(frozen=True)
 class HeldSessions:
     """Sent to one partition: ``(total, [SessionStatus])``, the sessions it holds in
-    memory and the failed ones, running ones first, then by key, ``limit`` of them from
-    ``offset`` (a partition may hold thousands)."""
+    memory and those that crashed lately (failed or not), running ones first, then by
+    key, ``limit`` of them from ``offset`` (a partition may hold thousands)."""
 
     offset: int = 0
     limit: int = 100

@@ -267,6 +267,34 @@ def test_the_message_api_refuses_the_same_poison_and_its_actors_keep_their_pids(
     assert list(runner.run("ann", "s1", "still fine"))[-1].content.text.startswith("echo: still fine")
 
 
+def test_a_failure_inside_a_partition_is_answered_and_harms_only_that_session(host: Host, tmp_path: Path) -> None:
+    """A damaged store (its ``runs`` table gone) makes a turn fail inside the partition:
+    the caller gets a typed ``InternalError`` without internals, that session is
+    dropped (and counted as crashed), the partition keeps its pid and its other
+    sessions read on."""
+    from adk_actors import InternalError
+
+    runner = host.runner("echo")
+    runner.create_session("ian", "i1")
+    runner.create_session("jo", "j1")
+    list(runner.run("jo", "j1", "hello"))
+    pids = partition_pids(host)
+    database = sqlite3.connect(tmp_path / "data" / "sessions.db", isolation_level=None)
+    try:
+        database.execute("DROP TABLE runs")
+    finally:
+        database.close()
+    with pytest.raises(InternalError) as failed:
+        list(runner.run("ian", "i1", "hi"))
+    assert "OperationalError" not in str(failed.value) and "sqlite" not in str(failed.value).lower()
+    assert partition_pids(host) == pids
+    assert runner.get_session("jo", "j1").events[-1].content.text.startswith("echo: hello")
+    from adk_actors.chaos import tree_rows
+
+    crashed = next(r for r in tree_rows(host) if r["type"] == "session" and r["session"] == "i1")
+    assert crashed["restarts"] == 1 and "OperationalError" in crashed["last_exit"]  # the operator sees why
+
+
 def test_a_file_system_failure_is_answered_and_the_artifact_actor_serves_on(host: Host, tmp_path: Path) -> None:
     """A user's artifact folder is a file (a damaged data folder): that user's save is a
     typed error; the actor keeps its pid and serves everyone else."""

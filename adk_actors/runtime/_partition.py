@@ -178,6 +178,10 @@ class _Faults:
     failed: bool = False  # over its intensity: it answers session_failed until reset
 
 
+#: Watchers a session keeps (``WatchSession``): one that went away without a word stays
+#: until the session is deleted or more watch it.
+_MAX_WATCHERS = 16
+
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput)
 _SESSION_REQUESTS = (*_ROUTED, CreateSession, DeleteSession)  # each names one session (its ``key``)
 _READS = (ListSessions, GetTrace, GetEventTrace)  # change nothing: a failure leaves nothing to drop
@@ -340,6 +344,7 @@ class SessionPartition(GenServer):
         self._check_ours(request.key)
         self._drop(request.key, "the session was deleted")
         self._tell(request.key, "deleted")
+        self.watchers.pop(request.key, None)
         try:
             self.store.delete_session(request.app_name, request.user_id, request.session_id)
         except SessionNotFound as exc:
@@ -440,8 +445,8 @@ class SessionPartition(GenServer):
             self._crash_session(request.key, f"{type(error).__name__} while handling {type(request).__name__}")
         elif not isinstance(request, _READS):
             return None
-        return CallError(f"the request failed inside the host ({type(error).__name__}); it was logged, and the "
-                         f"session is read from the store again on its next request", code="internal_error")
+        return CallError("the request failed inside the host (it was logged there); the session is read from the "
+                         "store again on its next request", code="internal_error")
 
     def _crash_session(self, key: str, reason: str) -> None:
         """Session ``key`` crashed (a handler of its failed, or on request): its view is
@@ -482,7 +487,7 @@ class SessionPartition(GenServer):
         if isinstance(request, WatchSession):
             watching = [w for w in self.watchers.get(request.key, []) if w != caller.address]
             if not request.stop:
-                watching.append(caller.address)
+                watching = [*watching[-(_MAX_WATCHERS - 1):], caller.address]  # the oldest ones go first
             if watching:
                 self.watchers[request.key] = watching
             else:
@@ -516,8 +521,9 @@ class SessionPartition(GenServer):
         return SessionStatus(app, user, session_id, state, faults.restarts, faults.last, tuple(runs))
 
     def _held(self, offset: int, limit: int) -> tuple[int, list[SessionStatus]]:
-        """(how many, a page of) the sessions held and the failed ones (``HeldSessions``)."""
-        keys = set(self.sessions) | {key for key, faults in self.faults.items() if faults.failed}
+        """(how many, a page of) the sessions held and those that crashed lately (failed
+        or not: an operator sees why), see ``HeldSessions``."""
+        keys = set(self.sessions) | set(self.faults)
         statuses = sorted((self._status(key) for key in keys), key=lambda s: (s.state != "running", s.key))
         return len(statuses), statuses[max(offset, 0):max(offset, 0) + max(limit, 0)]
 
