@@ -21,7 +21,6 @@ from typing import Any
 
 import httpx
 import pytest
-import runtime_agents
 from conftest import serving
 
 from adk_actors import (
@@ -32,7 +31,7 @@ from adk_actors import (
     SessionUnreadableError,
 )
 from adk_actors.messages import CreateSession, ListSessions, RunRequest, UpdateState
-from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime import Host
 from adk_actors.runtime._service_calls import SaveArtifact
 from adk_actors.store import SQLiteSessionStore, Unstorable
 from supervision import CallError, call
@@ -217,14 +216,7 @@ def test_every_refusal_is_typed_json_without_internals(client: httpx.Client) -> 
         assert "input" not in json.dumps(answer.json()), answer.text
 
 
-# -- through the message API ---------------------------------------------------------------------
-
-
-@pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2)
-    with Host(config, system=actor_system) as running:
-        yield running
+# -- through the message API (conftest's ``host``: two partitions, the runtime test apps) ----------
 
 
 def test_the_message_api_refuses_the_same_poison_and_its_actors_keep_their_pids(host: Host) -> None:
