@@ -202,6 +202,33 @@ def test_names_in_the_path_are_checked_and_nothing_is_redirected(served: dict[st
         assert 400 <= code < 500, (path, code)  # a typed refusal or not found: never a redirect, never a 5xx
 
 
+def test_a_live_runs_poisoned_frame_closes_its_socket_with_a_reason(client: httpx.Client,
+                                                                    served: dict[str, Any]) -> None:
+    """``/run_live`` frames do not pass the HTTP guard's body check: a frame with a lone
+    surrogate, or nested too deep, is refused by the input rules, the socket closes
+    with 1007 and the reason, nothing of it is stored, and the session serves on."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    client.post("/apps/weather_bot/users/liv/sessions", json={"sessionId": "l1"})
+    url = served["url"].replace("http://", "ws://") + "/run_live?app_name=weather_bot&user_id=liv&session_id=l1"
+    for frame, words in [(f'{{"content": {{"role": "user", "parts": [{{"text": "x {SURROGATE}"}}]}}}}',
+                          "not a LiveRequest"),  # pydantic's JSON reader refuses it first
+                         ('{"content": {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": '
+                          + nested_json(50) + "}}]}}", "nested deeper than 32")]:
+        with connect(url) as socket:
+            socket.send(frame)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    socket.recv(timeout=15)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007, closed.value.rcvd
+        assert words in closed.value.rcvd.reason
+    assert client.get("/apps/weather_bot/users/liv/sessions/l1").json()["events"] == []
+    answer = client.post("/run", content=run_body("liv", "l1", "Weather in Paris?").encode(),
+                         headers={"content-type": "application/json"})
+    assert answer.status_code == 200, answer.text
+
+
 def test_every_refusal_is_typed_json_without_internals(client: httpx.Client) -> None:
     """Malformed bodies of every kind: FastAPI's own 422s no longer echo the input (whose
     text may not even encode), and no answer is a bare 500."""

@@ -37,7 +37,7 @@ from typing import Any
 from fastapi import FastAPI, Query, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from .._exceptions import AdkError, LimitExceededError, SessionNotFoundError
+from .._exceptions import AdkError, InvalidRequestError, LimitExceededError, SessionNotFoundError
 from .._types import LiveRequest, RunConfig
 from ..engine import BUILDER_ASSISTANT, LIVE_UNSUPPORTED
 from ._guard import OPERATOR
@@ -121,6 +121,10 @@ async def _pass_inputs(socket: WebSocket, live: Any) -> None:
                 await asyncio.to_thread(live.send, request)
             except LimitExceededError as error:
                 await socket.close(code=1009, reason=str(error)[:120])
+                await asyncio.to_thread(live.close)
+                return
+            except InvalidRequestError as error:  # text that cannot be encoded, nesting too deep ...
+                await socket.close(code=1007, reason=str(error)[:120])
                 await asyncio.to_thread(live.close)
                 return
             if request.close:
