@@ -147,10 +147,10 @@ def _walk(value: Any, level: int, max_depth: int) -> tuple[list[str], str] | Non
     else:
         return None  # not a value a caller gives as JSON (an address, an enum ...)
     if level >= max_depth:
-        return [], f"nested deeper than {max_depth} levels (the host's [limits] max_json_depth)"
+        return [], f"nested deeper than {max_depth} levels"
     for key, item in items:
         if isinstance(key, str) and not (key.isascii() or _encodes(key)):
-            return [escaped(key)], "a key " + _SURROGATE
+            return [escaped(key)], "its key is " + _SURROGATE
         found = _walk(item, level + 1, max_depth)
         if found is not None:
             return [escaped(str(key)), *found[0]], found[1]
