@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ._exceptions import ConfigError
+from ._names import name_problem
 from ._validate import MAX_JSON_DEPTH
 
 __all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "HttpSection", "LimitsSection", "LoggingSection", "RetrySection",
@@ -199,6 +200,9 @@ class Settings(BaseSettings):
     def _check_apps(cls, apps: dict[str, str]) -> dict[str, str]:
         checked = {}
         for name, path in apps.items():
+            problem = name_problem(name, "app name")  # names key sessions and folders: one grammar
+            if problem is not None:
+                raise ValueError(problem)
             if path.endswith((".yaml", ".yml")):
                 path = str(Path(path).resolve())  # every process of the host reads the same file
             elif ":" not in path or not path.split(":", 1)[1]:

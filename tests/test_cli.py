@@ -150,6 +150,13 @@ def test_config_sections_are_validated(tmp_path: Path) -> None:
         load_settings(bad)
     message = str(failure.value)
     assert "breaker.failure_rate" in message and "retry.max_attempts" in message and "unknown" in message
+    bad.write_text('[host]\nhealth_interval = 2\nhealth_timeout = 1\n[limits]\nmax_json_depth = 101\n'
+                   '[apps]\n"a/b" = "examples.weather_bot.agent:root_agent"\n')
+    with pytest.raises(ConfigError) as failure:
+        load_settings(bad)
+    message = str(failure.value)
+    assert "health_timeout must be at least health_interval" in message
+    assert "limits.max_json_depth" in message and "app name may not contain path separators" in message
 
 
 def test_a_users_mistakes_are_one_line_with_no_supervision_names(served: dict[str, Any]) -> None:
