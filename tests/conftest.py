@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from adk_actors.runtime import Host, HostConfig
@@ -93,6 +94,13 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
             except subprocess.TimeoutExpired:
                 process.kill()
         kill_marked_processes(marker, grace=15)
+
+
+@pytest.fixture
+def client(served: dict[str, Any]) -> Iterator[httpx.Client]:
+    """An httpx client of the module's ``served`` host (``serving``)."""
+    with httpx.Client(base_url=served["url"], timeout=30) as http:
+        yield http
 
 
 def turn_in_background(runner: Any, user_id: str, session_id: str, text: str) -> tuple[Any, list[Any]]:

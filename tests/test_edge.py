@@ -62,12 +62,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         yield info
 
 
-@pytest.fixture
-def client(served: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=served["url"], timeout=30) as http:
-        yield http
-
-
 def actor_pids(served: dict[str, Any]) -> dict[str, int]:
     """Every actor of the served host, by path (a crash would change one)."""
     host = Host.connect(served["port"])

@@ -39,12 +39,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         yield info
 
 
-@pytest.fixture
-def client(served: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=served["url"], timeout=30) as http:
-        yield http
-
-
 def no_nulls(value: Any) -> bool:
     """google-adk omits None fields: no null anywhere in a session or event."""
     if isinstance(value, dict):
