@@ -352,9 +352,7 @@ class SessionPartition(GenServer):
         return "deleted"
 
     def _route(self, request: Any, caller: CallerRef) -> Any:
-        self._check_app(request.app_name)
-        if not all(isinstance(x, str) and x for x in (request.user_id, request.session_id)):
-            raise BadRequest("user_id and session_id must be non-empty strings")
+        self._check_app(request.app_name)  # (its names were checked by check_request: the grammar)
         self._check_ours(request.key)
         faults = self.faults.get(request.key)
         if faults is not None and faults.failed:
