@@ -1,11 +1,16 @@
 """The message-passing API of adk-actors, in one module (version ``PROTOCOL_VERSION``).
 
 Any actor (or plain code through :class:`adk_actors.Runner`) talks to agents with
-these messages. Requests are sent as ``supervision.Call(request)`` to the session
-partition that owns the session (``supervision.partition_index("app/user/session", partitions)``); the
-answer is a ``Reply`` or an ``ErrorReply`` whose ``code`` is one of
-``ERROR_CODES``. A malformed message gets an ``ErrorReply``; it never crashes the
-receiver.
+these messages. A request names its session (app, user, session id): that is the
+session's address. It is sent as ``supervision.Call(request)`` to the host's session
+supervisor (``Host.sessions_address()``, registered as ``sessions`` in the host's
+registry), which hands it to the partition that holds the session now (its
+``partition_key``), through that partition's restarts: while it restarts the request
+waits there (``route_hold``, 10 s) rather than fail. A caller that wants the hop
+less may send it straight to the partition (``partition_of``), as the Runner does,
+and then follows restarts itself. The answer is a ``Reply`` or an ``ErrorReply``
+whose ``code`` is one of ``ERROR_CODES``. A malformed message gets an
+``ErrorReply``; it never crashes the receiver.
 
 A run: ``Call(RunRequest)`` is answered at once with ``Reply(RunAccepted)``; then
 the caller receives, in order, ``AdkEvent`` messages (each non-partial event is
@@ -73,8 +78,10 @@ __all__ = [
 #: 10 added sessions and runs as actors: ``HeldSessions`` (``SessionStatus``,
 #: ``RunStatus``), ``CrashSession``, ``ResetSession``, ``KillRun``, ``WatchSession``
 #: (``SessionLifecycle``), and the error codes ``session_failed``,
-#: ``session_unreadable``, ``internal_error``.
-PROTOCOL_VERSION = 10
+#: ``session_unreadable``, ``internal_error``;
+#: 11 added ``partition_key`` to every request that names a session or a user, so
+#: that a caller addresses a session through the session supervisor.
+PROTOCOL_VERSION = 11
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -145,6 +152,11 @@ class _SessionRef:
     @property
     def key(self) -> str:
         return session_key(self.app_name, self.user_id, self.session_id)
+
+    @property
+    def partition_key(self) -> str:
+        """Which partition holds the session (``supervision.Keyed``)."""
+        return self.key
 
 
 @dataclass(frozen=True)
@@ -280,8 +292,14 @@ class UpdateState(_SessionRef):
 
 @dataclass(frozen=True)
 class ListSessions:
+    """A user's sessions of an app. Any partition answers it (from the store)."""
+
     app_name: str
     user_id: str
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.app_name}/{self.user_id}"
 
 
 @dataclass(frozen=True)
@@ -294,6 +312,10 @@ class GetTrace:
     session_id: str
     user_id: str | None = None
 
+    @property
+    def partition_key(self) -> str:
+        return f"{self.app_name}/{self.session_id}"
+
 
 @dataclass(frozen=True)
 class GetEventTrace:
@@ -303,6 +325,10 @@ class GetEventTrace:
     app_name: str
     event_id: str
     user_id: str | None = None
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.app_name}/{self.event_id}"
 
 
 @dataclass(frozen=True)
@@ -400,16 +426,22 @@ class WatchSession(_SessionRef):
 
 
 #: What a :class:`SessionLifecycle` says happened.
-LIFECYCLE_EVENTS = ("activated", "crashed", "failed", "reset", "passivated", "deleted")
+LIFECYCLE_EVENTS = ("activating", "activated", "activation_failed", "crashed", "restarted", "failed", "reset",
+                    "passivated", "deleted")
 
 
 @dataclass(frozen=True)
 class SessionLifecycle:
     """A change in a watched session's life (``event``, one of ``LIFECYCLE_EVENTS``):
-    ``activated`` (read from the store, or created, into its partition's memory),
-    ``crashed`` (``reason``: it is read from the store again on its next request),
-    ``failed`` (crashed beyond its restart intensity), ``reset``, ``passivated`` (let go
-    after ``idle_timeout``), ``deleted``; ``at`` is the wall clock."""
+    ``activating`` (a request came for it while its partition does not hold it: it is
+    read from the store, within that request's handling, so no other request sees it
+    half-read), then ``activated`` (held in its partition's memory; also when created),
+    ``restarted`` (the same, for its first activation after a crash: ``reason`` is the
+    crash's) or ``activation_failed`` (``reason``: ``unknown_session``, or
+    ``session_unreadable`` and why); ``crashed`` (``reason``: it is read from the store
+    again on its next request), ``failed`` (crashed beyond its restart intensity),
+    ``reset``, ``passivated`` (let go after ``idle_timeout``), ``deleted``; ``at`` is
+    the wall clock."""
 
     app_name: str
     user_id: str

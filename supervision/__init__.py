@@ -83,7 +83,14 @@ from ._spec import (
     import_object,
 )
 from ._start import attach_actor_system, start_actor_system, stop_actor_system_on_port
-from ._supervisor import DynamicSupervisor, Job, PartitionSupervisor, Supervisor, partition_index
+from ._supervisor import (
+    DynamicSupervisor,
+    Job,
+    Keyed,
+    PartitionSupervisor,
+    Supervisor,
+    partition_index,
+)
 from ._system import (
     check_port_free,
     children_of,
@@ -137,6 +144,7 @@ __all__ = [
     "InitFailed",
     "InitOk",
     "Job",
+    "Keyed",
     "Lookup",
     "MaxChildren",
     "NameNotFound",

@@ -309,6 +309,11 @@ class PartitionSupervisorSpec:
     many keys' state itself (then ``partition_type`` is ``ChildType.WORKER`` and
     ``partition_shutdown`` its grace period in seconds). They are named
     ``<partition_prefix>-<i>`` and may take ``partition_start_timeout`` seconds to start.
+
+    A call whose request has a ``partition_key`` (:class:`supervision.Keyed`) sent to
+    the PartitionSupervisor is handed to the partition that key belongs to (the reply
+    and anything else comes from there); while that partition restarts, the call
+    waits up to ``route_hold`` seconds for it, then is answered ``restarting``.
     """
 
     partitions: int = 4
@@ -322,9 +327,12 @@ class PartitionSupervisorSpec:
     partition_type: ChildType = ChildType.SUPERVISOR
     partition_shutdown: Shutdown = "infinity"
     health: HealthCheck | None = None  # the partitions' health checks (see SupervisorSpec)
+    route_hold: float = 10.0
     actor_class: str = field(default="supervision._supervisor:PartitionSupervisor")
 
     def __post_init__(self) -> None:
         _check_intensity(self.intensity, self.period)
         if self.partitions < 1:
             raise SpecError("partitions must be >= 1")
+        if not self.route_hold > 0:
+            raise SpecError("route_hold must be > 0")

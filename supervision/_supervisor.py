@@ -24,13 +24,14 @@ it waits for, and Thespian no longer waits for that child when the supervisor ex
 
 from __future__ import annotations
 
+import inspect
 import os
 import signal
 import zlib
 from collections import deque
 from collections.abc import Generator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from thespian.actors import ChildActorExited, WakeupMessage
 
@@ -42,6 +43,7 @@ from ._exceptions import (
     ChildRestarting,
     ChildRunning,
     MaxChildren,
+    ServerNotRunning,
     SpecError,
     StartFailed,
     UnknownRequest,
@@ -87,10 +89,10 @@ from ._spec import (
     SupervisorSpec,
     import_object,
 )
-from ._system import node_id
+from ._system import node_id, process_alive
 from ._timing import BackoffState, RestartIntensity
 
-__all__ = ["DynamicSupervisor", "Job", "PartitionSupervisor", "Supervisor", "partition_index"]
+__all__ = ["DynamicSupervisor", "Job", "Keyed", "PartitionSupervisor", "Supervisor", "partition_index"]
 
 #: How long to wait for a process to disappear after SIGKILL before giving up on it.
 _KILL_GRACE = 5.0
@@ -905,7 +907,15 @@ class DynamicSupervisor(Supervisor):
 def partition_index(key: str, partitions: int) -> int:
     """The partition (0 .. partitions-1) that owns ``key``: ``crc32(key) % partitions``,
     stable across processes and restarts."""
-    return zlib.crc32(key.encode()) % partitions
+    return zlib.crc32(key.encode(errors="surrogatepass")) % partitions
+
+
+class Keyed(Protocol):
+    """A request a :class:`PartitionSupervisor` routes: it names the key (e.g. a session's
+    ``app/user/session``) whose partition must handle it."""
+
+    @property
+    def partition_key(self) -> str: ...
 
 
 class PartitionSupervisor(Supervisor):
@@ -914,11 +924,27 @@ class PartitionSupervisor(Supervisor):
     ``StartChild(spec, key)`` is forwarded to partition :func:`partition_index` of the
     key, which replies to the original caller directly. The partitions are
     DynamicSupervisors, or the class ``PartitionSupervisorSpec.partition_start`` names.
+
+    A call whose request is :class:`Keyed` is routed the same way, so that a caller
+    addresses a key, not a partition (Elixir's ``{:via, PartitionSupervisor, {name,
+    key}}``): it is forwarded to the key's partition, which answers the caller (and
+    sends it whatever else the request asks for) directly. While that partition is
+    restarting, or its process is seen gone before its exit is handled, the call is
+    held and forwarded as soon as the partition runs again; after
+    ``PartitionSupervisorSpec.route_hold`` seconds it is answered ``restarting``; on
+    shutdown, ``not_running``. A call forwarded to a partition that dies before it
+    handles it is lost: the caller's own deadline covers that (as for any call).
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._route_hold = 10.0
+        self._held: dict[str, list[tuple[Any, CallerRef]]] = {}  # partition id -> calls waiting for it
 
     def configure(self, args: Any) -> SupervisorSpec:
         if not isinstance(args, PartitionSupervisorSpec):
             raise SpecError(f"PartitionSupervisor needs a PartitionSupervisorSpec, got {type(args).__name__}")
+        self._route_hold = args.route_hold
         start: Any = args.partition_start
         partition_args = args.partition_args
         if start is None:
@@ -941,4 +967,45 @@ class PartitionSupervisor(Supervisor):
                 raise ChildRestarting(f"partition {partition.spec.id} is restarting")
             self.send(partition.address, Call(request, ref=caller.ref, reply_to=caller.address))
             return FORWARDED
+        if inspect.getattr_static(request, "partition_key", None) is not None:  # Keyed (nothing evaluated yet)
+            return self._route(request, caller)
         return super().handle_call(request, caller)
+
+    def _route(self, request: Keyed, caller: CallerRef) -> Any:
+        """Forward ``request`` to its key's partition, or hold it while that partition
+        restarts (see the class)."""
+        try:
+            index = partition_index(request.partition_key, len(self._children))
+        except Exception as exc:  # a key that is no string: the caller's error, never our crash
+            raise BadRequest(f"{type(request).__name__} names no routable key ({_describe(exc)})") from None
+        if self.stopping or self._leaving:
+            raise ServerNotRunning("the partitions are shutting down")
+        partition = self._children[index]
+        if self._reachable(partition):
+            self.send(partition.address, Call(request, ref=caller.ref, reply_to=caller.address))
+            return FORWARDED
+        self._held.setdefault(partition.spec.id, []).append((request, caller))
+        self.send_after(self._route_hold, ("held", partition.spec.id, caller.ref))
+        return NO_REPLY
+
+    @staticmethod
+    def _reachable(partition: _Child) -> bool:
+        return partition.status == "running" and not (
+            partition.local and partition.pid is not None and not process_alive(partition.pid))
+
+    def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
+        """A partition runs (again): the calls held for it are forwarded, in order."""
+        for request, caller in self._held.pop(child_id, []):
+            self._pending.pop(caller.ref, None)
+            self.send(address, Call(request, ref=caller.ref, reply_to=caller.address))
+
+    def handle_timeout(self, payload: Any) -> None:
+        if isinstance(payload, tuple) and payload[0] == "held":
+            _, child_id, ref = payload
+            held = self._held.get(child_id, [])
+            for entry in [e for e in held if e[1].ref == ref]:
+                held.remove(entry)
+                self.reply_error(entry[1], ChildRestarting(
+                    f"partition {child_id} did not run again within {self._route_hold:g} s"))
+            return
+        super().handle_timeout(payload)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,14 @@ from conftest import probe
 
 from supervision import (
     NO_REPLY,
+    BadRequest,
     CallerRef,
+    ChildRestarting,
     ChildSpec,
+    ChildType,
     DynamicSupervisor,
     DynamicSupervisorSpec,
+    GenServer,
     Job,
     MaxChildren,
     NameNotFound,
@@ -37,6 +42,7 @@ from supervision import (
     check_port_free,
     free_port,
     partition_index,
+    process_alive,
     start_actor_system,
     start_supervisor,
     stop_actor_system_on_port,
@@ -156,6 +162,71 @@ def test_partitions_of_any_supervisor_class_run_children_through_public_hooks(ac
     assert call(actor_system, owner, ("drop", key)) is None  # stopped and forgotten
     assert SupervisorClient(actor_system, owner).which_children() == []
     assert [e[1] for e in read_events(events) if e[0] == "start"] == [key, key]
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A request a PartitionSupervisor routes by its key."""
+
+    name: str
+
+    @property
+    def partition_key(self) -> str:
+        return self.name
+
+
+class Unroutable:
+    @property
+    def partition_key(self) -> str:
+        raise RuntimeError("no key here")
+
+
+class KeyedWorker(GenServer):
+    """A partition that answers a keyed request with its pid and the key; it starts
+    slowly (3 s) while the file ``args`` names exists."""
+
+    def init(self, args: str) -> None:
+        if Path(args).exists():
+            time.sleep(3)
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, Keyed):
+            return (os.getpid(), request.partition_key)
+        return super().handle_call(request, caller)
+
+
+def test_a_caller_addresses_a_key_through_restarts_of_its_partition(actor_system: Any, tmp_path: Path) -> None:
+    slow = tmp_path / "slow"
+    sup = start_supervisor(actor_system, PartitionSupervisorSpec(
+        partitions=3, partition_start=KeyedWorker, partition_args=str(slow), partition_type=ChildType.WORKER,
+        partition_shutdown=5.0, intensity=10, route_hold=0.5))
+    shards = sup.which_children()
+    keys = [f"app/u/s{i}" for i in range(12)]
+    answers = [call(actor_system, sup.address, Keyed(key)) for key in keys]
+    assert [a[1] for a in answers] == keys
+    assert [a[0] for a in answers] == [shards[partition_index(k, 3)].pid for k in keys]  # each by its key's partition
+
+    victim = shards[partition_index(keys[0], 3)]
+    assert victim.pid is not None
+    os.kill(victim.pid, signal.SIGKILL)  # asked as soon as it is dead: the call waits for the restarted partition
+    wait_until(lambda: not process_alive(victim.pid), interval=0.0005)
+    pid, key = call(actor_system, sup.address, Keyed(keys[0]), timeout=10)
+    assert key == keys[0] and pid != victim.pid and pid == sup.child(victim.id).pid
+
+    slow.touch()  # the next restart takes 3 s, longer than route_hold
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: not process_alive(pid), interval=0.0005)  # (a call sent to it before then is lost with it)
+    began = time.monotonic()
+    with pytest.raises(ChildRestarting):
+        call(actor_system, sup.address, Keyed(keys[0]), timeout=10)
+    assert time.monotonic() - began < 2.5
+    other = next(k for k in keys if partition_index(k, 3) != partition_index(keys[0], 3))
+    assert call(actor_system, sup.address, Keyed(other))[1] == other  # the other partitions answer meanwhile
+    with pytest.raises(BadRequest):
+        call(actor_system, sup.address, Unroutable())  # a key that cannot be read: the caller's error
+    slow.unlink()
+    wait_until(lambda: sup.child(victim.id).status == "running", timeout=10)
+    assert call(actor_system, sup.address, Keyed(keys[0]))[1] == keys[0]
 
 
 # -- Registry -------------------------------------------------------------------------------

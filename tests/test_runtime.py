@@ -353,7 +353,7 @@ def test_an_actor_uses_an_agent_only_by_message_passing(host: Host) -> None:
     from supervision import Cast, start_server
 
     host.runner("echo").create_session("ann", "s1")
-    asker = start_server(host.system, Asker, {"app": "echo", "partitions": host.partitions()})
+    asker = start_server(host.system, Asker, {"app": "echo", "sessions": host.sessions_address()})
     host.system.tell(asker, Cast(("ask", "ann", "s1", "hello from an actor")))
     host.system.tell(asker, Cast(("ask", "ann", "missing", "nobody home")))
     answers = wait_until(lambda: (a := call(host.system, asker, "answers")) and len(a) == 2 and a, timeout=10)

@@ -155,9 +155,9 @@ def test_the_console_and_http_kill_reset_and_answer_a_failed_session(tmp_path: P
 
 
 def test_a_runner_watches_a_sessions_life(actor_system: Any, tmp_path: Path) -> None:
-    """activated, crashed, failed, reset, its partition killed (reported by the watch,
-    which follows the restarted partition), passivated, deleted: in the order they
-    happen."""
+    """activating and activated, crashed and restarted, failed, reset, its partition
+    killed (reported by the watch, which follows the restarted partition), passivated,
+    deleted: in the order they happen."""
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1,
                         session_intensity=1, idle_timeout=1.0)
     with Host(config, system=actor_system) as host:
@@ -178,18 +178,19 @@ def test_a_runner_watches_a_sessions_life(actor_system: Any, tmp_path: Path) -> 
             echo.crash_session("ann", "s1", "first")
             expect("crashed")
             list(echo.run("ann", "s1", "hello"))
-            expect("activated")
+            expect("activating", "restarted")
+            assert seen[-1][1] == "first"
             echo.crash_session("ann", "s1", "second")  # session_intensity = 1: the second fails it
             expect("crashed", "failed")
             echo.reset_session("ann", "s1")
             expect("reset")
             list(echo.run("ann", "s1", "again"))
-            expect("activated")
+            expect("activating", "activated")
             os_kill_partition(host)
             expect("crashed")
             assert seen[-1][1] == "its partition stopped"
             list(echo.run("ann", "s1", "after the restart"))  # the restarted partition: watched too
-            expect("activated", "passivated")  # idle_timeout 1 s
+            expect("activating", "activated", "passivated")  # idle_timeout 1 s
             echo.delete_session("ann", "s1")
             expect("deleted")
             assert [reason for event, reason in seen if event == "crashed"][:2] == ["first", "second"]
@@ -199,3 +200,31 @@ def os_kill_partition(host: Host) -> None:
     pid = call(host.system, host.partitions()[0], "pid")
     os.kill(pid, signal.SIGKILL)
     wait_until(lambda: call(host.system, host.partitions(refresh=True)[0], "pid", timeout=2) != pid, timeout=30)
+
+
+def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_restart(host: Host) -> None:
+    """The message API's address is the session (app, user, id) sent to the session
+    supervisor: requests sent while the session's partition is dead wait for its next
+    self instead of failing, and a request the input rules refuse is answered there."""
+    from examples.message_passing.asker import Asker
+    from supervision import Cast, process_alive, start_server
+
+    runner = host.runner("echo")
+    for session in ("s1", "s2", "s3"):
+        runner.create_session("ann", session)
+    sessions = host.sessions_address()
+    asker = start_server(host.system, Asker, {"app": "echo", "sessions": sessions})
+    host.system.tell(asker, Cast(("ask", "ann", "s1", "before")))
+    wait_until(lambda: call(host.system, asker, "answers"), timeout=10)
+
+    partition_pid = call(host.system, host.partitions()[0], "pid")
+    os.kill(partition_pid, signal.SIGKILL)
+    wait_until(lambda: not process_alive(partition_pid), interval=0.0005)
+    for session in ("s1", "s2", "s3"):  # sent while nothing holds the sessions
+        host.system.tell(asker, Cast(("ask", "ann", session, f"during {session}")))
+    host.system.tell(asker, Cast(("ask", "ann\ud800", "s1", "poisoned")))
+    answers = wait_until(lambda: (a := call(host.system, asker, "answers")) and len(a) == 5 and a, timeout=20)
+    assert sorted(answers.values()) == ["echo: before (turn 1)", "echo: during s1 (turn 2)", "echo: during s2 (turn 1)",
+                                        "echo: during s3 (turn 1)", "refused: invalid_request"]
+    assert call(host.system, host.partitions(refresh=True)[0], "pid") != partition_pid
+    assert host.sessions_address() == sessions  # the session supervisor was not restarted

@@ -203,7 +203,7 @@ class Host:
                     partitions=self.config.partitions, partition_start=SessionPartition, partition_args=partition_args,
                     partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
                     partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
-                    period=self.config.sessions_period, health=self.config.health)),
+                    period=self.config.sessions_period, health=self.config.health), name="sessions"),
                 ChildSpec.supervisor("services", services),
                 *self.config.clients,
             ),
@@ -262,6 +262,20 @@ class Host:
         if address is None:
             raise HostError("the service supervisor is restarting")
         return SupervisorClient(self.system, address, timeout=root.timeout)
+
+    def sessions_address(self) -> Any:
+        """The address of the session supervisor, which routes each session request to the
+        partition holding the session now, through its restarts (``messages``: a session's
+        address is its app, user and id). It changes only when the supervisor itself is
+        restarted (beyond the partitions' intensity); actors may also find it as
+        ``sessions`` in the host's registry (``WhereIs``)."""
+        root = self.root
+        if root is None:
+            raise HostError("the host is not running")
+        address = root.child("sessions").address
+        if address is None:
+            raise HostError("the session supervisor is restarting")
+        return address
 
     def _check_store(self) -> None:
         """Open the session store once in this process: its migrations run, and SQLite's

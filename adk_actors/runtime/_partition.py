@@ -176,6 +176,7 @@ class _Faults:
     restarts: int = 0  # crashes since it was reset (or first crashed)
     last: str | None = None  # why it crashed last
     failed: bool = False  # over its intensity: it answers session_failed until reset
+    down: bool = False  # crashed, not yet read from the store again (its next activation is a restart)
 
 
 #: Watchers a session keeps (``WatchSession``): one that went away without a word stays
@@ -378,12 +379,15 @@ class SessionPartition(GenServer):
         session = self.sessions.get(request.key)
         if session is not None:
             return session
+        self._tell(request.key, "activating")
         try:
             data = self.store.get_session(request.app_name, request.user_id, request.session_id)
         except SessionNotFound:
+            self._tell(request.key, "activation_failed", "unknown_session")
             raise CallError(f"no session {request.session_id!r} for {request.app_name}/{request.user_id}",
                             code="unknown_session") from None
         except Unreadable as exc:
+            self._tell(request.key, "activation_failed", f"session_unreadable: {exc}")
             raise CallError(str(exc), code="session_unreadable") from None
         return self._hold(Session(self, data.app_name, data.user_id, data.id, data.state, data.events,
                                   data.last_update_time))
@@ -391,7 +395,12 @@ class SessionPartition(GenServer):
     def _hold(self, session: Session) -> Session:
         session.idle_since = self.clock()
         self.sessions[session.key] = session
-        self._tell(session.key, "activated")
+        faults = self.faults.get(session.key)
+        if faults is not None and faults.down:  # back after a crash: OTP's restarted child
+            faults.down = False
+            self._tell(session.key, "restarted", faults.last)
+        else:
+            self._tell(session.key, "activated")
         if not self.idle_timer_armed:
             self.idle_timer_armed = True
             self.send_after(self.config.idle_timeout, ("idle",))
@@ -459,6 +468,7 @@ class SessionPartition(GenServer):
             faults.crashes.popleft()
         faults.restarts += 1
         faults.last = reason
+        faults.down = True
         self._drop(key, f"the session crashed ({reason})")
         self._tell(key, "crashed", reason)
         if len(faults.crashes) > self.config.session_intensity and not faults.failed:

@@ -330,7 +330,7 @@ class Runner:
         self._call(KillRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 
     def watch_session(self, user_id: str, session_id: str) -> SessionWatch:
-        """Watch the session's life (activated, crashed, failed, reset, passivated,
+        """Watch the session's life (activating, activated, crashed, restarted, failed, reset, passivated,
         deleted) as it happens: ``watch.next(timeout)``, ``watch.events(timeout)``;
         ``watch.status`` is its status when the watch began. Close it when done."""
         return SessionWatch(self.host, _checked(WatchSession(self.app_name, user_id, session_id)), self.call_timeout)

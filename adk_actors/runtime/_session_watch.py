@@ -2,7 +2,7 @@
 
 A :class:`SessionWatch` holds an endpoint of its own, registered with the session's
 partition by ``WatchSession``: the partition sends it a ``SessionLifecycle`` at each
-change (activated, crashed, failed, reset, passivated, deleted). A partition that dies
+change (activating, activated, crashed, restarted, failed, reset, passivated, deleted). A partition that dies
 takes its watchers with it, so while ``next`` waits the watch looks at the partition
 every half second; when it is gone it reports ``crashed`` ("its partition stopped")
 itself and registers again with the restarted partition.

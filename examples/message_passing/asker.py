@@ -1,7 +1,9 @@
 """An actor that uses an agent only by message passing (no Runner, no threads).
 
 ``Asker`` is a GenServer. ``Cast(("ask", user, session, text))`` makes it send a
-``Call(RunRequest)`` to the partition that owns the session; it then receives the
+``Call(RunRequest)`` addressed to the session: to the host's session supervisor,
+which hands it to the partition holding the session now (a partition that
+restarts meanwhile gets it once it runs again). It then receives the
 run's ``AdkEvent`` messages and the terminal ``RunDone`` / ``RunFailed`` in its
 mailbox like any other message, and keeps the final answers. ``Call("answers")``
 returns them. Run ``python examples/message_passing/asker.py`` for a demo.
@@ -14,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from adk_actors import Content
-from adk_actors.messages import AdkEvent, RunAccepted, RunDone, RunFailed, RunRequest, partition_of
+from adk_actors.messages import AdkEvent, RunAccepted, RunDone, RunFailed, RunRequest
 from supervision import Call, CallerRef, ErrorReply, GenServer, Reply
 
 
 class Asker(GenServer):
     def init(self, args: dict[str, Any]) -> None:
         self.app = args["app"]
-        self.partitions = list(args["partitions"])
+        self.sessions = args["sessions"]  # Host.sessions_address()
         self.answers: dict[str, str] = {}  # run id -> final text (or the failure)
         self.texts: dict[str, str] = {}
 
@@ -29,7 +31,7 @@ class Asker(GenServer):
         if isinstance(request, tuple) and request[0] == "ask":
             _, user, session, text = request
             run = RunRequest(self.app, user, session, new_message=Content.user(text))
-            self.send(partition_of(self.partitions, self.app, user, session), Call(run))
+            self.send(self.sessions, Call(run))
         else:
             super().handle_cast(request)
 
@@ -68,7 +70,7 @@ def main() -> None:
         with Host(HostConfig(apps={"echo": "examples.message_passing.asker:echo_agent"}, data_dir=work),
                   system=system) as host:
             host.runner("echo").create_session("ann", "s1")
-            asker = start_server(system, Asker, {"app": "echo", "partitions": host.partitions()})
+            asker = start_server(system, Asker, {"app": "echo", "sessions": host.sessions_address()})
             system.tell(asker, __import__("supervision").Cast(("ask", "ann", "s1", "hello from an actor")))
             answers = wait_until(lambda: call(system, asker, "answers"), timeout=10)
             print("the asker actor got:", answers)
