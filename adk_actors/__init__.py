@@ -42,6 +42,7 @@ from ._types import (
     RunConfig,
     StreamingMode,
     Transcription,
+    UsageMetadata,
 )
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ __all__ = [
     "StreamingMode",
     "Transcription",
     "UnknownAppError",
+    "UsageMetadata",
     "__version__",
 ]
 

@@ -31,11 +31,13 @@ __all__ = [
     "LiveRequest",
     "LlmRequest",
     "LlmResponse",
+    "ModalityTokenCount",
     "Part",
     "RunConfig",
     "State",
     "StreamingMode",
     "Transcription",
+    "UsageMetadata",
     "apply_state_delta",
     "model_name",
     "new_event_id",
@@ -192,12 +194,55 @@ class Event(_Model):
     actions: EventActions = Field(default_factory=EventActions)
     long_running_tool_ids: tuple[str, ...] | None = None
     finish_reason: str | None = None
-    usage_metadata: dict[str, Any] | None = None
+    usage_metadata: UsageMetadata | None = None
     model_version: str | None = None
     custom_metadata: dict[str, Any] | None = None
     input_transcription: Transcription | None = None  # live runs: what the user said
     output_transcription: Transcription | None = None  # live runs: what the agent said
     interrupted: bool | None = None  # live runs: the user spoke over the agent's answer
+
+
+class ModalityTokenCount(_Model):
+    """Tokens of one modality (google-genai's ``ModalityTokenCount``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    modality: str | None = None
+    token_count: int | None = None
+
+
+class UsageMetadata(_Model):
+    """What a model call cost in tokens (google-genai's
+    ``GenerateContentResponseUsageMetadata``, same fields). Every provider fills what it
+    reports; the wire form is camelCase (``promptTokenCount``...), as google-adk's.
+    Fields a provider adds beyond these are dropped."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    prompt_token_count: int | None = None
+    candidates_token_count: int | None = None
+    total_token_count: int | None = None
+    cached_content_token_count: int | None = None
+    thoughts_token_count: int | None = None
+    tool_use_prompt_token_count: int | None = None
+    prompt_tokens_details: tuple[ModalityTokenCount, ...] | None = None
+    candidates_tokens_details: tuple[ModalityTokenCount, ...] | None = None
+    cache_tokens_details: tuple[ModalityTokenCount, ...] | None = None
+    tool_use_prompt_tokens_details: tuple[ModalityTokenCount, ...] | None = None
+    traffic_type: str | None = None
+
+    @classmethod
+    def counted(cls, prompt: Any, candidates: Any, total: Any = None) -> UsageMetadata:
+        """From a provider's counts (ints, or None where it gave none); the total is
+        their sum when the provider gives none."""
+        counts = [c if isinstance(c, int) else None for c in (prompt, candidates, total)]
+        if counts[2] is None and counts[0] is not None and counts[1] is not None:
+            counts[2] = counts[0] + counts[1]
+        return cls(prompt_token_count=counts[0], candidates_token_count=counts[1], total_token_count=counts[2])
+
+    def counts(self) -> dict[str, Any]:
+        """The counts set, by their Python names (for traces and telemetry)."""
+        return self.model_dump(mode="json", exclude_none=True)
 
 
 class FunctionDeclaration(_Model):
@@ -223,7 +268,7 @@ class LlmResponse(_Model):
     finish_reason: str | None = None
     error_code: str | None = None
     error_message: str | None = None
-    usage_metadata: dict[str, Any] | None = None
+    usage_metadata: UsageMetadata | None = None
     model_version: str | None = None
     input_transcription: Transcription | None = None
     output_transcription: Transcription | None = None

@@ -6,13 +6,21 @@ import asyncio
 from typing import Any
 
 from adk_actors import Content, Event
-from adk_actors.engine import SessionView, run_invocation
+from adk_actors.engine import ModelRaised, SessionView, run_invocation
 
 
 async def collect(agent: Any, message: str | Content, session: SessionView | None = None, **kwargs: Any) -> list[Event]:
+    """The run's events; a run that a model error ends (``ModelRaised``, after its error
+    event) gives its events up to there."""
     session = session if session is not None else SessionView()
     content = Content.user(message) if isinstance(message, str) else message
-    return [event async for event in run_invocation(agent, session, content, **kwargs)]
+    events: list[Event] = []
+    try:
+        async for event in run_invocation(agent, session, content, **kwargs):
+            events.append(event)
+    except ModelRaised:
+        pass
+    return events
 
 
 def run(agent: Any, message: str | Content, session: SessionView | None = None, **kwargs: Any) -> list[Event]:

@@ -23,7 +23,14 @@ from adk_actors import (
     SequentialAgent,
     StreamingMode,
 )
-from adk_actors.engine import CancelToken, RunCancelled, SessionView, select_agent
+from adk_actors.engine import (
+    CancelToken,
+    ModelRaised,
+    RunCancelled,
+    SessionView,
+    run_invocation,
+    select_agent,
+)
 from adk_actors.models import Chunks, ModelError, ScriptedModel, call
 from adk_actors.tools import (
     AgentTool,
@@ -323,10 +330,20 @@ def test_streaming_partials_share_the_final_id_and_are_not_committed() -> None:
     assert [e.partial for e in session.events] == [None, False]  # the streamed answer's final says so (as google-adk)
 
 
-def test_model_error_ends_the_step_with_a_typed_error_event() -> None:
+def test_a_model_error_is_an_error_event_then_the_run_raises_it() -> None:
+    """As google-adk's run raises a model's exception (its SSE stream ends with an error
+    line): the error event comes first, so that it is committed."""
     model = ScriptedModel([ModelError("upstream 503", error_type="server_error")])
-    events = run(LlmAgent(name="bot", model=model), "hi")
-    assert (events[-1].error_code, events[-1].error_message) == ("server_error", "upstream 503")
+    seen: list[Event] = []
+
+    async def go() -> None:
+        async for event in run_invocation(LlmAgent(name="bot", model=model), SessionView(), Content.user("hi")):
+            seen.append(event)
+
+    with pytest.raises(ModelRaised) as raised:
+        asyncio.run(go())
+    assert (seen[-1].error_code, seen[-1].error_message) == ("server_error", "upstream 503")
+    assert (raised.value.error_type, raised.value.message) == ("server_error", "upstream 503")
 
 
 def test_cancellation_is_checked_between_steps() -> None:

@@ -302,7 +302,8 @@ def test_gemini_live_speaks_the_live_api_wire_format_end_to_end() -> None:
     assert result == {"id": "fc-1", "name": "get_weather", "response": {"city": "Oslo", "sky": "sunny"}}
     assert said(events) == [("user", "weather in Oslo"), ("voice", "It is sunny in Oslo.")]
     answer = [e for e in events if not e.partial and e.author == "voice" and e.content and e.content.text][-1]
-    assert answer.output_transcription is not None and answer.usage_metadata["total_token_count"] == 17
+    assert answer.output_transcription is not None and answer.usage_metadata is not None
+    assert answer.usage_metadata.total_token_count == 17
     assert any(e.partial and e.content and e.content.parts[0].inline_data for e in events)
     stored = [(e.author, e.content.text or [c.name for c in e.content.function_calls] or "result")
               for e in session.events[2:] if e.content]

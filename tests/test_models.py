@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -202,7 +203,9 @@ def test_text_and_parallel_tool_calls(stub: StubServer, provider: str) -> None:
     model = models(stub.url)[provider]
     first = collect(model)[-1]
     assert first.content is not None and first.content.text == "Hello!" and first.turn_complete
-    assert first.usage_metadata and first.usage_metadata["prompt_token_count"]
+    assert first.usage_metadata and first.usage_metadata.prompt_token_count and first.usage_metadata.total_token_count
+    usage_wire = json.loads(first.to_json())["usageMetadata"]  # google-adk's names, from every provider
+    assert set(usage_wire) >= {"promptTokenCount", "candidatesTokenCount", "totalTokenCount"}
     second = collect(model)[-1]
     assert second.content is not None
     assert [(c.name, c.args) for c in second.content.function_calls] == [("get_weather", {"city": "Oslo"}),

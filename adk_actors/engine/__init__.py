@@ -20,6 +20,7 @@ from ._context import (
     SessionView,
     State,
 )
+from ._flow import ModelRaised
 from ._invocation import run_invocation, select_agent
 from ._live import LIVE_UNSUPPORTED, run_live_invocation
 from ._plugins import (
@@ -70,6 +71,7 @@ __all__ = [
     "LoggingPlugin",
     "MemoryEntry",
     "MemoryService",
+    "ModelRaised",
     "Plugin",
     "PluginManager",
     "Policy",

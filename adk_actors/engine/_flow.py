@@ -65,6 +65,7 @@ from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
 
 __all__ = [
+    "ModelRaised",
     "ModelStepError",
     "preload_memories",
     "resolve_tools",
@@ -81,6 +82,18 @@ class ModelStepError(Exception):
     def __init__(self, error: BaseException) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+class ModelRaised(Exception):
+    """A model call raised and no ``on_model_error`` hook replaced its answer: the step
+    committed its error event (``errorCode`` the error's type), then the run ends with
+    this, as google-adk's run raises (its SSE stream then ends with an error line, its
+    ``/run`` with a 500). ``error_type`` and ``message`` are the model error's."""
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(f"{error_type}: {message}")
+        self.error_type = error_type
+        self.message = message
 
 
 def _error_type(error: BaseException) -> str:
@@ -336,15 +349,16 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                         else:
                             response = part_response
                             llm_meta["response"] = part_response
-                            llm_meta["usage"] = part_response.usage_metadata
+                            usage = part_response.usage_metadata
+                            llm_meta["usage"] = usage.counts() if usage is not None else None
                             llm_meta["model_version"] = part_response.model_version
                 except ModelStepError as error:
                     failure = error
                     llm_meta["error"] = _error_type(error.error)
             if failure is not None:
-                yield ctx.event(id=event_id, error_code=_error_type(failure.error),
-                                error_message=str(failure.error) or type(failure.error).__name__)
-                return
+                kind, message = _error_type(failure.error), str(failure.error) or type(failure.error).__name__
+                yield ctx.event(id=event_id, error_code=kind, error_message=message)
+                raise ModelRaised(kind, message) from failure.error
         replaced = await call_chain(agent.after_model_callback, cb, response)
         if replaced is None and ctx.plugins is not None:
             replaced = await ctx.plugins.first("after_model", cb, response)

@@ -56,6 +56,7 @@ from .._types import (
     LiveRequest,
     LlmResponse,
     Transcription,
+    UsageMetadata,
     new_event_id,
 )
 from ..compiler import CompileContext, build_request
@@ -318,7 +319,7 @@ class _Conversation:
             self.out.put_nowait(self.ctx.event(author="user", content=Content.user(text),
                                                input_transcription=Transcription(text=text, finished=True)))
 
-    def _commit_said(self, usage: dict[str, Any] | None = None) -> None:
+    def _commit_said(self, usage: UsageMetadata | None = None) -> None:
         text = "".join(self.said).strip()
         self.said.clear()
         if text:

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from .._types import Content, FunctionCall, FunctionResponse, Part
+from .._types import Content, FunctionCall, FunctionResponse, Part, UsageMetadata
 
 __all__ = [
     "EvalCase",
@@ -48,7 +48,7 @@ class _Eval(BaseModel):
 class InvocationEvent(_Eval):
     author: str
     content: Content | None = None
-    usage_metadata: dict[str, Any] | None = None
+    usage_metadata: UsageMetadata | None = None
     model_version: str | None = None
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import platform
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -455,5 +456,6 @@ async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]
     except AdkError as error:
         kind = error.error_type if isinstance(error, RunFailedError) and error.error_type else type(error).__name__
         text = _detail_of(error)
-        failure = {"error": f"{kind}: {text}", "error_details": {"error_type": kind, "error_message": text}}
+        failure = {"error": f"{kind}: {text}",
+                   "error_details": {"error_type": kind, "error_message": text, "timestamp": time.time()}}
         yield f"data: {json.dumps(failure)}\n\n"

@@ -17,7 +17,7 @@ import base64
 import json
 from typing import Any
 
-from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part
+from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part, UsageMetadata
 from ._errors import (
     ContentBlocked,
     MalformedResponse,
@@ -89,8 +89,7 @@ def _response(blocks: list[dict[str, Any]], stop: str | None, usage: Any, model:
                                                          args=block.get("input") or {})))
     usage_metadata = None
     if isinstance(usage, dict):
-        usage_metadata = {"prompt_token_count": usage.get("input_tokens"),
-                          "candidates_token_count": usage.get("output_tokens")}
+        usage_metadata = UsageMetadata.counted(usage.get("input_tokens"), usage.get("output_tokens"))
     return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=stop, turn_complete=True,
                        usage_metadata=usage_metadata, model_version=model)
 

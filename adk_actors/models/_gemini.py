@@ -14,7 +14,9 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from .._types import Content, LlmRequest, LlmResponse, Part
+from pydantic import ValidationError
+
+from .._types import Content, LlmRequest, LlmResponse, Part, UsageMetadata
 from ._errors import ContentBlocked, MalformedResponse
 from ._gemini_live import GeminiLiveConnection, live_url, open_gemini_live, setup_message
 from ._gemini_wire import gemini_parts, to_parts
@@ -48,13 +50,17 @@ def _check_blocked(data: dict[str, Any]) -> None:
             raise ContentBlocked(f"the answer was blocked: {candidate['finishReason']}")
 
 
-def _usage(data: dict[str, Any]) -> dict[str, Any] | None:
+def _usage(data: dict[str, Any]) -> UsageMetadata | None:
+    """Gemini's ``usageMetadata`` as it came (its names are google-adk's), or its three
+    counts when the rest does not parse."""
     usage = data.get("usageMetadata")
     if not isinstance(usage, dict):
         return None
-    return {"prompt_token_count": usage.get("promptTokenCount"),
-            "candidates_token_count": usage.get("candidatesTokenCount"),
-            "total_token_count": usage.get("totalTokenCount")}
+    try:
+        return UsageMetadata.model_validate(usage)
+    except ValidationError:
+        return UsageMetadata.counted(usage.get("promptTokenCount"), usage.get("candidatesTokenCount"),
+                                     usage.get("totalTokenCount"))
 
 
 class GeminiModel(HttpModel):
@@ -120,7 +126,7 @@ class _GeminiStream(StreamParser):
     def __init__(self) -> None:
         self.parts: list[Part] = []
         self.finish_reason: str | None = None
-        self.usage: dict[str, Any] | None = None
+        self.usage: UsageMetadata | None = None
         self.model: Any = None
 
     def feed(self, event: SseEvent) -> list[LlmResponse]:

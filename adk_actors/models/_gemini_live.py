@@ -40,7 +40,15 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from .._secrets import redact
-from .._types import Blob, Content, FunctionResponse, LlmRequest, LlmResponse, Transcription
+from .._types import (
+    Blob,
+    Content,
+    FunctionResponse,
+    LlmRequest,
+    LlmResponse,
+    Transcription,
+    UsageMetadata,
+)
 from ._errors import (
     BadRequestError,
     ConnectionFailed,
@@ -92,7 +100,7 @@ class GeminiLiveConnection:
 
     def __init__(self, socket: ClientConnection) -> None:
         self._socket = socket
-        self._usage: dict[str, Any] | None = None
+        self._usage: UsageMetadata | None = None
 
     async def _send(self, message: dict[str, Any]) -> None:
         try:
@@ -144,9 +152,8 @@ class GeminiLiveConnection:
         """The responses one server message makes (see the module)."""
         if isinstance(message.get("usageMetadata"), dict):
             usage = message["usageMetadata"]
-            self._usage = {"prompt_token_count": usage.get("promptTokenCount"),
-                           "candidates_token_count": usage.get("responseTokenCount"),
-                           "total_token_count": usage.get("totalTokenCount")}
+            self._usage = UsageMetadata.counted(usage.get("promptTokenCount"), usage.get("responseTokenCount"),
+                                                usage.get("totalTokenCount"))
         out: list[LlmResponse] = []
         call = message.get("toolCall")
         if isinstance(call, dict):

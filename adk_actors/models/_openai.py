@@ -17,7 +17,7 @@ import base64
 import json
 from typing import Any
 
-from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part
+from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part, UsageMetadata
 from ._errors import ContentBlocked, MalformedResponse
 from ._http import HttpModel, SseEvent, StreamParser, loads
 
@@ -70,11 +70,10 @@ def _tool_choice(choice: Any) -> Any:
     return None
 
 
-def _usage(usage: Any) -> dict[str, Any] | None:
+def _usage(usage: Any) -> UsageMetadata | None:
     if not isinstance(usage, dict):
         return None
-    return {"prompt_token_count": usage.get("prompt_tokens"), "candidates_token_count": usage.get("completion_tokens"),
-            "total_token_count": usage.get("total_tokens")}
+    return UsageMetadata.counted(usage.get("prompt_tokens"), usage.get("completion_tokens"), usage.get("total_tokens"))
 
 
 def _response(text: str, calls: list[FunctionCall], finish: str | None, usage: Any, model: Any) -> LlmResponse:

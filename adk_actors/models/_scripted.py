@@ -56,6 +56,7 @@ from .._types import (
     LlmResponse,
     Part,
     Transcription,
+    UsageMetadata,
 )
 
 __all__ = ["MAX_RECORDED", "Chunks", "ScriptedLiveConnection", "ScriptedModel"]
@@ -211,7 +212,7 @@ def _tone(characters: int) -> bytes:
 
 def _final(content: Content) -> LlmResponse:
     return LlmResponse(content=content, turn_complete=True, finish_reason="STOP",
-                       usage_metadata={"prompt_token_count": 0, "candidates_token_count": len(content.text) // 4})
+                       usage_metadata=UsageMetadata.counted(0, len(content.text) // 4))
 
 
 def _with_id(call: FunctionCall) -> FunctionCall:

@@ -39,10 +39,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic.alias_generators import to_camel, to_snake
 
 from .._exceptions import AdkError
-from .._types import Content, LlmRequest, LlmResponse
+from .._types import Content, LlmRequest, LlmResponse, UsageMetadata
 from ..engine import Plugin, read_yaml
 from ..store import write_private
 
@@ -88,7 +87,7 @@ def _response(recorded: Mapping[str, Any]) -> LlmResponse:
         content=Content.model_validate(recorded["content"]) if recorded.get("content") else None,
         finish_reason=recorded.get("finish_reason"), model_version=recorded.get("model_version"),
         error_code=recorded.get("error_code"), error_message=recorded.get("error_message"),
-        usage_metadata={to_camel(k): v for k, v in usage.items()} if isinstance(usage, dict) else None)
+        usage_metadata=UsageMetadata.model_validate(usage) if isinstance(usage, dict) else None)
 
 
 class ConformanceReplay(Plugin):
@@ -163,10 +162,7 @@ def _request_json(request: LlmRequest) -> dict[str, Any]:
 
 def _response_json(response: LlmResponse) -> dict[str, Any]:
     """This kit's response in google-adk's ``LlmResponse`` shape."""
-    data = response.model_dump(mode="json", exclude_none=True, exclude={"usage_metadata"})
-    if response.usage_metadata:
-        data["usage_metadata"] = {to_snake(k): v for k, v in response.usage_metadata.items()}
-    return data
+    return response.model_dump(mode="json", exclude_none=True)
 
 
 class ConformanceRecorder(Plugin):

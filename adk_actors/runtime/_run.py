@@ -73,6 +73,7 @@ from .._validate import check_fields
 from ..engine import (
     AppCatalog,
     CancelToken,
+    ModelRaised,
     RunCancelled,
     SessionView,
     run_invocation,
@@ -403,6 +404,8 @@ class RunActor(GenServer):
                     self._hand("event", run_id, event)
         except RunCancelled as exc:
             outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
+        except ModelRaised as exc:  # after its error event
+            outcome = RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
         except BaseException as exc:
             outcome = RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
         else:
