@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from enum import Enum
 from pathlib import Path, PurePosixPath
 
-from fastapi import FastAPI, HTTPException, Request, UploadFile
+from fastapi import APIRouter, HTTPException, Request, UploadFile
 from fastapi.responses import PlainTextResponse
 
 from .._exceptions import AgentDefinitionError
@@ -39,15 +38,17 @@ from ..engine import (
     DRAFT,
     ROOT_AGENT_FILE,
     YAML_SUFFIXES,
-    AppCatalog,
     app_file_path,
     check_builder_upload,
     load_agent_config,
 )
 from ..store import private_dir, write_private
+from ._deps import Api, HostApi
 from ._guard import require_operator
 
-__all__ = ["add_builder_routes"]
+__all__ = ["router"]
+
+router = APIRouter(prefix="/dev/apps/{app}/builder", tags=["agent builder"])
 
 def _copy_yaml(source: Path, target: Path) -> None:
     """The YAML files under ``source`` (its draft aside) to ``target``, private."""
@@ -57,84 +58,84 @@ def _copy_yaml(source: Path, target: Path) -> None:
             write_private(target / relative, path.read_bytes())
 
 
-def add_builder_routes(api: FastAPI, catalog: AppCatalog) -> None:
-    """Add the builder routes to ``api`` for the YAML apps of ``catalog``."""
-    tags: list[str | Enum] = ["agent builder"]
+def _folder_of(api: HostApi, request: Request, app: str) -> Path:
+    """The app's folder (403 for a non-operator, 400 for a Python app or a bad name)."""
+    require_operator(request, "read or write agent files")
+    folder = api.apps.folder(app)
+    if folder is None:
+        raise HTTPException(400, f"{app!r} is a Python app or not an app name (letters, digits, _): "
+                                 "the builder edits YAML apps")
+    return folder
 
-    def folder_of(request: Request, app: str) -> Path:
-        """The app's folder (403 for a non-operator, 400 for a Python app or a bad name)."""
-        require_operator(request, "read or write agent files")
-        folder = catalog.folder(app)
-        if folder is None:
-            raise HTTPException(400, f"{app!r} is a Python app or not an app name (letters, digits, _): "
-                                     "the builder edits YAML apps")
-        return folder
 
-    def draft_of(app: str) -> Path:
-        draft = catalog.draft_folder(app)
-        assert draft is not None  # folder_of answered first
-        return draft
+def _draft_of(api: HostApi, app: str) -> Path:
+    draft = api.apps.draft_folder(app)
+    assert draft is not None  # folder_of answered first
+    return draft
 
-    @api.get("/dev/apps/{app}/builder", tags=tags, response_class=PlainTextResponse)
-    def read(app: str, request: Request, file_path: str | None = None, tmp: bool = False) -> PlainTextResponse:
-        try:
-            folder = folder_of(request, app)
-        except HTTPException as exc:
-            if exc.status_code == 403:
-                raise
-            return PlainTextResponse("")  # google-adk: "" for an app without agent files
-        if tmp:
-            draft = draft_of(app)
-            if not draft.is_dir() and folder.is_dir():
-                private_dir(draft)
-                _copy_yaml(folder, draft)
-            folder = draft
-        try:
-            path = folder / app_file_path(app, file_path or ROOT_AGENT_FILE)
-        except ValueError as exc:
-            raise HTTPException(400, str(exc)) from None
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        return PlainTextResponse(text, media_type="application/x-yaml", headers={"cache-control": "no-store"})
 
-    @api.post("/dev/apps/{app}/builder/save", tags=tags)
-    async def save(app: str, files: list[UploadFile], request: Request, tmp: bool = False) -> bool:
-        folder = folder_of(request, app)
-        if not APP_NAME.fullmatch(app):
-            raise HTTPException(400, f"{app!r}: an app name is letters, digits and _")
-        uploads: dict[PurePosixPath, bytes] = {}
-        try:
-            for upload in files:
-                path = app_file_path(app, upload.filename)
-                content = await upload.read()
-                check_builder_upload(str(path), content)
-                uploads[path] = content
-        except (ValueError, AgentDefinitionError) as exc:
-            raise HTTPException(400, str(exc)) from None
-        draft = draft_of(app)
-        if tmp:
-            for path, content in uploads.items():
-                write_private(draft / path, content)
-            return True
-        with tempfile.TemporaryDirectory() as scratch:
-            staged = Path(scratch) / app
-            staged.mkdir()
-            if folder.is_dir():
-                _copy_yaml(folder, staged)
-            if draft.is_dir():
-                _copy_yaml(draft, staged)
-            for path, content in uploads.items():
-                write_private(staged / path, content)
-            if not (staged / ROOT_AGENT_FILE).is_file():
-                raise HTTPException(400, f"the app has no {ROOT_AGENT_FILE}")
-            try:
-                load_agent_config(staged / ROOT_AGENT_FILE)
-            except AgentDefinitionError as exc:
-                raise HTTPException(400, str(exc).replace(str(staged), app)) from None
-            _copy_yaml(staged, private_dir(folder))
-        shutil.rmtree(folder / DRAFT, ignore_errors=True)
+@router.get("", response_class=PlainTextResponse)
+def read(app: str, request: Request, api: Api, file_path: str | None = None, tmp: bool = False) -> PlainTextResponse:
+    try:
+        folder = _folder_of(api, request, app)
+    except HTTPException as exc:
+        if exc.status_code == 403:
+            raise
+        return PlainTextResponse("")  # google-adk: "" for an app without agent files
+    if tmp:
+        draft = _draft_of(api, app)
+        if not draft.is_dir() and folder.is_dir():
+            private_dir(draft)
+            _copy_yaml(folder, draft)
+        folder = draft
+    try:
+        path = folder / app_file_path(app, file_path or ROOT_AGENT_FILE)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return PlainTextResponse(text, media_type="application/x-yaml", headers={"cache-control": "no-store"})
+
+
+@router.post("/save")
+async def save(app: str, files: list[UploadFile], request: Request, api: Api, tmp: bool = False) -> bool:
+    folder = _folder_of(api, request, app)
+    if not APP_NAME.fullmatch(app):
+        raise HTTPException(400, f"{app!r}: an app name is letters, digits and _")
+    uploads: dict[PurePosixPath, bytes] = {}
+    try:
+        for upload in files:
+            path = app_file_path(app, upload.filename)
+            content = await upload.read()
+            check_builder_upload(str(path), content)
+            uploads[path] = content
+    except (ValueError, AgentDefinitionError) as exc:
+        raise HTTPException(400, str(exc)) from None
+    draft = _draft_of(api, app)
+    if tmp:
+        for path, content in uploads.items():
+            write_private(draft / path, content)
         return True
+    with tempfile.TemporaryDirectory() as scratch:
+        staged = Path(scratch) / app
+        staged.mkdir()
+        if folder.is_dir():
+            _copy_yaml(folder, staged)
+        if draft.is_dir():
+            _copy_yaml(draft, staged)
+        for path, content in uploads.items():
+            write_private(staged / path, content)
+        if not (staged / ROOT_AGENT_FILE).is_file():
+            raise HTTPException(400, f"the app has no {ROOT_AGENT_FILE}")
+        try:
+            load_agent_config(staged / ROOT_AGENT_FILE)
+        except AgentDefinitionError as exc:
+            raise HTTPException(400, str(exc).replace(str(staged), app)) from None
+        _copy_yaml(staged, private_dir(folder))
+    shutil.rmtree(folder / DRAFT, ignore_errors=True)
+    return True
 
-    @api.post("/dev/apps/{app}/builder/cancel", tags=tags)
-    def cancel(app: str, request: Request) -> bool:
-        shutil.rmtree(folder_of(request, app) / DRAFT, ignore_errors=True)
-        return True
+
+@router.post("/cancel")
+def cancel(app: str, request: Request, api: Api) -> bool:
+    shutil.rmtree(_folder_of(api, request, app) / DRAFT, ignore_errors=True)
+    return True

@@ -20,20 +20,22 @@ A user reaches only their own approvals and credentials (403 otherwise).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, SecretStr
 from pydantic.alias_generators import to_camel
 
 from ..chaos import kill_row, killable, tree_rows
 from ..runtime import Credential
+from ._deps import Api, HostApi
 from ._guard import OPERATOR, require_operator
 
-__all__ = ["add_console"]
+__all__ = ["router"]
+
+router = APIRouter(tags=["console"])
 
 _FILES = resources.files("adk_actors.http") / "console"
 _TYPES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
@@ -55,84 +57,92 @@ class CredentialBody(BaseModel):
     api_key: str | None = None
 
 
-def add_console(api: FastAPI, host: Any, apps: Callable[[], list[str]], runner: Any, allowed: Any) -> None:
-    """Add the console's routes to ``api`` for ``host``'s ``apps()``; ``runner(app)`` gives
-    an app's Runner and ``allowed(request, user, app)`` refuses a request that may not
-    act for ``user`` in ``app``."""
 
-    def rows() -> list[dict[str, Any]]:
-        with host.system.private() as endpoint:
-            return tree_rows(host, endpoint=endpoint)
+def _rows(api: HostApi) -> list[dict[str, Any]]:
+    with api.host.system.private() as endpoint:
+        return tree_rows(api.host, endpoint=endpoint)
 
-    def operator(request: Request) -> None:
-        require_operator(request, "see or touch the supervision tree")
 
-    @api.get("/", include_in_schema=False)
-    def page() -> HTMLResponse:
-        return HTMLResponse((_FILES / "index.html").read_text(), headers={"cache-control": "no-store"})
+def _operator(request: Request) -> None:
+    require_operator(request, "see or touch the supervision tree")
 
-    @api.get("/console/{name}", include_in_schema=False)
-    def asset(name: str) -> Response:
-        if name not in _TYPES:
-            raise HTTPException(404, "Not Found")
-        return Response((_FILES / name).read_text(), media_type=_TYPES[name])
 
-    @api.get("/console/api/whoami")
-    def whoami(request: Request) -> dict[str, Any]:
-        principal = request.state.principal
-        return {"principal": principal, "operator": principal == OPERATOR}
+@router.get("/", include_in_schema=False)
+def page() -> HTMLResponse:
+    return HTMLResponse((_FILES / "index.html").read_text(), headers={"cache-control": "no-store"})
 
-    @api.get("/console/api/tree")
-    def tree(request: Request) -> dict[str, Any]:
-        operator(request)
-        breakers: dict[str, Any] = {}
-        try:
-            names = apps()
-            breakers = runner(names[0]).breaker_states() if names else {}
-        except Exception:  # the breaker actor is restarting: the tree shows it
-            breakers = {}
-        return {"rows": rows(), "breakers": breakers, "time": time.time()}
 
-    @api.post("/console/api/kill")
-    def kill(body: KillBody, request: Request) -> dict[str, Any]:
-        operator(request)
-        target = next((r for r in rows() if r["path"] == body.path and killable(r)), None)
-        if target is None:
-            raise HTTPException(404, f"no running actor {body.path!r}")
-        return {"killed": target["pid"], "path": body.path, "done": kill_row(host, target)}
+@router.get("/console/{name}", include_in_schema=False)
+def asset(name: str) -> Response:
+    if name not in _TYPES:
+        raise HTTPException(404, "Not Found")
+    return Response((_FILES / name).read_text(), media_type=_TYPES[name])
 
-    @api.post("/console/api/reset")
-    def reset(body: KillBody, request: Request) -> dict[str, Any]:
-        operator(request)
-        target = next((r for r in rows() if r["path"] == body.path and r["type"] == "session"), None)
-        if target is None:
-            raise HTTPException(404, f"no session {body.path!r} held")
-        runner(target["app"]).reset_session(target["user"], target["session"])
-        return {"reset": body.path}
 
-    @api.get("/apps/{app}/users/{user}/approvals")
-    def approvals(app: str, user: str, request: Request) -> list[dict[str, Any]]:
-        allowed(request, user, app)
-        return [{"id": a.id, "sessionId": a.session_id, "agent": a.agent, "tool": a.tool, "args": a.args,
-                 "hint": a.hint, "status": a.status} for a in runner(app).approvals(user)]
+@router.get("/console/api/whoami")
+def whoami(request: Request) -> dict[str, Any]:
+    principal = request.state.principal
+    return {"principal": principal, "operator": principal == OPERATOR}
 
-    @api.post("/apps/{app}/users/{user}/approvals/{approval_id}")
-    def decide(app: str, user: str, approval_id: str, body: DecisionBody, request: Request) -> dict[str, Any]:
-        allowed(request, user, app)
-        run = runner(app)
-        if not any(a.id == approval_id for a in run.approvals(user, status=None)):
-            raise HTTPException(404, "Approval not found")
-        decided = run.approve(approval_id) if body.approve else run.deny(approval_id, body.reason or "denied")
-        return {"id": approval_id, "status": getattr(decided, "status", "approved" if body.approve else "denied")}
 
-    @api.put("/apps/{app}/users/{user}/credentials/{key}")
-    def put_credential(app: str, user: str, key: str, body: CredentialBody, request: Request) -> None:
-        allowed(request, user, app)
-        if body.access_token:
-            credential = Credential(kind="oauth2", access_token=SecretStr(body.access_token),
-                                    expires_at=time.time() + body.expires_in if body.expires_in else None)
-        elif body.api_key:
-            credential = Credential(kind="api_key", api_key=SecretStr(body.api_key))
-        else:
-            raise HTTPException(422, "give accessToken or apiKey")
-        runner(app).put_credential(user, key, credential)
+@router.get("/console/api/tree")
+def tree(request: Request, api: Api) -> dict[str, Any]:
+    _operator(request)
+    breakers: dict[str, Any] = {}
+    try:
+        names = api.apps.names()
+        breakers = api.runner(names[0]).breaker_states() if names else {}
+    except Exception:  # the breaker actor is restarting: the tree shows it
+        breakers = {}
+    return {"rows": _rows(api), "breakers": breakers, "time": time.time()}
+
+
+@router.post("/console/api/kill")
+def kill(body: KillBody, request: Request, api: Api) -> dict[str, Any]:
+    _operator(request)
+    target = next((r for r in _rows(api) if r["path"] == body.path and killable(r)), None)
+    if target is None:
+        raise HTTPException(404, f"no running actor {body.path!r}")
+    return {"killed": target["pid"], "path": body.path, "done": kill_row(api.host, target)}
+
+
+@router.post("/console/api/reset")
+def reset(body: KillBody, request: Request, api: Api) -> dict[str, Any]:
+    _operator(request)
+    target = next((r for r in _rows(api) if r["path"] == body.path and r["type"] == "session"), None)
+    if target is None:
+        raise HTTPException(404, f"no session {body.path!r} held")
+    api.runner(target["app"]).reset_session(target["user"], target["session"])
+    return {"reset": body.path}
+
+
+@router.get("/apps/{app}/users/{user}/approvals")
+def approvals(app: str, user: str, request: Request, api: Api) -> list[dict[str, Any]]:
+    api.allowed(request, user, app)
+    return [{"id": a.id, "sessionId": a.session_id, "agent": a.agent, "tool": a.tool, "args": a.args,
+             "hint": a.hint, "status": a.status} for a in api.runner(app).approvals(user)]
+
+
+@router.post("/apps/{app}/users/{user}/approvals/{approval_id}")
+def decide(app: str, user: str, approval_id: str, body: DecisionBody, request: Request,
+           api: Api) -> dict[str, Any]:
+    api.allowed(request, user, app)
+    run = api.runner(app)
+    if not any(a.id == approval_id for a in run.approvals(user, status=None)):
+        raise HTTPException(404, "Approval not found")
+    decided = run.approve(approval_id) if body.approve else run.deny(approval_id, body.reason or "denied")
+    return {"id": approval_id, "status": getattr(decided, "status", "approved" if body.approve else "denied")}
+
+
+@router.put("/apps/{app}/users/{user}/credentials/{key}")
+def put_credential(app: str, user: str, key: str, body: CredentialBody, request: Request,
+                   api: Api) -> None:
+    api.allowed(request, user, app)
+    if body.access_token:
+        credential = Credential(kind="oauth2", access_token=SecretStr(body.access_token),
+                                expires_at=time.time() + body.expires_in if body.expires_in else None)
+    elif body.api_key:
+        credential = Credential(kind="api_key", api_key=SecretStr(body.api_key))
+    else:
+        raise HTTPException(422, "give accessToken or apiKey")
+    api.runner(app).put_credential(user, key, credential)

@@ -14,10 +14,9 @@ metric a 400.
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
 from typing import Any, TypeVar
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
@@ -32,9 +31,12 @@ from ..evals import (
     metrics_info,
     run_eval_set,
 )
+from ._deps import Api, HostApi
 from ._guard import require_operator
 
-__all__ = ["add_eval_routes"]
+__all__ = ["router"]
+
+router = APIRouter(prefix="/dev/apps/{app}", tags=["evaluation"])
 
 _T = TypeVar("_T")
 
@@ -59,125 +61,135 @@ class RunEvalBody(_Body):
     eval_metrics: list[EvalMetric]
 
 
-def add_eval_routes(api: FastAPI, files: EvalFiles, runner: Callable[[str], Any]) -> None:
-    """Add the eval routes to ``api``; ``runner(app)`` gives an app's Runner (an unknown
-    app: 404)."""
+def _files(api: HostApi, request: Request, app: str) -> EvalFiles:
+    """The host's eval files, for the operator only (403), for an app the host runs (404)."""
+    require_operator(request, "read or run eval sets")
+    api.runner(app)  # an unknown app: 404
+    if api.evals is None:
+        raise HTTPException(404, "this host keeps no eval sets")
+    return api.evals
 
-    def operator(request: Request, app: str) -> None:
-        require_operator(request, "read or run eval sets")
-        runner(app)  # an unknown app: 404
 
-    def answer(work: Callable[[], _T], missing: int = 404) -> _T:
-        try:
-            return work()
-        except EvalNotFound as exc:
-            raise HTTPException(missing, str(exc)) from None
-        except EvalError as exc:
-            raise HTTPException(400, str(exc)) from None
+def _answer(work: Callable[[], _T], missing: int = 404) -> _T:
+    try:
+        return work()
+    except EvalNotFound as exc:
+        raise HTTPException(missing, str(exc)) from None
+    except EvalError as exc:
+        raise HTTPException(400, str(exc)) from None
 
-    prefix = "/dev/apps/{app}"
-    tags: list[str | Enum] = ["evaluation"]
 
-    def add_listing(legacy: str, current: str, key: str, ids: Callable[[str], list[str]]) -> None:
-        """google-adk's two forms of a list of ids: the legacy route answers the bare
-        list, the current one ``{key: [...]}``."""
+def _add_listing(legacy: str, current: str, key: str, ids: Callable[[EvalFiles, str], list[str]]) -> None:
+    """google-adk's two forms of a list of ids: the legacy route answers the bare list,
+    the current one ``{key: [...]}``."""
 
-        def bare(app: str, request: Request) -> list[str]:
-            operator(request, app)
-            return answer(lambda: ids(app))
+    def bare(app: str, request: Request, api: Api) -> list[str]:
+        files = _files(api, request, app)
+        return _answer(lambda: ids(files, app))
 
-        def wrapped(app: str, request: Request) -> dict[str, Any]:
-            return {key: bare(app, request)}
+    def wrapped(app: str, request: Request, api: Api) -> dict[str, Any]:
+        return {key: bare(app, request, api)}
 
-        api.get(prefix + legacy, tags=tags)(bare)
-        api.get(prefix + current, tags=tags)(wrapped)
+    router.get(legacy)(bare)
+    router.get(current)(wrapped)
 
-    add_listing("/eval_sets", "/eval-sets", "evalSetIds", files.list_sets)
-    add_listing("/eval_results", "/eval-results", "evalResultIds", files.list_results)
 
-    @api.post(prefix + "/eval-sets", tags=tags)
-    def create_set(app: str, body: CreateEvalSetBody, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        wanted = body.eval_set
-        made = answer(lambda: files.create_set(app, wanted.eval_set_id, name=wanted.name,
-                                               description=wanted.description))
-        return made.wire()
+_add_listing("/eval_sets", "/eval-sets", "evalSetIds", EvalFiles.list_sets)
+_add_listing("/eval_results", "/eval-results", "evalResultIds", EvalFiles.list_results)
 
-    @api.post(prefix + "/eval_sets/{eval_set_id}", tags=tags)
-    def create_set_legacy(app: str, eval_set_id: str, request: Request) -> None:
-        operator(request, app)
-        answer(lambda: files.create_set(app, eval_set_id))
 
-    @api.get(prefix + "/eval-sets/{eval_set_id}", tags=tags)
-    def get_set(app: str, eval_set_id: str, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        return answer(lambda: files.get_set(app, eval_set_id)).wire()
+@router.post("/eval-sets")
+def create_set(app: str, body: CreateEvalSetBody, request: Request, api: Api) -> dict[str, Any]:
+    files = _files(api, request, app)
+    wanted = body.eval_set
+    made = _answer(lambda: files.create_set(app, wanted.eval_set_id, name=wanted.name,
+                                            description=wanted.description))
+    return made.wire()
 
-    @api.delete(prefix + "/eval-sets/{eval_set_id}", tags=tags)
-    def delete_set(app: str, eval_set_id: str, request: Request) -> None:
-        operator(request, app)
-        answer(lambda: files.delete_set(app, eval_set_id))
 
-    @api.get(prefix + "/eval_sets/{eval_set_id}/evals", tags=tags)
-    def list_cases(app: str, eval_set_id: str, request: Request) -> list[str]:
-        operator(request, app)
-        eval_set = answer(lambda: files.get_set(app, eval_set_id), missing=400)
-        return sorted(case.eval_id for case in eval_set.eval_cases)
+@router.post("/eval_sets/{eval_set_id}")
+def create_set_legacy(app: str, eval_set_id: str, request: Request, api: Api) -> None:
+    files = _files(api, request, app)
+    _answer(lambda: files.create_set(app, eval_set_id))
 
-    @api.post(prefix + "/eval_sets/{eval_set_id}/add_session", tags=tags)
-    @api.post(prefix + "/eval-sets/{eval_set_id}/add-session", tags=tags)
-    def add_session(app: str, eval_set_id: str, body: AddSessionBody, request: Request) -> None:
-        operator(request, app)
-        session = runner(app).get_session(body.user_id, body.session_id)  # unknown: 404 (AdkError handler)
-        case = case_from_session(body.eval_id, app, body.user_id, session.events)
-        answer(lambda: files.add_case(app, eval_set_id, case))
 
-    case_routes = (prefix + "/eval_sets/{eval_set_id}/evals/{eval_id}",
-                   prefix + "/eval-sets/{eval_set_id}/eval-cases/{eval_id}")
+@router.get("/eval-sets/{eval_set_id}")
+def get_set(app: str, eval_set_id: str, request: Request, api: Api) -> dict[str, Any]:
+    files = _files(api, request, app)
+    return _answer(lambda: files.get_set(app, eval_set_id)).wire()
 
-    def get_case(app: str, eval_set_id: str, eval_id: str, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        return answer(lambda: files.get_case(app, eval_set_id, eval_id)).wire()
 
-    def put_case(app: str, eval_set_id: str, eval_id: str, case: EvalCase, request: Request) -> None:
-        operator(request, app)
-        if case.eval_id and case.eval_id != eval_id:
-            raise HTTPException(400, "Eval id in EvalCase should match the eval id in the API route.")
-        answer(lambda: files.replace_case(app, eval_set_id, case.model_copy(update={"eval_id": eval_id})))
+@router.delete("/eval-sets/{eval_set_id}")
+def delete_set(app: str, eval_set_id: str, request: Request, api: Api) -> None:
+    files = _files(api, request, app)
+    _answer(lambda: files.delete_set(app, eval_set_id))
 
-    def delete_case(app: str, eval_set_id: str, eval_id: str, request: Request) -> None:
-        operator(request, app)
-        answer(lambda: files.delete_case(app, eval_set_id, eval_id))
 
-    for route in case_routes:
-        api.get(route, tags=tags)(get_case)
-        api.put(route, tags=tags)(put_case)
-        api.delete(route, tags=tags)(delete_case)
+@router.get("/eval_sets/{eval_set_id}/evals")
+def list_cases(app: str, eval_set_id: str, request: Request, api: Api) -> list[str]:
+    files = _files(api, request, app)
+    eval_set = _answer(lambda: files.get_set(app, eval_set_id), missing=400)
+    return sorted(case.eval_id for case in eval_set.eval_cases)
 
-    def run(app: str, eval_set_id: str, body: RunEvalBody) -> list[dict[str, Any]]:
-        eval_set = answer(lambda: files.get_set(app, eval_set_id), missing=400)
-        result = answer(lambda: run_eval_set(runner(app), app, eval_set, body.eval_metrics,
-                                             body.eval_case_ids or body.eval_ids))
-        answer(lambda: files.save_result(app, result))
-        return [{**case.wire(), "evalMetricResults": []} for case in result.eval_case_results]
 
-    @api.post(prefix + "/eval-sets/{eval_set_id}/run", tags=tags)
-    def run_eval(app: str, eval_set_id: str, body: RunEvalBody, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        return {"runEvalResults": run(app, eval_set_id, body)}
+@router.post("/eval_sets/{eval_set_id}/add_session")
+@router.post("/eval-sets/{eval_set_id}/add-session")
+def add_session(app: str, eval_set_id: str, body: AddSessionBody, request: Request, api: Api) -> None:
+    files = _files(api, request, app)
+    session = api.runner(app).get_session(body.user_id, body.session_id)  # unknown: 404 (AdkError handler)
+    case = case_from_session(body.eval_id, app, body.user_id, session.events)
+    _answer(lambda: files.add_case(app, eval_set_id, case))
 
-    @api.post(prefix + "/eval_sets/{eval_set_id}/run_eval", tags=tags)
-    def run_eval_legacy(app: str, eval_set_id: str, body: RunEvalBody, request: Request) -> list[dict[str, Any]]:
-        operator(request, app)
-        return run(app, eval_set_id, body)
 
-    @api.get(prefix + "/eval_results/{result_id}", tags=tags)
-    @api.get(prefix + "/eval-results/{result_id}", tags=tags)
-    def get_result(app: str, result_id: str, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        return answer(lambda: files.get_result(app, result_id)).wire()
+def get_case(app: str, eval_set_id: str, eval_id: str, request: Request, api: Api) -> dict[str, Any]:
+    files = _files(api, request, app)
+    return _answer(lambda: files.get_case(app, eval_set_id, eval_id)).wire()
 
-    @api.get(prefix + "/metrics-info", tags=tags)
-    def list_metrics(app: str, request: Request) -> dict[str, Any]:
-        operator(request, app)
-        return {"metricsInfo": [info.wire() for info in metrics_info()]}
+
+def put_case(app: str, eval_set_id: str, eval_id: str, case: EvalCase, request: Request, api: Api) -> None:
+    files = _files(api, request, app)
+    if case.eval_id and case.eval_id != eval_id:
+        raise HTTPException(400, "Eval id in EvalCase should match the eval id in the API route.")
+    _answer(lambda: files.replace_case(app, eval_set_id, case.model_copy(update={"eval_id": eval_id})))
+
+
+def delete_case(app: str, eval_set_id: str, eval_id: str, request: Request, api: Api) -> None:
+    files = _files(api, request, app)
+    _answer(lambda: files.delete_case(app, eval_set_id, eval_id))
+
+
+for _route in ("/eval_sets/{eval_set_id}/evals/{eval_id}", "/eval-sets/{eval_set_id}/eval-cases/{eval_id}"):
+    router.get(_route)(get_case)
+    router.put(_route)(put_case)
+    router.delete(_route)(delete_case)
+
+
+def _run(api: HostApi, files: EvalFiles, app: str, eval_set_id: str, body: RunEvalBody) -> list[dict[str, Any]]:
+    eval_set = _answer(lambda: files.get_set(app, eval_set_id), missing=400)
+    result = _answer(lambda: run_eval_set(api.runner(app), app, eval_set, body.eval_metrics,
+                                          body.eval_case_ids or body.eval_ids))
+    _answer(lambda: files.save_result(app, result))
+    return [{**case.wire(), "evalMetricResults": []} for case in result.eval_case_results]
+
+
+@router.post("/eval-sets/{eval_set_id}/run")
+def run_eval(app: str, eval_set_id: str, body: RunEvalBody, request: Request, api: Api) -> dict[str, Any]:
+    return {"runEvalResults": _run(api, _files(api, request, app), app, eval_set_id, body)}
+
+
+@router.post("/eval_sets/{eval_set_id}/run_eval")
+def run_eval_legacy(app: str, eval_set_id: str, body: RunEvalBody, request: Request, api: Api) -> list[dict[str, Any]]:
+    return _run(api, _files(api, request, app), app, eval_set_id, body)
+
+
+@router.get("/eval_results/{result_id}")
+@router.get("/eval-results/{result_id}")
+def get_result(app: str, result_id: str, request: Request, api: Api) -> dict[str, Any]:
+    files = _files(api, request, app)
+    return _answer(lambda: files.get_result(app, result_id)).wire()
+
+
+@router.get("/metrics-info")
+def list_metrics(app: str, request: Request, api: Api) -> dict[str, Any]:
+    _files(api, request, app)
+    return {"metricsInfo": [info.wire() for info in metrics_info()]}

@@ -31,19 +31,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Callable
 from typing import Any
 
-from fastapi import FastAPI, Query, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from .._exceptions import AdkError, InvalidRequestError, LimitExceededError, SessionNotFoundError
 from .._types import LiveRequest, RunConfig
 from ..engine import BUILDER_ASSISTANT, LIVE_UNSUPPORTED
+from ._deps import Api
 from ._guard import OPERATOR
 from ._wire import compact_json
 
-__all__ = ["add_live"]
+__all__ = ["router"]
+
+router = APIRouter(tags=["runs"])
 
 _MODALITIES = ("TEXT", "AUDIO")
 
@@ -67,44 +69,41 @@ def _read(frame: str) -> LiveRequest | None:
         return None
 
 
-def add_live(api: FastAPI, runner: Callable[[str], Any]) -> None:
-    """Add ``/run_live`` to ``api``; ``runner(app)`` gives an app's Runner."""
-
-    @api.websocket("/run_live")
-    async def run_live(socket: WebSocket, app_name: str, user_id: str, session_id: str,
-                       modalities: list[str] = Query(default=["AUDIO"])) -> None:  # noqa: B008 (FastAPI's way)
-        principal = socket.scope.get("state", {}).get("principal")
-        if principal not in (OPERATOR, user_id) or (app_name == BUILDER_ASSISTANT and principal != OPERATOR):
-            await socket.close(code=1008, reason="this token may not act for that user")
-            return
-        try:
-            run = runner(app_name)
-        except AdkError as error:
-            await socket.close(code=1008, reason=str(error)[:120])
-            return
-        await socket.accept()
-        asked = tuple(m.upper() for m in modalities)
-        if not asked or any(m not in _MODALITIES for m in asked):
-            await socket.close(code=1007, reason="modalities are TEXT or AUDIO")
-            return
-        try:
-            live = await asyncio.to_thread(run.run_live, user_id, session_id,
-                                           run_config=RunConfig.model_validate({"response_modalities": asked}))
-        except SessionNotFoundError:
-            await socket.close(code=1002, reason="Session not found")
-            return
-        except AdkError as error:
-            await socket.close(code=1011, reason=str(error)[:120])
-            return
-        inputs = asyncio.create_task(_pass_inputs(socket, live))
-        try:
-            await _send_events(socket, live)
-        finally:
-            inputs.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await inputs
-            with contextlib.suppress(AdkError):
-                await asyncio.to_thread(live.close)  # the client went first: free the session
+@router.websocket("/run_live")
+async def run_live(socket: WebSocket, app_name: str, user_id: str, session_id: str, api: Api,
+                   modalities: list[str] = Query(default=["AUDIO"])) -> None:  # noqa: B008 (FastAPI's way)
+    principal = socket.scope.get("state", {}).get("principal")
+    if principal not in (OPERATOR, user_id) or (app_name == BUILDER_ASSISTANT and principal != OPERATOR):
+        await socket.close(code=1008, reason="this token may not act for that user")
+        return
+    try:
+        run = api.runner(app_name)
+    except AdkError as error:
+        await socket.close(code=1008, reason=str(error)[:120])
+        return
+    await socket.accept()
+    asked = tuple(m.upper() for m in modalities)
+    if not asked or any(m not in _MODALITIES for m in asked):
+        await socket.close(code=1007, reason="modalities are TEXT or AUDIO")
+        return
+    try:
+        live = await asyncio.to_thread(run.run_live, user_id, session_id,
+                                       run_config=RunConfig.model_validate({"response_modalities": asked}))
+    except SessionNotFoundError:
+        await socket.close(code=1002, reason="Session not found")
+        return
+    except AdkError as error:
+        await socket.close(code=1011, reason=str(error)[:120])
+        return
+    inputs = asyncio.create_task(_pass_inputs(socket, live))
+    try:
+        await _send_events(socket, live)
+    finally:
+        inputs.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await inputs
+        with contextlib.suppress(AdkError):
+            await asyncio.to_thread(live.close)  # the client went first: free the session
 
 
 async def _pass_inputs(socket: WebSocket, live: Any) -> None:

@@ -11,15 +11,17 @@ user's sessions' traces; an operator (or loopback without tokens) sees any.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 
 from ..tracing import TraceSpan
+from ._deps import Api
 from ._guard import OPERATOR
 
-__all__ = ["add_trace_routes"]
+__all__ = ["router"]
+
+router = APIRouter(prefix="/dev/apps/{app}/debug/trace", tags=["debug"])
 
 
 def _user_of(request: Request) -> str | None:
@@ -27,16 +29,14 @@ def _user_of(request: Request) -> str | None:
     return None if principal == OPERATOR else str(principal)
 
 
-def add_trace_routes(api: FastAPI, runner: Callable[[str], Any]) -> None:
-    """Add the trace routes to ``api``; ``runner(app)`` gives an app's Runner (an unknown app: 404)."""
+@router.get("/session/{session_id}")
+def session_trace(app: str, session_id: str, request: Request, api: Api) -> list[dict[str, Any]]:
+    return [span.web_ui() for span in api.runner(app).session_trace(session_id, _user_of(request))]
 
-    @api.get("/dev/apps/{app}/debug/trace/session/{session_id}", tags=["debug"])
-    def session_trace(app: str, session_id: str, request: Request) -> list[dict[str, Any]]:
-        return [span.web_ui() for span in runner(app).session_trace(session_id, _user_of(request))]
 
-    @api.get("/dev/apps/{app}/debug/trace/{event_id}", tags=["debug"])
-    def event_trace(app: str, event_id: str, request: Request) -> dict[str, Any]:
-        span: TraceSpan | None = runner(app).event_trace(event_id, _user_of(request))
-        if span is None:
-            raise HTTPException(404, "Trace not found")
-        return span.flat()
+@router.get("/{event_id}")
+def event_trace(app: str, event_id: str, request: Request, api: Api) -> dict[str, Any]:
+    span: TraceSpan | None = api.runner(app).event_trace(event_id, _user_of(request))
+    if span is None:
+        raise HTTPException(404, "Trace not found")
+    return span.flat()

@@ -1,0 +1,102 @@
+"""google-adk's run routes: ``POST /run`` (the run's events, as a list) and
+``POST /run_sse`` (one ``data:`` line per event as it comes).
+
+A run's ``stateDelta`` is committed on the user's event, as in google-adk; a key set
+to null is deleted there. A run that fails (a model's error, a deadline, kill -9 of
+its actor...) ends ``/run`` with 500 ``{"detail": "<reason>: ..."}`` and ``/run_sse``
+with google-adk's error line, after every event sent before it was committed. A
+client that leaves an SSE stream does not stop the run: it runs to its end and is
+committed (cancel it with the Runner or ``adk-actors``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+from starlette.concurrency import run_in_threadpool
+
+from .._exceptions import AdkError, RunFailedError
+from .._types import Content, Event, RunConfig, StreamingMode
+from ._deps import Api, HostApi
+from ._errors import detail_of
+from ._wire import compact_json, event_json, is_user_echo, sse_events
+
+__all__ = ["RunAgentRequest", "router"]
+
+router = APIRouter(tags=["runs"])
+
+
+class RunAgentRequest(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    app_name: str
+    user_id: str
+    session_id: str
+    new_message: dict[str, Any] | None = None
+    streaming: bool = False
+    state_delta: dict[str, Any] | None = None
+    function_call_event_id: str | None = None
+    invocation_id: str | None = None
+    custom_metadata: dict[str, Any] | None = None
+
+
+def _prepare(body: RunAgentRequest, request: Request, api: HostApi) -> tuple[Any, Content, RunConfig]:
+    """The app's Runner, the message and the run's config (403, 404 or 422 first)."""
+    api.allowed(request, body.user_id, body.app_name)
+    run = api.runner(body.app_name)
+    if body.new_message is None:
+        raise HTTPException(422, "newMessage is required")
+    try:
+        message = Content.model_validate(body.new_message)
+    except ValidationError as exc:
+        raise HTTPException(422, f"newMessage is not a Content: {exc.errors()[0]['msg']}") from None
+    mode = StreamingMode.SSE if body.streaming else StreamingMode.NONE
+    return run, message, RunConfig(streaming_mode=mode, custom_metadata=body.custom_metadata)
+
+
+@router.post("/run")
+def run_agent(body: RunAgentRequest, request: Request, api: Api) -> Any:
+    run, message, config = _prepare(body, request, api)
+    events = list(run.run(body.user_id, body.session_id, message, run_config=config, state_delta=body.state_delta))
+    return [event_json(e) for e in _answers(events) if not e.partial]
+
+
+@router.post("/run_sse")
+async def run_sse(body: RunAgentRequest, request: Request, api: Api) -> Any:
+    run, message, config = await run_in_threadpool(_prepare, body, request, api)
+    events = run.run_async(body.user_id, body.session_id, message, run_config=config, state_delta=body.state_delta)
+    first = await anext(events)  # the run was accepted (or this raises, before any stream)
+    return StreamingResponse(_sse(events, first), media_type="text/event-stream")
+
+
+def _answers(events: list[Event]) -> list[Event]:
+    """A run's events as google-adk answers them: without the user's own."""
+    return [event for position, event in enumerate(events) if not is_user_echo(position, event)]
+
+
+async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]:
+    """One ``data:`` line per event (``first`` too, unless it is the user's own),
+    compact JSON, a blank line after each; a run that fails ends with google-adk's
+    error line (``json.dumps`` spacing, snake_case details, as there)."""
+
+    def line(event: Event) -> str:
+        return "".join(f"data: {compact_json(frame)}\n\n" for frame in sse_events(event))
+
+    if not is_user_echo(0, first):
+        yield line(first)
+    try:
+        async for event in events:
+            yield line(event)
+    except AdkError as error:
+        kind = error.error_type if isinstance(error, RunFailedError) and error.error_type else type(error).__name__
+        text = detail_of(error)
+        failure = {"error": f"{kind}: {text}",
+                   "error_details": {"error_type": kind, "error_message": text, "timestamp": time.time()}}
+        yield f"data: {json.dumps(failure)}\n\n"

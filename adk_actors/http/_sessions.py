@@ -1,0 +1,91 @@
+"""google-adk's session routes, under ``/apps/{app}/users/{user}/sessions``.
+
+What differs, on purpose: ``PATCH .../sessions/{id}`` applies ``stateDelta`` with the
+kit's one rule (a key set to null is deleted; google-adk stores a null). Creating a
+session with ``temp:`` keys in its state leaves them out, as google-adk does. The
+deprecated ``POST .../sessions/{id}`` (its body: the initial state) still works.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, HTTPException, Request
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from .._exceptions import SessionExistsError, SessionNotFoundError
+from ..evals import EVAL_SESSION_PREFIX
+from ._deps import Api, HostApi
+from ._wire import session_json
+
+__all__ = ["CreateSessionBody", "PatchSessionBody", "router"]
+
+SESSIONS = "/apps/{app}/users/{user}/sessions"
+
+router = APIRouter(prefix=SESSIONS, tags=["sessions"])
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class CreateSessionBody(_Camel):
+    session_id: str | None = None
+    state: dict[str, Any] | None = None
+
+
+class PatchSessionBody(_Camel):
+    state_delta: dict[str, Any]
+
+
+def _create(api: HostApi, app: str, user: str, session_id: str | None, state: dict[str, Any] | None) -> Any:
+    kept = {k: v for k, v in (state or {}).items() if not k.startswith("temp:")}
+    try:
+        info = api.runner(app).create_session(user, session_id, kept)
+    except SessionExistsError:
+        raise HTTPException(409, f"Session already exists: {session_id or ''}") from None
+    return session_json(info)
+
+
+@router.post("")
+def create_session(app: str, user: str, request: Request, api: Api,
+                   body: Annotated[CreateSessionBody | None, Body()] = None) -> Any:
+    api.allowed(request, user, app)
+    return _create(api, app, user, body.session_id if body else None, body.state if body else None)
+
+
+@router.post("/{session_id}", deprecated=True)
+def create_session_with_id(app: str, user: str, session_id: str, request: Request, api: Api,
+                           state: Annotated[dict[str, Any] | None, Body()] = None) -> Any:
+    """google-adk's older way to create a session with a given id; the body is its state."""
+    api.allowed(request, user, app)
+    return _create(api, app, user, session_id, state)
+
+
+@router.get("")
+def list_sessions(app: str, user: str, request: Request, api: Api) -> Any:
+    api.allowed(request, user, app)
+    return [session_json(info) for info in api.runner(app).list_sessions(user)
+            if not info.id.startswith(EVAL_SESSION_PREFIX)]  # as google-adk: eval runs' sessions left out
+
+
+@router.get("/{session_id}")
+def get_session(app: str, user: str, session_id: str, request: Request, api: Api) -> Any:
+    api.allowed(request, user, app)
+    return session_json(api.runner(app).get_session(user, session_id))
+
+
+@router.patch("/{session_id}")
+def patch_session(app: str, user: str, session_id: str, body: PatchSessionBody, request: Request, api: Api) -> Any:
+    api.allowed(request, user, app)
+    return session_json(api.runner(app).update_state(user, session_id, body.state_delta))
+
+
+@router.delete("/{session_id}")
+def delete_session(app: str, user: str, session_id: str, request: Request, api: Api) -> None:
+    api.allowed(request, user, app)
+    try:
+        api.runner(app).delete_session(user, session_id)
+    except SessionNotFoundError:
+        pass  # as google-adk: deleting an unknown session is not an error
