@@ -293,6 +293,16 @@ async def _call_model(agent: Any, ctx: InvocationContext, request: Any, cb: Call
             raise ModelStepError(error) from error
 
 
+def _partial_event(ctx: InvocationContext, event_id: str, response: LlmResponse) -> Event:
+    """A streamed piece of the model's answer, as google-adk relays it: its content (text
+    or a function call, whose call is made only from the final event), and what the
+    chunk said of itself (finish reason, usage, model version)."""
+    calls = response.content is not None and bool(response.content.function_calls)
+    return ctx.event(id=event_id, content=_with_call_ids(response.content), partial=True,
+                     finish_reason=response.finish_reason, usage_metadata=response.usage_metadata,
+                     model_version=response.model_version, long_running_tool_ids=() if calls else None)
+
+
 def _with_call_ids(content: Content | None) -> Content | None:
     if content is None or all(c.id for c in content.function_calls):
         return content
@@ -345,7 +355,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                 try:
                     async for part_response in _call_model(agent, ctx, request, cb):
                         if part_response.partial:
-                            yield ctx.event(id=event_id, content=part_response.content, partial=True)
+                            yield _partial_event(ctx, event_id, part_response)
                         else:
                             response = part_response
                             llm_meta["response"] = part_response
@@ -387,7 +397,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             return
         long_running = tuple(c.id for c in calls if c.id and getattr(tools.get(c.name), "is_long_running", False))
         yield ctx.event(content=content, actions=EventActions(state_delta=state_delta),
-                        long_running_tool_ids=long_running or None, **common)
+                        long_running_tool_ids=long_running, **common)  # [] when none, as google-adk's
         ctx.check_cancelled()
         results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
         tool_event = tool_response_event(ctx, calls, results)

@@ -134,16 +134,18 @@ class _GeminiStream(StreamParser):
         if "error" in data:
             raise MalformedResponse(f"error in the stream: {data['error']}")
         _check_blocked(data)
-        self.usage = _usage(data) or self.usage
+        usage = _usage(data)
+        self.usage = usage or self.usage
         self.model = data.get("modelVersion", self.model)
         out: list[LlmResponse] = []
         for candidate in data.get("candidates") or []:
             parts = to_parts((candidate.get("content") or {}).get("parts") or [])
             self.parts.extend(parts)
-            self.finish_reason = candidate.get("finishReason") or self.finish_reason
-            text_parts = tuple(p for p in parts if p.text)
-            if text_parts:
-                out.append(LlmResponse(content=Content(role="model", parts=text_parts), partial=True))
+            finish = candidate.get("finishReason")
+            self.finish_reason = finish or self.finish_reason
+            if parts:  # each chunk as it came (text or a function call), with what it says of itself
+                out.append(LlmResponse(content=Content(role="model", parts=tuple(parts)), partial=True,
+                                       finish_reason=finish, usage_metadata=usage, model_version=self.model))
         return out
 
     def finish(self) -> LlmResponse:

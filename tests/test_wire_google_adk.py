@@ -1,0 +1,160 @@
+"""Our events against google-adk's, field by field: the same YAML agent, served by
+google-adk's own ``adk api_server`` and by our host, each talking to its own Gemini
+stub (a real HTTP server speaking Gemini's wire format) that gives both the same
+answers. For each run (``/run``, ``/run_sse`` with and without streaming, a model that
+fails) the events' shapes must be equal: the same keys at every level, ``usageMetadata``
+camelCase, no ``partial`` key where google-adk sends none, the same error line. Ids,
+timestamps and texts that differ by nature are not compared, only where keys are."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from conftest import ROOT, free_port, serving
+
+from adk_actors.testing import StubResponse, StubServer, gemini_response, gemini_stream
+from supervision.testing import wait_until
+
+pytest.importorskip("google.adk.cli")
+
+AGENT = """\
+name: weather_yaml
+model: gemini-2.5-flash
+description: Tells the weather.
+instruction: You tell the weather. Use get_weather.
+tools:
+  - name: examples.weather_bot.agent.get_weather
+"""
+
+USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+#: Keys only google-adk 2.x sends (its workflow graph's node path), not part of this comparison.
+THEIRS_ONLY = {"nodeInfo"}
+
+
+def call_chunks(name: str, args: dict[str, Any]) -> StubResponse:
+    chunk = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": name, "args": args}}]},
+                             "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-test",
+             "usageMetadata": USAGE}
+    return StubResponse(sse=["data: " + json.dumps(chunk)])
+
+
+def failing() -> StubResponse:
+    return StubResponse(status=400, json={"error": {"code": 400, "message": "the prompt is invalid",
+                                                    "status": "INVALID_ARGUMENT"}})
+
+
+# Each run: (streaming, the model's answers, the user's text)
+RUNS: dict[str, tuple[bool, list[StubResponse], str]] = {
+    "tool call and answer": (False, [gemini_response(function_calls=[("get_weather", {"city": "Paris"})]),
+                                     gemini_response("It is 21 C and clear in Paris.")], "Weather in Paris?"),
+    "streamed answer": (True, [call_chunks("get_weather", {"city": "Oslo"}),
+                               gemini_stream(["It is -3 degrees ", "in Oslo."])], "Weather in Oslo?"),
+    "model error": (True, [failing()], "Weather on Mars?"),
+}
+
+
+def shape(value: Any) -> Any:
+    """The keys of ``value`` at every level (lists: each element's), not its values."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in sorted(value.items()) if key not in THEIRS_ONLY}
+    if isinstance(value, list):
+        return [shape(item) for item in value]
+    return type(value).__name__ if isinstance(value, bool) else "value"
+
+
+def differences(ours: Any, theirs: Any, where: str = "") -> list[str]:
+    """Where two shapes differ: a key only one has, or a different kind of value."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        found = [f"{where}.{key}: ours only" for key in ours.keys() - theirs.keys()]
+        found += [f"{where}.{key}: google-adk's only" for key in theirs.keys() - ours.keys()]
+        for key in ours.keys() & theirs.keys():
+            found += differences(ours[key], theirs[key], f"{where}.{key}")
+        return sorted(found)
+    if isinstance(ours, list) and isinstance(theirs, list):
+        if len(ours) != len(theirs):
+            return [f"{where}: {len(ours)} items, google-adk's {len(theirs)}"]
+        return [d for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) for d in differences(a, b, f"{where}[{i}]")]
+    return [] if ours == theirs else [f"{where}: {ours} here, {theirs} in google-adk's"]
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[str, StubServer]]]:
+    """google-adk's ``adk api_server`` and our host, each with its Gemini stub."""
+    root = tmp_path_factory.mktemp("wire")
+    agents = root / "agents"
+    (agents / "weather_yaml").mkdir(parents=True)
+    (agents / "weather_yaml" / "root_agent.yaml").write_text(AGENT)
+    port = free_port()
+    with StubServer() as theirs_model, StubServer() as our_model:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "GOOGLE_GEMINI_BASE_URL": theirs_model.url,
+               "GOOGLE_API_KEY": "test-key-not-a-secret", "ADK_DISABLE_TELEMETRY": "1"}
+        server = subprocess.Popen([sys.executable, "-m", "google.adk.cli", "api_server", str(agents), "--port",
+                                   str(port)], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            wait_until(lambda: _answers(f"http://127.0.0.1:{port}/list-apps"), timeout=60)
+            ours_env = {"GEMINI_API_KEY": "test-key-not-a-secret", "GEMINI_BASE_URL": our_model.url}
+            with serving(root, f'agents_dir = "{agents}"\n', apps="", env=ours_env) as served:
+                yield {"theirs": (f"http://127.0.0.1:{port}", theirs_model), "ours": (served["url"], our_model)}
+        finally:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def run_on(url: str, model: StubServer, name: str) -> dict[str, Any]:
+    """One run of ``RUNS[name]`` on the server at ``url``: its SSE lines (or /run's
+    list), and the session stored after it."""
+    streaming, answers, text = RUNS[name]
+    model.add(*answers)
+    with httpx.Client(base_url=url, timeout=30) as http:
+        session = http.post("/apps/weather_yaml/users/ann/sessions", json={}).json()
+        body = {"appName": "weather_yaml", "userId": "ann", "sessionId": session["id"],
+                "newMessage": {"role": "user", "parts": [{"text": text}]}, "streaming": streaming}
+        if name == "tool call and answer":
+            answer = http.post("/run", json=body)
+            events = answer.json()
+        else:
+            answer = http.post("/run_sse", json=body)
+            events = [json.loads(line[len("data: "):]) for line in answer.text.split("\n\n") if line.strip()]
+        stored = http.get(f"/apps/weather_yaml/users/ann/sessions/{session['id']}").json()
+    return {"status": answer.status_code, "events": events, "stored": stored["events"]}
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_our_events_have_google_adks_fields(both: dict[str, tuple[str, StubServer]], name: str) -> None:
+    theirs, ours = run_on(*both["theirs"], name), run_on(*both["ours"], name)
+    assert ours["status"] == theirs["status"]
+    assert differences([shape(e) for e in ours["events"]], [shape(e) for e in theirs["events"]]) == []
+    assert differences([shape(e) for e in ours["stored"]], [shape(e) for e in theirs["stored"]]) == []
+    if name == "model error":  # google-adk's error line ends the stream, after the stored error event
+        assert set(ours["events"][-1]) == {"error", "error_details"} == set(theirs["events"][-1])
+        assert set(ours["events"][-1]["error_details"]) == set(theirs["events"][-1]["error_details"])
+
+
+def test_the_deprecated_post_of_a_session_with_its_id(both: dict[str, tuple[str, StubServer]]) -> None:
+    """``POST .../sessions/{id}`` whose body is the initial state: the same answer, and the
+    same refusal the second time."""
+    answers = {}
+    for side, (url, _) in both.items():
+        with httpx.Client(base_url=url, timeout=30) as http:
+            made = http.post("/apps/weather_yaml/users/ann/sessions/kept-id", json={"unit": "C"})
+            again = http.post("/apps/weather_yaml/users/ann/sessions/kept-id", json={"unit": "F"})
+            stored = http.get("/apps/weather_yaml/users/ann/sessions/kept-id").json()
+        answers[side] = (made.status_code, shape(made.json()), again.status_code, stored["state"])
+        assert made.json()["id"] == "kept-id" and made.json()["state"] == {"unit": "C"}
+    assert answers["ours"] == answers["theirs"]
