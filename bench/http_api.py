@@ -14,7 +14,8 @@ store; google-adk's local SQLite storage). Measures (issue 21), each on new sess
 1. ``POST /run`` latency: text turns, one after another, on short sessions.
 2. ``POST /run_sse``: time to the first event and to the last (streaming off).
 3. ``--sessions`` concurrent sessions x ``--per-session`` turns over ``/run_sse``
-   (httpx, one connection per session): throughput (turns/s), p50 and p99 per turn.
+   (one keep-alive connection per session, a lean asyncio client: httpx's pool took
+   most of a core under 100 streams): throughput (turns/s), p50 and p99 per turn.
 
 Each measure runs ``--rounds`` times per side; the table gives medians over rounds and
 the ratio ours / google-adk's (lower is better for times, higher for throughput).
@@ -167,28 +168,70 @@ def measure_sse(url: str, turns: int) -> dict[str, float]:
     return {"sse_first_ms": statistics.median(first) * 1000, "sse_last_ms": statistics.median(last) * 1000}
 
 
+class _Connection:
+    """One keep-alive HTTP/1.1 connection on asyncio streams: the burst's client, as
+    lean as a client can be (httpx's pool took most of a core under 100 streams, so
+    the burst measured the client), the same for both servers."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, url: str) -> _Connection:
+        host_port = url.split("://", 1)[1].rstrip("/")
+        host, port = host_port.rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        return cls(reader, writer, host_port)
+
+    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
+        """POST ``body`` as JSON; the status and the whole body (chunked or not)."""
+        data = json.dumps(body).encode()
+        self.writer.write(f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
+                          f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+        if headers.get("transfer-encoding") == "chunked":
+            chunks = []
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                chunk = await self.reader.readexactly(size + 2)
+                if size == 0:
+                    break
+                chunks.append(chunk[:-2])
+            return status, b"".join(chunks)
+        return status, await self.reader.readexactly(int(headers.get("content-length", "0")))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
 async def burst(url: str, sessions: int, per_session: int) -> dict[str, float]:
+    """``sessions`` new sessions, each on a connection of its own, ``per_session`` turns
+    each over ``/run_sse``, all at once."""
     latencies: list[float] = []
-    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+    connections = [await _Connection.open(url) for _ in range(sessions)]
+    try:
         ids = []
-        for n in range(sessions):
-            response = await client.post(f"/apps/{APP}/users/b{n}/sessions", json={})
-            ids.append(response.json()["id"])
+        for n, connection in enumerate(connections):
+            _, body = await connection.post(f"/apps/{APP}/users/b{n}/sessions", {})
+            ids.append(json.loads(body)["id"])
 
         async def talk(n: int) -> None:
             for turn in range(per_session):
                 began = time.perf_counter()
-                async with client.stream("POST", "/run_sse", json=run_body(f"b{n}", ids[n], f"text {turn}")) as answer:
-                    async for _ in answer.aiter_lines():
-                        pass
-                    if answer.status_code != 200:
-                        raise RuntimeError(f"HTTP {answer.status_code}")
+                status, body = await connections[n].post("/run_sse", run_body(f"b{n}", ids[n], f"text {turn}"))
+                if status != 200 or b"data:" not in body:
+                    raise RuntimeError(f"HTTP {status}")
                 latencies.append(time.perf_counter() - began)
 
         began = time.perf_counter()
         await asyncio.gather(*(talk(n) for n in range(sessions)))
         elapsed = time.perf_counter() - began
+    finally:
+        for connection in connections:
+            connection.close()
     return {"burst_turns_per_s": len(latencies) / elapsed, "burst_p50_ms": statistics.median(latencies) * 1000,
             "burst_p99_ms": percentile(latencies, 0.99) * 1000}
 

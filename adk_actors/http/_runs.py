@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 from starlette.concurrency import run_in_threadpool
@@ -26,7 +26,7 @@ from .._exceptions import AdkError, RunFailedError
 from .._types import Content, Event, RunConfig, StreamingMode
 from ._deps import Api, HostApi
 from ._errors import detail_of
-from ._wire import compact_json, event_json, is_user_echo, sse_events
+from ._wire import compact_json, is_user_echo, sse_events
 
 __all__ = ["RunAgentRequest", "router"]
 
@@ -62,10 +62,13 @@ def _prepare(body: RunAgentRequest, request: Request, api: HostApi) -> tuple[Any
 
 
 @router.post("/run")
-def run_agent(body: RunAgentRequest, request: Request, api: Api) -> Any:
+def run_agent(body: RunAgentRequest, request: Request, api: Api) -> Response:
+    """The run's events (not the user's own, no partial one), as a JSON list; each is
+    encoded once, by its model (no intermediate dicts: a third of the route's time)."""
     run, message, config = _prepare(body, request, api)
     events = list(run.run(body.user_id, body.session_id, message, run_config=config, state_delta=body.state_delta))
-    return [event_json(e) for e in _answers(events) if not e.partial]
+    listed = b",".join(e.to_json().encode() for e in _answers(events) if not e.partial)
+    return Response(b"[" + listed + b"]", media_type="application/json")
 
 
 @router.post("/run_sse")
