@@ -255,12 +255,7 @@ class Host:
     def services(self) -> SupervisorClient:
         """The supervisor of the service actors (breakers, artifacts, memory, approvals,
         credentials)."""
-        root = self.root
-        if root is None:
-            raise HostError("the host is not running")
-        address = root.child("services").address
-        if address is None:
-            raise HostError("the service supervisor is restarting")
+        address, root = self._root_child("services", "the service supervisor")
         return SupervisorClient(self.system, address, timeout=root.timeout)
 
     def sessions_address(self) -> Any:
@@ -269,13 +264,18 @@ class Host:
         address is its app, user and id). It changes only when the supervisor itself is
         restarted (beyond the partitions' intensity); actors may also find it as
         ``sessions`` in the host's registry (``WhereIs``)."""
+        return self._root_child("sessions", "the session supervisor")[0]
+
+    def _root_child(self, child_id: str, what: str) -> tuple[Any, SupervisorClient]:
+        """The root's child ``child_id`` (its address, and the root); ``HostError`` when
+        the host is not running or that child is restarting."""
         root = self.root
         if root is None:
             raise HostError("the host is not running")
-        address = root.child("sessions").address
+        address = root.child(child_id).address
         if address is None:
-            raise HostError("the session supervisor is restarting")
-        return address
+            raise HostError(f"{what} is restarting")
+        return address, root
 
     def _check_store(self) -> None:
         """Open the session store once in this process: its migrations run, and SQLite's
