@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from adk_actors import RunFailedError
 from adk_actors.models import BreakerConfig, RetryPolicy
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._service_calls import BreakerStatus
@@ -40,9 +41,17 @@ def last(events: list[Any]) -> Any:
 
 
 def one_turn(host: Host, session: str, text: str = "hi") -> Any:
+    """The turn's last event; a model error is that event, and the run then ends
+    ``model_error`` (as google-adk's run raises) with the same error type."""
     runner = host.runner("provider")
     runner.create_session("ann", session)
-    return last(list(runner.run("ann", session, text)))
+    events: list[Any] = []
+    try:
+        for event in runner.run("ann", session, text):
+            events.append(event)
+    except RunFailedError as failure:
+        assert failure.reason == "model_error" and failure.error_type == events[-1].error_code, failure
+    return last(events)
 
 
 def test_an_outage_trips_the_shared_breaker_and_later_runs_fail_fast(host: Host, stub: StubServer) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import serving
 
-from adk_actors._exceptions import HostError
+from adk_actors._exceptions import HostError, RunFailedError
 from adk_actors.models import RetryPolicy
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._service_calls import Credential
@@ -47,7 +47,11 @@ def test_an_api_key_echoed_by_a_provider_reaches_no_event_store_or_log(keyed_hos
                                                       "type": "invalid_request_error"}}))
     runner = host.runner("provider")
     session = runner.create_session(user_id="ann")
-    events = list(runner.run("ann", session.id, "hi"))
+    events: list[Any] = []
+    with pytest.raises(RunFailedError) as ended:  # the model's error: stored, then the run ends model_error
+        for event in runner.run("ann", session.id, "hi"):
+            events.append(event)
+    assert ended.value.reason == "model_error" and KEY not in str(ended.value) and "***" in str(ended.value)
     assert stub.requests and stub.requests[0].headers.get("authorization") == f"Bearer {KEY}"  # the key was used
     failed = events[-1]
     assert failed.error_code and "***" in (failed.error_message or "")
