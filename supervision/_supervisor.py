@@ -965,7 +965,7 @@ class PartitionSupervisor(Supervisor):
             partition = self._children[partition_index(key, len(self._children))]
             if partition.status != "running":
                 raise ChildRestarting(f"partition {partition.spec.id} is restarting")
-            self.send(partition.address, Call(request, ref=caller.ref, reply_to=caller.address))
+            self._forward(partition.address, request, caller)
             return FORWARDED
         if inspect.getattr_static(request, "partition_key", None) is not None:  # Keyed (nothing evaluated yet)
             return self._route(request, caller)
@@ -982,11 +982,15 @@ class PartitionSupervisor(Supervisor):
             raise ServerNotRunning("the partitions are shutting down")
         partition = self._children[index]
         if self._reachable(partition):
-            self.send(partition.address, Call(request, ref=caller.ref, reply_to=caller.address))
+            self._forward(partition.address, request, caller)
             return FORWARDED
         self._held.setdefault(partition.spec.id, []).append((request, caller))
         self.send_after(self._route_hold, ("held", partition.spec.id, caller.ref))
         return NO_REPLY
+
+    def _forward(self, address: Any, request: Any, caller: CallerRef) -> None:
+        """Hand ``caller``'s call to the partition at ``address``, which answers it directly."""
+        self.send(address, Call(request, ref=caller.ref, reply_to=caller.address))
 
     @staticmethod
     def _reachable(partition: _Child) -> bool:
@@ -997,7 +1001,7 @@ class PartitionSupervisor(Supervisor):
         """A partition runs (again): the calls held for it are forwarded, in order."""
         for request, caller in self._held.pop(child_id, []):
             self._pending.pop(caller.ref, None)
-            self.send(address, Call(request, ref=caller.ref, reply_to=caller.address))
+            self._forward(address, request, caller)
 
     def handle_timeout(self, payload: Any) -> None:
         if isinstance(payload, tuple) and payload[0] == "held":

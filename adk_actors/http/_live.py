@@ -33,14 +33,13 @@ import contextlib
 import json
 from typing import Any
 
-from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, HTTPException, Query, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from .._exceptions import AdkError, InvalidRequestError, LimitExceededError, SessionNotFoundError
 from .._types import LiveRequest, RunConfig
-from ..engine import BUILDER_ASSISTANT, LIVE_UNSUPPORTED
+from ..engine import LIVE_UNSUPPORTED
 from ._deps import Api
-from ._guard import OPERATOR
 from ._wire import compact_json
 
 __all__ = ["router"]
@@ -72,9 +71,10 @@ def _read(frame: str) -> LiveRequest | None:
 @router.websocket("/run_live")
 async def run_live(socket: WebSocket, app_name: str, user_id: str, session_id: str, api: Api,
                    modalities: list[str] = Query(default=["AUDIO"])) -> None:  # noqa: B008 (FastAPI's way)
-    principal = socket.scope.get("state", {}).get("principal")
-    if principal not in (OPERATOR, user_id) or (app_name == BUILDER_ASSISTANT and principal != OPERATOR):
-        await socket.close(code=1008, reason="this token may not act for that user")
+    try:
+        api.allowed(socket, user_id, app_name)  # the same rule as every route's, answered as a WebSocket must
+    except HTTPException as refused:
+        await socket.close(code=1008, reason=str(refused.detail)[:120])
         return
     try:
         run = api.runner(app_name)
