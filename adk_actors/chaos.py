@@ -5,8 +5,9 @@ their own agents survive faults. In order:
 
 1. create ``sessions`` sessions of ``app`` and start one thread per session, each
    running turns back to back (every turn has a deadline: ``turn_timeout``);
-2. every ``interval`` seconds, SIGKILL one actor chosen at random among the kinds
-   in ``targets`` (see :data:`TARGET_KINDS`), for ``duration`` seconds: a process,
+2. every ``interval`` seconds, SIGKILL one actor, for ``duration`` seconds: of the
+   kinds in ``targets`` (see :data:`TARGET_KINDS`) that have a live actor, the kind
+   hit least so far (ties at random), then one of its actors at random; a process,
    or a session (crashed: ``CrashSession``) or a run (``KillRun``), the actors that
    are not processes;
 3. stop killing, give every turn in flight ``turn_timeout`` more seconds (a turn
@@ -293,7 +294,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     began = time.monotonic()
     while time.monotonic() - began < duration:
         chosen_at = time.monotonic()
-        victim = _pick_victim(host, kinds, rng, seen)
+        victim = _pick_victim(host, kinds, rng, seen, kills + stopped)
         if victim is not None:
             kind, row = victim
             stop_it = bool(row["pid"]) and rng.random() < stops
@@ -356,11 +357,13 @@ class _Restarts:
                 self.pids[row["path"]] = row["pid"]
 
 
-def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random,
-                 seen: _Restarts) -> tuple[str, dict[str, Any]] | None:
-    """(kind, row) of a live actor of one of ``kinds`` (a process, a session held, a run
-    in flight), chosen at random; None if none. The walk of the tree is also a look for
-    restarts."""
+def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random, seen: _Restarts,
+                 hits: Counter[str]) -> tuple[str, dict[str, Any]] | None:
+    """(kind, row) of a live actor (a process, a session held, a run in flight): among
+    ``kinds`` that have one, the kind with the fewest ``hits`` so far (ties at random),
+    then one of its actors at random; None if none. Every level is hit in turn, however
+    few actors it has (two partitions among dozens of workers). The walk of the tree is
+    also a look for restarts."""
     try:
         rows = tree_rows(host, timeout=0.5)
     except (CallTimeout, CallError):
@@ -369,7 +372,11 @@ def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random,
     found = [(kind_of(r), r) for r in rows
              if killable(r) and r["status"] in ("running", "idle") and kind_of(r) in kinds]
     found = [(kind, r) for kind, r in found if not r["pid"] or process_alive(r["pid"])]
-    return rng.choice(found) if found else None
+    if not found:
+        return None
+    fewest = min(hits[kind] for kind, _row in found)
+    kind = rng.choice(sorted({kind for kind, _row in found if hits[kind] == fewest}))
+    return kind, rng.choice([row for k, row in found if k == kind])
 
 
 def _host_alive(host: Host) -> bool:

@@ -128,9 +128,10 @@ def test_a_session_crashing_beyond_its_intensity_fails_until_it_is_reset(host: H
 
 
 def test_a_soak_that_crashes_sessions_and_kills_runs_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
-    config = HostConfig(apps={"weather_bot": "examples.weather_bot.agent:root_agent"}, data_dir=str(tmp_path / "d"))
+    """Runs of the dawdling agent last 50 ms or more, so runs in flight are there to kill."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "d"))
     with Host(config, system=actor_system) as running:
-        report = soak(running, "weather_bot", sessions=4, duration=4.0, interval=0.1, targets=("sessions", "runs"),
+        report = soak(running, "dawdling", sessions=4, duration=4.0, interval=0.1, targets=("sessions", "runs"),
                       seed=3)
     print(report.render())
     assert report.kills.get("sessions", 0) >= 5 and report.kills.get("runs", 0) >= 1
