@@ -3,7 +3,9 @@ google-adk's own ``adk api_server`` and by our host, each talking to its own Gem
 stub (a real HTTP server speaking Gemini's wire format) that gives both the same
 answers. For each run (``/run``, ``/run_sse`` with and without streaming, a model that
 fails) the events' shapes must be equal: the same keys at every level, ``usageMetadata``
-camelCase, no ``partial`` key where google-adk sends none, the same error line. Ids,
+camelCase, no ``partial`` key where google-adk sends none, the same error line; a
+tool's state change and artifact (their events, the stored state, the artifact routes)
+and a transfer to a sub-agent; google-adk's Event model reads each of ours. Ids,
 timestamps and texts that differ by nature are not compared, only where keys are."""
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from adk_actors.testing import StubResponse, StubServer, gemini_response, gemini
 from supervision.testing import wait_until
 
 pytest.importorskip("google.adk.cli")
+from google.adk.events import Event  # noqa: E402
 
 AGENT = """\
 name: weather_yaml
@@ -32,11 +35,25 @@ description: Tells the weather.
 instruction: You tell the weather. Use get_weather.
 tools:
   - name: examples.weather_bot.agent.get_weather
+  - name: wire_tools.remember_city
+  - name: wire_tools.save_report
+sub_agents:
+  - config_path: ./forecaster.yaml
+"""
+
+FORECASTER = """\
+name: forecaster
+model: gemini-2.5-flash
+description: Forecasts the weather of the coming days.
+instruction: You forecast the weather.
 """
 
 USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
-#: Keys only google-adk 2.x sends (its workflow graph's node path), not part of this comparison.
-THEIRS_ONLY = {"nodeInfo"}
+#: Keys only one side sends, not part of this comparison: google-adk 2.x's workflow graph's
+#: node path (we run no workflow graph), and an artifact version's mimeType, which
+#: google-adk's in-memory artifact service sets for text (as we do) and its file service,
+#: the one ``adk api_server`` uses, does not.
+ONE_SIDE_ONLY = {"nodeInfo", "mimeType"}
 
 
 def call_chunks(name: str, args: dict[str, Any]) -> StubResponse:
@@ -58,13 +75,19 @@ RUNS: dict[str, tuple[bool, list[StubResponse], str]] = {
     "streamed answer": (True, [call_chunks("get_weather", {"city": "Oslo"}),
                                gemini_stream(["It is -3 degrees ", "in Oslo."])], "Weather in Oslo?"),
     "model error": (True, [failing()], "Weather on Mars?"),
+    "state change": (False, [gemini_response(function_calls=[("remember_city", {"city": "Paris"})]),
+                             gemini_response("I will remember Paris.")], "I live in Paris."),
+    "artifact": (False, [gemini_response(function_calls=[("save_report", {"text": "Paris: 21 C, clear."})]),
+                         gemini_response("Saved the report.")], "Save a report on Paris."),
+    "transfer": (False, [gemini_response(function_calls=[("transfer_to_agent", {"agent_name": "forecaster"})]),
+                         gemini_response("Sunny all week.")], "What about next week?"),
 }
 
 
 def shape(value: Any) -> Any:
     """The keys of ``value`` at every level (lists: each element's), not its values."""
     if isinstance(value, dict):
-        return {key: shape(item) for key, item in sorted(value.items()) if key not in THEIRS_ONLY}
+        return {key: shape(item) for key, item in sorted(value.items()) if key not in ONE_SIDE_ONLY}
     if isinstance(value, list):
         return [shape(item) for item in value]
     return type(value).__name__ if isinstance(value, bool) else "value"
@@ -92,9 +115,10 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[s
     agents = root / "agents"
     (agents / "weather_yaml").mkdir(parents=True)
     (agents / "weather_yaml" / "root_agent.yaml").write_text(AGENT)
+    (agents / "weather_yaml" / "forecaster.yaml").write_text(FORECASTER)
     port = free_port()
     with StubServer() as theirs_model, StubServer() as our_model:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "GOOGLE_GEMINI_BASE_URL": theirs_model.url,
+        env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}", "GOOGLE_GEMINI_BASE_URL": theirs_model.url,
                "GOOGLE_API_KEY": "test-key-not-a-secret", "ADK_DISABLE_TELEMETRY": "1"}
         server = subprocess.Popen([sys.executable, "-m", "google.adk.cli", "api_server", str(agents), "--port",
                                    str(port)], cwd=root, env=env, stdout=subprocess.DEVNULL,
@@ -125,14 +149,21 @@ def run_on(url: str, model: StubServer, name: str) -> dict[str, Any]:
         session = http.post("/apps/weather_yaml/users/ann/sessions", json={}).json()
         body = {"appName": "weather_yaml", "userId": "ann", "sessionId": session["id"],
                 "newMessage": {"role": "user", "parts": [{"text": text}]}, "streaming": streaming}
-        if name == "tool call and answer":
+        if not streaming:
             answer = http.post("/run", json=body)
             events = answer.json()
         else:
             answer = http.post("/run_sse", json=body)
             events = [json.loads(line[len("data: "):]) for line in answer.text.split("\n\n") if line.strip()]
-        stored = http.get(f"/apps/weather_yaml/users/ann/sessions/{session['id']}").json()
-    return {"status": answer.status_code, "events": events, "stored": stored["events"]}
+        where = f"/apps/weather_yaml/users/ann/sessions/{session['id']}"
+        stored = http.get(where).json()
+        artifacts = [http.get(f"{where}/artifacts").json()]
+        for artifact in artifacts[0]:
+            artifacts += [http.get(f"{where}/artifacts/{artifact}").json(),
+                          http.get(f"{where}/artifacts/{artifact}/versions").json(),
+                          http.get(f"{where}/artifacts/{artifact}/versions/metadata").json()]
+    return {"status": answer.status_code, "events": events, "stored": stored["events"], "state": stored["state"],
+            "artifacts": artifacts}
 
 
 @pytest.mark.parametrize("name", list(RUNS))
@@ -141,6 +172,13 @@ def test_our_events_have_google_adks_fields(both: dict[str, tuple[str, StubServe
     assert ours["status"] == theirs["status"]
     assert differences([shape(e) for e in ours["events"]], [shape(e) for e in theirs["events"]]) == []
     assert differences([shape(e) for e in ours["stored"]], [shape(e) for e in theirs["stored"]]) == []
+    assert ours["state"] == theirs["state"]
+    assert (ours["state"].get("city") == "Paris") == (name == "state change")
+    assert len(ours["artifacts"]) == (4 if name == "artifact" else 1)
+    assert differences(shape(ours["artifacts"]), shape(theirs["artifacts"])) == []
+    for event in [*ours["events"], *ours["stored"]]:  # google-adk's own model reads each of ours
+        if "error" not in event:
+            Event.model_validate(event)
     if name == "model error":  # google-adk's error line ends the stream, after the stored error event
         assert set(ours["events"][-1]) == {"error", "error_details"} == set(theirs["events"][-1])
         assert set(ours["events"][-1]["error_details"]) == set(theirs["events"][-1]["error_details"])
@@ -158,3 +196,4 @@ def test_the_deprecated_post_of_a_session_with_its_id(both: dict[str, tuple[str,
         answers[side] = (made.status_code, shape(made.json()), again.status_code, stored["state"])
         assert made.json()["id"] == "kept-id" and made.json()["state"] == {"unit": "C"}
     assert answers["ours"] == answers["theirs"]
+
