@@ -150,6 +150,9 @@ class HttpSection(BaseModel):
     tokens: dict[str, str] = Field(default_factory=dict)
     allow_origins: list[str] = Field(default_factory=list)  # CORS and the origin guard's allowed origins
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    #: The URL clients reach the front door at, as A2A agent cards name it (behind a
+    #: proxy, say); None: the scheme and Host header of each request.
+    public_url: str | None = None
 
     @field_validator("address")
     @classmethod

@@ -8,7 +8,8 @@
   artifact routes;
 * ``_runs`` (``/run``, ``/run_sse``) and ``_live`` (``/run_live``);
 * ``_trace``, ``_evals``, ``_builder``, ``_dev``: the ``/dev`` routes adk-web calls;
-* ``_console``: the console, approvals and credentials.
+* ``_console``: the console, approvals and credentials;
+* ``_a2a``: every app as an A2A agent at ``/a2a/{app}`` (when a2a-sdk is installed).
 
 What every route shares (the host's apps, a Runner per app, the request's right to
 act for a user) is one :class:`~adk_actors.http._deps.HostApi` injected as a
@@ -48,6 +49,11 @@ from ._deps import HostApi
 from ._errors import SafeJSONResponse, add_error_handlers, check_path_names
 from ._guard import Guard
 
+try:
+    from ._a2a import A2aApps
+except ImportError:  # a2a-sdk is an optional extra: pip install 'adk-actors[a2a]'
+    A2aApps = None  # type: ignore[assignment,misc]
+
 __all__ = ["create_app"]
 
 #: The routers every host serves, in the order their routes are matched.
@@ -70,6 +76,8 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
         api.include_router(router)
     if evals_dir is not None:
         api.include_router(_evals.router)
+    if A2aApps is not None:
+        api.mount("/a2a", A2aApps(api.state.host_api, section.public_url))
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too
         mount_adk_web(api, adk_web)

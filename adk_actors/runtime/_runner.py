@@ -684,11 +684,12 @@ class Runner:
 
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
                         run_config: RunConfig | None = None, state_delta: dict[str, Any] | None = None,
-                        reject_if_busy: bool = False) -> AsyncIterator[Event]:
+                        reject_if_busy: bool = False, run_id: str | None = None) -> AsyncIterator[Event]:
         """The same as :meth:`run`, as an async iterator (``_live_run.iterate_in_thread``:
         the waiting happens on a thread of its own)."""
         events = iterate_in_thread(lambda: self.run(user_id, session_id, message, run_config=run_config,
-                                                    state_delta=state_delta, reject_if_busy=reject_if_busy))
+                                                    state_delta=state_delta, reject_if_busy=reject_if_busy,
+                                                    run_id=run_id))
         async for event in events:
             yield event
 

@@ -1,0 +1,13 @@
+"""A2A (protocol 1.0, on the official a2a-sdk): every app of a host served as an A2A
+agent. ``pip install 'adk-actors[a2a]'``.
+
+* :func:`agent_card`: an app's agent card, made from its agent tree;
+* :class:`RunnerExecutor`: a2a-sdk's ``AgentExecutor`` that runs A2A tasks as the
+  runs of an app's Runner (the HTTP front door serves it at ``/a2a/{app}``).
+"""
+
+from ._card import agent_card
+from ._executor import RunnerExecutor
+from ._parts import a2a_parts, content_of
+
+__all__ = ["RunnerExecutor", "a2a_parts", "agent_card", "content_of"]

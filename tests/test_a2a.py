@@ -1,0 +1,211 @@
+"""Every app of a host is an A2A agent at ``/a2a/{app}`` (issue 32), tried with the
+official a2a-sdk client: the card, a task sent and streamed, a context that is a
+session, a task cancelled and one whose partition is killed mid-stream (both end in a
+terminal state the client sees, and GetTask answers afterwards), bad JSON-RPC (the
+protocol's error codes, never a 500), and the tokens of the HTTP API (a user sees
+only its own tasks)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from conftest import serving
+
+pytest.importorskip("a2a")
+from a2a.client import ClientConfig, create_client  # noqa: E402
+from a2a.types import (  # noqa: E402
+    CancelTaskRequest,
+    GetTaskRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    TaskState,
+)
+
+from adk_actors.runtime import Host  # noqa: E402
+from supervision import call, children_of  # noqa: E402
+from supervision.testing import wait_until  # noqa: E402
+
+APPS = 'weather_bot = "examples.weather_bot.agent:root_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
+ANN, BOB = "ann-token-0123456789abcdef", "bob-token-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    with serving(tmp_path_factory.mktemp("a2a"), apps=APPS) as running:
+        yield running
+
+
+def message(text: str, context_id: str = "", task_id: str = "") -> SendMessageRequest:
+    return SendMessageRequest(message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER,
+                                              parts=[Part(text=text)], context_id=context_id, task_id=task_id))
+
+
+async def responses(url: str, request: SendMessageRequest, *, streaming: bool = True,
+                    headers: dict[str, str] | None = None) -> list[StreamResponse]:
+    async with httpx.AsyncClient(timeout=30, headers=headers) as http:
+        client = await create_client(url, ClientConfig(streaming=streaming, httpx_client=http))
+        return [r async for r in client.send_message(request)]
+
+
+def final_task(got: list[StreamResponse]) -> Any:
+    tasks = [r.task for r in got if r.HasField("task")]
+    return tasks[-1] if tasks else None
+
+
+def states(got: list[StreamResponse]) -> list[str]:
+    return [TaskState.Name(r.status_update.status.state) for r in got if r.HasField("status_update")]
+
+
+def test_the_card_names_the_app_its_skills_and_its_json_rpc_url(served: dict[str, Any]) -> None:
+    card = httpx.get(f"{served['url']}/a2a/weather_bot/.well-known/agent-card.json", timeout=10).json()
+    assert card["name"] == "weather_bot" and card["capabilities"]["streaming"] is True
+    assert card["supportedInterfaces"] == [{"url": f"{served['url']}/a2a/weather_bot", "protocolBinding": "JSONRPC",
+                                            "protocolVersion": "1.0"}]
+    assert {"weather_bot", "get_weather"} <= {skill["name"] for skill in card["skills"]}
+    assert httpx.get(f"{served['url']}/a2a/nobody/.well-known/agent-card.json", timeout=10).status_code == 404
+
+
+def test_a_task_sent_and_one_streamed_end_completed_with_the_agents_answer(served: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/weather_bot"
+    sent = asyncio.run(responses(url, message("What's the weather in Paris?"), streaming=False))
+    task = final_task(sent)
+    assert task is not None and task.status.state == TaskState.TASK_STATE_COMPLETED
+    answer = task.artifacts[-1].parts[0].text
+    assert "Paris" in answer and task.history[0].parts[0].text == "What's the weather in Paris?"
+
+    streamed = asyncio.run(responses(url, message("What's the weather in Oslo?")))
+    assert streamed[0].HasField("task") and streamed[0].task.status.state == TaskState.TASK_STATE_SUBMITTED
+    assert states(streamed)[0] == "TASK_STATE_WORKING" and states(streamed)[-1] == "TASK_STATE_COMPLETED"
+    artifacts = [r.artifact_update for r in streamed if r.HasField("artifact_update")]
+    assert len(artifacts) == 1 and "Oslo" in artifacts[0].artifact.parts[0].text
+    tool_calls = [p for r in streamed if r.HasField("status_update")
+                  for p in r.status_update.status.message.parts if p.HasField("data")]
+    assert tool_calls and tool_calls[0].metadata["adk_type"] == "function_call"
+
+
+def test_a_context_is_a_session_that_later_tasks_continue(served: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/weather_bot"
+    first = final_task(asyncio.run(responses(url, message("Weather in Rome?"), streaming=False)))
+    again = final_task(asyncio.run(responses(url, message("And in Paris?", first.context_id), streaming=False)))
+    assert again.context_id == first.context_id and again.id != first.id
+    session = httpx.get(f"{served['url']}/apps/weather_bot/users/A2A_USER_{first.context_id}/sessions/"
+                        f"{first.context_id}", timeout=10).json()
+    said = [e["content"]["parts"][0].get("text") for e in session["events"] if e["author"] == "user"
+            and "text" in e["content"]["parts"][0]]
+    assert said == ["Weather in Rome?", "And in Paris?"]
+
+
+async def _stream_until_working(url: str, text: str, then: Any) -> list[StreamResponse]:
+    """Stream a task; once the run's tool call has come (the run is in its tool), call
+    ``then(task_id, context_id)``; every response until the stream ends."""
+    got: list[StreamResponse] = []
+    async with httpx.AsyncClient(timeout=30) as http:
+        client = await create_client(url, ClientConfig(streaming=True, httpx_client=http))
+        stream: AsyncIterator[StreamResponse] = client.send_message(message(text))
+        done = False
+        async for response in stream:
+            got.append(response)
+            update = response.status_update if response.HasField("status_update") else None
+            if not done and update is not None and any(p.HasField("data") for p in update.status.message.parts):
+                done = True
+                await then(client, update.task_id, update.context_id)
+    return got
+
+
+def test_a_cancelled_task_ends_canceled_and_its_run_ends_on_the_host(served: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/sleepy"
+    seen: dict[str, Any] = {}
+
+    async def cancel(client: Any, task_id: str, context_id: str) -> None:
+        seen["task"], seen["context"] = task_id, context_id
+        seen["canceled"] = await client.cancel_task(CancelTaskRequest(id=task_id))
+
+    got = asyncio.run(_stream_until_working(url, "sleep 3", cancel))
+    assert seen["canceled"].status.state == TaskState.TASK_STATE_CANCELED
+    assert states(got)[-1] == "TASK_STATE_CANCELED"
+
+    async def get() -> Any:
+        async with httpx.AsyncClient(timeout=30) as http:
+            client = await create_client(url, ClientConfig(httpx_client=http))
+            return await client.get_task(GetTaskRequest(id=seen["task"]))
+
+    assert asyncio.run(get()).status.state == TaskState.TASK_STATE_CANCELED
+    session = f"{served['url']}/apps/sleepy/users/A2A_USER_{seen['context']}/sessions/{seen['context']}"
+    # the run was cancelled, not left to sleep: the session takes a new turn at once
+    wait_until(lambda: httpx.post(f"{served['url']}/run", timeout=10, json={
+        "appName": "sleepy", "userId": f"A2A_USER_{seen['context']}", "sessionId": seen["context"],
+        "newMessage": {"role": "user", "parts": [{"text": "hi"}]}}).status_code == 200, timeout=2.5)
+    texts = [p.get("text") for e in httpx.get(session, timeout=10).json()["events"] for p in e["content"]["parts"]]
+    assert "woke up" not in texts
+
+
+def test_a_partition_killed_mid_task_ends_it_failed_and_get_task_says_why(served: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/sleepy"
+    host = Host.connect(served["port"])
+    seen: dict[str, Any] = {}
+
+    async def kill(client: Any, task_id: str, context_id: str) -> None:
+        seen["task"] = task_id
+        user = f"A2A_USER_{context_id}"
+        partition = host.partition_for("sleepy", user, context_id)
+        pid = call(host.system, partition, "pid", timeout=5)
+        for process in [pid, *children_of(pid)]:
+            os.kill(process, signal.SIGKILL)
+
+    got = asyncio.run(_stream_until_working(url, "sleep 5", kill))
+    last = [r.status_update.status for r in got if r.HasField("status_update")][-1]
+    assert last.state == TaskState.TASK_STATE_FAILED and "interrupted" in last.message.parts[0].text
+
+    async def get() -> Any:
+        async with httpx.AsyncClient(timeout=30) as http:
+            client = await create_client(url, ClientConfig(httpx_client=http))
+            return await client.get_task(GetTaskRequest(id=seen["task"]))
+
+    assert asyncio.run(get()).status.state == TaskState.TASK_STATE_FAILED
+    after = final_task(asyncio.run(responses(url, message("hello"), streaming=False)))
+    assert after.status.state == TaskState.TASK_STATE_COMPLETED  # the partition came back
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    (b"{not json", -32700),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "NoSuchMethod", "params": {}}', -32601),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}', -32001),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": 7}}', -32602),
+])
+def test_bad_json_rpc_gets_the_protocols_error_codes(served: dict[str, Any], body: bytes, code: int) -> None:
+    answer = httpx.post(f"{served['url']}/a2a/weather_bot", content=body, timeout=10,
+                        headers={"Content-Type": "application/json", "A2A-Version": "1.0"})
+    assert answer.status_code < 500, answer.text
+    assert answer.json()["error"]["code"] == code, answer.text
+
+
+def test_tokens_guard_a2a_and_a_user_sees_only_its_own_tasks(tmp_path: Any) -> None:
+    tokens = f'[http.tokens]\n"{ANN}" = "ann"\n"{BOB}" = "bob"\n'
+    with serving(tmp_path, apps=APPS, more_toml=tokens) as running:
+        url = f"{running['url']}/a2a/weather_bot"
+        assert httpx.get(f"{url}/.well-known/agent-card.json", timeout=10).status_code == 401
+        as_ann = {"Authorization": f"Bearer {ANN}"}
+        task = final_task(asyncio.run(responses(url, message("Weather in Paris?"), streaming=False, headers=as_ann)))
+        assert task.status.state == TaskState.TASK_STATE_COMPLETED
+        assert task.metadata["adk_user_id"] == "ann"
+        stored = httpx.get(f"{running['url']}/apps/weather_bot/users/ann/sessions/{task.context_id}",
+                           headers=as_ann, timeout=10)
+        assert stored.status_code == 200
+
+        def get_as(token: str) -> httpx.Response:
+            return httpx.post(url, timeout=10, json={"jsonrpc": "2.0", "id": 1, "method": "GetTask",
+                                                     "params": {"id": task.id}},
+                              headers={"Authorization": f"Bearer {token}", "A2A-Version": "1.0"})
+
+        assert get_as(ANN).json()["result"]["id"] == task.id
+        assert get_as(BOB).json()["error"]["code"] == -32001  # bob cannot see ann's task
