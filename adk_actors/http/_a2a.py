@@ -18,6 +18,7 @@ from a2a.server.agent_execution import RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.extensions.common import HTTP_EXTENSION_HEADER, get_requested_extensions
 from a2a.server.routes.common import ServerCallContextBuilder
 from a2a.server.tasks import InMemoryTaskStore
 from starlette.applications import Starlette
@@ -33,6 +34,7 @@ from ._guard import OPERATOR
 __all__ = ["A2aApps"]
 
 CARD_PATH = "/.well-known/agent-card.json"
+_SECRET_HEADERS = {"authorization", "cookie", "proxy-authorization", "x-api-key"}
 
 
 class A2aApps:
@@ -89,10 +91,14 @@ class _Principal(User):
 
 
 class _Principals(ServerCallContextBuilder):
-    """A call's context holds its principal only (never its headers: they carry the token)."""
+    """A call's context: its principal, and its headers but the ones that carry a
+    secret (a2a-sdk reads the protocol version and extensions from them)."""
 
     def build(self, request: Request) -> ServerCallContext:
-        return ServerCallContext(user=_Principal(request.state.principal))
+        headers = {k: v for k, v in request.headers.items() if k not in _SECRET_HEADERS}
+        return ServerCallContext(user=_Principal(request.state.principal), state={"headers": headers},
+                                 requested_extensions=get_requested_extensions(
+                                     request.headers.getlist(HTTP_EXTENSION_HEADER)))
 
 
 def _user_of(context: RequestContext) -> str:
