@@ -8,6 +8,7 @@ only its own tasks)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import uuid
@@ -209,3 +210,61 @@ def test_tokens_guard_a2a_and_a_user_sees_only_its_own_tasks(tmp_path: Any) -> N
 
         assert get_as(ANN).json()["result"]["id"] == task.id
         assert get_as(BOB).json()["error"]["code"] == -32001  # bob cannot see ann's task
+
+
+REMOTE_APPS = 'router = "a2a_agents:router_agent"\nasker = "a2a_agents:asker_agent"\n'
+
+
+def run_on(url: str, app: str, text: str, streaming: bool = False) -> list[dict[str, Any]]:
+    with httpx.Client(base_url=url, timeout=60) as http:
+        session = http.post(f"/apps/{app}/users/ann/sessions", json={}).json()["id"]
+        body = {"appName": app, "userId": "ann", "sessionId": session, "streaming": streaming,
+                "newMessage": {"role": "user", "parts": [{"text": text}]}}
+        if not streaming:
+            answer = http.post("/run", json=body)
+            assert answer.status_code == 200, answer.text
+            events: list[dict[str, Any]] = answer.json()
+            return events
+        answer = http.post("/run_sse", json=body)
+        return [json.loads(line[6:]) for line in answer.text.split("\n\n") if line.startswith("data: ")]
+
+
+def test_a_remote_a2a_agent_is_a_sub_agent_and_a_tool_of_another_host(served: dict[str, Any], tmp_path: Any) -> None:
+    """Host A's router transfers weather questions to a RemoteA2aAgent whose card is
+    host B's weather_bot; host A's asker asks it as a tool. Both answers come from host
+    B's agent; a second turn continues the same remote context."""
+    card = f"{served['url']}/a2a/weather_bot/.well-known/agent-card.json"
+    with serving(tmp_path, apps=REMOTE_APPS, env={"ADK_TEST_REMOTE_CARD": card}) as host_a:
+        events = run_on(host_a["url"], "router", "What's the weather in Paris?")
+        final = events[-1]
+        assert final["author"] == "forecaster" and "Paris" in final["content"]["parts"][0]["text"]
+        context = final["customMetadata"]["a2a_context_id"]
+        with httpx.Client(base_url=host_a["url"], timeout=60) as http:
+            session = http.post("/apps/router/users/ann/sessions", json={}).json()["id"]
+            body = {"appName": "router", "userId": "ann", "sessionId": session,
+                    "newMessage": {"role": "user", "parts": [{"text": "weather in Rome?"}]}}
+            first = http.post("/run", json=body).json()[-1]
+            second = http.post("/run", json={**body, "newMessage": {"role": "user", "parts": [
+                {"text": "and the weather in Oslo?"}]}}).json()[-1]
+        assert second["customMetadata"]["a2a_context_id"] == first["customMetadata"]["a2a_context_id"] != context
+        remote = httpx.get(f"{served['url']}/apps/weather_bot/users/A2A_USER_{context}/sessions/{context}",
+                           timeout=10).json()
+        assert any("Paris" in p.get("text", "") for e in remote["events"] for p in e["content"]["parts"])
+
+        streamed = run_on(host_a["url"], "router", "weather in Lima?", streaming=True)
+        assert any(e.get("partial") and e["author"] == "forecaster" for e in streamed)
+        assert not streamed[-1].get("partial") and "Lima" in streamed[-1]["content"]["parts"][0]["text"]
+
+        asked = run_on(host_a["url"], "asker", "What's the weather in Oslo?")
+        assert asked[-1]["author"] == "asker"
+        assert asked[-1]["content"]["parts"][0]["text"].startswith("the specialist says:")
+        assert "Oslo" in asked[-1]["content"]["parts"][0]["text"]
+
+
+def test_a_remote_agent_that_is_absent_is_an_error_event_not_a_crashed_run(tmp_path: Any) -> None:
+    with serving(tmp_path, apps=REMOTE_APPS, env={"ADK_TEST_REMOTE_CARD": "http://127.0.0.1:9/a2a/x/card.json"}) as a:
+        events = run_on(a["url"], "router", "What's the weather in Paris?")
+        assert events[-1]["errorCode"] == "a2a_unavailable" and "forecaster" in events[-1]["errorMessage"]
+        asked = run_on(a["url"], "asker", "weather?")
+        assert "failed" in json.dumps(asked) and asked[-1]["author"] == "asker"
+        assert run_on(a["url"], "router", "hello")[-1]["content"]["parts"][0]["text"] == "router: hello"

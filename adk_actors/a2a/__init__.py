@@ -3,11 +3,13 @@ agent. ``pip install 'adk-actors[a2a]'``.
 
 * :func:`agent_card`: an app's agent card, made from its agent tree;
 * :class:`RunnerExecutor`: a2a-sdk's ``AgentExecutor`` that runs A2A tasks as the
-  runs of an app's Runner (the HTTP front door serves it at ``/a2a/{app}``).
+  runs of an app's Runner (the HTTP front door serves it at ``/a2a/{app}``);
+* :class:`RemoteA2aAgent`: any A2A agent as a sub-agent (or, in ``AgentTool``, a tool).
 """
 
 from ._card import agent_card
 from ._executor import RunnerExecutor
 from ._parts import a2a_parts, content_of
+from ._remote import RemoteA2aAgent
 
-__all__ = ["RunnerExecutor", "a2a_parts", "agent_card", "content_of"]
+__all__ = ["RemoteA2aAgent", "RunnerExecutor", "a2a_parts", "agent_card", "content_of"]
