@@ -64,8 +64,9 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(len(ordered) * share) - 1)]
 
 
-def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0, poll: float = 0.1) -> None:
-    """Ask ``/list-apps`` every ``poll`` seconds (one client: a new one would build a
+def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0, poll: float = 0.1,
+               ready_path: str = "/list-apps") -> None:
+    """Ask ``ready_path`` every ``poll`` seconds (one client: a new one would build a
     TLS context each time, CPU taken from the server starting beside it)."""
     deadline = time.monotonic() + timeout
     with httpx.Client(timeout=1.0) as client:
@@ -73,7 +74,7 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0
             if process.poll() is not None:
                 raise RuntimeError(f"the server exited with {process.returncode}")
             try:
-                if client.get(url + "/list-apps").status_code == 200:
+                if client.get(url + ready_path).status_code == 200:
                     return
             except httpx.TransportError:
                 pass
@@ -82,11 +83,12 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0
 
 
 @contextmanager
-def running(process: subprocess.Popen[bytes], url: str, poll: float = 0.1) -> Iterator[str]:
-    """``url`` once the server answers; afterwards SIGTERM, and SIGKILL to its whole
-    session after 60 s."""
+def running(process: subprocess.Popen[bytes], url: str, poll: float = 0.1,
+            ready_path: str = "/list-apps") -> Iterator[str]:
+    """``url`` once the server answers at ``ready_path``; afterwards SIGTERM, and
+    SIGKILL to its whole session after 60 s."""
     try:
-        wait_ready(url, process, poll=poll)
+        wait_ready(url, process, poll=poll, ready_path=ready_path)
         yield url
     finally:
         process.send_signal(signal.SIGTERM)
@@ -168,7 +170,7 @@ def measure_sse(url: str, turns: int) -> dict[str, float]:
     return {"sse_first_ms": statistics.median(first) * 1000, "sse_last_ms": statistics.median(last) * 1000}
 
 
-class _Connection:
+class Connection:
     """One keep-alive HTTP/1.1 connection on asyncio streams: the burst's client, as
     lean as a client can be (httpx's pool took most of a core under 100 streams, so
     the burst measured the client), the same for both servers."""
@@ -177,17 +179,18 @@ class _Connection:
         self.reader, self.writer, self.host = reader, writer, host
 
     @classmethod
-    async def open(cls, url: str) -> _Connection:
+    async def open(cls, url: str) -> Connection:
         host_port = url.split("://", 1)[1].rstrip("/")
         host, port = host_port.rsplit(":", 1)
         reader, writer = await asyncio.open_connection(host, int(port))
         return cls(reader, writer, host_port)
 
-    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
-        """POST ``body`` as JSON; the status and the whole body (chunked or not)."""
+    async def post(self, path: str, body: dict[str, Any], headers: str = "") -> tuple[int, bytes]:
+        """POST ``body`` as JSON (``headers``: more header lines, each ending CRLF); the
+        status and the whole body (chunked or not)."""
         data = json.dumps(body).encode()
         self.writer.write(f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
-                          f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+                          f"{headers}Content-Length: {len(data)}\r\n\r\n".encode() + data)
         head = await self.reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split()[1])
@@ -211,7 +214,7 @@ async def burst(url: str, sessions: int, per_session: int) -> dict[str, float]:
     """``sessions`` new sessions, each on a connection of its own, ``per_session`` turns
     each over ``/run_sse``, all at once."""
     latencies: list[float] = []
-    connections = [await _Connection.open(url) for _ in range(sessions)]
+    connections = [await Connection.open(url) for _ in range(sessions)]
     try:
         ids = []
         for n, connection in enumerate(connections):

@@ -5,8 +5,8 @@ In order, for each message of a task (``execute``):
 
 1. a new task is published as a Task (submitted, with the user's message), then
    working (metadata: the app, the user and the session);
-2. the task's context id is the session's id: the session is created on the first
-   message of a context, and later tasks of that context continue it;
+2. the task's context id is the session's id: the session is created when the first
+   message of a context finds none, and later tasks of that context continue it;
 3. the run's events (the user's own and partial ones left out) are published as
    working updates, each an agent message of the event's parts;
 4. the run's last answer (its last event of text only) becomes the task's artifact,
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -59,11 +59,10 @@ class RunnerExecutor(AgentExecutor):
         run_id = f"a2a-{uuid.uuid4().hex}"
         answer: list[Part] = []
         try:
-            await asyncio.to_thread(self._ensure_session, user, context_id)
             message = content_of(context.message) if context.message is not None else None
             if message is None or not message.parts:
                 raise _Refused("the message has no part a run can take")
-            async for event in self._runner.run_async(user, context_id, message, run_id=run_id):
+            async for event in self._events(user, context_id, message, run_id):
                 parts = a2a_parts(event.content)
                 if event.partial or event.author == "user" or not parts:
                     continue
@@ -91,12 +90,19 @@ class RunnerExecutor(AgentExecutor):
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
 
-    def _ensure_session(self, user: str, session_id: str) -> None:
-        """The context's session: created on its first task."""
+    async def _events(self, user: str, session_id: str, message: Any, run_id: str) -> AsyncIterator[Any]:
+        """The run's events; the context's session is created when its first task
+        finds none (one round trip less for every later task)."""
+        events = self._runner.run_async(user, session_id, message, run_id=run_id)
         try:
-            self._runner.get_session(user, session_id)
+            first = await anext(events)
         except SessionNotFoundError:
-            self._runner.create_session(user, session_id)
+            await asyncio.to_thread(self._runner.create_session, user, session_id)
+            events = self._runner.run_async(user, session_id, message, run_id=run_id)
+            first = await anext(events)
+        yield first
+        async for event in events:
+            yield event
 
     def _cancel_run_soon(self, run_id: str) -> None:
         """Cancel the run on a thread (the cancelled ``execute`` cannot wait); a run
