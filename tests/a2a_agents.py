@@ -1,5 +1,6 @@
 """Agents of the A2A client tests, loaded by a host that reaches another host's app
-over A2A: ``ADK_TEST_REMOTE_CARD`` is the remote app's card URL."""
+over A2A: ``ADK_A2A_SPECIALIST_CARD`` is the remote app's card URL (the router is
+examples/a2a_router's)."""
 
 from __future__ import annotations
 
@@ -11,23 +12,11 @@ from adk_actors.a2a import RemoteA2aAgent
 from adk_actors.models import ScriptedModel, call
 from adk_actors.tools import AgentTool
 
-CARD = os.environ.get("ADK_TEST_REMOTE_CARD", "http://127.0.0.1:9/a2a/none/.well-known/agent-card.json")
+CARD = os.environ.get("ADK_A2A_SPECIALIST_CARD", "http://127.0.0.1:9/a2a/none/.well-known/agent-card.json")
 
 
 def _last(request: LlmRequest) -> Any:
     return request.contents[-1]
-
-
-def _route(request: LlmRequest) -> Any:
-    """Weather questions go to the remote specialist; anything else is answered here."""
-    text = _last(request).text
-    if "weather" in text.lower():
-        return call("transfer_to_agent", agent_name="forecaster")
-    return f"router: {text}"
-
-
-router_agent = LlmAgent(name="router", model=ScriptedModel(fallback=_route),
-                        sub_agents=[RemoteA2aAgent(name="forecaster", card_url=CARD, timeout=20)])
 
 
 def _ask(request: LlmRequest) -> Any:

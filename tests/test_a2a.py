@@ -212,7 +212,7 @@ def test_tokens_guard_a2a_and_a_user_sees_only_its_own_tasks(tmp_path: Any) -> N
         assert get_as(BOB).json()["error"]["code"] == -32001  # bob cannot see ann's task
 
 
-REMOTE_APPS = 'router = "a2a_agents:router_agent"\nasker = "a2a_agents:asker_agent"\n'
+REMOTE_APPS = 'router = "examples.a2a_router.agent:root_agent"\nasker = "a2a_agents:asker_agent"\n'
 
 
 def run_on(url: str, app: str, text: str, streaming: bool = False) -> list[dict[str, Any]]:
@@ -234,7 +234,7 @@ def test_a_remote_a2a_agent_is_a_sub_agent_and_a_tool_of_another_host(served: di
     host B's weather_bot; host A's asker asks it as a tool. Both answers come from host
     B's agent; a second turn continues the same remote context."""
     card = f"{served['url']}/a2a/weather_bot/.well-known/agent-card.json"
-    with serving(tmp_path, apps=REMOTE_APPS, env={"ADK_TEST_REMOTE_CARD": card}) as host_a:
+    with serving(tmp_path, apps=REMOTE_APPS, env={"ADK_A2A_SPECIALIST_CARD": card}) as host_a:
         events = run_on(host_a["url"], "router", "What's the weather in Paris?")
         final = events[-1]
         assert final["author"] == "forecaster" and "Paris" in final["content"]["parts"][0]["text"]
@@ -262,7 +262,7 @@ def test_a_remote_a2a_agent_is_a_sub_agent_and_a_tool_of_another_host(served: di
 
 
 def test_a_remote_agent_that_is_absent_is_an_error_event_not_a_crashed_run(tmp_path: Any) -> None:
-    with serving(tmp_path, apps=REMOTE_APPS, env={"ADK_TEST_REMOTE_CARD": "http://127.0.0.1:9/a2a/x/card.json"}) as a:
+    with serving(tmp_path, apps=REMOTE_APPS, env={"ADK_A2A_SPECIALIST_CARD": "http://127.0.0.1:9/a2a/x/card.json"}) as a:
         events = run_on(a["url"], "router", "What's the weather in Paris?")
         assert events[-1]["errorCode"] == "a2a_unavailable" and "forecaster" in events[-1]["errorMessage"]
         asked = run_on(a["url"], "asker", "weather?")

@@ -97,8 +97,8 @@ def test_our_remote_a2a_agent_reaches_google_adks_to_a2a(google_server: tuple[st
     url, model = google_server
     model.add(gemini_response("Sunny in Paris all week."))
     card = f"{url}/.well-known/agent-card.json"
-    apps = 'router = "a2a_agents:router_agent"\n'
-    with serving(tmp_path, apps=apps, env={"ADK_TEST_REMOTE_CARD": card}) as ours, \
+    apps = 'router = "examples.a2a_router.agent:root_agent"\n'
+    with serving(tmp_path, apps=apps, env={"ADK_A2A_SPECIALIST_CARD": card}) as ours, \
             httpx.Client(base_url=ours["url"], timeout=60) as http:
         session = http.post("/apps/router/users/ann/sessions", json={}).json()["id"]
         events: list[dict[str, Any]] = http.post("/run", json={
