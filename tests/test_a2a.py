@@ -20,8 +20,8 @@ import pytest
 from conftest import serving
 
 pytest.importorskip("a2a")
-from a2a.client import ClientConfig, create_client  # noqa: E402
-from a2a.types import (  # noqa: E402
+from a2a.client import ClientConfig, create_client
+from a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,
     Message,
@@ -32,9 +32,9 @@ from a2a.types import (  # noqa: E402
     TaskState,
 )
 
-from adk_actors.runtime import Host  # noqa: E402
-from supervision import call, children_of  # noqa: E402
-from supervision.testing import wait_until  # noqa: E402
+from adk_actors.runtime import Host
+from supervision import call, children_of
+from supervision.testing import wait_until
 
 APPS = 'weather_bot = "examples.weather_bot.agent:root_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
 ANN, BOB = "ann-token-0123456789abcdef", "bob-token-0123456789abcdef"

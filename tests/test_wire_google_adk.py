@@ -26,7 +26,7 @@ from adk_actors.testing import StubResponse, StubServer, gemini_response, gemini
 from supervision.testing import wait_until
 
 pytest.importorskip("google.adk.cli")
-from google.adk.events import Event  # noqa: E402
+from google.adk.events import Event
 
 AGENT = """\
 name: weather_yaml

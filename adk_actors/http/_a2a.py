@@ -14,11 +14,11 @@ request's scheme and Host header. Tasks are kept in memory by this process.
 from __future__ import annotations
 
 from a2a.auth.user import User
+from a2a.extensions.common import HTTP_EXTENSION_HEADER, get_requested_extensions
 from a2a.server.agent_execution import RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.extensions.common import HTTP_EXTENSION_HEADER, get_requested_extensions
 from a2a.server.routes.common import ServerCallContextBuilder
 from a2a.server.tasks import InMemoryTaskStore
 from starlette.applications import Starlette
