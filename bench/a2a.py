@@ -38,7 +38,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from http_api import ROOT, Connection, free_port, ours, percentile, running
+from http_api import (
+    ROOT,
+    Connection,
+    free_port,
+    medians,
+    ours,
+    percentile,
+    print_table,
+    rate_and_spread,
+    running,
+)
 
 GOOGLE_SERVER = """
 import sys
@@ -127,15 +137,13 @@ async def streams(url: str, path: str, count: int, per_stream: int) -> dict[str,
             context = context_of("SendStreamingMessage", body)
             latencies.append(time.perf_counter() - began)
 
+    began = time.perf_counter()
     try:
-        began = time.perf_counter()
         await asyncio.gather(*(talk(c) for c in connections))
-        elapsed = time.perf_counter() - began
     finally:
         for connection in connections:
             connection.close()
-    return {"streams_tasks_per_s": len(latencies) / elapsed, "streams_p50_ms": statistics.median(latencies) * 1000,
-            "streams_p99_ms": percentile(latencies, 0.99) * 1000}
+    return rate_and_spread("streams_tasks", latencies, time.perf_counter() - began)
 
 
 def side(server: Any, args: argparse.Namespace) -> dict[str, float]:
@@ -144,7 +152,7 @@ def side(server: Any, args: argparse.Namespace) -> dict[str, float]:
         for _ in range(args.rounds):
             rounds.append({**asyncio.run(send_one_after_another(url, path, args.tasks)),
                            **asyncio.run(streams(url, path, args.streams, args.per_stream))})
-    return {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+    return medians(rounds)
 
 
 def main() -> int:
@@ -162,9 +170,7 @@ def main() -> int:
     labels = {"send_p50_ms": "SendMessage p50 (ms)", "send_p99_ms": "SendMessage p99 (ms)",
               "streams_tasks_per_s": f"{args.streams} streams x {args.per_stream} tasks: tasks/s",
               "streams_p50_ms": "  the same: p50 (ms)", "streams_p99_ms": "  the same: p99 (ms)"}
-    print("| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
-    for key, label in labels.items():
-        print(f"| {label} | {us[key]:.1f} | {them[key]:.1f} | {us[key] / them[key]:.2f}x |")
+    print_table(us, them, labels)
     return 0
 
 

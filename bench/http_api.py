@@ -235,8 +235,15 @@ async def burst(url: str, sessions: int, per_session: int) -> dict[str, float]:
     finally:
         for connection in connections:
             connection.close()
-    return {"burst_turns_per_s": len(latencies) / elapsed, "burst_p50_ms": statistics.median(latencies) * 1000,
-            "burst_p99_ms": percentile(latencies, 0.99) * 1000}
+    return rate_and_spread("burst_turns", latencies, elapsed)
+
+
+def rate_and_spread(name: str, latencies: list[float], elapsed: float) -> dict[str, float]:
+    """``<name>_per_s`` over ``elapsed`` seconds, and the p50 and p99 of ``latencies``
+    (``<prefix>_p50_ms``, ``<prefix>_p99_ms``; the prefix is the name's first word)."""
+    prefix = name.split("_")[0]
+    return {f"{name}_per_s": len(latencies) / elapsed, f"{prefix}_p50_ms": statistics.median(latencies) * 1000,
+            f"{prefix}_p99_ms": percentile(latencies, 0.99) * 1000}
 
 
 def side(server: Any, args: argparse.Namespace) -> dict[str, float]:
@@ -246,7 +253,19 @@ def side(server: Any, args: argparse.Namespace) -> dict[str, float]:
             figures = {**measure_run(url, args.turns), **measure_sse(url, args.turns // 2),
                        **asyncio.run(burst(url, args.sessions, args.per_session))}
             rounds.append(figures)
+    return medians(rounds)
+
+
+def medians(rounds: list[dict[str, float]]) -> dict[str, float]:
+    """Each measure's median over the rounds."""
     return {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+
+
+def print_table(us: dict[str, float], them: dict[str, float], labels: dict[str, str]) -> None:
+    """The markdown table of both sides' figures and their ratios, a row per label."""
+    print("| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
+    for key, label in labels.items():
+        print(f"| {label} | {us[key]:.1f} | {them[key]:.1f} | {us[key] / them[key]:.2f}x |")
 
 
 def main() -> int:
@@ -270,9 +289,7 @@ def main() -> int:
               "sse_first_ms": "/run_sse first event (ms)", "sse_last_ms": "/run_sse last event (ms)",
               "burst_turns_per_s": f"{args.sessions} sessions x {args.per_session} turns: turns/s",
               "burst_p50_ms": "  the same: p50 (ms)", "burst_p99_ms": "  the same: p99 (ms)"}
-    print("| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
-    for key, label in labels.items():
-        print(f"| {label} | {us[key]:.1f} | {them[key]:.1f} | {us[key] / them[key]:.2f}x |")
+    print_table(us, them, labels)
     return 0
 
 

@@ -96,6 +96,14 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
         kill_marked_processes(marker, grace=15)
 
 
+def answers(url: str) -> bool:
+    """Does ``url`` answer 200 now? (False while its server is not up.)"""
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 @pytest.fixture
 def client(served: dict[str, Any]) -> Iterator[httpx.Client]:
     """An httpx client of the module's ``served`` host (``serving``)."""

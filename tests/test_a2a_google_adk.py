@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, serving
+from conftest import ROOT, answers, free_port, serving
 
 from adk_actors.testing import StubServer, gemini_response
 from supervision.testing import wait_until
@@ -78,18 +78,11 @@ def google_server() -> Iterator[tuple[str, StubServer]]:
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
         try:
-            wait_until(lambda: _answers(f"{url}/.well-known/agent-card.json"), timeout=60)
+            wait_until(lambda: answers(f"{url}/.well-known/agent-card.json"), timeout=60)
             yield url, model
         finally:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def test_our_remote_a2a_agent_reaches_google_adks_to_a2a(google_server: tuple[str, StubServer],

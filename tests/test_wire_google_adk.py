@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, serving
+from conftest import ROOT, answers, free_port, serving
 
 from adk_actors.testing import StubResponse, StubServer, gemini_response, gemini_stream
 from supervision.testing import wait_until
@@ -124,20 +124,13 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[s
                                    str(port)], cwd=root, env=env, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            wait_until(lambda: _answers(f"http://127.0.0.1:{port}/list-apps"), timeout=60)
+            wait_until(lambda: answers(f"http://127.0.0.1:{port}/list-apps"), timeout=60)
             ours_env = {"GEMINI_API_KEY": "test-key-not-a-secret", "GEMINI_BASE_URL": our_model.url}
             with serving(root, f'agents_dir = "{agents}"\n', apps="", env=ours_env) as served:
                 yield {"theirs": (f"http://127.0.0.1:{port}", theirs_model), "ours": (served["url"], our_model)}
         finally:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def run_on(url: str, model: StubServer, name: str) -> dict[str, Any]:
