@@ -51,7 +51,9 @@ from ._guard import Guard
 
 try:
     from ._a2a import A2aApps
-except ImportError:  # a2a-sdk is an optional extra: pip install 'adk-actors[a2a]'
+except ModuleNotFoundError as missing:  # a2a-sdk is an optional extra: pip install 'adk-actors[a2a]'
+    if (missing.name or "").partition(".")[0] != "a2a":
+        raise
     A2aApps = None  # type: ignore[assignment,misc]
 
 __all__ = ["create_app"]
