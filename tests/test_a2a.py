@@ -268,3 +268,23 @@ def test_a_remote_agent_that_is_absent_is_an_error_event_not_a_crashed_run(tmp_p
         asked = run_on(a["url"], "asker", "weather?")
         assert "failed" in json.dumps(asked) and asked[-1]["author"] == "asker"
         assert run_on(a["url"], "router", "hello")[-1]["content"]["parts"][0]["text"] == "router: hello"
+
+
+@pytest.mark.parametrize("context_id", ["../../etc", "a/b", "x" * 5000])
+def test_an_odd_context_id_fails_its_task_with_a_typed_reason(served: dict[str, Any], context_id: str) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m1", "role": "ROLE_USER", "contextId": context_id, "parts": [{"text": "hi"}]}}}
+    answer = httpx.post(f"{served['url']}/a2a/weather_bot", json=body, timeout=30, headers={"A2A-Version": "1.0"})
+    status = answer.json()["result"]["task"]["status"]
+    assert status["state"] == "TASK_STATE_FAILED" and "InvalidRequestError" in status["message"]["parts"][0]["text"]
+
+
+@pytest.mark.parametrize(("part", "said"), [('{"text": "\\ud800 lone"}', "lone surrogate"),
+                                            ('{"data": ' + "[" * 100 + "]" * 100 + "}", "nested deeper")])
+def test_poisoned_a2a_input_is_refused_by_the_guard(served: dict[str, Any], part: str, said: str) -> None:
+    body = ('{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {"messageId": "m2", '
+            f'"role": "ROLE_USER", "parts": [{part}]}}}}}}')
+    answer = httpx.post(f"{served['url']}/a2a/weather_bot", content=body, timeout=30,
+                        headers={"Content-Type": "application/json", "A2A-Version": "1.0"})
+    assert answer.status_code == 422 and said in answer.json()["detail"]
+    assert httpx.get(f"{served['url']}/list-apps", timeout=10).status_code == 200
