@@ -288,3 +288,19 @@ def test_poisoned_a2a_input_is_refused_by_the_guard(served: dict[str, Any], part
                         headers={"Content-Type": "application/json", "A2A-Version": "1.0"})
     assert answer.status_code == 422 and said in answer.json()["detail"]
     assert httpx.get(f"{served['url']}/list-apps", timeout=10).status_code == 200
+
+
+def test_tasks_opening_one_new_context_at_once_all_complete(served: dict[str, Any]) -> None:
+    """Five tasks sent at once in a context nobody used yet: each finds no session, one
+    makes it, and every task completes in it."""
+    url, context = f"{served['url']}/a2a/weather_bot", f"ctx-{uuid.uuid4().hex}"
+
+    async def all_at_once() -> list[list[StreamResponse]]:
+        return await asyncio.gather(*(responses(url, message(f"Weather in city {n}?", context), streaming=False)
+                                      for n in range(5)))
+
+    tasks = [final_task(got) for got in asyncio.run(all_at_once())]
+    assert [t.status.state for t in tasks] == [TaskState.TASK_STATE_COMPLETED] * 5
+    session = httpx.get(f"{served['url']}/apps/weather_bot/users/A2A_USER_{context}/sessions/{context}",
+                        timeout=10).json()
+    assert len([e for e in session["events"] if e["author"] == "user"]) == 5

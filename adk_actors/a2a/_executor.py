@@ -31,7 +31,7 @@ from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, Task, TaskState, TaskStatus
 
-from .._exceptions import AdkError, RunFailedError, SessionNotFoundError
+from .._exceptions import AdkError, RunFailedError, SessionExistsError, SessionNotFoundError
 from ._parts import a2a_parts, agent_message, content_of
 
 __all__ = ["RunnerExecutor"]
@@ -44,7 +44,7 @@ class RunnerExecutor(AgentExecutor):
     def __init__(self, runner: Any, user_of: Callable[[RequestContext], str]) -> None:
         self._runner = runner
         self._user_of = user_of
-        self._loop_tasks: set[asyncio.Future[Any]] = set()
+        self._cancels: set[asyncio.Future[Any]] = set()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task_id, context_id = context.task_id or "", context.context_id or ""
@@ -97,12 +97,20 @@ class RunnerExecutor(AgentExecutor):
         try:
             first = await anext(events)
         except SessionNotFoundError:
-            await asyncio.to_thread(self._runner.create_session, user, session_id)
+            await asyncio.to_thread(self._create_session, user, session_id)
             events = self._runner.run_async(user, session_id, message, run_id=run_id)
             first = await anext(events)
         yield first
         async for event in events:
             yield event
+
+    def _create_session(self, user: str, session_id: str) -> None:
+        """The context's session, made now; one that another task of the same new
+        context made meanwhile is as good."""
+        try:
+            self._runner.create_session(user, session_id)
+        except SessionExistsError:
+            pass
 
     def _cancel_run_soon(self, run_id: str) -> None:
         """Cancel the run on a thread (the cancelled ``execute`` cannot wait); a run
@@ -115,8 +123,8 @@ class RunnerExecutor(AgentExecutor):
                 pass
 
         future = asyncio.get_running_loop().run_in_executor(None, cancel)
-        self._loop_tasks.add(future)
-        future.add_done_callback(self._loop_tasks.discard)
+        self._cancels.add(future)
+        future.add_done_callback(self._cancels.discard)
 
 
 class _Refused(Exception):
