@@ -73,7 +73,7 @@ class RunnerExecutor(AgentExecutor):
                 if all(part.WhichOneof("content") == "text" for part in parts):
                     answer = parts
         except asyncio.CancelledError:  # CancelTask: the run on the host ends too
-            self._cancel_run_soon(run_id)
+            self._cancel_run_soon(run_id, user, context_id)
             raise
         except RunFailedError as failure:
             state = TaskState.TASK_STATE_CANCELED if failure.reason == "cancelled" else TaskState.TASK_STATE_FAILED
@@ -112,13 +112,13 @@ class RunnerExecutor(AgentExecutor):
         except SessionExistsError:
             pass
 
-    def _cancel_run_soon(self, run_id: str) -> None:
+    def _cancel_run_soon(self, run_id: str, user: str, session_id: str) -> None:
         """Cancel the run on a thread (the cancelled ``execute`` cannot wait); a run
         that already ended is left alone."""
 
         def cancel() -> None:
             try:
-                self._runner.cancel(run_id)
+                self._runner.cancel(run_id, user_id=user, session_id=session_id)
             except AdkError:
                 pass
 

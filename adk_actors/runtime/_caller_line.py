@@ -38,9 +38,10 @@ from typing import Any
 from .._files import private_dir
 from ._link import read_waiting
 
-__all__ = ["CallerLine", "LineClosed", "LineServer", "RunnerLine"]
+__all__ = ["HEADER", "MAX_FRAME", "CallerLine", "LineClosed", "LineServer", "RunnerLine", "frame_of"]
 
-_LENGTH = struct.Struct(">I")
+#: A frame's header: the length of its pickle.
+HEADER = struct.Struct(">I")
 #: The most a frame may carry (a pickled message); a larger one closes the line.
 MAX_FRAME = 64 * 1024 * 1024
 
@@ -49,22 +50,22 @@ class LineClosed(Exception):
     """The other end is gone (end of file, reset, or a broken frame)."""
 
 
-def _frame(message: Any) -> bytes:
+def frame_of(message: Any) -> bytes:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    return _LENGTH.pack(len(data)) + data
+    return HEADER.pack(len(data)) + data
 
 
 def _frames(buffer: bytearray) -> list[Any]:
     """The whole frames at the start of ``buffer``, taken out of it."""
     messages = []
-    while len(buffer) >= _LENGTH.size:
-        (size,) = _LENGTH.unpack_from(buffer)
+    while len(buffer) >= HEADER.size:
+        (size,) = HEADER.unpack_from(buffer)
         if size > MAX_FRAME:
             raise LineClosed(f"a frame of {size} bytes")
-        if len(buffer) < _LENGTH.size + size:
+        if len(buffer) < HEADER.size + size:
             break
-        messages.append(pickle.loads(bytes(buffer[_LENGTH.size:_LENGTH.size + size])))
-        del buffer[:_LENGTH.size + size]
+        messages.append(pickle.loads(bytes(buffer[HEADER.size:HEADER.size + size])))
+        del buffer[:HEADER.size + size]
     return messages
 
 
@@ -147,7 +148,7 @@ class CallerLine:
         """Queue ``message`` and send what the socket takes now (see ``pending``)."""
         if self._sock is None:
             return
-        self._out.extend(_frame(message))
+        self._out.extend(frame_of(message))
         self.flush()
 
     def flush(self) -> None:
@@ -198,7 +199,7 @@ class RunnerLine:
         if self._sock is None:
             return False
         try:
-            self._sock.sendall(_frame(message))
+            self._sock.sendall(frame_of(message))
         except OSError:
             self.close()
             return False

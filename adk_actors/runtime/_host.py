@@ -405,6 +405,15 @@ class Host:
     def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
         return partition_of(self.partitions(refresh), app_name, user_id, session_id)
 
+    def listed_partition_for(self, app_name: str, user_id: str, session_id: str) -> Any:
+        """The session's partition as last listed, without asking anyone (None when the
+        partitions were not listed yet, or one of them is restarting)."""
+        with self._partitions_lock:
+            listed = list(self._partitions)
+        if not listed or any(address is None for address in listed):
+            return None
+        return partition_of(listed, app_name, user_id, session_id)
+
     def partition_alive(self, address: Any) -> bool | None:
         """Whether the partition at ``address`` (as last listed) still runs, from its
         process (no message: a few microseconds); None when that cannot be told here:

@@ -18,6 +18,7 @@ later calls once its answer came.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
@@ -85,6 +86,7 @@ from ..messages import (
     session_key,
 )
 from ..tracing import TraceSpan
+from ._async_line import CLOSED, AsyncLines, AsyncRunnerLine
 from ._caller_line import LineClosed, RunnerLine
 from ._live_run import LiveRun, iterate_in_thread
 from ._service_calls import (
@@ -164,6 +166,31 @@ def _typed(error: CallError) -> AdkError:
     return HostError(f"the host answered {error.code}: {error.detail}")
 
 
+def _step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool, Exception | None]:
+    """What one message of a run's stream says: its events, whether the run is over,
+    and the error it ended with. Messages of another run (late ones of an earlier run
+    on the same endpoint or line) and a RunAccepted say nothing. The direct call's
+    error reply (``ref``) ends it: ``not_running`` as :class:`_NotTaken` (ask the host's
+    current partition), any other code as its typed error."""
+    if ref is not None and isinstance(message, (ErrorReply, Reply)) and message.ref == ref:
+        if isinstance(message, Reply):
+            return [], False, None
+        if message.code == "not_running":
+            return [], True, _NotTaken()
+        return [], True, _typed(error_for_code(message.code, message.detail))
+    if getattr(message, "run_id", None) != run_id:
+        return [], False, None
+    events: list[Event] = []
+    for item in message.messages if isinstance(message, RunMessages) else (message,):
+        if isinstance(item, AdkEvent):
+            events.append(item.event)
+        elif isinstance(item, RunDone):
+            return events, True, None
+        elif isinstance(item, RunFailed):
+            return events, True, RunFailedError(item.run_id, item.reason, item.error_type, item.detail)
+    return events, False, None
+
+
 class _Endpoint:
     """A private endpoint of ``system`` that closes when this object is collected (or
     by ``close``, with its sockets)."""
@@ -197,6 +224,7 @@ class Runner:
         self.orphan_grace = orphan_grace
         self._runs: dict[str, tuple[str, str]] = {}
         self._line_paths: dict[str, str | None] = {}  # partition address -> its line's socket (see _line)
+        self._async_lines = AsyncLines()  # run_async's lines, one per event loop and partition
         self._endpoints: list[_Endpoint] = []  # idle ones; see _lease_endpoint
         self._endpoints_lock = threading.Lock()
 
@@ -433,11 +461,15 @@ class Runner:
 
         return self._on_endpoint(ask)
 
-    def cancel(self, run_id: str) -> None:
-        """Cancel a run of this Runner that has not ended (else ``invalid_request``)."""
-        if run_id not in self._runs:
+    def cancel(self, run_id: str, *, user_id: str | None = None, session_id: str | None = None) -> None:
+        """Cancel a run that has not ended: one this Runner is streaming, or, given its
+        ``user_id`` and ``session_id``, any run of that session (one whose stream was
+        given up already: an async consumer that was cancelled). ``invalid_request``
+        when there is no such run."""
+        if run_id in self._runs:
+            user_id, session_id = self._runs[run_id]
+        elif user_id is None or session_id is None:
             raise InvalidRequestError(f"no run {run_id!r} in progress on this runner")
-        user_id, session_id = self._runs[run_id]
         self._call(CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 
     # -- runs ---------------------------------------------------------------------------------
@@ -447,35 +479,50 @@ class Runner:
             run_id: str | None = None) -> Generator[Event, None, None]:
         """Run one turn; yield its events (the user's first, with ``state_delta``, which
         is committed with the message); raise RunFailedError on failure."""
+        request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id)
+        self._runs[request.run_id] = (user_id, session_id)
+        try:
+            yield from self._run(request, run_config)
+        finally:
+            self._runs.pop(request.run_id, None)
+
+    def _run_request(self, user_id: str, session_id: str, message: str | Content, run_config: RunConfig | None,
+                     state_delta: dict[str, Any] | None, reject_if_busy: bool, run_id: str | None) -> RunRequest:
+        """The run's request (InvalidRequestError when it breaks the input rules)."""
         content = Content.user(message) if isinstance(message, str) else message
         request = RunRequest(self.app_name, user_id, session_id, new_message=content, run_config=run_config,
                              state_delta=dict(state_delta) if state_delta else None,
                              reject_if_busy=reject_if_busy, batched=True)
         if run_id:
             request = replace(request, run_id=run_id)
-        _checked(request)
-        self._runs[request.run_id] = (user_id, session_id)
-        endpoint = self._lease_endpoint(self._peer(user_id, session_id))
+        return _checked(request)  # type: ignore[no-any-return]
+
+    def _run(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True) -> Iterator[Event]:
+        """The run's events: sent straight to the session's partition first (unless not
+        ``direct``), then through the host's current partition (see ``run``)."""
+        user_id, session_id = request.user_id, request.session_id
+        endpoint = self._lease_endpoint(self._peer(user_id, session_id)) if direct else None
         try:
-            direct = self._send_direct(endpoint, request)
-            if direct is not None:
-                try:
-                    yield from self._stream(endpoint, *direct, run_config, user_id, session_id)
-                    return
-                except _NotTaken:
-                    # That partition was gone (or died during the run: asked again, the
-                    # restarted one answers with the run's recorded end).
-                    pass
-            # From an endpoint of its own: this one's last send was refused, and Thespian may
-            # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
-            endpoint.clean = False
-            self._return_endpoint(endpoint)
+            if endpoint is not None:
+                direct_start = self._send_direct(endpoint, request)
+                if direct_start is not None:
+                    try:
+                        yield from self._stream(endpoint, *direct_start, run_config, user_id, session_id)
+                        return
+                    except _NotTaken:
+                        # That partition was gone (or died during the run: asked again, the
+                        # restarted one answers with the run's recorded end).
+                        pass
+                # From an endpoint of its own: this one's last send was refused, and Thespian may
+                # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
+                endpoint.clean = False
+                self._return_endpoint(endpoint)
             endpoint = _Endpoint(self.host.system)
             accepted = self._start_run(endpoint, request)
             yield from self._stream(endpoint, accepted, None, None, False, run_config, user_id, session_id)
         finally:
-            self._runs.pop(request.run_id, None)
-            self._return_endpoint(endpoint)
+            if endpoint is not None:
+                self._return_endpoint(endpoint)
 
     def _lease_endpoint(self, peer: int | None = None) -> _Endpoint:
         """A Thespian endpoint for one run or call, used by nobody else until it is
@@ -566,17 +613,22 @@ class Runner:
             endpoint.line = None
         if self.host.partition_alive(address) is None:
             return None
+        path = self._line_path(address)
+        endpoint.line = RunnerLine.connect(path) if path else None
+        endpoint.line_to = address
+        return endpoint.line
+
+    def _line_path(self, address: Any) -> str | None:
+        """Where the partition at ``address`` listens for lines (asked once, through
+        Thespian); None when it has none or did not answer (asked again next time)."""
         key = str(address)  # (Thespian's addresses are not hashable)
         if key not in self._line_paths:
             try:
                 with self.host.system.private() as asking:
                     self._line_paths[key] = call(asking, address, "line", timeout=self.call_timeout)
             except (CallError, CallTimeout, ServerNotRunning):
-                return None  # asked again on the next run
-        path = self._line_paths[key]
-        endpoint.line = RunnerLine.connect(path) if path else None
-        endpoint.line_to = address
-        return endpoint.line
+                return None
+        return self._line_paths[key]
 
     def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
         """Ask the partition that owns the session to start the run (the host's list of
@@ -649,13 +701,6 @@ class Runner:
         give_up_at: float | None = None  # set once the partition is known to be gone
         while True:
             message, first = (first, None) if first is not None else (receive(0.2), None)
-            if ref is not None and isinstance(message, (ErrorReply, Reply)) and message.ref == ref:
-                if isinstance(message, Reply):
-                    continue  # a RunAccepted after all
-                leased.clean = True
-                if message.code == "not_running":
-                    raise _NotTaken()
-                raise _typed(error_for_code(message.code, message.detail))
             if message is None:
                 now = time.monotonic()
                 if now >= deadline:
@@ -670,28 +715,79 @@ class Runner:
                         self._reactivate(user_id, session_id)  # its restarted self reports the run first
                         give_up_at = time.monotonic() + self.orphan_grace
                 continue
-            if getattr(message, "run_id", None) != accepted.run_id:
-                continue  # a late message of an earlier run on this endpoint
-            for item in message.messages if isinstance(message, RunMessages) else (message,):
-                if isinstance(item, AdkEvent):
-                    yield item.event
-                elif isinstance(item, RunDone):
-                    leased.clean = True
-                    return
-                elif isinstance(item, RunFailed):
-                    leased.clean = True
-                    raise RunFailedError(item.run_id, item.reason, item.error_type, item.detail)
+            events, ended, error = _step(message, accepted.run_id, ref)
+            yield from events
+            if ended:
+                leased.clean = True
+                if error is not None:
+                    raise error
+                return
 
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
                         run_config: RunConfig | None = None, state_delta: dict[str, Any] | None = None,
                         reject_if_busy: bool = False, run_id: str | None = None) -> AsyncIterator[Event]:
-        """The same as :meth:`run`, as an async iterator (``_live_run.iterate_in_thread``:
-        the waiting happens on a thread of its own)."""
-        events = iterate_in_thread(lambda: self.run(user_id, session_id, message, run_config=run_config,
-                                                    state_delta=state_delta, reject_if_busy=reject_if_busy,
-                                                    run_id=run_id))
-        async for event in events:
-            yield event
+        """The same as :meth:`run`, as an async iterator. On the host's machine the run
+        goes on this event loop's direct line to the session's partition
+        (``_async_line``: no thread); when there is none (the partitions not listed yet,
+        another machine, a partition that died before answering), :meth:`run` carries it
+        on a thread of its own (``_live_run.iterate_in_thread``)."""
+        request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id)
+        self._runs[request.run_id] = (user_id, session_id)
+        try:
+            line = await self._async_line(request)
+            direct = True
+            if line is not None:
+                try:
+                    async for event in self._stream_async(line, request, run_config):
+                        yield event
+                    return
+                except _NotTaken:
+                    direct = False  # as in _run: the host's current partition is asked
+            async for event in iterate_in_thread(lambda: self._run(request, run_config, direct)):
+                yield event
+        finally:
+            self._runs.pop(request.run_id, None)
+
+    async def _async_line(self, request: RunRequest) -> AsyncRunnerLine | None:
+        """This loop's line to the session's partition as the host last listed them,
+        or None (see ``run_async``). Where the partition's socket is, is asked once per
+        partition, on a thread (a Thespian call)."""
+        address = self.host.listed_partition_for(request.app_name, request.user_id, request.session_id)
+        if address is None or self.host.partition_alive(address) is not True:
+            return None
+        return await self._async_lines.line(str(address), lambda: self._line_path(address))
+
+    async def _stream_async(self, line: AsyncRunnerLine, request: RunRequest,
+                            run_config: RunConfig | None) -> AsyncIterator[Event]:
+        """Send the run on ``line`` (no RunAccepted: its messages are the answer) and
+        yield its events until its terminal message; the run's deadline as in
+        ``_stream``. The line's end before the run's (its partition died) raises
+        _NotTaken: asked again, the restarted partition answers with the run's end."""
+        message = Call(replace(request, reply_accepted=False))
+        queue = line.open(request.run_id, message.ref)
+        try:
+            if not line.send(message):
+                raise _NotTaken()
+            limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + limit
+            while True:
+                try:
+                    received = await asyncio.wait_for(queue.get(), max(0.0, deadline - loop.time()))
+                except TimeoutError:
+                    raise RunFailedError(request.run_id, "timeout", "RunnerTimeout",
+                                         f"no end of run within {limit} s") from None
+                if received is CLOSED:
+                    raise _NotTaken()
+                events, ended, error = _step(received, request.run_id, message.ref)
+                for event in events:
+                    yield event
+                if ended:
+                    if error is not None:
+                        raise error
+                    return
+        finally:
+            line.release(request.run_id, message.ref)
 
     # -- live runs ----------------------------------------------------------------------------
 
