@@ -11,6 +11,9 @@ __all__ = [
     "InternalError",
     "InvalidRequestError",
     "LimitExceededError",
+    "McpCallTimeout",
+    "McpError",
+    "McpUnavailable",
     "NotFoundError",
     "RunFailedError",
     "SessionBusyError",
@@ -99,3 +102,15 @@ class RunFailedError(AdkError):
         self.reason = reason
         self.error_type = error_type
         self.detail = detail
+
+
+class McpError(AdkError):
+    """An MCP server could not do what was asked (a tool call gets it as its error)."""
+
+
+class McpUnavailable(McpError):
+    """The MCP server cannot be reached, or its connection ended."""
+
+
+class McpCallTimeout(McpError):
+    """An MCP tool call's deadline fired (the connection stays)."""

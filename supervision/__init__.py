@@ -65,6 +65,7 @@ from ._messages import (
     Lookup,
     Reply,
     Shutdown,
+    StartChild,
     Started,
 )
 from ._registry import Registry
@@ -159,6 +160,7 @@ __all__ = [
     "ServerNotRunning",
     "Shutdown",
     "SpecError",
+    "StartChild",
     "StartFailed",
     "Started",
     "Strategy",

@@ -89,6 +89,7 @@ class InvocationContext:
     breaker_client: Any = None  # or a remote one: async acquire(model) / record(...)
     approvals: Any = None  # an ApprovalService, for tool calls that need a human's approval
     credentials: Any = None  # get(app, user, key) / put(app, user, key, credential)
+    mcp: Any = None  # the host's MCP toolsets (adk_actors.mcp.McpService); None: each toolset connects itself
     run_id: str = ""
     engine: Any = None  # runs agents and sub-invocations (engine._invocation.ENGINE)
 

@@ -107,6 +107,7 @@ def new_invocation_context(
     breaker_client: Any = None,
     approvals: Any = None,
     credentials: Any = None,
+    mcp: Any = None,
     run_id: str = "",
 ) -> InvocationContext:
     """The context of one invocation of ``root_agent`` on ``session`` (in-memory
@@ -127,6 +128,7 @@ def new_invocation_context(
         breaker_client=breaker_client,
         approvals=approvals,
         credentials=credentials,
+        mcp=mcp,
         run_id=run_id,
         engine=ENGINE,
     )

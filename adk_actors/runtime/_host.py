@@ -14,7 +14,8 @@ given), then the root supervisor::
         ├── artifacts     versioned artifact files under the data dir
         ├── memory        searchable memories of past sessions, per (app, user)
         ├── approvals     tool calls waiting for a human's decision (persisted)
-        └── credentials   API keys and OAuth2 tokens per (app, user, key); file 0600
+        ├── credentials   API keys and OAuth2 tokens per (app, user, key); file 0600
+        └── mcp           one actor per MCP toolset, started on first use (runtime._mcp)
 
 rest_for_one at the root, as ADK Elixir: everything after a child depends on it (a new
 registry must be refilled by restarting what registered in it). The services sit under
@@ -244,6 +245,9 @@ class Host:
                           args={"path": str(data / "approvals.db"), "session_store_path": self.config.store_path}),
                 ChildSpec(id="credentials", start=CredentialActor, name="credentials", backoff=backoff,
                           args={"path": str(data / "credentials.db")}),
+                # MCP toolsets: one actor each, started by the first run that needs it (runtime._mcp).
+                ChildSpec.supervisor("mcp", SupervisorSpec(children=(), strategy=Strategy.ONE_FOR_ONE,
+                                                           intensity=30, period=60.0), name="mcp"),
             ),
             strategy=Strategy.ONE_FOR_ONE,
             intensity=self.config.services_intensity,

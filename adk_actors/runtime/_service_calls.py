@@ -19,6 +19,7 @@ from .._exceptions import AdkError
 from .._types import Part
 
 __all__ = [
+    "MCP_TOOLSET_ACTOR",
     "Acquire",
     "AddSessionToMemory",
     "Approval",
@@ -27,6 +28,7 @@ __all__ = [
     "ArtifactVersions",
     "AuthRequired",
     "BreakerStatus",
+    "CallMcpTool",
     "Credential",
     "DeleteArtifact",
     "DeleteCredential",
@@ -36,6 +38,7 @@ __all__ = [
     "GetCredential",
     "ListApprovals",
     "ListArtifacts",
+    "ListMcpTools",
     "LoadArtifact",
     "PutCredential",
     "Record",
@@ -256,3 +259,24 @@ class SearchMemory:
     user_id: str
     query: str
     limit: int = 10
+
+
+# -- MCP toolsets (``_mcp``) -----------------------------------------------------------
+
+#: The toolset actor, named so that importing this module does not import the mcp SDK.
+MCP_TOOLSET_ACTOR = "adk_actors.runtime._mcp:McpToolsetActor"
+
+
+@dataclass(frozen=True)
+class ListMcpTools:
+    """-> the toolset's tools (name, description, input_schema), as its server listed them."""
+
+
+@dataclass(frozen=True)
+class CallMcpTool:
+    """-> the tool's result (content, structuredContent, isError); ``mcp_timeout`` when
+    ``timeout`` passes first, ``mcp_unavailable`` when the server cannot answer."""
+
+    name: str
+    args: dict[str, Any]
+    timeout: float

@@ -17,15 +17,21 @@ from typing import Any, Protocol
 
 from pydantic import SecretStr
 
+from supervision import Backoff, ChildSpec, StartChild
+
+from .._exceptions import McpCallTimeout, McpUnavailable
 from .._secrets import register_secret
 from ..engine import Decision
 from ..models import ModelError
 from ..store import ArtifactError
 from ._service_calls import (
+    MCP_TOOLSET_ACTOR,
     Acquire,
+    CallMcpTool,
     Deny,
     GetCredential,
     ListArtifacts,
+    ListMcpTools,
     LoadArtifact,
     PutCredential,
     Record,
@@ -54,6 +60,10 @@ class ServiceCaller(Protocol):
 BREAKER_WAIT = 2.0
 #: How long a tool waits for a host service (artifacts ...) before failing.
 SERVICE_WAIT = 10.0
+#: How an MCP toolset actor is restarted after its server died: 0.2 s, doubling up to 10 s.
+MCP_BACKOFF = Backoff(min_delay=0.2, max_delay=10.0)
+#: How long one try at listing an MCP toolset's tools waits (see _RemoteMcp.list_tools).
+_MCP_LIST_TRY = 1.0
 
 
 class ServiceError(Exception):
@@ -193,8 +203,79 @@ class _RemoteCredentials:
         self.actor.service_result("credentials", PutCredential(app, user, key, credential))
 
 
+class _RemoteMcp:
+    """The host's MCP toolset actors (``_mcp``), as a run's ``mcp`` service."""
+
+    def __init__(self, actor: ServiceCaller) -> None:
+        self.actor = actor
+
+    async def list_tools(self, toolset: Any) -> list[dict[str, Any]]:
+        """The toolset's tools, asked again (with a fresh lookup) every ``_MCP_LIST_TRY``
+        seconds until ``timeout + SERVICE_WAIT``: the name may still lead to an actor
+        that just died (the registry forgets it a moment later), and a living one
+        answers at once from the list it holds."""
+        deadline = time.monotonic() + toolset.params.timeout + SERVICE_WAIT
+        while True:
+            try:
+                tools: list[dict[str, Any]] = await self._ask(toolset, ListMcpTools(), _MCP_LIST_TRY)
+                return tools
+            except _McpNotYet:
+                if time.monotonic() >= deadline:
+                    raise
+                await asyncio.sleep(0.05)
+
+    async def call_tool(self, toolset: Any, name: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """Call the tool once (a call is not repeated: it may have done something);
+        the toolset actor answers ``mcp_timeout`` at ``timeout``, so waiting a little
+        longer only covers an actor that died with the call."""
+        result: dict[str, Any] = await self._ask(toolset, CallMcpTool(name, args, timeout), timeout + 2.0)
+        return result
+
+    async def _ask(self, toolset: Any, request: Any, wait: float) -> Any:
+        """Ask toolset's actor, looked up afresh (it may have restarted elsewhere); when
+        there is none, have the ``mcp`` supervisor start it (one already there is as
+        good) and ask once more. Every failure is a typed MCP error."""
+        name = f"mcp:{toolset.key}"
+        try:
+            return await self._once(name, request, wait)
+        except ServiceError as error:
+            if error.code != "not_running":
+                raise _mcp_error(error) from None
+        child = ChildSpec(id=f"mcp-{toolset.key}", start=MCP_TOOLSET_ACTOR, args=toolset, name=name,
+                          backoff=MCP_BACKOFF, start_timeout=toolset.params.timeout + 10.0)
+        try:
+            await self._once("mcp", StartChild(child), toolset.params.timeout + 15.0)
+        except ServiceError as error:
+            if error.code not in ("already_present", "already_started"):
+                raise McpUnavailable(f"the MCP server could not be started: {error.detail}") from None
+        try:
+            return await self._once(name, request, wait)
+        except ServiceError as error:
+            if error.code == "not_running":
+                raise _McpNotYet("the MCP server's connection is restarting; try again shortly") from None
+            raise _mcp_error(error) from None
+
+    async def _once(self, name: str, request: Any, wait: float) -> Any:
+        self.actor.service_forget(name)
+        future = self.actor.service_call(name, request)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), wait)
+        except TimeoutError:
+            raise _McpNotYet(f"the MCP toolset did not answer within {wait:g} s") from None
+
+
+class _McpNotYet(McpUnavailable):
+    """The toolset's actor is restarting, or did not answer: asking again may work."""
+
+
+def _mcp_error(error: ServiceError) -> Exception:
+    if error.code == "mcp_timeout":
+        return McpCallTimeout(error.detail)
+    return McpUnavailable(error.detail)
+
+
 def service_bridges(actor: ServiceCaller) -> dict[str, Any]:
     """The engine's service arguments for one run, all through ``actor``."""
     return {"breaker_client": _BreakerBridge(actor), "artifacts": _RemoteArtifacts(actor),
             "memory": _RemoteMemory(actor), "approvals": _RemoteApprovals(actor),
-            "credentials": _RemoteCredentials(actor)}
+            "credentials": _RemoteCredentials(actor), "mcp": _RemoteMcp(actor)}

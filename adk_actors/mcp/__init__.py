@@ -1,0 +1,39 @@
+"""MCP, both ways, on the ``mcp`` SDK (``pip install 'adk-actors[mcp]'``).
+
+* :class:`McpToolset`: an MCP server's tools in an agent's ``tools`` (stdio, SSE,
+  streamable HTTP), as google-adk names it; on a host, the connection lives in a
+  supervised actor per toolset (``runtime._mcp``).
+"""
+
+from .._exceptions import McpCallTimeout, McpError, McpUnavailable
+from ._connection import McpConnection
+from ._params import (
+    ConnectionParams,
+    SseConnectionParams,
+    StdioConnectionParams,
+    StdioServerParameters,
+    StreamableHTTPConnectionParams,
+    toolset_key,
+)
+from ._toolset import McpService, McpTool, McpToolset, McpToolsetSpec
+
+#: google-adk's older spelling.
+MCPToolset = McpToolset
+
+__all__ = [
+    "ConnectionParams",
+    "MCPToolset",
+    "McpCallTimeout",
+    "McpConnection",
+    "McpError",
+    "McpService",
+    "McpTool",
+    "McpToolset",
+    "McpToolsetSpec",
+    "McpUnavailable",
+    "SseConnectionParams",
+    "StdioConnectionParams",
+    "StdioServerParameters",
+    "StreamableHTTPConnectionParams",
+    "toolset_key",
+]

@@ -1,0 +1,134 @@
+"""One open connection to an MCP server, on the ``mcp`` SDK's ``Client``.
+
+``await McpConnection.open(params)`` starts the server (stdio: through
+``_guard``, so it dies with the thread that started it) or connects to it (SSE,
+streamable HTTP), does the protocol's handshake and lists the tools, all within
+``params.timeout``; then :meth:`McpConnection.call_tool` calls one with a deadline
+and :meth:`McpConnection.close` ends it (a stdio server is stopped). Failures are
+typed: :class:`McpUnavailable` (the server cannot be reached, or the connection
+ended), :class:`McpCallTimeout` (the call's deadline fired; the connection stays).
+A stdio server's process id is :attr:`McpConnection.server_pid`, for a monitor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from contextlib import AsyncExitStack
+from typing import Any
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+from .._exceptions import McpCallTimeout, McpUnavailable
+from ._params import ConnectionParams, SseConnectionParams, StdioConnectionParams
+
+__all__ = ["McpConnection", "tool_info"]
+
+
+def tool_info(tool: Any) -> dict[str, Any]:
+    """What the model needs of a listed tool: its name, description and JSON schema as
+    the server gave it."""
+    return {"name": tool.name, "description": tool.description or "",
+            "input_schema": dict(tool.input_schema or {"type": "object", "properties": {}})}
+
+
+def _guarded(params: StdioServerParameters) -> StdioServerParameters:
+    """The same server, started through ``_guard`` (it dies with the thread that starts it)."""
+    return params.model_copy(update={
+        "command": sys.executable,
+        "args": ["-m", "adk_actors.mcp._guard", str(os.getpid()), params.command, *params.args]})
+
+
+async def _transport(params: ConnectionParams, stack: AsyncExitStack) -> Any:
+    """The SDK's transport for ``params`` (an HTTP client it needs is closed with ``stack``)."""
+    if isinstance(params, StdioConnectionParams):
+        return _guarded(params.server_params)
+    if isinstance(params, SseConnectionParams):
+        return sse_client(params.url, headers=params.headers, timeout=params.timeout,
+                          sse_read_timeout=params.sse_read_timeout)
+    http = await stack.enter_async_context(httpx2.AsyncClient(
+        headers=params.headers or {}, timeout=httpx2.Timeout(params.timeout, read=params.sse_read_timeout)))
+    return streamable_http_client(params.url, http_client=http, terminate_on_close=params.terminate_on_close)
+
+
+class McpConnection:
+    def __init__(self, params: ConnectionParams, client: Client, stack: AsyncExitStack, tools: list[dict[str, Any]],
+                 server_pid: int | None) -> None:
+        self.params = params
+        self.tools = tools
+        self.server_pid = server_pid
+        self.closed = False
+        self._client = client
+        self._stack = stack
+
+    @classmethod
+    async def open(cls, params: ConnectionParams) -> McpConnection:
+        """Connect, shake hands and list the tools within ``params.timeout``
+        (McpUnavailable otherwise, with nothing left running)."""
+        stack = AsyncExitStack()
+        before = _children() if isinstance(params, StdioConnectionParams) else set()
+        try:
+            async with asyncio.timeout(params.timeout):
+                client = await stack.enter_async_context(Client(await _transport(params, stack)))
+                listed = await client.list_tools()
+        except BaseException as exc:
+            with contextlib.suppress(BaseException):
+                async with asyncio.timeout(2.0):
+                    await stack.aclose()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            why = f"no answer within {params.timeout:g} s" if isinstance(exc, TimeoutError) else _reason(exc)
+            raise McpUnavailable(f"the MCP server could not be reached: {why}") from None
+        started = sorted(_children() - before)
+        return cls(params, client, stack, [tool_info(t) for t in listed.tools], started[0] if started else None)
+
+    async def call_tool(self, name: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """The tool's result as google-adk gives it to the model (the ``CallToolResult``
+        as JSON: ``content``, ``structuredContent``, ``isError``)."""
+        if self.closed:
+            raise McpUnavailable("the connection to the MCP server is closed")
+        try:
+            async with asyncio.timeout(timeout):
+                result = await self._client.call_tool(name, args)
+        except TimeoutError:
+            raise McpCallTimeout(f"the MCP tool {name!r} did not answer within {timeout:g} s") from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.closed = True
+            raise McpUnavailable(f"the MCP server failed during the call to {name!r}: {_reason(exc)}") from None
+        answer = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return {key: answer[key] for key in ("content", "structuredContent", "isError") if key in answer}
+
+    async def close(self, timeout: float = 5.0) -> None:
+        """End the connection (a stdio server is asked to stop, then killed)."""
+        self.closed = True
+        with contextlib.suppress(BaseException):
+            async with asyncio.timeout(timeout):
+                await self._stack.aclose()
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_reason(e) for e in exc.exceptions)
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:300]
+
+
+def _children() -> set[int]:
+    """This process's child processes (from /proc)."""
+    me = str(os.getpid())
+    found: set[int] = set()
+    try:
+        tasks = os.listdir(f"/proc/{me}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        with contextlib.suppress(OSError), open(f"/proc/{me}/task/{task}/children") as handle:
+            found.update(int(pid) for pid in handle.read().split())
+    return found

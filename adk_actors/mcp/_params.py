@@ -1,0 +1,64 @@
+"""Where an MCP server is: google-adk's connection parameter types, by the same names.
+
+* :class:`StdioConnectionParams`: a command started as a child process, spoken to on
+  its stdin and stdout (``server_params`` is the ``mcp`` SDK's
+  ``StdioServerParameters``: command, args, env, cwd);
+* :class:`SseConnectionParams`: an HTTP server with the older SSE transport;
+* :class:`StreamableHTTPConnectionParams`: an HTTP server with streamable HTTP.
+
+``timeout`` bounds connecting and listing the tools. Each is a pydantic model, so a
+toolset's parameters travel to the host's toolset actor as they are, and
+:func:`toolset_key` names the same server the same way in every process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from mcp import StdioServerParameters
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "ConnectionParams",
+    "SseConnectionParams",
+    "StdioConnectionParams",
+    "StdioServerParameters",
+    "StreamableHTTPConnectionParams",
+    "toolset_key",
+]
+
+
+class StdioConnectionParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    server_params: StdioServerParameters
+    timeout: float = Field(default=5.0, gt=0)
+
+
+class SseConnectionParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    headers: dict[str, str] | None = None
+    timeout: float = Field(default=5.0, gt=0)
+    sse_read_timeout: float = Field(default=300.0, gt=0)
+
+
+class StreamableHTTPConnectionParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    headers: dict[str, str] | None = None
+    timeout: float = Field(default=5.0, gt=0)
+    sse_read_timeout: float = Field(default=300.0, gt=0)
+    terminate_on_close: bool = True
+
+
+ConnectionParams = StdioConnectionParams | SseConnectionParams | StreamableHTTPConnectionParams
+
+
+def toolset_key(params: ConnectionParams) -> str:
+    """A short stable name for the server ``params`` reach: the same parameters give the
+    same key in every process (a hash: headers may hold secrets and never show)."""
+    body = f"{type(params).__name__}:{params.model_dump_json()}"
+    return hashlib.sha256(body.encode()).hexdigest()[:16]

@@ -1,0 +1,123 @@
+"""McpToolset: an MCP server's tools in an agent's ``tools``, as google-adk names it.
+
+``McpToolset(connection_params=..., tool_filter=[...], tool_name_prefix=...)`` is a
+toolset (``adk_actors.tools.Toolset``): for each model request it gives the server's
+tools (those ``tool_filter`` keeps: a list of names, or a predicate on a tool's
+name), each with its description and JSON schema as the server listed them. A call
+returns the server's ``CallToolResult`` as JSON (``content``, ``structuredContent``,
+``isError``), as google-adk's ``MCPTool`` does, and has a deadline
+(``call_timeout``); a server that cannot be reached or dies fails the call with a
+typed error (:class:`McpUnavailable`, :class:`McpCallTimeout`), which the run turns
+into the tool's error response: the run goes on.
+
+Where the connection lives: on a host, in the host's toolset actor for these
+parameters (the invocation's ``mcp`` service: one connection per toolset and host,
+restarted with backoff, never one per run); elsewhere (the engine alone, tests), in
+this object, one per event loop, until :meth:`McpToolset.close`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .._types import FunctionDeclaration
+from ._connection import McpConnection
+from ._params import ConnectionParams, StdioConnectionParams, StdioServerParameters, toolset_key
+
+__all__ = ["McpService", "McpTool", "McpToolset", "McpToolsetSpec"]
+
+
+@dataclass(frozen=True)
+class McpToolsetSpec:
+    """What a host's toolset actor needs to know of a toolset (sent to it as is)."""
+
+    key: str
+    params: ConnectionParams
+
+
+class McpService(Protocol):
+    """The host's MCP toolsets, as a run sees them (``InvocationContext.mcp``)."""
+
+    async def list_tools(self, toolset: McpToolsetSpec) -> list[dict[str, Any]]: ...
+
+    async def call_tool(self, toolset: McpToolsetSpec, name: str, args: dict[str, Any],
+                        timeout: float) -> dict[str, Any]: ...
+
+
+class McpToolset:
+    def __init__(self, *, connection_params: ConnectionParams | StdioServerParameters,
+                 tool_filter: Sequence[str] | Callable[[str], bool] | None = None,
+                 tool_name_prefix: str | None = None, call_timeout: float = 60.0, name: str | None = None) -> None:
+        if isinstance(connection_params, StdioServerParameters):  # google-adk takes it bare too
+            connection_params = StdioConnectionParams(server_params=connection_params)
+        self.spec = McpToolsetSpec(toolset_key(connection_params), connection_params)
+        self.name = name or f"mcp_{self.spec.key[:8]}"
+        self.tool_filter = tool_filter
+        self.tool_name_prefix = tool_name_prefix
+        self.call_timeout = call_timeout
+        self._local: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[McpConnection]] = (
+            weakref.WeakKeyDictionary())
+
+    def __repr__(self) -> str:
+        return f"McpToolset({self.name!r}, {type(self.spec.params).__name__})"
+
+    async def get_tools(self, ctx: Any) -> list[McpTool]:
+        """The server's tools that the filter keeps (McpError when it cannot be reached)."""
+        service: McpService | None = getattr(ctx, "mcp", None)
+        listed = await service.list_tools(self.spec) if service is not None else (await self._connection()).tools
+        return [McpTool(self, info) for info in listed if self._keeps(info["name"])]
+
+    async def call(self, ctx: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Call the server's tool ``name`` (see the module)."""
+        service: McpService | None = getattr(ctx, "mcp", None)
+        if service is not None:
+            return await service.call_tool(self.spec, name, args, self.call_timeout)
+        return await (await self._connection()).call_tool(name, args, self.call_timeout)
+
+    async def close(self) -> None:
+        """End this object's own connections (a host's toolset actor keeps its own)."""
+        tasks, self._local = list(self._local.values()), weakref.WeakKeyDictionary()
+        for task in tasks:
+            if task.done() and not task.cancelled() and task.exception() is None:
+                await task.result().close()
+
+    def _keeps(self, name: str) -> bool:
+        if self.tool_filter is None:
+            return True
+        if callable(self.tool_filter):
+            return bool(self.tool_filter(name))
+        return name in self.tool_filter
+
+    async def _connection(self) -> McpConnection:
+        """This loop's own connection, opened on first use and again after it failed."""
+        loop = asyncio.get_running_loop()
+        task = self._local.get(loop)
+        if task is not None and task.done() and (task.cancelled() or task.exception() is not None
+                                                 or task.result().closed):
+            task = None
+        if task is None:
+            task = self._local[loop] = loop.create_task(McpConnection.open(self.spec.params))
+        return await asyncio.shield(task)
+
+
+class McpTool:
+    """One tool of an MCP server (see :class:`McpToolset`)."""
+
+    is_long_running = False
+
+    def __init__(self, toolset: McpToolset, info: dict[str, Any]) -> None:
+        self.toolset = toolset
+        self.server_name: str = info["name"]
+        self.name = f"{toolset.tool_name_prefix}_{self.server_name}" if toolset.tool_name_prefix else self.server_name
+        self.description: str = info["description"]
+        self.input_schema: dict[str, Any] = info["input_schema"]
+
+    def declaration(self) -> FunctionDeclaration:
+        return FunctionDeclaration(name=self.name, description=self.description, parameters=self.input_schema)
+
+    async def run(self, tool_context: Any, args: dict[str, Any]) -> dict[str, Any]:
+        return await self.toolset.call(tool_context.invocation, self.server_name, args)
