@@ -20,6 +20,9 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``sessions list|show|delete|reset APP [SESSION]``: ``reset`` lets a failed session
   (crashed beyond its restart intensity) serve again.
 * ``approvals list|approve|deny APP [ID]``: the human side of tool approvals.
+* ``mcp [--user U]``: the host's apps as MCP tools on stdin/stdout, for an MCP
+  client that starts it (Claude Desktop, an IDE, google-adk's McpToolset); the
+  sessions are user U's (default ``mcp``). Needs the ``mcp`` extra.
 
 ``--json`` prints JSON lines for scripts; colours only on a terminal. Exit codes:
 0 success, 1 failure, 2 bad usage or configuration.
@@ -333,6 +336,40 @@ def _tree(host: Any, timeout: float = 1.0) -> list[dict[str, Any]]:
     return tree_rows(host, timeout)
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the config's apps as MCP tools over stdio until the client closes stdin.
+    Standard output carries the protocol only: logs go to standard error."""
+    try:
+        from .mcp import apps_server
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").partition(".")[0] != "mcp":
+            raise
+        print("error: the mcp extra is not installed: pip install 'adk-actors[mcp]'", file=sys.stderr)
+        return 2
+    from .engine import BUILDER_ASSISTANT, AppCatalog
+
+    settings = _settings(args)
+    sys.path.insert(0, os.getcwd())
+    catalog = AppCatalog(settings.apps, settings.host.agents_folder)
+    described = {name: _description(catalog, name) for name in catalog.names() if name != BUILDER_ASSISTANT}
+    host = _connect(args)
+    runners: dict[str, Any] = {}
+    try:
+        server = apps_server(lambda app: runners.setdefault(app, host.runner(app)), described, lambda _: args.user)
+        server.run("stdio")
+    finally:
+        host.disconnect()
+    return 0
+
+
+def _description(catalog: Any, name: str) -> str:
+    """The app's root agent's description ("" when the app cannot be loaded here)."""
+    try:
+        return str(catalog.load(name).root_agent.description or "")
+    except Exception:
+        return ""
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     host = _connect(args)
     try:
@@ -556,6 +593,9 @@ def build_parser() -> argparse.ArgumentParser:
     approvals.add_argument("--reason", default="denied by a human")
     approvals.add_argument("--all", action="store_true", help="list decided approvals too")
     approvals.set_defaults(func=cmd_approvals)
+    mcp = common(sub.add_parser("mcp", help="the host's apps as MCP tools on stdin/stdout"))
+    mcp.add_argument("--user", default="mcp", help="whose sessions the calls make (default: mcp)")
+    mcp.set_defaults(func=cmd_mcp)
     return parser
 
 

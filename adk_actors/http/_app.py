@@ -9,7 +9,8 @@
 * ``_runs`` (``/run``, ``/run_sse``) and ``_live`` (``/run_live``);
 * ``_trace``, ``_evals``, ``_builder``, ``_dev``: the ``/dev`` routes adk-web calls;
 * ``_console``: the console, approvals and credentials;
-* ``_a2a``: every app as an A2A agent at ``/a2a/{app}`` (when a2a-sdk is installed).
+* ``_a2a``: every app as an A2A agent at ``/a2a/{app}`` (when a2a-sdk is installed);
+* ``_mcp``: every app as an MCP tool at ``/mcp`` (when the mcp SDK is installed).
 
 What every route shares (the host's apps, a Runner per app, the request's right to
 act for a user) is one :class:`~adk_actors.http._deps.HostApi` injected as a
@@ -25,6 +26,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI
 from starlette.middleware.cors import CORSMiddleware
+from starlette.routing import Route
 
 from .. import __version__
 from ..config import HttpSection
@@ -56,6 +58,13 @@ except ModuleNotFoundError as missing:  # a2a-sdk is an optional extra: pip inst
         raise
     A2aApps = None  # type: ignore[assignment,misc]
 
+try:
+    from . import _mcp
+except ModuleNotFoundError as missing:  # the mcp SDK is an optional extra: pip install 'adk-actors[mcp]'
+    if (missing.name or "").partition(".")[0] != "mcp":
+        raise
+    _mcp = None  # type: ignore[assignment]
+
 __all__ = ["create_app"]
 
 #: The routers every host serves, in the order their routes are matched.
@@ -80,6 +89,10 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
         api.include_router(_evals.router)
     if A2aApps is not None:
         api.mount("/a2a", A2aApps(api.state.host_api, section.public_url))
+    if _mcp is not None:
+        mcp = _mcp.McpMount(api.state.host_api)
+        api.router.routes.append(Route(_mcp.PATH, mcp, methods=["GET", "POST", "DELETE"]))
+        api.mount(_mcp.PATH, mcp)
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too
         mount_adk_web(api, adk_web)

@@ -2,7 +2,9 @@
 
 * :class:`McpToolset`: an MCP server's tools in an agent's ``tools`` (stdio, SSE,
   streamable HTTP), as google-adk names it; on a host, the connection lives in a
-  supervised actor per toolset (``runtime._mcp``).
+  supervised actor per toolset (``runtime._mcp``);
+* :func:`apps_server`: a host's apps as MCP tools (``adk-actors mcp`` on stdio, and
+  the host's ``/mcp`` over streamable HTTP).
 """
 
 from .._exceptions import McpCallTimeout, McpError, McpUnavailable
@@ -15,12 +17,14 @@ from ._params import (
     StreamableHTTPConnectionParams,
     toolset_key,
 )
+from ._server import AgentAnswer, apps_server
 from ._toolset import McpService, McpTool, McpToolset, McpToolsetSpec
 
 #: google-adk's older spelling.
 MCPToolset = McpToolset
 
 __all__ = [
+    "AgentAnswer",
     "ConnectionParams",
     "MCPToolset",
     "McpCallTimeout",
@@ -35,5 +39,6 @@ __all__ = [
     "StdioConnectionParams",
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
+    "apps_server",
     "toolset_key",
 ]

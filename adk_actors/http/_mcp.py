@@ -1,0 +1,87 @@
+"""The host's apps as MCP tools over streamable HTTP, at ``/mcp`` (when the ``mcp``
+SDK is installed): :func:`adk_actors.mcp.apps_server`, stateless, JSON answers.
+
+The same port and the same guard as the rest of the API (the guard's host and origin
+checks stand for the SDK's own DNS-rebinding check): a token's user is the user of
+the sessions its calls make; an operator's (or, on loopback with no tokens,
+anyone's) are user ``mcp``. The agent builder's assistant is not offered. The SDK's
+session manager runs from the first request until the process ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import Receive, Scope, Send
+
+from ..engine import BUILDER_ASSISTANT
+from ..mcp import apps_server
+from ._deps import HostApi
+from ._guard import OPERATOR
+
+__all__ = ["MCP_USER", "PATH", "McpMount"]
+
+#: Where the host serves it.
+PATH = "/mcp"
+#: The user of an operator's MCP calls.
+MCP_USER = "mcp"
+
+
+class McpMount:
+    """The ASGI app mounted at ``/mcp``."""
+
+    def __init__(self, api: HostApi) -> None:
+        self._api = api
+        self._app: Any = None
+        self._starting: asyncio.Lock | None = None
+        self._manager_task: asyncio.Task[None] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``/mcp`` and ``/mcp/`` are the SDK's endpoint (its route ``/``)."""
+        app = await self._served()
+        path: str = scope["path"]
+        base = path[:path.rindex(PATH) + len(PATH)] if PATH in path else path
+        rest = path[len(base):] or "/"
+        await app({**scope, "root_path": base, "path": base + rest}, receive, send)
+
+    async def _served(self) -> Any:
+        """The SDK's app, made (and its session manager started) on the first request."""
+        if self._app is not None:
+            return self._app
+        if self._starting is None:
+            self._starting = asyncio.Lock()
+        async with self._starting:
+            if self._app is None:
+                server = apps_server(self._api.runner, self._descriptions(), _user_of)
+                app = server.streamable_http_app(
+                    streamable_http_path="/", stateless_http=True, json_response=True,
+                    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+                running = asyncio.Event()
+
+                async def manage() -> None:
+                    async with server.session_manager.run():
+                        running.set()
+                        await asyncio.Event().wait()
+
+                self._manager_task = asyncio.get_running_loop().create_task(manage(), name="mcp-session-manager")
+                await running.wait()
+                self._app = app
+        return self._app
+
+    def _descriptions(self) -> dict[str, str]:
+        described: dict[str, str] = {}
+        for name in self._api.apps.names():
+            if name == BUILDER_ASSISTANT:
+                continue
+            root = self._api.root_agent_of(name)
+            described[name] = str(getattr(root, "description", "") or "")
+        return described
+
+
+def _user_of(ctx: Context) -> str:
+    request = ctx.request_context.request
+    principal = getattr(getattr(request, "state", None), "principal", None)
+    return MCP_USER if principal in (None, OPERATOR) else str(principal)
