@@ -199,3 +199,23 @@ def test_no_stdio_server_outlives_serve_killed_with_sigkill(tmp_path: Path) -> N
             "newMessage": {"role": "user", "parts": [{"text": "call linger"}]}}).raise_for_status()
         os.kill(served["process"].pid, signal.SIGKILL)
         wait_until(lambda: not pid_alive(server), timeout=10)
+
+
+def test_the_mcp_notes_example_keeps_notes_in_its_server(tmp_path: Path) -> None:
+    notes_file = tmp_path / "notes.json"
+    with serving(tmp_path, apps='mcp_notes = "examples.mcp_notes.agent:root_agent"\n',
+                 env={"NOTES_FILE": str(notes_file)}) as served:
+        url = served["url"]
+        httpx.post(f"{url}/apps/mcp_notes/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
+
+        def say(text: str) -> str:
+            events = httpx.post(f"{url}/run", timeout=60, json={
+                "appName": "mcp_notes", "userId": "ann", "sessionId": "s1",
+                "newMessage": {"role": "user", "parts": [{"text": text}]}}).json()
+            return str(events[-1]["content"]["parts"][0]["text"])
+
+        assert say("note buy milk") == "Noted. You have 1 notes."
+        assert say("note call Oslo office") == "Noted. You have 2 notes."
+        assert say("notes?") == "Your notes: buy milk; call Oslo office"
+        assert say("find oslo") == "Your notes: call Oslo office"
+    assert json.loads(notes_file.read_text()) == ["buy milk", "call Oslo office"]
