@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import signal
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -31,12 +32,15 @@ from a2a.types import (
     StreamResponse,
     TaskState,
 )
+from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.struct_pb2 import Value
 
 from adk_actors.runtime import Host
 from supervision import call, children_of
 from supervision.testing import wait_until
 
-APPS = 'weather_bot = "examples.weather_bot.agent:root_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
+APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
+        'hitl = "examples.hitl.agent:root_agent"\ncalendar = "runtime_agents:calendar_agent"\n')
 ANN, BOB = "ann-token-0123456789abcdef", "bob-token-0123456789abcdef"
 
 
@@ -304,3 +308,87 @@ def test_tasks_opening_one_new_context_at_once_all_complete(served: dict[str, An
     session = httpx.get(f"{served['url']}/apps/weather_bot/users/A2A_USER_{context}/sessions/{context}",
                         timeout=10).json()
     assert len([e for e in session["events"] if e["author"] == "user"]) == 5
+
+
+def answer_message(context_id: str, task_id: str, *, text: str = "", data: dict[str, Any] | None = None) -> Any:
+    parts = [Part(text=text)] if text else []
+    if data is not None:
+        value = Value()
+        ParseDict(data, value)
+        parts.append(Part(data=value))
+    return SendMessageRequest(message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=parts,
+                                              context_id=context_id, task_id=task_id))
+
+
+def asked(got: list[StreamResponse]) -> tuple[str, str, dict[str, Any]]:
+    """The task's and context's ids, and the data of the question that ended the stream."""
+    last = [r.status_update for r in got if r.HasField("status_update")][-1]
+    data = [MessageToDict(p.data) for p in last.status.message.parts if p.HasField("data")]
+    return last.task_id, last.context_id, data[0]
+
+
+def final_text(got: list[StreamResponse]) -> str:
+    texts = [p.text for r in got if r.HasField("artifact_update") for p in r.artifact_update.artifact.parts]
+    return texts[-1] if texts else ""
+
+
+@pytest.mark.parametrize("answer", [{"text": "yes"}, {"data": {"approved": False, "reason": "too much"}}])
+def test_an_approval_makes_the_task_input_required_and_the_clients_answer_decides_it(
+        served: dict[str, Any], answer: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/hitl"
+    got = asyncio.run(responses(url, message("pay 100 to bob")))
+    assert states(got)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    task_id, context_id, question = asked(got)
+    assert question["tool"] == "wire_money" and question["args"] == {"amount": 100, "to": "bob"}
+    assert question["hint"] == "a payment needs your approval"
+    pending = httpx.get(f"{served['url']}/apps/hitl/users/A2A_USER_{context_id}/approvals", timeout=10).json()
+    assert question["approval_id"] in [a["id"] for a in pending]  # the same approval the console shows
+
+    got = asyncio.run(responses(url, answer_message(context_id, task_id, **answer)))
+    assert states(got)[-1] == "TASK_STATE_COMPLETED"
+    if "text" in answer:
+        assert final_text(got) == "Sent 100 to bob (ref TX-100-BOB)."
+    else:
+        assert final_text(got).startswith("The payment did not go through") and "too much" in final_text(got)
+
+
+def test_an_answer_that_decides_nothing_asks_again(served: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/hitl"
+    task_id, context_id, _ = asked(asyncio.run(responses(url, message("pay 7 to eve"))))
+    again = asyncio.run(responses(url, answer_message(context_id, task_id, text="maybe later")))
+    assert states(again)[-1] == "TASK_STATE_INPUT_REQUIRED"
+    done = asyncio.run(responses(url, answer_message(context_id, task_id, text="no")))
+    assert states(done)[-1] == "TASK_STATE_COMPLETED" and final_text(done).startswith("The payment did not go")
+
+
+def test_a_credential_request_makes_the_task_auth_required_and_the_credential_resumes_it(
+        served: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/calendar"
+    got = asyncio.run(responses(url, message("what is on today?")))
+    assert states(got)[-1] == "TASK_STATE_AUTH_REQUIRED"
+    task_id, context_id, question = asked(got)
+    wanted = question["credentials"][0]
+    assert wanted["credential_key"] == "calendar" and wanted["type"] == "oauth2"
+    credential = {"kind": "oauth2", "access_token": "tok-" + "x" * 28, "expires_at": time.time() + 3600}
+    got = asyncio.run(responses(url, answer_message(context_id, task_id, data={
+        "credential_key": "calendar", "credential": credential})))
+    assert states(got)[-1] == "TASK_STATE_COMPLETED"
+    assert final_text(got) == "calendar: {'events': ['standup 9:00'], 'token_length': 32}"
+    assert "tok-xxxx" not in httpx.get(f"{served['url']}/apps/calendar/users/A2A_USER_{context_id}/sessions/"
+                                        f"{context_id}", timeout=10).text  # the secret is stored, never shown
+
+
+def test_a_task_waiting_for_its_client_can_be_cancelled_and_its_run_ends(served: dict[str, Any]) -> None:
+    url = f"{served['url']}/a2a/hitl"
+    task_id, context_id, _ = asked(asyncio.run(responses(url, message("pay 9 to max"))))
+
+    async def cancel() -> Any:
+        async with httpx.AsyncClient(timeout=30) as http:
+            client = await create_client(url, ClientConfig(httpx_client=http))
+            return await client.cancel_task(CancelTaskRequest(id=task_id))
+
+    assert asyncio.run(cancel()).status.state == TaskState.TASK_STATE_CANCELED
+    # the run waiting for the approval was cancelled on the host: the session takes a new turn at once
+    wait_until(lambda: httpx.post(f"{served['url']}/run", timeout=10, json={
+        "appName": "hitl", "userId": f"A2A_USER_{context_id}", "sessionId": context_id,
+        "newMessage": {"role": "user", "parts": [{"text": "hello"}]}}).status_code == 200, timeout=5)

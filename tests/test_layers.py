@@ -22,9 +22,9 @@ LAYERS = (
                "log", "telemetry", "tracing", "messages"}),
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),
-    ("engine", {"engine", "tools", "models", "otel"}),
+    ("engine", {"engine", "tools", "models", "otel", "mcp"}),
     ("runtime", {"runtime", "store", "config"}),
-    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals"}),
+    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a"}),
 )
 
 

@@ -24,17 +24,36 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, Task, TaskState, TaskStatus
+from pydantic import ValidationError
 
 from .._exceptions import AdkError, RunFailedError, SessionExistsError, SessionNotFoundError
-from ._parts import a2a_parts, agent_message, content_of
+from .._types import Content
+from ..runtime import Credential
+from ._parts import a2a_parts, agent_message, content_of, data_of, data_part
+from ._task_run import TaskRun
 
 __all__ = ["RunnerExecutor"]
+
+
+@dataclass
+class _Parked:
+    """A task waiting for its A2A client: to decide ``approval`` (the run goes on
+    meanwhile, in ``run``), or to give the credential its run asked for (``auth``:
+    the run ended; ``message`` is sent again once it is given)."""
+
+    run: TaskRun | None
+    run_id: str
+    message: Content
+    approval: Any = None
+    auth: dict[str, Any] = field(default_factory=dict)
+    answer: list[Part] = field(default_factory=list)
 
 
 class RunnerExecutor(AgentExecutor):
@@ -45,6 +64,7 @@ class RunnerExecutor(AgentExecutor):
         self._runner = runner
         self._user_of = user_of
         self._cancels: set[asyncio.Future[Any]] = set()
+        self._parked: dict[str, _Parked] = {}
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task_id, context_id = context.task_id or "", context.context_id or ""
@@ -55,39 +75,127 @@ class RunnerExecutor(AgentExecutor):
             await event_queue.enqueue_event(Task(id=task_id, context_id=context_id, history=history,
                                                  status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)))
         metadata = {"adk_app_name": self._runner.app_name, "adk_user_id": user, "adk_session_id": context_id}
-        await updater.update_status(TaskState.TASK_STATE_WORKING, metadata=metadata)
-        run_id = f"a2a-{uuid.uuid4().hex}"
-        answer: list[Part] = []
+        parked = self._parked.pop(task_id, None)
         try:
-            message = content_of(context.message) if context.message is not None else None
-            if message is None or not message.parts:
-                raise _Refused("the message has no part a run can take")
-            async for event in self._events(user, context_id, message, run_id):
-                parts = a2a_parts(event.content)
-                if event.partial or event.author == "user" or not parts:
-                    continue
-                await updater.update_status(
-                    TaskState.TASK_STATE_WORKING, agent_message(parts, task_id, context_id, event.id),
-                    metadata={**metadata, "adk_event_id": event.id, "adk_author": event.author,
-                              "adk_invocation_id": event.invocation_id})
-                if all(part.WhichOneof("content") == "text" for part in parts):
-                    answer = parts
+            if parked is None:
+                message = content_of(context.message) if context.message is not None else None
+                if message is None or not message.parts:
+                    raise _Refused("the message has no part a run can take")
+                parked = _Parked(None, f"a2a-{uuid.uuid4().hex}", message)
+            elif not await self._resumed(parked, context, user, updater, metadata):
+                self._parked[task_id] = parked  # the answer was not one: asked again
+                return
+            await updater.update_status(TaskState.TASK_STATE_WORKING, metadata=metadata)
+            if parked.run is None:
+                parked.run = self._start(user, context_id, parked)
+            await self._follow(parked, task_id, context_id, updater, metadata)
         except asyncio.CancelledError:  # CancelTask: the run on the host ends too
-            self._cancel_run_soon(run_id, user, context_id)
+            if parked is not None:
+                self._stop(parked, user, context_id)
             raise
         except RunFailedError as failure:
             state = TaskState.TASK_STATE_CANCELED if failure.reason == "cancelled" else TaskState.TASK_STATE_FAILED
             why = ": ".join(x for x in (failure.reason, failure.error_type, failure.detail) if x)
             await updater.update_status(state, _text(why, task_id, context_id), metadata=metadata)
-            return
         except (AdkError, _Refused) as error:
             await updater.failed(_text(f"{type(error).__name__}: {error}", task_id, context_id))
+
+    async def _follow(self, parked: _Parked, task_id: str, context_id: str, updater: TaskUpdater,
+                      metadata: dict[str, Any]) -> None:
+        """Publish the run's events until it ends (completed, or ``auth-required`` when
+        it asked for a credential) or asks for an approval (``input-required``: the
+        task is parked, its run goes on)."""
+        assert parked.run is not None
+        while True:
+            kind, item = await parked.run.items.get()
+            if kind == "failed":
+                raise item
+            if kind == "approval":
+                parked.approval = item
+                self._parked[task_id] = parked
+                await updater.update_status(TaskState.TASK_STATE_INPUT_REQUIRED, _asking_approval(
+                    item, task_id, context_id), metadata={**metadata, "adk_approval_id": item.id})
+                return
+            if kind == "done":
+                break
+            parts = a2a_parts(item.content)
+            if item.actions.requested_auth_configs:
+                parked.auth = dict(item.actions.requested_auth_configs)
+            if item.partial or item.author == "user" or not parts:
+                continue
+            await updater.update_status(
+                TaskState.TASK_STATE_WORKING, agent_message(parts, task_id, context_id, item.id),
+                metadata={**metadata, "adk_event_id": item.id, "adk_author": item.author,
+                          "adk_invocation_id": item.invocation_id})
+            if all(part.WhichOneof("content") == "text" for part in parts):
+                parked.answer = parts
+        if parked.auth:
+            parked.run = None
+            self._parked[task_id] = parked
+            await updater.update_status(TaskState.TASK_STATE_AUTH_REQUIRED, _asking_credential(
+                parked.auth, task_id, context_id), metadata=metadata)
             return
-        if answer:
-            await updater.add_artifact(answer, name="answer", last_chunk=True, metadata=metadata)
+        if parked.answer:
+            await updater.add_artifact(parked.answer, name="answer", last_chunk=True, metadata=metadata)
         await updater.update_status(TaskState.TASK_STATE_COMPLETED, metadata=metadata)
 
+    async def _resumed(self, parked: _Parked, context: RequestContext, user: str, updater: TaskUpdater,
+                       metadata: dict[str, Any]) -> bool:
+        """Take the client's answer to a parked task: a decision on its approval
+        (``{"approved": true|false, "reason": ...}``, or text: yes/approve, no/deny),
+        or the credential its run asked for (``{"credential_key": ..., "credential":
+        {...}}``: stored for the user, then the task's message runs again). False,
+        with the question asked again, when the message is neither."""
+        message = context.message
+        data = data_of(message) if message is not None else {}
+        text = content_of(message).text.strip().lower() if message is not None else ""
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        if parked.approval is not None:
+            approved = data.get("approved") if isinstance(data.get("approved"), bool) else _yes_or_no(text)
+            if approved is None:
+                await updater.update_status(TaskState.TASK_STATE_INPUT_REQUIRED, _asking_approval(
+                    parked.approval, task_id, context_id, again=True),
+                    metadata={**metadata, "adk_approval_id": parked.approval.id})
+                return False
+            reason = str(data.get("reason") or "denied by the A2A client")
+            decide = (lambda: self._runner.approve(parked.approval.id)) if approved else (
+                lambda: self._runner.deny(parked.approval.id, reason))
+            try:
+                await asyncio.to_thread(decide)
+            except AdkError:
+                pass  # decided already (it expired, or in the console): the run goes on as decided
+            parked.approval = None
+            return True
+        key, credential = data.get("credential_key"), data.get("credential")
+        wanted = {str(config.get("credential_key")) for config in parked.auth.values()}
+        if key not in wanted or not isinstance(credential, dict):
+            await updater.update_status(TaskState.TASK_STATE_AUTH_REQUIRED, _asking_credential(
+                parked.auth, task_id, context_id), metadata=metadata)
+            return False
+        try:
+            stored = Credential.model_validate(credential)
+        except ValidationError as error:
+            raise _Refused(f"the credential is not one: {error.errors()[0]['msg']}") from None
+        await asyncio.to_thread(self._runner.put_credential, user, key, stored)
+        parked.auth, parked.run_id = {}, f"a2a-{uuid.uuid4().hex}"
+        return True
+
+    def _start(self, user: str, session_id: str, parked: _Parked) -> TaskRun:
+        async def pending() -> list[Any]:
+            found = await asyncio.to_thread(self._runner.approvals, user, "pending")
+            return [approval for approval in found if approval.run_id == parked.run_id]
+
+        return TaskRun(self._events(user, session_id, parked.message, parked.run_id), pending)
+
+    def _stop(self, parked: _Parked, user: str, session_id: str) -> None:
+        if parked.run is not None:
+            parked.run.cancel()
+        self._cancel_run_soon(parked.run_id, user, session_id)
+
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        parked = self._parked.pop(context.task_id or "", None)
+        if parked is not None:  # a task waiting for its client: no execute to cancel
+            self._stop(parked, self._user_of(context), context.context_id or "")
         await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
 
     async def _events(self, user: str, session_id: str, message: Any, run_id: str) -> AsyncIterator[Any]:
@@ -125,6 +233,36 @@ class RunnerExecutor(AgentExecutor):
         future = asyncio.get_running_loop().run_in_executor(None, cancel)
         self._cancels.add(future)
         future.add_done_callback(self._cancels.discard)
+
+
+def _yes_or_no(text: str) -> bool | None:
+    first = text.split()[0].strip(".,!") if text.split() else ""
+    if first in ("yes", "y", "approve", "approved", "ok", "allow"):
+        return True
+    if first in ("no", "n", "deny", "denied", "reject", "refuse"):
+        return False
+    return None
+
+
+def _asking_approval(approval: Any, task_id: str, context_id: str, again: bool = False) -> Any:
+    """The question an approval puts to the A2A client: its hint in words, and the
+    call as data (``adk_type`` ``approval_request``)."""
+    words = (f"The call to {approval.tool} needs your approval"
+             + (f" ({approval.hint})" if approval.hint else "") + ". Answer yes or no"
+             + (", or send {\"approved\": true|false}." if again else "."))
+    request = {"approval_id": approval.id, "tool": approval.tool, "args": approval.args, "hint": approval.hint}
+    return agent_message([Part(text=words), data_part(request, "approval_request")], task_id, context_id,
+                         uuid.uuid4().hex)
+
+
+def _asking_credential(auth: dict[str, Any], task_id: str, context_id: str) -> Any:
+    """What a run asked for: each credential's key and auth config (``adk_type``
+    ``credential_request``); the client answers ``{"credential_key", "credential"}``."""
+    configs = [{"function_call_id": call_id, **config} for call_id, config in auth.items()]
+    keys = ", ".join(sorted({str(config.get("credential_key")) for config in auth.values()}))
+    return agent_message([Part(text=f"This needs your credential {keys}."),
+                          data_part({"credentials": configs}, "credential_request")],
+                         task_id, context_id, uuid.uuid4().hex)
 
 
 class _Refused(Exception):

@@ -21,7 +21,7 @@ from google.protobuf.struct_pb2 import Struct, Value
 from .._types import Blob, Content
 from .._types import Part as OurPart
 
-__all__ = ["a2a_parts", "agent_message", "content_of"]
+__all__ = ["a2a_parts", "agent_message", "content_of", "data_of", "data_part"]
 
 
 def content_of(message: Message) -> Content:
@@ -53,10 +53,10 @@ def a2a_parts(content: Content | None) -> list[Part]:
             found.append(Part(raw=part.inline_data.data, media_type=part.inline_data.mime_type,
                               filename=part.inline_data.display_name or ""))
         elif part.function_call is not None:
-            found.append(_data(part.function_call.model_dump(mode="json", exclude_none=True), "function_call"))
+            found.append(data_part(part.function_call.model_dump(mode="json", exclude_none=True), "function_call"))
         elif part.function_response is not None:
-            found.append(_data(part.function_response.model_dump(mode="json", exclude_none=True),
-                               "function_response"))
+            found.append(data_part(part.function_response.model_dump(mode="json", exclude_none=True),
+                                   "function_response"))
     return found
 
 
@@ -66,9 +66,21 @@ def agent_message(parts: list[Part], task_id: str, context_id: str, message_id: 
                    context_id=context_id)
 
 
-def _data(value: dict[str, Any], kind: str) -> Part:
+def data_part(value: dict[str, Any], kind: str) -> Part:
+    """A structured-data part tagged ``adk_type`` = ``kind`` in its metadata."""
     data = Value()
     ParseDict(value, data)
     metadata = Struct()
     metadata.update({"adk_type": kind})
     return Part(data=data, metadata=metadata)
+
+
+def data_of(message: Message) -> dict[str, Any]:
+    """The message's structured data, merged (later parts win); {} when it has none."""
+    found: dict[str, Any] = {}
+    for part in message.parts:
+        if part.WhichOneof("content") == "data":
+            value = MessageToDict(part.data)
+            if isinstance(value, dict):
+                found.update(value)
+    return found
