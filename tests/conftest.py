@@ -96,6 +96,15 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
         kill_marked_processes(marker, grace=15)
 
 
+def last_text(url: str, app: str, text: str, user: str = "ann", session: str = "s1") -> str:
+    """One turn over the served host's ``/run``: the text of its last event."""
+    events = httpx.post(f"{url}/run", timeout=60, json={
+        "appName": app, "userId": user, "sessionId": session,
+        "newMessage": {"role": "user", "parts": [{"text": text}]}})
+    events.raise_for_status()
+    return str(events.json()[-1]["content"]["parts"][0]["text"])
+
+
 def answers(url: str) -> bool:
     """Does ``url`` answer 200 now? (False while its server is not up.)"""
     try:

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import serving
+from conftest import last_text, serving
 
 from supervision import SupervisorClient, free_port
 from supervision.testing import pid_alive, wait_until
@@ -90,6 +90,23 @@ def server_pid(host: Host, app: str = "mcp_stdio", session: str = "s1") -> int:
     return int(said(answer)["structuredContent"]["result"])
 
 
+def new_server(host: Host, session: str) -> int:
+    """The server's pid once a call reaches one again; meanwhile each call's answer is
+    a typed tool error (McpUnavailable), never a failed run."""
+    pids: list[int] = []
+
+    def restarted() -> bool:
+        answer = said(ask(host, "mcp_stdio", "call whoami", session)[0])
+        if "error" in answer:
+            assert answer["error"].startswith("McpUnavailable: "), answer
+            return False
+        pids.append(int(answer["structuredContent"]["result"]))
+        return True
+
+    wait_until(restarted, timeout=20)
+    return pids[0]
+
+
 def test_a_stdio_servers_tools_are_the_agents_and_one_server_serves_every_run(mcp_host: Host) -> None:
     answer, events = ask(mcp_host, "mcp_stdio", "tools?")
     assert answer == "add, crash, hang, linger, shout, whoami"
@@ -117,18 +134,7 @@ def test_a_server_that_crashes_mid_call_is_a_tool_error_and_comes_back_as_a_new_
     assert re.fullmatch(r"McpUnavailable: the MCP server('s process exited| failed) during the call.*",
                         said(answer)["error"]), answer
     wait_until(lambda: not pid_alive(before), timeout=5)
-    pids: list[int] = []
-
-    def restarted() -> bool:
-        answer, _ = ask(mcp_host, "mcp_stdio", "call whoami", "s2")
-        if "error" in said(answer):  # meanwhile: a typed tool error, never a failed run
-            assert said(answer)["error"].startswith("McpUnavailable: ")
-            return False
-        pids.append(int(said(answer)["structuredContent"]["result"]))
-        return True
-
-    wait_until(restarted, timeout=20)
-    assert pids[0] != before
+    assert new_server(mcp_host, "s2") != before
 
 
 def test_a_hung_call_meets_its_deadline_and_the_connection_serves_on(mcp_host: Host) -> None:
@@ -144,17 +150,7 @@ def test_a_hung_call_meets_its_deadline_and_the_connection_serves_on(mcp_host: H
 def test_a_server_killed_while_idle_is_started_again_with_backoff(mcp_host: Host) -> None:
     before = server_pid(mcp_host)
     os.kill(before, signal.SIGKILL)
-    pids: list[int] = []
-
-    def restarted() -> bool:
-        answer, _ = ask(mcp_host, "mcp_stdio", "call whoami")
-        if "error" in said(answer):
-            return False
-        pids.append(int(said(answer)["structuredContent"]["result"]))
-        return True
-
-    wait_until(restarted, timeout=20)
-    assert pids[0] != before
+    assert new_server(mcp_host, "s1") != before
 
 
 def test_killing_the_toolset_actor_takes_its_server_process_with_it(mcp_host: Host) -> None:
@@ -189,14 +185,9 @@ def test_no_stdio_server_outlives_serve_killed_with_sigkill(tmp_path: Path) -> N
     with serving(tmp_path, apps='mcp_stdio = "mcp_agents:stdio_agent"\n') as served:
         url = served["url"]
         httpx.post(f"{url}/apps/mcp_stdio/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
-        events = httpx.post(f"{url}/run", timeout=60, json={
-            "appName": "mcp_stdio", "userId": "ann", "sessionId": "s1",
-            "newMessage": {"role": "user", "parts": [{"text": "call whoami"}]}}).json()
-        server = int(said(events[-1]["content"]["parts"][0]["text"])["structuredContent"]["result"])
+        server = int(said(last_text(url, "mcp_stdio", "call whoami"))["structuredContent"]["result"])
         assert pid_alive(server)
-        httpx.post(f"{url}/run", timeout=60, json={
-            "appName": "mcp_stdio", "userId": "ann", "sessionId": "s1",
-            "newMessage": {"role": "user", "parts": [{"text": "call linger"}]}}).raise_for_status()
+        assert said(last_text(url, "mcp_stdio", "call linger"))["structuredContent"] == {"result": "lingering"}
         os.kill(served["process"].pid, signal.SIGKILL)
         wait_until(lambda: not pid_alive(server), timeout=10)
 
@@ -209,10 +200,7 @@ def test_the_mcp_notes_example_keeps_notes_in_its_server(tmp_path: Path) -> None
         httpx.post(f"{url}/apps/mcp_notes/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
 
         def say(text: str) -> str:
-            events = httpx.post(f"{url}/run", timeout=60, json={
-                "appName": "mcp_notes", "userId": "ann", "sessionId": "s1",
-                "newMessage": {"role": "user", "parts": [{"text": text}]}}).json()
-            return str(events[-1]["content"]["parts"][0]["text"])
+            return last_text(url, "mcp_notes", text)
 
         assert say("note buy milk") == "Noted. You have 1 notes."
         assert say("note call Oslo office") == "Noted. You have 2 notes."

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from conftest import ROOT, serving
+from conftest import ROOT, last_text, serving
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -132,13 +132,6 @@ def test_an_agent_on_another_host_uses_these_apps_through_its_mcp_toolset(tmp_pa
             env={"ADK_TEST_MCP_URL": first["url"] + "/"}) as second:
         url = second["url"]
         httpx.post(f"{url}/apps/mcp_http/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
-
-        def ask(text: str) -> str:
-            events = httpx.post(f"{url}/run", timeout=60, json={
-                "appName": "mcp_http", "userId": "ann", "sessionId": "s1",
-                "newMessage": {"role": "user", "parts": [{"text": text}]}}).json()
-            return str(events[-1]["content"]["parts"][0]["text"])
-
-        assert ask("tools?") == "echo, sleepy"
-        answer = json.loads(ask('call echo {"message": "from afar"}').split(" said: ", 1)[1])
+        assert last_text(url, "mcp_http", "tools?") == "echo, sleepy"
+        answer = json.loads(last_text(url, "mcp_http", 'call echo {"message": "from afar"}').split(" said: ", 1)[1])
         assert answer["structuredContent"]["answer"] == "echo: from afar (turn 1)"

@@ -35,7 +35,7 @@ class StdioConnectionParams(BaseModel):
     timeout: float = Field(default=5.0, gt=0)
 
 
-class SseConnectionParams(BaseModel):
+class _HttpConnectionParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     url: str
@@ -44,13 +44,11 @@ class SseConnectionParams(BaseModel):
     sse_read_timeout: float = Field(default=300.0, gt=0)
 
 
-class StreamableHTTPConnectionParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SseConnectionParams(_HttpConnectionParams):
+    pass
 
-    url: str
-    headers: dict[str, str] | None = None
-    timeout: float = Field(default=5.0, gt=0)
-    sse_read_timeout: float = Field(default=300.0, gt=0)
+
+class StreamableHTTPConnectionParams(_HttpConnectionParams):
     terminate_on_close: bool = True
 
 
