@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,17 @@ def test_a_server_that_crashes_mid_call_is_a_tool_error_and_comes_back_as_a_new_
                         said(answer)["error"]), answer
     wait_until(lambda: not pid_alive(before), timeout=5)
     assert new_server(mcp_host, "s2") != before
+
+
+def test_a_crash_while_another_call_hangs_fails_both_typed_and_the_server_comes_back(mcp_host: Host) -> None:
+    before = server_pid(mcp_host)
+    with ThreadPoolExecutor(2) as pool:
+        hanging = pool.submit(ask, mcp_host, "mcp_stdio", "call hang", "s2")
+        time.sleep(0.3)  # the hang is in flight when the server dies
+        crashed = pool.submit(ask, mcp_host, "mcp_stdio", "call crash", "s3")
+        errors = [said(call.result(timeout=30)[0])["error"] for call in (hanging, crashed)]
+    assert all(error.startswith(("McpUnavailable: ", "McpCallTimeout: ")) for error in errors), errors
+    assert new_server(mcp_host, "s1") != before
 
 
 def test_a_hung_call_meets_its_deadline_and_the_connection_serves_on(mcp_host: Host) -> None:

@@ -135,3 +135,17 @@ def test_an_agent_on_another_host_uses_these_apps_through_its_mcp_toolset(tmp_pa
         assert last_text(url, "mcp_http", "tools?") == "echo, sleepy"
         answer = json.loads(last_text(url, "mcp_http", 'call echo {"message": "from afar"}').split(" said: ", 1)[1])
         assert answer["structuredContent"]["answer"] == "echo: from afar (turn 1)"
+
+
+def test_poisoned_json_rpc_is_refused_before_the_mcp_server_and_it_serves_on(tmp_path: Path) -> None:
+    with serving(tmp_path, apps=APPS) as served:
+        url = f"{served['url']}/mcp"
+        headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+        surrogate = ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", '
+                     '"arguments": {"message": "\\ud800"}}}')
+        deep = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ' + "[" * 5000 + "]" * 5000 + "}"
+        for body in (surrogate, deep):
+            refused = httpx.post(url, content=body, headers=headers, timeout=10)
+            assert refused.status_code == 422 and "detail" in refused.json()
+        _, results = run(talk(url, [("echo", {"message": "fine"})]))
+        assert results[0].structured_content["answer"] == "echo: fine (turn 1)"
