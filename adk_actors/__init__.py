@@ -46,7 +46,7 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
-    from .agents import Agent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+    from .agents import Agent, BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 
 __version__ = "0.1.0"
 
@@ -54,6 +54,7 @@ __all__ = [
     "AdkError",
     "Agent",
     "AgentDefinitionError",
+    "BaseAgent",
     "Blob",
     "Compaction",
     "CompileError",
@@ -91,7 +92,7 @@ __all__ = [
 ]
 
 
-_AGENTS = frozenset({"Agent", "LlmAgent", "LoopAgent", "ParallelAgent", "SequentialAgent"})
+_AGENTS = frozenset({"Agent", "BaseAgent", "LlmAgent", "LoopAgent", "ParallelAgent", "SequentialAgent"})
 
 
 def __getattr__(name: str) -> Any:

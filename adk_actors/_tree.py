@@ -67,6 +67,22 @@ def parent_map(root: Any) -> dict[str, Any]:
     return parents
 
 
+def inherited_model(agent: Any, root: Any) -> Any:
+    """The agent's model, or (having none) its nearest ancestor's, as google-adk looks
+    it up; "" when no agent up to ``root`` has one."""
+    model = getattr(agent, "model", "")
+    if model:
+        return model
+    parents = parent_map(root)
+    parent = parents.get(agent.name)
+    while parent is not None:
+        model = getattr(parent, "model", "")
+        if model:
+            return model
+        parent = parents.get(parent.name)
+    return ""
+
+
 def validate_tree(root: Any) -> None:
     """Sub-agents are agent objects; no cycles; names unique; every agent has one parent."""
     seen_objects: dict[int, Any] = {}

@@ -27,11 +27,13 @@ from .._exceptions import AgentDefinitionError
 from .._tree import check_agent_name, find_agent, validate_tree
 from .._types import Event
 
-__all__ = ["Agent", "AgentBase"]
+__all__ = ["AgentBase", "AgentLike"]
 
 
 @runtime_checkable
-class Agent(Protocol):
+class AgentLike(Protocol):
+    """What the engine asks of any agent."""
+
     name: str
     description: str
     sub_agents: Any

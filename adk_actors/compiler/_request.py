@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._schema import output_schema_json
+from .._tree import inherited_model
 from .._types import LlmRequest, model_name
 from ._compressors import Summarize
 from ._contents import build_contents
@@ -41,7 +42,7 @@ def build_request(agent: Any, ctx: CompileContext) -> LlmRequest:
         config["response_schema"] = output_schema_json(schema)
         config["response_mime_type"] = "application/json"
     return LlmRequest(
-        model=model_name(getattr(agent, "model", "")),
+        model=model_name(inherited_model(agent, ctx.root_agent or agent)),
         system_instruction=compile(agent, ctx),
         contents=tuple(contents),
         tools=tuple(effective_tools(agent, ctx)),

@@ -9,6 +9,7 @@ from typing import Any
 from .._callables import describe_function, is_plain_function
 from .._exceptions import CompileError
 from .._schema import output_schema_json
+from .._tree import inherited_model
 from .._types import FunctionDeclaration, model_name
 from ._context import CompileContext
 from ._targets import root_of, transfer_targets
@@ -68,7 +69,7 @@ def uses_response_tool(agent: Any, ctx: CompileContext) -> bool:
     return (
         getattr(agent, "output_schema", None) is not None
         and has_own_tools(agent, ctx)
-        and not model_combines_schema_and_tools(model_name(getattr(agent, "model", "")))
+        and not model_combines_schema_and_tools(model_name(inherited_model(agent, ctx.root_agent or agent)))
     )
 
 

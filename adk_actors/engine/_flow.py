@@ -33,7 +33,7 @@ from typing import Any
 from .. import telemetry
 from .._callables import is_plain_function
 from .._exceptions import AdkError
-from .._tree import find_agent
+from .._tree import find_agent, inherited_model
 from .._types import (
     Compaction,
     Content,
@@ -196,12 +196,12 @@ async def _summarize_if_due(agent: Any, ctx: InvocationContext) -> Event | None:
     plan = compressor.plan(history(agent, CompileContext(events=ctx.session.events, branch=ctx.branch)))
     if plan is None:
         return None
-    request = LlmRequest(model=model_name(agent.model), system_instruction=SUMMARY_INSTRUCTION,
+    request = LlmRequest(model=model_name(inherited_model(agent, ctx.root_agent)), system_instruction=SUMMARY_INSTRUCTION,
                          contents=(Content.user(_transcript(plan.messages)),))
     ctx.counters["llm_calls"] += 1
     summary = ""
     try:
-        async for response in _one_model(agent.model, agent, ctx).generate(request):
+        async for response in _one_model(inherited_model(agent, ctx.root_agent), agent, ctx).generate(request):
             if not response.partial and response.content is not None:
                 summary = response.content.text
     except Exception as exc:
@@ -251,7 +251,7 @@ def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
 
 def _model_of(agent: Any, ctx: InvocationContext) -> Any:
     """The agent's model (resolved by name, behind its breaker), with its fallbacks."""
-    primary = _one_model(agent.model, agent, ctx)
+    primary = _one_model(inherited_model(agent, ctx.root_agent), agent, ctx)
     fallbacks = getattr(agent, "fallback_models", None) or []
     if not fallbacks:
         return primary
@@ -349,7 +349,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         if response is None:
             ctx.counters["llm_calls"] += 1
             failure: ModelStepError | None = None
-            with telemetry.span(("adk", "llm"), _meta(agent, ctx, model=model_name(agent.model))) as llm_meta:
+            with telemetry.span(("adk", "llm"), _meta(agent, ctx, model=model_name(inherited_model(agent, ctx.root_agent)))) as llm_meta:
                 llm_meta["event_id"] = event_id
                 llm_meta["request"] = request
                 try:

@@ -49,6 +49,7 @@ import uuid
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from .._tree import inherited_model
 from .._types import (
     Content,
     Event,
@@ -105,7 +106,7 @@ async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asy
             return
         agent = select_agent(root_agent, session.events)
         ctx = ctx.for_agent(agent)
-        model = getattr(agent, "model", None)
+        model = inherited_model(agent, root_agent) or None
         if isinstance(model, str):
             model = ctx.resolve_model(model) if ctx.resolve_model is not None and model else None
         flow = (_converse(agent, model, ctx, inputs) if is_live_model(model)
