@@ -45,8 +45,8 @@ from http_api import (
     medians,
     ours,
     percentile,
-    print_table,
     rate_and_spread,
+    report,
     running,
 )
 
@@ -164,13 +164,10 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     us, them = side(ours_a2a, args), side(google_a2a, args)
-    if args.json:
-        print(json.dumps({"adk_actors": us, "google_adk": them}))
-        return 0
     labels = {"send_p50_ms": "SendMessage p50 (ms)", "send_p99_ms": "SendMessage p99 (ms)",
               "streams_tasks_per_s": f"{args.streams} streams x {args.per_stream} tasks: tasks/s",
               "streams_p50_ms": "  the same: p50 (ms)", "streams_p99_ms": "  the same: p99 (ms)"}
-    print_table(us, them, labels)
+    report(us, them, labels, args.json)
     return 0
 
 

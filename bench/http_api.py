@@ -261,8 +261,12 @@ def medians(rounds: list[dict[str, float]]) -> dict[str, float]:
     return {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
 
 
-def print_table(us: dict[str, float], them: dict[str, float], labels: dict[str, str]) -> None:
-    """The markdown table of both sides' figures and their ratios, a row per label."""
+def report(us: dict[str, float], them: dict[str, float], labels: dict[str, str], as_json: bool = False) -> None:
+    """Both sides' figures: as one JSON object (``as_json``), else the markdown table
+    with their ratios, a row per label."""
+    if as_json:
+        print(json.dumps({"adk_actors": us, "google_adk": them}))
+        return
     print("| measure | adk-actors | google-adk | ratio |\n|---|---|---|---|")
     for key, label in labels.items():
         print(f"| {label} | {us[key]:.1f} | {them[key]:.1f} | {us[key] / them[key]:.2f}x |")
@@ -282,14 +286,11 @@ def main() -> int:
         print(json.dumps(us, indent=1))
         return 0
     them = side(google_adk, args)
-    if args.json:
-        print(json.dumps({"adk_actors": us, "google_adk": them}))
-        return 0
     labels = {"run_p50_ms": "/run latency p50 (ms)", "run_p99_ms": "/run latency p99 (ms)",
               "sse_first_ms": "/run_sse first event (ms)", "sse_last_ms": "/run_sse last event (ms)",
               "burst_turns_per_s": f"{args.sessions} sessions x {args.per_session} turns: turns/s",
               "burst_p50_ms": "  the same: p50 (ms)", "burst_p99_ms": "  the same: p99 (ms)"}
-    print_table(us, them, labels)
+    report(us, them, labels, args.json)
     return 0
 
 
