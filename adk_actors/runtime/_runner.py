@@ -675,6 +675,11 @@ class Runner:
         except AdkError:
             pass  # the host is restarting more than the session: orphan_grace decides
 
+    def _run_limit(self, run_config: RunConfig | None) -> float:
+        """How long a caller waits for a run's end: the Runner's ``timeout``, or the
+        run's own deadline and 10 s more (the host ends it at its deadline)."""
+        return self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
+
     def _stream(self, leased: _Endpoint, accepted: RunAccepted, first: Any, ref: Any, line: bool,
                 run_config: RunConfig | None, user_id: str, session_id: str) -> Iterator[Event]:
         """Yield the run's events until its terminal message (``first``: one that came
@@ -695,7 +700,7 @@ class Runner:
             except LineClosed:
                 raise _NotTaken() from None
 
-        limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
+        limit = self._run_limit(run_config)
         deadline = time.monotonic() + limit
         next_probe = time.monotonic() + _PROBE_EVERY
         give_up_at: float | None = None  # set once the partition is known to be gone
@@ -768,7 +773,7 @@ class Runner:
         try:
             if not line.send(message):
                 raise _NotTaken()
-            limit = self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
+            limit = self._run_limit(run_config)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + limit
             while True:
