@@ -40,7 +40,7 @@ def shipped_host_config(data_dir: Path) -> HostConfig:
 def test_a_soak_with_every_kind_of_actor_killed_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
     with Host(shipped_host_config(tmp_path / "data"), system=actor_system) as host:
         report = soak(host, "weather_bot", sessions=4, duration=SECONDS, interval=0.2, targets=TARGET_KINDS,
-                      seed=11)
+                      seed=11, min_faults=int(SECONDS * 2))
     print(report.render())
     assert report.host_alive and report.tree_restored
     assert report.lost == 0 and report.hung == 0 and report.untyped_failures == {}
