@@ -47,6 +47,7 @@ from ._types import (
 
 if TYPE_CHECKING:
     from .agents import Agent, BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+    from .runners import InMemoryRunner, Runner
 
 __version__ = "0.1.0"
 
@@ -65,6 +66,7 @@ __all__ = [
     "FunctionDeclaration",
     "FunctionResponse",
     "HostError",
+    "InMemoryRunner",
     "InternalError",
     "InvalidRequestError",
     "LimitExceededError",
@@ -78,6 +80,7 @@ __all__ = [
     "Part",
     "RunConfig",
     "RunFailedError",
+    "Runner",
     "SequentialAgent",
     "SessionBusyError",
     "SessionExistsError",
@@ -100,6 +103,10 @@ def __getattr__(name: str) -> Any:
         from . import agents
 
         return getattr(agents, name)
+    if name in ("InMemoryRunner", "Runner"):  # google-adk's in-process runners
+        from . import runners
+
+        return getattr(runners, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -63,6 +63,14 @@ class _Model(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+def _fields_of_foreign(cls: type[BaseModel], data: Any) -> Any:
+    """Another library's object of the same shape (google.genai's Content or Part) as
+    its fields, which are then validated as ours; anything else as it is."""
+    if isinstance(data, BaseModel) and not isinstance(data, cls):
+        return data.model_dump(exclude_none=True)
+    return data
+
+
 class FunctionCall(_Model):
     id: str | None = None
     name: str
@@ -92,14 +100,32 @@ class Part(_Model):
     inline_data: Blob | None = None
     thought: bool | None = None
 
+    @model_validator(mode="before")
     @classmethod
-    def from_text(cls, text: str) -> Part:
+    def _foreign(cls, data: Any) -> Any:
+        return _fields_of_foreign(cls, data)
+
+    @classmethod
+    def from_text(cls, *, text: str) -> Part:
         return cls(text=text)
+
+    @classmethod
+    def from_bytes(cls, *, data: bytes, mime_type: str) -> Part:
+        return cls(inline_data=Blob(mime_type=mime_type, data=data))
+
+    @classmethod
+    def from_function_response(cls, *, name: str, response: dict[str, Any]) -> Part:
+        return cls(function_response=FunctionResponse(name=name, response=response))
 
 
 class Content(_Model):
     role: Literal["user", "model"] | None = None
     parts: tuple[Part, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _foreign(cls, data: Any) -> Any:
+        return _fields_of_foreign(cls, data)
 
     @classmethod
     def user(cls, text: str) -> Content:

@@ -126,7 +126,7 @@ def test_router_transfers_and_the_next_turn_sticks_to_the_specialist() -> None:
     assert summary(run(router, "Weather today?", session)) == [
         ("user", "Weather today?"),
         ("router", "call:transfer_to_agent"),
-        ("router", "result:transfer_to_agent={'result': 'Transferred to weather.'}"),
+        ("router", "result:transfer_to_agent={'result': None}"),
         ("weather", "Sunny."),
     ]
     assert select_agent(router, session.events) is weather
@@ -228,14 +228,27 @@ def test_tool_state_writes_become_the_events_state_delta() -> None:
     assert session.state["fact"] == "sky is blue"
 
 
-def test_long_running_tool_ends_the_turn() -> None:
+def test_a_long_running_tool_that_answers_now_is_summarized_as_in_google_adk() -> None:
     def start_job(name: str) -> dict[str, str]:
         return {"status": "pending", "ticket": "T-1"}
 
-    model = ScriptedModel([call("start_job", name="x")])
+    model = ScriptedModel([call("start_job", name="x"), "Job T-1 is pending."])
     events = run(LlmAgent(name="bot", model=model, tools=[LongRunningFunctionTool(start_job)]), "start")
     assert events[1].long_running_tool_ids == (events[1].content.function_calls[0].id,)  # type: ignore[union-attr]
-    assert len(events) == 3 and len(model.requests) == 1
+    assert summary(events)[2:] == [("bot", "result:start_job={'status': 'pending', 'ticket': 'T-1'}"),
+                                   ("bot", "Job T-1 is pending.")]
+    assert len(model.requests) == 2
+
+
+def test_a_long_running_tool_that_answers_nothing_ends_the_turn_with_its_call_open() -> None:
+    def start_job(name: str) -> None:
+        """Start a job; its result is sent later."""
+
+    model = ScriptedModel([call("start_job", name="x")])
+    events = run(LlmAgent(name="bot", model=model, tools=[LongRunningFunctionTool(start_job)]), "start")
+    assert summary(events) == [("user", "start"), ("bot", "call:start_job")]
+    assert events[1].long_running_tool_ids == (events[1].content.function_calls[0].id,)  # type: ignore[union-attr]
+    assert len(model.requests) == 1
 
 
 def test_toolsets_are_resolved_per_request_and_failures_reported() -> None:
@@ -448,7 +461,7 @@ def test_loop_stops_on_exit_loop_or_max_iterations() -> None:
     loop = LoopAgent(name="loop", sub_agents=[critic])
     events = run(loop, "improve")
     assert [w for a, w in summary(events) if a == "critic"] == ["again", "again", "call:exit_loop",
-                                                              "result:exit_loop={'result': 'Loop exited.'}"]
+                                                              "result:exit_loop={'result': None}"]
     assert events[-1].actions.escalate
     bounded = LoopAgent(name="bounded", max_iterations=2,
                         sub_agents=[LlmAgent(name="w", model=ScriptedModel(["x", "y", "z"]))])

@@ -103,7 +103,7 @@ def test_before_tool_skips_the_tool_and_after_hooks_replace() -> None:
         model=ScriptedModel([call("real_tool", x=1), call("real_tool", x=2), "raw answer"]),
         tools=[real_tool],
         before_tool_callback=lambda tool, args, tc: {"result": "cached"} if args["x"] == 1 else None,
-        after_tool_callback=lambda tool, args, tc, result: {"result": result["result"] * 10} if args["x"] == 2 else None,
+        after_tool_callback=lambda tool, args, tc, result: {"result": result * 10} if args["x"] == 2 else None,
         after_model_callback=lambda cb, resp: LlmResponse(content=Content.model("polished answer"))
         if resp.content and resp.content.text == "raw answer" else None,
     )

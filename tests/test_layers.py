@@ -18,13 +18,14 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "adk_actors"
 LAYERS = (
-    ("types", {"_types", "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files",
+    ("types", {"_types", "types", "planners", "events",
+               "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files",
                "log", "telemetry", "tracing", "messages"}),
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),
     ("engine", {"engine", "tools", "models", "otel", "mcp"}),
     ("runtime", {"runtime", "store", "config"}),
-    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a"}),
+    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners"}),
 )
 
 

@@ -17,6 +17,8 @@ from .._callables import Compressor, check_provider, describe_function, is_plain
 from .._exceptions import AgentDefinitionError
 from .._schema import output_schema_json
 from .._types import Event, FunctionDeclaration
+from ..planners import BasePlanner
+from ..types import generate_config_of
 from ._base import AgentBase
 
 __all__ = ["LlmAgent"]
@@ -40,6 +42,11 @@ class LlmAgent(AgentBase):
     a callable(ctx), ``(module, func)`` or ``(module, func, extra_args)``; their text
     may contain ``{state_key}`` placeholders. ``global_instruction`` counts on the
     root agent only and is shared by the whole tree.
+
+    google-adk's ``generate_content_config=`` (a ``types.GenerateContentConfig``, ours
+    or google.genai's) is taken as the ``generate_config`` dict, and a ``planner``'s
+    settings are added to it; giving both ``generate_config`` and
+    ``generate_content_config`` is an error.
     """
 
     model: Any = ""
@@ -63,9 +70,26 @@ class LlmAgent(AgentBase):
     before_tool_callback: Any = None
     after_tool_callback: Any = None
     on_tool_error_callback: Any = None
+    planner: BasePlanner | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _google_adk_config(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or data.get("generate_content_config") is None:
+            if isinstance(data, dict):
+                data.pop("generate_content_config", None)
+            return data
+        data = dict(data)
+        if data.get("generate_config"):
+            raise AgentDefinitionError(f"agent {data.get('name')!r}: give generate_config or "
+                                       "generate_content_config, not both")
+        data["generate_config"] = generate_config_of(data.pop("generate_content_config"))
+        return data
 
     @model_validator(mode="after")
     def _check_definition(self) -> LlmAgent:
+        if self.planner is not None:
+            self.generate_config = {**self.planner.generate_config(), **self.generate_config}
         check_provider(self.instruction, f"agent {self.name!r}: instruction")
         check_provider(self.global_instruction, f"agent {self.name!r}: global_instruction")
         if self.output_schema is not None:

@@ -8,7 +8,9 @@
   history. A child that raises or exceeds ``child_timeout`` yields an error event;
   its siblings and the caller go on.
 * Loop: children in sequence, repeated ``max_iterations`` times (0 = unbounded);
-  an event with ``escalate`` (e.g. from the ``exit_loop`` tool) stops it at once.
+  an event with ``escalate`` (e.g. from the ``exit_loop`` tool) stops it when the
+  child that escalated has finished its turn (as google-adk: the model still answers
+  the escalating tool's result unless the tool also skips summarization).
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ class LoopAgent(AgentBase):
         while self.max_iterations == 0 or iteration < self.max_iterations:
             for child in self.sub_agents:
                 ctx.check_cancelled()
+                escalated = False
                 async for event in child.run(ctx.for_agent(child)):
                     yield event
-                    if event.actions.escalate:
-                        return
+                    escalated = escalated or bool(event.actions.escalate)
+                if escalated:
+                    return
             iteration += 1
 
 

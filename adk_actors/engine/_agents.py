@@ -18,9 +18,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pydantic import BaseModel
+
 from .. import telemetry
 from .._exceptions import AgentDefinitionError
 from .._types import Content, Event, Part
+from ..types import ours
 from ._callbacks import call_chain
 from ._context import CallbackContext, InvocationContext
 
@@ -28,23 +31,23 @@ __all__ = ["run_agent"]
 
 
 def _as_content(value: Any) -> Content:
-    if isinstance(value, Content):
-        return value
     if isinstance(value, str):
         return Content(role="model", parts=(Part(text=value),))
+    if isinstance(value, (Content, BaseModel)):
+        return ours(value, Content)  # google.genai's Content too
     raise AgentDefinitionError(f"an agent callback must return Content, a string or None, got {value!r}")
 
 
 async def _agent_hook(ctx: InvocationContext, slot: Any, plugin_hook: str) -> tuple[Event | None, bool]:
     """Agent callbacks first, then plugins: (the event to emit, whether they replied)."""
     callback_ctx = CallbackContext(ctx)
-    reply = await call_chain(slot, callback_ctx)
+    reply = await call_chain(slot, "agent", callback_ctx)
     if reply is None and ctx.plugins is not None:
         reply = await ctx.plugins.first(plugin_hook, callback_ctx)
     if reply is not None:
-        return ctx.event(content=_as_content(reply), actions=callback_ctx.actions()), True
-    if callback_ctx.actions_delta:
-        return ctx.event(actions=callback_ctx.actions()), False
+        return ctx.event(content=_as_content(reply), actions=callback_ctx.actions.event_actions()), True
+    if callback_ctx.actions.state_delta:
+        return ctx.event(actions=callback_ctx.actions.event_actions()), False
     return None, False
 
 

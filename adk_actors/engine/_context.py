@@ -9,7 +9,8 @@ from typing import Any
 
 from .._exceptions import AdkError
 from .._secrets import redact_event
-from .._types import Content, Event, EventActions, RunConfig, State, apply_state_delta
+from .._types import Content, Event, RunConfig, State, apply_state_delta
+from ..agents.callback_context import CallbackContext
 from ._services import (
     ArtifactService,
     InMemoryArtifactService,
@@ -126,24 +127,3 @@ class InvocationContext:
         fields.setdefault("invocation_id", self.invocation_id)
         fields.setdefault("branch", self.branch)
         return redact_event(Event(**fields))
-
-
-class CallbackContext:
-    """What agent and model callbacks see: the state (writes become a state_delta)."""
-
-    def __init__(self, ctx: InvocationContext) -> None:
-        self.invocation = ctx
-        self.actions_delta: dict[str, Any] = {}
-        self.state = State(ctx.session.state, self.actions_delta)
-
-    @property
-    def agent_name(self) -> str:
-        name: str = self.invocation.agent.name
-        return name
-
-    @property
-    def invocation_id(self) -> str:
-        return self.invocation.invocation_id
-
-    def actions(self) -> EventActions:
-        return EventActions(state_delta=dict(self.actions_delta))

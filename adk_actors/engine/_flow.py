@@ -46,6 +46,7 @@ from .._types import (
     Part,
     StreamingMode,
 )
+from ..agents.callback_context import Actions
 from ..compiler import (
     CompileContext,
     Summarize,
@@ -281,7 +282,7 @@ async def _call_model(agent: Any, ctx: InvocationContext, request: Any, cb: Call
         except (RunCancelled, asyncio.CancelledError):
             raise
         except Exception as error:
-            decision: Any = await call_chain(agent.on_model_error_callback, cb, request, error)
+            decision: Any = await call_chain(agent.on_model_error_callback, "on_model_error", cb, request, error)
             if decision is None and ctx.plugins is not None:
                 decision = await ctx.plugins.first("on_model_error", cb, request, error)
             decision = Reraise() if decision is None else check_decision(decision, "on_model_error")
@@ -342,7 +343,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
             memories=memories, artifacts=template_artifacts(agent, ctx)))
         cb = CallbackContext(ctx)
-        response: Any = await call_chain(agent.before_model_callback, cb, request)
+        response: Any = await call_chain(agent.before_model_callback, "before_model", cb, request)
         if response is None and ctx.plugins is not None:
             response = await ctx.plugins.first("before_model", cb, request)
         event_id = str(uuid.uuid4())
@@ -369,13 +370,13 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                 kind, message = _error_type(failure.error), str(failure.error) or type(failure.error).__name__
                 yield ctx.event(id=event_id, error_code=kind, error_message=message)
                 raise ModelRaised(kind, message) from failure.error
-        replaced = await call_chain(agent.after_model_callback, cb, response)
+        replaced = await call_chain(agent.after_model_callback, "after_model", cb, response)
         if replaced is None and ctx.plugins is not None:
             replaced = await ctx.plugins.first("after_model", cb, response)
         if replaced is not None:
             response = replaced
         assert isinstance(response, LlmResponse)
-        state_delta = dict(cb.actions_delta)
+        state_delta = dict(cb.actions.state_delta)
         if response.error_code:
             yield ctx.event(id=event_id, error_code=response.error_code, error_message=response.error_message,
                             actions=EventActions(state_delta=state_delta))
@@ -401,6 +402,8 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         ctx.check_cancelled()
         results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
         tool_event = tool_response_event(ctx, calls, results)
+        if tool_event is None:
+            return  # only long-running calls, each to be answered later: the turn ends
         yield tool_event
         if tool_event.actions.requested_auth_configs:
             # Auth as a return value: the turn ends with an auth request of its own (no
@@ -408,17 +411,20 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             yield ctx.event(actions=EventActions(requested_auth_configs=dict(tool_event.actions.requested_auth_configs)),
                             turn_complete=True)
             return
-        if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization or long_running:
+        if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization:
             return
     yield ctx.event(error_code="max_iterations",
                     error_message=f"agent {agent.name!r} reached its limit of {agent.max_iterations} model steps")
 
 
-async def run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+async def run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall,
+                   tools: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
+    """The call's response (None: a long-running tool that answers later) and its
+    ToolContext."""
     with telemetry.span(("adk", "tool"), _meta(agent, ctx, tool=call.name, function_call_id=call.id)) as meta:
         result, tool_context = await _run_tool_inner(agent, ctx, call, tools)
         meta["args"], meta["response"] = call.args, result
-        if "error" in result:
+        if result is not None and "error" in result:
             meta["error"] = str(result["error"])[:200]
         return result, tool_context
 
@@ -430,7 +436,7 @@ def _meta(agent: Any, ctx: InvocationContext, **extra: Any) -> dict[str, Any]:
 
 
 async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall,
-                          tools: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+                          tools: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
 
     tool_context = ToolContext(ctx, call.id, call.name)
     args = dict(call.args)
@@ -440,7 +446,7 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
         if target not in names:
             return {"error": f"Unknown agent {target!r}. You can transfer to: {', '.join(names) or 'no agent'}."}, tool_context
         tool_context.transfer_to_agent = target
-        return {"result": f"Transferred to {target}."}, tool_context
+        return {"result": None}, tool_context  # google-adk's tool answers nothing
     tool = tools.get(call.name)
     if tool is None:
         return {"error": f"Unknown tool: {call.name}. Available tools: {', '.join(sorted(tools)) or 'none'}."}, tool_context
@@ -457,7 +463,7 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
         if not approval.approved:
             return {"error": f"The call to {call.name} was not approved, so it did not run: {approval.reason}"}, \
                 tool_context
-    result: Any = await call_chain(agent.before_tool_callback, tool, args, tool_context)
+    result: Any = await call_chain(agent.before_tool_callback, "before_tool", tool, args, tool_context)
     if result is None and ctx.plugins is not None:
         result = await ctx.plugins.first("before_tool", tool, args, tool_context)
     if result is None:
@@ -473,7 +479,7 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
             except (RunCancelled, asyncio.CancelledError):
                 raise
             except Exception as error:
-                decision: Any = await call_chain(agent.on_tool_error_callback, tool, args, tool_context, error)
+                decision: Any = await call_chain(agent.on_tool_error_callback, "on_tool_error", tool, args, tool_context, error)
                 if decision is None and ctx.plugins is not None:
                     decision = await ctx.plugins.first("on_tool_error", tool, args, tool_context, error)
                 decision = Reraise() if decision is None else check_decision(decision, "on_tool_error")
@@ -484,12 +490,14 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
                 else:
                     result = {"error": f"{type(error).__name__}: {error}"}
                 break
-    result = _as_dict(result)  # after-tool hooks see what the model will see
-    replaced = await call_chain(agent.after_tool_callback, tool, args, tool_context, result)
+    # After-tool hooks see the tool's own return value, as google-adk's do.
+    replaced = await call_chain(agent.after_tool_callback, "after_tool", tool, args, tool_context, result)
     if replaced is None and ctx.plugins is not None:
         replaced = await ctx.plugins.first("after_tool", tool, args, tool_context, result)
     if replaced is not None:
         result = replaced
+    if result is None and tool.is_long_running:
+        return None, tool_context  # its result comes later: the call stays open
     return _as_dict(result), tool_context
 
 
@@ -514,25 +522,26 @@ def _as_dict(result: Any) -> dict[str, Any]:
     return {"result": result}
 
 
-def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], results: list[tuple[dict[str, Any], Any]]) -> Event:
+def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall],
+                        results: list[tuple[dict[str, Any] | None, Any]]) -> Event | None:
+    """One event with the responses of the calls answered now (a long-running tool that
+    answered None is answered later) and their tools' actions merged; None when no call
+    was answered."""
     parts = []
-    state_delta: dict[str, Any] = {}
-    artifact_delta: dict[str, int] = {}
-    requested_auth: dict[str, Any] = {}
-    escalate = skip = False
-    transfer: str | None = None
+    merged = Actions()
     for call, (response, tool_context) in zip(calls, results, strict=True):
-        parts.append(Part(function_response=FunctionResponse(id=call.id, name=call.name, response=response)))
-        state_delta.update(tool_context.state_delta)
-        artifact_delta.update(tool_context.artifact_delta)
-        requested_auth.update(tool_context.requested_auth)
-        escalate = escalate or tool_context.escalate
-        skip = skip or tool_context.skip_summarization
-        transfer = tool_context.transfer_to_agent or transfer
-    actions = EventActions(state_delta=state_delta, artifact_delta=artifact_delta, escalate=escalate or None,
-                           skip_summarization=skip or None, transfer_to_agent=transfer,
-                           requested_auth_configs=requested_auth)
-    return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=actions)
+        if response is not None:
+            parts.append(Part(function_response=FunctionResponse(id=call.id, name=call.name, response=response)))
+        taken = tool_context.actions
+        merged.state_delta.update(taken.state_delta)
+        merged.artifact_delta.update(taken.artifact_delta)
+        merged.requested_auth_configs.update(taken.requested_auth_configs)
+        merged.escalate = merged.escalate or taken.escalate
+        merged.skip_summarization = merged.skip_summarization or taken.skip_summarization
+        merged.transfer_to_agent = taken.transfer_to_agent or merged.transfer_to_agent
+    if not parts:
+        return None
+    return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=merged.event_actions())
 
 
 def template_artifacts(agent: Any, ctx: InvocationContext) -> dict[str, Part]:

@@ -342,6 +342,8 @@ class _Conversation:
             actions=EventActions()))
         results = await asyncio.gather(*(run_tool(self.agent, ctx, call, self.tools) for call in calls))
         event = tool_response_event(ctx, calls, results)
+        if event is None:
+            return  # long-running calls only: their results come later
         self.out.put_nowait(event)
         if event.content is not None:
             await self.connection.send_tool_results(event.content.function_responses)

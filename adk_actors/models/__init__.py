@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .._types import LlmRequest, LlmResponse
 from ._base import Model, ModelError, model_name
 from ._breaker import (
     BreakerConfig,
@@ -66,6 +67,8 @@ __all__ = [
     "HttpModel",
     "LiveConnection",
     "LiveModel",
+    "LlmRequest",
+    "LlmResponse",
     "MalformedResponse",
     "Model",
     "ModelError",

@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 
 from .._types import Content, LlmRequest, LlmResponse, Part, UsageMetadata
 from ._errors import ContentBlocked, MalformedResponse
@@ -91,14 +92,22 @@ class GeminiModel(HttpModel):
         generation: dict[str, Any] = {}
         for ours, theirs in (("temperature", "temperature"), ("top_p", "topP"), ("max_tokens", "maxOutputTokens"),
                              ("max_output_tokens", "maxOutputTokens"), ("stop", "stopSequences"),
-                             ("response_mime_type", "responseMimeType")):
+                             ("response_mime_type", "responseMimeType"), ("top_k", "topK"), ("seed", "seed"),
+                             ("candidate_count", "candidateCount"), ("presence_penalty", "presencePenalty"),
+                             ("frequency_penalty", "frequencyPenalty")):
             if ours in config:
                 value = config[ours]
                 generation[theirs] = [value] if theirs == "stopSequences" and isinstance(value, str) else value
         if "response_schema" in config:
             generation["responseSchema"] = gemini_schema(config["response_schema"])
+        if "thinking_config" in config:
+            thinking = config["thinking_config"]
+            generation["thinkingConfig"] = {to_camel(key): value for key, value in thinking.items()}
         if generation:
             body["generationConfig"] = generation
+        if config.get("safety_settings"):
+            body["safetySettings"] = [{"category": s["category"], "threshold": s["threshold"]}
+                                      for s in config["safety_settings"]]
         return body
 
     def parse(self, data: dict[str, Any]) -> LlmResponse:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .._types import FunctionDeclaration, Part, State
+from .._types import FunctionDeclaration
+from ..agents.callback_context import CallbackContext
 
 if TYPE_CHECKING:  # tools see the engine's context only through the instance they are given
     from ..engine._context import InvocationContext
@@ -33,25 +34,21 @@ class Toolset(Protocol):
     async def get_tools(self, ctx: InvocationContext) -> list[Tool]: ...
 
 
-class ToolContext:
-    """What a tool may touch during one call.
+class ToolContext(CallbackContext):
+    """What a tool may touch during one call: everything a :class:`CallbackContext`
+    has (state, artifacts, memory, awaitable on the run's loop as in google-adk), and
+    the call's own actions.
 
-    ``state`` reads the session state and records writes (they become the tool-response
-    event's ``state_delta``); artifact saves are recorded in ``artifact_delta``;
-    ``escalate`` / ``skip_summarization`` / ``transfer_to_agent`` set the event's actions.
+    ``actions`` (``escalate``, ``skip_summarization``, ``transfer_to_agent``,
+    ``state_delta``, ``artifact_delta``, google-adk's place for them) become the
+    tool-response event's actions; ``tool_context.escalate`` and the others are the
+    same fields, read and set directly.
     """
 
     def __init__(self, ctx: InvocationContext, function_call_id: str | None, tool_name: str = "") -> None:
-        self.invocation = ctx
+        super().__init__(ctx)
         self.function_call_id = function_call_id
         self.tool_name = tool_name
-        self.state_delta: dict[str, Any] = {}
-        self.artifact_delta: dict[str, int] = {}
-        self.state = State(ctx.session.state, self.state_delta)
-        self.escalate = False
-        self.skip_summarization = False
-        self.transfer_to_agent: str | None = None
-        self.requested_auth: dict[str, Any] = {}
         self._loop: Any = None
         try:
             self._loop = asyncio.get_running_loop()  # the run's loop, for requests made from tool threads
@@ -59,24 +56,40 @@ class ToolContext:
             pass
 
     @property
-    def agent_name(self) -> str:
-        name: str = self.invocation.agent.name
-        return name
+    def state_delta(self) -> dict[str, Any]:
+        return self.actions.state_delta
 
-    def _where(self) -> tuple[str, str, str]:
-        session = self.invocation.session
-        return session.app_name, session.user_id, session.session_id
+    @property
+    def artifact_delta(self) -> dict[str, int]:
+        return self.actions.artifact_delta
 
-    def save_artifact(self, name: str, part: Part) -> int:
-        version = self.invocation.artifacts.save(*self._where(), name, part)
-        self.artifact_delta[name] = version
-        return version
+    @property
+    def requested_auth(self) -> dict[str, Any]:
+        return self.actions.requested_auth_configs
 
-    def load_artifact(self, name: str, version: int | None = None) -> Part | None:
-        return self.invocation.artifacts.load(*self._where(), name, version)
+    @property
+    def escalate(self) -> bool:
+        return bool(self.actions.escalate)
 
-    def list_artifacts(self) -> list[str]:
-        return self.invocation.artifacts.list(*self._where())
+    @escalate.setter
+    def escalate(self, value: bool) -> None:
+        self.actions.escalate = value
+
+    @property
+    def skip_summarization(self) -> bool:
+        return bool(self.actions.skip_summarization)
+
+    @skip_summarization.setter
+    def skip_summarization(self, value: bool) -> None:
+        self.actions.skip_summarization = value
+
+    @property
+    def transfer_to_agent(self) -> str | None:
+        return self.actions.transfer_to_agent
+
+    @transfer_to_agent.setter
+    def transfer_to_agent(self, value: str | None) -> None:
+        self.actions.transfer_to_agent = value
 
     def get_credential(self, key: str) -> Any:
         """The user's credential ``key``, ready to use (the credential service refreshes
@@ -105,7 +118,3 @@ class ToolContext:
         """Auth as a return value: the turn ends with an auth request the caller acts on."""
         self.requested_auth[self.function_call_id or key] = {"credential_key": key, **auth_config}
         return {"status": "auth_required", "credential_key": key}
-
-    def search_memory(self, query: str, limit: int = 10) -> list[Any]:
-        session = self.invocation.session
-        return self.invocation.memory.search(session.app_name, session.user_id, query, limit)

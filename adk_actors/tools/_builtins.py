@@ -16,11 +16,10 @@ from ._function import FunctionTool, LongRunningFunctionTool
 __all__ = ["AgentTool", "LongRunningFunctionTool", "exit_loop", "load_artifacts", "load_memory"]
 
 
-def _exit_loop(tool_context: ToolContext) -> dict[str, Any]:
+def _exit_loop(tool_context: ToolContext) -> None:
     """Stop the loop this agent runs in. Call it only when the task is complete."""
-    tool_context.escalate = True
-    tool_context.skip_summarization = True
-    return {"result": "Loop exited."}
+    tool_context.actions.escalate = True
+    tool_context.actions.skip_summarization = True
 
 
 def _load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:

@@ -1,0 +1,116 @@
+"""``CallbackContext``: what agent and model callbacks see (google-adk's path and names).
+
+A callback reads and writes ``state`` (its writes are recorded in ``actions.state_delta``
+and become the event's state_delta), and saves, loads and lists the session's
+artifacts and searches the user's memories through the invocation's services.
+
+The artifact and memory methods are awaitable, as google-adk's are, when called on
+the run's event loop (from an ``async def`` callback or tool): ``await
+ctx.save_artifact(...)``. Called from a sync tool, which runs on a thread of its own,
+they do the work and return the result. An async function that calls one without
+``await`` does nothing (Python warns "coroutine ... was never awaited").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from .._types import EventActions, Part, State
+from ..types import ours
+
+__all__ = ["Actions", "CallbackContext", "both_ways"]
+
+T = TypeVar("T")
+
+
+def both_ways(work: Callable[[], T]) -> Any:
+    """``work()`` as an awaitable when called on a running event loop, else its result."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return work()
+
+    async def later() -> T:
+        return work()
+
+    return later()
+
+
+@dataclass
+class Actions:
+    """The actions a callback or tool takes, google-adk's ``EventActions`` fields, set
+    in place (``tool_context.actions.escalate = True``); :meth:`event_actions` is the
+    event's frozen copy."""
+
+    state_delta: dict[str, Any] = field(default_factory=dict)
+    artifact_delta: dict[str, int] = field(default_factory=dict)
+    escalate: bool | None = None
+    skip_summarization: bool | None = None
+    transfer_to_agent: str | None = None
+    requested_auth_configs: dict[str, Any] = field(default_factory=dict)
+
+    def event_actions(self) -> EventActions:
+        return EventActions(state_delta=dict(self.state_delta), artifact_delta=dict(self.artifact_delta),
+                            escalate=self.escalate or None, skip_summarization=self.skip_summarization or None,
+                            transfer_to_agent=self.transfer_to_agent,
+                            requested_auth_configs=dict(self.requested_auth_configs))
+
+
+class CallbackContext:
+    """The view of one invocation a callback gets (see the module)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.invocation = ctx
+        self.actions = Actions()
+        self.state = State(ctx.session.state, self.actions.state_delta)
+
+    @property
+    def _invocation_context(self) -> Any:
+        """google-adk's name for the invocation, which some agent files reach for."""
+        return self.invocation
+
+    @property
+    def agent_name(self) -> str:
+        name: str = self.invocation.agent.name
+        return name
+
+    @property
+    def invocation_id(self) -> str:
+        invocation_id: str = self.invocation.invocation_id
+        return invocation_id
+
+    @property
+    def user_id(self) -> str:
+        user: str = self.invocation.session.user_id
+        return user
+
+    def _where(self) -> tuple[str, str, str]:
+        session = self.invocation.session
+        return session.app_name, session.user_id, session.session_id
+
+    def save_artifact(self, filename: str, artifact: Any) -> Any:
+        """Save ``artifact`` (a Part, ours or google.genai's) as the next version of
+        ``filename``; the version number (from 0). Recorded in ``actions.artifact_delta``."""
+
+        def work() -> int:
+            version: int = self.invocation.artifacts.save(*self._where(), filename, ours(artifact, Part))
+            self.actions.artifact_delta[filename] = version
+            return version
+
+        return both_ways(work)
+
+    def load_artifact(self, filename: str, version: int | None = None) -> Any:
+        """The Part saved as ``filename`` (its latest version, or ``version``), or None."""
+        return both_ways(lambda: self.invocation.artifacts.load(*self._where(), filename, version))
+
+    def list_artifacts(self) -> Any:
+        """The names of this session's artifacts."""
+        return both_ways(lambda: self.invocation.artifacts.list(*self._where()))
+
+    def search_memory(self, query: str, limit: int = 10) -> Any:
+        """The user's memories (from earlier sessions of this app) that match ``query``."""
+        session = self.invocation.session
+        return both_ways(lambda: self.invocation.memory.search(session.app_name, session.user_id, query, limit))

@@ -1,0 +1,134 @@
+"""google.genai's ``types`` names that agent files use, on our own data classes.
+
+A google-adk agent file moves over by changing ``from google.genai import types`` to
+``from adk_actors import types``: ``types.Content``, ``types.Part``, ``types.Blob``,
+``types.FunctionCall`` / ``FunctionResponse`` / ``FunctionDeclaration`` are ours;
+``types.ModelContent(...)`` and ``types.UserContent(...)`` build a Content with its
+role; :class:`GenerateContentConfig` (with :class:`SafetySetting`, the harm enums and
+:class:`ThinkingConfig`) is what ``generate_content_config=`` takes.
+
+An agent file may also keep ``google.genai.types`` when google-genai is installed:
+:func:`ours` turns google.genai's objects (anything with pydantic's ``model_dump``)
+into ours where the engine receives them (callback results, tool results, messages,
+``generate_content_config``).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ._exceptions import InvalidRequestError
+from ._types import Blob, Content, FunctionCall, FunctionDeclaration, FunctionResponse, Part
+
+__all__ = [
+    "Blob",
+    "Content",
+    "FunctionCall",
+    "FunctionDeclaration",
+    "FunctionResponse",
+    "GenerateContentConfig",
+    "HarmBlockThreshold",
+    "HarmCategory",
+    "ModelContent",
+    "Part",
+    "SafetySetting",
+    "ThinkingConfig",
+    "UserContent",
+    "generate_config_of",
+    "ours",
+]
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def _parts(parts: Any) -> tuple[Part, ...]:
+    items = parts if isinstance(parts, (list, tuple)) else [parts]
+    return tuple(Part(text=item) if isinstance(item, str) else ours(item, Part) for item in items)
+
+
+def ModelContent(parts: Any) -> Content:
+    """A Content of the model: ``parts`` is a string, a Part, or a list of them."""
+    return Content(role="model", parts=_parts(parts))
+
+
+def UserContent(parts: Any) -> Content:
+    """A Content of the user: ``parts`` is a string, a Part, or a list of them."""
+    return Content(role="user", parts=_parts(parts))
+
+
+class HarmCategory(enum.StrEnum):
+    HARM_CATEGORY_UNSPECIFIED = "HARM_CATEGORY_UNSPECIFIED"
+    HARM_CATEGORY_HATE_SPEECH = "HARM_CATEGORY_HATE_SPEECH"
+    HARM_CATEGORY_DANGEROUS_CONTENT = "HARM_CATEGORY_DANGEROUS_CONTENT"
+    HARM_CATEGORY_HARASSMENT = "HARM_CATEGORY_HARASSMENT"
+    HARM_CATEGORY_SEXUALLY_EXPLICIT = "HARM_CATEGORY_SEXUALLY_EXPLICIT"
+    HARM_CATEGORY_CIVIC_INTEGRITY = "HARM_CATEGORY_CIVIC_INTEGRITY"
+
+
+class HarmBlockThreshold(enum.StrEnum):
+    HARM_BLOCK_THRESHOLD_UNSPECIFIED = "HARM_BLOCK_THRESHOLD_UNSPECIFIED"
+    BLOCK_LOW_AND_ABOVE = "BLOCK_LOW_AND_ABOVE"
+    BLOCK_MEDIUM_AND_ABOVE = "BLOCK_MEDIUM_AND_ABOVE"
+    BLOCK_ONLY_HIGH = "BLOCK_ONLY_HIGH"
+    BLOCK_NONE = "BLOCK_NONE"
+    OFF = "OFF"
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+
+
+class SafetySetting(_Config):
+    category: HarmCategory
+    threshold: HarmBlockThreshold
+
+
+class ThinkingConfig(_Config):
+    include_thoughts: bool | None = None
+    thinking_budget: int | None = None
+
+
+class GenerateContentConfig(_Config):
+    """The sampling settings of google.genai's config that a model request carries.
+    Fields google.genai has and we do not are refused by name (a typo is not a
+    setting quietly dropped)."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: float | None = None
+    candidate_count: int | None = None
+    max_output_tokens: int | None = None
+    stop_sequences: list[str] | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    seed: int | None = None
+    response_mime_type: str | None = None
+    safety_settings: list[SafetySetting] | None = None
+    thinking_config: ThinkingConfig | None = None
+
+
+def ours(value: Any, cls: type[T]) -> T:
+    """``value`` as our ``cls``: returned as is when it already is one; a google.genai
+    object (or any pydantic model) or a dict is validated field by field. Raises
+    :class:`InvalidRequestError` naming the class when it does not fit."""
+    if isinstance(value, cls):
+        return value
+    data = value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidRequestError(f"{type(value).__name__} is not a {cls.__name__}: "
+                                  f"{exc.errors()[0]['msg']}") from exc
+
+
+def generate_config_of(config: Any) -> dict[str, Any]:
+    """A ``generate_content_config`` (ours, google.genai's or a dict of its fields)
+    as the ``generate_config`` dict our model connectors read: unset fields left out,
+    ``stop_sequences`` as ``stop``."""
+    settings = ours(config, GenerateContentConfig).model_dump(exclude_none=True)
+    if "stop_sequences" in settings:
+        settings["stop"] = settings.pop("stop_sequences")
+    return settings
