@@ -120,8 +120,9 @@ def ours(value: Any, cls: type[T]) -> T:
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        raise InvalidRequestError(f"{type(value).__name__} is not a {cls.__name__}: "
-                                  f"{exc.errors()[0]['msg']}") from exc
+        first = exc.errors()[0]
+        where = ".".join(str(step) for step in first["loc"]) or "value"
+        raise InvalidRequestError(f"{type(value).__name__} is not a {cls.__name__}: {where}: {first['msg']}") from exc
 
 
 def generate_config_of(config: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ uses its nearest ancestor's (the engine; a host runs the same engine)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from engine_helpers import run, summary
@@ -51,3 +52,51 @@ def test_an_agent_in_a_workflow_inherits_through_the_workflow() -> None:
 def test_with_no_model_anywhere_the_run_says_so() -> None:
     lonely = Agent(name="lonely", instruction="You are lonely.")
     assert summary(run(lonely, "hi"))[-1] == ("lonely", "error:no_model")
+
+
+def test_generate_content_config_and_a_planner_reach_geminis_request() -> None:
+    from adk_actors import types
+    from adk_actors.models import GeminiModel
+    from adk_actors.planners import BuiltInPlanner
+
+    agent = Agent(name="tuned", model="gemini-2.5-flash", planner=BuiltInPlanner(
+        thinking_config=types.ThinkingConfig(include_thoughts=True, thinking_budget=256)),
+        generate_content_config=types.GenerateContentConfig(
+            temperature=0.2, top_k=5, stop_sequences=["END"], safety_settings=[types.SafetySetting(
+                category=types.HarmCategory.HARM_CATEGORY_HARASSMENT, threshold=types.HarmBlockThreshold.BLOCK_NONE)]))
+    payload = GeminiModel("gemini-2.5-flash", base_url="http://127.0.0.1:9", api_key="k").payload(
+        LlmRequest(contents=(types.UserContent("hi"),), config=agent.generate_config), stream=False)
+    assert payload["generationConfig"] == {"temperature": 0.2, "topK": 5, "stopSequences": ["END"],
+                                           "thinkingConfig": {"includeThoughts": True, "thinkingBudget": 256}}
+    assert payload["safetySettings"] == [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]
+
+
+def test_definitions_google_adk_has_and_we_do_not_are_refused_by_name() -> None:
+    import pytest
+
+    from adk_actors import AgentDefinitionError, types
+    from adk_actors.planners import PlanReActPlanner
+
+    with pytest.raises(AgentDefinitionError, match="PlanReActPlanner is not built"):
+        PlanReActPlanner()
+    with pytest.raises(AgentDefinitionError, match="not both"):
+        Agent(name="x", generate_config={"temperature": 1}, generate_content_config={"temperature": 0})
+    with pytest.raises(AgentDefinitionError, match="response_modalities"):
+        Agent(name="x", generate_content_config={"response_modalities": ["AUDIO"]})
+    assert types.ModelContent(["a", types.Part(text="b")]).parts[1].text == "b"
+
+
+def test_in_memory_runner_runs_sync_and_a_missing_session_is_typed() -> None:
+    import pytest
+
+    from adk_actors import InMemoryRunner, SessionNotFoundError, types
+
+    runner = InMemoryRunner(Agent(name="echo", model=ScriptedModel(["one", "two"])), app_name="echo")
+    with pytest.raises(SessionNotFoundError):
+        list(runner.run(user_id="ann", session_id="nope", new_message=types.UserContent("hi")))
+    session = asyncio.run(runner.session_service.create_session(app_name="echo", user_id="ann", state={"k": 1}))
+    texts = [e.content.text for e in runner.run(user_id="ann", session_id=session.id,
+                                                new_message=types.UserContent("hi")) if e.content]
+    assert texts == ["hi", "one"]
+    stored = asyncio.run(runner.session_service.get_session(app_name="echo", user_id="ann", session_id=session.id))
+    assert stored is not None and stored.state == {"k": 1} and len(stored.events) == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from engine_helpers import run
 
 from adk_actors import Content, Event, LlmAgent
@@ -11,6 +12,7 @@ from adk_actors.engine import InMemoryMemoryService
 from adk_actors.models import ScriptedModel
 from adk_actors.runtime import Host
 from adk_actors.store._memory import SQLiteMemoryStore
+from adk_actors.tools.preload_memory_tool import preload_memory
 from supervision.testing import kill_child
 
 
@@ -39,14 +41,20 @@ def test_ranking_phrase_first_then_overlap_newest_first_and_isolation(tmp_path: 
     assert store.search("app", "ann", "cat") == []
 
 
-def test_preload_memory_puts_memories_in_the_instruction() -> None:
+@pytest.mark.parametrize("how", ["flag", "google-adk's tool"])
+def test_preload_memory_puts_memories_in_the_instruction(how: str) -> None:
     memory = InMemoryMemoryService()
     memory.add_session("app", "user", "old", [said("user", "I am allergic to peanuts", 1.0)])
     model = ScriptedModel(["noted"])
-    agent = LlmAgent(name="chef", model=model, instruction="Suggest recipes.", preload_memory=True)
+    if how == "flag":
+        agent = LlmAgent(name="chef", model=model, instruction="Suggest recipes.", preload_memory=True)
+    else:
+        agent = LlmAgent(name="chef", model=model, instruction="Suggest recipes.", tools=[preload_memory])
+        assert agent.tools == [] and agent.preload_memory
     run(agent, "any peanuts recipe?", memory=memory)
     assert "Relevant memories of earlier conversations with this user:\n- [user] I am allergic to peanuts" in \
         model.requests[0].system_instruction
+    assert model.requests[0].tools == ()  # nothing for the model to call
 
 
 

@@ -90,6 +90,9 @@ class LlmAgent(AgentBase):
     def _check_definition(self) -> LlmAgent:
         if self.planner is not None:
             self.generate_config = {**self.planner.generate_config(), **self.generate_config}
+        if any(getattr(tool, "preloads_memory", False) for tool in self.tools):  # google-adk's preload_memory tool
+            self.tools = [tool for tool in self.tools if not getattr(tool, "preloads_memory", False)]
+            self.preload_memory = True
         check_provider(self.instruction, f"agent {self.name!r}: instruction")
         check_provider(self.global_instruction, f"agent {self.name!r}: global_instruction")
         if self.output_schema is not None:

@@ -1,13 +1,21 @@
 """Tools: the protocol, FunctionTool, toolsets and the built-ins."""
 
 from ._base import Tool, ToolContext, Toolset
-from ._builtins import AgentTool, exit_loop, load_artifacts, load_memory
+from ._builtins import (
+    AgentTool,
+    PreloadMemoryTool,
+    exit_loop,
+    load_artifacts,
+    load_memory,
+    preload_memory,
+)
 from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError
 
 __all__ = [
     "AgentTool",
     "FunctionTool",
     "LongRunningFunctionTool",
+    "PreloadMemoryTool",
     "Tool",
     "ToolArgumentError",
     "ToolContext",
@@ -15,4 +23,5 @@ __all__ = [
     "exit_loop",
     "load_artifacts",
     "load_memory",
+    "preload_memory",
 ]

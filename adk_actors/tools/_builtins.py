@@ -13,7 +13,8 @@ from .._types import Content, FunctionDeclaration, Part
 from ._base import ToolContext
 from ._function import FunctionTool, LongRunningFunctionTool
 
-__all__ = ["AgentTool", "LongRunningFunctionTool", "exit_loop", "load_artifacts", "load_memory"]
+__all__ = ["AgentTool", "LongRunningFunctionTool", "PreloadMemoryTool", "exit_loop", "load_artifacts", "load_memory",
+           "preload_memory"]
 
 
 def _exit_loop(tool_context: ToolContext) -> None:
@@ -48,7 +49,18 @@ def _load_artifacts(tool_context: ToolContext, artifact_names: list[str] | None 
     return result
 
 
+class PreloadMemoryTool:
+    """google-adk's ``preload_memory`` tool: not a call the model makes, but the
+    agent's ``preload_memory`` switch. An agent given it in ``tools`` has it taken out
+    of its tools and ``preload_memory`` set: before each model call, the user's
+    memories that match their latest message are put in the instruction."""
+
+    name = "preload_memory"
+    preloads_memory = True
+
+
 exit_loop = FunctionTool(_exit_loop, name="exit_loop")
+preload_memory = PreloadMemoryTool()
 load_memory = FunctionTool(_load_memory, name="load_memory")
 load_artifacts = FunctionTool(_load_artifacts, name="load_artifacts")
 
