@@ -75,15 +75,16 @@ class LlmAgent(AgentBase):
     @model_validator(mode="before")
     @classmethod
     def _google_adk_config(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or data.get("generate_content_config") is None:
-            if isinstance(data, dict):
-                data.pop("generate_content_config", None)
+        if not isinstance(data, dict) or "generate_content_config" not in data:
             return data
         data = dict(data)
+        config = data.pop("generate_content_config")
+        if config is None:
+            return data
         if data.get("generate_config"):
             raise AgentDefinitionError(f"agent {data.get('name')!r}: give generate_config or "
                                        "generate_content_config, not both")
-        data["generate_config"] = generate_config_of(data.pop("generate_content_config"))
+        data["generate_config"] = generate_config_of(config)
         return data
 
     @model_validator(mode="after")
