@@ -39,6 +39,7 @@ __all__ = [
     "Transcription",
     "UsageMetadata",
     "apply_state_delta",
+    "fields_of_foreign",
     "model_name",
     "new_event_id",
     "new_invocation_id",
@@ -63,7 +64,7 @@ class _Model(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def _fields_of_foreign(cls: type[BaseModel], data: Any) -> Any:
+def fields_of_foreign(cls: type[BaseModel], data: Any) -> Any:
     """Another library's object of the same shape (google.genai's Content or Part) as
     its fields, which are then validated as ours; anything else as it is."""
     if isinstance(data, BaseModel) and not isinstance(data, cls):
@@ -103,7 +104,7 @@ class Part(_Model):
     @model_validator(mode="before")
     @classmethod
     def _foreign(cls, data: Any) -> Any:
-        return _fields_of_foreign(cls, data)
+        return fields_of_foreign(cls, data)
 
     @classmethod
     def from_text(cls, *, text: str) -> Part:
@@ -125,7 +126,7 @@ class Content(_Model):
     @model_validator(mode="before")
     @classmethod
     def _foreign(cls, data: Any) -> Any:
-        return _fields_of_foreign(cls, data)
+        return fields_of_foreign(cls, data)
 
     @classmethod
     def user(cls, text: str) -> Content:

@@ -21,7 +21,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._exceptions import InvalidRequestError
-from ._types import Blob, Content, FunctionCall, FunctionDeclaration, FunctionResponse, Part
+from ._types import (
+    Blob,
+    Content,
+    FunctionCall,
+    FunctionDeclaration,
+    FunctionResponse,
+    Part,
+    fields_of_foreign,
+)
 
 __all__ = [
     "Blob",
@@ -116,9 +124,8 @@ def ours(value: Any, cls: type[T]) -> T:
     :class:`InvalidRequestError` naming the class when it does not fit."""
     if isinstance(value, cls):
         return value
-    data = value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value
     try:
-        return cls.model_validate(data)
+        return cls.model_validate(fields_of_foreign(cls, value))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(step) for step in first["loc"]) or "value"

@@ -33,7 +33,7 @@ __all__ = ["run_agent"]
 def _as_content(value: Any) -> Content:
     if isinstance(value, str):
         return Content(role="model", parts=(Part(text=value),))
-    if isinstance(value, (Content, BaseModel)):
+    if isinstance(value, BaseModel):
         return ours(value, Content)  # google.genai's Content too
     raise AgentDefinitionError(f"an agent callback must return Content, a string or None, got {value!r}")
 

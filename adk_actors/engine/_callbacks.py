@@ -48,8 +48,8 @@ class Reraise:
 ErrorDecision = Retry | Fallback | Reraise
 
 
-async def call_maybe_async(func: Any, *args: Any) -> Any:
-    result = func(*args)
+async def call_maybe_async(func: Any, *args: Any, **kwargs: Any) -> Any:
+    result = func(*args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
     return result
@@ -79,10 +79,9 @@ async def call_callback(func: Any, names: tuple[str, ...], *args: Any) -> Any:
         keyword = _by_keyword(func, names)
     except TypeError:  # an unhashable callable
         keyword = False
-    result = func(**dict(zip(names, args, strict=True))) if keyword else func(*args)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+    if keyword:
+        return await call_maybe_async(func, **dict(zip(names, args, strict=True)))
+    return await call_maybe_async(func, *args)
 
 
 def as_list(slot: Any) -> Sequence[Any]:
