@@ -8,11 +8,13 @@ compiler puts a session's ``Content`` objects into requests without copying them
 
 from __future__ import annotations
 
+import datetime
 import enum
 import json
 import time
 import uuid
 from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
@@ -31,9 +33,11 @@ __all__ = [
     "LiveRequest",
     "LlmRequest",
     "LlmResponse",
+    "MemoryEntry",
     "ModalityTokenCount",
     "Part",
     "RunConfig",
+    "SearchMemoryResponse",
     "State",
     "StreamingMode",
     "Transcription",
@@ -280,12 +284,81 @@ class FunctionDeclaration(_Model):
     parameters: dict[str, Any] | None = None
 
 
+def _instruction_text(value: Any) -> str:
+    """A system instruction as text: a string as is; a Content's (ours or
+    google.genai's) or a list of parts' texts joined by a newline."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    parts = getattr(value, "parts", value)
+    if isinstance(parts, list | tuple):
+        return "\n".join(text for text in (getattr(p, "text", p) for p in parts) if isinstance(text, str))
+    raise TypeError(f"a system instruction is a str or a Content, not {type(value).__name__}")
+
+
+class RequestConfig(dict[str, Any]):
+    """One request's generation settings (``temperature``, ``max_tokens`` ...): a dict,
+    which google-adk callback code may also use as its ``GenerateContentConfig``:
+    ``config.temperature`` reads a setting (None when unset), ``config.temperature =
+    0.2`` sets it, and ``config.system_instruction`` reads and sets the request's
+    system instruction (a str, or a Content whose texts are joined)."""
+
+    __slots__ = ("_request",)
+
+    def __init__(self, settings: Mapping[str, Any], request: LlmRequest) -> None:
+        super().__init__(settings)
+        object.__setattr__(self, "_request", request)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "system_instruction":
+            return self._request.system_instruction
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self.get(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "system_instruction":
+            self._request.system_instruction = _instruction_text(value)
+        elif value is None:
+            self.pop(name, None)
+        else:
+            self[name] = value
+
+    def __reduce__(self) -> Any:
+        return dict, (dict(self),)
+
+
 class LlmRequest(_Model):
+    """One call to a model. Unlike the data around it, it may be changed in place by
+    a ``before_model`` callback, as in google-adk: ``contents`` is a list,
+    ``config`` a :class:`RequestConfig`, ``append_instructions`` adds to the system
+    instruction. The flow then :meth:`settles` it before the model gets it."""
+
+    model_config = ConfigDict(frozen=False)
+
     model: str = ""
     system_instruction: str = ""
-    contents: tuple[Content, ...] = ()
-    tools: tuple[FunctionDeclaration, ...] = ()
+    contents: list[Content] = Field(default_factory=list)
+    tools: list[FunctionDeclaration] = Field(default_factory=list)
     config: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _config_view(self) -> LlmRequest:
+        self.__dict__["config"] = RequestConfig(self.config, self)
+        return self
+
+    def append_instructions(self, instructions: list[str] | Any) -> None:
+        """Add texts (or a Content's texts) to the system instruction, each after a
+        blank line (google-adk's ``LlmRequest.append_instructions``)."""
+        texts = instructions if isinstance(instructions, list) else [_instruction_text(instructions)]
+        self.system_instruction = "\n\n".join(t for t in [self.system_instruction, *texts] if t)
+
+    def settle(self) -> LlmRequest:
+        """After callback code changed it: ``contents`` it added as google.genai objects
+        become ours, a system instruction given as a Content becomes its text. A
+        content that is not Content-shaped raises pydantic's ValidationError."""
+        self.contents = [c if isinstance(c, Content) else Content.model_validate(c) for c in self.contents]
+        self.system_instruction = _instruction_text(self.system_instruction)
+        return self
 
 
 class LlmResponse(_Model):
@@ -394,3 +467,37 @@ class State(MutableMapping[str, Any]):
 
     def to_dict(self) -> dict[str, Any]:
         return {**self._base, **self.delta}
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """One remembered message of an earlier session: its text, who said it, when
+    (seconds since the epoch), its event's id."""
+
+    text: str
+    author: str
+    timestamp: float
+    id: str | None = None
+
+    @property
+    def content(self) -> Content:
+        """The text as google-adk's ``MemoryEntry.content`` (role user when the user said it)."""
+        return Content(role="user" if self.author == "user" else "model", parts=(Part(text=self.text),))
+
+    @property
+    def iso_timestamp(self) -> str:
+        """When, in ISO 8601 with its UTC offset."""
+        return datetime.datetime.fromtimestamp(self.timestamp, datetime.UTC).isoformat()
+
+    def to_dict(self) -> dict[str, Any]:
+        """google-adk's JSON form of a memory entry (its ``model_dump``, None left out)."""
+        found = {"content": self.content.model_dump(mode="json", exclude_none=True), "custom_metadata": {},
+                 "id": self.id, "author": self.author, "timestamp": self.iso_timestamp}
+        return {key: value for key, value in found.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class SearchMemoryResponse:
+    """What ``search_memory`` finds (google-adk's shape): ``memories``, best first."""
+
+    memories: list[MemoryEntry] = field(default_factory=list)

@@ -7,6 +7,11 @@ the same scripted model, and reduce each run to what a user would compare.
 * :class:`Replies` is the scripted model's side of the conversation: the file's
   ``REPLIES`` in order, shared by every agent of the tree, its position kept in a file
   so that a host's run workers (other processes) take up where the last one stopped.
+* A reply may also report what the model was sent, the same way on both sides:
+  ``{"echo": "instruction", "has": "X"}`` says whether the system instruction holds
+  X, ``{"echo": "config", "key": "temperature"}`` gives a setting, ``{"echo":
+  "last"}`` the text of the last content (so callbacks that change the request in
+  place are compared by what reached the model).
 * :func:`drive` sends the file's ``TURNS`` through google-adk's runner interface
   (``InMemoryRunner``, ``session_service``, ``run_async``), which both frameworks have.
 * :func:`rows` reduces events to (kind, author, what): tool calls with their args,
@@ -77,14 +82,36 @@ def _items(reply: Any) -> list[Any]:
     return reply if isinstance(reply, list) else [reply]
 
 
+def _texts(content: Any) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    return "\n".join(p.text for p in content.parts or [] if p.text)
+
+
+def _echo(item: dict[str, Any], instruction: str, setting: Any, contents: list[Any]) -> str:
+    """The text an ``echo`` reply gives (see the module)."""
+    if item["echo"] == "instruction":
+        return f"instruction has {item['has']}: {'yes' if item['has'] in instruction else 'no'}"
+    if item["echo"] == "config":
+        return f"{item['key']}: {setting(item['key'])}"
+    return f"last: {_texts(contents[-1]) if contents else ''}"
+
+
 def our_model(replies: Replies) -> Any:
     """A ScriptedModel answering from ``replies``."""
+    from adk_actors import Content, Part
     from adk_actors.models import ScriptedModel, call
 
-    def answer(_request: Any) -> Any:
-        items = [item if isinstance(item, str) else call(item["call"], **item["args"])
+    def answer(request: Any) -> Any:
+        items = [item if isinstance(item, str)
+                 else _echo(item, request.system_instruction, request.config.get, request.contents) if "echo" in item
+                 else call(item["call"], **item["args"])
                  for item in _items(replies.next())]
-        return items[0] if len(items) == 1 and isinstance(items[0], str) else items
+        if len(items) == 1 and isinstance(items[0], str):
+            return items[0]
+        if all(isinstance(item, str) for item in items):
+            return Content(role="model", parts=tuple(Part(text=item) for item in items))
+        return items
 
     return ScriptedModel(fallback=answer)
 
@@ -99,7 +126,11 @@ def google_model(replies: Replies) -> Any:
         model: str = "scripted"
 
         async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            config = llm_request.config
+            instruction = _texts(config.system_instruction)
             parts = [types.Part(text=item) if isinstance(item, str)
+                     else types.Part(text=_echo(item, instruction, lambda key: getattr(config, key),
+                                                llm_request.contents)) if "echo" in item
                      else types.Part(function_call=types.FunctionCall(name=item["call"], args=item["args"]))
                      for item in _items(replies.next())]
             yield LlmResponse(content=types.Content(role="model", parts=parts))

@@ -109,8 +109,8 @@ APPS["notes"] = "runtime_agents:notes_agent"
 def _recall(request: LlmRequest) -> Any:
     last = request.contents[-1]
     if last.function_responses:
-        memories = last.function_responses[0].response["memories"]
-        return " | ".join(m["text"] for m in memories) or "nothing remembered"
+        memories = last.function_responses[0].response["result"]["memories"]
+        return " | ".join(m["content"]["parts"][0]["text"] for m in memories) or "nothing remembered"
     return call("load_memory", query=last.text)
 
 

@@ -62,7 +62,7 @@ def test_golden_weather_bot() -> None:
         "- detail_agent: Provides detailed weather analysis\n\n" + TRANSFER_FOOTER
     )
     assert [t.name for t in request.tools] == ["get_weather", "transfer_to_agent"]
-    assert request.contents == (Content(role="user", parts=(Part(text="What's the forecast?"),)),)
+    assert request.contents == [Content(role="user", parts=(Part(text="What's the forecast?"),))]
     assert request.config == {"temperature": 0.3}
     assert request.model == "gemini-flash-latest"
 
@@ -192,7 +192,7 @@ def test_output_schema_sets_config() -> None:
     request = build_request(agent, CompileContext())
     assert request.config["response_schema"] == Answer.model_json_schema()
     assert request.config["response_mime_type"] == "application/json"
-    assert request.tools == ()
+    assert request.tools == []
 
 
 def test_output_schema_with_tools_uses_set_model_response_when_model_cannot_combine() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import sys
 import time
 from typing import Any
@@ -512,7 +513,10 @@ def test_memory_and_artifact_tools() -> None:
     events = run(LlmAgent(name="bot", model=model, tools=[load_memory, load_artifacts]), "remind me", memory=memory,
                  artifacts=artifacts)
     memory_result, artifact_result = [p.function_response.response for p in events[2].content.parts]  # type: ignore[union-attr]
-    assert [m["text"] for m in memory_result["memories"]] == ["my cat is called Miso", "Nice name for a cat!"]
+    memories = memory_result["result"]["memories"]  # google-adk's shape: content, author, ISO timestamp
+    assert [m["content"]["parts"][0]["text"] for m in memories] == ["my cat is called Miso", "Nice name for a cat!"]
+    assert [(m["content"]["role"], m["author"]) for m in memories] == [("user", "user"), ("model", "bot")]
+    assert all(datetime.datetime.fromisoformat(m["timestamp"]).tzinfo is not None for m in memories)
     assert artifact_result == {"artifacts": ["notes.txt"], "contents": {"notes.txt": "buy milk"}}
 
 

@@ -11,6 +11,7 @@ transfers, and the session state after the turns must be the same.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,4 +96,4 @@ def test_every_agent_file_runs_on_a_host_as_on_google_adk(app_modules: tuple[Pat
             got = (rows(events), runner.get_session("ann", session.id).state)
             if got != expected[name]:
                 different[name] = {"here": got, "google-adk": expected[name]}
-    assert different == {}
+    assert different == {}, json.dumps(different, default=str)

@@ -18,7 +18,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "adk_actors"
 LAYERS = (
-    ("types", {"_types", "types", "planners", "events",
+    ("types", {"_types", "types", "planners", "events", "examples",
                "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files",
                "log", "telemetry", "tracing", "messages"}),
     ("agents", {"agents"}),

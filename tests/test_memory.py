@@ -54,7 +54,7 @@ def test_preload_memory_puts_memories_in_the_instruction(how: str) -> None:
     run(agent, "any peanuts recipe?", memory=memory)
     assert "Relevant memories of earlier conversations with this user:\n- [user] I am allergic to peanuts" in \
         model.requests[0].system_instruction
-    assert model.requests[0].tools == ()  # nothing for the model to call
+    assert model.requests[0].tools == []  # nothing for the model to call
 
 
 

@@ -17,6 +17,7 @@ from .._callables import Compressor, check_provider, describe_function, is_plain
 from .._exceptions import AgentDefinitionError
 from .._schema import output_schema_json
 from .._types import Event, FunctionDeclaration
+from ..examples import BaseExampleProvider, Example
 from ..planners import BasePlanner
 from ..types import generate_config_of
 from ._base import AgentBase
@@ -71,6 +72,7 @@ class LlmAgent(AgentBase):
     after_tool_callback: Any = None
     on_tool_error_callback: Any = None
     planner: BasePlanner | None = None
+    examples: list[Example] | BaseExampleProvider | None = None  # few-shot examples for the instruction
 
     @model_validator(mode="before")
     @classmethod
@@ -94,6 +96,7 @@ class LlmAgent(AgentBase):
         if any(getattr(tool, "preloads_memory", False) for tool in self.tools):  # google-adk's preload_memory tool
             self.tools = [tool for tool in self.tools if not getattr(tool, "preloads_memory", False)]
             self.preload_memory = True
+        self._take_example_tools()
         check_provider(self.instruction, f"agent {self.name!r}: instruction")
         check_provider(self.global_instruction, f"agent {self.name!r}: global_instruction")
         if self.output_schema is not None:
@@ -120,6 +123,20 @@ class LlmAgent(AgentBase):
                 raise AgentDefinitionError(f"agent {self.name!r}: two tools are named {name!r}")
             names.add(name)
         return self
+
+    def _take_example_tools(self) -> None:
+        """google-adk's ExampleTool sets the examples: taken out of the tools; several
+        lists are joined, a provider cannot be joined with anything."""
+        given = [tool.few_shot_examples for tool in self.tools if hasattr(tool, "few_shot_examples")]
+        if not given:
+            return
+        self.tools = [tool for tool in self.tools if not hasattr(tool, "few_shot_examples")]
+        if self.examples is not None:
+            given.insert(0, self.examples)
+        if len(given) > 1 and any(isinstance(g, BaseExampleProvider) for g in given):
+            raise AgentDefinitionError(f"agent {self.name!r}: an example provider cannot be combined "
+                                       "with other examples")
+        self.examples = given[0] if len(given) == 1 else [e for g in given for e in g]
 
     def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
         """The model loop, which the engine that made ``ctx`` runs."""

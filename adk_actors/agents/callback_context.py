@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .._types import EventActions, Part, State
+from .._types import EventActions, Part, SearchMemoryResponse, State
 from ..types import ours
 
 __all__ = ["Actions", "CallbackContext", "both_ways"]
@@ -111,6 +111,15 @@ class CallbackContext:
         return both_ways(lambda: self.invocation.artifacts.list(*self._where()))
 
     def search_memory(self, query: str, limit: int = 10) -> Any:
-        """The user's memories (from earlier sessions of this app) that match ``query``."""
+        """The user's memories (from earlier sessions of this app) that match ``query``,
+        best first, as google-adk's ``SearchMemoryResponse`` (``.memories``)."""
         session = self.invocation.session
-        return both_ways(lambda: self.invocation.memory.search(session.app_name, session.user_id, query, limit))
+        return both_ways(lambda: SearchMemoryResponse(
+            memories=list(self.invocation.memory.search(session.app_name, session.user_id, query, limit))))
+
+    def add_session_to_memory(self) -> Any:
+        """Remember this session as it is now (its events so far), so later sessions of
+        this user can find it with ``search_memory``."""
+        session = self.invocation.session
+        return both_ways(lambda: self.invocation.memory.add_session(
+            session.app_name, session.user_id, session.session_id, list(session.events)))

@@ -1,4 +1,5 @@
-"""The system instruction: global -> instruction -> identity -> output schema -> transfer.
+"""The system instruction: global -> instruction -> identity -> output schema -> memories
+-> transfer -> few-shot examples.
 
 Parts are joined by a blank line; empty parts are dropped. ``compile_split`` gives
 (static, dynamic): static = global + identity + transfer (byte-identical across
@@ -12,6 +13,9 @@ import json
 from typing import Any
 
 from .._schema import output_schema_json
+from .._tree import inherited_model
+from .._types import Content, model_name
+from ..examples import BaseExampleProvider, examples_for, examples_text
 from ._context import CompileContext
 from ._providers import resolve_provider
 from ._targets import root_of, transfer_targets
@@ -76,10 +80,33 @@ def transfer_instruction(agent: Any, ctx: CompileContext) -> str:
     return "\n".join(lines) + "\n\n" + TRANSFER_FOOTER
 
 
+def turn_message(ctx: CompileContext) -> Content | None:
+    """This turn's user message (the new message, or the user's event of this
+    invocation; a tool's result when the turn resumed a long-running call)."""
+    if ctx.new_message is not None:
+        return ctx.new_message
+    return next((e.content for e in reversed(ctx.events)
+                 if e.author == "user" and e.invocation_id == ctx.invocation_id), None)
+
+
+def examples_instruction(agent: Any, ctx: CompileContext) -> str:
+    """The agent's few-shot examples, as google-adk 2.13 shows them: whenever this
+    turn's user message has parts; a provider picks them for the message's texts
+    (joined by a space), and is not asked when there are none."""
+    examples = getattr(agent, "examples", None)
+    message = turn_message(ctx) if examples is not None else None
+    if examples is None or message is None or not message.parts:
+        return ""
+    query = " ".join(p.text for p in message.parts if p.text and not p.thought)
+    if not query and isinstance(examples, BaseExampleProvider):
+        return ""
+    return examples_text(examples_for(examples, query), model_name(inherited_model(agent, ctx.root_agent or agent)))
+
+
 def compile_split(agent: Any, ctx: CompileContext) -> tuple[str, str]:
     static = _join([global_instruction(agent, ctx), identity_instruction(agent), transfer_instruction(agent, ctx)])
     dynamic = _join([agent_instruction(agent, ctx), output_schema_instruction(agent, uses_response_tool(agent, ctx)),
-                     memory_instruction(ctx)])
+                     memory_instruction(ctx), examples_instruction(agent, ctx)])
     return static, dynamic
 
 
@@ -92,5 +119,6 @@ def compile(agent: Any, ctx: CompileContext) -> str:
             output_schema_instruction(agent, uses_response_tool(agent, ctx)),
             memory_instruction(ctx),
             transfer_instruction(agent, ctx),
+            examples_instruction(agent, ctx),
         ]
     )

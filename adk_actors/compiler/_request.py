@@ -44,7 +44,7 @@ def build_request(agent: Any, ctx: CompileContext) -> LlmRequest:
     return LlmRequest(
         model=model_name(inherited_model(agent, ctx.root_agent or agent)),
         system_instruction=compile(agent, ctx),
-        contents=tuple(contents),
-        tools=tuple(effective_tools(agent, ctx)),
+        contents=list(contents),
+        tools=list(effective_tools(agent, ctx)),
         config=config,
     )

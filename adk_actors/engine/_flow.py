@@ -61,7 +61,7 @@ from ..models._breaker import BreakerModel, CircuitBreaker, FallbackModel
 from ..models._http import HttpModel
 from ..tools._base import ToolContext
 from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
-from ._callbacks import Fallback, Reraise, Retry, call_chain, check_decision
+from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
 
@@ -198,7 +198,7 @@ async def _summarize_if_due(agent: Any, ctx: InvocationContext) -> Event | None:
     if plan is None:
         return None
     request = LlmRequest(model=model_name(inherited_model(agent, ctx.root_agent)), system_instruction=SUMMARY_INSTRUCTION,
-                         contents=(Content.user(_transcript(plan.messages)),))
+                         contents=[Content.user(_transcript(plan.messages))])
     ctx.counters["llm_calls"] += 1
     summary = ""
     try:
@@ -346,6 +346,11 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         response: Any = await call_chain(agent.before_model_callback, "before_model", cb, request)
         if response is None and ctx.plugins is not None:
             response = await ctx.plugins.first("before_model", cb, request)
+        try:
+            request.settle()  # the callbacks may have changed it in place, as google-adk's do
+        except (ValueError, TypeError) as exc:
+            raise CallbackError(f"agent {agent.name!r}: a before_model callback left a request the model "
+                                f"cannot be sent: {exc}") from exc
         event_id = str(uuid.uuid4())
         if response is None:
             ctx.counters["llm_calls"] += 1

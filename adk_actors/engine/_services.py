@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from .._names import validate_name
-from .._types import Event, Part
+from .._types import Event, MemoryEntry, Part
 
 __all__ = [
     "ApprovalService",
@@ -26,6 +26,7 @@ __all__ = [
     "InMemoryMemoryService",
     "MemoryEntry",
     "MemoryService",
+    "rank_memories",
 ]
 
 
@@ -87,13 +88,6 @@ class ArtifactService(Protocol):
     def list(self, app: str, user: str, session: str) -> list[str]: ...
 
 
-@dataclass(frozen=True)
-class MemoryEntry:
-    text: str
-    author: str
-    timestamp: float
-
-
 @runtime_checkable
 class MemoryService(Protocol):
     def add_session(self, app: str, user: str, session: str, events: list[Event]) -> None: ...
@@ -135,35 +129,42 @@ class InMemoryArtifactService:
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+def rank_memories(entries: list[MemoryEntry], query: str, limit: int) -> list[MemoryEntry]:
+    """The entries that match ``query``, best first (at most ``limit``): the whole
+    phrase found scores 5, plus the share of the query's words found; ties go to the
+    newest. The one rule of every memory store."""
+    phrase = query.lower().strip()
+    words = set(_WORD.findall(phrase))
+    scored: list[tuple[float, float, MemoryEntry]] = []
+    for entry in entries:
+        text = entry.text.lower()
+        score = (5.0 if phrase and phrase in text else 0.0) + (
+            len(words & set(_WORD.findall(text))) / len(words) if words else 0.0)
+        if score > 0:
+            scored.append((score, entry.timestamp, entry))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [entry for _, _, entry in scored[:limit]]
+
+
 class InMemoryMemoryService:
-    """Ranks by whole-phrase match first, then word overlap; isolated per (app, user)."""
+    """Memories per (app, user), a session's replaced when it is added again; searched
+    by :func:`rank_memories`."""
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[str, str], list[MemoryEntry]] = {}
+        self._entries: dict[tuple[str, str], dict[str, list[MemoryEntry]]] = {}
         self._lock = threading.Lock()
 
     def add_session(self, app: str, user: str, session: str, events: list[Event]) -> None:
         entries = [
-            MemoryEntry(text=e.content.text, author=e.author, timestamp=e.timestamp)
+            MemoryEntry(text=e.content.text, author=e.author, timestamp=e.timestamp, id=e.id)
             for e in events
             if e.content is not None and e.content.text and not e.partial
         ]
         with self._lock:
-            self._entries.setdefault((app, user), []).extend(entries)
+            self._entries.setdefault((app, user), {})[session] = entries
 
     def search(self, app: str, user: str, query: str, limit: int = 10) -> list[MemoryEntry]:
-        phrase = query.lower().strip()
-        words = set(_WORD.findall(phrase))
-        scored: list[tuple[float, float, MemoryEntry]] = []
         with self._lock:
-            entries = list(self._entries.get((app, user), []))
-        for entry in entries:
-            text = entry.text.lower()
-            score = (5.0 if phrase and phrase in text else 0.0) + (
-                len(words & set(_WORD.findall(text))) / len(words) if words else 0.0
-            )
-            if score > 0:
-                scored.append((score, entry.timestamp, entry))
-        scored.sort(key=lambda item: (-item[0], -item[1]))
-        return [entry for _, _, entry in scored[:limit]]
+            entries = [entry for found in self._entries.get((app, user), {}).values() for entry in found]
+        return rank_memories(entries, query, limit)
 

@@ -1,7 +1,7 @@
 """The memory actor: indexes sessions and answers searches, per (app, user).
 
 ``AddSessionToMemory(app, user, session)`` reads the session from the session store
-and (re)indexes it; ``SearchMemory(app, user, query, limit)`` -> entries. Data is in
+(or takes the events a run sends) and (re)indexes it; ``SearchMemory(app, user, query, limit)`` -> entries. Data is in
 SQLite, so a restarted actor (kill -9 included) answers as before.
 """
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError, GenServer
 
+from .._types import Event
 from .._validate import check_message
 from ..store import SessionNotFound, SQLiteSessionStore
 from ..store._memory import SQLiteMemoryStore
@@ -28,11 +29,16 @@ class MemoryActor(GenServer):
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, AddSessionToMemory):
-            try:
-                data = self.sessions.get_session(request.app_name, request.user_id, request.session_id)
-            except SessionNotFound as exc:
-                raise CallError(str(exc), code="unknown_session") from None
-            return self.memory.add_session(request.app_name, request.user_id, request.session_id, data.events)
+            events = request.events
+            if events is None:
+                try:
+                    events = tuple(self.sessions.get_session(request.app_name, request.user_id,
+                                                             request.session_id).events)
+                except SessionNotFound as exc:
+                    raise CallError(str(exc), code="unknown_session") from None
+            if not all(isinstance(event, Event) for event in events):
+                raise BadRequest("events must be Event objects")
+            return self.memory.add_session(request.app_name, request.user_id, request.session_id, list(events))
         if isinstance(request, SearchMemory):
             if not isinstance(request.query, str):
                 raise BadRequest("the query must be a string")

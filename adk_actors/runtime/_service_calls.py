@@ -248,9 +248,14 @@ class DeleteCredential:
 
 @dataclass(frozen=True)
 class AddSessionToMemory:
+    """Index a session: as the session store holds it, or (``events`` given, from a
+    run's callback or tool) as that run sees it, its own events not yet stored
+    included."""
+
     app_name: str
     user_id: str
     session_id: str
+    events: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)

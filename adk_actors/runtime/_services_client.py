@@ -27,6 +27,7 @@ from ..store import ArtifactError
 from ._service_calls import (
     MCP_TOOLSET_ACTOR,
     Acquire,
+    AddSessionToMemory,
     CallMcpTool,
     Deny,
     GetCredential,
@@ -135,7 +136,9 @@ class _RemoteMemory:
         return found
 
     def add_session(self, app: str, user: str, session: str, events: list[Any]) -> None:
-        raise NotImplementedError("sessions are added to memory through the host (Runner.add_session_to_memory)")
+        """Index the session as this run sees it (``events``: its own events not yet
+        in the session store included)."""
+        self.actor.service_result("memory", AddSessionToMemory(app, user, session, tuple(events)))
 
 
 class _RemoteApprovals:

@@ -9,18 +9,15 @@ words found; entries scoring 0 are left out; ties go to the newest; at most
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import threading
 from pathlib import Path
 
 from .._files import private_file
-from .._types import Event
-from ..engine._services import MemoryEntry
+from .._types import Event, MemoryEntry
+from ..engine._services import rank_memories
 
 __all__ = ["SQLiteMemoryStore"]
-
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 class SQLiteMemoryStore:
@@ -51,22 +48,14 @@ class SQLiteMemoryStore:
         return len(rows)
 
     def search(self, app: str, user: str, query: str, limit: int = 10) -> list[MemoryEntry]:
-        phrase = query.lower().strip()
-        words = set(_WORD.findall(phrase))
-        if not words and not phrase:
+        if not query.strip():
             return []
         with self._lock:
-            rows = self._db.execute("SELECT author, timestamp, text FROM memories WHERE app=? AND user=?",
+            rows = self._db.execute("SELECT event_id, author, timestamp, text FROM memories WHERE app=? AND user=?",
                                     (app, user)).fetchall()
-        scored: list[tuple[float, float, MemoryEntry]] = []
-        for author, timestamp, text in rows:
-            lowered = text.lower()
-            score = (5.0 if phrase and phrase in lowered else 0.0) + (
-                len(words & set(_WORD.findall(lowered))) / len(words) if words else 0.0)
-            if score > 0:
-                scored.append((score, timestamp, MemoryEntry(text=text, author=author, timestamp=timestamp)))
-        scored.sort(key=lambda item: (-item[0], -item[1]))
-        return [entry for _, _, entry in scored[:limit]]
+        entries = [MemoryEntry(text=text, author=author, timestamp=timestamp, id=event_id)
+                   for event_id, author, timestamp, text in rows]
+        return rank_memories(entries, query, limit)
 
     def close(self) -> None:
         with self._lock:

@@ -10,9 +10,11 @@ from ._builtins import (
     preload_memory,
 )
 from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError
+from .example_tool import ExampleTool
 
 __all__ = [
     "AgentTool",
+    "ExampleTool",
     "FunctionTool",
     "LongRunningFunctionTool",
     "PreloadMemoryTool",

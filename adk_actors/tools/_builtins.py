@@ -30,7 +30,7 @@ def _load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
         query: Words or a phrase to look for.
     """
     found = tool_context.search_memory(query)
-    return {"memories": [{"text": m.text, "author": m.author, "timestamp": m.timestamp} for m in found]}
+    return {"result": {"memories": [entry.to_dict() for entry in found.memories]}}  # google-adk's shape
 
 
 def _load_artifacts(tool_context: ToolContext, artifact_names: list[str] | None = None) -> dict[str, Any]:
