@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APPS = {
     "weather_bot": "examples.weather_bot.agent:root_agent",
     "pipeline": "examples.pipeline.agent:root_agent",
+    "fluent_pipeline": "examples.fluent_pipeline.agent:root_agent",
     "fanout": "examples.fanout.agent:root_agent",
     "refine_loop": "examples.refine_loop.agent:root_agent",
     "router": "examples.router.agent:root_agent",
@@ -35,10 +36,11 @@ def turn(host: Host, app: str, text: str) -> list[Any]:
     return list(runner.run("ann", "s1", text))
 
 
-def test_pipeline_passes_state_along(host: Host) -> None:
-    events = turn(host, "pipeline", "parse dates")
+@pytest.mark.parametrize("app", ["pipeline", "fluent_pipeline"])  # built by hand, and with adk_actors.fluent
+def test_pipeline_passes_state_along(host: Host, app: str) -> None:
+    events = turn(host, app, "parse dates")
     assert [e.author for e in events if e.content and e.content.text] == ["user", "writer", "reviewer", "summarizer"]
-    state = host.runner("pipeline").get_state("ann", "s1")
+    state = host.runner(app).get_state("ann", "s1")
     assert state["code"] == "def parse_dates(x): return x"
     assert state["review"].startswith("Reviewed `def parse_dates(x): return x`")
     assert state["summary"].startswith("Summary: Reviewed")

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ROOT, serving
+from conftest import ROOT, last_text, serving
 
 from adk_actors.runtime import Host
 from supervision import call, children_of, proc_stat, process_alive
@@ -28,8 +28,9 @@ from supervision.testing import wait_until
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
         'streaming = "runtime_agents:streaming_agent"\n'
         'notes = "runtime_agents:notes_agent"\n'
-        'guarded = "runtime_agents:guarded_app"\n')
-APP_NAMES = ["guarded", "notes", "streaming", "weather_bot"]
+        'guarded = "runtime_agents:guarded_app"\n'
+        'fluent_pipeline = "examples.fluent_pipeline.agent:root_agent"\n')
+APP_NAMES = ["fluent_pipeline", "guarded", "notes", "streaming", "weather_bot"]
 
 
 @pytest.fixture(scope="module")
@@ -776,3 +777,12 @@ def test_a_run_killed_mid_stream_ends_the_stream_with_google_adks_error_line(
     after = client.post("/run", json={**body, "streaming": False, "newMessage": {
         "role": "user", "parts": [{"text": "again"}]}})
     assert after.status_code == 200 and after.json()[-1]["content"]["parts"][0]["text"] == "You said: again."
+
+
+def test_the_fluent_pipeline_example_answers_over_http(served: dict[str, Any], client: httpx.Client) -> None:
+    """Issue 33: a pipeline built with adk_actors.fluent is a plain app of the host."""
+    client.post("/apps/fluent_pipeline/users/ann/sessions/fluent").raise_for_status()
+    assert last_text(served["url"], "fluent_pipeline", "parse dates", session="fluent") == \
+        "Summary: Reviewed `def parse_dates(x) -- 1 suggestion."
+    state = client.get("/apps/fluent_pipeline/users/ann/sessions/fluent").json()["state"]
+    assert state["code"] == "def parse_dates(x): return x" and state["review"].startswith("Reviewed")

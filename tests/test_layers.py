@@ -25,7 +25,7 @@ LAYERS = (
     ("compiler", {"compiler"}),
     ("engine", {"engine", "tools", "models", "otel", "mcp"}),
     ("runtime", {"runtime", "store", "config"}),
-    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners"}),
+    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners", "fluent"}),
 )
 
 

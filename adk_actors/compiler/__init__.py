@@ -16,7 +16,7 @@ from ._compressors import (
 from ._contents import INTERRUPTED_RESULT, branch_visible, build_contents
 from ._context import CompileContext
 from ._instructions import compile, compile_split
-from ._providers import InstructionProvider, resolve_provider
+from ._providers import InstructionProvider, Verbatim, resolve_provider
 from ._request import build_request, history
 from ._targets import transfer_targets
 from ._templating import referenced_artifacts, substitute_vars
@@ -38,6 +38,7 @@ __all__ = [
     "SummaryPlan",
     "TokenBudget",
     "Truncate",
+    "Verbatim",
     "branch_visible",
     "build_contents",
     "build_request",

@@ -17,7 +17,7 @@ from .._tree import inherited_model
 from .._types import Content, model_name
 from ..examples import BaseExampleProvider, examples_for, examples_text
 from ._context import CompileContext
-from ._providers import resolve_provider
+from ._providers import Verbatim, resolve_provider
 from ._targets import root_of, transfer_targets
 from ._templating import substitute_vars
 from ._tools import SET_MODEL_RESPONSE, uses_response_tool
@@ -34,13 +34,19 @@ def _join(parts: list[str]) -> str:
 
 def global_instruction(agent: Any, ctx: CompileContext) -> str:
     root = root_of(agent, ctx.root_agent)
-    text = resolve_provider(getattr(root, "global_instruction", None), ctx, agent_name=root.name)
-    return substitute_vars(text, ctx.state, ctx.artifacts) if text else ""
+    return _filled(resolve_provider(getattr(root, "global_instruction", None), ctx, agent_name=root.name), ctx)
 
 
 def agent_instruction(agent: Any, ctx: CompileContext) -> str:
-    text = resolve_provider(getattr(agent, "instruction", None), ctx, agent_name=agent.name)
-    return substitute_vars(text, ctx.state, ctx.artifacts) if text else ""
+    return _filled(resolve_provider(getattr(agent, "instruction", None), ctx, agent_name=agent.name), ctx)
+
+
+def _filled(text: str | None, ctx: CompileContext) -> str:
+    """An instruction's text with its ``{key}`` placeholders filled (seed 003: a
+    provider's text too), unless a provider said it is :class:`Verbatim`."""
+    if not text:
+        return ""
+    return text if isinstance(text, Verbatim) else substitute_vars(text, ctx.state, ctx.artifacts)
 
 
 def identity_instruction(agent: Any) -> str:

@@ -14,11 +14,18 @@ from typing import Any
 
 from .._callables import check_provider, provider_target
 
-__all__ = ["InstructionProvider", "check_provider", "resolve_provider"]
+__all__ = ["InstructionProvider", "Verbatim", "check_provider", "resolve_provider"]
 
 InstructionProvider = str | Callable[[Any], Any] | tuple[Any, ...] | None
 
 _log = logging.getLogger("adk_actors.compiler")
+
+
+class Verbatim(str):
+    """A provider's text to be used as it is: its ``{...}`` are not placeholders (for
+    a provider that quotes what users or models wrote)."""
+
+    __slots__ = ()
 
 
 def resolve_provider(provider: Any, ctx: Any, *, agent_name: str = "?") -> str | None:

@@ -1,0 +1,38 @@
+"""A fluent builder for agents, with adk-fluent's names and meaning (seed 004).
+
+``Agent("name", model).instruct(...).writes("key")`` and the operators ``>>`` (in
+sequence), ``|`` (at once), ``* n`` / ``* until(pred)`` (loop), ``//`` (fallback)
+and ``@ Schema`` (typed answer) build our plain agents, so everything that runs
+agents runs these. ``P`` composes instructions, ``C`` says what an agent sees of
+the conversation, ``S`` transforms the state between steps. ``build()`` checks the
+pipeline's contracts first (``ContractError``); ``ask("...")`` runs one turn on an
+embedded engine. The full reference: docs/fluent.md.
+"""
+
+from ._builders import Agent, Builder, Fallback, FallbackAgent, FanOut, Loop, Pipeline
+from ._context import C, CTransform
+from ._contracts import ContractError
+from ._prompt import P, PTransform
+from ._state import S, StateDelta, StateReplacement, StateStep, STransform, UntilCheck, until
+
+__all__ = [
+    "Agent",
+    "Builder",
+    "C",
+    "CTransform",
+    "ContractError",
+    "Fallback",
+    "FallbackAgent",
+    "FanOut",
+    "Loop",
+    "P",
+    "PTransform",
+    "Pipeline",
+    "S",
+    "STransform",
+    "StateDelta",
+    "StateReplacement",
+    "StateStep",
+    "UntilCheck",
+    "until",
+]

@@ -1,0 +1,474 @@
+"""The builders: ``Agent`` and the workflows ``Pipeline``, ``FanOut``, ``Loop``,
+``Fallback``, with adk-fluent's operators.
+
+A builder collects settings and ``build()`` makes our plain agents (LlmAgent,
+SequentialAgent, ParallelAgent, LoopAgent, and the small :class:`StateStep`,
+:class:`UntilCheck` and :class:`FallbackAgent`), so the compiler, engine, host, HTTP
+and A2A see nothing new. Setters change the builder and return it, until it is
+used as an operand: then it is frozen, and a setter works on a copy (adk-fluent's
+copy-on-write), so an agent can be reused in several pipelines.
+
+Operators: ``a >> b`` sequence (``a_then_b``), ``a | b`` parallel (``a_and_b``),
+``a * n`` loop n times (``a_xn``), ``a * until(pred, max=n)`` loop until the state
+satisfies pred, ``a // b`` fallback (``a_or_b``: b answers when a fails), ``a @
+Schema`` typed output. A chain of one operator stays flat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from .._types import Content, Event
+from ..agents import AgentBase, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from ..compiler import CompileContext, Verbatim, substitute_vars
+from ..runners import InMemoryRunner
+from ..tools import AgentTool, load_memory
+from ._context import C, CTransform
+from ._contracts import check_contracts
+from ._prompt import PTransform
+from ._state import StateStep, STransform, Until, UntilCheck
+
+__all__ = ["Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "Loop", "Pipeline"]
+
+_CALLBACKS = ("before_agent", "after_agent", "before_model", "after_model", "before_tool", "after_tool",
+              "on_model_error", "on_tool_error")
+
+
+class FallbackAgent(AgentBase):
+    """Tries its children in order; the first that finishes without raising answers.
+    A failed child's events (its error included) stay in the session; when every
+    child fails, the last error is raised."""
+
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        failure: BaseException | None = None
+        for child in self.sub_agents:
+            ctx.check_cancelled()
+            try:
+                async for event in child.run(ctx.for_agent(child)):
+                    yield event
+            except Exception as error:
+                failure = error
+                continue
+            return
+        if failure is not None:
+            raise failure
+
+
+class Builder:
+    """What every builder shares: the operators, build, ask."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._frozen = False
+        self._checked = True
+
+    # -- copy-on-write -------------------------------------------------------
+    def _edit(self) -> Any:
+        if not self._frozen:
+            return self
+        clone = copy.copy(self)
+        clone.__dict__.update({k: copy.copy(v) if isinstance(v, list | dict) else v for k, v in self.__dict__.items()})
+        clone._frozen = False
+        return clone
+
+    def _operand(self) -> Any:
+        self._frozen = True
+        return self
+
+    def unchecked(self) -> Any:
+        """Build without the contract checks (see :mod:`adk_actors.fluent`)."""
+        builder = self._edit()
+        builder._checked = False
+        return builder
+
+    # -- operators -----------------------------------------------------------
+    def __rshift__(self, other: Any) -> Pipeline:
+        return Pipeline._joined(self, other)
+
+    def __rrshift__(self, other: Any) -> Pipeline:
+        return Pipeline._joined(other, self)
+
+    def __or__(self, other: Any) -> FanOut:
+        if not isinstance(other, Builder):
+            return NotImplemented
+        return FanOut._joined(self, other)
+
+    def __mul__(self, times: int | Until) -> Loop:
+        if isinstance(times, Until):
+            loop = Loop(f"{self.name}_x{times.max}").max_iterations(times.max)
+            loop._until = times.predicate
+        elif isinstance(times, int) and not isinstance(times, bool):
+            if times < 1:
+                raise ValueError(f"a loop runs at least once, got {self.name} * {times}")
+            loop = Loop(f"{self.name}_x{times}").max_iterations(times)
+        else:
+            return NotImplemented
+        loop._steps = list(self._steps) if isinstance(self, Pipeline) else [self._operand()]
+        return loop
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: Any) -> Fallback:
+        return Fallback._joined(self, other)
+
+    # -- building and running -------------------------------------------------
+    def _build(self) -> Any:
+        raise NotImplementedError
+
+    def build(self) -> Any:
+        """Our plain agent tree; the contract checks run first (unless
+        :meth:`unchecked`) and raise :class:`ContractError` naming the agents and key."""
+        if self._checked:
+            check_contracts(self)
+        return unique_helper_names(self._build())
+
+    async def ask_async(self, prompt: str) -> str:
+        """One turn on an embedded engine (in-memory sessions): the last text answered."""
+        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}")
+        session = await runner.session_service.create_session(app_name=runner.app_name, user_id="_ask_user")
+        text = ""
+        async for event in runner.run_async(user_id="_ask_user", session_id=session.id,
+                                            new_message=Content.user(prompt)):
+            if event.content is not None and event.content.text and not event.partial:
+                text = event.content.text
+        return text
+
+    def ask(self, prompt: str) -> str:
+        """:meth:`ask_async` from synchronous code (a RuntimeError inside an event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.ask_async(prompt))
+        raise RuntimeError(f"{self.name}.ask() called inside a running event loop; await .ask_async() instead")
+
+
+def built(item: Any) -> Any:
+    """A step as an agent: a builder built, a state transform or a function of the
+    state as a StateStep, an agent as it is."""
+    if isinstance(item, Builder):
+        return item._build()
+    if isinstance(item, STransform):
+        return StateStep(name=item.name, transform=item)
+    if callable(item) and not isinstance(item, AgentBase):
+        name = getattr(item, "__name__", "fn")
+        return StateStep(name=name if name.isidentifier() and name != "<lambda>" else "fn",
+                         transform=STransform(name, item))
+    return item
+
+
+def unique_helper_names(root: Any) -> Any:
+    """Numbers the builder's own helper steps (state steps, until checks) whose names
+    repeat in the tree: ``pick_x``, ``pick_x_2``."""
+    seen: dict[str, int] = {}
+    stack = [root]
+    while stack:
+        agent = stack.pop(0)
+        seen[agent.name] = seen.get(agent.name, 0) + 1
+        if seen[agent.name] > 1 and isinstance(agent, StateStep | UntilCheck):
+            agent.name = f"{agent.name}_{seen[agent.name]}"
+        stack.extend(agent.sub_agents)
+    return root
+
+
+def _name_of(item: Any) -> str:
+    return str(getattr(item, "name", None) or getattr(item, "__name__", "fn"))
+
+
+class Agent(Builder):
+    """An LlmAgent, step by step: ``Agent("name", model).instruct(...).writes(...)``."""
+
+    kind = "agent"
+
+    def __init__(self, name: str, model: Any = None) -> None:
+        super().__init__(name)
+        self._config: dict[str, Any] = {"model": model} if model is not None else {}
+        self._tools: list[Any] = []
+        self._sub_agents: list[Any] = []
+        self._callbacks: dict[str, list[Any]] = {}
+        self._context: CTransform | None = None
+        self._instruction: Any = ""
+        self.reads_keys: tuple[str, ...] = ()
+        self.writes_key: str | None = None
+        self.produces_schema: type[BaseModel] | None = None
+        self.consumes_schema: type[BaseModel] | None = None
+
+    def _set(self, key: str, value: Any) -> Agent:
+        builder: Agent = self._edit()
+        builder._config[key] = value
+        return builder
+
+    def model(self, model: Any) -> Agent:
+        return self._set("model", model)
+
+    def instruct(self, instruction: str | PTransform | Callable[[Any], Any]) -> Agent:
+        """The instruction: text (``{key}`` filled from state), a function of the
+        request's context, or ``P`` sections."""
+        if isinstance(instruction, CTransform):
+            raise TypeError("instruct() takes an instruction; a C spec goes to .context(...)")
+        builder: Agent = self._edit()
+        builder._instruction = instruction
+        return builder
+
+    def describe(self, description: str) -> Agent:
+        return self._set("description", description)
+
+    def global_instruct(self, instruction: Any) -> Agent:
+        return self._set("global_instruction", instruction)
+
+    def generate_content_config(self, config: Any) -> Agent:
+        return self._set("generate_content_config", config)
+
+    def planner(self, planner: Any) -> Agent:
+        return self._set("planner", planner)
+
+    def tool(self, fn: Any) -> Agent:
+        builder: Agent = self._edit()
+        builder._tools.append(fn)
+        return builder
+
+    def tools(self, tools: Any) -> Agent:
+        """Replaces the tools."""
+        builder: Agent = self._edit()
+        builder._tools = list(tools) if isinstance(tools, list | tuple) else [tools]
+        return builder
+
+    def agent_tool(self, agent: Any) -> Agent:
+        """Another agent as a tool: this one stays in charge."""
+        return self.tool(AgentTool(agent=built(agent)))
+
+    def sub_agent(self, agent: Any) -> Agent:
+        builder: Agent = self._edit()
+        builder._sub_agents.append(agent)
+        return builder
+
+    def sub_agents(self, agents: list[Any]) -> Agent:
+        builder: Agent = self._edit()
+        builder._sub_agents = list(agents)
+        return builder
+
+    def isolate(self) -> Agent:
+        return self._set("disallow_transfer_to_parent", True)._set("disallow_transfer_to_peers", True)
+
+    def stay(self) -> Agent:
+        return self._set("disallow_transfer_to_parent", True)
+
+    def no_peers(self) -> Agent:
+        return self._set("disallow_transfer_to_peers", True)
+
+    def memory(self, mode: Literal["preload", "on_demand", "both"] = "preload") -> Agent:
+        if mode not in ("preload", "on_demand", "both"):
+            raise ValueError(f"memory mode is 'preload', 'on_demand' or 'both', not {mode!r}")
+        builder = self._set("preload_memory", True) if mode in ("preload", "both") else self._edit()
+        return builder.tool(load_memory) if mode in ("on_demand", "both") else builder
+
+    def writes(self, key: str | None) -> Agent:
+        """The answer's text goes to ``state[key]`` (``output_key``)."""
+        if key is not None and not key.isidentifier():
+            raise ValueError(f"writes() needs an identifier, got {key!r} (try {key.replace('-', '_').replace(' ', '_')!r})")
+        builder: Agent = self._edit()
+        builder.writes_key = key
+        return builder
+
+    def reads(self, *keys: str, keep_history: bool = False) -> Agent:
+        """These state keys in the instruction's ``<conversation_context>``; the
+        history left out unless ``keep_history``."""
+        spec = C.from_state(*keys) if keep_history else C.none() + C.from_state(*keys)
+        builder: Agent = self._edit()
+        builder._context = spec if builder._context is None else builder._context + spec
+        builder.reads_keys = builder.reads_keys + keys
+        return builder
+
+    def context(self, spec: CTransform) -> Agent:
+        """What the agent sees of the conversation (replaces an earlier spec)."""
+        if isinstance(spec, PTransform):
+            raise TypeError("context() takes a C spec; P sections go to .instruct(...)")
+        builder: Agent = self._edit()
+        builder._context = spec
+        return builder
+
+    def returns(self, schema: type[BaseModel]) -> Agent:
+        """The answer is JSON of ``schema`` (``output_schema``)."""
+        return self._set("output_schema", schema)
+
+    output = returns
+
+    def __matmul__(self, schema: Any) -> Agent:
+        if not isinstance(schema, type):
+            raise TypeError(f"agent @ X needs a type, got {schema!r}")
+        builder: Agent = self._operand()._edit()
+        return builder.returns(schema)
+
+    def produces(self, schema: type[BaseModel]) -> Agent:
+        """A contract: this agent writes the fields of ``schema`` (checked at build)."""
+        builder: Agent = self._edit()
+        builder.produces_schema = _model_class(schema, "produces")
+        return builder
+
+    def consumes(self, schema: type[BaseModel]) -> Agent:
+        """A contract: this agent needs the fields of ``schema`` upstream."""
+        builder: Agent = self._edit()
+        builder.consumes_schema = _model_class(schema, "consumes")
+        return builder
+
+    def __getattr__(self, name: str) -> Any:
+        slot = name.removesuffix("_if")
+        if slot in _CALLBACKS:
+            def add(*args: Any) -> Agent:
+                fns = args
+                if name.endswith("_if"):  # before_model_if(condition, fn): added only when condition holds
+                    fns = args[1:] if args and args[0] else ()
+                builder: Agent = self._edit()
+                builder._callbacks.setdefault(slot, []).extend(fns)
+                return builder
+
+            return add
+        raise AttributeError(f"{type(self).__name__} has no {name!r}")
+
+    def instruction_provider(self) -> Any:
+        """The built agent's instruction (see :mod:`adk_actors.fluent`)."""
+        instruction, spec = self._instruction, self._context
+        render = spec.render if spec is not None else None
+        if render is None:
+            if isinstance(instruction, PTransform):
+                return instruction.render({}) if not instruction.dynamic else (
+                    lambda ctx: Verbatim(instruction.render(ctx.state)))
+            return instruction
+
+        def combined(ctx: CompileContext) -> str:
+            if isinstance(instruction, PTransform):
+                text = instruction.render(ctx.state)
+            else:
+                text = instruction(ctx) if callable(instruction) else instruction
+                text = substitute_vars(str(text or ""), ctx.state, ctx.artifacts)
+            context = render(ctx)
+            if not context or not text:
+                return Verbatim(context or text)
+            return Verbatim(f"{text}\n\n<conversation_context>\n{context}\n</conversation_context>")
+
+        return combined
+
+    def _build(self) -> LlmAgent:
+        config = {k: v for k, v in self._config.items() if v is not None}
+        for slot, fns in self._callbacks.items():
+            config[f"{slot}_callback"] = fns[0] if len(fns) == 1 else list(fns)
+        if self._context is not None:
+            config["include_contents"] = self._context.include_contents
+        return LlmAgent(name=self.name, instruction=self.instruction_provider(), tools=list(self._tools),
+                        sub_agents=[built(a) for a in self._sub_agents], output_key=self.writes_key, **config)
+
+
+def _model_class(schema: Any, what: str) -> type[BaseModel]:
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        raise TypeError(f"{what}() takes a pydantic model class, got {schema!r}")
+    return schema
+
+
+W = TypeVar("W", bound="_Workflow")
+
+
+class _Workflow(Builder):
+    """A builder of steps (Pipeline, FanOut, Loop, Fallback)."""
+
+    joiner = ""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._steps: list[Any] = []
+
+    @property
+    def steps(self) -> list[Any]:
+        return list(self._steps)
+
+    def _add(self, step: Any) -> Any:
+        workflow = self._edit()
+        workflow._steps.append(step._operand() if isinstance(step, Builder) else step)
+        return workflow
+
+    @classmethod
+    def _joined(cls: type[W], left: Any, right: Any) -> W:
+        """``left <op> right``: flat when ``left`` is already this kind of workflow."""
+        joined: W
+        if type(left) is cls:
+            joined = left._operand()._edit()
+            joined.name = f"{left.name}{cls.joiner}{_name_of(right)}"
+        else:
+            joined = cls(f"{_name_of(left)}{cls.joiner}{_name_of(right)}")._add(left)
+        return joined._add(right)  # type: ignore[no-any-return]
+
+
+class Pipeline(_Workflow):
+    """Steps in sequence (a SequentialAgent)."""
+
+    kind = "sequence"
+
+    joiner = "_then_"
+
+    def step(self, step: Any) -> Pipeline:
+        return self._add(step)  # type: ignore[no-any-return]
+
+    def _build(self) -> SequentialAgent:
+        return SequentialAgent(name=self.name, sub_agents=[built(s) for s in self._steps])
+
+
+class FanOut(_Workflow):
+    """Branches at once (a ParallelAgent)."""
+
+    kind = "parallel"
+
+    joiner = "_and_"
+
+    def branch(self, step: Any) -> FanOut:
+        return self._add(step)  # type: ignore[no-any-return]
+
+    def _build(self) -> ParallelAgent:
+        return ParallelAgent(name=self.name, sub_agents=[built(s) for s in self._steps])
+
+
+class Loop(_Workflow):
+    """Steps repeated (a LoopAgent), ``max_iterations`` times or until a predicate
+    on the state holds (checked after each round)."""
+
+    kind = "loop"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self._max = 0
+        self._until: Callable[[Mapping[str, Any]], Any] | None = None
+
+    def step(self, step: Any) -> Loop:
+        return self._add(step)  # type: ignore[no-any-return]
+
+    def max_iterations(self, n: int) -> Loop:
+        loop: Loop = self._edit()
+        loop._max = n
+        return loop
+
+    def until(self, predicate: Callable[[Mapping[str, Any]], Any]) -> Loop:
+        loop: Loop = self._edit()
+        loop._until = predicate
+        return loop
+
+    def _build(self) -> LoopAgent:
+        steps = [built(s) for s in self._steps]
+        if self._until is not None:
+            steps.append(UntilCheck(name="_until_check", predicate=self._until))
+        return LoopAgent(name=self.name, max_iterations=self._max, sub_agents=steps)
+
+
+class Fallback(_Workflow):
+    """Attempts in order: the first that does not fail answers."""
+
+    kind = "fallback"
+
+    joiner = "_or_"
+
+    def attempt(self, step: Any) -> Fallback:
+        return self._add(step)  # type: ignore[no-any-return]
+
+    def _build(self) -> FallbackAgent:
+        return FallbackAgent(name=self.name, sub_agents=[built(s) for s in self._steps])

@@ -1,0 +1,124 @@
+"""The contract checks a pipeline passes when it is built.
+
+Walking the builder tree in run order, with the state keys written so far:
+
+* an agent that reads a key (``.reads``, ``C.from_state``, ``C.template``, a
+  ``{key}`` of its instruction text or ``P`` template) that no step before it
+  writes; a state step that reads a key nothing before it writes;
+* two branches of a ``FanOut`` writing the same key (the last writer would win at
+  random);
+* an agent that ``.consumes(Model)`` whose fields the nearest ``.produces(...)``
+  before it does not have, or with no producer before it.
+
+Each is a :class:`ContractError` naming the agents and the key. Keys with a scope
+(``app:``, ``user:``, ``temp:``) and artifacts are set outside the pipeline and not
+checked; after a step whose effect on the state cannot be known (a plain function)
+missing keys are not reported. ``.unchecked()`` builds without the checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._exceptions import AgentDefinitionError
+from ..agents import LlmAgent
+from ._prompt import PTransform, template_keys
+from ._state import STransform
+
+__all__ = ["ContractError", "check_contracts"]
+
+
+class ContractError(AgentDefinitionError):
+    """A pipeline whose steps do not fit together (see :mod:`adk_actors.fluent._contracts`)."""
+
+
+@dataclass(frozen=True)
+class _Flow:
+    keys: frozenset[str] | None  # None: unknown (after an opaque step)
+    producer: tuple[str, Any] | None = None  # (agent, model) of the nearest .produces
+
+
+def _needs(agent: Any) -> set[str]:
+    keys = set(agent.reads_keys)
+    if agent._context is not None:
+        keys |= agent._context.reads
+    instruction = agent._instruction
+    if isinstance(instruction, str):
+        keys |= template_keys(instruction)[0]
+    elif isinstance(instruction, PTransform):
+        keys |= instruction.reads()
+    return {k for k in keys if ":" not in k and not k.startswith("artifact.")}
+
+
+def check_contracts(root: Any) -> None:
+    """Raise :class:`ContractError` listing every problem of ``root``'s tree."""
+    problems: list[str] = []
+    _walk(root, _Flow(frozenset()), problems)
+    if problems:
+        raise ContractError(f"contract errors in {root.name}: " + "; ".join(problems))
+
+
+def _missing(flow: _Flow, keys: set[str] | frozenset[str]) -> list[str]:
+    return [] if flow.keys is None else sorted(k for k in keys if k not in flow.keys)
+
+
+def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
+    kind = getattr(node, "kind", None)  # the builders' kinds (this module does not import them)
+    if kind == "agent":
+        for key in _missing(flow, _needs(node)):
+            problems.append(f"agent {node.name!r} reads state key {key!r}, which no step before it writes")
+        if node.consumes_schema is not None:
+            _check_consumes(node, flow, problems)
+        keys = None if flow.keys is None else flow.keys | ({node.writes_key} if node.writes_key else set())
+        producer = (node.name, node.produces_schema) if node.produces_schema is not None else flow.producer
+        return _Flow(keys, producer)
+    if isinstance(node, STransform):
+        if node.reads is not None:
+            for key in _missing(flow, node.reads):
+                problems.append(f"state step {node.name!r} reads state key {key!r}, which no step before it writes")
+        return _Flow(None if flow.keys is None else node.keys_after(flow.keys), flow.producer)
+    if kind in ("sequence", "loop"):
+        for step in node.steps:
+            flow = _walk(step, flow, problems)
+        return flow
+    if kind in ("parallel", "fallback"):
+        outcomes = [(_name(step), _walk(step, flow, problems)) for step in node.steps]
+        if kind == "parallel" and flow.keys is not None:
+            _check_branches(node, flow, outcomes, problems)
+        if any(outcome.keys is None for _, outcome in outcomes) or flow.keys is None:
+            return _Flow(None, flow.producer)
+        keys = frozenset().union(*(outcome.keys for _, outcome in outcomes if outcome.keys is not None))
+        return _Flow(flow.keys | keys, flow.producer)
+    if isinstance(node, LlmAgent):  # an agent built by hand: what it writes is known
+        return _Flow(None if flow.keys is None else flow.keys | ({node.output_key} if node.output_key else set()),
+                     flow.producer)
+    return _Flow(None, flow.producer)  # a function or another agent: its effect on the state is unknown
+
+
+def _name(step: Any) -> str:
+    return str(getattr(step, "name", None) or getattr(step, "__name__", "step"))
+
+
+def _check_branches(node: Any, before: _Flow, outcomes: list[tuple[str, _Flow]], problems: list[str]) -> None:
+    writers: dict[str, str] = {}
+    for branch, outcome in outcomes:
+        assert before.keys is not None
+        for key in sorted((outcome.keys or frozenset()) - before.keys):
+            if key in writers:
+                problems.append(f"branches {writers[key]!r} and {branch!r} of {node.name!r} both write state "
+                                f"key {key!r} (the last to finish would win)")
+            else:
+                writers[key] = branch
+
+
+def _check_consumes(agent: Any, flow: _Flow, problems: list[str]) -> None:
+    wanted = agent.consumes_schema
+    if flow.producer is None:
+        problems.append(f"agent {agent.name!r} consumes {wanted.__name__}, but no agent before it produces one")
+        return
+    producer, made = flow.producer
+    missing = sorted(set(wanted.model_fields) - set(made.model_fields))
+    if missing:
+        problems.append(f"agent {agent.name!r} consumes {wanted.__name__} but {producer!r} produces "
+                        f"{made.__name__}, without {', '.join(repr(f) for f in missing)}")

@@ -1,0 +1,166 @@
+"""``P``: an instruction built from sections, in adk-fluent's order and words.
+
+Sections render in a fixed order whatever order they are written in: role (no
+header), ``Context:``, ``Task:``, ``Constraints:``, ``Output Format:``,
+``Examples:``, then custom sections (``P.section("house_rules", ...)`` is headed
+``House Rules:``). Several blocks of one kind are joined by a newline under one
+header; sections are separated by a blank line. ``P.when`` / ``P.from_state`` /
+``P.template`` read the session state when the instruction is compiled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["P", "PTransform"]
+
+_ORDER = {"role": 100, "context": 200, "task": 300, "constraint": 400, "format": 500, "example": 600}
+_LABELS = {"role": None, "context": "Context", "task": "Task", "constraint": "Constraints",
+           "format": "Output Format", "example": "Examples"}
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_:]*)(\?)?\}")
+
+
+def holds(predicate: Callable[[Mapping[str, Any]], Any] | str, state: Mapping[str, Any]) -> bool:
+    """A predicate on state: a state key (truthy) or a callable; one that raises a
+    KeyError, TypeError or ValueError does not hold (adk-fluent's rule)."""
+    if isinstance(predicate, str):
+        return bool(state.get(predicate))
+    try:
+        return bool(predicate(state))
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def render_template(text: str, state: Mapping[str, Any], *, strict: bool = False) -> str:
+    """``{key}`` from state, ``{key?}`` optional (missing: ""); a missing required key is
+    left as written, or raises KeyError when ``strict``."""
+    def replace(match: re.Match[str]) -> str:
+        key, optional = match.group(1), match.group(2)
+        if key in state and state[key] is not None:
+            return str(state[key])
+        if optional:
+            return ""
+        if strict:
+            raise KeyError(key)
+        return match.group(0)
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def template_keys(text: str) -> tuple[set[str], set[str]]:
+    """(required, optional) state keys a template reads."""
+    required: set[str] = set()
+    optional: set[str] = set()
+    for match in _PLACEHOLDER.finditer(text):
+        (optional if match.group(2) else required).add(match.group(1))
+    return required, optional
+
+
+@dataclass(frozen=True)
+class PTransform:
+    """One or more prompt blocks; ``a + b`` joins them (order of writing does not
+    matter, the section order does)."""
+
+    blocks: tuple[tuple[str, Any], ...]
+
+    def __add__(self, other: PTransform) -> PTransform:
+        if not isinstance(other, PTransform):
+            return NotImplemented
+        return PTransform(self.blocks + other.blocks)
+
+    @property
+    def dynamic(self) -> bool:
+        """True when the text depends on the session state."""
+        return any(kind in ("when", "from_state", "template") for kind, _ in self.blocks)
+
+    def reads(self) -> set[str]:
+        """The state keys it needs (a template's required keys, from_state's)."""
+        keys: set[str] = set()
+        for kind, value in self.blocks:
+            if kind == "from_state":
+                keys.update(value)
+            elif kind == "template":
+                keys.update(template_keys(value)[0])
+        return keys
+
+    def render(self, state: Mapping[str, Any]) -> str:
+        """The instruction's text for ``state``."""
+        groups: dict[str, list[str]] = {}
+        for kind, text in self._resolved(state):
+            if text:
+                groups.setdefault(kind, []).append(text)
+        parts = []
+        for kind in sorted(groups, key=lambda k: _ORDER.get(k, 700)):
+            body = "\n".join(groups[kind])
+            label = _LABELS.get(kind, kind.replace("_", " ").title())
+            parts.append(body if label is None or kind.startswith("_") else f"{label}:\n{body}")
+        return "\n\n".join(parts)
+
+    def _resolved(self, state: Mapping[str, Any]) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        for kind, value in self.blocks:
+            if kind == "when":
+                predicate, block = value
+                if holds(predicate, state):
+                    found.extend(block._resolved(state))
+            elif kind == "from_state":
+                lines = [f"{key}: {state[key]}" for key in value if state.get(key) is not None]
+                found.append(("context", "\n".join(lines)))
+            elif kind == "template":
+                found.append(("_template", render_template(value, state)))
+            else:
+                found.append((kind, value))
+        return found
+
+    def __str__(self) -> str:
+        return self.render({})
+
+
+class P:
+    """Prompt sections (adk-fluent's ``P``)."""
+
+    @staticmethod
+    def role(text: str) -> PTransform:
+        return PTransform((("role", text),))
+
+    @staticmethod
+    def context(text: str) -> PTransform:
+        return PTransform((("context", text),))
+
+    @staticmethod
+    def task(text: str) -> PTransform:
+        return PTransform((("task", text),))
+
+    @staticmethod
+    def constraint(*rules: str) -> PTransform:
+        return PTransform(tuple(("constraint", rule) for rule in rules))
+
+    @staticmethod
+    def format(text: str) -> PTransform:
+        return PTransform((("format", text),))
+
+    @staticmethod
+    def example(text: str = "", *, input: str = "", output: str = "") -> PTransform:
+        if input or output:
+            text = "\n".join(line for line in (f"Input: {input}" if input else "",
+                                               f"Output: {output}" if output else "") if line)
+        return PTransform((("example", text),))
+
+    @staticmethod
+    def section(name: str, text: str) -> PTransform:
+        return PTransform(((name, text),))
+
+    @staticmethod
+    def when(predicate: Callable[[Mapping[str, Any]], Any] | str, block: PTransform) -> PTransform:
+        return PTransform((("when", (predicate, block)),))
+
+    @staticmethod
+    def from_state(*keys: str) -> PTransform:
+        return PTransform((("from_state", keys),))
+
+    @staticmethod
+    def template(text: str) -> PTransform:
+        return PTransform((("template", text),))

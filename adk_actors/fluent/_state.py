@@ -1,0 +1,227 @@
+"""``S``: state transforms as pipeline steps, and the small agents the builder adds.
+
+An :class:`STransform` is a function of the state (a read-only copy) that returns a
+:class:`StateDelta` (only its keys set) or a :class:`StateReplacement` (its keys
+set, every other plain key removed; ``app:``, ``user:`` and ``temp:`` keys are never
+touched). In a pipeline it runs as a :class:`StateStep`, which commits the change
+as one event's ``state_delta`` (so a host stores it, and a crash never half-applies
+it). ``a >> b`` chains transforms, ``a + b`` runs both on the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from .._types import Event, EventActions
+from ..agents import AgentBase
+from ._prompt import holds
+
+__all__ = ["S", "STransform", "StateDelta", "StateReplacement", "StateStep", "UntilCheck", "until"]
+
+_SCOPES = ("app:", "user:", "temp:")
+
+
+class StateDelta(dict[str, Any]):
+    """Set these keys; leave the others."""
+
+
+class StateReplacement(dict[str, Any]):
+    """The plain (unscoped) keys become exactly these."""
+
+
+def delta_for(state: Mapping[str, Any], result: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The ``state_delta`` that makes ``state`` what ``result`` says: the keys that
+    change (None removes one); unchanged keys are left out."""
+    if not result:
+        return {}
+    delta = {key: value for key, value in result.items() if key not in state or state[key] != value}
+    if isinstance(result, StateReplacement):
+        delta.update({key: None for key in state if not key.startswith(_SCOPES) and key not in result})
+    return delta
+
+
+@dataclass(frozen=True)
+class STransform:
+    """A named state transform; ``reads`` / ``writes``: the keys it needs and sets
+    (None: not known), for the build-time contract checks."""
+
+    name: str
+    apply: Callable[[Mapping[str, Any]], Mapping[str, Any] | None]
+    reads: frozenset[str] | None = None
+    writes: frozenset[str] | None = None
+    #: the plain keys there are after it, from those there were (None: the keys
+    #: before and ``writes``; unknown when ``writes`` is None)
+    reshape: Callable[[frozenset[str]], frozenset[str]] | None = None
+
+    def keys_after(self, before: frozenset[str]) -> frozenset[str] | None:
+        """The state keys present after this step (None: cannot be known)."""
+        if self.reshape is not None:
+            return self.reshape(before)
+        return None if self.writes is None else before | self.writes
+
+    def __call__(self, state: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        return self.apply(MappingProxyType(dict(state)))
+
+    def __rshift__(self, other: Any) -> Any:
+        if isinstance(other, STransform):
+            def chained(state: Mapping[str, Any]) -> StateDelta:
+                current = dict(state)
+                delta: dict[str, Any] = {}
+                for step in (self, other):
+                    change = delta_for(current, step(current))
+                    delta.update(change)
+                    for key, value in change.items():
+                        current.pop(key, None) if value is None else current.__setitem__(key, value)
+                return StateDelta(delta)
+
+            return STransform(f"{self.name}_then_{other.name}", chained, _union(self.reads, other.reads),
+                              _union(self.writes, other.writes))
+        return NotImplemented  # a builder on the right: its __rrshift__ makes the pipeline
+
+    def __add__(self, other: STransform) -> STransform:
+        if not isinstance(other, STransform):
+            return NotImplemented
+
+        def both(state: Mapping[str, Any]) -> Mapping[str, Any]:
+            first, second = self(state) or StateDelta(), other(state) or StateDelta()
+            if isinstance(first, StateReplacement) and not isinstance(second, StateReplacement):
+                return StateReplacement({**first, **second})
+            if isinstance(second, StateReplacement):
+                return second
+            return StateDelta({**first, **second})
+
+        return STransform(f"{self.name}_and_{other.name}", both, _union(self.reads, other.reads),
+                          _union(self.writes, other.writes))
+
+
+def _union(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    return None if a is None or b is None else a | b
+
+
+def _plain(state: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in state.items() if not k.startswith(_SCOPES)}
+
+
+class S:
+    """State transforms (adk-fluent's ``S``)."""
+
+    @staticmethod
+    def pick(*keys: str) -> STransform:
+        """Keep only these plain keys."""
+        return STransform("pick_" + "_".join(keys),
+                          lambda s: StateReplacement({k: s[k] for k in keys if k in s}), None, frozenset(keys),
+                          lambda before: frozenset(k for k in before if k in keys or k.startswith(_SCOPES)))
+
+    @staticmethod
+    def drop(*keys: str) -> STransform:
+        return STransform("drop_" + "_".join(keys),
+                          lambda s: StateReplacement({k: v for k, v in _plain(s).items() if k not in keys}),
+                          None, frozenset(), lambda before: before - set(keys))
+
+    @staticmethod
+    def rename(**old_to_new: str) -> STransform:
+        """Rename keys; the others pass through."""
+        def apply(s: Mapping[str, Any]) -> StateReplacement:
+            return StateReplacement({old_to_new.get(k, k): v for k, v in _plain(s).items()})
+
+        return STransform("rename_" + "_".join(old_to_new), apply, frozenset(old_to_new),
+                          frozenset(old_to_new.values()),
+                          lambda before: frozenset(old_to_new.get(k, k) for k in before))
+
+    @staticmethod
+    def default(**values: Any) -> STransform:
+        """Set keys that are missing."""
+        return STransform("default_" + "_".join(values),
+                          lambda s: StateDelta({k: v for k, v in values.items() if k not in s}),
+                          frozenset(), frozenset(values))
+
+    @staticmethod
+    def merge(*keys: str, into: str, fn: Callable[..., Any] | None = None) -> STransform:
+        """``fn(*values)``, or the present values joined by a newline, into ``into``."""
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            if fn is not None:
+                return StateDelta({into: fn(*(s.get(k) for k in keys))})
+            return StateDelta({into: "\n".join(str(s[k]) for k in keys if k in s)})
+
+        return STransform(f"merge_{'_'.join(keys)}_into_{into}", apply, frozenset(keys), frozenset({into}))
+
+    @staticmethod
+    def transform(key: str, fn: Callable[[Any], Any]) -> STransform:
+        """``fn`` applied to the key's value (nothing when it is missing)."""
+        fn_name = getattr(fn, "__name__", "")
+        return STransform(f"transform_{key}_{fn_name if fn_name.isidentifier() else 'fn'}",
+                          lambda s: StateDelta({key: fn(s[key])} if key in s else {}), frozenset({key}),
+                          frozenset({key}))
+
+    @staticmethod
+    def compute(**derivations: Callable[[Mapping[str, Any]], Any]) -> STransform:
+        return STransform("compute_" + "_".join(derivations),
+                          lambda s: StateDelta({k: f(s) for k, f in derivations.items()}), None,
+                          frozenset(derivations))
+
+    @staticmethod
+    def set(**values: Any) -> STransform:
+        return STransform("set_" + "_".join(values), lambda s: StateDelta(values), frozenset(), frozenset(values))
+
+    @staticmethod
+    def guard(predicate: Callable[[Mapping[str, Any]], Any], msg: str = "State guard failed") -> STransform:
+        """Stop the run with ``msg`` (a ValueError) unless ``predicate`` holds."""
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            if not predicate(s):
+                raise ValueError(msg)
+            return StateDelta()
+
+        return STransform("guard", apply, None, frozenset())
+
+    @staticmethod
+    def require(*keys: str) -> STransform:
+        """Stop the run (a ValueError) when a key is missing or empty."""
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            missing = [k for k in keys if not s.get(k)]
+            if missing:
+                raise ValueError(f"required state keys missing: {', '.join(missing)}")
+            return StateDelta()
+
+        return STransform("require_" + "_".join(keys), apply, frozenset(keys), frozenset())
+
+    @staticmethod
+    def identity() -> STransform:
+        return STransform("identity", lambda s: StateDelta(), frozenset(), frozenset())
+
+
+class StateStep(AgentBase):
+    """A pipeline step that applies a state transform: one event carrying the change
+    (none when nothing changes). A transform that raises ends the run with its error."""
+
+    transform: Any
+
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        delta = delta_for(ctx.session.state, self.transform(ctx.session.state))
+        if delta:
+            yield ctx.event(actions=EventActions(state_delta=delta))
+
+
+@dataclass(frozen=True)
+class Until:
+    """``a * until(pred, max=10)``: loop ``a`` until ``pred(state)`` holds."""
+
+    predicate: Callable[[Mapping[str, Any]], Any]
+    max: int = 10
+
+
+def until(predicate: Callable[[Mapping[str, Any]], Any], max: int = 10) -> Until:
+    return Until(predicate, max)
+
+
+class UntilCheck(AgentBase):
+    """The last step of an ``until`` loop: escalates (ends the loop) once the predicate
+    holds on the state; a predicate that raises does not hold."""
+
+    predicate: Any
+
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        if holds(self.predicate, ctx.session.state):
+            yield ctx.event(actions=EventActions(escalate=True))

@@ -1,0 +1,271 @@
+"""The fluent builder (issue 33): adk-fluent's names and meaning, building our plain
+agents. The same builder code is run through adk-fluent (a dev dependency; it builds
+google-adk agents) and through ``adk_actors.fluent``, and the instruction texts the
+two compile are compared; then each operator, transform and contract check."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import adk_fluent
+import pytest
+from google.adk.events import Event as GoogleEvent
+from google.adk.flows.llm_flows.prompt import inject_session_state
+from google.genai import types as g
+from pydantic import BaseModel
+
+import adk_actors.fluent as ours
+from adk_actors import Content, Event, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_actors.compiler import CompileContext, build_request
+from adk_actors.compiler._instructions import agent_instruction
+from adk_actors.fluent import C, ContractError, FallbackAgent, S, UntilCheck, until
+from adk_actors.models import ScriptedModel
+from adk_actors.runners import InMemoryRunner
+
+STATE = {"code": "def f(): pass", "topic": "dates", "empty": None, "verbose": True}
+TURNS = [("user", f"question {i}") if i % 2 == 0 else ("reviewer", f"answer {i}") for i in range(12)] + [
+    ("helper", "a note"), ("user", "the current question")]
+
+
+def _programs() -> dict[str, Callable[[ModuleType], Any]]:
+    """Builder code, written once, for either library (``f`` is adk_fluent or ours)."""
+    return {
+        "seed_004": lambda f: f.Agent("reviewer", "m").instruct(
+            f.P.role("Senior code reviewer.") + f.P.task("Review for bugs.") + f.P.constraint("Be concise.")
+        ).context(f.C.window(n=5) + f.C.from_state("code")).writes("review"),
+        "every_section_in_any_order": lambda f: f.Agent("a", "m").instruct(
+            f.P.example(input="x = 1", output="fine") + f.P.section("house_rules", "Be kind.")
+            + f.P.format("Markdown.") + f.P.constraint("No fluff.", "Cite lines.") + f.P.task("Review.")
+            + f.P.context("Python 3.") + f.P.role("A reviewer.") + f.P.example("free text")),
+        "reads": lambda f: f.Agent("a", "m").instruct("Review {code} about {topic}.").reads("code", "topic"),
+        "reads_keep_history": lambda f: f.Agent("a", "m").instruct("Go.").reads("code", keep_history=True),
+        "reads_twice_adds_up": lambda f: f.Agent("a", "m").instruct("Go.").reads("code").reads("topic"),
+        "user_only": lambda f: f.Agent("a", "m").instruct("Answer.").context(f.C.user_only()),
+        "from_agents": lambda f: f.Agent("a", "m").instruct("Answer.").context(f.C.from_agents("helper")),
+        "exclude_agents": lambda f: f.Agent("a", "m").instruct("Answer.").context(f.C.exclude_agents("reviewer")),
+        "window_1": lambda f: f.Agent("a", "m").instruct("Answer.").context(f.C.window(n=1)),
+        "none": lambda f: f.Agent("a", "m").instruct("Answer {topic}.").context(f.C.none()),
+        "template": lambda f: f.Agent("a", "m").instruct("Answer.").context(f.C.template("Topic is {topic}.")),
+        "missing_keys_stay": lambda f: f.Agent("a", "m").instruct("Use {missing} and {topic} {opt?}.").context(
+            f.C.from_state("code", "empty")),
+        "context_only": lambda f: f.Agent("a", "m").context(f.C.from_state("code")),
+        "when": lambda f: f.Agent("a", "m").instruct("Answer.").context(
+            f.C.when("verbose", f.C.from_state("topic")) + f.C.when("empty", f.C.from_state("code"))),
+    }
+
+
+def _google_instruction(builder: Any) -> tuple[str, str]:
+    agent = builder.build()
+    events = [GoogleEvent(author=a, content=g.Content(role="user" if a == "user" else "model",
+                                                       parts=[g.Part(text=t)])) for a, t in TURNS]
+    ctx = SimpleNamespace(state=dict(STATE), session=SimpleNamespace(events=events))
+    instruction = agent.instruction
+    if callable(instruction):  # a provider: google-adk sends its text as it is
+        return asyncio.run(instruction(ctx)), agent.include_contents
+    readonly = SimpleNamespace(_invocation_context=SimpleNamespace(session=SimpleNamespace(state=dict(STATE))))
+    return asyncio.run(inject_session_state(instruction, readonly)), agent.include_contents
+
+
+def _our_context() -> CompileContext:
+    events = [Event(author=a, content=Content(role="user" if a == "user" else "model", parts=({"text": t},)))
+              for a, t in TURNS]  # type: ignore[arg-type]
+    return CompileContext(state=STATE, events=events)
+
+
+@pytest.mark.parametrize("program", sorted(_programs()))
+def test_the_instruction_is_the_text_adk_fluent_compiles(program: str) -> None:
+    code = _programs()[program]
+    expected_text, expected_contents = _google_instruction(code(adk_fluent))
+    agent = code(ours).unchecked().build()
+    assert isinstance(agent, LlmAgent)
+    assert agent_instruction(agent, _our_context()) == expected_text
+    assert agent.include_contents == expected_contents
+
+
+def test_with_history_left_out_the_model_gets_the_current_turn_only() -> None:
+    agent = _programs()["seed_004"](ours).unchecked().build()  # "code" comes from the caller
+    request = build_request(agent, _our_context())
+    assert [c.text for c in request.contents] == ["the current question"]
+    assert request.system_instruction.startswith("Senior code reviewer.\n\nTask:\nReview for bugs.\n\nConstraints:")
+    assert "[user]: question 4\n[reviewer]: answer 5\n" in request.system_instruction  # the last five turn pairs
+    assert "question 2" not in request.system_instruction
+
+
+def test_a_users_braces_in_the_conversation_are_not_placeholders() -> None:
+    agent = ours.Agent("a", "m").instruct("Hi {topic}.").context(C.user_only()).unchecked().build()
+    ctx = CompileContext(state={"topic": "t", "user:secret": "s3cr3t"},
+                         events=[Event(author="user", content=Content.user("show {user:secret}"))])
+    assert agent_instruction(agent, ctx) == "Hi t.\n\n<conversation_context>\n[user]: show {user:secret}\n" \
+                                            "</conversation_context>"
+
+
+def _shape(agent: Any) -> tuple[Any, ...]:
+    kind = {"SequentialAgent": "seq", "ParallelAgent": "par", "LoopAgent": "loop", "LlmAgent": "llm",
+            "FallbackAgent": "fallback", "FnAgent": "state", "StateStep": "state", "_CheckpointAgent": "until",
+            "UntilCheck": "until"}[type(agent).__name__]
+    extra = getattr(agent, "max_iterations", None) if kind == "loop" else None
+    return (kind, agent.name, extra, tuple(_shape(a) for a in agent.sub_agents))
+
+
+class Verdict(BaseModel):
+    ok: bool
+
+
+@pytest.mark.parametrize("program", [
+    lambda f: f.Agent("a", "m").writes("x") >> f.Agent("b", "m") >> f.Agent("c", "m"),
+    lambda f: f.Agent("a", "m") | f.Agent("b", "m") | f.Agent("c", "m"),
+    lambda f: f.Agent("a", "m") * 3,
+    lambda f: (f.Agent("a", "m").writes("x") >> f.Agent("b", "m").reads("x")) * 2,
+    lambda f: f.Agent("a", "m").writes("x") * f.until(lambda s: s.get("x") == "done", max=4),
+    lambda f: f.Agent("a", "m") // f.Agent("b", "m") // f.Agent("c", "m"),
+    lambda f: f.Agent("a", "m").writes("p") >> f.S.pick("p") >> f.S.rename(p="code")
+    >> f.Agent("r", "m").reads("code"),
+    lambda f: (f.Agent("a", "m").writes("x") | f.Agent("b", "m").writes("y")) >> f.Agent("m", "m").reads("x", "y"),
+], ids=["sequence", "parallel", "loop", "loop_of_pipeline", "until", "fallback", "state_steps", "fan_in"])
+def test_operators_build_the_tree_adk_fluent_builds(program: Callable[[ModuleType], Any]) -> None:
+    assert _shape(program(ours).build()) == _shape(program(adk_fluent).build())
+
+
+def test_at_gives_a_typed_copy_and_setters_on_a_used_builder_copy_it() -> None:
+    base = ours.Agent("a", "m").instruct("Judge.")
+    typed = base @ Verdict
+    assert typed.build().output_schema is Verdict and base.build().output_schema is None
+    reused = ours.Agent("shared", "m").writes("x")
+    first = reused >> ours.Agent("b", "m").reads("x")
+    changed = reused.writes("y")  # reused is an operand now: this is a copy
+    assert changed is not reused and reused.writes_key == "x" and changed.writes_key == "y"
+    assert first.build().sub_agents[0].output_key == "x"
+
+
+def _run(agent: Any, text: str = "go", state: dict[str, Any] | None = None) -> tuple[list[Event], dict[str, Any]]:
+    async def go() -> tuple[list[Event], dict[str, Any]]:
+        runner = InMemoryRunner(agent, app_name="fluent")
+        session = await runner.session_service.create_session(app_name="fluent", user_id="u", state=state)
+        events = [e async for e in runner.run_async(user_id="u", session_id=session.id,
+                                                    new_message=Content.user(text))]
+        stored = await runner.session_service.get_session(app_name="fluent", user_id="u", session_id=session.id)
+        return events, dict(stored.state)
+
+    return asyncio.run(go())
+
+
+def test_state_transforms_run_as_steps_of_their_own() -> None:
+    seen: list[str] = []
+
+    def review(request: Any) -> str:
+        seen.append(request.system_instruction)
+        return "looks fine"
+
+    pipeline = (
+        ours.Agent("parser", ScriptedModel(["parsed code"])).writes("parsed")
+        >> S.set(noise="x", count=1) >> S.pick("parsed", "count") >> S.rename(parsed="code")
+        >> S.default(lang="python", count=5) >> S.transform("count", lambda n: n + 1)
+        >> S.merge("lang", "code", into="both")
+        >> ours.Agent("reviewer", ScriptedModel(fallback=review)).reads("code").writes("review")
+    )
+    agent = pipeline.build()
+    assert [type(a).__name__ for a in agent.sub_agents].count("StateStep") == 6
+    events, state = _run(agent, state={"user:name": "ann"})
+    assert state == {"code": "parsed code", "count": 2, "lang": "python", "both": "python\nparsed code",
+                     "review": "looks fine", "user:name": "ann"}
+    assert "[code]: parsed code" in seen[0]
+    steps = [e for e in events if e.author.startswith(("set_", "pick_", "rename_"))]
+    assert [e.actions.state_delta for e in steps] == [{"noise": "x", "count": 1}, {"noise": None},
+                                                      {"parsed": None, "code": "parsed code"}]
+
+
+def test_a_guard_that_fails_stops_the_pipeline_with_its_message() -> None:
+    model = ScriptedModel(["never"])
+    agent = (S.guard(lambda s: s.get("ready"), "not ready yet") >> ours.Agent("a", model)).build()
+    with pytest.raises(ValueError, match="not ready yet"):
+        _run(agent)
+    assert model.requests == []
+
+
+def test_a_loop_until_stops_when_the_state_says_so() -> None:
+    drafts = ScriptedModel(["draft 1", "draft 2", "done", "never"])
+    agent = (ours.Agent("writer", drafts).writes("draft") * until(lambda s: s.get("draft") == "done", max=10)).build()
+    assert isinstance(agent, LoopAgent) and isinstance(agent.sub_agents[-1], UntilCheck)
+    _events, state = _run(agent)
+    assert state["draft"] == "done" and len(drafts.requests) == 3
+
+
+def test_a_fallback_answers_when_the_first_agent_fails() -> None:
+    broken = ScriptedModel([RuntimeError("provider down")])
+    agent = (ours.Agent("primary", broken) // ours.Agent("backup", ScriptedModel(["from backup"]))).build()
+    assert isinstance(agent, FallbackAgent)
+    events, _state = _run(agent)
+    assert [(e.author, e.error_code or e.content.text) for e in events if e.author != "user"] == [
+        ("primary", "RuntimeError"), ("backup", "from backup")]
+    everything_fails = (ours.Agent("p", ScriptedModel([RuntimeError("a")]))
+                        // ours.Agent("q", ScriptedModel([RuntimeError("b")]))).build()
+    with pytest.raises(Exception, match="b"):
+        _run(everything_fails)
+
+
+def test_ask_runs_one_turn_and_refuses_inside_an_event_loop() -> None:
+    agent = ours.Agent("helper", ScriptedModel(["forty-two"])).instruct("Answer.")
+    assert agent.ask("what is six times seven?") == "forty-two"
+
+    async def inside() -> None:
+        agent.ask("again")
+
+    with pytest.raises(RuntimeError, match=r"await \.ask_async"):
+        asyncio.run(inside())
+
+
+def test_callbacks_accumulate_and_run_in_order() -> None:
+    log: list[str] = []
+    agent = (ours.Agent("a", ScriptedModel(["hi"]))
+             .before_model(lambda cb, req: log.append("one"))
+             .before_model(lambda cb, req: log.append("two"))
+             .after_model_if(False, lambda cb, resp: log.append("never"))
+             .after_model_if(True, lambda cb, resp: log.append("after")))
+    _run(agent.build())
+    assert log == ["one", "two", "after"]
+
+
+class Draft(BaseModel):
+    title: str
+    body: str
+
+
+class Publishable(BaseModel):
+    title: str
+    body: str
+    tags: list[str]
+
+
+def test_contract_errors_name_the_agents_and_the_key() -> None:
+    with pytest.raises(ContractError, match="agent 'reviewer' reads state key 'code', which no step before it"):
+        (ours.Agent("writer", "m").writes("draft") >> ours.Agent("reviewer", "m").instruct("Review {code}")).build()
+    with pytest.raises(ContractError, match="agent 'b' reads state key 'x'"):
+        (ours.Agent("a", "m").writes("x") >> S.pick("y") >> ours.Agent("b", "m").reads("x")).build()
+    with pytest.raises(ContractError, match="branches 'left' and 'right' of 'left_and_right' both write state key 'k'"):
+        (ours.Agent("left", "m").writes("k") | ours.Agent("right", "m").writes("k")).build()
+    with pytest.raises(ContractError, match="'publisher' consumes Publishable but 'drafter' produces Draft, without 'tags'"):
+        (ours.Agent("drafter", "m").produces(Draft).writes("d")
+         >> ours.Agent("publisher", "m").consumes(Publishable)).build()
+    with pytest.raises(ContractError, match="'publisher' consumes Draft, but no agent before it produces one"):
+        ours.Agent("publisher", "m").consumes(Draft).build()
+    with pytest.raises(ContractError, match="state step 'merge_a_b_into_c' reads state key 'a'"):
+        (S.merge("a", "b", into="c") >> ours.Agent("x", "m")).build()
+    # what passes: a key written upstream, scoped keys, optional ones, and .unchecked()
+    (ours.Agent("w", "m").writes("code") >> ours.Agent("r", "m").instruct("{code} {user:name} {x?}")).build()
+    (ours.Agent("r", "m").instruct("Review {code}")).unchecked().build()
+    with pytest.raises(TypeError, match="context"):
+        ours.Agent("a").instruct(C.none())  # type: ignore[arg-type]
+
+
+def test_fluent_and_hand_built_pipelines_compile_identical_requests() -> None:
+    from examples.fluent_pipeline.agent import root_agent as fluent
+    from examples.pipeline.agent import root_agent as by_hand
+
+    assert isinstance(fluent, SequentialAgent) and not isinstance(fluent, ParallelAgent)
+    ctx = CompileContext(state={"code": "def f(x): return x", "review": "fine"},
+                         events=[Event(author="user", content=Content.user("parse dates"))])
+    assert [build_request(a, ctx) for a in fluent.sub_agents] == [build_request(a, ctx) for a in by_hand.sub_agents]
+
