@@ -269,3 +269,35 @@ def test_fluent_and_hand_built_pipelines_compile_identical_requests() -> None:
                          events=[Event(author="user", content=Content.user("parse dates"))])
     assert [build_request(a, ctx) for a in fluent.sub_agents] == [build_request(a, ctx) for a in by_hand.sub_agents]
 
+
+
+def test_every_state_transform_and_their_composition() -> None:
+    state = {"a": 1, "b": "two", "user:name": "ann", "gone": None}
+    assert dict(S.drop("a")(state) or {}) == {"b": "two", "gone": None}
+    assert dict(S.compute(total=lambda s: s["a"] + 1)(state) or {}) == {"total": 2}
+    assert dict(S.merge("a", "b", into="ab", fn=lambda x, y: f"{x}-{y}")(state) or {}) == {"ab": "1-two"}
+    assert S.identity()(state) == {}
+    with pytest.raises(ValueError, match="required state keys missing: c"):
+        S.require("a", "c")(state)
+    chained = S.rename(a="x") >> S.transform("x", str) >> S.default(x="never", y=0)
+    assert dict(chained(state) or {}) == {"a": None, "x": "1", "y": 0}
+    both = S.pick("a") + S.set(z=9)  # a replacement and a delta: the delta applies on top
+    assert dict(both(state) or {}) == {"a": 1, "z": 9}
+    assert isinstance(both(state), ours.StateReplacement)
+
+    def meddle(s: Any) -> int:
+        s["a"] = 2  # a transform gets a read-only copy of the state
+        return 0
+
+    with pytest.raises(TypeError):
+        S.compute(bad=meddle)(state)
+
+def test_a_loop_of_n_rounds_and_a_fan_out_run_on_the_engine() -> None:
+    counter = ScriptedModel(["one", "two", "three", "never"])
+    _events, state = _run((ours.Agent("counter", counter).writes("last") * 3).build())
+    assert state["last"] == "three" and len(counter.requests) == 3
+    fan = (ours.Agent("left", ScriptedModel(["L"])).writes("l") | ours.Agent("right", ScriptedModel(["R"])).writes("r")
+           ) >> ours.Agent("join", ScriptedModel(fallback=lambda r: r.system_instruction.split("\n\n")[0])
+                           ).reads("l", "r").writes("both")  # no instruction: the context block alone
+    _events, state = _run(fan.build())
+    assert state["both"] == "[l]: L\n[r]: R"
