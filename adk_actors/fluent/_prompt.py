@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..compiler import substitute_vars
+
 __all__ = ["P", "PTransform"]
 
 _ORDER = {"role": 100, "context": 200, "task": 300, "constraint": 400, "format": 500, "example": 600}
@@ -35,19 +37,15 @@ def holds(predicate: Callable[[Mapping[str, Any]], Any] | str, state: Mapping[st
 
 
 def render_template(text: str, state: Mapping[str, Any], *, strict: bool = False) -> str:
-    """``{key}`` from state, ``{key?}`` optional (missing: ""); a missing required key is
-    left as written, or raises KeyError when ``strict``."""
-    def replace(match: re.Match[str]) -> str:
-        key, optional = match.group(1), match.group(2)
-        if key in state and state[key] is not None:
-            return str(state[key])
-        if optional:
-            return ""
-        if strict:
-            raise KeyError(key)
-        return match.group(0)
-
-    return _PLACEHOLDER.sub(replace, text)
+    """``text`` with its placeholders filled by the compiler's one rule
+    (:func:`adk_actors.compiler.substitute_vars`: ``{key?}`` optional, a missing
+    required key left as written); with ``strict``, a missing required key raises
+    KeyError instead."""
+    if strict:
+        missing = sorted(template_keys(text)[0] - set(state))
+        if missing:
+            raise KeyError(missing[0])
+    return substitute_vars(text, state)
 
 
 def template_keys(text: str) -> tuple[set[str], set[str]]:
