@@ -31,7 +31,7 @@ from ..tools import AgentTool, load_memory
 from ._context import C, CTransform
 from ._contracts import check_contracts
 from ._prompt import PTransform
-from ._state import StateStep, STransform, Until, UntilCheck
+from ._state import StateStep, STransform, Until, UntilCheck, step_name
 
 __all__ = ["Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "Loop", "Pipeline"]
 
@@ -155,9 +155,8 @@ def built(item: Any) -> Any:
     if isinstance(item, STransform):
         return StateStep(name=item.name, transform=item)
     if callable(item) and not isinstance(item, AgentBase):
-        name = getattr(item, "__name__", "fn")
-        return StateStep(name=name if name.isidentifier() and name != "<lambda>" else "fn",
-                         transform=STransform(name, item))
+        name = step_name(item)
+        return StateStep(name=name, transform=STransform(name, item))
     return item
 
 
@@ -173,10 +172,6 @@ def unique_helper_names(root: Any) -> Any:
             agent.name = f"{agent.name}_{seen[agent.name]}"
         stack.extend(agent.sub_agents)
     return root
-
-
-def _name_of(item: Any) -> str:
-    return str(getattr(item, "name", None) or getattr(item, "__name__", "fn"))
 
 
 class Agent(Builder):
@@ -395,9 +390,9 @@ class _Workflow(Builder):
         joined: W
         if type(left) is cls:
             joined = left._operand()._edit()
-            joined.name = f"{left.name}{cls.joiner}{_name_of(right)}"
+            joined.name = f"{left.name}{cls.joiner}{step_name(right)}"
         else:
-            joined = cls(f"{_name_of(left)}{cls.joiner}{_name_of(right)}")._add(left)
+            joined = cls(f"{step_name(left)}{cls.joiner}{step_name(right)}")._add(left)
         return joined._add(right)  # type: ignore[no-any-return]
 
 

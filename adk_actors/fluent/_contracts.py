@@ -24,7 +24,7 @@ from typing import Any
 from .._exceptions import AgentDefinitionError
 from ..agents import LlmAgent
 from ._prompt import PTransform, template_keys
-from ._state import STransform
+from ._state import STransform, step_name
 
 __all__ = ["ContractError", "check_contracts"]
 
@@ -83,7 +83,7 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
             flow = _walk(step, flow, problems)
         return flow
     if kind in ("parallel", "fallback"):
-        outcomes = [(_name(step), _walk(step, flow, problems)) for step in node.steps]
+        outcomes = [(step_name(step), _walk(step, flow, problems)) for step in node.steps]
         if kind == "parallel" and flow.keys is not None:
             _check_branches(node, flow, outcomes, problems)
         if any(outcome.keys is None for _, outcome in outcomes) or flow.keys is None:
@@ -94,10 +94,6 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
         return _Flow(None if flow.keys is None else flow.keys | ({node.output_key} if node.output_key else set()),
                      flow.producer)
     return _Flow(None, flow.producer)  # a function or another agent: its effect on the state is unknown
-
-
-def _name(step: Any) -> str:
-    return str(getattr(step, "name", None) or getattr(step, "__name__", "step"))
 
 
 def _check_branches(node: Any, before: _Flow, outcomes: list[tuple[str, _Flow]], problems: list[str]) -> None:

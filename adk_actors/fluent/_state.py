@@ -19,9 +19,16 @@ from .._types import Event, EventActions
 from ..agents import AgentBase
 from ._prompt import holds
 
-__all__ = ["S", "STransform", "StateDelta", "StateReplacement", "StateStep", "UntilCheck", "until"]
+__all__ = ["S", "STransform", "StateDelta", "StateReplacement", "StateStep", "UntilCheck", "step_name", "until"]
 
 _SCOPES = ("app:", "user:", "temp:")
+
+
+def step_name(step: Any) -> str:
+    """A step's name as an agent name: its ``name`` or ``__name__`` when that is an
+    identifier (a lambda's is not), else ``fn``."""
+    name = getattr(step, "name", None) or getattr(step, "__name__", "")
+    return name if isinstance(name, str) and name.isidentifier() else "fn"
 
 
 class StateDelta(dict[str, Any]):
@@ -151,8 +158,7 @@ class S:
     @staticmethod
     def transform(key: str, fn: Callable[[Any], Any]) -> STransform:
         """``fn`` applied to the key's value (nothing when it is missing)."""
-        fn_name = getattr(fn, "__name__", "")
-        return STransform(f"transform_{key}_{fn_name if fn_name.isidentifier() else 'fn'}",
+        return STransform(f"transform_{key}_{step_name(fn)}",
                           lambda s: StateDelta({key: fn(s[key])} if key in s else {}), frozenset({key}),
                           frozenset({key}))
 
