@@ -8,13 +8,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from google.genai import types as genai_types
-from websockets.asyncio.server import ServerConnection, serve
+from live_stub import LiveServer, live_server
 
 from adk_actors import (
     Content,
@@ -81,9 +78,9 @@ def test_a_spoken_turn_is_heard_answered_in_speech_and_committed_as_text() -> No
     assert audio and audio[0].mime_type == "audio/pcm;rate=24000" and len(audio[0].data) == 480 * 17
     spoken = [e.output_transcription.text for e in events if e.partial and e.output_transcription]
     assert spoken == ["Hello there, Ana."]
-    assert events[-1].turn_complete and events[-1].partial
+    assert events[-1].turn_complete and not events[-1].partial  # committed, as google-adk's
     assert said(events) == [("user", "hi, 32000 bytes"), ("voice", "Hello there, Ana.")]
-    answer = next(e for e in events if not e.partial and e.author == "voice")
+    answer = next(e for e in events if not e.partial and e.author == "voice" and e.content)
     assert answer.output_transcription is not None and answer.output_transcription.finished
     # only what was said is stored: no audio, no partial pieces
     assert [(e.author, e.content.text) for e in session.events if e.content] == said(events)
@@ -105,7 +102,9 @@ def test_text_modality_answers_in_text_and_history_reaches_the_model() -> None:
     assert said(events) == [("user", "one"), ("texter", "First."), ("user", "two"), ("texter", "Second.")]
     assert not any(e.output_transcription for e in events)
     assert [c.text for c in model.requests[0].contents] == ["earlier question", "earlier answer", "one"]
-    assert len(session.events) == 6
+    # and each turn's usage and end, stored as google-adk stores them
+    assert [("usage" if e.usage_metadata else "end" if e.turn_complete else e.author) for e in session.events[2:]] == [
+        "user", "usage", "texter", "end", "user", "usage", "texter", "end"]
 
 
 def test_tool_calls_in_a_conversation_run_and_their_results_go_back_to_the_model() -> None:
@@ -194,58 +193,6 @@ def test_live_requests_read_as_google_adk_writes_them() -> None:
 # -- the Gemini Live API connector, against a server speaking its wire format ----------------
 
 
-class LiveServer:
-    """A Live API stand-in: checks every client message against google-genai's
-    ``LiveClientMessage`` and answers with messages google-genai's ``LiveServerMessage``
-    takes. ``script(message, send)`` answers each message after the setup."""
-
-    def __init__(self, script: Callable[[dict[str, Any]], list[dict[str, Any]]],
-                 *, refuse: int | None = None, close_with: tuple[int, str] | None = None) -> None:
-        self.script, self.refuse, self.close_with = script, refuse, close_with
-        self.received: list[dict[str, Any]] = []
-        self.headers: dict[str, str] = {}
-        self.path = ""
-
-    async def handle(self, socket: ServerConnection) -> None:
-        assert socket.request is not None
-        self.headers = dict(socket.request.headers.raw_items())
-        self.path = socket.request.path
-        async for raw in socket:
-            message = json.loads(raw)
-            genai_types.LiveClientMessage.model_validate(_snake(message))  # google-genai takes it
-            self.received.append(message)
-            if "setup" in message:
-                await socket.send(json.dumps({"setupComplete": {}}))
-                continue
-            if self.close_with is not None:
-                await socket.close(*self.close_with)
-                return
-            for answer in self.script(message):
-                genai_types.LiveServerMessage.model_validate(_snake(answer))
-                await socket.send(json.dumps(answer).encode())  # the Live API sends binary frames
-
-    def process_request(self, connection: Any, request: Any) -> Any:
-        if self.refuse is not None:
-            return connection.respond(self.refuse, "API key not valid\n")
-        return None
-
-
-def _snake(value: Any) -> Any:
-    """camelCase keys as snake_case, as google-genai's types name them."""
-    if isinstance(value, dict):
-        return {"".join("_" + c.lower() if c.isupper() else c for c in k): _snake(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_snake(v) for v in value]
-    return value
-
-
-@asynccontextmanager
-async def live_server(server: LiveServer) -> AsyncIterator[str]:
-    async with serve(server.handle, "127.0.0.1", 0, process_request=server.process_request) as running:
-        port = running.sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
-
-
 def spoken_reply(message: dict[str, Any]) -> list[dict[str, Any]]:
     """The user's audio is heard as 'weather in Oslo', the model calls the tool, and
     after the tool's result it answers in speech."""
@@ -302,8 +249,10 @@ def test_gemini_live_speaks_the_live_api_wire_format_end_to_end() -> None:
     assert result == {"id": "fc-1", "name": "get_weather", "response": {"city": "Oslo", "sky": "sunny"}}
     assert said(events) == [("user", "weather in Oslo"), ("voice", "It is sunny in Oslo.")]
     answer = [e for e in events if not e.partial and e.author == "voice" and e.content and e.content.text][-1]
-    assert answer.output_transcription is not None and answer.usage_metadata is not None
-    assert answer.usage_metadata.total_token_count == 17
+    assert answer.output_transcription is not None
+    assert {e.model_version for e in events if e.content and e.content.function_calls} == {"gemini-live-2.5-flash"}
+    usage = [e for e in events if e.usage_metadata is not None]  # its own event, as google-adk's
+    assert [(e.partial, e.usage_metadata.total_token_count) for e in usage if e.usage_metadata] == [(None, 17)]
     assert any(e.partial and e.content and e.content.parts[0].inline_data for e in events)
     stored = [(e.author, e.content.text or [c.name for c in e.content.function_calls] or "result")
               for e in session.events[2:] if e.content]
@@ -469,7 +418,7 @@ def test_serve_stops_cleanly_with_voice_calls_open(tmp_path: Any) -> None:
         database = tmp_path / "data" / "sessions.db"
         with sqlite3.connect(database) as db:
             stored = db.execute("select count(*) from events").fetchone()[0]
-        assert stored == 4  # each call: what the user said and the answer
+        assert stored == 8  # each call: what the user said, the turn's usage, the answer and the end of its turn
 
 
 def test_a_caller_that_floods_a_live_run_gets_it_cancelled_not_a_worker_out_of_memory(host: Any) -> None:

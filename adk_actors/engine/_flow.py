@@ -401,9 +401,8 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                 state_delta[agent.output_key] = _output_value(agent, content.text)
             yield ctx.event(content=content, actions=EventActions(state_delta=state_delta), **common)
             return
-        long_running = tuple(c.id for c in calls if c.id and getattr(tools.get(c.name), "is_long_running", False))
         yield ctx.event(content=content, actions=EventActions(state_delta=state_delta),
-                        long_running_tool_ids=long_running, **common)  # [] when none, as google-adk's
+                        long_running_tool_ids=long_running_ids(calls, tools), **common)
         ctx.check_cancelled()
         results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
         tool_event = tool_response_event(ctx, calls, results)
@@ -420,6 +419,12 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             return
     yield ctx.event(error_code="max_iterations",
                     error_message=f"agent {agent.name!r} reached its limit of {agent.max_iterations} model steps")
+
+
+def long_running_ids(calls: list[FunctionCall], tools: dict[str, Any]) -> tuple[str, ...]:
+    """The ids of the calls to long-running tools: an event's ``long_running_tool_ids``
+    (``[]`` on the wire when none, as google-adk's)."""
+    return tuple(c.id for c in calls if c.id and getattr(tools.get(c.name), "is_long_running", False))
 
 
 async def run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall,

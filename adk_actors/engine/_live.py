@@ -20,16 +20,20 @@ as its caller keeps it open.
      event and sent (``partial``: the model waits for more); ``blob`` (audio, video
      frames), ``activity_start`` / ``activity_end`` and ``audio_stream_end`` are sent
      as they come, and stored nowhere;
-   * the model's answers, as events of the agent: text and audio pieces,
-     transcription pieces and ``interrupted`` are partial (streamed, not stored); at
-     each ``turn_complete`` (or interruption) what was said is committed, once, as
-     text: the user's speech as a user event with ``input_transcription`` (finished)
-     and a user content, the agent's as its event with ``output_transcription`` and a
-     model content (or the text answer), so later turns, live or not, see the whole
-     conversation in the history; then a partial ``turn_complete`` event. The words of
-     a turn cut short by the end of the conversation are committed all the same. Tool calls
-     are committed, run as in a turn (policy, hooks, tool), their results committed
-     as one event and sent back to the model.
+   * the model's answers, as events of the agent, in google-adk's shapes: text and
+     audio pieces, transcription pieces (``finished: false``) and ``interrupted`` are
+     partial (streamed, not stored); at each ``turn_complete`` (or interruption) the
+     turn's usage is committed as an event of its own, then what was said, once, as
+     text (``partial: false``): the user's speech as a user event with
+     ``input_transcription`` (finished) and a user content, the agent's as its event
+     with ``output_transcription`` and a model content (or the text answer,
+     ``interrupted: false``), so later turns, live or not, see the whole conversation
+     in the history (google-adk keeps only the transcriptions); then a committed
+     ``turn_complete`` event. Events from the model carry its ``model_version``. The
+     words of a turn cut short by the end of the conversation are committed all the
+     same. Tool calls are committed (``long_running_tool_ids``), run as in a turn
+     (policy, hooks, tool), their results committed as one event and sent back to the
+     model.
 
 A model error ends the run by raising it. Every event goes through ``deliver`` as a
 turn's do (``on_event`` plugins; the output policy for the committed ones); an
@@ -57,13 +61,13 @@ from .._types import (
     LiveRequest,
     LlmResponse,
     Transcription,
-    UsageMetadata,
     new_event_id,
 )
 from ..compiler import CompileContext, build_request
 from ..models import is_live_model
 from ._context import InvocationContext, SessionView
 from ._flow import (
+    long_running_ids,
     preload_memories,
     resolve_tools,
     run_tool,
@@ -135,6 +139,11 @@ def _spoken(ctx: InvocationContext, event: Event) -> Event:
     filtered: Event = ctx.policies.filter_output(ctx, event.model_copy(update={"output_transcription": None}))
     text = filtered.content.text if filtered.content is not None else ""
     return filtered.model_copy(update={"output_transcription": Transcription(text=text, finished=True)})
+
+
+def _piece(transcription: Transcription) -> Transcription:
+    """A streamed piece of a transcription: not finished unless it says so (google-adk's)."""
+    return transcription if transcription.finished is not None else transcription.model_copy(update={"finished": False})
 
 
 def _is_speech(event: Event) -> bool:
@@ -276,7 +285,7 @@ class _Conversation:
         self.out.put_nowait(_End())  # the model ended the conversation
 
     async def _answer(self, response: LlmResponse) -> None:
-        ctx, out = self.ctx, self.out
+        ctx, out, version = self.ctx, self.out, response.model_version
         if response.input_transcription is not None:
             self._hear(response.input_transcription)
             return
@@ -284,21 +293,23 @@ class _Conversation:
         if response.output_transcription is not None:
             self.spoken = True
             self.said.append(response.output_transcription.text or "")
-            out.put_nowait(ctx.event(id=self.answer_id, output_transcription=response.output_transcription,
+            out.put_nowait(ctx.event(id=self.answer_id, output_transcription=_piece(response.output_transcription),
                                      partial=True))
         content = response.content
         if content is not None and content.function_calls:
-            await self._run_tools(content)
+            await self._run_tools(content, version)
         elif content is not None and content.parts:
             if not self.spoken:
                 self.said.append(content.text)
-            out.put_nowait(ctx.event(id=self.answer_id, content=content, partial=True))
+            out.put_nowait(ctx.event(id=self.answer_id, content=content, partial=True, model_version=version))
         if response.interrupted:
             self._commit_said()
             out.put_nowait(ctx.event(interrupted=True, partial=True))
         if response.turn_complete:
-            self._commit_said(response.usage_metadata)
-            out.put_nowait(ctx.event(turn_complete=True, partial=True))
+            if response.usage_metadata is not None:
+                out.put_nowait(ctx.event(usage_metadata=response.usage_metadata, model_version=version))
+            self._commit_said()
+            out.put_nowait(ctx.event(turn_complete=True, model_version=version))
 
     def commit_pending(self) -> None:
         """Commit what was heard and said since the last end of turn (the conversation
@@ -309,7 +320,7 @@ class _Conversation:
     def _hear(self, transcription: Transcription) -> None:
         if transcription.text:
             self.heard.append(transcription.text)
-            self.out.put_nowait(self.ctx.event(author="user", input_transcription=transcription, partial=True))
+            self.out.put_nowait(self.ctx.event(author="user", input_transcription=_piece(transcription), partial=True))
         if transcription.finished:
             self._commit_heard()
 
@@ -317,20 +328,20 @@ class _Conversation:
         text = "".join(self.heard).strip()
         self.heard.clear()
         if text:
-            self.out.put_nowait(self.ctx.event(author="user", content=Content.user(text),
+            self.out.put_nowait(self.ctx.event(author="user", content=Content.user(text), partial=False,
                                                input_transcription=Transcription(text=text, finished=True)))
 
-    def _commit_said(self, usage: UsageMetadata | None = None) -> None:
+    def _commit_said(self) -> None:
         text = "".join(self.said).strip()
         self.said.clear()
-        if text:
+        if text:  # google-adk marks a live answer not partial, a text one not interrupted
             spoken = Transcription(text=text, finished=True) if self.spoken else None
             self.out.put_nowait(self.ctx.event(id=self.answer_id, content=Content.model(text), output_transcription=spoken,
-                                               usage_metadata=usage))
+                                               partial=False, interrupted=None if self.spoken else False))
         self.spoken = False
         self.answer_id = new_event_id()
 
-    async def _run_tools(self, content: Content) -> None:
+    async def _run_tools(self, content: Content, model_version: str | None) -> None:
         """Commit the calls, run them (as a turn does), commit their results, send them back."""
         ctx = self.ctx
         self._commit_said()
@@ -339,7 +350,7 @@ class _Conversation:
         self.out.put_nowait(ctx.event(content=Content(role="model", parts=tuple(
             p.model_copy(update={"function_call": c}) for p, c in zip(
                 [p for p in content.parts if p.function_call is not None], calls, strict=True))),
-            actions=EventActions()))
+            actions=EventActions(), model_version=model_version, long_running_tool_ids=long_running_ids(calls, self.tools)))
         results = await asyncio.gather(*(run_tool(self.agent, ctx, call, self.tools) for call in calls))
         event = tool_response_event(ctx, calls, results)
         if event is None:

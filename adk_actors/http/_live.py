@@ -40,7 +40,7 @@ from .._exceptions import AdkError, InvalidRequestError, LimitExceededError, Ses
 from .._types import LiveRequest, RunConfig
 from ..engine import LIVE_UNSUPPORTED
 from ._deps import Api
-from ._wire import compact_json
+from ._wire import live_frame
 
 __all__ = ["router"]
 
@@ -144,7 +144,7 @@ async def _send_events(socket: WebSocket, live: Any) -> None:
                 return
             if event.author == "user" and event.content is not None and event.input_transcription is None:
                 continue  # the client's own text, not echoed
-            await socket.send_text(compact_json(event))
+            await socket.send_text(live_frame(event))
     except AdkError as error:
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):
             await socket.send_text(json.dumps({"error": f"{type(error).__name__}: {error}"}))

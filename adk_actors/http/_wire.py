@@ -8,7 +8,8 @@ from typing import Any
 from .._types import Event, Part
 from ..messages import SessionInfo
 
-__all__ = ["compact_json", "event_json", "is_user_echo", "part_json", "session_json", "sse_events"]
+__all__ = [
+    "compact_json", "event_json", "is_user_echo", "live_frame", "part_json", "session_json", "sse_events"]
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -30,6 +31,17 @@ def part_json(part: Part) -> dict[str, Any]:
 def compact_json(event: Event) -> str:
     """An event as one line of compact JSON (an SSE ``data:`` line, a WebSocket frame)."""
     return json.dumps(event_json(event), separators=(",", ":"))
+
+
+def live_frame(event: Event) -> str:
+    """An event as google-adk's ``/run_live`` sends it: compact JSON, where a chunk of
+    the agent's audio carries no ``partial`` key (google-adk stores no audio, so it
+    marks none; ours is partial inside, hence never stored)."""
+    content = event.content
+    if event.partial and content is not None and content.parts and all(
+            p.inline_data is not None and p.inline_data.mime_type.startswith("audio/") for p in content.parts):
+        event = event.model_copy(update={"partial": None})
+    return compact_json(event)
 
 
 def sse_events(event: Event) -> list[Event]:

@@ -18,7 +18,8 @@ Then ``send_content`` is a ``clientContent`` turn (a tool's result: ``toolRespon
 ``activityStart`` / ``activityEnd``. ``receive`` maps each server message:
 ``serverContent`` (``modelTurn`` parts, ``inputTranscription``,
 ``outputTranscription``, ``interrupted``, ``turnComplete``) and ``toolCall`` to
-responses, keeps ``usageMetadata`` for the next ``turnComplete``, and ignores
+responses (each with the model's name as its ``model_version``), keeps
+``usageMetadata`` for the next ``turnComplete``, and ignores
 ``setupComplete``, ``goAway`` and ``sessionResumptionUpdate``. A refused handshake is
 an error of its HTTP status (401/403: :class:`AuthenticationError`); a close other
 than 1000 is :class:`ServerError` (1011), :class:`RateLimited` (1013) or
@@ -98,8 +99,9 @@ def setup_message(model: str, request: LlmRequest, payload: dict[str, Any]) -> d
 class GeminiLiveConnection:
     """One open Live API conversation (see the module)."""
 
-    def __init__(self, socket: ClientConnection) -> None:
+    def __init__(self, socket: ClientConnection, model_version: str | None = None) -> None:
         self._socket = socket
+        self._model_version = model_version  # on every response, as google-adk's connection sets it
         self._usage: UsageMetadata | None = None
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -146,7 +148,7 @@ class GeminiLiveConnection:
                     return
                 raise _closed_error(closed) from None
             for response in self.parse(_loads(raw)):
-                yield response
+                yield response.model_copy(update={"model_version": self._model_version})
 
     def parse(self, message: dict[str, Any]) -> list[LlmResponse]:
         """The responses one server message makes (see the module)."""
@@ -228,7 +230,7 @@ async def open_gemini_live(url: str, headers: dict[str, str], setup: dict[str, A
     except (OSError, InvalidHandshake) as exc:
         raise ConnectionFailed(f"cannot reach the Live API: {redact(str(exc))}") from None
     try:
-        connection = GeminiLiveConnection(socket)
+        connection = GeminiLiveConnection(socket, str(setup["setup"]["model"]).removeprefix("models/"))
         await connection._send(setup)
         try:
             first = _loads(await asyncio.wait_for(socket.recv(), setup_timeout))
