@@ -2,8 +2,8 @@
 official a2a-sdk client: the card, a task sent and streamed, a context that is a
 session, a task cancelled and one whose partition is killed mid-stream (both end in a
 terminal state the client sees, and GetTask answers afterwards), bad JSON-RPC (the
-protocol's error codes, never a 500), and the tokens of the HTTP API (a user sees
-only its own tasks)."""
+protocol's error codes, never a 500), the tokens of the HTTP API (a user sees
+only its own tasks), and tasks that outlive the HTTP server process."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from conftest import serving
 
 pytest.importorskip("a2a")
 from a2a.client import ClientConfig, create_client
+from a2a.client.errors import A2AClientError
 from a2a.types import (
     CancelTaskRequest,
     GetTaskRequest,
@@ -392,3 +393,49 @@ def test_a_task_waiting_for_its_client_can_be_cancelled_and_its_run_ends(served:
     wait_until(lambda: httpx.post(f"{served['url']}/run", timeout=10, json={
         "appName": "hitl", "userId": f"A2A_USER_{context_id}", "sessionId": context_id,
         "newMessage": {"role": "user", "parts": [{"text": "hello"}]}}).status_code == 200, timeout=5)
+
+
+def test_tasks_outlive_the_http_process_and_those_it_left_running_end_failed(tmp_path: Any) -> None:
+    """A2A tasks are kept in the host's data folder (a private file): after a kill -9
+    of the HTTP server process, its replacement answers GetTask for a finished task
+    as before (its state, history and artifact), and ends a task the dead process was
+    running failed, saying why; a new task then runs."""
+    with serving(tmp_path, apps=APPS) as running:
+        url, host = f"{running['url']}/a2a/sleepy", Host.connect(running["port"])
+        done = final_task(asyncio.run(responses(url, message("hello"), streaming=False)))
+        assert done.status.state == TaskState.TASK_STATE_COMPLETED
+        server = call(host.system, next(c for c in host.root.which_children() if c.id == "http").address,
+                      "server_pid")
+        seen: dict[str, Any] = {}
+
+        async def kill_server(client: Any, task_id: str, context_id: str) -> None:
+            seen["task"] = task_id
+            os.kill(server, signal.SIGKILL)
+
+        with pytest.raises(A2AClientError):  # the stream breaks with its server
+            asyncio.run(_stream_until_working(url, "sleep 5", kill_server))
+
+        def answers_again() -> bool:
+            try:
+                return httpx.get(f"{running['url']}/health", timeout=2).status_code == 200
+            except httpx.TransportError:
+                return False
+
+        wait_until(answers_again, timeout=30, message="the HTTP server is back")
+
+        async def get(task_id: str) -> Any:
+            async with httpx.AsyncClient(timeout=30) as http:
+                client = await create_client(url, ClientConfig(httpx_client=http))
+                return await client.get_task(GetTaskRequest(id=task_id))
+
+        kept = asyncio.run(get(done.id))
+        assert kept.status.state == TaskState.TASK_STATE_COMPLETED
+        assert MessageToDict(kept)["artifacts"] == MessageToDict(done)["artifacts"]
+        assert [m.role for m in kept.history] == [m.role for m in done.history]
+        cut = asyncio.run(get(seen["task"]))
+        assert cut.status.state == TaskState.TASK_STATE_FAILED
+        assert cut.status.message.parts[0].text.startswith("interrupted: the HTTP process")
+        after = final_task(asyncio.run(responses(url, message("hello"), streaming=False)))
+        assert after.status.state == TaskState.TASK_STATE_COMPLETED
+        tasks_file = tmp_path / "data" / "a2a_tasks.db"
+        assert tasks_file.stat().st_mode & 0o777 == 0o600

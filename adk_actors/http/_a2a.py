@@ -8,7 +8,9 @@ The same port and the same guard as the rest of the API: a token's user is the
 user of the tasks it sends, and sees only its own tasks; an operator's (or, on
 loopback with no tokens, anyone's) tasks run as google-adk's ``A2A_USER_<context
 id>``. A card names its JSON-RPC URL from ``[http] public_url``, or from the
-request's scheme and Host header. Tasks are kept in memory by this process.
+request's scheme and Host header. Tasks are kept in the host's data folder
+(:mod:`adk_actors.http._a2a_tasks`: they outlive this process), or in its memory when
+no file is given.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.routes.common import ServerCallContextBuilder
-from a2a.server.tasks import InMemoryTaskStore
+from a2a.server.tasks import InMemoryTaskStore, TaskStore
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -28,6 +30,7 @@ from starlette.types import Receive, Scope, Send
 
 from .._exceptions import UnknownAppError
 from ..a2a import RunnerExecutor, agent_card
+from ._a2a_tasks import TaskStores
 from ._deps import HostApi
 from ._guard import OPERATOR
 
@@ -41,8 +44,9 @@ class A2aApps:
     """The ASGI app mounted at ``/a2a``: ``/{app}/...`` goes to that app's A2A
     routes, made on its first request (404 for an app the host does not run)."""
 
-    def __init__(self, api: HostApi, public_url: str | None = None) -> None:
+    def __init__(self, api: HostApi, public_url: str | None = None, tasks_file: str | None = None) -> None:
         self._api = api
+        self._stores = TaskStores(tasks_file) if tasks_file else None
         self._public_url = public_url.rstrip("/") if public_url else None
         self._handlers: dict[str, DefaultRequestHandler] = {}
         self._served: dict[tuple[str, str], Starlette] = {}
@@ -67,12 +71,16 @@ class A2aApps:
             handler = self._handlers.get(app)
             if handler is None:
                 handler = self._handlers[app] = DefaultRequestHandler(
-                    agent_executor=RunnerExecutor(runner, _user_of), task_store=InMemoryTaskStore(),
+                    agent_executor=RunnerExecutor(runner, _user_of), task_store=self._task_store(app),
                     agent_card=card)
             routes = [*create_agent_card_routes(card, card_url=CARD_PATH),
                       *create_jsonrpc_routes(handler, "/", context_builder=_Principals(), enable_v0_3_compat=True)]
             served = self._served[(app, base)] = Starlette(routes=routes)
         return served
+
+
+    def _task_store(self, app: str) -> TaskStore:
+        return self._stores.for_app(app) if self._stores is not None else InMemoryTaskStore()
 
 
 class _Principal(User):

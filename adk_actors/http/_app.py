@@ -73,11 +73,12 @@ ROUTERS = (_info.router, _sessions.router, _runs.router, _live.router, _artifact
 
 
 def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str | None = None, *,
-               max_json_depth: int = Limits.max_json_depth) -> Any:
+               max_json_depth: int = Limits.max_json_depth, a2a_tasks: str | None = None) -> Any:
     """The API for ``host``'s ``apps``, guarded as ``section`` says
     (:mod:`adk_actors.http._guard`), bodies nested no deeper than ``max_json_depth``
     (the host's ``[limits]``); eval sets live in ``evals_dir`` (None: no eval
-    routes); adk-web's UI at ``/dev-ui/`` when google-adk is installed."""
+    routes), A2A tasks in the SQLite file ``a2a_tasks`` (None: in memory); adk-web's
+    UI at ``/dev-ui/`` when google-adk is installed."""
     api = FastAPI(title="adk-actors", version=__version__, redirect_slashes=False,
                   default_response_class=SafeJSONResponse, dependencies=[Depends(check_path_names)],
                   description="google-adk's HTTP API, served by an adk-actors host.")
@@ -88,7 +89,7 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
     if evals_dir is not None:
         api.include_router(_evals.router)
     if A2aApps is not None:
-        api.mount("/a2a", A2aApps(api.state.host_api, section.public_url))
+        api.mount("/a2a", A2aApps(api.state.host_api, section.public_url, a2a_tasks))
     if _mcp is not None:
         mcp = _mcp.McpMount(api.state.host_api)
         api.router.routes.append(Route(_mcp.PATH, mcp, methods=["GET", "POST", "DELETE"]))

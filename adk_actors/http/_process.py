@@ -82,7 +82,8 @@ def _build(launch: dict[str, Any]) -> tuple[Host, Any, HttpSection]:
     sys.path[:0] = launch.get("path", [])
     host = Host(HostConfig(apps={}))
     app = create_app(host, AppCatalog(dict(launch["apps"]), launch.get("agents_dir")), section,
-                     evals_dir=launch.get("evals_dir"), max_json_depth=int(launch["max_json_depth"]))
+                     evals_dir=launch.get("evals_dir"), max_json_depth=int(launch["max_json_depth"]),
+                     a2a_tasks=launch.get("a2a_tasks"))
     return host, app, section
 
 
