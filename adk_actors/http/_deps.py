@@ -66,8 +66,10 @@ class HostApi:
             raise HTTPException(403, "the agent builder's assistant writes the host's agent files: operator only")
 
 
-def host_api(connection: HTTPConnection) -> HostApi:
-    """The app's :class:`HostApi` (a request's or a WebSocket's)."""
+async def host_api(connection: HTTPConnection) -> HostApi:
+    """The app's :class:`HostApi` (a request's or a WebSocket's). A coroutine, so that
+    FastAPI calls it on the event loop: a plain function would cost every request a
+    hop to its thread pool and back."""
     api: HostApi = connection.app.state.host_api
     return api
 

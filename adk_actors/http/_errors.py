@@ -80,9 +80,10 @@ class SafeJSONResponse(JSONResponse):
             return json.dumps(content, separators=(",", ":")).encode()
 
 
-def check_path_names(connection: HTTPConnection) -> None:
+async def check_path_names(connection: HTTPConnection) -> None:
     """422 for a name in the path outside the grammar (``..``, a control character,
-    over 255 bytes ...), checked before any route runs (a WebSocket is closed, 1008)."""
+    over 255 bytes ...), checked before any route runs (a WebSocket is closed, 1008).
+    A coroutine, run on the event loop (see ``host_api``)."""
     for key, what in _PATH_NAMES.items():
         value = connection.path_params.get(key)
         problem = name_problem(value, what) if value is not None else None
