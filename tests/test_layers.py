@@ -24,7 +24,7 @@ LAYERS = (
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),
     ("engine", {"engine", "tools", "models", "otel", "mcp"}),
-    ("runtime", {"runtime", "store", "config"}),
+    ("runtime", {"runtime", "store", "config", "jobs"}),
     ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners", "fluent"}),
 )
 

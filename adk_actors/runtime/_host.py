@@ -66,6 +66,8 @@ from .._exceptions import HostError
 from .._files import private_dir, private_file
 from ..messages import Limits, partition_of
 from ..models import BreakerConfig
+from ._job_calls import JobsArgs, JobsConfig
+from ._jobs_client import Jobs
 from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -130,6 +132,9 @@ class HostConfig:
     max_artifact_bytes: int = 50 * 1024 * 1024
     limits: Limits = field(default_factory=Limits)  # message size, events per turn, sessions per user
     model_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"retry": RetryPolicy(...), "timeout": 60}
+    #: Background jobs (``[jobs]``): its queues, backoff and cron schedules; None: no
+    #: ``jobs`` actor in the tree.
+    jobs: JobsConfig | None = field(default_factory=JobsConfig)
     #: Clients of the host that live in its tree (the HTTP server): the root's last
     #: children, so a restart of the sessions or the services restarts them too.
     clients: tuple[ChildSpec, ...] = ()
@@ -161,7 +166,7 @@ class Host:
         call it before starting an actor system you give to a Host, or each supervisor
         restarted imports its children's code again."""
         from .. import log  # noqa: F401
-        from . import _approvals, _artifacts, _breakers, _credentials, _memory, _partition  # noqa: F401
+        from . import _approvals, _artifacts, _breakers, _credentials, _jobs, _memory, _partition  # noqa: F401
 
     def start(self) -> Host:
         """Start the tree, and the actor system first if none was given. In order:
@@ -206,6 +211,7 @@ class Host:
                     partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
                     period=self.config.sessions_period, health=self.config.health), name="sessions"),
                 ChildSpec.supervisor("services", services),
+                *self._jobs_spec(),
                 *self.config.clients,
             ),
             strategy=Strategy.REST_FOR_ONE,
@@ -255,6 +261,22 @@ class Host:
             health=self.config.health,
             concurrent_start=True,  # none needs another to start: 30-40 ms of serve's start (bench/startup.py)
         )
+
+    def _jobs_spec(self) -> tuple[ChildSpec, ...]:
+        """The ``jobs`` actor (after the sessions it runs agents on), if jobs are on."""
+        from ._jobs import JobQueueActor
+
+        if self.config.jobs is None:
+            return ()
+        args = JobsArgs(path=str(Path(self.config.data_dir) / "jobs.db"), config=self.config.jobs,
+                        apps=tuple(self.config.apps), agents_dir=self.config.agents_dir)
+        return (ChildSpec(id="jobs", start=JobQueueActor, args=args, name="jobs",
+                          backoff=Backoff(min_delay=0.02, max_delay=1.0)),)
+
+    @property
+    def jobs(self) -> Jobs:
+        """The host's background jobs (:class:`~adk_actors.runtime.Jobs`), as the operator."""
+        return Jobs(self)
 
     def services(self) -> SupervisorClient:
         """The supervisor of the service actors (breakers, artifacts, memory, approvals,

@@ -157,7 +157,7 @@ def _checked(request: Any) -> Any:
     return request
 
 
-def _typed(error: CallError) -> AdkError:
+def typed_error(error: CallError) -> AdkError:
     """The adk_actors exception for an error reply's code: a user of the kit never
     sees supervision's exception types (an unknown code is a :class:`HostError`)."""
     typed = _ERRORS.get(error.code)
@@ -177,7 +177,7 @@ def _step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool
             return [], False, None
         if message.code == "not_running":
             return [], True, _NotTaken()
-        return [], True, _typed(error_for_code(message.code, message.detail))
+        return [], True, typed_error(error_for_code(message.code, message.detail))
     if getattr(message, "run_id", None) != run_id:
         return [], False, None
     events: list[Event] = []
@@ -261,7 +261,7 @@ class Runner:
                 if exc.code == "not_running" and time.monotonic() < deadline:
                     time.sleep(0.02)
                     continue
-                raise _typed(exc) from None
+                raise typed_error(exc) from None
             except CallTimeout as exc:
                 raise HostError(f"no answer from the host within {self.call_timeout} s") from exc
 
@@ -454,7 +454,7 @@ class Runner:
                     except ServerNotRunning:
                         pass
                     except CallError as exc:
-                        raise _typed(exc) from None
+                        raise typed_error(exc) from None
                 if time.monotonic() >= deadline:
                     raise HostError(f"the {child_id} service did not answer within {self.call_timeout} s")
                 time.sleep(0.02)

@@ -1,0 +1,37 @@
+"""Background jobs (Oban's semantics): agent runs and functions, enqueued now, later
+or on a cron schedule, retried with backoff, kept in the host's data folder and run
+by the host's ``jobs`` actor (:mod:`adk_actors.runtime`). See ``docs/jobs.md``."""
+
+from ._model import (
+    FINISHED,
+    JOB_STATES,
+    Backoff,
+    CronEntry,
+    Discard,
+    Job,
+    JobInfo,
+    JobSpec,
+    Snooze,
+    backoff_delay,
+    next_cron_time,
+    resolve_function,
+    validate_spec,
+)
+from ._store import JobStore
+
+__all__ = [
+    "FINISHED",
+    "JOB_STATES",
+    "Backoff",
+    "CronEntry",
+    "Discard",
+    "Job",
+    "JobInfo",
+    "JobSpec",
+    "JobStore",
+    "Snooze",
+    "backoff_delay",
+    "next_cron_time",
+    "resolve_function",
+    "validate_spec",
+]

@@ -1,0 +1,467 @@
+"""The host's background jobs: the ``jobs`` actor (a child of the root) and its executors.
+
+:class:`JobQueueActor` keeps the jobs in their store (``jobs.db``, :mod:`adk_actors.jobs`)
+and answers the job requests below. In order, at its start:
+
+1. jobs left ``executing`` by an earlier instance are attempts cut short: their
+   executors died with it (an executor dies with its parent), so each is failed at
+   once (``interrupted``; retried after its backoff), and an agent run still going on
+   its session is cancelled first, so that no job ever runs twice at once;
+2. it looks the session supervisor up in the host's registry, and ticks.
+
+At each tick (every ``JobsConfig.tick`` s, and at once after an enqueue or when the
+earliest scheduled job is due) it: fails the attempts whose lease (``timeout``) ran out
+(a function's executor is killed; an agent's run cancelled); enqueues the cron
+schedules that came due (each due time once: its unique key); prunes finished jobs
+older than ``prune_after``; then claims due jobs of each queue up to its concurrency
+and starts them:
+
+* a **function** job goes to an idle executor (:class:`JobExecutor`, a child process,
+  started as needed, up to the queues' total concurrency), which calls it in a thread
+  and records the attempt's outcome in the store itself (so it is not lost if this
+  actor dies meanwhile); an executor that dies (kill -9) fails its attempt;
+* an **agent** job is a run on its session (a new ``<job id>`` session unless one is
+  named), sent with the message API; its ``RunDone`` completes the attempt (the
+  result: the session and the final answer's text), its ``RunFailed`` or an error
+  reply fails it.
+
+Requests (``Call``): :class:`EnqueueJob` (validated first: a typed ``invalid_request``
+and nothing stored), :class:`GetJob`, :class:`ListJobs`, :class:`CancelJob` (an
+executing one is stopped), :class:`RetryJob`, :class:`DiscardJob`. Each names the
+user it acts for; None is the operator's (every user's jobs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from supervision import (
+    BadRequest,
+    Call,
+    CallerRef,
+    CallError,
+    Cast,
+    ErrorReply,
+    GenServer,
+    Init,
+    InitOk,
+    Lookup,
+    Reply,
+    UnknownRequest,
+)
+
+from .._exceptions import InvalidRequestError, NotFoundError
+from .._types import Content
+from .._validate import check_message
+from ..jobs import (
+    Discard,
+    Job,
+    JobInfo,
+    JobSpec,
+    JobStore,
+    Snooze,
+    next_cron_time,
+    resolve_function,
+    validate_spec,
+)
+from ..messages import (
+    AdkEvent,
+    CancelRun,
+    CreateSession,
+    RunDone,
+    RunFailed,
+    RunMessages,
+    RunRequest,
+)
+from ._job_calls import (
+    CancelJob,
+    DiscardJob,
+    EnqueueJob,
+    GetJob,
+    JobsArgs,
+    ListJobs,
+    RetryJob,
+)
+
+__all__ = ["JobExecutor", "JobQueueActor"]
+
+
+# -- between the queue and its executors -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Execute:
+    job: Job
+
+
+@dataclass(frozen=True)
+class _Finished:
+    job_id: str
+    attempt: int
+
+
+@dataclass
+class _Executor:
+    address: Any
+    pid: int | None = None
+    job: Job | None = None
+
+
+@dataclass
+class _AgentRun:
+    job: Job
+    session_id: str
+    run_id: str
+    ref: str = ""
+    text: str = ""
+
+
+_TICK = "tick"
+_LOOK_UP = "look-up"
+_INTERRUPTED = "interrupted: the jobs actor stopped during this attempt"
+
+
+class JobQueueActor(GenServer):
+    """See the module."""
+
+    check_request = staticmethod(check_message)
+
+    def init(self, args: JobsArgs) -> None:
+        self.config = args.config
+        self.store_path = args.path
+        self.store = JobStore(args.path, time.time)
+        self.apps: set[str] | None = None if args.agents_dir else set(args.apps)
+        self.executors: list[_Executor] = []
+        self.waiting: list[Job] = []  # function jobs claimed, waiting for an idle executor
+        self.runs: dict[str, _AgentRun] = {}  # run id -> the agent job it runs
+        self.refs: dict[str, str] = {}  # call ref -> run id
+        self.sessions: Any = None
+        self.cron_checked = time.time()
+        self.ticks = 0
+        self.tick_due: float | None = None
+        self.orphaned: list[tuple[str, str, str, str]] = []  # (app, user, session, run id) to cancel
+        for job in self.store.executing():
+            if job.kind == "agent":
+                self.orphaned.append((job.payload["app_name"], job.user_id, _session_of(job), _run_id(job)))
+            self.store.fail(job.id, job.attempt, _INTERRUPTED)
+        self._look_up_sessions()
+        self._tick_in(0.0)
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        try:
+            return self._answer(request)
+        except InvalidRequestError as exc:
+            raise BadRequest(str(exc)) from None
+        except NotFoundError as exc:
+            raise CallError(str(exc), code="not_found") from None
+
+    def _answer(self, request: Any) -> Any:
+        if isinstance(request, EnqueueJob):
+            validate_spec(request.spec, apps=self.apps, queues=set(self.config.queues))
+            job, inserted = self.store.insert(request.spec, default_backoff=self.config.backoff)
+            if inserted and job.state == "available":
+                self._tick_in(0.0)
+            elif inserted:
+                self._tick_in(job.scheduled_at - time.time())
+            return job
+        if isinstance(request, GetJob):
+            return self.store.get(request.job_id, request.user_id)
+        if isinstance(request, ListJobs):
+            return self.store.list(user_id=request.user_id, queue=request.queue, state=request.state,
+                                   limit=request.limit)
+        if isinstance(request, CancelJob):
+            job = self.store.cancel(request.job_id, request.user_id)
+            self._stop(job.id, "cancelled")
+            return job
+        if isinstance(request, RetryJob):
+            job = self.store.retry(request.job_id, request.user_id)
+            self._tick_in(0.0)
+            return job
+        if isinstance(request, DiscardJob):
+            return self.store.discard(request.job_id, request.user_id)
+        raise UnknownRequest(f"the jobs actor does not handle {type(request).__name__}")
+
+    # -- the tick -----------------------------------------------------------------------------
+
+    def _tick_in(self, seconds: float) -> None:
+        """A tick ``seconds`` from now, unless one is due sooner."""
+        due = time.time() + max(seconds, 0.0)
+        if self.tick_due is not None and self.tick_due <= due:
+            return
+        self.tick_due = due
+        self.send_after(max(seconds, 0.0), _TICK)
+
+    def handle_timeout(self, payload: Any) -> None:
+        if payload == _LOOK_UP:
+            self._look_up_sessions()
+        if payload != _TICK:
+            return
+        if self.tick_due is not None and time.time() + 0.0005 < self.tick_due:
+            return  # an earlier tick's timer: a later one is armed
+        self.tick_due = None
+        self.ticks += 1
+        self._expire_leases()
+        self._enqueue_cron()
+        if self.ticks % 60 == 1:
+            self.store.prune(self.config.prune_after)
+        for queue, limit in self.config.queues.items():
+            busy = sum(1 for job in self._attempts() if job.queue == queue)
+            for job in self.store.claim(queue, limit - busy):
+                self._start(job)
+        upcoming = self.store.next_due(list(self.config.queues))
+        wait = self.config.tick if upcoming is None else min(self.config.tick, upcoming - time.time())
+        self._tick_in(wait)
+
+    def _attempts(self) -> list[Job]:
+        """The attempts this actor is running (or about to)."""
+        return ([e.job for e in self.executors if e.job is not None] + list(self.waiting)
+                + [run.job for run in self.runs.values()])
+
+    def _expire_leases(self) -> None:
+        now = time.time()
+        for job in self._attempts():
+            if job.lease_until is not None and job.lease_until < now:
+                self.store.fail(job.id, job.attempt, f"timed out after {job.timeout} s")
+                self._stop(job.id, "timed out")
+
+    def _enqueue_cron(self) -> None:
+        now = time.time()
+        for entry in self.config.cron:
+            due = next_cron_time(entry.expression, self.cron_checked, entry.timezone)
+            while due <= now:
+                spec = entry.spec
+                self.store.insert(JobSpec(**{**spec.__dict__, "unique_key": f"cron:{entry.name}:{due:.0f}",
+                                             "unique_period": 366 * 24 * 3600.0,
+                                             "meta": {**spec.meta, "cron": entry.name}}),
+                                  default_backoff=self.config.backoff)
+                due = next_cron_time(entry.expression, due, entry.timezone)
+        self.cron_checked = now
+
+    # -- starting and stopping attempts ---------------------------------------------------------
+
+    def _start(self, job: Job) -> None:
+        if job.kind == "function":
+            self.waiting.append(job)
+            self._hand_out()
+        else:
+            self._start_run(job)
+
+    def _hand_out(self) -> None:
+        """Give waiting function jobs to idle executors, starting executors as needed."""
+        for executor in self.executors:
+            if executor.job is None and executor.pid is not None and self.waiting:
+                executor.job = self.waiting.pop(0)
+                self.send(executor.address, Cast(_Execute(executor.job)))
+        starting = sum(1 for e in self.executors if e.pid is None)
+        room = sum(self.config.queues.values()) - len(self.executors)
+        for _ in range(min(len(self.waiting) - starting, room)):
+            self._start_executor()
+
+    def _start_executor(self) -> None:
+        address = self.createActor(JobExecutor)
+        self.send(address, Init(args=self.store_path, supervisor=self.myAddress))
+        self.executors.append(_Executor(address))
+
+    def _stop(self, job_id: str, why: str) -> None:
+        """Stop the attempt of job ``job_id`` if one runs here (its outcome is already stored)."""
+        self.waiting = [job for job in self.waiting if job.id != job_id]
+        for executor in self.executors:
+            if executor.job is not None and executor.job.id == job_id and executor.pid is not None:
+                os.kill(executor.pid, signal.SIGKILL)  # a thread cannot be stopped: its process can
+                executor.job = None
+        for run_id, run in list(self.runs.items()):
+            if run.job.id == job_id:
+                del self.runs[run_id]
+                if self.sessions is not None:
+                    self.send(self.sessions, Call(CancelRun(run.job.payload["app_name"], run.job.user_id,
+                                                            run.session_id, run_id)))
+                self.log.info("job %s stopped: %s", job_id, why)
+
+    def _start_run(self, job: Job) -> None:
+        run = _AgentRun(job, _session_of(job), _run_id(job))
+        self.runs[run.run_id] = run
+        if self.sessions is None:
+            return  # sent once the session supervisor is known
+        self._send_run(run)
+
+    def _send_run(self, run: _AgentRun) -> None:
+        payload = run.job.payload
+        if payload.get("session_id") is None:  # a new session of its own, made first
+            create = Call(CreateSession(payload["app_name"], run.job.user_id, run.session_id, {}))
+            self.refs[create.ref] = run.run_id
+            self.send(self.sessions, create)
+            return
+        self._send_request(run)
+
+    def _send_request(self, run: _AgentRun) -> None:
+        payload = run.job.payload
+        request = Call(RunRequest(payload["app_name"], run.job.user_id, run.session_id,
+                                  new_message=Content.user(payload["message"]), state_delta=payload.get("state_delta"),
+                                  run_id=run.run_id, batched=True, reply_accepted=False))
+        run.ref = request.ref
+        self.refs[request.ref] = run.run_id
+        self.send(self.sessions, request)
+
+    def _look_up_sessions(self) -> None:
+        if self.registry is not None:
+            lookup = Call(Lookup("sessions", 10.0))
+            self.refs[lookup.ref] = ""
+            self.send(self.registry, lookup)
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def handle_cast(self, request: Any) -> None:
+        if isinstance(request, _Finished):
+            for executor in self.executors:
+                if executor.job is not None and executor.job.id == request.job_id:
+                    executor.job = None
+            self._hand_out()
+            self._tick_in(0.0)
+        else:
+            super().handle_cast(request)
+
+    def handle_info(self, message: Any, sender: Any) -> None:
+        if isinstance(message, (Reply, ErrorReply)) and message.ref in self.refs:
+            self._on_reply(message, self.refs.pop(message.ref or ""))
+        elif isinstance(message, RunMessages):
+            for item in message.messages:
+                self._on_run_message(item)
+        elif isinstance(message, (AdkEvent, RunDone, RunFailed)):
+            self._on_run_message(message)
+        elif isinstance(message, InitOk):
+            executor = next((e for e in self.executors if e.address == sender), None)
+            if executor is not None:
+                executor.pid = message.pid
+                self.monitor_child(sender, message.pid)
+                self._hand_out()
+        elif type(message).__name__ == "ChildActorExited":
+            self._executor_gone(message.childAddress)
+        elif not isinstance(message, (Reply, ErrorReply)):
+            super().handle_info(message, sender)
+
+    def _on_reply(self, message: Reply | ErrorReply, run_id: str) -> None:
+        if run_id == "":  # the registry's answer: where the session supervisor is
+            if isinstance(message, Reply) and message.value is not None:
+                self.sessions = message.value[0]  # (address, pid, node)
+                for app, user, session, orphan in self.orphaned:
+                    self.send(self.sessions, Call(CancelRun(app, user, session, orphan)))
+                self.orphaned.clear()
+                for waiting in self.runs.values():
+                    self._send_run(waiting)
+            else:
+                self.send_after(0.5, _LOOK_UP)
+            return
+        run = self.runs.get(run_id)
+        if run is None:
+            return
+        if isinstance(message, Reply) or message.code == "session_exists":
+            if message.ref != run.ref:  # the session was made (or was there): the run now
+                self._send_request(run)
+            return
+        if message.code == "not_running":
+            self.sessions = None
+            self._look_up_sessions()
+        self._end_run(run, None, f"{message.code}: {message.detail}")
+
+    def _on_run_message(self, message: Any) -> None:
+        run = self.runs.get(message.run_id)
+        if run is None:
+            return
+        if isinstance(message, AdkEvent):
+            event = message.event
+            if not event.partial and event.author != "user" and event.content is not None and event.content.text:
+                run.text = event.content.text
+        elif isinstance(message, RunDone):
+            self._end_run(run, {"session_id": run.session_id, "text": run.text}, None)
+        elif isinstance(message, RunFailed):
+            self._end_run(run, None, f"{message.reason}: {message.error_type} {message.detail}".strip())
+
+    def _end_run(self, run: _AgentRun, result: Any, error: str | None) -> None:
+        self.runs.pop(run.run_id, None)
+        if error is None:
+            self.store.complete(run.job.id, run.job.attempt, result)
+        else:
+            self.store.fail(run.job.id, run.job.attempt, error)
+        self._tick_in(0.0)
+
+    def _executor_gone(self, address: Any) -> None:
+        executor = next((e for e in self.executors if e.address == address), None)
+        if executor is None:
+            return
+        self.executors.remove(executor)
+        if executor.job is not None:
+            self.store.fail(executor.job.id, executor.job.attempt, "the executor died during this attempt")
+            self._tick_in(0.0)
+        self._hand_out()
+
+    def handle_process_down(self, tag: Any) -> None:  # monitor_child reports through ChildActorExited
+        pass
+
+
+def _session_of(job: Job) -> str:
+    session: str | None = job.payload.get("session_id")
+    return session if session is not None else job.id
+
+
+def _run_id(job: Job) -> str:
+    return f"run-{job.idempotency_key}"
+
+
+class JobExecutor(GenServer):
+    """Runs one function job at a time, in a thread (so it answers its parent while the
+    job runs), and records the attempt's outcome in the store itself; then tells its
+    parent (``_Finished``) through a pipe the thread rings."""
+
+    def init(self, args: str) -> None:
+        self.store = JobStore(args, time.time)
+        self.bell_read, self.bell_write = os.pipe()
+        self.watch_fds([self.bell_read])
+        self.done: list[tuple[str, int]] = []
+
+    def handle_cast(self, request: Any) -> None:
+        if isinstance(request, _Execute):
+            threading.Thread(target=self._perform, args=(request.job,), name=request.job.id, daemon=True).start()
+        else:
+            super().handle_cast(request)
+
+    def _perform(self, job: Job) -> None:
+        """Call the job's function; store what came of it; ring the bell."""
+        try:
+            function = resolve_function(job.payload["function"])
+            args = dict(job.payload.get("args") or {})
+            if "job" in inspect.signature(function).parameters:
+                args["job"] = JobInfo(job.id, job.attempt, job.max_attempts, job.idempotency_key, job.queue,
+                                      job.user_id)
+            result = function(**args)
+            if inspect.isawaitable(result):
+                result = asyncio.run(_awaited(result))
+            self.store.complete(job.id, job.attempt, result)
+        except Snooze as snooze:
+            self.store.snooze(job.id, job.attempt, snooze.seconds)
+        except Discard as discard:
+            self.store.fail(job.id, job.attempt, f"discarded: {discard}", discard=True)
+        except BaseException as exc:  # any failure of the job's code is the attempt's
+            self.store.fail(job.id, job.attempt, f"{type(exc).__name__}: {exc}")
+        self.done.append((job.id, job.attempt))
+        os.write(self.bell_write, b"!")
+
+    def handle_watch(self, ready: list[int]) -> None:
+        if self.bell_read in ready:
+            os.read(self.bell_read, 4096)
+            while self.done:
+                job_id, attempt = self.done.pop(0)
+                self.send(self.supervisor, Cast(_Finished(job_id, attempt)))
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+

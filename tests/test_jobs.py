@@ -1,0 +1,385 @@
+"""Background jobs (issue 34), with Oban's meaning.
+
+The store's rules with its clock passed in (scheduling, backoff, uniqueness, attempts,
+snooze, cancel/retry/discard, pruning) and cron schedules across a DST change, exactly
+and without sleeping; then the host's ``jobs`` actor: function and agent jobs, retries,
+bad input refused with nothing stored, concurrency limits, timeouts, cancel, and
+faults: kill -9 of an executor and of the jobs actor mid-job, and a host restart with
+jobs pending and executing. The job functions (``job_functions``) write what they do to
+a file outside the host, so each test counts executions and sees any overlap."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import runtime_agents
+from conftest import free_port
+
+from adk_actors import InvalidRequestError, NotFoundError
+from adk_actors.jobs import Backoff, CronEntry, JobSpec, JobStore, backoff_delay, next_cron_time, validate_spec
+from adk_actors.runtime import Host, HostConfig, Jobs, JobsConfig
+from supervision import call, process_alive
+from supervision.testing import wait_until
+
+QUEUES = {"default"}
+
+
+class Clock:
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[tuple[JobStore, Clock]]:
+    clock = Clock()
+    jobs = JobStore(tmp_path / "jobs.db", clock, random.Random(7))
+    yield jobs, clock
+    jobs.close()
+
+
+def function(**fields: Any) -> JobSpec:
+    return JobSpec(**{"kind": "function", "function": "job_functions:noop", "user_id": "ann", **fields})
+
+
+EXACT = Backoff(base=10.0, max_delay=100.0, jitter=0.0)
+
+
+# -- the store, on a clock passed in ------------------------------------------------------------
+
+
+def test_a_job_scheduled_later_is_claimed_only_once_due(store: tuple[JobStore, Clock]) -> None:
+    jobs, clock = store
+    later, _ = jobs.insert(function(schedule_in=30.0), default_backoff=EXACT)
+    at, _ = jobs.insert(function(scheduled_at=clock.now + 60.0), default_backoff=EXACT)
+    assert (later.state, at.state) == ("scheduled", "scheduled")
+    assert jobs.claim("default", 10) == []
+    clock.now += 30.0
+    assert [j.id for j in jobs.claim("default", 10)] == [later.id]
+    clock.now += 30.0
+    claimed = jobs.claim("default", 10)
+    assert [j.id for j in claimed] == [at.id] and claimed[0].attempt == 1 and claimed[0].state == "executing"
+    assert claimed[0].lease_until == clock.now + 300.0 and claimed[0].idempotency_key == f"{at.id}-1"
+
+
+def test_priority_then_due_time_order_the_claims_and_the_limit_holds(store: tuple[JobStore, Clock]) -> None:
+    jobs, clock = store
+    low, _ = jobs.insert(function(priority=3), default_backoff=EXACT)
+    clock.now += 1
+    high, _ = jobs.insert(function(priority=0), default_backoff=EXACT)
+    clock.now += 1
+    high_later, _ = jobs.insert(function(priority=0), default_backoff=EXACT)
+    assert [j.id for j in jobs.claim("default", 2)] == [high.id, high_later.id]
+    assert [j.id for j in jobs.claim("default", 2)] == [low.id]
+
+
+def test_failed_attempts_back_off_exponentially_then_the_job_is_discarded(store: tuple[JobStore, Clock]) -> None:
+    jobs, clock = store
+    job, _ = jobs.insert(function(max_attempts=3, backoff=EXACT), default_backoff=Backoff())
+    for attempt, wait in ((1, 10.0), (2, 20.0)):
+        [claimed] = jobs.claim("default", 1)
+        assert claimed.attempt == attempt
+        assert jobs.fail(job.id, attempt, f"boom {attempt}")
+        stored = jobs.get(job.id)
+        assert stored.state == "retryable" and stored.scheduled_at == clock.now + wait
+        assert jobs.claim("default", 1) == []  # not before its backoff
+        clock.now += wait
+    [last] = jobs.claim("default", 1)
+    jobs.fail(job.id, last.attempt, "boom 3")
+    done = jobs.get(job.id)
+    assert done.state == "discarded" and [e["error"] for e in done.errors] == ["boom 1", "boom 2", "boom 3"]
+    assert [e["attempt"] for e in done.errors] == [1, 2, 3]
+
+
+def test_backoff_is_capped_and_jittered_within_its_bounds() -> None:
+    backoff = Backoff(base=1.0, max_delay=60.0, jitter=0.2)
+    rng = random.Random(3)
+    delays = [backoff_delay(attempt, backoff, rng) for attempt in range(1, 12)]
+    for attempt, delay in enumerate(delays, start=1):
+        nominal = min(60.0, 2.0 ** (attempt - 1))
+        assert nominal * 0.8 <= delay <= nominal * 1.2
+    assert len({round(d, 6) for d in delays}) == len(delays)  # jittered, not in lockstep
+
+
+def test_a_unique_key_returns_the_existing_job_within_its_period(store: tuple[JobStore, Clock]) -> None:
+    jobs, clock = store
+    first, inserted = jobs.insert(function(unique_key="nightly", unique_period=60.0), default_backoff=EXACT)
+    again, inserted_again = jobs.insert(function(unique_key="nightly", unique_period=60.0), default_backoff=EXACT)
+    assert inserted and not inserted_again and again.id == first.id
+    clock.now += 61.0
+    later, inserted_later = jobs.insert(function(unique_key="nightly", unique_period=60.0), default_backoff=EXACT)
+    assert inserted_later and later.id != first.id
+    jobs.cancel(later.id)  # a cancelled job does not hold its key
+    third, inserted_third = jobs.insert(function(unique_key="nightly", unique_period=60.0), default_backoff=EXACT)
+    assert inserted_third and third.id not in (first.id, later.id)
+
+
+def test_an_answer_about_an_earlier_attempt_changes_nothing(store: tuple[JobStore, Clock]) -> None:
+    jobs, clock = store
+    job, _ = jobs.insert(function(backoff=Backoff(base=1.0, jitter=0.0)), default_backoff=EXACT)
+    jobs.claim("default", 1)
+    jobs.fail(job.id, 1, "cut short")
+    clock.now += 1.0
+    jobs.claim("default", 1)
+    assert not jobs.complete(job.id, 1, "late answer of attempt 1")
+    assert jobs.get(job.id).state == "executing"
+    assert jobs.complete(job.id, 2, "attempt 2")
+    assert (jobs.get(job.id).state, jobs.get(job.id).result) == ("completed", "attempt 2")
+
+
+def test_snooze_cancel_retry_discard_and_prune(store: tuple[JobStore, Clock]) -> None:
+    jobs, clock = store
+    job, _ = jobs.insert(function(max_attempts=1), default_backoff=EXACT)
+    jobs.claim("default", 1)
+    assert jobs.snooze(job.id, 1, 5.0)
+    snoozed = jobs.get(job.id)
+    assert (snoozed.state, snoozed.max_attempts, snoozed.scheduled_at) == ("scheduled", 2, clock.now + 5.0)
+    assert jobs.cancel(job.id).state == "cancelled"
+    assert jobs.retry(job.id).state == "available"
+    assert jobs.discard(job.id).state == "discarded"
+    with pytest.raises(NotFoundError):
+        jobs.get(job.id, user_id="bob")  # another user's job is not found
+    clock.now += 10.0
+    assert jobs.prune(older_than=5.0) == 1
+    with pytest.raises(NotFoundError):
+        jobs.get(job.id)
+
+
+def test_cron_follows_the_wall_clock_of_its_time_zone_across_a_dst_change() -> None:
+    start = dt.datetime(2026, 3, 27, 12, 0, tzinfo=dt.UTC).timestamp()
+    due, times = start, []
+    for _ in range(3):
+        due = next_cron_time("0 9 * * *", due, "Europe/Oslo")
+        times.append(dt.datetime.fromtimestamp(due, dt.UTC).strftime("%d %H:%M"))
+    assert times == ["28 08:00", "29 07:00", "30 07:00"]  # 09:00 in Oslo, before and after the change
+    with pytest.raises(InvalidRequestError, match="cron"):
+        next_cron_time("61 * * * *", start)
+    with pytest.raises(InvalidRequestError, match="time zone"):
+        next_cron_time("0 9 * * *", start, "Mars/Olympus")
+
+
+@pytest.mark.parametrize(("spec", "said"), [
+    (JobSpec(kind="agent", app_name="nope", message="hi", user_id="ann"), "no app 'nope'"),
+    (JobSpec(kind="agent", app_name="echo", message="", user_id="ann"), "needs a message"),
+    (JobSpec(kind="function", function="no.such.module:fn", user_id="ann"), "cannot import"),
+    (JobSpec(kind="function", function="job_functions", user_id="ann"), "package.module:function"),
+    (JobSpec(kind="function", function="job_functions:noop", user_id="ann", args={"x": "y" * 70_000}), "over"),
+    (JobSpec(kind="function", function="job_functions:noop", user_id="ann", args={"x": {1, 2}}), "JSON"),
+    (JobSpec(kind="function", function="job_functions:noop", user_id="../etc", queue="default"), "user id"),
+    (JobSpec(kind="function", function="job_functions:noop", user_id="ann", queue="vip"), "no queue 'vip'"),
+    (JobSpec(kind="function", function="job_functions:noop", user_id="ann", max_attempts=0), "max_attempts"),
+])
+def test_a_job_that_cannot_run_is_refused_by_name(spec: JobSpec, said: str) -> None:
+    with pytest.raises(InvalidRequestError, match=said):
+        validate_spec(spec, apps={"echo"}, queues=QUEUES)
+
+
+# -- the host's jobs actor ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def jobs_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    config = JobsConfig(queues={"default": 3, "single": 1}, backoff=Backoff(base=0.05, max_delay=0.2, jitter=0.0),
+                        tick=0.2)
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), jobs=config),
+              system=actor_system) as running:
+        yield running
+
+
+def lines(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def overlap(log: Path) -> int:
+    """The most attempts running at once, from their start and end lines."""
+    running = most = 0
+    for line in lines(log):
+        running += 1 if line.startswith("start") else -1
+        most = max(most, running)
+    return most
+
+
+def finished(host: Host, job_id: str, timeout: float = 15.0) -> Any:
+    wait_until(lambda: host.jobs.get(job_id).state in ("completed", "discarded", "cancelled"), timeout=timeout,
+               message=f"job {job_id} finished")
+    return host.jobs.get(job_id)
+
+
+def test_function_and_agent_jobs_run_and_keep_their_results(jobs_host: Host, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    job = jobs_host.jobs.enqueue_function("job_functions:record", {"log": str(log), "value": 7})
+    assert finished(jobs_host, job.id).result == {"value": 7, "attempt": 1}
+    run = jobs_host.jobs.enqueue_run("echo", "hello jobs", user_id="ann")
+    done = finished(jobs_host, run.id)
+    assert done.result == {"session_id": run.id, "text": "echo: hello jobs (turn 1)"}
+    runner = jobs_host.runner("echo")
+    runner.create_session("ann", "mine")
+    turn = jobs_host.jobs.enqueue_run("echo", "into my session", user_id="ann", session_id="mine")
+    assert finished(jobs_host, turn.id).result["session_id"] == "mine"
+    events = runner.get_session("ann", "mine").events
+    assert [e.content.text for e in events if e.content] == ["into my session", "echo: into my session (turn 1)"]
+    assert {j.id for j in jobs_host.jobs.list()} >= {job.id, run.id, turn.id}
+    assert jobs_host.jobs.list(state="completed", limit=1)[0].state == "completed"
+
+
+def test_failures_are_retried_with_backoff_snoozes_wait_and_discards_stop(jobs_host: Host, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    flaky = jobs_host.jobs.enqueue_function("job_functions:flaky", {"log": str(log), "fail_times": 2})
+    done = finished(jobs_host, flaky.id)
+    assert (done.state, done.attempt, done.result) == ("completed", 3, "finally")
+    assert [e["error"] for e in done.errors] == ["RuntimeError: attempt 1 failed on purpose",
+                                                 "RuntimeError: attempt 2 failed on purpose"]
+    hopeless = finished(jobs_host, jobs_host.jobs.enqueue_function("job_functions:hopeless").id)
+    assert hopeless.state == "discarded" and hopeless.attempt == 1 and "nothing to do" in hopeless.errors[0]["error"]
+    out_of_tries = finished(jobs_host, jobs_host.jobs.enqueue_function(
+        "job_functions:flaky", {"log": str(tmp_path / "log2"), "fail_times": 5}, max_attempts=2).id)
+    assert out_of_tries.state == "discarded" and out_of_tries.attempt == 2
+    snoozed = finished(jobs_host, jobs_host.jobs.enqueue_function("job_functions:snoozing",
+                                                                  {"log": str(tmp_path / "log3")}).id)
+    assert (snoozed.state, snoozed.result, snoozed.errors) == ("completed", "awake", ())
+
+
+def test_bad_input_is_a_typed_error_and_nothing_is_stored(jobs_host: Host) -> None:
+    before = jobs_host.jobs.list()
+    with pytest.raises(InvalidRequestError, match="no app"):
+        jobs_host.jobs.enqueue_run("nope", "hi")
+    with pytest.raises(InvalidRequestError, match="cannot import"):
+        jobs_host.jobs.enqueue_function("no.such:fn")
+    with pytest.raises(InvalidRequestError, match="over"):
+        jobs_host.jobs.enqueue_function("job_functions:noop", {"blob": "x" * 100_000})
+    with pytest.raises(NotFoundError):
+        jobs_host.jobs.get("job-nope")
+    assert jobs_host.jobs.list() == before
+
+
+def test_unique_jobs_a_users_view_and_cancel_retry(jobs_host: Host, tmp_path: Path) -> None:
+    first = jobs_host.jobs.enqueue_function("job_functions:noop", unique_key="once", schedule_in=60.0)
+    again = jobs_host.jobs.enqueue_function("job_functions:noop", unique_key="once", schedule_in=60.0)
+    assert again.id == first.id and first.state == "scheduled"
+    ann = Jobs(jobs_host, user_id="ann")
+    mine = ann.enqueue_function("job_functions:noop", schedule_in=60.0)
+    assert mine.user_id == "ann" and [j.id for j in ann.list()] == [mine.id]
+    with pytest.raises(NotFoundError):
+        ann.get(first.id)  # the operator's job: not ann's to see
+    assert jobs_host.jobs.cancel(first.id).state == "cancelled"
+    retried = jobs_host.jobs.retry(first.id)
+    assert retried.state == "available"
+    assert finished(jobs_host, first.id).state == "completed"
+
+
+def test_a_queues_concurrency_limit_holds_under_load(jobs_host: Host, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    ids = [jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 0.3}, queue="single").id
+           for _ in range(3)]
+    ids += [jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(tmp_path / "many"), "seconds": 0.3}).id
+            for _ in range(7)]
+    for job_id in ids:
+        assert finished(jobs_host, job_id).state == "completed"
+    assert overlap(log) == 1
+    assert overlap(tmp_path / "many") == 3
+
+
+def test_an_attempt_over_its_timeout_is_killed_and_failed(jobs_host: Host, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    job = jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 30}, timeout=0.5,
+                                          max_attempts=1)
+    done = finished(jobs_host, job.id)
+    assert done.state == "discarded" and "timed out after 0.5 s" in done.errors[0]["error"]
+    assert lines(log) == [f"start {job.id} 1"]  # cut short: its process was killed
+    after = finished(jobs_host, jobs_host.jobs.enqueue_function("job_functions:noop").id)
+    assert after.state == "completed"  # a new executor took over
+
+
+def test_cancelling_an_executing_job_stops_it(jobs_host: Host, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    job = jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 30})
+    wait_until(lambda: lines(log) == [f"start {job.id} 1"], timeout=10)
+    assert jobs_host.jobs.cancel(job.id).state == "cancelled"
+    time.sleep(0.5)
+    assert jobs_host.jobs.get(job.id).state == "cancelled" and lines(log) == [f"start {job.id} 1"]
+
+
+def _executor_pids(host: Host) -> list[int]:
+    jobs_pid = host.root.pids()["jobs"]  # type: ignore[union-attr]
+    children = [int(p) for p in os.popen(f"pgrep -P {jobs_pid}").read().split()]
+    return children
+
+
+def test_kill_9_of_an_executor_mid_job_retries_it_never_twice_at_once(jobs_host: Host, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    job = jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 1.0})
+    wait_until(lambda: lines(log) == [f"start {job.id} 1"], timeout=10)
+    for pid in _executor_pids(jobs_host):
+        os.kill(pid, signal.SIGKILL)
+    done = finished(jobs_host, job.id)
+    assert (done.state, done.attempt) == ("completed", 2)
+    assert done.errors[0]["error"] == "the executor died during this attempt"
+    assert lines(log) == [f"start {job.id} 1", f"start {job.id} 2", f"end {job.id} 2"]
+
+
+def test_kill_9_of_the_jobs_actor_mid_job_retries_it_never_twice_at_once(jobs_host: Host, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    job = jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 1.0})
+    agent = jobs_host.jobs.enqueue_run("sleepy", "sleep 1", user_id="ann")
+    wait_until(lambda: lines(log) == [f"start {job.id} 1"], timeout=10)
+    actor = jobs_host.root.pids()["jobs"]  # type: ignore[union-attr]
+    assert actor is not None
+    os.kill(actor, signal.SIGKILL)
+    wait_until(lambda: not process_alive(actor), timeout=5)
+    done = finished(jobs_host, job.id)
+    assert (done.state, done.attempt) == ("completed", 2) and done.errors[0]["error"].startswith("interrupted")
+    assert lines(log) == [f"start {job.id} 1", f"start {job.id} 2", f"end {job.id} 2"]  # the first died with it
+    ran = finished(jobs_host, agent.id)
+    assert ran.state == "completed"
+    texts = [e.content.text for e in jobs_host.runner("sleepy").get_session("ann", agent.id).events
+             if e.content and e.content.text]
+    assert texts.count("sleep 1") == ran.attempt  # each attempt one turn, one after the other
+
+
+def test_jobs_outlive_a_host_restart(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    data = str(tmp_path / "data")
+    config = JobsConfig(backoff=Backoff(base=0.05, max_delay=0.2, jitter=0.0), tick=0.2)
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=data, port=free_port(), jobs=config)) as host:
+        later = host.jobs.enqueue_function("job_functions:record", {"log": str(log), "value": "later"},
+                                           schedule_in=1.5)
+        cut = host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 30}, timeout=60)
+        wait_until(lambda: f"start {cut.id} 1" in lines(log), timeout=10)
+    assert f"end {cut.id} 1" not in lines(log)  # stopped with the host
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=data, port=free_port(), jobs=config)) as host:
+        assert finished(host, later.id).result == {"value": "later", "attempt": 1}
+        again = host.jobs.get(cut.id)
+        cut_short = again.errors[0]["error"]  # its executor stopped with the host, or the jobs actor did
+        assert cut_short.startswith(("interrupted", "the executor died")) and again.attempt >= 2
+        host.jobs.cancel(cut.id)
+    assert (Path(data) / "jobs.db").stat().st_mode & 0o777 == 0o600
+
+
+def test_cron_schedules_enqueue_each_due_time_once(actor_system: Any, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    every_second = CronEntry("tick", "* * * * * *", function(function="job_functions:record",
+                                                             args={"log": str(log)}))
+    config = JobsConfig(tick=0.1, cron=(every_second,))
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), jobs=config),
+              system=actor_system) as host:
+        wait_until(lambda: len(host.jobs.list(state="completed")) >= 2, timeout=10)
+        jobs = host.jobs.list()
+    keys = [j.unique_key for j in jobs]
+    assert len(keys) == len(set(keys)) and all(j.meta == {"cron": "tick"} for j in jobs)
+
+
+def test_the_jobs_actor_answers_a_malformed_request_and_lives_on(jobs_host: Host) -> None:
+    address = jobs_host.root.child("jobs").address  # type: ignore[union-attr]
+    with pytest.raises(Exception, match="does not handle"):
+        call(jobs_host.system, address, "what is this?")
+    assert jobs_host.jobs.list() == []
