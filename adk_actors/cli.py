@@ -43,9 +43,9 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from ._exceptions import AdkError, ConfigError, SessionNotFoundError
+from ._exceptions import AdkError, ConfigError, InvalidRequestError, SessionNotFoundError
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -116,7 +116,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # (bench/startup.py), instead of starting from nothing once the tree is up.
     http = http_args(settings.http, admin_port=host_cfg.port, admin_address=host_cfg.address, apps=dict(settings.apps),
                      data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
-                     max_json_depth=settings.limits.max_json_depth) if settings.http.enabled else None
+                     max_json_depth=settings.limits.max_json_depth,
+                     http_functions=tuple(settings.jobs.http_functions)) if settings.http.enabled else None
     standby = fork_standby(http.launch(), http.log_file) if http is not None else None
     # The handler only sets a flag: a signal handler runs in the main thread between two
     # bytecodes, and one that called threading.Event.set() while that thread was inside
@@ -148,6 +149,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            health=HealthCheck(host_cfg.health_interval, host_cfg.health_timeout)
                            if host_cfg.health_interval else None,
                            session_intensity=host_cfg.session_intensity, session_period=host_cfg.session_period,
+                           jobs=settings.jobs.jobs_config(),
                            clients=(http_child(replace(http, standby=standby)),) if http is not None else ()))
     try:
         host.start()  # its actor system too: stopped by host.stop(), or here if the start fails
@@ -519,6 +521,41 @@ def cmd_approvals(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_jobs(args: argparse.Namespace) -> int:
+    """``jobs list|show|enqueue|cancel|retry|discard``: the host's background jobs, as its
+    operator (docs/jobs.md); a job as a line (``--json``: as the HTTP API sends it)."""
+    from .jobs import JobSpec
+
+    host = _connect(args)
+    try:
+        jobs = host.jobs
+        if args.action == "list":
+            found = jobs.list(queue=args.queue, state=args.state, limit=args.limit)
+        elif args.action == "enqueue":
+            kind: Literal["agent", "function"] = "function" if args.function else "agent"
+            found = [jobs.enqueue(JobSpec(kind=kind, user_id=args.user, queue=args.queue or "default",
+                                          app_name=args.app or "", message=args.message or "",
+                                          session_id=args.session, function=args.function or "",
+                                          args=json.loads(args.args) if args.args else {},
+                                          schedule_in=args.schedule_in, max_attempts=args.max_attempts,
+                                          unique_key=args.unique))]
+        else:
+            if not args.id:
+                raise InvalidRequestError(f"jobs {args.action} needs a job id")
+            found = [{"show": jobs.get, "cancel": jobs.cancel, "retry": jobs.retry,
+                      "discard": jobs.discard}[args.action](args.id)]
+        if args.json:
+            print(json.dumps([job.to_dict() for job in found], default=str))
+        for job in [] if args.json else found:
+            what = job.payload["app_name"] if job.kind == "agent" else job.payload["function"]
+            last = f"  last error: {job.errors[-1]['error']}" if job.errors else ""
+            print(f"{job.id}  {job.state:<10} {job.queue}  {job.kind} {what}  user {job.user_id}  "
+                  f"attempt {job.attempt}/{job.max_attempts}  due {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(job.scheduled_at))}{last}")
+    finally:
+        host.disconnect()
+    return 0
+
+
 # -- entry point ----------------------------------------------------------------------------------
 
 
@@ -593,6 +630,22 @@ def build_parser() -> argparse.ArgumentParser:
     approvals.add_argument("--reason", default="denied by a human")
     approvals.add_argument("--all", action="store_true", help="list decided approvals too")
     approvals.set_defaults(func=cmd_approvals)
+    jobs = common(sub.add_parser("jobs", help="background jobs: list, show, enqueue, cancel, retry, discard"))
+    jobs.add_argument("action", choices=["list", "show", "enqueue", "cancel", "retry", "discard"])
+    jobs.add_argument("id", nargs="?", help="the job (show, cancel, retry, discard)")
+    jobs.add_argument("--queue", help="list: only this queue; enqueue: the queue (default: default)")
+    jobs.add_argument("--state", help="list: only jobs in this state")
+    jobs.add_argument("--limit", type=int, default=100)
+    jobs.add_argument("--app", help="enqueue: the app to run")
+    jobs.add_argument("--message", help="enqueue: the message the run answers")
+    jobs.add_argument("--session", help="enqueue: an existing session (default: a new one per job)")
+    jobs.add_argument("--function", help="enqueue: a function, package.module:name, instead of a run")
+    jobs.add_argument("--args", help="enqueue: the function's arguments, a JSON object")
+    jobs.add_argument("--user", default="operator", help="enqueue: whose job it is")
+    jobs.add_argument("--in", dest="schedule_in", type=float, help="enqueue: due in this many seconds")
+    jobs.add_argument("--max-attempts", type=int, default=20)
+    jobs.add_argument("--unique", help="enqueue: a unique key (a duplicate within 60 s returns that job)")
+    jobs.set_defaults(func=cmd_jobs)
     mcp = common(sub.add_parser("mcp", help="the host's apps as MCP tools on stdin/stdout"))
     mcp.add_argument("--user", default="mcp", help="whose sessions the calls make (default: mcp)")
     mcp.set_defaults(func=cmd_mcp)

@@ -16,12 +16,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from ._exceptions import ConfigError
+from ._exceptions import ConfigError, InvalidRequestError
 from ._names import name_problem
 from ._validate import MAX_JSON_DEPTH
+from .jobs import Backoff, CronEntry, JobsConfig, JobSpec, next_cron_time
 
-__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "HostSection", "HttpSection", "LimitsSection", "LoggingSection", "RetrySection",
-           "Settings", "load_settings"]
+__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "CronSection", "HostSection", "HttpSection",
+           "JobsSection", "LimitsSection", "LoggingSection", "RetrySection", "Settings", "load_settings"]
 
 
 class HostSection(BaseModel):
@@ -185,6 +186,80 @@ class HttpSection(BaseModel):
         return ipaddress.ip_address(self.address).is_loopback
 
 
+class CronSection(BaseModel):
+    """One ``[[jobs.cron]]`` schedule: an agent run (``app``, ``message``) or a function
+    (``function``, ``args``), enqueued at each time ``schedule`` names, on the wall clock
+    of ``timezone``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    schedule: str
+    timezone: str = "UTC"
+    app: str = ""
+    message: str = ""
+    user: str = "operator"
+    function: str = ""
+    args: dict[str, Any] = Field(default_factory=dict)
+    queue: str = "default"
+    max_attempts: int = Field(default=20, ge=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> CronSection:
+        problem = name_problem(self.name, "cron name")
+        if problem is not None:
+            raise ValueError(problem)
+        try:
+            next_cron_time(self.schedule, 0.0, self.timezone)
+        except InvalidRequestError as exc:
+            raise ValueError(f"cron {self.name!r}: {exc}") from None
+        if bool(self.app) == bool(self.function):
+            raise ValueError(f"cron {self.name!r}: give an app and a message, or a function")
+        return self
+
+    def entry(self) -> CronEntry:
+        kind: Literal["agent", "function"] = "agent" if self.app else "function"
+        spec = JobSpec(kind=kind, user_id=self.user, queue=self.queue, app_name=self.app, message=self.message,
+                       function=self.function, args=dict(self.args), max_attempts=self.max_attempts)
+        return CronEntry(self.name, self.schedule, spec, self.timezone)
+
+
+class JobsSection(BaseModel):
+    """Background jobs (docs/jobs.md): the queues and their concurrency, the backoff of
+    failed attempts, how often the queue ticks, how long finished jobs are kept, the
+    functions the HTTP API may enqueue (none by default: an import path in a request is
+    code run on the host), and cron schedules. ``enabled = false``: no jobs actor."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    queues: dict[str, int] = Field(default_factory=lambda: {"default": 4})
+    backoff_base: float = Field(default=15.0, gt=0)
+    backoff_max: float = Field(default=3600.0, gt=0)
+    tick: float = Field(default=1.0, gt=0, le=60)
+    prune_after_days: float = Field(default=7.0, gt=0)
+    http_functions: list[str] = Field(default_factory=list)
+    cron: list[CronSection] = Field(default_factory=list)
+
+    @field_validator("queues")
+    @classmethod
+    def _check_queues(cls, queues: dict[str, int]) -> dict[str, int]:
+        for name, limit in queues.items():
+            problem = name_problem(name, "queue name")
+            if problem is not None:
+                raise ValueError(problem)
+            if limit < 1:
+                raise ValueError(f"queue {name!r}: its concurrency must be at least 1")
+        return queues
+
+    def jobs_config(self) -> JobsConfig | None:
+        if not self.enabled:
+            return None
+        return JobsConfig(queues=dict(self.queues), backoff=Backoff(self.backoff_base, self.backoff_max),
+                          tick=self.tick, prune_after=self.prune_after_days * 86_400.0,
+                          cron=tuple(entry.entry() for entry in self.cron))
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ADK_ACTORS_", env_nested_delimiter="__", extra="forbid")
 
@@ -197,6 +272,7 @@ class Settings(BaseSettings):
     artifacts: ArtifactsSection = Field(default_factory=ArtifactsSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
     http: HttpSection = Field(default_factory=HttpSection)
+    jobs: JobsSection = Field(default_factory=JobsSection)
 
     @field_validator("apps")
     @classmethod

@@ -50,6 +50,7 @@ class HttpArgs:
     agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
     evals_dir: str | None = None  # where the eval sets are kept (data/evals)
     a2a_tasks: str | None = None  # the SQLite file of the A2A tasks (data/a2a_tasks.db)
+    http_functions: tuple[str, ...] = ()  # the job functions a request may enqueue ([jobs])
     path: list[str] = field(default_factory=list)  # import paths the apps need (the serve's cwd)
     standby: Standby | None = None  # a server process forked ahead by serve, for the first start
     max_json_depth: int = Limits.max_json_depth  # the host's [limits], applied to every body
@@ -58,18 +59,20 @@ class HttpArgs:
         """The server process's settings (``_process``), without its owner."""
         return {"http": self.http, "admin_port": self.admin_port, "admin_address": self.admin_address,
                 "apps": self.apps, "agents_dir": self.agents_dir, "path": self.path, "evals_dir": self.evals_dir,
-                "a2a_tasks": self.a2a_tasks, "max_json_depth": self.max_json_depth}
+                "a2a_tasks": self.a2a_tasks, "http_functions": list(self.http_functions),
+                "max_json_depth": self.max_json_depth}
 
 
 def http_args(section: HttpSection, *, admin_port: int, admin_address: str, apps: dict[str, str], data_dir: str,
-              agents_dir: str | None = None, max_json_depth: int = Limits.max_json_depth) -> HttpArgs:
+              agents_dir: str | None = None, max_json_depth: int = Limits.max_json_depth,
+              http_functions: tuple[str, ...] = ()) -> HttpArgs:
     """The settings of an HTTP server for a host on ``admin_port`` serving ``apps`` (and
     the YAML apps in ``agents_dir``), its log, eval sets and A2A tasks in ``data_dir``; bodies
     nested deeper than ``max_json_depth`` (the host's ``[limits]``) are refused."""
     return HttpArgs(http=section.model_dump(), admin_port=admin_port, admin_address=admin_address, apps=dict(apps),
                     agents_dir=agents_dir, log_file=str(Path(data_dir) / "http.log"),
                     evals_dir=str(Path(data_dir) / "evals"), a2a_tasks=str(Path(data_dir) / "a2a_tasks.db"),
-                    path=[os.getcwd()], max_json_depth=max_json_depth)
+                    path=[os.getcwd()], max_json_depth=max_json_depth, http_functions=http_functions)
 
 
 def http_child(args: HttpArgs) -> ChildSpec:

@@ -40,6 +40,7 @@ from . import (
     _dev,
     _evals,
     _info,
+    _jobs,
     _live,
     _memory,
     _runs,
@@ -69,20 +70,23 @@ __all__ = ["create_app"]
 
 #: The routers every host serves, in the order their routes are matched.
 ROUTERS = (_info.router, _sessions.router, _runs.router, _live.router, _artifacts.router, _memory.router,
-           _trace.router, _builder.router, _dev.router, _console.router)
+           _trace.router, _builder.router, _dev.router, _console.router, _jobs.router)
 
 
 def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str | None = None, *,
-               max_json_depth: int = Limits.max_json_depth, a2a_tasks: str | None = None) -> Any:
+               max_json_depth: int = Limits.max_json_depth, a2a_tasks: str | None = None,
+               http_functions: frozenset[str] = frozenset()) -> Any:
     """The API for ``host``'s ``apps``, guarded as ``section`` says
     (:mod:`adk_actors.http._guard`), bodies nested no deeper than ``max_json_depth``
     (the host's ``[limits]``); eval sets live in ``evals_dir`` (None: no eval
-    routes), A2A tasks in the SQLite file ``a2a_tasks`` (None: in memory); adk-web's
-    UI at ``/dev-ui/`` when google-adk is installed."""
+    routes), A2A tasks in the SQLite file ``a2a_tasks`` (None: in memory); the job
+    functions a request may enqueue are ``http_functions``; adk-web's UI at
+    ``/dev-ui/`` when google-adk is installed."""
     api = FastAPI(title="adk-actors", version=__version__, redirect_slashes=False,
                   default_response_class=SafeJSONResponse, dependencies=[Depends(check_path_names)],
                   description="google-adk's HTTP API, served by an adk-actors host.")
-    api.state.host_api = HostApi(host, apps, EvalFiles(evals_dir) if evals_dir is not None else None)
+    api.state.host_api = HostApi(host, apps, EvalFiles(evals_dir) if evals_dir is not None else None,
+                                 http_functions)
     add_error_handlers(api)
     for router in ROUTERS:
         api.include_router(router)

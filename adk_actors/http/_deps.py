@@ -23,12 +23,14 @@ __all__ = ["Api", "HostApi", "host_api"]
 
 class HostApi:
     """The host behind the routes: its apps, one Runner per app (made on first use),
-    and its eval files (None: no eval routes)."""
+    its eval files (None: no eval routes), and the job functions a request may enqueue."""
 
-    def __init__(self, host: Any, apps: AppCatalog, evals: EvalFiles | None = None) -> None:
+    def __init__(self, host: Any, apps: AppCatalog, evals: EvalFiles | None = None,
+                 http_functions: frozenset[str] = frozenset()) -> None:
         self.host = host
         self.apps = apps
         self.evals = evals
+        self.http_functions = http_functions
         self._runners: dict[str, Any] = {}
 
     def runner(self, app: str) -> Any:

@@ -83,7 +83,7 @@ def _build(launch: dict[str, Any]) -> tuple[Host, Any, HttpSection]:
     host = Host(HostConfig(apps={}))
     app = create_app(host, AppCatalog(dict(launch["apps"]), launch.get("agents_dir")), section,
                      evals_dir=launch.get("evals_dir"), max_json_depth=int(launch["max_json_depth"]),
-                     a2a_tasks=launch.get("a2a_tasks"))
+                     a2a_tasks=launch.get("a2a_tasks"), http_functions=frozenset(launch.get("http_functions", ())))
     return host, app, section
 
 

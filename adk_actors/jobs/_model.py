@@ -44,6 +44,7 @@ __all__ = [
     "Job",
     "JobInfo",
     "JobSpec",
+    "JobsConfig",
     "Snooze",
     "backoff_delay",
     "next_cron_time",
@@ -179,6 +180,20 @@ class CronEntry:
     expression: str
     spec: JobSpec
     timezone: str = "UTC"
+
+
+@dataclass(frozen=True)
+class JobsConfig:
+    """The ``[jobs]`` section: queues and their concurrency, the backoff of failed
+    attempts (unless a job has its own), how often the queue ticks, how long finished
+    jobs are kept, and cron schedules."""
+
+    queues: dict[str, int] = field(default_factory=lambda: {"default": 4})
+    backoff: Backoff = field(default_factory=Backoff)
+    tick: float = 1.0
+    prune_after: float = 7 * 24 * 3600.0
+    cron: tuple[CronEntry, ...] = ()
+
 
 
 def next_cron_time(expression: str, after: float, timezone: str = "UTC") -> float:

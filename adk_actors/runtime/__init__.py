@@ -2,10 +2,9 @@
 streaming each run's events, the services, background jobs, the host and the Runner."""
 
 from ._host import Host, HostConfig
-from ._job_calls import JobsConfig
 from ._jobs_client import Jobs
 from ._live_run import LiveRun
 from ._runner import Runner
 from ._service_calls import Credential
 
-__all__ = ["Credential", "Host", "HostConfig", "Jobs", "JobsConfig", "LiveRun", "Runner"]
+__all__ = ["Credential", "Host", "HostConfig", "Jobs", "LiveRun", "Runner"]

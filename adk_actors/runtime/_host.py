@@ -64,9 +64,10 @@ from supervision import (
 
 from .._exceptions import HostError
 from .._files import private_dir, private_file
+from ..jobs import JobsConfig
 from ..messages import Limits, partition_of
 from ..models import BreakerConfig
-from ._job_calls import JobsArgs, JobsConfig
+from ._job_calls import JobsArgs
 from ._jobs_client import Jobs
 from ._runner import Runner
 
@@ -269,7 +270,7 @@ class Host:
         if self.config.jobs is None:
             return ()
         args = JobsArgs(path=str(Path(self.config.data_dir) / "jobs.db"), config=self.config.jobs,
-                        apps=tuple(self.config.apps), agents_dir=self.config.agents_dir)
+                        apps=dict(self.config.apps), agents_dir=self.config.agents_dir)
         return (ChildSpec(id="jobs", start=JobQueueActor, args=args, name="jobs",
                           backoff=Backoff(min_delay=0.02, max_delay=1.0)),)
 

@@ -5,29 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..jobs import Backoff, CronEntry, JobSpec
+from ..jobs import JobsConfig, JobSpec
 
-__all__ = ["CancelJob", "DiscardJob", "EnqueueJob", "GetJob", "JobsArgs", "JobsConfig", "ListJobs", "RetryJob"]
-
-
-@dataclass(frozen=True)
-class JobsConfig:
-    """The ``[jobs]`` section: queues and their concurrency, the backoff of failed
-    attempts (unless a job has its own), how often the queue ticks, how long finished
-    jobs are kept, and cron schedules."""
-
-    queues: dict[str, int] = field(default_factory=lambda: {"default": 4})
-    backoff: Backoff = field(default_factory=Backoff)
-    tick: float = 1.0
-    prune_after: float = 7 * 24 * 3600.0
-    cron: tuple[CronEntry, ...] = ()
+__all__ = ["CancelJob", "DiscardJob", "EnqueueJob", "GetJob", "JobsArgs", "ListJobs", "RetryJob"]
 
 
 @dataclass(frozen=True)
 class JobsArgs:
     path: str
     config: JobsConfig
-    apps: tuple[str, ...] = ()
+    apps: dict[str, str] = field(default_factory=dict)  # name -> import path or YAML file
     agents_dir: str | None = None
 
 

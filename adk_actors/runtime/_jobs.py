@@ -60,6 +60,7 @@ from supervision import (
 from .._exceptions import InvalidRequestError, NotFoundError
 from .._types import Content
 from .._validate import check_message
+from ..engine import AppCatalog
 from ..jobs import (
     Discard,
     Job,
@@ -137,7 +138,7 @@ class JobQueueActor(GenServer):
         self.config = args.config
         self.store_path = args.path
         self.store = JobStore(args.path, time.time)
-        self.apps: set[str] | None = None if args.agents_dir else set(args.apps)
+        self.catalog = AppCatalog(dict(args.apps), args.agents_dir)  # YAML apps may come and go
         self.executors: list[_Executor] = []
         self.waiting: list[Job] = []  # function jobs claimed, waiting for an idle executor
         self.runs: dict[str, _AgentRun] = {}  # run id -> the agent job it runs
@@ -166,7 +167,7 @@ class JobQueueActor(GenServer):
 
     def _answer(self, request: Any) -> Any:
         if isinstance(request, EnqueueJob):
-            validate_spec(request.spec, apps=self.apps, queues=set(self.config.queues))
+            validate_spec(request.spec, apps=set(self.catalog.names()), queues=set(self.config.queues))
             job, inserted = self.store.insert(request.spec, default_backoff=self.config.backoff)
             if inserted and job.state == "available":
                 self._tick_in(0.0)
