@@ -157,6 +157,7 @@ class Host:
         self._same_pids: bool | None = None  # do the partitions' pids mean the same process here? (None: not asked)
         self._partitions_lock = threading.Lock()
         self._root_pid: int | None = None  # the root supervisor's process, where it runs here
+        self._jobs: Jobs | None = None
 
     @staticmethod
     def load_tree_code() -> None:
@@ -277,7 +278,9 @@ class Host:
     @property
     def jobs(self) -> Jobs:
         """The host's background jobs (:class:`~adk_actors.runtime.Jobs`), as the operator."""
-        return Jobs(self)
+        if self._jobs is None:
+            self._jobs = Jobs(self)
+        return self._jobs
 
     def services(self) -> SupervisorClient:
         """The supervisor of the service actors (breakers, artifacts, memory, approvals,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..jobs import JobsConfig, JobSpec
 
-__all__ = ["CancelJob", "DiscardJob", "EnqueueJob", "GetJob", "JobsArgs", "ListJobs", "RetryJob"]
+__all__ = ["CancelJob", "DiscardJob", "EnqueueJob", "EnqueueJobs", "GetJob", "JobsArgs", "ListJobs", "RetryJob"]
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,11 @@ class JobsArgs:
 @dataclass(frozen=True)
 class EnqueueJob:
     spec: JobSpec
+
+
+@dataclass(frozen=True)
+class EnqueueJobs:
+    specs: tuple[JobSpec, ...]
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,15 @@ and starts them:
 
 * a **function** job goes to an idle executor (:class:`JobExecutor`, a child process,
   started as needed, up to the queues' total concurrency), which calls it in a thread
-  and records the attempt's outcome in the store itself (so it is not lost if this
-  actor dies meanwhile); an executor that dies (kill -9) fails its attempt;
+  and sends back what came of it, which this actor stores (the store's one writer);
+  an executor that dies (kill -9) fails its attempt;
 * an **agent** job is a run on its session (a new ``<job id>`` session unless one is
   named), sent with the message API; its ``RunDone`` completes the attempt (the
   result: the session and the final answer's text), its ``RunFailed`` or an error
   reply fails it.
 
-Requests (``Call``): :class:`EnqueueJob` (validated first: a typed ``invalid_request``
-and nothing stored), :class:`GetJob`, :class:`ListJobs`, :class:`CancelJob` (an
+Requests (``Call``): :class:`EnqueueJob` and :class:`EnqueueJobs` (validated first: a
+typed ``invalid_request`` and nothing stored), :class:`GetJob`, :class:`ListJobs`, :class:`CancelJob` (an
 executing one is stopped), :class:`RetryJob`, :class:`DiscardJob`. Each names the
 user it acts for; None is the operator's (every user's jobs).
 """
@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import os
+import queue
 import signal
 import threading
 import time
@@ -85,11 +87,13 @@ from ._job_calls import (
     CancelJob,
     DiscardJob,
     EnqueueJob,
+    EnqueueJobs,
     GetJob,
     JobsArgs,
     ListJobs,
     RetryJob,
 )
+from ._link import RunLink
 
 __all__ = ["JobExecutor", "JobQueueActor"]
 
@@ -104,15 +108,27 @@ class _Execute:
 
 @dataclass(frozen=True)
 class _Finished:
+    """What came of an attempt: ``outcome`` "completed" (``value``: its result),
+    "failed" (``value``: the error), "discarded" (the same) or "snoozed" (``value``: s)."""
+
     job_id: str
     attempt: int
+    outcome: str
+    value: Any = None
 
 
 @dataclass
 class _Executor:
     address: Any
+    link: RunLink
     pid: int | None = None
     job: Job | None = None
+
+
+@dataclass(frozen=True)
+class _ExecutorArgs:
+    link_fd: int  # the executor's end of its line to the queue
+    inherited_fds: tuple[int, ...]  # the queue's ends, closed in the executor
 
 
 @dataclass
@@ -170,10 +186,17 @@ class JobQueueActor(GenServer):
             validate_spec(request.spec, apps=set(self.catalog.names()), queues=set(self.config.queues))
             job, inserted = self.store.insert(request.spec, default_backoff=self.config.backoff)
             if inserted and job.state == "available":
-                self._tick_in(0.0)
+                self._claim_and_start()
             elif inserted:
                 self._tick_in(job.scheduled_at - time.time())
             return job
+        if isinstance(request, EnqueueJobs):
+            queues, apps = set(self.config.queues), set(self.catalog.names())
+            for spec in request.specs:
+                validate_spec(spec, apps=apps, queues=queues)
+            stored = self.store.insert_many(list(request.specs), default_backoff=self.config.backoff)
+            self._claim_and_start()
+            return stored
         if isinstance(request, GetJob):
             return self.store.get(request.job_id, request.user_id)
         if isinstance(request, ListJobs):
@@ -185,7 +208,7 @@ class JobQueueActor(GenServer):
             return job
         if isinstance(request, RetryJob):
             job = self.store.retry(request.job_id, request.user_id)
-            self._tick_in(0.0)
+            self._claim_and_start()
             return job
         if isinstance(request, DiscardJob):
             return self.store.discard(request.job_id, request.user_id)
@@ -214,13 +237,18 @@ class JobQueueActor(GenServer):
         self._enqueue_cron()
         if self.ticks % 60 == 1:
             self.store.prune(self.config.prune_after)
-        for queue, limit in self.config.queues.items():
-            busy = sum(1 for job in self._attempts() if job.queue == queue)
-            for job in self.store.claim(queue, limit - busy):
-                self._start(job)
-        upcoming = self.store.next_due(list(self.config.queues))
-        wait = self.config.tick if upcoming is None else min(self.config.tick, upcoming - time.time())
-        self._tick_in(wait)
+        self._claim_and_start()
+
+    def _claim_and_start(self) -> None:
+        """Claim the due jobs each queue has room for and start them; then arm the tick
+        for the earliest job due later (or ``tick`` s from now)."""
+        for name, limit in self.config.queues.items():
+            busy = sum(1 for job in self._attempts() if job.queue == name)
+            if busy < limit:
+                for job in self.store.claim(name, limit - busy):
+                    self._start(job)
+        upcoming = self.store.next_due(after=time.time())
+        self._tick_in(self.config.tick if upcoming is None else min(self.config.tick, upcoming - time.time()))
 
     def _attempts(self) -> list[Job]:
         """The attempts this actor is running (or about to)."""
@@ -261,16 +289,37 @@ class JobQueueActor(GenServer):
         for executor in self.executors:
             if executor.job is None and executor.pid is not None and self.waiting:
                 executor.job = self.waiting.pop(0)
-                self.send(executor.address, Cast(_Execute(executor.job)))
+                if not executor.link.send(_Execute(executor.job)):
+                    self.send(executor.address, Cast(_Execute(executor.job)))
         starting = sum(1 for e in self.executors if e.pid is None)
         room = sum(self.config.queues.values()) - len(self.executors)
         for _ in range(min(len(self.waiting) - starting, room)):
             self._start_executor()
 
     def _start_executor(self) -> None:
-        address = self.createActor(JobExecutor)
-        self.send(address, Init(args=self.store_path, supervisor=self.myAddress))
-        self.executors.append(_Executor(address))
+        """Fork an executor with a direct line to this actor (``_link``: a job's two
+        messages skip Thespian's transport, which cost most of a no-op job)."""
+        ours, theirs = RunLink.pair()
+        try:
+            address = self.createActor(JobExecutor)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()  # the executor's now
+        inherited = (ours.fd, *(e.link.fd for e in self.executors if not e.link.closed))
+        self.send(address, Init(args=_ExecutorArgs(theirs.fd, inherited), supervisor=self.myAddress))
+        self.executors.append(_Executor(address, ours))
+        self._watch_links()
+
+    def _watch_links(self) -> None:
+        self.watch_fds([e.link.fd for e in self.executors if not e.link.closed])
+
+    def handle_watch(self, ready: list[int]) -> None:
+        for executor in list(self.executors):
+            if not executor.link.closed and executor.link.fd in ready:
+                for message in executor.link.receive():
+                    self.handle_cast(message)
 
     def _stop(self, job_id: str, why: str) -> None:
         """Stop the attempt of job ``job_id`` if one runs here (its outcome is already stored)."""
@@ -322,11 +371,12 @@ class JobQueueActor(GenServer):
 
     def handle_cast(self, request: Any) -> None:
         if isinstance(request, _Finished):
+            self._record(request)
             for executor in self.executors:
                 if executor.job is not None and executor.job.id == request.job_id:
                     executor.job = None
             self._hand_out()
-            self._tick_in(0.0)
+            self._claim_and_start()
         else:
             super().handle_cast(request)
 
@@ -392,20 +442,29 @@ class JobQueueActor(GenServer):
             self.store.complete(run.job.id, run.job.attempt, result)
         else:
             self.store.fail(run.job.id, run.job.attempt, error)
-        self._tick_in(0.0)
+        self._claim_and_start()
+
+    def _record(self, finished: _Finished) -> None:
+        """Store what came of a function's attempt (nothing, if it is no longer the current one)."""
+        if finished.outcome == "completed":
+            self.store.complete(finished.job_id, finished.attempt, finished.value)
+        elif finished.outcome == "snoozed":
+            self.store.snooze(finished.job_id, finished.attempt, float(finished.value))
+        else:
+            self.store.fail(finished.job_id, finished.attempt, str(finished.value),
+                            discard=finished.outcome == "discarded")
 
     def _executor_gone(self, address: Any) -> None:
         executor = next((e for e in self.executors if e.address == address), None)
         if executor is None:
             return
         self.executors.remove(executor)
+        executor.link.close()
+        self._watch_links()
         if executor.job is not None:
             self.store.fail(executor.job.id, executor.job.attempt, "the executor died during this attempt")
             self._tick_in(0.0)
         self._hand_out()
-
-    def handle_process_down(self, tag: Any) -> None:  # monitor_child reports through ChildActorExited
-        pass
 
 
 def _session_of(job: Job) -> str:
@@ -418,49 +477,71 @@ def _run_id(job: Job) -> str:
 
 
 class JobExecutor(GenServer):
-    """Runs one function job at a time, in a thread (so it answers its parent while the
-    job runs), and records the attempt's outcome in the store itself; then tells its
-    parent (``_Finished``) through a pipe the thread rings."""
+    """Runs function jobs one at a time on a thread of its own (so that it answers its
+    parent while a job runs), and tells its parent what came of each (``_Finished``) on
+    their direct line (through Thespian if the line does not take it). The thread
+    rings a pipe when a job is over. The parent alone writes the store: one writer, no
+    lock to wait for (an outcome lost with the parent is an attempt cut short, attempted
+    again)."""
 
-    def init(self, args: str) -> None:
-        self.store = JobStore(args, time.time)
+    def init(self, args: _ExecutorArgs) -> None:
+        for fd in args.inherited_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.link = RunLink.adopt(args.link_fd)
         self.bell_read, self.bell_write = os.pipe()
-        self.watch_fds([self.bell_read])
-        self.done: list[tuple[str, int]] = []
+        self.watch_fds([self.bell_read, self.link.fd])
+        self.done: list[_Finished] = []
+        self.jobs: queue.SimpleQueue[Job] = queue.SimpleQueue()
+        threading.Thread(target=self._work, name="job-executor", daemon=True).start()
 
     def handle_cast(self, request: Any) -> None:
         if isinstance(request, _Execute):
-            threading.Thread(target=self._perform, args=(request.job,), name=request.job.id, daemon=True).start()
+            self.jobs.put(request.job)
         else:
             super().handle_cast(request)
 
-    def _perform(self, job: Job) -> None:
-        """Call the job's function; store what came of it; ring the bell."""
-        try:
-            function = resolve_function(job.payload["function"])
-            args = dict(job.payload.get("args") or {})
-            if "job" in inspect.signature(function).parameters:
-                args["job"] = JobInfo(job.id, job.attempt, job.max_attempts, job.idempotency_key, job.queue,
-                                      job.user_id)
-            result = function(**args)
-            if inspect.isawaitable(result):
-                result = asyncio.run(_awaited(result))
-            self.store.complete(job.id, job.attempt, result)
-        except Snooze as snooze:
-            self.store.snooze(job.id, job.attempt, snooze.seconds)
-        except Discard as discard:
-            self.store.fail(job.id, job.attempt, f"discarded: {discard}", discard=True)
-        except BaseException as exc:  # any failure of the job's code is the attempt's
-            self.store.fail(job.id, job.attempt, f"{type(exc).__name__}: {exc}")
-        self.done.append((job.id, job.attempt))
-        os.write(self.bell_write, b"!")
+    def _work(self) -> None:
+        while True:
+            self.done.append(_perform(self.jobs.get()))
+            os.write(self.bell_write, b"!")
 
     def handle_watch(self, ready: list[int]) -> None:
+        if self.link.fd in ready:
+            for message in self.link.receive():
+                self.handle_cast(message)
         if self.bell_read in ready:
             os.read(self.bell_read, 4096)
             while self.done:
-                job_id, attempt = self.done.pop(0)
-                self.send(self.supervisor, Cast(_Finished(job_id, attempt)))
+                finished = self.done.pop(0)
+                if not self.link.send(finished):
+                    self.send(self.supervisor, Cast(finished))
+
+
+def _perform(job: Job) -> _Finished:
+    """Call the job's function: what came of it."""
+    try:
+        function = resolve_function(job.payload["function"])
+        args = dict(job.payload.get("args") or {})
+        if "job" in inspect.signature(function).parameters:
+            args["job"] = JobInfo(job.id, job.attempt, job.max_attempts, job.idempotency_key, job.queue, job.user_id)
+        result = function(**args)
+        if inspect.isawaitable(result):
+            result = asyncio.run(_awaited(result))
+        return _Finished(job.id, job.attempt, "completed", _json_safe(result))
+    except Snooze as snooze:
+        return _Finished(job.id, job.attempt, "snoozed", snooze.seconds)
+    except Discard as discard:
+        return _Finished(job.id, job.attempt, "discarded", f"discarded: {discard}")
+    except BaseException as exc:  # any failure of the job's code is the attempt's
+        return _Finished(job.id, job.attempt, "failed", f"{type(exc).__name__}: {exc}")
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` as JSON can hold it (what is not JSON, as its text)."""
+    return json.loads(json.dumps(value, default=str))
 
 
 async def _awaited(value: Any) -> Any:

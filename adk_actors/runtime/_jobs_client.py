@@ -8,33 +8,48 @@ run (nothing is stored), :class:`NotFoundError` for an unknown job (or another u
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import replace
 from typing import Any
 
-from supervision import CallError, ChildNotFound, call
+from supervision import CallError, ChildNotFound, ServerNotRunning, call
 
 from .._exceptions import HostError
 from ..jobs import Job, JobSpec
-from ._job_calls import CancelJob, DiscardJob, EnqueueJob, GetJob, ListJobs, RetryJob
+from ._job_calls import CancelJob, DiscardJob, EnqueueJob, EnqueueJobs, GetJob, ListJobs, RetryJob
 from ._runner import typed_error
 
 __all__ = ["Jobs"]
 
 
 class Jobs:
-    """The jobs of ``host`` as ``user_id`` sees them (None: the operator, every user's)."""
+    """The jobs of ``host`` as ``user_id`` sees them (None: the operator, every user's).
+    Safe from many threads: its calls take turns on one private endpoint of the host's
+    actor system, to the ``jobs`` actor's address, looked up once and again after the
+    actor restarted."""
 
     def __init__(self, host: Any, user_id: str | None = None, timeout: float = 10.0) -> None:
         self._host = host
         self.user_id = user_id
         self.timeout = timeout
+        self._lock = threading.Lock()
+        self._address: Any = None
+        self._endpoint: Any = None
+
+    def _own(self, spec: JobSpec) -> JobSpec:
+        return spec if self.user_id is None or spec.user_id == self.user_id else replace(spec, user_id=self.user_id)
 
     def enqueue(self, spec: JobSpec) -> Job:
         """Store ``spec`` as a job (or, for a unique key already taken, return that job)."""
-        if self.user_id is not None and spec.user_id != self.user_id:
-            spec = replace(spec, user_id=self.user_id)
-        job: Job = self._call(EnqueueJob(spec))
+        job: Job = self._call(EnqueueJob(self._own(spec)))
         return job
+
+    def enqueue_many(self, specs: list[JobSpec]) -> list[Job]:
+        """Store many jobs in one call and one transaction (Oban's ``insert_all``): all of
+        them, or, if one cannot run, none (its problem is the error)."""
+        jobs: list[Job] = self._call(EnqueueJobs(tuple(self._own(spec) for spec in specs)))
+        return jobs
 
     def enqueue_run(self, app_name: str, message: str, *, user_id: str | None = None, **options: Any) -> Job:
         """A job that runs ``app_name`` on ``message`` (``session_id=`` an existing
@@ -69,6 +84,25 @@ class Jobs:
         return job
 
     def _call(self, request: Any) -> Any:
+        with self._lock:
+            if self._endpoint is None:
+                manager = self._host.system.private()
+                self._endpoint = manager.__enter__()
+                weakref.finalize(self, manager.__exit__, None, None, None)
+            for attempt in (1, 2):
+                if self._address is None:
+                    self._address = self._look_up()
+                try:
+                    return call(self._endpoint, self._address, request, timeout=self.timeout)
+                except ServerNotRunning:
+                    self._address = None  # restarted since: look it up again, once
+                    if attempt == 2:
+                        raise HostError("the jobs actor is restarting; try again") from None
+                except CallError as exc:
+                    raise typed_error(exc) from None
+        raise AssertionError("unreachable")
+
+    def _look_up(self) -> Any:
         root = self._host.root
         if root is None:
             raise HostError("the host is not running")
@@ -78,8 +112,4 @@ class Jobs:
             address = None
         if address is None:
             raise HostError("the host runs no jobs actor (or it is restarting)")
-        with self._host.system.private() as endpoint:
-            try:
-                return call(endpoint, address, request, timeout=self.timeout)
-            except CallError as exc:
-                raise typed_error(exc) from None
+        return address
