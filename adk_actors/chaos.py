@@ -19,19 +19,31 @@ their own agents survive faults. In order:
 5. run one more turn on every session (valid: it ends well), and look for orphans
    (processes of the host's process group whose parent is gone).
 
+With ``jobs``, background jobs run through it all: that many jobs of
+:func:`soak_job` are enqueued while the faults go on (each with its unique key, so an
+enqueue whose answer was lost is asked again safely); at the end every one must be
+completed or discarded (one that is not, once the tree is restored, is
+``jobs_unfinished``), and no two attempts of one job may have run at once (each
+attempt holds a lock named after its job while it works: one that finds it taken is
+an ``jobs_overlaps``).
+
 The host must run on this machine (kills and orphans are found by pid).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import random
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from supervision import (
@@ -45,14 +57,16 @@ from supervision import (
 
 from ._exceptions import AdkError, RunFailedError, SessionFailedError
 from ._types import RunConfig
+from .jobs import FINISHED, Backoff, JobInfo, JobSpec
 from .messages import HeldSessions
 from .runtime import Host, Runner
 
-__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "kill_row", "soak", "tree_rows"]
+__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "kill_row", "soak", "soak_job", "tree_rows"]
 
 #: The processes that may be killed: the root's children, the service actors, the
-#: session partitions (each holds many sessions), and their run workers.
-PROCESS_KINDS = ("root", "services", "partitions", "workers")
+#: session partitions (each holds many sessions), their run workers, and the jobs
+#: actor with its executors.
+PROCESS_KINDS = ("root", "services", "partitions", "workers", "jobs")
 #: Everything that may be killed: the processes, and the actors that are not processes:
 #: sessions (inside their partition) and runs (on a run worker).
 TARGET_KINDS = (*PROCESS_KINDS, "sessions", "runs")
@@ -108,6 +122,15 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
                                  "status": run.state, "pid": None, "restarts": 0, "depth": depth + 2,
                                  "last_exit": None, "agent": run.agent, "events": run.events,
                                  "started": run.started, "run": run.run_id, **named} for run in status.runs)
+            if path == "" and info.id == "jobs" and info.address is not None:
+                try:  # the jobs actor: its executors
+                    executors = call(system, info.address, "executors", timeout=timeout)
+                except (CallTimeout, CallError):
+                    row["status"] = "unreachable"
+                    continue
+                rows.extend({"path": f"jobs/executor-{pid}", "id": f"executor-{pid}", "type": "worker",
+                             "status": "running", "pid": pid, "restarts": 0, "depth": depth + 1, "last_exit": None}
+                            for pid in executors)
             if info.type == "supervisor" and info.address is not None:
                 try:
                     walk(SupervisorClient(system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
@@ -123,6 +146,8 @@ def kind_of(row: dict[str, Any]) -> str:
     path = row["path"]
     if row["type"] in ("session", "run"):
         return f"{row['type']}s"
+    if path == "jobs" or path.startswith("jobs/"):
+        return "jobs"
     if row["depth"] == 0:
         return "root"
     if path.startswith("services/"):
@@ -175,12 +200,18 @@ class SoakReport:
     orphans: int = 0
     failed_sessions: int = 0  # sessions that crashed beyond their intensity (reset before the next turn)
     stopped_left: int = 0  # stopped actors still there at the end: no health check found them
+    jobs: int = 0  # background jobs enqueued during the faults
+    jobs_completed: int = 0
+    jobs_discarded: int = 0
+    jobs_unfinished: int = 0  # neither completed nor discarded once the tree was restored
+    jobs_overlaps: int = 0  # attempts that found another attempt of their job running
+    jobs_attempts: int = 0  # attempts that ran to their end (several per job when faults cut some short)
 
     @property
     def passed(self) -> bool:
         return (self.host_alive and self.tree_restored and self.lost == 0 and self.hung == 0
                 and not self.untyped_failures and self.next_turn_valid == self.sessions and self.orphans == 0
-                and self.stopped_left == 0)
+                and self.stopped_left == 0 and self.jobs_unfinished == 0 and self.jobs_overlaps == 0)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}
@@ -207,6 +238,10 @@ class SoakReport:
             f"failed sessions    {self.failed_sessions} (reset before the next turn)",
             f"next turn valid    {self.next_turn_valid}/{self.sessions}",
             f"orphans            {self.orphans}",
+            *([f"jobs               {self.jobs}: {self.jobs_completed} completed, {self.jobs_discarded} discarded, "
+               f"{self.jobs_unfinished} unfinished; {self.jobs_attempts} attempts ran to their end",
+               f"jobs at once       {self.jobs_overlaps} (two attempts of one job running together)"]
+              if self.jobs else []),
             f"result             {'PASSED' if self.passed else 'FAILED'}",
         ]
         return "\n".join(lines)
@@ -222,7 +257,7 @@ class _Session:
 def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, interval: float = 0.2,
          targets: Iterable[str] = TARGET_KINDS, turn_timeout: float = 30.0, restore_timeout: float = 30.0,
          user: str = "chaos-soak", seed: int | None = None, stops: float = 0.0, min_faults: int = 0,
-         progress: Callable[[str], None] | None = None) -> SoakReport:
+         jobs: int = 0, progress: Callable[[str], None] | None = None) -> SoakReport:
     """Drive ``sessions`` sessions of ``app`` on ``host`` while killing actors (see the
     module); return the :class:`SoakReport`. A fraction ``stops`` of the faults are a
     SIGSTOP instead of a SIGKILL: an actor alive but silent, which the host's health
@@ -230,7 +265,8 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     The faults go on past ``duration`` (up to three times as long) until ``min_faults``
     have been dealt: on a loaded machine a walk of the tree, needed to pick each victim,
     can take longer than ``interval``, and a soak must not pass on fewer faults than
-    asked. The report's ``duration`` is the time the faults really took.
+    asked. The report's ``duration`` is the time the faults really took. ``jobs``:
+    background jobs enqueued meanwhile (see the module; the host needs its jobs actor).
     Raises ``ValueError`` for an unknown target kind or a count below 1."""
     kinds = tuple(targets)
     unknown = [k for k in kinds if k not in TARGET_KINDS]
@@ -290,6 +326,11 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
                 report.turns_ok += ended_well
 
     workers = [threading.Thread(target=talk, args=(m,), daemon=True, name=f"soak-{m.id}") for m in members]
+    jobs_dir = Path(tempfile.mkdtemp(prefix="adk-soak-jobs-")) if jobs > 0 else None
+    job_ids: list[str] = []
+    if jobs_dir is not None:
+        workers.append(threading.Thread(target=_enqueue_soak_jobs, args=(host, jobs, duration, tag, jobs_dir, job_ids),
+                                        daemon=True, name="soak-jobs"))
     for worker in workers:
         worker.start()
     kills: Counter[str] = Counter()
@@ -321,7 +362,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     deadline = time.monotonic() + turn_timeout + 20.0
     for worker in workers:
         worker.join(max(0.0, deadline - time.monotonic()))
-    report.hung = sum(1 for w in workers if w.is_alive())
+    report.hung = sum(1 for w in workers if w.is_alive() and w.name != "soak-jobs")
     report.acknowledged_events = sum(len(m.acknowledged) for m in members)
     report.kills, report.stops = dict(kills), dict(stopped)
     report.typed_failures, report.untyped_failures = dict(typed), dict(untyped)
@@ -345,8 +386,82 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         report.lost += len(member.acknowledged - stored)
     for member in members:
         report.next_turn_valid += one_turn(member, "one more turn: weather in Oslo?")
+    if jobs_dir is not None:
+        say("waiting for the background jobs")
+        _settle_soak_jobs(host, report, jobs, job_ids, jobs_dir, restore_timeout + turn_timeout)
     report.orphans = len(_orphans(host))
     return report
+
+
+def soak_job(lock_dir: str, log: str, seconds: float = 0.05, job: JobInfo | None = None) -> str:
+    """A background job of the soak: holds its job's lock (``flock`` on
+    ``lock_dir/<job id>``, released by the kernel when its process dies) while it works
+    ``seconds``; an attempt that finds the lock taken notes ``overlap`` in ``log`` and
+    fails. One that ran to its end notes ``done``."""
+    assert job is not None
+    descriptor = os.open(Path(lock_dir) / job.id, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _note(log, f"overlap {job.id} {job.attempt}")
+            raise RuntimeError(f"another attempt of {job.id} is running") from None
+        time.sleep(seconds)
+        _note(log, f"done {job.id} {job.attempt}")
+        return "done"
+    finally:
+        os.close(descriptor)
+
+
+def _note(log: str, line: str) -> None:
+    with open(log, "a") as out:
+        out.write(line + "\n")
+
+
+def _enqueue_soak_jobs(host: Host, count: int, duration: float, tag: str, folder: Path, ids: list[str]) -> None:
+    """Enqueue ``count`` soak jobs in batches spread over ``duration``; an enqueue that
+    fails (the jobs actor killed) is asked again, its unique keys making it safe."""
+    batch = 5
+    backoff = Backoff(base=0.05, max_delay=0.5, jitter=0.2)
+    deadline = time.monotonic() + 3 * duration + 30.0
+    for start in range(0, count, batch):
+        specs = [JobSpec(kind="function", function="adk_actors.chaos:soak_job", user_id="chaos-soak",
+                         args={"lock_dir": str(folder), "log": str(folder / "log"), "seconds": 0.05},
+                         unique_key=f"soak-{tag}-{number}", unique_period=3600.0, max_attempts=100,
+                         backoff=backoff, timeout=10.0)
+                 for number in range(start, min(count, start + batch))]
+        while time.monotonic() < deadline:
+            try:
+                ids.extend(job.id for job in host.jobs.enqueue_many(specs))
+                break
+            except AdkError:
+                time.sleep(0.1)
+        time.sleep(duration * batch / count)
+
+
+def _settle_soak_jobs(host: Host, report: SoakReport, count: int, ids: list[str], folder: Path,
+                      timeout: float) -> None:
+    """Wait (``timeout``) for every soak job to finish; count them and their overlaps."""
+    report.jobs = count
+    wanted = list(dict.fromkeys(ids))
+    deadline = time.monotonic() + timeout
+    states: dict[str, str] = {}
+    while time.monotonic() < deadline:
+        try:
+            states = {job_id: host.jobs.get(job_id).state for job_id in wanted}
+        except AdkError:
+            time.sleep(0.2)
+            continue
+        if len(wanted) == count and all(state in FINISHED for state in states.values()):
+            break
+        time.sleep(0.2)
+    report.jobs_completed = sum(1 for state in states.values() if state == "completed")
+    report.jobs_discarded = sum(1 for state in states.values() if state == "discarded")
+    report.jobs_unfinished = count - report.jobs_completed - report.jobs_discarded
+    lines = (folder / "log").read_text().splitlines() if (folder / "log").exists() else []
+    report.jobs_overlaps = sum(1 for line in lines if line.startswith("overlap"))
+    report.jobs_attempts = sum(1 for line in lines if line.startswith("done"))
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 class _Restarts:

@@ -4,7 +4,9 @@
 is ``invoke_agent <agent>``, a model call ``chat <model>``, a tool call
 ``execute_tool <tool>``, with the OpenTelemetry GenAI attributes (``gen_ai.*``):
 operation, agent, model, tool, conversation (the session), token usage, and the
-error type when one ends badly. The spans of one invocation form one trace: each
+error type when one ends badly; an attempt of a background job is
+``execute_job <function or app>`` (``adk.job.id``, ``adk.job.queue``,
+``adk.job.attempt``), in the jobs actor's process. The spans of one invocation form one trace: each
 span's parent is the span it ran inside (a model or tool call's, its agent's), in
 the run worker's process where the invocation runs. Attach it in the host process
 before the host starts, so every actor has it.
@@ -20,7 +22,7 @@ from . import telemetry
 __all__ = ["attach_opentelemetry", "detach_opentelemetry"]
 
 HANDLER_ID = "adk-actors-opentelemetry"
-_KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool"}
+_KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool", "job": "execute_job"}
 
 
 def attach_opentelemetry(tracer: Any = None) -> None:
@@ -39,7 +41,7 @@ def attach_opentelemetry(tracer: Any = None) -> None:
         if phase == "start":
             operation = _KINDS[kind]
             target = metadata.get("model") if kind == "llm" else metadata.get("tool") if kind == "tool" \
-                else metadata.get("agent")
+                else (metadata.get("function") or metadata.get("app")) if kind == "job" else metadata.get("agent")
             attributes = {"gen_ai.operation.name": operation, "gen_ai.agent.name": metadata.get("agent", ""),
                           "adk.invocation_id": metadata.get("invocation_id", ""),
                           "adk.app": metadata.get("app", ""), "adk.session": metadata.get("session", "")}
@@ -50,6 +52,9 @@ def attach_opentelemetry(tracer: Any = None) -> None:
                 attributes["gen_ai.tool.call.id"] = metadata.get("function_call_id") or ""
             if metadata.get("session"):
                 attributes["gen_ai.conversation.id"] = metadata["session"]
+            if kind == "job":
+                attributes.update({"adk.job.id": metadata.get("job_id", ""), "adk.job.queue": metadata.get("queue", ""),
+                                   "adk.job.attempt": int(metadata.get("attempt", 0))})
             with lock:
                 parent = open_spans.get(metadata.get("parent_span_id") or "")
             context = trace.set_span_in_context(parent) if parent is not None else None

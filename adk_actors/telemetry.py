@@ -3,7 +3,10 @@
 Events are tuples such as ``("adk", "llm", "stop")``; each carries measurements
 (``system_time`` at start; ``duration`` in seconds at stop and exception) and
 metadata (agent, invocation and branch ids, the model, token usage, the tool, the
-error). The engine emits ``[adk, agent|llm|tool, start|stop|exception]``; a model
+error). The engine emits ``[adk, agent|llm|tool, start|stop|exception]``, the host's
+jobs actor ``[adk, job, start|stop|exception]`` per attempt of a background job
+(``queue_time`` at start; the job, its queue, kind and attempt; at exception the
+error and the state the job is left in); a model
 call's stop also carries the ``event_id`` of the event it made, its ``request``
 (``LlmRequest``) and ``response`` (``LlmResponse``), and a tool call's stop its
 ``args`` and ``response``.

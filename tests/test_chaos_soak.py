@@ -40,13 +40,16 @@ def shipped_host_config(data_dir: Path) -> HostConfig:
 def test_a_soak_with_every_kind_of_actor_killed_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
     with Host(shipped_host_config(tmp_path / "data"), system=actor_system) as host:
         report = soak(host, "weather_bot", sessions=4, duration=SECONDS, interval=0.2, targets=TARGET_KINDS,
-                      seed=11, min_faults=int(SECONDS * 2))
+                      seed=11, min_faults=int(SECONDS * 2), jobs=40)
     print(report.render())
     assert report.host_alive and report.tree_restored
     assert report.lost == 0 and report.hung == 0 and report.untyped_failures == {}
     assert report.next_turn_valid == 4 and report.orphans == 0
     assert report.acknowledged_events > 0 and sum(report.kills.values()) >= SECONDS * 2
-    assert set(report.kills) >= {"root", "services", "partitions"}  # the long-lived levels were hit
+    assert set(report.kills) >= {"root", "services", "partitions", "jobs"}  # the long-lived levels were hit
+    # background jobs through it all: each ended, never two attempts of one at once
+    assert report.jobs == 40 and report.jobs_completed + report.jobs_discarded == 40
+    assert report.jobs_unfinished == 0 and report.jobs_overlaps == 0 and report.jobs_attempts >= 40
     assert report.passed
 
 

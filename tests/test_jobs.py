@@ -453,3 +453,57 @@ def test_jobs_over_http_a_user_sees_only_theirs_and_functions_need_the_allow_lis
         assert "available" in cli("retry", new_id).stdout
         wrong = cli("enqueue", "--app", "nope", "--user", "cli", "--message", "x")
         assert wrong.returncode == 1 and "no app 'nope'" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+# -- telemetry ----------------------------------------------------------------------------------------
+
+
+def test_each_attempt_emits_telemetry_and_becomes_an_opentelemetry_span(tmp_path: Path) -> None:
+    """``[adk, job, start|stop|exception]`` from the jobs actor (a handler attached before
+    the host starts is in every actor it forks; this one writes to a file), and the
+    OpenTelemetry bridge's ``execute_job`` span for them."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from adk_actors import telemetry
+    from adk_actors.otel import attach_opentelemetry, detach_opentelemetry
+
+    seen = tmp_path / "telemetry"
+    events = [("adk", "job", phase) for phase in ("start", "stop", "exception")]
+
+    def note(event: tuple[str, ...], measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
+        with open(seen, "a") as out:
+            out.write(json.dumps({"event": event[2], **measurements, **metadata}) + "\n")
+
+    telemetry.attach("jobs-test", events, note)
+    try:
+        config = JobsConfig(backoff=Backoff(base=0.05, max_delay=0.2, jitter=0.0), tick=0.2)
+        with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), port=free_port(),
+                             jobs=config)) as host:
+            good = finished(host, host.jobs.enqueue_function("job_functions:noop").id)
+            bad = finished(host, host.jobs.enqueue_function("job_functions:flaky", {"log": str(tmp_path / "l"),
+                                                                                    "fail_times": 1}).id)
+    finally:
+        telemetry.detach("jobs-test")
+    records = [json.loads(line) for line in seen.read_text().splitlines()]
+    mine = [r for r in records if r["job_id"] == good.id]
+    assert [r["event"] for r in mine] == ["start", "stop"] and mine[1]["duration"] >= 0
+    assert mine[0]["queue_time"] >= 0 and mine[0]["function"] == "job_functions:noop" and mine[0]["attempt"] == 1
+    flaky = [(r["event"], r["attempt"], r.get("state")) for r in records if r["job_id"] == bad.id]
+    assert flaky == [("start", 1, None), ("exception", 1, "retryable"), ("start", 2, None), ("stop", 2, None)]
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    attach_opentelemetry(provider.get_tracer("test"))
+    try:
+        for record in [r for r in records if r["job_id"] == bad.id]:
+            phase = record.pop("event")
+            telemetry.execute(("adk", "job", phase), {}, record)
+    finally:
+        detach_opentelemetry()
+    spans = exporter.get_finished_spans()
+    assert [s.name for s in spans] == ["execute_job job_functions:flaky"] * 2
+    assert spans[0].attributes["adk.job.attempt"] == 1 and not spans[0].status.is_ok
+    assert spans[1].attributes["adk.job.id"] == bad.id and spans[1].status.is_ok

@@ -59,6 +59,7 @@ from supervision import (
     UnknownRequest,
 )
 
+from .. import telemetry
 from .._exceptions import InvalidRequestError, NotFoundError
 from .._types import Content
 from .._validate import check_message
@@ -167,7 +168,7 @@ class JobQueueActor(GenServer):
         for job in self.store.executing():
             if job.kind == "agent":
                 self.orphaned.append((job.payload["app_name"], job.user_id, _session_of(job), _run_id(job)))
-            self.store.fail(job.id, job.attempt, _INTERRUPTED)
+            self._fail(job.id, job.attempt, _INTERRUPTED)
         self._look_up_sessions()
         self._tick_in(0.0)
 
@@ -212,6 +213,8 @@ class JobQueueActor(GenServer):
             return job
         if isinstance(request, DiscardJob):
             return self.store.discard(request.job_id, request.user_id)
+        if request == "executors":  # their pids, for the tree's walk (chaos, status)
+            return [e.pid for e in self.executors if e.pid is not None]
         raise UnknownRequest(f"the jobs actor does not handle {type(request).__name__}")
 
     # -- the tick -----------------------------------------------------------------------------
@@ -259,7 +262,7 @@ class JobQueueActor(GenServer):
         now = time.time()
         for job in self._attempts():
             if job.lease_until is not None and job.lease_until < now:
-                self.store.fail(job.id, job.attempt, f"timed out after {job.timeout} s")
+                self._fail(job.id, job.attempt, f"timed out after {job.timeout} s")
                 self._stop(job.id, "timed out")
 
     def _enqueue_cron(self) -> None:
@@ -278,6 +281,9 @@ class JobQueueActor(GenServer):
     # -- starting and stopping attempts ---------------------------------------------------------
 
     def _start(self, job: Job) -> None:
+        telemetry.execute(("adk", "job", "start"), {"system_time": time.time(),
+                                                    "queue_time": max(0.0, time.time() - job.scheduled_at)},
+                          _job_metadata(job))
         if job.kind == "function":
             self.waiting.append(job)
             self._hand_out()
@@ -439,20 +445,32 @@ class JobQueueActor(GenServer):
     def _end_run(self, run: _AgentRun, result: Any, error: str | None) -> None:
         self.runs.pop(run.run_id, None)
         if error is None:
-            self.store.complete(run.job.id, run.job.attempt, result)
+            self._complete(run.job.id, run.job.attempt, result)
         else:
-            self.store.fail(run.job.id, run.job.attempt, error)
+            self._fail(run.job.id, run.job.attempt, error)
         self._claim_and_start()
 
     def _record(self, finished: _Finished) -> None:
         """Store what came of a function's attempt (nothing, if it is no longer the current one)."""
         if finished.outcome == "completed":
-            self.store.complete(finished.job_id, finished.attempt, finished.value)
+            self._complete(finished.job_id, finished.attempt, finished.value)
         elif finished.outcome == "snoozed":
             self.store.snooze(finished.job_id, finished.attempt, float(finished.value))
         else:
-            self.store.fail(finished.job_id, finished.attempt, str(finished.value),
-                            discard=finished.outcome == "discarded")
+            self._fail(finished.job_id, finished.attempt, str(finished.value), discard=finished.outcome == "discarded")
+
+    def _complete(self, job_id: str, attempt: int, result: Any) -> None:
+        """The attempt succeeded: stored, and told (``[adk, job, stop]``)."""
+        if self.store.complete(job_id, attempt, result):
+            job = self.store.get(job_id)
+            telemetry.execute(("adk", "job", "stop"), {"duration": _took(job)}, _job_metadata(job))
+
+    def _fail(self, job_id: str, attempt: int, error: str, *, discard: bool = False) -> None:
+        """The attempt failed: stored (retryable or discarded), and told (``[adk, job, exception]``)."""
+        if self.store.fail(job_id, attempt, error, discard=discard):
+            job = self.store.get(job_id)
+            telemetry.execute(("adk", "job", "exception"), {"duration": _took(job)},
+                              {**_job_metadata(job), "kind": "JobFailed", "reason": error, "state": job.state})
 
     def _executor_gone(self, address: Any) -> None:
         executor = next((e for e in self.executors if e.address == address), None)
@@ -462,9 +480,21 @@ class JobQueueActor(GenServer):
         executor.link.close()
         self._watch_links()
         if executor.job is not None:
-            self.store.fail(executor.job.id, executor.job.attempt, "the executor died during this attempt")
+            self._fail(executor.job.id, executor.job.attempt, "the executor died during this attempt")
             self._tick_in(0.0)
         self._hand_out()
+
+
+def _job_metadata(job: Job) -> dict[str, Any]:
+    """What telemetry says of a job's attempt."""
+    return {"job_id": job.id, "queue": job.queue, "job_kind": job.kind, "attempt": job.attempt,
+            "max_attempts": job.max_attempts, "user": job.user_id, "app": job.payload.get("app_name") or "",
+            "function": job.payload.get("function") or "", "span_id": job.idempotency_key}
+
+
+def _took(job: Job) -> float:
+    end = job.finished_at if job.finished_at is not None else time.time()
+    return max(0.0, end - job.attempted_at) if job.attempted_at is not None else 0.0
 
 
 def _session_of(job: Job) -> str:
