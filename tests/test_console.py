@@ -345,3 +345,35 @@ def test_google_adks_web_ui_talks_to_an_app_through_the_microphone(served: dict[
             assert errors == [], errors
         finally:
             browser.close()
+
+
+def test_the_jobs_panel_shows_states_and_errors_and_retries_a_discarded_job(page: Any, served: dict[str, Any],
+                                                                             tmp_path: Path) -> None:
+    """A job that failed its only attempt is shown discarded with its error; its retry
+    button runs it again (it fails again: the retry happened); a scheduled job can be
+    cancelled from the panel."""
+    from playwright.sync_api import expect
+
+    from adk_actors.runtime import Host
+
+    host = Host.connect(served["port"])
+    try:
+        failing = host.jobs.enqueue_function("job_functions:flaky", {"log": str(tmp_path / "log"), "fail_times": 9},
+                                             max_attempts=1)
+        later = host.jobs.enqueue_run("weather_bot", "Weather in Oslo?", user_id="ann", schedule_in=600)
+        wait_until(lambda: host.jobs.get(failing.id).state == "discarded", timeout=15)
+        page.goto(served["url"] + "/")
+        row = page.locator(f'#jobs tr[data-job="{failing.id}"]')
+        expect(row.locator("td.job-discarded")).to_have_attribute(
+            "title", re.compile("RuntimeError: attempt 1 failed on purpose"), timeout=10000)
+        expect(page.locator("#jobs-summary")).to_contain_text("default:", timeout=10000)
+        page.screenshot(path=str(tmp_path / "jobs.png"))
+        row.get_by_role("button", name=f"retry {failing.id}").click()
+        expect(row.locator("td").nth(2)).to_have_text("2/2", timeout=10000)  # attempted once more
+        scheduled = page.locator(f'#jobs tr[data-job="{later.id}"]')
+        expect(scheduled.locator("td.job-scheduled")).to_have_count(1, timeout=10000)
+        scheduled.get_by_role("button", name=f"cancel {later.id}").click()
+        expect(scheduled.locator("td.job-cancelled")).to_have_count(1, timeout=10000)
+        assert host.jobs.get(later.id).state == "cancelled"
+    finally:
+        host.disconnect()

@@ -1,5 +1,5 @@
 // The adk-actors console: chat over /run_sse, sessions, state, artifacts, approvals,
-// and the live supervision tree. Plain JavaScript against the host's HTTP API.
+// background jobs and the live supervision tree. Plain JavaScript against the host's HTTP API.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -321,6 +321,37 @@ async function refreshTree() {
     element("li", { class: "muted" }, `breaker ${model}: ${b.state || JSON.stringify(b)}`)));
 }
 
+// -- background jobs (polled): the newest, a count per queue and state, cancel and retry --
+
+async function refreshJobs() {
+  let jobs;
+  try { jobs = await api("/jobs?limit=25"); } catch (_) { return; }
+  const counts = {};
+  for (const job of jobs) {
+    counts[job.queue] = counts[job.queue] || {};
+    counts[job.queue][job.state] = (counts[job.queue][job.state] || 0) + 1;
+  }
+  $("jobs-summary").textContent = Object.entries(counts).map(([queue, states]) =>
+    `${queue}: ` + Object.entries(states).map(([state, n]) => `${n} ${state}`).join(", ")).join("; ") || "none";
+  $("jobs").tBodies[0].replaceChildren(...jobs.map((job) => {
+    const what = job.kind === "agent" ? `${job.payload.app_name}: ${job.payload.message}` : job.payload.function;
+    const last = job.errors.length ? job.errors[job.errors.length - 1].error : "";
+    const action = ["scheduled", "available", "executing", "retryable"].includes(job.state) ? "cancel" : "retry";
+    return element("tr", { "data-job": job.id },
+      element("td", { title: `${job.id} (${job.queue}, ${job.userId})` }, what),
+      element("td", { class: `job-${job.state}`, title: last ? `last error: ${last}` : "" }, job.state),
+      element("td", {}, `${job.attempt}/${job.maxAttempts}`),
+      element("td", {}, job.state === "completed" ? "" : element("button", {
+        type: "button", class: action === "cancel" ? "danger" : "", "aria-label": `${action} ${job.id}`,
+        onclick: () => jobAction(job.id, action) }, action)));
+  }));
+}
+
+async function jobAction(id, action) {
+  await api(`/jobs/${encodeURIComponent(id)}/${action}`, { method: "POST" });
+  await refreshJobs();
+}
+
 // What a row of the tree is called: a process by its id, a session by its user and id,
 // a run by the agent that made its last event and how many events it sent.
 function label(row) {
@@ -377,10 +408,11 @@ async function start() {
     await Promise.all([loadSessions(), refreshDetails(), refreshApprovals()]);
   });
   remember();
-  await Promise.all([loadSessions(), refreshApprovals(), refreshTree()]);
+  await Promise.all([loadSessions(), refreshApprovals(), refreshTree(), refreshJobs()]);
   if (params.get("session")) await openSession(params.get("session")).catch(() => { ui.session = null; remember(); });
   setInterval(refreshApprovals, 1000);
   setInterval(refreshTree, 1000);
+  setInterval(refreshJobs, 1000);
 }
 
 start();
