@@ -21,7 +21,7 @@ from ._names import name_problem
 from ._validate import MAX_JSON_DEPTH
 from .jobs import Backoff, CronEntry, JobsConfig, JobSpec, next_cron_time
 
-__all__ = ["ArtifactsSection", "BreakerSection", "ConfigError", "CronSection", "HostSection", "HttpSection",
+__all__ = ["ArtifactsSection", "BackoffSection", "BreakerSection", "ConfigError", "CronSection", "HostSection", "HttpSection",
            "JobsSection", "LimitsSection", "LoggingSection", "RetrySection", "Settings", "load_settings"]
 
 
@@ -224,6 +224,16 @@ class CronSection(BaseModel):
         return CronEntry(self.name, self.schedule, spec, self.timezone)
 
 
+class BackoffSection(BaseModel):
+    """A queue's backoff (``[jobs.queue_backoff.<queue>]``): seconds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base: float = Field(default=15.0, gt=0)
+    max_delay: float = Field(default=3600.0, gt=0)
+    jitter: float = Field(default=0.1, ge=0, le=1)
+
+
 class JobsSection(BaseModel):
     """Background jobs (docs/jobs.md): the queues and their concurrency, the backoff of
     failed attempts, how often the queue ticks, how long finished jobs are kept, the
@@ -238,6 +248,7 @@ class JobsSection(BaseModel):
     backoff_max: float = Field(default=3600.0, gt=0)
     tick: float = Field(default=1.0, gt=0, le=60)
     prune_after_days: float = Field(default=7.0, gt=0)
+    queue_backoff: dict[str, BackoffSection] = Field(default_factory=dict)  # a queue's own backoff
     http_functions: list[str] = Field(default_factory=list)
     cron: list[CronSection] = Field(default_factory=list)
 
@@ -256,6 +267,8 @@ class JobsSection(BaseModel):
         if not self.enabled:
             return None
         return JobsConfig(queues=dict(self.queues), backoff=Backoff(self.backoff_base, self.backoff_max),
+                          queue_backoff={name: Backoff(b.base, b.max_delay, b.jitter)
+                                         for name, b in self.queue_backoff.items()},
                           tick=self.tick, prune_after=self.prune_after_days * 86_400.0,
                           cron=tuple(entry.entry() for entry in self.cron))
 

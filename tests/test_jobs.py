@@ -31,9 +31,11 @@ from adk_actors import InvalidRequestError, NotFoundError
 from adk_actors.jobs import (
     Backoff,
     CronEntry,
+    EnqueueJob,
     JobsConfig,
     JobSpec,
     JobStore,
+    ListJobs,
     backoff_delay,
     next_cron_time,
     validate_spec,
@@ -507,3 +509,62 @@ def test_each_attempt_emits_telemetry_and_becomes_an_opentelemetry_span(tmp_path
     assert [s.name for s in spans] == ["execute_job job_functions:flaky"] * 2
     assert spans[0].attributes["adk.job.attempt"] == 1 and not spans[0].status.is_ok
     assert spans[1].attributes["adk.job.id"] == bad.id and spans[1].status.is_ok
+
+
+def test_other_actors_enqueue_through_the_message_api(jobs_host: Host, tmp_path: Path) -> None:
+    """The ``jobs`` actor, found in the host's registry, answers the request messages of
+    ``adk_actors.jobs`` (what another actor sends): a job, or ``invalid_request``."""
+    from supervision import CallError, whereis
+
+    registry = jobs_host.root.child("registry").address  # type: ignore[union-attr]
+    with jobs_host.system.private() as endpoint:
+        jobs_actor = whereis(endpoint, registry, "jobs")
+        job = call(endpoint, jobs_actor, EnqueueJob(function(function="job_functions:record",
+                                                             args={"log": str(tmp_path / "log"), "value": "m"})))
+        assert job.state == "available" and job.user_id == "ann"
+        with pytest.raises(CallError) as refused:
+            call(endpoint, jobs_actor, EnqueueJob(function(function="no.such:thing")))
+        assert refused.value.code == "invalid_request" and "cannot import" in refused.value.detail
+        assert [j.id for j in call(endpoint, jobs_actor, ListJobs(user_id="ann"))] == [job.id]
+    assert finished(jobs_host, job.id).result == {"value": "m", "attempt": 1}
+
+
+def test_a_queue_may_have_a_backoff_of_its_own(actor_system: Any, tmp_path: Path) -> None:
+    config = JobsConfig(queues={"default": 1, "patient": 1}, backoff=Backoff(base=0.05, jitter=0.0),
+                        queue_backoff={"patient": Backoff(base=600.0, jitter=0.0)})
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), jobs=config),
+              system=actor_system) as host:
+        quick = host.jobs.enqueue_function("job_functions:flaky", {"log": str(tmp_path / "a"), "fail_times": 1})
+        slow = host.jobs.enqueue_function("job_functions:flaky", {"log": str(tmp_path / "b"), "fail_times": 1},
+                                          queue="patient")
+        assert finished(host, quick.id).attempt == 2
+        wait_until(lambda: host.jobs.get(slow.id).state == "retryable", timeout=10)
+        waiting = host.jobs.get(slow.id)
+        assert 590 < waiting.scheduled_at - waiting.errors[0]["at"] < 610
+
+
+def test_the_jobs_section_of_the_config(tmp_path: Path) -> None:
+    from adk_actors.config import ConfigError, load_settings
+
+    good = tmp_path / "good.toml"
+    good.write_text('[jobs]\nqueues = { default = 2, nightly = 1 }\nhttp_functions = ["job_functions:noop"]\n'
+                    '[jobs.queue_backoff.nightly]\nbase = 60\n'
+                    '[[jobs.cron]]\nname = "brief"\nschedule = "0 7 * * 1-5"\ntimezone = "Europe/Oslo"\n'
+                    'app = "weather_bot"\nmessage = "Brief me."\nuser = "ops"\n')
+    config = load_settings(good).jobs.jobs_config()
+    assert config is not None and config.queues == {"default": 2, "nightly": 1}
+    assert config.backoff_of("nightly").base == 60 and config.backoff_of("default").base == 15
+    [brief] = config.cron
+    assert (brief.name, brief.timezone, brief.spec.kind, brief.spec.user_id) == ("brief", "Europe/Oslo", "agent", "ops")
+    for bad, said in (('[[jobs.cron]]\nname = "x"\nschedule = "61 * * * *"\napp = "a"\nmessage = "m"\n', "cron"),
+                      ('[[jobs.cron]]\nname = "x"\nschedule = "0 7 * * *"\ntimezone = "Mars/Base"\napp = "a"\n',
+                       "time zone"),
+                      ('[jobs]\nqueues = { default = 0 }\n', "at least 1"),
+                      ('[[jobs.cron]]\nname = "x"\nschedule = "0 7 * * *"\n', "an app and a message, or a function")):
+        path = tmp_path / "bad.toml"
+        path.write_text(bad)
+        with pytest.raises(ConfigError, match=said):
+            load_settings(path)
+    off = tmp_path / "off.toml"
+    off.write_text("[jobs]\nenabled = false\n")
+    assert load_settings(off).jobs.jobs_config() is None

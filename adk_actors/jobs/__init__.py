@@ -1,7 +1,9 @@
 """Background jobs (Oban's semantics): agent runs and functions, enqueued now, later
 or on a cron schedule, retried with backoff, kept in the host's data folder and run
-by the host's ``jobs`` actor (:mod:`adk_actors.runtime`). See ``docs/jobs.md``."""
+by the host's ``jobs`` actor (:mod:`adk_actors.runtime`); its message API is here
+too (``EnqueueJob`` ...). See ``docs/jobs.md``."""
 
+from ._messages import CancelJob, DiscardJob, EnqueueJob, EnqueueJobs, GetJob, ListJobs, RetryJob
 from ._model import (
     FINISHED,
     JOB_STATES,
@@ -24,13 +26,20 @@ __all__ = [
     "FINISHED",
     "JOB_STATES",
     "Backoff",
+    "CancelJob",
     "CronEntry",
     "Discard",
+    "DiscardJob",
+    "EnqueueJob",
+    "EnqueueJobs",
+    "GetJob",
     "Job",
     "JobInfo",
     "JobSpec",
     "JobStore",
     "JobsConfig",
+    "ListJobs",
+    "RetryJob",
     "Snooze",
     "backoff_delay",
     "next_cron_time",

@@ -185,15 +185,19 @@ class CronEntry:
 @dataclass(frozen=True)
 class JobsConfig:
     """The ``[jobs]`` section: queues and their concurrency, the backoff of failed
-    attempts (unless a job has its own), how often the queue ticks, how long finished
-    jobs are kept, and cron schedules."""
+    attempts (a job's own, else its queue's in ``queue_backoff``, else ``backoff``), how
+    often the queue ticks, how long finished jobs are kept, and cron schedules."""
 
     queues: dict[str, int] = field(default_factory=lambda: {"default": 4})
     backoff: Backoff = field(default_factory=Backoff)
+    queue_backoff: dict[str, Backoff] = field(default_factory=dict)
     tick: float = 1.0
     prune_after: float = 7 * 24 * 3600.0
     cron: tuple[CronEntry, ...] = ()
 
+    def backoff_of(self, queue: str) -> Backoff:
+        """The backoff of a job of ``queue`` that has none of its own."""
+        return self.queue_backoff.get(queue, self.backoff)
 
 
 def next_cron_time(expression: str, after: float, timezone: str = "UTC") -> float:

@@ -80,10 +80,11 @@ class JobStore:
         with self._write() as db:
             return self._insert(db, spec, default_backoff)
 
-    def insert_many(self, specs: list[JobSpec], *, default_backoff: Backoff) -> list[Job]:
-        """:meth:`insert` for each of ``specs``, in one transaction: the jobs (new or found)."""
+    def insert_many(self, specs: list[JobSpec], *, backoff_of: Callable[[str], Backoff]) -> list[Job]:
+        """:meth:`insert` for each of ``specs`` (a job with no backoff of its own gets
+        ``backoff_of(its queue)``), in one transaction: the jobs (new or found)."""
         with self._write() as db:
-            return [self._insert(db, spec, default_backoff)[0] for spec in specs]
+            return [self._insert(db, spec, backoff_of(spec.queue))[0] for spec in specs]
 
     def _insert(self, db: sqlite3.Connection, spec: JobSpec, default_backoff: Backoff) -> tuple[Job, bool]:
         now = self.clock()

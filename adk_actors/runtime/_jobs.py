@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from supervision import (
-    BadRequest,
     Call,
     CallerRef,
     CallError,
@@ -62,14 +61,21 @@ from supervision import (
 from .. import telemetry
 from .._exceptions import InvalidRequestError, NotFoundError
 from .._types import Content
-from .._validate import check_message
+from .._validate import check_message, invalid
 from ..engine import AppCatalog
 from ..jobs import (
+    CancelJob,
     Discard,
+    DiscardJob,
+    EnqueueJob,
+    EnqueueJobs,
+    GetJob,
     Job,
     JobInfo,
     JobSpec,
     JobStore,
+    ListJobs,
+    RetryJob,
     Snooze,
     next_cron_time,
     resolve_function,
@@ -84,16 +90,7 @@ from ..messages import (
     RunMessages,
     RunRequest,
 )
-from ._job_calls import (
-    CancelJob,
-    DiscardJob,
-    EnqueueJob,
-    EnqueueJobs,
-    GetJob,
-    JobsArgs,
-    ListJobs,
-    RetryJob,
-)
+from ._job_calls import JobsArgs
 from ._link import RunLink
 
 __all__ = ["JobExecutor", "JobQueueActor"]
@@ -178,14 +175,15 @@ class JobQueueActor(GenServer):
         try:
             return self._answer(request)
         except InvalidRequestError as exc:
-            raise BadRequest(str(exc)) from None
+            raise invalid(str(exc)) from None
         except NotFoundError as exc:
             raise CallError(str(exc), code="not_found") from None
 
     def _answer(self, request: Any) -> Any:
         if isinstance(request, EnqueueJob):
             validate_spec(request.spec, apps=set(self.catalog.names()), queues=set(self.config.queues))
-            job, inserted = self.store.insert(request.spec, default_backoff=self.config.backoff)
+            spec = request.spec
+            job, inserted = self.store.insert(spec, default_backoff=self.config.backoff_of(spec.queue))
             if inserted and job.state == "available":
                 self._claim_and_start()
             elif inserted:
@@ -195,7 +193,7 @@ class JobQueueActor(GenServer):
             queues, apps = set(self.config.queues), set(self.catalog.names())
             for spec in request.specs:
                 validate_spec(spec, apps=apps, queues=queues)
-            stored = self.store.insert_many(list(request.specs), default_backoff=self.config.backoff)
+            stored = self.store.insert_many(list(request.specs), backoff_of=self.config.backoff_of)
             self._claim_and_start()
             return stored
         if isinstance(request, GetJob):
@@ -274,7 +272,7 @@ class JobQueueActor(GenServer):
                 self.store.insert(JobSpec(**{**spec.__dict__, "unique_key": f"cron:{entry.name}:{due:.0f}",
                                              "unique_period": 366 * 24 * 3600.0,
                                              "meta": {**spec.meta, "cron": entry.name}}),
-                                  default_backoff=self.config.backoff)
+                                  default_backoff=self.config.backoff_of(spec.queue))
                 due = next_cron_time(entry.expression, due, entry.timezone)
         self.cron_checked = now
 

@@ -16,8 +16,17 @@ from typing import Any
 from supervision import CallError, ChildNotFound, ServerNotRunning, call
 
 from .._exceptions import HostError
-from ..jobs import Job, JobSpec
-from ._job_calls import CancelJob, DiscardJob, EnqueueJob, EnqueueJobs, GetJob, ListJobs, RetryJob
+from ..jobs import (
+    CancelJob,
+    DiscardJob,
+    EnqueueJob,
+    EnqueueJobs,
+    GetJob,
+    Job,
+    JobSpec,
+    ListJobs,
+    RetryJob,
+)
 from ._runner import typed_error
 
 __all__ = ["Jobs"]
