@@ -301,3 +301,116 @@ def test_a_loop_of_n_rounds_and_a_fan_out_run_on_the_engine() -> None:
                            ).reads("l", "r").writes("both")  # no instruction: the context block alone
     _events, state = _run(fan.build())
     assert state["both"] == "[l]: L\n[r]: R"
+
+
+# -- Route: deterministic routing on the state ---------------------------------------------------
+
+
+def _route_shape(agent: Any) -> tuple[Any, ...]:
+    """Names and kinds, a route agent included (adk-fluent's is its _RouteAgent)."""
+    kind = type(agent).__name__.lstrip("_").removesuffix("Agent").lower()
+    kind = {"sequential": "seq", "llm": "llm", "route": "route"}.get(kind, kind)
+    return (kind, agent.name, tuple(_route_shape(a) for a in agent.sub_agents))
+
+
+@pytest.mark.parametrize("program", [
+    lambda f: f.Agent("classifier", "m").writes("intent")
+    >> f.Route("intent").eq("booking", f.Agent("booker", "m")).eq("info", f.Agent("info", "m"))
+    .otherwise(f.Agent("general", "m")),
+    lambda f: f.Agent("classifier", "m").writes("intent") >> {"booking": f.Agent("booker", "m"),
+                                                              "info": f.Agent("info", "m")},
+    lambda f: (f.Agent("a", "m").writes("x") >> f.Agent("scorer", "m").writes("score"))
+    >> f.Route("score").gt(0.8, f.Agent("premium", "m")).otherwise(f.Agent("basic", "m")),
+], ids=["route", "dict", "pipeline_then_route"])
+def test_a_route_builds_the_tree_adk_fluent_builds(program: Callable[[ModuleType], Any]) -> None:
+    assert _route_shape(program(ours).build()) == _route_shape(program(adk_fluent).build())
+
+
+def test_a_route_runs_the_agent_its_rules_pick_on_the_engine() -> None:
+    def pipeline(intent: str) -> Any:
+        return (ours.Agent("classifier", ScriptedModel([intent])).writes("intent")
+                >> ours.Route("intent").eq("booking", ours.Agent("booker", ScriptedModel(["booked"])))
+                .contains("info", ours.Agent("info", ScriptedModel(["here is info"])))
+                .otherwise(ours.Agent("general", ScriptedModel(["general help"])))).build()
+
+    for intent, author, text in (("booking", "booker", "booked"), ("more info", "info", "here is info"),
+                                 ("other", "general", "general help")):
+        events, state = _run(pipeline(intent))
+        assert [(e.author, e.content.text) for e in events if e.content and e.content.text][-1] == (author, text)
+        assert state["intent"] == intent
+    scored = (ours.Agent("scorer", ScriptedModel(["0.9"])).writes("score")
+              >> ours.Route("score").gt(0.8, ours.Agent("premium", ScriptedModel(["premium"])))).build()
+    events, state = _run(scored)
+    assert state["score"] == "0.9" and [e.author for e in events][-1] == "premium"
+    nothing = (ours.Agent("scorer", ScriptedModel(["not a number"])).writes("score")
+               >> ours.Route("score").gt(0.8, ours.Agent("premium", ScriptedModel(["never"])))).build()
+    assert [e.author for e in _run(nothing)[0]] == ["user", "scorer"]  # gt raised ValueError: no rule, no default
+    keyless = ours.Route().when(lambda s: s.get("vip"), ours.Agent("vip", ScriptedModel(["welcome"])))
+    assert [e.author for e in _run(keyless.build(), state={"vip": True})[0]] == ["user", "vip"]
+    with pytest.raises(ValueError, match="requires a key"):
+        ours.Route().eq("x", ours.Agent("a", "m"))
+    with pytest.raises(ValueError, match=r"must have \.writes\(\) set"):
+        ours.Agent("a", "m") >> {"x": ours.Agent("b", "m")}
+
+
+def test_a_route_on_a_key_nothing_writes_is_a_contract_error() -> None:
+    with pytest.raises(ContractError, match="route 'route_intent' reads state key 'intent'"):
+        (ours.Agent("a", "m") >> ours.Route("intent").eq("x", ours.Agent("b", "m"))).build()
+    # after a route, a key only some branches write is not known to be there
+    with pytest.raises(ContractError, match="agent 'after' reads state key 'y'"):
+        (ours.Agent("a", "m").writes("k")
+         >> ours.Route("k").eq("1", ours.Agent("b", "m").writes("y")).otherwise(ours.Agent("c", "m"))
+         >> ours.Agent("after", "m").reads("y")).build()
+    (ours.Agent("a", "m").writes("k")
+     >> ours.Route("k").eq("1", ours.Agent("b", "m").writes("y")).otherwise(ours.Agent("c", "m").writes("y"))
+     >> ours.Agent("after", "m").reads("y")).build()  # every branch writes it: fine
+
+
+def test_more_state_transforms_as_adk_fluent_has_them() -> None:
+    state = {"score": 3, "score_all": [1], "verbose": True, "n": 4}
+    for name, ours_t, theirs_t in (
+            ("when key", S.when("verbose", S.set(logged=True)), adk_fluent.S.when("verbose", adk_fluent.S.set(logged=True))),
+            ("when false", S.when(lambda s: s["missing"], S.set(x=1)),
+             adk_fluent.S.when(lambda s: s["missing"], adk_fluent.S.set(x=1))),
+            ("accumulate", S.accumulate("score"), adk_fluent.S.accumulate("score")),
+            ("counter", S.counter("n", step=2), adk_fluent.S.counter("n", step=2)),
+            ("history", S.history("score", max_size=1), adk_fluent.S.history("score", max_size=1))):
+        theirs = theirs_t(dict(state))  # adk-fluent's StateDelta holds its keys in .updates
+        assert dict(ours_t(state) or {}) == theirs.updates, name
+
+    class Needs(BaseModel):
+        score: int
+
+    assert S.validate(Needs)(state) == {}
+    with pytest.raises(ValueError, match="State validation failed against Needs"):
+        S.validate(Needs)({"nothing": 1})
+
+
+def test_tap_expect_and_map_over_as_steps_of_a_pipeline() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def look(state: Any) -> None:
+        seen.append(dict(state))
+        with pytest.raises(TypeError):
+            state["x"] = 1  # a tap gets a read-only copy
+
+    def summarize(request: Any) -> str:
+        return f"summary of {request.system_instruction.split('Summarize: ')[1].splitlines()[0]}"
+
+    summarizer = ours.Agent("summarizer", ScriptedModel(fallback=summarize)).instruct("Summarize: {_item}").writes("_item")
+    pipeline = (ours.Agent("lister", ScriptedModel(["a, b"])).writes("listed")
+                >> S.compute(items=lambda s: s["listed"].split(", "))
+                >> ours.tap(look)
+                >> ours.expect(lambda s: len(s["items"]) == 2, "two items expected")
+                >> ours.map_over("items", summarizer, output_key="summaries")).build()
+    events, state = _run(pipeline)
+    assert seen and seen[0]["items"] == ["a", "b"]
+    assert state["summaries"] == ["summary of a", "summary of b"]
+    assert [e.author for e in events if e.content and e.content.text] == ["user", "lister", "summarizer",
+                                                                          "summarizer"]
+    failing = (ours.Agent("lister", ScriptedModel(["a"])).writes("listed")
+               >> ours.expect(lambda s: "missing" in s, "the list must be there")).build()
+    with pytest.raises(ValueError, match="the list must be there"):
+        _run(failing)
+    assert [type(a).__name__ for a in pipeline.sub_agents] == ["LlmAgent", "StateStep", "TapAgent", "StateStep",
+                                                               "MapOverAgent"]

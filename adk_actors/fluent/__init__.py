@@ -1,7 +1,7 @@
 """A fluent builder for agents, with adk-fluent's names and meaning (seed 004).
 
 ``Agent("name", model).instruct(...).writes("key")`` and the operators ``>>`` (in
-sequence), ``|`` (at once), ``* n`` / ``* until(pred)`` (loop), ``//`` (fallback)
+sequence; ``>> Route(...)`` or ``>> {value: agent}`` routes on the state), ``|`` (at once), ``* n`` / ``* until(pred)`` (loop), ``//`` (fallback)
 and ``@ Schema`` (typed answer) build our plain agents, so everything that runs
 agents runs these. ``P`` composes instructions, ``C`` says what an agent sees of
 the conversation, ``S`` transforms the state between steps. ``build()`` checks the
@@ -12,7 +12,9 @@ embedded engine. The full reference: docs/fluent.md.
 from ._builders import Agent, Builder, Fallback, FallbackAgent, FanOut, Loop, Pipeline
 from ._context import C, CTransform
 from ._contracts import ContractError
+from ._primitives import MapOverAgent, TapAgent, expect, map_over, tap
 from ._prompt import P, PTransform
+from ._route import Route, RouteAgent
 from ._state import S, StateDelta, StateReplacement, StateStep, STransform, UntilCheck, until
 
 __all__ = [
@@ -25,14 +27,21 @@ __all__ = [
     "FallbackAgent",
     "FanOut",
     "Loop",
+    "MapOverAgent",
     "P",
     "PTransform",
     "Pipeline",
+    "Route",
+    "RouteAgent",
     "S",
     "STransform",
     "StateDelta",
     "StateReplacement",
     "StateStep",
+    "TapAgent",
     "UntilCheck",
+    "expect",
+    "map_over",
+    "tap",
     "until",
 ]

@@ -31,6 +31,7 @@ from ..tools import AgentTool, load_memory
 from ._context import C, CTransform
 from ._contracts import check_contracts
 from ._prompt import PTransform
+from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
 
 __all__ = ["Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "Loop", "Pipeline"]
@@ -88,6 +89,22 @@ class Builder:
 
     # -- operators -----------------------------------------------------------
     def __rshift__(self, other: Any) -> Pipeline:
+        """A sequence; a :class:`Route` (or a dict: a ``Route`` on the key this agent
+        writes, one ``eq`` per entry) ends a pipeline named ``<name>_routed``."""
+        if isinstance(other, dict):
+            key = getattr(self, "writes_key", None)
+            if not key:
+                raise ValueError("Left side of >> dict must have .writes() set so the router knows which state "
+                                 "key to check.")
+            route = Route(key)
+            for value, agent in other.items():
+                route.eq(value, agent)
+            other = route
+        if isinstance(other, Route):
+            routed = Pipeline(f"{self.name}_routed")
+            for step in [*(self._steps if isinstance(self, Pipeline) else [self]), other]:
+                routed = routed.step(step)
+            return routed
         return Pipeline._joined(self, other)
 
     def __rrshift__(self, other: Any) -> Pipeline:
@@ -152,6 +169,8 @@ def built(item: Any) -> Any:
     state as a StateStep, an agent as it is."""
     if isinstance(item, Builder):
         return item._build()
+    if isinstance(item, Route):
+        return item.build(built)
     if isinstance(item, STransform):
         return StateStep(name=item.name, transform=item)
     if callable(item) and not isinstance(item, AgentBase):
@@ -168,7 +187,7 @@ def unique_helper_names(root: Any) -> Any:
     while stack:
         agent = stack.pop(0)
         seen[agent.name] = seen.get(agent.name, 0) + 1
-        if seen[agent.name] > 1 and isinstance(agent, StateStep | UntilCheck):
+        if seen[agent.name] > 1 and isinstance(agent, StateStep | UntilCheck | RouteAgent):
             agent.name = f"{agent.name}_{seen[agent.name]}"
         stack.extend(agent.sub_agents)
     return root

@@ -8,7 +8,9 @@ Walking the builder tree in run order, with the state keys written so far:
 * two branches of a ``FanOut`` writing the same key (the last writer would win at
   random);
 * an agent that ``.consumes(Model)`` whose fields the nearest ``.produces(...)``
-  before it does not have, or with no producer before it.
+  before it does not have, or with no producer before it;
+* a ``Route`` on a key that no step before it writes (after a route, the keys every
+  branch writes are known).
 
 Each is a :class:`ContractError` naming the agents and the key. Keys with a scope
 (``app:``, ``user:``, ``temp:``) and artifacts are set outside the pipeline and not
@@ -82,6 +84,26 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
         for step in node.steps:
             flow = _walk(step, flow, problems)
         return flow
+    if kind == "tap":  # looks at the state (or stops the run): changes nothing
+        return flow
+    if kind == "map_over":
+        for key in _missing(flow, {node.list_key}):
+            problems.append(f"map_over {node.name!r} reads state key {key!r}, which no step before it writes")
+        inner = _walk(node.steps[0], _Flow(None if flow.keys is None else flow.keys | {node.item_key},
+                                           flow.producer), problems)
+        keys = None if flow.keys is None or inner.keys is None else inner.keys | {node.output_key}
+        return _Flow(keys, flow.producer)
+    if kind == "route":  # one branch runs (or none): after it, what every branch writes
+        if node.key is not None and ":" not in node.key:
+            for key in _missing(flow, {node.key}):
+                problems.append(f"route {node.name!r} reads state key {key!r}, which no step before it writes")
+        branches = [_walk(step, flow, problems) for step in node.steps]
+        if node.otherwise_step is None:
+            branches.append(flow)
+        if flow.keys is None or any(branch.keys is None for branch in branches):
+            return _Flow(None, flow.producer)
+        return _Flow(frozenset.intersection(*(branch.keys for branch in branches if branch.keys is not None)),
+                     flow.producer)
     if kind in ("parallel", "fallback"):
         outcomes = [(step_name(step), _walk(step, flow, problems)) for step in node.steps]
         if kind == "parallel" and flow.keys is not None:

@@ -197,6 +197,64 @@ class S:
     def identity() -> STransform:
         return STransform("identity", lambda s: StateDelta(), frozenset(), frozenset())
 
+    @staticmethod
+    def when(predicate: Callable[[Mapping[str, Any]], Any] | str, transform: STransform) -> STransform:
+        """``transform`` only when ``predicate(state)`` holds (a string: that key is truthy);
+        a predicate that raises does not hold."""
+        def apply(s: Mapping[str, Any]) -> Mapping[str, Any] | None:
+            return transform(s) if holds(predicate, s) else StateDelta()
+
+        reads = _union(frozenset({predicate}), transform.reads) if isinstance(predicate, str) else None
+        return STransform(f"when_{transform.name}", apply, reads, transform.writes)
+
+    @staticmethod
+    def accumulate(key: str, *, into: str | None = None) -> STransform:
+        """Append the key's value (when present) to the list at ``into`` (``<key>_all``)."""
+        target = into or f"{key}_all"
+
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            items = list(s.get(target) or [])
+            if s.get(key) is not None:
+                items.append(s[key])
+            return StateDelta({target: items})
+
+        return STransform(f"accumulate_{key}_into_{target}", apply, frozenset({key}), frozenset({target}))
+
+    @staticmethod
+    def counter(key: str, step: int = 1) -> STransform:
+        """Add ``step`` to the key's number (0 when missing)."""
+        return STransform(f"counter_{key}", lambda s: StateDelta({key: s.get(key, 0) + step}), frozenset(),
+                          frozenset({key}))
+
+    @staticmethod
+    def history(key: str, max_size: int = 10) -> STransform:
+        """Keep the key's last ``max_size`` values in ``<key>_history``."""
+        target = f"{key}_history"
+
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            past = list(s.get(target) or [])
+            if s.get(key) is not None:
+                past = [*past, s[key]][-max_size:]
+            return StateDelta({target: past})
+
+        return STransform(f"history_{key}", apply, frozenset({key}), frozenset({target}))
+
+    @staticmethod
+    def validate(schema: type, *, strict: bool = False) -> STransform:
+        """Stop the run (a ValueError naming the schema) unless the state is a valid
+        ``schema`` (a pydantic model or a dataclass)."""
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            try:
+                if hasattr(schema, "model_validate"):
+                    schema.model_validate(dict(s), strict=strict)
+                else:
+                    schema(**s)
+            except Exception as exc:
+                raise ValueError(f"State validation failed against {schema.__name__}: {exc}") from exc
+            return StateDelta()
+
+        return STransform(f"validate_{schema.__name__}", apply, None, frozenset())
+
 
 class StateStep(AgentBase):
     """A pipeline step that applies a state transform: one event carrying the change
