@@ -414,3 +414,22 @@ def test_tap_expect_and_map_over_as_steps_of_a_pipeline() -> None:
         _run(failing)
     assert [type(a).__name__ for a in pipeline.sub_agents] == ["LlmAgent", "StateStep", "TapAgent", "StateStep",
                                                                "MapOverAgent"]
+
+
+def test_mock_answers_without_a_model_and_test_checks_the_answer() -> None:
+    agent = ours.Agent("greeter", "gemini-2.5-flash").instruct("Greet.").mock(["Hello!", "World!"])
+    # in turn, and again from the start (one cycle per .mock, as adk-fluent's)
+    assert [agent.ask("hi"), agent.ask("hi"), agent.ask("hi")] == ["Hello!", "World!", "Hello!"]
+    echo = ours.Agent("echo", "gemini-2.5-flash").mock(lambda request: f"you said {request.contents[-1].text}")
+    assert echo.ask("ping") == "you said ping"
+    researcher = ours.Agent("researcher", "m").writes("notes")
+    pipeline = researcher >> ours.Agent("writer", "m").reads("notes")
+    mocked = pipeline.mock({"researcher": "findings", "writer": ["report"]})
+    _events, state = _run(mocked.build())
+    assert state["notes"] == "findings"
+    assert researcher._callbacks == {}  # an operand of >> is copied, never changed
+    with pytest.raises(ValueError, match="could not find agent\\(s\\): 'writter'"):
+        pipeline.mock({"writter": "x"})
+    assert echo.test("ping", contains="ping", matches=r"you said \w+", equals="you said ping") is echo
+    with pytest.raises(AssertionError, match="expected: contains 'pong'"):
+        echo.test("ping", contains="pong")

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import itertools
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from .._types import Content, Event
+from .._types import Content, Event, LlmResponse
 from ..agents import AgentBase, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ..compiler import CompileContext, Verbatim, substitute_vars
 from ..runners import InMemoryRunner
@@ -144,6 +146,34 @@ class Builder:
             check_contracts(self)
         return unique_helper_names(self._build())
 
+    def test(self, prompt: str, *, contains: str | None = None, matches: str | None = None,
+             equals: str | None = None) -> Any:
+        """A smoke test: :meth:`ask` ``prompt``, then AssertionError (saying what was
+        expected and what came) unless the answer contains / matches (a regular
+        expression) / equals (stripped) what is given. Returns the builder."""
+        answer = self.ask(prompt)
+        for failed, expected in ((contains is not None and contains not in answer, f"contains {contains!r}"),
+                                 (matches is not None and not re.search(matches, answer), f"matches {matches!r}"),
+                                 (equals is not None and answer.strip() != equals.strip(), repr(equals))):
+            if failed:
+                raise AssertionError(f"Agent {self.name!r} test failed:\n  prompt:   {prompt!r}\n"
+                                     f"  expected: {expected}\n  got:      {answer!r}")
+        return self
+
+    def mock(self, responses: Any) -> Any:
+        """Canned answers instead of model calls (a ``before_model`` callback, as
+        adk-fluent's): a list, answered in turn and again from the start; a function
+        of the request; or, on any builder, a dict of agent name -> answer (or list)
+        for the agents of its tree (ValueError naming those not found)."""
+        if not isinstance(responses, dict):
+            raise TypeError(f"{type(self).__name__}.mock takes a dict of agent name -> answers")
+        found: set[str] = set()
+        mocked = _mock_tree(self, responses, found)
+        missing = sorted(set(responses) - found)
+        if missing:
+            raise ValueError(f"mock() could not find agent(s): {', '.join(repr(m) for m in missing)}")
+        return mocked
+
     async def ask_async(self, prompt: str) -> str:
         """One turn on an embedded engine (in-memory sessions): the last text answered."""
         runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}")
@@ -162,6 +192,22 @@ class Builder:
         except RuntimeError:
             return asyncio.run(self.ask_async(prompt))
         raise RuntimeError(f"{self.name}.ask() called inside a running event loop; await .ask_async() instead")
+
+
+def _mock_tree(node: Any, responses: dict[str, Any], found: set[str]) -> Any:
+    """``node`` (a copy where anything below it changes) with the named agents mocked."""
+    if isinstance(node, Agent):
+        if node.name in responses:
+            found.add(node.name)
+            answers = responses[node.name]
+            return node.mock([answers] if isinstance(answers, str) else answers)
+        return node
+    if isinstance(node, _Workflow):
+        steps = [_mock_tree(step, responses, found) for step in node._steps]
+        if any(new is not old for new, old in zip(steps, node._steps, strict=True)):
+            node = node._edit()
+            node._steps = steps
+    return node
 
 
 def built(item: Any) -> Any:
@@ -316,6 +362,20 @@ class Agent(Builder):
             raise TypeError(f"agent @ X needs a type, got {schema!r}")
         builder: Agent = self._operand()._edit()
         return builder.returns(schema)
+
+    def mock(self, responses: Any) -> Agent:
+        """See :meth:`Builder.mock`: a list or a function of the request, for this agent."""
+        if isinstance(responses, dict):
+            return super().mock(responses)  # type: ignore[no-any-return]
+        answers = None if callable(responses) else itertools.cycle(list(responses))
+
+        def canned(callback_context: Any, llm_request: Any) -> LlmResponse:
+            text = responses(llm_request) if answers is None else next(answers)
+            return LlmResponse(content=Content.model(str(text)))
+
+        builder: Agent = self._edit()
+        builder._callbacks.setdefault("before_model", []).append(canned)
+        return builder
 
     def produces(self, schema: type[BaseModel]) -> Agent:
         """A contract: this agent writes the fields of ``schema`` (checked at build)."""
