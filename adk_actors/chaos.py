@@ -109,9 +109,7 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
                 except (CallTimeout, CallError):
                     row["status"] = "unreachable"
                     continue
-                rows.extend({"path": f"{path}{info.id}/worker-{pid}", "id": f"worker-{pid}", "type": "worker",
-                             "status": "running", "pid": pid, "restarts": 0, "depth": depth + 1, "last_exit": None}
-                            for pid in workers)
+                rows.extend(_process_rows(f"{path}{info.id}", "worker", workers, depth + 1))
                 for status in held:
                     where = f"{path}{info.id}/{status.key}"
                     named = {"app": status.app_name, "user": status.user_id, "session": status.session_id}
@@ -128,9 +126,7 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
                 except (CallTimeout, CallError):
                     row["status"] = "unreachable"
                     continue
-                rows.extend({"path": f"jobs/executor-{pid}", "id": f"executor-{pid}", "type": "worker",
-                             "status": "running", "pid": pid, "restarts": 0, "depth": depth + 1, "last_exit": None}
-                            for pid in executors)
+                rows.extend(_process_rows("jobs", "executor", executors, depth + 1))
             if info.type == "supervisor" and info.address is not None:
                 try:
                     walk(SupervisorClient(system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
@@ -139,6 +135,13 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
 
     walk(SupervisorClient(system, host.root.address, timeout=max(timeout, 2.0)), "", 0)
     return rows
+
+
+def _process_rows(parent: str, kind: str, pids: list[int], depth: int) -> list[dict[str, Any]]:
+    """Rows for the processes an actor runs that are not supervised children (a
+    partition's run workers, the jobs actor's executors): ``<parent>/<kind>-PID``."""
+    return [{"path": f"{parent}/{kind}-{pid}", "id": f"{kind}-{pid}", "type": "worker", "status": "running",
+             "pid": pid, "restarts": 0, "depth": depth, "last_exit": None} for pid in pids]
 
 
 def kind_of(row: dict[str, Any]) -> str:

@@ -91,7 +91,7 @@ from ..messages import (
     RunRequest,
 )
 from ._job_calls import JobsArgs
-from ._link import RunLink
+from ._link import RunLink, fork_linked
 
 __all__ = ["JobExecutor", "JobQueueActor"]
 
@@ -303,16 +303,9 @@ class JobQueueActor(GenServer):
     def _start_executor(self) -> None:
         """Fork an executor with a direct line to this actor (``_link``: a job's two
         messages skip Thespian's transport, which cost most of a no-op job)."""
-        ours, theirs = RunLink.pair()
-        try:
-            address = self.createActor(JobExecutor)
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()  # the executor's now
+        address, ours, their_fd = fork_linked(self, JobExecutor)
         inherited = (ours.fd, *(e.link.fd for e in self.executors if not e.link.closed))
-        self.send(address, Init(args=_ExecutorArgs(theirs.fd, inherited), supervisor=self.myAddress))
+        self.send(address, Init(args=_ExecutorArgs(their_fd, inherited), supervisor=self.myAddress))
         self.executors.append(_Executor(address, ours))
         self._watch_links()
 

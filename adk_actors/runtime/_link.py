@@ -28,7 +28,7 @@ import pickle
 import socket
 from typing import Any
 
-__all__ = ["MAX_MESSAGE", "RunLink", "read_waiting"]
+__all__ = ["MAX_MESSAGE", "RunLink", "fork_linked", "read_waiting"]
 
 #: Messages larger than this (pickled) go through Thespian instead.
 MAX_MESSAGE = 64 * 1024
@@ -100,3 +100,19 @@ class RunLink:
     def adopt(cls, fd: int) -> RunLink:
         """In the forked worker: its end of the line, inherited as descriptor ``fd``."""
         return cls(socket.socket(fileno=fd))
+
+
+def fork_linked(parent: Any, actor_class: type) -> tuple[Any, RunLink, int]:
+    """Fork a child actor of ``parent`` with a direct line to it: (its address, the
+    parent's end, the descriptor number of the child's end, to name in its ``Init``).
+    The parent's copy of the child's end is closed once the child has it; if the fork
+    fails, both ends are closed."""
+    ours, theirs = RunLink.pair()
+    try:
+        address = parent.createActor(actor_class)
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()  # the child's now
+    return address, ours, theirs.fd

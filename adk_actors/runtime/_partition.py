@@ -105,7 +105,7 @@ from ..store import (
     Unstorable,
 )
 from ._caller_line import CallerLine, LineServer
-from ._link import RunLink
+from ._link import RunLink, fork_linked
 from ._run import RunActor
 from ._run_protocol import Cancel, LiveSend, NeedHistory, RunOutput, StartRun, WorkerSettings
 from ._session import CANCEL_GRACE, Session, SessionRun
@@ -544,21 +544,14 @@ class SessionPartition(GenServer):
     def _start_worker(self) -> None:
         """Fork a worker with a direct line to us (``_link``): it keeps its end of a new
         socket pair and closes every end of ours it inherits."""
-        ours, theirs = RunLink.pair()
-        try:
-            address = self.createActor(RunActor)
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()  # the child's now
+        address, ours, their_fd = fork_linked(self, RunActor)
         settings = WorkerSettings(apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
                                   conformance_dir=self.config.conformance_dir,
                                   registry=self.registry if self.config.breakers else None,
                                   model_base_urls=self.config.model_base_urls,
                                   model_options=self.config.model_options,
                                   cached_events=self.config.worker_cached_events, trace=self.config.trace_turns > 0,
-                                  link_fd=theirs.fd,
+                                  link_fd=their_fd,
                                   inherited_fds=(ours.fd, *(w.link.fd for w in self.workers if not w.link.closed),
                                                  *(line.fd for line in self.callers if not line.closed),
                                                  *((self.lines.fd,) if self.lines is not None else ())))
