@@ -21,7 +21,7 @@ import adk_actors.fluent as ours
 from adk_actors import Content, Event, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from adk_actors.compiler import CompileContext, build_request
 from adk_actors.compiler._instructions import agent_instruction
-from adk_actors.fluent import C, ContractError, FallbackAgent, S, UntilCheck, until
+from adk_actors.fluent import C, ContractError, FallbackAgent, P, S, UntilCheck, until
 from adk_actors.models import ScriptedModel
 from adk_actors.runners import InMemoryRunner
 
@@ -54,6 +54,10 @@ def _programs() -> dict[str, Callable[[ModuleType], Any]]:
         "context_only": lambda f: f.Agent("a", "m").context(f.C.from_state("code")),
         "when": lambda f: f.Agent("a", "m").instruct("Answer.").context(
             f.C.when("verbose", f.C.from_state("topic")) + f.C.when("empty", f.C.from_state("code"))),
+        "only": lambda f: f.Agent("a", "m").instruct(
+            f.P.role("R.") + f.P.task("T.") + f.P.constraint("C1", "C2") + f.P.only("role", "task")),
+        "without": lambda f: f.Agent("a", "m").instruct(
+            f.P.role("R.") + f.P.task("T.") + f.P.constraint("C1") + f.P.format("F.") + f.P.without("constraint")),
     }
 
 
@@ -433,3 +437,18 @@ def test_mock_answers_without_a_model_and_test_checks_the_answer() -> None:
     assert echo.test("ping", contains="ping", matches=r"you said \w+", equals="you said ping") is echo
     with pytest.raises(AssertionError, match="expected: contains 'pong'"):
         echo.test("ping", contains="pong")
+
+
+def test_reorder_puts_the_named_sections_first() -> None:
+    """``P.reorder`` as adk-fluent documents it ("Override default section ordering.
+    Unmentioned sections appear after"); adk-fluent 0.18 itself ignores it."""
+    prompt = P.role("R.") + P.task("T.") + P.constraint("C1") + P.format("F.") + P.reorder("format", "task")
+    assert str(prompt) == "Output Format:\nF.\n\nTask:\nT.\n\nR.\n\nConstraints:\nC1"
+
+
+def test_a_misspelt_setter_is_an_attribute_error_that_suggests_the_right_one() -> None:
+    with pytest.raises(AttributeError, match=r"'instrct' is not a recognized field on Agent\. Did you mean '\.instruct'\?"):
+        ours.Agent("a", "m").instrct("x")
+    with pytest.raises(AttributeError) as unknown:
+        ours.Agent("a", "m").zzzqqq("x")
+    assert "Did you mean" not in str(unknown.value) and "Available: " in str(unknown.value)

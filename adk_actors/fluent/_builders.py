@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import difflib
 import itertools
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -192,6 +193,15 @@ class Builder:
         except RuntimeError:
             return asyncio.run(self.ask_async(prompt))
         raise RuntimeError(f"{self.name}.ask() called inside a running event loop; await .ask_async() instead")
+
+
+def _unknown_setter(builder: Any, name: str) -> str:
+    """adk-fluent's words for a setter that does not exist: the closest one, then all."""
+    known = sorted({n for n in dir(type(builder)) if not n.startswith("_")} | set(_CALLBACKS)
+                   | {f"{slot}_if" for slot in _CALLBACKS})
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" Did you mean '.{close[0]}'?" if close else ""
+    return f"{name!r} is not a recognized field on {type(builder).__name__}.{hint} Available: {', '.join(known)}"
 
 
 def _mock_tree(node: Any, responses: dict[str, Any], found: set[str]) -> Any:
@@ -401,7 +411,7 @@ class Agent(Builder):
                 return builder
 
             return add
-        raise AttributeError(f"{type(self).__name__} has no {name!r}")
+        raise AttributeError(_unknown_setter(self, name))
 
     def instruction_provider(self) -> Any:
         """The built agent's instruction (see :mod:`adk_actors.fluent`)."""

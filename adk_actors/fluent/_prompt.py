@@ -57,6 +57,10 @@ def template_keys(text: str) -> tuple[set[str], set[str]]:
     return required, optional
 
 
+#: blocks that say which sections are kept and in what order, not what they say
+_STRUCTURAL = ("only", "without", "reorder")
+
+
 @dataclass(frozen=True)
 class PTransform:
     """One or more prompt blocks; ``a + b`` joins them (order of writing does not
@@ -85,13 +89,27 @@ class PTransform:
         return keys
 
     def render(self, state: Mapping[str, Any]) -> str:
-        """The instruction's text for ``state``."""
+        """The instruction's text for ``state``: its sections grouped by kind, kept or
+        dropped by ``P.only`` / ``P.without``, in the default order or ``P.reorder``'s
+        (the sections it names first, then the others in the default order)."""
         groups: dict[str, list[str]] = {}
         for kind, text in self._resolved(state):
             if text:
                 groups.setdefault(kind, []).append(text)
+        first: tuple[str, ...] = ()
+        for kind, names in self.blocks:
+            if kind == "only":
+                groups = {k: v for k, v in groups.items() if k in names}
+            elif kind == "without":
+                groups = {k: v for k, v in groups.items() if k not in names}
+            elif kind == "reorder":
+                first = names
+
+        def place(kind: str) -> tuple[int, int]:
+            return (first.index(kind), 0) if kind in first else (len(first), _ORDER.get(kind, 700))
+
         parts = []
-        for kind in sorted(groups, key=lambda k: _ORDER.get(k, 700)):
+        for kind in sorted(groups, key=place):
             body = "\n".join(groups[kind])
             label = _LABELS.get(kind, kind.replace("_", " ").title())
             parts.append(body if label is None or kind.startswith("_") else f"{label}:\n{body}")
@@ -109,7 +127,7 @@ class PTransform:
                 found.append(("context", "\n".join(lines)))
             elif kind == "template":
                 found.append(("_template", render_template(value, state)))
-            else:
+            elif kind not in _STRUCTURAL:
                 found.append((kind, value))
         return found
 
@@ -162,3 +180,19 @@ class P:
     @staticmethod
     def template(text: str) -> PTransform:
         return PTransform((("template", text),))
+
+    @staticmethod
+    def only(*section_names: str) -> PTransform:
+        """Keep only the named sections (``role``, ``task``, ``constraint`` ...)."""
+        return PTransform((("only", section_names),))
+
+    @staticmethod
+    def without(*section_names: str) -> PTransform:
+        """Drop the named sections."""
+        return PTransform((("without", section_names),))
+
+    @staticmethod
+    def reorder(*section_names: str) -> PTransform:
+        """The named sections first, in this order; the others after, in the default
+        order. (adk-fluent 0.18 documents this but ignores it when it compiles.)"""
+        return PTransform((("reorder", section_names),))
