@@ -22,7 +22,7 @@ from adk_actors import Content, Event, LlmAgent, LoopAgent, ParallelAgent, Seque
 from adk_actors.compiler import CompileContext, build_request
 from adk_actors.compiler._instructions import agent_instruction
 from adk_actors.fluent import C, ContractError, FallbackAgent, P, S, UntilCheck, until
-from adk_actors.models import ScriptedModel
+from adk_actors.models import ScriptedModel, call
 from adk_actors.runners import InMemoryRunner
 
 STATE = {"code": "def f(): pass", "topic": "dates", "empty": None, "verbose": True}
@@ -452,3 +452,33 @@ def test_a_misspelt_setter_is_an_attribute_error_that_suggests_the_right_one() -
     with pytest.raises(AttributeError) as unknown:
         ours.Agent("a", "m").zzzqqq("x")
     assert "Did you mean" not in str(unknown.value) and "Available: " in str(unknown.value)
+
+
+def test_events_stream_and_map_run_turns_as_adk_fluent_does() -> None:
+    agent = ours.Agent("echo", "m").mock(lambda request: f"echo {request.contents[-1].text}")
+    assert agent.map(["a", "b", "c"], concurrency=2) == ["echo a", "echo b", "echo c"]
+
+    async def collect() -> tuple[list[str], list[str]]:
+        chunks = [chunk async for chunk in agent.stream("hi")]
+        authors = [event.author async for event in agent.events("hi")]
+        return chunks, authors
+
+    assert asyncio.run(collect()) == (["echo hi"], ["echo"])  # the user's own event is not one of them
+    tools = (ours.Agent("caller", ScriptedModel([call("lookup", city="Oslo"), "done"])).tool(lookup))
+    parts = asyncio.run(_chunks(tools, "go"))
+    assert parts == ["done"]  # text parts only; the call and its result carry none
+
+    async def inside() -> None:
+        agent.map(["x"])
+
+    with pytest.raises(RuntimeError, match=r"await \.map_async"):
+        asyncio.run(inside())
+
+
+async def _chunks(builder: Any, prompt: str) -> list[str]:
+    return [chunk async for chunk in builder.stream(prompt)]
+
+
+def lookup(city: str) -> dict[str, str]:
+    """Look a city up."""
+    return {"city": city}

@@ -175,24 +175,69 @@ class Builder:
             raise ValueError(f"mock() could not find agent(s): {', '.join(repr(m) for m in missing)}")
         return mocked
 
+    async def events(self, prompt: str) -> AsyncIterator[Event]:
+        """Every event of one turn on an embedded engine (in-memory sessions), but the
+        user's own."""
+        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}")
+        async for event in _turn(runner, prompt):
+            yield event
+
     async def ask_async(self, prompt: str) -> str:
         """One turn on an embedded engine (in-memory sessions): the last text answered."""
-        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}")
-        session = await runner.session_service.create_session(app_name=runner.app_name, user_id="_ask_user")
-        text = ""
-        async for event in runner.run_async(user_id="_ask_user", session_id=session.id,
-                                            new_message=Content.user(prompt)):
-            if event.content is not None and event.content.text and not event.partial:
-                text = event.content.text
-        return text
+        return _answer([event async for event in self.events(prompt)])
 
     def ask(self, prompt: str) -> str:
         """:meth:`ask_async` from synchronous code (a RuntimeError inside an event loop)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.ask_async(prompt))
-        raise RuntimeError(f"{self.name}.ask() called inside a running event loop; await .ask_async() instead")
+        answer: str = _sync(self.ask_async(prompt), f"{self.name}.ask()", ".ask_async()")
+        return answer
+
+    async def stream(self, prompt: str) -> AsyncIterator[str]:
+        """The text of each part of each event of one turn, as they come (adk-fluent's)."""
+        async for event in self.events(prompt):
+            for part in event.content.parts if event.content is not None else ():
+                if part.text:
+                    yield part.text
+
+    async def map_async(self, prompts: list[str], *, concurrency: int = 5) -> list[str]:
+        """:meth:`ask_async` for each prompt, ``concurrency`` at a time, on one agent and
+        engine (a session each): the answers, in order."""
+        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}")
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(prompt: str) -> str:
+            async with gate:
+                return _answer([event async for event in _turn(runner, prompt)])
+
+        return list(await asyncio.gather(*(one(prompt) for prompt in prompts)))
+
+    def map(self, prompts: list[str], *, concurrency: int = 5) -> list[str]:
+        """:meth:`map_async` from synchronous code (a RuntimeError inside an event loop)."""
+        answers: list[str] = _sync(self.map_async(prompts, concurrency=concurrency), f"{self.name}.map()",
+                                   ".map_async()")
+        return answers
+
+
+async def _turn(runner: Any, prompt: str) -> AsyncIterator[Event]:
+    session = await runner.session_service.create_session(app_name=runner.app_name, user_id="_ask_user")
+    async for event in runner.run_async(user_id="_ask_user", session_id=session.id,
+                                        new_message=Content.user(prompt)):
+        if event.author != "user":
+            yield event
+
+
+def _answer(events: list[Event]) -> str:
+    """The last text answered (not a partial piece)."""
+    texts = [e.content.text for e in events if e.content is not None and e.content.text and not e.partial]
+    return texts[-1] if texts else ""
+
+
+def _sync(coroutine: Any, what: str, instead: str) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    coroutine.close()
+    raise RuntimeError(f"{what} called inside a running event loop; await {instead} instead")
 
 
 def _unknown_setter(builder: Any, name: str) -> str:
