@@ -482,3 +482,27 @@ async def _chunks(builder: Any, prompt: str) -> list[str]:
 def lookup(city: str) -> dict[str, str]:
     """Look a city up."""
     return {"city": city}
+
+
+def test_branch_flatten_zip_group_by_log_and_capture(caplog: pytest.LogCaptureFixture) -> None:
+    state = {"intent": "booking", "nested": {"a": {"b": 1}, "c": 2}, "xs": [1, 2], "ys": ["a", "b"],
+             "items": ["apple", "avocado", "banana"]}
+    pairs = [
+        (S.branch("intent", booking=S.set(route="book"), info=S.set(route="faq")),
+         adk_fluent.S.branch("intent", booking=adk_fluent.S.set(route="book"), info=adk_fluent.S.set(route="faq"))),
+        (S.flatten("nested"), adk_fluent.S.flatten("nested")),
+        (S.zip("xs", "ys", into="pairs"), adk_fluent.S.zip("xs", "ys", into="pairs")),
+        (S.group_by("items", lambda item: item[0], into="by_letter"),
+         adk_fluent.S.group_by("items", lambda item: item[0], into="by_letter")),
+    ]
+    for ours_t, theirs_t in pairs:
+        assert dict(ours_t(state) or {}) == theirs_t(dict(state)).updates, ours_t.name
+    with caplog.at_level("INFO", logger="adk_actors.fluent"):
+        assert S.log("intent", "missing", label="here")(state) == {}
+    assert "[here] {'intent': 'booking', 'missing': '<missing>'}" in caplog.text
+    pipeline = (S.capture("asked") >> ours.Agent("writer", "m").reads("asked").mock(
+        lambda request: next(line for line in request.system_instruction.splitlines() if line.startswith("[asked]"))
+    )).build()
+    events, stored = _run(pipeline, "write about owls")
+    assert stored["asked"] == "write about owls"
+    assert [e.content.text for e in events if e.author == "writer"] == ["[asked]: write about owls"]

@@ -10,6 +10,7 @@ it). ``a >> b`` chains transforms, ``a + b`` runs both on the same state.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -22,6 +23,9 @@ from ._prompt import holds
 __all__ = ["S", "STransform", "StateDelta", "StateReplacement", "StateStep", "UntilCheck", "step_name", "until"]
 
 _SCOPES = ("app:", "user:", "temp:")
+
+
+_log = logging.getLogger("adk_actors.fluent")
 
 
 def step_name(step: Any) -> str:
@@ -62,6 +66,8 @@ class STransform:
     #: the plain keys there are after it, from those there were (None: the keys
     #: before and ``writes``; unknown when ``writes`` is None)
     reshape: Callable[[frozenset[str]], frozenset[str]] | None = None
+    #: ``S.capture``: the key the user's latest message goes into (its step reads the events)
+    capture: str | None = None
 
     def keys_after(self, before: frozenset[str]) -> frozenset[str] | None:
         """The state keys present after this step (None: cannot be known)."""
@@ -208,6 +214,71 @@ class S:
         return STransform(f"when_{transform.name}", apply, reads, transform.writes)
 
     @staticmethod
+    def capture(key: str) -> STransform:
+        """The user's latest message (its text) into ``key``."""
+        return STransform(f"capture_{key}", lambda s: StateDelta(), frozenset(), frozenset({key}), capture=key)
+
+    @staticmethod
+    def log(*keys: str, label: str = "") -> STransform:
+        """Write these keys (all of the state with none) to the ``adk_actors.fluent``
+        log at INFO, as adk-fluent prints them; no change."""
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            shown = {k: s.get(k, "<missing>") for k in keys} if keys else dict(s)
+            _log.info("%s%s", f"[{label}] " if label else "", shown)
+            return StateDelta()
+
+        return STransform(f"log_{'_'.join(keys) if keys else 'all'}", apply,
+                          frozenset(keys) if keys else None, frozenset())
+
+    @staticmethod
+    def branch(key: str, **transforms: STransform) -> STransform:
+        """The transform named by the key's value (as text); none when no name matches."""
+        def apply(s: Mapping[str, Any]) -> Mapping[str, Any] | None:
+            chosen = transforms.get(str(s[key])) if s.get(key) is not None else None
+            return chosen(s) if chosen is not None else StateDelta()
+
+        writes: frozenset[str] | None = frozenset()
+        for transform in transforms.values():
+            writes = _union(writes, transform.writes)
+        return STransform(f"branch_{key}", apply, frozenset({key}), writes)
+
+    @staticmethod
+    def flatten(key: str, separator: str = ".") -> STransform:
+        """The nested dict at ``key`` as keys joined by ``separator`` (``a.b``)."""
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            flat: dict[str, Any] = {}
+
+            def walk(value: Any, prefix: str) -> None:
+                if isinstance(value, dict):
+                    for name, inner in value.items():
+                        walk(inner, f"{prefix}{separator}{name}" if prefix else name)
+                else:
+                    flat[prefix] = value
+
+            walk(s.get(key, {}), "")
+            return StateDelta(flat)
+
+        return STransform(f"flatten_{key}", apply, frozenset({key}), None)
+
+    @staticmethod
+    def zip(*keys: str, into: str = "zipped") -> STransform:
+        """The lists at ``keys`` zipped into a list of tuples at ``into``."""
+        return STransform(f"zip_{'_'.join(keys)}_into_{into}",
+                          lambda s: StateDelta({into: list(zip(*(s.get(k, []) for k in keys), strict=False))}),
+                          frozenset(keys), frozenset({into}))
+
+    @staticmethod
+    def group_by(items_key: str, key_fn: Callable[[Any], Any], into: str) -> STransform:
+        """The items at ``items_key`` grouped by ``str(key_fn(item))`` into ``into``."""
+        def apply(s: Mapping[str, Any]) -> StateDelta:
+            groups: dict[str, list[Any]] = {}
+            for item in s.get(items_key, []):
+                groups.setdefault(str(key_fn(item)), []).append(item)
+            return StateDelta({into: groups})
+
+        return STransform(f"group_by_{items_key}_into_{into}", apply, frozenset({items_key}), frozenset({into}))
+
+    @staticmethod
     def accumulate(key: str, *, into: str | None = None) -> STransform:
         """Append the key's value (when present) to the list at ``into`` (``<key>_all``)."""
         target = into or f"{key}_all"
@@ -263,7 +334,13 @@ class StateStep(AgentBase):
     transform: Any
 
     async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
-        delta = delta_for(ctx.session.state, self.transform(ctx.session.state))
+        capture = getattr(self.transform, "capture", None)
+        if capture is not None:
+            said = next((e.content.text for e in reversed(ctx.session.events)
+                         if e.author == "user" and e.content is not None and e.content.text), None)
+            delta = delta_for(ctx.session.state, {capture: said} if said is not None else {})
+        else:
+            delta = delta_for(ctx.session.state, self.transform(ctx.session.state))
         if delta:
             yield ctx.event(actions=EventActions(state_delta=delta))
 
