@@ -6,6 +6,7 @@ two compile are compared; then each operator, transform and contract check."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -506,3 +507,24 @@ def test_branch_flatten_zip_group_by_log_and_capture(caplog: pytest.LogCaptureFi
     events, stored = _run(pipeline, "write about owls")
     assert stored["asked"] == "write about owls"
     assert [e.content.text for e in events if e.author == "writer"] == ["[asked]: write about owls"]
+
+
+def test_a_time_limit_stops_a_slow_step_and_lets_a_fast_one_through() -> None:
+    async def slow_lookup(city: str) -> dict[str, str]:
+        """Look a city up, slowly."""
+        await asyncio.sleep(5)
+        return {"city": city}
+
+    slow = ours.Agent("slow", ScriptedModel([call("slow_lookup", city="Oslo"), "never"])).tool(slow_lookup)
+    timed = slow.timeout(0.3)
+    assert timed.name.startswith("slow_timeout_") and type(timed.build()).__name__ == "TimeoutAgent"
+    theirs = adk_fluent.Agent("slow", "m").timeout(0.3).build()
+    assert [a.name for a in theirs.sub_agents] == [a.name for a in timed.build().sub_agents] == ["slow"]
+    began = time.monotonic()
+    with pytest.raises(TimeoutError, match="Agent 'slow' exceeded 0.3s timeout"):
+        _run((ours.Agent("first", ScriptedModel(["ok"])) >> timed).build())
+    assert time.monotonic() - began < 3  # stopped at its limit, not after the tool's 5 s
+    fast = (ours.Agent("fast", ScriptedModel(["quick"])).writes("answer").timeout(5)
+            >> ours.Agent("after", ScriptedModel(["done"])).reads("answer")).build()
+    _events, state = _run(fast)
+    assert state["answer"] == "quick"

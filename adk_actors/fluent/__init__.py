@@ -9,7 +9,17 @@ pipeline's contracts first (``ContractError``); ``ask("...")`` runs one turn on 
 embedded engine. The full reference: docs/fluent.md.
 """
 
-from ._builders import Agent, Builder, Fallback, FallbackAgent, FanOut, Loop, Pipeline
+from ._builders import (
+    Agent,
+    Builder,
+    Fallback,
+    FallbackAgent,
+    FanOut,
+    Loop,
+    Pipeline,
+    Timed,
+    TimeoutAgent,
+)
 from ._context import C, CTransform
 from ._contracts import ContractError
 from ._primitives import MapOverAgent, TapAgent, expect, map_over, tap
@@ -39,6 +49,8 @@ __all__ = [
     "StateReplacement",
     "StateStep",
     "TapAgent",
+    "Timed",
+    "TimeoutAgent",
     "UntilCheck",
     "expect",
     "map_over",

@@ -21,6 +21,7 @@ import copy
 import difflib
 import itertools
 import re
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Literal, TypeVar
 
@@ -37,7 +38,7 @@ from ._prompt import PTransform
 from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
 
-__all__ = ["Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "Loop", "Pipeline"]
+__all__ = ["Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "Loop", "Pipeline", "Timed", "TimeoutAgent"]
 
 _CALLBACKS = ("before_agent", "after_agent", "before_model", "after_model", "before_tool", "after_tool",
               "on_model_error", "on_tool_error")
@@ -61,6 +62,31 @@ class FallbackAgent(AgentBase):
             return
         if failure is not None:
             raise failure
+
+
+class TimeoutAgent(AgentBase):
+    """``builder.timeout(seconds)``: the agent's events as they come; past ``seconds``
+    it is stopped and the run fails with ``TimeoutError`` (what it committed before
+    stays)."""
+
+    seconds: float
+
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        body = self.sub_agents[0]
+        deadline = time.monotonic() + self.seconds
+        events = body.run(ctx.for_agent(body)).__aiter__()
+        try:
+            while True:
+                try:
+                    event = await asyncio.wait_for(events.__anext__(), max(0.0, deadline - time.monotonic()))
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise TimeoutError(f"Agent '{body.name}' exceeded {self.seconds}s timeout") from None
+                yield event
+        finally:
+            await events.aclose()
+
 
 
 class Builder:
@@ -146,6 +172,11 @@ class Builder:
         if self._checked:
             check_contracts(self)
         return unique_helper_names(self._build())
+
+    def timeout(self, seconds: float) -> Timed:
+        """This step with a time limit (a :class:`TimeoutAgent`): a new builder,
+        ``<name>_timeout_N``."""
+        return Timed(f"{self.name}_timeout_{next(_timeouts)}", self._operand(), seconds)
 
     def test(self, prompt: str, *, contains: str | None = None, matches: str | None = None,
              equals: str | None = None) -> Any:
@@ -528,6 +559,27 @@ class _Workflow(Builder):
         else:
             joined = cls(f"{step_name(left)}{cls.joiner}{step_name(right)}")._add(left)
         return joined._add(right)  # type: ignore[no-any-return]
+
+
+class Timed(Builder):
+    """A step with a time limit (``builder.timeout(seconds)``)."""
+
+    kind = "timeout"
+
+    def __init__(self, name: str, step: Any, seconds: float) -> None:
+        super().__init__(name)
+        self._steps = [step]
+        self.seconds = seconds
+
+    @property
+    def steps(self) -> list[Any]:
+        return list(self._steps)
+
+    def _build(self) -> TimeoutAgent:
+        return TimeoutAgent(name=self.name, sub_agents=[built(self._steps[0])], seconds=self.seconds)
+
+
+_timeouts = itertools.count(1)
 
 
 class Pipeline(_Workflow):

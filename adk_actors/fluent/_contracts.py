@@ -80,7 +80,7 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
             for key in _missing(flow, node.reads):
                 problems.append(f"state step {node.name!r} reads state key {key!r}, which no step before it writes")
         return _Flow(None if flow.keys is None else node.keys_after(flow.keys), flow.producer)
-    if kind in ("sequence", "loop"):
+    if kind in ("sequence", "loop", "timeout"):
         for step in node.steps:
             flow = _walk(step, flow, problems)
         return flow
