@@ -521,7 +521,7 @@ def test_a_time_limit_stops_a_slow_step_and_lets_a_fast_one_through() -> None:
     theirs = adk_fluent.Agent("slow", "m").timeout(0.3).build()
     assert [a.name for a in theirs.sub_agents] == [a.name for a in timed.build().sub_agents] == ["slow"]
     began = time.monotonic()
-    with pytest.raises(TimeoutError, match="Agent 'slow' exceeded 0.3s timeout"):
+    with pytest.raises(TimeoutError, match=r"Agent 'slow' exceeded 0\.3s timeout"):
         _run((ours.Agent("first", ScriptedModel(["ok"])) >> timed).build())
     assert time.monotonic() - began < 3  # stopped at its limit, not after the tool's 5 s
     fast = (ours.Agent("fast", ScriptedModel(["quick"])).writes("answer").timeout(5)
