@@ -430,6 +430,15 @@ def test_jobs_over_http_a_user_sees_only_theirs_and_functions_need_the_allow_lis
         bad = ann.post("/jobs", json={"appName": "nope", "message": "x"})
         assert bad.status_code == 400 and "no app 'nope'" in bad.json()["detail"]
         assert ann.post("/jobs", json={"appName": "echo", "message": "x", "queue": "vip"}).status_code == 400
+        before = len(ann.get("/jobs").json())
+        poisoned = [b'{"appName": "echo", "message": "lone \\ud800 surrogate"}',  # unencodable text
+                    b'{"kind": "function", "function": "job_functions:record", "args": {"x": '
+                    + b'{"y": ' * 60 + b'1' + b'}' * 60 + b'}}']  # deeper than the host's limit
+        for body in poisoned:
+            refused = ann.post("/jobs", content=body, headers={"content-type": "application/json"})
+            assert refused.status_code == 422, refused.text
+        assert ann.get("/jobs/..%00odd").status_code == 404 and ann.post("/jobs/..%00odd/retry").status_code == 404
+        assert len(ann.get("/jobs").json()) == before  # nothing of them stored
         assert ann.post("/jobs/" + allowed.json()["id"] + "/cancel").json()["state"] == "cancelled"
         assert ann.post("/jobs/" + allowed.json()["id"] + "/retry").json()["state"] == "available"
         wait_until(lambda: log.exists(), timeout=15)

@@ -328,6 +328,7 @@ class JobQueueActor(GenServer):
         for run_id, run in list(self.runs.items()):
             if run.job.id == job_id:
                 del self.runs[run_id]
+                self.refs.pop(run.ref, None)
                 if self.sessions is not None:
                     self.send(self.sessions, Call(CancelRun(run.job.payload["app_name"], run.job.user_id,
                                                             run.session_id, run_id)))
@@ -435,6 +436,7 @@ class JobQueueActor(GenServer):
 
     def _end_run(self, run: _AgentRun, result: Any, error: str | None) -> None:
         self.runs.pop(run.run_id, None)
+        self.refs.pop(run.ref, None)  # a run that was taken gets no reply to its call: forget the call
         if error is None:
             self._complete(run.job.id, run.job.attempt, result)
         else:
