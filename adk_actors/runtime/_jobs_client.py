@@ -9,7 +9,6 @@ run (nothing is stored), :class:`NotFoundError` for an unknown job (or another u
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import replace
 from typing import Any
 
@@ -27,7 +26,7 @@ from ..jobs import (
     ListJobs,
     RetryJob,
 )
-from ._runner import typed_error
+from ._runner import PrivateEndpoint, typed_error
 
 __all__ = ["Jobs"]
 
@@ -44,7 +43,7 @@ class Jobs:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._address: Any = None
-        self._endpoint: Any = None
+        self._endpoint: PrivateEndpoint | None = None
 
     def _own(self, spec: JobSpec) -> JobSpec:
         return spec if self.user_id is None or spec.user_id == self.user_id else replace(spec, user_id=self.user_id)
@@ -95,14 +94,12 @@ class Jobs:
     def _call(self, request: Any) -> Any:
         with self._lock:
             if self._endpoint is None:
-                manager = self._host.system.private()
-                self._endpoint = manager.__enter__()
-                weakref.finalize(self, manager.__exit__, None, None, None)
+                self._endpoint = PrivateEndpoint(self._host.system)
             for attempt in (1, 2):
                 if self._address is None:
                     self._address = self._look_up()
                 try:
-                    return call(self._endpoint, self._address, request, timeout=self.timeout)
+                    return call(self._endpoint.context, self._address, request, timeout=self.timeout)
                 except ServerNotRunning:
                     self._address = None  # restarted since: look it up again, once
                     if attempt == 2:

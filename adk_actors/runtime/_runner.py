@@ -191,7 +191,7 @@ def _step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool
     return events, False, None
 
 
-class _Endpoint:
+class PrivateEndpoint:
     """A private endpoint of ``system`` that closes when this object is collected (or
     by ``close``, with its sockets)."""
 
@@ -225,7 +225,7 @@ class Runner:
         self._runs: dict[str, tuple[str, str]] = {}
         self._line_paths: dict[str, str | None] = {}  # partition address -> its line's socket (see _line)
         self._async_lines = AsyncLines()  # run_async's lines, one per event loop and partition
-        self._endpoints: list[_Endpoint] = []  # idle ones; see _lease_endpoint
+        self._endpoints: list[PrivateEndpoint] = []  # idle ones; see _lease_endpoint
         self._endpoints_lock = threading.Lock()
 
     # -- requests ---------------------------------------------------------------------------
@@ -517,14 +517,14 @@ class Runner:
                 # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
                 endpoint.clean = False
                 self._return_endpoint(endpoint)
-            endpoint = _Endpoint(self.host.system)
+            endpoint = PrivateEndpoint(self.host.system)
             accepted = self._start_run(endpoint, request)
             yield from self._stream(endpoint, accepted, None, None, False, run_config, user_id, session_id)
         finally:
             if endpoint is not None:
                 self._return_endpoint(endpoint)
 
-    def _lease_endpoint(self, peer: int | None = None) -> _Endpoint:
+    def _lease_endpoint(self, peer: int | None = None) -> PrivateEndpoint:
         """A Thespian endpoint for one run or call, used by nobody else until it is
         returned; endpoints are kept from run to run (a new one would cost the session
         a new connection to reply on, every turn). An idle one that has talked to
@@ -543,12 +543,12 @@ class Runner:
                 if endpoint.system is not self.host.system:
                     endpoint = None
         if endpoint is None:
-            endpoint = _Endpoint(self.host.system)
+            endpoint = PrivateEndpoint(self.host.system)
         if peer is not None:
             endpoint.peers.add(peer)
         return endpoint
 
-    def _return_endpoint(self, endpoint: _Endpoint) -> None:
+    def _return_endpoint(self, endpoint: PrivateEndpoint) -> None:
         """Keep the endpoint for another run only if its run is over (its terminal
         message came, or the request was refused): an abandoned or timed-out run may
         still send to it."""
@@ -559,7 +559,7 @@ class Runner:
             if len(self._endpoints) < _MAX_IDLE_ENDPOINTS:
                 self._endpoints.append(endpoint)
 
-    def _send_direct(self, endpoint: _Endpoint, request: RunRequest) -> tuple[RunAccepted, Any, Any, bool] | None:
+    def _send_direct(self, endpoint: PrivateEndpoint, request: RunRequest) -> tuple[RunAccepted, Any, Any, bool] | None:
         """Send the request straight to the session's partition as the host last listed
         them, asking for no RunAccepted (one message less: the run's messages are the
         answer): on the endpoint's direct line when it has one or can get one
@@ -601,7 +601,7 @@ class Runner:
             return None
         return RunAccepted(request.run_id, 0, 0, address), answer, message.ref, False
 
-    def _line(self, endpoint: _Endpoint, address: Any) -> RunnerLine | None:
+    def _line(self, endpoint: PrivateEndpoint, address: Any) -> RunnerLine | None:
         """The endpoint's direct line to the partition at ``address`` (see
         ``_caller_line``), connected on first use; None when the partition runs on
         another machine (``Host.partition_alive`` cannot tell), has no line, or its
@@ -630,7 +630,7 @@ class Runner:
                 return None
         return self._line_paths[key]
 
-    def _start_run(self, endpoint: _Endpoint, request: RunRequest) -> RunAccepted:
+    def _start_run(self, endpoint: PrivateEndpoint, request: RunRequest) -> RunAccepted:
         """Ask the partition that owns the session to start the run (the host's list of
         partitions looked up again while one restarts). A refusal marks ``endpoint``
         clean (nothing more will come for this run); no answer leaves it unclean (one
@@ -680,7 +680,7 @@ class Runner:
         run's own deadline and 10 s more (the host ends it at its deadline)."""
         return self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
 
-    def _stream(self, leased: _Endpoint, accepted: RunAccepted, first: Any, ref: Any, line: bool,
+    def _stream(self, leased: PrivateEndpoint, accepted: RunAccepted, first: Any, ref: Any, line: bool,
                 run_config: RunConfig | None, user_id: str, session_id: str) -> Iterator[Event]:
         """Yield the run's events until its terminal message (``first``: one that came
         already), from the endpoint's direct line when the run went there (``line``),
@@ -802,7 +802,7 @@ class Runner:
         session's partition accepted it; raises the typed error it answered instead."""
         request = _checked(RunRequest(self.app_name, user_id, session_id, run_config=run_config,
                                       reject_if_busy=reject_if_busy, batched=True, live=True))
-        endpoint = _Endpoint(self.host.system)
+        endpoint = PrivateEndpoint(self.host.system)
         try:
             accepted = self._start_run(endpoint, request)
         finally:
