@@ -207,6 +207,7 @@ class SoakReport:
     jobs_completed: int = 0
     jobs_discarded: int = 0
     jobs_unfinished: int = 0  # neither completed nor discarded once the tree was restored
+    jobs_unfinished_states: dict[str, int] = field(default_factory=dict)  # what the unfinished ones were
     jobs_overlaps: int = 0  # attempts that found another attempt of their job running
     jobs_attempts: int = 0  # attempts that ran to their end (several per job when faults cut some short)
 
@@ -242,7 +243,8 @@ class SoakReport:
             f"next turn valid    {self.next_turn_valid}/{self.sessions}",
             f"orphans            {self.orphans}",
             *([f"jobs               {self.jobs}: {self.jobs_completed} completed, {self.jobs_discarded} discarded, "
-               f"{self.jobs_unfinished} unfinished; {self.jobs_attempts} attempts ran to their end",
+               f"{self.jobs_unfinished} unfinished ({counts(self.jobs_unfinished_states)}); "
+               f"{self.jobs_attempts} attempts ran to their end",
                f"jobs at once       {self.jobs_overlaps} (two attempts of one job running together)"]
               if self.jobs else []),
             f"result             {'PASSED' if self.passed else 'FAILED'}",
@@ -461,6 +463,9 @@ def _settle_soak_jobs(host: Host, report: SoakReport, count: int, ids: list[str]
     report.jobs_completed = sum(1 for state in states.values() if state == "completed")
     report.jobs_discarded = sum(1 for state in states.values() if state == "discarded")
     report.jobs_unfinished = count - report.jobs_completed - report.jobs_discarded
+    left = Counter(state for state in states.values() if state not in FINISHED)
+    left["never enqueued"] = count - len(wanted)
+    report.jobs_unfinished_states = {state: n for state, n in left.items() if n}
     lines = (folder / "log").read_text().splitlines() if (folder / "log").exists() else []
     report.jobs_overlaps = sum(1 for line in lines if line.startswith("overlap"))
     report.jobs_attempts = sum(1 for line in lines if line.startswith("done"))

@@ -577,3 +577,27 @@ def test_the_jobs_section_of_the_config(tmp_path: Path) -> None:
     off = tmp_path / "off.toml"
     off.write_text("[jobs]\nenabled = false\n")
     assert load_settings(off).jobs.jobs_config() is None
+
+
+def test_the_client_rides_out_a_restart_of_the_jobs_actor_and_says_when_there_is_none(
+        jobs_host: Host, tmp_path: Path) -> None:
+    """A call made while the jobs actor is being restarted waits for the new one (no
+    supervision exception reaches the caller); a host without jobs says so at once."""
+    actor = jobs_host.root.pids()["jobs"]  # type: ignore[union-attr]
+    assert actor is not None
+    jobs_host.jobs.list()  # the client knows the old address
+    os.kill(actor, signal.SIGKILL)
+    job = jobs_host.jobs.enqueue_function("job_functions:noop")  # sent to the old address first
+    assert finished(jobs_host, job.id).state == "completed"
+    assert jobs_host.root.pids()["jobs"] != actor  # type: ignore[union-attr]
+
+
+def test_a_host_without_jobs_refuses_at_once(actor_system: Any, tmp_path: Path) -> None:
+    from adk_actors import HostError
+
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), jobs=None),
+              system=actor_system) as host:
+        began = time.monotonic()
+        with pytest.raises(HostError, match="runs no jobs actor"):
+            host.jobs.list()
+        assert time.monotonic() - began < 2

@@ -9,10 +9,11 @@ run (nothing is stored), :class:`NotFoundError` for an unknown job (or another u
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 from typing import Any
 
-from supervision import CallError, ChildNotFound, ServerNotRunning, call
+from supervision import CallError, CallTimeout, ChildNotFound, ServerNotRunning, call
 
 from .._exceptions import HostError
 from ..jobs import (
@@ -30,6 +31,15 @@ from ._runner import PrivateEndpoint, typed_error
 
 __all__ = ["Jobs"]
 
+#: while a call waits, how often the jobs actor's process is looked at
+_ALIVE_POLL = 0.2
+#: how long to wait before looking the jobs actor up again while it restarts
+_RESTART_POLL = 0.05
+
+
+class _NoJobsActor(HostError):
+    """The host has no jobs actor at all (not a restart: asking again will not help)."""
+
 
 class Jobs:
     """The jobs of ``host`` as ``user_id`` sees them (None: the operator, every user's).
@@ -43,6 +53,7 @@ class Jobs:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._address: Any = None
+        self._pid: int | None = None
         self._endpoint: PrivateEndpoint | None = None
 
     def _own(self, spec: JobSpec) -> JobSpec:
@@ -92,30 +103,52 @@ class Jobs:
         return job
 
     def _call(self, request: Any) -> Any:
+        """One call to the jobs actor, within ``timeout`` s. In order: its address (looked
+        up when not known); the call, watching the actor's process (a death is known at
+        once, not at the timeout); when the actor is gone or restarting, the address is
+        looked up again and the call sent again, until the deadline. A request the dead
+        actor had stored before it died may so be stored twice (an enqueue: give it a
+        ``unique_key``). Errors: the actor's answer typed; :class:`HostError` at the
+        deadline."""
+        deadline = time.monotonic() + self.timeout
         with self._lock:
             if self._endpoint is None:
                 self._endpoint = PrivateEndpoint(self._host.system)
-            for attempt in (1, 2):
-                if self._address is None:
-                    self._address = self._look_up()
+            while True:
                 try:
-                    return call(self._endpoint.context, self._address, request, timeout=self.timeout)
-                except ServerNotRunning:
-                    self._address = None  # restarted since: look it up again, once
-                    if attempt == 2:
-                        raise HostError("the jobs actor is restarting; try again") from None
+                    if self._address is None:
+                        self._address, self._pid = self._look_up()
+                    pid = self._pid
+                    # Watch its process where that can be told here; else a dead
+                    # address refusing the delivery says it (``call``).
+                    alive = ((lambda: self._host.tree_process_alive(pid) is not False)
+                             if pid and self._host.tree_process_alive(pid) is not None else None)
+                    return call(self._endpoint.context, self._address, request,
+                                timeout=max(0.1, deadline - time.monotonic()), alive=alive, poll=_ALIVE_POLL)
+                except _NoJobsActor:
+                    raise
+                except (ServerNotRunning, HostError) as exc:
+                    self._address = None  # restarted (or restarting): look it up again
+                    if time.monotonic() >= deadline:
+                        raise HostError(f"the jobs actor did not take the request: {exc}") from None
+                    time.sleep(_RESTART_POLL)
                 except CallError as exc:
                     raise typed_error(exc) from None
-        raise AssertionError("unreachable")
+                except CallTimeout:
+                    self._address = None
+                    raise HostError(f"no answer from the jobs actor within {self.timeout} s") from None
 
-    def _look_up(self) -> Any:
+    def _look_up(self) -> tuple[Any, int | None]:
+        """The jobs actor's address and process; HostError while it is restarting."""
         root = self._host.root
         if root is None:
             raise HostError("the host is not running")
         try:
-            address = root.child("jobs").address
+            info = root.child("jobs")
         except ChildNotFound:
-            address = None
-        if address is None:
-            raise HostError("the host runs no jobs actor (or it is restarting)")
-        return address
+            raise _NoJobsActor("the host runs no jobs actor ([jobs] enabled = false)") from None
+        except (CallError, CallTimeout) as exc:
+            raise HostError(f"the host's root did not answer: {exc}") from None
+        if info.address is None:
+            raise HostError("the jobs actor is restarting")
+        return info.address, info.pid
