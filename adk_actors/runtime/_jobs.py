@@ -41,7 +41,7 @@ import queue
 import signal
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from supervision import (
@@ -72,7 +72,6 @@ from ..jobs import (
     GetJob,
     Job,
     JobInfo,
-    JobSpec,
     JobStore,
     ListJobs,
     RetryJob,
@@ -268,11 +267,9 @@ class JobQueueActor(GenServer):
         for entry in self.config.cron:
             due = next_cron_time(entry.expression, self.cron_checked, entry.timezone)
             while due <= now:
-                spec = entry.spec
-                self.store.insert(JobSpec(**{**spec.__dict__, "unique_key": f"cron:{entry.name}:{due:.0f}",
-                                             "unique_period": 366 * 24 * 3600.0,
-                                             "meta": {**spec.meta, "cron": entry.name}}),
-                                  default_backoff=self.config.backoff_of(spec.queue))
+                spec = replace(entry.spec, unique_key=f"cron:{entry.name}:{due:.0f}", unique_period=366 * 86_400.0,
+                               meta={**entry.spec.meta, "cron": entry.name})
+                self.store.insert(spec, default_backoff=self.config.backoff_of(spec.queue))
                 due = next_cron_time(entry.expression, due, entry.timezone)
         self.cron_checked = now
 
