@@ -17,6 +17,7 @@ __all__ = [
     "NotFoundError",
     "RunFailedError",
     "SessionBusyError",
+    "SessionElsewhereError",
     "SessionExistsError",
     "SessionFailedError",
     "SessionNotFoundError",
@@ -57,6 +58,12 @@ class SessionUnreadableError(AdkError):
     """The store holds the session but cannot read it back (written by an older
     version, or a corrupted row). Only that session is affected: delete it, or mend
     its rows."""
+
+
+class SessionElsewhereError(AdkError):
+    """Another host's partition holds the session (its single-writer lease, in a store
+    several hosts share): this host did not serve it, and wrote nothing. The message
+    names the holder; the session is served here again once that lease ends."""
 
 
 class SessionFailedError(AdkError):

@@ -130,6 +130,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     configure_logging(json=True, level=settings.logging.level)
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
+                           store_url=settings.store.url, lease_seconds=settings.store.lease_seconds,
                            port=host_cfg.port, address=host_cfg.address, log_file=settings.log_file,
                            log_level=getattr(logging, settings.logging.level),
                            conformance_dir=host_cfg.conformance_dir or None, partitions=host_cfg.partitions,

@@ -22,7 +22,8 @@ from ._validate import MAX_JSON_DEPTH
 from .jobs import Backoff, CronEntry, JobsConfig, JobSpec, next_cron_time
 
 __all__ = ["ArtifactsSection", "BackoffSection", "BreakerSection", "ConfigError", "CronSection", "HostSection", "HttpSection",
-           "JobsSection", "LimitsSection", "LoggingSection", "RetrySection", "Settings", "load_settings"]
+           "JobsSection", "LimitsSection", "LoggingSection", "RetrySection", "Settings", "StoreSection",
+           "load_settings"]
 
 
 class HostSection(BaseModel):
@@ -86,6 +87,28 @@ class HostSection(BaseModel):
     @property
     def agents_folder(self) -> str:
         return self.agents_dir or str(Path(self.data_dir) / "agents")
+
+
+class StoreSection(BaseModel):
+    """Where sessions are stored. Empty ``url``: SQLite in ``data_dir`` (the embedded
+    default). ``postgresql://user:password@host:port/db``: a PostgreSQL database, the
+    store several hosts share (schema created and migrated on start). The password is
+    shown nowhere; ``ADK_ACTORS_STORE__URL`` keeps it out of the config file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = ""
+    # How long a partition's lease on a session it holds lasts without renewal (it
+    # renews every third of it): the longest a session waits for another host after
+    # its holder was cut off.
+    lease_seconds: float = Field(default=15.0, ge=1.0, le=3600.0)
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, url: str) -> str:
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be empty (SQLite in data_dir) or a postgresql:// URL")
+        return url
 
 
 class LoggingSection(BaseModel):
@@ -278,6 +301,7 @@ class Settings(BaseSettings):
 
     host: HostSection = Field(default_factory=HostSection)
     logging: LoggingSection = Field(default_factory=LoggingSection)
+    store: StoreSection = Field(default_factory=StoreSection)
     apps: dict[str, str] = Field(default_factory=dict)
     models: dict[str, str] = Field(default_factory=dict)  # model name -> OpenAI-compatible base URL
     breaker: BreakerSection = Field(default_factory=BreakerSection)

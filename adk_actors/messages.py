@@ -80,8 +80,10 @@ __all__ = [
 #: (``SessionLifecycle``), and the error codes ``session_failed``,
 #: ``session_unreadable``, ``internal_error``;
 #: 11 added ``partition_key`` to every request that names a session or a user, so
-#: that a caller addresses a session through the session supervisor.
-PROTOCOL_VERSION = 11
+#: that a caller addresses a session through the session supervisor;
+#: 12 added the error code ``session_elsewhere`` (another host's partition holds the
+#: session's lease: ``store.Lease``).
+PROTOCOL_VERSION = 12
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -90,7 +92,7 @@ PROBE = "probe"
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",
-               "limit_exceeded", "session_unreadable", "internal_error", "session_failed")
+               "limit_exceeded", "session_unreadable", "internal_error", "session_failed", "session_elsewhere")
 
 #: Why a run failed (``RunFailed.reason``).
 FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error")

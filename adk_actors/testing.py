@@ -1,4 +1,5 @@
-"""Test doubles shipped with adk-actors: a provider stub server that speaks real HTTP.
+"""Test doubles shipped with adk-actors: a provider stub server that speaks real HTTP,
+and a real PostgreSQL server owned by the test run (:class:`TemporaryPostgres`).
 
 ``StubServer`` is a real HTTP/1.1 server on 127.0.0.1 (a free port, a background
 thread). Script its answers in order with :class:`StubResponse`: JSON bodies, error
@@ -24,10 +25,14 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ._temporary_postgres import PostgresUnavailable, TemporaryPostgres
+
 __all__ = [
+    "PostgresUnavailable",
     "RecordedRequest",
     "StubResponse",
     "StubServer",
+    "TemporaryPostgres",
     "anthropic_error",
     "anthropic_message",
     "anthropic_stream",

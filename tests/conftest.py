@@ -27,6 +27,17 @@ Host.load_tree_code()
 pytest_plugins = ["supervision.testing"]
 
 
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """One real PostgreSQL server for the whole run (Debian's postgresql, initdb in a
+    temp folder, a free loopback port), stopped at the end; tests take a fresh
+    database each (``postgres.new_database()``)."""
+    from adk_actors.testing import TemporaryPostgres
+
+    with TemporaryPostgres() as server:
+        yield server
+
+
 @pytest.fixture
 def events(tmp_path: Path) -> Path:
     """A file Probe children append their start/terminate records to."""

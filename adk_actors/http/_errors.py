@@ -30,6 +30,7 @@ from .._exceptions import (
     NotFoundError,
     RunFailedError,
     SessionBusyError,
+    SessionElsewhereError,
     SessionExistsError,
     SessionFailedError,
     SessionNotFoundError,
@@ -46,6 +47,7 @@ _STATUS: tuple[tuple[type[AdkError], int], ...] = (
     (SessionNotFoundError, 404), (UnknownAppError, 404), (NotFoundError, 404), (SessionExistsError, 409),
     (SessionBusyError, 409), (SessionFailedError, 409), (LimitExceededError, 413), (InvalidRequestError, 400),
     (ArtifactError, 400), (HostError, 503), (RunFailedError, 500), (SessionUnreadableError, 500),
+    (SessionElsewhereError, 503),
     (InternalError, 500))
 
 #: What a 503 says: why the host could not answer is in its log, not in the answer.

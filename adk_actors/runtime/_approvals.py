@@ -22,14 +22,16 @@ from typing import Any
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
 from .._validate import check_message
-from ..store import private_file
+from ..store import open_session_store, private_file
 from ._service_calls import Approval, Approve, Deny, ListApprovals, RegisterApproval, WaitDecision
 
 __all__ = ["ApprovalActor", "ApprovalStore"]
 
 
 class ApprovalStore:
-    def __init__(self, path: str, session_store_path: str | None = None) -> None:
+    def __init__(self, path: str, session_store: str | None = None) -> None:
+        """Open the approvals' SQLite file and, when ``session_store`` (a session store
+        location) is given, that store: what tells a pending approval's run has ended."""
         self._lock = threading.Lock()
         private_file(path)
         self._db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
@@ -37,7 +39,7 @@ class ApprovalStore:
         self._db.execute("CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, app TEXT, user TEXT, "
                          "session TEXT, run_id TEXT, agent TEXT, tool TEXT, args TEXT, hint TEXT, status TEXT, "
                          "reason TEXT, created REAL, decided REAL)")
-        self.session_store_path = session_store_path
+        self.sessions = open_session_store(session_store) if session_store else None
 
     def register(self, request: RegisterApproval) -> Approval:
         approval = Approval(f"approval-{uuid.uuid4().hex[:12]}", request.app_name, request.user_id,
@@ -79,20 +81,20 @@ class ApprovalStore:
 
     def _expire_orphans(self) -> None:
         """Pending approvals whose run is no longer running (the host restarted) expire."""
-        if not self.session_store_path:
+        if self.sessions is None:
             return
         with self._lock:
             pending = self._db.execute("SELECT id, run_id FROM approvals WHERE status='pending'").fetchall()
-        if not pending:
-            return
-        runs = sqlite3.connect(self.session_store_path, timeout=30.0)
-        try:
-            for approval_id, run_id in pending:
-                row = runs.execute("SELECT status FROM runs WHERE run_id=?", (run_id,)).fetchone()
-                if row is not None and row[0] != "running":
-                    self.decide(approval_id, "expired", f"its run ended ({row[0]}) before a decision")
-        finally:
-            runs.close()
+        for approval_id, run_id in pending:
+            status = self.sessions.run_status(run_id)
+            if status is not None and status != "running":
+                self.decide(approval_id, "expired", f"its run ended ({status}) before a decision")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+        if self.sessions is not None:
+            self.sessions.close()
 
 
 def _row(row: tuple[Any, ...]) -> Approval:
@@ -105,7 +107,7 @@ class ApprovalActor(GenServer):
     check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
-        self.store = ApprovalStore(args["path"], args.get("session_store_path"))
+        self.store = ApprovalStore(args["path"], args.get("session_store"))
         self.waiters: dict[str, list[CallerRef]] = {}
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
@@ -144,6 +146,9 @@ class ApprovalActor(GenServer):
                 self.log.info("decision %s ignored: %s", request, exc)
         else:
             super().handle_cast(request)
+
+    def terminate(self, reason: Any) -> None:
+        self.store.close()
 
     def handle_timeout(self, payload: Any) -> None:
         if isinstance(payload, tuple) and payload[0] == "wait-over":

@@ -141,9 +141,21 @@ class HostConfig:
     clients: tuple[ChildSpec, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
+    #: The session store: empty, SQLite in ``data_dir``; a ``postgresql://`` URL, that
+    #: database (``[store] url``). See ``store_location``.
+    store_url: str = ""
+    lease_seconds: float = 15.0  # a partition's lease on a session it holds (renewed every third)
+
     @property
     def store_path(self) -> str:
+        """The SQLite file of the embedded store (where it is, or would be)."""
         return str(Path(self.data_dir) / "sessions.db")
+
+    @property
+    def store_location(self) -> str:
+        """What every process of the host opens as its session store
+        (``store.open_session_store``): the URL, else the SQLite file."""
+        return self.store_url or self.store_path
 
 
 class Host:
@@ -188,7 +200,10 @@ class Host:
         if self.system is None:
             self.system = start_actor_system(self.config.port, host=self.config.address, log_file=self.config.log_file,
                                              log_level=self.config.log_level, log_formatter=JSON_LINES)
-        partition_args = PartitionArgs(store_path=self.config.store_path, apps=dict(self.config.apps),
+        partition_args = PartitionArgs(store=self.config.store_location, apps=dict(self.config.apps),
+                                       lines_dir=str(Path(self.config.data_dir) / "lines"),
+                                       lease_holder=f"{self.config.address}:{self.config.port}",
+                                       lease_seconds=self.config.lease_seconds,
                                        agents_dir=self.config.agents_dir, conformance_dir=self.config.conformance_dir,
                                        idle_timeout=self.config.idle_timeout,
                                        run_timeout=self.config.run_timeout,
@@ -248,9 +263,9 @@ class Host:
                 ChildSpec(id="artifacts", start=ArtifactActor, name="artifacts", backoff=backoff,
                           args={"root": str(data / "artifacts"), "max_bytes": self.config.max_artifact_bytes}),
                 ChildSpec(id="memory", start=MemoryActor, name="memory", backoff=backoff,
-                          args={"memory_path": str(data / "memory.db"), "session_store_path": self.config.store_path}),
+                          args={"memory_path": str(data / "memory.db"), "session_store": self.config.store_location}),
                 ChildSpec(id="approvals", start=ApprovalActor, name="approvals", backoff=backoff,
-                          args={"path": str(data / "approvals.db"), "session_store_path": self.config.store_path}),
+                          args={"path": str(data / "approvals.db"), "session_store": self.config.store_location}),
                 ChildSpec(id="credentials", start=CredentialActor, name="credentials", backoff=backoff,
                           args={"path": str(data / "credentials.db")}),
                 # MCP toolsets: one actor each, started by the first run that needs it (runtime._mcp).
@@ -310,19 +325,21 @@ class Host:
     def _check_store(self) -> None:
         """Open the session store once in this process: its migrations run, and SQLite's
         quick check reads every page (a corrupted file stops the start here, with
-        :class:`HostError`, instead of failing the first turn that touches it)."""
-        from ..store import SQLiteSessionStore
+        :class:`HostError`, instead of failing the first turn that touches it). A
+        PostgreSQL store is reached and migrated here; its URL's password is in no message."""
+        from ..store import open_session_store, store_name
 
+        where = store_name(self.config.store_location)
         try:
-            store = SQLiteSessionStore(self.config.store_path)
+            store = open_session_store(self.config.store_location)
         except Exception as exc:
-            raise HostError(f"the session store {self.config.store_path} cannot be opened: {exc}") from None
+            raise HostError(f"the session store {where} cannot be opened: {exc}") from None
         try:
             problems = store.quick_check()
         finally:
             store.close()
         if problems:
-            raise HostError(f"the session store {self.config.store_path} is corrupted ({'; '.join(problems[:3])}): "
+            raise HostError(f"the session store {where} is corrupted ({'; '.join(problems[:3])}): "
                             "restore it from a backup, or move it away to start with an empty store")
 
     @classmethod

@@ -13,7 +13,7 @@ from supervision import BadRequest, CallerRef, CallError, GenServer
 
 from .._types import Event
 from .._validate import check_message
-from ..store import SessionNotFound, SQLiteSessionStore
+from ..store import SessionNotFound, open_session_store
 from ..store._memory import SQLiteMemoryStore
 from ._service_calls import AddSessionToMemory, SearchMemory
 
@@ -25,7 +25,7 @@ class MemoryActor(GenServer):
 
     def init(self, args: dict[str, Any]) -> None:
         self.memory = SQLiteMemoryStore(args["memory_path"])
-        self.sessions = SQLiteSessionStore(args["session_store_path"])
+        self.sessions = open_session_store(args["session_store"])
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, AddSessionToMemory):

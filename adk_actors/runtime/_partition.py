@@ -97,12 +97,15 @@ from ..messages import (
     session_key,
 )
 from ..store import (
+    LeaseLost,
     SessionExists,
+    SessionLeased,
     SessionLimitReached,
     SessionNotFound,
-    SQLiteSessionStore,
+    StoreError,
     Unreadable,
     Unstorable,
+    open_session_store,
 )
 from ._caller_line import CallerLine, LineServer
 from ._link import RunLink, fork_linked
@@ -134,8 +137,11 @@ _PRELOAD = ("adk_actors.log", "adk_actors.telemetry", "adk_actors.engine", "adk_
 
 @dataclass(frozen=True)
 class PartitionArgs:
-    store_path: str
+    store: str  # the session store's location (store.open_session_store): a SQLite file or a postgresql:// URL
     apps: dict[str, str]  # app name -> root agent import path or YAML file
+    lines_dir: str | None = None  # where Runners' direct lines listen (None: Runners use Thespian)
+    lease_holder: str = "local"  # this host's name among the store's writers (its partitions add their index)
+    lease_seconds: float = 15.0  # a lease on a held session lasts this long unless renewed (every third)
     agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
     conformance_dir: str | None = None  # where conformance cases are recorded and replayed (see _conformance)
     idle_timeout: float = 300.0
@@ -215,8 +221,9 @@ class SessionPartition(GenServer):
                 self.catalog.load(app)
             except Exception as exc:
                 raise BadRequest(f"app {app!r}: cannot load its agent {path!r}: {type(exc).__name__}: {exc}") from exc
-        self.store = SQLiteSessionStore(args.store_path)
+        self.store = open_session_store(args.store)
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
+        self.holder = f"{args.lease_holder}/partition-{self.index}"
         self.address = self.myAddress
         self.limits = args.limits
         self.max_queued_runs = args.max_queued_runs
@@ -234,23 +241,24 @@ class SessionPartition(GenServer):
         self.log_armed = False
         self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
         self.slog = get_logger("adk_actors.session", actor=f"partition:{os.getpid()}")
-        self.lines = self._open_lines(args.store_path)
+        self.lines = self._open_lines(args.lines_dir)
         self.callers: list[CallerLine] = []  # the Runners' lines (see _caller_line)
         self.flush_armed = False
         self.health = HealthMonitor(args.health) if args.health is not None else None
         self._fail_orphaned_runs()
         self._watch_links()
         self.send_after(WORKER_START_DELAY, ("start-workers",))
+        self.send_after(args.lease_seconds / 3, ("leases",))
         if self.health is not None:
             self.send_after(self.health.check.interval, ("health",))
 
-    def _open_lines(self, store_path: str) -> LineServer | None:
-        """Listen for Runners' direct lines beside the store (none for a store in memory,
-        or when the folder cannot hold a socket: Runners then use Thespian)."""
-        if store_path == ":memory:":
+    def _open_lines(self, lines_dir: str | None) -> LineServer | None:
+        """Listen for Runners' direct lines in ``lines_dir`` (none without one, or when
+        the folder cannot hold a socket: Runners then use Thespian)."""
+        if lines_dir is None:
             return None
         try:
-            return LineServer(Path(store_path).resolve().parent / "lines")
+            return LineServer(Path(lines_dir).resolve())
         except OSError as exc:
             self.slog.warning("no direct lines for Runners", error=str(exc))
             return None
@@ -333,8 +341,10 @@ class SessionPartition(GenServer):
             raise CallError(str(exc), code="limit_exceeded") from None
         except Unstorable as exc:
             raise BadRequest(str(exc)) from None
-        # Held at once: its first turn is about to come, and needs no store read.
-        self._hold(Session(self, data.app_name, data.user_id, data.id, dict(data.state), [], data.last_update_time))
+        # Held at once (its lease taken): its first turn is about to come, and needs no store read.
+        lease = self._lease(data.app_name, data.user_id, data.id)
+        self._hold(Session(self, data.app_name, data.user_id, data.id, dict(data.state), [], data.last_update_time,
+                           lease=lease))
         return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time)
 
     def _delete(self, request: DeleteSession) -> str:
@@ -381,6 +391,8 @@ class SessionPartition(GenServer):
             return session
         self._tell(request.key, "activating")
         try:
+            # The lease first, then the read: no other holder can write between them.
+            lease = self._lease(request.app_name, request.user_id, request.session_id)
             data = self.store.get_session(request.app_name, request.user_id, request.session_id)
         except SessionNotFound:
             self._tell(request.key, "activation_failed", "unknown_session")
@@ -390,7 +402,45 @@ class SessionPartition(GenServer):
             self._tell(request.key, "activation_failed", f"session_unreadable: {exc}")
             raise CallError(str(exc), code="session_unreadable") from None
         return self._hold(Session(self, data.app_name, data.user_id, data.id, data.state, data.events,
-                                  data.last_update_time))
+                                  data.last_update_time, lease=lease))
+
+    def _lease(self, app: str, user: str, session_id: str) -> Any:
+        """This partition's lease on a session it is about to hold (``store.Lease``);
+        CallError ``session_elsewhere``, naming its holder, when another host's
+        partition holds it (never two writers)."""
+        try:
+            return self.store.acquire_lease(app, user, session_id, self.holder, self.config.lease_seconds)
+        except SessionLeased as exc:
+            self._tell(session_key(app, user, session_id), "activation_failed", f"session_elsewhere: {exc}")
+            raise CallError(str(exc), code="session_elsewhere") from None
+
+    def _let_go(self, session: Session) -> None:
+        """Release a session's lease (passivated or dropped here): another holder may
+        take it at once. A store that fails here is logged: the lease expires alone."""
+        if session.lease is None:
+            return
+        try:
+            self.store.release_lease(session.lease)
+        except StoreError as exc:
+            self.slog.warning("a session's lease was not released; it expires on its own", session=session.key,
+                              error=str(exc))
+
+    def _renew_leases(self) -> None:
+        """Renew the leases of every session held here; a session whose lease another
+        holder took (this partition was cut off from the store for longer than a
+        lease) is dropped: its runs end ``interrupted``, and its new holder serves it."""
+        self.send_after(self.config.lease_seconds / 3, ("leases",))
+        if not self.sessions:
+            return
+        try:
+            held = self.store.renew_leases(self.holder, self.config.lease_seconds)
+        except StoreError as exc:
+            self.slog.warning("leases not renewed: the store failed", error=str(exc))
+            return
+        for key, session in list(self.sessions.items()):
+            if (session.app_name, session.user_id, session.session_id) not in held:
+                self.slog.warning("a session's lease was taken by another holder; dropped here", session=key)
+                self._drop(key, "the session moved to another host (its lease was taken)")
 
     def _hold(self, session: Session) -> Session:
         session.idle_since = self.clock()
@@ -415,6 +465,7 @@ class SessionPartition(GenServer):
             if session.active is None and not session.waiting and now - session.idle_since >= self.config.idle_timeout:
                 del self.sessions[key]
                 self._forget(key)
+                self._let_go(session)
                 self._tell(key, "passivated")
         for key, faults in list(self.faults.items()):  # quiet for a period, and not failed: forgotten
             if not faults.failed and key not in self.sessions and (
@@ -441,6 +492,7 @@ class SessionPartition(GenServer):
                 self.runs.pop(run.run_id, None)
         session.interrupt(why)
         self._forget(key)
+        self._let_go(session)
 
     def handle_error(self, request: Any, error: Exception) -> CallError | None:
         """A request failed inside the partition (a bug: not the caller's input, which
@@ -448,6 +500,9 @@ class SessionPartition(GenServer):
         view is read from the store again on its next request), its caller is answered
         ``internal_error``, and the partition and its other sessions carry on. A
         request that names no session (the partition's own commands) crashes it."""
+        if isinstance(request, _SESSION_REQUESTS) and isinstance(error, LeaseLost):
+            self._drop(request.key, "the session moved to another host (its lease was taken)")
+            return CallError(str(error), code="session_elsewhere")
         if isinstance(request, _SESSION_REQUESTS):
             self._crash_session(request.key, f"{type(error).__name__} while handling {type(request).__name__}")
         elif not isinstance(request, _READS):
@@ -804,6 +859,10 @@ class SessionPartition(GenServer):
         if live is not None and live[1].worker is worker:
             try:
                 live[0].on_output(live[1], output)
+            except LeaseLost as exc:  # another host's partition holds the session now
+                self.slog.warning("a session's lease was taken; its run ends here", session=live[0].key,
+                                  run=output.run_id, error=str(exc))
+                self._drop(live[0].key, "the session moved to another host (its lease was taken)")
             except Exception as exc:  # a bug: that session alone is dropped (see handle_error)
                 self.slog.error("a session failed while committing its run's output; dropped",
                                 session=live[0].key, run=output.run_id, error=f"{type(exc).__name__}: {exc}",
@@ -851,6 +910,8 @@ class SessionPartition(GenServer):
         kind = payload[0] if isinstance(payload, tuple) and payload else None
         if kind == "idle":
             self._passivate()
+        elif kind == "leases":
+            self._renew_leases()
         elif kind == "shrink":
             self._shrink()
         elif kind == "log":

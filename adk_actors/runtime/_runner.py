@@ -51,6 +51,7 @@ from .._exceptions import (
     NotFoundError,
     RunFailedError,
     SessionBusyError,
+    SessionElsewhereError,
     SessionExistsError,
     SessionFailedError,
     SessionNotFoundError,
@@ -143,6 +144,7 @@ _ERRORS: dict[str, type[AdkError]] = {
     "session_unreadable": SessionUnreadableError,
     "internal_error": InternalError,
     "session_failed": SessionFailedError,
+    "session_elsewhere": SessionElsewhereError,
 }
 
 

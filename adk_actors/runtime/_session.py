@@ -49,7 +49,7 @@ from ..messages import (
     SessionInfo,
     session_key,
 )
-from ..store import RunExists, SQLiteSessionStore, Unstorable
+from ..store import Lease, RunExists, SessionStores, Unstorable
 from ._run_protocol import RunOutcome, RunOutput
 
 __all__ = ["CANCEL_GRACE", "Session", "SessionOwner", "SessionRun"]
@@ -61,7 +61,7 @@ CANCEL_GRACE = 2.0
 class SessionOwner(Protocol):
     """What a session needs from the partition that holds it."""
 
-    store: SQLiteSessionStore
+    store: SessionStores
     address: Any  # the partition's address (RunAccepted.session)
     limits: Limits
     max_queued_runs: int
@@ -127,6 +127,7 @@ class Session:
     active: SessionRun | None = None
     waiting: deque[SessionRun] = field(default_factory=deque)
     idle_since: float = 0.0  # the owner's clock at its last request or run end
+    lease: Lease | None = None  # its single-writer lease: every write names it (store.Lease)
 
     @property
     def key(self) -> str:
@@ -164,7 +165,8 @@ class Session:
         state delta."""
         stored_events = self.owner.store.append_events(
             self.app_name, self.user_id, self.session_id, events, end_run=end_run,
-            trace=outcome.trace if outcome is not None else None, keep_turns=self.owner.trace_turns)
+            trace=outcome.trace if outcome is not None else None, keep_turns=self.owner.trace_turns,
+            lease=self.lease)
         for stored in stored_events:
             if stored is not None:
                 self.events.append(stored)
@@ -194,7 +196,7 @@ class Session:
             raise CallError(f"session {self.session_id!r} is running another turn", code="busy")
         try:
             self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id,
-                                       self.owner.durable_address(caller))
+                                       self.owner.durable_address(caller), lease=self.lease)
         except RunExists as exc:
             if self.owner.store.run_status(request.run_id) != "interrupted":
                 raise CallError(str(exc), code="invalid_request") from None  # a run id is never reused

@@ -1,4 +1,5 @@
-"""Stores: sessions (SQLite, the embedded default) and artifacts (files)."""
+"""Stores: sessions (SQLite, the embedded default; PostgreSQL, shared by several hosts)
+and artifacts (files)."""
 
 from .._files import private_dir, private_file, write_private
 from ._artifacts import (
@@ -9,10 +10,13 @@ from ._artifacts import (
     validate_name,
 )
 from ._base import (
+    Lease,
+    LeaseLost,
     RunExists,
     RunRecord,
     SessionData,
     SessionExists,
+    SessionLeased,
     SessionLimitReached,
     SessionNotFound,
     SessionStore,
@@ -21,6 +25,8 @@ from ._base import (
     Unstorable,
     split_delta,
 )
+from ._open import SessionStores, open_session_store, store_name
+from ._postgres import POSTGRES_MIGRATIONS, PostgresSessionStore, is_postgres_url, redacted_url
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
 
 
@@ -31,25 +37,35 @@ def in_memory_store() -> SQLiteSessionStore:
 
 __all__ = [
     "MIGRATIONS",
+    "POSTGRES_MIGRATIONS",
     "ArtifactError",
     "ArtifactTooLarge",
     "FileArtifactStore",
     "InvalidArtifactName",
+    "Lease",
+    "LeaseLost",
+    "PostgresSessionStore",
     "RunExists",
     "RunRecord",
     "SQLiteSessionStore",
     "SessionData",
     "SessionExists",
+    "SessionLeased",
     "SessionLimitReached",
     "SessionNotFound",
     "SessionStore",
+    "SessionStores",
     "StoreError",
     "Unreadable",
     "Unstorable",
     "in_memory_store",
+    "is_postgres_url",
+    "open_session_store",
     "private_dir",
     "private_file",
+    "redacted_url",
     "split_delta",
+    "store_name",
     "validate_name",
     "write_private",
 ]

@@ -15,9 +15,12 @@ from .._exceptions import AdkError
 from .._types import Event
 
 __all__ = [
+    "Lease",
+    "LeaseLost",
     "RunRecord",
     "SessionData",
     "SessionExists",
+    "SessionLeased",
     "SessionNotFound",
     "SessionStore",
     "StoreError",
@@ -64,6 +67,39 @@ class RunExists(StoreError):
     """A run id that this store has seen already (run ids are never reused)."""
 
 
+class SessionLeased(StoreError):
+    """Another holder has the session's lease (a partition of another host holds the
+    session): the session was not activated here, and nothing was written."""
+
+    def __init__(self, message: str, holder: str) -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
+class LeaseLost(StoreError):
+    """A write under a lease that another holder has taken since (this holder was cut
+    off for longer than the lease, and the session moved): refused, nothing written."""
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A session's single-writer lease, as :meth:`SessionStore.acquire_lease` granted it.
+
+    ``holder`` holds it until ``expires`` (seconds on the store's clock) unless it
+    renews it; ``epoch`` grows each time the lease is taken, by anyone (the same holder
+    after a restart too), so a write that names an older epoch is refused
+    (:class:`LeaseLost`): a holder that lost its lease while cut off can never
+    interleave its writes with those of the session's new holder.
+    """
+
+    app_name: str
+    user_id: str
+    session_id: str
+    holder: str
+    epoch: int
+    expires: float
+
+
 @dataclass
 class SessionData:
     app_name: str
@@ -105,6 +141,9 @@ class SessionStore(Protocol):
     def list_sessions(self, app: str, user: str) -> list[SessionData]: ...
     def delete_session(self, app: str, user: str, session_id: str) -> None: ...
     def append_event(self, app: str, user: str, session_id: str, event: Event) -> Event | None: ...
+    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float) -> Lease: ...
+    def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]: ...
+    def release_lease(self, lease: Lease) -> None: ...
     def scoped_state(self, app: str, user: str) -> dict[str, Any]: ...
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any) -> None: ...
     def end_run(self, run_id: str, status: str) -> None: ...

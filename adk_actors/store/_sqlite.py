@@ -30,14 +30,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from .._files import private_file
 from .._types import Event, apply_state_delta
-from .._validate import value_problem
 from ..tracing import PackedTrace, TraceSpan, unpack
 from ._base import (
-    STORABLE_DEPTH,
+    Lease,
     RunExists,
     RunRecord,
     SessionData,
@@ -45,9 +42,18 @@ from ._base import (
     SessionLimitReached,
     SessionNotFound,
     StoreError,
-    Unreadable,
-    Unstorable,
     split_delta,
+)
+from ._rows import (
+    caller_address,
+    check_fence,
+    checked_state,
+    granted_epoch,
+    listed_sessions,
+    merged_state,
+    prepared_event,
+    read_events,
+    read_state,
 )
 
 __all__ = ["MIGRATIONS", "SQLiteSessionStore"]
@@ -88,6 +94,15 @@ MIGRATIONS: list[tuple[int, str]] = [
     # index, a scan of every run the host ever ran, on every restart.
     (4, """
         CREATE INDEX runs_running ON runs (status) WHERE status = 'running';
+    """),
+    # Single-writer leases (see ._base.Lease): one row per session ever leased, kept
+    # (expired) after a release so that its epoch only grows.
+    (5, """
+        CREATE TABLE session_leases (
+            app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            holder TEXT NOT NULL, epoch INTEGER NOT NULL, expires REAL NOT NULL,
+            PRIMARY KEY (app_name, user_id, session_id));
+        CREATE INDEX session_leases_by_holder ON session_leases (holder);
     """),
 ]
 
@@ -147,17 +162,10 @@ class SQLiteSessionStore:
 
     def _scoped(self, app: str, user: str) -> tuple[dict[str, Any], dict[str, Any]]:
         row = self._db.execute("SELECT state FROM app_states WHERE app_name=?", (app,)).fetchone()
-        app_state = _state_of(row[0], f"the app: state of {app}") if row else {}
+        app_state = read_state(row[0], f"the app: state of {app}") if row else {}
         row = self._db.execute("SELECT state FROM user_states WHERE app_name=? AND user_id=?", (app, user)).fetchone()
-        user_state = _state_of(row[0], f"the user: state of {app}/{user}") if row else {}
+        user_state = read_state(row[0], f"the user: state of {app}/{user}") if row else {}
         return app_state, user_state
-
-    @staticmethod
-    def _merged(session_state: dict[str, Any], app_state: dict[str, Any], user_state: dict[str, Any]) -> dict[str, Any]:
-        merged = dict(session_state)
-        merged.update({f"app:{k}": v for k, v in app_state.items()})
-        merged.update({f"user:{k}": v for k, v in user_state.items()})
-        return merged
 
     # -- sessions ------------------------------------------------------------------------------
 
@@ -167,10 +175,7 @@ class SQLiteSessionStore:
         already has ``max_per_user`` sessions of the app (counted in the same
         transaction as the insert, so concurrent creators cannot pass it together);
         Unstorable, before anything is written, for a state it could not read back."""
-        problem = value_problem(state or {}, STORABLE_DEPTH, "state")
-        if problem is not None:
-            raise Unstorable(problem)
-        app_delta, user_delta, session_state = split_delta(state or {})
+        app_delta, user_delta, session_state = split_delta(checked_state(state))
         now = time.time()
         with self._tx() as db:
             if db.execute("SELECT 1 FROM sessions WHERE app_name=? AND user_id=? AND id=?",
@@ -185,7 +190,7 @@ class SQLiteSessionStore:
                        (app, user, session_id, json.dumps(session_state), now, now))
             self._apply_scoped(db, app, user, app_delta, user_delta, now)
             app_state, user_state = self._scoped(app, user)
-        return SessionData(app, user, session_id, self._merged(session_state, app_state, user_state), [], now)
+        return SessionData(app, user, session_id, merged_state(session_state, app_state, user_state), [], now)
 
     def get_session(self, app: str, user: str, session_id: str) -> SessionData:
         """The session with its events and merged state; SessionNotFound, or Unreadable
@@ -200,13 +205,9 @@ class SQLiteSessionStore:
                 "SELECT event FROM events WHERE app_name=? AND user_id=? AND session_id=? ORDER BY seq",
                 (app, user, session_id)).fetchall()
             app_state, user_state = self._scoped(app, user)
-        try:
-            events = [Event.model_validate_json(e) for (e,) in rows]
-        except (ValidationError, ValueError) as exc:
-            raise Unreadable(f"{where}: a stored event cannot be read back "
-                             f"({_first_error(exc)}); it was written by an older version or corrupted") from None
-        state = _state_of(row[0], where)
-        return SessionData(app, user, session_id, self._merged(state, app_state, user_state), events, row[1])
+        events = read_events([text for (text,) in rows], where)
+        state = read_state(row[0], where)
+        return SessionData(app, user, session_id, merged_state(state, app_state, user_state), events, row[1])
 
     def session_exists(self, app: str, user: str, session_id: str) -> bool:
         with self._lock:
@@ -217,7 +218,7 @@ class SQLiteSessionStore:
         with self._lock:
             rows = self._db.execute("SELECT id, state, update_time FROM sessions WHERE app_name=? AND user_id=? "
                                     "ORDER BY update_time DESC", (app, user)).fetchall()
-        return [SessionData(app, user, sid, _listed_state(state), [], updated) for sid, state, updated in rows]
+        return listed_sessions(app, user, rows)
 
     def delete_session(self, app: str, user: str, session_id: str) -> None:
         with self._tx() as db:
@@ -228,6 +229,11 @@ class SQLiteSessionStore:
             for table in ("traces", "trace_events"):
                 db.execute(f"DELETE FROM {table} WHERE app_name=? AND session_id=? AND user_id=?",
                            (app, session_id, user))
+            if deleted:
+                # The lease goes too, but its epoch is kept in a fresh row: a writer
+                # that held it can never write to a new session of the same id.
+                db.execute("UPDATE session_leases SET expires=0 WHERE app_name=? AND user_id=? AND session_id=?",
+                           (app, user, session_id))
         if not deleted:
             raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
 
@@ -238,21 +244,24 @@ class SQLiteSessionStore:
 
     def append_events(self, app: str, user: str, session_id: str, events: list[Event],
                       end_run: tuple[str, str] | None = None, trace: PackedTrace | None = None,
-                      keep_turns: int = 20) -> list[Event | None]:
+                      keep_turns: int = 20, lease: Lease | None = None) -> list[Event | None]:
         """Persist ``events`` in order, each with its state delta, in ONE transaction
         (and, with ``end_run=(run_id, status)``, the end of that run too; with ``trace``,
         one turn's spans, the session keeping the traces of its last ``keep_turns``
-        turns): all of them or, on any error, none. Returns each event as stored, or
-        None for a partial event or one whose id was already stored."""
+        turns): all of them or, on any error, none. With ``lease``, only while the
+        session's lease is still that one (LeaseLost otherwise). Returns each event as
+        stored, or None for a partial event or one whose id was already stored."""
         stored_events: list[Event | None] = []
         now = time.time()
         # Serialized before the write lock is taken: the lock is held for SQL only.
-        prepared = [_prepared(event) for event in events]
+        prepared = [prepared_event(event) for event in events]
         with self._tx() as db:
             row = db.execute("SELECT state FROM sessions WHERE app_name=? AND user_id=? AND id=?",
                              (app, user, session_id)).fetchone()
             if row is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+            if lease is not None:
+                check_fence(self._lease_row(db, app, user, session_id), lease)
             state = json.loads(row[0])
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=? AND user_id=? "
                              "AND session_id=?", (app, user, session_id)).fetchone()[0]
@@ -278,7 +287,7 @@ class SQLiteSessionStore:
     @staticmethod
     def _insert_event(db: sqlite3.Connection, app: str, user: str, session_id: str, seq: int, event: Event,
                       ready: tuple[Event, str] | None) -> Event | None:
-        """Insert one event (``ready``: its stored form and JSON from :func:`_prepared`,
+        """Insert one event (``ready``: its stored form and JSON from ``_rows.prepared_event``,
         None for a partial event, which is never stored)."""
         if ready is None:
             return None
@@ -304,14 +313,18 @@ class SQLiteSessionStore:
         """The current ``app:`` and ``user:`` state, prefixed (other sessions may have changed it)."""
         with self._lock:
             app_state, user_state = self._scoped(app, user)
-        return self._merged({}, app_state, user_state)
+        return merged_state({}, app_state, user_state)
 
     # -- runs -------------------------------------------------------------------------------------
 
-    def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any) -> None:
-        """Record a run as running (raises RunExists if its id was ever used)."""
+    def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
+                  lease: Lease | None = None) -> None:
+        """Record a run as running (raises RunExists if its id was ever used; with
+        ``lease``, LeaseLost when the session's lease is no longer that one)."""
         blob = pickle.dumps(caller)
         with self._tx() as db:
+            if lease is not None:
+                check_fence(self._lease_row(db, app, user, session_id), lease)
             inserted = db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, 'running', ?, NULL)",
                                   (run_id, app, user, session_id, blob, time.time())).rowcount
         if not inserted:
@@ -328,7 +341,7 @@ class SQLiteSessionStore:
                                     "WHERE status='running'").fetchall()
         out = []
         for app, user, session_id, run_id, caller in rows:
-            out.append((app, user, session_id, RunRecord(run_id, _caller_address(caller), "running")))
+            out.append((app, user, session_id, RunRecord(run_id, caller_address(caller), "running")))
         return out
 
     def run_status(self, run_id: str) -> str | None:
@@ -344,8 +357,49 @@ class SQLiteSessionStore:
                                     "AND session_id=? AND status='running'", (app, user, session_id)).fetchall()
         records = []
         for run_id, caller, status in rows:
-            records.append(RunRecord(run_id, _caller_address(caller), status))
+            records.append(RunRecord(run_id, caller_address(caller), status))
         return records
+
+    # -- leases (see ._base.Lease) --------------------------------------------------------------
+
+    @staticmethod
+    def _lease_row(db: sqlite3.Connection, app: str, user: str, session_id: str) -> tuple[str, int] | None:
+        row = db.execute("SELECT holder, epoch FROM session_leases WHERE app_name=? AND user_id=? AND session_id=?",
+                         (app, user, session_id)).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float) -> Lease:
+        """Take the session's lease for ``ttl`` seconds (see ``_rows.granted_epoch``);
+        SessionLeased, with its holder, when another holder has it; SessionNotFound
+        for a session that does not exist (no lease is ever made for one)."""
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM sessions WHERE app_name=? AND user_id=? AND id=?",
+                          (app, user, session_id)).fetchone() is None:
+                raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+            now = time.time()
+            row = db.execute("SELECT holder, epoch, expires FROM session_leases WHERE app_name=? AND user_id=? "
+                             "AND session_id=?", (app, user, session_id)).fetchone()
+            epoch = granted_epoch(row, (app, user, session_id), holder, now)
+            db.execute("INSERT OR REPLACE INTO session_leases VALUES (?, ?, ?, ?, ?, ?)",
+                       (app, user, session_id, holder, epoch, now + ttl))
+        return Lease(app, user, session_id, holder, epoch, now + ttl)
+
+    def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]:
+        """Extend every lease ``holder`` still has by ``ttl`` seconds from now; the
+        sessions (app, user, id) it still has (one missing was taken by another)."""
+        with self._tx() as db:
+            db.execute("UPDATE session_leases SET expires=? WHERE holder=? AND expires>0", (time.time() + ttl, holder))
+            rows = db.execute("SELECT app_name, user_id, session_id FROM session_leases WHERE holder=? "
+                              "AND expires>0", (holder,)).fetchall()
+        return {(str(a), str(u), str(s)) for a, u, s in rows}
+
+    def release_lease(self, lease: Lease) -> None:
+        """Give the lease up (the session was passivated): anyone may take it at once.
+        A lease that another holder took since is left alone."""
+        with self._tx() as db:
+            db.execute("UPDATE session_leases SET expires=0 WHERE app_name=? AND user_id=? AND session_id=? "
+                       "AND holder=? AND epoch=?",
+                       (lease.app_name, lease.user_id, lease.session_id, lease.holder, lease.epoch))
 
     # -- traces (see ..tracing) ------------------------------------------------------------------
 
@@ -389,64 +443,6 @@ class SQLiteSessionStore:
             self._db.close()
 
 
-def _prepared(event: Event) -> tuple[Event, str] | None:
-    """An event as it is stored (``temp:`` state dropped) and its JSON; None for a
-    partial event (never stored). Unstorable for one that could not be read back:
-    text that cannot be encoded, or nested deeper than ``STORABLE_DEPTH`` (looked for
-    only in JSON with that many brackets: most events have far fewer)."""
-    if event.partial:
-        return None
-    stored = event
-    if any(k.startswith("temp:") for k in event.actions.state_delta):
-        kept = {k: v for k, v in event.actions.state_delta.items() if not k.startswith("temp:")}
-        stored = event.model_copy(update={"actions": event.actions.model_copy(update={"state_delta": kept})})
-    try:
-        text = stored.model_dump_json(by_alias=True, exclude_none=True)
-    except ValueError:  # pydantic's serialization error: text that is not valid Unicode
-        text = ""
-    problem = None
-    if not text or text.count("{") + text.count("[") > STORABLE_DEPTH:
-        problem = value_problem(stored, STORABLE_DEPTH, "event")
-    if problem is not None or not text:
-        raise Unstorable(f"event {event.id} of {event.author!r} cannot be stored: "
-                         f"{problem or 'it cannot be written as JSON'}")
-    return stored, text
-
-
-def _state_of(text: str, where: str) -> dict[str, Any]:
-    """A stored state (JSON text) as a dict; Unreadable, naming ``where``, when it
-    cannot be read back whole."""
-    try:
-        state = json.loads(text)
-    except (ValueError, RecursionError):
-        state = None
-    problem = None
-    if not isinstance(state, dict):
-        problem = "it is not a JSON object"
-    elif text.count("{") + text.count("[") > STORABLE_DEPTH:
-        problem = value_problem(state, STORABLE_DEPTH, "state")
-    if problem is not None:
-        raise Unreadable(f"{where}: its stored state cannot be read back ({problem})")
-    checked: dict[str, Any] = state
-    return checked
-
-
-def _listed_state(text: str) -> dict[str, Any]:
-    """A listed session's state; empty when it cannot be read back (the list still
-    shows the session, so that its owner can see it and delete it; reading it gives
-    the Unreadable error)."""
-    try:
-        return _state_of(text, "")
-    except Unreadable:
-        return {}
-
-
-def _first_error(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        return str(exc.errors()[0].get("msg", "invalid"))
-    return str(exc)[:200]
-
-
 def _insert_trace(db: sqlite3.Connection, app: str, user: str, session_id: str, trace: PackedTrace,
                   keep_turns: int) -> None:
     """Store one turn's packed spans as the session's next traced turn; forget its
@@ -464,15 +460,6 @@ def _insert_trace(db: sqlite3.Connection, app: str, user: str, session_id: str, 
 
 def _end_run(db: sqlite3.Connection, run_id: str, status: str, now: float) -> None:
     db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (status, now, run_id))
-
-
-def _caller_address(blob: bytes | None) -> Any:
-    """The stored (pickled) address of a run's caller; None if absent or unreadable:
-    the run still ends, its caller just cannot be told."""
-    try:
-        return pickle.loads(blob) if blob else None
-    except Exception:
-        return None
 
 
 class _Transaction:

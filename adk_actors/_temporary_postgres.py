@@ -1,0 +1,128 @@
+"""A real PostgreSQL server owned by a test run (exported by ``adk_actors.testing``).
+
+:class:`TemporaryPostgres` makes a cluster with Debian's ``initdb`` in a temporary
+folder, starts it with ``pg_ctl`` on 127.0.0.1 and a free port (its Unix socket in
+that folder, password authentication with a random password), and stops it and
+removes the folder on :meth:`close` (also at interpreter exit, so no server outlives
+the run). Run as root, the server runs as the ``postgres`` user that Debian's
+package creates (PostgreSQL refuses to run as root).
+
+The cluster is made for tests: ``fsync`` is off (a kill -9 of any client or host
+loses nothing acknowledged; a power cut of the machine is not what it is for).
+"""
+
+from __future__ import annotations
+
+import atexit
+import glob
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+import psycopg
+
+__all__ = ["PostgresUnavailable", "TemporaryPostgres"]
+
+
+class PostgresUnavailable(RuntimeError):
+    """PostgreSQL's server programs are not installed (Debian: ``apt-get install postgresql``)."""
+
+
+def _server_program(name: str) -> str:
+    """The path of a PostgreSQL server program: on PATH, else Debian's newest
+    ``/usr/lib/postgresql/<version>/bin``."""
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"),
+                        key=lambda path: int(Path(path).parts[-3]) if Path(path).parts[-3].isdigit() else 0)
+    if not candidates:
+        raise PostgresUnavailable(f"PostgreSQL's {name} was not found: install Debian's postgresql package")
+    return candidates[-1]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class TemporaryPostgres:
+    """A PostgreSQL server on 127.0.0.1 for as long as this object is open.
+
+    ``url`` reaches its ``adk`` database as its superuser ``adk``;
+    :meth:`new_database` makes an empty database and returns its URL.
+    """
+
+    def __init__(self, *, user: str = "adk") -> None:
+        """Create the cluster and start the server; PostgresUnavailable when the
+        programs are missing, RuntimeError (with the server's log) when it fails."""
+        self.user = user
+        self.password = secrets.token_urlsafe(18)
+        self.port = _free_port()
+        self.folder = Path(tempfile.mkdtemp(prefix="adk-pg-"))
+        self.data = self.folder / "data"
+        self.log = self.folder / "server.log"
+        self._as_postgres = os.geteuid() == 0
+        self._stopped = False
+        initdb, self._pg_ctl = _server_program("initdb"), _server_program("pg_ctl")
+        pwfile = self.folder / "pw"
+        pwfile.write_text(self.password)
+        if self._as_postgres:
+            shutil.chown(self.folder, "postgres")
+            shutil.chown(pwfile, "postgres")
+        atexit.register(self.close)
+        self._run([initdb, "-D", str(self.data), "-U", user, "--auth=scram-sha-256", f"--pwfile={pwfile}",
+                   "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
+        pwfile.unlink()
+        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c full_page_writes=off -c max_connections=200")
+        self._run([self._pg_ctl, "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+                   "-o", options])
+        self.url = f"postgresql://{user}:{self.password}@127.0.0.1:{self.port}/postgres"
+        self._databases = 0
+        self.url = self.new_database("adk")
+
+    def _run(self, command: list[str]) -> None:
+        program = Path(command[0]).name
+        if self._as_postgres:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=self.folder)
+        if done.returncode != 0:
+            log = self.log.read_text()[-2000:] if self.log.exists() else ""
+            raise RuntimeError(f"{program} failed ({done.returncode}): "
+                               f"{done.stderr.strip()[-2000:]}\n{log}")
+
+    def database_url(self, name: str) -> str:
+        return f"postgresql://{self.user}:{self.password}@127.0.0.1:{self.port}/{name}"
+
+    def new_database(self, name: str | None = None) -> str:
+        """Create an empty database (``name``, or a fresh one) and return its URL."""
+        self._databases += 1
+        name = name or f"t{self._databases}_{secrets.token_hex(4)}"
+        with psycopg.connect(self.database_url("postgres"), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')  # a name made here
+        return self.database_url(name)
+
+    def close(self) -> None:
+        """Stop the server (fast: its clients are cut off) and remove its folder."""
+        if self._stopped:
+            return
+        self._stopped = True
+        if (self.data / "postmaster.pid").exists():
+            try:
+                self._run([self._pg_ctl, "stop", "-D", str(self.data), "-m", "immediate", "-w", "-t", "30"])
+            except (RuntimeError, subprocess.TimeoutExpired):
+                pass
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> TemporaryPostgres:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

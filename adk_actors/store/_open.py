@@ -1,0 +1,24 @@
+"""Which session store a location names: a ``postgresql://`` URL or a SQLite file."""
+
+from __future__ import annotations
+
+from ._postgres import PostgresSessionStore, is_postgres_url, redacted_url
+from ._sqlite import SQLiteSessionStore
+
+__all__ = ["SessionStores", "open_session_store", "store_name"]
+
+SessionStores = SQLiteSessionStore | PostgresSessionStore
+
+
+def open_session_store(location: str) -> SessionStores:
+    """Open the session store at ``location``: a PostgreSQL database for a
+    ``postgresql://`` (or ``postgres://``) URL, else a SQLite file (``:memory:`` too).
+    StoreError when it cannot be opened or migrated."""
+    if is_postgres_url(location):
+        return PostgresSessionStore(location)
+    return SQLiteSessionStore(location)
+
+
+def store_name(location: str) -> str:
+    """How a store location is shown in messages and logs: a URL without its password."""
+    return redacted_url(location) if is_postgres_url(location) else location

@@ -1,0 +1,496 @@
+"""PostgreSQL session store (psycopg 3, a connection pool): the store several hosts share.
+
+The same contract as :class:`~adk_actors.store.SQLiteSessionStore`, row for row (the
+same tables, the same JSON in TEXT columns, read back by the same rules in
+``_rows``), so the contract tests run against both. ``[store] url =
+"postgresql://..."`` makes a host use it.
+
+Writes, in order:
+
+- ``append_events`` is one transaction: the session's row is locked (``FOR UPDATE``,
+  so two writers of one session queue, never interleave), the writer's lease is
+  checked when it names one (LeaseLost, nothing written, when another holder took the
+  session since), the events are inserted (a duplicate id ignored), and the app and
+  user state rows the batch changes are locked in that fixed order, updated once,
+  and committed with the events: an acknowledged event survives kill -9 of any host.
+- ``create_session`` counts the user's sessions under a transaction-scoped advisory
+  lock on (app, user), so concurrent creators on several hosts cannot pass the limit
+  together.
+- Leases (``acquire_lease``, ``renew_leases``, ``release_lease``) are rows read and
+  written under the same row locks, timed by the database's clock
+  (``clock_timestamp()``), so the hosts' clocks need not agree.
+
+The schema is created and migrated on open, versioned (``schema_migrations``), under
+a transaction-scoped advisory lock: hosts that start together migrate once.
+
+A connection error is a :class:`StoreError` whose message never holds the URL's
+password (:func:`redacted_url`); the pool replaces a broken connection on its next
+use, so the store works again once the server is back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from .._types import Event, apply_state_delta
+from ..tracing import PackedTrace, TraceSpan, unpack
+from ._base import (
+    Lease,
+    RunExists,
+    RunRecord,
+    SessionData,
+    SessionExists,
+    SessionLimitReached,
+    SessionNotFound,
+    StoreError,
+    Unstorable,
+    split_delta,
+)
+from ._rows import (
+    caller_address,
+    check_fence,
+    checked_state,
+    granted_epoch,
+    listed_sessions,
+    merged_state,
+    prepared_event,
+    read_events,
+    read_state,
+)
+
+__all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "is_postgres_url", "redacted_url"]
+
+POSTGRES_MIGRATIONS: list[tuple[int, str]] = [
+    (1, """
+        CREATE TABLE sessions (
+            app_name TEXT NOT NULL, user_id TEXT NOT NULL, id TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT '{}', create_time DOUBLE PRECISION NOT NULL,
+            update_time DOUBLE PRECISION NOT NULL, PRIMARY KEY (app_name, user_id, id));
+        CREATE TABLE events (
+            id TEXT NOT NULL, app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            seq BIGINT NOT NULL, invocation_id TEXT, author TEXT, timestamp DOUBLE PRECISION NOT NULL,
+            event TEXT NOT NULL, PRIMARY KEY (app_name, user_id, session_id, id));
+        CREATE INDEX events_by_session ON events (app_name, user_id, session_id, seq);
+        CREATE TABLE app_states (app_name TEXT PRIMARY KEY, state TEXT NOT NULL,
+            update_time DOUBLE PRECISION NOT NULL);
+        CREATE TABLE user_states (
+            app_name TEXT NOT NULL, user_id TEXT NOT NULL, state TEXT NOT NULL,
+            update_time DOUBLE PRECISION NOT NULL, PRIMARY KEY (app_name, user_id));
+        CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY, app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            caller BYTEA, status TEXT NOT NULL, started DOUBLE PRECISION NOT NULL, ended DOUBLE PRECISION);
+        CREATE INDEX runs_by_session ON runs (app_name, user_id, session_id, status);
+        CREATE INDEX runs_running ON runs (status) WHERE status = 'running';
+        CREATE TABLE traces (
+            app_name TEXT NOT NULL, session_id TEXT NOT NULL, user_id TEXT NOT NULL, turn INTEGER NOT NULL,
+            invocation_id TEXT NOT NULL, spans BYTEA NOT NULL,
+            PRIMARY KEY (app_name, session_id, user_id, turn));
+        CREATE TABLE trace_events (
+            app_name TEXT NOT NULL, event_id TEXT NOT NULL, session_id TEXT NOT NULL, user_id TEXT NOT NULL,
+            turn INTEGER NOT NULL, PRIMARY KEY (app_name, event_id));
+        CREATE INDEX trace_events_by_session ON trace_events (app_name, session_id, user_id, turn);
+        CREATE TABLE session_leases (
+            app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            holder TEXT NOT NULL, epoch BIGINT NOT NULL, expires DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (app_name, user_id, session_id));
+        CREATE INDEX session_leases_by_holder ON session_leases (holder);
+    """),
+]
+
+#: The advisory lock key the migrations run under (any constant of this program).
+_MIGRATION_LOCK = 0x6164_6B61_6374_6F72  # "adkactor"
+_NOW = "extract(epoch from clock_timestamp())::double precision"
+
+
+def is_postgres_url(location: str) -> bool:
+    return location.startswith(("postgresql://", "postgres://"))
+
+
+def redacted_url(url: str) -> str:
+    """``url`` with its password (if any) replaced by ``***``: how a store URL is shown."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<a PostgreSQL URL that cannot be parsed>"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
+
+
+class PostgresSessionStore:
+    def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0) -> None:
+        """Open a pool of up to ``pool_size`` connections to ``url`` and migrate the
+        schema; StoreError (its message without the password) when the server cannot
+        be reached within ``connect_timeout`` seconds or the schema cannot be made."""
+        self.url = url
+        self.path = redacted_url(url)  # how the store is named in messages (never the password)
+        self._pool = ConnectionPool(url, min_size=1, max_size=max(pool_size, 1), open=False, timeout=30.0,
+                                    kwargs={"autocommit": True, "connect_timeout": max(int(connect_timeout), 1)},
+                                    check=ConnectionPool.check_connection, name="adk-actors-sessions")
+        try:
+            # One connection first, on its own: its error says why (refused, a wrong
+            # password ...), where the pool's says only that it is not ready.
+            psycopg.connect(url, connect_timeout=max(int(connect_timeout), 1)).close()
+            self._pool.open(wait=True, timeout=connect_timeout)
+            self._migrate()
+        except (psycopg.Error, PoolTimeout, StoreError) as exc:
+            self._pool.close()
+            raise StoreError(f"cannot open the session store {self.path}: {_reason(exc, url)}") from None
+
+    # -- connections -------------------------------------------------------------------------
+
+    @contextmanager
+    def _tx(self) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor inside one transaction (committed when the block ends, rolled back
+        when it raises); psycopg's errors become StoreError, a value PostgreSQL cannot
+        hold (a NUL character) Unstorable."""
+        try:
+            with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+                yield cur
+        except pg_errors.DataError as exc:
+            raise Unstorable(f"session store {self.path}: a value cannot be stored: {_reason(exc, self.url)}") from None
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise StoreError(f"session store {self.path}: {_reason(exc, self.url)}") from None
+
+    def _migrate(self) -> None:
+        """Apply the migrations the database lacks, in order, in one transaction, under
+        an advisory lock (hosts starting together: one migrates, the others wait)."""
+        with self._tx() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+                        "applied DOUBLE PRECISION)")
+            done = {row[0] for row in cur.execute("SELECT version FROM schema_migrations")}
+            for version, script in POSTGRES_MIGRATIONS:
+                if version in done:
+                    continue
+                for statement in script.split(";"):
+                    if statement.strip():
+                        cur.execute(statement)  # the migrations' own text
+                cur.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (version, time.time()))
+
+    def schema_version(self) -> int:
+        with self._tx() as cur:
+            row = cur.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+        return int(row[0] or 0) if row else 0
+
+    def _scoped(self, cur: psycopg.Cursor[Any], app: str, user: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        row = cur.execute("SELECT state FROM app_states WHERE app_name=%s", (app,)).fetchone()
+        app_state = read_state(row[0], f"the app: state of {app}") if row else {}
+        row = cur.execute("SELECT state FROM user_states WHERE app_name=%s AND user_id=%s", (app, user)).fetchone()
+        user_state = read_state(row[0], f"the user: state of {app}/{user}") if row else {}
+        return app_state, user_state
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    def create_session(self, app: str, user: str, session_id: str, state: dict[str, Any] | None = None,
+                       *, max_per_user: int | None = None) -> SessionData:
+        """Create a session; SessionExists if it does, SessionLimitReached if the user
+        already has ``max_per_user`` sessions of the app (counted under an advisory
+        lock on (app, user), in the transaction of the insert); Unstorable, before
+        anything is written, for a state it could not read back."""
+        app_delta, user_delta, session_state = split_delta(checked_state(state))
+        now = time.time()
+        with self._tx() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(app, user),))
+            if cur.execute("SELECT 1 FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s",
+                           (app, user, session_id)).fetchone():
+                raise SessionExists(f"session {session_id!r} already exists for {app}/{user}")
+            if max_per_user is not None:
+                row = cur.execute("SELECT COUNT(*) FROM sessions WHERE app_name=%s AND user_id=%s",
+                                  (app, user)).fetchone()
+                count = int(row[0]) if row else 0
+                if count >= max_per_user:
+                    raise SessionLimitReached(f"{app}/{user} has {count} sessions; the limit is {max_per_user}")
+            cur.execute("INSERT INTO sessions VALUES (%s, %s, %s, %s, %s, %s)",
+                        (app, user, session_id, json.dumps(session_state), now, now))
+            self._apply_scoped(cur, app, user, [(app_delta, user_delta)], now)
+            app_state, user_state = self._scoped(cur, app, user)
+        return SessionData(app, user, session_id, merged_state(session_state, app_state, user_state), [], now)
+
+    def get_session(self, app: str, user: str, session_id: str) -> SessionData:
+        """The session with its events and merged state (one snapshot); SessionNotFound,
+        or Unreadable when a row of it cannot be read back (that session only)."""
+        where = f"session {session_id!r} of {app}/{user}"
+        with self._tx() as cur:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            row = cur.execute("SELECT state, update_time FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s",
+                              (app, user, session_id)).fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+            texts = [text for (text,) in cur.execute(
+                "SELECT event FROM events WHERE app_name=%s AND user_id=%s AND session_id=%s ORDER BY seq",
+                (app, user, session_id))]
+            app_state, user_state = self._scoped(cur, app, user)
+        events = read_events(texts, where)
+        state = read_state(row[0], where)
+        return SessionData(app, user, session_id, merged_state(state, app_state, user_state), events, row[1])
+
+    def session_exists(self, app: str, user: str, session_id: str) -> bool:
+        with self._tx() as cur:
+            return cur.execute("SELECT 1 FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s",
+                               (app, user, session_id)).fetchone() is not None
+
+    def list_sessions(self, app: str, user: str) -> list[SessionData]:
+        with self._tx() as cur:
+            rows = cur.execute("SELECT id, state, update_time FROM sessions WHERE app_name=%s AND user_id=%s "
+                               "ORDER BY update_time DESC", (app, user)).fetchall()
+        return listed_sessions(app, user, rows)
+
+    def delete_session(self, app: str, user: str, session_id: str) -> None:
+        """Delete a session, its events, runs and traces; its lease is ended but its
+        epoch kept (a writer that held it can never write to a new session of that id)."""
+        key = (app, user, session_id)
+        with self._tx() as cur:
+            deleted = cur.execute("DELETE FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s", key).rowcount
+            cur.execute("DELETE FROM events WHERE app_name=%s AND user_id=%s AND session_id=%s", key)
+            cur.execute("DELETE FROM runs WHERE app_name=%s AND user_id=%s AND session_id=%s", key)
+            for table in ("traces", "trace_events"):
+                cur.execute(f"DELETE FROM {table} WHERE app_name=%s AND session_id=%s AND user_id=%s",
+                            (app, session_id, user))
+            if deleted:
+                cur.execute("UPDATE session_leases SET expires=0 WHERE app_name=%s AND user_id=%s AND session_id=%s",
+                            key)
+        if not deleted:
+            raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+
+    def append_event(self, app: str, user: str, session_id: str, event: Event) -> Event | None:
+        """Persist ``event`` and its state delta atomically; return the event as stored
+        (``temp:`` keys removed from its delta), or None if its id was already stored."""
+        return self.append_events(app, user, session_id, [event])[0]
+
+    def append_events(self, app: str, user: str, session_id: str, events: list[Event],
+                      end_run: tuple[str, str] | None = None, trace: PackedTrace | None = None,
+                      keep_turns: int = 20, lease: Lease | None = None) -> list[Event | None]:
+        """Persist ``events`` in order, each with its state delta, in ONE transaction
+        (with ``end_run=(run_id, status)`` the end of that run, with ``trace`` one
+        turn's spans, keeping the last ``keep_turns``): all of them or, on any error,
+        none. With ``lease``, only while the session's lease is still that one
+        (LeaseLost otherwise). Returns each event as stored, or None for a partial
+        event or one whose id was already stored."""
+        prepared = [prepared_event(event) for event in events]
+        stored_events: list[Event | None] = []
+        now = time.time()
+        with self._tx() as cur:
+            row = cur.execute("SELECT state FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s FOR UPDATE",
+                              (app, user, session_id)).fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+            if lease is not None:
+                check_fence(self._lease_row(cur, app, user, session_id), lease)
+            state = json.loads(row[0])
+            seq_row = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=%s AND user_id=%s "
+                                  "AND session_id=%s", (app, user, session_id)).fetchone()
+            seq = int(seq_row[0]) if seq_row else 0
+            scoped: list[tuple[dict[str, Any], dict[str, Any]]] = []
+            for event, ready in zip(events, prepared, strict=True):
+                if ready is None:
+                    stored_events.append(None)
+                    continue
+                stored, text = ready
+                inserted = cur.execute(
+                    "INSERT INTO events VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (event.id, app, user, session_id, seq + 1, event.invocation_id, event.author, event.timestamp,
+                     text)).rowcount
+                if not inserted:
+                    stored_events.append(None)
+                    continue
+                seq += 1
+                stored_events.append(stored)
+                app_delta, user_delta, session_delta = split_delta(event.actions.state_delta)
+                state = apply_state_delta(state, session_delta)
+                scoped.append((app_delta, user_delta))
+            if scoped:
+                self._apply_scoped(cur, app, user, scoped, now)
+                cur.execute("UPDATE sessions SET state=%s, update_time=%s WHERE app_name=%s AND user_id=%s AND id=%s",
+                            (json.dumps(state), now, app, user, session_id))
+            if end_run is not None:
+                cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s", (end_run[1], now, end_run[0]))
+            if trace is not None:
+                self._insert_trace(cur, app, user, session_id, trace, keep_turns)
+        return stored_events
+
+    @staticmethod
+    def _apply_scoped(cur: psycopg.Cursor[Any], app: str, user: str,
+                      deltas: list[tuple[dict[str, Any], dict[str, Any]]], now: float) -> None:
+        """Apply the (app, user) deltas of a batch, in order: the app's row is locked
+        first, then the user's (one order for every writer: no deadlock), each written
+        once."""
+        if any(app_delta for app_delta, _ in deltas):
+            cur.execute("INSERT INTO app_states VALUES (%s, '{}', %s) ON CONFLICT DO NOTHING", (app, now))
+            row = cur.execute("SELECT state FROM app_states WHERE app_name=%s FOR UPDATE", (app,)).fetchone()
+            state = json.loads(row[0]) if row else {}
+            for app_delta, _ in deltas:
+                state = apply_state_delta(state, app_delta)
+            cur.execute("UPDATE app_states SET state=%s, update_time=%s WHERE app_name=%s",
+                        (json.dumps(state), now, app))
+        if any(user_delta for _, user_delta in deltas):
+            cur.execute("INSERT INTO user_states VALUES (%s, %s, '{}', %s) ON CONFLICT DO NOTHING", (app, user, now))
+            row = cur.execute("SELECT state FROM user_states WHERE app_name=%s AND user_id=%s FOR UPDATE",
+                              (app, user)).fetchone()
+            state = json.loads(row[0]) if row else {}
+            for _, user_delta in deltas:
+                state = apply_state_delta(state, user_delta)
+            cur.execute("UPDATE user_states SET state=%s, update_time=%s WHERE app_name=%s AND user_id=%s",
+                        (json.dumps(state), now, app, user))
+
+    def scoped_state(self, app: str, user: str) -> dict[str, Any]:
+        """The current ``app:`` and ``user:`` state, prefixed (other sessions may have changed it)."""
+        with self._tx() as cur:
+            app_state, user_state = self._scoped(cur, app, user)
+        return merged_state({}, app_state, user_state)
+
+    # -- runs -------------------------------------------------------------------------------------
+
+    def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
+                  lease: Lease | None = None) -> None:
+        """Record a run as running (RunExists if its id was ever used; with ``lease``,
+        LeaseLost when the session's lease is no longer that one)."""
+        blob = pickle.dumps(caller)
+        with self._tx() as cur:
+            if lease is not None:
+                check_fence(self._lease_row(cur, app, user, session_id), lease)
+            inserted = cur.execute("INSERT INTO runs VALUES (%s, %s, %s, %s, %s, 'running', %s, NULL) "
+                                   "ON CONFLICT DO NOTHING", (run_id, app, user, session_id, blob, time.time())).rowcount
+        if not inserted:
+            raise RunExists(f"run id {run_id!r} was used already")
+
+    def end_run(self, run_id: str, status: str) -> None:
+        with self._tx() as cur:
+            cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s", (status, time.time(), run_id))
+
+    def all_running_runs(self) -> list[tuple[str, str, str, RunRecord]]:
+        """Every run marked running: (app, user, session, record)."""
+        with self._tx() as cur:
+            rows = cur.execute("SELECT app_name, user_id, session_id, run_id, caller FROM runs "
+                               "WHERE status='running'").fetchall()
+        return [(app, user, sid, RunRecord(run_id, caller_address(caller), "running"))
+                for app, user, sid, run_id, caller in rows]
+
+    def run_status(self, run_id: str) -> str | None:
+        """How run ``run_id`` ended, "running", or None if no run of that id was recorded."""
+        with self._tx() as cur:
+            row = cur.execute("SELECT status FROM runs WHERE run_id=%s", (run_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def running_runs(self, app: str, user: str, session_id: str) -> list[RunRecord]:
+        with self._tx() as cur:
+            rows = cur.execute("SELECT run_id, caller, status FROM runs WHERE app_name=%s AND user_id=%s "
+                               "AND session_id=%s AND status='running'", (app, user, session_id)).fetchall()
+        return [RunRecord(run_id, caller_address(caller), status) for run_id, caller, status in rows]
+
+    # -- leases (see ._base.Lease) ----------------------------------------------------------------
+
+    @staticmethod
+    def _lease_row(cur: psycopg.Cursor[Any], app: str, user: str, session_id: str) -> tuple[str, int] | None:
+        row = cur.execute("SELECT holder, epoch FROM session_leases WHERE app_name=%s AND user_id=%s "
+                          "AND session_id=%s FOR SHARE", (app, user, session_id)).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float) -> Lease:
+        """Take the session's lease for ``ttl`` seconds of the database's clock (see
+        ``_rows.granted_epoch``); SessionLeased, with its holder, when another has it;
+        SessionNotFound for a session that does not exist (no lease is made for one)."""
+        key = (app, user, session_id)
+        with self._tx() as cur:
+            if cur.execute("SELECT 1 FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s", key).fetchone() is None:
+                raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
+            cur.execute("INSERT INTO session_leases VALUES (%s, %s, %s, '', 0, 0) ON CONFLICT DO NOTHING", key)
+            row = cur.execute(f"SELECT holder, epoch, expires, {_NOW} FROM session_leases WHERE app_name=%s "
+                              "AND user_id=%s AND session_id=%s FOR UPDATE", key).fetchone()
+            assert row is not None  # inserted above if it was not there (as expired, epoch 0)
+            holder_now, epoch_now, expires, now = row
+            epoch = granted_epoch((holder_now, epoch_now, expires), key, holder, now)
+            cur.execute("UPDATE session_leases SET holder=%s, epoch=%s, expires=%s WHERE app_name=%s "
+                        "AND user_id=%s AND session_id=%s", (holder, epoch, now + ttl, *key))
+        return Lease(app, user, session_id, holder, epoch, now + ttl)
+
+    def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]:
+        """Extend every lease ``holder`` still has by ``ttl`` seconds from now; the
+        sessions (app, user, id) it still has (one missing was taken by another)."""
+        with self._tx() as cur:
+            rows = cur.execute(f"UPDATE session_leases SET expires={_NOW} + %s WHERE holder=%s AND expires>0 "
+                               "RETURNING app_name, user_id, session_id", (ttl, holder)).fetchall()
+        return {(str(a), str(u), str(s)) for a, u, s in rows}
+
+    def release_lease(self, lease: Lease) -> None:
+        """Give the lease up: anyone may take it at once. One another holder took since
+        is left alone."""
+        with self._tx() as cur:
+            cur.execute("UPDATE session_leases SET expires=0 WHERE app_name=%s AND user_id=%s AND session_id=%s "
+                        "AND holder=%s AND epoch=%s",
+                        (lease.app_name, lease.user_id, lease.session_id, lease.holder, lease.epoch))
+
+    # -- traces (see ..tracing) ------------------------------------------------------------------
+
+    @staticmethod
+    def _insert_trace(cur: psycopg.Cursor[Any], app: str, user: str, session_id: str, trace: PackedTrace,
+                      keep_turns: int) -> None:
+        key = (app, session_id, user)
+        row = cur.execute("SELECT COALESCE(MAX(turn), 0) + 1 FROM traces WHERE app_name=%s AND session_id=%s "
+                          "AND user_id=%s", key).fetchone()
+        turn = int(row[0]) if row else 1
+        cur.execute("INSERT INTO traces VALUES (%s, %s, %s, %s, %s, %s)", (*key, turn, trace.invocation_id, trace.data))
+        cur.executemany("INSERT INTO trace_events VALUES (%s, %s, %s, %s, %s) ON CONFLICT (app_name, event_id) "
+                        "DO UPDATE SET session_id=excluded.session_id, user_id=excluded.user_id, turn=excluded.turn",
+                        [(app, event_id, session_id, user, turn) for event_id in trace.event_ids])
+        for table in ("traces", "trace_events"):
+            cur.execute(f"DELETE FROM {table} WHERE app_name=%s AND session_id=%s AND user_id=%s "
+                        "AND turn<=%s", (*key, turn - max(keep_turns, 1)))
+
+    def session_trace(self, app: str, session_id: str, user: str | None = None) -> list[TraceSpan]:
+        """The spans of the session's kept turns, oldest turn first (``user``'s only, when given)."""
+        query = "SELECT spans FROM traces WHERE app_name=%s AND session_id=%s"
+        args: tuple[str, ...] = (app, session_id)
+        if user is not None:
+            query, args = query + " AND user_id=%s", (*args, user)
+        with self._tx() as cur:
+            rows = cur.execute(query + " ORDER BY turn", args).fetchall()
+        return [span for (packed,) in rows for span in unpack(bytes(packed))]
+
+    def event_trace(self, app: str, event_id: str, user: str | None = None) -> TraceSpan | None:
+        """The span of the model call that made event ``event_id`` (``user``'s only, when given), or None."""
+        query = ("SELECT t.spans FROM trace_events e JOIN traces t ON t.app_name=e.app_name "
+                 "AND t.session_id=e.session_id AND t.user_id=e.user_id AND t.turn=e.turn "
+                 "WHERE e.app_name=%s AND e.event_id=%s")
+        args: tuple[str, ...] = (app, event_id)
+        if user is not None:
+            query, args = query + " AND e.user_id=%s", (*args, user)
+        with self._tx() as cur:
+            row = cur.execute(query, args).fetchone()
+        return next((span for span in unpack(bytes(row[0])) if span.event_id == event_id), None) if row else None
+
+    def quick_check(self) -> list[str]:
+        """The problems found at start: none when the server answers (PostgreSQL
+        checks its own pages; a dead server is a StoreError here)."""
+        with self._tx() as cur:
+            cur.execute("SELECT 1")
+        return []
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _lock_key(app: str, user: str) -> int:
+    """A signed 64-bit advisory lock key for (app, user)."""
+    digest = hashlib.blake2b(f"{app}\x1f{user}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _reason(exc: BaseException, url: str) -> str:
+    """An error's message, first line, with the URL's password taken out wherever it appears."""
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    password = urlsplit(url).password if is_postgres_url(url) else None
+    return text.replace(password, "***") if password else text

@@ -1,0 +1,348 @@
+"""The session store contract, run against both stores: SQLite (a real file) and
+PostgreSQL (a real server owned by the test run, a fresh database per test).
+
+What a user of either store relies on: atomic batches with their state deltas and
+run ends, scopes, duplicates, run ids never reused, the per-user session limit under
+concurrent creators on separate connections, typed refusals of what could not be read
+back (nothing written), one unreadable session harming no other, traces kept per
+turn, single-writer leases with fencing, and the URL's password in no message.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from adk_actors import Content, Event
+from adk_actors._types import EventActions
+from adk_actors.store import (
+    LeaseLost,
+    PostgresSessionStore,
+    RunExists,
+    SessionExists,
+    SessionLeased,
+    SessionLimitReached,
+    SessionNotFound,
+    StoreError,
+    Unreadable,
+    Unstorable,
+    open_session_store,
+)
+from adk_actors.tracing import TraceSpan, pack
+
+
+def event(text: str, author: str = "user", delta: dict[str, Any] | None = None, **fields: Any) -> Event:
+    return Event(author=author, invocation_id="e-1", content=Content.user(text) if author == "user"
+                 else Content.model(text), actions=EventActions(state_delta=delta or {}), **fields)
+
+
+class Backend:
+    """A store location of one kind, and a way to reach its rows behind the store's back."""
+
+    def __init__(self, kind: str, location: str) -> None:
+        self.kind = kind
+        self.location = location
+
+    def open(self) -> Any:
+        return open_session_store(self.location)
+
+    def raw(self, sql: str) -> None:
+        if self.kind == "sqlite":
+            db = sqlite3.connect(self.location, isolation_level=None)
+            db.execute(sql)
+            db.close()
+        else:
+            with psycopg.connect(self.location, autocommit=True) as conn:
+                conn.execute(sql)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    if request.param == "sqlite":
+        return Backend("sqlite", str(tmp_path / "sessions.db"))
+    return Backend("postgres", request.getfixturevalue("postgres").new_database())
+
+
+@pytest.fixture
+def store(backend: Backend) -> Iterator[Any]:
+    opened = backend.open()
+    opened.create_session("app", "ann", "s1")
+    yield opened
+    opened.close()
+
+
+def texts(store: Any, session: str = "s1", user: str = "ann") -> list[str]:
+    return [e.content.text for e in store.get_session("app", user, session).events if e.content]
+
+
+def test_a_batch_and_the_end_of_its_run_commit_together_and_outlive_the_store(store: Any, backend: Backend) -> None:
+    store.start_run("app", "ann", "s1", "run-1", ("caller", 7))
+    stored = store.append_events("app", "ann", "s1", [event("hi"), event("hello", "bot", {"n": 1, "temp:x": 2})],
+                                 end_run=("run-1", "done"))
+    assert [s is not None for s in stored] == [True, True]
+    assert stored[1].actions.state_delta == {"n": 1}  # temp: never persisted
+    reopened = backend.open()
+    try:
+        data = reopened.get_session("app", "ann", "s1")
+        assert [e.content.text for e in data.events if e.content] == ["hi", "hello"] and data.state == {"n": 1}
+        assert data.events[1].actions.state_delta == {"n": 1}
+        assert reopened.running_runs("app", "ann", "s1") == [] and reopened.run_status("run-1") == "done"
+    finally:
+        reopened.close()
+
+
+def test_a_batch_with_an_unstorable_event_leaves_nothing_behind(store: Any) -> None:
+    store.start_run("app", "ann", "s1", "run-1", None)
+    lone_surrogate = event("bad \ud800 text", "bot")
+    too_deep: Any = "x"
+    for _ in range(200):
+        too_deep = [too_deep]
+    for bad in (lone_surrogate, event("deep", "bot", {"k": too_deep})):
+        with pytest.raises(Unstorable):
+            store.append_events("app", "ann", "s1", [event("first", delta={"n": 1}), bad], end_run=("run-1", "done"))
+    data = store.get_session("app", "ann", "s1")
+    assert data.events == [] and data.state == {}
+    assert [r.run_id for r in store.running_runs("app", "ann", "s1")] == ["run-1"]
+    with pytest.raises(Unstorable):
+        store.create_session("app", "ann", "s2", {"k": too_deep})
+    assert not store.session_exists("app", "ann", "s2")
+
+
+def test_duplicates_are_ignored_and_scoped_state_is_shared_and_deleted_keys_go(store: Any) -> None:
+    first = event("hi", delta={"app:theme": "dark", "user:name": "Ann", "mine": 1})
+    assert store.append_event("app", "ann", "s1", first) is not None
+    assert store.append_event("app", "ann", "s1", first) is None
+    store.create_session("app", "ann", "s2")
+    store.create_session("app", "bob", "s3", {"user:name": "Bob"})
+    assert store.get_session("app", "ann", "s2").state == {"app:theme": "dark", "user:name": "Ann"}
+    assert store.get_session("app", "bob", "s3").state == {"app:theme": "dark", "user:name": "Bob"}
+    assert len(store.get_session("app", "ann", "s1").events) == 1
+    store.append_events("app", "ann", "s2", [event("x", delta={"app:theme": "light"}),
+                                             event("y", delta={"app:theme": None, "user:name": None})])
+    assert store.get_session("app", "bob", "s3").state == {"user:name": "Bob"}
+    assert store.get_session("app", "ann", "s1").state == {"mine": 1}
+    assert store.scoped_state("app", "bob") == {"user:name": "Bob"}
+
+
+def test_sessions_are_created_listed_and_deleted_with_everything_they_had(store: Any) -> None:
+    with pytest.raises(SessionExists):
+        store.create_session("app", "ann", "s1")
+    store.start_run("app", "ann", "s1", "run-1", None)
+    store.append_event("app", "ann", "s1", event("hi"))
+    store.create_session("app", "ann", "s2")
+    assert {s.id for s in store.list_sessions("app", "ann")} == {"s1", "s2"}
+    assert store.list_sessions("app", "nobody") == []
+    store.delete_session("app", "ann", "s1")
+    assert [s.id for s in store.list_sessions("app", "ann")] == ["s2"]
+    assert store.running_runs("app", "ann", "s1") == []
+    for call in (lambda: store.get_session("app", "ann", "s1"), lambda: store.delete_session("app", "ann", "s1"),
+                 lambda: store.append_event("app", "ann", "s1", event("late"))):
+        with pytest.raises(SessionNotFound):
+            call()
+    store.create_session("app", "ann", "s1")  # the id may be used again: it starts empty
+    assert store.get_session("app", "ann", "s1").events == []
+
+
+def test_a_run_id_is_never_used_twice_and_a_callers_address_comes_back(store: Any) -> None:
+    store.start_run("app", "ann", "s1", "run-1", {"address": ("127.0.0.1", 1234)})
+    [(app, user, session, record)] = store.all_running_runs()
+    assert (app, user, session, record.run_id, record.caller) == ("app", "ann", "s1", "run-1",
+                                                                    {"address": ("127.0.0.1", 1234)})
+    store.end_run("run-1", "interrupted")
+    assert store.all_running_runs() == [] and store.run_status("run-1") == "interrupted"
+    assert store.run_status("never") is None
+    with pytest.raises(RunExists):
+        store.start_run("app", "ann", "s1", "run-1", None)
+    assert issubclass(RunExists, StoreError)
+
+
+def test_concurrent_creators_on_separate_connections_never_pass_the_limit(backend: Backend) -> None:
+    stores = [backend.open() for _ in range(4)]
+    made: list[str] = []
+    refused: list[str] = []
+    gate = threading.Barrier(len(stores))
+
+    def create(index: int) -> None:
+        gate.wait()
+        for n in range(5):
+            try:
+                stores[index].create_session("app", "ann", f"s{index}-{n}", max_per_user=7)
+                made.append(f"{index}-{n}")
+            except SessionLimitReached:
+                refused.append(f"{index}-{n}")
+
+    threads = [threading.Thread(target=create, args=(i,)) for i in range(len(stores))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    try:
+        assert len(made) == 7 and len(refused) == 13
+        assert len(stores[0].list_sessions("app", "ann")) == 7
+    finally:
+        for opened in stores:
+            opened.close()
+
+
+def test_concurrent_writers_of_one_session_queue_and_lose_nothing(backend: Backend) -> None:
+    first = backend.open()
+    first.create_session("app", "ann", "s1")
+    stores = [first, backend.open(), backend.open()]
+
+    def write(index: int) -> None:
+        for n in range(15):
+            stores[index].append_events("app", "ann", "s1", [event(f"{index}-{n}", delta={"app:count": n})])
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(stores))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    try:
+        written = texts(first)
+        assert sorted(written) == sorted(f"{i}-{n}" for i in range(3) for n in range(15))
+        for index in range(3):  # each writer's events in the order it wrote them
+            mine = [t for t in written if t.startswith(f"{index}-")]
+            assert mine == [f"{index}-{n}" for n in range(15)]
+    finally:
+        for opened in stores:
+            opened.close()
+
+
+def test_one_unreadable_session_harms_no_other(store: Any, backend: Backend) -> None:
+    store.append_event("app", "ann", "s1", event("hi"))
+    store.create_session("app", "ann", "s2")
+    store.append_event("app", "ann", "s2", event("fine"))
+    backend.raw("UPDATE events SET event='{\"not\": \"an event\"' WHERE session_id='s1'")
+    with pytest.raises(Unreadable, match="s1"):
+        store.get_session("app", "ann", "s1")
+    assert texts(store, "s2") == ["fine"]
+    backend.raw("UPDATE sessions SET state='[1, 2]' WHERE id='s2'")
+    with pytest.raises(Unreadable, match="s2"):
+        store.get_session("app", "ann", "s2")
+    assert {s.id: s.state for s in store.list_sessions("app", "ann")} == {"s1": {}, "s2": {}}
+
+
+def _span(name: str, event_id: str | None) -> TraceSpan:
+    return TraceSpan(name, 1, 2, 3, 4, None, {"gcp.vertex.agent.event_id": event_id} if event_id else {})
+
+
+def test_each_session_keeps_the_traces_of_its_last_turns(store: Any) -> None:
+    for turn in range(4):
+        trace = pack(f"e-{turn}", [_span(f"call_llm {turn}", f"ev-{turn}")])
+        store.append_events("app", "ann", "s1", [event(f"t{turn}")], trace=trace, keep_turns=2)
+    assert [s.name for s in store.session_trace("app", "s1")] == ["call_llm 2", "call_llm 3"]
+    assert [s.name for s in store.session_trace("app", "s1", "bob")] == []
+    found = store.event_trace("app", "ev-3", "ann")
+    assert found is not None and found.name == "call_llm 3"
+    assert store.event_trace("app", "ev-0") is None  # its turn was forgotten
+
+
+def test_a_lease_has_one_holder_until_it_expires_or_is_released(store: Any) -> None:
+    lease = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30)
+    with pytest.raises(SessionLeased) as refused:
+        store.acquire_lease("app", "ann", "s1", "host-b/partition-1", ttl=30)
+    assert refused.value.holder == "host-a/partition-0" and "host-a/partition-0" in str(refused.value)
+    again = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30)  # a restarted holder
+    assert again.epoch == lease.epoch + 1
+    store.release_lease(again)
+    taken = store.acquire_lease("app", "ann", "s1", "host-b/partition-1", ttl=0.3)
+    assert taken.epoch == again.epoch + 1
+    time.sleep(0.4)  # expired: anyone may take it
+    assert store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30).epoch == taken.epoch + 1
+
+
+def test_a_write_under_a_lease_taken_since_is_refused_and_writes_nothing(store: Any) -> None:
+    old = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=0.2)
+    store.append_events("app", "ann", "s1", [event("under a")], lease=old)
+    store.start_run("app", "ann", "s1", "run-a", None, lease=old)
+    time.sleep(0.3)  # host-a was cut off for longer than its lease
+    new = store.acquire_lease("app", "ann", "s1", "host-b/partition-0", ttl=30)
+    with pytest.raises(LeaseLost, match="host-b"):
+        store.append_events("app", "ann", "s1", [event("zombie", delta={"z": 1})], end_run=("run-a", "done"),
+                            lease=old)
+    with pytest.raises(LeaseLost):
+        store.start_run("app", "ann", "s1", "run-zombie", None, lease=old)
+    store.append_events("app", "ann", "s1", [event("under b")], lease=new)
+    assert texts(store) == ["under a", "under b"] and store.get_session("app", "ann", "s1").state == {}
+    assert store.run_status("run-a") == "running" and store.run_status("run-zombie") is None
+    assert store.renew_leases("host-a/partition-0", 30) == set()  # what host-a learns on its next renewal
+    assert store.renew_leases("host-b/partition-0", 30) == {("app", "ann", "s1")}
+    store.release_lease(old)  # a stale release leaves the new holder alone
+    with pytest.raises(SessionLeased):
+        store.acquire_lease("app", "ann", "s1", "host-c/partition-0", ttl=30)
+
+
+def test_a_deleted_sessions_lease_keeps_its_epoch(store: Any) -> None:
+    old = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30)
+    store.delete_session("app", "ann", "s1")
+    store.create_session("app", "ann", "s1")
+    new = store.acquire_lease("app", "ann", "s1", "host-b/partition-0", ttl=30)
+    assert new.epoch > old.epoch
+    with pytest.raises(LeaseLost):
+        store.append_events("app", "ann", "s1", [event("zombie")], lease=old)
+
+
+def test_opening_twice_at_once_migrates_once(backend: Backend) -> None:
+    opened: list[Any] = []
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            opened.append(backend.open())
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    try:
+        assert errors == [] and len({store.schema_version() for store in opened}) == 1
+    finally:
+        for store in opened:
+            store.close()
+
+
+def test_a_postgres_url_s_password_reaches_no_message(postgres: Any) -> None:
+    wrong_port = postgres.database_url("adk").replace(f":{postgres.port}/", ":1/")
+    with pytest.raises(StoreError) as failed:
+        PostgresSessionStore(wrong_port, connect_timeout=2)
+    assert postgres.password not in str(failed.value) and "***" in str(failed.value)
+    wrong_password = postgres.database_url("adk").replace(postgres.password, postgres.password[::-1])
+    with pytest.raises(StoreError) as refused:
+        PostgresSessionStore(wrong_password, connect_timeout=2)
+    assert postgres.password[::-1] not in str(refused.value) and "password" in str(refused.value).lower()
+
+
+def test_the_postgres_store_works_again_after_its_server_restarts(postgres: Any) -> None:
+    """A broken connection (the server went away under it) is replaced on the next use:
+    one call may fail with StoreError, the next one works, and nothing is lost."""
+    store = PostgresSessionStore(postgres.new_database())
+    try:
+        store.create_session("app", "ann", "s1")
+        store.append_event("app", "ann", "s1", event("before"))
+        with psycopg.connect(postgres.database_url("postgres"), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname <> 'postgres' AND pid <> pg_backend_pid()")
+        outcomes: list[str] = []
+        for _ in range(3):
+            try:
+                store.append_event("app", "ann", "s1", event(f"after {len(outcomes)}"))
+                outcomes.append("ok")
+            except StoreError:
+                outcomes.append("failed")
+        assert outcomes[-1] == "ok" and outcomes.count("failed") <= 1
+        assert texts(store)[0] == "before" and len(texts(store)) == 1 + outcomes.count("ok")
+    finally:
+        store.close()
+
+
