@@ -1,0 +1,112 @@
+"""Hosts on the PostgreSQL store (``[store] url``): a real server owned by the test run.
+
+One host keeps every acknowledged event through a kill -9 of its partition; two hosts
+on one database never write one session together: the second is told who holds it
+(``SessionElsewhereError``, HTTP 503), takes it once the first is killed (its lease
+expired: within the lease's length), and the first, back, is refused in its turn.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import runtime_agents
+from conftest import serving
+from test_runtime import in_thread, session_pid
+
+from adk_actors import RunFailedError, SessionElsewhereError
+from adk_actors.runtime import Host, HostConfig
+from adk_actors.store import PostgresSessionStore
+from supervision.testing import kill_marked_processes, wait_until
+
+LEASE = 2.0
+
+
+def texts(session: Any) -> list[str]:
+    return [e.content.text for e in session.events if e.content and e.content.text]
+
+
+def test_a_host_on_postgres_keeps_every_acknowledged_event_through_a_partition_kill(
+        actor_system: Any, tmp_path: Path, postgres: Any) -> None:
+    url = postgres.new_database()
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), store_url=url)
+    with Host(config, system=actor_system) as host:
+        echo = host.runner("echo")
+        echo.create_session("ann", "s1", state={"user:name": "Ann"})
+        list(echo.run("ann", "s1", "one"))
+        sleepy = host.runner("sleepy")
+        sleepy.create_session("ann", "s2")
+        seen: list[Any] = []
+        thread, box = in_thread(lambda: [seen.append(e) for e in sleepy.run("ann", "s2", "sleep 3")])
+        wait_until(lambda: len(seen) >= 2, timeout=10)  # the user's event and the tool call: committed
+        pid = session_pid(host, "sleepy", "ann", "s2")
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        thread.join(15)
+        assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
+        list(echo.run("ann", "s1", "two"))  # the partition is back, on the same store
+        assert texts(echo.get_session("ann", "s1")) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+        assert echo.get_state("ann", "s1") == {"user:name": "Ann"}
+        assert len(sleepy.get_session("ann", "s2").events) >= 2  # what was acknowledged before the kill
+    assert not (tmp_path / "data" / "sessions.db").exists()  # every session is in PostgreSQL
+    store = PostgresSessionStore(url)
+    try:
+        assert texts(store.get_session("echo", "ann", "s1"))[-1] == "echo: two (turn 2)"
+        assert store.all_running_runs() == []  # the killed run ended interrupted, in the store
+    finally:
+        store.close()
+
+
+def _turn(url: str, text: str) -> httpx.Response:
+    return httpx.post(f"{url}/run", timeout=30, json={
+        "appName": "echo", "userId": "ann", "sessionId": "s1",
+        "newMessage": {"role": "user", "parts": [{"text": text}]}})
+
+
+def test_two_hosts_on_one_store_never_write_one_session_together_and_a_survivor_takes_it_over(
+        actor_system: Any, tmp_path: Path, postgres: Any) -> None:
+    url = postgres.new_database()
+    store_toml = f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
+    apps = 'echo = "runtime_agents:echo_agent"\n'
+    (tmp_path / "a").mkdir()
+    with serving(tmp_path / "a", more_toml=store_toml, apps=apps) as first:
+        httpx.post(f"{first['url']}/apps/echo/users/ann/sessions", json={"sessionId": "s1"}, timeout=30)
+        assert _turn(first["url"], "one").status_code == 200
+        config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "b"), store_url=url,
+                            lease_seconds=LEASE, port=first["port"] + 1)
+        with Host(config, system=actor_system) as second:
+            runner = second.runner("echo")
+            with pytest.raises(SessionElsewhereError, match=f"127.0.0.1:{first['port']}"):
+                runner.get_session("ann", "s1")
+            with pytest.raises(SessionElsewhereError):
+                list(runner.run("ann", "s1", "from the second host"))
+            assert _turn(first["url"], "two").status_code == 200  # its holder is unharmed
+            kill_marked_processes(first["marker"], grace=0)  # kill -9 of the whole first host
+            killed = time.monotonic()
+
+            def served() -> Any:
+                try:
+                    return runner.get_session("ann", "s1")
+                except SessionElsewhereError:
+                    return None
+
+            session = wait_until(served, timeout=LEASE + 10, interval=0.05)
+            took = time.monotonic() - killed
+            assert took <= LEASE + 2, f"the survivor took {took:.1f} s"
+            assert texts(session) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]  # nothing acknowledged lost
+            list(runner.run("ann", "s1", "three"))
+            (tmp_path / "a2").mkdir()
+            with serving(tmp_path / "a2", more_toml=store_toml, apps=apps) as back:
+                refused = _turn(back["url"], "four")
+                assert refused.status_code == 503 and "held by" in refused.text
+            assert texts(runner.get_session("ann", "s1"))[-2:] == ["three", "echo: three (turn 3)"]
+    password = postgres.password
+    for written in [*(tmp_path / "a").rglob("*"), *(tmp_path / "a2").rglob("*")]:  # logs, config aside
+        if written.is_file() and written.name != "host.toml":
+            assert password.encode() not in written.read_bytes(), written
