@@ -89,6 +89,10 @@ class HostSection(BaseModel):
         return self.agents_dir or str(Path(self.data_dir) / "agents")
 
 
+#: Keys whose values are never echoed in a config error (they may hold a password).
+_SECRET_KEYS = frozenset({"store.url"})
+
+
 class StoreSection(BaseModel):
     """Where sessions are stored. Empty ``url``: SQLite in ``data_dir`` (the embedded
     default). ``postgresql://user:password@host:port/db``: a PostgreSQL database, the
@@ -361,5 +365,6 @@ def load_settings(path: str | Path | None) -> Settings:
         for error in exc.errors():
             key = ".".join(str(p) for p in error["loc"])
             got = error.get("input")
-            problems.append(f"{key}: {error['msg']}" + (f" (got {got!r})" if not isinstance(got, dict) else ""))
+            shown = not isinstance(got, dict) and key not in _SECRET_KEYS  # a URL may hold a password
+            problems.append(f"{key}: {error['msg']}" + (f" (got {got!r})" if shown else ""))
         raise ConfigError(f"{where}: " + "; ".join(problems)) from None

@@ -23,6 +23,7 @@ from test_runtime import in_thread, session_pid
 from adk_actors import RunFailedError, SessionElsewhereError
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.store import PostgresSessionStore
+from supervision import free_port
 from supervision.testing import kill_marked_processes, wait_until
 
 LEASE = 2.0
@@ -110,3 +111,26 @@ def test_two_hosts_on_one_store_never_write_one_session_together_and_a_survivor_
     for written in [*(tmp_path / "a").rglob("*"), *(tmp_path / "a2").rglob("*")]:  # logs, config aside
         if written.is_file() and written.name != "host.toml":
             assert password.encode() not in written.read_bytes(), written
+
+
+def test_a_store_url_s_password_is_never_shown_by_serve(tmp_path: Path, postgres: Any) -> None:
+    """A malformed URL is refused at start without echoing it; an unreachable server
+    stops the start with the URL shown without its password (exit code 1)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    config = tmp_path / "host.toml"
+    config.write_text(f'[host]\ndata_dir = "{tmp_path / "data"}"\n[http]\nenabled = false\n[apps]\n'
+                      'echo = "runtime_agents:echo_agent"\n')
+    secret = "s3cret-Pa55word"
+    for url, code in ((f"postgresq://adk:{secret}@127.0.0.1:1/adk", 2), (f"postgresql://adk:{secret}@127.0.0.1:1/adk", 1)):
+        done = subprocess.run([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(ROOT / "tests"), "ADK_ACTORS_STORE__URL": url,
+                                   "ADK_ACTORS_HOST__PORT": str(free_port())})
+        assert done.returncode == code, done.stderr
+        assert secret not in done.stdout + done.stderr and "store" in done.stderr
+        logs = list((tmp_path / "data").rglob("*.log")) if (tmp_path / "data").exists() else []
+        assert all(secret not in log.read_text() for log in logs)
