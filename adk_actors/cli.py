@@ -140,7 +140,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            max_run_workers=host_cfg.max_run_workers, trace_turns=host_cfg.trace_turns,
                            models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
                            breaker=BreakerConfig(**settings.breaker.model_dump()),
-                           max_artifact_bytes=settings.artifacts.max_bytes,
+                           max_artifact_bytes=settings.artifacts.max_bytes, artifacts_dir=settings.artifacts.dir,
                            limits=Limits(**settings.limits.model_dump()),
                            model_options={"retry": RetryPolicy(max_attempts=settings.retry.max_attempts,
                                                                base_delay=settings.retry.base_delay,

@@ -149,6 +149,10 @@ class ArtifactsSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    # Where artifacts' files are kept; empty: <data_dir>/artifacts. Hosts sharing a
+    # PostgreSQL store share this folder too (a shared filesystem), so a session that
+    # moves to another host finds its artifacts there.
+    dir: str = ""
 
 
 class LimitsSection(BaseModel):

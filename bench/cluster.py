@@ -35,7 +35,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -48,7 +47,12 @@ from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.testing import TemporaryPostgres  # noqa: E402
 from bench.turns import concurrent_phase, percentile, timed_turn  # noqa: E402
 from supervision import call, free_port  # noqa: E402
-from supervision.testing import kill_marked_processes, process_marker, running_actor_system, wait_until  # noqa: E402
+from supervision.testing import (  # noqa: E402
+    kill_marked_processes,
+    process_marker,
+    running_actor_system,
+    wait_until,
+)
 
 APPS = {"bench": "bench.bench_agent:agent"}
 

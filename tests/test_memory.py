@@ -11,7 +11,7 @@ from adk_actors import Content, Event, LlmAgent
 from adk_actors.engine import InMemoryMemoryService
 from adk_actors.models import ScriptedModel
 from adk_actors.runtime import Host
-from adk_actors.store._memory import SQLiteMemoryStore
+from adk_actors.store._memory import MemoryStore
 from adk_actors.tools.preload_memory_tool import preload_memory
 from supervision.testing import kill_child
 
@@ -21,7 +21,7 @@ def said(author: str, text: str, at: float) -> Event:
 
 
 def test_ranking_phrase_first_then_overlap_newest_first_and_isolation(tmp_path: Path) -> None:
-    store = SQLiteMemoryStore(tmp_path / "memory.db")
+    store = MemoryStore(tmp_path / "memory.db")
     store.add_session("app", "ann", "s1", [
         said("user", "my cat is called Miso", 1.0),
         said("bot", "Miso is a lovely name for a cat", 2.0),

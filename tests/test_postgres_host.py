@@ -64,6 +64,14 @@ def test_a_host_on_postgres_keeps_every_acknowledged_event_through_a_partition_k
         store.close()
 
 
+def _or_none(call: Any) -> Any:
+    """``call()``, or None while another host holds the session."""
+    try:
+        return call()
+    except SessionElsewhereError:
+        return None
+
+
 def _turn(url: str, text: str) -> httpx.Response:
     return httpx.post(f"{url}/run", timeout=30, json={
         "appName": "echo", "userId": "ann", "sessionId": "s1",
@@ -73,14 +81,20 @@ def _turn(url: str, text: str) -> httpx.Response:
 def test_two_hosts_on_one_store_never_write_one_session_together_and_a_survivor_takes_it_over(
         actor_system: Any, tmp_path: Path, postgres: Any) -> None:
     url = postgres.new_database()
-    store_toml = f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
-    apps = 'echo = "runtime_agents:echo_agent"\n'
+    shared = tmp_path / "shared-artifacts"  # a shared filesystem, in life
+    store_toml = (f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
+                  f'[artifacts]\ndir = "{shared}"\n')
+    apps = 'echo = "runtime_agents:echo_agent"\nnotes = "runtime_agents:notes_agent"\n'
     (tmp_path / "a").mkdir()
     with serving(tmp_path / "a", more_toml=store_toml, apps=apps) as first:
         httpx.post(f"{first['url']}/apps/echo/users/ann/sessions", json={"sessionId": "s1"}, timeout=30)
         assert _turn(first["url"], "one").status_code == 200
+        httpx.post(f"{first['url']}/apps/notes/users/ann/sessions", json={"sessionId": "n1"}, timeout=30)
+        assert httpx.post(f"{first['url']}/run", timeout=30, json={
+            "appName": "notes", "userId": "ann", "sessionId": "n1",
+            "newMessage": {"role": "user", "parts": [{"text": "save buy milk"}]}}).status_code == 200
         config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "b"), store_url=url,
-                            lease_seconds=LEASE, port=first["port"] + 1)
+                            lease_seconds=LEASE, port=first["port"] + 1, artifacts_dir=str(shared))
         with Host(config, system=actor_system) as second:
             runner = second.runner("echo")
             with pytest.raises(SessionElsewhereError, match=f"127.0.0.1:{first['port']}"):
@@ -91,17 +105,16 @@ def test_two_hosts_on_one_store_never_write_one_session_together_and_a_survivor_
             kill_marked_processes(first["marker"], grace=0)  # kill -9 of the whole first host
             killed = time.monotonic()
 
-            def served() -> Any:
-                try:
-                    return runner.get_session("ann", "s1")
-                except SessionElsewhereError:
-                    return None
-
-            session = wait_until(served, timeout=LEASE + 10, interval=0.05)
+            session = wait_until(lambda: _or_none(lambda: runner.get_session("ann", "s1")), timeout=LEASE + 10,
+                                 interval=0.05)
             took = time.monotonic() - killed
             assert took <= LEASE + 2, f"the survivor took {took:.1f} s"
             assert texts(session) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]  # nothing acknowledged lost
             list(runner.run("ann", "s1", "three"))
+            notes = second.runner("notes")  # the killed host's artifacts, from the shared folder
+            read = wait_until(lambda: _or_none(lambda: list(notes.run("ann", "n1", "read it"))), timeout=LEASE + 10)
+            response = next(e for e in read if e.content and e.content.function_responses).content.function_responses[0]
+            assert response.response == {"text": "buy milk", "names": ["note.txt"]}
             (tmp_path / "a2").mkdir()
             with serving(tmp_path / "a2", more_toml=store_toml, apps=apps) as back:
                 refused = _turn(back["url"], "four")

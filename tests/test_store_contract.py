@@ -346,3 +346,59 @@ def test_the_postgres_store_works_again_after_its_server_restarts(postgres: Any)
         store.close()
 
 
+
+
+# -- the services' own tables (store._database): memory and credentials, on both --------------
+
+
+def _service_location(backend: Backend, tmp_path: Path, name: str) -> str:
+    """Where a service keeps its table: its own SQLite file, or the sessions' database."""
+    return str(tmp_path / f"{name}.db") if backend.kind == "sqlite" else backend.location
+
+
+def test_memories_are_per_user_replaced_per_session_and_seen_by_every_host(backend: Backend,
+                                                                        tmp_path: Path) -> None:
+    from adk_actors.store._memory import MemoryStore
+
+    location = _service_location(backend, tmp_path, "memory")
+    first, second = MemoryStore(location), MemoryStore(location)  # two hosts' memory services
+    try:
+        first.add_session("app", "ann", "s1", [event("my cat is called Tom"), event("noted", "bot")])
+        first.add_session("app", "bob", "s9", [event("my cat is called Felix")])
+        assert [m.text for m in second.search("app", "ann", "cat")] == ["my cat is called Tom"]
+        first.add_session("app", "ann", "s1", [event("my dog is called Rex")])  # the session again: replaced
+        assert second.search("app", "ann", "cat") == []
+        assert [m.text for m in second.search("app", "ann", "dog")] == ["my dog is called Rex"]
+        assert [m.text for m in second.search("app", "bob", "cat")] == ["my cat is called Felix"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_credentials_are_shared_encrypted_at_rest_and_replaced_in_place(backend: Backend, tmp_path: Path) -> None:
+    from cryptography.fernet import Fernet
+    from pydantic import SecretStr
+
+    from adk_actors.runtime._credentials import CredentialStore
+    from adk_actors.runtime._service_calls import Credential
+
+    key = Fernet.generate_key().decode()
+    location = _service_location(backend, tmp_path, "credentials")
+    first, second = CredentialStore(location, key=key), CredentialStore(location, key=key)
+    try:
+        first.put("app", "ann", "calendar", Credential(api_key=SecretStr("sk-first-secret")))
+        first.put("app", "ann", "calendar", Credential(api_key=SecretStr("sk-second-secret")))
+        found = second.get("app", "ann", "calendar")
+        assert found is not None and found.api_key is not None
+        assert found.api_key.get_secret_value() == "sk-second-secret"
+        assert second.get("app", "bob", "calendar") is None
+        if backend.kind == "postgres":
+            with psycopg.connect(backend.location) as conn:
+                raw = b"".join(bytes(row[0]) for row in conn.execute("SELECT data FROM credentials"))
+        else:
+            raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("credentials"))
+        assert raw and b"sk-second-secret" not in raw and b"sk-first-secret" not in raw
+        assert second.delete("app", "ann", "calendar") and first.get("app", "ann", "calendar") is None
+    finally:
+        first.close()
+        second.close()

@@ -2,9 +2,11 @@
 
 * ``Credential`` keeps secrets in ``SecretStr``: they appear in no repr, log line,
   event or exception.
-* :class:`CredentialStore`: SQLite, the file created with mode 0600; with
-  ``ADK_ACTORS_CREDENTIAL_KEY`` set (a Fernet key; the optional ``crypto`` extra),
-  secrets are encrypted at rest.
+* :class:`CredentialStore`: a SQLite file created with mode 0600, or, with
+  ``[store] url`` set, the sessions' PostgreSQL database (every host of a cluster
+  finds a user's credentials); with ``ADK_ACTORS_CREDENTIAL_KEY`` set (a Fernet key;
+  the optional ``crypto`` extra), secrets are encrypted at rest, and a host on a
+  shared database says at start when it is not set.
 * :class:`CredentialActor`: the store behind ``PutCredential`` / ``GetCredential`` /
   ``DeleteCredential``; data on disk, so a restart (kill -9 included) loses nothing.
 * :func:`fresh_token`: an OAuth2 token that expires within ``REFRESH_MARGIN`` seconds
@@ -16,8 +18,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from supervision import BadRequest, CallerRef, GenServer
 
 from .._exceptions import AdkError
 from .._validate import check_message
-from ..store import private_file
+from ..store._database import Database
 from ._service_calls import AuthRequired, Credential, DeleteCredential, GetCredential, PutCredential
 
 __all__ = ["CredentialActor", "CredentialStore", "fresh_token"]
@@ -38,10 +38,16 @@ REFRESH_MARGIN = 60.0
 KEY_VARIABLE = "ADK_ACTORS_CREDENTIAL_KEY"
 
 
+_MIGRATIONS = [
+    (1, """CREATE TABLE IF NOT EXISTS credentials (app TEXT, "user" TEXT, key TEXT, data BLOB, updated REAL,
+            PRIMARY KEY (app, "user", key))"""),
+]
+
+
 class CredentialStore:
-    def __init__(self, path: str | Path, *, key: str | None = None) -> None:
-        path = Path(path)
-        private_file(path)
+    def __init__(self, location: str | Path, *, key: str | None = None) -> None:
+        """Open the credentials at ``location`` (a SQLite file, or a ``postgresql://``
+        URL), encrypting with ``key`` (default: ``ADK_ACTORS_CREDENTIAL_KEY``)."""
         self._fernet: Any = None
         key = key if key is not None else os.environ.get(KEY_VARIABLE)
         if key:
@@ -51,34 +57,39 @@ class CredentialStore:
                 raise AdkError(f"{KEY_VARIABLE} is set but `cryptography` is not installed "
                                "(pip install 'adk-actors[crypto]')") from exc
             self._fernet = Fernet(key.encode())
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=30.0, isolation_level=None, check_same_thread=False)
-        self._db.execute("CREATE TABLE IF NOT EXISTS credentials (app TEXT, user TEXT, key TEXT, data BLOB, "
-                         "updated REAL, PRIMARY KEY (app, user, key))")
+        self._db = Database(str(location))
+        self._db.migrate("credentials", _MIGRATIONS)
+
+    @property
+    def encrypted(self) -> bool:
+        return self._fernet is not None
+
+    @property
+    def shared(self) -> bool:
+        """Are the rows in a database other hosts share (PostgreSQL)?"""
+        return self._db.postgres
+
+    def close(self) -> None:
+        self._db.close()
 
     def put(self, app: str, user: str, key: str, credential: Credential) -> None:
         data = credential.secrets_json().encode()
         if self._fernet is not None:
             data = self._fernet.encrypt(data)
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO credentials VALUES (?, ?, ?, ?, ?)",
-                             (app, user, key, data, time.time()))
+        self._db.run('INSERT INTO credentials VALUES (?, ?, ?, ?, ?) ON CONFLICT (app, "user", key) '
+                     "DO UPDATE SET data=excluded.data, updated=excluded.updated", (app, user, key, data, time.time()))
 
     def get(self, app: str, user: str, key: str) -> Credential | None:
-        with self._lock:
-            row = self._db.execute("SELECT data FROM credentials WHERE app=? AND user=? AND key=?",
-                                   (app, user, key)).fetchone()
-        if row is None:
+        rows = self._db.run('SELECT data FROM credentials WHERE app=? AND "user"=? AND key=?', (app, user, key)).rows
+        if not rows:
             return None
-        data = bytes(row[0])
+        data = bytes(rows[0][0])
         if self._fernet is not None:
             data = self._fernet.decrypt(data)
         return Credential.model_validate_json(data)
 
     def delete(self, app: str, user: str, key: str) -> bool:
-        with self._lock:
-            return self._db.execute("DELETE FROM credentials WHERE app=? AND user=? AND key=?",
-                                    (app, user, key)).rowcount > 0
+        return self._db.run('DELETE FROM credentials WHERE app=? AND "user"=? AND key=?', (app, user, key)).rowcount > 0
 
 
 class CredentialActor(GenServer):
@@ -91,6 +102,12 @@ class CredentialActor(GenServer):
 
     def init(self, args: dict[str, Any]) -> None:
         self.store = CredentialStore(args["path"])
+        if self.store.shared and not self.store.encrypted:
+            self.log.warning("credentials are kept in the shared PostgreSQL database without encryption: set %s "
+                             "(a Fernet key) on every host", KEY_VARIABLE)
+
+    def terminate(self, reason: Any) -> None:
+        self.store.close()
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, PutCredential):

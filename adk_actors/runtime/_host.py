@@ -131,6 +131,7 @@ class HostConfig:
     breakers: bool = True
     breaker: BreakerConfig = field(default_factory=BreakerConfig)
     max_artifact_bytes: int = 50 * 1024 * 1024
+    artifacts_dir: str = ""  # where artifacts' files are kept; empty: <data_dir>/artifacts ([artifacts] dir)
     limits: Limits = field(default_factory=Limits)  # message size, events per turn, sessions per user
     model_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"retry": RetryPolicy(...), "timeout": 60}
     #: Background jobs (``[jobs]``): its queues, backoff and cron schedules; None: no
@@ -261,13 +262,14 @@ class Host:
                 ChildSpec(id="breakers", start=CircuitBreakerActor, args=self.config.breaker, name="breakers",
                           backoff=backoff),
                 ChildSpec(id="artifacts", start=ArtifactActor, name="artifacts", backoff=backoff,
-                          args={"root": str(data / "artifacts"), "max_bytes": self.config.max_artifact_bytes}),
+                          args={"root": self.config.artifacts_dir or str(data / "artifacts"), "max_bytes": self.config.max_artifact_bytes}),
                 ChildSpec(id="memory", start=MemoryActor, name="memory", backoff=backoff,
-                          args={"memory_path": str(data / "memory.db"), "session_store": self.config.store_location}),
+                          args={"memory": self.config.store_url or str(data / "memory.db"),
+                                "session_store": self.config.store_location}),
                 ChildSpec(id="approvals", start=ApprovalActor, name="approvals", backoff=backoff,
                           args={"path": str(data / "approvals.db"), "session_store": self.config.store_location}),
                 ChildSpec(id="credentials", start=CredentialActor, name="credentials", backoff=backoff,
-                          args={"path": str(data / "credentials.db")}),
+                          args={"path": self.config.store_url or str(data / "credentials.db")}),
                 # MCP toolsets: one actor each, started by the first run that needs it (runtime._mcp).
                 ChildSpec.supervisor("mcp", SupervisorSpec(children=(), strategy=Strategy.ONE_FOR_ONE,
                                                            intensity=30, period=60.0), name="mcp"),

@@ -14,7 +14,7 @@ from supervision import BadRequest, CallerRef, CallError, GenServer
 from .._types import Event
 from .._validate import check_message
 from ..store import SessionNotFound, open_session_store
-from ..store._memory import SQLiteMemoryStore
+from ..store._memory import MemoryStore
 from ._service_calls import AddSessionToMemory, SearchMemory
 
 __all__ = ["MemoryActor"]
@@ -24,7 +24,7 @@ class MemoryActor(GenServer):
     check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
-        self.memory = SQLiteMemoryStore(args["memory_path"])
+        self.memory = MemoryStore(args["memory"])
         self.sessions = open_session_store(args["session_store"])
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:

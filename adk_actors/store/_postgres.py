@@ -69,7 +69,7 @@ from ._rows import (
     read_state,
 )
 
-__all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "is_postgres_url", "redacted_url"]
+__all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "is_postgres_url", "reason_without_password", "redacted_url"]
 
 POSTGRES_MIGRATIONS: list[tuple[int, str]] = [
     (1, """
@@ -148,7 +148,7 @@ class PostgresSessionStore:
             self._migrate()
         except (psycopg.Error, PoolTimeout, StoreError) as exc:
             self._pool.close()
-            raise StoreError(f"cannot open the session store {self.path}: {_reason(exc, url)}") from None
+            raise StoreError(f"cannot open the session store {self.path}: {reason_without_password(exc, url)}") from None
 
     # -- connections -------------------------------------------------------------------------
 
@@ -161,9 +161,9 @@ class PostgresSessionStore:
             with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
                 yield cur
         except pg_errors.DataError as exc:
-            raise Unstorable(f"session store {self.path}: a value cannot be stored: {_reason(exc, self.url)}") from None
+            raise Unstorable(f"session store {self.path}: a value cannot be stored: {reason_without_password(exc, self.url)}") from None
         except (psycopg.Error, PoolTimeout) as exc:
-            raise StoreError(f"session store {self.path}: {_reason(exc, self.url)}") from None
+            raise StoreError(f"session store {self.path}: {reason_without_password(exc, self.url)}") from None
 
     def _migrate(self) -> None:
         """Apply the migrations the database lacks, in order, in one transaction, under
@@ -489,7 +489,7 @@ def _lock_key(app: str, user: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-def _reason(exc: BaseException, url: str) -> str:
+def reason_without_password(exc: BaseException, url: str) -> str:
     """An error's message, first line, with the URL's password taken out wherever it appears."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     password = urlsplit(url).password if is_postgres_url(url) else None

@@ -1,0 +1,152 @@
+"""A service's own tables in a SQLite file or a PostgreSQL database, with the same SQL.
+
+The services that keep small tables of their own (memory, credentials) write them
+through :class:`Database`: on one host, a SQLite file of theirs in the data dir; with
+``[store] url`` set, the PostgreSQL database the sessions are in, so every host of a
+cluster sees the same rows (a session that moved to another host finds its user's
+memory and credentials there).
+
+SQL is written once, in SQLite's spelling of what both understand: ``?`` placeholders
+(``%s`` for psycopg), ``INSERT ... ON CONFLICT``, reserved words quoted (``"user"``);
+in migrations, ``BLOB`` and ``REAL`` columns (``BYTEA`` and ``DOUBLE PRECISION`` in
+PostgreSQL). Each service's migrations are versioned in a table of its own
+(``<scope>_migrations``) and applied in order once, under PostgreSQL's advisory lock
+or SQLite's write lock. Errors of either driver are :class:`StoreError`, with a URL's
+password taken out.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from .._files import private_file
+from ._base import StoreError
+from ._postgres import is_postgres_url, reason_without_password, redacted_url
+
+__all__ = ["Database", "Result"]
+
+_DDL_TYPES = (("BLOB", "BYTEA"), ("REAL", "DOUBLE PRECISION"))
+
+
+@dataclass(frozen=True)
+class Result:
+    rows: list[tuple[Any, ...]]
+    rowcount: int
+
+
+class Database:
+    def __init__(self, location: str, *, pool_size: int = 2) -> None:
+        """Open ``location``: a ``postgresql://`` URL, else a SQLite file (made 0600).
+        StoreError when it cannot be opened."""
+        self.postgres = is_postgres_url(location)
+        self.name = redacted_url(location) if self.postgres else location
+        self._location = location
+        self._lock = threading.RLock()
+        try:
+            if self.postgres:
+                psycopg.connect(location, connect_timeout=10).close()  # why it fails, said plainly
+                self._pool: ConnectionPool | None = ConnectionPool(
+                    location, min_size=1, max_size=max(pool_size, 1), open=True, timeout=30.0,
+                    kwargs={"autocommit": True}, check=ConnectionPool.check_connection)
+                self._sqlite: sqlite3.Connection | None = None
+            else:
+                if location != ":memory:":
+                    private_file(location)
+                self._pool = None
+                self._sqlite = sqlite3.connect(location, timeout=30.0, isolation_level=None, check_same_thread=False)
+                self._sqlite.execute("PRAGMA journal_mode=WAL")
+                self._sqlite.execute("PRAGMA busy_timeout=30000")
+        except (psycopg.Error, PoolTimeout, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open {self.name}: {reason_without_password(exc, location)}") from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[_Statements]:
+        """One write transaction: its statements commit together when the block ends,
+        or roll back when it raises."""
+        try:
+            if self._pool is not None:
+                with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+                    yield _Statements(cur, postgres=True)
+            else:
+                assert self._sqlite is not None
+                with self._lock:
+                    self._sqlite.execute("BEGIN IMMEDIATE")
+                    try:
+                        yield _Statements(self._sqlite, postgres=False)
+                    except BaseException:
+                        self._sqlite.execute("ROLLBACK")
+                        raise
+                    self._sqlite.execute("COMMIT")
+        except (psycopg.Error, PoolTimeout, sqlite3.Error) as exc:
+            raise StoreError(f"{self.name}: {reason_without_password(exc, self._location)}") from None
+
+    def run(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> Result:
+        """One statement in a transaction of its own."""
+        with self.transaction() as statements:
+            return statements.run(sql, params)
+
+    def migrate(self, scope: str, migrations: list[tuple[int, str]]) -> None:
+        """Apply ``scope``'s migrations this database lacks, in order, once (several
+        processes opening it together: one applies them, the others wait)."""
+        if not re.fullmatch(r"[a-z_]+", scope):
+            raise ValueError(f"a migration scope is lower-case letters: {scope!r}")
+        with self.transaction() as statements:
+            if self.postgres:
+                statements.run("SELECT pg_advisory_xact_lock(hashtext(?))", (f"adk-actors:{scope}",))
+            statements.run(f"CREATE TABLE IF NOT EXISTS {scope}_migrations (version INTEGER PRIMARY KEY, applied REAL)"
+                           .replace("REAL", "DOUBLE PRECISION" if self.postgres else "REAL"))
+            done = {row[0] for row in statements.run(f"SELECT version FROM {scope}_migrations").rows}
+            for version, script in migrations:
+                if version in done:
+                    continue
+                for statement in script.split(";"):
+                    if statement.strip():
+                        statements.run(_ddl(statement, self.postgres))
+                statements.run(f"INSERT INTO {scope}_migrations VALUES (?, ?)", (version, time.time()))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+        if self._sqlite is not None:
+            with self._lock:
+                self._sqlite.close()
+
+
+class _Statements:
+    """The statements of one transaction (see :meth:`Database.transaction`)."""
+
+    def __init__(self, cursor: Any, *, postgres: bool) -> None:
+        self._cursor = cursor
+        self._postgres = postgres
+
+    def run(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> Result:
+        if self._postgres:
+            cur = self._cursor.execute(sql.replace("?", "%s"), params)
+            rows = cur.fetchall() if cur.description is not None else []
+            return Result(rows, cur.rowcount)
+        cur = self._cursor.execute(sql, params)
+        return Result(cur.fetchall(), cur.rowcount)
+
+    def run_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if self._postgres:
+            self._cursor.executemany(sql.replace("?", "%s"), rows)
+        else:
+            self._cursor.executemany(sql, rows)
+
+
+def _ddl(statement: str, postgres: bool) -> str:
+    if not postgres:
+        return statement
+    for sqlite_type, postgres_type in _DDL_TYPES:
+        statement = re.sub(rf"\b{sqlite_type}\b", postgres_type, statement)
+    return statement
