@@ -344,6 +344,14 @@ class GenServer(Actor):  # type: ignore[misc]
     def pid(self) -> int:
         return os.getpid()
 
+    @property
+    def stopping(self) -> bool:
+        """True once this server is on its way out (told to shut down, asked to exit,
+        or stopping on its own): a hook that would start a process or arm work for
+        later should not, since nothing of it would be waited for. True in
+        ``terminate`` too."""
+        return self._stopping or self._terminated
+
     # -- Thespian entry point ----------------------------------------------------------
 
     def receiveMessage(self, message: Any, sender: Any) -> Any:

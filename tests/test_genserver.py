@@ -231,3 +231,29 @@ def test_monitor_child_reports_both_of_two_children_killed_at_once_exactly_once(
         wait_until(lambda p=parent: sorted(call(actor_system, p, "exits", timeout=5)) == [0, 1], timeout=5)
         time.sleep(0.2)  # nothing more comes: no exit is reported twice
         assert sorted(call(actor_system, parent, "exits", timeout=5)) == [0, 1]
+
+
+class Stopper(GenServer):
+    """Answers whether it is stopping; records it again in ``terminate``."""
+
+    def init(self, args: Any) -> None:
+        self.record = args
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if request == "stopping?":
+            return self.stopping
+        return super().handle_call(request, caller)
+
+    def terminate(self, reason: Any) -> None:
+        with open(self.record, "w") as out:
+            out.write(str(self.stopping))
+
+
+def test_a_server_knows_it_is_stopping_through_its_public_hook(actor_system: Any, tmp_path: Any) -> None:
+    from supervision import Shutdown
+
+    record = tmp_path / "stopping"
+    server = start_server(actor_system, Stopper, record)
+    assert call(actor_system, server, "stopping?") is False
+    actor_system.tell(server, Shutdown())
+    wait_until(lambda: record.exists() and record.read_text() == "True", timeout=10)

@@ -789,7 +789,7 @@ class SessionPartition(GenServer):
             return
         worker.retired = True
         self.slog.warning("run worker retired: a turn it held did not stop", worker_pid=worker.pid)
-        if not self._stopping:
+        if not self.stopping:
             self._start_worker()
             self._dispatch_backlog()
         self._kill_if_done(worker)
@@ -817,9 +817,9 @@ class SessionPartition(GenServer):
             if live is not None:
                 session, run = live
                 session.worker_died(run, unresponsive=worker.unresponsive)
-        if not worker.retired and not self._stopping:
+        if not worker.retired and not self.stopping:
             self._start_worker()
-        if not self._stopping:
+        if not self.stopping:
             self._dispatch_backlog()
 
     # -- messages from workers ----------------------------------------------------------------
