@@ -55,10 +55,14 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[tuple[JobStore, Clock]]:
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[JobStore, Clock]]:
+    """The store's rules on both of its databases: a SQLite file, and PostgreSQL (a
+    real server the tests own, a fresh database each)."""
     clock = Clock()
-    jobs = JobStore(tmp_path / "jobs.db", clock, random.Random(7))
+    location = str(tmp_path / "jobs.db") if request.param == "sqlite" else \
+        request.getfixturevalue("postgres").new_database()
+    jobs = JobStore(location, clock, random.Random(7))
     yield jobs, clock
     jobs.close()
 

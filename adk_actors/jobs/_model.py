@@ -132,6 +132,7 @@ class Job:
     result: Any = None
     unique_key: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    node: str | None = None  # the host that claimed its current (or last) attempt
 
     @property
     def idempotency_key(self) -> str:

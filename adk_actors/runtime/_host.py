@@ -158,6 +158,12 @@ class HostConfig:
         (``store.open_session_store``): the URL, else the SQLite file."""
         return self.store_url or self.store_path
 
+    @property
+    def holder_name(self) -> str:
+        """This host's name among the hosts that share a store: its actor system's
+        address and port (the writer of its sessions' leases, the node of its jobs)."""
+        return f"{self.address}:{self.port}"
+
 
 class Host:
     def __init__(self, config: HostConfig, *, system: Any = None) -> None:
@@ -203,7 +209,7 @@ class Host:
                                              log_level=self.config.log_level, log_formatter=JSON_LINES)
         partition_args = PartitionArgs(store=self.config.store_location, apps=dict(self.config.apps),
                                        lines_dir=str(Path(self.config.data_dir) / "lines"),
-                                       lease_holder=f"{self.config.address}:{self.config.port}",
+                                       lease_holder=self.config.holder_name,
                                        lease_seconds=self.config.lease_seconds,
                                        agents_dir=self.config.agents_dir, conformance_dir=self.config.conformance_dir,
                                        idle_timeout=self.config.idle_timeout,
@@ -287,8 +293,9 @@ class Host:
 
         if self.config.jobs is None:
             return ()
-        args = JobsArgs(path=str(Path(self.config.data_dir) / "jobs.db"), config=self.config.jobs,
-                        apps=dict(self.config.apps), agents_dir=self.config.agents_dir)
+        args = JobsArgs(path=self.config.store_url or str(Path(self.config.data_dir) / "jobs.db"),
+                        config=self.config.jobs, apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
+                        node=self.config.holder_name)
         return (ChildSpec(id="jobs", start=JobQueueActor, args=args, name="jobs",
                           backoff=Backoff(min_delay=0.02, max_delay=1.0)),)
 

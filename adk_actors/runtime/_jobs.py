@@ -140,6 +140,9 @@ class _AgentRun:
 _TICK = "tick"
 _LOOK_UP = "look-up"
 _INTERRUPTED = "interrupted: the jobs actor stopped during this attempt"
+#: On a shared queue: how long past its lease another host's attempt is left alone
+#: before it is given up as its host's death (the hosts' clocks may differ a little).
+ABANDONED_GRACE = 5.0
 
 
 class JobQueueActor(GenServer):
@@ -150,7 +153,7 @@ class JobQueueActor(GenServer):
     def init(self, args: JobsArgs) -> None:
         self.config = args.config
         self.store_path = args.path
-        self.store = JobStore(args.path, time.time)
+        self.store = JobStore(args.path, time.time, node=args.node)
         self.catalog = AppCatalog(dict(args.apps), args.agents_dir)  # YAML apps may come and go
         self.executors: list[_Executor] = []
         self.waiting: list[Job] = []  # function jobs claimed, waiting for an idle executor
@@ -256,11 +259,16 @@ class JobQueueActor(GenServer):
                 + [run.job for run in self.runs.values()])
 
     def _expire_leases(self) -> None:
+        """Give up this host's attempts past their lease (timed out), and, on a queue
+        several hosts share, the attempts of hosts that died during them (their lease
+        ran out ``ABANDONED_GRACE`` seconds ago): retried like any failed attempt."""
         now = time.time()
         for job in self._attempts():
             if job.lease_until is not None and job.lease_until < now:
                 self._fail(job.id, job.attempt, f"timed out after {job.timeout} s")
                 self._stop(job.id, "timed out")
+        for job in self.store.abandoned(ABANDONED_GRACE):
+            self._fail(job.id, job.attempt, f"interrupted: its host ({job.node}) stopped during this attempt")
 
     def _enqueue_cron(self) -> None:
         now = time.time()

@@ -33,7 +33,7 @@ from .._files import private_file
 from ._base import StoreError
 from ._postgres import is_postgres_url, reason_without_password, redacted_url
 
-__all__ = ["Database", "Result"]
+__all__ = ["Database", "Result", "Statements"]
 
 _DDL_TYPES = (("BLOB", "BYTEA"), ("REAL", "DOUBLE PRECISION"))
 
@@ -65,24 +65,27 @@ class Database:
                 self._pool = None
                 self._sqlite = sqlite3.connect(location, timeout=30.0, isolation_level=None, check_same_thread=False)
                 self._sqlite.execute("PRAGMA journal_mode=WAL")
+                # A commit survives kill -9 of any process (WAL, NORMAL); FULL would
+                # survive a power cut too, at an fsync per commit.
+                self._sqlite.execute("PRAGMA synchronous=NORMAL")
                 self._sqlite.execute("PRAGMA busy_timeout=30000")
         except (psycopg.Error, PoolTimeout, sqlite3.Error) as exc:
             raise StoreError(f"cannot open {self.name}: {reason_without_password(exc, location)}") from None
 
     @contextmanager
-    def transaction(self) -> Iterator[_Statements]:
+    def transaction(self) -> Iterator[Statements]:
         """One write transaction: its statements commit together when the block ends,
         or roll back when it raises."""
         try:
             if self._pool is not None:
                 with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                    yield _Statements(cur, postgres=True)
+                    yield Statements(cur, postgres=True)
             else:
                 assert self._sqlite is not None
                 with self._lock:
                     self._sqlite.execute("BEGIN IMMEDIATE")
                     try:
-                        yield _Statements(self._sqlite, postgres=False)
+                        yield Statements(self._sqlite, postgres=False)
                     except BaseException:
                         self._sqlite.execute("ROLLBACK")
                         raise
@@ -91,7 +94,15 @@ class Database:
             raise StoreError(f"{self.name}: {reason_without_password(exc, self._location)}") from None
 
     def run(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> Result:
-        """One statement in a transaction of its own."""
+        """One statement in a transaction of its own (a SQLite read: without the write
+        lock, from WAL's snapshot)."""
+        if self._sqlite is not None and sql.lstrip()[:6].upper() == "SELECT":
+            try:
+                with self._lock:
+                    cursor = self._sqlite.execute(sql, params)
+                    return Result(cursor.fetchall(), cursor.rowcount)
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.name}: {exc}") from None
         with self.transaction() as statements:
             return statements.run(sql, params)
 
@@ -102,7 +113,7 @@ class Database:
             raise ValueError(f"a migration scope is lower-case letters: {scope!r}")
         with self.transaction() as statements:
             if self.postgres:
-                statements.run("SELECT pg_advisory_xact_lock(hashtext(?))", (f"adk-actors:{scope}",))
+                statements.lock(f"adk-actors:migrations:{scope}")
             statements.run(f"CREATE TABLE IF NOT EXISTS {scope}_migrations (version INTEGER PRIMARY KEY, applied REAL)"
                            .replace("REAL", "DOUBLE PRECISION" if self.postgres else "REAL"))
             done = {row[0] for row in statements.run(f"SELECT version FROM {scope}_migrations").rows}
@@ -122,7 +133,7 @@ class Database:
                 self._sqlite.close()
 
 
-class _Statements:
+class Statements:
     """The statements of one transaction (see :meth:`Database.transaction`)."""
 
     def __init__(self, cursor: Any, *, postgres: bool) -> None:
@@ -136,6 +147,13 @@ class _Statements:
             return Result(rows, cur.rowcount)
         cur = self._cursor.execute(sql, params)
         return Result(cur.fetchall(), cur.rowcount)
+
+    def lock(self, key: str) -> None:
+        """Serialize this transaction with every other that locks ``key`` (PostgreSQL's
+        transaction-scoped advisory lock; in SQLite every write transaction is already
+        serialized by ``BEGIN IMMEDIATE``)."""
+        if self._postgres:
+            self._cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
 
     def run_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         if self._postgres:
