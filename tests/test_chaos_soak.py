@@ -53,6 +53,24 @@ def test_a_soak_with_every_kind_of_actor_killed_loses_nothing(actor_system: Any,
     assert report.passed
 
 
+def test_a_soak_on_the_postgresql_store_loses_nothing(actor_system: Any, tmp_path: Path, postgres: Any) -> None:
+    """The same soak with sessions, memory, credentials and jobs in PostgreSQL (a real
+    server): every partition, service and jobs actor killed mid-write holds no session
+    lease against its restarted self, and nothing acknowledged is lost."""
+    config = replace(shipped_host_config(tmp_path / "data"), store_url=postgres.new_database())
+    with Host(config, system=actor_system) as host:
+        report = soak(host, "weather_bot", sessions=4, duration=SECONDS, interval=0.2, targets=TARGET_KINDS,
+                      seed=23, min_faults=int(SECONDS * 2), jobs=20)
+    print(report.render())
+    assert report.host_alive and report.tree_restored
+    assert report.lost == 0 and report.hung == 0 and report.untyped_failures == {}
+    assert report.next_turn_valid == 4 and report.acknowledged_events > 0
+    assert set(report.kills) >= {"partitions"}
+    assert report.jobs_unfinished == 0 and report.jobs_overlaps == 0
+    assert report.passed
+    assert not (tmp_path / "data" / "sessions.db").exists() and not (tmp_path / "data" / "jobs.db").exists()
+
+
 def test_a_soak_with_actors_stopped_as_well_as_killed_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
     """A third of the faults stop an actor (SIGSTOP) instead of killing it: each is found
     by its parent's health check, killed and restarted; nothing is lost, nobody hangs,
