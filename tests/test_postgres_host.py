@@ -147,3 +147,67 @@ def test_a_store_url_s_password_is_never_shown_by_serve(tmp_path: Path, postgres
         assert secret not in done.stdout + done.stderr and "store" in done.stderr
         logs = list((tmp_path / "data").rglob("*.log")) if (tmp_path / "data").exists() else []
         assert all(secret not in log.read_text() for log in logs)
+
+
+def test_a_run_waiting_for_a_human_on_one_host_is_approved_through_another(
+        actor_system: Any, tmp_path: Path, postgres: Any) -> None:
+    """Approvals are in the shared database: the second host lists the first host's
+    pending approval, a human approves it through the second host's HTTP API, and the
+    run waiting on the first host goes on with it."""
+    import threading
+
+    url = postgres.new_database()
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "a"), store_url=url, port=free_port())
+    with Host(config, system=actor_system) as first:
+        runner = first.runner("careful")
+        runner.create_session("ann", "s1")
+        box: dict[str, Any] = {}
+        turn = threading.Thread(target=lambda: box.setdefault("events", list(runner.run("ann", "s1", "/tmp/x"))),
+                                daemon=True)
+        turn.start()
+        (tmp_path / "b").mkdir()
+        with serving(tmp_path / "b", more_toml=f'[store]\nurl = "{url}"\n',
+                     apps='careful = "runtime_agents:careful_agent"\n') as second:
+            listed = wait_until(lambda: httpx.get(f"{second['url']}/apps/careful/users/ann/approvals",
+                                                  timeout=10).json(), timeout=15)
+            assert [(a["tool"], a["args"]) for a in listed] == [("delete_file", {"path": "/tmp/x"})]
+            decided = httpx.post(f"{second['url']}/apps/careful/users/ann/approvals/{listed[0]['id']}",
+                                 json={"approve": True}, timeout=10)
+            assert decided.status_code == 200 and decided.json()["status"] == "approved"
+            turn.join(15)
+        assert box["events"][-1].content.text == "result: {'deleted': '/tmp/x'}"
+
+
+def test_a_run_in_flight_on_a_killed_host_ends_interrupted_and_the_survivor_serves_the_next_turn(
+        actor_system: Any, tmp_path: Path, postgres: Any) -> None:
+    import threading
+
+    url = postgres.new_database()
+    store_toml = f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
+    (tmp_path / "a").mkdir()
+    with serving(tmp_path / "a", more_toml=store_toml, apps='sleepy = "runtime_agents:sleepy_agent"\n') as first:
+        httpx.post(f"{first['url']}/apps/sleepy/users/ann/sessions", json={"sessionId": "s1"}, timeout=30)
+        def turn() -> None:  # its HTTP connection is cut by the kill below
+            try:
+                httpx.post(f"{first['url']}/run", timeout=30, json={
+                    "appName": "sleepy", "userId": "ann", "sessionId": "s1",
+                    "newMessage": {"role": "user", "parts": [{"text": "sleep 20"}]}})
+            except httpx.HTTPError:
+                pass
+
+        threading.Thread(target=turn, daemon=True).start()
+        store = PostgresSessionStore(url)
+        try:
+            [(*_, in_flight)] = wait_until(store.all_running_runs, timeout=15)
+            wait_until(lambda: len(store.get_session("sleepy", "ann", "s1").events) >= 2, timeout=15)  # tool called
+            kill_marked_processes(first["marker"], grace=0)
+            config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "b"), store_url=url,
+                                lease_seconds=LEASE, port=free_port())
+            with Host(config, system=actor_system) as second:
+                runner = second.runner("sleepy")
+                wait_until(lambda: _or_none(lambda: runner.get_session("ann", "s1")), timeout=LEASE + 10)
+                assert store.run_status(in_flight.run_id) == "interrupted"  # ended by the survivor, once
+                events = list(runner.run("ann", "s1", "sleep 0"))
+                assert events[-1].content is not None and events[-1].content.text
+        finally:
+            store.close()

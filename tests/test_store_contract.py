@@ -402,3 +402,16 @@ def test_credentials_are_shared_encrypted_at_rest_and_replaced_in_place(backend:
     finally:
         first.close()
         second.close()
+
+
+def test_the_orphaned_runs_are_those_no_live_writer_holds(store: Any) -> None:
+    for session in ("mine", "theirs", "expired"):
+        store.create_session("app", "ann", session)
+    store.acquire_lease("app", "ann", "mine", "host-a/partition-0", ttl=30)
+    store.acquire_lease("app", "ann", "theirs", "host-b/partition-0", ttl=30)
+    store.acquire_lease("app", "ann", "expired", "host-c/partition-0", ttl=0.2)
+    for session in ("mine", "theirs", "expired", "s1"):  # s1: never leased (an older store's)
+        store.start_run("app", "ann", session, f"run-{session}", None)
+    time.sleep(0.3)
+    orphaned = {record.run_id for *_, record in store.orphaned_runs("host-a/partition-0")}
+    assert orphaned == {"run-mine", "run-expired", "run-s1"}  # host-b is alive: its run is left to it

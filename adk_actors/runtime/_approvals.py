@@ -4,17 +4,22 @@
 ``Approve(id)`` / ``Deny(id, reason)`` from any client; ``WaitDecision(id, wait)``
 answers as soon as the decision exists, also when it was made before anyone
 waited (ADK Elixir loses such decisions), else after ``wait`` seconds with
-``"pending"``; ``ListApprovals(app, user, status)``. Everything is in SQLite, so
-pending approvals survive a restart of this actor and a waiting run, which asks
-again, still gets its decision. After a host restart, approvals whose run is no
-longer running (the session store's ``runs`` table) are listed as ``expired``.
+``"pending"``; ``ListApprovals(app, user, status)``. Everything is in a database (a
+SQLite file of the host's, or, with ``[store] url``, the PostgreSQL database every
+host shares), so pending approvals survive a restart of this actor and a waiting
+run, which asks again, still gets its decision. After a host restart, approvals
+whose run is no longer running (the session store's ``runs`` table) are listed as
+``expired``.
+
+On a shared database a decision may be made through another host (its HTTP API, its
+CLI): while runs wait here on a shared database, the pending approvals they wait for
+are read again every ``SHARED_POLL`` seconds, and a decision found is answered at once.
 """
 
 from __future__ import annotations
 
+import builtins
 import json
-import sqlite3
-import threading
 import time
 import uuid
 from typing import Any
@@ -22,45 +27,50 @@ from typing import Any
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
 from .._validate import check_message
-from ..store import open_session_store, private_file
+from ..store import open_session_store
+from ..store._database import Database
 from ._service_calls import Approval, Approve, Deny, ListApprovals, RegisterApproval, WaitDecision
 
-__all__ = ["ApprovalActor", "ApprovalStore"]
+__all__ = ["SHARED_POLL", "ApprovalActor", "ApprovalStore"]
+
+#: On a shared database: how often the approvals waited for here are read again.
+SHARED_POLL = 0.25
+
+_MIGRATIONS = [
+    (1, """CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, app TEXT, "user" TEXT, session TEXT,
+            run_id TEXT, agent TEXT, tool TEXT, args TEXT, hint TEXT, status TEXT, reason TEXT, created REAL,
+            decided REAL)"""),
+]
+_SELECT = 'SELECT id, app, "user", session, run_id, agent, tool, args, hint, status, reason, created, decided'
 
 
 class ApprovalStore:
-    def __init__(self, path: str, session_store: str | None = None) -> None:
-        """Open the approvals' SQLite file and, when ``session_store`` (a session store
-        location) is given, that store: what tells a pending approval's run has ended."""
-        self._lock = threading.Lock()
-        private_file(path)
-        self._db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, app TEXT, user TEXT, "
-                         "session TEXT, run_id TEXT, agent TEXT, tool TEXT, args TEXT, hint TEXT, status TEXT, "
-                         "reason TEXT, created REAL, decided REAL)")
+    def __init__(self, location: str, session_store: str | None = None) -> None:
+        """Open the approvals at ``location`` (a SQLite file or a ``postgresql://`` URL)
+        and, when ``session_store`` (a session store location) is given, that store:
+        what tells a pending approval's run has ended."""
+        self._db = Database(location)
+        self._db.migrate("approvals", _MIGRATIONS)
+        self.shared = self._db.postgres
         self.sessions = open_session_store(session_store) if session_store else None
 
     def register(self, request: RegisterApproval) -> Approval:
         approval = Approval(f"approval-{uuid.uuid4().hex[:12]}", request.app_name, request.user_id,
                             request.session_id, request.run_id, request.agent, request.tool, dict(request.args),
                             request.hint, "pending", "", time.time())
-        with self._lock:
-            self._db.execute("INSERT INTO approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', '', ?, NULL)",
-                             (approval.id, approval.app_name, approval.user_id, approval.session_id, approval.run_id,
-                              approval.agent, approval.tool, json.dumps(approval.args, default=str), approval.hint,
-                              approval.created))
+        self._db.run("INSERT INTO approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', '', ?, NULL)",
+                     (approval.id, approval.app_name, approval.user_id, approval.session_id, approval.run_id,
+                      approval.agent, approval.tool, json.dumps(approval.args, default=str), approval.hint,
+                      approval.created))
         return approval
 
     def get(self, approval_id: str) -> Approval | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM approvals WHERE id=?", (approval_id,)).fetchone()
-        return _row(row) if row else None
+        rows = self._db.run(f"{_SELECT} FROM approvals WHERE id=?", (approval_id,)).rows
+        return _row(rows[0]) if rows else None
 
     def decide(self, approval_id: str, status: str, reason: str) -> Approval:
-        with self._lock:
-            updated = self._db.execute("UPDATE approvals SET status=?, reason=?, decided=? WHERE id=? AND "
-                                       "status='pending'", (status, reason, time.time(), approval_id)).rowcount
+        updated = self._db.run("UPDATE approvals SET status=?, reason=?, decided=? WHERE id=? AND status='pending'",
+                               (status, reason, time.time(), approval_id)).rowcount
         approval = self.get(approval_id)
         if approval is None:
             raise CallError(f"no approval {approval_id!r}", code="not_found")
@@ -70,29 +80,34 @@ class ApprovalStore:
 
     def list(self, app: str | None, user: str | None, status: str | None) -> list[Approval]:
         self._expire_orphans()
-        query, args = "SELECT * FROM approvals WHERE 1=1", []
-        for column, value in (("app", app), ("user", user), ("status", status)):
+        query, args = f"{_SELECT} FROM approvals WHERE 1=1", []
+        for column, value in (("app", app), ('"user"', user), ("status", status)):
             if value is not None:
                 query += f" AND {column}=?"
                 args.append(value)
-        with self._lock:
-            rows = self._db.execute(query + " ORDER BY created", args).fetchall()
-        return [_row(r) for r in rows]
+        return [_row(r) for r in self._db.run(query + " ORDER BY created", args).rows]
 
     def _expire_orphans(self) -> None:
         """Pending approvals whose run is no longer running (the host restarted) expire."""
         if self.sessions is None:
             return
-        with self._lock:
-            pending = self._db.execute("SELECT id, run_id FROM approvals WHERE status='pending'").fetchall()
+        pending = self._db.run("SELECT id, run_id FROM approvals WHERE status='pending'").rows
         for approval_id, run_id in pending:
             status = self.sessions.run_status(run_id)
             if status is not None and status != "running":
                 self.decide(approval_id, "expired", f"its run ended ({status}) before a decision")
 
+    def decided_among(self, approval_ids: builtins.list[str]) -> builtins.list[Approval]:
+        """Those of ``approval_ids`` decided by now (through any host)."""
+        if not approval_ids:
+            return []
+        marks = ", ".join("?" * len(approval_ids))
+        rows = self._db.run(f"{_SELECT} FROM approvals WHERE status<>'pending' AND id IN ({marks})",
+                            approval_ids).rows
+        return [_row(r) for r in rows]
+
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._db.close()
         if self.sessions is not None:
             self.sessions.close()
 
@@ -109,6 +124,7 @@ class ApprovalActor(GenServer):
     def init(self, args: dict[str, Any]) -> None:
         self.store = ApprovalStore(args["path"], args.get("session_store"))
         self.waiters: dict[str, list[CallerRef]] = {}
+        self.polling = False  # a poll of the shared database is armed
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, RegisterApproval):
@@ -125,6 +141,7 @@ class ApprovalActor(GenServer):
                 return current  # decided before anyone waited: not lost
             self.waiters.setdefault(request.id, []).append(caller)
             self.send_after(request.wait, ("wait-over", request.id, caller.ref))
+            self._poll_if_shared()
             return NO_REPLY
         if isinstance(request, ListApprovals):
             return self.store.list(request.app_name, request.user_id, request.status)
@@ -150,7 +167,24 @@ class ApprovalActor(GenServer):
     def terminate(self, reason: Any) -> None:
         self.store.close()
 
+    def _poll_if_shared(self) -> None:
+        if self.store.shared and not self.polling and self.waiters:
+            self.polling = True
+            self.send_after(SHARED_POLL, ("poll",))
+
+    def _poll(self) -> None:
+        """Answer the waiters of approvals decided through another host; come back while
+        any wait."""
+        self.polling = False
+        for approval in self.store.decided_among(sorted(self.waiters)):
+            for waiter in self.waiters.pop(approval.id, []):
+                self.reply(waiter, approval)
+        self._poll_if_shared()
+
     def handle_timeout(self, payload: Any) -> None:
+        if payload == ("poll",):
+            self._poll()
+            return
         if isinstance(payload, tuple) and payload[0] == "wait-over":
             _, approval_id, ref = payload
             waiters = self.waiters.get(approval_id, [])

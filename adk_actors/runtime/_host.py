@@ -273,7 +273,8 @@ class Host:
                           args={"memory": self.config.store_url or str(data / "memory.db"),
                                 "session_store": self.config.store_location}),
                 ChildSpec(id="approvals", start=ApprovalActor, name="approvals", backoff=backoff,
-                          args={"path": str(data / "approvals.db"), "session_store": self.config.store_location}),
+                          args={"path": self.config.store_url or str(data / "approvals.db"),
+                                "session_store": self.config.store_location}),
                 ChildSpec(id="credentials", start=CredentialActor, name="credentials", backoff=backoff,
                           args={"path": self.config.store_url or str(data / "credentials.db")}),
                 # MCP toolsets: one actor each, started by the first run that needs it (runtime._mcp).

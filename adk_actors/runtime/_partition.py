@@ -98,6 +98,7 @@ from ..messages import (
 )
 from ..store import (
     LeaseLost,
+    RunRecord,
     SessionExists,
     SessionLeased,
     SessionLimitReached,
@@ -264,13 +265,16 @@ class SessionPartition(GenServer):
             return None
 
     def _fail_orphaned_runs(self) -> None:
-        for app, user, session_id, record in self.store.all_running_runs():
-            if not self._ours(session_key(app, user, session_id)):
-                continue
-            if record.caller is not None:
-                self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted",
-                                                   "the session's partition was restarted while this run was in flight"))
-            self.store.end_run(record.run_id, "interrupted")
+        """At start: the runs of our sessions that died with our earlier self (or with a
+        host whose lease on them ran out) end ``interrupted``, their callers told."""
+        for app, user, session_id, record in self.store.orphaned_runs(self.holder):
+            if self._ours(session_key(app, user, session_id)):
+                self._fail_orphan(record, "the session's partition was restarted while this run was in flight")
+
+    def _fail_orphan(self, record: RunRecord, why: str) -> None:
+        if record.caller is not None:
+            self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted", why))
+        self.store.end_run(record.run_id, "interrupted")
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -394,6 +398,11 @@ class SessionPartition(GenServer):
             # The lease first, then the read: no other holder can write between them.
             lease = self._lease(request.app_name, request.user_id, request.session_id)
             data = self.store.get_session(request.app_name, request.user_id, request.session_id)
+            if lease.epoch > 1:  # held before: by another host that died with runs in flight?
+                for record in self.store.running_runs(request.app_name, request.user_id, request.session_id):
+                    if record.run_id not in self.runs:
+                        self._fail_orphan(record, "the host that held the session stopped while this run was "
+                                                  "in flight")
         except SessionNotFound:
             self._tell(request.key, "activation_failed", "unknown_session")
             raise CallError(f"no session {request.session_id!r} for {request.app_name}/{request.user_id}",

@@ -344,6 +344,20 @@ class SQLiteSessionStore:
             out.append((app, user, session_id, RunRecord(run_id, caller_address(caller), "running")))
         return out
 
+    def orphaned_runs(self, holder: str) -> list[tuple[str, str, str, RunRecord]]:
+        """The runs marked running that no live writer holds: in a session whose lease
+        ``holder`` had (its earlier self, which died with them), whose lease ran out
+        (its holder died or was cut off: a live holder renews it), or that has none.
+        A run of a session another holder leases now is left to it."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT r.app_name, r.user_id, r.session_id, r.run_id, r.caller FROM runs r LEFT JOIN session_leases l "
+                "ON l.app_name=r.app_name AND l.user_id=r.user_id AND l.session_id=r.session_id "
+                "WHERE r.status='running' AND (l.holder IS NULL OR l.holder=? OR l.expires<?)",
+                (holder, time.time())).fetchall()
+        return [(app, user, sid, RunRecord(run_id, caller_address(caller), "running"))
+                for app, user, sid, run_id, caller in rows]
+
     def run_status(self, run_id: str) -> str | None:
         """How run ``run_id`` ended ("done", "interrupted" ...), "running", or None if no
         run of that id was ever recorded."""
