@@ -41,7 +41,8 @@ def start_actor_system(
     :class:`OwnerWatch` that stops the system (within ``owner_grace`` seconds, then
     SIGKILL) once this process has ended, however it ended. The caller owns the
     system and must call ``shutdown()``; if the watch does not start, the system is
-    shut down and :class:`ActorSystemError` raised.
+    shut down and :class:`ActorSystemError` raised. The system's ``admin_address`` is
+    the (host, port) its admin listens on.
     """
     from thespian.actors import ActorSystem, ActorSystemException
 
@@ -60,6 +61,7 @@ def start_actor_system(
         )
     except ActorSystemException as exc:
         raise ActorSystemError(f"could not start the actor system on port {port}: {exc}") from exc
+    system.admin_address = (host, port)  # where its admin listens (a system's name among others)
     if die_with_owner:
         try:
             start_server(system, OwnerWatch, OwnerArgs(os.getpid(), port, host, owner_grace))

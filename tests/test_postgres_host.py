@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 import runtime_agents
 from conftest import serving
@@ -24,7 +25,7 @@ from adk_actors import RunFailedError, SessionElsewhereError
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.store import PostgresSessionStore
 from supervision import free_port
-from supervision.testing import kill_marked_processes, wait_until
+from supervision.testing import kill_marked_processes, pid_alive, wait_until
 
 LEASE = 2.0
 
@@ -78,8 +79,21 @@ def _turn(url: str, text: str) -> httpx.Response:
         "newMessage": {"role": "user", "parts": [{"text": text}]}})
 
 
-def test_two_hosts_on_one_store_never_write_one_session_together_and_a_survivor_takes_it_over(
+def lease_holder(url: str, app: str, session_id: str) -> str:
+    """Who holds the session's lease now (read behind the hosts' backs)."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT holder FROM session_leases WHERE app_name=%s AND user_id='ann' AND session_id=%s",
+                           (app, session_id)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def test_any_host_reaches_a_session_another_holds_and_a_survivor_takes_it_over(
         actor_system: Any, tmp_path: Path, postgres: Any) -> None:
+    """Two hosts on one store: the second reaches the first's session through it (reads
+    and a run whose events stream from the holder), never writing it itself; kill -9 of
+    the first: the second is told so at once, serves the session within the lease with
+    every acknowledged event (and the artifacts, from a shared folder); the first,
+    back, reaches it through the second, which stays its only writer."""
     url = postgres.new_database()
     shared = tmp_path / "shared-artifacts"  # a shared filesystem, in life
     store_toml = (f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
@@ -94,16 +108,20 @@ def test_two_hosts_on_one_store_never_write_one_session_together_and_a_survivor_
             "appName": "notes", "userId": "ann", "sessionId": "n1",
             "newMessage": {"role": "user", "parts": [{"text": "save buy milk"}]}}).status_code == 200
         config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "b"), store_url=url,
-                            lease_seconds=LEASE, port=first["port"] + 1, artifacts_dir=str(shared))
+                            lease_seconds=LEASE, artifacts_dir=str(shared))
         with Host(config, system=actor_system) as second:
             runner = second.runner("echo")
-            with pytest.raises(SessionElsewhereError, match=f"127.0.0.1:{first['port']}"):
-                runner.get_session("ann", "s1")
-            with pytest.raises(SessionElsewhereError):
-                list(runner.run("ann", "s1", "from the second host"))
-            assert _turn(first["url"], "two").status_code == 200  # its holder is unharmed
-            kill_marked_processes(first["marker"], grace=0)  # kill -9 of the whole first host
+            first_name = f"127.0.0.1:{first['port']}"
+            assert texts(runner.get_session("ann", "s1")) == ["one", "echo: one (turn 1)"]  # through its holder
+            streamed = list(runner.run("ann", "s1", "two"))  # run by the holder, streamed to this host's caller
+            assert [e.content.text for e in streamed if e.content] == ["two", "echo: two (turn 2)"]
+            assert lease_holder(url, "echo", "s1").startswith(first_name)  # the first host is still its writer
+            victims = kill_marked_processes(first["marker"], grace=0)  # kill -9 of the whole first host
             killed = time.monotonic()
+            wait_until(lambda: not any(pid_alive(pid) for pid in victims), timeout=5)
+            with pytest.raises(SessionElsewhereError, match="does not answer"):  # told at once, no hang
+                runner.get_session("ann", "s1")
+            assert time.monotonic() - killed < 2.0
 
             session = wait_until(lambda: _or_none(lambda: runner.get_session("ann", "s1")), timeout=LEASE + 10,
                                  interval=0.05)
@@ -117,9 +135,10 @@ def test_two_hosts_on_one_store_never_write_one_session_together_and_a_survivor_
             assert response.response == {"text": "buy milk", "names": ["note.txt"]}
             (tmp_path / "a2").mkdir()
             with serving(tmp_path / "a2", more_toml=store_toml, apps=apps) as back:
-                refused = _turn(back["url"], "four")
-                assert refused.status_code == 503 and "held by" in refused.text
-            assert texts(runner.get_session("ann", "s1"))[-2:] == ["three", "echo: three (turn 3)"]
+                assert _turn(back["url"], "four").status_code == 200  # through the second host, its writer
+                assert not lease_holder(url, "echo", "s1").startswith(first_name)
+            assert texts(runner.get_session("ann", "s1"))[-4:] == ["three", "echo: three (turn 3)", "four",
+                                                                   "echo: four (turn 4)"]
     password = postgres.password
     for written in [*(tmp_path / "a").rglob("*"), *(tmp_path / "a2").rglob("*")]:  # logs, config aside
         if written.is_file() and written.name != "host.toml":

@@ -158,11 +158,6 @@ class HostConfig:
         (``store.open_session_store``): the URL, else the SQLite file."""
         return self.store_url or self.store_path
 
-    @property
-    def holder_name(self) -> str:
-        """This host's name among the hosts that share a store: its actor system's
-        address and port (the writer of its sessions' leases, the node of its jobs)."""
-        return f"{self.address}:{self.port}"
 
 
 class Host:
@@ -209,7 +204,7 @@ class Host:
                                              log_level=self.config.log_level, log_formatter=JSON_LINES)
         partition_args = PartitionArgs(store=self.config.store_location, apps=dict(self.config.apps),
                                        lines_dir=str(Path(self.config.data_dir) / "lines"),
-                                       lease_holder=self.config.holder_name,
+                                       lease_holder=self.holder_name,
                                        lease_seconds=self.config.lease_seconds,
                                        agents_dir=self.config.agents_dir, conformance_dir=self.config.conformance_dir,
                                        idle_timeout=self.config.idle_timeout,
@@ -296,7 +291,7 @@ class Host:
             return ()
         args = JobsArgs(path=self.config.store_url or str(Path(self.config.data_dir) / "jobs.db"),
                         config=self.config.jobs, apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
-                        node=self.config.holder_name)
+                        node=self.holder_name)
         return (ChildSpec(id="jobs", start=JobQueueActor, args=args, name="jobs",
                           backoff=Backoff(min_delay=0.02, max_delay=1.0)),)
 
@@ -351,6 +346,15 @@ class Host:
         if problems:
             raise HostError(f"the session store {where} is corrupted ({'; '.join(problems[:3])}): "
                             "restore it from a backup, or move it away to start with an empty store")
+
+    @property
+    def holder_name(self) -> str:
+        """This host's name among the hosts that share a store: where its actor system's
+        admin listens, ``<address>:<port>`` (the writer of its sessions' leases, the
+        node of its jobs; another host checks that it takes a connection before it
+        forwards a request to it)."""
+        address, port = getattr(self.system, "admin_address", None) or (self.config.address, self.config.port)
+        return f"{address}:{port}"
 
     @classmethod
     def connect(cls, port: int, address: str = "127.0.0.1") -> Host:

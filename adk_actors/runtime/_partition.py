@@ -30,6 +30,13 @@ are idle is stopped after ``WORKER_IDLE_STOP`` seconds.
 A (re)started partition holds no session: a run the store still marks as running in
 one of its sessions died with the previous process, and its caller gets
 ``RunFailed(interrupted)`` at once.
+
+Several hosts on one store: a partition holds the lease of each session it holds
+(``store.Lease``, with its address). Asked for a session another host's partition
+holds, it forwards the request there (the holder answers the caller, and streams a
+run's events to it), after checking that the holder's host takes a connection; a
+holder whose host does not is answered ``session_elsewhere`` until its lease ends,
+and the session is then activated here from the store.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import importlib
 import logging
 import os
 import signal
+import socket
 import time
 import uuid
 from collections import deque
@@ -128,6 +136,9 @@ WORKER_IDLE_STOP = 5.0
 #: it first (its sessions' reads, after a restart) are answered before two forks hold
 #: it up; a turn that comes first forks a worker itself.
 WORKER_START_DELAY = 0.05
+#: How long a partition waits for another host's actor system to take a connection
+#: before it forwards a request to that host (see SessionPartition._host_answers).
+HOLDER_CONNECT_WAIT = 0.25
 #: How often what the Runners' lines did not take at once is offered again.
 _FLUSH_EVERY = 0.002
 
@@ -225,6 +236,7 @@ class SessionPartition(GenServer):
         self.store = open_session_store(args.store)
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.holder = f"{args.lease_holder}/partition-{self.index}"
+        self.hosts_seen: dict[str, tuple[float, bool]] = {}  # other hosts: (when asked, took a connection)
         self.address = self.myAddress
         self.limits = args.limits
         self.max_queued_runs = args.max_queued_runs
@@ -292,7 +304,7 @@ class SessionPartition(GenServer):
         if isinstance(request, CreateSession):
             return self._create(request)
         if isinstance(request, DeleteSession):
-            return self._delete(request)
+            return self._delete(request, caller)
         if isinstance(request, _ROUTED):
             return self._route(request, caller)
         if isinstance(request, HeldSessions):
@@ -346,17 +358,26 @@ class SessionPartition(GenServer):
         except Unstorable as exc:
             raise BadRequest(str(exc)) from None
         # Held at once (its lease taken): its first turn is about to come, and needs no store read.
-        lease = self._lease(data.app_name, data.user_id, data.id)
+        try:
+            lease = self._lease(data.app_name, data.user_id, data.id)
+        except SessionLeased as held:  # a holder of an earlier session of that id, not yet gone
+            raise CallError(str(held), code="session_elsewhere") from None
         self._hold(Session(self, data.app_name, data.user_id, data.id, dict(data.state), [], data.last_update_time,
                            lease=lease))
         return SessionInfo(data.app_name, data.user_id, data.id, data.state, [], data.last_update_time)
 
-    def _delete(self, request: DeleteSession) -> str:
+    def _delete(self, request: DeleteSession, caller: CallerRef) -> Any:
         """Delete a session: its runs end ``interrupted`` first (a running one is
         cancelled on its worker, which is retired if it has not stopped it
         ``CANCEL_GRACE`` later), then the store forgets it."""
         self._check_app(request.app_name)
         self._check_ours(request.key)
+        if request.key not in self.sessions and self.store.session_exists(request.app_name, request.user_id,
+                                                                          request.session_id):
+            try:  # deleted by its holder only (which drops its view first)
+                self._lease(request.app_name, request.user_id, request.session_id)
+            except SessionLeased as held:
+                return self._forward(request, caller, held)
         self._drop(request.key, "the session was deleted")
         self._tell(request.key, "deleted")
         self.watchers.pop(request.key, None)
@@ -373,7 +394,10 @@ class SessionPartition(GenServer):
         if faults is not None and faults.failed:
             raise CallError(f"session {request.session_id!r} failed: it crashed {faults.restarts} times "
                             f"(last: {faults.last}); an operator may reset it", code="session_failed")
-        session = self._session(request)
+        try:
+            session = self._session(request)
+        except SessionLeased as held:
+            return self._forward(request, caller, held)
         session.idle_since = self.clock()
         if isinstance(request, GetSession):
             return session.info()
@@ -414,14 +438,50 @@ class SessionPartition(GenServer):
                                   data.last_update_time, lease=lease))
 
     def _lease(self, app: str, user: str, session_id: str) -> Any:
-        """This partition's lease on a session it is about to hold (``store.Lease``);
-        CallError ``session_elsewhere``, naming its holder, when another host's
-        partition holds it (never two writers)."""
+        """This partition's lease on a session it is about to hold (``store.Lease``,
+        naming this partition's address for other hosts to forward to); SessionLeased
+        when another host's partition holds it (never two writers)."""
+        return self.store.acquire_lease(app, user, session_id, self.holder, self.config.lease_seconds,
+                                        address=self.address)
+
+    def _forward(self, request: Any, caller: CallerRef, held: SessionLeased) -> Any:
+        """Another host's partition holds the session: the request goes on to it, and it
+        answers the caller itself (a run's events stream from it to the caller). Where
+        the holder left no address (or named this partition), CallError
+        ``session_elsewhere`` names the holder instead. A holder that died within its
+        lease gets the request and never answers: the caller's deadline ends the wait,
+        and its next try, once the lease ran out, is served here."""
+        self._tell(request.key, "activation_failed", f"session_elsewhere: {held}")
+        if held.address is None or held.address == self.address:
+            raise CallError(str(held), code="session_elsewhere")
+        if not self._host_answers(held.holder):
+            raise CallError(f"{held}; its host does not answer (stopped, or cut off): the session is served "
+                            "again once that lease ends", code="session_elsewhere")
+        if isinstance(caller.address, CallerLine):
+            # A Runner's direct line reaches this process only: ``not_running`` makes the
+            # Runner send the request again through Thespian, whose address the holder reaches.
+            raise CallError(f"{held}: the request goes there through Thespian", code="not_running")
+        self.send(held.address, Call(request, ref=caller.ref, reply_to=caller.address))
+        return FORWARDED
+
+    def _host_answers(self, holder: str) -> bool:
+        """Does the actor system of ``holder`` (``<address>:<port>/partition-<n>``) take a
+        TCP connection now? Asked before each forward (a killed host refuses at once, a
+        cut-off one within ``HOLDER_CONNECT_WAIT``); one that did not is not asked again
+        for a second."""
+        where = holder.split("/", 1)[0]
+        now = self.clock()
+        known = self.hosts_seen.get(where)
+        if known is not None and not known[1] and now - known[0] < 1.0:
+            return False
+        address, _, port = where.rpartition(":")
         try:
-            return self.store.acquire_lease(app, user, session_id, self.holder, self.config.lease_seconds)
-        except SessionLeased as exc:
-            self._tell(session_key(app, user, session_id), "activation_failed", f"session_elsewhere: {exc}")
-            raise CallError(str(exc), code="session_elsewhere") from None
+            socket.create_connection((address, int(port)), timeout=HOLDER_CONNECT_WAIT).close()
+            answers = True
+        except (OSError, ValueError):
+            answers = False
+        self.hosts_seen[where] = (now, answers)
+        return answers
 
     def _let_go(self, session: Session) -> None:
         """Release a session's lease (passivated or dropped here): another holder may

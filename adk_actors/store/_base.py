@@ -69,11 +69,14 @@ class RunExists(StoreError):
 
 class SessionLeased(StoreError):
     """Another holder has the session's lease (a partition of another host holds the
-    session): the session was not activated here, and nothing was written."""
+    session): the session was not activated here, and nothing was written.
+    ``address``: where that holder said it can be reached (its partition's actor
+    address), or None."""
 
-    def __init__(self, message: str, holder: str) -> None:
+    def __init__(self, message: str, holder: str, address: Any = None) -> None:
         super().__init__(message)
         self.holder = holder
+        self.address = address
 
 
 class LeaseLost(StoreError):
@@ -141,7 +144,8 @@ class SessionStore(Protocol):
     def list_sessions(self, app: str, user: str) -> list[SessionData]: ...
     def delete_session(self, app: str, user: str, session_id: str) -> None: ...
     def append_event(self, app: str, user: str, session_id: str, event: Event) -> Event | None: ...
-    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float) -> Lease: ...
+    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float,
+                      address: Any = None) -> Lease: ...
     def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]: ...
     def release_lease(self, lease: Lease) -> None: ...
     def scoped_state(self, app: str, user: str) -> dict[str, Any]: ...

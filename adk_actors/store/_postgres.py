@@ -106,6 +106,9 @@ POSTGRES_MIGRATIONS: list[tuple[int, str]] = [
             PRIMARY KEY (app_name, user_id, session_id));
         CREATE INDEX session_leases_by_holder ON session_leases (holder);
     """),
+    (2, """
+        ALTER TABLE session_leases ADD COLUMN address BYTEA;
+    """),
 ]
 
 #: The advisory lock key the migrations run under (any constant of this program).
@@ -413,7 +416,8 @@ class PostgresSessionStore:
                           "AND session_id=%s FOR SHARE", (app, user, session_id)).fetchone()
         return None if row is None else (str(row[0]), int(row[1]))
 
-    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float) -> Lease:
+    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float,
+                      address: Any = None) -> Lease:
         """Take the session's lease for ``ttl`` seconds of the database's clock (see
         ``_rows.granted_epoch``); SessionLeased, with its holder, when another has it;
         SessionNotFound for a session that does not exist (no lease is made for one)."""
@@ -421,14 +425,15 @@ class PostgresSessionStore:
         with self._tx() as cur:
             if cur.execute("SELECT 1 FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s", key).fetchone() is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
-            cur.execute("INSERT INTO session_leases VALUES (%s, %s, %s, '', 0, 0) ON CONFLICT DO NOTHING", key)
-            row = cur.execute(f"SELECT holder, epoch, expires, {_NOW} FROM session_leases WHERE app_name=%s "
-                              "AND user_id=%s AND session_id=%s FOR UPDATE", key).fetchone()
+            cur.execute("INSERT INTO session_leases VALUES (%s, %s, %s, '', 0, 0, NULL) ON CONFLICT DO NOTHING", key)
+            row = cur.execute(f"SELECT holder, epoch, expires, address, {_NOW} FROM session_leases "
+                              "WHERE app_name=%s AND user_id=%s AND session_id=%s FOR UPDATE", key).fetchone()
             assert row is not None  # inserted above if it was not there (as expired, epoch 0)
-            holder_now, epoch_now, expires, now = row
-            epoch = granted_epoch((holder_now, epoch_now, expires), key, holder, now)
-            cur.execute("UPDATE session_leases SET holder=%s, epoch=%s, expires=%s WHERE app_name=%s "
-                        "AND user_id=%s AND session_id=%s", (holder, epoch, now + ttl, *key))
+            holder_now, epoch_now, expires, address_now, now = row
+            epoch = granted_epoch((holder_now, epoch_now, expires, bytes(address_now) if address_now else None),
+                                  key, holder, now)
+            cur.execute("UPDATE session_leases SET holder=%s, epoch=%s, expires=%s, address=%s WHERE app_name=%s "
+                        "AND user_id=%s AND session_id=%s", (holder, epoch, now + ttl, pickle.dumps(address), *key))
         return Lease(app, user, session_id, holder, epoch, now + ttl)
 
     def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]:

@@ -130,19 +130,20 @@ def _first_error(exc: Exception) -> str:
     return str(exc)[:200]
 
 
-def granted_epoch(current: tuple[str, int, float] | None, lease_key: tuple[str, str, str], holder: str,
-                  now: float) -> int:
+def granted_epoch(current: tuple[str, int, float, bytes | None] | None, lease_key: tuple[str, str, str],
+                  holder: str, now: float) -> int:
     """The epoch of a lease on ``lease_key`` granted to ``holder`` at ``now``, given the
-    session's current lease row (holder, epoch, expires) or None. It is granted when the
-    session has none, when ``holder`` had it (a restarted holder takes its own lease
-    back at once), or when it expired; otherwise SessionLeased names its holder."""
+    session's current lease row (holder, epoch, expires, pickled address) or None. It
+    is granted when the session has none, when ``holder`` had it (a restarted holder
+    takes its own lease back at once), or when it expired; otherwise SessionLeased
+    names its holder and where it is."""
     if current is None:
         return 1
-    owner, epoch, expires = current
+    owner, epoch, expires, address = current
     if owner != holder and expires > now:
         app, user, session_id = lease_key
         raise SessionLeased(f"session {session_id!r} of {app}/{user} is held by {owner} "
-                            f"for {expires - now:.1f} s more", owner)
+                            f"for {expires - now:.1f} s more", owner, caller_address(address))
     return int(epoch) + 1
 
 

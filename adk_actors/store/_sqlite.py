@@ -104,6 +104,11 @@ MIGRATIONS: list[tuple[int, str]] = [
             PRIMARY KEY (app_name, user_id, session_id));
         CREATE INDEX session_leases_by_holder ON session_leases (holder);
     """),
+    # Where a lease's holder is reached (its partition's pickled actor address): a
+    # host asked for a session another holds forwards the request there.
+    (6, """
+        ALTER TABLE session_leases ADD COLUMN address BLOB;
+    """),
 ]
 
 
@@ -382,7 +387,8 @@ class SQLiteSessionStore:
                          (app, user, session_id)).fetchone()
         return None if row is None else (str(row[0]), int(row[1]))
 
-    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float) -> Lease:
+    def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float,
+                      address: Any = None) -> Lease:
         """Take the session's lease for ``ttl`` seconds (see ``_rows.granted_epoch``);
         SessionLeased, with its holder, when another holder has it; SessionNotFound
         for a session that does not exist (no lease is ever made for one)."""
@@ -391,11 +397,11 @@ class SQLiteSessionStore:
                           (app, user, session_id)).fetchone() is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
             now = time.time()
-            row = db.execute("SELECT holder, epoch, expires FROM session_leases WHERE app_name=? AND user_id=? "
-                             "AND session_id=?", (app, user, session_id)).fetchone()
+            row = db.execute("SELECT holder, epoch, expires, address FROM session_leases WHERE app_name=? "
+                             "AND user_id=? AND session_id=?", (app, user, session_id)).fetchone()
             epoch = granted_epoch(row, (app, user, session_id), holder, now)
-            db.execute("INSERT OR REPLACE INTO session_leases VALUES (?, ?, ?, ?, ?, ?)",
-                       (app, user, session_id, holder, epoch, now + ttl))
+            db.execute("INSERT OR REPLACE INTO session_leases VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (app, user, session_id, holder, epoch, now + ttl, pickle.dumps(address)))
         return Lease(app, user, session_id, holder, epoch, now + ttl)
 
     def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]:
