@@ -386,7 +386,7 @@ async function start() {
   $("composer").addEventListener("submit", (e) => {
     e.preventDefault();
     const text = $("message").value.trim();
-    if (!text || ui.busy) return;
+    if (!text || ui.busy || !ui.app) return;
     $("message").value = "";
     send(text);
   });
@@ -402,6 +402,7 @@ async function start() {
   $("app").replaceChildren(...apps.map((a) => element("option", { value: a }, a)));
   ui.app = apps.includes(wanted) ? wanted : apps[0];
   $("app").value = ui.app;
+  $("send").disabled = !ui.app;  // disabled in the page until the app is known (a send before: app null)
   $("app").addEventListener("change", async () => {
     ui.app = $("app").value; ui.session = null; $("events").replaceChildren();
     remember();
