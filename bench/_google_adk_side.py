@@ -57,16 +57,21 @@ def message(text: str) -> types.Content:
     return types.Content(role="user", parts=[types.Part(text=text)])
 
 
+async def timed_turn(runner: Runner, user: str, sid: str, text: str) -> float:
+    """Seconds for one turn, from the request to its last event."""
+    began = time.perf_counter()
+    async for _ in runner.run_async(user_id=user, session_id=sid, new_message=message(text)):
+        pass
+    return time.perf_counter() - began
+
+
 async def main(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str, Any]:
     service = InMemorySessionService()
     runner = Runner(app_name="bench", agent=LlmAgent(name="bench", model=MockLlm(), tools=[bump]),
                     session_service=service)
 
     async def turn(user: str, sid: str, text: str) -> float:
-        began = time.perf_counter()
-        async for _ in runner.run_async(user_id=user, session_id=sid, new_message=message(text)):
-            pass
-        return time.perf_counter() - began
+        return await timed_turn(runner, user, sid, text)
 
     out: dict[str, Any] = {}
     first_turns = []

@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from _google_adk_side import MockLlm, bump, message, percentile
+from _google_adk_side import MockLlm, bump, percentile, timed_turn
 from google.adk.agents import LlmAgent
 from google.adk.runners import Runner
 from google.adk.sessions import DatabaseSessionService
@@ -26,10 +26,7 @@ async def main(db_url: str, turns: int, concurrent: int, per_session: int) -> di
                     session_service=service)
 
     async def turn(user: str, sid: str, text: str) -> float:
-        began = time.perf_counter()
-        async for _ in runner.run_async(user_id=user, session_id=sid, new_message=message(text)):
-            pass
-        return time.perf_counter() - began
+        return await timed_turn(runner, user, sid, text)
 
     out: dict[str, Any] = {}
     samples = []

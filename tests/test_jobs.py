@@ -34,13 +34,13 @@ from adk_actors.jobs import (
     EnqueueJob,
     JobsConfig,
     JobSpec,
-    JobStore,
     ListJobs,
     backoff_delay,
     next_cron_time,
     validate_spec,
 )
 from adk_actors.runtime import Host, HostConfig, Jobs
+from adk_actors.store import JobStore
 from supervision import call, process_alive
 from supervision.testing import wait_until
 

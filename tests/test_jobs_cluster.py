@@ -20,8 +20,9 @@ import runtime_agents
 from conftest import serving
 from test_jobs import Clock, function, lines
 
-from adk_actors.jobs import Backoff, CronEntry, JobsConfig, JobStore
+from adk_actors.jobs import Backoff, CronEntry, JobsConfig
 from adk_actors.runtime import Host, HostConfig
+from adk_actors.store import JobStore
 from supervision import free_port
 from supervision.testing import kill_marked_processes, wait_until
 

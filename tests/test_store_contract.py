@@ -246,10 +246,13 @@ def test_each_session_keeps_the_traces_of_its_last_turns(store: Any) -> None:
 
 
 def test_a_lease_has_one_holder_until_it_expires_or_is_released(store: Any) -> None:
-    lease = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30)
+    lease = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30, address=("10.0.0.7", 41234))
     with pytest.raises(SessionLeased) as refused:
         store.acquire_lease("app", "ann", "s1", "host-b/partition-1", ttl=30)
     assert refused.value.holder == "host-a/partition-0" and "host-a/partition-0" in str(refused.value)
+    assert refused.value.address == ("10.0.0.7", 41234)  # where other hosts forward its requests
+    with pytest.raises(SessionNotFound):  # no lease is ever made for a session that does not exist
+        store.acquire_lease("app", "ann", "nowhere", "host-a/partition-0", ttl=30)
     again = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30)  # a restarted holder
     assert again.epoch == lease.epoch + 1
     store.release_lease(again)

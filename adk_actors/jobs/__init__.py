@@ -1,7 +1,8 @@
 """Background jobs (Oban's semantics): agent runs and functions, enqueued now, later
-or on a cron schedule, retried with backoff, kept in the host's data folder and run
-by the host's ``jobs`` actor (:mod:`adk_actors.runtime`); its message API is here
-too (``EnqueueJob`` ...). See ``docs/jobs.md``."""
+or on a cron schedule, retried with backoff, kept in their store
+(``adk_actors.store.JobStore``) and run by the host's ``jobs`` actor
+(:mod:`adk_actors.runtime`); its message API is here too (``EnqueueJob`` ...). See
+``docs/jobs.md``."""
 
 from ._messages import CancelJob, DiscardJob, EnqueueJob, EnqueueJobs, GetJob, ListJobs, RetryJob
 from ._model import (
@@ -20,7 +21,6 @@ from ._model import (
     resolve_function,
     validate_spec,
 )
-from ._store import JobStore
 
 __all__ = [
     "FINISHED",
@@ -36,7 +36,6 @@ __all__ = [
     "Job",
     "JobInfo",
     "JobSpec",
-    "JobStore",
     "JobsConfig",
     "ListJobs",
     "RetryJob",

@@ -11,7 +11,7 @@ __all__ = ["JobsArgs"]
 
 @dataclass(frozen=True)
 class JobsArgs:
-    path: str  # the jobs' store: a SQLite file or a postgresql:// URL (see jobs.JobStore)
+    path: str  # the jobs' store: a SQLite file or a postgresql:// URL (see store.JobStore)
     config: JobsConfig
     node: str = "local"  # this host's name among the hosts that share the queue
     apps: dict[str, str] = field(default_factory=dict)  # name -> import path or YAML file

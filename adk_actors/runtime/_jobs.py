@@ -72,7 +72,6 @@ from ..jobs import (
     GetJob,
     Job,
     JobInfo,
-    JobStore,
     ListJobs,
     RetryJob,
     Snooze,
@@ -89,6 +88,7 @@ from ..messages import (
     RunMessages,
     RunRequest,
 )
+from ..store import JobStore
 from ._job_calls import JobsArgs
 from ._link import RunLink, fork_linked
 

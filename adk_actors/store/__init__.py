@@ -25,6 +25,7 @@ from ._base import (
     Unstorable,
     split_delta,
 )
+from ._jobs import JobStore
 from ._open import SessionStores, open_session_store, store_name
 from ._postgres import POSTGRES_MIGRATIONS, PostgresSessionStore, is_postgres_url, redacted_url
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
@@ -42,6 +43,7 @@ __all__ = [
     "ArtifactTooLarge",
     "FileArtifactStore",
     "InvalidArtifactName",
+    "JobStore",
     "Lease",
     "LeaseLost",
     "PostgresSessionStore",

@@ -44,7 +44,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .._types import Event, apply_state_delta
-from ..tracing import PackedTrace, TraceSpan, unpack
+from ..tracing import PackedTrace, TraceSpan
 from ._base import (
     Lease,
     RunExists,
@@ -61,12 +61,16 @@ from ._rows import (
     caller_address,
     check_fence,
     checked_state,
+    event_span,
+    event_trace_query,
     granted_epoch,
     listed_sessions,
     merged_state,
     prepared_event,
     read_events,
     read_state,
+    session_trace_query,
+    spans_of,
 )
 
 __all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "is_postgres_url", "reason_without_password", "redacted_url"]
@@ -471,25 +475,16 @@ class PostgresSessionStore:
 
     def session_trace(self, app: str, session_id: str, user: str | None = None) -> list[TraceSpan]:
         """The spans of the session's kept turns, oldest turn first (``user``'s only, when given)."""
-        query = "SELECT spans FROM traces WHERE app_name=%s AND session_id=%s"
-        args: tuple[str, ...] = (app, session_id)
-        if user is not None:
-            query, args = query + " AND user_id=%s", (*args, user)
+        query, args = session_trace_query(app, session_id, user)
         with self._tx() as cur:
-            rows = cur.execute(query + " ORDER BY turn", args).fetchall()
-        return [span for (packed,) in rows for span in unpack(bytes(packed))]
+            return spans_of(cur.execute(query.replace("?", "%s"), args).fetchall())
 
     def event_trace(self, app: str, event_id: str, user: str | None = None) -> TraceSpan | None:
         """The span of the model call that made event ``event_id`` (``user``'s only, when given), or None."""
-        query = ("SELECT t.spans FROM trace_events e JOIN traces t ON t.app_name=e.app_name "
-                 "AND t.session_id=e.session_id AND t.user_id=e.user_id AND t.turn=e.turn "
-                 "WHERE e.app_name=%s AND e.event_id=%s")
-        args: tuple[str, ...] = (app, event_id)
-        if user is not None:
-            query, args = query + " AND e.user_id=%s", (*args, user)
+        query, args = event_trace_query(app, event_id, user)
         with self._tx() as cur:
-            row = cur.execute(query, args).fetchone()
-        return next((span for span in unpack(bytes(row[0])) if span.event_id == event_id), None) if row else None
+            row = cur.execute(query.replace("?", "%s"), args).fetchone()
+        return event_span(row[0], event_id) if row else None
 
     def quick_check(self) -> list[str]:
         """The problems found at start: none when the server answers (PostgreSQL

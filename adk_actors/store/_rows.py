@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from .._types import Event
 from .._validate import value_problem
+from ..tracing import TraceSpan, unpack
 from ._base import (
     STORABLE_DEPTH,
     Lease,
@@ -27,8 +28,22 @@ from ._base import (
     Unstorable,
 )
 
-__all__ = ["caller_address", "check_fence", "checked_state", "granted_epoch", "listed_sessions", "listed_state", "merged_state", "prepared_event",
-           "read_events", "read_state"]
+__all__ = [
+    "caller_address",
+    "check_fence",
+    "checked_state",
+    "event_span",
+    "event_trace_query",
+    "granted_epoch",
+    "listed_sessions",
+    "listed_state",
+    "merged_state",
+    "prepared_event",
+    "read_events",
+    "read_state",
+    "session_trace_query",
+    "spans_of",
+]
 
 
 def checked_state(state: dict[str, Any] | None) -> dict[str, Any]:
@@ -156,3 +171,34 @@ def check_fence(current: tuple[str, int] | None, lease: Lease | None) -> None:
         now_held = "no one" if current is None else f"{current[0]} (epoch {current[1]})"
         raise LeaseLost(f"session {lease.session_id!r} of {lease.app_name}/{lease.user_id}: the lease of "
                         f"{lease.holder} (epoch {lease.epoch}) was taken by {now_held}; nothing was written")
+
+
+def session_trace_query(app: str, session_id: str, user: str | None) -> tuple[str, tuple[str, ...]]:
+    """The query (``?`` placeholders) for a session's kept turns' spans, oldest first
+    (of ``user``'s session only, when given: a session id names one session in practice)."""
+    query = "SELECT spans FROM traces WHERE app_name=? AND session_id=?"
+    args: tuple[str, ...] = (app, session_id)
+    if user is not None:
+        query, args = query + " AND user_id=?", (*args, user)
+    return query + " ORDER BY turn", args
+
+
+def event_trace_query(app: str, event_id: str, user: str | None) -> tuple[str, tuple[str, ...]]:
+    """The query (``?`` placeholders) for the packed spans of the turn that made event ``event_id``."""
+    query = ("SELECT t.spans FROM trace_events e JOIN traces t ON t.app_name=e.app_name "
+             "AND t.session_id=e.session_id AND t.user_id=e.user_id AND t.turn=e.turn "
+             "WHERE e.app_name=? AND e.event_id=?")
+    args: tuple[str, ...] = (app, event_id)
+    if user is not None:
+        query, args = query + " AND e.user_id=?", (*args, user)
+    return query, args
+
+
+def spans_of(rows: list[tuple[Any, ...]]) -> list[TraceSpan]:
+    """The spans in rows of packed spans, in order."""
+    return [span for (packed,) in rows for span in unpack(bytes(packed))]
+
+
+def event_span(packed: Any, event_id: str) -> TraceSpan | None:
+    """The span, among a turn's packed spans, of the model call that made ``event_id``."""
+    return next((span for span in unpack(bytes(packed)) if span.event_id == event_id), None)

@@ -32,7 +32,7 @@ from typing import Any
 
 from .._files import private_file
 from .._types import Event, apply_state_delta
-from ..tracing import PackedTrace, TraceSpan, unpack
+from ..tracing import PackedTrace, TraceSpan
 from ._base import (
     Lease,
     RunExists,
@@ -48,12 +48,16 @@ from ._rows import (
     caller_address,
     check_fence,
     checked_state,
+    event_span,
+    event_trace_query,
     granted_epoch,
     listed_sessions,
     merged_state,
     prepared_event,
     read_events,
     read_state,
+    session_trace_query,
+    spans_of,
 )
 
 __all__ = ["MIGRATIONS", "SQLiteSessionStore"]
@@ -424,28 +428,17 @@ class SQLiteSessionStore:
     # -- traces (see ..tracing) ------------------------------------------------------------------
 
     def session_trace(self, app: str, session_id: str, user: str | None = None) -> list[TraceSpan]:
-        """The spans of the session's kept turns, oldest turn first (of ``user``'s
-        session only, when given; a session id names one session in practice)."""
-        query = "SELECT spans FROM traces WHERE app_name=? AND session_id=?"
-        args: tuple[str, ...] = (app, session_id)
-        if user is not None:
-            query, args = query + " AND user_id=?", (*args, user)
+        """The spans of the session's kept turns, oldest turn first (``user``'s only, when given)."""
+        query, args = session_trace_query(app, session_id, user)
         with self._lock:
-            rows = self._db.execute(query + " ORDER BY turn", args).fetchall()
-        return [span for (packed,) in rows for span in unpack(packed)]
+            return spans_of(self._db.execute(query, args).fetchall())
 
     def event_trace(self, app: str, event_id: str, user: str | None = None) -> TraceSpan | None:
-        """The span of the model call that made event ``event_id`` (of ``user``'s
-        sessions only, when given), or None."""
-        query = ("SELECT t.spans FROM trace_events e JOIN traces t ON t.app_name=e.app_name "
-                 "AND t.session_id=e.session_id AND t.user_id=e.user_id AND t.turn=e.turn "
-                 "WHERE e.app_name=? AND e.event_id=?")
-        args: tuple[str, ...] = (app, event_id)
-        if user is not None:
-            query, args = query + " AND e.user_id=?", (*args, user)
+        """The span of the model call that made event ``event_id`` (``user``'s only, when given), or None."""
+        query, args = event_trace_query(app, event_id, user)
         with self._lock:
             row = self._db.execute(query, args).fetchone()
-        return next((span for span in unpack(row[0]) if span.event_id == event_id), None) if row else None
+        return event_span(row[0], event_id) if row else None
 
     def quick_check(self) -> list[str]:
         """SQLite's ``PRAGMA quick_check``: the problems it finds (empty: the file is sound).

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import InvalidRequestError, NotFoundError
-from ..store._database import Database, Statements
-from ._model import FINISHED, Backoff, Job, JobSpec, backoff_delay
+from ..jobs import FINISHED, Backoff, Job, JobSpec, backoff_delay
+from ._database import Database, Statements
 
 __all__ = ["JobStore"]
 
