@@ -25,7 +25,7 @@ from adk_actors import RunFailedError, SessionElsewhereError
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.store import PostgresSessionStore
 from supervision import free_port
-from supervision.testing import kill_marked_processes, pid_alive, wait_until
+from supervision.testing import kill_marked_processes, wait_until
 
 LEASE = 2.0
 
@@ -116,10 +116,9 @@ def test_any_host_reaches_a_session_another_holds_and_a_survivor_takes_it_over(
             streamed = list(runner.run("ann", "s1", "two"))  # run by the holder, streamed to this host's caller
             assert [e.content.text for e in streamed if e.content] == ["two", "echo: two (turn 2)"]
             assert lease_holder(url, "echo", "s1").startswith(first_name)  # the first host is still its writer
-            victims = kill_marked_processes(first["marker"], grace=0)  # kill -9 of the whole first host
+            kill_marked_processes(first["marker"], grace=0)  # kill -9 of the whole first host
             killed = time.monotonic()
-            wait_until(lambda: not any(pid_alive(pid) for pid in victims), timeout=5)
-            with pytest.raises(SessionElsewhereError, match="does not answer"):  # told at once, no hang
+            with pytest.raises(SessionElsewhereError, match="its host"):  # told at once (dead, or dying), no hang
                 runner.get_session("ann", "s1")
             assert time.monotonic() - killed < 2.0
 

@@ -139,6 +139,9 @@ WORKER_START_DELAY = 0.05
 #: How long a partition waits for another host's actor system to take a connection
 #: before it forwards a request to that host (see SessionPartition._host_answers).
 HOLDER_CONNECT_WAIT = 0.25
+#: How long after forwarding a request the holder's host is looked at again (see
+#: SessionPartition._recheck_forward).
+FORWARD_RECHECK = 0.3
 #: How often what the Runners' lines did not take at once is offered again.
 _FLUSH_EVERY = 0.002
 
@@ -462,7 +465,18 @@ class SessionPartition(GenServer):
             # Runner send the request again through Thespian, whose address the holder reaches.
             raise CallError(f"{held}: the request goes there through Thespian", code="not_running")
         self.send(held.address, Call(request, ref=caller.ref, reply_to=caller.address))
+        self.send_after(FORWARD_RECHECK, ("forwarded", held.holder, caller.address, caller.ref, str(held)))
         return FORWARDED
+
+    def _recheck_forward(self, holder: str, address: Any, ref: str, held: str) -> None:
+        """``FORWARD_RECHECK`` after a forward: a holder's host that no longer takes a
+        connection died about when the request reached it (or before it answered):
+        the caller is answered ``session_elsewhere`` now instead of at its deadline.
+        (A caller that had its answer drops this one: its ref is no longer awaited.)"""
+        self.hosts_seen.pop(holder.split("/", 1)[0], None)
+        if not self._host_answers(holder):
+            self.send(address, ErrorReply(ref, "session_elsewhere", f"{held}; its host stopped before it answered: "
+                                                                    "the session is served again once that lease ends"))
 
     def _host_answers(self, holder: str) -> bool:
         """Does the actor system of ``holder`` (``<address>:<port>/partition-<n>``) take a
@@ -981,6 +995,8 @@ class SessionPartition(GenServer):
             self._passivate()
         elif kind == "leases":
             self._renew_leases()
+        elif kind == "forwarded":
+            self._recheck_forward(*payload[1:])
         elif kind == "shrink":
             self._shrink()
         elif kind == "log":
