@@ -229,3 +229,40 @@ def test_a_run_in_flight_on_a_killed_host_ends_interrupted_and_the_survivor_serv
                 assert events[-1].content is not None and events[-1].content.text
         finally:
             store.close()
+
+
+def test_a_run_forwarded_to_a_host_that_dies_mid_run_ends_with_a_typed_failure(
+        actor_system: Any, tmp_path: Path, postgres: Any) -> None:
+    """A caller on one host whose run streams from another host's partition: that host
+    is killed mid-run; the caller's stream ends with RunFailedError, not at its deadline."""
+    import threading
+
+    url = postgres.new_database()
+    (tmp_path / "a").mkdir()
+    with serving(tmp_path / "a", more_toml=f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n',
+                 apps='sleepy = "runtime_agents:sleepy_agent"\n') as first:
+        httpx.post(f"{first['url']}/apps/sleepy/users/ann/sessions", json={"sessionId": "s1"}, timeout=30)
+        config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "b"), store_url=url,
+                            lease_seconds=LEASE)
+        with Host(config, system=actor_system) as second:
+            runner = second.runner("sleepy")
+            assert runner.get_session("ann", "s1").id == "s1"  # reached through the first host
+            seen: list[Any] = []
+            box: dict[str, Any] = {}
+
+            def turn() -> None:
+                try:
+                    for event in runner.run("ann", "s1", "sleep 30"):
+                        seen.append(event)
+                except Exception as exc:  # noqa: BLE001 - the test looks at it
+                    box["error"] = exc
+                box["at"] = time.monotonic()
+
+            caller = threading.Thread(target=turn, daemon=True)
+            caller.start()
+            wait_until(lambda: len(seen) >= 2, timeout=15)  # the tool call streamed from the first host
+            kill_marked_processes(first["marker"], grace=0)
+            killed = time.monotonic()
+            caller.join(30)
+            assert isinstance(box.get("error"), RunFailedError), box
+            assert box["at"] - killed < 10, f"the caller learned it after {box['at'] - killed:.1f} s"
