@@ -118,6 +118,21 @@ from ..store import (
 )
 from ._caller_line import CallerLine, LineServer
 from ._link import RunLink, fork_linked
+from ._partition_timers import (
+    CancelGraceOver,
+    CheckWorkers,
+    FlushLines,
+    ForwardRecheck,
+    PassivateIdle,
+    RenewLeases,
+    RunDeadline,
+    SendLater,
+    ShrinkWorkers,
+    StalledRun,
+    StartWorkers,
+    WorkerInitOverdue,
+    WriteRunLog,
+)
 from ._run import RunActor
 from ._run_protocol import Cancel, LiveSend, NeedHistory, RunOutput, StartRun, WorkerSettings
 from ._session import CANCEL_GRACE, Session, SessionRun
@@ -263,10 +278,10 @@ class SessionPartition(GenServer):
         self.health = HealthMonitor(args.health) if args.health is not None else None
         self._fail_orphaned_runs()
         self._watch_links()
-        self.send_after(WORKER_START_DELAY, ("start-workers",))
-        self.send_after(args.lease_seconds / 3, ("leases",))
+        self.send_after(WORKER_START_DELAY, StartWorkers())
+        self.send_after(args.lease_seconds / 3, RenewLeases())
         if self.health is not None:
-            self.send_after(self.health.check.interval, ("health",))
+            self.send_after(self.health.check.interval, CheckWorkers())
 
     def _open_lines(self, lines_dir: str | None) -> LineServer | None:
         """Listen for Runners' direct lines in ``lines_dir`` (none without one, or when
@@ -465,7 +480,7 @@ class SessionPartition(GenServer):
             # Runner send the request again through Thespian, whose address the holder reaches.
             raise CallError(f"{held}: the request goes there through Thespian", code="not_running")
         self.send(held.address, Call(request, ref=caller.ref, reply_to=caller.address))
-        self.send_after(FORWARD_RECHECK, ("forwarded", held.holder, caller.address, caller.ref, str(held)))
+        self.send_after(FORWARD_RECHECK, ForwardRecheck(held.holder, caller.address, caller.ref, str(held)))
         return FORWARDED
 
     def _recheck_forward(self, holder: str, address: Any, ref: str, held: str) -> None:
@@ -512,7 +527,7 @@ class SessionPartition(GenServer):
         """Renew the leases of every session held here; a session whose lease another
         holder took (this partition was cut off from the store for longer than a
         lease) is dropped: its runs end ``interrupted``, and its new holder serves it."""
-        self.send_after(self.config.lease_seconds / 3, ("leases",))
+        self.send_after(self.config.lease_seconds / 3, RenewLeases())
         if not self.sessions:
             return
         try:
@@ -536,7 +551,7 @@ class SessionPartition(GenServer):
             self._tell(session.key, "activated")
         if not self.idle_timer_armed:
             self.idle_timer_armed = True
-            self.send_after(self.config.idle_timeout, ("idle",))
+            self.send_after(self.config.idle_timeout, PassivateIdle())
         return session
 
     def _passivate(self) -> None:
@@ -557,7 +572,7 @@ class SessionPartition(GenServer):
         if self.sessions:
             self.idle_timer_armed = True
             due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
-            self.send_after(max(due - now, 0.05), ("idle",))
+            self.send_after(max(due - now, 0.05), PassivateIdle())
 
     def _drop(self, key: str, why: str) -> None:
         """Let go of session ``key`` held in memory (nothing if it is not held): its
@@ -696,7 +711,7 @@ class SessionPartition(GenServer):
         self.send(address, Init(args=settings, supervisor=self.myAddress))
         self.workers.append(_Worker(address, ours))
         self._watch_links()
-        self.send_after(WORKER_INIT_WAIT, ("worker-init", address))
+        self.send_after(WORKER_INIT_WAIT, WorkerInitOverdue(address))
 
     def _watch_links(self) -> None:
         """Watch the workers' lines, the Runners' lines and the socket they connect to."""
@@ -737,7 +752,7 @@ class SessionPartition(GenServer):
         address.send(message)
         if address.pending and not self.flush_armed:
             self.flush_armed = True
-            self.send_after(_FLUSH_EVERY, ("flush",))
+            self.send_after(_FLUSH_EVERY, FlushLines())
 
     def _read_link(self, worker: _Worker) -> None:
         """What waits on ``worker``'s line, in order (also before a message from it that
@@ -841,7 +856,7 @@ class SessionPartition(GenServer):
         if waited:
             self._stalled(run.run_id, run.worker.address)
         else:
-            self.send_after(CANCEL_GRACE, ("stalled", run.run_id, run.worker.address))
+            self.send_after(CANCEL_GRACE, StalledRun(run.run_id, run.worker.address))
 
     def _stalled(self, run_id: str, address: Any) -> None:
         worker = self._worker_at(address)
@@ -863,7 +878,7 @@ class SessionPartition(GenServer):
                                        error=run.outcome.detail if run.outcome is not None else None))
             if not self.log_armed:
                 self.log_armed = True
-                self.send_after(0.001, ("log",))
+                self.send_after(0.001, WriteRunLog())
 
     def _retire(self, worker: _Worker) -> None:
         """No new turn for ``worker``; another takes its place; it is killed once no live
@@ -958,7 +973,7 @@ class SessionPartition(GenServer):
             self._dispatch_backlog()
             if not self.shrink_armed and len(self._idle_workers()) > max(1, self.config.run_workers):
                 self.shrink_armed = True
-                self.send_after(WORKER_IDLE_STOP, ("shrink",))
+                self.send_after(WORKER_IDLE_STOP, ShrinkWorkers())
 
     def _idle_workers(self) -> list[_Worker]:
         return [w for w in self.workers if not w.retired and not w.runs]
@@ -977,7 +992,7 @@ class SessionPartition(GenServer):
                 self.send(worker.address, Shutdown())
         if len(self._idle_workers()) > keep:
             self.shrink_armed = True
-            self.send_after(WORKER_IDLE_STOP, ("shrink",))
+            self.send_after(WORKER_IDLE_STOP, ShrinkWorkers())
 
     def _resend(self, run_id: str, worker: _Worker) -> None:
         """A worker lacked the history a StartRun counted on: send it whole."""
@@ -990,47 +1005,57 @@ class SessionPartition(GenServer):
         self._to_worker(worker, self._start_run(session, run, None, events))
 
     def handle_timeout(self, payload: Any) -> None:
-        kind = payload[0] if isinstance(payload, tuple) and payload else None
-        if kind == "idle":
+        """A timer fired (``_partition_timers``): do what it asks."""
+        if isinstance(payload, PassivateIdle):
             self._passivate()
-        elif kind == "leases":
+        elif isinstance(payload, RenewLeases):
             self._renew_leases()
-        elif kind == "forwarded":
-            self._recheck_forward(*payload[1:])
-        elif kind == "shrink":
+        elif isinstance(payload, ForwardRecheck):
+            self._recheck_forward(payload.holder, payload.caller, payload.ref, payload.held)
+        elif isinstance(payload, ShrinkWorkers):
             self._shrink()
-        elif kind == "log":
-            self.log_armed = False
-            for fields in self.log_later:
-                (self.slog.debug if fields["status"] == "done" else self.slog.warning)("run ended", **fields)
-            self.log_later.clear()
-        elif kind == "flush":  # what the Runners' lines did not take at once
-            self.flush_armed = False
-            for line in self.callers:
-                line.flush()
-            if any(line.pending for line in self.callers):
-                self.flush_armed = True
-                self.send_after(_FLUSH_EVERY, ("flush",))
-        elif kind == "ended":  # a run's end for a caller that asked for it again (Session.take)
-            self.send(payload[2], payload[1])
-        elif kind in ("deadline", "grace"):
-            session = self.sessions.get(payload[1])
+        elif isinstance(payload, WriteRunLog):
+            self._write_run_log()
+        elif isinstance(payload, FlushLines):
+            self._flush_lines()
+        elif isinstance(payload, SendLater):
+            self.send(payload.to, payload.message)
+        elif isinstance(payload, (RunDeadline, CancelGraceOver)):
+            session = self.sessions.get(payload.key)
             if session is not None:
-                session.on_timer(kind, payload[2])
-        elif kind == "stalled":
-            self._stalled(payload[1], payload[2])
-        elif kind == "health":
+                session.on_timer(payload)
+        elif isinstance(payload, StalledRun):
+            self._stalled(payload.run_id, payload.worker)
+        elif isinstance(payload, CheckWorkers):
             self._check_workers()
-        elif kind == "start-workers":
+        elif isinstance(payload, StartWorkers):
             for _ in range(max(1, self.config.run_workers) - len([w for w in self.workers if not w.retired])):
                 self._start_worker()
-        elif kind == "worker-init":
-            worker = self._worker_at(payload[1])
-            if worker is not None and worker.pid is None:
-                self.slog.warning("run worker never reported in; replacing it")
-                worker.retired = True  # its replacement is started below, not again at its exit
-                self._worker_gone(worker)
-                self._start_worker()
+        elif isinstance(payload, WorkerInitOverdue):
+            self._worker_init_overdue(payload.address)
+
+    def _write_run_log(self) -> None:
+        self.log_armed = False
+        for fields in self.log_later:
+            (self.slog.debug if fields["status"] == "done" else self.slog.warning)("run ended", **fields)
+        self.log_later.clear()
+
+    def _flush_lines(self) -> None:
+        """Offer the Runners' lines what they did not take at once; come back while any waits."""
+        self.flush_armed = False
+        for line in self.callers:
+            line.flush()
+        if any(line.pending for line in self.callers):
+            self.flush_armed = True
+            self.send_after(_FLUSH_EVERY, FlushLines())
+
+    def _worker_init_overdue(self, address: Any) -> None:
+        worker = self._worker_at(address)
+        if worker is not None and worker.pid is None:
+            self.slog.warning("run worker never reported in; replacing it")
+            worker.retired = True  # its replacement is started below, not again at its exit
+            self._worker_gone(worker)
+            self._start_worker()
 
     def _check_workers(self) -> None:
         """The workers' health check (``PartitionArgs.health``, see supervision's
@@ -1051,7 +1076,7 @@ class SessionPartition(GenServer):
                 ping = self.health.ping(worker.pid, now)
                 if ping is not None:
                     self.send(worker.address, ping)
-        self.send_after(self.health.check.interval, ("health",))
+        self.send_after(self.health.check.interval, CheckWorkers())
 
     def terminate(self, reason: Any) -> None:
         """Every run not ended gets ``RunFailed(interrupted)``; the workers stop with us."""

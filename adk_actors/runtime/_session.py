@@ -50,6 +50,7 @@ from ..messages import (
     session_key,
 )
 from ..store import Lease, RunExists, SessionStores, Unstorable
+from ._partition_timers import CancelGraceOver, RunDeadline, SendLater
 from ._run_protocol import RunOutcome, RunOutput
 
 __all__ = ["CANCEL_GRACE", "Session", "SessionOwner", "SessionRun"]
@@ -203,9 +204,9 @@ class Session:
             # The same run again, from a caller that lost the partition that took it (it
             # died before the caller heard from it, and its restarted self ended the run
             # interrupted): the caller gets that end, just after this answer.
-            self.owner.send_after(0, ("ended", RunFailed(request.run_id, "interrupted", "PartitionRestarted",
-                                                          "the session's partition was restarted while this run "
-                                                          "was in flight"), caller))
+            self.owner.send_after(0, SendLater(RunFailed(request.run_id, "interrupted", "PartitionRestarted",
+                                                         "the session's partition was restarted while this run "
+                                                         "was in flight"), caller))
             return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
         run = SessionRun(request=request, caller=caller)
         if busy:
@@ -221,7 +222,7 @@ class Session:
         self.owner.dispatch(self, run)
         run.deadline = (run.request.run_config or RunConfig()).timeout or self.owner.run_timeout
         if run.deadline:
-            self.owner.send_after(run.deadline, ("deadline", self.key, run.run_id))
+            self.owner.send_after(run.deadline, RunDeadline(self.key, run.run_id))
 
     def cancel(self, run_id: str) -> str:
         """Cancel the run in progress (it stops at a step boundary; after CANCEL_GRACE it
@@ -234,7 +235,7 @@ class Session:
         if run is not None and run.run_id == run_id:
             run.cancel_requested = True
             self.owner.cancel_on_worker(run, "cancelled by request")
-            self.owner.send_after(CANCEL_GRACE, ("grace", self.key, run_id))
+            self.owner.send_after(CANCEL_GRACE, CancelGraceOver(self.key, run_id))
             return "cancelling"
         for waiting in list(self.waiting):
             if waiting.run_id == run_id:
@@ -361,16 +362,16 @@ class Session:
             self._end(run, RunOutcome(run.run_id, False, "killed", "RunActorDied",
                                       "the run's worker process died before the run ended"), abandon=False)
 
-    def on_timer(self, kind: str, run_id: str) -> None:
+    def on_timer(self, timer: RunDeadline | CancelGraceOver) -> None:
         """A run's deadline or its cancel's grace period is over."""
         run = self.active
-        if run is None or run.run_id != run_id or run.outcome is not None:
+        if run is None or run.run_id != timer.run_id or run.outcome is not None:
             return
-        if kind == "deadline":
+        if isinstance(timer, RunDeadline):
             self.owner.cancel_on_worker(run, "run deadline reached")
             self._end(run, RunOutcome(run.run_id, False, "timeout", "RunTimeout",
                                       f"the run exceeded its {run.deadline} s deadline"), abandon=True)
-        elif kind == "grace":
+        else:
             self._end(run, RunOutcome(run.run_id, False, "cancelled", "RunCancelled",
                                       "the run did not stop at a step boundary in time and was abandoned"),
                       abandon=True, waited=True)

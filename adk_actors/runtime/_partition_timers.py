@@ -1,0 +1,96 @@
+"""A session partition's timers, one type each: what it asks the partition to do
+when it fires (``SessionPartition.handle_timeout``). Sessions arm three of them
+through their owner (``SessionOwner.send_after``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CancelGraceOver", "CheckWorkers", "FlushLines", "ForwardRecheck", "PassivateIdle", "RenewLeases",
+           "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun", "StartWorkers", "WorkerInitOverdue",
+           "WriteRunLog"]
+
+
+@dataclass(frozen=True)
+class PassivateIdle:
+    """Drop the sessions idle for ``idle_timeout``."""
+
+
+@dataclass(frozen=True)
+class RenewLeases:
+    """Renew the held sessions' leases; drop those another holder took."""
+
+
+@dataclass(frozen=True)
+class ForwardRecheck:
+    """Look at the host of a request's holder again, ``FORWARD_RECHECK`` after forwarding it."""
+
+    holder: str
+    caller: Any
+    ref: str
+    held: str  # what SessionLeased said
+
+
+@dataclass(frozen=True)
+class ShrinkWorkers:
+    """Stop the run workers idle beyond the ones kept (``runs_per_worker``)."""
+
+
+@dataclass(frozen=True)
+class WriteRunLog:
+    """Write the "run ended" lines put off during the last turns."""
+
+
+@dataclass(frozen=True)
+class FlushLines:
+    """Offer again what the Runners' direct lines did not take at once."""
+
+
+@dataclass(frozen=True)
+class SendLater:
+    """Send ``message`` to ``to`` (a run's end for a caller that asked for it again)."""
+
+    message: Any
+    to: Any
+
+
+@dataclass(frozen=True)
+class RunDeadline:
+    """Run ``run_id`` of session ``key`` reached its deadline."""
+
+    key: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class CancelGraceOver:
+    """Run ``run_id`` of session ``key`` did not stop within ``CANCEL_GRACE`` of its cancel."""
+
+    key: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class StalledRun:
+    """Run ``run_id``, ended here, may still run on the worker at ``worker``: retire it if so."""
+
+    run_id: str
+    worker: Any
+
+
+@dataclass(frozen=True)
+class CheckWorkers:
+    """The run workers' health check is due."""
+
+
+@dataclass(frozen=True)
+class StartWorkers:
+    """Fork the run workers the partition starts with."""
+
+
+@dataclass(frozen=True)
+class WorkerInitOverdue:
+    """The worker at ``address`` should have answered its Init by now."""
+
+    address: Any
