@@ -31,7 +31,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .._files import private_file
 from ._base import StoreError
-from ._postgres import is_postgres_url, reason_without_password, redacted_url
+from ._postgres import is_postgres_url, open_pool, reason_without_password, redacted_url
 
 __all__ = ["Database", "Result", "Statements"]
 
@@ -54,10 +54,7 @@ class Database:
         self._lock = threading.RLock()
         try:
             if self.postgres:
-                psycopg.connect(location, connect_timeout=10).close()  # why it fails, said plainly
-                self._pool: ConnectionPool | None = ConnectionPool(
-                    location, min_size=1, max_size=max(pool_size, 1), open=True, timeout=30.0,
-                    kwargs={"autocommit": True}, check=ConnectionPool.check_connection)
+                self._pool: ConnectionPool | None = open_pool(location, pool_size, 10.0, "adk-actors-services")
                 self._sqlite: sqlite3.Connection | None = None
             else:
                 if location != ":memory:":

@@ -83,7 +83,7 @@ class JobStore:
 
     def _row(self, db: Statements, job_id: str) -> dict[str, Any] | None:
         rows = db.run(f"SELECT {_SELECT} FROM jobs WHERE id=?", (job_id,)).rows
-        return dict(zip(_COLUMNS, rows[0], strict=True)) if rows else None
+        return _fields(rows[0]) if rows else None
 
     # -- enqueue ------------------------------------------------------------------------------
 
@@ -112,14 +112,14 @@ class JobStore:
                           "('discarded', 'cancelled') ORDER BY inserted_at DESC LIMIT 1",
                           (spec.unique_key, now - spec.unique_period)).rows
             if rows:
-                return _job(dict(zip(_COLUMNS, rows[0], strict=True))), False
+                return _job(_fields(rows[0])), False
         job_id = f"job-{uuid.uuid4().hex[:16]}"
         values = (job_id, spec.queue, spec.kind, spec.user_id, "scheduled" if due > now else "available", 0,
                   spec.max_attempts, spec.priority, due, now, json.dumps(payload), spec.timeout, None, None,
                   None, "[]", None, spec.unique_key, json.dumps(spec.meta),
                   json.dumps([backoff.base, backoff.max_delay, backoff.jitter]), None)
         db.run(f"INSERT INTO jobs ({_SELECT}) VALUES ({', '.join('?' * len(_COLUMNS))})", values)
-        return _job(dict(zip(_COLUMNS, values, strict=True))), True
+        return _job(_fields(values)), True
 
     # -- the queue's side ---------------------------------------------------------------------
 
@@ -136,7 +136,7 @@ class JobStore:
                           f"lease_until=?+timeout, node=? WHERE id IN (SELECT id FROM jobs WHERE queue=? AND state IN "
                           f"{_DUE} AND scheduled_at<=? ORDER BY priority, scheduled_at, inserted_at LIMIT ?"
                           f"{skip_locked}) RETURNING {_SELECT}", (now, now, self.node, queue, now, limit)).rows
-        jobs = [_job(dict(zip(_COLUMNS, row, strict=True))) for row in rows]
+        jobs = [_job(_fields(row)) for row in rows]
         return sorted(jobs, key=lambda job: (job.priority, job.scheduled_at, job.inserted_at))
 
     def complete(self, job_id: str, attempt: int, result: Any = None) -> bool:
@@ -181,7 +181,7 @@ class JobStore:
             rows = self._db.run(f"SELECT {_SELECT} FROM jobs WHERE state='executing' AND node=?", (self.node,)).rows
         else:
             rows = self._db.run(f"SELECT {_SELECT} FROM jobs WHERE state='executing'").rows
-        return [_job(dict(zip(_COLUMNS, row, strict=True))) for row in rows]
+        return [_job(_fields(row)) for row in rows]
 
     def abandoned(self, grace: float) -> list[Job]:
         """The jobs other hosts were executing whose lease ran out over ``grace`` seconds
@@ -191,7 +191,7 @@ class JobStore:
             return []
         rows = self._db.run(f"SELECT {_SELECT} FROM jobs WHERE state='executing' AND node<>? AND lease_until<?",
                             (self.node, self.clock() - grace)).rows
-        return [_job(dict(zip(_COLUMNS, row, strict=True))) for row in rows]
+        return [_job(_fields(row)) for row in rows]
 
     def next_due(self, after: float) -> float | None:
         """When the earliest job waiting for a claim that is due after ``after`` is due
@@ -210,7 +210,7 @@ class JobStore:
     def get(self, job_id: str, user_id: str | None = None) -> Job:
         """The job (``user_id``: only if it is theirs); :class:`NotFoundError` otherwise."""
         rows = self._db.run(f"SELECT {_SELECT} FROM jobs WHERE id=?", (job_id,)).rows
-        row = dict(zip(_COLUMNS, rows[0], strict=True)) if rows else None
+        row = _fields(rows[0]) if rows else None
         if row is None or (user_id is not None and row["user_id"] != user_id):
             raise NotFoundError(f"no job {job_id!r}")
         return _job(row)
@@ -226,7 +226,7 @@ class JobStore:
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         rows = self._db.run(f"SELECT {_SELECT} FROM jobs {clause} ORDER BY inserted_at DESC LIMIT ?",
                             (*values, max(1, min(limit, 1000)))).rows
-        return [_job(dict(zip(_COLUMNS, row, strict=True))) for row in rows]
+        return [_job(_fields(row)) for row in rows]
 
     def cancel(self, job_id: str, user_id: str | None = None) -> Job:
         """``cancelled`` (an executing job too: its attempt's answer then changes nothing);
@@ -256,6 +256,11 @@ class JobStore:
             self._db.run("UPDATE jobs SET state='discarded', finished_at=? WHERE id=? AND state<>'executing'",
                          (self.clock(), job_id))
         return self.get(job_id)
+
+
+def _fields(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A row of ``_SELECT`` (or an insert's values) by column name."""
+    return dict(zip(_COLUMNS, row, strict=True))
 
 
 def _job(data: dict[str, Any]) -> Job:

@@ -73,7 +73,8 @@ from ._rows import (
     spans_of,
 )
 
-__all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "is_postgres_url", "reason_without_password", "redacted_url"]
+__all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "is_postgres_url", "open_pool", "reason_without_password",
+           "redacted_url"]
 
 POSTGRES_MIGRATIONS: list[tuple[int, str]] = [
     (1, """
@@ -137,6 +138,25 @@ def redacted_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
 
 
+def open_pool(url: str, size: int, connect_timeout: float, name: str) -> ConnectionPool:
+    """An open pool of up to ``size`` autocommit connections to ``url``, each replaced
+    when found broken. One connection is made first, on its own: its error says why
+    (refused, a wrong password ...), where the pool's says only that it is not ready.
+    Raises psycopg.Error or PoolTimeout (the pool closed) when the server cannot be
+    reached within ``connect_timeout`` seconds."""
+    seconds = max(int(connect_timeout), 1)
+    psycopg.connect(url, connect_timeout=seconds).close()
+    pool = ConnectionPool(url, min_size=1, max_size=max(size, 1), open=False, timeout=30.0,
+                          kwargs={"autocommit": True, "connect_timeout": seconds},
+                          check=ConnectionPool.check_connection, name=name)
+    try:
+        pool.open(wait=True, timeout=connect_timeout)
+    except PoolTimeout:
+        pool.close()
+        raise
+    return pool
+
+
 class PostgresSessionStore:
     def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0) -> None:
         """Open a pool of up to ``pool_size`` connections to ``url`` and migrate the
@@ -144,16 +164,13 @@ class PostgresSessionStore:
         be reached within ``connect_timeout`` seconds or the schema cannot be made."""
         self.url = url
         self.path = redacted_url(url)  # how the store is named in messages (never the password)
-        self._pool = ConnectionPool(url, min_size=1, max_size=max(pool_size, 1), open=False, timeout=30.0,
-                                    kwargs={"autocommit": True, "connect_timeout": max(int(connect_timeout), 1)},
-                                    check=ConnectionPool.check_connection, name="adk-actors-sessions")
         try:
-            # One connection first, on its own: its error says why (refused, a wrong
-            # password ...), where the pool's says only that it is not ready.
-            psycopg.connect(url, connect_timeout=max(int(connect_timeout), 1)).close()
-            self._pool.open(wait=True, timeout=connect_timeout)
+            self._pool = open_pool(url, pool_size, connect_timeout, "adk-actors-sessions")
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise StoreError(f"cannot open the session store {self.path}: {reason_without_password(exc, url)}") from None
+        try:
             self._migrate()
-        except (psycopg.Error, PoolTimeout, StoreError) as exc:
+        except StoreError as exc:
             self._pool.close()
             raise StoreError(f"cannot open the session store {self.path}: {reason_without_password(exc, url)}") from None
 
