@@ -16,6 +16,7 @@ __all__ = [
     "McpUnavailable",
     "NotFoundError",
     "RunFailedError",
+    "RunStopped",
     "SessionBusyError",
     "SessionElsewhereError",
     "SessionExistsError",
@@ -97,6 +98,11 @@ class LimitExceededError(AdkError):
 
 class SessionBusyError(AdkError):
     """The session is running another turn and the request asked not to wait."""
+
+
+class RunStopped(AdkError):
+    """Raised inside a run to stop the whole run, not one agent of it: a workflow agent
+    lets it through (a ParallelAgent's branch ends its siblings too)."""
 
 
 class RunFailedError(AdkError):

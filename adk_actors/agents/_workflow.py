@@ -6,7 +6,8 @@
   ``<parent>.<child>`` so they don't see each other's events. Each child waits
   until its event is committed before it goes on, so it always sees its own
   history. A child that raises or exceeds ``child_timeout`` yields an error event;
-  its siblings and the caller go on.
+  its siblings and the caller go on; one that stops the whole run (``RunStopped``: a
+  resumed run's pending call needs a decision) stops its siblings and is raised.
 * Loop: children in sequence, repeated ``max_iterations`` times (0 = unbounded);
   an event with ``escalate`` (e.g. from the ``exit_loop`` tool) stops it when the
   child that escalated has finished its turn (as google-adk: the model still answers
@@ -21,6 +22,7 @@ from typing import Any
 
 from pydantic import Field
 
+from .._exceptions import RunStopped
 from .._types import Event
 from ._base import AgentBase
 
@@ -81,17 +83,22 @@ class ParallelAgent(AgentBase):
                     None))
             except asyncio.CancelledError:
                 raise
+            except RunStopped as exc:
+                stopped.append(exc)  # the whole run stops: raised below, in the parent
             except Exception as exc:
                 await queue.put((child_ctx.for_agent(child).event(
                     error_code="agent_error", error_message=f"{child.name} failed: {type(exc).__name__}: {exc}"), None))
             finally:
                 await queue.put((None, None))
 
+        stopped: list[RunStopped] = []
         tasks = [asyncio.create_task(run_child(child)) for child in self.sub_agents]
         running = len(tasks)
         try:
             while running:
                 event, committed = await queue.get()
+                if stopped:
+                    raise stopped[0]
                 if event is None:
                     running -= 1
                     continue

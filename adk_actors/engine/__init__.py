@@ -21,7 +21,7 @@ from ._context import (
     State,
 )
 from ._flow import ModelRaised
-from ._invocation import run_invocation, select_agent
+from ._invocation import resume_invocation, run_invocation, select_agent
 from ._live import LIVE_UNSUPPORTED, run_live_invocation
 from ._plugins import (
     LoggingPlugin,
@@ -31,6 +31,14 @@ from ._plugins import (
     ReflectAndRetryToolPlugin,
 )
 from ._policy import ALLOW, Allow, ConfirmationPolicy, Deny, Policy, PolicySet, Reject
+from ._resume import (
+    CallDecision,
+    EndedByDecision,
+    NeedsDecision,
+    NothingToResume,
+    PendingCall,
+    is_idempotent,
+)
 from ._services import (
     ApprovalService,
     ArtifactService,
@@ -57,12 +65,14 @@ __all__ = [
     "AppCatalog",
     "ApprovalService",
     "ArtifactService",
+    "CallDecision",
     "CallbackContext",
     "CallbackError",
     "CancelToken",
     "ConfirmationPolicy",
     "Decision",
     "Deny",
+    "EndedByDecision",
     "Fallback",
     "InMemoryApprovals",
     "InMemoryArtifactService",
@@ -72,6 +82,9 @@ __all__ = [
     "MemoryEntry",
     "MemoryService",
     "ModelRaised",
+    "NeedsDecision",
+    "NothingToResume",
+    "PendingCall",
     "Plugin",
     "PluginManager",
     "Policy",
@@ -88,8 +101,10 @@ __all__ = [
     "as_app",
     "builder_assistant",
     "check_builder_upload",
+    "is_idempotent",
     "load_agent_config",
     "read_yaml",
+    "resume_invocation",
     "run_invocation",
     "run_live_invocation",
     "select_agent",

@@ -23,11 +23,14 @@ from pydantic import BaseModel
 from .. import telemetry
 from .._exceptions import AgentDefinitionError
 from .._types import Content, Event, Part
+from ..agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ..types import ours
 from ._callbacks import call_chain
 from ._context import CallbackContext, InvocationContext
 
 __all__ = ["run_agent"]
+
+WORKFLOW_AGENTS = (SequentialAgent, ParallelAgent, LoopAgent)
 
 
 def _as_content(value: Any) -> Content:
@@ -59,6 +62,11 @@ async def run_agent(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
     with telemetry.span(("adk", "agent"), {"agent": agent.name, "invocation_id": ctx.invocation_id,
                                            "branch": ctx.branch, "app": session.app_name,
                                            "user": session.user_id, "session": session.session_id}):
+        replay = ctx.replay
+        if replay is not None and replay.has(agent.name, ctx.branch):
+            async for resumed in _resumed_agent(agent, ctx, replay):
+                yield resumed
+            return
         event, replied = await _agent_hook(ctx, getattr(agent, "before_agent_callback", None), "before_agent")
         if event is not None:
             yield event
@@ -69,3 +77,41 @@ async def run_agent(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         event, _ = await _agent_hook(ctx, getattr(agent, "after_agent_callback", None), "after_agent")
         if event is not None:
             yield event
+
+
+async def _resumed_agent(agent: Any, ctx: InvocationContext, replay: Any) -> AsyncIterator[Event]:
+    """An agent of a resumed invocation that had started (see ``_resume``): its
+    before-agent hooks do not run again. A workflow or custom agent's own events are its
+    hooks': a reply ends it, as it did; a custom agent's are all replayed, and it runs
+    again from its start only if it spoke last. After ``_run_impl``, a hook's committed
+    event is replayed; the hooks run live only when the agent's replay ran out before them."""
+    name, branch = agent.name, ctx.branch
+    if not isinstance(agent, LlmAgent):
+        if not isinstance(agent, WORKFLOW_AGENTS):
+            last = replay.spoke_last(name, branch)
+            while replay.has(name, branch):
+                yield replay.take(name, branch)
+            if not last:
+                return
+        else:
+            head = replay.head(name, branch)
+            if head is not None and _hook_event(head):
+                yield replay.take(name, branch)
+                if head.content is not None:
+                    return
+    async for event in agent._run_impl(ctx):
+        yield event
+    head = replay.head(name, branch)
+    if head is not None and _hook_event(head) and head.content is None:
+        yield replay.take(name, branch)
+    elif head is None:
+        event, _ = await _agent_hook(ctx, getattr(agent, "after_agent_callback", None), "after_agent")
+        if event is not None:
+            yield event
+
+
+def _hook_event(event: Event) -> bool:
+    """Could ``event`` be an agent hook's (a reply, or state only)?"""
+    if event.error_code or event.actions.compaction is not None:
+        return False
+    return event.content is None or not event.content.function_calls

@@ -93,6 +93,7 @@ class InvocationContext:
     mcp: Any = None  # the host's MCP toolsets (adk_actors.mcp.McpService); None: each toolset connects itself
     run_id: str = ""
     engine: Any = None  # runs agents and sub-invocations (engine._invocation.ENGINE)
+    replay: Any = None  # a resumed invocation's committed events (engine._resume.Replay)
 
     def run_agent(self, agent: Any) -> AsyncIterator[Event]:
         """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does)."""

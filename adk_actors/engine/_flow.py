@@ -64,6 +64,7 @@ from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
 from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
+from ._resume import decided_results
 
 __all__ = [
     "ModelRaised",
@@ -331,6 +332,24 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         if budget > 0 and ctx.counters["llm_calls"] >= budget:
             yield ctx.event(error_code="max_llm_calls", error_message=f"the run made {budget} LLM calls, its limit")
             return
+        replayed = ctx.replay.step(agent.name, ctx.branch) if ctx.replay is not None else None
+        if replayed is not None:  # a resumed run: this step was committed (see _resume)
+            ctx.counters["llm_calls"] += replayed.model_calls
+            for event in replayed.events:
+                yield event
+            if replayed.verdict == "end":
+                return
+            if replayed.verdict == "next":
+                continue
+            if replayed.verdict == "pending":
+                tools, _, _ = await resolve_tools(agent, ctx)
+                results = await decided_results(run_tool, agent, ctx, replayed.calls, tools, _tool_context)
+                ended: list[bool] = []
+                async for event in _answered(ctx, replayed.calls, results, ended):
+                    yield event
+                if ended:
+                    return
+                continue
         tools, extra_tools, problems = await resolve_tools(agent, ctx)
         for problem in problems:
             yield problem
@@ -405,20 +424,39 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                         long_running_tool_ids=long_running_ids(calls, tools), **common)
         ctx.check_cancelled()
         results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
-        tool_event = tool_response_event(ctx, calls, results)
-        if tool_event is None:
-            return  # only long-running calls, each to be answered later: the turn ends
-        yield tool_event
-        if tool_event.actions.requested_auth_configs:
-            # Auth as a return value: the turn ends with an auth request of its own (no
-            # content, so the history the model sees is not polluted).
-            yield ctx.event(actions=EventActions(requested_auth_configs=dict(tool_event.actions.requested_auth_configs)),
-                            turn_complete=True)
-            return
-        if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization:
+        ended = []
+        async for event in _answered(ctx, calls, results, ended):
+            yield event
+        if ended:
             return
     yield ctx.event(error_code="max_iterations",
                     error_message=f"agent {agent.name!r} reached its limit of {agent.max_iterations} model steps")
+
+
+async def _answered(ctx: InvocationContext, calls: list[FunctionCall],
+                    results: list[tuple[dict[str, Any] | None, Any]], ended: list[bool]) -> AsyncIterator[Event]:
+    """The events that answer a model event's ``calls`` (their ``results``): the
+    tool-response event, and an auth request after it; ``ended`` gets True when the
+    agent's flow ends there (only long-running calls, auth, a transfer, or
+    ``skip_summarization``)."""
+    tool_event = tool_response_event(ctx, calls, results)
+    if tool_event is None:
+        ended.append(True)  # only long-running calls, each to be answered later: the turn ends
+        return
+    yield tool_event
+    if tool_event.actions.requested_auth_configs:
+        # Auth as a return value: the turn ends with an auth request of its own (no
+        # content, so the history the model sees is not polluted).
+        yield ctx.event(actions=EventActions(requested_auth_configs=dict(tool_event.actions.requested_auth_configs)),
+                        turn_complete=True)
+        ended.append(True)
+        return
+    if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization:
+        ended.append(True)
+
+
+def _tool_context(ctx: InvocationContext, call: FunctionCall) -> ToolContext:
+    return ToolContext(ctx, call.id, call.name)
 
 
 def long_running_ids(calls: list[FunctionCall], tools: dict[str, Any]) -> tuple[str, ...]:

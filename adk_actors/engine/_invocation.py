@@ -24,6 +24,7 @@ from ._context import CancelToken, InvocationContext, SessionView
 from ._flow import run_llm_flow
 from ._plugins import Plugin, PluginManager
 from ._policy import Policy, PolicySet, Reject, StreamFilter
+from ._resume import CallDecision, NothingToResume, Replay
 from ._services import (
     ArtifactService,
     InMemoryArtifactService,
@@ -31,7 +32,8 @@ from ._services import (
     MemoryService,
 )
 
-__all__ = ["after_run", "checked_message", "deliver", "early_reply", "new_invocation_context", "run_invocation", "select_agent"]
+__all__ = ["after_run", "checked_message", "deliver", "early_reply", "new_invocation_context", "resume_invocation",
+           "run_invocation", "select_agent"]
 
 
 class _Engine:
@@ -209,11 +211,48 @@ async def run_invocation(
             session.commit(early)
             yield early
             return
-        streams = StreamFilter(ctx.policies, ctx)
-        async for event in agent.run(ctx.for_agent(agent)):
-            if event.partial:
-                partial = streams.partial(event)  # the stream's text filtered as a whole
-                if partial is None:
-                    continue
-                event = partial
-            yield await deliver(ctx, event)
+        async for event in _delivered(agent, ctx):
+            yield event
+
+
+async def _delivered(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+    """``agent``'s events in ``ctx``, each delivered (see :func:`deliver`); partial ones
+    through the output policy's stream filter; a resumed invocation's replayed ones
+    (already committed) are passed over."""
+    streams = StreamFilter(ctx.policies, ctx)
+    async for event in agent.run(ctx.for_agent(agent)):
+        if ctx.replay is not None and ctx.replay.was_replayed(event):
+            continue
+        if event.partial:
+            partial = streams.partial(event)  # the stream's text filtered as a whole
+            if partial is None:
+                continue
+            event = partial
+        yield await deliver(ctx, event)
+
+
+async def resume_invocation(
+    root_agent: Any,
+    session: SessionView,
+    *,
+    invocation_id: str,
+    decisions: Mapping[str, CallDecision] | None = None,
+    **context: Any,
+) -> AsyncGenerator[Event, None]:
+    """Continue invocation ``invocation_id`` of ``session`` from its committed events
+    (see ``_resume``); yields only the events made now. In order: its user event is
+    found (:class:`NothingToResume` if the session has none); the agent that answered
+    it is chosen again from the history before it; the agents run in replay from there.
+    Neither the input policy nor the ``on_user_message`` and ``before_run`` plugins run
+    again; ``after_run`` does. ``decisions``: call id -> :class:`CallDecision`, for calls
+    left without a committed result. ``context``: as :func:`new_invocation_context`'s."""
+    events = session.events
+    start = next((i for i, e in enumerate(events) if e.invocation_id == invocation_id and e.author == "user"), None)
+    if start is None or events[start].content is None:
+        raise NothingToResume(f"the session has no user event of invocation {invocation_id!r} to resume from")
+    agent = select_agent(root_agent, events[:start], events[start].content)
+    ctx = new_invocation_context(root_agent, session, invocation_id=invocation_id, **context)
+    ctx.replay = Replay([e for e in events[start + 1:] if e.invocation_id == invocation_id], decisions)
+    async with after_run(ctx):
+        async for event in _delivered(agent, ctx):
+            yield event

@@ -115,6 +115,7 @@ class McpTool:
         self.name = f"{toolset.tool_name_prefix}_{self.server_name}" if toolset.tool_name_prefix else self.server_name
         self.description: str = info["description"]
         self.input_schema: dict[str, Any] = info["input_schema"]
+        self.idempotent = bool(info.get("idempotent", False))
 
     def declaration(self) -> FunctionDeclaration:
         return FunctionDeclaration(name=self.name, description=self.description, parameters=self.input_schema)

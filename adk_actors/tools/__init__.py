@@ -9,7 +9,7 @@ from ._builtins import (
     load_memory,
     preload_memory,
 )
-from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError
+from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError, idempotent
 from .example_tool import ExampleTool
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "ToolContext",
     "Toolset",
     "exit_loop",
+    "idempotent",
     "load_artifacts",
     "load_memory",
     "preload_memory",

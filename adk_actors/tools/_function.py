@@ -25,7 +25,7 @@ from .._exceptions import AdkError
 from .._types import FunctionDeclaration
 from ._base import ToolContext
 
-__all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentError"]
+__all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentError", "idempotent"]
 
 
 class ToolArgumentError(AdkError):
@@ -63,14 +63,27 @@ async def in_daemon_thread(func: Callable[..., Any], *args: Any, **kwargs: Any) 
     return await future
 
 
+def idempotent(func: Any) -> Any:
+    """Mark a tool function as safe to run again: a resumed run that cannot know whether
+    a call of it ran reruns it instead of asking a human (see ``engine._resume``).
+    Returns ``func`` itself."""
+    func.idempotent = True
+    return func
+
+
 class FunctionTool:
     is_long_running = False
 
     def __init__(self, func: Any, *, name: str | None = None, description: str | None = None,
-                 require_confirmation: bool | Callable[[dict[str, Any]], bool] = False) -> None:
+                 require_confirmation: bool | Callable[[dict[str, Any]], bool] = False,
+                 idempotent: bool | None = None) -> None:
+        """``idempotent``: running a call again is harmless (a resumed run may then rerun
+        a call whose result was not committed instead of asking a human; see
+        ``engine._resume``); None takes the function's mark (``@idempotent``), else False."""
         self.require_confirmation = require_confirmation
         described = describe_function(func, name=name, description=description)
         self.func, self.extra_args = described.func, described.extra_args
+        self.idempotent = bool(getattr(described.func, "idempotent", False)) if idempotent is None else idempotent
         self.name, self.description = described.name, described.description
         self.arguments: type[BaseModel] = described.arguments
         self.wants_context = described.wants_context

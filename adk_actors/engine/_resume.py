@@ -1,0 +1,248 @@
+"""Durable runs: an interrupted invocation continued from its committed events.
+
+A run killed part-way (its worker, partition or host) leaves its committed events in
+the session: the user's message, then each step it finished. :func:`resume_invocation`
+runs the same invocation (same id) again from its root agent in *replay*: every agent
+meets its own committed events first, in the order it made them, and takes them
+instead of doing the work again; where an agent's events run out, it goes on live.
+
+* Events are matched per (author, branch): parallel branches replay independently, a
+  loop's child meets its events of earlier iterations in order, a transfer's target
+  its own. Replayed events are not committed or yielded again; they still pass up
+  through the workflow agents, which therefore re-enter at the same child and
+  iteration (a replayed ``escalate`` ends a loop, a replayed transfer runs its target).
+* One step of an LlmAgent's flow is replayed whole: what came before its model event
+  (a compaction, a toolset's error, a before-agent hook's state), the model event (it
+  counts toward ``max_llm_calls``), its tool-response event (and an auth request).
+  The model is never asked again for a committed step.
+* A model event whose calls have no committed response: the calls may have run, or
+  not. A call of an idempotent tool (``FunctionTool(..., idempotent=True)``, the
+  ``@idempotent`` decorator, an MCP tool whose server says ``idempotentHint``; and
+  ``transfer_to_agent``) runs again. Any other stops the invocation with
+  :class:`NeedsDecision` (the calls and their arguments) unless a
+  :class:`CallDecision` is given for it: ``rerun``, ``result`` (its response, as if the
+  tool had answered it) or ``end`` (:class:`EndedByDecision`).
+* The invocation's last event, when it is an error (the model failed and the run
+  ended there), is not replayed: the step is tried again.
+* Agent hooks: an agent that had started does not run its before-agent hooks again
+  (their event, if they made one, is replayed); its after-agent hooks run live only
+  when its replay ran out before them. A custom agent (neither an LlmAgent nor a
+  workflow agent) cannot be entered part-way: its events are replayed, and it is
+  run again from its start unless another agent spoke after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .._exceptions import AdkError, RunStopped
+from .._types import Event, FunctionCall
+
+__all__ = [
+    "CallDecision",
+    "EndedByDecision",
+    "NeedsDecision",
+    "NothingToResume",
+    "PendingCall",
+    "Replay",
+    "ReplayedStep",
+    "is_idempotent",
+]
+
+Action = Literal["rerun", "result", "end"]
+
+
+@dataclass(frozen=True)
+class CallDecision:
+    """A human's answer for one call left without a committed result: ``rerun`` it,
+    take ``result`` as its response, or ``end`` the run."""
+
+    action: Action
+    result: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.action not in ("rerun", "result", "end"):
+            raise ValueError(f"a decision is 'rerun', 'result' or 'end', not {self.action!r}")
+        if self.action == "result" and not isinstance(self.result, dict):
+            raise ValueError("a 'result' decision needs the call's response, as a dict")
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """A call whose tool may have run: it has no committed response."""
+
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    agent: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"call_id": self.call_id, "name": self.name, "args": self.args, "agent": self.agent}
+
+
+class NeedsDecision(RunStopped):
+    """The run stopped before calls of tools that are not idempotent and whose results
+    were not committed: each needs a :class:`CallDecision`. ``calls`` lists them."""
+
+    def __init__(self, calls: list[PendingCall]) -> None:
+        self.calls = calls
+        names = ", ".join(f"{c.name} ({c.call_id})" for c in calls)
+        super().__init__(f"these calls may have run before the run was interrupted, and their tools are not "
+                         f"idempotent: {names}; decide for each: rerun, result or end")
+
+    def detail(self) -> str:
+        """The pending calls as JSON (a run's failure detail: the caller decides on them)."""
+        return json.dumps({"pending_calls": [c.to_dict() for c in self.calls]}, default=str)
+
+
+class EndedByDecision(RunStopped):
+    """A human decided to end the run rather than rerun or answer a pending call."""
+
+
+class NothingToResume(AdkError):
+    """The session has no event of that invocation to continue from."""
+
+
+def is_idempotent(tool: Any, name: str) -> bool:
+    """Whether a call of ``tool`` (named ``name``) may simply run again on resume."""
+    return name in ("transfer_to_agent", "exit_loop") or bool(getattr(tool, "idempotent", False))
+
+
+@dataclass
+class ReplayedStep:
+    """One step of an LlmAgent's flow, taken from the committed events.
+
+    ``verdict``: ``end`` (the agent's flow ended with this step), ``next`` (its loop
+    goes on: the next step), ``live`` (nothing of the step's model call was committed:
+    do the step now), ``pending`` (the model event's ``calls`` have no response: run
+    or decide them, then go on as live)."""
+
+    events: list[Event]
+    verdict: Literal["end", "next", "live", "pending"]
+    model_calls: int = 0
+    calls: list[FunctionCall] = field(default_factory=list)
+
+
+def _is_model_step(event: Event) -> bool:
+    if event.error_code and event.error_code != "toolset_error":
+        return True
+    return event.content is not None and event.content.role == "model" and bool(event.content.parts)
+
+
+def _answers(event: Event, calls: list[FunctionCall]) -> bool:
+    """Is ``event`` the tool-response event of ``calls``?"""
+    if event.content is None or event.content.role != "user":
+        return False
+    ids = {c.id for c in calls}
+    responses = [p.function_response for p in event.content.parts if p.function_response is not None]
+    return bool(responses) and all(r.id in ids for r in responses)
+
+
+class Replay:
+    """The committed events of one invocation (after its user event), per (author,
+    branch), in order; the ids of those handed out, so that the invocation does not
+    commit or yield them again; and the decisions given for pending calls."""
+
+    def __init__(self, events: list[Event], decisions: Mapping[str, CallDecision] | None = None) -> None:
+        self.decisions = dict(decisions or {})
+        self._queues: dict[tuple[str, str | None], deque[tuple[int, Event]]] = {}
+        self._last_index: dict[tuple[str, str | None], int] = {}
+        for index, event in enumerate(events):
+            key = (event.author, event.branch)
+            self._queues.setdefault(key, deque()).append((index, event))
+            self._last_index[key] = index
+        last = events[-1] if events else None
+        self._final_error = last.id if last is not None and last.error_code else None
+        self._last = len(events) - 1
+        self.replayed: set[str] = set()
+
+    def has(self, author: str, branch: str | None) -> bool:
+        """Does ``author`` on ``branch`` still have committed events to meet?"""
+        return bool(self._queues.get((author, branch)))
+
+    def head(self, author: str, branch: str | None) -> Event | None:
+        queue = self._queues.get((author, branch))
+        return queue[0][1] if queue else None
+
+    def take(self, author: str, branch: str | None) -> Event:
+        """The next committed event of ``author`` on ``branch`` (marked replayed)."""
+        _, event = self._queues[(author, branch)].popleft()
+        self.replayed.add(event.id)
+        return event
+
+    def was_replayed(self, event: Event) -> bool:
+        return event.id in self.replayed
+
+    def spoke_last(self, author: str, branch: str | None) -> bool:
+        """Did ``author`` on ``branch`` make the invocation's last committed event?"""
+        return self._last_index.get((author, branch), -1) == self._last
+
+    def step(self, author: str, branch: str | None) -> ReplayedStep | None:
+        """The next committed step of an LlmAgent's flow (see :class:`ReplayedStep`);
+        None when the agent has no committed event left."""
+        queue = self._queues.get((author, branch))
+        if not queue:
+            return None
+        events: list[Event] = []
+        while queue and not _is_model_step(queue[0][1]):
+            events.append(self.take(author, branch))
+        if not queue:
+            return ReplayedStep(events, "live")
+        if queue[0][1].id == self._final_error:
+            queue.popleft()  # the failure that ended the run: the step is tried again
+            return ReplayedStep(events, "live")
+        model = self.take(author, branch)
+        events.append(model)
+        calls = list(model.content.function_calls) if model.content is not None else []
+        if model.error_code or not calls:
+            return ReplayedStep(events, "end", 1)
+        if not queue or not _answers(queue[0][1], calls):
+            return ReplayedStep(events, "pending", 1, calls)
+        answered = self.take(author, branch)
+        events.append(answered)
+        if answered.actions.requested_auth_configs:
+            head = queue[0][1] if queue else None
+            if head is not None and head.content is None and head.actions.requested_auth_configs:
+                events.append(self.take(author, branch))
+            return ReplayedStep(events, "end", 1)
+        if answered.actions.transfer_to_agent or answered.actions.skip_summarization:
+            return ReplayedStep(events, "end", 1)
+        return ReplayedStep(events, "next", 1)
+
+    def pending_results(self, agent: str, calls: list[FunctionCall], tools: Mapping[str, Any]
+                        ) -> tuple[list[FunctionCall], dict[str, dict[str, Any]]]:
+        """Of ``calls`` left without a response: those to run again, and the responses
+        decided for the others. Raises :class:`EndedByDecision` when a decision ends the
+        run, :class:`NeedsDecision` for the calls nobody decided on (nothing runs then)."""
+        rerun: list[FunctionCall] = []
+        decided: dict[str, dict[str, Any]] = {}
+        undecided: list[PendingCall] = []
+        for call in calls:
+            decision = self.decisions.get(call.id or "")
+            if decision is not None and decision.action == "end":
+                raise EndedByDecision(f"the run was ended by a decision on the call to {call.name} ({call.id})")
+            if decision is not None and decision.action == "result" and decision.result is not None:
+                decided[call.id or ""] = decision.result
+            elif decision is not None or is_idempotent(tools.get(call.name), call.name):
+                rerun.append(call)
+            else:
+                undecided.append(PendingCall(call.id or "", call.name, dict(call.args), agent))
+        if undecided:
+            raise NeedsDecision(undecided)
+        return rerun, decided
+
+
+async def decided_results(run_tool: Any, agent: Any, ctx: Any, calls: list[FunctionCall],
+                          tools: Mapping[str, Any], make_context: Any) -> list[tuple[dict[str, Any] | None, Any]]:
+    """The responses of a resumed step's pending ``calls``, in their order: decided ones
+    as given (with a fresh tool context), the others run again with ``run_tool``."""
+    rerun, decided = ctx.replay.pending_results(agent.name, calls, tools)
+    ran = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in rerun))
+    by_id = {call.id: result for call, result in zip(rerun, ran, strict=True)}
+    return [by_id[call.id] if call.id in by_id else (decided[call.id or ""], make_context(ctx, call))
+            for call in calls]

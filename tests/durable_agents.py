@@ -1,0 +1,97 @@
+"""Agents for the durable-run tests: a tree with every workflow agent, whose model
+answers as a function of the request (so a resumed run gets the answers the
+uninterrupted one got), and tools that count their executions outside the engine:
+in a file when ``DURABLE_COUNTS`` names one (a host's run workers are other
+processes), else in memory."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from adk_actors import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_actors.models import ScriptedModel, call
+from adk_actors.tools import idempotent
+
+COUNTS: Counter[str] = Counter()
+
+
+def _count(kind: str, step: str) -> None:
+    path = os.environ.get("DURABLE_COUNTS")
+    if not path:
+        COUNTS[f"{kind}:{step}"] += 1
+        return
+    with open(path, "a") as file:  # one line per execution, appended under a lock
+        fcntl.flock(file, fcntl.LOCK_EX)
+        file.write(f"{kind}:{step}\n")
+    pause = os.environ.get("DURABLE_PAUSE")  # a step that waits here (a kill lands mid-call)
+    if pause and Path(pause).exists() and step in Path(pause).read_text().split():
+        time.sleep(60)
+
+
+def counted(path: str | Path) -> Counter[str]:
+    """The executions written to ``path`` by the tools of a host's workers."""
+    file = Path(path)
+    return Counter(file.read_text().split()) if file.exists() else Counter()
+
+
+@idempotent
+def note(step: str) -> dict[str, Any]:
+    """Write a note (harmless to repeat).
+
+    Args:
+        step: the step's name.
+    """
+    _count("note", step)
+    return {"noted": step}
+
+
+def send(step: str) -> dict[str, Any]:
+    """Send a message (not idempotent: it must not be sent twice).
+
+    Args:
+        step: the step's name.
+    """
+    _count("send", step)
+    return {"sent": step}
+
+
+def answer(request: Any) -> Any:
+    """The model: an agent named in its instruction ("You are NAME; use TOOL.") calls
+    its tool first, then says it is done."""
+    instruction = request.system_instruction
+    name = instruction.split("You are ", 1)[1].split(";", 1)[0]
+    tool = instruction.split("use ", 1)[1].split(".", 1)[0]
+    last = request.contents[-1] if request.contents else None
+    answered = last is not None and any(p.function_response is not None for p in last.parts)
+    if tool == "nothing" or answered:
+        return f"{name} done"
+    return call(tool, step=name)
+
+
+def _agent(name: str, tool: str) -> LlmAgent:
+    tools = {"note": [note], "send": [send], "nothing": []}[tool]
+    return LlmAgent(name=name, model=ScriptedModel(fallback=answer), instruction=f"You are {name}; use {tool}.",
+                    tools=tools)
+
+
+def tree() -> SequentialAgent:
+    """first (send) -> fan: left (note) | right (send) -> again: looped (note) x 2 -> last."""
+    return SequentialAgent(name="root", sub_agents=[
+        _agent("first", "send"),
+        ParallelAgent(name="fan", sub_agents=[_agent("left", "note"), _agent("right", "send")]),
+        LoopAgent(name="again", max_iterations=2, sub_agents=[_agent("looped", "note")]),
+        _agent("last", "nothing"),
+    ])
+
+
+root_agent = tree()
+
+
+def counts_json() -> str:
+    return json.dumps(dict(COUNTS))
