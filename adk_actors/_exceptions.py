@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 __all__ = [
     "AdkError",
     "AgentDefinitionError",
@@ -107,14 +110,29 @@ class RunStopped(AdkError):
 
 class RunFailedError(AdkError):
     """A run ended with ``RunFailed``: ``reason`` is cancelled, timeout, killed,
-    model_error, interrupted or error; ``error_type`` and ``detail`` say more."""
+    model_error, interrupted, error or needs_decision; ``error_type`` and ``detail`` say
+    more. ``resumed_as``: the host resumes the run on its own, as that run."""
 
-    def __init__(self, run_id: str, reason: str, error_type: str = "", detail: str = "") -> None:
+    def __init__(self, run_id: str, reason: str, error_type: str = "", detail: str = "",
+                 resumed_as: str = "") -> None:
         super().__init__(f"run {run_id} failed ({reason}): {error_type} {detail}".strip())
         self.run_id = run_id
         self.reason = reason
         self.error_type = error_type
         self.detail = detail
+        self.resumed_as = resumed_as
+
+    @property
+    def pending_calls(self) -> list[dict[str, Any]]:
+        """``needs_decision``: the calls that need a decision (``call_id``, ``name``,
+        ``args``, ``agent`` each); otherwise none."""
+        if self.reason != "needs_decision":
+            return []
+        try:
+            calls = json.loads(self.detail).get("pending_calls", [])
+        except (ValueError, AttributeError):
+            return []
+        return [c for c in calls if isinstance(c, dict)]
 
 
 class McpError(AdkError):

@@ -30,6 +30,7 @@ from typing import Any
 
 from supervision import partition_index
 
+from ._decisions import CallDecision
 from ._types import Content, Event, LiveRequest, RunConfig
 from ._validate import check_input
 
@@ -82,8 +83,10 @@ __all__ = [
 #: 11 added ``partition_key`` to every request that names a session or a user, so
 #: that a caller addresses a session through the session supervisor;
 #: 12 added the error code ``session_elsewhere`` (another host's partition holds the
-#: session's lease: ``store.Lease``).
-PROTOCOL_VERSION = 12
+#: session's lease: ``store.Lease``);
+#: 13 added durable runs: ``RunRequest.resume`` and ``decisions``, the failure reason
+#: ``needs_decision``, ``RunFailed.resumed_as``.
+PROTOCOL_VERSION = 13
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -95,7 +98,7 @@ ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "inva
                "limit_exceeded", "session_unreadable", "internal_error", "session_failed", "session_elsewhere")
 
 #: Why a run failed (``RunFailed.reason``).
-FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error")
+FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error", "needs_decision")
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,11 @@ class RunRequest(_SessionRef):
     batched: bool = False
     reply_accepted: bool = True
     live: bool = False
+    #: durable runs: the id of an earlier run of the session to continue from its
+    #: committed events (no ``new_message``); ``decisions``: call id -> CallDecision,
+    #: for the calls it stopped before (``needs_decision``)
+    resume: str = ""
+    decisions: dict[str, CallDecision] | None = None
 
 
 @dataclass(frozen=True)
@@ -238,11 +246,17 @@ class RunDone:
 
 @dataclass(frozen=True)
 class RunFailed:
+    """A run's failure. ``needs_decision``: a resumed run stopped before calls that may
+    have run (``detail``: JSON ``{"pending_calls": [...]}``); resume it again with a
+    ``CallDecision`` for each. ``resumed_as``: the host resumes this run on its own
+    (the app's ``resume_interrupted``) as that run."""
+
     run_id: str
     reason: str  # one of FAILURE_REASONS
     error_type: str = ""
     detail: str = ""
     event_count: int = 0
+    resumed_as: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,11 @@
 """Agents for the durable-run tests: a tree with every workflow agent, whose model
 answers as a function of the request (so a resumed run gets the answers the
-uninterrupted one got), and tools that count their executions outside the engine:
-in a file when ``DURABLE_COUNTS`` names one (a host's run workers are other
-processes), else in memory."""
+uninterrupted one got), and tools that count their executions outside the engine
+(see ``_count``)."""
 
 from __future__ import annotations
 
 import fcntl
-import json
-import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,16 +18,20 @@ from adk_actors.tools import idempotent
 COUNTS: Counter[str] = Counter()
 
 
-def _count(kind: str, step: str) -> None:
-    path = os.environ.get("DURABLE_COUNTS")
+def _count(kind: str, step: str, tool_context: Any) -> None:
+    """Count an execution: in the file the session's state names (``counts_file``: a
+    host's workers are other processes), else in ``COUNTS``. A step the state names in
+    ``pause_at`` then waits a minute (a kill lands after the tool ran, before its
+    result is committed)."""
+    state = tool_context.state
+    path = state.get("counts_file")
     if not path:
         COUNTS[f"{kind}:{step}"] += 1
         return
     with open(path, "a") as file:  # one line per execution, appended under a lock
         fcntl.flock(file, fcntl.LOCK_EX)
         file.write(f"{kind}:{step}\n")
-    pause = os.environ.get("DURABLE_PAUSE")  # a step that waits here (a kill lands mid-call)
-    if pause and Path(pause).exists() and step in Path(pause).read_text().split():
+    if step in (state.get("pause_at") or []):
         time.sleep(60)
 
 
@@ -41,23 +42,23 @@ def counted(path: str | Path) -> Counter[str]:
 
 
 @idempotent
-def note(step: str) -> dict[str, Any]:
+def note(step: str, tool_context: Any) -> dict[str, Any]:
     """Write a note (harmless to repeat).
 
     Args:
         step: the step's name.
     """
-    _count("note", step)
+    _count("note", step, tool_context)
     return {"noted": step}
 
 
-def send(step: str) -> dict[str, Any]:
+def send(step: str, tool_context: Any) -> dict[str, Any]:
     """Send a message (not idempotent: it must not be sent twice).
 
     Args:
         step: the step's name.
     """
-    _count("send", step)
+    _count("send", step, tool_context)
     return {"sent": step}
 
 
@@ -92,6 +93,3 @@ def tree() -> SequentialAgent:
 
 root_agent = tree()
 
-
-def counts_json() -> str:
-    return json.dumps(dict(COUNTS))

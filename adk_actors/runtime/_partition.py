@@ -809,7 +809,7 @@ class SessionPartition(GenServer):
                         user_id=session.user_id, session_id=session.session_id, known=known, events=list(events),
                         state=session.fresh_state(), new_message=run.request.new_message,
                         run_config=run.request.run_config or RunConfig(), state_delta=run.request.state_delta,
-                        live=run.request.live)
+                        live=run.request.live, resume=bool(run.request.resume), decisions=run.request.decisions)
 
     def _choose_worker(self, key: str) -> _Worker | None:
         """The worker for a turn of session ``key`` (see the module); None when every

@@ -73,9 +73,12 @@ from .._validate import check_fields
 from ..engine import (
     AppCatalog,
     CancelToken,
+    EndedByDecision,
     ModelRaised,
+    NeedsDecision,
     RunCancelled,
     SessionView,
+    resume_invocation,
     run_invocation,
     run_live_invocation,
 )
@@ -396,6 +399,10 @@ class RunActor(GenServer):
                 **(service_bridges(self) if services else {}), run_id=run_id)
             if start.live:
                 events = run_live_invocation(app.root_agent, turn.view, turn.inputs, **context)
+            elif start.resume:
+                del context["invocation_id"]
+                events = resume_invocation(app.root_agent, turn.view, invocation_id=start.invocation_id,
+                                           decisions=start.decisions, **context)
             else:
                 events = run_invocation(app.root_agent, turn.view, start.new_message, state_delta=start.state_delta,
                                         **context)
@@ -404,6 +411,10 @@ class RunActor(GenServer):
                     self._hand("event", run_id, event)
         except RunCancelled as exc:
             outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
+        except NeedsDecision as exc:  # a resumed run, before calls that may have run
+            outcome = RunOutcome(run_id, False, "needs_decision", "NeedsDecision", redact(exc.detail()))
+        except EndedByDecision as exc:
+            outcome = RunOutcome(run_id, False, "cancelled", "EndedByDecision", str(exc))
         except ModelRaised as exc:  # after its error event
             outcome = RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
         except BaseException as exc:

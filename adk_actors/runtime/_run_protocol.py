@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._decisions import CallDecision
 from .._types import Content, Event, LiveRequest, RunConfig
 from ..tracing import PackedTrace
 
@@ -60,6 +61,8 @@ class StartRun:
     run_config: RunConfig
     state_delta: dict[str, Any] | None = None  # committed on the user's event
     live: bool = False  # a live conversation: its inputs come as LiveSend
+    resume: bool = False  # continue invocation_id from the committed events (no new_message)
+    decisions: dict[str, CallDecision] | None = None  # for the calls a resumed run stopped before
 
     def __str__(self) -> str:  # what Thespian logs for it (see supervision._messages)
         return f"StartRun({self.run_id})"

@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -42,6 +42,7 @@ from supervision import (
     partition_index,
 )
 
+from .._decisions import CallDecision
 from .._exceptions import (
     AdkError,
     HostError,
@@ -189,7 +190,7 @@ def _step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool
         elif isinstance(item, RunDone):
             return events, True, None
         elif isinstance(item, RunFailed):
-            return events, True, RunFailedError(item.run_id, item.reason, item.error_type, item.detail)
+            return events, True, RunFailedError(item.run_id, item.reason, item.error_type, item.detail, item.resumed_as)
     return events, False, None
 
 
@@ -487,6 +488,43 @@ class Runner:
             yield from self._run(request, run_config)
         finally:
             self._runs.pop(request.run_id, None)
+
+    def resume(self, user_id: str, session_id: str, run_id: str, *,
+               decisions: Mapping[str, CallDecision] | None = None, run_config: RunConfig | None = None,
+               new_run_id: str | None = None) -> Generator[Event, None, None]:
+        """Continue run ``run_id`` of the session (interrupted, killed, timed out, failed,
+        or stopped ``needs_decision``) from its committed steps, as a new run of the same
+        invocation: yield the events made now; raise RunFailedError as ``run`` does
+        (``needs_decision``: its ``pending_calls`` each need a :class:`CallDecision`, given
+        in ``decisions`` by call id on the next resume). A run is resumed once:
+        ``invalid_request`` for one resumed already, still running, done or cancelled."""
+        request = self._resume_request(user_id, session_id, run_id, decisions, run_config, new_run_id)
+        self._runs[request.run_id] = (user_id, session_id)
+        try:
+            yield from self._run(request, run_config)
+        finally:
+            self._runs.pop(request.run_id, None)
+
+    async def resume_async(self, user_id: str, session_id: str, run_id: str, *,
+                           decisions: Mapping[str, CallDecision] | None = None, run_config: RunConfig | None = None,
+                           new_run_id: str | None = None) -> AsyncIterator[Event]:
+        """:meth:`resume` as an async iterator (on a thread of its own)."""
+        request = self._resume_request(user_id, session_id, run_id, decisions, run_config, new_run_id)
+        self._runs[request.run_id] = (user_id, session_id)
+        try:
+            async for event in iterate_in_thread(lambda: self._run(request, run_config)):
+                yield event
+        finally:
+            self._runs.pop(request.run_id, None)
+
+    def _resume_request(self, user_id: str, session_id: str, run_id: str,
+                        decisions: Mapping[str, CallDecision] | None, run_config: RunConfig | None,
+                        new_run_id: str | None) -> RunRequest:
+        request = RunRequest(self.app_name, user_id, session_id, run_config=run_config, batched=True, resume=run_id,
+                             decisions=dict(decisions) if decisions else None)
+        if new_run_id:
+            request = replace(request, run_id=new_run_id)
+        return _checked(request)  # type: ignore[no-any-return]
 
     def _run_request(self, user_id: str, session_id: str, message: str | Content, run_config: RunConfig | None,
                      state_delta: dict[str, Any] | None, reject_if_busy: bool, run_id: str | None) -> RunRequest:

@@ -9,7 +9,8 @@ store uses (``_types.apply_state_delta``).
 A turn, in order:
 
 1. ``take``: the ``RunRequest`` is checked (non-empty message, size limit, the same
-   run id again), recorded as running in the store, and answered ``RunAccepted``;
+   run id again), recorded as running in the store (a ``resume`` of an earlier run:
+   its invocation, once), and answered ``RunAccepted``;
    the run starts now or waits behind the run in progress (runs are serialized:
    writes never interleave; the queue is bounded, ``busy`` beyond it).
 2. ``begin``: the partition gives the turn to one of its run workers
@@ -49,7 +50,7 @@ from ..messages import (
     SessionInfo,
     session_key,
 )
-from ..store import Lease, RunExists, SessionStores, Unstorable
+from ..store import Lease, RunExists, RunNotResumable, SessionStores, Unstorable
 from ._partition_timers import CancelGraceOver, RunDeadline, SendLater
 from ._run_protocol import RunOutcome, RunOutput
 
@@ -96,7 +97,8 @@ class SessionOwner(Protocol):
 class SessionRun:
     request: RunRequest
     caller: Any
-    invocation_id: str = ""
+    invocation_id: str = ""  # as the store recorded the run (a resumed run continues its original's)
+    attempt: int = 0  # how many resumes lie behind it
     worker: Any = None  # the partition's handle of the worker running it
     seq: int = 0
     final_event_id: str | None = None
@@ -179,7 +181,7 @@ class Session:
 
     def take(self, request: RunRequest, caller: Any) -> RunAccepted:
         """Accept a run request (see the module, 1), or raise a CallError."""
-        if not request.live and not request.new_message.parts:
+        if not request.live and not request.resume and not request.new_message.parts:
             raise BadRequest("a RunRequest needs a non-empty new_message")
         too_large = None if request.live else self.owner.limits.message_too_large(request.new_message)
         if too_large is not None:
@@ -196,8 +198,11 @@ class Session:
         if busy and (request.reject_if_busy or len(self.waiting) >= self.owner.max_queued_runs):
             raise CallError(f"session {self.session_id!r} is running another turn", code="busy")
         try:
-            self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id,
-                                       self.owner.durable_address(caller), lease=self.lease)
+            recorded = self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id,
+                                                  self.owner.durable_address(caller), lease=self.lease,
+                                                  resumes=request.resume or None)
+        except RunNotResumable as exc:
+            raise CallError(str(exc), code="invalid_request") from None
         except RunExists as exc:
             if self.owner.store.run_status(request.run_id) != "interrupted":
                 raise CallError(str(exc), code="invalid_request") from None  # a run id is never reused
@@ -208,7 +213,8 @@ class Session:
                                                          "the session's partition was restarted while this run "
                                                          "was in flight"), caller))
             return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
-        run = SessionRun(request=request, caller=caller)
+        run = SessionRun(request=request, caller=caller, invocation_id=recorded.invocation_id,
+                         attempt=recorded.attempt)
         if busy:
             self.waiting.append(run)
             return RunAccepted(request.run_id, len(self.waiting), os.getpid(), self.owner.address)
@@ -217,7 +223,6 @@ class Session:
 
     def _begin(self, run: SessionRun) -> None:
         run.started = time.monotonic()
-        run.invocation_id = f"e-{run.run_id.removeprefix('run-')}"
         self.active = run
         self.owner.dispatch(self, run)
         run.deadline = (run.request.run_config or RunConfig()).timeout or self.owner.run_timeout

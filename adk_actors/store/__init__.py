@@ -10,9 +10,12 @@ from ._artifacts import (
     validate_name,
 )
 from ._base import (
+    RESUMABLE,
     Lease,
     LeaseLost,
     RunExists,
+    RunInfo,
+    RunNotResumable,
     RunRecord,
     SessionData,
     SessionExists,
@@ -39,6 +42,7 @@ def in_memory_store() -> SQLiteSessionStore:
 __all__ = [
     "MIGRATIONS",
     "POSTGRES_MIGRATIONS",
+    "RESUMABLE",
     "ArtifactError",
     "ArtifactTooLarge",
     "FileArtifactStore",
@@ -48,6 +52,8 @@ __all__ = [
     "LeaseLost",
     "PostgresSessionStore",
     "RunExists",
+    "RunInfo",
+    "RunNotResumable",
     "RunRecord",
     "SQLiteSessionStore",
     "SessionData",

@@ -67,6 +67,58 @@ class RunExists(StoreError):
     """A run id that this store has seen already (run ids are never reused)."""
 
 
+class RunNotResumable(StoreError):
+    """A run asked to be resumed that cannot be: unknown, of another session, still
+    running, ended well or cancelled, or resumed already."""
+
+
+#: The columns of a run's row that make a :class:`RunInfo` (``run_info_of``).
+RUN_COLUMNS = "run_id, app_name, user_id, session_id, status, invocation_id, resumes, attempt"
+
+#: How a run may have ended for it to be resumed (``start_run(resumes=...)``).
+RESUMABLE = frozenset({"interrupted", "killed", "needs_decision", "timeout", "model_error", "error"})
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A run as the store records it: its session, status, invocation (a resumed run
+    continues its original's), the run it resumes and how many resumes lie behind it."""
+
+    run_id: str
+    app_name: str
+    user_id: str
+    session_id: str
+    status: str
+    invocation_id: str
+    resumes: str | None = None
+    attempt: int = 0
+
+
+def invocation_of(run_id: str) -> str:
+    """The invocation id of a run that resumes nothing (the session does the same)."""
+    return f"e-{run_id.removeprefix('run-')}"
+
+
+def resumed_run(row: tuple[Any, ...] | None, run_id: str, session: tuple[str, str, str]) -> RunInfo:
+    """The run to resume, from its row (run_id, app, user, session, status,
+    invocation_id, resumes, attempt); RunNotResumable unless it is of ``session`` and
+    ended in a way that can be resumed."""
+    if row is None or tuple(row[1:4]) != session:
+        raise RunNotResumable(f"session {session[2]!r} has no run {run_id!r}")
+    info = run_info_of(row)
+    if info.status not in RESUMABLE:
+        why = "resumed already" if info.status == "resumed" else f"its status is {info.status!r}"
+        raise RunNotResumable(f"run {run_id!r} cannot be resumed: {why}")
+    return info
+
+
+def run_info_of(row: tuple[Any, ...]) -> RunInfo:
+    run_id, app, user, session_id, status, invocation_id, resumes, attempt = row
+    return RunInfo(str(run_id), str(app), str(user), str(session_id), str(status),
+                   str(invocation_id) if invocation_id else invocation_of(str(run_id)),
+                   str(resumes) if resumes else None, int(attempt or 0))
+
+
 class SessionLeased(StoreError):
     """Another holder has the session's lease (a partition of another host holds the
     session): the session was not activated here, and nothing was written.
@@ -149,7 +201,9 @@ class SessionStore(Protocol):
     def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]: ...
     def release_lease(self, lease: Lease) -> None: ...
     def scoped_state(self, app: str, user: str) -> dict[str, Any]: ...
-    def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any) -> None: ...
+    def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
+                  lease: Lease | None = None, resumes: str | None = None) -> RunInfo: ...
+    def run_info(self, run_id: str) -> RunInfo | None: ...
     def end_run(self, run_id: str, status: str) -> None: ...
     def running_runs(self, app: str, user: str, session_id: str) -> list[RunRecord]: ...
     def close(self) -> None: ...

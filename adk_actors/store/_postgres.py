@@ -46,8 +46,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from .._types import Event, apply_state_delta
 from ..tracing import PackedTrace, TraceSpan
 from ._base import (
+    RUN_COLUMNS,
     Lease,
     RunExists,
+    RunInfo,
     RunRecord,
     SessionData,
     SessionExists,
@@ -55,6 +57,9 @@ from ._base import (
     SessionNotFound,
     StoreError,
     Unstorable,
+    invocation_of,
+    resumed_run,
+    run_info_of,
     split_delta,
 )
 from ._rows import (
@@ -113,6 +118,11 @@ POSTGRES_MIGRATIONS: list[tuple[int, str]] = [
     """),
     (2, """
         ALTER TABLE session_leases ADD COLUMN address BYTEA;
+    """),
+    (3, """
+        ALTER TABLE runs ADD COLUMN invocation_id TEXT;
+        ALTER TABLE runs ADD COLUMN resumes TEXT;
+        ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
     """),
 ]
 
@@ -379,17 +389,33 @@ class PostgresSessionStore:
     # -- runs -------------------------------------------------------------------------------------
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
-                  lease: Lease | None = None) -> None:
-        """Record a run as running (RunExists if its id was ever used; with ``lease``,
-        LeaseLost when the session's lease is no longer that one)."""
+                  lease: Lease | None = None, resumes: str | None = None) -> RunInfo:
+        """As ``SQLiteSessionStore.start_run``; the run to resume is read ``FOR UPDATE``,
+        so two hosts resuming it at once resume it once."""
         blob = pickle.dumps(caller)
         with self._tx() as cur:
             if lease is not None:
                 check_fence(self._lease_row(cur, app, user, session_id), lease)
-            inserted = cur.execute("INSERT INTO runs VALUES (%s, %s, %s, %s, %s, 'running', %s, NULL) "
-                                   "ON CONFLICT DO NOTHING", (run_id, app, user, session_id, blob, time.time())).rowcount
-        if not inserted:
-            raise RunExists(f"run id {run_id!r} was used already")
+            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id))
+            if resumes is not None:
+                row = cur.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=%s FOR UPDATE", (resumes,)).fetchone()
+                old = resumed_run(row, resumes, (app, user, session_id))
+                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1)
+            inserted = cur.execute(
+                "INSERT INTO runs (run_id, app_name, user_id, session_id, caller, status, started, invocation_id, "
+                "resumes, attempt) VALUES (%s, %s, %s, %s, %s, 'running', %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt)).rowcount
+            if not inserted:
+                raise RunExists(f"run id {run_id!r} was used already")
+            if resumes is not None:
+                cur.execute("UPDATE runs SET status='resumed', ended=%s WHERE run_id=%s", (time.time(), resumes))
+        return info
+
+    def run_info(self, run_id: str) -> RunInfo | None:
+        """Run ``run_id`` as recorded, or None if no run of that id was ever recorded."""
+        with self._tx() as cur:
+            row = cur.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=%s", (run_id,)).fetchone()
+        return None if row is None else run_info_of(row)
 
     def end_run(self, run_id: str, status: str) -> None:
         with self._tx() as cur:

@@ -34,14 +34,19 @@ from .._files import private_file
 from .._types import Event, apply_state_delta
 from ..tracing import PackedTrace, TraceSpan
 from ._base import (
+    RUN_COLUMNS,
     Lease,
     RunExists,
+    RunInfo,
     RunRecord,
     SessionData,
     SessionExists,
     SessionLimitReached,
     SessionNotFound,
     StoreError,
+    invocation_of,
+    resumed_run,
+    run_info_of,
     split_delta,
 )
 from ._rows import (
@@ -112,6 +117,13 @@ MIGRATIONS: list[tuple[int, str]] = [
     # host asked for a session another holds forwards the request there.
     (6, """
         ALTER TABLE session_leases ADD COLUMN address BLOB;
+    """),
+    # Durable runs: a run's invocation (a resumed run continues its original's), the
+    # run it resumes, and how many resumes lie behind it.
+    (7, """
+        ALTER TABLE runs ADD COLUMN invocation_id TEXT;
+        ALTER TABLE runs ADD COLUMN resumes TEXT;
+        ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0
     """),
 ]
 
@@ -327,17 +339,36 @@ class SQLiteSessionStore:
     # -- runs -------------------------------------------------------------------------------------
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
-                  lease: Lease | None = None) -> None:
-        """Record a run as running (raises RunExists if its id was ever used; with
-        ``lease``, LeaseLost when the session's lease is no longer that one)."""
+                  lease: Lease | None = None, resumes: str | None = None) -> RunInfo:
+        """Record a run as running, and answer it as recorded. RunExists if its id was
+        ever used; with ``lease``, LeaseLost when the session's lease is no longer that
+        one. With ``resumes``, the run continues that run of the session (its
+        invocation, one more attempt), which is marked ``resumed`` in the same
+        transaction; RunNotResumable when it cannot be (``_base.resumed_run``)."""
         blob = pickle.dumps(caller)
         with self._tx() as db:
             if lease is not None:
                 check_fence(self._lease_row(db, app, user, session_id), lease)
-            inserted = db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, 'running', ?, NULL)",
-                                  (run_id, app, user, session_id, blob, time.time())).rowcount
-        if not inserted:
-            raise RunExists(f"run id {run_id!r} was used already")
+            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id))
+            if resumes is not None:
+                row = db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=?", (resumes,)).fetchone()
+                old = resumed_run(row, resumes, (app, user, session_id))
+                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1)
+            inserted = db.execute(
+                "INSERT OR IGNORE INTO runs (run_id, app_name, user_id, session_id, caller, status, started, "
+                "invocation_id, resumes, attempt) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt)).rowcount
+            if not inserted:
+                raise RunExists(f"run id {run_id!r} was used already")
+            if resumes is not None:
+                _end_run(db, resumes, "resumed", time.time())
+        return info
+
+    def run_info(self, run_id: str) -> RunInfo | None:
+        """Run ``run_id`` as recorded, or None if no run of that id was ever recorded."""
+        with self._lock:
+            row = self._db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=?", (run_id,)).fetchone()
+        return None if row is None else run_info_of(row)
 
     def end_run(self, run_id: str, status: str) -> None:
         with self._tx() as db:

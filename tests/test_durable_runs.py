@@ -1,0 +1,126 @@
+"""Durable runs in a host: a run whose worker or partition is killed with kill -9 is
+resumed from its last committed step (Runner.resume), ends as an uninterrupted run
+does, and runs each side-effecting tool exactly once (counted in a file, outside the
+host); a call that may have run stops the resumed run until a human decides."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from durable_agents import counted
+from engine_helpers import summary
+from test_runtime import in_thread, session_pid
+
+from adk_actors import Event, InvalidRequestError
+from adk_actors._exceptions import RunFailedError
+from adk_actors.engine import CallDecision
+from adk_actors.runtime import Host, HostConfig
+from supervision import SupervisorClient
+from supervision.testing import children_of, wait_until
+
+APPS = {"durable": "durable_agents:root_agent"}
+
+
+@pytest.fixture
+def host(actor_system: Any, tmp_path: Path) -> Any:
+    with Host(HostConfig(apps=APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
+        yield running
+
+
+def _by_branch(events: list[Event]) -> dict[tuple[str, str | None], list[tuple[str, str]]]:
+    """The run's events (not the state updates between), per (author, branch), in order."""
+    out: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
+    for event in events:
+        if event.invocation_id.startswith("p-"):
+            continue
+        out.setdefault((event.author, event.branch), []).extend(summary([event]))
+    return out
+
+
+def _reference(runner: Any, tmp_path: Path) -> dict[tuple[str, str | None], list[tuple[str, str]]]:
+    runner.create_session("ann", "reference", state={"counts_file": str(tmp_path / "reference.txt")})
+    list(runner.run("ann", "reference", "go"))
+    return _by_branch(runner.get_session("ann", "reference").events)
+
+
+def _start_paused(runner: Any, counts: Path, step: str) -> tuple[Any, dict[str, Any]]:
+    """A run of session s1 whose ``step`` pauses right after its tool ran (counted)."""
+    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": [step]})
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
+    wait_until(lambda: any(key.endswith(f":{step}") for key in counted(counts)), timeout=20)
+    return thread, box
+
+
+def test_a_run_whose_worker_was_killed_after_a_side_effect_resumes_with_a_decision(host: Host,
+                                                                                     tmp_path: Path) -> None:
+    runner = host.runner("durable")
+    expected = _reference(runner, tmp_path)
+    counts = tmp_path / "counts.txt"
+    thread, box = _start_paused(runner, counts, "right")  # right's send ran; its result is not committed
+    pid = session_pid(host, "durable", "ann", "s1")
+    assert pid is not None
+    for worker in children_of(pid):
+        os.kill(worker, signal.SIGKILL)
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
+    runner.update_state("ann", "s1", {"pause_at": []})
+
+    with pytest.raises(RunFailedError) as stopped:
+        list(runner.resume("ann", "s1", "run-first", new_run_id="run-second"))
+    assert stopped.value.reason == "needs_decision"
+    pending = stopped.value.pending_calls
+    assert [(c["name"], c["args"], c["agent"]) for c in pending] == [("send", {"step": "right"}, "right")]
+    with pytest.raises(InvalidRequestError, match="resumed already"):
+        list(runner.resume("ann", "s1", "run-first"))
+
+    # The human knows the message went out: its result is given, the tool is not run again.
+    new = list(runner.resume("ann", "s1", "run-second",
+                             decisions={pending[0]["call_id"]: CallDecision("result", {"sent": "right"})}))
+    assert new and all(e.invocation_id == "e-first" for e in new)
+    assert _by_branch(runner.get_session("ann", "s1").events) == expected
+    sends = {k: n for k, n in counted(counts).items() if k.startswith("send:")}
+    assert sends == {"send:first": 1, "send:right": 1}
+    assert [e.content.text for e in runner.run("ann", "s1", "again") if e.content is not None][-1] == "last done"
+
+
+def test_a_run_whose_partition_was_killed_resumes_without_asking_when_its_tool_is_idempotent(
+        host: Host, tmp_path: Path) -> None:
+    runner = host.runner("durable")
+    expected = _reference(runner, tmp_path)
+    counts = tmp_path / "counts.txt"
+    thread, box = _start_paused(runner, counts, "looped")  # looped's note (idempotent) ran
+    sessions = SupervisorClient(host.system, host.root.child("sessions").address)  # type: ignore[union-attr]
+    owner = next(i for i in sessions.which_children() if i.address == host.partition_for("durable", "ann", "s1"))
+    assert owner.pid is not None
+    os.kill(owner.pid, signal.SIGKILL)
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
+    wait_until(lambda: sessions.child(owner.id).status == "running" and sessions.child(owner.id).pid != owner.pid)
+    host.partitions(refresh=True)
+    runner.update_state("ann", "s1", {"pause_at": []})
+    started = time.monotonic()
+    new = list(runner.resume("ann", "s1", "run-first"))
+    assert time.monotonic() - started < 10
+    assert [e.author for e in new][:1] == ["looped"]  # it went on where it was: first and fan are not run again
+    assert _by_branch(runner.get_session("ann", "s1").events) == expected
+    made = counted(counts)
+    assert made["send:first"] == 1 and made["send:right"] == 1
+    assert made["note:looped"] == 3  # the interrupted call ran again (idempotent), then the second iteration
+
+
+def test_only_a_failed_run_of_the_session_can_be_resumed(host: Host, tmp_path: Path) -> None:
+    runner = host.runner("durable")
+    runner.create_session("ann", "s2", state={"counts_file": str(tmp_path / "c.txt")})
+    list(runner.run("ann", "s2", "go", run_id="run-done"))
+    with pytest.raises(InvalidRequestError, match="'done'"):
+        list(runner.resume("ann", "s2", "run-done"))
+    with pytest.raises(InvalidRequestError, match="no run"):
+        list(runner.resume("ann", "s2", "run-unknown"))
+    runner.create_session("ann", "s3")
+    with pytest.raises(InvalidRequestError, match="no run"):
+        list(runner.resume("ann", "s3", "run-done"))  # a run of another session
