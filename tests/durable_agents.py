@@ -6,6 +6,7 @@ uninterrupted one got), and tools that count their executions outside the engine
 from __future__ import annotations
 
 import fcntl
+import os
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,6 +33,7 @@ def _count(kind: str, step: str, tool_context: Any) -> None:
         fcntl.flock(file, fcntl.LOCK_EX)
         file.write(f"{kind}:{step}\n")
     if step in (state.get("pause_at") or []):
+        Path(f"{path}.pid").write_text(str(os.getpid()))  # the process to kill
         time.sleep(60)
 
 

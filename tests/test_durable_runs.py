@@ -5,13 +5,16 @@ host); a call that may have run stops the resumed run until a human decides."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from conftest import serving
 from durable_agents import counted
 from engine_helpers import summary
 from test_runtime import in_thread, session_pid
@@ -124,3 +127,42 @@ def test_only_a_failed_run_of_the_session_can_be_resumed(host: Host, tmp_path: P
     runner.create_session("ann", "s3")
     with pytest.raises(InvalidRequestError, match="no run"):
         list(runner.resume("ann", "s3", "run-done"))  # a run of another session
+
+
+def _sse(body: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in body.decode().splitlines() if line.startswith("data: ")]
+
+
+def test_over_http_a_killed_run_is_resumed_and_its_pending_call_decided(tmp_path: Path) -> None:
+    counts = tmp_path / "counts.txt"
+    with serving(tmp_path, apps='durable = "durable_agents:root_agent"\n') as served, \
+            httpx.Client(base_url=served["url"], timeout=30) as http:
+        base = "/apps/durable/users/ann/sessions"
+        assert http.post(f"{base}/s1", json={"counts_file": str(counts), "pause_at": ["first"]}
+                         ).status_code == 200
+        thread, box = in_thread(lambda: http.post("/run", json={
+            "appName": "durable", "userId": "ann", "sessionId": "s1",
+            "newMessage": {"role": "user", "parts": [{"text": "go"}]}}))
+        wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
+        os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)  # the run's worker, mid-call
+        thread.join(15)
+        assert box["result"].status_code == 500 and "killed" in box["result"].text
+        run_id = next(r for r in http.get(f"{base}/s1").json()["events"] if r["author"] == "first")["invocationId"]
+        run_id = "run-" + run_id.removeprefix("e-")
+        http.patch(f"{base}/s1", json={"stateDelta": {"pause_at": []}})
+
+        stopped = _sse(http.post(f"{base}/s1/runs/{run_id}/resume", json={}).content)
+        assert len(stopped) == 1 and stopped[0]["error_details"]["error_type"] == "NeedsDecision"
+        pending = stopped[0]["error_details"]["pending_calls"]
+        assert [(c["name"], c["args"]) for c in pending] == [("send", {"step": "first"})]
+        assert http.post(f"{base}/s1/runs/{run_id}/resume", json={"decisions": {"x": {"action": "maybe"}}}
+                         ).status_code == 422
+        resumed_id = stopped[0]["error_details"]["run_id"]
+        assert resumed_id != run_id
+        done = _sse(http.post(f"{base}/s1/runs/{resumed_id}/resume",
+                              json={"decisions": {pending[0]["call_id"]: {"action": "rerun"}}}).content)
+        assert not any("error" in e for e in done) and done[-1]["author"] == "last"
+        assert http.post(f"{base}/s1/runs/{run_id}/resume", json={}).status_code == 400  # resumed already
+        assert counted(counts)["send:first"] == 2  # sent again: the human chose rerun
+        assert counted(counts)["send:right"] == 1
+

@@ -21,13 +21,14 @@ from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
+from .._decisions import CallDecision
 from .._exceptions import AdkError, RunFailedError
 from .._types import Content, Event, RunConfig, StreamingMode
 from ._deps import Api, HostApi
 from ._errors import detail_of
 from ._wire import compact_json, is_user_echo, sse_events
 
-__all__ = ["RunAgentRequest", "router"]
+__all__ = ["ResumeRunRequest", "RunAgentRequest", "router"]
 
 router = APIRouter(tags=["runs"])
 
@@ -80,6 +81,46 @@ async def run_sse(body: RunAgentRequest, request: Request, api: Api) -> Any:
     return StreamingResponse(_sse(events, first), media_type="text/event-stream")
 
 
+class ResumeRunRequest(BaseModel):
+    """``decisions``: call id -> ``{"action": "rerun" | "result" | "end", "result": {...}}``,
+    for the calls a resumed run stopped before (``needs_decision``)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    decisions: dict[str, dict[str, Any]] | None = None
+    streaming: bool = False
+
+
+@router.post("/apps/{app_name}/users/{user_id}/sessions/{session_id}/runs/{run_id}/resume")
+async def resume_run(app_name: str, user_id: str, session_id: str, run_id: str, request: Request, api: Api,
+                     body: ResumeRunRequest | None = None) -> Any:
+    """Durable runs: continue run ``run_id`` (interrupted, killed, failed, or stopped
+    ``needs_decision``) from its committed steps; the new events as ``/run_sse`` sends
+    them. A run that stops again ``needs_decision`` ends the stream with the error line,
+    whose ``error_details`` give the calls to decide on (``pending_calls``) and the run
+    to resume with the decisions (``run_id``). 422 for a
+    malformed decision; 400 for a run that cannot be resumed (done, cancelled, resumed
+    already, unknown)."""
+    api.allowed(request, user_id, app_name)
+    run = api.runner(app_name)
+    try:
+        decisions = {call_id: CallDecision(**decision) for call_id, decision in ((body.decisions if body else None)
+                                                                              or {}).items()}
+    except (TypeError, ValueError) as exc:
+        raise HTTPException(422, f"a decision is {{\"action\": \"rerun\" | \"result\" | \"end\", "
+                                 f"\"result\": {{...}}}}: {exc}") from None
+    mode = StreamingMode.SSE if body is not None and body.streaming else StreamingMode.NONE
+    events = run.resume_async(user_id, session_id, run_id, decisions=decisions or None,
+                              run_config=RunConfig(streaming_mode=mode))
+    try:
+        first = await anext(events)
+    except StopAsyncIteration:  # nothing was left to do: the run had committed its last step
+        return StreamingResponse(iter(()), media_type="text/event-stream")
+    except RunFailedError as error:
+        return StreamingResponse(iter([_failure_line(error)]), media_type="text/event-stream")
+    return StreamingResponse(_sse(events, first), media_type="text/event-stream")
+
+
 def _answers(events: list[Event]) -> list[Event]:
     """A run's events as google-adk answers them: without the user's own."""
     return [event for position, event in enumerate(events) if not is_user_echo(position, event)]
@@ -99,8 +140,16 @@ async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]
         async for event in events:
             yield line(event)
     except AdkError as error:
-        kind = error.error_type if isinstance(error, RunFailedError) and error.error_type else type(error).__name__
-        text = detail_of(error)
-        failure = {"error": f"{kind}: {text}",
-                   "error_details": {"error_type": kind, "error_message": text, "timestamp": time.time()}}
-        yield f"data: {json.dumps(failure)}\n\n"
+        yield _failure_line(error)
+
+
+def _failure_line(error: AdkError) -> str:
+    """google-adk's error line for a run that failed (``json.dumps`` spacing, snake_case
+    details, as there); a run that needs decisions adds its ``pending_calls``."""
+    kind = error.error_type if isinstance(error, RunFailedError) and error.error_type else type(error).__name__
+    text = detail_of(error)
+    details: dict[str, Any] = {"error_type": kind, "error_message": text, "timestamp": time.time()}
+    if isinstance(error, RunFailedError) and error.pending_calls:
+        details["pending_calls"] = error.pending_calls
+        details["run_id"] = error.run_id  # the run to resume with the decisions
+    return f"data: {json.dumps({'error': f'{kind}: {text}', 'error_details': details})}\n\n"
