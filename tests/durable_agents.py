@@ -1,7 +1,7 @@
 """Agents for the durable-run tests: a tree with every workflow agent, whose model
 answers as a function of the request (so a resumed run gets the answers the
 uninterrupted one got), and tools that count their executions outside the engine
-(see ``_count``)."""
+(see ``_count``; ``pause_once_at`` pauses a step the first time only)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_actors import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_actors.engine import App
 from adk_actors.models import ScriptedModel, call
 from adk_actors.tools import idempotent
 
@@ -32,7 +33,9 @@ def _count(kind: str, step: str, tool_context: Any) -> None:
     with open(path, "a") as file:  # one line per execution, appended under a lock
         fcntl.flock(file, fcntl.LOCK_EX)
         file.write(f"{kind}:{step}\n")
-    if step in (state.get("pause_at") or []):
+    once = step in (state.get("pause_once_at") or []) and not Path(f"{path}.paused").exists()
+    if once or step in (state.get("pause_at") or []):
+        Path(f"{path}.paused").touch()
         Path(f"{path}.pid").write_text(str(os.getpid()))  # the process to kill
         time.sleep(60)
 
@@ -95,3 +98,5 @@ def tree() -> SequentialAgent:
 
 root_agent = tree()
 
+#: The same tree in an app whose crashed runs the host resumes on its own, twice at most.
+resuming_app = App(root_agent=tree(), resume_interrupted=2)

@@ -26,7 +26,7 @@ from adk_actors.runtime import Host, HostConfig
 from supervision import SupervisorClient
 from supervision.testing import children_of, wait_until
 
-APPS = {"durable": "durable_agents:root_agent"}
+APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app"}
 
 
 @pytest.fixture
@@ -166,3 +166,51 @@ def test_over_http_a_killed_run_is_resumed_and_its_pending_call_decided(tmp_path
         assert counted(counts)["send:first"] == 2  # sent again: the human chose rerun
         assert counted(counts)["send:right"] == 1
 
+
+
+def _finished(runner: Any, session_id: str) -> bool:
+    events = runner.get_session("ann", session_id).events
+    return bool(events) and events[-1].author == "last"
+
+
+@pytest.mark.parametrize("victim", ["worker", "partition"])
+def test_an_app_that_resumes_crashed_runs_finishes_them_on_its_own(host: Host, tmp_path: Path, victim: str) -> None:
+    runner = host.runner("resuming")
+    expected = _reference(runner, tmp_path)
+    counts = tmp_path / "counts.txt"
+    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_once_at": ["looped"]})
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
+    wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
+    if victim == "worker":
+        os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
+    else:
+        pid = session_pid(host, "resuming", "ann", "s1")
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+    thread.join(10)
+    failed = box.get("error")
+    assert isinstance(failed, RunFailedError) and failed.reason == ("killed" if victim == "worker" else "interrupted")
+    if victim == "worker":
+        assert failed.resumed_as  # the caller is told which run goes on
+    host.partitions(refresh=True)
+    wait_until(lambda: _finished(runner, "s1"), timeout=30)
+    assert _by_branch(runner.get_session("ann", "s1").events) == expected
+    made = counted(counts)
+    assert made["send:first"] == 1 and made["send:right"] == 1 and made["note:looped"] == 3
+
+
+def test_a_run_that_keeps_crashing_is_resumed_only_as_often_as_its_app_allows(host: Host, tmp_path: Path) -> None:
+    runner = host.runner("resuming")
+    counts = tmp_path / "counts.txt"
+    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": ["left"]})
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go")))
+    killed: set[int] = set()
+    for _ in range(3):  # the run, then its two resumes: each pauses in left's note, and is killed there
+        pid = wait_until(lambda: (p := int(Path(f"{counts}.pid").read_text())) not in killed and p, timeout=20)
+        killed.add(pid)
+        os.kill(pid, signal.SIGKILL)
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError)
+    time.sleep(1.5)  # no fourth attempt comes
+    assert counted(counts)["note:left"] == 3
+    assert int(Path(f"{counts}.pid").read_text()) in killed

@@ -21,9 +21,15 @@ __all__ = ["App", "as_app"]
 
 @dataclass(frozen=True)
 class App:
+    """``resume_interrupted``: durable runs. A run of this app that a crash ends (its
+    run worker killed, or its partition or host gone: ``killed`` or ``interrupted``)
+    is resumed by the host on its own from its last committed step, up to this many
+    times per run (0: never; ``Runner.resume`` still can). See ``engine._resume``."""
+
     root_agent: Any
     plugins: Sequence[Plugin] = field(default_factory=tuple)
     policies: Sequence[Policy] = field(default_factory=tuple)
+    resume_interrupted: int = 0
 
 
 def as_app(target: Any) -> App:

@@ -125,6 +125,7 @@ from ._partition_timers import (
     ForwardRecheck,
     PassivateIdle,
     RenewLeases,
+    ResumeInterrupted,
     RunDeadline,
     SendLater,
     ShrinkWorkers,
@@ -296,10 +297,48 @@ class SessionPartition(GenServer):
 
     def _fail_orphaned_runs(self) -> None:
         """At start: the runs of our sessions that died with our earlier self (or with a
-        host whose lease on them ran out) end ``interrupted``, their callers told."""
+        host whose lease on them ran out) end ``interrupted``, their callers told. The
+        sessions of those whose app resumes crashed runs are activated just after
+        (``ResumeInterrupted``: activation resumes them)."""
+        resumed: list[tuple[str, str, str]] = []
         for app, user, session_id, record in self.store.orphaned_runs(self.holder):
             if self._ours(session_key(app, user, session_id)):
                 self._fail_orphan(record, "the session's partition was restarted while this run was in flight")
+                if self._resume_limit(app) > 0:
+                    resumed.append((app, user, session_id))
+        if resumed:
+            self.send_after(0.001, ResumeInterrupted(tuple(dict.fromkeys(resumed))))
+
+    def _resume_limit(self, app: str) -> int:
+        """How many times a crashed run of ``app`` is resumed on its own (``App.resume_interrupted``)."""
+        try:
+            return int(self.catalog.load(app).resume_interrupted)
+        except Exception:
+            return 0
+
+    def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | None:
+        """The request resuming ``run`` when a crash ended it (its worker died) and its app
+        resumes such runs, fewer times so far than it allows; else None."""
+        if self.stopping or run.request.live or failed.error_type not in ("RunActorDied", "RunActorUnresponsive"):
+            return None
+        if run.attempt >= self._resume_limit(session.app_name):
+            return None
+        return RunRequest(session.app_name, session.user_id, session.session_id, run_config=run.request.run_config,
+                          resume=run.run_id)
+
+    def _resume_after_activation(self, session: Session) -> None:
+        """A session just activated: its latest run, when a crash of a partition or host
+        ended it ``interrupted`` and nothing ran on the session since, is resumed (its
+        app's ``resume_interrupted``, fewer times so far than it allows)."""
+        limit = self._resume_limit(session.app_name)
+        if limit <= 0:
+            return
+        last = self.store.last_run(session.app_name, session.user_id, session.session_id)
+        if last is None or last.status != "interrupted" or last.attempt >= limit:
+            return
+        latest = next((e.invocation_id for e in reversed(session.events) if not e.invocation_id.startswith("p-")), None)
+        if latest == last.invocation_id:
+            session.resume(RunRequest(session.app_name, session.user_id, session.session_id, resume=last.run_id))
 
     def _fail_orphan(self, record: RunRecord, why: str) -> None:
         if record.caller is not None:
@@ -452,8 +491,10 @@ class SessionPartition(GenServer):
         except Unreadable as exc:
             self._tell(request.key, "activation_failed", f"session_unreadable: {exc}")
             raise CallError(str(exc), code="session_unreadable") from None
-        return self._hold(Session(self, data.app_name, data.user_id, data.id, data.state, data.events,
-                                  data.last_update_time, lease=lease))
+        session = self._hold(Session(self, data.app_name, data.user_id, data.id, data.state, data.events,
+                                     data.last_update_time, lease=lease))
+        self._resume_after_activation(session)
+        return session
 
     def _lease(self, app: str, user: str, session_id: str) -> Any:
         """This partition's lease on a session it is about to hold (``store.Lease``,
@@ -1033,6 +1074,13 @@ class SessionPartition(GenServer):
                 self._start_worker()
         elif isinstance(payload, WorkerInitOverdue):
             self._worker_init_overdue(payload.address)
+        elif isinstance(payload, ResumeInterrupted):
+            for app, user, session_id in payload.sessions:
+                try:
+                    self._session(GetSession(app, user, session_id))
+                except CallError as exc:
+                    self.slog.warning("an interrupted run was not resumed", app=app, user=user,
+                                      session=session_id, error=str(exc))
 
     def _write_run_log(self) -> None:
         self.log_armed = False

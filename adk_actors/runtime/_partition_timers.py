@@ -8,13 +8,21 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["CancelGraceOver", "CheckWorkers", "FlushLines", "ForwardRecheck", "PassivateIdle", "RenewLeases",
-           "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun", "StartWorkers", "WorkerInitOverdue",
+           "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun", "StartWorkers", "WorkerInitOverdue",
            "WriteRunLog"]
 
 
 @dataclass(frozen=True)
 class PassivateIdle:
     """Drop the sessions idle for ``idle_timeout``."""
+
+
+@dataclass(frozen=True)
+class ResumeInterrupted:
+    """Activate these sessions (app, user, session): their runs that died with this
+    partition's earlier self are resumed (their app's ``resume_interrupted``)."""
+
+    sessions: tuple[tuple[str, str, str], ...]
 
 
 @dataclass(frozen=True)

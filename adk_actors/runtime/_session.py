@@ -33,7 +33,7 @@ import os
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from supervision import BadRequest, CallError
@@ -91,6 +91,10 @@ class SessionOwner(Protocol):
         ``CANCEL_GRACE`` ago if ``waited``): retire that worker if it still runs it."""
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None: ...
+
+    def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | None:
+        """The request that resumes ``run``, which a crash just ended (``failed``), when
+        its app resumes such runs on its own; else None."""
 
 
 @dataclass
@@ -204,14 +208,17 @@ class Session:
         except RunNotResumable as exc:
             raise CallError(str(exc), code="invalid_request") from None
         except RunExists as exc:
-            if self.owner.store.run_status(request.run_id) != "interrupted":
+            if self.owner.store.run_status(request.run_id) not in ("interrupted", "resumed"):
                 raise CallError(str(exc), code="invalid_request") from None  # a run id is never reused
             # The same run again, from a caller that lost the partition that took it (it
             # died before the caller heard from it, and its restarted self ended the run
-            # interrupted): the caller gets that end, just after this answer.
+            # interrupted, and may have resumed it since): the caller gets that end, with
+            # the run that resumes it, just after this answer.
+            last = self.owner.store.last_run(self.app_name, self.user_id, self.session_id)
+            resumed_as = last.run_id if last is not None and last.resumes == request.run_id else ""
             self.owner.send_after(0, SendLater(RunFailed(request.run_id, "interrupted", "PartitionRestarted",
                                                          "the session's partition was restarted while this run "
-                                                         "was in flight"), caller))
+                                                         "was in flight", resumed_as=resumed_as), caller))
             return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
         run = SessionRun(request=request, caller=caller, invocation_id=recorded.invocation_id,
                          attempt=recorded.attempt)
@@ -299,7 +306,7 @@ class Session:
                 self._on_outcome(run, output.outcome)
         finally:
             held, run.held = run.held, None
-            if held:
+            if held and run.caller is not None:
                 self.owner.send(run.caller, held[0] if len(held) == 1 else RunMessages(run.run_id, tuple(held)))
 
     def _relay(self, run: SessionRun, output: RunOutput) -> None:
@@ -386,11 +393,17 @@ class Session:
         handled, hold it for one envelope."""
         if run.held is not None:
             run.held.append(message)
-        else:
+        elif run.caller is not None:  # None: a run the host resumed on its own
             self.owner.send(run.caller, message)
 
     def _finish(self, run: SessionRun, terminal: RunDone | RunFailed) -> None:
+        """Store the run's end, send its terminal message, then begin the next run: the
+        one resuming this run when its app resumes crashed runs on its own (its caller is
+        told ``resumed_as``), else the next waiting one."""
         status = "done" if isinstance(terminal, RunDone) else terminal.reason
+        resume = self.owner.auto_resume(self, run, terminal) if isinstance(terminal, RunFailed) else None
+        if resume is not None and isinstance(terminal, RunFailed):
+            terminal = replace(terminal, resumed_as=resume.run_id)
         if not run.end_stored:
             self.owner.store.end_run(run.run_id, status)
             run.end_stored = True
@@ -398,15 +411,30 @@ class Session:
         self.owner.run_ended(self, run, status)
         if run is self.active:
             self.active = None
+            if resume is not None and self.resume(resume):
+                return
             if self.waiting:
                 self._begin(self.waiting.popleft())
+
+    def resume(self, request: RunRequest) -> bool:
+        """Take ``request`` (a resume the host makes on its own: no caller) ahead of the
+        waiting runs; False when it is refused (the run cannot be resumed)."""
+        waiting, self.waiting = self.waiting, deque()
+        try:
+            self.take(request, None)
+            return True
+        except CallError:
+            return False
+        finally:
+            self.waiting.extend(waiting)
 
     def interrupt(self, why: str) -> None:
         """The partition is stopping: every run not ended gets ``RunFailed(interrupted)``."""
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
                 run.outcome = RunOutcome(run.run_id, False, "interrupted")
-                self.owner.send(run.caller, RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq))
+                if run.caller is not None:
+                    self.owner.send(run.caller, RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq))
                 try:
                     self.owner.store.end_run(run.run_id, "interrupted")
                 except Exception:

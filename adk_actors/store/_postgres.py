@@ -411,6 +411,13 @@ class PostgresSessionStore:
                 cur.execute("UPDATE runs SET status='resumed', ended=%s WHERE run_id=%s", (time.time(), resumes))
         return info
 
+    def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
+        """The session's latest run, or None if it never had one."""
+        with self._tx() as cur:
+            row = cur.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE app_name=%s AND user_id=%s AND session_id=%s "
+                                   "ORDER BY started DESC LIMIT 1", (app, user, session_id)).fetchone()
+        return None if row is None else run_info_of(row)
+
     def run_info(self, run_id: str) -> RunInfo | None:
         """Run ``run_id`` as recorded, or None if no run of that id was ever recorded."""
         with self._tx() as cur:

@@ -364,6 +364,13 @@ class SQLiteSessionStore:
                 _end_run(db, resumes, "resumed", time.time())
         return info
 
+    def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
+        """The session's latest run, or None if it never had one."""
+        with self._lock:
+            row = self._db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE app_name=? AND user_id=? AND session_id=? "
+                                   "ORDER BY started DESC LIMIT 1", (app, user, session_id)).fetchone()
+        return None if row is None else run_info_of(row)
+
     def run_info(self, run_id: str) -> RunInfo | None:
         """Run ``run_id`` as recorded, or None if no run of that id was ever recorded."""
         with self._lock:
