@@ -20,12 +20,16 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``sessions list|show|delete|reset APP [SESSION]``: ``reset`` lets a failed session
   (crashed beyond its restart intensity) serve again.
 * ``approvals list|approve|deny APP [ID]``: the human side of tool approvals.
+* ``resume APP SESSION RUN_ID [--rerun CALL] [--result CALL=JSON] [--end CALL]``:
+  continue a run that a crash (or a failure) ended from its last committed step; a
+  run that stops before calls that may have run lists them and exits 3: decide on
+  each and resume the run it names.
 * ``mcp [--user U]``: the host's apps as MCP tools on stdin/stdout, for an MCP
   client that starts it (Claude Desktop, an IDE, google-adk's McpToolset); the
   sessions are user U's (default ``mcp``). Needs the ``mcp`` extra.
 
 ``--json`` prints JSON lines for scripts; colours only on a terminal. Exit codes:
-0 success, 1 failure, 2 bad usage or configuration.
+0 success, 1 failure, 2 bad usage or configuration, 3 a resumed run needs decisions.
 """
 
 from __future__ import annotations
@@ -45,7 +49,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._exceptions import AdkError, ConfigError, InvalidRequestError, SessionNotFoundError
+from ._decisions import CallDecision
+from ._exceptions import (
+    AdkError,
+    ConfigError,
+    InvalidRequestError,
+    RunFailedError,
+    SessionNotFoundError,
+)
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -523,6 +534,47 @@ def cmd_approvals(args: argparse.Namespace) -> int:
     return 0
 
 
+def _decisions(args: argparse.Namespace) -> dict[str, CallDecision]:
+    """``--rerun``, ``--result CALL=JSON`` and ``--end`` as decisions by call id."""
+    decisions = {call_id: CallDecision("rerun") for call_id in args.rerun}
+    decisions.update({call_id: CallDecision("end") for call_id in args.end})
+    for spec in args.result:
+        call_id, _, text = spec.partition("=")
+        try:
+            result = json.loads(text)
+        except ValueError:
+            raise ConfigError(f"--result {spec!r}: after CALL= comes the call's result as a JSON object") from None
+        if not call_id or not isinstance(result, dict):
+            raise ConfigError(f"--result {spec!r}: CALL=JSON, the JSON an object")
+        decisions[call_id] = CallDecision("result", result)
+    return decisions
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    decisions = _decisions(args)
+    host = _connect(args)
+    try:
+        runner = host.runner(args.app)
+        try:
+            for event in runner.resume(args.user, args.session, args.run_id, decisions=decisions or None):
+                _print_event(event, args.json)
+        except RunFailedError as failed:
+            if failed.reason != "needs_decision":
+                raise
+            if args.json:
+                print(json.dumps({"needs_decision": failed.run_id, "pending_calls": failed.pending_calls}))
+                return 3
+            print(f"run {failed.run_id} stopped before calls that may have run (their tools are not idempotent):")
+            for pending in failed.pending_calls:
+                print(f"  {pending['call_id']}  {pending['agent']} -> {pending['name']}({json.dumps(pending['args'])})")
+            print(f"decide on each, then: adk-actors resume {args.app} {args.session} {failed.run_id} "
+                  "--rerun CALL | --result CALL='{...}' | --end CALL")
+            return 3
+    finally:
+        host.disconnect()
+    return 0
+
+
 def cmd_jobs(args: argparse.Namespace) -> int:
     """``jobs list|show|enqueue|cancel|retry|discard``: the host's background jobs, as its
     operator (docs/jobs.md); a job as a line (``--json``: as the HTTP API sends it)."""
@@ -634,6 +686,16 @@ def build_parser() -> argparse.ArgumentParser:
     approvals.add_argument("--reason", default="denied by a human")
     approvals.add_argument("--all", action="store_true", help="list decided approvals too")
     approvals.set_defaults(func=cmd_approvals)
+    resume = common(sub.add_parser("resume", help="continue a failed run from its last committed step"))
+    resume.add_argument("app")
+    resume.add_argument("session")
+    resume.add_argument("run_id")
+    resume.add_argument("--user", default="cli")
+    resume.add_argument("--rerun", action="append", default=[], metavar="CALL", help="run this pending call again")
+    resume.add_argument("--result", action="append", default=[], metavar="CALL=JSON",
+                        help="this pending call ran, and this was its result")
+    resume.add_argument("--end", action="append", default=[], metavar="CALL", help="end the run at this call")
+    resume.set_defaults(func=cmd_resume)
     jobs = common(sub.add_parser("jobs", help="background jobs: list, show, enqueue, cancel, retry, discard"))
     jobs.add_argument("action", choices=["list", "show", "enqueue", "cancel", "retry", "discard"])
     jobs.add_argument("id", nargs="?", help="the job (show, cancel, retry, discard)")

@@ -53,6 +53,7 @@ __all__ = [
     "ListSessions",
     "LiveInput",
     "ResetSession",
+    "ResumeRun",
     "RunAccepted",
     "RunDone",
     "RunFailed",
@@ -197,6 +198,18 @@ class RunRequest(_SessionRef):
     #: for the calls it stopped before (``needs_decision``)
     resume: str = ""
     decisions: dict[str, CallDecision] | None = None
+
+
+@dataclass(frozen=True)
+class ResumeRun(RunRequest):
+    """A :class:`RunRequest` that resumes a run, by its own name:
+    ``ResumeRun(app, user, session, resume="run-...", decisions={...})``. It is answered
+    as any run request; a run that cannot be resumed (unknown, of another session, done,
+    cancelled, resumed already) is refused ``invalid_request``."""
+
+    def __post_init__(self) -> None:
+        if not self.resume:
+            raise ValueError("ResumeRun needs resume: the id of the run to resume")
 
 
 @dataclass(frozen=True)

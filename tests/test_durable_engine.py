@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
 import durable_agents
 import pytest
@@ -17,6 +17,7 @@ from adk_actors import Content, Event, LlmAgent, SequentialAgent
 from adk_actors.engine import (
     CallDecision,
     EndedByDecision,
+    LoggingPlugin,
     NeedsDecision,
     NothingToResume,
     SessionView,
@@ -178,3 +179,32 @@ def test_a_finished_invocation_resumes_to_nothing_and_an_unknown_one_is_refused(
         CallDecision("maybe")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         CallDecision("result")
+
+
+class _Recording(LoggingPlugin):
+    """The LoggingPlugin, keeping its state as each run ended."""
+
+    ended: ClassVar[list[dict[str, int]]] = []
+
+    def after_run(self, state: dict[str, int], ctx: Any, error: BaseException | None) -> Any:
+        self.ended.append(dict(state))
+        return state
+
+
+@pytest.mark.parametrize("cut", [4, 9, 13])
+def test_a_plugins_state_after_a_resumed_run_is_the_uninterrupted_runs(cut: int) -> None:
+    _Recording.ended = []
+
+    async def full() -> list[Event]:
+        return [e async for e in run_invocation(tree(), SessionView(), Content.user("go"), invocation_id="e-1",
+                                                plugins=[_Recording()])]
+    events = asyncio.run(full())
+    session = _cut(events, cut)
+
+    async def resumed() -> None:
+        async for _ in resume_invocation(tree(), session, invocation_id="e-1", plugins=[_Recording()],
+                                         decisions={c.id: CallDecision("rerun") for e in events if e.content
+                                                    for c in e.content.function_calls}):
+            pass
+    asyncio.run(resumed())
+    assert _Recording.ended[1] == _Recording.ended[0] == {"events": 16, "model_calls": 11, "tool_calls": 5}

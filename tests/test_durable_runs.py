@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import serving
+from test_cli import cli
 from durable_agents import counted
 from engine_helpers import summary
 from test_runtime import in_thread, session_pid
@@ -159,6 +160,14 @@ def test_over_http_a_killed_run_is_resumed_and_its_pending_call_decided(tmp_path
                          ).status_code == 422
         resumed_id = stopped[0]["error_details"]["run_id"]
         assert resumed_id != run_id
+
+        # The CLI shows the same calls (and the run to resume), and refuses a malformed decision.
+        port = str(served["port"])
+        shown = cli("resume", "durable", "s1", resumed_id, "--user", "ann", "--port", port)
+        assert shown.returncode == 3 and pending[0]["call_id"] in shown.stdout and "send" in shown.stdout, shown
+        resumed_id = shown.stdout.split("adk-actors resume durable s1 ", 1)[1].split()[0]
+        bad = cli("resume", "durable", "s1", resumed_id, "--user", "ann", "--port", port, "--result", "x=[1]")
+        assert bad.returncode == 2 and "JSON" in bad.stderr
         done = _sse(http.post(f"{base}/s1/runs/{resumed_id}/resume",
                               json={"decisions": {pending[0]["call_id"]: {"action": "rerun"}}}).content)
         assert not any("error" in e for e in done) and done[-1]["author"] == "last"

@@ -222,6 +222,7 @@ async def _delivered(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]
     streams = StreamFilter(ctx.policies, ctx)
     async for event in agent.run(ctx.for_agent(agent)):
         if ctx.replay is not None and ctx.replay.was_replayed(event):
+            await ctx.plugins.replayed(ctx, event)
             continue
         if event.partial:
             partial = streams.partial(event)  # the stream's text filtered as a whole

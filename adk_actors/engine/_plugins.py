@@ -42,6 +42,12 @@ class Plugin:
     def after_run(self, state: Any, ctx: Any, error: BaseException | None) -> Any:
         return state
 
+    def on_replayed_event(self, state: Any, ctx: Any, event: Any) -> Any:
+        """A resumed invocation (durable runs) met ``event``, committed before it was
+        interrupted: return the state as it would be had this invocation seen it. The
+        hooks that saw it then do not run again."""
+        return state
+
     def before_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
         return state, None
 
@@ -88,6 +94,12 @@ class PluginManager:
                 return result
         return None
 
+    async def replayed(self, ctx: Any, event: Any) -> None:
+        """Each plugin's ``on_replayed_event`` (see :meth:`Plugin.on_replayed_event`)."""
+        for plugin in self.plugins:
+            self.states[plugin.name] = await call_maybe_async(plugin.on_replayed_event, self.states[plugin.name],
+                                                              ctx, event)
+
     async def after_run(self, ctx: Any, error: BaseException | None) -> None:
         for plugin in self.plugins:
             try:
@@ -124,6 +136,14 @@ class LoggingPlugin(Plugin):
     def after_run(self, state: dict[str, int], ctx: Any, error: BaseException | None) -> Any:
         self.log.info("run %s ended%s: %s", ctx.invocation_id, f" with {error!r}" if error else "", state)
         return state
+
+    def on_replayed_event(self, state: dict[str, int], ctx: Any, event: Any) -> Any:
+        """Counted as when it was made: an event, a model call for a model's, a tool call per result."""
+        content = event.content
+        model = int(content is not None and content.role == "model")
+        tools = sum(1 for p in content.parts if p.function_response is not None) if content is not None else 0
+        return {"events": state["events"] + 1, "model_calls": state["model_calls"] + model,
+                "tool_calls": state["tool_calls"] + tools}
 
 
 class RateLimited(Exception):

@@ -94,6 +94,7 @@ from ..messages import (
     ListSessions,
     LiveInput,
     ResetSession,
+    ResumeRun,
     RunFailed,
     RunRequest,
     RunStatus,
@@ -323,8 +324,8 @@ class SessionPartition(GenServer):
             return None
         if run.attempt >= self._resume_limit(session.app_name):
             return None
-        return RunRequest(session.app_name, session.user_id, session.session_id, run_config=run.request.run_config,
-                          resume=run.run_id)
+        return ResumeRun(session.app_name, session.user_id, session.session_id, run_config=run.request.run_config,
+                         resume=run.run_id)
 
     def _resume_after_activation(self, session: Session) -> None:
         """A session just activated: its latest run, when a crash of a partition or host
@@ -338,7 +339,7 @@ class SessionPartition(GenServer):
             return
         latest = next((e.invocation_id for e in reversed(session.events) if not e.invocation_id.startswith("p-")), None)
         if latest == last.invocation_id:
-            session.resume(RunRequest(session.app_name, session.user_id, session.session_id, resume=last.run_id))
+            session.resume(ResumeRun(session.app_name, session.user_id, session.session_id, resume=last.run_id))
 
     def _fail_orphan(self, record: RunRecord, why: str) -> None:
         if record.caller is not None:

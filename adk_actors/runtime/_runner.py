@@ -76,6 +76,7 @@ from ..messages import (
     ListSessions,
     LiveInput,
     ResetSession,
+    ResumeRun,
     RunAccepted,
     RunDone,
     RunFailed,
@@ -520,8 +521,8 @@ class Runner:
     def _resume_request(self, user_id: str, session_id: str, run_id: str,
                         decisions: Mapping[str, CallDecision] | None, run_config: RunConfig | None,
                         new_run_id: str | None) -> RunRequest:
-        request = RunRequest(self.app_name, user_id, session_id, run_config=run_config, batched=True, resume=run_id,
-                             decisions=dict(decisions) if decisions else None)
+        request = ResumeRun(self.app_name, user_id, session_id, run_config=run_config, batched=True, resume=run_id,
+                            decisions=dict(decisions) if decisions else None)
         if new_run_id:
             request = replace(request, run_id=new_run_id)
         return _checked(request)  # type: ignore[no-any-return]
