@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 from conftest import serving
-from test_cli import cli
 from durable_agents import counted
 from engine_helpers import summary
+from test_cli import cli
 from test_runtime import in_thread, session_pid
 
 from adk_actors import Event, InvalidRequestError
