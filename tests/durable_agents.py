@@ -15,7 +15,7 @@ from typing import Any
 from adk_actors import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from adk_actors.engine import App
 from adk_actors.models import ScriptedModel, call
-from adk_actors.tools import idempotent
+from adk_actors.tools import FunctionTool, idempotent
 
 COUNTS: Counter[str] = Counter()
 
@@ -67,6 +67,16 @@ def send(step: str, tool_context: Any) -> dict[str, Any]:
     return {"sent": step}
 
 
+def book(step: str, tool_context: Any) -> dict[str, Any]:
+    """Book a trip (a human approves each booking first).
+
+    Args:
+        step: the step's name.
+    """
+    _count("book", step, tool_context)
+    return {"booked": step}
+
+
 def answer(request: Any) -> Any:
     """The model: an agent named in its instruction ("You are NAME; use TOOL.") calls
     its tool first, then says it is done."""
@@ -81,7 +91,8 @@ def answer(request: Any) -> Any:
 
 
 def _agent(name: str, tool: str) -> LlmAgent:
-    tools = {"note": [note], "send": [send], "nothing": []}[tool]
+    tools = {"note": [note], "send": [send], "book": [FunctionTool(book, require_confirmation=True)],
+             "nothing": []}[tool]
     return LlmAgent(name=name, model=ScriptedModel(fallback=answer), instruction=f"You are {name}; use {tool}.",
                     tools=tools)
 
@@ -100,3 +111,6 @@ root_agent = tree()
 
 #: The same tree in an app whose crashed runs the host resumes on its own, twice at most.
 resuming_app = App(root_agent=tree(), resume_interrupted=2)
+
+#: One agent whose tool waits for a human's approval; crashed runs are resumed.
+booking_app = App(root_agent=_agent("booker", "book"), resume_interrupted=2)

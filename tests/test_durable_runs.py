@@ -27,7 +27,8 @@ from adk_actors.runtime import Host, HostConfig
 from supervision import SupervisorClient
 from supervision.testing import children_of, wait_until
 
-APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app"}
+APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app",
+        "booking": "durable_agents:booking_app"}
 
 
 @pytest.fixture
@@ -223,3 +224,27 @@ def test_a_run_that_keeps_crashing_is_resumed_only_as_often_as_its_app_allows(ho
     time.sleep(1.5)  # no fourth attempt comes
     assert counted(counts)["note:left"] == 3
     assert int(Path(f"{counts}.pid").read_text()) in killed
+
+
+def test_a_run_waiting_for_approval_survives_its_partitions_death_and_goes_on_when_approved(
+        host: Host, tmp_path: Path) -> None:
+    runner = host.runner("booking")
+    counts = tmp_path / "counts.txt"
+    runner.create_session("ann", "s1", state={"counts_file": str(counts)})
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "book it")))
+    asked = wait_until(lambda: runner.approvals("ann"), timeout=20)
+    pid = session_pid(host, "booking", "ann", "s1")
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
+    host.partitions(refresh=True)
+    # The restarted partition resumed the run: it waits on the same approval again (its tool never ran).
+    wait_until(lambda: [a.status for a in runner.approvals("ann", None)] == ["pending"] and
+               runner.approvals("ann")[0].run_id != asked[0].run_id, timeout=20)
+    assert [a.id for a in runner.approvals("ann")] == [asked[0].id]
+    assert counted(counts)["book:booker"] == 0
+    runner.approve(asked[0].id)
+    wait_until(lambda: (events := runner.get_session("ann", "s1").events) and events[-1].content is not None
+               and events[-1].content.text == "booker done", timeout=20)
+    assert counted(counts)["book:booker"] == 1

@@ -343,7 +343,8 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                 continue
             if replayed.verdict == "pending":
                 tools, _, _ = await resolve_tools(agent, ctx)
-                results = await decided_results(run_tool, agent, ctx, replayed.calls, tools, _tool_context)
+                unapproved = await _never_approved(agent, ctx, replayed.calls, tools)
+                results = await decided_results(run_tool, agent, ctx, replayed.calls, tools, _tool_context, unapproved)
                 ended: list[bool] = []
                 async for event in _answered(ctx, replayed.calls, results, ended):
                     yield event
@@ -455,6 +456,27 @@ async def _answered(ctx: InvocationContext, calls: list[FunctionCall],
         ended.append(True)
 
 
+async def _never_approved(agent: Any, ctx: InvocationContext, calls: list[FunctionCall],
+                          tools: dict[str, Any]) -> set[str]:
+    """Of a resumed step's pending calls, those that need a human's approval that was
+    never given (pending, expired or denied): their tools cannot have run."""
+    if ctx.approvals is None or not hasattr(ctx.approvals, "call_status"):
+        return set()
+    never: set[str] = set()
+    for call in calls:
+        tool = tools.get(call.name)
+        if not call.id or tool is None or not _confirmation(agent, tool, call.name, dict(call.args))[0]:
+            continue
+        try:
+            status = await ctx.approvals.call_status(ctx, call.id)
+        except Exception as exc:  # not known: the call may have run (a decision is asked for)
+            _log.warning("the approval of call %s could not be read: %s", call.id, exc)
+            continue
+        if status in ("pending", "expired", "denied"):
+            never.add(call.id)
+    return never
+
+
 def _tool_context(ctx: InvocationContext, call: FunctionCall) -> ToolContext:
     return ToolContext(ctx, call.id, call.name)
 
@@ -507,7 +529,7 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
         if ctx.approvals is None:
             return {"error": f"The call to {call.name} needs a human's approval and no approval service is "
                              f"available, so it did not run."}, tool_context
-        approval = await ctx.approvals.request(ctx, call.name, args, hint, timeout)
+        approval = await ctx.approvals.request(ctx, call.name, args, hint, timeout, call_id=call.id or "")
         if not approval.approved:
             return {"error": f"The call to {call.name} was not approved, so it did not run: {approval.reason}"}, \
                 tool_context

@@ -16,7 +16,9 @@ instead of doing the work again; where an agent's events run out, it goes on liv
   counts toward ``max_llm_calls``), its tool-response event (and an auth request).
   The model is never asked again for a committed step.
 * A model event whose calls have no committed response: the calls may have run, or
-  not. A call of an idempotent tool (``FunctionTool(..., idempotent=True)``, the
+  not. A call that waited for a human's approval that never came (pending, expired,
+  denied) cannot have run: it runs again, and its approval request is the one it had
+  (a decision made while the host was down stands). A call of an idempotent tool (``FunctionTool(..., idempotent=True)``, the
   ``@idempotent`` decorator, an MCP tool whose server says ``idempotentHint``; and
   ``transfer_to_agent``) runs again. Any other stops the invocation with
   :class:`NeedsDecision` (the calls and their arguments) unless a
@@ -184,9 +186,11 @@ class Replay:
             return ReplayedStep(events, "end", 1)
         return ReplayedStep(events, "next", 1)
 
-    def pending_results(self, agent: str, calls: list[FunctionCall], tools: Mapping[str, Any]
+    def pending_results(self, agent: str, calls: list[FunctionCall], tools: Mapping[str, Any],
+                        not_run: set[str] | frozenset[str] = frozenset(),
                         ) -> tuple[list[FunctionCall], dict[str, dict[str, Any]]]:
-        """Of ``calls`` left without a response: those to run again, and the responses
+        """Of ``calls`` left without a response: those to run again (idempotent, decided
+        ``rerun``, or known ``not_run``: their approval never came), and the responses
         decided for the others. Raises :class:`EndedByDecision` when a decision ends the
         run, :class:`NeedsDecision` for the calls nobody decided on (nothing runs then)."""
         rerun: list[FunctionCall] = []
@@ -198,7 +202,7 @@ class Replay:
                 raise EndedByDecision(f"the run was ended by a decision on the call to {call.name} ({call.id})")
             if decision is not None and decision.action == "result" and decision.result is not None:
                 decided[call.id or ""] = decision.result
-            elif decision is not None or is_idempotent(tools.get(call.name), call.name):
+            elif decision is not None or call.id in not_run or is_idempotent(tools.get(call.name), call.name):
                 rerun.append(call)
             else:
                 undecided.append(PendingCall(call.id or "", call.name, dict(call.args), agent))
@@ -208,10 +212,12 @@ class Replay:
 
 
 async def decided_results(run_tool: Any, agent: Any, ctx: Any, calls: list[FunctionCall],
-                          tools: Mapping[str, Any], make_context: Any) -> list[tuple[dict[str, Any] | None, Any]]:
+                          tools: Mapping[str, Any], make_context: Any,
+                          not_run: set[str]) -> list[tuple[dict[str, Any] | None, Any]]:
     """The responses of a resumed step's pending ``calls``, in their order: decided ones
-    as given (with a fresh tool context), the others run again with ``run_tool``."""
-    rerun, decided = ctx.replay.pending_results(agent.name, calls, tools)
+    as given (with a fresh tool context), the others run again with ``run_tool``
+    (``not_run``: the ids of calls known not to have run)."""
+    rerun, decided = ctx.replay.pending_results(agent.name, calls, tools, not_run)
     ran = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in rerun))
     by_id = {call.id: result for call, result in zip(rerun, ran, strict=True)}
     return [by_id[call.id] if call.id in by_id else (decided[call.id or ""], make_context(ctx, call))

@@ -39,7 +39,16 @@ class Decision:
 
 @runtime_checkable
 class ApprovalService(Protocol):
-    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Decision: ...
+    """Asks a human before a tool call. ``call_id`` names the call: asked again for the
+    same call (a resumed run), a service answers the approval it had (a decision made
+    meanwhile stands). ``call_status`` says how a call's approval stands (None: never
+    asked): a resumed run reruns a call whose approval was never given, since its
+    tool cannot have run."""
+
+    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float,
+                      call_id: str = "") -> Decision: ...
+
+    async def call_status(self, ctx: Any, call_id: str) -> str | None: ...
 
 
 class InMemoryApprovals:
@@ -63,10 +72,21 @@ class InMemoryApprovals:
         with self._lock:
             self.decisions.setdefault(approval_id, Decision(False, reason, approval_id))
 
-    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Decision:
-        approval_id = f"approval-{uuid.uuid4().hex[:12]}"
+    async def call_status(self, ctx: Any, call_id: str) -> str | None:
         with self._lock:
-            self.requests[approval_id] = {"id": approval_id, "tool": tool, "args": dict(args), "hint": hint}
+            approval_id = next((i for i, r in self.requests.items() if call_id and r["call_id"] == call_id), None)
+            if approval_id is None:
+                return None
+            decision = self.decisions.get(approval_id)
+        return "pending" if decision is None else "approved" if decision.approved else "denied"
+
+    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float,
+                      call_id: str = "") -> Decision:
+        with self._lock:
+            approval_id = next((i for i, r in self.requests.items() if call_id and r["call_id"] == call_id),
+                               f"approval-{uuid.uuid4().hex[:12]}")
+            self.requests[approval_id] = {"id": approval_id, "tool": tool, "args": dict(args), "hint": hint,
+                                          "call_id": call_id}
         deadline = time.monotonic() + timeout
         while True:
             with self._lock:

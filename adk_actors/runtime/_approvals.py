@@ -29,7 +29,15 @@ from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 from .._validate import check_message
 from ..store import open_session_store
 from ..store._database import Database
-from ._service_calls import Approval, Approve, Deny, ListApprovals, RegisterApproval, WaitDecision
+from ._service_calls import (
+    Approval,
+    Approve,
+    CallApproval,
+    Deny,
+    ListApprovals,
+    RegisterApproval,
+    WaitDecision,
+)
 
 __all__ = ["SHARED_POLL", "ApprovalActor", "ApprovalStore"]
 
@@ -40,6 +48,8 @@ _MIGRATIONS = [
     (1, """CREATE TABLE IF NOT EXISTS approvals (id TEXT PRIMARY KEY, app TEXT, "user" TEXT, session TEXT,
             run_id TEXT, agent TEXT, tool TEXT, args TEXT, hint TEXT, status TEXT, reason TEXT, created REAL,
             decided REAL)"""),
+    # Durable runs: the tool call an approval is for (a resumed run asks for the same call again).
+    (2, "ALTER TABLE approvals ADD COLUMN call_id TEXT"),
 ]
 _SELECT = 'SELECT id, app, "user", session, run_id, agent, tool, args, hint, status, reason, created, decided'
 
@@ -55,14 +65,32 @@ class ApprovalStore:
         self.sessions = open_session_store(session_store) if session_store else None
 
     def register(self, request: RegisterApproval) -> Approval:
+        """A new pending approval; for a call of the session that had one (a resumed
+        run asking again), that one: pending again for the new run if it had expired
+        or was still pending, as decided if a human decided meanwhile."""
+        if request.call_id:
+            known = self.of_call(request.app_name, request.user_id, request.session_id, request.call_id)
+            if known is not None:
+                if known.status in ("pending", "expired"):
+                    self._db.run("UPDATE approvals SET status='pending', reason='', decided=NULL, run_id=? WHERE id=?",
+                                 (request.run_id, known.id))
+                    known = self.get(known.id)
+                assert known is not None
+                return known
         approval = Approval(f"approval-{uuid.uuid4().hex[:12]}", request.app_name, request.user_id,
                             request.session_id, request.run_id, request.agent, request.tool, dict(request.args),
                             request.hint, "pending", "", time.time())
-        self._db.run("INSERT INTO approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', '', ?, NULL)",
+        self._db.run("INSERT INTO approvals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', '', ?, NULL, ?)",
                      (approval.id, approval.app_name, approval.user_id, approval.session_id, approval.run_id,
                       approval.agent, approval.tool, json.dumps(approval.args, default=str), approval.hint,
-                      approval.created))
+                      approval.created, request.call_id or None))
         return approval
+
+    def of_call(self, app: str, user: str, session: str, call_id: str) -> Approval | None:
+        """The latest approval of that call of the session, or None."""
+        rows = self._db.run(f'{_SELECT} FROM approvals WHERE app=? AND "user"=? AND session=? AND call_id=? '
+                            "ORDER BY created DESC", (app, user, session, call_id)).rows
+        return _row(rows[0]) if rows else None
 
     def get(self, approval_id: str) -> Approval | None:
         rows = self._db.run(f"{_SELECT} FROM approvals WHERE id=?", (approval_id,)).rows
@@ -133,6 +161,9 @@ class ApprovalActor(GenServer):
             return self.store.register(request)
         if isinstance(request, (Approve, Deny)):
             return self._decide(request)
+        if isinstance(request, CallApproval):
+            self.store.list(request.app_name, request.user_id, None)  # pending ones of ended runs expire first
+            return self.store.of_call(request.app_name, request.user_id, request.session_id, request.call_id)
         if isinstance(request, WaitDecision):
             current = self.store.get(request.id)
             if current is None:

@@ -28,6 +28,7 @@ __all__ = [
     "ArtifactVersions",
     "AuthRequired",
     "BreakerStatus",
+    "CallApproval",
     "CallMcpTool",
     "Credential",
     "DeleteArtifact",
@@ -71,6 +72,10 @@ class Approval:
 
 @dataclass(frozen=True)
 class RegisterApproval:
+    """Ask a human about a call. ``call_id``: the tool call's; registering a call of the
+    session again (a resumed run) answers the approval it had (pending again if it had
+    expired, now for ``run_id``; a decision made meanwhile stands)."""
+
     app_name: str
     user_id: str
     session_id: str
@@ -79,6 +84,17 @@ class RegisterApproval:
     tool: str
     args: dict[str, Any]
     hint: str = ""
+    call_id: str = ""
+
+
+@dataclass(frozen=True)
+class CallApproval:
+    """The approval of a session's call (``call_id``), or None if it never had one."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+    call_id: str
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from ._service_calls import (
     MCP_TOOLSET_ACTOR,
     Acquire,
     AddSessionToMemory,
+    CallApproval,
     CallMcpTool,
     Deny,
     GetCredential,
@@ -153,7 +154,19 @@ class _RemoteApprovals:
         future = self.actor.service_call("approvals", request)
         return await asyncio.wait_for(asyncio.wrap_future(future), wait)
 
-    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float) -> Any:
+    async def call_status(self, ctx: Any, call_id: str) -> str | None:
+        """How the approval of the session's call ``call_id`` stands (None: never asked);
+        ``ServiceError`` when the approval server does not answer."""
+        session = ctx.session
+        try:
+            approval = await self._ask(CallApproval(session.app_name, session.user_id, session.session_id, call_id),
+                                       SERVICE_WAIT)
+        except TimeoutError:
+            raise ServiceError("approvals", "timeout", "the approval server did not answer") from None
+        return None if approval is None else str(approval.status)
+
+    async def request(self, ctx: Any, tool: str, args: dict[str, Any], hint: str, timeout: float,
+                      call_id: str = "") -> Any:
         session = ctx.session
         deadline = time.monotonic() + timeout
         approval = None
@@ -163,8 +176,8 @@ class _RemoteApprovals:
                 return Decision(False, f"the approval service could not be reached within {timeout:g} s")
             try:
                 approval = await self._ask(RegisterApproval(session.app_name, session.user_id, session.session_id,
-                                                            ctx.run_id, ctx.agent.name, tool, dict(args), hint),
-                                           SERVICE_WAIT)
+                                                            ctx.run_id, ctx.agent.name, tool, dict(args), hint,
+                                                            call_id), SERVICE_WAIT)
             except (TimeoutError, ServiceError):
                 self.actor.service_forget("approvals")
                 await asyncio.sleep(0.1)
