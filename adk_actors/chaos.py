@@ -40,6 +40,7 @@ import signal
 import tempfile
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -210,12 +211,17 @@ class SoakReport:
     jobs_unfinished_states: dict[str, int] = field(default_factory=dict)  # what the unfinished ones were
     jobs_overlaps: int = 0  # attempts that found another attempt of their job running
     jobs_attempts: int = 0  # attempts that ran to their end (several per job when faults cut some short)
+    resumed: int | None = None  # --resume: runs a kill ended that the soak resumed (None: no resuming)
+    resumed_completed: int = 0  # ... of which ended well after their resumes
+    resume_attempts: int = 0  # resumes made (one run may need several: killed again)
+    results_twice: int = 0  # tool calls whose result was committed twice in a session (must be 0)
 
     @property
     def passed(self) -> bool:
         return (self.host_alive and self.tree_restored and self.lost == 0 and self.hung == 0
                 and not self.untyped_failures and self.next_turn_valid == self.sessions and self.orphans == 0
-                and self.stopped_left == 0 and self.jobs_unfinished == 0 and self.jobs_overlaps == 0)
+                and self.stopped_left == 0 and self.jobs_unfinished == 0 and self.jobs_overlaps == 0
+                and self.results_twice == 0 and (self.resumed is None or self.resumed_completed == self.resumed))
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}
@@ -247,6 +253,9 @@ class SoakReport:
                f"{self.jobs_attempts} attempts ran to their end",
                f"jobs at once       {self.jobs_overlaps} (two attempts of one job running together)"]
               if self.jobs else []),
+            *([f"resumed            {self.resumed} runs a kill ended: {self.resumed_completed} completed after "
+               f"{self.resume_attempts} resumes"] if self.resumed is not None else []),
+            f"results twice      {self.results_twice} (a tool call's result committed twice)",
             f"result             {'PASSED' if self.passed else 'FAILED'}",
         ]
         return "\n".join(lines)
@@ -257,12 +266,13 @@ class _Session:
     id: str
     acknowledged: set[str] = field(default_factory=set)
     busy_since: float | None = None  # when the turn in flight began
+    to_resume: str = ""  # --resume: the run a kill just ended
 
 
 def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, interval: float = 0.2,
          targets: Iterable[str] = TARGET_KINDS, turn_timeout: float = 30.0, restore_timeout: float = 30.0,
          user: str = "chaos-soak", seed: int | None = None, stops: float = 0.0, min_faults: int = 0,
-         jobs: int = 0, progress: Callable[[str], None] | None = None) -> SoakReport:
+         jobs: int = 0, resume: bool = False, progress: Callable[[str], None] | None = None) -> SoakReport:
     """Drive ``sessions`` sessions of ``app`` on ``host`` while killing actors (see the
     module); return the :class:`SoakReport`. A fraction ``stops`` of the faults are a
     SIGSTOP instead of a SIGKILL: an actor alive but silent, which the host's health
@@ -272,6 +282,10 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     can take longer than ``interval``, and a soak must not pass on fewer faults than
     asked. The report's ``duration`` is the time the faults really took. ``jobs``:
     background jobs enqueued meanwhile (see the module; the host needs its jobs actor).
+    ``resume``: a turn that a kill ends (``killed``, ``interrupted``) is resumed from its
+    last committed step (``Runner.resume``), again while kills end it, and once more
+    after the tree is restored: every one must complete (durable runs; the app's tools
+    that are not idempotent then stop a resume with ``needs_decision``, a failure).
     Raises ``ValueError`` for an unknown target kind or a count below 1."""
     kinds = tuple(targets)
     unknown = [k for k in kinds if k not in TARGET_KINDS]
@@ -292,12 +306,17 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     untyped: Counter[str] = Counter()
     stop = threading.Event()
 
-    def one_turn(member: _Session, text: str) -> bool:
-        """Run a turn; record what came back; True if it ended well."""
+    def one_turn(member: _Session, text: str, resumes: str = "") -> bool:
+        """Run a turn (``resumes``: resume that run instead); record what came back;
+        True if it ended well. With ``resume``, a turn a kill ends is kept in
+        ``member.to_resume``."""
         member.busy_since = time.monotonic()
+        run_id = f"run-{uuid.uuid4().hex}"
         try:
             events = []
-            for event in runner.run(user, member.id, text, run_config=config):
+            stream = (runner.resume(user, member.id, resumes, run_config=config, new_run_id=run_id) if resumes
+                      else runner.run(user, member.id, text, run_config=config, run_id=run_id))
+            for event in stream:
                 if not event.partial:
                     with lock:
                         member.acknowledged.add(event.id)
@@ -311,6 +330,8 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         except RunFailedError as exc:
             with lock:
                 typed[exc.reason] += 1
+            if resume and exc.reason in ("killed", "interrupted"):
+                member.to_resume = run_id
         except AdkError as exc:
             with lock:
                 typed[type(exc).__name__] += 1
@@ -321,6 +342,21 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
             member.busy_since = None
         return False
 
+    def resumed_to_the_end(member: _Session, attempts: int) -> None:
+        """Resume the member's run a kill ended, up to ``attempts`` times while kills end
+        it (the run still to resume stays in ``to_resume``; one that fails otherwise,
+        refused or needing a decision, is not completed)."""
+        for _ in range(attempts):
+            if not member.to_resume:
+                return
+            resumes, member.to_resume = member.to_resume, ""
+            with lock:
+                report.resume_attempts += 1
+            if one_turn(member, "", resumes=resumes):
+                with lock:
+                    report.resumed_completed += 1
+                return
+
     def talk(member: _Session) -> None:
         number = 0
         while not stop.is_set():
@@ -329,6 +365,10 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
             with lock:
                 report.turns += 1
                 report.turns_ok += ended_well
+            if member.to_resume:
+                with lock:
+                    report.resumed = (report.resumed or 0) + 1
+                resumed_to_the_end(member, 5)
 
     workers = [threading.Thread(target=talk, args=(m,), daemon=True, name=f"soak-{m.id}") for m in members]
     jobs_dir = Path(tempfile.mkdtemp(prefix="adk-soak-jobs-")) if jobs > 0 else None
@@ -385,10 +425,18 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         except SessionFailedError:
             report.failed_sessions += 1
             runner.reset_session(user, member.id)
+    if resume:
+        report.resumed = report.resumed or 0
+        for member in members:  # those the faults left to resume, on the restored tree
+            resumed_to_the_end(member, 3)
     say("reading every session back")
     for member in members:
-        stored = {e.id for e in runner.get_session(user, member.id).events}
+        events = runner.get_session(user, member.id).events
+        stored = {e.id for e in events}
         report.lost += len(member.acknowledged - stored)
+        answered = Counter(p.function_response.id for e in events if e.content is not None
+                           for p in e.content.parts if p.function_response is not None and p.function_response.id)
+        report.results_twice += sum(1 for n in answered.values() if n > 1)
     for member in members:
         report.next_turn_valid += one_turn(member, "one more turn: weather in Oslo?")
     if jobs_dir is not None:

@@ -461,7 +461,7 @@ def cmd_soak(args: argparse.Namespace) -> int:
         app = args.app or _default_app(args)
         report = soak(host, app, sessions=args.sessions, duration=args.duration, interval=args.interval / 1000.0,
                       targets=args.targets.split(","), turn_timeout=args.turn_timeout, seed=args.seed,
-                      stops=args.stops, jobs=args.jobs,
+                      stops=args.stops, jobs=args.jobs, resume=args.resume,
                       progress=None if args.json else lambda text: print(text, flush=True))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -672,6 +672,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the fraction of faults that stop an actor (SIGSTOP) instead of killing it, 0 to 1")
     soak.add_argument("--jobs", type=int, default=0,
                       help="background jobs enqueued meanwhile: each must end, never two attempts at once")
+    soak.add_argument("--resume", action="store_true",
+                      help="resume the turns a kill ends (durable runs): every one must complete")
     soak.set_defaults(func=cmd_soak)
     sessions = common(sub.add_parser("sessions", help="list, show or delete sessions"))
     sessions.add_argument("action", choices=["list", "show", "delete", "reset"])

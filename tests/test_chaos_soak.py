@@ -53,6 +53,20 @@ def test_a_soak_with_every_kind_of_actor_killed_loses_nothing(actor_system: Any,
     assert report.passed
 
 
+def test_a_soak_that_resumes_every_killed_turn_completes_them_all(actor_system: Any, tmp_path: Path) -> None:
+    """``chaos soak --resume``: turns that kills of partitions and run workers end are
+    resumed from their last committed step until they complete; no tool result is
+    committed twice."""
+    with Host(shipped_host_config(tmp_path / "data"), system=actor_system) as host:
+        report = soak(host, "weather_bot", sessions=4, duration=SECONDS, interval=0.2,
+                      targets=("partitions", "workers"), seed=5, min_faults=int(SECONDS * 2), resume=True)
+    print(report.render())
+    assert report.resumed is not None and report.resumed >= 1
+    assert report.resumed_completed == report.resumed and report.resume_attempts >= report.resumed
+    assert report.results_twice == 0 and report.lost == 0 and report.hung == 0
+    assert report.passed
+
+
 def test_a_soak_on_the_postgresql_store_loses_nothing(actor_system: Any, tmp_path: Path, postgres: Any) -> None:
     """The same soak with sessions, memory, credentials and jobs in PostgreSQL (a real
     server): every partition, service and jobs actor killed mid-write holds no session

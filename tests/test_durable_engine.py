@@ -208,3 +208,16 @@ def test_a_plugins_state_after_a_resumed_run_is_the_uninterrupted_runs(cut: int)
             pass
     asyncio.run(resumed())
     assert _Recording.ended[1] == _Recording.ended[0] == {"events": 16, "model_calls": 11, "tool_calls": 5}
+
+
+def test_a_run_killed_before_its_user_event_was_committed_begins_again_from_its_kept_message() -> None:
+    model = ScriptedModel(["hello again"])
+    agent = LlmAgent(name="solo", model=model)
+    session = SessionView()
+
+    async def go() -> list[Event]:
+        return [e async for e in resume_invocation(agent, session, invocation_id="e-7",
+                                                   message=Content.user("hi"), state_delta={"lang": "en"})]
+    new = asyncio.run(go())
+    assert summary(new) == [("user", "hi"), ("solo", "hello again")]
+    assert all(e.invocation_id == "e-7" for e in new) and session.state == {"lang": "en"}

@@ -26,6 +26,7 @@ from adk_actors.store import (
     LeaseLost,
     PostgresSessionStore,
     RunExists,
+    RunNotResumable,
     SessionExists,
     SessionLeased,
     SessionLimitReached,
@@ -34,6 +35,8 @@ from adk_actors.store import (
     Unreadable,
     Unstorable,
     open_session_store,
+    request_of,
+    request_text,
 )
 from adk_actors.tracing import TraceSpan, pack
 
@@ -161,6 +164,31 @@ def test_a_run_id_is_never_used_twice_and_a_callers_address_comes_back(store: An
     with pytest.raises(RunExists):
         store.start_run("app", "ann", "s1", "run-1", None)
     assert issubclass(RunExists, StoreError)
+
+
+def test_a_failed_run_is_resumed_once_as_a_run_of_its_invocation_that_keeps_its_message(store: Any) -> None:
+    kept = request_text(Content.user("book it"), {"trip": "oslo"})
+    first = store.start_run("app", "ann", "s1", "run-first", None, request=kept)
+    assert (first.invocation_id, first.attempt, first.resumes) == ("e-first", 0, None)
+    with pytest.raises(RunNotResumable, match="'running'"):
+        store.start_run("app", "ann", "s1", "run-2", None, resumes="run-first")
+    store.end_run("run-first", "killed")
+    store.create_session("app", "bob", "s9")
+    with pytest.raises(RunNotResumable, match="no run"):  # a run of another session
+        store.start_run("app", "bob", "s9", "run-2", None, resumes="run-first")
+    second = store.start_run("app", "ann", "s1", "run-2", None, resumes="run-first")
+    assert (second.invocation_id, second.attempt, second.resumes) == ("e-first", 1, "run-first")
+    assert request_of(second.request) == (Content.user("book it"), {"trip": "oslo"})
+    assert store.run_status("run-first") == "resumed" and store.run_info("run-2") == second
+    assert store.last_run("app", "ann", "s1") == second and store.last_run("app", "bob", "s9") is None
+    with pytest.raises(RunNotResumable, match="resumed already"):
+        store.start_run("app", "ann", "s1", "run-3", None, resumes="run-first")
+    with pytest.raises(RunExists):  # the same resume sent again: its run id is known
+        store.start_run("app", "ann", "s1", "run-2", None, resumes="run-first")
+    store.end_run("run-2", "done")
+    with pytest.raises(RunNotResumable, match="'done'"):
+        store.start_run("app", "ann", "s1", "run-3", None, resumes="run-2")
+    assert store.run_status("run-3") is None  # a refused resume records nothing
 
 
 def test_concurrent_creators_on_separate_connections_never_pass_the_limit(backend: Backend) -> None:

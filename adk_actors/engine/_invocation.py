@@ -238,17 +238,27 @@ async def resume_invocation(
     *,
     invocation_id: str,
     decisions: Mapping[str, CallDecision] | None = None,
+    message: Content | None = None,
+    state_delta: Mapping[str, Any] | None = None,
     **context: Any,
 ) -> AsyncGenerator[Event, None]:
     """Continue invocation ``invocation_id`` of ``session`` from its committed events
     (see ``_resume``); yields only the events made now. In order: its user event is
-    found (:class:`NothingToResume` if the session has none); the agent that answered
+    found (none: the run was killed before it committed it, and it begins again from
+    ``message`` and ``state_delta``, as the runs table kept them; without them,
+    :class:`NothingToResume`); the agent that answered
     it is chosen again from the history before it; the agents run in replay from there.
     Neither the input policy nor the ``on_user_message`` and ``before_run`` plugins run
     again; ``after_run`` does. ``decisions``: call id -> :class:`CallDecision`, for calls
     left without a committed result. ``context``: as :func:`new_invocation_context`'s."""
     events = session.events
     start = next((i for i, e in enumerate(events) if e.invocation_id == invocation_id and e.author == "user"), None)
+    if start is None and message is not None and message.parts:
+        # Killed before its user event was committed: the run begins again, from its message.
+        async for event in run_invocation(root_agent, session, message, state_delta=state_delta,
+                                          invocation_id=invocation_id, **context):
+            yield event
+        return
     if start is None or events[start].content is None:
         raise NothingToResume(f"the session has no user event of invocation {invocation_id!r} to resume from")
     agent = select_agent(root_agent, events[:start], events[start].content)

@@ -402,7 +402,8 @@ class RunActor(GenServer):
             elif start.resume:
                 del context["invocation_id"]
                 events = resume_invocation(app.root_agent, turn.view, invocation_id=start.invocation_id,
-                                           decisions=start.decisions, **context)
+                                           decisions=start.decisions, message=start.new_message,
+                                           state_delta=start.state_delta, **context)
             else:
                 events = run_invocation(app.root_agent, turn.view, start.new_message, state_delta=start.state_delta,
                                         **context)

@@ -50,7 +50,15 @@ from ..messages import (
     SessionInfo,
     session_key,
 )
-from ..store import Lease, RunExists, RunNotResumable, SessionStores, Unstorable
+from ..store import (
+    Lease,
+    RunExists,
+    RunNotResumable,
+    SessionStores,
+    Unstorable,
+    request_of,
+    request_text,
+)
 from ._partition_timers import CancelGraceOver, RunDeadline, SendLater
 from ._run_protocol import RunOutcome, RunOutput
 
@@ -202,9 +210,10 @@ class Session:
         if busy and (request.reject_if_busy or len(self.waiting) >= self.owner.max_queued_runs):
             raise CallError(f"session {self.session_id!r} is running another turn", code="busy")
         try:
+            kept = None if request.resume or request.live else request_text(request.new_message, request.state_delta)
             recorded = self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id,
                                                   self.owner.durable_address(caller), lease=self.lease,
-                                                  resumes=request.resume or None)
+                                                  resumes=request.resume or None, request=kept)
         except RunNotResumable as exc:
             raise CallError(str(exc), code="invalid_request") from None
         except RunExists as exc:
@@ -220,6 +229,9 @@ class Session:
                                                          "the session's partition was restarted while this run "
                                                          "was in flight", resumed_as=resumed_as), caller))
             return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
+        original = request_of(recorded.request) if request.resume else None
+        if original is not None:  # a resume carries the message: the run may have committed nothing yet
+            request = replace(request, new_message=original[0], state_delta=original[1])
         run = SessionRun(request=request, caller=caller, invocation_id=recorded.invocation_id,
                          attempt=recorded.attempt)
         if busy:

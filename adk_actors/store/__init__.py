@@ -26,6 +26,8 @@ from ._base import (
     StoreError,
     Unreadable,
     Unstorable,
+    request_of,
+    request_text,
     split_delta,
 )
 from ._jobs import JobStore
@@ -72,6 +74,8 @@ __all__ = [
     "private_dir",
     "private_file",
     "redacted_url",
+    "request_of",
+    "request_text",
     "split_delta",
     "store_name",
     "validate_name",

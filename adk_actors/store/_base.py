@@ -8,11 +8,12 @@ their prefixes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .._exceptions import AdkError
-from .._types import Event
+from .._types import Content, Event
 
 __all__ = [
     "Lease",
@@ -73,7 +74,7 @@ class RunNotResumable(StoreError):
 
 
 #: The columns of a run's row that make a :class:`RunInfo` (``run_info_of``).
-RUN_COLUMNS = "run_id, app_name, user_id, session_id, status, invocation_id, resumes, attempt"
+RUN_COLUMNS = "run_id, app_name, user_id, session_id, status, invocation_id, resumes, attempt, request"
 
 #: How a run may have ended for it to be resumed (``start_run(resumes=...)``).
 RESUMABLE = frozenset({"interrupted", "killed", "needs_decision", "timeout", "model_error", "error"})
@@ -92,6 +93,25 @@ class RunInfo:
     invocation_id: str
     resumes: str | None = None
     attempt: int = 0
+    request: str | None = None  # the user's message and state delta (``request_text``): a run is resumed
+    #                             from them when it was killed before it committed its user event
+
+
+def request_text(message: Content, state_delta: dict[str, Any] | None) -> str:
+    """A run's message and state delta as the runs table keeps them."""
+    return json.dumps({"message": message.model_dump(mode="json", exclude_none=True), "state_delta": state_delta},
+                      default=str)
+
+
+def request_of(text: str | None) -> tuple[Content, dict[str, Any] | None] | None:
+    """The message and state delta ``request_text`` kept (None: none kept, or unreadable)."""
+    if not text:
+        return None
+    try:
+        kept = json.loads(text)
+        return Content.model_validate(kept["message"]), kept.get("state_delta")
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def invocation_of(run_id: str) -> str:
@@ -100,8 +120,7 @@ def invocation_of(run_id: str) -> str:
 
 
 def resumed_run(row: tuple[Any, ...] | None, run_id: str, session: tuple[str, str, str]) -> RunInfo:
-    """The run to resume, from its row (run_id, app, user, session, status,
-    invocation_id, resumes, attempt); RunNotResumable unless it is of ``session`` and
+    """The run to resume, from its row (``RUN_COLUMNS``); RunNotResumable unless it is of ``session`` and
     ended in a way that can be resumed."""
     if row is None or tuple(row[1:4]) != session:
         raise RunNotResumable(f"session {session[2]!r} has no run {run_id!r}")
@@ -113,10 +132,10 @@ def resumed_run(row: tuple[Any, ...] | None, run_id: str, session: tuple[str, st
 
 
 def run_info_of(row: tuple[Any, ...]) -> RunInfo:
-    run_id, app, user, session_id, status, invocation_id, resumes, attempt = row
+    run_id, app, user, session_id, status, invocation_id, resumes, attempt, request = row
     return RunInfo(str(run_id), str(app), str(user), str(session_id), str(status),
                    str(invocation_id) if invocation_id else invocation_of(str(run_id)),
-                   str(resumes) if resumes else None, int(attempt or 0))
+                   str(resumes) if resumes else None, int(attempt or 0), str(request) if request else None)
 
 
 class SessionLeased(StoreError):
@@ -202,7 +221,8 @@ class SessionStore(Protocol):
     def release_lease(self, lease: Lease) -> None: ...
     def scoped_state(self, app: str, user: str) -> dict[str, Any]: ...
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
-                  lease: Lease | None = None, resumes: str | None = None) -> RunInfo: ...
+                  lease: Lease | None = None, resumes: str | None = None,
+                  request: str | None = None) -> RunInfo: ...
     def run_info(self, run_id: str) -> RunInfo | None: ...
     def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None: ...
     def end_run(self, run_id: str, status: str) -> None: ...

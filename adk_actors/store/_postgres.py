@@ -123,6 +123,7 @@ POSTGRES_MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE runs ADD COLUMN invocation_id TEXT;
         ALTER TABLE runs ADD COLUMN resumes TEXT;
         ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN request TEXT;
     """),
 ]
 
@@ -389,22 +390,27 @@ class PostgresSessionStore:
     # -- runs -------------------------------------------------------------------------------------
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
-                  lease: Lease | None = None, resumes: str | None = None) -> RunInfo:
+                  lease: Lease | None = None, resumes: str | None = None, request: str | None = None) -> RunInfo:
         """As ``SQLiteSessionStore.start_run``; the run to resume is read ``FOR UPDATE``,
         so two hosts resuming it at once resume it once."""
         blob = pickle.dumps(caller)
         with self._tx() as cur:
             if lease is not None:
                 check_fence(self._lease_row(cur, app, user, session_id), lease)
-            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id))
+            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id), request=request)
             if resumes is not None:
+                if cur.execute("SELECT 1 FROM runs WHERE run_id=%s", (run_id,)).fetchone() is not None:
+                    raise RunExists(f"run id {run_id!r} was used already")  # a resume sent again
                 row = cur.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=%s FOR UPDATE", (resumes,)).fetchone()
                 old = resumed_run(row, resumes, (app, user, session_id))
-                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1)
+                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1,
+                               old.request)
             inserted = cur.execute(
                 "INSERT INTO runs (run_id, app_name, user_id, session_id, caller, status, started, invocation_id, "
-                "resumes, attempt) VALUES (%s, %s, %s, %s, %s, 'running', %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt)).rowcount
+                "resumes, attempt, request) VALUES (%s, %s, %s, %s, %s, 'running', %s, %s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING",
+                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt,
+                 info.request)).rowcount
             if not inserted:
                 raise RunExists(f"run id {run_id!r} was used already")
             if resumes is not None:

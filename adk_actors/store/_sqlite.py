@@ -123,7 +123,8 @@ MIGRATIONS: list[tuple[int, str]] = [
     (7, """
         ALTER TABLE runs ADD COLUMN invocation_id TEXT;
         ALTER TABLE runs ADD COLUMN resumes TEXT;
-        ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0
+        ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN request TEXT
     """),
 ]
 
@@ -339,7 +340,7 @@ class SQLiteSessionStore:
     # -- runs -------------------------------------------------------------------------------------
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
-                  lease: Lease | None = None, resumes: str | None = None) -> RunInfo:
+                  lease: Lease | None = None, resumes: str | None = None, request: str | None = None) -> RunInfo:
         """Record a run as running, and answer it as recorded. RunExists if its id was
         ever used; with ``lease``, LeaseLost when the session's lease is no longer that
         one. With ``resumes``, the run continues that run of the session (its
@@ -349,15 +350,19 @@ class SQLiteSessionStore:
         with self._tx() as db:
             if lease is not None:
                 check_fence(self._lease_row(db, app, user, session_id), lease)
-            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id))
+            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id), request=request)
             if resumes is not None:
+                if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone() is not None:
+                    raise RunExists(f"run id {run_id!r} was used already")  # a resume sent again
                 row = db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=?", (resumes,)).fetchone()
                 old = resumed_run(row, resumes, (app, user, session_id))
-                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1)
+                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1,
+                               old.request)
             inserted = db.execute(
                 "INSERT OR IGNORE INTO runs (run_id, app_name, user_id, session_id, caller, status, started, "
-                "invocation_id, resumes, attempt) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
-                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt)).rowcount
+                "invocation_id, resumes, attempt, request) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt,
+                 info.request)).rowcount
             if not inserted:
                 raise RunExists(f"run id {run_id!r} was used already")
             if resumes is not None:

@@ -13,11 +13,12 @@ from typing import Any
 
 from adk_actors import LlmAgent, LlmRequest
 from adk_actors.models import ScriptedModel, call
-from adk_actors.tools import ToolContext
+from adk_actors.tools import ToolContext, idempotent
 
 _FORECASTS = {"paris": (21, "clear"), "london": (15, "drizzle"), "oslo": (-3, "snow"), "new york": (18, "windy")}
 
 
+@idempotent  # a lookup: a resumed run may simply call it again (durable runs)
 def get_weather(city: str, tool_context: ToolContext) -> dict[str, Any]:
     """Current weather for a city.
 
