@@ -358,17 +358,20 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
                 return
 
     def talk(member: _Session) -> None:
+        """Turns one after another; with ``resume``, a turn a kill ended is resumed (one
+        attempt each time round) before the next turn begins."""
         number = 0
         while not stop.is_set():
+            if member.to_resume:
+                resumed_to_the_end(member, 1)
+                continue
             number += 1
             ended_well = one_turn(member, f"turn {number}: what's the weather in Paris?")
             with lock:
                 report.turns += 1
                 report.turns_ok += ended_well
-            if member.to_resume:
-                with lock:
+                if member.to_resume:
                     report.resumed = (report.resumed or 0) + 1
-                resumed_to_the_end(member, 5)
 
     workers = [threading.Thread(target=talk, args=(m,), daemon=True, name=f"soak-{m.id}") for m in members]
     jobs_dir = Path(tempfile.mkdtemp(prefix="adk-soak-jobs-")) if jobs > 0 else None
@@ -428,7 +431,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     if resume:
         report.resumed = report.resumed or 0
         for member in members:  # those the faults left to resume, on the restored tree
-            resumed_to_the_end(member, 3)
+            resumed_to_the_end(member, 5)
     say("reading every session back")
     for member in members:
         events = runner.get_session(user, member.id).events
