@@ -99,7 +99,7 @@ def one_round(host: Host, folder: Path, number: int, victim: str) -> tuple[float
     sessions = SupervisorClient(host.system, host.root.child("sessions").address)  # type: ignore[union-attr]
     killed = time.monotonic()
     os.kill(pid, signal.SIGKILL)
-    restarted = wait_until(lambda: (i := sessions.child(child)).pid not in (None, pid) and time.monotonic(),
+    restarted = wait_until(lambda: sessions.child(child).pid not in (None, pid) and time.monotonic(),
                            timeout=20, interval=0.002)
     event = _next_event_after(host, session, committed)
     host.partitions(refresh=True)
