@@ -5,6 +5,7 @@ uninterrupted one got), and tools that count their executions outside the engine
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import os
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_actors import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
-from adk_actors.engine import App
+from adk_actors.engine import App, Plugin
 from adk_actors.models import ScriptedModel, call
 from adk_actors.tools import FunctionTool, idempotent
 
@@ -108,6 +109,36 @@ def tree() -> SequentialAgent:
 
 
 root_agent = tree()
+
+class PauseAtBoundary(Plugin):
+    """Before a model call or a tool call (a step boundary), when the invocation has
+    committed exactly ``pause_after`` events (the state says; the user's counts), wait a
+    minute, once: the test kills the run there."""
+
+    name = "pause_at_boundary"
+
+    async def before_model(self, state: Any, cb: Any, request: Any) -> tuple[Any, Any]:
+        await _pause_if_due(cb.invocation)
+        return state, None
+
+    async def before_tool(self, state: Any, tool: Any, args: Any, tool_context: Any) -> tuple[Any, Any]:
+        await _pause_if_due(tool_context.invocation)
+        return state, None
+
+
+async def _pause_if_due(ctx: Any) -> None:
+    state = ctx.session.state
+    due, path = state.get("pause_after"), state.get("counts_file")
+    if due is None or not path or Path(f"{path}.paused").exists():
+        return
+    if sum(1 for e in ctx.session.events if e.invocation_id == ctx.invocation_id) == due:
+        Path(f"{path}.paused").touch()
+        Path(f"{path}.pid").write_text(str(os.getpid()))
+        await asyncio.sleep(60)
+
+
+#: The tree, paused at a chosen step boundary (``PauseAtBoundary``).
+boundary_app = App(root_agent=tree(), plugins=[PauseAtBoundary()])
 
 #: The same tree in an app whose crashed runs the host resumes on its own, twice at most.
 resuming_app = App(root_agent=tree(), resume_interrupted=2)

@@ -28,7 +28,8 @@ from supervision import SupervisorClient
 from supervision.testing import children_of, wait_until
 
 APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app",
-        "booking": "durable_agents:booking_app"}
+        "booking": "durable_agents:booking_app",
+        "boundary": "durable_agents:boundary_app"}
 
 
 @pytest.fixture
@@ -212,17 +213,17 @@ def test_an_app_that_resumes_crashed_runs_finishes_them_on_its_own(host: Host, t
 def test_a_run_that_keeps_crashing_is_resumed_only_as_often_as_its_app_allows(host: Host, tmp_path: Path) -> None:
     runner = host.runner("resuming")
     counts = tmp_path / "counts.txt"
-    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": ["left"]})
+    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": ["looped"]})
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go")))
     killed: set[int] = set()
-    for _ in range(3):  # the run, then its two resumes: each pauses in left's note, and is killed there
+    for _ in range(3):  # the run, then its two resumes: each pauses in looped's note (idempotent: rerun), killed there
         pid = wait_until(lambda: (p := int(Path(f"{counts}.pid").read_text())) not in killed and p, timeout=20)
         killed.add(pid)
         os.kill(pid, signal.SIGKILL)
     thread.join(10)
     assert isinstance(box.get("error"), RunFailedError)
     time.sleep(1.5)  # no fourth attempt comes
-    assert counted(counts)["note:left"] == 3
+    assert counted(counts)["note:looped"] == 3
     assert int(Path(f"{counts}.pid").read_text()) in killed
 
 
@@ -248,3 +249,55 @@ def test_a_run_waiting_for_approval_survives_its_partitions_death_and_goes_on_wh
     wait_until(lambda: (events := runner.get_session("ann", "s1").events) and events[-1].content is not None
                and events[-1].content.text == "booker done", timeout=20)
     assert counted(counts)["book:booker"] == 1
+
+
+#: Where a run is cut: when the invocation has committed this many events (the user's
+#: counts) and a model or tool call is about to begin.
+CUTS = range(1, 17)
+
+
+def test_kill_9_at_step_boundaries_then_resume_ends_as_an_uninterrupted_run(host: Host, tmp_path: Path) -> None:
+    runner = host.runner("boundary")
+    expected = _reference(runner, tmp_path)
+    paused = 0
+    for cut in CUTS:
+        counts, session = tmp_path / f"counts-{cut}.txt", f"cut-{cut}"
+        runner.create_session("ann", session, state={"counts_file": str(counts), "pause_after": cut})
+        thread, box = in_thread(lambda session=session: list(runner.run("ann", session, "go")))  # type: ignore[misc]
+        wait_until(lambda counts=counts: Path(f"{counts}.pid").exists() or not thread.is_alive(), timeout=20)
+        if thread.is_alive():
+            paused += 1
+            time.sleep(0.1)  # what the worker released before it waited is committed
+            if cut % 2:
+                os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)  # the run's worker
+            else:
+                pid = session_pid(host, "boundary", "ann", session)
+                assert pid is not None
+                os.kill(pid, signal.SIGKILL)  # its partition
+            thread.join(15)
+            assert isinstance(box.get("error"), RunFailedError), (cut, box)
+            host.partitions(refresh=True)
+            _resume_deciding_as_a_human_would(runner, session, box["error"].run_id, counts)
+        assert _by_branch(runner.get_session("ann", session).events) == expected, cut
+        sends = {k: n for k, n in counted(counts).items() if k.startswith("send:")}
+        assert sends == {"send:first": 1, "send:right": 1}, (cut, sends)
+    assert paused >= len(CUTS) * 3 // 4  # a count the parallel branches pass together is no boundary
+
+
+def _resume_deciding_as_a_human_would(runner: Any, session: str, run_id: str, counts: Path) -> None:
+    """Resume ``run_id``; when it stops before calls that may have run, look at the
+    world (the counts file): a call that ran gets its result, one that did not is rerun."""
+    decisions: dict[str, CallDecision] = {}
+    for _ in range(3):
+        try:
+            list(runner.resume("ann", session, run_id, decisions=decisions or None))
+            return
+        except RunFailedError as stopped:
+            if stopped.reason != "needs_decision":
+                raise
+            done = counted(counts)
+            decisions = {c["call_id"]: CallDecision("result", {"sent": c["args"]["step"]})
+                         if done[f"{c['name']}:{c['args']['step']}"] else CallDecision("rerun")
+                         for c in stopped.pending_calls}
+            run_id = stopped.run_id
+    raise AssertionError("the run did not complete")
