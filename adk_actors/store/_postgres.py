@@ -48,7 +48,6 @@ from ..tracing import PackedTrace, TraceSpan
 from ._base import (
     RUN_COLUMNS,
     Lease,
-    RunExists,
     RunInfo,
     RunRecord,
     SessionData,
@@ -57,8 +56,6 @@ from ._base import (
     SessionNotFound,
     StoreError,
     Unstorable,
-    invocation_of,
-    resumed_run,
     run_info_of,
     split_delta,
 )
@@ -74,6 +71,7 @@ from ._rows import (
     prepared_event,
     read_events,
     read_state,
+    recorded_run,
     session_trace_query,
     spans_of,
 )
@@ -393,29 +391,11 @@ class PostgresSessionStore:
                   lease: Lease | None = None, resumes: str | None = None, request: str | None = None) -> RunInfo:
         """As ``SQLiteSessionStore.start_run``; the run to resume is read ``FOR UPDATE``,
         so two hosts resuming it at once resume it once."""
-        blob = pickle.dumps(caller)
         with self._tx() as cur:
             if lease is not None:
                 check_fence(self._lease_row(cur, app, user, session_id), lease)
-            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id), request=request)
-            if resumes is not None:
-                if cur.execute("SELECT 1 FROM runs WHERE run_id=%s", (run_id,)).fetchone() is not None:
-                    raise RunExists(f"run id {run_id!r} was used already")  # a resume sent again
-                row = cur.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=%s FOR UPDATE", (resumes,)).fetchone()
-                old = resumed_run(row, resumes, (app, user, session_id))
-                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1,
-                               old.request)
-            inserted = cur.execute(
-                "INSERT INTO runs (run_id, app_name, user_id, session_id, caller, status, started, invocation_id, "
-                "resumes, attempt, request) VALUES (%s, %s, %s, %s, %s, 'running', %s, %s, %s, %s, %s) "
-                "ON CONFLICT DO NOTHING",
-                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt,
-                 info.request)).rowcount
-            if not inserted:
-                raise RunExists(f"run id {run_id!r} was used already")
-            if resumes is not None:
-                cur.execute("UPDATE runs SET status='resumed', ended=%s WHERE run_id=%s", (time.time(), resumes))
-        return info
+            return recorded_run(cur.execute, True, (app, user, session_id), run_id, caller,
+                                resumes, request)
 
     def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
         """The session's latest run, or None if it never had one."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import time
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,13 +20,18 @@ from .._types import Event
 from .._validate import value_problem
 from ..tracing import TraceSpan, unpack
 from ._base import (
+    RUN_COLUMNS,
     STORABLE_DEPTH,
     Lease,
     LeaseLost,
+    RunExists,
+    RunInfo,
     SessionData,
     SessionLeased,
     Unreadable,
     Unstorable,
+    invocation_of,
+    resumed_run,
 )
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "prepared_event",
     "read_events",
     "read_state",
+    "recorded_run",
     "session_trace_query",
     "spans_of",
 ]
@@ -202,3 +209,37 @@ def spans_of(rows: list[tuple[Any, ...]]) -> list[TraceSpan]:
 def event_span(packed: Any, event_id: str) -> TraceSpan | None:
     """The span, among a turn's packed spans, of the model call that made ``event_id``."""
     return next((span for span in unpack(bytes(packed)) if span.event_id == event_id), None)
+
+
+def recorded_run(execute: Any, postgres: bool, session: tuple[str, str, str], run_id: str, caller: Any,
+                 resumes: str | None, request: str | None) -> RunInfo:
+    """Record a run as running, inside the caller's transaction (``execute``: its
+    cursor's, with ``?`` marks on SQLite, ``%s`` on PostgreSQL); answer it as recorded.
+    With ``resumes``: RunExists first if ``run_id`` is known (a resume sent again), then
+    the run to resume is read (locked on PostgreSQL: two hosts resume it once) and
+    checked (``resumed_run``), the new run takes its invocation, its message and one
+    more attempt, and it is marked ``resumed``. RunExists if ``run_id`` was ever used."""
+    def sql(text: str) -> str:
+        return text.replace("?", "%s") if postgres else text
+
+    app, user, session_id = session
+    info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id), request=request)
+    if resumes is not None:
+        if execute(sql("SELECT 1 FROM runs WHERE run_id=?"), (run_id,)).fetchone() is not None:
+            raise RunExists(f"run id {run_id!r} was used already")
+        lock = " FOR UPDATE" if postgres else ""
+        old = resumed_run(execute(sql(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=?{lock}"), (resumes,)).fetchone(),
+                          resumes, session)
+        info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1,
+                       old.request)
+    insert = "INSERT INTO runs" if postgres else "INSERT OR IGNORE INTO runs"
+    conflict = " ON CONFLICT DO NOTHING" if postgres else ""
+    inserted = execute(sql(f"{insert} (run_id, app_name, user_id, session_id, caller, status, started, invocation_id, "
+                           f"resumes, attempt, request) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?){conflict}"),
+                       (run_id, app, user, session_id, pickle.dumps(caller), time.time(), info.invocation_id, resumes,
+                        info.attempt, info.request)).rowcount
+    if not inserted:
+        raise RunExists(f"run id {run_id!r} was used already")
+    if resumes is not None:
+        execute(sql("UPDATE runs SET status='resumed', ended=? WHERE run_id=?"), (time.time(), resumes))
+    return info

@@ -36,7 +36,6 @@ from ..tracing import PackedTrace, TraceSpan
 from ._base import (
     RUN_COLUMNS,
     Lease,
-    RunExists,
     RunInfo,
     RunRecord,
     SessionData,
@@ -44,8 +43,6 @@ from ._base import (
     SessionLimitReached,
     SessionNotFound,
     StoreError,
-    invocation_of,
-    resumed_run,
     run_info_of,
     split_delta,
 )
@@ -61,6 +58,7 @@ from ._rows import (
     prepared_event,
     read_events,
     read_state,
+    recorded_run,
     session_trace_query,
     spans_of,
 )
@@ -346,28 +344,11 @@ class SQLiteSessionStore:
         one. With ``resumes``, the run continues that run of the session (its
         invocation, one more attempt), which is marked ``resumed`` in the same
         transaction; RunNotResumable when it cannot be (``_base.resumed_run``)."""
-        blob = pickle.dumps(caller)
         with self._tx() as db:
             if lease is not None:
                 check_fence(self._lease_row(db, app, user, session_id), lease)
-            info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id), request=request)
-            if resumes is not None:
-                if db.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone() is not None:
-                    raise RunExists(f"run id {run_id!r} was used already")  # a resume sent again
-                row = db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id=?", (resumes,)).fetchone()
-                old = resumed_run(row, resumes, (app, user, session_id))
-                info = RunInfo(run_id, app, user, session_id, "running", old.invocation_id, resumes, old.attempt + 1,
-                               old.request)
-            inserted = db.execute(
-                "INSERT OR IGNORE INTO runs (run_id, app_name, user_id, session_id, caller, status, started, "
-                "invocation_id, resumes, attempt, request) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
-                (run_id, app, user, session_id, blob, time.time(), info.invocation_id, resumes, info.attempt,
-                 info.request)).rowcount
-            if not inserted:
-                raise RunExists(f"run id {run_id!r} was used already")
-            if resumes is not None:
-                _end_run(db, resumes, "resumed", time.time())
-        return info
+            return recorded_run(db.execute, False, (app, user, session_id), run_id, caller,
+                                resumes, request)
 
     def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
         """The session's latest run, or None if it never had one."""
