@@ -16,7 +16,7 @@ from typing import Any
 from adk_actors import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from adk_actors.engine import App, Plugin
 from adk_actors.models import ScriptedModel, call
-from adk_actors.tools import FunctionTool, idempotent
+from adk_actors.tools import FunctionTool, LongRunningFunctionTool, idempotent
 
 COUNTS: Counter[str] = Counter()
 
@@ -145,3 +145,25 @@ resuming_app = App(root_agent=tree(), resume_interrupted=2)
 
 #: One agent whose tool waits for a human's approval; crashed runs are resumed.
 booking_app = App(root_agent=_agent("booker", "book"), resume_interrupted=2)
+
+
+def ask_manager(question: str) -> None:
+    """Ask a manager; the answer comes later, as a new message.
+
+    Args:
+        question: what to ask.
+    """
+    return None
+
+
+def _ask(request: Any) -> Any:
+    last = request.contents[-1]
+    for part in last.parts:
+        if part.function_response is not None:
+            return f"the manager said {part.function_response.response.get('answer')}"
+    return call("ask_manager", question="may I?")
+
+
+#: An agent whose tool is long-running: its call ends the turn; the answer is a later message.
+asking_app = App(root_agent=LlmAgent(name="asker", model=ScriptedModel(fallback=_ask),
+                                     tools=[LongRunningFunctionTool(ask_manager)]))

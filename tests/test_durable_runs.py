@@ -20,7 +20,7 @@ from engine_helpers import summary
 from test_cli import cli
 from test_runtime import in_thread, session_pid
 
-from adk_actors import Event, InvalidRequestError
+from adk_actors import Content, Event, FunctionResponse, InvalidRequestError, Part
 from adk_actors._exceptions import RunFailedError
 from adk_actors.engine import CallDecision
 from adk_actors.runtime import Host, HostConfig
@@ -301,3 +301,40 @@ def _resume_deciding_as_a_human_would(runner: Any, session: str, run_id: str, co
                          for c in stopped.pending_calls}
             run_id = stopped.run_id
     raise AssertionError("the run did not complete")
+
+
+def test_a_run_cut_by_a_clean_host_stop_is_resumed_when_its_session_is_next_used(actor_system: Any,
+                                                                                 tmp_path: Path) -> None:
+    config = HostConfig(apps=APPS, data_dir=str(tmp_path / "data"))
+    counts = tmp_path / "counts.txt"
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("resuming")
+        expected = _reference(runner, tmp_path)
+        runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_once_at": ["looped"]})
+        thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go")))
+        wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("resuming")
+        runner.get_session("ann", "s1")  # its session activates: the interrupted run is resumed
+        wait_until(lambda: _finished(runner, "s1"), timeout=30)
+        assert _by_branch(runner.get_session("ann", "s1").events) == expected
+    made = counted(counts)
+    assert made["send:first"] == 1 and made["send:right"] == 1 and made["note:looped"] == 3
+
+
+def test_a_long_running_call_is_answered_after_a_host_restart(actor_system: Any, tmp_path: Path) -> None:
+    config = HostConfig(apps={"asker": "durable_agents:asking_app"}, data_dir=str(tmp_path / "data"))
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("asker")
+        runner.create_session("ann", "s1")
+        events = list(runner.run("ann", "s1", "may I?"))
+        [asked] = [c for e in events if e.content is not None for c in e.content.function_calls]
+        assert events[-1].long_running_tool_ids == (asked.id,)
+    with Host(config, system=actor_system) as host:  # the answer comes to a host started again
+        runner = host.runner("asker")
+        answer = Content(role="user", parts=(Part(function_response=FunctionResponse(
+            id=asked.id, name=asked.name, response={"answer": "yes"})),))
+        assert [e.content.text for e in runner.run("ann", "s1", answer) if e.content is not None][-1] == \
+            "the manager said yes"
