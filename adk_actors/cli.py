@@ -552,9 +552,8 @@ def _decisions(args: argparse.Namespace) -> dict[str, CallDecision]:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     decisions = _decisions(args)
-    host = _connect(args)
+    runner, close = _runner_for(args)
     try:
-        runner = host.runner(args.app)
         try:
             for event in runner.resume(args.user, args.session, args.run_id, decisions=decisions or None):
                 _print_event(event, args.json)
@@ -571,7 +570,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
                   "--rerun CALL | --result CALL='{...}' | --end CALL")
             return 3
     finally:
-        host.disconnect()
+        close()
     return 0
 
 
@@ -688,7 +687,7 @@ def build_parser() -> argparse.ArgumentParser:
     approvals.add_argument("--reason", default="denied by a human")
     approvals.add_argument("--all", action="store_true", help="list decided approvals too")
     approvals.set_defaults(func=cmd_approvals)
-    resume = common(sub.add_parser("resume", help="continue a failed run from its last committed step"))
+    resume = remote(common(sub.add_parser("resume", help="continue a failed run from its last committed step")))
     resume.add_argument("app")
     resume.add_argument("session")
     resume.add_argument("run_id")

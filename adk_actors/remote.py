@@ -1,7 +1,7 @@
 """A Runner for a host reached over its HTTP API (google-adk's routes), not its actor system.
 
-``HttpRunner(url, app, token=...)`` has the Runner's session calls and ``run``: it is
-what ``adk-actors run`` and ``chat`` use with ``--url``, for a host on another
+``HttpRunner(url, app, token=...)`` has the Runner's session calls, ``run`` and
+``resume``: it is what ``adk-actors run``, ``chat`` and ``resume`` use with ``--url``, for a host on another
 machine (whose actor-system port stays private) or behind its bearer tokens.
 
 ``run`` posts the turn to ``/run_sse`` and yields each event as it arrives, in
@@ -17,12 +17,13 @@ Every request has a deadline: ``call_timeout`` seconds for a session call,
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
+from ._decisions import CallDecision
 from ._exceptions import (
     AdkError,
     HostError,
@@ -95,8 +96,24 @@ class HttpRunner:
                                 "newMessage": content.model_dump(mode="json", by_alias=True, exclude_none=True)}
         if state_delta:
             body["stateDelta"] = state_delta
+        yield from self._stream("/run_sse", body)
+
+    def resume(self, user_id: str, session_id: str, run_id: str, *,
+               decisions: Mapping[str, CallDecision] | None = None) -> Iterator[Event]:
+        """Durable runs: continue run ``run_id`` from its committed steps (the host's
+        ``.../runs/{run_id}/resume``); its new events as they arrive. A run that stops
+        before calls that may have run raises RunFailedError ``needs_decision`` (its
+        ``run_id`` the run to resume with the decisions, its ``pending_calls`` the calls)."""
+        body = {"streaming": True, "decisions": {call_id: {"action": d.action, "result": d.result}
+                                                 for call_id, d in (decisions or {}).items()}}
+        path = f"{self._sessions(user_id)}/{quote(session_id, safe='')}/runs/{quote(run_id, safe='')}/resume"
+        yield from self._stream(path, body)
+
+    def _stream(self, path: str, body: dict[str, Any]) -> Iterator[Event]:
+        """POST ``body`` to ``path`` and yield the SSE stream's events; its error line
+        raises RunFailedError."""
         try:
-            with self._http.stream("POST", "/run_sse", json=body) as response:
+            with self._http.stream("POST", path, json=body) as response:
                 if response.status_code >= 400:
                     response.read()
                     _check(response, self.app_name)
@@ -105,12 +122,21 @@ class HttpRunner:
                         continue
                     data = json.loads(line[len("data: "):])
                     if "error" in data and "id" not in data:
-                        details = data.get("error_details") or {}
-                        raise RunFailedError("", "error", details.get("error_type", "error"),
-                                             details.get("error_message", str(data["error"])))
+                        raise _failure(data)
                     yield Event.model_validate(data)
         except httpx.HTTPError as exc:
             raise HostError(f"the host at {self._http.base_url} did not answer: {exc}") from None
+
+
+def _failure(line: dict[str, Any]) -> RunFailedError:
+    """The stream's error line as the kit's error (``needs_decision`` when it lists
+    pending calls)."""
+    details = line.get("error_details") or {}
+    kind, text = details.get("error_type", "error"), details.get("error_message", str(line["error"]))
+    if details.get("pending_calls"):
+        return RunFailedError(str(details.get("run_id", "")), "needs_decision", kind,
+                              json.dumps({"pending_calls": details["pending_calls"]}))
+    return RunFailedError("", "error", kind, text)
 
 
 def _check(response: httpx.Response, app_name: str) -> None:

@@ -168,6 +168,11 @@ def test_over_http_a_killed_run_is_resumed_and_its_pending_call_decided(tmp_path
         shown = cli("resume", "durable", "s1", resumed_id, "--user", "ann", "--port", port)
         assert shown.returncode == 3 and pending[0]["call_id"] in shown.stdout and "send" in shown.stdout, shown
         resumed_id = shown.stdout.split("adk-actors resume durable s1 ", 1)[1].split()[0]
+        over_http = cli("resume", "durable", "s1", resumed_id, "--user", "ann", "--url", served["url"], "--json")
+        assert over_http.returncode == 3, over_http
+        answer = json.loads(over_http.stdout.splitlines()[-1])
+        assert [c["name"] for c in answer["pending_calls"]] == ["send"]
+        resumed_id = answer["needs_decision"]
         bad = cli("resume", "durable", "s1", resumed_id, "--user", "ann", "--port", port, "--result", "x=[1]")
         assert bad.returncode == 2 and "JSON" in bad.stderr
         done = _sse(http.post(f"{base}/s1/runs/{resumed_id}/resume",
