@@ -49,6 +49,7 @@ __all__ = [
     "GetTrace",
     "HeldSessions",
     "KillRun",
+    "LastRun",
     "Limits",
     "ListSessions",
     "LiveInput",
@@ -86,7 +87,7 @@ __all__ = [
 #: 12 added the error code ``session_elsewhere`` (another host's partition holds the
 #: session's lease: ``store.Lease``);
 #: 13 added durable runs: ``RunRequest.resume`` and ``decisions``, the failure reason
-#: ``needs_decision``, ``RunFailed.resumed_as``.
+#: ``needs_decision``, ``RunFailed.resumed_as``, ``LastRun``.
 PROTOCOL_VERSION = 13
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
@@ -329,6 +330,12 @@ class ListSessions:
     @property
     def partition_key(self) -> str:
         return f"{self.app_name}/{self.user_id}"
+
+
+@dataclass(frozen=True)
+class LastRun(_SessionRef):
+    """The session's latest run as the store recorded it (``store.RunInfo``: its status,
+    whether it resumed another, its attempt), or None. Any partition answers it."""
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ page on a phone-sized screen. Screenshots go to the test's directory."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +26,8 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromiu
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
         'hitl = "examples.hitl.agent:root_agent"\n'
         'streaming = "runtime_agents:streaming_agent"\n'
-        'notes = "runtime_agents:notes_agent"\n')
+        'notes = "runtime_agents:notes_agent"\n'
+        'durable = "durable_agents:root_agent"\n')
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +128,39 @@ def test_a_payment_waits_for_the_approve_button(page: Any, served: dict[str, Any
     approval.get_by_role("button", name="Approve").click()
     expect(page.locator("#events .bubble").last).to_have_text("Sent 100 to bob (ref TX-100-BOB).", timeout=15000)
     expect(page.locator("#approvals .approval")).to_have_count(0)
+
+
+def test_a_killed_run_is_resumed_from_the_console_and_its_pending_call_decided(
+        page: Any, served: dict[str, Any], tmp_path: Path) -> None:
+    """Durable runs: the run's worker is killed during a call of a tool that is not
+    idempotent; the interrupted-run panel resumes it, shows the call, and the human says
+    it ran (with its result): the run completes, and the tool ran once."""
+    import httpx
+    from playwright.sync_api import expect
+
+    counts = tmp_path / "console-counts.txt"
+    sessions = served["url"] + "/apps/durable/users/user/sessions"
+    assert httpx.post(f"{sessions}/resume-me", json={"counts_file": str(counts), "pause_at": ["first"]}).status_code == 200
+    page.goto(served["url"] + "/?app=durable&session=resume-me")
+    expect(page.locator("#chat-title")).to_contain_text("resume-me")  # the session's, not a new one
+    page.fill("#message", "go")
+    page.click("#send")
+    wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
+    os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
+    panel = page.locator("#resume")
+    expect(panel.locator(".run-status")).to_contain_text("ended killed", timeout=15000)
+    httpx.patch(f"{sessions}/resume-me", json={"stateDelta": {"pause_at": []}})
+    panel.get_by_role("button", name="Resume").click()
+    call = panel.locator(".pending-call")
+    expect(call).to_contain_text('first → send({"step":"first"})', timeout=15000)
+    call.get_by_label(re.compile("result of")).fill('{"sent": "first"}')
+    call.get_by_role("button", name="It ran: this result").click()
+    expect(call.locator(".chosen")).to_have_text(" chosen: result")
+    page.screenshot(path=str(tmp_path / "resume.png"))
+    panel.get_by_role("button", name="Resume with these decisions").click()
+    expect(page.locator("#events .bubble").last).to_have_text("last done", timeout=15000)
+    expect(panel).to_contain_text("no interrupted run")
+    assert Path(counts).read_text().split().count("send:first") == 1
 
 
 def test_kill_an_actor_from_the_tree_and_watch_it_come_back(page: Any, served: dict[str, Any],

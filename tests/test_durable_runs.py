@@ -150,8 +150,9 @@ def test_over_http_a_killed_run_is_resumed_and_its_pending_call_decided(tmp_path
         os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)  # the run's worker, mid-call
         thread.join(15)
         assert box["result"].status_code == 500 and "killed" in box["result"].text
-        run_id = next(r for r in http.get(f"{base}/s1").json()["events"] if r["author"] == "first")["invocationId"]
-        run_id = "run-" + run_id.removeprefix("e-")
+        last = http.get(f"{base}/s1/runs/last").json()
+        assert (last["status"], last["resumable"], last["attempt"]) == ("killed", True, 0)
+        run_id = last["runId"]
         http.patch(f"{base}/s1", json={"stateDelta": {"pause_at": []}})
 
         stopped = _sse(http.post(f"{base}/s1/runs/{run_id}/resume", json={}).content)
@@ -179,6 +180,10 @@ def test_over_http_a_killed_run_is_resumed_and_its_pending_call_decided(tmp_path
                               json={"decisions": {pending[0]["call_id"]: {"action": "rerun"}}}).content)
         assert not any("error" in e for e in done) and done[-1]["author"] == "last"
         assert http.post(f"{base}/s1/runs/{run_id}/resume", json={}).status_code == 400  # resumed already
+        last = http.get(f"{base}/s1/runs/last").json()
+        assert (last["status"], last["resumable"], last["attempt"]) == ("done", False, 4)  # HTTP, CLI twice, HTTP
+        http.post(f"{base}/s2", json={})
+        assert http.get(f"{base}/s2/runs/last").status_code == 404
         assert counted(counts)["send:first"] == 2  # sent again: the human chose rerun
         assert counted(counts)["send:right"] == 1
 

@@ -11,6 +11,7 @@ committed (cancel it with the Runner or ``adk-actors``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +25,7 @@ from pydantic.alias_generators import to_camel
 from .._decisions import CallDecision
 from .._exceptions import AdkError, RunFailedError
 from .._types import Content, Event, RunConfig, StreamingMode
+from ..store import RESUMABLE
 from ._deps import Api, HostApi
 from ._errors import detail_of
 from ._wire import compact_json, is_user_echo, sse_events
@@ -79,6 +81,19 @@ async def run_sse(body: RunAgentRequest, request: Request, api: Api) -> Any:
     events = run.run_async(body.user_id, body.session_id, message, run_config=config, state_delta=body.state_delta)
     first = await anext(events)  # the run was accepted (or this raises, before any stream)
     return StreamingResponse(_sse(events, first), media_type="text/event-stream")
+
+
+@router.get("/apps/{app_name}/users/{user_id}/sessions/{session_id}/runs/last")
+async def last_run(app_name: str, user_id: str, session_id: str, request: Request, api: Api) -> dict[str, Any]:
+    """Durable runs: the session's latest run (``runId``, ``status``, ``attempt``,
+    ``resumes``) and whether it can be resumed (``resumable``); 404 when it has none."""
+    api.allowed(request, user_id, app_name)
+    run = api.runner(app_name)
+    found = await asyncio.to_thread(run.last_run, user_id, session_id)
+    if found is None:
+        raise HTTPException(404, f"session {session_id!r} has had no run")
+    return {"runId": found.run_id, "status": found.status, "attempt": found.attempt, "resumes": found.resumes,
+            "resumable": found.status in RESUMABLE}
 
 
 class ResumeRunRequest(BaseModel):

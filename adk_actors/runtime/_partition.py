@@ -90,6 +90,7 @@ from ..messages import (
     GetTrace,
     HeldSessions,
     KillRun,
+    LastRun,
     Limits,
     ListSessions,
     LiveInput,
@@ -223,7 +224,7 @@ _MAX_WATCHERS = 16
 
 _ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput)
 _SESSION_REQUESTS = (*_ROUTED, CreateSession, DeleteSession)  # each names one session (its ``key``)
-_READS = (ListSessions, GetTrace, GetEventTrace)  # change nothing: a failure leaves nothing to drop
+_READS = (ListSessions, GetTrace, GetEventTrace, LastRun)  # change nothing: a failure leaves nothing to drop
 
 
 class SessionPartition(GenServer):
@@ -359,6 +360,9 @@ class SessionPartition(GenServer):
         if isinstance(request, GetEventTrace):
             self._check_app(request.app_name)
             return self.store.event_trace(request.app_name, request.event_id, request.user_id)
+        if isinstance(request, LastRun):
+            self._check_app(request.app_name)
+            return self.store.last_run(request.app_name, request.user_id, request.session_id)
         if isinstance(request, CreateSession):
             return self._create(request)
         if isinstance(request, DeleteSession):

@@ -73,6 +73,7 @@ from ..messages import (
     GetState,
     GetTrace,
     KillRun,
+    LastRun,
     ListSessions,
     LiveInput,
     ResetSession,
@@ -88,6 +89,7 @@ from ..messages import (
     WatchSession,
     session_key,
 )
+from ..store import RunInfo
 from ..tracing import TraceSpan
 from ._async_line import CLOSED, AsyncLines, AsyncRunnerLine
 from ._caller_line import LineClosed, RunnerLine
@@ -326,6 +328,11 @@ class Runner:
         """The trace of the session's last turns (``[host] trace_turns`` of them), oldest
         first; empty when none is kept. ``user_id`` None: whoever's session it is."""
         result: list[TraceSpan] = self._call(GetTrace(self.app_name, session_id, user_id), "", user_id or "")
+        return result
+
+    def last_run(self, user_id: str, session_id: str) -> RunInfo | None:
+        """The session's latest run as recorded (status, attempt, the run it resumes), or None."""
+        result: RunInfo | None = self._call(LastRun(self.app_name, user_id, session_id), session_id, user_id)
         return result
 
     def event_trace(self, event_id: str, user_id: str | None = None) -> TraceSpan | None:

@@ -1,4 +1,4 @@
-// The adk-actors console: chat over /run_sse, sessions, state, artifacts, approvals,
+// The adk-actors console: chat over /run_sse, sessions, state, artifacts, approvals, interrupted runs,
 // background jobs and the live supervision tree. Plain JavaScript against the host's HTTP API.
 "use strict";
 
@@ -123,6 +123,34 @@ function showEvent(event) {
   list.scrollTop = list.scrollHeight;
 }
 
+// Show a run's SSE stream in the conversation, as it comes; answer its error line (or null).
+async function streamRun(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let failure = null;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      if (!frame.startsWith("data: ")) continue;
+      const data = JSON.parse(frame.slice(6));
+      if (data.error) {
+        failure = data;
+        const pending = (data.error_details || {}).pending_calls;
+        showEvent({ author: "host", id: `error-${Date.now()}`, errorCode: pending ? "needs decision" : "error",
+          errorMessage: pending ? "the run stopped before calls that may have run: decide for each under Interrupted run"
+            : data.error });
+      } else showEvent(data);
+    }
+  }
+  return failure;
+}
+
 async function send(text) {
   if (!ui.session) await newSession(text);
   ui.busy = true;
@@ -132,28 +160,72 @@ async function send(text) {
     const response = await api("/run_sse", { method: "POST", raw: true, json: {
       appName: ui.app, userId: ui.user, sessionId: ui.session, streaming: $("streaming").checked,
       newMessage: { role: "user", parts: [{ text }] } } });
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let cut;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const frame = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        if (!frame.startsWith("data: ")) continue;
-        const data = JSON.parse(frame.slice(6));
-        if (data.error) showEvent({ author: "host", id: `error-${Date.now()}`, errorCode: "error", errorMessage: data.error });
-        else showEvent(data);
-      }
-    }
+    await streamRun(response);
   } catch (error) {
     showEvent({ author: "host", id: `error-${Date.now()}`, errorCode: "error", errorMessage: error.message });
   } finally {
     ui.busy = false;
     $("send").disabled = false;
+    await Promise.all([loadSessions(), refreshDetails()]);
+  }
+}
+
+// -- durable runs: the session's last run, when a crash (or a failure) ended it ----------
+
+const resumeState = { pending: null, runId: null, decisions: {} };
+
+async function refreshResume() {
+  const box = $("resume");
+  if (!ui.session) { box.replaceChildren(element("p", { class: "muted" }, "no interrupted run")); return; }
+  let last = null;
+  try { last = await api(`${base()}/sessions/${encodeURIComponent(ui.session)}/runs/last`); } catch (_) { /* none */ }
+  if (!last || !last.resumable) {
+    resumeState.pending = null;
+    box.replaceChildren(element("p", { class: "muted" }, "no interrupted run"));
+    return;
+  }
+  if (resumeState.runId !== last.runId) { resumeState.pending = null; resumeState.decisions = {}; }
+  resumeState.runId = last.runId;
+  const rows = [element("p", { class: "run-status" }, `run ${last.runId} ended ${last.status}`)];
+  if (resumeState.pending) {
+    rows.push(element("p", {}, "These calls may have run before the crash. Decide for each:"));
+    for (const call of resumeState.pending) rows.push(decisionRow(call));
+  }
+  rows.push(element("button", { type: "button", class: "primary", id: "resume-run", onclick: resume },
+    resumeState.pending ? "Resume with these decisions" : "Resume"));
+  box.replaceChildren(...rows);
+}
+
+function decisionRow(call) {
+  const chosen = resumeState.decisions[call.call_id];
+  const result = element("input", { placeholder: '{"result": ...}', "aria-label": `result of ${call.call_id}` });
+  const choose = (decision) => { resumeState.decisions[call.call_id] = decision; refreshResume(); };
+  return element("div", { class: "pending-call", "data-call": call.call_id },
+    element("div", { class: "tool" }, `${call.agent} → ${call.name}(${JSON.stringify(call.args)})`),
+    element("button", { type: "button", onclick: () => choose({ action: "rerun" }) }, "Run again"), " ",
+    result, element("button", { type: "button", onclick: () => {
+      try { choose({ action: "result", result: JSON.parse(result.value || "{}") }); }
+      catch (_) { result.setCustomValidity("not JSON"); result.reportValidity(); }
+    } }, "It ran: this result"), " ",
+    element("button", { type: "button", class: "danger", onclick: () => choose({ action: "end" }) }, "End the run"),
+    element("span", { class: "muted chosen" }, chosen ? ` chosen: ${chosen.action}` : ""));
+}
+
+async function resume() {
+  const runId = resumeState.runId;
+  const decisions = resumeState.pending ? resumeState.decisions : {};
+  $("resume-run").disabled = true;
+  try {
+    const response = await api(`${base()}/sessions/${encodeURIComponent(ui.session)}/runs/${encodeURIComponent(runId)}/resume`,
+      { method: "POST", raw: true, json: { decisions, streaming: $("streaming").checked } });
+    const failure = await streamRun(response);
+    const details = (failure && failure.error_details) || {};
+    resumeState.pending = details.pending_calls || null;
+    resumeState.runId = details.run_id || null;  // the run that stopped: the one to resume with the decisions
+    resumeState.decisions = {};
+  } catch (error) {
+    showEvent({ author: "host", id: `error-${Date.now()}`, errorCode: "error", errorMessage: error.message });
+  } finally {
     await Promise.all([loadSessions(), refreshDetails()]);
   }
 }
@@ -206,6 +278,7 @@ function download(name, part) {
 }
 
 async function refreshDetails(session) {
+  await refreshResume();
   if (!ui.session) { $("state").textContent = "{}"; $("artifacts").replaceChildren(); await refreshTrace(); return; }
   const current = session || await api(`${base()}/sessions/${encodeURIComponent(ui.session)}`);
   $("state").textContent = JSON.stringify(current.state, null, 2);
