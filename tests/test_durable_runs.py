@@ -235,6 +235,16 @@ def test_a_run_that_keeps_crashing_is_resumed_only_as_often_as_its_app_allows(ho
     time.sleep(1.5)  # no fourth attempt comes
     assert counted(counts)["note:looped"] == 3
     assert int(Path(f"{counts}.pid").read_text()) in killed
+    watched = runner.last_run("ann", "s1")
+    assert watched is not None and (watched.status, watched.attempt) == ("killed", 2)
+    # Resumed by hand once more and killed again: its caller is told why it is not resumed.
+    thread, box = in_thread(lambda: list(runner.resume("ann", "s1", watched.run_id)))
+    pid = wait_until(lambda: (p := int(Path(f"{counts}.pid").read_text())) not in killed and p, timeout=20)
+    os.kill(pid, signal.SIGKILL)
+    thread.join(10)
+    failed = box.get("error")
+    assert isinstance(failed, RunFailedError) and failed.reason == "killed" and not failed.resumed_as
+    assert "resumed 3 times already, the most its app allows: not resumed again" in failed.detail
 
 
 def test_a_run_waiting_for_approval_survives_its_partitions_death_and_goes_on_when_approved(

@@ -318,13 +318,17 @@ class SessionPartition(GenServer):
         except Exception:
             return 0
 
-    def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | None:
+    def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | str | None:
         """The request resuming ``run`` when a crash ended it (its worker died) and its app
-        resumes such runs, fewer times so far than it allows; else None."""
+        resumes such runs, fewer times so far than it allows; why not, when it has been
+        resumed as often as allowed; else None."""
         if self.stopping or run.request.live or failed.error_type not in ("RunActorDied", "RunActorUnresponsive"):
             return None
-        if run.attempt >= self._resume_limit(session.app_name):
+        limit = self._resume_limit(session.app_name)
+        if limit <= 0:
             return None
+        if run.attempt >= limit:
+            return f"resumed {run.attempt} times already, the most its app allows: not resumed again"
         return ResumeRun(session.app_name, session.user_id, session.session_id, run_config=run.request.run_config,
                          resume=run.run_id)
 

@@ -100,9 +100,10 @@ class SessionOwner(Protocol):
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None: ...
 
-    def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | None:
+    def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | str | None:
         """The request that resumes ``run``, which a crash just ended (``failed``), when
-        its app resumes such runs on its own; else None."""
+        its app resumes such runs on its own; why it is not resumed, when it was as often
+        as allowed (added to the failure's detail); else None."""
 
 
 @dataclass
@@ -413,8 +414,13 @@ class Session:
         one resuming this run when its app resumes crashed runs on its own (its caller is
         told ``resumed_as``), else the next waiting one."""
         status = "done" if isinstance(terminal, RunDone) else terminal.reason
-        resume = self.owner.auto_resume(self, run, terminal) if isinstance(terminal, RunFailed) else None
-        if resume is not None and isinstance(terminal, RunFailed):
+        decided = self.owner.auto_resume(self, run, terminal) if isinstance(terminal, RunFailed) else None
+        resume = decided if isinstance(decided, RunRequest) else None
+        if isinstance(decided, str) and isinstance(terminal, RunFailed):  # resumed as often as allowed: say so
+            terminal = replace(terminal, detail=f"{terminal.detail}; {decided}")
+            if run.outcome is not None:
+                run.outcome = replace(run.outcome, detail=terminal.detail)  # the run's log line says it too
+        elif resume is not None and isinstance(terminal, RunFailed):
             terminal = replace(terminal, resumed_as=resume.run_id)
         if not run.end_stored:
             self.owner.store.end_run(run.run_id, status)
