@@ -58,6 +58,7 @@ __all__ = [
     "RunAccepted",
     "RunDone",
     "RunFailed",
+    "RunInfo",
     "RunMessages",
     "RunRequest",
     "RunStatus",
@@ -330,6 +331,24 @@ class ListSessions:
     @property
     def partition_key(self) -> str:
         return f"{self.app_name}/{self.user_id}"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A run as the store records it: its session, status, invocation (a resumed run
+    continues its original's), the run it resumes and how many resumes lie behind it."""
+
+    run_id: str
+    app_name: str
+    user_id: str
+    session_id: str
+    status: str
+    invocation_id: str
+    resumes: str | None = None
+    attempt: int = 0
+    #: the user's message and state delta (``store.request_text``): a run killed before it
+    #: committed its user event is resumed from them
+    request: str | None = None
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ from ..messages import (
     RunAccepted,
     RunDone,
     RunFailed,
+    RunInfo,
     RunMessages,
     RunRequest,
     SessionInfo,
@@ -89,7 +90,6 @@ from ..messages import (
     WatchSession,
     session_key,
 )
-from ..store import RunInfo
 from ..tracing import TraceSpan
 from ._async_line import CLOSED, AsyncLines, AsyncRunnerLine
 from ._caller_line import LineClosed, RunnerLine

@@ -14,10 +14,16 @@ from typing import Any, Protocol
 
 from .._exceptions import AdkError
 from .._types import Content, Event
+from ..messages import RunInfo
 
 __all__ = [
+    "RESUMABLE",
+    "RUN_COLUMNS",
     "Lease",
     "LeaseLost",
+    "RunExists",
+    "RunInfo",
+    "RunNotResumable",
     "RunRecord",
     "SessionData",
     "SessionExists",
@@ -27,6 +33,11 @@ __all__ = [
     "StoreError",
     "Unreadable",
     "Unstorable",
+    "invocation_of",
+    "request_of",
+    "request_text",
+    "resumed_run",
+    "run_info_of",
     "split_delta",
 ]
 
@@ -78,23 +89,6 @@ RUN_COLUMNS = "run_id, app_name, user_id, session_id, status, invocation_id, res
 
 #: How a run may have ended for it to be resumed (``start_run(resumes=...)``).
 RESUMABLE = frozenset({"interrupted", "killed", "needs_decision", "timeout", "model_error", "error"})
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """A run as the store records it: its session, status, invocation (a resumed run
-    continues its original's), the run it resumes and how many resumes lie behind it."""
-
-    run_id: str
-    app_name: str
-    user_id: str
-    session_id: str
-    status: str
-    invocation_id: str
-    resumes: str | None = None
-    attempt: int = 0
-    request: str | None = None  # the user's message and state delta (``request_text``): a run is resumed
-    #                             from them when it was killed before it committed its user event
 
 
 def request_text(message: Content, state_delta: dict[str, Any] | None) -> str:
