@@ -343,8 +343,12 @@ class SessionPartition(GenServer):
         if last is None or last.status != "interrupted" or last.attempt >= limit:
             return
         latest = next((e.invocation_id for e in reversed(session.events) if not e.invocation_id.startswith("p-")), None)
-        if latest == last.invocation_id:
+        if latest != last.invocation_id:
+            return
+        try:
             session.resume(ResumeRun(session.app_name, session.user_id, session.session_id, resume=last.run_id))
+        except StoreError as exc:  # the store failed, or the lease went meanwhile: the request goes on without it
+            self.slog.warning("an interrupted run was not resumed", run=last.run_id, error=str(exc))
 
     def _fail_orphan(self, record: RunRecord, why: str) -> None:
         if record.caller is not None:
@@ -1087,7 +1091,7 @@ class SessionPartition(GenServer):
             for app, user, session_id in payload.sessions:
                 try:
                     self._session(GetSession(app, user, session_id))
-                except CallError as exc:
+                except (CallError, StoreError) as exc:  # gone, unreadable, or another host holds it now
                     self.slog.warning("an interrupted run was not resumed", app=app, user=user,
                                       session=session_id, error=str(exc))
 
