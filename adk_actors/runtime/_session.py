@@ -414,14 +414,16 @@ class Session:
         one resuming this run when its app resumes crashed runs on its own (its caller is
         told ``resumed_as``), else the next waiting one."""
         status = "done" if isinstance(terminal, RunDone) else terminal.reason
-        decided = self.owner.auto_resume(self, run, terminal) if isinstance(terminal, RunFailed) else None
-        resume = decided if isinstance(decided, RunRequest) else None
-        if isinstance(decided, str) and isinstance(terminal, RunFailed):  # resumed as often as allowed: say so
-            terminal = replace(terminal, detail=f"{terminal.detail}; {decided}")
-            if run.outcome is not None:
-                run.outcome = replace(run.outcome, detail=terminal.detail)  # the run's log line says it too
-        elif resume is not None and isinstance(terminal, RunFailed):
-            terminal = replace(terminal, resumed_as=resume.run_id)
+        resume = None
+        if isinstance(terminal, RunFailed):
+            decided = self.owner.auto_resume(self, run, terminal)
+            if isinstance(decided, str):  # resumed as often as allowed: say so
+                terminal = replace(terminal, detail=f"{terminal.detail}; {decided}")
+                if run.outcome is not None:
+                    run.outcome = replace(run.outcome, detail=terminal.detail)  # the run's log line says it too
+            elif decided is not None:
+                resume = decided
+                terminal = replace(terminal, resumed_as=resume.run_id)
         if not run.end_stored:
             self.owner.store.end_run(run.run_id, status)
             run.end_stored = True
