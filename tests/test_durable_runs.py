@@ -358,3 +358,25 @@ def test_a_long_running_call_is_answered_after_a_host_restart(actor_system: Any,
             id=asked.id, name=asked.name, response={"answer": "yes"})),))
         assert [e.content.text for e in runner.run("ann", "s1", answer) if e.content is not None][-1] == \
             "the manager said yes"
+
+
+def test_bad_input_to_the_resume_routes_gets_a_typed_4xx_and_the_host_serves_on(tmp_path: Path) -> None:
+    with serving(tmp_path, apps='durable = "durable_agents:root_agent"\n') as served, \
+            httpx.Client(base_url=served["url"], timeout=30) as http:
+        base = "/apps/durable/users/ann/sessions"
+        http.post(f"{base}/s1", json={})
+        deep: dict[str, Any] = {"a": 1}
+        for _ in range(100):
+            deep = {"a": deep}
+        surrogate = b'{"decisions": {"c": {"action": "result", "result": {"t": "\\ud800"}}}}'
+        assert http.post(f"{base}/s1/runs/run-x/resume", content=surrogate,
+                         headers={"content-type": "application/json"}).status_code == 422
+        assert http.post(f"{base}/s1/runs/run-x/resume",
+                         json={"decisions": {"c": {"action": "result", "result": deep}}}).status_code == 422
+        assert http.post(f"{base}/s1/runs/run-x/resume", json={"decisions": 5}).status_code == 422
+        assert http.post(f"{base}/s1/runs/{'x' * 5000}/resume", json={}).status_code == 400
+        assert http.get(f"{base}/s1%00/runs/last").status_code == 422
+        assert http.get(f"{base}/s1/runs/last").status_code == 404
+        ran = http.post("/run", json={"appName": "durable", "userId": "ann", "sessionId": "s1",
+                                      "newMessage": {"role": "user", "parts": [{"text": "hi"}]}})
+        assert ran.status_code == 200 and http.get(f"{base}/s1/runs/last").json()["status"] == "done"
