@@ -43,6 +43,7 @@ __all__ = [
     "CrashSession",
     "CreateSession",
     "DeleteSession",
+    "FollowRun",
     "GetEventTrace",
     "GetSession",
     "GetState",
@@ -88,8 +89,9 @@ __all__ = [
 #: 12 added the error code ``session_elsewhere`` (another host's partition holds the
 #: session's lease: ``store.Lease``);
 #: 13 added durable runs: ``RunRequest.resume`` and ``decisions``, the failure reason
-#: ``needs_decision``, ``RunFailed.resumed_as``, ``LastRun``.
-PROTOCOL_VERSION = 13
+#: ``needs_decision``, ``RunFailed.resumed_as``, ``LastRun``;
+#: 14 added ``FollowRun``: a caller joins a run another request started.
+PROTOCOL_VERSION = 14
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -212,6 +214,21 @@ class ResumeRun(RunRequest):
     def __post_init__(self) -> None:
         if not self.resume:
             raise ValueError("ResumeRun needs resume: the id of the run to resume")
+
+
+@dataclass(frozen=True)
+class FollowRun(RunRequest):
+    """Join run ``run_id`` of the session, which another request started (the host,
+    resuming a crashed run on its own: ``RunFailed.resumed_as``), as its caller:
+    answered as any run request, with first the committed events of the run's
+    invocation that come after event ``after`` (all of them when it is empty or
+    unknown), then the run's messages as they come, and its end. A run that ended
+    already sends its events and its end at once; the end of one that ended long ago
+    (or before a restart) is rebuilt from its recorded status. A run the session never
+    had is refused ``invalid_request``. Its caller from then on is the follower: the
+    caller it had before hears nothing more."""
+
+    after: str = ""
 
 
 @dataclass(frozen=True)

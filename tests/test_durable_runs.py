@@ -5,10 +5,12 @@ host); a call that may have run stops the resumed run until a human decides."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -194,11 +196,9 @@ def _finished(runner: Any, session_id: str) -> bool:
     return bool(events) and events[-1].author == "last"
 
 
-@pytest.mark.parametrize("victim", ["worker", "partition"])
-def test_an_app_that_resumes_crashed_runs_finishes_them_on_its_own(host: Host, tmp_path: Path, victim: str) -> None:
-    runner = host.runner("resuming")
-    expected = _reference(runner, tmp_path)
-    counts = tmp_path / "counts.txt"
+def _start_and_kill(runner: Any, host: Host, counts: Path, victim: str) -> tuple[Any, dict[str, Any]]:
+    """A run of session s1 (app ``resuming``), paused once in looped's tool, whose
+    ``victim`` (its worker or its partition) is killed there with kill -9."""
     runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_once_at": ["looped"]})
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
     wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
@@ -208,16 +208,45 @@ def test_an_app_that_resumes_crashed_runs_finishes_them_on_its_own(host: Host, t
         pid = session_pid(host, "resuming", "ann", "s1")
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
-    thread.join(10)
-    failed = box.get("error")
-    assert isinstance(failed, RunFailedError) and failed.reason == ("killed" if victim == "worker" else "interrupted")
-    if victim == "worker":
-        assert failed.resumed_as  # the caller is told which run goes on
-    host.partitions(refresh=True)
-    wait_until(lambda: _finished(runner, "s1"), timeout=30)
-    assert _by_branch(runner.get_session("ann", "s1").events) == expected
+    return thread, box
+
+
+@pytest.mark.parametrize("victim", ["worker", "partition"])
+def test_an_app_that_resumes_crashed_runs_finishes_them_and_their_caller_sees_one_run(
+        host: Host, tmp_path: Path, victim: str) -> None:
+    runner = host.runner("resuming")
+    expected = _reference(runner, tmp_path)
+    counts = tmp_path / "counts.txt"
+    thread, box = _start_and_kill(runner, host, counts, victim)
+    thread.join(30)
+    assert "error" not in box, box  # the Runner followed the run that resumed it
+    stored = [e for e in runner.get_session("ann", "s1").events if not e.invocation_id.startswith("p-")]
+    assert _by_branch(stored) == expected
+    assert [e.id for e in box["result"] if not e.partial] == [e.id for e in stored]  # each event once, in order
     made = counted(counts)
     assert made["send:first"] == 1 and made["send:right"] == 1 and made["note:looped"] == 3
+    last = runner.last_run("ann", "s1")
+    assert last is not None and (last.status, last.attempt, last.resumes) == ("done", 1, "run-first")
+
+
+@pytest.mark.parametrize("victim", ["worker", "partition"])
+def test_a_runner_that_does_not_follow_resumes_is_told_the_resuming_run_and_can_join_it(
+        host: Host, tmp_path: Path, victim: str) -> None:
+    runner = host.runner("resuming", follow_resumes=False)
+    counts = tmp_path / "counts.txt"
+    thread, box = _start_and_kill(runner, host, counts, victim)
+    thread.join(15)
+    failed = box.get("error")
+    assert isinstance(failed, RunFailedError) and failed.reason == ("killed" if victim == "worker" else "interrupted")
+    assert failed.resumed_as  # the caller is told which run goes on
+    host.partitions(refresh=True)
+    joined = list(runner.follow("ann", "s1", failed.resumed_as))  # in progress or ended: all its invocation's events
+    stored = [e for e in runner.get_session("ann", "s1").events if not e.invocation_id.startswith("p-")]
+    assert [e.id for e in joined] == [e.id for e in stored] and stored[-1].author == "last"
+    again = list(runner.follow("ann", "s1", failed.resumed_as, after=stored[-3].id))  # ended: the last two
+    assert [e.id for e in again] == [e.id for e in stored[-2:]]
+    with pytest.raises(InvalidRequestError):
+        list(runner.follow("ann", "s1", "run-never"))
 
 
 def test_a_run_that_keeps_crashing_is_resumed_only_as_often_as_its_app_allows(host: Host, tmp_path: Path) -> None:
@@ -257,17 +286,18 @@ def test_a_run_waiting_for_approval_survives_its_partitions_death_and_goes_on_wh
     pid = session_pid(host, "booking", "ann", "s1")
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    thread.join(10)
-    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
     host.partitions(refresh=True)
     # The restarted partition resumed the run: it waits on the same approval again (its tool never ran).
     wait_until(lambda: [a.status for a in runner.approvals("ann", None)] == ["pending"] and
                runner.approvals("ann")[0].run_id != asked[0].run_id, timeout=20)
     assert [a.id for a in runner.approvals("ann")] == [asked[0].id]
     assert counted(counts)["book:booker"] == 0
+    assert thread.is_alive()  # its caller follows the resumed run, waiting with it
     runner.approve(asked[0].id)
-    wait_until(lambda: (events := runner.get_session("ann", "s1").events) and events[-1].content is not None
-               and events[-1].content.text == "booker done", timeout=20)
+    thread.join(20)
+    assert "error" not in box, box
+    assert box["result"][-1].content is not None and box["result"][-1].content.text == "booker done"
+    assert box["result"][-1].id == runner.get_session("ann", "s1").events[-1].id
     assert counted(counts)["book:booker"] == 1
 
 
@@ -380,3 +410,52 @@ def test_bad_input_to_the_resume_routes_gets_a_typed_4xx_and_the_host_serves_on(
         ran = http.post("/run", json={"appName": "durable", "userId": "ann", "sessionId": "s1",
                                       "newMessage": {"role": "user", "parts": [{"text": "hi"}]}})
         assert ran.status_code == 200 and http.get(f"{base}/s1/runs/last").json()["status"] == "done"
+
+
+def test_an_sse_stream_and_an_a2a_task_whose_worker_is_killed_go_on_as_one_run(tmp_path: Path) -> None:
+    """The HTTP API's and the A2A server's Runner follow the run that resumes theirs:
+    the SSE stream gives each event once and ends with the last agent's answer, no
+    error line; the A2A task completes."""
+    a2a = pytest.importorskip("a2a.client")
+    from a2a.types import Message, Role, SendMessageRequest, TaskState
+    from a2a.types import Part as A2aPart
+
+    def kill_the_worker_when_paused(counts: Path) -> None:
+        wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
+        os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
+
+    with serving(tmp_path, apps='resuming = "durable_agents:resuming_app"\n') as served, \
+            httpx.Client(base_url=served["url"], timeout=30) as http:
+        counts = tmp_path / "sse.txt"
+        base = "/apps/resuming/users/ann/sessions"
+        http.post(f"{base}/s1", json={"counts_file": str(counts), "pause_once_at": ["looped"]})
+        thread, box = in_thread(lambda: http.post("/run_sse", json={
+            "appName": "resuming", "userId": "ann", "sessionId": "s1",
+            "newMessage": {"role": "user", "parts": [{"text": "go"}]}}))
+        kill_the_worker_when_paused(counts)
+        thread.join(30)
+        streamed = [json.loads(line[6:]) for line in box["result"].text.splitlines() if line.startswith("data: ")]
+        assert not any("error" in event for event in streamed) and streamed[-1]["author"] == "last"
+        stored = [e["id"] for e in http.get(f"{base}/s1").json()["events"] if e["author"] != "user"]
+        assert [event["id"] for event in streamed if not event.get("partial")] == stored
+        assert counted(counts)["send:right"] == 1
+
+        counts = tmp_path / "a2a.txt"
+        context = uuid.uuid4().hex
+        http.post(f"/apps/resuming/users/A2A_USER_{context}/sessions/{context}",
+                  json={"counts_file": str(counts), "pause_once_at": ["looped"]})
+        request = SendMessageRequest(message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER,
+                                                     parts=[A2aPart(text="go")], context_id=context))
+
+        async def send() -> list[Any]:
+            async with httpx.AsyncClient(timeout=30) as client_http:
+                client = await a2a.create_client(f"{served['url']}/a2a/resuming",
+                                                 a2a.ClientConfig(streaming=True, httpx_client=client_http))
+                return [r async for r in client.send_message(request)]
+
+        thread, box = in_thread(lambda: asyncio.run(send()))
+        kill_the_worker_when_paused(counts)
+        thread.join(30)
+        updates = [r.status_update.status for r in box["result"] if r.HasField("status_update")]
+        assert updates[-1].state == TaskState.TASK_STATE_COMPLETED, updates[-1]
+        assert counted(counts)["send:right"] == 1 and counted(counts)["note:looped"] == 3

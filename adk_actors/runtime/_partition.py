@@ -49,7 +49,7 @@ import socket
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +122,7 @@ from ._caller_line import CallerLine, LineServer
 from ._link import RunLink, fork_linked
 from ._partition_timers import (
     CancelGraceOver,
+    CatchUp,
     CheckWorkers,
     FlushLines,
     ForwardRecheck,
@@ -267,6 +268,8 @@ class SessionPartition(GenServer):
         self.faults: dict[str, _Faults] = {}  # sessions that crashed: their restart intensity, failed or not
         self.watchers: dict[str, list[Any]] = {}  # session key -> who watches its life (WatchSession)
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
+        #: interrupted run id -> the id of the run that will resume it (its caller was told: see _fail_orphan)
+        self.resume_ids: dict[str, str] = {}
         self.workers: list[_Worker] = []
         self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker (runs_per_worker)
         self.shrink_armed = False
@@ -346,13 +349,24 @@ class SessionPartition(GenServer):
         if latest != last.invocation_id:
             return
         try:
-            session.resume(ResumeRun(session.app_name, session.user_id, session.session_id, resume=last.run_id))
+            resume = ResumeRun(session.app_name, session.user_id, session.session_id, resume=last.run_id)
+            run_id = self.resume_ids.pop(last.run_id, "")
+            session.resume(replace(resume, run_id=run_id) if run_id else resume)
         except StoreError as exc:  # the store failed, or the lease went meanwhile: the request goes on without it
             self.slog.warning("an interrupted run was not resumed", run=last.run_id, error=str(exc))
 
     def _fail_orphan(self, record: RunRecord, why: str) -> None:
+        """End a run whose partition or host died ``interrupted``, telling its caller;
+        when its app resumes such runs (and has not as often as it allows), the caller
+        is told the id of the run that will resume it once its session is activated
+        (``_resume_after_activation``), so it can follow it (``FollowRun``)."""
+        resumed_as = ""
+        info = self.store.run_info(record.run_id)
+        if info is not None and info.attempt < self._resume_limit(info.app_name):
+            resumed_as = self.resume_ids[record.run_id] = f"run-{uuid.uuid4().hex}"
         if record.caller is not None:
-            self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted", why))
+            self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted", why,
+                                               resumed_as=resumed_as))
         self.store.end_run(record.run_id, "interrupted")
 
     # -- requests ---------------------------------------------------------------------------
@@ -1078,6 +1092,10 @@ class SessionPartition(GenServer):
             session = self.sessions.get(payload.key)
             if session is not None:
                 session.on_timer(payload)
+        elif isinstance(payload, CatchUp):
+            session = self.sessions.get(payload.key)
+            if session is not None:
+                session.caught_up(payload.run_id)
         elif isinstance(payload, StalledRun):
             self._stalled(payload.run_id, payload.worker)
         elif isinstance(payload, CheckWorkers):

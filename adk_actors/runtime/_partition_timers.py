@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CancelGraceOver", "CheckWorkers", "FlushLines", "ForwardRecheck", "PassivateIdle", "RenewLeases",
+__all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "PassivateIdle", "RenewLeases",
            "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun", "StartWorkers", "WorkerInitOverdue",
            "WriteRunLog"]
 
@@ -74,6 +74,14 @@ class RunDeadline:
 @dataclass(frozen=True)
 class CancelGraceOver:
     """Run ``run_id`` of session ``key`` did not stop within ``CANCEL_GRACE`` of its cancel."""
+
+    key: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class CatchUp:
+    """Send the new follower of run ``run_id`` of session ``key`` what was held for it."""
 
     key: str
     run_id: str

@@ -11,6 +11,11 @@ restarted partition reports the run as ``interrupted`` before it answers, so the
 caller gets the true reason; only if no report comes within ``orphan_grace``
 seconds after that does the run fail with reason ``killed``.
 
+A run the host resumes on its own after a crash (``App.resume_interrupted``) is
+followed: its failure names the run that resumes it (``RunFailed.resumed_as``), and
+the Runner joins that run (``FollowRun``) and goes on yielding, so its caller sees one
+run, each committed event once (``follow_resumes=False``: the failure is raised).
+
 One Runner may be used from many threads at once: every call and every run leases
 a Thespian endpoint of its own (an endpoint serves one thread at a time), kept for
 later calls once its answer came.
@@ -68,6 +73,7 @@ from ..messages import (
     CrashSession,
     CreateSession,
     DeleteSession,
+    FollowRun,
     GetEventTrace,
     GetSession,
     GetState,
@@ -123,6 +129,8 @@ _FIRST_WAIT = 0.2
 #: there, and how long for an answer.
 _PROBE_EVERY = 1.0
 _PROBE_WAIT = 0.02
+#: The most resumes of one run a Runner follows (the host bounds them itself: ``App.resume_interrupted``).
+_MAX_FOLLOWS = 100
 #: how often a request asks the host for a restarting partition's new address
 _RESTART_POLL = 0.005
 #: while a call waits, how often its partition's process is looked at (when it can be: see Host.partition_alive)
@@ -197,6 +205,24 @@ def _step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool
     return events, False, None
 
 
+class _Seen:
+    """The committed events a run's caller was given: a followed run's catch-up
+    (``FollowRun``) may repeat some, and each is given once; ``last``: the latest one's id."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.last = ""
+
+    def first_time(self, event: Event) -> bool:
+        if event.partial:
+            return True
+        if event.id in self.ids:
+            return False
+        self.ids.add(event.id)
+        self.last = event.id
+        return True
+
+
 class PrivateEndpoint:
     """A private endpoint of ``system`` that closes when this object is collected (or
     by ``close``, with its sockets)."""
@@ -222,9 +248,10 @@ def _close_endpoint(manager: Any) -> None:
 
 class Runner:
     def __init__(self, host: Any, app_name: str, *, timeout: float = 660.0, call_timeout: float = 30.0,
-                 orphan_grace: float = 3.0) -> None:
+                 orphan_grace: float = 3.0, follow_resumes: bool = True) -> None:
         self.host = host
         self.app_name = app_name
+        self.follow_resumes = follow_resumes
         self.timeout = timeout
         self.call_timeout = call_timeout
         self.orphan_grace = orphan_grace
@@ -493,7 +520,7 @@ class Runner:
         request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id)
         self._runs[request.run_id] = (user_id, session_id)
         try:
-            yield from self._run(request, run_config)
+            yield from self._followed(request, run_config)
         finally:
             self._runs.pop(request.run_id, None)
 
@@ -509,7 +536,7 @@ class Runner:
         request = self._resume_request(user_id, session_id, run_id, decisions, run_config, new_run_id)
         self._runs[request.run_id] = (user_id, session_id)
         try:
-            yield from self._run(request, run_config)
+            yield from self._followed(request, run_config)
         finally:
             self._runs.pop(request.run_id, None)
 
@@ -520,10 +547,55 @@ class Runner:
         request = self._resume_request(user_id, session_id, run_id, decisions, run_config, new_run_id)
         self._runs[request.run_id] = (user_id, session_id)
         try:
-            async for event in iterate_in_thread(lambda: self._run(request, run_config)):
+            async for event in iterate_in_thread(lambda: self._followed(request, run_config)):
                 yield event
         finally:
             self._runs.pop(request.run_id, None)
+
+    def follow(self, user_id: str, session_id: str, run_id: str, *, after: str = "",
+               run_config: RunConfig | None = None) -> Generator[Event, None, None]:
+        """Join run ``run_id`` of the session as its caller (``FollowRun``): yield the
+        committed events of its invocation after event ``after`` (all of them when
+        empty), then its events as they come; return at its end, or raise
+        RunFailedError as ``run`` does (following on when the host resumes it on its
+        own). A run that ended already yields its events and ends so. Its earlier caller
+        hears nothing more of it. InvalidRequestError for a run the session never had."""
+        request = _checked(FollowRun(self.app_name, user_id, session_id, run_id=run_id, after=after, batched=True))
+        yield from self._followed(request, run_config)
+
+    def _followed(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True,
+                  seen: _Seen | None = None, failure: RunFailedError | None = None) -> Iterator[Event]:
+        """``_run``'s events, then, each time the run ends resumed by the host on its own
+        (``RunFailed.resumed_as``) and this Runner follows resumes, the resuming run's
+        (``FollowRun``, asking for the committed events after the last one given):
+        each committed event once (``seen``). ``failure``: ``request`` follows the run
+        that failure named already. A follow refused (the host did not resume the run
+        after all: its session was used meanwhile, or it failed to) raises the failure
+        that named it."""
+        seen = seen if seen is not None else _Seen()
+        for _ in range(_MAX_FOLLOWS + 1):
+            try:
+                for event in self._run(request, run_config, direct):
+                    if seen.first_time(event):
+                        yield event
+                return
+            except InvalidRequestError:
+                if failure is None:
+                    raise
+                raise failure from None
+            except RunFailedError as error:
+                if not self._follows(error):
+                    raise
+                failure, request, direct = error, self._follow_request(request, error, seen), True
+        assert failure is not None
+        raise failure
+
+    def _follows(self, error: RunFailedError) -> bool:
+        return self.follow_resumes and bool(error.resumed_as)
+
+    def _follow_request(self, request: RunRequest, error: RunFailedError, seen: _Seen) -> FollowRun:
+        return FollowRun(self.app_name, request.user_id, request.session_id, run_id=error.resumed_as,
+                         after=seen.last, batched=True)
 
     def _resume_request(self, user_id: str, session_id: str, run_id: str,
                         decisions: Mapping[str, CallDecision] | None, run_config: RunConfig | None,
@@ -788,15 +860,21 @@ class Runner:
         self._runs[request.run_id] = (user_id, session_id)
         try:
             line = await self._async_line(request)
-            direct = True
+            direct, seen, failure = True, _Seen(), None
             if line is not None:
                 try:
                     async for event in self._stream_async(line, request, run_config):
-                        yield event
+                        if seen.first_time(event):
+                            yield event
                     return
                 except _NotTaken:
                     direct = False  # as in _run: the host's current partition is asked
-            async for event in iterate_in_thread(lambda: self._run(request, run_config, direct)):
+                except RunFailedError as error:
+                    if not self._follows(error):
+                        raise
+                    failure, request = error, self._follow_request(request, error, seen)
+            following = request
+            async for event in iterate_in_thread(lambda: self._followed(following, run_config, direct, seen, failure)):
                 yield event
         finally:
             self._runs.pop(request.run_id, None)

@@ -25,6 +25,10 @@ A turn, in order:
    (``killed``), on its deadline (``timeout``) or on ``cancel``. A run that does
    not stop within ``CANCEL_GRACE`` of a cancel is ended ``cancelled`` all the same,
    and its worker retired (``SessionOwner.abandon``).
+
+A run another request started can be joined (``FollowRun``, see ``follow``): its
+follower gets the run's committed events it may have missed, then the run's
+messages, then its end, as its caller would have.
 """
 
 from __future__ import annotations
@@ -40,11 +44,14 @@ from supervision import BadRequest, CallError
 
 from .._types import Event, EventActions, LiveRequest, RunConfig, apply_state_delta
 from ..messages import (
+    FAILURE_REASONS,
     AdkEvent,
+    FollowRun,
     Limits,
     RunAccepted,
     RunDone,
     RunFailed,
+    RunInfo,
     RunMessages,
     RunRequest,
     SessionInfo,
@@ -59,13 +66,16 @@ from ..store import (
     request_of,
     request_text,
 )
-from ._partition_timers import CancelGraceOver, RunDeadline, SendLater
+from ._partition_timers import CancelGraceOver, CatchUp, RunDeadline, SendLater
 from ._run_protocol import RunOutcome, RunOutput
 
 __all__ = ["CANCEL_GRACE", "Session", "SessionOwner", "SessionRun"]
 
 #: How long a cancelled or timed-out run may take to stop before it is abandoned.
 CANCEL_GRACE = 2.0
+#: How many of its latest runs' terminal messages a session keeps, as they were sent,
+#: for a caller that follows a run after its end (``FollowRun``).
+KEPT_ENDS = 16
 
 
 class SessionOwner(Protocol):
@@ -144,6 +154,9 @@ class Session:
     waiting: deque[SessionRun] = field(default_factory=deque)
     idle_since: float = 0.0  # the owner's clock at its last request or run end
     lease: Lease | None = None  # its single-writer lease: every write names it (store.Lease)
+    #: run id -> (its new follower, whether batched, the messages held for it until CatchUp): see follow
+    catching_up: dict[str, tuple[Any, bool, list[Any]]] = field(default_factory=dict)
+    ends: dict[str, RunDone | RunFailed] = field(default_factory=dict)  # the latest KEPT_ENDS runs' ends
 
     @property
     def key(self) -> str:
@@ -193,7 +206,10 @@ class Session:
     # -- runs --------------------------------------------------------------------------------
 
     def take(self, request: RunRequest, caller: Any) -> RunAccepted:
-        """Accept a run request (see the module, 1), or raise a CallError."""
+        """Accept a run request (see the module, 1), or raise a CallError. A
+        ``FollowRun`` joins a run instead (``follow``)."""
+        if isinstance(request, FollowRun):
+            return self.follow(request, caller)
         if not request.live and not request.resume and not request.new_message.parts:
             raise BadRequest("a RunRequest needs a non-empty new_message")
         too_large = None if request.live else self.owner.limits.message_too_large(request.new_message)
@@ -240,6 +256,72 @@ class Session:
             return RunAccepted(request.run_id, len(self.waiting), os.getpid(), self.owner.address)
         self._begin(run)
         return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
+
+    def follow(self, request: FollowRun, caller: Any) -> RunAccepted:
+        """Make ``caller`` the caller of run ``request.run_id`` (``FollowRun``), in order:
+        the run is looked for among the session's running and waiting runs, else in the
+        store (``invalid_request`` when the session never had it); the committed events
+        of its invocation after event ``request.after`` are held for the follower, with
+        every message the run sends meanwhile and, for a run that ended, its end (as it
+        was sent when the session still keeps it, else rebuilt from its recorded
+        status); the partition's ``CatchUp`` timer sends them (``caught_up``), after
+        this answer: a caller that waits for a call's answer drops what comes before it."""
+        run = next((known for known in [self.active, *self.waiting]
+                    if known is not None and known.run_id == request.run_id and known.outcome is None), None)
+        end: RunDone | RunFailed | None = None
+        if run is not None:
+            invocation = run.invocation_id
+            run.caller = caller
+        else:
+            info = self.owner.store.run_info(request.run_id)
+            if info is None or (info.app_name, info.user_id, info.session_id) != (
+                    self.app_name, self.user_id, self.session_id):
+                raise CallError(f"no run {request.run_id!r} on this session", code="invalid_request")
+            invocation = info.invocation_id
+            end = self.ends.get(request.run_id) or self._recorded_end(info)
+        missed = self._committed_after(invocation, request.after)
+        held: list[Any] = [AdkEvent(request.run_id, event, seq) for seq, event in enumerate(missed)]
+        if end is not None:
+            held.append(end)
+        self.catching_up[request.run_id] = (caller, request.batched, held)
+        self.owner.send_after(0, CatchUp(self.key, request.run_id))
+        return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
+
+    def _committed_after(self, invocation_id: str, after: str) -> list[Event]:
+        """The session's events of ``invocation_id`` after event ``after`` (all of them
+        when it is empty or not one of the session's)."""
+        start = 0
+        if after:
+            start = next((position + 1 for position in range(len(self.events) - 1, -1, -1)
+                          if self.events[position].id == after), 0)
+        return [event for event in self.events[start:] if event.invocation_id == invocation_id]
+
+    def _recorded_end(self, info: RunInfo) -> RunDone | RunFailed:
+        """The end of a run the session keeps no end of, from its recorded status:
+        ``RunDone`` (its last event that is no error), else ``RunFailed`` for that reason,
+        naming the run that resumes it when that is the session's latest. A status that
+        is no failure reason (``resumed``; ``running`` in the store, with no run here:
+        its partition died) ends it ``interrupted``."""
+        if info.status == "done":
+            final = next((event.id for event in reversed(self.events)
+                          if event.invocation_id == info.invocation_id and not event.error_code), None)
+            return RunDone(info.run_id, final, 0)
+        last = self.owner.store.last_run(self.app_name, self.user_id, self.session_id)
+        resumed_as = last.run_id if last is not None and last.resumes == info.run_id else ""
+        reason = info.status if info.status in FAILURE_REASONS else "interrupted"
+        return RunFailed(info.run_id, reason, "RunEnded", f"the run ended {info.status}", resumed_as=resumed_as)
+
+    def caught_up(self, run_id: str) -> None:
+        """Send the follower of run ``run_id`` what ``follow`` held for it (in one
+        envelope for a batched one); from now on the run's messages go to it as they come."""
+        follower, batched, held = self.catching_up.pop(run_id, (None, False, []))
+        if follower is None or not held:
+            return
+        if batched:
+            self.owner.send(follower, RunMessages(run_id, tuple(held)))
+        else:
+            for message in held:
+                self.owner.send(follower, message)
 
     def _begin(self, run: SessionRun) -> None:
         run.started = time.monotonic()
@@ -319,8 +401,8 @@ class Session:
                 self._on_outcome(run, output.outcome)
         finally:
             held, run.held = run.held, None
-            if held and run.caller is not None:
-                self.owner.send(run.caller, held[0] if len(held) == 1 else RunMessages(run.run_id, tuple(held)))
+            if held:
+                self._deliver(run, held[0] if len(held) == 1 else RunMessages(run.run_id, tuple(held)))
 
     def _relay(self, run: SessionRun, output: RunOutput) -> None:
         """Commit the output's non-partial events in one transaction (with the run's end
@@ -406,7 +488,16 @@ class Session:
         handled, hold it for one envelope."""
         if run.held is not None:
             run.held.append(message)
-        elif run.caller is not None:  # None: a run the host resumed on its own
+        else:
+            self._deliver(run, message)
+
+    def _deliver(self, run: SessionRun, message: Any) -> None:
+        """Send ``message`` to the run's caller (none: a run the host resumed on its own
+        that nobody follows), or hold it for a follower still catching up (``follow``)."""
+        catching_up = self.catching_up.get(run.run_id)
+        if catching_up is not None:
+            catching_up[2].extend(message.messages if isinstance(message, RunMessages) else (message,))
+        elif run.caller is not None:
             self.owner.send(run.caller, message)
 
     def _finish(self, run: SessionRun, terminal: RunDone | RunFailed) -> None:
@@ -428,6 +519,9 @@ class Session:
             self.owner.store.end_run(run.run_id, status)
             run.end_stored = True
         self._to_caller(run, terminal)
+        self.ends[run.run_id] = terminal
+        if len(self.ends) > KEPT_ENDS:
+            del self.ends[next(iter(self.ends))]
         self.owner.run_ended(self, run, status)
         if run is self.active:
             self.active = None
@@ -453,11 +547,12 @@ class Session:
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
                 run.outcome = RunOutcome(run.run_id, False, "interrupted")
-                if run.caller is not None:
-                    self.owner.send(run.caller, RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq))
+                self._deliver(run, RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq))
                 try:
                     self.owner.store.end_run(run.run_id, "interrupted")
                 except Exception:
                     pass
+        for run_id in list(self.catching_up):
+            self.caught_up(run_id)
         self.active = None
         self.waiting.clear()
