@@ -260,12 +260,15 @@ def test_a_run_that_keeps_crashing_is_resumed_only_as_often_as_its_app_allows(ho
         killed.add(pid)
         os.kill(pid, signal.SIGKILL)
     thread.join(10)
-    assert isinstance(box.get("error"), RunFailedError)
+    followed = box.get("error")  # its caller followed both resumes: the last one's end
+    assert isinstance(followed, RunFailedError) and followed.reason == "killed" and not followed.resumed_as
+    assert "not resumed again" in followed.detail
     time.sleep(1.5)  # no fourth attempt comes
     assert counted(counts)["note:looped"] == 3
     assert int(Path(f"{counts}.pid").read_text()) in killed
     watched = runner.last_run("ann", "s1")
     assert watched is not None and (watched.status, watched.attempt) == ("killed", 2)
+    assert followed.run_id == watched.run_id
     # Resumed by hand once more and killed again: its caller is told why it is not resumed.
     thread, box = in_thread(lambda: list(runner.resume("ann", "s1", watched.run_id)))
     pid = wait_until(lambda: (p := int(Path(f"{counts}.pid").read_text())) not in killed and p, timeout=20)
@@ -274,6 +277,23 @@ def test_a_run_that_keeps_crashing_is_resumed_only_as_often_as_its_app_allows(ho
     failed = box.get("error")
     assert isinstance(failed, RunFailedError) and failed.reason == "killed" and not failed.resumed_as
     assert "resumed 3 times already, the most its app allows: not resumed again" in failed.detail
+
+
+def test_cancelling_a_followed_run_by_its_first_id_cancels_the_run_that_continues_it(host: Host,
+                                                                                       tmp_path: Path) -> None:
+    runner = host.runner("resuming")
+    counts = tmp_path / "counts.txt"
+    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": ["looped"]})
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
+    first = wait_until(lambda: Path(f"{counts}.pid").exists() and int(Path(f"{counts}.pid").read_text()), timeout=20)
+    os.kill(first, signal.SIGKILL)
+    wait_until(lambda: int(Path(f"{counts}.pid").read_text()) != first, timeout=20)  # resumed, paused again
+    runner.cancel("run-first")
+    thread.join(10)
+    failed = box.get("error")
+    last = runner.last_run("ann", "s1")
+    assert isinstance(failed, RunFailedError) and failed.reason == "cancelled"
+    assert last is not None and failed.run_id == last.run_id != "run-first" and last.status == "cancelled"
 
 
 def test_a_run_waiting_for_approval_survives_its_partitions_death_and_goes_on_when_approved(

@@ -53,6 +53,7 @@ class _Parked:
     message: Content
     approval: Any = None
     auth: dict[str, Any] = field(default_factory=dict)
+    invocation_id: str = ""  # its run's (a run the host resumed after a crash continues it)
     answer: list[Part] = field(default_factory=list)
 
 
@@ -118,6 +119,7 @@ class RunnerExecutor(AgentExecutor):
                 return
             if kind == "done":
                 break
+            parked.invocation_id = parked.invocation_id or item.invocation_id
             parts = a2a_parts(item.content)
             if item.actions.requested_auth_configs:
                 parked.auth = dict(item.actions.requested_auth_configs)
@@ -182,8 +184,16 @@ class RunnerExecutor(AgentExecutor):
 
     def _start(self, user: str, session_id: str, parked: _Parked) -> TaskRun:
         async def pending() -> list[Any]:
+            """The pending approvals of the task's run: the run it started or, when the
+            host resumed that one after a crash (the Runner follows it), the run that
+            continues its invocation."""
             found = await asyncio.to_thread(self._runner.approvals, user, "pending")
-            return [approval for approval in found if approval.run_id == parked.run_id]
+            ours = {parked.run_id}
+            if parked.invocation_id and any(a.session_id == session_id and a.run_id not in ours for a in found):
+                last = await asyncio.to_thread(self._runner.last_run, user, session_id)
+                if last is not None and last.invocation_id == parked.invocation_id:
+                    ours.add(last.run_id)
+            return [approval for approval in found if approval.run_id in ours]
 
         return TaskRun(self._events(user, session_id, parked.message, parked.run_id), pending)
 
