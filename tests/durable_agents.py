@@ -68,6 +68,17 @@ def send(step: str, tool_context: Any) -> dict[str, Any]:
     return {"sent": step}
 
 
+async def charge(step: str, tool_context: Any) -> dict[str, Any]:
+    """Charge a card (not idempotent). A coroutine that blocks its loop while it works,
+    as careless ones do: nothing else of the run moves meanwhile.
+
+    Args:
+        step: the step's name.
+    """
+    _count("charge", step, tool_context)
+    return {"charged": step}
+
+
 def book(step: str, tool_context: Any) -> dict[str, Any]:
     """Book a trip (a human approves each booking first).
 
@@ -93,7 +104,7 @@ def answer(request: Any) -> Any:
 
 def _agent(name: str, tool: str) -> LlmAgent:
     tools = {"note": [note], "send": [send], "book": [FunctionTool(book, require_confirmation=True)],
-             "nothing": []}[tool]
+             "charge": [charge], "nothing": []}[tool]
     return LlmAgent(name=name, model=ScriptedModel(fallback=answer), instruction=f"You are {name}; use {tool}.",
                     tools=tools)
 
@@ -142,6 +153,9 @@ boundary_app = App(root_agent=tree(), plugins=[PauseAtBoundary()])
 
 #: The same tree in an app whose crashed runs the host resumes on its own, twice at most.
 resuming_app = App(root_agent=tree(), resume_interrupted=2)
+
+#: One agent whose tool blocks the run's loop while it charges.
+charging_agent = _agent("payer", "charge")
 
 #: One agent whose tool waits for a human's approval; crashed runs are resumed.
 booking_app = App(root_agent=_agent("booker", "book"), resume_interrupted=2)

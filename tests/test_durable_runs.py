@@ -19,6 +19,7 @@ import pytest
 from conftest import serving
 from durable_agents import counted
 from engine_helpers import summary
+from test_a2a import answer_message, asked, message, responses, states
 from test_cli import cli
 from test_runtime import in_thread, session_pid
 
@@ -31,7 +32,7 @@ from supervision.testing import children_of, wait_until
 
 APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app",
         "booking": "durable_agents:booking_app",
-        "boundary": "durable_agents:boundary_app"}
+        "boundary": "durable_agents:boundary_app", "charging": "durable_agents:charging_agent"}
 
 
 @pytest.fixture
@@ -191,6 +192,26 @@ def test_over_http_a_killed_run_is_resumed_and_its_pending_call_decided(tmp_path
 
 
 
+def test_a_tools_call_is_on_record_before_the_tool_runs_even_when_it_blocks_the_runs_loop(
+        host: Host, tmp_path: Path) -> None:
+    """The worker is killed while the tool (a coroutine that blocks its loop, so the
+    worker could send nothing after it began) charges: the resumed run still finds the
+    call, and asks, instead of charging again."""
+    runner = host.runner("charging")
+    counts = tmp_path / "counts.txt"
+    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": ["payer"]})
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "pay", run_id="run-first")))
+    wait_until(lambda: Path(f"{counts}.pid").exists() and Path(f"{counts}.pid").read_text(), timeout=20)
+    os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
+    runner.update_state("ann", "s1", {"pause_at": []})
+    with pytest.raises(RunFailedError) as stopped:
+        list(runner.resume("ann", "s1", "run-first"))
+    assert [(c["name"], c["args"]) for c in stopped.value.pending_calls] == [("charge", {"step": "payer"})]
+    assert counted(counts)["charge:payer"] == 1
+
+
 def _finished(runner: Any, session_id: str) -> bool:
     events = runner.get_session("ann", session_id).events
     return bool(events) and events[-1].author == "last"
@@ -202,6 +223,8 @@ def _start_and_kill(runner: Any, host: Host, counts: Path, victim: str) -> tuple
     runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_once_at": ["looped"]})
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
     wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
+    # Killed once looped's call is on record (and all before it: right's send and its result).
+    wait_until(lambda: any(e.author == "looped" for e in runner.get_session("ann", "s1").events), timeout=20)
     if victim == "worker":
         os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
     else:
@@ -432,18 +455,27 @@ def test_bad_input_to_the_resume_routes_gets_a_typed_4xx_and_the_host_serves_on(
         assert ran.status_code == 200 and http.get(f"{base}/s1/runs/last").json()["status"] == "done"
 
 
+def _kill_the_worker_when_paused(counts: Path, http: httpx.Client, session: str, author: str | None) -> None:
+    """Kill the run's worker once it paused (and ``author``'s first event is on record: all before it is)."""
+    wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
+    if author is not None:
+        wait_until(lambda: any(e["author"] == author for e in http.get(session).json()["events"]), timeout=20)
+    os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
+
+
+def _a2a_session(http: httpx.Client, counts: Path, pause: str) -> tuple[str, str]:
+    """A context of app ``resuming`` (its session made first, with its state), whose
+    ``pause`` step pauses once; and its session's path."""
+    context = uuid.uuid4().hex
+    path = f"/apps/resuming/users/A2A_USER_{context}/sessions/{context}"
+    http.post(path, json={"counts_file": str(counts), "pause_once_at": [pause]})
+    return context, path
+
+
 def test_an_sse_stream_and_an_a2a_task_whose_worker_is_killed_go_on_as_one_run(tmp_path: Path) -> None:
     """The HTTP API's and the A2A server's Runner follow the run that resumes theirs:
     the SSE stream gives each event once and ends with the last agent's answer, no
     error line; the A2A task completes."""
-    a2a = pytest.importorskip("a2a.client")
-    from a2a.types import Message, Role, SendMessageRequest, TaskState
-    from a2a.types import Part as A2aPart
-
-    def kill_the_worker_when_paused(counts: Path) -> None:
-        wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)
-        os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
-
     with serving(tmp_path, apps='resuming = "durable_agents:resuming_app"\n') as served, \
             httpx.Client(base_url=served["url"], timeout=30) as http:
         counts = tmp_path / "sse.txt"
@@ -452,30 +484,47 @@ def test_an_sse_stream_and_an_a2a_task_whose_worker_is_killed_go_on_as_one_run(t
         thread, box = in_thread(lambda: http.post("/run_sse", json={
             "appName": "resuming", "userId": "ann", "sessionId": "s1",
             "newMessage": {"role": "user", "parts": [{"text": "go"}]}}))
-        kill_the_worker_when_paused(counts)
+        _kill_the_worker_when_paused(counts, http, f"{base}/s1", "looped")
         thread.join(30)
         streamed = [json.loads(line[6:]) for line in box["result"].text.splitlines() if line.startswith("data: ")]
-        assert not any("error" in event for event in streamed) and streamed[-1]["author"] == "last"
+        assert not any("error" in event for event in streamed) and streamed[-1]["author"] == "last", streamed[-2:]
         stored = [e["id"] for e in http.get(f"{base}/s1").json()["events"] if e["author"] != "user"]
         assert [event["id"] for event in streamed if not event.get("partial")] == stored
         assert counted(counts)["send:right"] == 1
 
         counts = tmp_path / "a2a.txt"
-        context = uuid.uuid4().hex
-        http.post(f"/apps/resuming/users/A2A_USER_{context}/sessions/{context}",
-                  json={"counts_file": str(counts), "pause_once_at": ["looped"]})
-        request = SendMessageRequest(message=Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER,
-                                                     parts=[A2aPart(text="go")], context_id=context))
-
-        async def send() -> list[Any]:
-            async with httpx.AsyncClient(timeout=30) as client_http:
-                client = await a2a.create_client(f"{served['url']}/a2a/resuming",
-                                                 a2a.ClientConfig(streaming=True, httpx_client=client_http))
-                return [r async for r in client.send_message(request)]
-
-        thread, box = in_thread(lambda: asyncio.run(send()))
-        kill_the_worker_when_paused(counts)
+        context, path = _a2a_session(http, counts, "looped")
+        thread, box = in_thread(lambda: asyncio.run(responses(f"{served['url']}/a2a/resuming",
+                                                              message("go", context))))
+        _kill_the_worker_when_paused(counts, http, path, "looped")
         thread.join(30)
-        updates = [r.status_update.status for r in box["result"] if r.HasField("status_update")]
-        assert updates[-1].state == TaskState.TASK_STATE_COMPLETED, updates[-1]
-        assert counted(counts)["send:right"] == 1 and counted(counts)["note:looped"] == 3
+        assert states(box["result"])[-1] == "TASK_STATE_COMPLETED", asked(box["result"])
+        assert counted(counts)["send:right"] == 1 and counted(counts)["note:looped"] == 3, (
+            Path(f"{counts}.debug").read_text(), (tmp_path / "serve.err").read_text()[-3000:])
+
+
+def test_an_a2a_task_whose_resumed_run_needs_a_decision_asks_its_client(tmp_path: Path) -> None:
+    """The worker is killed after right's send ran and before its result was
+    committed: the host resumes the run, which stops before that call; the task is
+    input-required with the call, and the client's decision (its result) completes it."""
+    with serving(tmp_path, apps='resuming = "durable_agents:resuming_app"\n') as served, \
+            httpx.Client(base_url=served["url"], timeout=30) as http:
+        counts = tmp_path / "a2a.txt"
+        url = f"{served['url']}/a2a/resuming"
+        context, path = _a2a_session(http, counts, "right")
+        thread, box = in_thread(lambda: asyncio.run(responses(url, message("go", context))))
+        # Killed as soon as the send runs: its call went on record before it ran (the barrier).
+        _kill_the_worker_when_paused(counts, http, path, None)
+        thread.join(30)
+        assert states(box["result"])[-1] == "TASK_STATE_INPUT_REQUIRED"
+        task_id, context_id, question = asked(box["result"])
+        assert [(c["name"], c["args"]) for c in question["pending_calls"]] == [("send", {"step": "right"})]
+        call_id = question["pending_calls"][0]["call_id"]
+        again = asyncio.run(responses(url, answer_message(context_id, task_id, text="whatever")))
+        assert states(again)[-1] == "TASK_STATE_INPUT_REQUIRED"  # no decision in it: asked again
+        done = asyncio.run(responses(url, answer_message(context_id, task_id, data={
+            "decisions": {call_id: {"action": "result", "result": {"sent": "right"}}}})))
+        assert states(done)[-1] == "TASK_STATE_COMPLETED"
+        assert counted(counts)["send:right"] == 1 and counted(counts)["send:first"] == 1
+        events = http.get(path).json()["events"]
+        assert events[-1]["author"] == "last"

@@ -14,6 +14,10 @@ In order, for each message of a task (``execute``):
 5. a run that fails ends the task failed, with the reason (``<reason>: <type>:
    <detail>``, e.g. a kill -9 of the session's partition: ``interrupted``), and a
    cancelled run canceled; an A2A client never waits on a task whose run ended.
+   A run the host resumes on its own after a crash is followed by the Runner, so
+   its task goes on; one whose resume stopped before calls that may have run
+   (``needs_decision``) makes the task ``input-required``, and the client's
+   decisions (``{"decisions": {call_id: {"action": ..., "result": ...}}}``) resume it.
 
 ``cancel`` (A2A ``CancelTask``): a2a-sdk cancels ``execute`` first, which cancels the
 task's run on the host, then publishes canceled.
@@ -33,6 +37,7 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, Task, TaskState, TaskStatus
 from pydantic import ValidationError
 
+from .._decisions import CallDecision
 from .._exceptions import AdkError, RunFailedError, SessionExistsError, SessionNotFoundError
 from .._types import Content
 from ..runtime import Credential
@@ -54,6 +59,9 @@ class _Parked:
     approval: Any = None
     auth: dict[str, Any] = field(default_factory=dict)
     invocation_id: str = ""  # its run's (a run the host resumed after a crash continues it)
+    pending_calls: list[dict[str, Any]] = field(default_factory=list)  # its run stopped before them
+    resume: str = ""  # the run to resume (with ``decisions``) when the task goes on
+    decisions: dict[str, CallDecision] = field(default_factory=dict)
     answer: list[Part] = field(default_factory=list)
 
 
@@ -95,6 +103,12 @@ class RunnerExecutor(AgentExecutor):
                 self._stop(parked, user, context_id)
             raise
         except RunFailedError as failure:
+            if failure.pending_calls and parked is not None:
+                parked.run, parked.pending_calls, parked.resume = None, failure.pending_calls, failure.run_id
+                self._parked[task_id] = parked
+                await updater.update_status(TaskState.TASK_STATE_INPUT_REQUIRED, _asking_decisions(
+                    parked.pending_calls, task_id, context_id), metadata={**metadata, "adk_run_id": failure.run_id})
+                return
             state = TaskState.TASK_STATE_CANCELED if failure.reason == "cancelled" else TaskState.TASK_STATE_FAILED
             why = ": ".join(x for x in (failure.reason, failure.error_type, failure.detail) if x)
             await updater.update_status(state, _text(why, task_id, context_id), metadata=metadata)
@@ -152,6 +166,15 @@ class RunnerExecutor(AgentExecutor):
         data = data_of(message) if message is not None else {}
         text = content_of(message).text.strip().lower() if message is not None else ""
         task_id, context_id = context.task_id or "", context.context_id or ""
+        if parked.pending_calls:
+            decisions = _decisions(data.get("decisions"), parked.pending_calls)
+            if decisions is None:
+                await updater.update_status(TaskState.TASK_STATE_INPUT_REQUIRED, _asking_decisions(
+                    parked.pending_calls, task_id, context_id, again=True),
+                    metadata={**metadata, "adk_run_id": parked.resume})
+                return False
+            parked.pending_calls, parked.decisions, parked.run_id = [], decisions, f"a2a-{uuid.uuid4().hex}"
+            return True
         if parked.approval is not None:
             approved = data.get("approved") if isinstance(data.get("approved"), bool) else _yes_or_no(text)
             if approved is None:
@@ -195,7 +218,13 @@ class RunnerExecutor(AgentExecutor):
                     ours.add(last.run_id)
             return [approval for approval in found if approval.run_id in ours]
 
-        return TaskRun(self._events(user, session_id, parked.message, parked.run_id), pending)
+        if parked.resume:
+            events = self._runner.resume_async(user, session_id, parked.resume, decisions=parked.decisions,
+                                               new_run_id=parked.run_id)
+            parked.resume, parked.decisions = "", {}
+        else:
+            events = self._events(user, session_id, parked.message, parked.run_id)
+        return TaskRun(events, pending)
 
     def _stop(self, parked: _Parked, user: str, session_id: str) -> None:
         if parked.run is not None:
@@ -263,6 +292,35 @@ def _asking_approval(approval: Any, task_id: str, context_id: str, again: bool =
     request = {"approval_id": approval.id, "tool": approval.tool, "args": approval.args, "hint": approval.hint}
     return agent_message([Part(text=words), data_part(request, "approval_request")], task_id, context_id,
                          uuid.uuid4().hex)
+
+
+def _asking_decisions(pending: list[dict[str, Any]], task_id: str, context_id: str, again: bool = False) -> Any:
+    """The question a run stopped before calls that may have run puts to the A2A
+    client: the calls in words, and as data (``adk_type`` ``decision_request``)."""
+    calls = ", ".join(f"{call.get('name')} ({call.get('call_id')})" for call in pending)
+    words = (f"The run stopped before calls that may have run already: {calls}. For each, decide: run it "
+             "again, give its result, or end the run"
+             + (": send {\"decisions\": {call_id: {\"action\": \"rerun\" | \"result\" | \"end\", "
+                "\"result\": {...}}}}, one for every call." if again else "."))
+    return agent_message([Part(text=words), data_part({"pending_calls": pending}, "decision_request")],
+                         task_id, context_id, uuid.uuid4().hex)
+
+
+def _decisions(given: Any, pending: list[dict[str, Any]]) -> dict[str, CallDecision] | None:
+    """The client's decisions, one valid ``CallDecision`` per pending call, or None."""
+    if not isinstance(given, dict):
+        return None
+    decisions: dict[str, CallDecision] = {}
+    for call in pending:
+        decision = given.get(str(call.get("call_id")))
+        if not isinstance(decision, dict):
+            return None
+        fields = {key: decision[key] for key in ("action", "result") if key in decision}
+        try:
+            decisions[str(call.get("call_id"))] = CallDecision(**fields)
+        except (TypeError, ValueError):  # no action, or not one of the three
+            return None
+    return decisions
 
 
 def _asking_credential(auth: dict[str, Any], task_id: str, context_id: str) -> Any:

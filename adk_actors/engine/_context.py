@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -94,6 +94,11 @@ class InvocationContext:
     run_id: str = ""
     engine: Any = None  # runs agents and sub-invocations (engine._invocation.ENGINE)
     replay: Any = None  # a resumed invocation's committed events (engine._resume.Replay)
+    #: Returns once every event yielded so far is in the session's store (a host's run
+    #: worker asks its partition); awaited before a tool that must not run twice runs, so
+    #: a resumed run finds its call on record. None: events are committed as they are
+    #: yielded (an embedded run), nothing to wait for.
+    committed: Callable[[], Awaitable[None]] | None = None
 
     def run_agent(self, agent: Any) -> AsyncIterator[Event]:
         """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does)."""

@@ -64,7 +64,7 @@ from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
 from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
 from ._policy import Deny
-from ._resume import decided_results
+from ._resume import decided_results, is_idempotent
 
 __all__ = [
     "ModelRaised",
@@ -424,6 +424,8 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         yield ctx.event(content=content, actions=EventActions(state_delta=state_delta),
                         long_running_tool_ids=long_running_ids(calls, tools), **common)
         ctx.check_cancelled()
+        if ctx.committed is not None and not all(is_idempotent(tools.get(c.name), c.name) for c in calls):
+            await ctx.committed()  # the calls are on record before a tool that must not run twice runs
         results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
         ended = []
         async for event in _answered(ctx, calls, results, ended):

@@ -12,7 +12,7 @@ or cancellation.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -111,6 +111,7 @@ def new_invocation_context(
     credentials: Any = None,
     mcp: Any = None,
     run_id: str = "",
+    committed: Callable[[], Awaitable[None]] | None = None,
 ) -> InvocationContext:
     """The context of one invocation of ``root_agent`` on ``session`` (in-memory
     artifact and memory services when none are given)."""
@@ -133,6 +134,7 @@ def new_invocation_context(
         mcp=mcp,
         run_id=run_id,
         engine=ENGINE,
+        committed=committed,
     )
 
 

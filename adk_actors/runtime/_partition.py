@@ -138,7 +138,15 @@ from ._partition_timers import (
     WriteRunLog,
 )
 from ._run import RunActor
-from ._run_protocol import Cancel, LiveSend, NeedHistory, RunOutput, StartRun, WorkerSettings
+from ._run_protocol import (
+    Cancel,
+    Committed,
+    LiveSend,
+    NeedHistory,
+    RunOutput,
+    StartRun,
+    WorkerSettings,
+)
 from ._session import CANCEL_GRACE, Session, SessionRun
 
 __all__ = ["AFFINITY_SLACK", "PartitionArgs", "SessionPartition"]
@@ -1034,6 +1042,10 @@ class SessionPartition(GenServer):
                                 session=live[0].key, run=output.run_id, error=f"{type(exc).__name__}: {exc}",
                                 exc_info=True)
                 self._crash_session(live[0].key, f"{type(exc).__name__} while committing its run's output")
+        if output.barrier:  # the worker waits to run a tool that must not run twice: on record?
+            now = self.runs.get(output.run_id)
+            going_on = now is not None and now[1].worker is worker and now[1].outcome is None
+            self._to_worker(worker, Committed(output.run_id, output.barrier, going_on))
         if worker.retired:
             self._kill_if_done(worker)
         elif output.outcome is not None and self.config.runs_per_worker:

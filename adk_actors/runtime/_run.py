@@ -24,6 +24,11 @@ and gives each turn of any of its sessions to one of them. In order, for a worke
    them (``HOLD_LIMIT`` since the first). Partial events are signalled at once and
    leading-edge batched (the first of a burst at once, the rest every
    ``PARTIAL_WINDOW`` seconds).
+   Before a tool that must not run twice (not idempotent) runs, the engine awaits
+   ``InvocationContext.committed``: the run's held events go at once with a
+   ``barrier``, and the tool runs only once the partition answers ``Committed`` (they
+   are in the store: a resumed run finds the call), never when it says the run ended
+   or does not answer within ``COMMIT_WAIT``.
 4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps).
 5. ``LiveSend``: an input of a live run (``StartRun.live``: the engine's
    ``run_live_invocation``), handed to its turn's input queue on the worker thread's
@@ -89,6 +94,7 @@ from ._conformance import conformance_plugin
 from ._link import RunLink
 from ._run_protocol import (
     Cancel,
+    Committed,
     LiveSend,
     NeedHistory,
     RunOutcome,
@@ -115,6 +121,8 @@ PARTIAL_WINDOW = 0.03
 FINAL_WINDOW = 0.002
 #: ... and at most this much of the worker's CPU time since the first of them.
 HOLD_LIMIT = 0.02
+#: How long a run waits for its partition to say its tool call is on record (see the module, 3).
+COMMIT_WAIT = 30.0
 
 
 def release_due(timeout: float | None, now: float, *, first: float, last: float) -> bool:
@@ -215,8 +223,8 @@ class RunActor(GenServer):
         self._lookups: dict[str, str] = {}
         self._waiting: dict[str, list[tuple[str, Any, Any]]] = {}
         self._service_calls: dict[str, concurrent.futures.Future[Any]] = {}
-        #: (kind, run id, item) from the worker thread: "event", "outcome", or "release"
-        #: (every held event may go).
+        #: (kind, run id, item) from the worker thread: "event", "outcome", "release"
+        #: (every held event may go), or "barrier" (the run's go now; see _committed).
         self._queue: queue.SimpleQueue[tuple[str, str, Any]] = queue.SimpleQueue()
         self._bell = Doorbell()  # the worker and tool threads wake the main thread with it
         self._held: list[tuple[str, Event]] = []  # handed over, held by the worker thread
@@ -229,6 +237,10 @@ class RunActor(GenServer):
         self._recorder: TraceRecorder | None = None  # records the turns' spans (WorkerSettings.trace)
         #: inputs of live runs not started here yet (their StartRun waits on NeedHistory)
         self._early_inputs: OrderedDict[str, list[LiveRequest]] = OrderedDict()
+        #: (run id, barrier) -> what the worker thread waits on before a tool that must
+        #: not run twice (see _committed); set on the worker thread's loop
+        self._barriers: dict[tuple[str, int], asyncio.Future[bool]] = {}
+        self._next_barrier = 0
 
     def init(self, args: WorkerSettings) -> Any:
         """Take our end of the line (and let go of the partition's ends the fork gave
@@ -264,6 +276,8 @@ class RunActor(GenServer):
         for message in self._link.receive():
             if isinstance(message, StartRun):
                 self._start(message)
+            elif isinstance(message, Committed):
+                self._on_committed(message)
         if self._link.closed:  # the partition died (we die with it)
             self._link = None
             self._watch()
@@ -280,6 +294,8 @@ class RunActor(GenServer):
         self._read_link()  # a StartRun on the line came before this
         if isinstance(request, StartRun):
             self._start(request)
+        elif isinstance(request, Committed):
+            self._on_committed(request)
         elif isinstance(request, Cancel):
             turn = self._turns.get(request.run_id)
             if turn is not None:
@@ -396,7 +412,8 @@ class RunActor(GenServer):
                 run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
                 policies=app.policies, cancel=turn.cancel, invocation_id=start.invocation_id,
                 resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
-                **(service_bridges(self) if services else {}), run_id=run_id)
+                **(service_bridges(self) if services else {}), run_id=run_id,
+                committed=lambda: self._committed(run_id))
             if start.live:
                 events = run_live_invocation(app.root_agent, turn.view, turn.inputs, **context)
             elif start.resume:
@@ -426,6 +443,37 @@ class RunActor(GenServer):
             outcome = dataclasses.replace(outcome, trace=pack(start.invocation_id,
                                                               self._recorder.take(start.invocation_id)))
         self._hand("outcome", run_id, outcome)
+
+    async def _committed(self, run_id: str) -> None:
+        """Worker thread: return once the partition says every event the run handed over
+        is in the store (``RunOutput.barrier``, answered ``Committed``). RunCancelled when
+        it says the run ended there; a RuntimeError when it does not answer within
+        ``COMMIT_WAIT``: either way the tool waiting for it does not run."""
+        self._next_barrier += 1
+        barrier = (run_id, self._next_barrier)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._barriers[barrier] = future
+        try:
+            self._hand("barrier", run_id, barrier[1])
+            try:
+                ok = await asyncio.wait_for(future, COMMIT_WAIT)
+            except TimeoutError:
+                raise RuntimeError(f"the session's partition did not confirm the tool call was stored within "
+                                   f"{COMMIT_WAIT} s; the tool did not run") from None
+        finally:
+            self._barriers.pop(barrier, None)
+        if not ok:
+            raise RunCancelled("the run ended on its session before its tool call was stored; the tool did not run")
+
+    def _on_committed(self, answer: Committed) -> None:
+        """Main thread: the partition's answer to a barrier, passed to the run waiting on it."""
+        def settle() -> None:
+            future = self._barriers.get((answer.run_id, answer.barrier))
+            if future is not None and not future.done():
+                future.set_result(answer.ok)
+
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(settle)
 
     def _before_select(self, timeout: float | None) -> None:
         """Worker thread, at each turn of its loop: release the held events (and wake the
@@ -459,6 +507,9 @@ class RunActor(GenServer):
                 self._held.append((run_id, item))
             elif kind == "event":
                 self._ready.setdefault(run_id, []).append(item)
+            elif kind == "barrier":
+                self._release(run_id)
+                self._send(run_id, None, barrier=item)
             else:
                 self._release(run_id)
                 self._send(run_id, item)
@@ -485,13 +536,13 @@ class RunActor(GenServer):
                 keep.append((owner, event))
         self._held = keep
 
-    def _send(self, run_id: str, outcome: RunOutcome | None) -> None:
-        """Send a run's ready events (and its outcome, which ends the turn here) to the
-        partition."""
+    def _send(self, run_id: str, outcome: RunOutcome | None, barrier: int = 0) -> None:
+        """Send a run's ready events (and its outcome, which ends the turn here, or a
+        barrier the run waits on) to the partition."""
         events = self._ready.pop(run_id, [])
-        if not events and outcome is None:
+        if not events and outcome is None and not barrier:
             return
-        self._to_partition(run_id, RunOutput(run_id, events, outcome))
+        self._to_partition(run_id, RunOutput(run_id, events, outcome, barrier))
         if outcome is not None:
             self._turns.pop(run_id, None)
             self._through_thespian.discard(run_id)

@@ -18,7 +18,7 @@ from .._decisions import CallDecision
 from .._types import Content, Event, LiveRequest, RunConfig
 from ..tracing import PackedTrace
 
-__all__ = ["Cancel", "LiveSend", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
+__all__ = ["Cancel", "Committed", "LiveSend", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,20 @@ class RunOutput:
     run_id: str
     events: list[Event]
     outcome: RunOutcome | None = None
+    #: > 0: the worker waits, before a tool that must not run twice, until these events
+    #: are in the store: answer ``Committed(run_id, barrier)`` once they are
+    barrier: int = 0
 
     def __str__(self) -> str:
         return f"RunOutput({self.run_id}, {len(self.events)} events, outcome={self.outcome is not None})"
+
+
+@dataclass(frozen=True)
+class Committed:
+    """The partition's answer to a ``RunOutput`` with a ``barrier``: its events and
+    every one before are in the store (``ok``), or the run ended on its session (or
+    its events could not be stored) and must not go on (not ``ok``)."""
+
+    run_id: str
+    barrier: int
+    ok: bool = True
