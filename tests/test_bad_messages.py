@@ -4,16 +4,18 @@ Hypothesis builds each public request of each actor with fields drawn from junk 
 types, nested shapes, None, huge numbers) mixed with plausible values, sends it as a
 real Call to the real actor process and asserts: an answer (a Reply or a typed
 ``CallError`` that is not a crash) within the timeout, the same pid afterwards, and at
-the end a turn still served.
+the end a turn still served. One host takes every test's junk, one after another.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 import hypothesis.strategies as st
 import pytest
+import runtime_agents
 from hypothesis import HealthCheck, given, settings
 
 from adk_actors._types import Blob, Content, Part, RunConfig
@@ -26,6 +28,7 @@ from adk_actors.messages import (
     ListSessions,
     RunRequest,
 )
+from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._service_calls import (
     Acquire,
     AddSessionToMemory,
@@ -50,6 +53,7 @@ from adk_actors.runtime._service_calls import (
     WaitDecision,
 )
 from supervision import CallError, SupervisorClient, call
+from supervision.testing import running_actor_system
 
 SESSION_REQUESTS = [CreateSession, ListSessions, DeleteSession, RunRequest, GetSession, GetState, CancelRun]
 TARGETS: dict[str, list[type]] = {
@@ -89,6 +93,16 @@ def request_of(cls: type) -> st.SearchStrategy[Any]:
     fields = {f.name: st.one_of(plausible.get(f.name, junk), junk) if f.name in plausible else junk
               for f in dataclasses.fields(cls)}
     return st.fixed_dictionaries(fields).map(lambda kwargs: cls(**kwargs))
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
+    """One host for the whole module: junk aimed at its actors test after test, it
+    must serve on (each test checks)."""
+    base = tmp_path_factory.mktemp("bad-messages")
+    with running_actor_system(base / "logs") as system, \
+            Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(base / "data")), system=system) as running:
+        yield running
 
 
 def target_address(host: Any, target: str) -> tuple[Any, Any]:
@@ -188,9 +202,9 @@ def test_a_storm_of_malformed_creates_leaves_the_host_serving(host: Any) -> None
     partition = host.partitions()[0]
     for number in range(300):
         with pytest.raises(CallError) as raised:
-            call(host.system, partition, CreateSession("echo", "u", f"storm-{number}", state=42), timeout=5.0)  # type: ignore[arg-type]
+            call(host.system, partition, CreateSession("echo", "storm", f"storm-{number}", state=42), timeout=5.0)  # type: ignore[arg-type]
         assert raised.value.code == "invalid_request"
     runner = host.runner("echo")
-    assert runner.list_sessions("u") == []  # nothing was stored
-    session = runner.create_session(user_id="u")
-    assert list(runner.run("u", session.id, "after the storm"))[-1].content is not None
+    assert runner.list_sessions("storm") == []  # nothing was stored
+    session = runner.create_session(user_id="storm")
+    assert list(runner.run("storm", session.id, "after the storm"))[-1].content is not None

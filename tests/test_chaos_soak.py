@@ -22,7 +22,7 @@ from adk_actors.chaos import TARGET_KINDS, soak
 from adk_actors.runtime import Host, HostConfig
 from supervision import HealthCheck
 
-SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "6"))
+SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "4"))
 
 
 def shipped_host_config(data_dir: Path) -> HostConfig:
