@@ -190,6 +190,15 @@ class GenServer(Actor):  # type: ignore[misc]
         """Answer a call. Raise ``BadRequest`` for bad input; other exceptions crash."""
         raise UnknownRequest(f"{type(self).__name__} does not handle {type(request).__name__}")
 
+    def exit_waits_for_children(self) -> bool:
+        """Whether Thespian, as this server exits, stops the actors it created and waits
+        for each to exit (the default). A child still starting (forked, not yet
+        connected) never gets that request, and Thespian would wait for it until the
+        supervisor's health check kills this server. A server that creates actors of its
+        own returns False while one may be starting: its children then die with it
+        (each has its parent's death signal), unasked."""
+        return True
+
     def handle_error(self, request: Any, error: Exception) -> CallError | None:
         """``handle_call`` raised ``error`` (not a CallError) for ``request``. Return the
         CallError its caller is answered with, and the server carries on: it must first
@@ -466,6 +475,8 @@ class GenServer(Actor):  # type: ignore[misc]
         self._exit()
 
     def _on_exit_request(self, request: Any = None) -> None:
+        if request is not None and not self.exit_waits_for_children():
+            request.notRecursive()
         if not self._terminated:
             self._fail_pending("not_running", "server shut down")
             self._run_terminate(SHUTDOWN)

@@ -23,6 +23,7 @@ from adk_actors.messages import (
     CancelRun,
     CreateSession,
     DeleteSession,
+    FollowRun,
     GetSession,
     GetState,
     ListSessions,
@@ -55,10 +56,11 @@ from adk_actors.runtime._service_calls import (
 from supervision import CallError, SupervisorClient, call
 from supervision.testing import running_actor_system
 
-SESSION_REQUESTS = [CreateSession, ListSessions, DeleteSession, RunRequest, GetSession, GetState, CancelRun]
+SESSION_REQUESTS = [CreateSession, ListSessions, DeleteSession, RunRequest, FollowRun, GetSession, GetState,
+                    CancelRun]
 TARGETS: dict[str, list[type]] = {
     "partition": SESSION_REQUESTS,
-    "session": [RunRequest, GetSession, GetState, CancelRun],  # its partition, holding it
+    "session": [RunRequest, FollowRun, GetSession, GetState, CancelRun],  # its partition, holding it
     "artifacts": [SaveArtifact, LoadArtifact, ListArtifacts, ArtifactVersions, DeleteArtifact],
     "memory": [AddSessionToMemory, SearchMemory],
     "approvals": [RegisterApproval, Approve, Deny, WaitDecision, ListApprovals],

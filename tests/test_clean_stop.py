@@ -49,3 +49,35 @@ def test_stopping_a_host_with_a_run_in_flight_logs_no_traceback(actor_system: An
     time.sleep(0.5)
     log = (tmp_path / "logs" / "actors.log").read_text()
     assert "Traceback" not in log and "closed database" not in log
+
+
+def test_a_host_stopped_just_after_a_partition_restart_stops_at_once(tmp_path: Path) -> None:
+    """Before, about one try in three: the restarted partition, asked to stop while a
+    worker it had just forked was still starting, waited for that worker for ever (as
+    Thespian does), and its supervisor killed it as unresponsive 5 s later."""
+    import os
+    import signal
+    import threading
+
+    from test_runtime import session_pid
+
+    from supervision.testing import running_actor_system
+
+    apps = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app"}
+    for attempt in range(5):
+        counts = tmp_path / f"counts-{attempt}.txt"
+        with running_actor_system(tmp_path / f"logs-{attempt}") as system:
+            with Host(HostConfig(apps=apps, data_dir=str(tmp_path / f"data-{attempt}")), system=system) as host:
+                runner = host.runner("resuming")
+                runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_once_at": ["looped"]})
+                turn = threading.Thread(target=lambda: list(runner.run("ann", "s1", "go")), daemon=True)
+                turn.start()
+                wait_until(lambda: Path(f"{counts}.pid").exists(), timeout=20)  # paused in a tool
+                pid = session_pid(host, "resuming", "ann", "s1")
+                assert pid is not None
+                os.kill(pid, signal.SIGKILL)
+                turn.join(30)  # resumed by the restarted partition, followed to its end
+                stopping = time.monotonic()
+            took = time.monotonic() - stopping
+        log = (tmp_path / f"logs-{attempt}" / "actors.log").read_text()
+        assert "unresponsive" not in log and took < 3.0, (attempt, took, log[-500:])

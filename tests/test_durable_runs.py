@@ -21,6 +21,7 @@ from durable_agents import counted
 from engine_helpers import summary
 from test_a2a import answer_message, asked, message, responses, states
 from test_cli import cli
+from test_credentials import oauth
 from test_runtime import in_thread, session_pid
 
 from adk_actors import Content, Event, FunctionResponse, InvalidRequestError, Part
@@ -431,6 +432,21 @@ def test_a_long_running_call_is_answered_after_a_host_restart(actor_system: Any,
             id=asked.id, name=asked.name, response={"answer": "yes"})),))
         assert [e.content.text for e in runner.run("ann", "s1", answer) if e.content is not None][-1] == \
             "the manager said yes"
+
+
+def test_a_credential_asked_for_before_a_host_restart_is_given_after_it(actor_system: Any, tmp_path: Path) -> None:
+    config = HostConfig(apps={"calendar": "runtime_agents:calendar_agent"}, data_dir=str(tmp_path / "data"))
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("calendar")
+        runner.create_session("ann", "s1")
+        asked = list(runner.run("ann", "s1", "what's on today?"))[-1]
+        [wanted] = asked.actions.requested_auth_configs.values()
+        assert wanted["credential_key"] == "calendar"
+    with Host(config, system=actor_system) as host:  # the user gives it to a host started again
+        runner = host.runner("calendar")
+        runner.put_credential("ann", "calendar", oauth(3600))
+        answer = list(runner.run("ann", "s1", "and now?"))[-1]
+        assert answer.content is not None and answer.content.text.startswith("calendar: {'events'")
 
 
 def test_bad_input_to_the_resume_routes_gets_a_typed_4xx_and_the_host_serves_on(tmp_path: Path) -> None:

@@ -1169,6 +1169,12 @@ class SessionPartition(GenServer):
                     self.send(worker.address, ping)
         self.send_after(self.health.check.interval, CheckWorkers())
 
+    def exit_waits_for_children(self) -> bool:
+        """Not while a worker we forked has not answered its Init (it may be starting:
+        Thespian would wait for it for ever, see ``GenServer``); the workers then die
+        with us."""
+        return all(worker.pid is not None for worker in self.workers)
+
     def terminate(self, reason: Any) -> None:
         """Every run not ended gets ``RunFailed(interrupted)``; the workers stop with us."""
         if "store" not in vars(self):
