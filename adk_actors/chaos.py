@@ -62,7 +62,8 @@ from .jobs import FINISHED, Backoff, JobInfo, JobSpec
 from .messages import HeldSessions
 from .runtime import Host, Runner
 
-__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "kill_row", "soak", "soak_job", "tree_rows"]
+__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "check_soak_arguments", "kill_row", "soak", "soak_job",
+           "tree_rows"]
 
 #: The processes that may be killed: the root's children, the service actors, the
 #: session partitions (each holds many sessions), their run workers, and the jobs
@@ -269,6 +270,19 @@ class _Session:
     to_resume: str = ""  # --resume: the run a kill just ended
 
 
+def check_soak_arguments(*, sessions: int, duration: float, interval: float, targets: Iterable[str],
+                         stops: float) -> tuple[str, ...]:
+    """The target kinds of a soak, or ``ValueError`` for an unknown one, a count below 1,
+    a duration or interval not above 0, or ``stops`` outside 0..1 (``soak`` checks its
+    arguments with it; the CLI too, before it looks for a host)."""
+    kinds = tuple(targets)
+    unknown = [k for k in kinds if k not in TARGET_KINDS]
+    if unknown or sessions < 1 or duration <= 0 or interval <= 0 or not 0 <= stops <= 1:
+        raise ValueError(f"bad soak arguments: targets must be among {TARGET_KINDS} (got {unknown or kinds}); "
+                         "sessions >= 1, duration and interval > 0, stops from 0 to 1")
+    return kinds
+
+
 def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, interval: float = 0.2,
          targets: Iterable[str] = TARGET_KINDS, turn_timeout: float = 30.0, restore_timeout: float = 30.0,
          user: str = "chaos-soak", seed: int | None = None, stops: float = 0.0, min_faults: int = 0,
@@ -286,12 +300,9 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     last committed step (``Runner.resume``), again while kills end it, and once more
     after the tree is restored: every one must complete (durable runs; the app's tools
     that are not idempotent then stop a resume with ``needs_decision``, a failure).
-    Raises ``ValueError`` for an unknown target kind or a count below 1."""
-    kinds = tuple(targets)
-    unknown = [k for k in kinds if k not in TARGET_KINDS]
-    if unknown or sessions < 1 or duration <= 0 or interval <= 0 or not 0 <= stops <= 1:
-        raise ValueError(f"bad soak arguments: targets must be among {TARGET_KINDS} (got {unknown or kinds}); "
-                         "sessions >= 1, duration and interval > 0, stops from 0 to 1")
+    Raises ``ValueError`` for bad arguments (``check_soak_arguments``)."""
+    kinds = check_soak_arguments(sessions=sessions, duration=duration, interval=interval, targets=targets,
+                                 stops=stops)
     say = progress or (lambda _text: None)
     rng = random.Random(seed)
     report = SoakReport(sessions=sessions, duration=duration)

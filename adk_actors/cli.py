@@ -454,8 +454,14 @@ def _worker_replaced(host: Any, target: dict[str, Any], before: list[dict[str, A
 
 
 def cmd_soak(args: argparse.Namespace) -> int:
-    from .chaos import soak
+    from .chaos import check_soak_arguments, soak
 
+    try:  # a usage error needs no host
+        check_soak_arguments(sessions=args.sessions, duration=args.duration, interval=args.interval / 1000.0,
+                             targets=args.targets.split(","), stops=args.stops)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     host = _connect(args)
     try:
         app = args.app or _default_app(args)

@@ -20,7 +20,7 @@ from conftest import ROOT, serving
 
 from adk_actors.chaos import TARGET_KINDS, soak
 from adk_actors.runtime import Host, HostConfig
-from supervision import HealthCheck
+from supervision import HealthCheck, free_port
 
 SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "4"))
 
@@ -113,8 +113,10 @@ def test_the_cli_soak_reports_json_and_its_exit_code_says_it_passed(tmp_path: Pa
 
 @pytest.mark.parametrize("bad", [["--targets", "everything"], ["--sessions", "0"]])
 def test_bad_soak_arguments_are_a_usage_error(tmp_path: Path, bad: list[str]) -> None:
-    with serving(tmp_path) as served:
-        result = subprocess.run(
-            [sys.executable, "-m", "adk_actors.cli", "--config", str(served["config"]), "chaos", "soak", *bad],
-            cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and "error:" in result.stderr and "Traceback" not in result.stderr
+    """Said before any host is looked for (none runs here)."""
+    config = tmp_path / "host.toml"
+    config.write_text(f'[host]\nport = {free_port()}\n[apps]\nweather_bot = "examples.weather_bot.agent:root_agent"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "adk_actors.cli", "--config", str(config), "chaos", "soak", *bad],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "bad soak arguments" in result.stderr and "Traceback" not in result.stderr
