@@ -24,7 +24,7 @@ from test_cli import cli
 from test_credentials import oauth
 from test_runtime import in_thread, session_pid
 
-from adk_actors import Content, Event, FunctionResponse, InvalidRequestError, Part
+from adk_actors import Content, Event, FunctionResponse, HostError, InvalidRequestError, Part
 from adk_actors._exceptions import RunFailedError
 from adk_actors.engine import CallDecision
 from adk_actors.runtime import Host, HostConfig
@@ -40,6 +40,18 @@ APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resu
 def host(actor_system: Any, tmp_path: Path) -> Any:
     with Host(HostConfig(apps=APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
         yield running
+
+
+def _partitions_listed(host: Host) -> None:
+    """Wait until the host lists every partition again (a restarting one has no address yet)."""
+    def listed() -> bool:
+        try:
+            host.partitions(refresh=True)
+            return True
+        except HostError:
+            return False
+
+    wait_until(listed, timeout=20)
 
 
 def _by_branch(events: list[Event]) -> dict[tuple[str, str | None], list[tuple[str, str]]]:
@@ -111,7 +123,7 @@ def test_a_run_whose_partition_was_killed_resumes_without_asking_when_its_tool_i
     thread.join(10)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
     wait_until(lambda: sessions.child(owner.id).status == "running" and sessions.child(owner.id).pid != owner.pid)
-    host.partitions(refresh=True)
+    _partitions_listed(host)
     runner.update_state("ann", "s1", {"pause_at": []})
     started = time.monotonic()
     new = list(runner.resume("ann", "s1", "run-first"))
@@ -263,7 +275,7 @@ def test_a_runner_that_does_not_follow_resumes_is_told_the_resuming_run_and_can_
     failed = box.get("error")
     assert isinstance(failed, RunFailedError) and failed.reason == ("killed" if victim == "worker" else "interrupted")
     assert failed.resumed_as  # the caller is told which run goes on
-    host.partitions(refresh=True)
+    _partitions_listed(host)
     joined = list(runner.follow("ann", "s1", failed.resumed_as))  # in progress or ended: all its invocation's events
     stored = [e for e in runner.get_session("ann", "s1").events if not e.invocation_id.startswith("p-")]
     assert [e.id for e in joined] == [e.id for e in stored] and stored[-1].author == "last"
@@ -330,7 +342,6 @@ def test_a_run_waiting_for_approval_survives_its_partitions_death_and_goes_on_wh
     pid = session_pid(host, "booking", "ann", "s1")
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    host.partitions(refresh=True)
     # The restarted partition resumed the run: it waits on the same approval again (its tool never ran).
     wait_until(lambda: [a.status for a in runner.approvals("ann", None)] == ["pending"] and
                runner.approvals("ann")[0].run_id != asked[0].run_id, timeout=20)
@@ -370,7 +381,7 @@ def test_kill_9_at_step_boundaries_then_resume_ends_as_an_uninterrupted_run(host
                 os.kill(pid, signal.SIGKILL)  # its partition
             thread.join(15)
             assert isinstance(box.get("error"), RunFailedError), (cut, box)
-            host.partitions(refresh=True)
+            _partitions_listed(host)
             _resume_deciding_as_a_human_would(runner, session, box["error"].run_id, counts)
         assert _by_branch(runner.get_session("ann", session).events) == expected, cut
         sends = {k: n for k, n in counted(counts).items() if k.startswith("send:")}

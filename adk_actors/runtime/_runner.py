@@ -256,8 +256,6 @@ class Runner:
         self.call_timeout = call_timeout
         self.orphan_grace = orphan_grace
         self._runs: dict[str, tuple[str, str]] = {}
-        #: a followed run's id -> the run that continues it now (see _followed): cancel ends that one
-        self._successors: dict[str, str] = {}
         self._line_paths: dict[str, str | None] = {}  # partition address -> its line's socket (see _line)
         self._async_lines = AsyncLines()  # run_async's lines, one per event loop and partition
         self._endpoints: list[PrivateEndpoint] = []  # idle ones; see _lease_endpoint
@@ -505,13 +503,12 @@ class Runner:
         """Cancel a run that has not ended: one this Runner is streaming, or, given its
         ``user_id`` and ``session_id``, any run of that session (one whose stream was
         given up already: an async consumer that was cancelled). ``invalid_request``
-        when there is no such run. A run the host resumed, followed by this Runner, is
-        cancelled as the run that continues it."""
+        when there is no such run. A run the host resumed (and this Runner follows) is
+        cancelled as the run that continues it: the session finds it by its invocation."""
         if run_id in self._runs:
             user_id, session_id = self._runs[run_id]
         elif user_id is None or session_id is None:
             raise InvalidRequestError(f"no run {run_id!r} in progress on this runner")
-        run_id = self._successors.get(run_id, run_id)
         self._call(CancelRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 
     # -- runs ---------------------------------------------------------------------------------
@@ -577,9 +574,6 @@ class Runner:
         after all: its session was used meanwhile, or it failed to) raises the failure
         that named it."""
         seen = seen if seen is not None else _Seen()
-        original = failure.run_id if failure is not None else request.run_id
-        if failure is not None:
-            self._succeeded(original, failure.resumed_as)
         for _ in range(_MAX_FOLLOWS + 1):
             try:
                 for event in self._run(request, run_config, direct):
@@ -594,15 +588,8 @@ class Runner:
                 if not self._follows(error):
                     raise
                 failure, request, direct = error, self._follow_request(request, error, seen), True
-                self._succeeded(original, error.resumed_as)
         assert failure is not None
         raise failure
-
-    def _succeeded(self, original: str, successor: str) -> None:
-        """Run ``successor`` continues run ``original`` now (kept for a late ``cancel``; the oldest go)."""
-        self._successors[original] = successor
-        if len(self._successors) > _MAX_IDLE_ENDPOINTS:
-            del self._successors[next(iter(self._successors))]
 
     def _follows(self, error: RunFailedError) -> bool:
         return self.follow_resumes and bool(error.resumed_as)

@@ -333,7 +333,8 @@ class Session:
 
     def cancel(self, run_id: str) -> str:
         """Cancel the run in progress (it stops at a step boundary; after CANCEL_GRACE it
-        is ended all the same) or a waiting one (ended now)."""
+        is ended all the same) or a waiting one (ended now). A run that ended and was
+        resumed is cancelled as the run that continues its invocation, if one runs or waits."""
         run = self.active
         if run is not None and run.run_id == run_id and run.worker is None:  # waiting for a worker
             self._end(run, RunOutcome(run_id, False, "cancelled", "RunCancelled", "cancelled before it started"),
@@ -349,7 +350,20 @@ class Session:
                 self.waiting.remove(waiting)
                 self._finish(waiting, RunFailed(run_id, "cancelled", "RunCancelled", "cancelled before it started"))
                 return "cancelled"
+        successor = self._continuing(run_id)
+        if successor is not None:
+            return self.cancel(successor.run_id)
         raise CallError(f"no run {run_id!r} on this session", code="invalid_request")
+
+    def _continuing(self, run_id: str) -> SessionRun | None:
+        """The running or waiting run that continues the invocation of run ``run_id``
+        (which ended and was resumed), or None."""
+        info = self.owner.store.run_info(run_id)
+        if info is None or (info.app_name, info.user_id, info.session_id) != (
+                self.app_name, self.user_id, self.session_id):
+            return None
+        return next((run for run in [self.active, *self.waiting] if run is not None and run.run_id != run_id
+                     and run.invocation_id == info.invocation_id and run.outcome is None), None)
 
     def kill(self, run_id: str) -> bool:
         """End run ``run_id`` at once, ``killed`` (``KillRun``): a running one is told to
