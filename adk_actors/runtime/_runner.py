@@ -232,8 +232,11 @@ class PrivateEndpoint:
         self.clean = False  # its last run is over: nothing more will arrive for it
         #: Sessions whose actors this endpoint has talked to (each keeps a socket open).
         self.peers: set[int] = set()  # the partitions it has talked to
-        self.line: RunnerLine | None = None  # its direct line to a partition (see _caller_line) ...
-        self.line_to: Any = None  # ... and which one
+        #: its direct lines to partitions (see _caller_line), by partition address, kept
+        #: from run to run: one line per endpoint made consecutive runs on sessions of
+        #: different partitions connect a new one each time
+        self.lines: dict[str, RunnerLine] = {}
+        self.line: RunnerLine | None = None  # the one its current run uses
         manager = system.private()
         self.context = manager.__enter__()
         self.close = weakref.finalize(self, _close_endpoint, manager)
@@ -726,18 +729,21 @@ class Runner:
         """The endpoint's direct line to the partition at ``address`` (see
         ``_caller_line``), connected on first use; None when the partition runs on
         another machine (``Host.partition_alive`` cannot tell), has no line, or its
-        socket cannot be reached from here: then Thespian carries the run."""
-        if endpoint.line is not None and not endpoint.line.closed and endpoint.line_to == address:
-            return endpoint.line
-        if endpoint.line is not None:
-            endpoint.line.close()
-            endpoint.line = None
-        if self.host.partition_alive(address) is None:
-            return None
-        path = self._line_path(address)
-        endpoint.line = RunnerLine.connect(path) if path else None
-        endpoint.line_to = address
-        return endpoint.line
+        socket cannot be reached from here: then Thespian carries the run. The line
+        becomes ``endpoint.line``, the one its run uses; lines that ended are dropped."""
+        key = str(address)  # (Thespian's addresses are not hashable)
+        line = endpoint.lines.get(key)
+        if line is None or line.closed:
+            for ended in [k for k, known in endpoint.lines.items() if known.closed]:
+                del endpoint.lines[ended]
+            line = None
+            if self.host.partition_alive(address) is not None:
+                path = self._line_path(address)
+                line = RunnerLine.connect(path) if path else None
+            if line is not None:
+                endpoint.lines[key] = line
+        endpoint.line = line
+        return line
 
     def _line_path(self, address: Any) -> str | None:
         """Where the partition at ``address`` listens for lines (asked once, through
