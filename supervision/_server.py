@@ -73,7 +73,7 @@ from ._messages import (
     Reply,
     Shutdown,
 )
-from ._system import node_id, open_pidfd, set_parent_death_signal
+from ._system import forked_by, node_id, open_pidfd, set_parent_death_signal
 
 __all__ = ["FORWARDED", "IGNORE", "NO_REPLY", "CallerRef", "GenServer"]
 
@@ -147,7 +147,7 @@ class GenServer(Actor):  # type: ignore[misc]
 
     def __init__(self) -> None:
         super().__init__()
-        set_parent_death_signal()
+        set_parent_death_signal(started_by=forked_by())  # in the actor's own process, just forked
         self._manual_clock = _manual_clock_for(type(self).__name__)
         self._manual_now = time.monotonic()
         # Timers (send_after): a heap of (due on self.clock, order, payload). On the real

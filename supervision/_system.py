@@ -22,6 +22,7 @@ import ctypes
 import errno
 import functools
 import logging
+import multiprocessing
 import os
 import random
 import signal
@@ -35,6 +36,7 @@ __all__ = [
     "check_port_free",
     "children_of",
     "confine_listeners",
+    "forked_by",
     "free_port",
     "open_pidfd",
     "proc_stat",
@@ -46,11 +48,14 @@ __all__ = [
 _PR_SET_PDEATHSIG = 1
 
 
-def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+def set_parent_death_signal(sig: int = signal.SIGKILL, *, started_by: int | None = None) -> bool:
     """Ask Linux to send ``sig`` to this process when its parent dies.
 
     Returns False where the platform has no ``prctl``. If the parent already died
-    before the call (we were re-parented to init), the signal is sent at once.
+    before the call, the signal is sent at once: we were re-parented to init, or our
+    parent is no longer ``started_by``, the pid of the process that started us (we
+    were re-parented to a subreaper: an actor whose parent died while it was still
+    starting was left running before; see ``forked_by``).
     Set ``SUPERVISION_NO_PDEATHSIG=1`` to disable (for in-process test bases).
     """
     if not sys.platform.startswith("linux") or os.environ.get("SUPERVISION_NO_PDEATHSIG") == "1":
@@ -61,9 +66,18 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
             return False
     except (OSError, AttributeError):
         return False
-    if os.getppid() == 1:
+    if os.getppid() == 1 or (started_by is not None and os.getppid() != started_by):
         os.kill(os.getpid(), sig)
     return True
+
+
+def forked_by() -> int | None:
+    """The pid of the process that forked this one with ``multiprocessing`` (as Thespian
+    starts every actor), or None. Ask it in that process only: a process forked from it
+    in another way (``subprocess``'s ``preexec_fn``) inherits the answer, which is not
+    its parent's."""
+    forker = multiprocessing.parent_process()
+    return forker.pid if forker is not None else None
 
 
 @functools.cache
