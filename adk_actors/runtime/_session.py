@@ -273,9 +273,8 @@ class Session:
             invocation = run.invocation_id
             run.caller = caller
         else:
-            info = self.owner.store.run_info(request.run_id)
-            if info is None or (info.app_name, info.user_id, info.session_id) != (
-                    self.app_name, self.user_id, self.session_id):
+            info = self._recorded_run(request.run_id)
+            if info is None:
                 raise CallError(f"no run {request.run_id!r} on this session", code="invalid_request")
             invocation = info.invocation_id
             end = self.ends.get(request.run_id) or self._recorded_end(info)
@@ -286,6 +285,14 @@ class Session:
         self.catching_up[request.run_id] = (caller, request.batched, held)
         self.owner.send_after(0, CatchUp(self.key, request.run_id))
         return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
+
+    def _recorded_run(self, run_id: str) -> RunInfo | None:
+        """Run ``run_id`` as the store records it, if it is one of this session's."""
+        info = self.owner.store.run_info(run_id)
+        if info is None or (info.app_name, info.user_id, info.session_id) != (
+                self.app_name, self.user_id, self.session_id):
+            return None
+        return info
 
     def _committed_after(self, invocation_id: str, after: str) -> list[Event]:
         """The session's events of ``invocation_id`` after event ``after`` (all of them
@@ -358,9 +365,8 @@ class Session:
     def _continuing(self, run_id: str) -> SessionRun | None:
         """The running or waiting run that continues the invocation of run ``run_id``
         (which ended and was resumed), or None."""
-        info = self.owner.store.run_info(run_id)
-        if info is None or (info.app_name, info.user_id, info.session_id) != (
-                self.app_name, self.user_id, self.session_id):
+        info = self._recorded_run(run_id)
+        if info is None:
             return None
         return next((run for run in [self.active, *self.waiting] if run is not None and run.run_id != run_id
                      and run.invocation_id == info.invocation_id and run.outcome is None), None)
