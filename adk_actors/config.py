@@ -185,6 +185,9 @@ class HttpSection(BaseModel):
     #: The URL clients reach the front door at, as A2A agent cards name it (behind a
     #: proxy, say); None: the scheme and Host header of each request.
     public_url: str | None = None
+    #: ``/run``, ``/run_sse`` and ``/run_live`` on a session that does not exist create
+    #: it (google-adk's ``adk api_server --auto_create_session``); off: 404
+    auto_create_session: bool = False
 
     @field_validator("address")
     @classmethod

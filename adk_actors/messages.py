@@ -90,8 +90,9 @@ __all__ = [
 #: session's lease: ``store.Lease``);
 #: 13 added durable runs: ``RunRequest.resume`` and ``decisions``, the failure reason
 #: ``needs_decision``, ``RunFailed.resumed_as``, ``LastRun``;
-#: 14 added ``FollowRun``: a caller joins a run another request started.
-PROTOCOL_VERSION = 14
+#: 14 added ``FollowRun``: a caller joins a run another request started;
+#: 15 added ``RunRequest.create_session`` (google-adk's ``auto_create_session``).
+PROTOCOL_VERSION = 15
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -202,6 +203,9 @@ class RunRequest(_SessionRef):
     #: for the calls it stopped before (``needs_decision``)
     resume: str = ""
     decisions: dict[str, CallDecision] | None = None
+    #: a session that does not exist is created for the run (empty state), as
+    #: google-adk's ``auto_create_session``; without it the run is refused ``unknown_session``
+    create_session: bool = False
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ bench/http_api.py: a heavier client would measure itself). Measures:
    ``--per-stream`` tasks one after another over ``SendStreamingMessage``: tasks/s,
    p50 and p99 per task (to its last SSE line).
 
-Each measure runs ``--rounds`` times per side; medians over rounds, and the ratio
+Each side first runs ``--warm-up`` tasks, not timed (as bench/http_api.py's warm-up
+turns: the first turn each partition serves costs 13-17 ms, bench/turns.py's first-turn
+row). Each measure runs ``--rounds`` times per side; medians over rounds, and the ratio
 ours / google-adk's (lower is better for times, higher for throughput). The machine
 is shared and noisy: compare ratios from the same run.
 """
@@ -149,6 +151,7 @@ async def streams(url: str, path: str, count: int, per_stream: int) -> dict[str,
 def side(server: Any, args: argparse.Namespace) -> dict[str, float]:
     rounds: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp, server(Path(tmp)) as (url, path):
+        asyncio.run(send_one_after_another(url, path, args.warm_up))  # each partition's first turns: not timed
         for _ in range(args.rounds):
             rounds.append({**asyncio.run(send_one_after_another(url, path, args.tasks)),
                            **asyncio.run(streams(url, path, args.streams, args.per_stream))})
@@ -161,6 +164,7 @@ def main() -> int:
     parser.add_argument("--streams", type=int, default=100)
     parser.add_argument("--per-stream", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warm-up", type=int, default=20, help="tasks sent first, not timed (each side)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     us, them = side(ours_a2a, args), side(google_a2a, args)

@@ -155,6 +155,24 @@ def test_sessions_and_runs_have_google_adks_shapes(client: httpx.Client) -> None
     assert client.delete("/apps/weather_bot/users/bob/sessions/never").json() is None  # as google-adk
 
 
+def test_auto_create_session_lets_a_run_make_the_session_it_names(tmp_path: Path) -> None:
+    """``[http] auto_create_session`` (google-adk's ``--auto_create_session``): ``/run``
+    and ``/run_sse`` on a session that does not exist create it, empty, and run the
+    turn in it; the next turn continues it. (Off by default: 404, tested above.)"""
+    with serving(tmp_path, env={"ADK_ACTORS_HTTP__AUTO_CREATE_SESSION": "true"}) as running:
+        url = running["url"]
+        assert "Paris" in last_text(url, "weather_bot", "weather in Paris", user="cy", session="made-by-run")
+        run = {"appName": "weather_bot", "userId": "cy", "sessionId": "made-by-sse",
+               "newMessage": {"role": "user", "parts": [{"text": "weather in Oslo"}]}}
+        streamed = httpx.post(f"{url}/run_sse", json=run, timeout=30)
+        assert streamed.status_code == 200 and "Oslo" in streamed.text and '"error"' not in streamed.text
+        assert "Rome" in last_text(url, "weather_bot", "weather in Rome", user="cy", session="made-by-run")
+        made = httpx.get(f"{url}/apps/weather_bot/users/cy/sessions/made-by-run", timeout=10).json()
+        said = [e["content"]["parts"][0].get("text") for e in made["events"] if e["author"] == "user"]
+        assert said == ["weather in Paris", "weather in Rome"]
+        assert httpx.get(f"{url}/apps/weather_bot/users/cy/sessions/made-by-sse", timeout=10).status_code == 200
+
+
 def test_bad_input_gets_a_typed_error_and_the_host_keeps_serving(client: httpx.Client) -> None:
     run = {"appName": "weather_bot", "userId": "cy", "sessionId": "nope",
            "newMessage": {"role": "user", "parts": [{"text": "hi"}]}}

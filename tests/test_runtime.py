@@ -348,6 +348,34 @@ def test_run_async(host: Host) -> None:
     assert asyncio.run(go()) == ["async hi", "echo: async hi (turn 1)"]
 
 
+def test_auto_create_session_makes_a_missing_session_for_its_run_and_continues_an_existing_one(
+        host: Host) -> None:
+    """google-adk's ``Runner(auto_create_session=True)``: a run on a session that does
+    not exist creates it (empty state, the turn stored in it); the next turn continues
+    it; a Runner without it still refuses; ``create_session=`` decides per call."""
+    import asyncio
+
+    plain, creating = host.runner("echo"), host.runner("echo", auto_create_session=True)
+    with pytest.raises(SessionNotFoundError):
+        list(plain.run("ann", "new-1", "hi"))
+    assert texts(list(creating.run("ann", "new-1", "hi")))[-1] == "echo: hi (turn 1)"
+    assert texts(list(creating.run("ann", "new-1", "again")))[-1] == "echo: again (turn 2)"
+    made = plain.get_session("ann", "new-1")
+    assert [e.content.text for e in made.events if e.content] == ["hi", "echo: hi (turn 1)", "again",
+                                                                   "echo: again (turn 2)"]
+
+    async def first_turns() -> list[list[str]]:
+        async def turn(session_id: str) -> list[str]:
+            return [e.content.text async for e in plain.run_async("bob", session_id, "x", create_session=True)
+                    if e.content]
+        return await asyncio.gather(*(turn(f"c{i % 3}") for i in range(9)))
+
+    answers = asyncio.run(first_turns())  # three new sessions, three turns each, all at once
+    assert sorted(a[-1] for a in answers) == sorted(f"echo: x (turn {n})" for _ in range(3) for n in (1, 2, 3))
+    with pytest.raises(SessionNotFoundError):
+        list(creating.run("ann", "new-2", "no", create_session=False))
+
+
 def test_an_actor_uses_an_agent_only_by_message_passing(host: Host) -> None:
     from examples.message_passing.asker import Asker
     from supervision import Cast, start_server

@@ -5,8 +5,8 @@ In order, for each message of a task (``execute``):
 
 1. a new task is published as a Task (submitted, with the user's message), then
    working (metadata: the app, the user and the session);
-2. the task's context id is the session's id: the session is created when the first
-   message of a context finds none, and later tasks of that context continue it;
+2. the task's context id is the session's id: the run of a context's first task
+   creates its session (``create_session``), and later tasks of that context continue it;
 3. the run's events (the user's own and partial ones left out) are published as
    working updates, each an agent message of the event's parts;
 4. the run's last answer (its last event of text only) becomes the task's artifact,
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +38,7 @@ from a2a.types import Part, Task, TaskState, TaskStatus
 from pydantic import ValidationError
 
 from .._decisions import CallDecision
-from .._exceptions import AdkError, RunFailedError, SessionExistsError, SessionNotFoundError
+from .._exceptions import AdkError, RunFailedError
 from .._types import Content
 from ..runtime import Credential
 from ._parts import a2a_parts, agent_message, content_of, data_of, data_part
@@ -223,7 +223,9 @@ class RunnerExecutor(AgentExecutor):
                                                new_run_id=parked.run_id)
             parked.resume, parked.decisions = "", {}
         else:
-            events = self._events(user, session_id, parked.message, parked.run_id)
+            # the context's session is made by its first task's run: no round trip of its own
+            events = self._runner.run_async(user, session_id, parked.message, run_id=parked.run_id,
+                                            create_session=True)
         return TaskRun(events, pending)
 
     def _stop(self, parked: _Parked, user: str, session_id: str) -> None:
@@ -236,28 +238,6 @@ class RunnerExecutor(AgentExecutor):
         if parked is not None:  # a task waiting for its client: no execute to cancel
             self._stop(parked, self._user_of(context), context.context_id or "")
         await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
-
-    async def _events(self, user: str, session_id: str, message: Any, run_id: str) -> AsyncIterator[Any]:
-        """The run's events; the context's session is created when its first task
-        finds none (one round trip less for every later task)."""
-        events = self._runner.run_async(user, session_id, message, run_id=run_id)
-        try:
-            first = await anext(events)
-        except SessionNotFoundError:
-            await asyncio.to_thread(self._create_session, user, session_id)
-            events = self._runner.run_async(user, session_id, message, run_id=run_id)
-            first = await anext(events)
-        yield first
-        async for event in events:
-            yield event
-
-    def _create_session(self, user: str, session_id: str) -> None:
-        """The context's session, made now; one that another task of the same new
-        context made meanwhile is as good."""
-        try:
-            self._runner.create_session(user, session_id)
-        except SessionExistsError:
-            pass
 
     def _cancel_run_soon(self, run_id: str, user: str, session_id: str) -> None:
         """Cancel the run on a thread (the cancelled ``execute`` cannot wait); a run

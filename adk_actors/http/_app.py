@@ -26,7 +26,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI
 from starlette.middleware.cors import CORSMiddleware
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from .. import __version__
 from ..config import HttpSection
@@ -86,14 +86,14 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
                   default_response_class=SafeJSONResponse, dependencies=[Depends(check_path_names)],
                   description="google-adk's HTTP API, served by an adk-actors host.")
     api.state.host_api = HostApi(host, apps, EvalFiles(evals_dir) if evals_dir is not None else None,
-                                 http_functions)
+                                 http_functions, auto_create_session=section.auto_create_session)
     add_error_handlers(api)
     for router in ROUTERS:
         api.include_router(router)
     if evals_dir is not None:
         api.include_router(_evals.router)
-    if A2aApps is not None:
-        api.mount("/a2a", A2aApps(api.state.host_api, section.public_url, a2a_tasks))
+    if A2aApps is not None:  # first of the routes: an A2A request is not matched against the 30 before it
+        api.router.routes.insert(0, Mount("/a2a", A2aApps(api.state.host_api, section.public_url, a2a_tasks)))
     if _mcp is not None:
         mcp = _mcp.McpMount(api.state.host_api)
         api.router.routes.append(Route(_mcp.PATH, mcp, methods=["GET", "POST", "DELETE"]))

@@ -22,15 +22,17 @@ __all__ = ["Api", "HostApi", "host_api"]
 
 
 class HostApi:
-    """The host behind the routes: its apps, one Runner per app (made on first use),
-    its eval files (None: no eval routes), and the job functions a request may enqueue."""
+    """The host behind the routes: its apps, one Runner per app (made on first use;
+    with ``auto_create_session``, its runs create a missing session), its eval files
+    (None: no eval routes), and the job functions a request may enqueue."""
 
     def __init__(self, host: Any, apps: AppCatalog, evals: EvalFiles | None = None,
-                 http_functions: frozenset[str] = frozenset()) -> None:
+                 http_functions: frozenset[str] = frozenset(), *, auto_create_session: bool = False) -> None:
         self.host = host
         self.apps = apps
         self.evals = evals
         self.http_functions = http_functions
+        self.auto_create_session = auto_create_session
         self._runners: dict[str, Any] = {}
 
     def runner(self, app: str) -> Any:
@@ -42,7 +44,7 @@ class HostApi:
             raise UnknownAppError(f"unknown app {app!r}; known apps: {self.apps.names()}")
         runner = self._runners.get(app)
         if runner is None:
-            runner = self._runners[app] = self.host.runner(app)
+            runner = self._runners[app] = self.host.runner(app, auto_create_session=self.auto_create_session)
         return runner
 
     def root_agent_of(self, app: str) -> Any:

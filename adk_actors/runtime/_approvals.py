@@ -27,8 +27,7 @@ from typing import Any
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
 from .._validate import check_message
-from ..store import open_session_store
-from ..store._database import Database
+from ..store import Database, open_session_store
 from ._service_calls import (
     Approval,
     Approve,

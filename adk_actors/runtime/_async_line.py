@@ -121,6 +121,15 @@ class AsyncLines:
         self._lines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Task[Any]]] = (
             weakref.WeakKeyDictionary())
 
+    def open_line(self, partition: str) -> AsyncRunnerLine | None:
+        """This loop's line to ``partition`` if it is connected and open now (no wait)."""
+        lines = self._lines.get(asyncio.get_running_loop())
+        task = lines.get(partition) if lines is not None else None
+        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+            return None
+        line: AsyncRunnerLine | None = task.result()
+        return line if line is not None and not line.closed else None
+
     async def line(self, partition: str, find_path: Callable[[], str | None]) -> AsyncRunnerLine | None:
         """This loop's open line to ``partition`` (a key), or None when it cannot be had.
         ``find_path()`` says where its socket is (None: it has none); it may block, so

@@ -29,7 +29,7 @@ from supervision import BadRequest, CallerRef, GenServer
 
 from .._exceptions import AdkError
 from .._validate import check_message
-from ..store._database import Database
+from ..store import Database
 from ._service_calls import AuthRequired, Credential, DeleteCredential, GetCredential, PutCredential
 
 __all__ = ["CredentialActor", "CredentialStore", "fresh_token"]

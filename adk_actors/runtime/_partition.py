@@ -486,6 +486,8 @@ class SessionPartition(GenServer):
         if faults is not None and faults.failed:
             raise CallError(f"session {request.session_id!r} failed: it crashed {faults.restarts} times "
                             f"(last: {faults.last}); an operator may reset it", code="session_failed")
+        if isinstance(request, RunRequest) and request.create_session:
+            self._create_if_missing(request)
         try:
             session = self._session(request)
         except SessionLeased as held:
@@ -503,6 +505,18 @@ class SessionPartition(GenServer):
             return session.live_input(request.run_id, request.request)
         accepted = session.take(request, caller.address)
         return accepted if request.reply_accepted else FORWARDED
+
+    def _create_if_missing(self, request: RunRequest) -> None:
+        """The run's session, created with an empty state when neither held nor stored
+        (``RunRequest.create_session``); one made meanwhile by another holder is as good."""
+        if request.key in self.sessions or self.store.session_exists(request.app_name, request.user_id,
+                                                                     request.session_id):
+            return
+        try:
+            self._create(CreateSession(request.app_name, request.user_id, request.session_id, {}))
+        except CallError as error:
+            if error.code != "session_exists":
+                raise
 
     def _session(self, request: Any) -> Session:
         """The session a request names: held, or loaded from the store and held."""

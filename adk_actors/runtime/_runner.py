@@ -251,9 +251,11 @@ def _close_endpoint(manager: Any) -> None:
 
 class Runner:
     def __init__(self, host: Any, app_name: str, *, timeout: float = 660.0, call_timeout: float = 30.0,
-                 orphan_grace: float = 3.0, follow_resumes: bool = True) -> None:
+                 orphan_grace: float = 3.0, follow_resumes: bool = True, auto_create_session: bool = False) -> None:
         self.host = host
         self.app_name = app_name
+        #: a run on a session that does not exist creates it (google-adk's ``auto_create_session``)
+        self.auto_create_session = auto_create_session
         self.follow_resumes = follow_resumes
         self.timeout = timeout
         self.call_timeout = call_timeout
@@ -518,10 +520,13 @@ class Runner:
 
     def run(self, user_id: str, session_id: str, message: str | Content, *, run_config: RunConfig | None = None,
             state_delta: dict[str, Any] | None = None, reject_if_busy: bool = False,
-            run_id: str | None = None) -> Generator[Event, None, None]:
+            run_id: str | None = None, create_session: bool | None = None) -> Generator[Event, None, None]:
         """Run one turn; yield its events (the user's first, with ``state_delta``, which
-        is committed with the message); raise RunFailedError on failure."""
-        request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id)
+        is committed with the message); raise RunFailedError on failure. A session that
+        does not exist is refused (SessionNotFoundError), or created for the turn with
+        ``create_session`` (None: the Runner's ``auto_create_session``)."""
+        request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id,
+                                    create_session)
         self._runs[request.run_id] = (user_id, session_id)
         try:
             yield from self._followed(request, run_config)
@@ -611,12 +616,14 @@ class Runner:
         return _checked(request)  # type: ignore[no-any-return]
 
     def _run_request(self, user_id: str, session_id: str, message: str | Content, run_config: RunConfig | None,
-                     state_delta: dict[str, Any] | None, reject_if_busy: bool, run_id: str | None) -> RunRequest:
+                     state_delta: dict[str, Any] | None, reject_if_busy: bool, run_id: str | None,
+                     create_session: bool | None) -> RunRequest:
         """The run's request (InvalidRequestError when it breaks the input rules)."""
         content = Content.user(message) if isinstance(message, str) else message
         request = RunRequest(self.app_name, user_id, session_id, new_message=content, run_config=run_config,
                              state_delta=dict(state_delta) if state_delta else None,
-                             reject_if_busy=reject_if_busy, batched=True)
+                             reject_if_busy=reject_if_busy, batched=True,
+                             create_session=self.auto_create_session if create_session is None else create_session)
         if run_id:
             request = replace(request, run_id=run_id)
         return _checked(request)  # type: ignore[no-any-return]
@@ -857,13 +864,15 @@ class Runner:
 
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
                         run_config: RunConfig | None = None, state_delta: dict[str, Any] | None = None,
-                        reject_if_busy: bool = False, run_id: str | None = None) -> AsyncIterator[Event]:
+                        reject_if_busy: bool = False, run_id: str | None = None,
+                        create_session: bool | None = None) -> AsyncIterator[Event]:
         """The same as :meth:`run`, as an async iterator. On the host's machine the run
         goes on this event loop's direct line to the session's partition
         (``_async_line``: no thread); when there is none (the partitions not listed yet,
         another machine, a partition that died before answering), :meth:`run` carries it
         on a thread of its own (``_live_run.iterate_in_thread``)."""
-        request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id)
+        request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id,
+                                    create_session)
         self._runs[request.run_id] = (user_id, session_id)
         try:
             line = await self._async_line(request)
@@ -888,10 +897,17 @@ class Runner:
 
     async def _async_line(self, request: RunRequest) -> AsyncRunnerLine | None:
         """This loop's line to the session's partition as the host last listed them,
-        or None (see ``run_async``). Where the partition's socket is, is asked once per
-        partition, on a thread (a Thespian call)."""
+        or None (see ``run_async``). A line still open is used as it is (a partition
+        that died since closes it, and its run then goes the other way); before a new
+        one is connected, the partition's process must be alive. Where the partition's
+        socket is, is asked once per partition, on a thread (a Thespian call)."""
         address = self.host.listed_partition_for(request.app_name, request.user_id, request.session_id)
-        if address is None or self.host.partition_alive(address) is not True:
+        if address is None:
+            return None
+        line = self._async_lines.open_line(str(address))
+        if line is not None:
+            return line
+        if self.host.partition_alive(address) is not True:
             return None
         return await self._async_lines.line(str(address), lambda: self._line_path(address))
 
@@ -934,7 +950,8 @@ class Runner:
         """Start a live run on the session (see ``_live_run``): returns once the
         session's partition accepted it; raises the typed error it answered instead."""
         request = _checked(RunRequest(self.app_name, user_id, session_id, run_config=run_config,
-                                      reject_if_busy=reject_if_busy, batched=True, live=True))
+                                      reject_if_busy=reject_if_busy, batched=True, live=True,
+                                      create_session=self.auto_create_session))
         endpoint = PrivateEndpoint(self.host.system)
         try:
             accepted = self._start_run(endpoint, request)

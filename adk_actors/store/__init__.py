@@ -30,6 +30,7 @@ from ._base import (
     request_text,
     split_delta,
 )
+from ._database import Database, Statements
 from ._jobs import JobStore
 from ._open import SessionStores, open_session_store, store_name
 from ._postgres import POSTGRES_MIGRATIONS, PostgresSessionStore, is_postgres_url, redacted_url
@@ -47,6 +48,7 @@ __all__ = [
     "RESUMABLE",
     "ArtifactError",
     "ArtifactTooLarge",
+    "Database",
     "FileArtifactStore",
     "InvalidArtifactName",
     "JobStore",
@@ -65,6 +67,7 @@ __all__ = [
     "SessionNotFound",
     "SessionStore",
     "SessionStores",
+    "Statements",
     "StoreError",
     "Unreadable",
     "Unstorable",
