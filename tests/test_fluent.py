@@ -528,3 +528,138 @@ def test_a_time_limit_stops_a_slow_step_and_lets_a_fast_one_through() -> None:
             >> ours.Agent("after", ScriptedModel(["done"])).reads("answer")).build()
     _events, state = _run(fast)
     assert state["answer"] == "quick"
+
+
+def test_a_race_keeps_only_the_first_to_finish_and_cancels_the_others() -> None:
+    """``race(a, b)``: the first to finish wins; its events (its tool call and result
+    included: it ran on its own copy of the session) are the race's; the loser is
+    cancelled at once and leaves nothing in the session, not even its state."""
+    async def lookup(city: str) -> dict[str, str]:
+        """Look a city up."""
+        return {"city": city, "weather": "sunny"}
+
+    async def slow_lookup(city: str) -> dict[str, str]:
+        """Look a city up, slowly."""
+        await asyncio.sleep(5)
+        return {"city": city}
+
+    def answer(request: Any) -> str:  # the winner's second model call sees its own tool result
+        results = [p.function_response.response for c in request.contents for p in c.parts if p.function_response]
+        return f"it is {results[-1]['weather']}" if results else "no result seen"
+
+    fast = ours.Agent("fast", ScriptedModel([call("lookup", city="Oslo")], fallback=answer)).tool(lookup).writes("a")
+    slow = ours.Agent("slow", ScriptedModel([call("slow_lookup", city="Oslo"), "never"])).tool(slow_lookup).writes("b")
+    raced = ours.race(fast, slow)
+    assert raced.name == adk_fluent.race(adk_fluent.Agent("fast", "m"), adk_fluent.Agent("slow", "m")).build().name
+    began = time.monotonic()
+    events, state = _run((raced >> S.set(after="yes")).build())
+    assert time.monotonic() - began < 3  # the loser's 5 s tool was cancelled
+    assert {e.author for e in events} == {"user", "fast", "set_after"}
+    assert [e.content.text for e in events if e.author == "fast" and e.content and e.content.text] == ["it is sunny"]
+    assert state["a"] == "it is sunny" and "b" not in state and state["after"] == "yes"
+    broken = ours.race(ours.Agent("quick_fail", ScriptedModel([RuntimeError("boom")])),
+                       ours.Agent("late", ScriptedModel([call("slow_lookup", city="x")])).tool(slow_lookup))
+    with pytest.raises(Exception, match="boom"):  # a winner that raised raises (adk-fluent's meaning)
+        _run(broken.build())
+    with pytest.raises(ValueError):
+        ours.race(fast)
+
+
+def test_a_gate_pauses_the_pipeline_until_approved() -> None:
+    """adk-fluent's README example, ``analyzer >> gate(pred, message) >> executor``: while
+    pred holds and nobody approved, the gate's question ends the turn (the executor
+    waits) and sets its flags; approved, it clears them and the executor runs. In a
+    loop the question ends the loop (it escalates)."""
+    analyzer, executor = ScriptedModel(["analysed"] * 4), ScriptedModel(["executed"] * 4)
+    pipeline = (ours.Agent("analyzer", analyzer).writes("analysis")
+                >> ours.gate(lambda s: s.get("risk") == "high", message="Approve high-risk action?", gate_key="risky")
+                >> ours.Agent("executor", executor)).build()
+    assert type(pipeline).__name__ == "GatedSequence"
+    events, state = _run(pipeline, state={"risk": "high"})
+    said = [(e.author.split("_")[0], e.content.text) for e in events if e.content and e.content.text]
+    assert said == [("user", "go"), ("analyzer", "analysed"), ("gate", "Approve high-risk action?")]
+    assert executor.requests == [] and [e.actions.escalate for e in events if e.author.startswith("gate_")] == [True]
+    assert state["risky"] is True and state["risky_message"] == "Approve high-risk action?"
+    events, state = _run(pipeline, state={"risk": "high", "risky": True, "risky_approved": True})
+    assert [e.content.text for e in events if e.content and e.content.text] == ["go", "analysed", "executed"]
+    assert state["risky"] is False and state["risky_approved"] is False
+    _events, state = _run(pipeline, state={"risk": "low"})  # no need: no question, no flag
+    assert "risky" not in state and len(executor.requests) == 2
+    looped = (ours.gate(lambda s: True, gate_key="always") >> ours.Agent("worker", executor)) * 3
+    events, _state = _run(looped.build())
+    assert not [e for e in events if e.author == "worker"]  # asked in the first round: the loop ended
+    assert [type(a).__name__ for a in (ours.Agent("a", "m") >> ours.Agent("b", "m")).build().sub_agents] == [
+        "LlmAgent", "LlmAgent"] and type((ours.Agent("a", "m") >> ours.Agent("b", "m")).build()).__name__ == (
+        "SequentialAgent")
+
+
+def test_proceed_if_skips_an_agent_and_loop_while_repeats_while_the_state_says_so() -> None:
+    model = ScriptedModel(["ran"] * 5)
+    skipped = ours.Agent("maybe", model).proceed_if(lambda s: s.get("valid") == "yes")
+    events, _state = _run(skipped.build(), state={"valid": "no"})
+    assert model.requests == [] and not [e for e in events if e.content and e.content.text == "ran"]
+    _run(skipped.build(), state={"valid": "yes"})
+    assert len(model.requests) == 1
+    with pytest.raises(KeyError):  # a typo in the predicate is a failure, not a skip (adk-fluent 0.18)
+        _run(ours.Agent("typo", model).proceed_if(lambda s: s["vaild"]).build())
+    counter = ours.Agent("counter", ScriptedModel(["x"] * 9)).writes("last") >> S.counter("n")
+    looped = counter.loop_while(lambda s: s.get("n", 0) < 2)
+    theirs = adk_fluent.Agent("counter", "m").loop_while(lambda s: True).build()
+    assert looped.build().max_iterations == theirs.max_iterations == 3
+    _events, state = _run(looped.build())
+    assert state["n"] == 2
+    assert counter.loop_until(lambda s: s.get("n") == 1, max_iterations=7).build().max_iterations == 7
+
+
+def test_clone_with_validate_explain_and_a_chat_session_as_adk_fluent_has_them() -> None:
+    """adk-fluent's README helpers: ``clone`` and ``with_`` give independent copies
+    (callbacks included: a copy's are its own), ``validate`` raises ValueError on a
+    contract error, ``explain`` says what will be built, ``session()`` keeps one
+    conversation over turns, the deprecated aliases warn and work, ``dir`` lists the
+    callback setters."""
+    def first(callback_context: Any) -> None:
+        return None
+
+    def second(callback_context: Any) -> None:
+        return None
+
+    base = ours.Agent("base", "gemini-2.5-flash").instruct("Be helpful.").before_agent(first)
+    math = base.clone("math").instruct("Solve math.").before_agent(second)
+    creative = base.with_(name="creative", model="gemini-2.5-pro", output_key="idea")
+    assert (base.name, math.name, creative.name) == ("base", "math", "creative")
+    def callbacks(builder: Any) -> list[Any]:
+        found = builder.build().before_agent_callback
+        return found if isinstance(found, list) else [found]
+
+    assert callbacks(base) == [first] and callbacks(math) == [first, second]
+    assert creative.build().model == "gemini-2.5-pro" and creative.writes_key == "idea" and base.writes_key is None
+    assert base.model("m2") is base  # a clone leaves its original unfrozen
+
+    used = base >> ours.Agent("next", "m")
+    changed = base.before_agent(second)  # base is an operand now: a copy, and base's list is untouched
+    assert used.build().sub_agents[0].before_agent_callback in (first, [first])
+    assert callbacks(changed) == [first, second]
+
+    broken = ours.Agent("reader", "m").reads("nothing_writes_this")
+    with pytest.raises(ValueError, match=r"Validation failed for Agent\('reader'\).*nothing_writes_this"):
+        broken.validate()
+    assert ours.Agent("fine", "m").validate().name == "fine"
+
+    text = (ours.Agent("w", "m").instruct("Write about {topic} {style?}.").writes("draft").tool(first)
+            >> ours.Agent("r", "m").reads("draft")).explain()
+    assert text.splitlines()[0] == "Pipeline: w_then_r"
+    assert "  Agent: w" in text and "Template vars: required: topic; optional: style" in text
+    assert "writes:   state['draft']" in text and "reads:    state['draft']" in text and "Tools: first" in text
+
+    async def chat() -> list[str]:
+        async with ours.Agent("echo", ScriptedModel(fallback=lambda r: f"turns seen: {len(r.contents)}")).session() \
+                as session:
+            return [await session.send("hello"), await session.send("again")]
+
+    assert asyncio.run(chat()) == ["turns seen: 1", "turns seen: 3"]  # one session: the second turn sees the first
+
+    with pytest.warns(DeprecationWarning):
+        assert ours.Agent("old", "m").outputs("k").writes_key == "k"
+    with pytest.warns(DeprecationWarning):
+        assert ours.Agent("boss", "m").delegate(ours.Agent("helper", "m")).build().tools[0].name == "helper"
+    assert {"before_model", "after_agent_if", "instruct", "explain"} <= set(dir(ours.Agent("x")))

@@ -15,6 +15,7 @@ from ._builders import (
     Fallback,
     FallbackAgent,
     FanOut,
+    GatedSequence,
     Loop,
     Pipeline,
     Timed,
@@ -22,7 +23,17 @@ from ._builders import (
 )
 from ._context import C, CTransform
 from ._contracts import ContractError
-from ._primitives import MapOverAgent, TapAgent, expect, map_over, tap
+from ._primitives import (
+    GateAgent,
+    MapOverAgent,
+    RaceAgent,
+    TapAgent,
+    expect,
+    gate,
+    map_over,
+    race,
+    tap,
+)
 from ._prompt import P, PTransform
 from ._route import Route, RouteAgent
 from ._state import S, StateDelta, StateReplacement, StateStep, STransform, UntilCheck, until
@@ -36,11 +47,14 @@ __all__ = [
     "Fallback",
     "FallbackAgent",
     "FanOut",
+    "GateAgent",
+    "GatedSequence",
     "Loop",
     "MapOverAgent",
     "P",
     "PTransform",
     "Pipeline",
+    "RaceAgent",
     "Route",
     "RouteAgent",
     "S",
@@ -53,7 +67,9 @@ __all__ = [
     "TimeoutAgent",
     "UntilCheck",
     "expect",
+    "gate",
     "map_over",
+    "race",
     "tap",
     "until",
 ]

@@ -22,7 +22,9 @@ import difflib
 import itertools
 import re
 import time
+import warnings
 from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
@@ -32,14 +34,19 @@ from ..agents import AgentBase, LlmAgent, LoopAgent, ParallelAgent, SequentialAg
 from ..compiler import CompileContext, Verbatim, substitute_vars
 from ..runners import InMemoryRunner
 from ..tools import AgentTool, load_memory
+from ._chat import ChatSession, chat_session
 from ._context import C, CTransform
 from ._contracts import check_contracts
+from ._explain import explain
 from ._prompt import PTransform
 from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
 
-__all__ = ["Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "Loop", "Pipeline", "Timed", "TimeoutAgent"]
+__all__ = ["GATE_ASKED", "Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "GatedSequence", "Loop", "Pipeline",
+           "Timed", "TimeoutAgent"]
 
+#: adk-fluent's config field names that ``with_`` takes, and the setter of each
+_FIELD_SETTERS = {"instruction": "instruct", "description": "describe", "output_key": "writes"}
 _CALLBACKS = ("before_agent", "after_agent", "before_model", "after_model", "before_tool", "after_tool",
               "on_model_error", "on_tool_error")
 
@@ -62,6 +69,27 @@ class FallbackAgent(AgentBase):
             return
         if failure is not None:
             raise failure
+
+
+#: what a gate's question event carries in its ``custom_metadata`` (see ``GatedSequence``)
+GATE_ASKED = "fluent_gate_asked"
+
+
+class GatedSequence(SequentialAgent):
+    """A ``>>`` pipeline with a gate in it: its steps in order, but it stops after a
+    step in which a gate asked for approval (its question event carries
+    :data:`GATE_ASKED`), so what comes after waits for the approval (adk-fluent's
+    documented meaning; a SequentialAgent goes on after an escalation)."""
+
+    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        for child in self.sub_agents:
+            ctx.check_cancelled()
+            asked = False
+            async for event in child.run(ctx.for_agent(child)):
+                yield event
+                asked = asked or bool(event.custom_metadata and event.custom_metadata.get(GATE_ASKED))
+            if asked:
+                return
 
 
 class TimeoutAgent(AgentBase):
@@ -99,16 +127,56 @@ class Builder:
 
     # -- copy-on-write -------------------------------------------------------
     def _edit(self) -> Any:
-        if not self._frozen:
-            return self
-        clone = copy.copy(self)
-        clone.__dict__.update({k: copy.copy(v) if isinstance(v, list | dict) else v for k, v in self.__dict__.items()})
-        clone._frozen = False
-        return clone
+        return self._copy() if self._frozen else self
+
+    def _copy(self) -> Any:
+        """An unfrozen copy whose lists and dicts are its own."""
+        twin = copy.copy(self)
+        twin.__dict__.update({k: copy.copy(v) if isinstance(v, list | dict) else v for k, v in self.__dict__.items()})
+        twin._frozen = False
+        return twin
 
     def _operand(self) -> Any:
         self._frozen = True
         return self
+
+    def clone(self, new_name: str) -> Any:
+        """An independent copy named ``new_name`` (its settings copied: later setters
+        on either leave the other as it is)."""
+        twin = self._copy()
+        twin.name = new_name
+        return twin
+
+    def with_(self, **overrides: Any) -> Any:
+        """A copy with ``overrides`` applied by their setters (``name=`` renames it;
+        adk-fluent's field names ``instruction``, ``description``, ``output_key`` are
+        taken for ``instruct``, ``describe``, ``writes``); this builder stays as it is."""
+        twin = self.clone(overrides.pop("name", self.name))
+        for field, value in overrides.items():
+            twin = getattr(twin, _FIELD_SETTERS.get(field, field))(value)
+        return twin
+
+    def validate(self) -> Any:
+        """Build once (the contract checks included) and return this builder;
+        ValueError naming the builder and what is wrong otherwise."""
+        try:
+            self.build()
+        except Exception as error:
+            raise ValueError(f"Validation failed for {type(self).__name__}({self.name!r}): {error}") from error
+        return self
+
+    def explain(self) -> str:
+        """What this builder will make, in plain text (see ``_explain``)."""
+        return explain(self)
+
+    def session(self) -> AbstractAsyncContextManager[ChatSession]:
+        """``async with builder.session() as chat: await chat.send("...")``: a
+        conversation of several turns with the built agent on an embedded engine."""
+        return chat_session(self.build())
+
+    def __dir__(self) -> list[str]:
+        """The setters too (callbacks are made on demand), for a REPL's completion."""
+        return sorted({*super().__dir__(), *_CALLBACKS, *(f"{slot}_if" for slot in _CALLBACKS)})
 
     def unchecked(self) -> Any:
         """Build without the contract checks (see :mod:`adk_actors.fluent`)."""
@@ -172,6 +240,14 @@ class Builder:
         if self._checked:
             check_contracts(self)
         return unique_helper_names(self._build())
+
+    def loop_until(self, predicate: Callable[[Mapping[str, Any]], Any], *, max_iterations: int = 10) -> Loop:
+        """``self * until(predicate, max=max_iterations)``: repeated until ``predicate(state)`` holds."""
+        return self * Until(predicate, max_iterations)
+
+    def loop_while(self, predicate: Callable[[Mapping[str, Any]], Any], *, max_iterations: int = 3) -> Loop:
+        """Repeated while ``predicate(state)`` holds (adk-fluent's default: at most 3 rounds)."""
+        return self.loop_until(lambda state: not predicate(state), max_iterations=max_iterations)
 
     def timeout(self, seconds: float) -> Timed:
         """This step with a time limit (a :class:`TimeoutAgent`): a new builder,
@@ -483,11 +559,54 @@ class Agent(Builder):
                 if name.endswith("_if"):  # before_model_if(condition, fn): added only when condition holds
                     fns = args[1:] if args and args[0] else ()
                 builder: Agent = self._edit()
-                builder._callbacks.setdefault(slot, []).extend(fns)
+                builder._callbacks[slot] = [*builder._callbacks.get(slot, ()), *fns]  # a copy's list is its own
                 return builder
 
             return add
         raise AttributeError(_unknown_setter(self, name))
+
+    def outputs(self, key: str | None) -> Agent:
+        """Deprecated in adk-fluent: :meth:`writes`."""
+        warnings.warn(".outputs() is deprecated, use .writes() instead", DeprecationWarning, stacklevel=2)
+        return self.writes(key)
+
+    def delegate(self, agent: Any) -> Agent:
+        """Deprecated in adk-fluent: :meth:`agent_tool`."""
+        warnings.warn(".delegate() is deprecated, use .agent_tool() instead", DeprecationWarning, stacklevel=2)
+        return self.agent_tool(agent)
+
+    @property
+    def model_name(self) -> str | None:
+        model = self._config.get("model")
+        return None if model is None else model if isinstance(model, str) else getattr(
+            model, "model", None) or type(model).__name__
+
+    @property
+    def instruction_text(self) -> str | None:
+        """The instruction as text ("" for none), or None when a function makes it."""
+        if isinstance(self._instruction, PTransform):
+            return self._instruction.render({})
+        return self._instruction if isinstance(self._instruction, str) else None
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [str(getattr(tool, "name", None) or getattr(tool, "__name__", type(tool).__name__))
+                for tool in self._tools]
+
+    @property
+    def callback_counts(self) -> dict[str, int]:
+        return {slot: len(fns) for slot, fns in self._callbacks.items() if fns}
+
+    def proceed_if(self, predicate: Callable[[Mapping[str, Any]], Any]) -> Agent:
+        """Run this agent only when ``predicate(state)`` holds; else it is skipped (a
+        ``before_agent`` callback answering an empty model content, as adk-fluent's).
+        A predicate that raises fails the run: a typo is not a skip (adk-fluent 0.18)."""
+
+        def skip_unless(callback_context: Any) -> Content | None:
+            return None if predicate(callback_context.state) else Content(role="model", parts=())
+
+        added: Agent = self.before_agent(skip_unless)
+        return added
 
     def instruction_provider(self) -> Any:
         """The built agent's instruction (see :mod:`adk_actors.fluent`)."""
@@ -520,6 +639,10 @@ class Agent(Builder):
             config["include_contents"] = self._context.include_contents
         return LlmAgent(name=self.name, instruction=self.instruction_provider(), tools=list(self._tools),
                         sub_agents=[built(a) for a in self._sub_agents], output_key=self.writes_key, **config)
+
+
+def _has_gate(node: Any) -> bool:
+    return getattr(node, "kind", None) == "gate" or any(_has_gate(step) for step in getattr(node, "steps", ()))
 
 
 def _model_class(schema: Any, what: str) -> type[BaseModel]:
@@ -593,7 +716,8 @@ class Pipeline(_Workflow):
         return self._add(step)  # type: ignore[no-any-return]
 
     def _build(self) -> SequentialAgent:
-        return SequentialAgent(name=self.name, sub_agents=[built(s) for s in self._steps])
+        kind = GatedSequence if _has_gate(self) else SequentialAgent
+        return kind(name=self.name, sub_agents=[built(s) for s in self._steps])
 
 
 class FanOut(_Workflow):

@@ -86,6 +86,8 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
         return flow
     if kind == "tap":  # looks at the state (or stops the run): changes nothing
         return flow
+    if kind == "gate":  # its flag is its channel to the steps after it
+        return _Flow(None if flow.keys is None else flow.keys | {node.gate_key}, flow.producer)
     if kind == "map_over":
         for key in _missing(flow, {node.list_key}):
             problems.append(f"map_over {node.name!r} reads state key {key!r}, which no step before it writes")
@@ -93,17 +95,14 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
                                            flow.producer), problems)
         keys = None if flow.keys is None or inner.keys is None else inner.keys | {node.output_key}
         return _Flow(keys, flow.producer)
+    if kind == "race":  # one branch's events stay: after it, what every branch writes
+        return _one_of(flow, [_walk(step, flow, problems) for step in node.steps])
     if kind == "route":  # one branch runs (or none): after it, what every branch writes
         if node.key is not None and ":" not in node.key:
             for key in _missing(flow, {node.key}):
                 problems.append(f"route {node.name!r} reads state key {key!r}, which no step before it writes")
         branches = [_walk(step, flow, problems) for step in node.steps]
-        if node.otherwise_step is None:
-            branches.append(flow)
-        if flow.keys is None or any(branch.keys is None for branch in branches):
-            return _Flow(None, flow.producer)
-        return _Flow(frozenset.intersection(*(branch.keys for branch in branches if branch.keys is not None)),
-                     flow.producer)
+        return _one_of(flow, branches if node.otherwise_step is not None else [*branches, flow])
     if kind in ("parallel", "fallback"):
         outcomes = [(step_name(step), _walk(step, flow, problems)) for step in node.steps]
         if kind == "parallel" and flow.keys is not None:
@@ -116,6 +115,14 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
         return _Flow(None if flow.keys is None else flow.keys | ({node.output_key} if node.output_key else set()),
                      flow.producer)
     return _Flow(None, flow.producer)  # a function or another agent: its effect on the state is unknown
+
+
+def _one_of(before: _Flow, branches: list[_Flow]) -> _Flow:
+    """After one of ``branches`` ran: the keys every one of them leaves."""
+    if before.keys is None or any(branch.keys is None for branch in branches):
+        return _Flow(None, before.producer)
+    return _Flow(frozenset.intersection(*(branch.keys for branch in branches if branch.keys is not None)),
+                 before.producer)
 
 
 def _check_branches(node: Any, before: _Flow, outcomes: list[tuple[str, _Flow]], problems: list[str]) -> None:
