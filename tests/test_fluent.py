@@ -663,3 +663,65 @@ def test_clone_with_validate_explain_and_a_chat_session_as_adk_fluent_has_them()
     with pytest.warns(DeprecationWarning):
         assert ours.Agent("boss", "m").delegate(ours.Agent("helper", "m")).build().tools[0].name == "helper"
     assert {"before_model", "after_agent_if", "instruct", "explain"} <= set(dir(ours.Agent("x")))
+
+
+def test_guards_check_the_answer_in_order_and_a_blocked_answer_is_not_kept() -> None:
+    """``.guard(G...)``: a chain's guards run in order on one answer (a redaction
+    first, then the length of the redacted text); a guard that blocks fails the run
+    with ``GuardViolation`` (``[kind] detail``) and the blocked answer is not stored."""
+    from adk_actors.fluent import G, GuardViolation
+
+    class Verdict(BaseModel):
+        ok: bool
+
+    said = "mail me at ann@example.com or 555-123-4567"  # 42 characters; redacted: 25
+    redacting = ours.Agent("a", ScriptedModel([said])).guard(G.pii("redact") | G.length(max=30)).writes("answer")
+    events, state = _run(redacting.build())
+    assert state["answer"] == "mail me at [PII] or [PII]"
+    assert [e.content.text for e in events if e.author == "a"] == ["mail me at [PII] or [PII]"]
+    with pytest.raises(GuardViolation, match=r"^\[length\] output too long \(42 > 30\)"):
+        _run(ours.Agent("b", ScriptedModel([said])).guard(G.length(max=30) | G.pii("redact")).build())
+
+    def blocked(guards: Any, answer: str, state: dict[str, Any] | None = None) -> str:
+        with pytest.raises(GuardViolation) as caught:
+            _run(ours.Agent("c", ScriptedModel([answer])).guard(guards).writes("kept").build(), state=state)
+        return str(caught.value)
+
+    assert blocked(G.json(), "not json").startswith("[json] model output is not valid JSON")
+
+    async def stored_after_a_block() -> list[str]:
+        runner = InMemoryRunner(ours.Agent("j", ScriptedModel(["not json"])).guard(G.json()).build(), app_name="g")
+        session = await runner.session_service.create_session(app_name="g", user_id="u")
+        with pytest.raises(GuardViolation):
+            async for _event in runner.run_async(user_id="u", session_id=session.id, new_message=Content.user("go")):
+                pass
+        kept = await runner.session_service.get_session(app_name="g", user_id="u", session_id=session.id)
+        return [e.content.text for e in kept.events if e.content and e.content.text]
+
+    assert asyncio.run(stored_after_a_block()) == ["go"]  # the blocked answer was never committed
+    assert blocked(G.output(Verdict), '{"ok": "maybe"}').startswith("[output] schema validation failed")
+    assert blocked(G.topic(deny=["Weather"]), "the weather is fine") == "[topic] denied topic 'Weather' found in output"
+    assert blocked(G.pii("block"), "ssn 123-45-6789") == "[pii] detected PII (SSN)"
+    assert blocked(G.regex(r"secret-\d+"), "it is secret-42") == "[regex] output matches the blocked pattern 'secret-\\\\d+'"
+    assert blocked(G.budget(max_tokens=5), "x" * 40) == "[budget] token budget exceeded (10 > 5)"
+    assert blocked(G.when(lambda s: s.get("strict"), G.json()), "plain", {"strict": True}).startswith("[json]")
+    _events, state = _run(ours.Agent("d", ScriptedModel(['{"ok": true}'])).guard(G.output(Verdict) | G.json())
+                          .writes("kept").build())
+    assert state["kept"] == '{"ok": true}'
+    _events, state = _run(ours.Agent("e", ScriptedModel(["plain"])).guard(G.when(lambda s: s.get("strict"), G.json()))
+                          .writes("kept").build())
+    assert state["kept"] == "plain"  # the condition does not hold: the guard is not applied
+    _events, state = _run(ours.Agent("f", ScriptedModel(["it is secret-42"])).guard(
+        G.regex(r"secret-\d+", action="redact")).writes("kept").build())
+    assert state["kept"] == "it is [REDACTED]"
+
+    async def two_turns() -> str:
+        async with ours.Agent("g", ScriptedModel(["one", "two"])).guard(G.max_turns(1)).session() as chat:
+            assert await chat.send("first") == "one"
+            with pytest.raises(GuardViolation, match=r"\[max_turns\] exceeded 1 turns \(current: 2\)"):
+                await chat.send("second")
+            return "checked"
+
+    assert asyncio.run(two_turns()) == "checked"
+    plain = ours.Agent("h", ScriptedModel(["x"])).guard(lambda callback_context, llm_response: None)
+    assert plain.callback_counts == {"after_model": 1}

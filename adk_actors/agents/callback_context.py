@@ -73,6 +73,12 @@ class CallbackContext:
         return self.invocation
 
     @property
+    def session(self) -> Any:
+        """The run's view of its session, its events and state (google-adk's
+        ``ReadonlyContext.session``)."""
+        return self.invocation.session
+
+    @property
     def agent_name(self) -> str:
         name: str = self.invocation.agent.name
         return name

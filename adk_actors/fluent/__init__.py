@@ -23,6 +23,7 @@ from ._builders import (
 )
 from ._context import C, CTransform
 from ._contracts import ContractError
+from ._guards import G, GuardChain, GuardViolation, PIIFinding
 from ._primitives import (
     GateAgent,
     MapOverAgent,
@@ -47,11 +48,15 @@ __all__ = [
     "Fallback",
     "FallbackAgent",
     "FanOut",
+    "G",
     "GateAgent",
     "GatedSequence",
+    "GuardChain",
+    "GuardViolation",
     "Loop",
     "MapOverAgent",
     "P",
+    "PIIFinding",
     "PTransform",
     "Pipeline",
     "RaceAgent",

@@ -38,6 +38,7 @@ from ._chat import ChatSession, chat_session
 from ._context import C, CTransform
 from ._contracts import check_contracts
 from ._explain import explain
+from ._guards import GuardChain
 from ._prompt import PTransform
 from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
@@ -564,6 +565,20 @@ class Agent(Builder):
 
             return add
         raise AttributeError(_unknown_setter(self, name))
+
+    def guard(self, spec: GuardChain | Callable[..., Any]) -> Agent:
+        """Checks on the model's request and answer: a ``G`` chain (see ``_guards``), or
+        a plain function, added as an ``after_model`` callback (adk-fluent's rule)."""
+        if not isinstance(spec, GuardChain):
+            added: Agent = self.after_model(spec)
+            return added
+        before, after = spec.callbacks()
+        builder: Agent = self
+        if before is not None:
+            builder = builder.before_model(before)
+        if after is not None:
+            builder = builder.after_model(after)
+        return builder
 
     def outputs(self, key: str | None) -> Agent:
         """Deprecated in adk-fluent: :meth:`writes`."""
