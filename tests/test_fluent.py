@@ -725,3 +725,66 @@ def test_guards_check_the_answer_in_order_and_a_blocked_answer_is_not_kept() -> 
     assert asyncio.run(two_turns()) == "checked"
     plain = ours.Agent("h", ScriptedModel(["x"])).guard(lambda callback_context, llm_response: None)
     assert plain.callback_counts == {"after_model": 1}
+
+
+def test_t_tools_join_with_a_bar_and_wrap_a_call_with_a_cache_a_time_limit_or_an_approval() -> None:
+    """``.tools(T.fn(f) | T.mock(...) | T.cache(...) | T.timeout(...))``: the model sees
+    each tool's declaration; a cached tool runs once for the same arguments; a tool
+    over its time limit answers the model an error and the run goes on; ``T.confirm``
+    waits for a human, who is shown its message."""
+    import threading
+
+    from engine_helpers import run, summary
+
+    from adk_actors.engine import InMemoryApprovals
+    from adk_actors.fluent import T
+
+    ran: list[str] = []
+
+    def lookup(city: str) -> dict[str, str]:
+        """Look a city up."""
+        ran.append(city)
+        return {"city": city, "weather": "sunny"}
+
+    async def slow(city: str) -> dict[str, str]:
+        """Slowly."""
+        await asyncio.sleep(5)
+        return {"city": city}
+
+    model = ScriptedModel([call("lookup", city="Oslo"), call("lookup", city="Oslo"), call("forecast", days=2),
+                           call("slow", city="Rome"), "done"])
+    agent = ours.Agent("a", model).tools(T.cache(T.fn(lookup)) | T.mock("forecast", side_effect=lambda days: {
+        "days": days}) | T.timeout(T.fn(slow), seconds=0.2))
+    began = time.monotonic()
+    events, _state = _run(agent.build())
+    assert time.monotonic() - began < 3 and ran == ["Oslo"]  # cached: the second call did not run the function
+    results = [p.function_response.response for e in events if e.content for p in e.content.parts
+               if p.function_response]
+    assert results[:3] == [{"city": "Oslo", "weather": "sunny"}, {"city": "Oslo", "weather": "sunny"}, {"days": 2}]
+    assert "did not answer within 0.2 s" in str(results[3])
+    declared = {d.name: d for d in (t.declaration() for t in agent.build().tools)}
+    assert set(declared) == {"lookup", "forecast", "slow"} and "city" in str(declared["lookup"].parameters)
+
+    approvals = InMemoryApprovals()
+
+    def approve_soon() -> None:
+        wait_until = time.monotonic() + 5
+        while not approvals.pending() and time.monotonic() < wait_until:
+            time.sleep(0.01)
+        shown.append(approvals.pending()[0]["hint"])
+        approvals.approve(approvals.pending()[0]["id"])
+
+    shown: list[str] = []
+    threading.Thread(target=approve_soon, daemon=True).start()
+    asked = ours.Agent("bank", ScriptedModel([call("lookup", city="Paris"), "paid"])).tools(
+        T.confirm(T.fn(lookup), message="Look Paris up?")).build()
+    said = summary(run(asked, "go", approvals=approvals))
+    assert shown == ["Look Paris up?"] and ran == ["Oslo", "Paris"] and said[-1] == ("bank", "paid")
+    assert ours.Agent("x", "m").tools(T.fn(lookup, confirm=True)).build().tools[0].require_confirmation is True
+    assert ours.Agent("x", "m").tool(T.agent(ours.Agent("helper", "m"))).build().tools[0].name == "helper"
+    mcp = ours.Agent("x", "m").tools(T.mcp("http://127.0.0.1:9/mcp", tool_filter=["add"], prefix="calc")).build()
+    toolset = mcp.tools[0]
+    assert type(toolset).__name__ == "McpToolset" and toolset.tool_name_prefix == "calc"
+    assert type(toolset.spec.params).__name__ == "StreamableHTTPConnectionParams" and toolset.tool_filter == ["add"]
+    remote = ours.Agent("x", "m").tools(T.a2a("http://127.0.0.1:9/a2a/echo", name="echo", timeout=5)).build()
+    assert remote.tools[0].name == "echo" and remote.tools[0].agent.timeout == 5

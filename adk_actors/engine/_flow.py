@@ -581,7 +581,7 @@ def _confirmation(agent: Any, tool: Any, name: str, args: dict[str, Any]) -> tup
     required = getattr(tool, "require_confirmation", False)
     if callable(required):
         required = required(args)
-    return bool(required), 60.0, f"{agent.name} wants to call {name}"
+    return bool(required), 60.0, getattr(tool, "confirmation_hint", None) or f"{agent.name} wants to call {name}"
 
 
 def _as_dict(result: Any) -> dict[str, Any]:

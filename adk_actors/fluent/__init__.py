@@ -38,6 +38,7 @@ from ._primitives import (
 from ._prompt import P, PTransform
 from ._route import Route, RouteAgent
 from ._state import S, StateDelta, StateReplacement, StateStep, STransform, UntilCheck, until
+from ._tools import T, ToolChain
 
 __all__ = [
     "Agent",
@@ -67,9 +68,11 @@ __all__ = [
     "StateDelta",
     "StateReplacement",
     "StateStep",
+    "T",
     "TapAgent",
     "Timed",
     "TimeoutAgent",
+    "ToolChain",
     "UntilCheck",
     "expect",
     "gate",

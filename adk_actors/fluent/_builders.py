@@ -42,6 +42,7 @@ from ._guards import GuardChain
 from ._prompt import PTransform
 from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
+from ._tools import ToolChain
 
 __all__ = ["GATE_ASKED", "Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "GatedSequence", "Loop", "Pipeline",
            "Timed", "TimeoutAgent"]
@@ -450,14 +451,16 @@ class Agent(Builder):
         return self._set("planner", planner)
 
     def tool(self, fn: Any) -> Agent:
+        """Adds a tool (a function, a tool object, a toolset, or a ``T`` chain's tools)."""
         builder: Agent = self._edit()
-        builder._tools.append(fn)
+        builder._tools.extend(fn.tools if isinstance(fn, ToolChain) else [fn])
         return builder
 
     def tools(self, tools: Any) -> Agent:
-        """Replaces the tools."""
+        """Replaces the tools (a list, or a ``T`` chain)."""
         builder: Agent = self._edit()
-        builder._tools = list(tools) if isinstance(tools, list | tuple) else [tools]
+        builder._tools = list(tools.tools if isinstance(tools, ToolChain) else
+                              tools if isinstance(tools, list | tuple) else [tools])
         return builder
 
     def agent_tool(self, agent: Any) -> Agent:
