@@ -788,3 +788,34 @@ def test_t_tools_join_with_a_bar_and_wrap_a_call_with_a_cache_a_time_limit_or_an
     assert type(toolset.spec.params).__name__ == "StreamableHTTPConnectionParams" and toolset.tool_filter == ["add"]
     remote = ours.Agent("x", "m").tools(T.a2a("http://127.0.0.1:9/a2a/echo", name="echo", timeout=5)).build()
     assert remote.tools[0].name == "echo" and remote.tools[0].agent.timeout == 5
+
+
+@pytest.mark.parametrize("program", [
+    lambda f: f.Agent("w", "m").instruct("Write.").writes("draft") >> (
+        f.Agent("r", "m").instruct("Review {draft}") | f.Agent("s", "m").instruct("x")) >> f.Agent("z", "m"),
+    lambda f: (f.Agent("a", "m").instruct("A.") >> f.Agent("b", "m").instruct("B.")) * 3,
+    lambda f: f.Agent("a", "m") // f.Agent("b", "m") // f.Agent("c", "m"),
+    lambda f: f.Agent("a", "m").writes("k").timeout(5),
+    lambda f: (f.Agent("p", "m").writes("x") >> f.Agent("q", "m").instruct("Use {x?}.")) * f.until(
+        lambda s: True, max=4),
+])
+def test_to_mermaid_draws_what_adk_fluent_draws(program: Callable[[ModuleType], Any]) -> None:
+    assert program(ours).to_mermaid() == program(adk_fluent).to_mermaid()
+
+
+def test_to_mermaid_shows_every_kind_its_reads_and_its_contracts() -> None:
+    class Draft(BaseModel):
+        text: str
+
+    pipeline = (ours.Agent("w", "m").writes("draft").produces(Draft)
+                >> ours.gate(lambda s: True, gate_key="ok")
+                >> ours.race(ours.Agent("fast", "m"), ours.Agent("slow", "m"))
+                >> S.rename(draft="text")
+                >> ours.Route("text").eq("a", ours.Agent("ra", "m")).otherwise(ours.Agent("rb", "m").reads("ok")))
+    drawn = pipeline.to_mermaid()
+    assert drawn.splitlines()[0] == "graph TD"
+    for shape in ('["w"]', '(gate)"}}', '{{"race_fast_slow (race)"}}', ' transform"]', '{"route_text (route)"}'):
+        assert shape in drawn
+    assert '-. "produces Draft" .-o' in drawn and '-. "ok" .->' in drawn and " -.-> " in drawn
+    assert '-. "produces' not in pipeline.to_mermaid(show_contracts=False)
+    assert '-. "ok" .->' not in pipeline.to_mermaid(show_data_flow=False)

@@ -39,6 +39,7 @@ from ._context import C, CTransform
 from ._contracts import check_contracts
 from ._explain import explain
 from ._guards import GuardChain
+from ._mermaid import to_mermaid
 from ._prompt import PTransform
 from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
@@ -166,6 +167,10 @@ class Builder:
         except Exception as error:
             raise ValueError(f"Validation failed for {type(self).__name__}({self.name!r}): {error}") from error
         return self
+
+    def to_mermaid(self, *, show_contracts: bool = True, show_data_flow: bool = True) -> str:
+        """The tree as a Mermaid graph, in adk-fluent's layout (see ``_mermaid``)."""
+        return to_mermaid(self, show_contracts=show_contracts, show_data_flow=show_data_flow)
 
     def explain(self) -> str:
         """What this builder will make, in plain text (see ``_explain``)."""
