@@ -800,7 +800,12 @@ def test_t_tools_join_with_a_bar_and_wrap_a_call_with_a_cache_a_time_limit_or_an
         lambda s: True, max=4),
 ])
 def test_to_mermaid_draws_what_adk_fluent_draws(program: Callable[[ModuleType], Any]) -> None:
-    assert program(ours).to_mermaid() == program(adk_fluent).to_mermaid()
+    import re
+
+    def numbered_alike(text: str) -> str:  # both number their time limits with a counter of their own
+        return re.sub(r"_timeout_\d+", "_timeout_N", text)
+
+    assert numbered_alike(program(ours).to_mermaid()) == numbered_alike(program(adk_fluent).to_mermaid())
 
 
 def test_to_mermaid_shows_every_kind_its_reads_and_its_contracts() -> None:
