@@ -288,8 +288,9 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
          user: str = "chaos-soak", seed: int | None = None, stops: float = 0.0, min_faults: int = 0,
          jobs: int = 0, resume: bool = False, progress: Callable[[str], None] | None = None) -> SoakReport:
     """Drive ``sessions`` sessions of ``app`` on ``host`` while killing actors (see the
-    module); return the :class:`SoakReport`. A fraction ``stops`` of the faults are a
-    SIGSTOP instead of a SIGKILL: an actor alive but silent, which the host's health
+    module); return the :class:`SoakReport`. A fraction ``stops`` of the faults dealt to
+    processes are a SIGSTOP instead of a SIGKILL (spread evenly, not drawn: a short soak
+    stops as many as its share says): an actor alive but silent, which the host's health
     checks must find, kill and restart (one still there at the end fails the soak).
     The faults go on past ``duration`` (up to three times as long) until ``min_faults``
     have been dealt: on a loaded machine a walk of the tree, needed to pick each victim,
@@ -401,12 +402,14 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         dealt = sum(kills.values()) + sum(stopped.values())
         return spent < duration or (dealt < min_faults and spent < 3 * duration)
 
+    to_processes = 0  # faults dealt to an actor of its own process: the ones a stop may be
     while dealing():
         chosen_at = time.monotonic()
         victim = _pick_victim(host, kinds, rng, seen, kills + stopped)
         if victim is not None:
             kind, row = victim
-            stop_it = bool(row["pid"]) and rng.random() < stops
+            to_processes += bool(row["pid"])
+            stop_it = bool(row["pid"]) and sum(stopped.values()) + 1 <= stops * to_processes + 0.5
             try:
                 kill_row(host, row, signal.SIGSTOP if stop_it else signal.SIGKILL)
                 (stopped if stop_it else kills)[kind] += 1
