@@ -8,29 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
 from a2a.types import ListTasksRequest, Task, TaskState, TaskStatus
 
 from adk_actors.http import _a2a_tasks
+from adk_actors.http._a2a import _Principal
 from adk_actors.http._a2a_tasks import INTERRUPTED, TaskStores
 
 
-class _Named(User):
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    @property
-    def is_authenticated(self) -> bool:
-        return True
-
-    @property
-    def user_name(self) -> str:
-        return self._name
-
-
 def of(user: str) -> ServerCallContext:
-    return ServerCallContext(user=_Named(user))
+    return ServerCallContext(user=_Principal(user))  # the HTTP front door's principal
 
 
 def task(task_id: str, state: Any, context_id: str = "c1") -> Task:

@@ -171,6 +171,16 @@ def test_auto_create_session_lets_a_run_make_the_session_it_names(tmp_path: Path
         said = [e["content"]["parts"][0].get("text") for e in made["events"] if e["author"] == "user"]
         assert said == ["weather in Paris", "weather in Rome"]
         assert httpx.get(f"{url}/apps/weather_bot/users/cy/sessions/made-by-sse", timeout=10).status_code == 200
+        from websockets.sync.client import connect
+
+        live = url.replace("http://", "ws://") + "/run_live?app_name=weather_bot&user_id=cy&session_id=made-live"
+        with connect(live) as socket:
+            socket.send(json.dumps({"content": {"role": "user", "parts": [{"text": "weather in Lima"}]}}))
+            frames = [json.loads(socket.recv(timeout=20))]
+            while not frames[-1].get("turnComplete") and len(frames) < 50:
+                frames.append(json.loads(socket.recv(timeout=20)))
+        assert "Lima" in json.dumps(frames)
+        assert httpx.get(f"{url}/apps/weather_bot/users/cy/sessions/made-live", timeout=10).status_code == 200
 
 
 def test_bad_input_gets_a_typed_error_and_the_host_keeps_serving(client: httpx.Client) -> None:
