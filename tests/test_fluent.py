@@ -798,6 +798,8 @@ def test_t_tools_join_with_a_bar_and_wrap_a_call_with_a_cache_a_time_limit_or_an
     lambda f: f.Agent("a", "m").writes("k").timeout(5),
     lambda f: (f.Agent("p", "m").writes("x") >> f.Agent("q", "m").instruct("Use {x?}.")) * f.until(
         lambda s: True, max=4),
+    lambda f: f.Agent("w", "m").instruct("Write.").writes("report") >> f.A.publish("report.md", from_key="report")
+    >> f.A.snapshot("report.md", into_key="copy") >> f.Agent("r", "m").instruct("Check {copy}."),
 ])
 def test_to_mermaid_draws_what_adk_fluent_draws(program: Callable[[ModuleType], Any]) -> None:
     import re
@@ -824,3 +826,39 @@ def test_to_mermaid_shows_every_kind_its_reads_and_its_contracts() -> None:
     assert '-. "produces Draft" .-o' in drawn and '-. "ok" .->' in drawn and " -.-> " in drawn
     assert '-. "produces' not in pipeline.to_mermaid(show_contracts=False)
     assert '-. "ok" .->' not in pipeline.to_mermaid(show_data_flow=False)
+
+
+def test_artifact_steps_move_values_between_the_state_and_the_sessions_artifacts() -> None:
+    """``A.publish`` saves a state value as the next version of an artifact (text as
+    text, a dict as JSON), ``A.snapshot`` copies an artifact into the state (binary as
+    base64, ``A.as_text`` decodes it), ``A.save`` saves literal content, ``A.list``
+    lists the names; each is an event of the run (its artifact_delta or state_delta);
+    a step that reads a key nothing writes is a contract error."""
+    from adk_actors.fluent import A
+
+    pipeline = (ours.Agent("writer", ScriptedModel(["# Report", "# Report, second draft"])).writes("report")
+                >> A.publish("report.md", from_key="report")
+                >> S.set(meta={"pages": 2}) >> A.publish("meta.json", from_key="meta", scope="user")
+                >> A.save("raw.bin", content=b"\x00\x01 raw")
+                >> A.snapshot("raw.bin", into_key="raw") >> A.as_text("raw")
+                >> A.snapshot("user:meta.json", into_key="meta_copy") >> A.as_json("meta_copy")
+                >> A.list(into_key="names"))
+
+    async def go() -> tuple[list[Event], dict[str, Any], Any]:
+        runner = InMemoryRunner(pipeline.build(), app_name="arts")
+        session = await runner.session_service.create_session(app_name="arts", user_id="u")
+        events = [e async for e in runner.run_async(user_id="u", session_id=session.id,
+                                                    new_message=Content.user("go"))]
+        stored = await runner.session_service.get_session(app_name="arts", user_id="u", session_id=session.id)
+        report = runner.artifact_service.load("arts", "u", session.id, "report.md")
+        return events, dict(stored.state), report
+
+    events, state, report = asyncio.run(go())
+    deltas = [e.actions.artifact_delta for e in events if e.actions.artifact_delta]
+    assert deltas == [{"report.md": 0}, {"user:meta.json": 0}, {"raw.bin": 0}]
+    assert state["raw"] == "\x00\x01 raw" and state["meta_copy"] == {"pages": 2}
+    assert state["names"] == ["raw.bin", "report.md", "user:meta.json"]
+    assert report.text == "# Report"
+    with pytest.raises(ContractError, match=r"artifact step 'publish_x_md' reads state key 'missing'"):
+        (ours.Agent("a", "m") >> A.publish("x.md", from_key="missing")).build()
+    assert A.publish("r.md", from_key="k").name == adk_fluent.A.publish("r.md", from_key="k")._name

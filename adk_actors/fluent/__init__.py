@@ -9,6 +9,7 @@ pipeline's contracts first (``ContractError``); ``ask("...")`` runs one turn on 
 embedded engine. The full reference: docs/fluent.md.
 """
 
+from ._artifacts import A, ArtifactStep, ArtifactStepAgent
 from ._builders import (
     Agent,
     Builder,
@@ -41,7 +42,10 @@ from ._state import S, StateDelta, StateReplacement, StateStep, STransform, Unti
 from ._tools import T, ToolChain
 
 __all__ = [
+    "A",
     "Agent",
+    "ArtifactStep",
+    "ArtifactStepAgent",
     "Builder",
     "C",
     "CTransform",

@@ -86,6 +86,10 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
         return flow
     if kind == "tap":  # looks at the state (or stops the run): changes nothing
         return flow
+    if kind == "artifact":  # reads and writes named state keys
+        for key in _missing(flow, node.reads_keys):
+            problems.append(f"artifact step {node.name!r} reads state key {key!r}, which no step before it writes")
+        return _Flow(None if flow.keys is None else flow.keys | node.writes_keys, flow.producer)
     if kind == "gate":  # its flag is its channel to the steps after it
         return _Flow(None if flow.keys is None else flow.keys | {node.gate_key}, flow.producer)
     if kind == "map_over":

@@ -16,7 +16,7 @@ __all__ = ["explain"]
 
 _KINDS = {"agent": "Agent", "sequence": "Pipeline", "parallel": "FanOut", "loop": "Loop", "fallback": "Fallback",
           "timeout": "Timed", "route": "Route", "race": "Race", "gate": "Gate", "tap": "Tap",
-          "map_over": "MapOver"}
+          "map_over": "MapOver", "artifact": "Artifact"}
 _PLACEHOLDER = re.compile(r"\{(\w+)(\?)?\}")
 
 

@@ -6,10 +6,12 @@ parallel ``{"... (parallel)"}``, loop ``(("... (loop x3)"))``, fallback
 a state step ``>"... transform"]``, a tap ``>"... tap"]``, map_over
 ``(("... (map key)"))``, a time limit ``["... (timeout 5s)"]``); then the edges (a
 sequence's steps one after the other, a parent to each child of any other kind, a
-route's ``otherwise`` dotted); then, with ``show_contracts``, a note per
+route's ``otherwise`` dotted; an artifact step ``{{"publish (name) artifact"}}``);
+then, with ``show_contracts``, a note per
 ``produces``/``consumes`` schema; then, with ``show_data_flow``, a dotted edge labelled
 with the key from each step that writes a state key to each step that reads it (an
-instruction's ``{key}``, ``.reads``, a route's key, a state step's reads).
+instruction's ``{key}``, ``.reads``, a route's key, a state step's reads), and from an
+artifact step that saves a file to one that reads it (``artifact:<name>``).
 
 It reads the builders through ``kind``, ``name``, ``steps`` and their public
 attributes, as ``_contracts`` and ``_explain`` do."""
@@ -89,6 +91,7 @@ def _shape(node: Any) -> str:
         "tap": f'>"{name} tap"]',
         "map_over": f'(("{name} (map {getattr(node, "list_key", "?")})"))',
         "timeout": f'["{name} (timeout {_seconds(getattr(node, "seconds", "?"))}s)"]',
+        "artifact": f'{{{{"{getattr(node, "op", "?")} ({getattr(node, "filename", None) or ""}) artifact"}}}}',
     }
     return shapes.get(kind, f'["{name}"]')
 
@@ -105,6 +108,8 @@ def _writes(node: Any) -> list[str]:
         return [node.gate_key]
     if kind == "map_over":
         return [node.output_key]
+    if kind == "artifact":  # an artifact it saves is drawn as a key of its own
+        return sorted(node.writes_keys) + ([f"artifact:{node.filename}"] if node.op in ("publish", "save") else [])
     if kind is None:
         capture = getattr(node, "capture", None)
         return sorted({*(getattr(node, "writes", None) or ()), *([capture] if capture else [])})
@@ -120,6 +125,8 @@ def _reads(node: Any) -> list[str]:
         return [node.key] if node.key else []
     if kind == "map_over":
         return [node.list_key]
+    if kind == "artifact":
+        return sorted(node.reads_keys) + ([f"artifact:{node.filename}"] if node.op == "snapshot" else [])
     if kind is None:
         return sorted(getattr(node, "reads", None) or ())
     return []
