@@ -59,9 +59,12 @@ class TemporaryPostgres:
     :meth:`new_database` makes an empty database and returns its URL.
     """
 
-    def __init__(self, *, user: str = "adk") -> None:
-        """Create the cluster and start the server; PostgresUnavailable when the
-        programs are missing, RuntimeError (with the server's log) when it fails."""
+    def __init__(self, *, user: str = "adk", listen: tuple[str, ...] = ("127.0.0.1",),
+                 clients: tuple[str, ...] = ()) -> None:
+        """Create the cluster and start the server, listening on ``listen`` (loopback)
+        and taking password logins from 127.0.0.1 and the ``clients`` networks (CIDR,
+        e.g. a test's network namespace); PostgresUnavailable when the programs are
+        missing, RuntimeError (with the server's log) when it fails."""
         self.user = user
         self.password = secrets.token_urlsafe(18)
         self.port = _free_port()
@@ -80,7 +83,11 @@ class TemporaryPostgres:
         self._run([initdb, "-D", str(self.data), "-U", user, "--auth=scram-sha-256", f"--pwfile={pwfile}",
                    "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
         pwfile.unlink()
-        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+        if clients:
+            hba = self.data / "pg_hba.conf"
+            lines = "".join(f"host all all {network} scram-sha-256\n" for network in clients)
+            hba.write_text(hba.read_text() + lines)
+        options = (f"-p {self.port} -k {self.folder} -c listen_addresses={','.join(listen)} -c fsync=off "
                    "-c full_page_writes=off -c max_connections=200")
         self._run([self._pg_ctl, "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
                    "-o", options])

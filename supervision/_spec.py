@@ -327,6 +327,9 @@ class PartitionSupervisorSpec:
     partition_type: ChildType = ChildType.SUPERVISOR
     partition_shutdown: Shutdown = "infinity"
     health: HealthCheck | None = None  # the partitions' health checks (see SupervisorSpec)
+    #: each partition's restart backoff (None: restarted at once); a partition whose
+    #: start fails (a store it cannot reach) is then tried again later, not at once
+    partition_backoff: Backoff | None = None
     route_hold: float = 10.0
     actor_class: str = field(default="supervision._supervisor:PartitionSupervisor")
 

@@ -952,7 +952,8 @@ class PartitionSupervisor(Supervisor):
                 max_children=args.max_children_per_partition, intensity=args.intensity, period=args.period)
         children = tuple(
             ChildSpec(id=f"{args.partition_prefix}-{i}", start=start, args=partition_args, type=args.partition_type,
-                      shutdown=args.partition_shutdown, start_timeout=args.partition_start_timeout)
+                      shutdown=args.partition_shutdown, start_timeout=args.partition_start_timeout,
+                      backoff=args.partition_backoff)
             for i in range(args.partitions))
         return SupervisorSpec(children=children, strategy=Strategy.ONE_FOR_ONE, intensity=args.intensity,
                               period=args.period, concurrent_start=True, health=args.health)

@@ -47,7 +47,9 @@ class BackoffState:
     ``next_delay(now)`` is asked when the child must be restarted: if the child ran
     quietly for ``reset_after`` seconds since it was last started, the count starts
     over. The n-th consecutive restart waits ``min(max, min * 2**(n-1))`` seconds
-    plus a random extra of up to ``jitter`` times that.
+    plus a random extra of up to ``jitter`` times that. A restart whose start fails
+    asks again without a start in between: that never counts as running quietly, so a
+    child that cannot start (its store out of reach) waits ever longer.
     """
 
     def __init__(self, policy: Backoff, rng: random.Random | None = None) -> None:
@@ -62,6 +64,7 @@ class BackoffState:
     def next_delay(self, now: float) -> float:
         if self._last_start is not None and now - self._last_start >= self.policy.quiet_period:
             self.failures = 0
+        self._last_start = None  # not running until it is started again
         self.failures += 1
         base: float = min(self.policy.max_delay, self.policy.min_delay * 2.0 ** (self.failures - 1))
         return base + base * self.policy.jitter * self._rng.random()

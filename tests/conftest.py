@@ -74,12 +74,13 @@ def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
 @contextmanager
 def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
             apps: str = 'weather_bot = "examples.weather_bot.agent:root_agent"\n',
-            env: dict[str, str] | None = None) -> Iterator[dict[str, Any]]:
+            env: dict[str, str] | None = None, prefix: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
     """``adk-actors serve`` in a subprocess (the weather_bot app, data in ``tmp_path``),
     every process it starts marked; yields port, process, marker, config and the
     paths of its stdout and stderr; ``host_settings`` are more ``[host]`` lines, ``apps``
     the ``[apps]`` lines, ``more_toml`` more sections, ``env`` more environment
-    (``tests/`` is on its ``PYTHONPATH``, for ``runtime_agents``). Afterwards: SIGTERM (if it still runs), then
+    (``tests/`` is on its ``PYTHONPATH``, for ``runtime_agents``), ``prefix`` a command it
+    runs under (``ip netns exec NAME``). Afterwards: SIGTERM (if it still runs), then
     every marked process is killed."""
     port = free_port()
     config = tmp_path / "host.toml"
@@ -88,7 +89,7 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
                       f'{host_settings}{http}[apps]\n{apps}{more_toml}')
     out, err = tmp_path / "serve.out", tmp_path / "serve.err"
     with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
+        process = subprocess.Popen([*prefix, sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
                                    cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,),
                                    env={**os.environ, "PYTHONPATH": str(ROOT / "tests"), **(env or {})})
     try:

@@ -129,6 +129,17 @@ def test_backoff_resets_after_a_quiet_period() -> None:
     assert Backoff(min_delay=1, max_delay=3).quiet_period == 2.0
 
 
+def test_a_child_whose_restarts_fail_waits_ever_longer_however_long_it_ran_before() -> None:
+    """A child that ran for an hour, then cannot start again (its store out of reach):
+    each failed start doubles the wait, instead of counting the hour again as quiet."""
+    state = BackoffState(Backoff(min_delay=0.1, max_delay=10, jitter=0.0, reset_after=1.0))
+    state.started(0.0)
+    delays = [state.next_delay(3600.0 + i) for i in range(6)]  # no start succeeds in between
+    assert delays == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6, 3.2])
+    state.started(3610.0)
+    assert state.next_delay(3620.0) == pytest.approx(0.1)  # it ran 10 s quietly: starts over
+
+
 # -- health checks: the monitor's bookkeeping on a clock passed in (no sleeping) ---------------
 
 

@@ -73,6 +73,13 @@ from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
 
+#: How a partition, a service and the jobs actor are restarted: the first restart after
+#: 20 ms, each consecutive one twice as late, up to 5 s; a child that ran 1 s is back
+#: to the first. A child killed now and then comes back at once; one whose start keeps
+#: failing (its store out of reach: a network cut) is tried ever less often, so that
+#: an outage of tens of seconds does not spend the restart budgets and stop the host.
+RESTART_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0)
+
 #: The Thespian global name of a host's root supervisor (how other processes find it).
 ROOT_NAME = "adk-actors-root"
 
@@ -228,7 +235,8 @@ class Host:
                     partitions=self.config.partitions, partition_start=SessionPartition, partition_args=partition_args,
                     partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
                     partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
-                    period=self.config.sessions_period, health=self.config.health), name="sessions"),
+                    period=self.config.sessions_period, health=self.config.health,
+                    partition_backoff=RESTART_BACKOFF), name="sessions"),
                 ChildSpec.supervisor("services", services),
                 *self._jobs_spec(),
                 *self.config.clients,
@@ -256,7 +264,7 @@ class Host:
         from ._credentials import CredentialActor
         from ._memory import MemoryActor
 
-        backoff = Backoff(min_delay=0.02, max_delay=1.0)
+        backoff = RESTART_BACKOFF
         data = Path(self.config.data_dir)
         return SupervisorSpec(
             children=(
@@ -293,7 +301,7 @@ class Host:
                         config=self.config.jobs, apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
                         node=self.holder_name)
         return (ChildSpec(id="jobs", start=JobQueueActor, args=args, name="jobs",
-                          backoff=Backoff(min_delay=0.02, max_delay=1.0)),)
+                          backoff=RESTART_BACKOFF),)
 
     @property
     def jobs(self) -> Jobs:

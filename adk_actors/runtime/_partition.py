@@ -252,6 +252,7 @@ class SessionPartition(GenServer):
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
+        self.workers: list[_Worker] = []  # first: an init that fails below still exits (exit_waits_for_children)
         for module in _PRELOAD:
             importlib.import_module(module)
         self.catalog = AppCatalog(args.apps, args.agents_dir)
@@ -278,7 +279,6 @@ class SessionPartition(GenServer):
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
         #: interrupted run id -> the id of the run that will resume it (its caller was told: see _fail_orphan)
         self.resume_ids: dict[str, str] = {}
-        self.workers: list[_Worker] = []
         self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker (runs_per_worker)
         self.shrink_armed = False
         self.idle_timer_armed = False

@@ -147,6 +147,15 @@ def redacted_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
 
 
+def cut_off_within(seconds: int) -> dict[str, int]:
+    """libpq's settings that end a connection whose server stopped answering (a network
+    cut drops packets silently: without them a call waits out TCP's retransmissions,
+    about 15 minutes) within about ``seconds``: data unacknowledged that long fails the
+    call (``tcp_user_timeout``), and an idle connection is probed every 2 s after 5 s."""
+    return {"tcp_user_timeout": seconds * 1000, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+            "keepalives_count": max(seconds // 2, 1)}
+
+
 def open_pool(url: str, size: int, connect_timeout: float, name: str) -> ConnectionPool:
     """An open pool of up to ``size`` autocommit connections to ``url``, each replaced
     when found broken. One connection is made first, on its own: its error says why
@@ -156,7 +165,7 @@ def open_pool(url: str, size: int, connect_timeout: float, name: str) -> Connect
     seconds = max(int(connect_timeout), 1)
     psycopg.connect(url, connect_timeout=seconds).close()
     pool = ConnectionPool(url, min_size=1, max_size=max(size, 1), open=False, timeout=30.0,
-                          kwargs={"autocommit": True, "connect_timeout": seconds},
+                          kwargs={"autocommit": True, "connect_timeout": seconds, **cut_off_within(seconds)},
                           check=ConnectionPool.check_connection, name=name)
     try:
         pool.open(wait=True, timeout=connect_timeout)
