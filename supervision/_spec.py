@@ -89,13 +89,16 @@ class Backoff:
     The n-th consecutive restart waits ``min(max_delay, min_delay * 2**(n-1))`` seconds,
     plus up to ``jitter`` (a fraction) of that at random. The count resets when the
     child has run without failing for ``reset_after`` seconds (default: the mean of
-    min and max delay).
+    min and max delay). With ``after_crashes=False`` a child that crashed while it ran
+    is restarted at once, and only a start that failed waits (a child that cannot start
+    now, its store out of reach, is tried ever less often).
     """
 
     min_delay: float = 0.1
     max_delay: float = 10.0
     jitter: float = 0.2
     reset_after: float | None = None
+    after_crashes: bool = True
 
     def __post_init__(self) -> None:
         if self.min_delay < 0 or self.max_delay < self.min_delay:

@@ -742,7 +742,8 @@ class Supervisor(GenServer):
             if child.spec.restart is Restart.TEMPORARY:
                 self._children.remove(child)  # temporary children are never restarted
         group = [c for c in group if c in self._children]
-        delay = failed.backoff.next_delay(self.clock()) if failed.backoff is not None else 0.0
+        waits = failed.backoff is not None and failed.backoff.policy.after_crashes
+        delay = failed.backoff.next_delay(self.clock()) if waits and failed.backoff is not None else 0.0
         if delay > 0:
             for child in group:
                 child.status = "restarting"

@@ -73,12 +73,15 @@ from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
 
-#: How a partition, a service and the jobs actor are restarted: the first restart after
-#: 20 ms, each consecutive one twice as late, up to 5 s; a child that ran 1 s is back
-#: to the first. A child killed now and then comes back at once; one whose start keeps
-#: failing (its store out of reach: a network cut) is tried ever less often, so that
-#: an outage of tens of seconds does not spend the restart budgets and stop the host.
+#: How a service and the jobs actor are restarted: the first restart after 20 ms, each
+#: consecutive one twice as late, up to 5 s; a child that ran 1 s is back to the first.
+#: One whose start keeps failing (its store out of reach: a network cut) is tried ever
+#: less often, so that an outage of tens of seconds does not spend the restart budgets
+#: and stop the host.
 RESTART_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0)
+#: The session partitions': the same, but a partition that crashed while it ran (killed)
+#: comes back at once, its sessions waiting on it; only a failed start waits.
+PARTITION_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0, after_crashes=False)
 
 #: The Thespian global name of a host's root supervisor (how other processes find it).
 ROOT_NAME = "adk-actors-root"
@@ -236,7 +239,7 @@ class Host:
                     partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
                     partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
                     period=self.config.sessions_period, health=self.config.health,
-                    partition_backoff=RESTART_BACKOFF), name="sessions"),
+                    partition_backoff=PARTITION_BACKOFF), name="sessions"),
                 ChildSpec.supervisor("services", services),
                 *self._jobs_spec(),
                 *self.config.clients,
