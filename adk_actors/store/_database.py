@@ -32,6 +32,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from .._files import private_file
 from ._base import StoreError
 from ._postgres import is_postgres_url, open_pool, reason_without_password, redacted_url
+from ._wal import connect_wal
 
 __all__ = ["Database", "Result", "Statements"]
 
@@ -60,12 +61,7 @@ class Database:
                 if location != ":memory:":
                     private_file(location)
                 self._pool = None
-                self._sqlite = sqlite3.connect(location, timeout=30.0, isolation_level=None, check_same_thread=False)
-                self._sqlite.execute("PRAGMA journal_mode=WAL")
-                # A commit survives kill -9 of any process (WAL, NORMAL); FULL would
-                # survive a power cut too, at an fsync per commit.
-                self._sqlite.execute("PRAGMA synchronous=NORMAL")
-                self._sqlite.execute("PRAGMA busy_timeout=30000")
+                self._sqlite = connect_wal(location)
         except (psycopg.Error, PoolTimeout, sqlite3.Error) as exc:
             raise StoreError(f"cannot open {self.name}: {reason_without_password(exc, location)}") from None
 

@@ -62,6 +62,7 @@ from ._rows import (
     session_trace_query,
     spans_of,
 )
+from ._wal import connect_wal
 
 __all__ = ["MIGRATIONS", "SQLiteSessionStore"]
 
@@ -137,10 +138,7 @@ class SQLiteSessionStore:
             private_file(self.path)
         self._lock = threading.RLock()
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={synchronous}")
-            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db = connect_wal(self.path, synchronous)
             self._migrate()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the session store {self.path}: {exc}") from exc
