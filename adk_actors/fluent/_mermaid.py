@@ -19,13 +19,11 @@ attributes, as ``_contracts`` and ``_explain`` do."""
 from __future__ import annotations
 
 import itertools
-import re
 from typing import Any
 
+from ._prompt import template_keys
+
 __all__ = ["to_mermaid"]
-
-_PLACEHOLDER = re.compile(r"\{(\w+)\??\}")
-
 
 def to_mermaid(root: Any, *, show_contracts: bool = True, show_data_flow: bool = True) -> str:
     nodes: list[str] = []
@@ -119,8 +117,8 @@ def _writes(node: Any) -> list[str]:
 def _reads(node: Any) -> list[str]:
     kind = getattr(node, "kind", None)
     if kind == "agent":
-        text = node.instruction_text or ""
-        return list(dict.fromkeys([*_PLACEHOLDER.findall(text), *node.reads_keys]))
+        required, optional = template_keys(node.instruction_text or "")
+        return sorted(required | optional | set(node.reads_keys))
     if kind == "route":
         return [node.key] if node.key else []
     if kind == "map_over":
