@@ -50,6 +50,7 @@ from typing import Any
 from supervision import (
     CallError,
     CallTimeout,
+    SupervisionError,
     SupervisorClient,
     call,
     proc_stat,
@@ -62,8 +63,8 @@ from .jobs import FINISHED, Backoff, JobInfo, JobSpec
 from .messages import HeldSessions
 from .runtime import Host, Runner
 
-__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "check_soak_arguments", "kill_row", "soak", "soak_job",
-           "tree_rows"]
+__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "check_soak_arguments", "cluster_trees", "kill_row", "soak",
+           "soak_job", "tree_rows"]
 
 #: The processes that may be killed: the root's children, the service actors, the
 #: session partitions (each holds many sessions), their run workers, and the jobs
@@ -77,7 +78,7 @@ SESSIONS_SHOWN = 50
 
 
 def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
-              sessions: int = SESSIONS_SHOWN) -> list[dict[str, Any]]:
+              sessions: int = SESSIONS_SHOWN, root: Any = None) -> list[dict[str, Any]]:
     """The live tree, one row per actor (path, id, type, status, pid, restarts, depth,
     ``last_exit``: why its last process ended, once restarted, e.g. ``crash: unresponsive: ...``;
     ``sessions``, how many it holds in memory, for a session partition, followed by
@@ -91,11 +92,12 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
     of its own), else through a private endpoint made for this walk: a call to an
     actor that was stopped and then killed leaves Thespian retrying its delivery on
     the endpoint that sent it, and the failure, when it comes, would end a later
-    call there early (taken for a refusal)."""
+    call there early (taken for a refusal). ``root``: the root supervisor of another
+    host of the cluster to walk instead (its pids are of its machine)."""
     assert host.root is not None
     if endpoint is None:
         with host.system.private() as own:
-            return tree_rows(host, timeout, endpoint=own, sessions=sessions)
+            return tree_rows(host, timeout, endpoint=own, sessions=sessions, root=root)
     system = endpoint
     rows: list[dict[str, Any]] = []
 
@@ -135,8 +137,33 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
                 except (CallTimeout, CallError):
                     row["status"] = "unreachable"
 
-    walk(SupervisorClient(system, host.root.address, timeout=max(timeout, 2.0)), "", 0)
+    walk(SupervisorClient(system, root or host.root.address, timeout=max(timeout, 2.0)), "", 0)
     return rows
+
+
+def cluster_trees(host: Host, timeout: float = 1.0, *, others_only: bool = False) -> list[dict[str, Any]]:
+    """Every host of the cluster ``host`` is in, as ``host`` sees it (the leader's view):
+    per host its ``name``, whether it is the ``leader``, whether it is ``this`` host,
+    and its tree's ``rows`` (:func:`tree_rows`), or ``unreachable`` with why. Outside
+    a cluster: this host alone. Rows of other hosts are to look at, not to kill: their
+    pids are of their machines. ``others_only``: the other hosts only."""
+    view = host.cluster_view()
+    if view is None:
+        return [] if others_only else [{"name": host.holder_name, "leader": False, "this": True,
+                                        "rows": tree_rows(host, timeout)}]
+    hosts: list[dict[str, Any]] = []
+    with host.system.private() as endpoint:
+        for member in view.members:
+            this = member.root == host.root.address if host.root is not None else False
+            if this and others_only:
+                continue
+            entry: dict[str, Any] = {"name": member.name, "leader": member.name == view.leader, "this": this}
+            try:
+                entry["rows"] = tree_rows(host, timeout, endpoint=endpoint, root=None if this else member.root)
+            except SupervisionError as exc:
+                entry["rows"], entry["unreachable"] = [], f"{type(exc).__name__}: {exc}"
+            hosts.append(entry)
+    return hosts
 
 
 def _process_rows(parent: str, kind: str, pids: list[int], depth: int) -> list[dict[str, Any]]:

@@ -142,6 +142,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(json=True, level=settings.logging.level)
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
                            store_url=settings.store.url, lease_seconds=settings.store.lease_seconds,
+                           cluster_join=getattr(args, "join", None) or settings.cluster.join,
+                           cluster_checkin=settings.cluster.checkin_seconds,
+                           cluster_refresh=settings.cluster.refresh_seconds,
+                           cluster_allow_public=settings.cluster.allow_public,
                            port=host_cfg.port, address=host_cfg.address, log_file=settings.log_file,
                            log_level=getattr(logging, settings.logging.level),
                            conformance_dir=host_cfg.conformance_dir or None, partitions=host_cfg.partitions,
@@ -179,6 +183,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"warning: stored credentials (tokens, API keys saved by tools) are NOT encrypted at rest; "
               f"set {CREDENTIAL_KEY_VARIABLE} to a Fernet key (pip install 'adk-actors[crypto]') to encrypt them.",
               file=sys.stderr, flush=True)
+    if host.config.cluster_join:
+        role = "the leader" if host.holder_name == host.config.cluster_join else "a member"
+        print(f"cluster: {host.holder_name} is {role} of the convention led by {host.config.cluster_join}; "
+              f"its actor system's sockets (on {host_cfg.address}) speak unauthenticated pickle: keep them "
+              "on a private network, and the HTTP API the only public interface", flush=True)
     if not ipaddress.ip_address(host_cfg.address).is_loopback:
         print(f"warning: the actor system's ports listen on {host_cfg.address} and speak unauthenticated "
               "pickle: anyone who reaches that address can run code in this host. Use it only on a "
@@ -385,21 +394,36 @@ def _description(catalog: Any, name: str) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    """The host's supervision tree; in a cluster, every host's (the leader's view), each
+    under a line naming it. ``--json``: the rows (outside a cluster), or the hosts."""
+    from .chaos import cluster_trees
+
     host = _connect(args)
     try:
-        rows = _tree(host)
+        hosts = cluster_trees(host)
     finally:
         host.disconnect()
+    clustered = len(hosts) > 1 or hosts[0]["leader"]
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps(hosts if clustered else hosts[0]["rows"]))
         return 0
+    for entry in hosts:
+        if clustered:
+            roles = [role for role, on in (("leader", entry["leader"]), ("this host", entry["this"])) if on]
+            print(f"\nhost {entry['name']}" + (f" ({', '.join(roles)})" if roles else "")
+                  + (f": unreachable ({entry['unreachable']})" if "unreachable" in entry else ""))
+        if entry["rows"]:
+            _print_tree(entry["rows"])
+    return 0
+
+
+def _print_tree(rows: list[dict[str, Any]]) -> None:
     print(f"{'child':<48} {'type':<10} {'status':<10} {'pid':>7} {'restarts':>8}  last exit")
     for row in rows:
         name = "  " * row["depth"] + row["id"] + (f" ({row['sessions']} sessions held)" if "sessions" in row else "")
         status = _color("32" if row["status"] == "running" else "33", f"{row['status']:<10}")
         print(f"{name:<48} {row['type']:<10} {status} {row['pid'] or '-':>7} {row['restarts']:>8}  "
               f"{row.get('last_exit') or ''}".rstrip())
-    return 0
 
 
 def cmd_chaos(args: argparse.Namespace) -> int:
@@ -632,6 +656,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", aliases=["web"],
                            help="run the host (and its HTTP API and console) until SIGTERM / SIGINT")
     serve.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+    serve.add_argument("--join", metavar="LEADER",
+                       help="join the cluster whose leader's actor system is at LEADER (<ip>:<port>; [cluster] join)")
     serve.set_defaults(func=cmd_serve)
     def remote(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         p.add_argument("--url", help="talk to the host over its HTTP API at this URL instead of its actor system")

@@ -115,6 +115,19 @@ class StoreSection(BaseModel):
         return url
 
 
+class ClusterSection(BaseModel):
+    """Hosts that form a cluster (Thespian's convention, docs/scaling.md): ``join`` is
+    the leader's ``<ip>:<port>`` (its ``[host] address`` and ``port``); the host whose own
+    address it is, is the leader. Every member needs the same ``[store] url``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    join: str = ""
+    checkin_seconds: float = Field(default=5.0, ge=1.0, le=3600.0)  # a member that misses 3 is gone
+    refresh_seconds: float = Field(default=1.0, ge=0.1, le=60.0)  # how often the leader sends the view
+    allow_public: bool = False  # let the actor system listen on a public address (unauthenticated pickle)
+
+
 class LoggingSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -313,6 +326,7 @@ class Settings(BaseSettings):
     host: HostSection = Field(default_factory=HostSection)
     logging: LoggingSection = Field(default_factory=LoggingSection)
     store: StoreSection = Field(default_factory=StoreSection)
+    cluster: ClusterSection = Field(default_factory=ClusterSection)
     apps: dict[str, str] = Field(default_factory=dict)
     models: dict[str, str] = Field(default_factory=dict)  # model name -> OpenAI-compatible base URL
     breaker: BreakerSection = Field(default_factory=BreakerSection)

@@ -67,8 +67,10 @@ from ._messages import (
     Shutdown,
     StartChild,
     Started,
+    ToPartitions,
+    WhereIs,
 )
-from ._registry import Registry
+from ._registry import REGISTRY_OWNER, Registry
 from ._server import FORWARDED, IGNORE, MANUAL_CLOCK_VARIABLE, NO_REPLY, CallerRef, GenServer
 from ._spec import (
     AutoShutdown,
@@ -112,6 +114,7 @@ __all__ = [
     "IGNORE",
     "MANUAL_CLOCK_VARIABLE",
     "NO_REPLY",
+    "REGISTRY_OWNER",
     "ActorSystemError",
     "AdvanceClock",
     "AutoShutdown",
@@ -169,7 +172,9 @@ __all__ = [
     "Supervisor",
     "SupervisorClient",
     "SupervisorSpec",
+    "ToPartitions",
     "UnknownRequest",
+    "WhereIs",
     "ask_delivered",
     "attach_actor_system",
     "call",

@@ -17,7 +17,11 @@ from ._messages import Lookup, Register, Registered, Unregister, WhereIs
 from ._server import NO_REPLY, CallerRef, GenServer
 from ._system import node_id, process_alive
 
-__all__ = ["Registry"]
+__all__ = ["REGISTRY_OWNER", "Registry"]
+
+#: The name under which the supervisor whose child provides a registry registers itself
+#: there (each time that child starts): the top of its tree, found by every actor in it.
+REGISTRY_OWNER = "registry-owner"
 
 
 class Registry(GenServer):

@@ -17,7 +17,7 @@ from ._exceptions import ActorSystemError
 from ._owner import OwnerArgs, OwnerWatch
 from ._system import check_port_free, confine_listeners, free_port, thespian_log_config
 
-__all__ = ["attach_actor_system", "start_actor_system", "stop_actor_system_on_port"]
+__all__ = ["attach_actor_system", "set_convention_checkin", "start_actor_system", "stop_actor_system_on_port"]
 
 
 def start_actor_system(
@@ -31,6 +31,8 @@ def start_actor_system(
     capabilities: dict[str, Any] | None = None,
     die_with_owner: bool = True,
     owner_grace: float = 10.0,
+    convention: tuple[str, int] | None = None,
+    convention_checkin: float | None = None,
 ) -> Any:
     """Start a new ``multiprocTCPBase`` actor system and return it.
 
@@ -43,9 +45,18 @@ def start_actor_system(
     system and must call ``shutdown()``; if the watch does not start, the system is
     shut down and :class:`ActorSystemError` raised. The system's ``admin_address`` is
     the (host, port) its admin listens on.
+
+    ``convention`` (the leader's admin address) makes the system a member of Thespian's
+    multi-system convention (``Convention Address.IPv4``; the system whose own address it
+    is, is the leader). ``convention_checkin`` sets how often members check in with the
+    leader, in seconds (Thespian's ``CONVENTION_REREGISTRATION_PERIOD``: a member that
+    misses three is taken for dead); Thespian reads it once per process, at its first
+    start of a system: later values raise :class:`ActorSystemError`.
     """
     from thespian.actors import ActorSystem, ActorSystemException
 
+    if convention_checkin is not None:
+        set_convention_checkin(convention_checkin)
     os.environ["THESPIAN_BASE_IPADDR"] = host
     confine_listeners()
     if port is None:
@@ -53,6 +64,8 @@ def start_actor_system(
     else:
         check_port_free(port, host)
     caps: dict[str, Any] = {"Admin Port": port, "Process Startup Method": "fork"}
+    if convention is not None:
+        caps["Convention Address.IPv4"] = (convention[0], int(convention[1]))
     caps.update(capabilities or {})
     try:
         system = ActorSystem(
@@ -71,6 +84,24 @@ def start_actor_system(
     return system
 
 
+def set_convention_checkin(seconds: float) -> None:
+    """Members of a convention check in every ``seconds`` (whole seconds, at least 1).
+    Thespian reads the period from its environment when its convention code is first
+    imported: asked for another period after that, :class:`ActorSystemError`."""
+    import sys
+
+    whole = max(1, round(seconds))
+    value = f"{whole // 60}:{whole % 60}"
+    loaded = sys.modules.get("thespian.system.admin.convention")
+    if loaded is not None:
+        current = loaded.CONVENTION_REREGISTRATION_PERIOD.total_seconds()
+        if current != whole:
+            raise ActorSystemError(f"this process's convention check-in period is {current:g} s already; "
+                                   f"{whole} s needs a new process")
+        return
+    os.environ["CONVENTION_REREGISTRATION_PERIOD"] = value
+
+
 def attach_actor_system(port: int, host: str = "127.0.0.1") -> Any:
     """An external handle on the actor system whose admin listens on ``host:port``
     (never starts one: check first that something listens there). Its own reply
@@ -79,7 +110,9 @@ def attach_actor_system(port: int, host: str = "127.0.0.1") -> Any:
 
     os.environ["THESPIAN_BASE_IPADDR"] = host
     confine_listeners()
-    return ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True)
+    system = ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True)
+    system.admin_address = (host, port)
+    return system
 
 
 def stop_actor_system_on_port(port: int, host: str = "127.0.0.1") -> None:

@@ -74,9 +74,11 @@ from ._messages import (
     StartChild,
     Started,
     TerminateChild,
+    ToPartitions,
     Unregister,
     WhichChildren,
 )
+from ._registry import REGISTRY_OWNER
 from ._server import FORWARDED, NO_REPLY, CallerRef, GenServer, _describe
 from ._spec import (
     AutoShutdown,
@@ -597,6 +599,8 @@ class Supervisor(GenServer):
             child.backoff.started(self.clock())
         if child.spec.provides_registry:
             self._child_registry = child.address
+            # Its owner is found there too (as REGISTRY_OWNER): the tree's top, for its actors.
+            self.send(child.address, Cast(Register(REGISTRY_OWNER, self.myAddress, os.getpid(), node_id())))
         if child.spec.name is not None and self._child_registry is not None:
             self.send(self._child_registry, Cast(Register(child.spec.name, child.address, child.pid, node_id())))
         self.on_child_started(child.spec.id, child.address, child.pid)
@@ -941,6 +945,7 @@ class PartitionSupervisor(Supervisor):
         super().__init__()
         self._route_hold = 10.0
         self._held: dict[str, list[tuple[Any, CallerRef]]] = {}  # partition id -> calls waiting for it
+        self._settings: dict[str, Any] = {}  # ToPartitions: topic -> the latest message
 
     def configure(self, args: Any) -> SupervisorSpec:
         if not isinstance(args, PartitionSupervisorSpec):
@@ -999,8 +1004,21 @@ class PartitionSupervisor(Supervisor):
         return partition.status == "running" and not (
             partition.local and partition.pid is not None and not process_alive(partition.pid))
 
+    def handle_cast(self, request: Any) -> None:
+        """``ToPartitions``: kept, and cast to every running partition."""
+        if isinstance(request, ToPartitions):
+            self._settings[request.topic] = request.message
+            for child in self._children:
+                if child.status == "running" and child.address is not None:
+                    self.send(child.address, Cast(request.message))
+            return
+        super().handle_cast(request)
+
     def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
-        """A partition runs (again): the calls held for it are forwarded, in order."""
+        """A partition runs (again): it is cast the kept ``ToPartitions`` messages, then
+        the calls held for it are forwarded, in order."""
+        for message in self._settings.values():
+            self.send(address, Cast(message))
         for request, caller in self._held.pop(child_id, []):
             self._pending.pop(caller.ref, None)
             self._forward(address, request, caller)

@@ -74,15 +74,16 @@ def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
 @contextmanager
 def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
             apps: str = 'weather_bot = "examples.weather_bot.agent:root_agent"\n',
-            env: dict[str, str] | None = None, prefix: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+            env: dict[str, str] | None = None, prefix: tuple[str, ...] = (),
+            port: int | None = None) -> Iterator[dict[str, Any]]:
     """``adk-actors serve`` in a subprocess (the weather_bot app, data in ``tmp_path``),
     every process it starts marked; yields port, process, marker, config and the
     paths of its stdout and stderr; ``host_settings`` are more ``[host]`` lines, ``apps``
     the ``[apps]`` lines, ``more_toml`` more sections, ``env`` more environment
     (``tests/`` is on its ``PYTHONPATH``, for ``runtime_agents``), ``prefix`` a command it
-    runs under (``ip netns exec NAME``). Afterwards: SIGTERM (if it still runs), then
-    every marked process is killed."""
-    port = free_port()
+    runs under (``ip netns exec NAME``), ``port`` its actor system's (default: a free one).
+    Afterwards: SIGTERM (if it still runs), then every marked process is killed."""
+    port = port or free_port()
     config = tmp_path / "host.toml"
     http = "" if "[http]" in more_toml else f"[http]\nport = {free_port()}\n"  # tests never meet on one
     config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'

@@ -3,7 +3,8 @@
 * ``GET /``: the console (one HTML page, a stylesheet and a script, no build step).
 * ``GET /console/api/whoami``: the request's principal, and whether it is an operator.
 * ``GET /console/api/tree`` (operators): the live supervision tree, one row per actor
-  (path, status, pid, restarts), and every model's circuit breaker.
+  (path, status, pid, restarts), every model's circuit breaker, and in a cluster the
+  other hosts' trees (``others``: name, leader, rows; shown, not killed, from here).
 * ``POST /console/api/kill`` (operators): ``{"path": ...}``: SIGKILL that actor, as
   ``adk-actors chaos kill`` does; its supervisor restarts it (a session is crashed,
   a run killed alone: ``chaos.kill_row``).
@@ -28,7 +29,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, SecretStr
 from pydantic.alias_generators import to_camel
 
-from ..chaos import kill_row, killable, tree_rows
+from ..chaos import cluster_trees, kill_row, killable, tree_rows
 from ..runtime import Credential
 from ._deps import Api, HostApi
 from ._guard import OPERATOR, require_operator
@@ -94,7 +95,11 @@ def tree(request: Request, api: Api) -> dict[str, Any]:
         breakers = api.runner(names[0]).breaker_states() if names else {}
     except Exception:  # the breaker actor is restarting: the tree shows it
         breakers = {}
-    return {"rows": _rows(api), "breakers": breakers, "time": time.time()}
+    try:  # in a cluster: the other hosts' trees, to look at (their kill buttons are on their consoles)
+        others = cluster_trees(api.host, others_only=True)
+    except Exception as exc:  # the cluster actor is restarting
+        others = [{"name": "cluster", "leader": False, "this": False, "rows": [], "unreachable": str(exc)}]
+    return {"rows": _rows(api), "breakers": breakers, "others": others, "time": time.time()}
 
 
 @router.post("/console/api/kill")

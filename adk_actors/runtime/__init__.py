@@ -4,7 +4,8 @@ streaming each run's events, the services, background jobs, the host and the Run
 from ._host import Host, HostConfig
 from ._jobs_client import Jobs
 from ._live_run import LiveRun
+from ._placement import ClusterView, Member, ranked
 from ._runner import Runner
 from ._service_calls import Credential
 
-__all__ = ["Credential", "Host", "HostConfig", "Jobs", "LiveRun", "Runner"]
+__all__ = ["ClusterView", "Credential", "Host", "HostConfig", "Jobs", "LiveRun", "Member", "Runner", "ranked"]

@@ -15,7 +15,8 @@ given), then the root supervisor::
         ├── memory        searchable memories of past sessions, per (app, user)
         ├── approvals     tool calls waiting for a human's decision (persisted)
         ├── credentials   API keys and OAuth2 tokens per (app, user, key); file 0600
-        └── mcp           one actor per MCP toolset, started on first use (runtime._mcp)
+        ├── mcp           one actor per MCP toolset, started on first use (runtime._mcp)
+        └── cluster       in a cluster only: its membership, sent to the partitions (runtime._cluster)
 
 rest_for_one at the root, as ADK Elixir: everything after a child depends on it (a new
 registry must be refilled by restarting what registered in it). The services sit under
@@ -30,6 +31,7 @@ system if the host started it.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 import signal
@@ -41,6 +43,7 @@ from typing import Any
 
 from supervision import (
     Backoff,
+    ChildNotFound,
     ChildSpec,
     ChildType,
     HealthCheck,
@@ -67,8 +70,10 @@ from .._files import private_dir, private_file
 from ..jobs import JobsConfig
 from ..messages import Limits, partition_of
 from ..models import BreakerConfig
+from ._cluster import ClusterActor, ClusterArgs
 from ._job_calls import JobsArgs
 from ._jobs_client import Jobs
+from ._placement import ClusterView
 from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -157,6 +162,16 @@ class HostConfig:
     store_url: str = ""
     lease_seconds: float = 15.0  # a partition's lease on a session it holds (renewed every third)
 
+    #: A cluster (``[cluster]``, docs/scaling.md): the leader's ``<address>:<port>``; the
+    #: host whose own address it is, is the leader. Empty: no cluster. Members need one
+    #: shared store (``store_url``).
+    cluster_join: str = ""
+    cluster_checkin: float = 5.0  # members check in with the leader this often (3 missed: gone)
+    cluster_refresh: float = 1.0  # the leader reads the members and sends the view this often
+    #: A cluster's actor systems speak unauthenticated pickle: they may listen on a
+    #: loopback or private address only, unless this is set.
+    cluster_allow_public: bool = False
+
     @property
     def store_path(self) -> str:
         """The SQLite file of the embedded store (where it is, or would be)."""
@@ -204,14 +219,16 @@ class Host:
         from ..log import JSON_LINES
         from ._partition import PartitionArgs, SessionPartition
 
-        services = self._services_spec()
         private_dir(self.config.data_dir)
         if self.config.log_file:
             private_file(self.config.log_file)
         self._check_store()
+        leader = check_cluster(self.config)
         if self.system is None:
             self.system = start_actor_system(self.config.port, host=self.config.address, log_file=self.config.log_file,
-                                             log_level=self.config.log_level, log_formatter=JSON_LINES)
+                                             log_level=self.config.log_level, log_formatter=JSON_LINES,
+                                             convention=leader,
+                                             convention_checkin=self.config.cluster_checkin if leader else None)
         partition_args = PartitionArgs(store=self.config.store_location, apps=dict(self.config.apps),
                                        lines_dir=str(Path(self.config.data_dir) / "lines"),
                                        lease_holder=self.holder_name,
@@ -240,7 +257,7 @@ class Host:
                     partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
                     period=self.config.sessions_period, health=self.config.health,
                     partition_backoff=PARTITION_BACKOFF), name="sessions"),
-                ChildSpec.supervisor("services", services),
+                ChildSpec.supervisor("services", self._services_spec()),
                 *self._jobs_spec(),
                 *self.config.clients,
             ),
@@ -286,6 +303,7 @@ class Host:
                 # MCP toolsets: one actor each, started by the first run that needs it (runtime._mcp).
                 ChildSpec.supervisor("mcp", SupervisorSpec(children=(), strategy=Strategy.ONE_FOR_ONE,
                                                            intensity=30, period=60.0), name="mcp"),
+                *self._cluster_spec(),
             ),
             strategy=Strategy.ONE_FOR_ONE,
             intensity=self.config.services_intensity,
@@ -293,6 +311,27 @@ class Host:
             health=self.config.health,
             concurrent_start=True,  # none needs another to start: 30-40 ms of serve's start (bench/startup.py)
         )
+
+    def _cluster_spec(self) -> tuple[ChildSpec, ...]:
+        """The ``cluster`` actor (a service), in a cluster only."""
+        leader = check_cluster(self.config)
+        if leader is None:
+            return ()
+        args = ClusterArgs(name=self.holder_name, leader=f"{leader[0]}:{leader[1]}", refresh=self.config.cluster_refresh)
+        return (ChildSpec(id="cluster", start=ClusterActor, args=args, name="cluster", backoff=RESTART_BACKOFF),)
+
+    def cluster_view(self, timeout: float = 5.0) -> ClusterView | None:
+        """The cluster as this host sees it (None outside a cluster, or before its first
+        view). Raises :class:`HostError` while its cluster actor restarts."""
+        try:
+            address = self.services().child("cluster").address
+        except ChildNotFound:
+            return None
+        if address is None:
+            raise HostError("the cluster actor is restarting")
+        with self.system.private() as endpoint:
+            view = call(endpoint, address, "view", timeout=timeout)
+        return view if isinstance(view, ClusterView) else None
 
     def _jobs_spec(self) -> tuple[ChildSpec, ...]:
         """The ``jobs`` actor (after the sessions it runs agents on), if jobs are on."""
@@ -517,6 +556,31 @@ class Host:
 
     def runner(self, app_name: str, **kwargs: Any) -> Any:
         return Runner(self, app_name, **kwargs)
+
+
+def check_cluster(config: HostConfig) -> tuple[str, int] | None:
+    """The leader's (address, port) of a host in a cluster, or None outside one. Raises
+    :class:`HostError` for a malformed ``cluster_join``, a cluster without a shared
+    store, or one whose actor systems would listen beyond a private network (their
+    sockets take unauthenticated pickle: an any-address or public one needs
+    ``cluster_allow_public``)."""
+    if not config.cluster_join:
+        return None
+    host, _, port = config.cluster_join.rpartition(":")
+    try:
+        leader = (str(ipaddress.ip_address(host)), int(port))
+    except ValueError:
+        raise HostError(f"[cluster] join must be the leader's <ip address>:<port>, not {config.cluster_join!r}") from None
+    if not config.store_url:
+        raise HostError("a cluster's hosts share one store: set [store] url (PostgreSQL)")
+    own = ipaddress.ip_address(config.address)
+    if own.is_unspecified:
+        raise HostError(f"a cluster's actor systems speak unauthenticated pickle: [host] address {config.address} "
+                        "would listen on every network; name the host's private address")
+    if not (own.is_private or own.is_loopback) and not config.cluster_allow_public:
+        raise HostError(f"a cluster's actor systems speak unauthenticated pickle: [host] address {config.address} "
+                        "is public; put the hosts on a private network (or set [cluster] allow_public)")
+    return leader
 
 
 def _parent_of(pid: int | None) -> int | None:

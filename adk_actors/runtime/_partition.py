@@ -126,6 +126,7 @@ from ._partition_timers import (
     CheckWorkers,
     FlushLines,
     ForwardRecheck,
+    MoveHome,
     PassivateIdle,
     RenewLeases,
     ResumeInterrupted,
@@ -137,6 +138,7 @@ from ._partition_timers import (
     WorkerInitOverdue,
     WriteRunLog,
 )
+from ._placement import ClusterView, Homed, Member, ranked
 from ._run import RunActor
 from ._run_protocol import (
     Cancel,
@@ -240,6 +242,8 @@ class SessionPartition(GenServer):
     def check_request(self, request: Any) -> None:
         """Malformed requests (a wrong type, a bad name, text that cannot be encoded,
         nesting deeper than ``Limits.max_json_depth``): ``invalid_request``, never a crash."""
+        if isinstance(request, Homed):
+            request = request.request
         check_fields(request)
         self.limits.check_input(request)
 
@@ -268,6 +272,8 @@ class SessionPartition(GenServer):
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.holder = f"{args.lease_holder}/partition-{self.index}"
         self.hosts_seen: dict[str, tuple[float, bool]] = {}  # other hosts: (when asked, took a connection)
+        self.view: ClusterView | None = None  # the cluster, when this host is in one (runtime._placement)
+        self.move_armed = False
         self.address = self.myAddress
         self.limits = args.limits
         self.max_queued_runs = args.max_queued_runs
@@ -380,6 +386,11 @@ class SessionPartition(GenServer):
     # -- requests ---------------------------------------------------------------------------
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        homed = isinstance(request, Homed)  # sent here by another host: this host is its home
+        if homed:
+            request = request.request
+            if not isinstance(request, (CreateSession, *_ROUTED)):
+                raise BadRequest(f"{type(request).__name__} is not sent to a session's home")
         if isinstance(request, ListSessions):
             self._check_app(request.app_name)
             return [SessionInfo(s.app_name, s.user_id, s.id, s.state, [], s.last_update_time)
@@ -394,11 +405,11 @@ class SessionPartition(GenServer):
             self._check_app(request.app_name)
             return self.store.last_run(request.app_name, request.user_id, request.session_id)
         if isinstance(request, CreateSession):
-            return self._create(request)
+            return self._create(request, caller, homed)
         if isinstance(request, DeleteSession):
             return self._delete(request, caller)
         if isinstance(request, _ROUTED):
-            return self._route(request, caller)
+            return self._route(request, caller, homed)
         if isinstance(request, HeldSessions):
             return self._held(request.offset, request.limit)
         if isinstance(request, (CrashSession, ResetSession, KillRun, WatchSession)):
@@ -418,7 +429,10 @@ class SessionPartition(GenServer):
         return super().handle_call(request, caller)
 
     def handle_cast(self, request: Any) -> None:
-        if request != PROBE:  # a probe only needed to be delivered
+        if isinstance(request, ClusterView):
+            self.view = request
+            self._move_home()
+        elif request != PROBE:  # a probe only needed to be delivered
             super().handle_cast(request)
 
     def _check_app(self, app_name: Any) -> None:
@@ -433,12 +447,22 @@ class SessionPartition(GenServer):
         if not self._ours(key):
             raise CallError(f"session {key!r} belongs to another partition", code="not_running")
 
-    def _create(self, request: CreateSession) -> SessionInfo:
+    def _create(self, request: CreateSession, caller: CallerRef | None = None, homed: bool = True) -> Any:
+        """Create a session and hold it. One whose id the caller names is created at its
+        home (another member of the cluster: the request is sent there); one it names
+        none gets an id whose home is here, and of this partition."""
         self._check_app(request.app_name)
         session_id = request.session_id
+        if session_id and not homed and caller is not None:
+            home = self._home_elsewhere(request.key)
+            if home is not None:
+                return self._send_home(request, caller, home)
+        live = self._live_members()
         while not session_id:  # one of ours, for a caller that names none
             candidate = uuid.uuid4().hex
-            session_id = candidate if self._ours(session_key(request.app_name, request.user_id, candidate)) else ""
+            key = session_key(request.app_name, request.user_id, candidate)
+            if self._ours(key) and (not live or ranked(key, live)[0].name == self.config.lease_holder):
+                session_id = candidate
         self._check_ours(session_key(request.app_name, request.user_id, session_id))
         try:
             data = self.store.create_session(request.app_name, request.user_id, session_id, dict(request.state),
@@ -479,9 +503,13 @@ class SessionPartition(GenServer):
             raise CallError(str(exc), code="unknown_session") from None
         return "deleted"
 
-    def _route(self, request: Any, caller: CallerRef) -> Any:
+    def _route(self, request: Any, caller: CallerRef, homed: bool = False) -> Any:
         self._check_app(request.app_name)  # (its names were checked by check_request: the grammar)
         self._check_ours(request.key)
+        if not homed and request.key not in self.sessions:
+            home = self._home_elsewhere(request.key)
+            if home is not None:
+                return self._send_home(request, caller, home)
         faults = self.faults.get(request.key)
         if faults is not None and faults.failed:
             raise CallError(f"session {request.session_id!r} failed: it crashed {faults.restarts} times "
@@ -572,6 +600,66 @@ class SessionPartition(GenServer):
         self.send(held.address, Call(request, ref=caller.ref, reply_to=caller.address))
         self.send_after(FORWARD_RECHECK, ForwardRecheck(held.holder, caller.address, caller.ref, str(held)))
         return FORWARDED
+
+    def _live_members(self) -> list[Member]:
+        """The cluster's members whose actor systems take a connection now, this host
+        among them; empty outside a cluster, or while this host is not in the view yet
+        (it then serves as a host alone would: the leases keep one writer)."""
+        view, me = self.view, self.config.lease_holder
+        if view is None or view.member(me) is None:
+            return []
+        return [m for m in view.members if m.name == me or (m.sessions is not None and self._host_answers(m.name))]
+
+    def _home_elsewhere(self, key: str) -> Member | None:
+        """The session's home when it is another member (the first of the ranking whose
+        host takes a connection: a dead or cut-off home is passed over); None when it
+        is this host, or outside a cluster."""
+        view, me = self.view, self.config.lease_holder
+        if view is None or view.member(me) is None:
+            return None
+        for member in view.ranked(key):
+            if member.name == me:
+                return None
+            if member.sessions is not None and self._host_answers(member.name):
+                return member
+        return None
+
+    def _send_home(self, request: Any, caller: CallerRef, home: Member) -> Any:
+        """Send a request to its session's home (its ``sessions`` supervisor routes it to
+        the partition), which answers the caller itself. A Runner's direct line reaches
+        this process only: ``not_running`` makes it send the request again through
+        Thespian, whose address the home reaches."""
+        if isinstance(caller.address, CallerLine):
+            raise CallError(f"session {request.session_id!r} lives on {home.name}: the request goes there "
+                            "through Thespian", code="not_running")
+        self.send(home.sessions, Call(Homed(request), ref=caller.ref, reply_to=caller.address))
+        self.send_after(FORWARD_RECHECK, ForwardRecheck(home.name, caller.address, caller.ref,
+                                                        f"session {request.session_id!r} lives on {home.name}"))
+        return FORWARDED
+
+    def _move_home(self) -> None:
+        """A new view (or ``MoveHome``): the idle sessions held here whose home is now
+        another live member are let go (their leases released), so that their next
+        request activates them there; busy ones are looked at again a second later."""
+        self.move_armed = False
+        live = self._live_members()
+        if not live:
+            return
+        me = self.config.lease_holder
+        busy = False
+        for key, session in list(self.sessions.items()):
+            if ranked(key, live)[0].name == me:
+                continue
+            if session.active is not None or session.waiting:
+                busy = True
+                continue
+            del self.sessions[key]
+            self._forget(key)
+            self._let_go(session)
+            self._tell(key, "passivated")
+        if busy:
+            self.move_armed = True
+            self.send_after(1.0, MoveHome())
 
     def _recheck_forward(self, holder: str, address: Any, ref: str, held: str) -> None:
         """``FORWARD_RECHECK`` after a forward: a holder's host that no longer takes a
@@ -1106,6 +1194,8 @@ class SessionPartition(GenServer):
             self._renew_leases()
         elif isinstance(payload, ForwardRecheck):
             self._recheck_forward(payload.holder, payload.caller, payload.ref, payload.held)
+        elif isinstance(payload, MoveHome):
+            self._move_home()
         elif isinstance(payload, ShrinkWorkers):
             self._shrink()
         elif isinstance(payload, WriteRunLog):

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "PassivateIdle", "RenewLeases",
+__all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "MoveHome", "PassivateIdle",
+           "RenewLeases",
            "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun", "StartWorkers", "WorkerInitOverdue",
            "WriteRunLog"]
 
@@ -38,6 +39,12 @@ class ForwardRecheck:
     caller: Any
     ref: str
     held: str  # what SessionLeased said
+
+
+@dataclass(frozen=True)
+class MoveHome:
+    """Let go of the held sessions whose home is another live member of the cluster,
+    once idle (see SessionPartition._move_home)."""
 
 
 @dataclass(frozen=True)

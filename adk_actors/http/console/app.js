@@ -390,6 +390,18 @@ async function refreshTree() {
       : (row.pid || row.type === "session" || row.type === "run")
         ? element("button", { type: "button", class: "danger", "aria-label": `kill ${row.path}`,
           onclick: () => kill(row.path) }, "kill") : ""))));
+  // The cluster's other hosts (their actors are killed from their own consoles).
+  for (const other of tree.others || []) {
+    const title = `host ${other.name}${other.leader ? " (leader)" : ""}${other.unreachable ? `: unreachable (${other.unreachable})` : ""}`;
+    $("tree").tBodies[0].append(element("tr", { class: "host", "data-host": other.name },
+      element("th", { colspan: "5" }, title)),
+      ...other.rows.map((row) => element("tr", { "data-path": `${other.name}/${row.path}` },
+        element("td", { style: `padding-left:${0.3 + row.depth}rem`, title: row.path }, label(row)),
+        element("td", { class: `status-${row.status}` }, row.status),
+        element("td", { class: "pid" }, row.pid ? String(row.pid) : "-"),
+        element("td", { class: "restarts" }, String(row.restarts)),
+        element("td", {}, ""))));
+  }
   $("breakers").replaceChildren(...Object.entries(tree.breakers).map(([model, b]) =>
     element("li", { class: "muted" }, `breaker ${model}: ${b.state || JSON.stringify(b)}`)));
 }

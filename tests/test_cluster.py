@@ -1,0 +1,174 @@
+"""Hosts that form a cluster: Thespian's convention, sessions placed by rendezvous hashing.
+
+Three ``adk-actors serve`` hosts, each on its own loopback address, join the first one's
+convention (``[cluster] join``) on one PostgreSQL database. Sessions live at their home
+(the member their key ranks highest), whichever host a caller asks; a member killed
+with its whole process group has its sessions served by the next-ranked members
+within the lease, and leaves the view; back, it takes its sessions again, and no
+session ever has two writers (every session's events are in order, none twice).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from conftest import serving
+
+from adk_actors import HostError
+from adk_actors.runtime import HostConfig, Member, ranked
+from adk_actors.runtime._host import check_cluster
+from adk_actors.store import PostgresSessionStore
+from supervision import free_port
+from supervision.testing import kill_marked_processes, wait_until
+
+LEASE = 2.0
+APPS = 'echo = "runtime_agents:echo_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
+
+
+def test_rendezvous_ranks_alike_everywhere_spreads_keys_and_moves_only_a_leavers_sessions() -> None:
+    members = [Member(f"10.0.0.{i}:1900") for i in range(1, 4)]
+    keys = [f"echo/ann/s{i}" for i in range(3000)]
+    homes = {key: ranked(key, members)[0].name for key in keys}
+    assert homes == {key: ranked(key, list(reversed(members)))[0].name for key in keys}  # order of the list: moot
+    shares = [sum(1 for home in homes.values() if home == m.name) for m in members]
+    assert all(800 < share < 1200 for share in shares), shares  # about a third each
+    gone = members[1].name
+    after = {key: ranked(key, [m for m in members if m.name != gone])[0].name for key in keys}
+    moved = [key for key in keys if after[key] != homes[key]]
+    assert moved and all(homes[key] == gone for key in moved)  # only the leaver's sessions move
+    assert all(after[key] == ranked(key, members)[1].name for key in moved)  # each to its next-ranked member
+
+
+def test_a_cluster_host_refuses_to_listen_beyond_a_private_network(tmp_path: Path) -> None:
+    base = dict(apps={}, data_dir=str(tmp_path), store_url="postgresql://u@db/x", cluster_join="10.0.0.1:1900")
+    assert check_cluster(HostConfig(**base, address="10.0.0.2")) == ("10.0.0.1", 1900)
+    for address, why in (("0.0.0.0", "every network"), ("8.8.8.8", "public")):
+        with pytest.raises(HostError, match=why):
+            check_cluster(HostConfig(**base, address=address))
+    assert check_cluster(HostConfig(**base, address="8.8.8.8", cluster_allow_public=True))
+    with pytest.raises(HostError, match="share one store"):
+        check_cluster(HostConfig(**{**base, "store_url": ""}, address="10.0.0.2"))
+    with pytest.raises(HostError, match="<ip address>:<port>"):
+        check_cluster(HostConfig(**{**base, "cluster_join": "leader.example"}, address="10.0.0.2"))
+
+
+def _others(url: str) -> list[dict[str, Any]]:
+    """The other hosts of the cluster as the console of ``url`` shows them."""
+    return list(httpx.get(f"{url}/console/api/tree", timeout=10).json()["others"])
+
+
+def _turn(url: str, session: str, text: str, app: str = "echo", timeout: float = 30) -> httpx.Response:
+    return httpx.post(f"{url}/run", timeout=timeout, json={
+        "appName": app, "userId": "ann", "sessionId": session,
+        "newMessage": {"role": "user", "parts": [{"text": text}]}})
+
+
+def _holders(url: str) -> dict[str, str]:
+    """Session id -> the host holding its lease (read behind the hosts' backs)."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT session_id, holder FROM session_leases WHERE app_name='echo'").fetchall()
+    return {str(session): str(holder).split("/", 1)[0] for session, holder in rows if holder}
+
+
+def _texts(url: str, session: str) -> list[str]:
+    """The texts of a session's events, in the store's order (read behind the hosts' backs)."""
+    store = PostgresSessionStore(url)
+    try:
+        events = store.get_session("echo", "ann", session).events
+    finally:
+        store.close()
+    return [e.content.text for e in events if e.content and e.content.text]
+
+
+@pytest.mark.timeout(240)
+def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_them_back(
+        tmp_path: Path, postgres: Any) -> None:
+    url = postgres.new_database()
+    addresses = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+    ports = [free_port() for _ in addresses]
+    leader = f"{addresses[0]}:{ports[0]}"
+    names = [f"{a}:{p}" for a, p in zip(addresses, ports, strict=True)]
+    cluster = (f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
+               f'[cluster]\njoin = "{leader}"\ncheckin_seconds = 1\nrefresh_seconds = 0.3\n')
+
+    def host(i: int) -> Any:
+        (tmp_path / f"h{i}").mkdir(exist_ok=True)
+        return serving(tmp_path / f"h{i}", f'address = "{addresses[i]}"\n', more_toml=cluster, apps=APPS,
+                       port=ports[i])
+
+    with contextlib.ExitStack() as stack:
+        hosts = [stack.enter_context(host(i)) for i in range(3)]
+        assert "is the leader of the convention" in hosts[0]["out"].read_text()
+        assert "is a member of the convention" in hosts[2]["out"].read_text()
+        wait_until(lambda: sorted(o["name"] for o in _others(hosts[0]["url"])) == names[1:], timeout=20)
+        wait_until(lambda: len(_others(hosts[2]["url"])) == 2, timeout=20)  # the leader's view reached the members
+        member_rows = next(o for o in _others(hosts[0]["url"]) if o["name"] == names[1])["rows"]
+        assert any(r["path"] == "services/cluster" for r in member_rows)  # another host's tree, on this console
+
+        # Sessions created through one host and run through another live at their homes.
+        sessions = [f"s{i}" for i in range(24)]
+        members = [Member(name) for name in names]
+        home = {s: ranked(f"echo/ann/{s}", members)[0].name for s in sessions}
+        for i, session in enumerate(sessions):
+            created = httpx.post(f"{hosts[i % 3]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
+                                 timeout=30)
+            assert created.status_code == 200, created.text
+            assert _turn(hosts[(i + 1) % 3]["url"], session, "one").status_code == 200
+        assert _holders(url) == home
+        assert len(set(home.values())) == 3  # every host holds some
+
+        # A member killed with all its processes while turns run on its sessions.
+        victim = names[2]
+        theirs = [s for s in sessions if home[s] == victim]
+        slow = next(f"z{i}" for i in range(100) if ranked(f"sleepy/ann/z{i}", members)[0].name == victim)
+        answers: list[httpx.Response] = []
+        assert httpx.post(f"{hosts[0]['url']}/apps/sleepy/users/ann/sessions", json={"sessionId": slow},
+                          timeout=30).status_code == 200
+        caller = threading.Thread(target=lambda: answers.append(_turn(hosts[0]["url"], slow, "sleep 5", "sleepy", 60)))
+        caller.start()
+        time.sleep(1.0)  # the turn runs on the victim, streamed to the leader's HTTP process
+        kill_marked_processes(hosts[2]["marker"], grace=0)
+        killed = time.monotonic()
+        served_again: dict[str, float] = {}
+        while len(served_again) < len(theirs) and time.monotonic() - killed < LEASE + 15:
+            for session in theirs:
+                if session not in served_again and _turn(hosts[1]["url"], session, "two").status_code == 200:
+                    served_again[session] = time.monotonic() - killed
+            time.sleep(0.1)
+        assert sorted(served_again) == sorted(theirs), "the killed member's sessions are served again"
+        assert max(served_again.values()) < LEASE + 10
+        for session in theirs:  # by their next-ranked member, with every acknowledged event
+            assert _holders(url)[session] == ranked(f"echo/ann/{session}", members[:2])[0].name
+            assert _texts(url, session) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+        caller.join(30)
+        assert answers and answers[0].status_code >= 500, "the caller of the run in flight is answered"
+        assert "interrupted" in answers[0].text or "killed" in answers[0].text, answers[0].text  # typed, not a hang
+        wait_until(lambda: [o["name"] for o in _others(hosts[0]["url"])] == [names[1]], timeout=15)
+
+        # Back: it joins again and takes its sessions again, never with two writers.
+        hosts[2] = stack.enter_context(host(2))
+        wait_until(lambda: sorted(o["name"] for o in _others(hosts[0]["url"])) == names[1:], timeout=20)
+        wait_until(lambda: len(_others(hosts[1]["url"])) == 2, timeout=20)
+        time.sleep(1.0)  # idle sessions held elsewhere are let go once the view names their home again
+
+        def moved_back() -> bool:
+            for session in theirs:
+                assert _turn(hosts[0]["url"], session, "three").status_code == 200
+            return all(_holders(url)[s] == victim for s in theirs)
+
+        wait_until(moved_back, timeout=20)
+        for session in theirs:
+            texts = _texts(url, session)
+            assert texts[:4] == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+            assert texts[4::2] == ["three"] * len(texts[4::2])  # in order, none twice
+            assert texts[5::2] == [f"echo: three (turn {n})" for n in range(3, 3 + len(texts[5::2]))]
+        for session in sessions:  # and the others stayed where they were
+            if home[session] != victim:
+                assert _holders(url)[session] == home[session]
