@@ -18,6 +18,7 @@ from conftest import probe
 
 from supervision import (
     NO_REPLY,
+    REGISTRY_OWNER,
     BadRequest,
     CallerRef,
     ChildRestarting,
@@ -247,7 +248,8 @@ def test_names_follow_children_through_restarts(actor_system: Any, events: Path)
     root = start_supervisor(actor_system, _registry_tree(events))
     registry = root.registry()
     assert registry is not None
-    wait_until(lambda: set(root.registered()) == {"store", "cache"})  # nested supervisors register too
+    wait_until(lambda: set(root.registered()) == {"store", "cache", REGISTRY_OWNER})  # nested supervisors register too; the root as its owner
+    assert whereis(actor_system, registry, REGISTRY_OWNER) == root.address  # the tree's top, found by its actors
     assert call_name(actor_system, registry, "store", ("put", "k", 1)) == "ok"
     pid = call_name(actor_system, registry, "store", "pid")
     os.kill(pid, signal.SIGKILL)
@@ -268,12 +270,12 @@ def test_unknown_name_is_a_clear_error_within_the_timeout(actor_system: Any, eve
 
 def test_registry_crash_restarts_the_rest_and_names_come_back(actor_system: Any, events: Path) -> None:
     root = start_supervisor(actor_system, _registry_tree(events))
-    wait_until(lambda: set(root.registered()) == {"store", "cache"})
+    wait_until(lambda: set(root.registered()) == {"store", "cache", REGISTRY_OWNER})
     registry_pid = root.child("registry").pid
     assert registry_pid is not None
     os.kill(registry_pid, signal.SIGKILL)
     wait_until(lambda: root.child("registry").pid not in (None, registry_pid) and root.child("services").status == "running")
-    wait_until(lambda: set(root.registered()) == {"store", "cache"})
+    wait_until(lambda: set(root.registered()) == {"store", "cache", REGISTRY_OWNER})
     assert call_name(actor_system, root.registry(), "cache", "ping") == "pong"
 
 
