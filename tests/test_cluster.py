@@ -124,9 +124,26 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
         assert _holders(url) == home
         assert len(set(home.values())) == 3  # every host holds some
 
-        # A member killed with all its processes while turns run on its sessions.
+        # A member killed with all its processes while turns run on its sessions, and on
+        # the other sessions through the other hosts (3 callers, each on its own sessions).
         victim = names[2]
         theirs = [s for s in sessions if home[s] == victim]
+        acknowledged: dict[str, list[str]] = {s: [] for s in sessions if home[s] != victim}
+        refused: list[str] = []
+        stop_load = threading.Event()
+
+        def load(caller: int) -> None:
+            mine, n = list(acknowledged)[caller::3], 0
+            while not stop_load.is_set():
+                for session in mine:
+                    n += 1
+                    text = f"load {caller}-{n}"
+                    answer = _turn(hosts[n % 2]["url"], session, text)
+                    (acknowledged[session].append(text) if answer.status_code == 200 else refused.append(answer.text))
+
+        loaders = [threading.Thread(target=load, args=(c,)) for c in range(3)]
+        for loader in loaders:
+            loader.start()
         slow = next(f"z{i}" for i in range(100) if ranked(f"sleepy/ann/z{i}", members)[0].name == victim)
         answers: list[httpx.Response] = []
         assert httpx.post(f"{hosts[0]['url']}/apps/sleepy/users/ann/sessions", json={"sessionId": slow},
@@ -142,7 +159,16 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
                 if session not in served_again and _turn(hosts[1]["url"], session, "two").status_code == 200:
                     served_again[session] = time.monotonic() - killed
             time.sleep(0.1)
+        stop_load.set()
+        for loader in loaders:
+            loader.join(40)
         assert sorted(served_again) == sorted(theirs), "the killed member's sessions are served again"
+        assert refused == [], "the other hosts' sessions went on serving"
+        for session, texts in acknowledged.items():  # every acknowledged turn once, in order
+            assert _texts(url, session)[2::2] == texts
+        assert sum(len(t) for t in acknowledged.values()) > 20
+        print("load turns acknowledged:", sum(len(t) for t in acknowledged.values()), "served again after",
+              sorted(served_again.values()))
         assert max(served_again.values()) < LEASE + 10
         for session in theirs:  # by their next-ranked member, with every acknowledged event
             assert _holders(url)[session] == ranked(f"echo/ann/{session}", members[:2])[0].name
