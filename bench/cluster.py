@@ -24,7 +24,14 @@ shared and noisy, so compare ratios):
    holds, and on sessions the other host holds (forwarded there, events streamed back:
    the cost of one hop), serial and in a burst.
 
-Not measured yet: three hosts (docs/scaling.md).
+5. a cluster (Thespian's convention, ``[cluster] join``) of one, two and three hosts
+   (``--hosts``) on one PostgreSQL database, each ``adk-actors serve`` on its own
+   loopback address: ``--concurrent`` sessions x ``--per-session`` turns over HTTP
+   ``/run``, each session's turns sent to one host chosen round-robin ("any host": a
+   load balancer without affinity, so most turns take a hop to their session's home)
+   or to its home ("at home": with affinity): turns/s, p50, p99. Then a member is
+   killed with SIGKILL: how long each of its sessions takes to be served again by
+   the others (p50/p99; its floor is the lease).
 """
 
 from __future__ import annotations
@@ -36,10 +43,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -48,7 +57,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from adk_actors import SessionElsewhereError  # noqa: E402
-from adk_actors.runtime import Host, HostConfig  # noqa: E402
+from adk_actors.runtime import Host, HostConfig, Member, ranked  # noqa: E402
 from adk_actors.testing import TemporaryPostgres  # noqa: E402
 from bench.turns import concurrent_phase, percentile, timed_turn  # noqa: E402
 from supervision import call, free_port  # noqa: E402
@@ -177,6 +186,128 @@ def failovers(store_url: str, rounds: int, lease: float) -> list[float]:
     return took
 
 
+@contextmanager
+def cluster_of(count: int, store_url: str, lease: float, work: Path) -> Iterator[list[dict[str, Any]]]:
+    """``count`` hosts (``adk-actors serve``, each on 127.0.0.<n>) in one convention led by
+    the first, on ``store_url``: per host its name, HTTP URL and process marker, once every
+    host has the whole view; every process killed at the end."""
+    ports = [free_port() for _ in range(count)]
+    leader = f"127.0.0.1:{ports[0]}"
+    hosts: list[dict[str, Any]] = []
+    processes = []
+    try:
+        for i in range(count):
+            folder = work / f"host-{i}"
+            folder.mkdir(parents=True)
+            http = free_port()
+            (folder / "host.toml").write_text(
+                f'[host]\nport = {ports[i]}\naddress = "127.0.0.{i + 1}"\ndata_dir = "{folder / "data"}"\n'
+                f'[http]\nport = {http}\n[store]\nurl = "{store_url}"\nlease_seconds = {lease}\n'
+                f'[cluster]\njoin = "{leader}"\ncheckin_seconds = 1\nrefresh_seconds = 0.3\n'
+                f'[apps]\nbench = "{APPS["bench"]}"\n')
+            marker_cm = process_marker(folder)
+            marker, fd = marker_cm.__enter__()
+            with open(folder / "out", "w") as out:
+                processes.append(subprocess.Popen(
+                    [sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(folder / "host.toml")],
+                    cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, pass_fds=(fd,),
+                    env={**os.environ, "PYTHONPATH": str(ROOT)}))
+            marker_cm.__exit__(None, None, None)
+            wait_until(lambda f=folder: "listening" in (f / "out").read_text(), timeout=60, interval=0.1)
+            hosts.append({"name": f"127.0.0.{i + 1}:{ports[i]}", "url": f"http://127.0.0.1:{http}", "marker": marker})
+        for entry in hosts:
+            wait_until(lambda e=entry: len(httpx.get(f"{e['url']}/console/api/tree", timeout=10).json()["others"])
+                       == count - 1, timeout=30, interval=0.2)
+        yield hosts
+    finally:
+        for entry in hosts:
+            kill_marked_processes(entry["marker"], grace=0)
+        for process in processes:
+            process.wait(10)
+
+
+def _http_turn(client: httpx.Client, session: str, text: str) -> float:
+    began = time.perf_counter()
+    client.post("/run", json={"appName": "bench", "userId": "u", "sessionId": session,
+                              "newMessage": {"role": "user", "parts": [{"text": text}]}}).raise_for_status()
+    return time.perf_counter() - began
+
+
+def cluster_burst(hosts: list[dict[str, Any]], concurrent: int, per_session: int, prefix: str,
+                  at_home: bool) -> dict[str, float]:
+    """``concurrent`` new sessions x ``per_session`` turns over HTTP, one thread each;
+    a session's requests go to its home host (``at_home``) or to host i % N."""
+    members = [Member(h["name"]) for h in hosts]
+    by_name = {h["name"]: h for h in hosts}
+
+    def entry(i: int) -> str:
+        session = f"{prefix}{i}"
+        return str(by_name[ranked(f"bench/u/{session}", members)[0].name]["url"] if at_home
+                   else hosts[i % len(hosts)]["url"])
+
+    for i in range(concurrent):
+        httpx.post(f"{entry(i)}/apps/bench/users/u/sessions", json={"sessionId": f"{prefix}{i}"},
+                   timeout=30).raise_for_status()
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def session_turns(i: int) -> None:
+        with httpx.Client(base_url=entry(i), timeout=60) as client:
+            mine = [_http_turn(client, f"{prefix}{i}", f"text {j}") for j in range(per_session)]
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=session_turns, args=(i,)) for i in range(concurrent)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    return {"turns_per_s": len(latencies) / wall, "p50_ms": percentile(latencies, 0.5) * 1000,
+            "p99_ms": percentile(latencies, 0.99) * 1000}
+
+
+def cluster_failover(hosts: list[dict[str, Any]], lease: float, sessions: int = 30) -> list[float]:
+    """Kill -9 of the last host: seconds until each of its sessions answers again
+    through the first host."""
+    members = [Member(h["name"]) for h in hosts]
+    victim = hosts[-1]
+    theirs = [f"f{i}" for i in range(sessions * len(hosts))
+              if ranked(f"bench/u/f{i}", members)[0].name == victim["name"]][:sessions]
+    with httpx.Client(base_url=hosts[0]["url"], timeout=30) as client:
+        for session in theirs:
+            client.post("/apps/bench/users/u/sessions", json={"sessionId": session}).raise_for_status()
+            _http_turn(client, session, "text hi")
+        kill_marked_processes(victim["marker"], grace=0)
+        killed = time.perf_counter()
+        took: dict[str, float] = {}
+        while len(took) < len(theirs) and time.perf_counter() - killed < lease + 60:
+            for session in theirs:
+                if session not in took and client.get(f"/apps/bench/users/u/sessions/{session}").status_code == 200:
+                    took[session] = time.perf_counter() - killed
+            time.sleep(0.02)
+    return list(took.values())
+
+
+def clusters(store: TemporaryPostgres, counts: list[int], concurrent: int, per_session: int,
+             lease: float) -> dict[int, dict[str, float]]:
+    """Section 5, per cluster size."""
+    results: dict[int, dict[str, float]] = {}
+    for count in counts:
+        work = Path(tempfile.mkdtemp(prefix=f"bench-cluster-{count}-"))
+        with cluster_of(count, store.new_database(f"cluster{count}"), lease, work) as hosts:
+            cluster_burst(hosts, 10, 2, "warm", at_home=False)
+            row = {f"any_{k}": v for k, v in cluster_burst(hosts, concurrent, per_session, "a", False).items()}
+            row.update({f"home_{k}": v for k, v in cluster_burst(hosts, concurrent, per_session, "h", True).items()})
+            if count > 1:
+                took = cluster_failover(hosts, lease)
+                row.update(failover_p50=statistics.median(took), failover_p99=percentile(took, 0.99),
+                           failover_sessions=len(took))
+            results[count] = row
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--google-adk-python", default=sys.executable,
@@ -186,7 +317,14 @@ def main() -> None:
     parser.add_argument("--per-session", type=int, default=5)
     parser.add_argument("--failovers", type=int, default=5)
     parser.add_argument("--lease", type=float, default=3.0, help="[store] lease_seconds of both hosts")
+    parser.add_argument("--hosts", default="1,2,3", help="cluster sizes for section 5 (empty: skip it)")
+    parser.add_argument("--only-clusters", action="store_true", help="section 5 only")
     args = parser.parse_args()
+    counts = [int(n) for n in args.hosts.split(",") if n.strip()]
+    if args.only_clusters:
+        with TemporaryPostgres() as server:
+            print_clusters(clusters(server, counts, args.concurrent, args.per_session, args.lease), args)
+        return
     Host.load_tree_code()
     with TemporaryPostgres() as server:
         work = Path(tempfile.mkdtemp(prefix="bench-gadk-"))
@@ -202,6 +340,7 @@ def main() -> None:
         }
         hop = hops(server.new_database("hops"), args.turns, args.concurrent, args.per_session)
         took = failovers(server.new_database("failover"), args.failovers, args.lease) if args.failovers else []
+        sized = clusters(server, counts, args.concurrent, args.per_session, args.lease) if counts else {}
     rows = [("serial text turn (ms, median)", "text_turn_ms"),
             (f"burst {args.concurrent}x{args.per_session}: turns/s", "concurrent_turns_per_s"),
             ("  p50 latency (ms)", "concurrent_p50_ms"), ("  p99 latency (ms)", "concurrent_p99_ms")]
@@ -223,6 +362,21 @@ def main() -> None:
         print(f"failover (kill -9 of the holding host -> the survivor serves the session), lease {args.lease} s, "
               f"{len(took)} kills: p50 {statistics.median(took):.2f} s, p99 {p99:.2f} s, "
               f"all: {', '.join(f'{t:.2f}' for t in took)}")
+    if sized:
+        print_clusters(sized, args)
+
+
+def print_clusters(sized: dict[int, dict[str, float]], args: argparse.Namespace) -> None:
+    """Section 5's table: one column per cluster size."""
+    print(f"\na cluster of N hosts (one machine, {os.cpu_count()} cores), burst {args.concurrent}x{args.per_session} "
+          "over HTTP /run:")
+    print(f"{'':44}" + "".join(f"{f'{n} host' + ('s' if n > 1 else ''):>14}" for n in sized))
+    rows = [("any host (round-robin): turns/s", "any_turns_per_s"), ("  p50 (ms)", "any_p50_ms"),
+            ("  p99 (ms)", "any_p99_ms"), ("at home (affinity): turns/s", "home_turns_per_s"),
+            ("  p50 (ms)", "home_p50_ms"), ("  p99 (ms)", "home_p99_ms"),
+            (f"failover, lease {args.lease} s: p50 (s)", "failover_p50"), ("  p99 (s)", "failover_p99")]
+    for label, key in rows:
+        print(f"{label:44}" + "".join(f"{row[key]:14.2f}" if key in row else f"{'-':>14}" for row in sized.values()))
 
 
 if __name__ == "__main__":
