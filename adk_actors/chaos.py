@@ -61,7 +61,7 @@ from ._exceptions import AdkError, RunFailedError, SessionFailedError
 from ._types import RunConfig
 from .jobs import FINISHED, Backoff, JobInfo, JobSpec
 from .messages import HeldSessions
-from .runtime import Host, Runner
+from .runtime import ClusterView, Host, Runner
 
 __all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "check_soak_arguments", "cluster_trees", "kill_row", "soak",
            "soak_job", "tree_rows"]
@@ -141,13 +141,15 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
     return rows
 
 
-def cluster_trees(host: Host, timeout: float = 1.0, *, others_only: bool = False) -> list[dict[str, Any]]:
+def cluster_trees(host: Host, timeout: float = 1.0, *, others_only: bool = False,
+                  view: ClusterView | None = None) -> list[dict[str, Any]]:
     """Every host of the cluster ``host`` is in, as ``host`` sees it (the leader's view):
     per host its ``name``, whether it is the ``leader``, whether it is ``this`` host,
     and its tree's ``rows`` (:func:`tree_rows`), or ``unreachable`` with why. Outside
     a cluster: this host alone. Rows of other hosts are to look at, not to kill: their
-    pids are of their machines. ``others_only``: the other hosts only."""
-    view = host.cluster_view()
+    pids are of their machines. ``others_only``: the other hosts only. ``view``: the
+    cluster's hosts as known already (not asked of this host's cluster actor)."""
+    view = view or host.cluster_view()
     if view is None:
         return [] if others_only else [{"name": host.holder_name, "leader": False, "this": True,
                                         "rows": tree_rows(host, timeout)}]
@@ -243,6 +245,7 @@ class SoakReport:
     resumed_completed: int = 0  # ... of which ended well after their resumes
     resume_attempts: int = 0  # resumes made (one run may need several: killed again)
     results_twice: int = 0  # tool calls whose result was committed twice in a session (must be 0)
+    faults_by_host: dict[str, int] = field(default_factory=dict)  # --cluster: the faults dealt on each host
 
     @property
     def passed(self) -> bool:
@@ -269,6 +272,7 @@ class SoakReport:
             f"typed failures     {counts(self.typed_failures)}",
             f"untyped failures   {counts(self.untyped_failures)}",
             f"kills              {counts(self.kills)}",
+            *([f"faults per host    {counts(self.faults_by_host)}"] if self.faults_by_host else []),
             f"stops (SIGSTOP)    {counts(self.stops)}; left stopped: {self.stopped_left}",
             f"restarts           {counts(self.restarts)}",
             f"host alive         {'yes' if self.host_alive else 'NO'}",
@@ -313,7 +317,8 @@ def check_soak_arguments(*, sessions: int, duration: float, interval: float, tar
 def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, interval: float = 0.2,
          targets: Iterable[str] = TARGET_KINDS, turn_timeout: float = 30.0, restore_timeout: float = 30.0,
          user: str = "chaos-soak", seed: int | None = None, stops: float = 0.0, min_faults: int = 0,
-         jobs: int = 0, resume: bool = False, progress: Callable[[str], None] | None = None) -> SoakReport:
+         jobs: int = 0, resume: bool = False, progress: Callable[[str], None] | None = None,
+         cluster: bool = False) -> SoakReport:
     """Drive ``sessions`` sessions of ``app`` on ``host`` while killing actors (see the
     module); return the :class:`SoakReport`. A fraction ``stops`` of the faults dealt to
     processes are a SIGSTOP instead of a SIGKILL (spread evenly, not drawn: a short soak
@@ -328,6 +333,9 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     last committed step (``Runner.resume``), again while kills end it, and once more
     after the tree is restored: every one must complete (durable runs; the app's tools
     that are not idempotent then stop a resume with ``needs_decision``, a failure).
+    ``cluster``: the faults are dealt across every host of ``host``'s cluster (its
+    sessions live at their homes there), and every host's tree must be restored; the
+    hosts must share this machine (their processes are killed by pid).
     Raises ``ValueError`` for bad arguments (``check_soak_arguments``)."""
     kinds = check_soak_arguments(sessions=sessions, duration=duration, interval=interval, targets=targets,
                                  stops=stops)
@@ -338,8 +346,20 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     config = RunConfig(timeout=turn_timeout)
     tag = f"{int(time.time())}-{rng.randrange(1 << 30):x}"
     members = [_Session(runner.create_session(user, f"soak-{tag}-{i}").id) for i in range(sessions)]
+    views: list[ClusterView] = []
+
+    def walk(timeout: float = 1.0) -> list[dict[str, Any]]:
+        if not cluster:
+            return tree_rows(host, timeout)
+        try:  # (the cluster actor, or its supervisor, may be one of the killed)
+            views[:] = [view] if (view := host.cluster_view()) is not None else views
+        except (AdkError, SupervisionError) as exc:
+            if not views:
+                raise CallTimeout(f"the cluster's hosts are not known yet: {exc}") from None
+        return _cluster_rows(host, timeout, views[0] if views else None)
+
     seen = _Restarts()
-    seen.look(tree_rows(host))
+    seen.look(walk())
     lock = threading.Lock()
     typed: Counter[str] = Counter()
     untyped: Counter[str] = Counter()
@@ -432,7 +452,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     to_processes = 0  # faults dealt to an actor of its own process: the ones a stop may be
     while dealing():
         chosen_at = time.monotonic()
-        victim = _pick_victim(host, kinds, rng, seen, kills + stopped)
+        victim = _pick_victim(walk, kinds, rng, seen, kills + stopped)
         if victim is not None:
             kind, row = victim
             to_processes += bool(row["pid"])
@@ -440,6 +460,8 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
             try:
                 kill_row(host, row, signal.SIGSTOP if stop_it else signal.SIGKILL)
                 (stopped if stop_it else kills)[kind] += 1
+                if cluster:
+                    report.faults_by_host[row["host"]] = report.faults_by_host.get(row["host"], 0) + 1
                 if stop_it:
                     stopped_pids.append(row["pid"])
             except (ProcessLookupError, AdkError):
@@ -455,13 +477,14 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     report.acknowledged_events = sum(len(m.acknowledged) for m in members)
     report.kills, report.stops = dict(kills), dict(stopped)
     report.typed_failures, report.untyped_failures = dict(typed), dict(untyped)
-    report.host_alive = _host_alive(host)
+    report.host_alive = _host_alive(walk)
     if not report.host_alive:
         _release(stopped_pids)
         return report
-    report.tree_restored, report.restore_seconds = _wait_restored(host, restore_timeout, stopped_pids)
+    report.tree_restored, report.restore_seconds = _wait_restored(walk, restore_timeout, stopped_pids,
+                                                                  hosts=len(views[0].members) if views else 0)
     report.stopped_left = _release(stopped_pids)
-    seen.look(tree_rows(host))
+    seen.look(walk())
     report.restarts = dict(seen.restarts)
     for member in members:
         try:
@@ -486,7 +509,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     if jobs_dir is not None:
         say("waiting for the background jobs")
         _settle_soak_jobs(host, report, jobs, job_ids, jobs_dir, restore_timeout + turn_timeout)
-    report.orphans = len(_orphans(host))
+    report.orphans = len(_orphans(walk()))
     return report
 
 
@@ -576,21 +599,33 @@ class _Restarts:
     def look(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
             if row["pid"] and row["status"] == "running":
-                known = self.pids.get(row["path"])
+                where = f"{row.get('host', '')}/{row['path']}"
+                known = self.pids.get(where)
                 if known is not None and known != row["pid"]:
                     self.restarts[kind_of(row)] += 1
-                self.pids[row["path"]] = row["pid"]
+                self.pids[where] = row["pid"]
 
 
-def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random, seen: _Restarts,
-                 hits: Counter[str]) -> tuple[str, dict[str, Any]] | None:
+def _cluster_rows(host: Host, timeout: float, view: ClusterView | None) -> list[dict[str, Any]]:
+    """The rows of every host of the cluster (:func:`cluster_trees`), each naming its
+    ``host``; CallTimeout when a host's tree cannot be walked."""
+    rows: list[dict[str, Any]] = []
+    for entry in cluster_trees(host, timeout, view=view):
+        if "unreachable" in entry:
+            raise CallTimeout(f"host {entry['name']}: {entry['unreachable']}")
+        rows.extend({**row, "host": entry["name"]} for row in entry["rows"])
+    return rows
+
+
+def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str, ...], rng: random.Random,
+                 seen: _Restarts, hits: Counter[str]) -> tuple[str, dict[str, Any]] | None:
     """(kind, row) of a live actor (a process, a session held, a run in flight): among
     ``kinds`` that have one, the kind with the fewest ``hits`` so far (ties at random),
     then one of its actors at random; None if none. Every level is hit in turn, however
     few actors it has (two partitions among dozens of workers). The walk of the tree is
     also a look for restarts."""
     try:
-        rows = tree_rows(host, timeout=0.5)
+        rows = walk(0.5)
     except (CallTimeout, CallError):
         return None
     seen.look(rows)
@@ -604,25 +639,27 @@ def _pick_victim(host: Host, kinds: tuple[str, ...], rng: random.Random, seen: _
     return kind, rng.choice([row for k, row in found if k == kind])
 
 
-def _host_alive(host: Host) -> bool:
+def _host_alive(walk: Callable[[float], list[dict[str, Any]]]) -> bool:
     try:
-        tree_rows(host, timeout=5.0)
+        walk(5.0)
     except (CallTimeout, CallError):
         return False
     return True
 
 
-def _wait_restored(host: Host, timeout: float, stopped: list[int]) -> tuple[bool, float | None]:
-    """Wait until every actor of the tree runs in a live process and none of the
-    ``stopped`` ones is left (their health checks killed them); (done, seconds)."""
+def _wait_restored(walk: Callable[[float], list[dict[str, Any]]], timeout: float, stopped: list[int],
+                   hosts: int = 0) -> tuple[bool, float | None]:
+    """Wait until every actor of the tree (of each of ``hosts`` hosts, in a cluster) runs
+    in a live process and none of the ``stopped`` ones is left (their health checks
+    killed them); (done, seconds)."""
     began = time.monotonic()
     while time.monotonic() - began < timeout:
         try:
-            rows = tree_rows(host)
+            rows = walk(1.0)
         except (CallTimeout, CallError):
             rows = []
         processes = [r for r in rows if r["type"] not in ("session", "run")]
-        if (processes and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in processes)
+        if (processes and len({r.get("host") for r in processes}) >= hosts and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in processes)
                 and not any(_still_stopped(pid) for pid in stopped)):
             return True, time.monotonic() - began
         time.sleep(0.05)
@@ -646,10 +683,19 @@ def _release(stopped: list[int]) -> int:
     return len(left)
 
 
-def _orphans(host: Host) -> list[int]:
-    """Processes of the host's process group (the one its admin made) whose parent is
-    gone (re-parented to pid 1), the admin itself excepted."""
-    first = next((r["pid"] for r in tree_rows(host) if r["depth"] == 0 and r["pid"]), None)
+def _orphans(rows: list[dict[str, Any]]) -> list[int]:
+    """Processes of each host's process group (the one its admin made; ``rows`` of one
+    host or of a cluster's) whose parent is gone (re-parented to pid 1), the admins
+    excepted."""
+    found: list[int] = []
+    for name in dict.fromkeys(row.get("host") for row in rows):
+        first = next((r["pid"] for r in rows if r.get("host") == name and r["depth"] == 0 and r["pid"]), None)
+        found.extend(_orphans_of(first))
+    return found
+
+
+def _orphans_of(first: int | None) -> list[int]:
+    """The orphans of the process group of the admin of a host whose root child ``first`` is."""
     stat = proc_stat(first) if first else None
     if stat is None:
         return []

@@ -86,9 +86,10 @@ def _port(args: argparse.Namespace) -> int:
 
 
 def _connect(args: argparse.Namespace) -> Any:
+    """The host of the config (its ``[host] address`` and port; ``--port`` overrides the port)."""
     from .runtime import Host
 
-    return Host.connect(_port(args))
+    return Host.connect(_port(args), _settings(args).host.address)
 
 
 # -- serve ---------------------------------------------------------------------------------
@@ -491,7 +492,7 @@ def cmd_soak(args: argparse.Namespace) -> int:
         app = args.app or _default_app(args)
         report = soak(host, app, sessions=args.sessions, duration=args.duration, interval=args.interval / 1000.0,
                       targets=args.targets.split(","), turn_timeout=args.turn_timeout, seed=args.seed,
-                      stops=args.stops, jobs=args.jobs, resume=args.resume,
+                      stops=args.stops, jobs=args.jobs, resume=args.resume, cluster=args.cluster,
                       progress=None if args.json else lambda text: print(text, flush=True))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -705,6 +706,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="background jobs enqueued meanwhile: each must end, never two attempts at once")
     soak.add_argument("--resume", action="store_true",
                       help="resume the turns a kill ends (durable runs): every one must complete")
+    soak.add_argument("--cluster", action="store_true",
+                      help="deal the faults across every host of the cluster (hosts on this machine)")
     soak.set_defaults(func=cmd_soak)
     sessions = common(sub.add_parser("sessions", help="list, show or delete sessions"))
     sessions.add_argument("action", choices=["list", "show", "delete", "reset"])

@@ -11,15 +11,20 @@ session ever has two writers (every session's events are in order, none twice).
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
 import pytest
-from conftest import serving
+from conftest import ROOT, serving
 
 from adk_actors import HostError
 from adk_actors.runtime import HostConfig, Member, ranked
@@ -29,6 +34,7 @@ from supervision import free_port
 from supervision.testing import kill_marked_processes, wait_until
 
 LEASE = 2.0
+SOAK_SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "5"))
 APPS = 'echo = "runtime_agents:echo_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
 
 
@@ -87,114 +93,153 @@ def _texts(url: str, session: str) -> list[str]:
     return [e.content.text for e in events if e.content and e.content.text]
 
 
-@pytest.mark.timeout(240)
-def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_them_back(
-        tmp_path: Path, postgres: Any) -> None:
-    url = postgres.new_database()
-    addresses = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
-    ports = [free_port() for _ in addresses]
-    leader = f"{addresses[0]}:{ports[0]}"
-    names = [f"{a}:{p}" for a, p in zip(addresses, ports, strict=True)]
-    cluster = (f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
-               f'[cluster]\njoin = "{leader}"\ncheckin_seconds = 1\nrefresh_seconds = 0.3\n')
+class Cluster:
+    """Three ``adk-actors serve`` hosts in one convention led by the first, each on its own
+    loopback address, on one PostgreSQL database; ``restart(i)`` starts host i again (on
+    its port and data) after it was killed."""
 
-    def host(i: int) -> Any:
-        (tmp_path / f"h{i}").mkdir(exist_ok=True)
-        return serving(tmp_path / f"h{i}", f'address = "{addresses[i]}"\n', more_toml=cluster, apps=APPS,
-                       port=ports[i])
+    def __init__(self, tmp_path: Path, url: str, stack: contextlib.ExitStack) -> None:
+        self.tmp_path, self.url, self.stack = tmp_path, url, stack
+        self.addresses = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+        self.ports = [free_port() for _ in self.addresses]
+        self.names = [f"{a}:{p}" for a, p in zip(self.addresses, self.ports, strict=True)]
+        self.toml = (f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
+                     f'[cluster]\njoin = "{self.names[0]}"\ncheckin_seconds = 1\nrefresh_seconds = 0.3\n')
+        self.hosts: list[dict[str, Any]] = [self.start(i) for i in range(3)]
 
+    def start(self, i: int) -> dict[str, Any]:
+        folder = self.tmp_path / f"h{i}"
+        folder.mkdir(exist_ok=True)
+        return self.stack.enter_context(serving(folder, f'address = "{self.addresses[i]}"\n', more_toml=self.toml,
+                                                apps=APPS, port=self.ports[i]))
+
+    def restart(self, i: int) -> None:
+        self.hosts[i] = self.start(i)
+
+    def formed(self) -> None:
+        """Wait until the leader knows every member and every host has its view."""
+        wait_until(lambda: sorted(o["name"] for o in _others(self.hosts[0]["url"])) == self.names[1:], timeout=20)
+        for entry in self.hosts[1:]:
+            wait_until(lambda e=entry: len(_others(e["url"])) == 2, timeout=20)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, postgres: Any) -> Iterator[Cluster]:
     with contextlib.ExitStack() as stack:
-        hosts = [stack.enter_context(host(i)) for i in range(3)]
-        assert "is the leader of the convention" in hosts[0]["out"].read_text()
-        assert "is a member of the convention" in hosts[2]["out"].read_text()
-        wait_until(lambda: sorted(o["name"] for o in _others(hosts[0]["url"])) == names[1:], timeout=20)
-        wait_until(lambda: len(_others(hosts[2]["url"])) == 2, timeout=20)  # the leader's view reached the members
-        member_rows = next(o for o in _others(hosts[0]["url"]) if o["name"] == names[1])["rows"]
-        assert any(r["path"] == "services/cluster" for r in member_rows)  # another host's tree, on this console
+        yield Cluster(tmp_path_factory.mktemp("cluster"), postgres.new_database(), stack)
 
-        # Sessions created through one host and run through another live at their homes.
-        sessions = [f"s{i}" for i in range(24)]
-        members = [Member(name) for name in names]
-        home = {s: ranked(f"echo/ann/{s}", members)[0].name for s in sessions}
-        for i, session in enumerate(sessions):
-            created = httpx.post(f"{hosts[i % 3]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
-                                 timeout=30)
-            assert created.status_code == 200, created.text
-            assert _turn(hosts[(i + 1) % 3]["url"], session, "one").status_code == 200
-        assert _holders(url) == home
-        assert len(set(home.values())) == 3  # every host holds some
 
-        # A member killed with all its processes while turns run on its sessions, and on
-        # the other sessions through the other hosts (3 callers, each on its own sessions).
-        victim = names[2]
-        theirs = [s for s in sessions if home[s] == victim]
-        acknowledged: dict[str, list[str]] = {s: [] for s in sessions if home[s] != victim}
-        refused: list[str] = []
-        stop_load = threading.Event()
+@pytest.mark.timeout(240)
+def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_them_back(cluster: Cluster) -> None:
+    hosts, names, url = cluster.hosts, cluster.names, cluster.url
+    assert "is the leader of the convention" in hosts[0]["out"].read_text()
+    assert "is a member of the convention" in hosts[2]["out"].read_text()
+    cluster.formed()
+    member_rows = next(o for o in _others(hosts[0]["url"]) if o["name"] == names[1])["rows"]
+    assert any(r["path"] == "services/cluster" for r in member_rows)  # another host's tree, on this console
+    # Sessions created through one host and run through another live at their homes.
+    sessions = [f"s{i}" for i in range(24)]
+    members = [Member(name) for name in names]
+    home = {s: ranked(f"echo/ann/{s}", members)[0].name for s in sessions}
+    for i, session in enumerate(sessions):
+        created = httpx.post(f"{hosts[i % 3]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
+                             timeout=30)
+        assert created.status_code == 200, created.text
+        assert _turn(hosts[(i + 1) % 3]["url"], session, "one").status_code == 200
+    assert _holders(url) == home
+    assert len(set(home.values())) == 3  # every host holds some
 
-        def load(caller: int) -> None:
-            mine, n = list(acknowledged)[caller::3], 0
-            while not stop_load.is_set():
-                for session in mine:
-                    n += 1
-                    text = f"load {caller}-{n}"
-                    answer = _turn(hosts[n % 2]["url"], session, text)
-                    (acknowledged[session].append(text) if answer.status_code == 200 else refused.append(answer.text))
+    # A member killed with all its processes while turns run on its sessions, and on
+    # the other sessions through the other hosts (3 callers, each on its own sessions).
+    victim = names[2]
+    theirs = [s for s in sessions if home[s] == victim]
+    acknowledged: dict[str, list[str]] = {s: [] for s in sessions if home[s] != victim}
+    refused: list[str] = []
+    stop_load = threading.Event()
 
-        loaders = [threading.Thread(target=load, args=(c,)) for c in range(3)]
-        for loader in loaders:
-            loader.start()
-        slow = next(f"z{i}" for i in range(100) if ranked(f"sleepy/ann/z{i}", members)[0].name == victim)
-        answers: list[httpx.Response] = []
-        assert httpx.post(f"{hosts[0]['url']}/apps/sleepy/users/ann/sessions", json={"sessionId": slow},
-                          timeout=30).status_code == 200
-        caller = threading.Thread(target=lambda: answers.append(_turn(hosts[0]["url"], slow, "sleep 5", "sleepy", 60)))
-        caller.start()
-        time.sleep(1.0)  # the turn runs on the victim, streamed to the leader's HTTP process
-        kill_marked_processes(hosts[2]["marker"], grace=0)
-        killed = time.monotonic()
-        served_again: dict[str, float] = {}
-        while len(served_again) < len(theirs) and time.monotonic() - killed < LEASE + 15:
-            for session in theirs:
-                if session not in served_again and _turn(hosts[1]["url"], session, "two").status_code == 200:
-                    served_again[session] = time.monotonic() - killed
-            time.sleep(0.1)
-        stop_load.set()
-        for loader in loaders:
-            loader.join(40)
-        assert sorted(served_again) == sorted(theirs), "the killed member's sessions are served again"
-        assert refused == [], "the other hosts' sessions went on serving"
-        for session, texts in acknowledged.items():  # every acknowledged turn once, in order
-            assert _texts(url, session)[2::2] == texts
-        assert sum(len(t) for t in acknowledged.values()) > 20
-        print("load turns acknowledged:", sum(len(t) for t in acknowledged.values()), "served again after",
-              sorted(served_again.values()))
-        assert max(served_again.values()) < LEASE + 10
-        for session in theirs:  # by their next-ranked member, with every acknowledged event
-            assert _holders(url)[session] == ranked(f"echo/ann/{session}", members[:2])[0].name
-            assert _texts(url, session) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
-        caller.join(30)
-        assert answers and answers[0].status_code >= 500, "the caller of the run in flight is answered"
-        assert "interrupted" in answers[0].text or "killed" in answers[0].text, answers[0].text  # typed, not a hang
-        wait_until(lambda: [o["name"] for o in _others(hosts[0]["url"])] == [names[1]], timeout=15)
+    def load(caller: int) -> None:
+        mine, n = list(acknowledged)[caller::3], 0
+        while not stop_load.is_set():
+            for session in mine:
+                n += 1
+                text = f"load {caller}-{n}"
+                answer = _turn(hosts[n % 2]["url"], session, text)
+                (acknowledged[session].append(text) if answer.status_code == 200 else refused.append(answer.text))
 
-        # Back: it joins again and takes its sessions again, never with two writers.
-        hosts[2] = stack.enter_context(host(2))
-        wait_until(lambda: sorted(o["name"] for o in _others(hosts[0]["url"])) == names[1:], timeout=20)
-        wait_until(lambda: len(_others(hosts[1]["url"])) == 2, timeout=20)
-        time.sleep(1.0)  # idle sessions held elsewhere are let go once the view names their home again
-
-        def moved_back() -> bool:
-            for session in theirs:
-                assert _turn(hosts[0]["url"], session, "three").status_code == 200
-            return all(_holders(url)[s] == victim for s in theirs)
-
-        wait_until(moved_back, timeout=20)
+    loaders = [threading.Thread(target=load, args=(c,)) for c in range(3)]
+    for loader in loaders:
+        loader.start()
+    slow = next(f"z{i}" for i in range(100) if ranked(f"sleepy/ann/z{i}", members)[0].name == victim)
+    answers: list[httpx.Response] = []
+    assert httpx.post(f"{hosts[0]['url']}/apps/sleepy/users/ann/sessions", json={"sessionId": slow},
+                      timeout=30).status_code == 200
+    caller = threading.Thread(target=lambda: answers.append(_turn(hosts[0]["url"], slow, "sleep 5", "sleepy", 60)))
+    caller.start()
+    time.sleep(1.0)  # the turn runs on the victim, streamed to the leader's HTTP process
+    kill_marked_processes(hosts[2]["marker"], grace=0)
+    killed = time.monotonic()
+    served_again: dict[str, float] = {}
+    while len(served_again) < len(theirs) and time.monotonic() - killed < LEASE + 15:
         for session in theirs:
-            texts = _texts(url, session)
-            assert texts[:4] == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
-            assert texts[4::2] == ["three"] * len(texts[4::2])  # in order, none twice
-            assert texts[5::2] == [f"echo: three (turn {n})" for n in range(3, 3 + len(texts[5::2]))]
-        for session in sessions:  # and the others stayed where they were
-            if home[session] != victim:
-                assert _holders(url)[session] == home[session]
+            if session not in served_again and _turn(hosts[1]["url"], session, "two").status_code == 200:
+                served_again[session] = time.monotonic() - killed
+        time.sleep(0.1)
+    stop_load.set()
+    for loader in loaders:
+        loader.join(40)
+    assert sorted(served_again) == sorted(theirs), "the killed member's sessions are served again"
+    assert refused == [], "the other hosts' sessions went on serving"
+    for session, texts in acknowledged.items():  # every acknowledged turn once, in order
+        assert _texts(url, session)[2::2] == texts
+    assert sum(len(t) for t in acknowledged.values()) > 20
+    print("load turns acknowledged:", sum(len(t) for t in acknowledged.values()), "served again after",
+          sorted(served_again.values()))
+    assert max(served_again.values()) < LEASE + 10
+    for session in theirs:  # by their next-ranked member, with every acknowledged event
+        assert _holders(url)[session] == ranked(f"echo/ann/{session}", members[:2])[0].name
+        assert _texts(url, session) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+    caller.join(30)
+    assert answers and answers[0].status_code >= 500, "the caller of the run in flight is answered"
+    assert "interrupted" in answers[0].text or "killed" in answers[0].text, answers[0].text  # typed, not a hang
+    wait_until(lambda: [o["name"] for o in _others(hosts[0]["url"])] == [names[1]], timeout=15)
+
+    # Back: it joins again and takes its sessions again, never with two writers.
+    cluster.restart(2)
+    hosts = cluster.hosts
+    cluster.formed()
+    time.sleep(1.0)  # idle sessions held elsewhere are let go once the view names their home again
+
+    def moved_back() -> bool:
+        for session in theirs:
+            assert _turn(hosts[0]["url"], session, "three").status_code == 200
+        return all(_holders(url)[s] == victim for s in theirs)
+
+    wait_until(moved_back, timeout=20)
+    for session in theirs:
+        texts = _texts(url, session)
+        assert texts[:4] == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+        assert texts[4::2] == ["three"] * len(texts[4::2])  # in order, none twice
+        assert texts[5::2] == [f"echo: three (turn {n})" for n in range(3, 3 + len(texts[5::2]))]
+    for session in sessions:  # and the others stayed where they were
+        if home[session] != victim:
+            assert _holders(url)[session] == home[session]
+
+
+@pytest.mark.timeout(240)
+def test_the_chaos_soak_across_the_hosts_of_a_cluster_loses_nothing(cluster: Cluster) -> None:
+    """``chaos soak --cluster`` through a member: sessions at their homes on all three
+    hosts, processes killed on every host (SIGKILL, every 300 ms): LOST 0, HUNG 0, every
+    next turn valid, every host's tree restored."""
+    cluster.formed()
+    done = subprocess.run(
+        [sys.executable, "-m", "adk_actors.cli", "chaos", "soak", "--config", str(cluster.hosts[1]["config"]), "--app", "echo",
+         "--sessions", "6", "--duration", str(SOAK_SECONDS), "--interval", "300", "--cluster", "--json",
+         "--seed", "7"], cwd=ROOT, capture_output=True, text=True, timeout=200,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
+    assert done.stdout.strip(), done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["passed"], report
+    assert report["lost"] == 0 and report["hung"] == 0 and report["next_turn_valid"] == 6
+    assert sum(report["kills"].values()) >= 3
+    assert len(report["faults_by_host"]) >= 2, report["faults_by_host"]  # dealt on several hosts
+    assert report["turns_ok"] > 0
