@@ -243,3 +243,46 @@ def test_the_chaos_soak_across_the_hosts_of_a_cluster_loses_nothing(cluster: Clu
     assert sum(report["kills"].values()) >= 3
     assert len(report["faults_by_host"]) >= 2, report["faults_by_host"]  # dealt on several hosts
     assert report["turns_ok"] > 0
+
+
+@pytest.mark.timeout(240)
+def test_the_leader_killed_leaves_the_members_serving_and_back_it_leads_again(cluster: Cluster) -> None:
+    """The leader is one more member for the sessions: killed (all its processes), its
+    sessions are served by their next-ranked members within the lease while the members
+    serve their own on their last view; started again, the members check in with it, it
+    sends the view again and takes its sessions back."""
+    cluster.formed()
+    hosts, names, url = cluster.hosts, cluster.names, cluster.url
+    members = [Member(name) for name in names]
+    sessions = [f"l{i}" for i in range(18)]
+    home = {s: ranked(f"echo/ann/{s}", members)[0].name for s in sessions}
+    for session in sessions:
+        assert httpx.post(f"{hosts[1]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
+                          timeout=30).status_code == 200
+        assert _turn(hosts[2]["url"], session, "one").status_code == 200
+    leaders = [s for s in sessions if home[s] == names[0]]
+    assert leaders and _holders(url)[leaders[0]] == names[0]
+
+    kill_marked_processes(hosts[0]["marker"], grace=0)
+    for i, session in enumerate(s for s in sessions if s not in leaders):  # the members' own: at once
+        assert _turn(hosts[1 + i % 2]["url"], session, "two").status_code == 200
+    for i, session in enumerate(leaders):  # the leader's: once its leases ran out
+        wait_until(lambda s=session, i=i: _turn(hosts[1 + i % 2]["url"], s, "two").status_code == 200,
+                   timeout=LEASE + 10, interval=0.1)
+    for session in leaders:
+        assert _holders(url)[session] == ranked(f"echo/ann/{session}", members[1:])[0].name
+    assert [o["name"] for o in _others(hosts[1]["url"])] == [names[0], names[2]]  # the last view, kept
+
+    cluster.restart(0)
+    cluster.formed()
+
+    def home_again() -> bool:
+        for session in leaders:
+            assert _turn(hosts[2]["url"], session, "three").status_code == 200
+        return all(_holders(url)[s] == names[0] for s in leaders)
+
+    wait_until(home_again, timeout=20)
+    for session in sessions:
+        texts = _texts(url, session)
+        assert texts[:4] == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+        assert texts[5::2] == [f"echo: three (turn {n})" for n in range(3, 3 + len(texts[5::2]))]
