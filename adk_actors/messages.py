@@ -180,7 +180,10 @@ class RunRequest(_SessionRef):
     ``reply_accepted=False`` a taken request is not answered with ``RunAccepted``:
     the run's messages are the answer; a refused one still gets its ``ErrorReply``
     (``not_running`` from a partition that does not hold the session: ask the host's
-    current partition).
+    current partition). A run id is never reused: the same request again (its message
+    and state delta too) for a run that ended is answered as ``FollowRun`` is, with the
+    run's committed events and its end (a caller retrying after its partition died);
+    another request with that id is refused ``invalid_request``.
 
     With ``live`` the run is a live conversation (voice, video, text): it has no
     ``new_message``; its caller sends it :class:`LiveInput` messages for as long as it

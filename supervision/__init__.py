@@ -59,6 +59,7 @@ from ._messages import (
     Exiting,
     ExitKind,
     ExitReason,
+    Handed,
     Init,
     InitFailed,
     InitOk,
@@ -105,6 +106,7 @@ from ._system import (
     proc_stat,
     process_alive,
     set_parent_death_signal,
+    takes_connection,
 )
 from ._timing import BackoffState, RestartIntensity
 
@@ -143,6 +145,7 @@ __all__ = [
     "ExitReason",
     "Exiting",
     "GenServer",
+    "Handed",
     "HealthCheck",
     "HealthMonitor",
     "Init",
@@ -199,5 +202,6 @@ __all__ = [
     "start_supervisor",
     "stop_actor_system_on_port",
     "stop_server",
+    "takes_connection",
     "whereis",
 ]

@@ -29,6 +29,7 @@ from ._messages import (
     ErrorReply,
     GetChildSpec,
     GetRegistry,
+    Handed,
     Init,
     InitFailed,
     InitOk,
@@ -51,7 +52,7 @@ from ._spec import (
     import_object,
     import_path_of,
 )
-from ._system import node_id, process_alive
+from ._system import node_id, process_alive, takes_connection
 
 __all__ = [
     "SupervisorClient",
@@ -82,6 +83,9 @@ def call(
     dropped and listening goes on; if ``alive`` is given it is
     checked every ``poll`` seconds while waiting (OTP's monitor: a server that died
     after taking the message makes the call fail at once instead of at the timeout).
+    The call asks to be told where it goes (``Call.watch``): a server that forwards it
+    says so (:class:`Handed`), and from then on the server it went to is watched, by
+    whether it takes a connection, every ``poll`` seconds.
 
     Raises :class:`ServerNotRunning` when the message cannot be delivered (a dead
     address refuses it at once) or ``alive()`` turns false, :class:`CallTimeout` if
@@ -90,7 +94,7 @@ def call(
     refusal is told from a short wait by its timing, which a wait of a few
     milliseconds cannot do reliably (a call taken for refused would be sent twice).
     """
-    message = Call(request)
+    message = Call(request, watch=True)
     deadline = time.monotonic() + timeout
     if alive is None:
         answer = ask_delivered(system, address, message, timeout)
@@ -99,12 +103,23 @@ def call(
     while True:
         if _answers(answer, message):
             return _unwrap(answer)
+        if isinstance(answer, Handed) and answer.ref == message.ref:
+            # Forwarded (to another host's server, to a partition): that one is watched now.
+            alive = _taking_connections(answer.to, alive)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise CallTimeout(f"no reply to {type(request).__name__} within {timeout} s")
         if alive is not None and not alive():
             raise ServerNotRunning(f"the server died before answering {type(request).__name__}")
         answer = system.listen(min(poll, remaining) if alive is not None else remaining)
+
+
+def _taking_connections(to: Any, before: Callable[[], bool] | None) -> Callable[[], bool] | None:
+    """What ``call`` watches once its call was handed to ``to``: that ``to`` takes a
+    connection (where that cannot be told, what it watched before)."""
+    if takes_connection(to) is None:
+        return before
+    return lambda: takes_connection(to) is not False
 
 
 def ask_delivered(system: Any, address: Any, message: Call | Cast, wait: float) -> Any:

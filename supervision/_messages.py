@@ -110,14 +110,27 @@ class Call:
     """A request that expects exactly one :class:`Reply` or :class:`ErrorReply`.
 
     ``reply_to`` lets a server forward a call; by default the reply goes to the sender.
+    ``watch``: the caller watches whoever has its call; a server that forwards it tells
+    the caller so (:class:`Handed`), and passes ``watch`` on.
     """
 
     request: Any
     ref: str = field(default_factory=new_ref)
     reply_to: Any = None
+    watch: bool = False
 
     def __str__(self) -> str:
         return f"Call({type(self.request).__name__}, ref={self.ref})"
+
+
+@dataclass(frozen=True)
+class Handed:
+    """To the caller of a :class:`Call` with ``watch``: the server forwarded the call to
+    ``to``, which answers it now (OTP's monitor, moved along): a caller that watches
+    its server for death watches ``to`` from now on (:func:`~supervision.call`)."""
+
+    ref: str
+    to: Any
 
 
 @dataclass(frozen=True)

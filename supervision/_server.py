@@ -67,6 +67,7 @@ from ._messages import (
     Exiting,
     ExitKind,
     ExitReason,
+    Handed,
     Init,
     InitFailed,
     InitOk,
@@ -110,10 +111,12 @@ CHILD_DOWN_GRACE = 0.05
 
 @dataclass(frozen=True)
 class CallerRef:
-    """Where (and under which ref) to send the reply of one call."""
+    """Where (and under which ref) to send the reply of one call; ``watch``: the caller
+    watches whoever has the call (:meth:`GenServer.hand_over`)."""
 
     address: Any
     ref: str
+    watch: bool = False
 
 
 #: The clock seam. Unset, every server's ``clock`` is ``time.monotonic`` and its timers
@@ -235,6 +238,14 @@ class GenServer(Actor):  # type: ignore[misc]
         """Answer a call that ``handle_call`` deferred with NO_REPLY."""
         self._pending.pop(caller.ref, None)
         self.send(caller.address, Reply(caller.ref, value))
+
+    def hand_over(self, caller: CallerRef, request: Any, to: Any) -> None:
+        """Forward ``caller``'s call of ``request`` to the server at ``to``, which answers
+        the caller itself; a caller that watches (``CallerRef.watch``) is told (``Handed``)
+        and watches ``to`` from now on. Return FORWARDED from ``handle_call`` after it."""
+        self.send(to, Call(request, ref=caller.ref, reply_to=caller.address, watch=caller.watch))
+        if caller.watch:
+            self.send(caller.address, Handed(caller.ref, to))
 
     def reply_error(self, caller: CallerRef, error: CallError) -> None:
         self._pending.pop(caller.ref, None)
@@ -496,7 +507,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self._on_call(message, sender)
 
     def _on_call(self, message: Call, sender: Any) -> None:
-        caller = CallerRef(message.reply_to or sender, message.ref)
+        caller = CallerRef(message.reply_to or sender, message.ref, message.watch)
         if isinstance(message.request, str) and message.request == HEALTH_PING:  # see supervision._health
             self.send(caller.address, Reply(caller.ref, "ok"))
             return

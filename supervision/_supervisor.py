@@ -52,7 +52,6 @@ from ._health import HealthMonitor
 from ._messages import (
     KILLED,
     SHUTDOWN,
-    Call,
     Cast,
     ChildCounts,
     ChildInfo,
@@ -996,8 +995,9 @@ class PartitionSupervisor(Supervisor):
         return NO_REPLY
 
     def _forward(self, address: Any, request: Any, caller: CallerRef) -> None:
-        """Hand ``caller``'s call to the partition at ``address``, which answers it directly."""
-        self.send(address, Call(request, ref=caller.ref, reply_to=caller.address))
+        """Hand ``caller``'s call to the partition at ``address``, which answers it directly
+        (a caller that watches is told: ``hand_over``)."""
+        self.hand_over(caller, request, address)
 
     @staticmethod
     def _reachable(partition: _Child) -> bool:

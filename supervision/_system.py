@@ -42,6 +42,7 @@ __all__ = [
     "proc_stat",
     "process_alive",
     "set_parent_death_signal",
+    "takes_connection",
     "thespian_log_config",
 ]
 
@@ -152,6 +153,21 @@ def pid_space() -> tuple[str, int] | None:
 
 _LOWEST_FREE_PORT = 10_000
 _GIVEN_PORTS: set[int] = set()  # given by free_port in this process: not given twice
+
+
+def takes_connection(address: Any, wait: float = 0.25) -> bool | None:
+    """Does the actor at ``address`` take a TCP connection now? (Each actor of a
+    ``multiprocTCPBase`` system listens on a port of its own; a dead one's refuses.)
+    None when ``address`` is no TCP address. A wait longer than ``wait`` is a no (a host
+    cut off)."""
+    where = getattr(getattr(address, "addressDetails", None), "sockname", None)
+    if not where or len(where) < 2:
+        return None
+    try:
+        socket.create_connection((where[0], int(where[1])), timeout=wait).close()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _ephemeral_ports() -> tuple[int, int]:

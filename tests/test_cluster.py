@@ -101,7 +101,7 @@ class Cluster:
     def __init__(self, tmp_path: Path, url: str, stack: contextlib.ExitStack) -> None:
         self.tmp_path, self.url, self.stack = tmp_path, url, stack
         self.addresses = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
-        self.ports = [free_port() for _ in self.addresses]
+        self.ports = [free_port(address) for address in self.addresses]
         self.names = [f"{a}:{p}" for a, p in zip(self.addresses, self.ports, strict=True)]
         self.toml = (f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
                      f'[cluster]\njoin = "{self.names[0]}"\ncheckin_seconds = 1\nrefresh_seconds = 0.3\n')

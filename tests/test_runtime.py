@@ -14,6 +14,7 @@ import runtime_agents
 
 from adk_actors import RunConfig
 from adk_actors._exceptions import (
+    InvalidRequestError,
     RunFailedError,
     SessionBusyError,
     SessionExistsError,
@@ -374,6 +375,30 @@ def test_auto_create_session_makes_a_missing_session_for_its_run_and_continues_a
     assert sorted(a[-1] for a in answers) == sorted(f"echo: x (turn {n})" for _ in range(3) for n in (1, 2, 3))
     with pytest.raises(SessionNotFoundError):
         list(creating.run("ann", "new-2", "no", create_session=False))
+
+
+def test_the_same_request_again_for_a_run_that_ended_gets_its_events_and_end_another_is_refused(
+        host: Host) -> None:
+    """A caller whose partition died after it committed the run's end, but before it
+    said so, sends the same request again: it gets the run's committed events and its
+    end (as a follower does), the run is not run twice. A different request with the
+    same run id is refused: a run id is never reused."""
+    import asyncio
+
+    runner = host.runner("echo")
+    runner.create_session("ann", "again")
+    first = list(runner.run("ann", "again", "hello", run_id="run-asked-twice"))
+    again = list(runner.run("ann", "again", "hello", run_id="run-asked-twice"))
+    assert [e.id for e in again if e.author != "user"] == [e.id for e in first if e.author != "user"]
+    assert texts(again)[-1] == "echo: hello (turn 1)"
+
+    async def again_async() -> list[str]:
+        return [e.id async for e in runner.run_async("ann", "again", "hello", run_id="run-asked-twice")]
+
+    assert set(asyncio.run(again_async())) >= {e.id for e in first if e.author != "user"}
+    with pytest.raises(InvalidRequestError):
+        list(runner.run("ann", "again", "something else", run_id="run-asked-twice"))
+    assert texts(list(runner.run("ann", "again", "next")))[-1] == "echo: next (turn 2)"  # ran once: turn 2
 
 
 def test_an_actor_uses_an_agent_only_by_message_passing(host: Host) -> None:

@@ -9,6 +9,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -123,7 +124,7 @@ def test_batched_and_unbatched_callers_get_the_same_messages_in_the_same_order(h
     assert shapes[0] == shapes[1] and len(shapes[0]) == 4  # user, call, response, answer
 
 
-def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused(host: Host) -> None:
+def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused_to_another_request(host: Host) -> None:
     runner = host.runner("sleepy")
     runner.create_session("ann", "s1")
     partition = host.partition_for("sleepy", "ann", "s1")
@@ -132,9 +133,12 @@ def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused(host: 
         first = call(endpoint, partition, request, timeout=10)
         again = call(endpoint, first.session, request, timeout=10)  # a retry while it runs
         assert (again.run_id, again.position) == (first.run_id, 0)
-        flatten(until_terminal(endpoint, request.run_id))
-        try:
-            call(endpoint, first.session, request, timeout=10)  # once more, after it ended
+        ended = flatten(until_terminal(endpoint, request.run_id))
+        # Once more, after it ended (a caller that never heard the end): its end again, not a second run.
+        call(endpoint, first.session, request, timeout=10)
+        assert type(flatten(until_terminal(endpoint, request.run_id))[-1]) is type(ended[-1])
+        try:  # another request with that run id: refused, a run id is never reused
+            call(endpoint, first.session, replace(request, new_message=Content.user("sleep 0.1")), timeout=10)
         except CallError as exc:
             assert exc.code == "invalid_request" and "used already" in exc.detail
         else:

@@ -72,6 +72,7 @@ from supervision import (
     pid_space,
     proc_stat,
     process_alive,
+    takes_connection,
 )
 
 from .._types import LiveRequest, RunConfig
@@ -389,7 +390,7 @@ class SessionPartition(GenServer):
         homed = isinstance(request, Homed)  # sent here by another host: this host is its home
         if homed:
             request = request.request
-            if not isinstance(request, (CreateSession, *_ROUTED)):
+            if not isinstance(request, _SESSION_REQUESTS):
                 raise BadRequest(f"{type(request).__name__} is not sent to a session's home")
         if isinstance(request, ListSessions):
             self._check_app(request.app_name)
@@ -597,9 +598,11 @@ class SessionPartition(GenServer):
             # A Runner's direct line reaches this process only: ``not_running`` makes the
             # Runner send the request again through Thespian, whose address the holder reaches.
             raise CallError(f"{held}: the request goes there through Thespian", code="not_running")
-        if not _actor_answers(held.address):  # the holder's partition was restarted: it takes the lease back
+        if not takes_connection(held.address) is not False:  # the holder's partition was restarted: it takes the lease back
             raise CallError(f"{held}, whose partition is restarting: ask again", code="not_running")
-        self.send(held.address, Call(request, ref=caller.ref, reply_to=caller.address))
+        # Homed: the holder serves it (or forwards it by the lease), never sends it on by
+        # rendezvous, so that a holder about to let go cannot send it back here and forth.
+        self.hand_over(caller, request if isinstance(request, Homed) else Homed(request), held.address)
         self.send_after(FORWARD_RECHECK, ForwardRecheck(held.holder, caller.address, caller.ref, str(held)))
         return FORWARDED
 
@@ -634,10 +637,10 @@ class SessionPartition(GenServer):
         if isinstance(caller.address, CallerLine):
             raise CallError(f"session {request.session_id!r} lives on {home.name}: the request goes there "
                             "through Thespian", code="not_running")
-        if not _actor_answers(home.sessions):  # restarted: the view names its new address within a second
+        if not takes_connection(home.sessions) is not False:  # restarted: the view names its new address within a second
             raise CallError(f"session {request.session_id!r} lives on {home.name}, whose session supervisor is "
                             "restarting: ask again", code="not_running")
-        self.send(home.sessions, Call(Homed(request), ref=caller.ref, reply_to=caller.address))
+        self.hand_over(caller, Homed(request), home.sessions)
         self.send_after(FORWARD_RECHECK, ForwardRecheck(home.name, caller.address, caller.ref,
                                                         f"session {request.session_id!r} lives on {home.name}"))
         return FORWARDED
@@ -1316,17 +1319,3 @@ def _kill(pid: int) -> None:
     except ProcessLookupError:
         pass
 
-
-def _actor_answers(address: Any) -> bool:
-    """Does the actor at ``address`` (another host's: Thespian's TCP address, each actor
-    listening on a port of its own) take a connection now? A request sent to an actor
-    that died is lost, and its caller would wait out its deadline; True when that
-    cannot be told."""
-    where = getattr(getattr(address, "addressDetails", None), "sockname", None)
-    if not where:
-        return True
-    try:
-        socket.create_connection((where[0], int(where[1])), timeout=HOLDER_CONNECT_WAIT).close()
-    except (OSError, ValueError):
-        return False
-    return True

@@ -234,7 +234,16 @@ class Session:
         except RunNotResumable as exc:
             raise CallError(str(exc), code="invalid_request") from None
         except RunExists as exc:
-            if self.owner.store.run_status(request.run_id) not in ("interrupted", "resumed"):
+            status = self.owner.store.run_status(request.run_id)
+            if status not in ("interrupted", "resumed"):
+                info = self._recorded_run(request.run_id)
+                if status != "running" and kept is not None and info is not None and info.request == kept:
+                    # The same request again, from a caller that never heard this run's end
+                    # (its partition died after committing it): answered as its follower is,
+                    # with the run's committed events and its end.
+                    return self.follow(FollowRun(request.app_name, request.user_id, request.session_id,
+                                                 run_id=request.run_id, batched=request.batched,
+                                                 reply_accepted=request.reply_accepted), caller)
                 raise CallError(str(exc), code="invalid_request") from None  # a run id is never reused
             # The same run again, from a caller that lost the partition that took it (it
             # died before the caller heard from it, and its restarted self ended the run
