@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 from adk_actors import SessionElsewhereError  # noqa: E402
 from adk_actors.runtime import Host, HostConfig, Member, ranked  # noqa: E402
 from adk_actors.testing import TemporaryPostgres  # noqa: E402
-from bench.turns import concurrent_phase, percentile, timed_turn  # noqa: E402
+from bench.turns import concurrent_phase, percentile, timed_turn, wall_time_of  # noqa: E402
 from supervision import call, free_port  # noqa: E402
 from supervision.testing import (  # noqa: E402
     kill_marked_processes,
@@ -257,13 +257,7 @@ def cluster_burst(hosts: list[dict[str, Any]], concurrent: int, per_session: int
         with lock:
             latencies.extend(mine)
 
-    threads = [threading.Thread(target=session_turns, args=(i,)) for i in range(concurrent)]
-    began = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - began
+    wall = wall_time_of(session_turns, concurrent)
     return {"turns_per_s": len(latencies) / wall, "p50_ms": percentile(latencies, 0.5) * 1000,
             "p99_ms": percentile(latencies, 0.99) * 1000}
 

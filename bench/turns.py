@@ -162,13 +162,7 @@ def concurrent_phase(runner: Any, user: str, concurrent: int, per_session: int, 
             latencies.extend(mine)
             first_turns.append(mine[0])
 
-    threads = [threading.Thread(target=session_turns, args=(i,)) for i in range(concurrent)]
-    began = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - began
+    wall = wall_time_of(session_turns, concurrent)
     return {f"{prefix}concurrent_turns_per_s": len(latencies) / wall,
             f"{prefix}concurrent_p50_ms": percentile(latencies, 0.50) * 1000,
             f"{prefix}concurrent_p99_ms": percentile(latencies, 0.99) * 1000,
@@ -185,6 +179,17 @@ def repeated(runs: list[dict[str, float]]) -> dict[str, Any]:
         out[key] = statistics.median(values)
         out[f"{key}_runs"] = values
     return out
+
+
+def wall_time_of(work: Any, count: int) -> float:
+    """Seconds from starting ``count`` threads running ``work(i)`` to the end of the last."""
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(count)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - began
 
 
 def percentile(samples: list[float], share: float) -> float:
