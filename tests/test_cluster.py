@@ -325,3 +325,28 @@ def test_the_console_draws_every_hosts_tree(cluster: Cluster) -> None:
             assert errors == [], errors
         finally:
             browser.close()
+
+
+def test_a2a_through_any_member_reaches_sessions_at_every_home(cluster: Cluster) -> None:
+    """google-adk's A2A wire on one member: each context's session lives at its home,
+    whichever host that is, and its task completes with the agent's answer."""
+    cluster.formed()
+    members = [Member(name) for name in cluster.names]
+
+    def send(context: str, text: str) -> dict[str, Any]:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+            "messageId": f"m-{context}-{text}", "role": "ROLE_USER", "contextId": context, "parts": [{"text": text}]}}}
+        answer = httpx.post(f"{cluster.hosts[1]['url']}/a2a/echo", json=body, timeout=30, headers={"A2A-Version": "1.0"})
+        return dict(answer.json()["result"]["task"])
+
+    assert send("a2a-probe", "who")["metadata"]["adk_user_id"] == "A2A_USER_a2a-probe"  # google-adk's user
+    contexts = []
+    for member in members:  # one context at home on each host
+        contexts.append(next(f"ctx{i}" for i in range(1000)
+                             if ranked(f"echo/A2A_USER_ctx{i}/ctx{i}", members)[0].name == member.name))
+    for context in contexts:
+        task = send(context, "hi")
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
+        assert "echo: hi (turn 1)" in json.dumps(task)
+    held = _holders(cluster.url)
+    assert [held[c] for c in contexts] == cluster.names  # each at its home
