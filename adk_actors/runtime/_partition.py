@@ -598,7 +598,7 @@ class SessionPartition(GenServer):
             # A Runner's direct line reaches this process only: ``not_running`` makes the
             # Runner send the request again through Thespian, whose address the holder reaches.
             raise CallError(f"{held}: the request goes there through Thespian", code="not_running")
-        if not takes_connection(held.address) is not False:  # the holder's partition was restarted: it takes the lease back
+        if takes_connection(held.address) is False:  # the holder's partition restarted: it takes the lease back
             raise CallError(f"{held}, whose partition is restarting: ask again", code="not_running")
         # Homed: the holder serves it (or forwards it by the lease), never sends it on by
         # rendezvous, so that a holder about to let go cannot send it back here and forth.
@@ -637,7 +637,7 @@ class SessionPartition(GenServer):
         if isinstance(caller.address, CallerLine):
             raise CallError(f"session {request.session_id!r} lives on {home.name}: the request goes there "
                             "through Thespian", code="not_running")
-        if not takes_connection(home.sessions) is not False:  # restarted: the view names its new address within a second
+        if takes_connection(home.sessions) is False:  # restarted: the view names its new address within a second
             raise CallError(f"session {request.session_id!r} lives on {home.name}, whose session supervisor is "
                             "restarting: ask again", code="not_running")
         self.hand_over(caller, Homed(request), home.sessions)
@@ -649,7 +649,6 @@ class SessionPartition(GenServer):
         """A new view (or ``MoveHome``): the idle sessions held here whose home is now
         another live member are let go (their leases released), so that their next
         request activates them there; busy ones are looked at again a second later."""
-        self.move_armed = False
         live = self._live_members()
         if not live:
             return
@@ -665,7 +664,7 @@ class SessionPartition(GenServer):
             self._forget(key)
             self._let_go(session)
             self._tell(key, "passivated")
-        if busy:
+        if busy and not self.move_armed:
             self.move_armed = True
             self.send_after(1.0, MoveHome())
 
@@ -1203,6 +1202,7 @@ class SessionPartition(GenServer):
         elif isinstance(payload, ForwardRecheck):
             self._recheck_forward(payload.holder, payload.caller, payload.ref, payload.held)
         elif isinstance(payload, MoveHome):
+            self.move_armed = False
             self._move_home()
         elif isinstance(payload, ShrinkWorkers):
             self._shrink()
