@@ -197,6 +197,7 @@ class Host:
         self._partitions_lock = threading.Lock()
         self._root_pid: int | None = None  # the root supervisor's process, where it runs here
         self._jobs: Jobs | None = None
+        self._in_cluster: bool | None = None  # (cluster_view: None until asked)
 
     @staticmethod
     def load_tree_code() -> None:
@@ -322,14 +323,26 @@ class Host:
 
     def cluster_view(self, timeout: float = 5.0) -> ClusterView | None:
         """The cluster as this host sees it (None outside a cluster, or before its first
-        view). Raises :class:`HostError` while its cluster actor restarts."""
-        try:
-            address = self.services().child("cluster").address
-        except ChildNotFound:
+        view). Asked from a private endpoint (safe from any thread); a host found outside
+        a cluster is not asked again (its services never gain a cluster actor). Raises
+        :class:`HostError` while the host, its services or its cluster actor restart."""
+        root = self.root
+        if root is None:
+            raise HostError("the host is not running")
+        if self._in_cluster is False:
             return None
-        if address is None:
-            raise HostError("the cluster actor is restarting")
         with self.system.private() as endpoint:
+            services = SupervisorClient(endpoint, root.address, timeout=timeout).child("services").address
+            if services is None:
+                raise HostError("the service supervisor is restarting")
+            try:
+                address = SupervisorClient(endpoint, services, timeout=timeout).child("cluster").address
+            except ChildNotFound:
+                self._in_cluster = False
+                return None
+            self._in_cluster = True
+            if address is None:
+                raise HostError("the cluster actor is restarting")
             view = call(endpoint, address, "view", timeout=timeout)
         return view if isinstance(view, ClusterView) else None
 
