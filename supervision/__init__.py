@@ -48,6 +48,7 @@ from ._exceptions import (
     UnknownRequest,
     error_for_code,
 )
+from ._frame_chunk import call_on_fresh_chunk
 from ._health import HEALTH_PING, HealthMonitor
 from ._messages import (
     AdvanceClock,
@@ -103,6 +104,7 @@ from ._system import (
     free_port,
     open_pidfd,
     pid_space,
+    poll_thespian_loops,
     proc_stat,
     process_alive,
     set_parent_death_signal,
@@ -182,6 +184,7 @@ __all__ = [
     "attach_actor_system",
     "call",
     "call_name",
+    "call_on_fresh_chunk",
     "cast",
     "check_port_free",
     "children_of",
@@ -194,6 +197,7 @@ __all__ = [
     "open_pidfd",
     "partition_index",
     "pid_space",
+    "poll_thespian_loops",
     "proc_stat",
     "process_alive",
     "set_parent_death_signal",

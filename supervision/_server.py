@@ -56,6 +56,7 @@ from thespian.actors import (
 )
 
 from ._exceptions import BadRequest, CallError, UnknownRequest
+from ._frame_chunk import call_on_fresh_chunk
 from ._health import HEALTH_PING
 from ._messages import (
     NORMAL,
@@ -176,6 +177,12 @@ class GenServer(Actor):  # type: ignore[misc]
         self._watch_fds: list[int] = []
         self._monitors: dict[int, Any] = {}  # pidfd -> tag
         self._child_monitors: dict[int, Any] = {}  # pid -> address (see monitor_child)
+
+    def createActor(self, actorClass: Any, *args: Any, **kwargs: Any) -> Any:
+        """Thespian's ``createActor``, called from the start of a fresh frame chunk: the
+        child is forked inside it, so its loop never runs on a chunk's edge
+        (``_frame_chunk``: a partition spent a third of a millisecond per turn there)."""
+        return call_on_fresh_chunk(super().createActor, actorClass, *args, **kwargs)
 
     # -- hooks -------------------------------------------------------------------------
 

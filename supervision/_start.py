@@ -15,7 +15,13 @@ from typing import Any
 from ._client import start_server
 from ._exceptions import ActorSystemError
 from ._owner import OwnerArgs, OwnerWatch
-from ._system import check_port_free, confine_listeners, free_port, thespian_log_config
+from ._system import (
+    check_port_free,
+    confine_listeners,
+    free_port,
+    poll_thespian_loops,
+    thespian_log_config,
+)
 
 __all__ = ["attach_actor_system", "set_convention_checkin", "start_actor_system", "stop_actor_system_on_port"]
 
@@ -59,6 +65,7 @@ def start_actor_system(
         set_convention_checkin(convention_checkin)
     os.environ["THESPIAN_BASE_IPADDR"] = host
     confine_listeners()
+    poll_thespian_loops()
     if port is None:
         port = free_port(host)
     else:
@@ -110,6 +117,7 @@ def attach_actor_system(port: int, host: str = "127.0.0.1") -> Any:
 
     os.environ["THESPIAN_BASE_IPADDR"] = host
     confine_listeners()
+    poll_thespian_loops()
     system = ActorSystem("multiprocTCPBase", {"Admin Port": port}, transientUnique=True)
     system.admin_address = (host, port)
     return system

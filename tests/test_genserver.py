@@ -257,3 +257,29 @@ def test_a_server_knows_it_is_stopping_through_its_public_hook(actor_system: Any
     assert call(actor_system, server, "stopping?") is False
     actor_system.tell(server, Shutdown())
     wait_until(lambda: record.exists() and record.read_text() == "True", timeout=10)
+
+
+def _epoll_descriptors(pid: int) -> int:
+    found = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            found += os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[eventpoll]"
+        except OSError:  # closed meanwhile
+            pass
+    return found
+
+
+def test_an_idle_actor_waits_with_poll_and_holds_no_epoll_descriptor(actor_system: Any) -> None:
+    """Thespian builds a selector at every turn of an actor's loop (poll_thespian_loops):
+    with epoll each turn made and closed a descriptor, and an actor waiting for a
+    message held one. Its asyncio loops (none in this server) keep the default."""
+    import selectors
+
+    from thespian.system.transport import TCPTransport
+
+    server = start_server(actor_system, Strict)
+    pid = call(actor_system, server, "pid")
+    time.sleep(0.2)  # back in its loop, waiting
+    assert _epoll_descriptors(pid) == 0
+    assert TCPTransport.selectors.DefaultSelector is selectors.PollSelector
+    assert selectors.DefaultSelector is not selectors.PollSelector  # (epoll on Linux)

@@ -70,6 +70,7 @@ from supervision import (
     GenServer,
     Lookup,
     Reply,
+    call_on_fresh_chunk,
 )
 
 from .._secrets import redact
@@ -375,7 +376,7 @@ class RunActor(GenServer):
         self._loop = loop
         self._loop_ready.set()
         try:
-            loop.run_forever()
+            call_on_fresh_chunk(loop.run_forever)  # its own frame chunk: no edge under the turns' calls
             loop.run_until_complete(close_pooled_clients())
         finally:
             loop.close()
