@@ -166,6 +166,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            health=HealthCheck(host_cfg.health_interval, host_cfg.health_timeout)
                            if host_cfg.health_interval else None,
                            session_intensity=host_cfg.session_intensity, session_period=host_cfg.session_period,
+                           worker_intensity=host_cfg.worker_intensity, worker_period=host_cfg.worker_period,
                            jobs=settings.jobs.jobs_config(),
                            clients=(http_child(replace(http, standby=standby)),) if http is not None else ()))
     try:

@@ -19,7 +19,7 @@ from conftest import probe
 from adk_actors import RunConfig, RunFailedError
 from adk_actors.messages import session_key
 from adk_actors.runtime import Host, HostConfig
-from adk_actors.runtime._partition import WORKER_START_DELAY
+from adk_actors.runtime._run_pool import WORKER_START_DELAY
 from supervision import (
     MANUAL_CLOCK_VARIABLE,
     AdvanceClock,

@@ -137,6 +137,10 @@ class HostConfig:
     #: ``session_period`` seconds fails: it answers ``session_failed`` until reset.
     session_intensity: int = 5
     session_period: float = 60.0
+    #: A partition whose run workers die, unasked, more than ``worker_intensity`` times
+    #: within ``worker_period`` seconds exits, and its supervisor restarts it.
+    worker_intensity: int = 20
+    worker_period: float = 5.0
     services_intensity: int = 40
     services_period: float = 10.0
     sessions_intensity: int = 40  # the session partitions' supervisor's
@@ -248,7 +252,9 @@ class Host:
                                        model_options=dict(self.config.model_options),
                                        limits=self.config.limits, health=self.config.health,
                                        session_intensity=self.config.session_intensity,
-                                       session_period=self.config.session_period)
+                                       session_period=self.config.session_period,
+                                       worker_intensity=self.config.worker_intensity,
+                                       worker_period=self.config.worker_period)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),

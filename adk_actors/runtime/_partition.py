@@ -12,20 +12,12 @@ created, listed and deleted here through the partition's store connection; every
 other request goes to its session (loaded if needed; ``unknown_session`` if the
 store does not have it).
 
-Run workers are the partition's own children, ``run_workers`` of them, started with
-the partition (never on a turn's path) and replaced when one dies. A turn goes to the
-worker that received the session's history last, unless it is much busier than the
-least busy one (``AFFINITY_SLACK``); that worker is sent only the events since (see
-``StartRun.known``). A worker's death fails the runs it held (``killed``). A worker
-that keeps running a turn ``CANCEL_GRACE`` after that turn was ended here (timeout,
-cancel, over its limit) is retired: it gets no new turn, another is started in its
-place, and it is killed once no live turn is left on it.
-
-With ``runs_per_worker`` (1: every turn has a process to itself, so a kill -9 ends
-that turn only) a worker takes at most that many turns at once: when all are full
-another is started on the turn's path, up to ``max_run_workers``, beyond which turns
-wait in the partition, oldest first; a worker left idle while ``run_workers`` others
-are idle is stopped after ``WORKER_IDLE_STOP`` seconds.
+Its turns run on its pool of run workers (``_run_pool.RunWorkerPool``: processes it
+forks, each with a direct line to it, replaced when one dies, under the pool's own
+restart intensity): the partition gives the pool each turn a session begins and takes
+each run's output from it to commit and relay; a worker's death fails the runs it held
+(``killed``). Over the pool's intensity the partition exits (``WorkersExhausted``),
+and its supervisor restarts it.
 
 A (re)started partition holds no session: a run the store still marks as running in
 one of its sessions died with the previous process, and its caller gets
@@ -44,7 +36,6 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import signal
 import socket
 import time
 import uuid
@@ -59,23 +50,17 @@ from supervision import (
     Call,
     CallerRef,
     CallError,
-    Cast,
     ErrorReply,
+    ExitKind,
+    ExitReason,
     GenServer,
     HealthCheck,
-    HealthMonitor,
-    Init,
-    InitOk,
-    Reply,
-    Shutdown,
     partition_index,
     pid_space,
-    proc_stat,
-    process_alive,
     takes_connection,
 )
 
-from .._types import LiveRequest, RunConfig
+from .._types import LiveRequest
 from .._validate import check_fields
 from ..engine import AppCatalog
 from ..log import enabled_for, get_logger
@@ -120,11 +105,9 @@ from ..store import (
     open_session_store,
 )
 from ._caller_line import CallerLine, LineServer
-from ._link import RunLink, fork_linked
 from ._partition_timers import (
     CancelGraceOver,
     CatchUp,
-    CheckWorkers,
     FlushLines,
     ForwardRecheck,
     MoveHome,
@@ -133,39 +116,19 @@ from ._partition_timers import (
     ResumeInterrupted,
     RunDeadline,
     SendLater,
-    ShrinkWorkers,
-    StalledRun,
-    StartWorkers,
-    WorkerInitOverdue,
+    WorkersExhausted,
     WriteRunLog,
 )
 from ._placement import ClusterView, Homed, Member, ranked
-from ._run import RunActor
+from ._run_pool import PoolSettings, RunWorkerPool
 from ._run_protocol import (
-    Cancel,
-    Committed,
-    LiveSend,
-    NeedHistory,
     RunOutput,
-    StartRun,
     WorkerSettings,
 )
-from ._session import CANCEL_GRACE, Session, SessionRun
+from ._session import Session, SessionRun
 
-__all__ = ["AFFINITY_SLACK", "PartitionArgs", "SessionPartition"]
+__all__ = ["PartitionArgs", "SessionPartition"]
 
-#: A turn goes to the worker holding its session's history unless that worker runs
-#: more than this many turns beyond the least busy worker.
-AFFINITY_SLACK = 2
-#: A worker that has not answered its Init after this long is presumed lost (killed
-#: before it reported in: Thespian may never say that it exited) and is replaced.
-WORKER_INIT_WAIT = 10.0
-#: With ``runs_per_worker``: a worker beyond ``run_workers`` idle this long is stopped.
-WORKER_IDLE_STOP = 5.0
-#: A partition forks its workers this long after its start: the requests that reached
-#: it first (its sessions' reads, after a restart) are answered before two forks hold
-#: it up; a turn that comes first forks a worker itself.
-WORKER_START_DELAY = 0.05
 #: How long a partition waits for another host's actor system to take a connection
 #: before it forwards a request to that host (see SessionPartition._host_answers).
 HOLDER_CONNECT_WAIT = 0.25
@@ -203,20 +166,10 @@ class PartitionArgs:
     model_options: dict[str, Any] | None = None
     limits: Limits = field(default_factory=Limits)
     health: HealthCheck | None = None  # the run workers' health checks (a stopped or stuck one is killed)
+    worker_intensity: int = 20  # run workers that die unasked more often than this ...
+    worker_period: float = 5.0  # ... within this many seconds: the partition exits (see _run_pool)
     session_intensity: int = 5  # a session that crashes more often than this ...
     session_period: float = 60.0  # ... within this many seconds fails: it answers session_failed until reset
-
-
-@dataclass
-class _Worker:
-    address: Any
-    link: RunLink
-    pid: int | None = None  # known once it answered Init
-    runs: set[str] = field(default_factory=set)  # run ids it was given and has not ended
-    known: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # session key -> history sent
-    retired: bool = False
-    idle_since: float = 0.0  # the partition's clock when its last turn ended
-    unresponsive: bool = False  # killed for leaving a health check unanswered
 
 
 @dataclass
@@ -257,7 +210,15 @@ class SessionPartition(GenServer):
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
-        self.workers: list[_Worker] = []  # first: an init that fails below still exits (exit_waits_for_children)
+        # First: an init that fails below still exits (exit_waits_for_children asks the pool).
+        self.pool = RunWorkerPool(self, PoolSettings(
+            WorkerSettings(apps=dict(args.apps), agents_dir=args.agents_dir, conformance_dir=args.conformance_dir,
+                           registry=self.registry if args.breakers else None,
+                           model_base_urls=args.model_base_urls, model_options=args.model_options,
+                           cached_events=args.worker_cached_events, trace=args.trace_turns > 0),
+            run_workers=args.run_workers, runs_per_worker=args.runs_per_worker,
+            max_run_workers=args.max_run_workers, health=args.health,
+            worker_intensity=args.worker_intensity, worker_period=args.worker_period))
         for module in _PRELOAD:
             importlib.import_module(module)
         self.catalog = AppCatalog(args.apps, args.agents_dir)
@@ -283,11 +244,8 @@ class SessionPartition(GenServer):
         self.sessions: dict[str, Session] = {}
         self.faults: dict[str, _Faults] = {}  # sessions that crashed: their restart intensity, failed or not
         self.watchers: dict[str, list[Any]] = {}  # session key -> who watches its life (WatchSession)
-        self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs (not ended here)
         #: interrupted run id -> the id of the run that will resume it (its caller was told: see _fail_orphan)
         self.resume_ids: dict[str, str] = {}
-        self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker (runs_per_worker)
-        self.shrink_armed = False
         self.idle_timer_armed = False
         self.log_later: list[dict[str, Any]] = []
         self.log_armed = False
@@ -296,13 +254,10 @@ class SessionPartition(GenServer):
         self.lines = self._open_lines(args.lines_dir)
         self.callers: list[CallerLine] = []  # the Runners' lines (see _caller_line)
         self.flush_armed = False
-        self.health = HealthMonitor(args.health) if args.health is not None else None
         self._fail_orphaned_runs()
-        self._watch_links()
-        self.send_after(WORKER_START_DELAY, StartWorkers())
+        self.lines_changed()
+        self.pool.begin()
         self.send_after(args.lease_seconds / 3, RenewLeases())
-        if self.health is not None:
-            self.send_after(self.health.check.interval, CheckWorkers())
 
     def _open_lines(self, lines_dir: str | None) -> LineServer | None:
         """Listen for Runners' direct lines in ``lines_dir`` (none without one, or when
@@ -422,9 +377,9 @@ class SessionPartition(GenServer):
         if request == "line":  # where a Runner on this machine may connect its direct line (or None)
             return str(self.lines.path) if self.lines is not None else None
         if request == "workers":  # for tests and tools: the pids of the live workers that answered Init
-            return [w.pid for w in self.workers if w.pid is not None and not w.retired]
+            return self.pool.live_pids()
         if request == "worker-runs":  # for tests and tools: each live worker's pid -> the runs it holds
-            return {w.pid: sorted(w.runs) for w in self.workers if w.pid is not None and not w.retired}
+            return self.pool.runs_by_worker()
         if request == "sessions":  # for tests and tools: the keys of the sessions held in memory
             return sorted(self.sessions)
         return super().handle_call(request, caller)
@@ -559,7 +514,7 @@ class SessionPartition(GenServer):
             data = self.store.get_session(request.app_name, request.user_id, request.session_id)
             if lease.epoch > 1:  # held before: by another host that died with runs in flight?
                 for record in self.store.running_runs(request.app_name, request.user_id, request.session_id):
-                    if record.run_id not in self.runs:
+                    if record.run_id not in self.pool.runs:
                         self._fail_orphan(record, "the host that held the session stopped while this run was "
                                                   "in flight")
         except SessionNotFound:
@@ -772,7 +727,7 @@ class SessionPartition(GenServer):
             self.abandon(session.active, waited=False)
         for run in [session.active, *session.waiting]:
             if run is not None:
-                self.runs.pop(run.run_id, None)
+                self.pool.drop(run)
         session.interrupt(why)
         self._forget(key)
         self._let_go(session)
@@ -874,48 +829,25 @@ class SessionPartition(GenServer):
         return len(statuses), statuses[max(offset, 0):max(offset, 0) + max(limit, 0)]
 
     def _forget(self, key: str) -> None:
-        for worker in self.workers:
-            worker.known.pop(key, None)
+        self.pool.forget(key)
 
-    # -- workers: what a session asks of its partition (SessionOwner) -------------------------
+    # -- lines: the Runners' and the run workers' -------------------------------------------
 
-    def _start_worker(self) -> None:
-        """Fork a worker with a direct line to us (``_link``): it keeps its end of a new
-        socket pair and closes every end of ours it inherits."""
-        address, ours, their_fd = fork_linked(self, RunActor)
-        settings = WorkerSettings(apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
-                                  conformance_dir=self.config.conformance_dir,
-                                  registry=self.registry if self.config.breakers else None,
-                                  model_base_urls=self.config.model_base_urls,
-                                  model_options=self.config.model_options,
-                                  cached_events=self.config.worker_cached_events, trace=self.config.trace_turns > 0,
-                                  link_fd=their_fd,
-                                  inherited_fds=(ours.fd, *(w.link.fd for w in self.workers if not w.link.closed),
-                                                 *(line.fd for line in self.callers if not line.closed),
-                                                 *((self.lines.fd,) if self.lines is not None else ())))
-        self.send(address, Init(args=settings, supervisor=self.myAddress))
-        self.workers.append(_Worker(address, ours))
-        self._watch_links()
-        self.send_after(WORKER_INIT_WAIT, WorkerInitOverdue(address))
-
-    def _watch_links(self) -> None:
+    def lines_changed(self) -> None:
         """Watch the workers' lines, the Runners' lines and the socket they connect to."""
-        fds = [w.link.fd for w in self.workers if not w.link.closed]
-        fds += [line.fd for line in self.callers if not line.closed]
+        fds = self.pool.fds() + [line.fd for line in self.callers if not line.closed]
         self.watch_fds(fds + ([self.lines.fd] if self.lines is not None else []))
 
-    def _to_worker(self, worker: _Worker, message: Any) -> None:
-        """On the worker's line, or through Thespian when the line does not take it."""
-        if not worker.link.send(message):
-            self.send(worker.address, Cast(message))
+    def other_fds(self) -> tuple[int, ...]:
+        """What a new worker must close of ours besides the workers' lines: the Runners'."""
+        return (*(line.fd for line in self.callers if not line.closed),
+                *((self.lines.fd,) if self.lines is not None else ()))
 
     def handle_watch(self, ready: list[int]) -> None:
-        for worker in list(self.workers):
-            if not worker.link.closed and worker.link.fd in ready:
-                self._read_link(worker)
+        self.pool.read(ready)
         if self.lines is not None and self.lines.fd in ready:
             self.callers.extend(self.lines.accept())
-            self._watch_links()
+            self.lines_changed()
         for line in list(self.callers):
             if line.fd in ready and not line.closed:
                 for message in line.receive():
@@ -923,7 +855,7 @@ class SessionPartition(GenServer):
                         self.serve_call(message, line)  # its answers go back on the line (send)
                 if line.closed:
                     self.callers.remove(line)
-                    self._watch_links()
+                    self.lines_changed()
 
     def durable_address(self, caller: Any) -> Any:
         """A Runner's line dies with this process (the Runner sees it end): not kept."""
@@ -939,121 +871,23 @@ class SessionPartition(GenServer):
             self.flush_armed = True
             self.send_after(_FLUSH_EVERY, FlushLines())
 
-    def _read_link(self, worker: _Worker) -> None:
-        """What waits on ``worker``'s line, in order (also before a message from it that
-        came through Thespian, or its exit: those came later)."""
-        for message in worker.link.receive():
-            self._from_worker(message, worker)
-        if worker.link.closed:
-            self._watch_links()
-
-    def _worker_at(self, address: Any) -> _Worker | None:
-        return next((w for w in self.workers if w.address == address), None)
+    # -- turns: what a session asks of its partition (SessionOwner), done by the pool ---------
 
     def dispatch(self, session: Session, run: SessionRun) -> None:
-        """Give ``run`` to a worker (see the module) with the history it lacks; with
-        ``runs_per_worker`` and every worker full at ``max_run_workers``, it waits in
-        the backlog for one to free up."""
-        key = session.key
-        self.runs[run.run_id] = (session, run)
-        worker = self._choose_worker(key)
-        if worker is None:
-            self.backlog.append((session, run))
-            return
-        events = session.events
-        known = worker.known.get(key)
-        if known is not None and known[0] <= len(events) and (
-                known[0] == 0 or events[known[0] - 1].id == known[1]):
-            start = self._start_run(session, run, known, events[known[0]:])
-        else:
-            start = self._start_run(session, run, None, events)
-        worker.known[key] = (len(events), events[-1].id if events else None)
-        run.worker = worker
-        worker.runs.add(run.run_id)
-        self._to_worker(worker, start)
-        for request in run.live_inputs:  # sent while the run waited: after its StartRun
-            self.live_on_worker(run, request)
-        run.live_inputs.clear()
-
-    def _dispatch_backlog(self) -> None:
-        """Give waiting turns (oldest first) to workers with room, while there are some."""
-        while self.backlog:
-            session, run = self.backlog[0]
-            if run.outcome is not None or run.run_id not in self.runs:
-                self.backlog.popleft()  # ended while it waited (cancelled, timed out)
-                continue
-            if self._choose_worker(session.key) is None:
-                return
-            self.backlog.popleft()
-            self.runs.pop(run.run_id, None)
-            self.dispatch(session, run)
-
-    def _start_run(self, session: Session, run: SessionRun, known: tuple[int, str | None] | None,
-                   events: list[Any]) -> StartRun:
-        return StartRun(run_id=run.run_id, invocation_id=run.invocation_id, app_name=session.app_name,
-                        user_id=session.user_id, session_id=session.session_id, known=known, events=list(events),
-                        state=session.fresh_state(), new_message=run.request.new_message,
-                        run_config=run.request.run_config or RunConfig(), state_delta=run.request.state_delta,
-                        live=run.request.live, resume=bool(run.request.resume), decisions=run.request.decisions)
-
-    def _choose_worker(self, key: str) -> _Worker | None:
-        """The worker for a turn of session ``key`` (see the module); None when every
-        worker is full (``runs_per_worker``) and no other may start. A chosen worker
-        whose process is known to be gone (its exit not reported yet) is handled as
-        gone, and another is chosen (one liveness check per turn, not one per worker)."""
-        while True:
-            worker = self._pick_worker(key)
-            if worker is None or worker.pid is None or process_alive(worker.pid):
-                return worker
-            self._worker_gone(worker)
-
-    def _pick_worker(self, key: str) -> _Worker | None:
-        open_workers = [w for w in self.workers if not w.retired]
-        limit = self.config.runs_per_worker
-        if limit:
-            open_workers = [w for w in open_workers if len(w.runs) < limit]
-            if not open_workers:
-                if len([w for w in self.workers if not w.retired]) >= self.config.max_run_workers:
-                    return None
-                self._start_worker()  # a fork on this turn's path: the pool grows to the load
-                return self.workers[-1]
-        if not open_workers:  # only while stopping: the turn ends with the partition
-            self._start_worker()
-            open_workers = self.workers[-1:]
-        least = min(len(w.runs) for w in open_workers)
-        holder = next((w for w in open_workers if key in w.known), None)
-        if holder is not None and len(holder.runs) <= least + AFFINITY_SLACK:
-            return holder
-        return min(open_workers, key=lambda w: len(w.runs))
+        self.pool.dispatch(session, run)
 
     def live_on_worker(self, run: SessionRun, request: LiveRequest) -> None:
-        if run.worker is not None:
-            self.send(run.worker.address, Cast(LiveSend(run.run_id, request)))
+        self.pool.live(run, request)
 
     def cancel_on_worker(self, run: SessionRun, reason: str) -> None:
-        if run.worker is not None:
-            self.send(run.worker.address, Cast(Cancel(run.run_id, reason)))
+        self.pool.cancel(run, reason)
 
     def abandon(self, run: SessionRun, *, waited: bool) -> None:
-        """The run ended here without its worker's outcome (it was told to cancel): if
-        the worker still runs it CANCEL_GRACE after it was told (now, if ``waited``),
-        retire the worker."""
-        if waited:
-            self._stalled(run.run_id, run.worker.address)
-        else:
-            self.send_after(CANCEL_GRACE, StalledRun(run.run_id, run.worker.address))
-
-    def _stalled(self, run_id: str, address: Any) -> None:
-        worker = self._worker_at(address)
-        if worker is not None and run_id in worker.runs:
-            self._retire(worker)
+        self.pool.abandon(run, waited=waited)
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None:
-        self.runs.pop(run.run_id, None)
+        self.pool.run_ended(run)
         session.idle_since = self.clock()
-        worker = run.worker
-        if worker is not None and worker.retired:
-            self._kill_if_done(worker)
         # Logged after this handler: a log line is a message to Thespian's logger
         # process, and the terminal message leaves only when this handler returns.
         if status != "done" or self.log_runs_ended_well:
@@ -1065,133 +899,25 @@ class SessionPartition(GenServer):
                 self.log_armed = True
                 self.send_after(0.001, WriteRunLog())
 
-    def _retire(self, worker: _Worker) -> None:
-        """No new turn for ``worker``; another takes its place; it is killed once no live
-        turn is left on it."""
-        if worker.retired:
-            return
-        worker.retired = True
-        self.slog.warning("run worker retired: a turn it held did not stop", worker_pid=worker.pid)
-        if not self.stopping:
-            self._start_worker()
-            self._dispatch_backlog()
-        self._kill_if_done(worker)
-
-    def _kill_if_done(self, worker: _Worker) -> None:
-        if any(run_id in self.runs for run_id in worker.runs):
-            return
-        if worker.pid is not None:
-            _kill(worker.pid)
-        else:
-            self.send(worker.address, Shutdown())
-
-    def _worker_gone(self, worker: _Worker) -> None:
-        """A worker's process is gone: its live runs fail; another takes its place."""
-        if worker not in self.workers:
-            return
-        self._read_link(worker)  # what it sent before it died
-        self.workers.remove(worker)
-        if self.health is not None and worker.pid is not None:
-            self.health.forget(worker.pid)
-        worker.link.close()
-        self._watch_links()
-        for run_id in sorted(worker.runs):
-            live = self.runs.get(run_id)
-            if live is not None:
-                session, run = live
-                session.worker_died(run, unresponsive=worker.unresponsive)
-        if not worker.retired and not self.stopping:
-            self._start_worker()
-        if not self.stopping:
-            self._dispatch_backlog()
-
-    # -- messages from workers ----------------------------------------------------------------
+    def run_output(self, session: Session, run: SessionRun, output: RunOutput) -> None:
+        """A live run's output, from its worker: committed and relayed by its session. A
+        lease another host took drops the session; any other failure is a bug, and that
+        session alone is dropped (see handle_error)."""
+        try:
+            session.on_output(run, output)
+        except LeaseLost as exc:  # another host's partition holds the session now
+            self.slog.warning("a session's lease was taken; its run ends here", session=session.key,
+                              run=output.run_id, error=str(exc))
+            self._drop(session.key, "the session moved to another host (its lease was taken)")
+        except Exception as exc:
+            self.slog.error("a session failed while committing its run's output; dropped",
+                            session=session.key, run=output.run_id, error=f"{type(exc).__name__}: {exc}",
+                            exc_info=True)
+            self._crash_session(session.key, f"{type(exc).__name__} while committing its run's output")
 
     def handle_info(self, message: Any, sender: Any) -> None:
-        if isinstance(message, (Reply, ErrorReply)) and self.health is not None and self.health.answered(message.ref):
-            return  # a worker answered its health check
-        if isinstance(message, (RunOutput, NeedHistory)):
-            worker = self._worker_at(sender)
-            if worker is not None:
-                self._read_link(worker)  # what it sent on its line came first
-                self._from_worker(message, worker)
-        elif isinstance(message, InitOk):
-            worker = self._worker_at(sender)
-            if worker is not None:
-                worker.pid = message.pid
-                self.monitor_child(sender, message.pid)  # two workers killed at once: both reported
-        elif type(message).__name__ == "ChildActorExited":
-            worker = self._worker_at(message.childAddress)  # (its line is read first: _worker_gone)
-            if worker is not None:
-                self._worker_gone(worker)
-        else:
+        if not self.pool.on_info(message, sender):
             super().handle_info(message, sender)
-
-    def _from_worker(self, message: Any, worker: _Worker) -> None:
-        if isinstance(message, RunOutput):
-            self._on_output(message, worker)
-        elif isinstance(message, NeedHistory):
-            self._resend(message.run_id, worker)
-
-    def _on_output(self, output: RunOutput, worker: _Worker) -> None:
-        if worker not in self.workers:
-            return
-        if output.outcome is not None:
-            worker.runs.discard(output.run_id)
-        live = self.runs.get(output.run_id)
-        if live is not None and live[1].worker is worker:
-            try:
-                live[0].on_output(live[1], output)
-            except LeaseLost as exc:  # another host's partition holds the session now
-                self.slog.warning("a session's lease was taken; its run ends here", session=live[0].key,
-                                  run=output.run_id, error=str(exc))
-                self._drop(live[0].key, "the session moved to another host (its lease was taken)")
-            except Exception as exc:  # a bug: that session alone is dropped (see handle_error)
-                self.slog.error("a session failed while committing its run's output; dropped",
-                                session=live[0].key, run=output.run_id, error=f"{type(exc).__name__}: {exc}",
-                                exc_info=True)
-                self._crash_session(live[0].key, f"{type(exc).__name__} while committing its run's output")
-        if output.barrier:  # the worker waits to run a tool that must not run twice: on record?
-            now = self.runs.get(output.run_id)
-            going_on = now is not None and now[1].worker is worker and now[1].outcome is None
-            self._to_worker(worker, Committed(output.run_id, output.barrier, going_on))
-        if worker.retired:
-            self._kill_if_done(worker)
-        elif output.outcome is not None and self.config.runs_per_worker:
-            worker.idle_since = self.clock()
-            self._dispatch_backlog()
-            if not self.shrink_armed and len(self._idle_workers()) > max(1, self.config.run_workers):
-                self.shrink_armed = True
-                self.send_after(WORKER_IDLE_STOP, ShrinkWorkers())
-
-    def _idle_workers(self) -> list[_Worker]:
-        return [w for w in self.workers if not w.retired and not w.runs]
-
-    def _shrink(self) -> None:
-        """With ``runs_per_worker``: stop the workers idle for WORKER_IDLE_STOP beyond the
-        ``run_workers`` most recently used idle ones (the pool shrinks as the load goes);
-        come back while more are idle than that."""
-        self.shrink_armed = False
-        keep = max(1, self.config.run_workers)
-        idle = sorted(self._idle_workers(), key=lambda w: w.idle_since, reverse=True)
-        now = self.clock()
-        for worker in idle[keep:]:
-            if now - worker.idle_since >= WORKER_IDLE_STOP:
-                worker.retired = True  # no new turn, no replacement at its exit
-                self.send(worker.address, Shutdown())
-        if len(self._idle_workers()) > keep:
-            self.shrink_armed = True
-            self.send_after(WORKER_IDLE_STOP, ShrinkWorkers())
-
-    def _resend(self, run_id: str, worker: _Worker) -> None:
-        """A worker lacked the history a StartRun counted on: send it whole."""
-        live = self.runs.get(run_id)
-        if live is None or live[1].worker is not worker:
-            return
-        session, run = live
-        events = session.events
-        worker.known[session.key] = (len(events), events[-1].id if events else None)
-        self._to_worker(worker, self._start_run(session, run, None, events))
 
     def handle_timeout(self, payload: Any) -> None:
         """A timer fired (``_partition_timers``): do what it asks."""
@@ -1204,8 +930,6 @@ class SessionPartition(GenServer):
         elif isinstance(payload, MoveHome):
             self.move_armed = False
             self._move_home()
-        elif isinstance(payload, ShrinkWorkers):
-            self._shrink()
         elif isinstance(payload, WriteRunLog):
             self._write_run_log()
         elif isinstance(payload, FlushLines):
@@ -1220,15 +944,8 @@ class SessionPartition(GenServer):
             session = self.sessions.get(payload.key)
             if session is not None:
                 session.caught_up(payload.run_id)
-        elif isinstance(payload, StalledRun):
-            self._stalled(payload.run_id, payload.worker)
-        elif isinstance(payload, CheckWorkers):
-            self._check_workers()
-        elif isinstance(payload, StartWorkers):
-            for _ in range(max(1, self.config.run_workers) - len([w for w in self.workers if not w.retired])):
-                self._start_worker()
-        elif isinstance(payload, WorkerInitOverdue):
-            self._worker_init_overdue(payload.address)
+        elif isinstance(payload, WorkersExhausted):
+            self.stop(ExitReason(ExitKind.CRASH, payload.reason))
         elif isinstance(payload, ResumeInterrupted):
             for app, user, session_id in payload.sessions:
                 try:
@@ -1236,6 +953,8 @@ class SessionPartition(GenServer):
                 except (CallError, StoreError) as exc:  # gone, unreadable, or another host holds it now
                     self.slog.warning("an interrupted run was not resumed", app=app, user=user,
                                       session=session_id, error=str(exc))
+        else:
+            self.pool.on_timer(payload)
 
     def _write_run_log(self) -> None:
         self.log_armed = False
@@ -1252,40 +971,11 @@ class SessionPartition(GenServer):
             self.flush_armed = True
             self.send_after(_FLUSH_EVERY, FlushLines())
 
-    def _worker_init_overdue(self, address: Any) -> None:
-        worker = self._worker_at(address)
-        if worker is not None and worker.pid is None:
-            self.slog.warning("run worker never reported in; replacing it")
-            worker.retired = True  # its replacement is started below, not again at its exit
-            self._worker_gone(worker)
-            self._start_worker()
-
-    def _check_workers(self) -> None:
-        """The workers' health check (``PartitionArgs.health``, see supervision's
-        ``HealthMonitor``): kill each worker that left a ping unanswered for the check's
-        timeout (its runs end ``killed``, saying so, and another worker takes its
-        place), ping the others, and come back."""
-        assert self.health is not None
-        now = self.clock()
-        for pid in self.health.overdue(now):
-            worker = next((w for w in self.workers if w.pid == pid), None)
-            if worker is not None and worker.pid is not None:
-                self.slog.error("run worker killed: " + self.health.check.describe(), worker_pid=pid,
-                                runs=len(worker.runs))
-                worker.unresponsive = True
-                _kill(worker.pid)
-        for worker in self.workers:
-            if worker.pid is not None:
-                ping = self.health.ping(worker.pid, now)
-                if ping is not None:
-                    self.send(worker.address, ping)
-        self.send_after(self.health.check.interval, CheckWorkers())
-
     def exit_waits_for_children(self) -> bool:
         """Not while a worker we forked has not answered its Init (it may be starting:
         Thespian would wait for it for ever, see ``GenServer``); the workers then die
         with us."""
-        return all(worker.pid is not None for worker in self.workers)
+        return self.pool.all_started()
 
     def terminate(self, reason: Any) -> None:
         """Every run not ended gets ``RunFailed(interrupted)``; the workers stop with us."""
@@ -1293,11 +983,9 @@ class SessionPartition(GenServer):
             return
         for session in self.sessions.values():
             session.interrupt(f"the session's partition stopped: {reason}")
-        self.runs.clear()
+        self.pool.close()
         for fields in self.log_later:
             self.slog.warning("run ended", **fields)
-        for worker in self.workers:
-            worker.link.close()
         for line in self.callers:
             line.flush()  # the runs' ends, sent just above
             line.close()
@@ -1307,15 +995,4 @@ class SessionPartition(GenServer):
             self.store.close()
         except Exception:
             pass
-
-
-def _kill(pid: int) -> None:
-    """SIGKILL ``pid`` if it is still our child (a pid may have been reused since)."""
-    stat = proc_stat(pid)
-    if stat is None or stat[1] != os.getpid():
-        return
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 

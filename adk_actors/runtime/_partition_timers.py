@@ -10,7 +10,7 @@ from typing import Any
 __all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "MoveHome", "PassivateIdle",
            "RenewLeases",
            "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun", "StartWorkers", "WorkerInitOverdue",
-           "WriteRunLog"]
+           "WorkersExhausted", "WriteRunLog"]
 
 
 @dataclass(frozen=True)
@@ -117,3 +117,11 @@ class WorkerInitOverdue:
     """The worker at ``address`` should have answered its Init by now."""
 
     address: Any
+
+
+@dataclass(frozen=True)
+class WorkersExhausted:
+    """The run workers died more often than the pool's restart intensity allows: the
+    partition exits (abnormally), and its supervisor restarts it with a new pool."""
+
+    reason: str
