@@ -102,6 +102,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .http import fork_standby, http_args, http_child
     from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
+    from .otel import quiet_unused_a2a_spans
     from .runtime import Host, HostConfig
     from .runtime._credentials import KEY_VARIABLE as CREDENTIAL_KEY_VARIABLE
     from .store import private_dir, private_file
@@ -123,6 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     private_dir(host_cfg.data_dir)
     private_file(settings.log_file)
     sys.path.insert(0, os.getcwd())
+    quiet_unused_a2a_spans()  # before any process of the host imports a2a-sdk
     # The HTTP server's first process is forked now, while this process has imported
     # the kit and runs no thread yet: it imports the web stack while the tree starts
     # (bench/startup.py), instead of starting from nothing once the tree is up.

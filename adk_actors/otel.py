@@ -14,15 +14,41 @@ before the host starts, so every actor has it.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from typing import Any
 
 from . import telemetry
 
-__all__ = ["attach_opentelemetry", "detach_opentelemetry"]
+__all__ = ["A2A_SPANS_SWITCH", "attach_opentelemetry", "detach_opentelemetry", "quiet_unused_a2a_spans"]
+
+#: a2a-sdk's switch for its own spans (read once, when it is imported).
+A2A_SPANS_SWITCH = "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"
 
 HANDLER_ID = "adk-actors-opentelemetry"
 _KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool", "job": "execute_job"}
+
+
+def quiet_unused_a2a_spans() -> bool:
+    """Turn a2a-sdk's own spans off (``OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=false``) for
+    this process and the processes it starts, when nothing would receive them; True if
+    it did. In order: a switch the user set, or ``OTEL_PYTHON_TRACER_PROVIDER``, is left
+    as it is; a tracer provider set already (``opentelemetry.trace.set_tracer_provider``,
+    before the host starts) keeps them on; else they go off.
+
+    a2a-sdk wraps every call of its request handler, event queue and task manager in a
+    span, and OpenTelemetry without a provider still builds each one through its proxy
+    (and reads the environment for a provider on every call): 14% of the HTTP
+    process's CPU under 100 A2A streams, where that process is what limits them
+    (docs/benchmarks.md). A process that imported a2a-sdk before this keeps its spans."""
+    if A2A_SPANS_SWITCH in os.environ or os.environ.get("OTEL_PYTHON_TRACER_PROVIDER"):
+        return False
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is not None and not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        return False
+    os.environ[A2A_SPANS_SWITCH] = "false"
+    return True
 
 
 def attach_opentelemetry(tracer: Any = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from engine_helpers import run
@@ -71,3 +72,41 @@ def test_the_spans_of_one_invocation_form_one_trace_with_the_right_parents() -> 
     assert parent_name("chat m-2") == "invoke_agent helper"
     assert parent_name("execute_tool lookup") == "invoke_agent helper"
     assert spans["invoke_agent other"].context.trace_id != roots[0].context.trace_id  # a new invocation, a new trace
+
+
+class _FakeTrace:
+    """opentelemetry.trace as far as quiet_unused_a2a_spans looks: a provider, or its proxy."""
+
+    class ProxyTracerProvider:
+        pass
+
+    def __init__(self, provider: Any) -> None:
+        self._provider = provider
+
+    def get_tracer_provider(self) -> Any:
+        return self._provider
+
+
+def test_a2a_sdks_spans_go_off_only_when_nothing_would_receive_them(monkeypatch: Any) -> None:
+    import sys
+
+    from adk_actors.otel import A2A_SPANS_SWITCH, quiet_unused_a2a_spans
+
+    monkeypatch.delenv(A2A_SPANS_SWITCH, raising=False)
+    monkeypatch.delenv("OTEL_PYTHON_TRACER_PROVIDER", raising=False)
+    monkeypatch.setitem(sys.modules, "opentelemetry.trace", _FakeTrace(TracerProvider()))
+    assert quiet_unused_a2a_spans() is False  # a provider is set: its spans are wanted
+    assert A2A_SPANS_SWITCH not in os.environ
+
+    monkeypatch.setitem(sys.modules, "opentelemetry.trace", _FakeTrace(_FakeTrace.ProxyTracerProvider()))
+    monkeypatch.setenv("OTEL_PYTHON_TRACER_PROVIDER", "sdk_tracer_provider")
+    assert quiet_unused_a2a_spans() is False  # a provider will be made from the environment
+    monkeypatch.delenv("OTEL_PYTHON_TRACER_PROVIDER")
+
+    monkeypatch.setenv(A2A_SPANS_SWITCH, "true")
+    assert quiet_unused_a2a_spans() is False  # the user's own choice stays
+    assert os.environ[A2A_SPANS_SWITCH] == "true"
+    monkeypatch.delenv(A2A_SPANS_SWITCH)
+
+    assert quiet_unused_a2a_spans() is True  # only the proxy: nothing would receive them
+    assert os.environ[A2A_SPANS_SWITCH] == "false"

@@ -70,6 +70,7 @@ from .._files import private_dir, private_file
 from ..jobs import JobsConfig
 from ..messages import Limits, partition_of
 from ..models import BreakerConfig
+from ..otel import quiet_unused_a2a_spans
 from ._cluster import ClusterActor, ClusterArgs
 from ._job_calls import JobsArgs
 from ._jobs_client import Jobs
@@ -229,6 +230,7 @@ class Host:
             private_file(self.config.log_file)
         self._check_store()
         leader = check_cluster(self.config)
+        quiet_unused_a2a_spans()  # (the actors forked from now on)
         if self.system is None:
             self.system = start_actor_system(self.config.port, host=self.config.address, log_file=self.config.log_file,
                                              log_level=self.config.log_level, log_formatter=JSON_LINES,
