@@ -1,6 +1,6 @@
 """The Runner's direct line to a partition (``_caller_line``), its two ends on their own:
 framing, a partition end that never blocks, a message larger than the socket holds,
-the peer's death, and the socket's permissions."""
+the peer's death, and the socket's permissions; and a run's transport on it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from adk_actors.runtime._caller_line import CallerLine, LineClosed, LineServer, RunnerLine
+from adk_actors.runtime._run_transport import LineTransport, NotTaken
+from supervision import Call
 
 
 def connected(tmp_path: Path) -> tuple[LineServer, CallerLine, RunnerLine]:
@@ -92,5 +94,29 @@ def test_the_socket_is_the_hosts_users_alone_and_stale_ones_are_removed(tmp_path
         assert stat.S_IMODE(server.path.stat().st_mode) == 0o600
         assert sorted(p.name for p in folder.iterdir()) == [f"{os.getpid()}.sock"]
         assert RunnerLine.connect(str(folder / "nobody.sock")) is None
+    finally:
+        server.close()
+
+
+def test_a_run_on_a_line_transport_gets_its_answer_then_not_taken_once_the_partition_is_gone(
+        tmp_path: Path) -> None:
+    """The Runner's one interface to a partition (``_run_transport``), on a line: the
+    first answer, the run's next messages, and NotTaken when the line ends."""
+
+    server, partition_end, runner = connected(tmp_path)
+    try:
+        transport = LineTransport(runner)
+        assert transport.first(Call("run it"), 0.05) is None  # sent; nothing answered yet
+        received: list[object] = []
+        while not received:
+            received = partition_end.receive()
+        assert isinstance(received[0], Call) and received[0].request == "run it"
+        partition_end.send(("event", 1))
+        assert transport.receive(1.0) == ("event", 1)
+        partition_end.close()  # the partition died
+        with pytest.raises(NotTaken):
+            transport.receive(1.0)
+        with pytest.raises(NotTaken):
+            transport.first(Call("again"), 0.05)
     finally:
         server.close()

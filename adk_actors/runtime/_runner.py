@@ -98,8 +98,9 @@ from ..messages import (
 )
 from ..tracing import TraceSpan
 from ._async_line import CLOSED, AsyncLines, AsyncRunnerLine
-from ._caller_line import LineClosed, RunnerLine
+from ._caller_line import RunnerLine
 from ._live_run import LiveRun, iterate_in_thread
+from ._run_transport import LineTransport, NotTaken, RunTransport, ThespianTransport
 from ._service_calls import (
     AddSessionToMemory,
     Approve,
@@ -138,9 +139,6 @@ _ALIVE_POLL = 0.01
 
 _T = TypeVar("_T")
 
-
-class _NotTaken(Exception):
-    """The partition a request was sent to directly did not take it."""
 
 _ERRORS: dict[str, type[AdkError]] = {
     "unknown_app": UnknownAppError,
@@ -184,13 +182,13 @@ def _step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool
     """What one message of a run's stream says: its events, whether the run is over,
     and the error it ended with. Messages of another run (late ones of an earlier run
     on the same endpoint or line) and a RunAccepted say nothing. The direct call's
-    error reply (``ref``) ends it: ``not_running`` as :class:`_NotTaken` (ask the host's
+    error reply (``ref``) ends it: ``not_running`` as :class:`NotTaken` (ask the host's
     current partition), any other code as its typed error."""
     if ref is not None and isinstance(message, (ErrorReply, Reply)) and message.ref == ref:
         if isinstance(message, Reply):
             return [], False, None
         if message.code == "not_running":
-            return [], True, _NotTaken()
+            return [], True, NotTaken()
         return [], True, typed_error(error_for_code(message.code, message.detail))
     if getattr(message, "run_id", None) != run_id:
         return [], False, None
@@ -236,7 +234,6 @@ class PrivateEndpoint:
         #: from run to run: one line per endpoint made consecutive runs on sessions of
         #: different partitions connect a new one each time
         self.lines: dict[str, RunnerLine] = {}
-        self.line: RunnerLine | None = None  # the one its current run uses
         manager = system.private()
         self.context = manager.__enter__()
         self.close = weakref.finalize(self, _close_endpoint, manager)
@@ -640,7 +637,7 @@ class Runner:
                     try:
                         yield from self._stream(endpoint, *direct_start, run_config, user_id, session_id)
                         return
-                    except _NotTaken:
+                    except NotTaken:
                         # That partition was gone (or died during the run: asked again, the
                         # restarted one answers with the run's recorded end).
                         pass
@@ -650,7 +647,8 @@ class Runner:
                 self._return_endpoint(endpoint)
             endpoint = PrivateEndpoint(self.host.system)
             accepted = self._start_run(endpoint, request)
-            yield from self._stream(endpoint, accepted, None, None, False, run_config, user_id, session_id)
+            yield from self._stream(endpoint, accepted, None, None, ThespianTransport(endpoint.context), run_config,
+                                    user_id, session_id)
         finally:
             if endpoint is not None:
                 self._return_endpoint(endpoint)
@@ -690,15 +688,16 @@ class Runner:
             if len(self._endpoints) < _MAX_IDLE_ENDPOINTS:
                 self._endpoints.append(endpoint)
 
-    def _send_direct(self, endpoint: PrivateEndpoint, request: RunRequest) -> tuple[RunAccepted, Any, Any, bool] | None:
+    def _send_direct(self, endpoint: PrivateEndpoint,
+                     request: RunRequest) -> tuple[RunAccepted, Any, Any, RunTransport] | None:
         """Send the request straight to the session's partition as the host last listed
         them, asking for no RunAccepted (one message less: the run's messages are the
-        answer): on the endpoint's direct line when it has one or can get one
-        (``_line``), else through Thespian. Returns (acceptance, the first message if one
-        came, the call's ref, whether on the line), or None when that partition is gone
-        (a refused connection, a line that ended before any answer) or answered
-        ``not_running``: the request started nothing there, and the host's current
-        partition is asked instead (``_start_run``)."""
+        answer), on the endpoint's direct line when it has one or can get one
+        (``_line``), else through Thespian (``_run_transport``). Returns (acceptance,
+        the first message if one came, the call's ref, the transport its run goes on),
+        or None when that partition is gone or answered ``not_running``: the request
+        started nothing there, and the host's current partition is asked instead
+        (``_start_run``)."""
         try:
             address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
         except AdkError:  # the partitions restart: _start_run's retries wait for them
@@ -711,33 +710,22 @@ class Runner:
             return None
         message = Call(replace(request, reply_accepted=False))
         line = self._line(endpoint, address)
-        if line is not None and line.send(message):
-            try:
-                answer = line.receive(_FIRST_WAIT)
-            except LineClosed:
-                return None  # it died: whether it took the request, its next self says
-            if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":
-                return None
-            return RunAccepted(request.run_id, 0, 0, address), answer, message.ref, True
+        transport: RunTransport = (LineTransport(line) if line is not None
+                                   else ThespianTransport(endpoint.context, address, self._partition_there))
         try:
-            answer = ask_delivered(endpoint.context, address, message, _FIRST_WAIT)
-            taken = not (isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running")
-        except ServerNotRunning:  # the connection was refused: that partition is gone
-            taken = False
-        if taken and answer is None and not self._partition_there(address):
-            # Silent because it is gone: an endpoint with a connection still open to a dead
-            # process is not refused, so it is asked from a fresh one (~1 ms) before trusting it.
-            taken = False
-        if not taken:
+            answer = transport.first(message, _FIRST_WAIT)
+        except NotTaken:
+            return None  # it died: whether it took the request, its next self says
+        if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":
             return None
-        return RunAccepted(request.run_id, 0, 0, address), answer, message.ref, False
+        return RunAccepted(request.run_id, 0, 0, address), answer, message.ref, transport
 
     def _line(self, endpoint: PrivateEndpoint, address: Any) -> RunnerLine | None:
         """The endpoint's direct line to the partition at ``address`` (see
         ``_caller_line``), connected on first use; None when the partition runs on
         another machine (``Host.partition_alive`` cannot tell), has no line, or its
-        socket cannot be reached from here: then Thespian carries the run. The line
-        becomes ``endpoint.line``, the one its run uses; lines that ended are dropped."""
+        socket cannot be reached from here: then Thespian carries the run. Lines that
+        ended are dropped."""
         key = str(address)  # (Thespian's addresses are not hashable)
         line = endpoint.lines.get(key)
         if line is None or line.closed:
@@ -749,7 +737,6 @@ class Runner:
                 line = RunnerLine.connect(path) if path else None
             if line is not None:
                 endpoint.lines[key] = line
-        endpoint.line = line
         return line
 
     def _line_path(self, address: Any) -> str | None:
@@ -814,32 +801,21 @@ class Runner:
         run's own deadline and 10 s more (the host ends it at its deadline)."""
         return self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
 
-    def _stream(self, leased: PrivateEndpoint, accepted: RunAccepted, first: Any, ref: Any, line: bool,
-                run_config: RunConfig | None, user_id: str, session_id: str) -> Iterator[Event]:
+    def _stream(self, leased: PrivateEndpoint, accepted: RunAccepted, first: Any, ref: Any,
+                transport: RunTransport, run_config: RunConfig | None, user_id: str,
+                session_id: str) -> Iterator[Event]:
         """Yield the run's events until its terminal message (``first``: one that came
-        already), from the endpoint's direct line when the run went there (``line``),
-        else through Thespian. ``ref``: the direct call's ref, whose error reply (it is
-        the only answer that may come instead of the run's messages) raises _NotTaken
-        for ``not_running``, else its typed error. A line that ends (its partition died)
-        raises _NotTaken too: asked again, the restarted partition answers with the
-        run's recorded end."""
-        endpoint = leased.context
-
-        def receive(timeout: float) -> Any:
-            if not line:
-                return endpoint.listen(timeout)
-            assert leased.line is not None
-            try:
-                return leased.line.receive(timeout)
-            except LineClosed:
-                raise _NotTaken() from None
-
+        already), as ``transport`` brings them. ``ref``: the direct call's ref, whose
+        error reply (it is the only answer that may come instead of the run's messages)
+        raises NotTaken for ``not_running``, else its typed error. A transport that ends
+        (its partition died) raises NotTaken too: asked again, the restarted partition
+        answers with the run's recorded end."""
         limit = self._run_limit(run_config)
         deadline = time.monotonic() + limit
         next_probe = time.monotonic() + _PROBE_EVERY
         give_up_at: float | None = None  # set once the partition is known to be gone
         while True:
-            message, first = (first, None) if first is not None else (receive(0.2), None)
+            message, first = (first, None) if first is not None else (transport.receive(0.2), None)
             if message is None:
                 now = time.monotonic()
                 if now >= deadline:
@@ -883,7 +859,7 @@ class Runner:
                         if seen.first_time(event):
                             yield event
                     return
-                except _NotTaken:
+                except NotTaken:
                     direct = False  # as in _run: the host's current partition is asked
                 except RunFailedError as error:
                     if not self._follows(error):
@@ -916,12 +892,12 @@ class Runner:
         """Send the run on ``line`` (no RunAccepted: its messages are the answer) and
         yield its events until its terminal message; the run's deadline as in
         ``_stream``. The line's end before the run's (its partition died) raises
-        _NotTaken: asked again, the restarted partition answers with the run's end."""
+        NotTaken: asked again, the restarted partition answers with the run's end."""
         message = Call(replace(request, reply_accepted=False))
         queue = line.open(request.run_id, message.ref)
         try:
             if not line.send(message):
-                raise _NotTaken()
+                raise NotTaken()
             limit = self._run_limit(run_config)
             loop = asyncio.get_running_loop()
             deadline = loop.time() + limit
@@ -932,7 +908,7 @@ class Runner:
                     raise RunFailedError(request.run_id, "timeout", "RunnerTimeout",
                                          f"no end of run within {limit} s") from None
                 if received is CLOSED:
-                    raise _NotTaken()
+                    raise NotTaken()
                 events, ended, error = _step(received, request.run_id, message.ref)
                 for event in events:
                     yield event
@@ -962,7 +938,8 @@ class Runner:
 
         def stream() -> Iterator[Event]:
             try:
-                yield from self._stream(endpoint, accepted, None, None, False, run_config, user_id, session_id)
+                yield from self._stream(endpoint, accepted, None, None, ThespianTransport(endpoint.context),
+                                        run_config, user_id, session_id)
             finally:
                 self._runs.pop(request.run_id, None)
                 self._return_endpoint(endpoint)
