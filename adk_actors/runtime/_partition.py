@@ -549,17 +549,9 @@ class SessionPartition(GenServer):
         if not self._host_answers(held.holder):
             raise CallError(f"{held}; its host does not answer (stopped, or cut off): the session is served "
                             "again once that lease ends", code="session_elsewhere")
-        if isinstance(caller.address, CallerLine):
-            # A Runner's direct line reaches this process only: ``not_running`` makes the
-            # Runner send the request again through Thespian, whose address the holder reaches.
-            raise CallError(f"{held}: the request goes there through Thespian", code="not_running")
-        if takes_connection(held.address) is False:  # the holder's partition restarted: it takes the lease back
-            raise CallError(f"{held}, whose partition is restarting: ask again", code="not_running")
         # Homed: the holder serves it (or forwards it by the lease), never sends it on by
         # rendezvous, so that a holder about to let go cannot send it back here and forth.
-        self.hand_over(caller, request if isinstance(request, Homed) else Homed(request), held.address)
-        self.send_after(FORWARD_RECHECK, ForwardRecheck(held.holder, caller.address, caller.ref, str(held)))
-        return FORWARDED
+        return self._hand_on(request, caller, held.address, held.holder, str(held), "partition")
 
     def _live_members(self) -> list[Member]:
         """The cluster's members whose actor systems take a connection now, this host
@@ -589,15 +581,22 @@ class SessionPartition(GenServer):
         the partition), which answers the caller itself. A Runner's direct line reaches
         this process only: ``not_running`` makes it send the request again through
         Thespian, whose address the home reaches."""
+        return self._hand_on(request, caller, home.sessions, home.name,
+                             f"session {request.session_id!r} lives on {home.name}", "session supervisor")
+
+    def _hand_on(self, request: Any, caller: CallerRef, to: Any, holder: str, where: str, what: str) -> Any:
+        """Hand ``request`` on to ``to`` (another host's ``what``), as ``Homed``, which
+        answers the caller itself; look at ``holder``'s host again ``FORWARD_RECHECK``
+        later. ``not_running`` (the caller asks again) when the caller is a Runner's
+        direct line (it reaches this process only: the Runner then asks through
+        Thespian, whose address ``to`` reaches) or ``to`` takes no connection
+        (restarted: the view or the lease names its new address soon)."""
         if isinstance(caller.address, CallerLine):
-            raise CallError(f"session {request.session_id!r} lives on {home.name}: the request goes there "
-                            "through Thespian", code="not_running")
-        if takes_connection(home.sessions) is False:  # restarted: the view names its new address within a second
-            raise CallError(f"session {request.session_id!r} lives on {home.name}, whose session supervisor is "
-                            "restarting: ask again", code="not_running")
-        self.hand_over(caller, Homed(request), home.sessions)
-        self.send_after(FORWARD_RECHECK, ForwardRecheck(home.name, caller.address, caller.ref,
-                                                        f"session {request.session_id!r} lives on {home.name}"))
+            raise CallError(f"{where}: the request goes there through Thespian", code="not_running")
+        if takes_connection(to) is False:
+            raise CallError(f"{where}, whose {what} is restarting: ask again", code="not_running")
+        self.hand_over(caller, request if isinstance(request, Homed) else Homed(request), to)
+        self.send_after(FORWARD_RECHECK, ForwardRecheck(holder, caller.address, caller.ref, where))
         return FORWARDED
 
     def _move_home(self) -> None:
