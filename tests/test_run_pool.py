@@ -31,13 +31,15 @@ def _partition_and_worker(host: Host) -> tuple[int, int] | None:
     return (pid, workers[0]) if len(workers) == 1 else None
 
 
-def _kill_worker(host: Host, partition_pid: int) -> int:
-    """Kill the partition's worker (once it has one) with SIGKILL; its pid."""
-    found = wait_until(lambda: (now := _partition_and_worker(host)) is not None and now[0] == partition_pid and now,
-                       timeout=10)
+def _kill_worker(host: Host, partition_pid: int, killed: list[int]) -> None:
+    """Kill the partition's worker with SIGKILL, once it has one that is not among
+    ``killed`` (a worker killed before may still be listed, its death not yet seen by
+    the partition); add its pid to ``killed``."""
+    found = wait_until(lambda: (now := _partition_and_worker(host)) is not None and now[0] == partition_pid
+                       and now[1] not in killed and now, timeout=10)
     os.kill(found[1], signal.SIGKILL)
+    killed.append(found[1])
     wait_until(lambda: not pid_alive(found[1]), timeout=5)
-    return found[1]
 
 
 def test_killed_workers_are_replaced_until_the_pool_gives_up_then_the_partition_restarts(
@@ -50,13 +52,15 @@ def test_killed_workers_are_replaced_until_the_pool_gives_up_then_the_partition_
         assert texts(list(runner.run("ann", "s1", "one")))[-1] == "echo: one (turn 1)"
         first = wait_until(lambda: _partition_and_worker(host), timeout=10)
         partition_pid = first[0]
-        killed = [_kill_worker(host, partition_pid) for _ in range(2)]  # within the intensity: replaced
+        killed: list[int] = []
+        for _ in range(2):  # within the intensity: replaced
+            _kill_worker(host, partition_pid, killed)
         replaced = wait_until(lambda: (now := _partition_and_worker(host)) is not None and now[1] not in killed
                               and now, timeout=10)
         assert replaced[0] == partition_pid  # the partition went on
         assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
 
-        _kill_worker(host, partition_pid)  # the third within the period: the pool gives up
+        _kill_worker(host, partition_pid, killed)  # the third within the period: the pool gives up
         wait_until(lambda: not pid_alive(partition_pid), timeout=10)
         restarted = wait_until(lambda: (now := _partition_and_worker(host)) is not None
                                and now[0] != partition_pid and now, timeout=15)
