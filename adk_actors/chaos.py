@@ -7,7 +7,8 @@ their own agents survive faults. In order:
    running turns back to back (every turn has a deadline: ``turn_timeout``);
 2. every ``interval`` seconds, SIGKILL one actor, for ``duration`` seconds: of the
    kinds in ``targets`` (see :data:`TARGET_KINDS`) that have a live actor, the kind
-   hit least so far (ties at random), then one of its actors at random; a process,
+   hit least so far (ties at random; the root only while no level of the tree is
+   restarting), then one of its actors at random; a process,
    or a session (crashed: ``CrashSession``) or a run (``KillRun``), the actors that
    are not processes;
 3. stop killing, give every turn in flight ``turn_timeout`` more seconds (a turn
@@ -622,8 +623,8 @@ def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str
     """(kind, row) of a live actor (a process, a session held, a run in flight): among
     ``kinds`` that have one, the kind with the fewest ``hits`` so far (ties at random),
     then one of its actors at random; None if none. Every level is hit in turn, however
-    few actors it has (two partitions among dozens of workers). The walk of the tree is
-    also a look for restarts."""
+    few actors it has (two partitions among dozens of workers); the root only while no
+    level of the tree is restarting. The walk of the tree is also a look for restarts."""
     try:
         rows = walk(0.5)
     except (CallTimeout, CallError):
@@ -632,6 +633,10 @@ def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str
     found = [(kind_of(r), r) for r in rows
              if killable(r) and r["status"] in ("running", "idle") and kind_of(r) in kinds]
     found = [(kind, r) for kind, r in found if not r["pid"] or process_alive(r["pid"])]
+    if {kind_of(r) for r in rows if kind_of(r) in kinds} - {kind for kind, _row in found}:
+        # A level is restarting: not the root again (its kill would restart that level
+        # too, and under load the root could be the only level ever up, the others never hit).
+        found = [(kind, r) for kind, r in found if kind != "root"]
     if not found:
         return None
     fewest = min(hits[kind] for kind, _row in found)
