@@ -8,6 +8,8 @@ from typing import Any
 
 from adk_actors import Blob, Content, LlmAgent, LlmRequest, Part
 from adk_actors.engine import ALLOW, Allow, App, Deny, Plugin, Policy, Reject
+from adk_actors.fluent import Agent as FluentAgent
+from adk_actors.fluent import RetryMiddleware
 from adk_actors.models import Chunks, ScriptedModel, call
 from adk_actors.tools import ToolContext
 
@@ -431,3 +433,21 @@ def _poisoner(request: LlmRequest) -> Any:
 
 poisoner_agent = LlmAgent(name="poisoner", model=ScriptedModel(fallback=_poisoner), tools=[poison])
 APPS["poisoner"] = "runtime_agents:poisoner_agent"
+
+
+# -- issue 33: a fluent app with middleware, run by a host's run workers -------------
+def _flaky(calls: list[int]) -> Any:
+    """A model function whose odd calls (in this process) fail, the first one included."""
+    def answer(request: LlmRequest) -> str:
+        calls[0] += 1
+        if calls[0] % 2:
+            raise ConnectionError("provider hiccup")
+        return f"steady: {last_user_text(request)}"
+    return answer
+
+
+fluent_retry_app = (FluentAgent("steady", ScriptedModel(fallback=_flaky([0]))).writes("answer")
+                    .middleware(RetryMiddleware(3, 0, jitter=0)).to_app())
+fluent_plain_app = FluentAgent("unsteady", ScriptedModel(fallback=_flaky([0]))).to_app()
+APPS["fluent_retry"] = "runtime_agents:fluent_retry_app"
+APPS["fluent_plain"] = "runtime_agents:fluent_plain_app"

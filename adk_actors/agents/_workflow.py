@@ -2,13 +2,16 @@
 
 * Sequential: children in order, on the same branch; ``escalate`` does not stop it
   (as google-adk).
-* Parallel: children really concurrent (asyncio tasks), each on branch
+* Parallel (the plugins told before and after: ``on_fanout_start`` /
+  ``on_fanout_complete``): children really concurrent (asyncio tasks), each on branch
   ``<parent>.<child>`` so they don't see each other's events. Each child waits
   until its event is committed before it goes on, so it always sees its own
   history. A child that raises or exceeds ``child_timeout`` yields an error event;
   its siblings and the caller go on; one that stops the whole run (``RunStopped``: a
   resumed run's pending call needs a decision) stops its siblings and is raised.
 * Loop: children in sequence, repeated ``max_iterations`` times (0 = unbounded);
+  the plugins are told of each iteration first (``on_loop_iteration``: a plugin may
+  end the loop there);
   an event with ``escalate`` (e.g. from the ``exit_loop`` tool) stops it when the
   child that escalated has finished its turn (as google-adk: the model still answers
   the escalating tool's result unless the tool also skips summarization).
@@ -43,6 +46,9 @@ class LoopAgent(AgentBase):
     async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
         iteration = 0
         while self.max_iterations == 0 or iteration < self.max_iterations:
+            directive = await ctx.topology("on_loop_iteration", self.name, iteration)
+            if getattr(directive, "break_loop", False):
+                return
             for child in self.sub_agents:
                 ctx.check_cancelled()
                 escalated = False
@@ -92,6 +98,8 @@ class ParallelAgent(AgentBase):
                 await queue.put((None, None))
 
         stopped: list[RunStopped] = []
+        branches = [child.name for child in self.sub_agents]
+        await ctx.topology("on_fanout_start", self.name, branches)
         tasks = [asyncio.create_task(run_child(child)) for child in self.sub_agents]
         running = len(tasks)
         try:
@@ -105,6 +113,7 @@ class ParallelAgent(AgentBase):
                 yield event
                 if committed is not None and not committed.done():
                     committed.set_result(None)
+            await ctx.topology("on_fanout_complete", self.name, branches)
         finally:
             for task in tasks:
                 task.cancel()

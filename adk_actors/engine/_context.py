@@ -122,6 +122,14 @@ class InvocationContext:
         """A copy for ``agent``; the branch stays unless one is given."""
         return replace(self, agent=agent, branch=self.branch if branch is None else branch)
 
+    async def topology(self, hook: str, *args: Any) -> Any:
+        """Tell the plugins of a step of the tree's shape (``hook`` is one of
+        :class:`~adk_actors.engine.Plugin`'s ``on_loop_iteration`` ... ``on_timeout``,
+        ``args`` what follows its ``ctx``): the first plugin's result, or None."""
+        if self.plugins is None:
+            return None
+        return await self.plugins.first(hook, self, *args)
+
     def check_cancelled(self) -> None:
         if self.cancel.cancelled:
             raise RunCancelled(self.cancel.reason)

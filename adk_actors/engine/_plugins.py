@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from .._exceptions import AgentDefinitionError
 from .._types import LlmResponse
 from ._callbacks import Fallback, Reraise, call_maybe_async
 
-__all__ = ["LoggingPlugin", "Plugin", "PluginManager", "RateLimitPlugin", "RateLimited", "ReflectAndRetryToolPlugin"]
+__all__ = ["HookResult", "LoggingPlugin", "Plugin", "PluginManager", "RateLimitPlugin", "RateLimited", "ReflectAndRetryToolPlugin"]
+
+
+#: what a hook gives back, (new state, result), or an awaitable of it (a hook may be async)
+HookResult = tuple[Any, Any] | Awaitable[tuple[Any, Any]]
 
 
 class Plugin:
@@ -30,13 +34,13 @@ class Plugin:
     def initial_state(self) -> Any:
         return None
 
-    def on_user_message(self, state: Any, ctx: Any, message: Any) -> tuple[Any, Any]:
+    def on_user_message(self, state: Any, ctx: Any, message: Any) -> HookResult:
         return state, None
 
-    def before_run(self, state: Any, ctx: Any) -> tuple[Any, Any]:
+    def before_run(self, state: Any, ctx: Any) -> HookResult:
         return state, None
 
-    def on_event(self, state: Any, ctx: Any, event: Any) -> tuple[Any, Any]:
+    def on_event(self, state: Any, ctx: Any, event: Any) -> HookResult:
         return state, None
 
     def after_run(self, state: Any, ctx: Any, error: BaseException | None) -> Any:
@@ -48,29 +52,54 @@ class Plugin:
         hooks that saw it then do not run again."""
         return state
 
-    def before_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
+    def before_agent(self, state: Any, cb: Any) -> HookResult:
         return state, None
 
-    def after_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
+    def after_agent(self, state: Any, cb: Any) -> HookResult:
         return state, None
 
-    def before_model(self, state: Any, cb: Any, request: Any) -> tuple[Any, Any]:
+    def before_model(self, state: Any, cb: Any, request: Any) -> HookResult:
         return state, None
 
-    def after_model(self, state: Any, cb: Any, response: Any) -> tuple[Any, Any]:
+    def after_model(self, state: Any, cb: Any, response: Any) -> HookResult:
         return state, None
 
-    def on_model_error(self, state: Any, cb: Any, request: Any, error: BaseException) -> tuple[Any, Any]:
+    def on_model_error(self, state: Any, cb: Any, request: Any, error: BaseException) -> HookResult:
         return state, None
 
-    def before_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any) -> tuple[Any, Any]:
+    def before_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any) -> HookResult:
         return state, None
 
-    def after_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any, result: Any) -> tuple[Any, Any]:
+    def after_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any, result: Any) -> HookResult:
         return state, None
 
     def on_tool_error(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any,
-                      error: BaseException) -> tuple[Any, Any]:
+                      error: BaseException) -> HookResult:
+        return state, None
+
+    # -- the agent tree's shape as it runs (told by the workflow agents) --------------
+    def on_loop_iteration(self, state: Any, ctx: Any, loop_name: str, iteration: int) -> HookResult:
+        """A loop starts iteration ``iteration`` (from 0); a result with a true
+        ``break_loop`` ends the loop instead."""
+        return state, None
+
+    def on_fanout_start(self, state: Any, ctx: Any, fanout_name: str, branch_names: list[str]) -> HookResult:
+        return state, None
+
+    def on_fanout_complete(self, state: Any, ctx: Any, fanout_name: str, branch_names: list[str]) -> HookResult:
+        """Every branch of a parallel agent has ended (not told when the run stopped it)."""
+        return state, None
+
+    def on_route_selected(self, state: Any, ctx: Any, route_name: str, selected_agent: str) -> HookResult:
+        return state, None
+
+    def on_fallback_attempt(self, state: Any, ctx: Any, fallback_name: str, agent_name: str, attempt: int,
+                            error: BaseException | None) -> HookResult:
+        """A fallback tries its ``attempt``-th agent (from 0); ``error``: why the one before failed."""
+        return state, None
+
+    def on_timeout(self, state: Any, ctx: Any, timeout_name: str, seconds: float, timed_out: bool) -> HookResult:
+        """A step with a time limit ended: in time, or ``timed_out``."""
         return state, None
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from .._types import Content, Event, LlmResponse
 from ..agents import AgentBase, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ..compiler import CompileContext, Verbatim, substitute_vars
+from ..engine import App
 from ..runners import InMemoryRunner
 from ..tools import AgentTool, load_memory
 from ._chat import ChatSession, chat_session
@@ -39,7 +40,9 @@ from ._context import C, CTransform
 from ._contracts import check_contracts
 from ._explain import explain
 from ._guards import GuardChain
+from ._m import MComposite
 from ._mermaid import to_mermaid
+from ._middleware import MiddlewarePlugin
 from ._prompt import PTransform
 from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
@@ -61,8 +64,9 @@ class FallbackAgent(AgentBase):
 
     async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
         failure: BaseException | None = None
-        for child in self.sub_agents:
+        for attempt, child in enumerate(self.sub_agents):
             ctx.check_cancelled()
+            await ctx.topology("on_fallback_attempt", self.name, child.name, attempt, failure)
             try:
                 async for event in child.run(ctx.for_agent(child)):
                     yield event
@@ -111,12 +115,14 @@ class TimeoutAgent(AgentBase):
                 try:
                     event = await asyncio.wait_for(events.__anext__(), max(0.0, deadline - time.monotonic()))
                 except StopAsyncIteration:
-                    return
+                    break
                 except TimeoutError:
+                    await ctx.topology("on_timeout", self.name, self.seconds, True)
                     raise TimeoutError(f"Agent '{body.name}' exceeded {self.seconds}s timeout") from None
                 yield event
         finally:
             await events.aclose()
+        await ctx.topology("on_timeout", self.name, self.seconds, False)
 
 
 
@@ -127,6 +133,7 @@ class Builder:
         self.name = name
         self._frozen = False
         self._checked = True
+        self._middlewares: list[Any] = []
 
     # -- copy-on-write -------------------------------------------------------
     def _edit(self) -> Any:
@@ -179,11 +186,33 @@ class Builder:
     def session(self) -> AbstractAsyncContextManager[ChatSession]:
         """``async with builder.session() as chat: await chat.send("...")``: a
         conversation of several turns with the built agent on an embedded engine."""
-        return chat_session(self.build())
+        return chat_session(self.build(), self.plugins())
 
     def __dir__(self) -> list[str]:
         """The setters too (callbacks are made on demand), for a REPL's completion."""
         return sorted({*super().__dir__(), *_CALLBACKS, *(f"{slot}_if" for slot in _CALLBACKS)})
+
+    def middleware(self, mw: Any) -> Any:
+        """Add a middleware (an ``M`` chain, or an object with hooks: see
+        :mod:`adk_actors.fluent._middleware`). Middleware is the whole app's, as
+        adk-fluent's: an operator's result keeps both sides' (each once, in order), and
+        ``to_app``, ``ask``, ``session`` run them as one plugin."""
+        if isinstance(mw, ToolChain):
+            raise TypeError("middleware() received a TComposite (tool chain). Did you mean .tools(...)? Use "
+                            ".middleware() for middleware/MComposite, .tools() for TComposite.")
+        builder = self._edit()
+        builder._middlewares.extend(mw.to_stack() if isinstance(mw, MComposite) else [mw])
+        return builder
+
+    def plugins(self) -> tuple[Any, ...]:
+        """The plugins this builder's app runs: its middleware as one, or none."""
+        return (MiddlewarePlugin(self._middlewares),) if self._middlewares else ()
+
+    def to_app(self, *, plugins: Any = (), policies: Any = (), resume_interrupted: int = 0) -> App:
+        """An :class:`~adk_actors.engine.App` of the built tree, with this builder's
+        middleware (and ``plugins``, ``policies``): what a host's ``[apps]`` entry may name."""
+        return App(root_agent=self.build(), plugins=(*self.plugins(), *plugins), policies=tuple(policies),
+                   resume_interrupted=resume_interrupted)
 
     def unchecked(self) -> Any:
         """Build without the contract checks (see :mod:`adk_actors.fluent`)."""
@@ -230,6 +259,7 @@ class Builder:
         else:
             return NotImplemented
         loop._steps = list(self._steps) if isinstance(self, Pipeline) else [self._operand()]
+        loop._middlewares = list(self._middlewares)
         return loop
 
     __rmul__ = __mul__
@@ -259,7 +289,9 @@ class Builder:
     def timeout(self, seconds: float) -> Timed:
         """This step with a time limit (a :class:`TimeoutAgent`): a new builder,
         ``<name>_timeout_N``."""
-        return Timed(f"{self.name}_timeout_{next(_timeouts)}", self._operand(), seconds)
+        timed = Timed(f"{self.name}_timeout_{next(_timeouts)}", self._operand(), seconds)
+        timed._middlewares = list(self._middlewares)
+        return timed
 
     def test(self, prompt: str, *, contains: str | None = None, matches: str | None = None,
              equals: str | None = None) -> Any:
@@ -292,7 +324,7 @@ class Builder:
     async def events(self, prompt: str) -> AsyncIterator[Event]:
         """Every event of one turn on an embedded engine (in-memory sessions), but the
         user's own."""
-        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}")
+        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}", plugins=self.plugins())
         async for event in _turn(runner, prompt):
             yield event
 
@@ -315,7 +347,7 @@ class Builder:
     async def map_async(self, prompts: list[str], *, concurrency: int = 5) -> list[str]:
         """:meth:`ask_async` for each prompt, ``concurrency`` at a time, on one agent and
         engine (a session each): the answers, in order."""
-        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}")
+        runner = InMemoryRunner(self.build(), app_name=f"_ask_{self.name}", plugins=self.plugins())
         gate = asyncio.Semaphore(concurrency)
 
         async def one(prompt: str) -> str:
@@ -664,6 +696,11 @@ class Agent(Builder):
                         sub_agents=[built(a) for a in self._sub_agents], output_key=self.writes_key, **config)
 
 
+def _holds(items: list[Any], item: Any) -> bool:
+    """Whether ``item`` itself (not an equal one) is in ``items``."""
+    return any(existing is item for existing in items)
+
+
 def _has_gate(node: Any) -> bool:
     return getattr(node, "kind", None) == "gate" or any(_has_gate(step) for step in getattr(node, "steps", ()))
 
@@ -693,6 +730,7 @@ class _Workflow(Builder):
     def _add(self, step: Any) -> Any:
         workflow = self._edit()
         workflow._steps.append(step._operand() if isinstance(step, Builder) else step)
+        workflow._middlewares.extend(m for m in getattr(step, "_middlewares", ()) if not _holds(workflow._middlewares, m))
         return workflow
 
     @classmethod

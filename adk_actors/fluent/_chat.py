@@ -33,7 +33,7 @@ class ChatSession:
 
 
 @asynccontextmanager
-async def chat_session(agent: Any) -> AsyncIterator[ChatSession]:
-    runner = InMemoryRunner(agent, app_name=f"_session_{agent.name}")
+async def chat_session(agent: Any, plugins: Any = ()) -> AsyncIterator[ChatSession]:
+    runner = InMemoryRunner(agent, app_name=f"_session_{agent.name}", plugins=plugins)
     session = await runner.session_service.create_session(app_name=runner.app_name, user_id="_session_user")
     yield ChatSession(runner, session.id, "_session_user")

@@ -37,6 +37,7 @@ class RouteAgent(AgentBase):
         if chosen is None:
             return
         target = self.sub_agents[chosen]
+        await ctx.topology("on_route_selected", self.name, target.name)
         async for event in target.run(ctx.for_agent(target)):
             yield event
 
