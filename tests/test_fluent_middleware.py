@@ -16,7 +16,6 @@ from adk_actors import Content, LlmResponse, Part, RunFailedError
 from adk_actors.engine import App
 from adk_actors.fluent import (
     Agent,
-    C,
     CircuitBreakerMiddleware,
     LoopDirective,
     M,
@@ -290,7 +289,7 @@ def test_single_hooks_answer_first_and_custom_classes_compose() -> None:
 
 
 def test_middleware_refuses_a_tool_chain() -> None:
-    with pytest.raises(TypeError, match="Did you mean .tools"):
+    with pytest.raises(TypeError, match=r"Did you mean \.tools"):
         Agent("a", answer("x")).middleware(T.fn(lambda: 1))
 
 
