@@ -9,7 +9,7 @@ from typing import Any
 from adk_actors import Blob, Content, LlmAgent, LlmRequest, Part
 from adk_actors.engine import ALLOW, Allow, App, Deny, Plugin, Policy, Reject
 from adk_actors.fluent import Agent as FluentAgent
-from adk_actors.fluent import RetryMiddleware
+from adk_actors.fluent import RetryMiddleware, dispatch
 from adk_actors.models import Chunks, ScriptedModel, call
 from adk_actors.tools import ToolContext
 
@@ -451,3 +451,9 @@ fluent_retry_app = (FluentAgent("steady", ScriptedModel(fallback=_flaky([0]))).w
 fluent_plain_app = FluentAgent("unsteady", ScriptedModel(fallback=_flaky([0]))).to_app()
 APPS["fluent_retry"] = "runtime_agents:fluent_retry_app"
 APPS["fluent_plain"] = "runtime_agents:fluent_plain_app"
+fluent_dispatch_app = (
+    FluentAgent("writer", ScriptedModel(fallback=lambda request: "draft")).writes("draft")
+    >> dispatch(FluentAgent("emailer", ScriptedModel(fallback=lambda request: "mail sent")), stream_to="mail")
+    >> FluentAgent("formatter", ScriptedModel(fallback=lambda request: "formatted"))
+).to_app()
+APPS["fluent_dispatch"] = "runtime_agents:fluent_dispatch_app"

@@ -9,6 +9,7 @@ from ._agent_config import (
 )
 from ._app import App, as_app
 from ._app_files import APP_NAME, DRAFT, YAML_SUFFIXES, app_file_path
+from ._background import Background
 from ._builder_assistant import BUILDER_ASSISTANT, BUILDER_MODEL, builder_assistant
 from ._callbacks import CallbackError, Fallback, Reraise, Retry
 from ._catalog import AppCatalog
@@ -24,6 +25,7 @@ from ._flow import ModelRaised
 from ._invocation import resume_invocation, run_invocation, select_agent
 from ._live import LIVE_UNSUPPORTED, run_live_invocation
 from ._plugins import (
+    HookResult,
     LoggingPlugin,
     Plugin,
     PluginManager,
@@ -65,6 +67,7 @@ __all__ = [
     "AppCatalog",
     "ApprovalService",
     "ArtifactService",
+    "Background",
     "CallDecision",
     "CallbackContext",
     "CallbackError",
@@ -74,6 +77,7 @@ __all__ = [
     "Deny",
     "EndedByDecision",
     "Fallback",
+    "HookResult",
     "InMemoryApprovals",
     "InMemoryArtifactService",
     "InMemoryMemoryService",

@@ -11,6 +11,7 @@ from .._exceptions import AdkError
 from .._secrets import redact_event
 from .._types import Content, Event, RunConfig, State, apply_state_delta
 from ..agents.callback_context import CallbackContext
+from ._background import Background
 from ._services import (
     ArtifactService,
     InMemoryArtifactService,
@@ -99,6 +100,8 @@ class InvocationContext:
     #: a resumed run finds its call on record. None: events are committed as they are
     #: yielded (an embedded run), nothing to wait for.
     committed: Callable[[], Awaitable[None]] | None = None
+    #: work started beside the invocation (``dispatch``), one for all its contexts
+    background: Background = field(default_factory=Background)
 
     def run_agent(self, agent: Any) -> AsyncIterator[Event]:
         """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does)."""

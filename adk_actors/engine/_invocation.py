@@ -220,18 +220,27 @@ async def run_invocation(
 async def _delivered(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
     """``agent``'s events in ``ctx``, each delivered (see :func:`deliver`); partial ones
     through the output policy's stream filter; a resumed invocation's replayed ones
-    (already committed) are passed over."""
+    (already committed) are passed over. Then the events of background work left
+    unjoined (``ctx.background.at_end``); however it ends, background work still
+    running is cancelled."""
     streams = StreamFilter(ctx.policies, ctx)
-    async for event in agent.run(ctx.for_agent(agent)):
-        if ctx.replay is not None and ctx.replay.was_replayed(event):
-            await ctx.plugins.replayed(ctx, event)
-            continue
-        if event.partial:
-            partial = streams.partial(event)  # the stream's text filtered as a whole
-            if partial is None:
+    try:
+        async for event in agent.run(ctx.for_agent(agent)):
+            if ctx.replay is not None and ctx.replay.was_replayed(event):
+                await ctx.plugins.replayed(ctx, event)
                 continue
-            event = partial
-        yield await deliver(ctx, event)
+            if event.partial:
+                partial = streams.partial(event)  # the stream's text filtered as a whole
+                if partial is None:
+                    continue
+                event = partial
+            yield await deliver(ctx, event)
+        finish = ctx.background.at_end
+        if finish is not None:  # work dispatched and never joined: joined now
+            async for event in finish():
+                yield await deliver(ctx, event)
+    finally:
+        ctx.background.cancel()
 
 
 async def resume_invocation(

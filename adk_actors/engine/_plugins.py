@@ -102,6 +102,21 @@ class Plugin:
         """A step with a time limit ended: in time, or ``timed_out``."""
         return state, None
 
+    # -- work dispatched beside the run (adk_actors.fluent's dispatch and join) --------
+    def on_dispatch(self, state: Any, ctx: Any, task_name: str, agent_name: str) -> HookResult:
+        """``agent_name`` is about to start as task ``task_name``; a result with a true
+        ``cancel`` skips it, one with ``inject_state`` sets those keys for it first."""
+        return state, None
+
+    def on_task_complete(self, state: Any, ctx: Any, task_name: str, result: str) -> HookResult:
+        return state, None
+
+    def on_task_error(self, state: Any, ctx: Any, task_name: str, error: BaseException) -> HookResult:
+        return state, None
+
+    def on_join(self, state: Any, ctx: Any, joined: list[str], timed_out: list[str]) -> HookResult:
+        return state, None
+
 
 class PluginManager:
     """The plugins of one invocation and their states."""

@@ -24,13 +24,21 @@ from ._builders import (
 )
 from ._context import C, CTransform
 from ._contracts import ContractError
+from ._dispatch import DispatchAgent, JoinAgent, dispatch, join
 from ._guards import G, GuardChain, GuardViolation, PIIFinding
 from ._m import M, MComposite
-from ._middleware import LoopDirective, Middleware, MiddlewarePlugin, TraceContext
+from ._middleware import (
+    DispatchDirective,
+    LoopDirective,
+    Middleware,
+    MiddlewarePlugin,
+    TraceContext,
+)
 from ._middleware_kit import (
     CircuitBreakerMiddleware,
     CostTracker,
     DedupMiddleware,
+    DispatchLogMiddleware,
     FallbackModelMiddleware,
     LatencyMiddleware,
     ModelCacheMiddleware,
@@ -68,6 +76,9 @@ __all__ = [
     "ContractError",
     "CostTracker",
     "DedupMiddleware",
+    "DispatchAgent",
+    "DispatchDirective",
+    "DispatchLogMiddleware",
     "Fallback",
     "FallbackAgent",
     "FallbackModelMiddleware",
@@ -77,6 +88,7 @@ __all__ = [
     "GatedSequence",
     "GuardChain",
     "GuardViolation",
+    "JoinAgent",
     "LatencyMiddleware",
     "Loop",
     "LoopDirective",
@@ -110,8 +122,10 @@ __all__ = [
     "TopologyLogMiddleware",
     "TraceContext",
     "UntilCheck",
+    "dispatch",
     "expect",
     "gate",
+    "join",
     "map_over",
     "race",
     "tap",

@@ -99,6 +99,12 @@ def _walk(node: Any, flow: _Flow, problems: list[str]) -> _Flow:
                                            flow.producer), problems)
         keys = None if flow.keys is None or inner.keys is None else inner.keys | {node.output_key}
         return _Flow(keys, flow.producer)
+    if kind == "dispatch":  # its tasks' reads are checked; what they write arrives at a join
+        for step in node.steps:
+            _walk(step, flow, problems)
+        return _Flow(None if flow.keys is None else flow.keys | node.writes_keys, flow.producer)
+    if kind == "join":  # what the joined tasks wrote is not followed: unknown after it
+        return _Flow(None, flow.producer)
     if kind == "race":  # one branch's events stay: after it, what every branch writes
         return _one_of(flow, [_walk(step, flow, problems) for step in node.steps])
     if kind == "route":  # one branch runs (or none): after it, what every branch writes

@@ -4,8 +4,7 @@ Each factory gives an :class:`MComposite`, a chain that ``|`` extends (with anot
 chain or a middleware object of your own). ``M.scope`` limits a chain's agent, model
 and tool hooks to some agents; ``M.when`` and ``M.sample`` decide at each hook call
 whether it runs. Not here: ``M.trace`` and ``M.metrics`` (the engine already makes
-OpenTelemetry spans: ``adk_actors.telemetry``), ``M.dispatch_log`` (no
-``dispatch``/``join``), and the A2A and A2UI middlewares.
+OpenTelemetry spans: ``adk_actors.telemetry``), and the A2A and A2UI middlewares.
 """
 
 from __future__ import annotations
@@ -14,11 +13,12 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._middleware import TraceContext, call_hook
+from ._middleware import TraceContext, call_hook, in_dispatched_task
 from ._middleware_kit import (
     CircuitBreakerMiddleware,
     CostTracker,
     DedupMiddleware,
+    DispatchLogMiddleware,
     FallbackModelMiddleware,
     LatencyMiddleware,
     ModelCacheMiddleware,
@@ -98,6 +98,8 @@ class _Guarded:
 
 
 def _mode_of(ctx: TraceContext) -> str:
+    if in_dispatched_task():
+        return "dispatched"
     run_config = getattr(ctx.invocation_context, "run_config", None)
     mode = getattr(getattr(run_config, "streaming_mode", None), "value", None)
     return "stream" if mode == "sse" else "pipeline"
@@ -143,6 +145,11 @@ class M:
         return MComposite([TopologyLogMiddleware()], kind="topology_log")
 
     @staticmethod
+    def dispatch_log() -> MComposite:
+        """Tasks dispatched, completed, failed and joined recorded (:class:`DispatchLogMiddleware`)."""
+        return MComposite([DispatchLogMiddleware()], kind="dispatch_log")
+
+    @staticmethod
     def scope(agents: Any, mw: Any) -> MComposite:
         """``mw``'s agent, model and tool hooks only for ``agents`` (a name, a tuple of
         names, a compiled pattern or a predicate of the name)."""
@@ -151,8 +158,8 @@ class M:
     @staticmethod
     def when(condition: str | Callable[[], bool], mw: Any) -> MComposite:
         """``mw``'s hooks only while ``condition`` holds, asked at each call: a function
-        of no argument, or ``"stream"`` (the run streams its answer: SSE),
-        ``"pipeline"`` (it does not) or ``"dispatched"`` (never here: no ``dispatch``)."""
+        of no argument, or ``"dispatched"`` (in a task ``dispatch`` started),
+        ``"stream"`` (else, the run streams its answer: SSE) or ``"pipeline"`` (else)."""
         allowed: Callable[[TraceContext], bool]
         if isinstance(condition, str):
             if condition not in _MODES:

@@ -39,6 +39,7 @@ yours; a host's run workers each hold their own copy of the app's.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import logging
 import re
@@ -50,7 +51,8 @@ from typing import Any, Protocol
 
 from ..engine import Plugin
 
-__all__ = ["AGENT_HOOKS", "HOOKS", "LoopDirective", "Middleware", "MiddlewarePlugin", "TraceContext"]
+__all__ = ["AGENT_HOOKS", "HOOKS", "DispatchDirective", "LoopDirective", "Middleware", "MiddlewarePlugin",
+           "TraceContext", "in_dispatched_task", "mark_dispatched"]
 
 _log = logging.getLogger("adk_actors.fluent.middleware")
 
@@ -59,7 +61,9 @@ AGENT_HOOKS = frozenset({"before_agent", "after_agent", "before_model", "after_m
                          "before_tool", "after_tool", "on_tool_error"})
 #: every hook a middleware may have
 HOOKS = (*sorted(AGENT_HOOKS), "on_user_message", "before_run", "after_run", "on_event", "on_loop_iteration",
-         "on_fanout_start", "on_fanout_complete", "on_route_selected", "on_fallback_attempt", "on_timeout")
+         "on_fanout_start", "on_fanout_complete", "on_route_selected", "on_fallback_attempt", "on_timeout",
+         "on_dispatch", "on_task_complete", "on_task_error", "on_join")
+_DISPATCHED: contextvars.ContextVar[bool] = contextvars.ContextVar("adk_actors_fluent_dispatched", default=False)
 
 
 class Middleware(Protocol):
@@ -71,6 +75,24 @@ class LoopDirective:
     """``on_loop_iteration``'s answer: ``break_loop`` ends the loop before this iteration."""
 
     break_loop: bool = False
+
+
+@dataclass(frozen=True)
+class DispatchDirective:
+    """``on_dispatch``'s answer: ``cancel`` skips the task; ``inject_state`` keys are set for it."""
+
+    cancel: bool = False
+    inject_state: dict[str, Any] | None = None
+
+
+def mark_dispatched() -> None:
+    """Mark the running asyncio task (a dispatched one) for :func:`in_dispatched_task`."""
+    _DISPATCHED.set(True)
+
+
+def in_dispatched_task() -> bool:
+    """Whether the caller runs inside a dispatched task (``M.when("dispatched")``)."""
+    return _DISPATCHED.get()
 
 
 class TraceContext:
@@ -263,4 +285,21 @@ class MiddlewarePlugin(Plugin):
     async def on_timeout(self, state: TraceContext, ctx: Any, timeout_name: str, seconds: float,
                          timed_out: bool) -> tuple[Any, Any]:
         await self._every("on_timeout", state, timeout_name, seconds, timed_out)
+        return state, None
+
+    # -- dispatched tasks --------------------------------------------------------
+    async def on_dispatch(self, state: TraceContext, ctx: Any, task_name: str, agent_name: str) -> tuple[Any, Any]:
+        return state, await self._first("on_dispatch", state, task_name, agent_name)
+
+    async def on_task_complete(self, state: TraceContext, ctx: Any, task_name: str, result: str) -> tuple[Any, Any]:
+        await self._every("on_task_complete", state, task_name, result)
+        return state, None
+
+    async def on_task_error(self, state: TraceContext, ctx: Any, task_name: str,
+                            error: BaseException) -> tuple[Any, Any]:
+        await self._every("on_task_error", state, task_name, error)
+        return state, None
+
+    async def on_join(self, state: TraceContext, ctx: Any, joined: list[str], timed_out: list[str]) -> tuple[Any, Any]:
+        await self._every("on_join", state, joined, timed_out)
         return state, None

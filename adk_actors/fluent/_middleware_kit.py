@@ -21,7 +21,8 @@ from ..engine import Retry
 from ..models import BreakerConfig, CircuitBreaker, Rejected, outcome_of
 from ._middleware import TraceContext
 
-__all__ = ["KEPT", "CircuitBreakerMiddleware", "CostTracker", "DedupMiddleware", "FallbackModelMiddleware",
+__all__ = ["KEPT", "CircuitBreakerMiddleware", "CostTracker", "DedupMiddleware", "DispatchLogMiddleware",
+           "FallbackModelMiddleware",
            "LatencyMiddleware", "ModelCacheMiddleware", "RateLimitMiddleware", "RetryMiddleware",
            "StructuredLogMiddleware", "TimeoutMiddleware", "TopologyLogMiddleware"]
 
@@ -138,6 +139,28 @@ class TopologyLogMiddleware:
 
     def on_timeout(self, ctx: TraceContext, timeout_name: str, seconds: float, timed_out: bool) -> None:
         self._record("timeout", timeout=timeout_name, seconds=seconds, timed_out=timed_out)
+
+
+class DispatchLogMiddleware:
+    """``log``: one dict per task dispatched, completed or failed, and per join
+    (adk-fluent's entries)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.log: deque[dict[str, Any]] = deque(maxlen=KEPT)
+        self._clock = clock
+
+    def on_dispatch(self, ctx: TraceContext, task_name: str, agent_name: str) -> None:
+        self.log.append({"event": "dispatch", "task": task_name, "agent": agent_name, "time": self._clock()})
+
+    def on_task_complete(self, ctx: TraceContext, task_name: str, result: str) -> None:
+        self.log.append({"event": "task_complete", "task": task_name, "result_len": len(result or ""),
+                         "time": self._clock()})
+
+    def on_task_error(self, ctx: TraceContext, task_name: str, error: BaseException) -> None:
+        self.log.append({"event": "task_error", "task": task_name, "error": str(error), "time": self._clock()})
+
+    def on_join(self, ctx: TraceContext, joined: list[str], timed_out: list[str]) -> None:
+        self.log.append({"event": "join", "joined": list(joined), "timed_out": list(timed_out), "time": self._clock()})
 
 
 class LatencyMiddleware:

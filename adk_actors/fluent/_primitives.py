@@ -36,7 +36,7 @@ from ..agents import AgentBase
 from ._builders import GATE_ASKED, Builder, built
 from ._state import StateDelta, StateStep, STransform, step_name
 
-__all__ = ["GateAgent", "MapOverAgent", "RaceAgent", "TapAgent", "expect", "gate", "map_over", "race", "tap"]
+__all__ = ["GateAgent", "MapOverAgent", "Primitive", "RaceAgent", "TapAgent", "expect", "gate", "map_over", "race", "tap"]
 
 _expects = itertools.count(1)
 _gates = itertools.count(1)
@@ -128,7 +128,7 @@ class RaceAgent(AgentBase):
             yield event
 
 
-class _Primitive(Builder):
+class Primitive(Builder):
     """A builder whose agent ``make()`` builds."""
 
     def __init__(self, name: str, kind: str, make: Callable[[], Any], steps: list[Any] | None = None) -> None:
@@ -148,7 +148,7 @@ class _Primitive(Builder):
 def tap(fn: Callable[[Mapping[str, Any]], Any]) -> Builder:
     name = step_name(fn)
     name = f"tap_{next(_taps)}" if name == "fn" else name
-    return _Primitive(name, "tap", lambda: TapAgent(name=name, fn=fn))
+    return Primitive(name, "tap", lambda: TapAgent(name=name, fn=fn))
 
 
 def expect(predicate: Callable[[Mapping[str, Any]], Any], message: str = "State assertion failed") -> Builder:
@@ -159,12 +159,12 @@ def expect(predicate: Callable[[Mapping[str, Any]], Any], message: str = "State 
             raise ValueError(message)
         return StateDelta()
 
-    return _Primitive(name, "tap", lambda: StateStep(name=name, transform=STransform(name, check)))
+    return Primitive(name, "tap", lambda: StateStep(name=name, transform=STransform(name, check)))
 
 
 def map_over(key: str, agent: Any, *, item_key: str = "_item", output_key: str = "summaries") -> Builder:
     name = f"map_over_{key}_{next(_maps)}"
-    primitive = _Primitive(name, "map_over", lambda: MapOverAgent(name=name, sub_agents=[built(agent)], list_key=key,
+    primitive = Primitive(name, "map_over", lambda: MapOverAgent(name=name, sub_agents=[built(agent)], list_key=key,
                                                                   item_key=item_key, output_key=output_key),
                            [agent])
     primitive.list_key, primitive.item_key, primitive.output_key = key, item_key, output_key  # type: ignore[attr-defined]
@@ -175,7 +175,7 @@ def gate(predicate: Callable[[Mapping[str, Any]], Any], *, message: str = "Appro
          gate_key: str | None = None) -> Builder:
     name = f"gate_{next(_gates)}"
     key = gate_key if gate_key is not None else f"_{name}"
-    primitive = _Primitive(name, "gate", lambda: GateAgent(name=name, predicate=predicate, message=message,
+    primitive = Primitive(name, "gate", lambda: GateAgent(name=name, predicate=predicate, message=message,
                                                            gate_key=key))
     primitive.gate_key = key  # type: ignore[attr-defined]
     return primitive
@@ -186,5 +186,5 @@ def race(*agents: Any) -> Builder:
         raise ValueError(f"a race needs at least two agents, got {len(agents)}")
     name = "race_" + "_".join(step_name(agent) for agent in agents)
     operands = [agent._operand() if isinstance(agent, Builder) else agent for agent in agents]
-    return _Primitive(name, "race", lambda: RaceAgent(name=name, sub_agents=[built(a) for a in operands]),
+    return Primitive(name, "race", lambda: RaceAgent(name=name, sub_agents=[built(a) for a in operands]),
                       operands)
