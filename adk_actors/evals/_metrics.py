@@ -1,8 +1,11 @@
 """The metrics a run of an eval set computes: google-adk's two that need no judge model.
 
-* ``tool_trajectory_avg_score``: per invocation, 1.0 when the agent made exactly the
-  expected tool calls (names and arguments, in order), else 0.0; overall, the mean.
-  Passes at its threshold (default 1.0).
+* ``tool_trajectory_avg_score``: per invocation, 1.0 when the agent's tool calls match
+  the expected ones, else 0.0; overall, the mean. Passes at its threshold (default
+  1.0). How they match is the criterion's (google-adk's ``ToolTrajectoryCriterion``):
+  ``match_type`` ``EXACT`` (the default: the same calls, in order, nothing more),
+  ``IN_ORDER`` (the expected calls in that order among others) or ``ANY_ORDER`` (the
+  expected calls among others, in any order); ``ignore_args`` compares names only.
 * ``response_match_score``: per invocation, ROUGE-1 F1 between the expected and the
   actual final response's words; overall, the mean. Passes at its threshold (default
   0.8). Words are lower-cased runs of letters and digits, without stemming (google-adk
@@ -20,6 +23,7 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from .._exceptions import InvalidRequestError
 from ._models import (
@@ -32,8 +36,8 @@ from ._models import (
     MetricValueInfo,
 )
 
-__all__ = ["DEFAULT_THRESHOLDS", "RESPONSE_MATCH", "TOOL_TRAJECTORY", "EvalError", "metrics_info", "rouge1_f",
-           "score"]
+__all__ = ["DEFAULT_THRESHOLDS", "MATCH_TYPES", "RESPONSE_MATCH", "TOOL_TRAJECTORY", "EvalError", "metrics_info",
+           "rouge1_f", "score"]
 
 TOOL_TRAJECTORY = "tool_trajectory_avg_score"
 RESPONSE_MATCH = "response_match_score"
@@ -55,20 +59,51 @@ def rouge1_f(reference: str, candidate: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _trajectory(actual: Invocation, expected: Invocation) -> float | None:
-    def calls(invocation: Invocation) -> list[tuple[str, dict[str, object]]]:
-        return [(call.name, dict(call.args)) for call in invocation.tool_calls()]
-
-    return 1.0 if calls(actual) == calls(expected) else 0.0
+#: the trajectory criterion's match types (google-adk's ``ToolTrajectoryCriterion.MatchType``)
+MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
 
 
-def _response(actual: Invocation, expected: Invocation) -> float | None:
+def _criterion_value(criterion: dict[str, Any] | None, snake: str, camel: str, default: Any) -> Any:
+    if not criterion:
+        return default
+    return criterion.get(snake, criterion.get(camel, default))
+
+
+def _match_type(criterion: dict[str, Any] | None) -> str:
+    match = str(_criterion_value(criterion, "match_type", "matchType", "EXACT")).upper()
+    if match not in MATCH_TYPES:
+        raise EvalError(f"a tool trajectory's match_type is one of {', '.join(MATCH_TYPES)}, got {match!r}")
+    return match
+
+
+def _trajectory(actual: Invocation, expected: Invocation, criterion: dict[str, Any] | None) -> float | None:
+    match = _match_type(criterion)
+    names_only = bool(_criterion_value(criterion, "ignore_args", "ignoreArgs", False))
+
+    def calls(invocation: Invocation) -> list[tuple[str, Any]]:
+        return [(call.name, None if names_only else dict(call.args)) for call in invocation.tool_calls()]
+
+    made, wanted = calls(actual), calls(expected)
+    if match == "EXACT":
+        return 1.0 if made == wanted else 0.0
+    if match == "IN_ORDER":
+        rest = iter(made)
+        return 1.0 if all(any(call == one for one in rest) for call in wanted) else 0.0
+    left = list(made)
+    for call in wanted:
+        if call not in left:
+            return 0.0
+        left.remove(call)
+    return 1.0
+
+
+def _response(actual: Invocation, expected: Invocation, criterion: dict[str, Any] | None) -> float | None:
     if expected.final_response is None:
         return None  # nothing to compare with: not evaluated
     return rouge1_f(expected.final_response.text, actual.final_response.text if actual.final_response else "")
 
 
-_SCORERS: dict[str, Callable[[Invocation, Invocation], float | None]] = {
+_SCORERS: dict[str, Callable[[Invocation, Invocation, dict[str, Any] | None], float | None]] = {
     TOOL_TRAJECTORY: _trajectory, RESPONSE_MATCH: _response}
 _DESCRIPTIONS = {
     TOOL_TRAJECTORY: "1.0 when the agent made exactly the expected tool calls, in order, with the expected "
@@ -99,12 +134,14 @@ def score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation]]
     if scorer is None:
         raise EvalError(f"metric {metric.metric_name!r} is not offered here; the metrics are "
                         f"{', '.join(sorted(_SCORERS))}")
+    if metric.metric_name == TOOL_TRAJECTORY:
+        _match_type(metric.criterion)  # a bad one: EvalError before any case runs
     threshold = metric.threshold if metric.threshold is not None else DEFAULT_THRESHOLDS[metric.metric_name]
 
     def result(value: float | None) -> EvalMetricResult:
         return EvalMetricResult(metric_name=metric.metric_name, threshold=threshold, criterion=metric.criterion,
                                 score=value, eval_status=_status(value, threshold))
 
-    values = [scorer(actual, expected) for actual, expected in pairs]
+    values = [scorer(actual, expected, metric.criterion) for actual, expected in pairs]
     known = [value for value in values if value is not None]
     return result(statistics.fmean(known) if known else None), [result(value) for value in values]

@@ -25,6 +25,19 @@ from ._builders import (
 from ._context import C, CTransform
 from ._contracts import ContractError
 from ._dispatch import DispatchAgent, JoinAgent, dispatch, join
+from ._eval import (
+    ComparisonReport,
+    ComparisonSuite,
+    E,
+    ECase,
+    EComposite,
+    ECriterion,
+    EvalReport,
+    EvalSuite,
+    MetricDelta,
+    RegressionError,
+    RegressionResult,
+)
 from ._guards import G, GuardChain, GuardViolation, PIIFinding
 from ._m import M, MComposite
 from ._middleware import (
@@ -73,12 +86,20 @@ __all__ = [
     "C",
     "CTransform",
     "CircuitBreakerMiddleware",
+    "ComparisonReport",
+    "ComparisonSuite",
     "ContractError",
     "CostTracker",
     "DedupMiddleware",
     "DispatchAgent",
     "DispatchDirective",
     "DispatchLogMiddleware",
+    "E",
+    "ECase",
+    "EComposite",
+    "ECriterion",
+    "EvalReport",
+    "EvalSuite",
     "Fallback",
     "FallbackAgent",
     "FallbackModelMiddleware",
@@ -95,6 +116,7 @@ __all__ = [
     "M",
     "MComposite",
     "MapOverAgent",
+    "MetricDelta",
     "Middleware",
     "MiddlewarePlugin",
     "ModelCacheMiddleware",
@@ -104,6 +126,8 @@ __all__ = [
     "Pipeline",
     "RaceAgent",
     "RateLimitMiddleware",
+    "RegressionError",
+    "RegressionResult",
     "RetryMiddleware",
     "Route",
     "RouteAgent",

@@ -38,6 +38,7 @@ from ..tools import AgentTool, load_memory
 from ._chat import ChatSession, chat_session
 from ._context import C, CTransform
 from ._contracts import check_contracts
+from ._eval import E, EvalSuite
 from ._explain import explain
 from ._guards import GuardChain
 from ._m import MComposite
@@ -213,6 +214,20 @@ class Builder:
         middleware (and ``plugins``, ``policies``): what a host's ``[apps]`` entry may name."""
         return App(root_agent=self.build(), plugins=(*self.plugins(), *plugins), policies=tuple(policies),
                    resume_interrupted=resume_interrupted)
+
+    def eval(self, prompt: str, *, expect: str | None = None, criteria: Any = None) -> EvalSuite:
+        """A suite of one case (``await builder.eval("q", expect="a").run()``); its criteria
+        ``criteria``, else the answer's match when ``expect`` is given (see ``_eval``)."""
+        suite = EvalSuite(self).case(prompt, expect=expect)
+        if criteria is not None:
+            suite.criteria(criteria)
+        elif expect is not None:
+            suite.criteria(E.response_match())
+        return suite
+
+    def eval_suite(self) -> EvalSuite:
+        """An empty :class:`EvalSuite` of this builder's agent."""
+        return EvalSuite(self)
 
     def unchecked(self) -> Any:
         """Build without the contract checks (see :mod:`adk_actors.fluent`)."""
