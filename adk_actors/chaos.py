@@ -61,7 +61,7 @@ from supervision import (
 from ._exceptions import AdkError, RunFailedError, SessionFailedError
 from ._types import RunConfig
 from .jobs import FINISHED, Backoff, JobInfo, JobSpec
-from .messages import HeldSessions
+from .messages import HeldSessions, LiveWorkers
 from .runtime import ClusterView, Host, Runner
 
 __all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "check_soak_arguments", "cluster_trees", "kill_row", "soak",
@@ -110,7 +110,7 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
             if path == "sessions/" and info.address is not None:
                 try:  # a session partition: its run workers, and the sessions it holds with their runs
                     row["sessions"], held = call(system, info.address, HeldSessions(0, sessions), timeout=timeout)
-                    workers = call(system, info.address, "workers", timeout=timeout)
+                    workers = call(system, info.address, LiveWorkers(), timeout=timeout)
                 except (CallTimeout, CallError):
                     row["status"] = "unreachable"
                     continue

@@ -48,12 +48,15 @@ __all__ = [
     "GetSession",
     "GetState",
     "GetTrace",
+    "HeldKeys",
     "HeldSessions",
     "KillRun",
     "LastRun",
     "Limits",
+    "LinePath",
     "ListSessions",
     "LiveInput",
+    "LiveWorkers",
     "ResetSession",
     "ResumeRun",
     "RunAccepted",
@@ -68,6 +71,7 @@ __all__ = [
     "SessionStatus",
     "UpdateState",
     "WatchSession",
+    "WorkerRuns",
     "partition_of",
     "session_key",
 ]
@@ -455,6 +459,28 @@ class SessionStatus:
     @property
     def key(self) -> str:
         return session_key(self.app_name, self.user_id, self.session_id)
+
+
+@dataclass(frozen=True)
+class LinePath:
+    """Sent to one partition: where a Runner on its machine may connect a direct line
+    (a Unix socket's path), or None when it has none."""
+
+
+@dataclass(frozen=True)
+class LiveWorkers:
+    """Sent to one partition (tests and tools): the pids of its run workers that answered ``Init``."""
+
+
+@dataclass(frozen=True)
+class WorkerRuns:
+    """Sent to one partition (tests and tools): each live run worker's pid -> the runs it holds."""
+
+
+@dataclass(frozen=True)
+class HeldKeys:
+    """Sent to one partition (tests and tools): the keys of the sessions it holds in
+    memory, sorted (:class:`HeldSessions` pages them with their status)."""
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from adk_actors import SessionElsewhereError  # noqa: E402
+from adk_actors.messages import LiveWorkers  # noqa: E402
 from adk_actors.runtime import Host, HostConfig, Member, ranked  # noqa: E402
 from adk_actors.testing import TemporaryPostgres  # noqa: E402
 from bench.turns import concurrent_phase, percentile, timed_turn, wall_time_of  # noqa: E402
@@ -79,7 +80,7 @@ def ours(store_url: str, turns: int, concurrent: int, per_session: int) -> dict[
         with Host(config, system=system) as host:
             runner = host.runner("bench")
             for partition in host.partitions():
-                wait_until(lambda p=partition: len(call(system, p, "workers", timeout=5)) >= config.run_workers,
+                wait_until(lambda p=partition: len(call(system, p, LiveWorkers(), timeout=5)) >= config.run_workers,
                            timeout=120, interval=0.1)
             samples = []
             for i in range(turns):

@@ -41,9 +41,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from adk_actors import Content, Event  # noqa: E402
+from adk_actors.messages import LiveWorkers  # noqa: E402
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.store import SQLiteSessionStore  # noqa: E402
-from supervision import call  # noqa: E402
+from supervision import OsPid, call  # noqa: E402
 from supervision.testing import find_marked_processes, running_actor_system, wait_until  # noqa: E402
 
 
@@ -83,7 +84,7 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int, runs_per_wo
         with Host(config, system=system) as host:
             runner = host.runner("bench")
             for partition in host.partitions():
-                wait_until(lambda p=partition: len(call(system, p, "workers", timeout=5)) >= config.run_workers,
+                wait_until(lambda p=partition: len(call(system, p, LiveWorkers(), timeout=5)) >= config.run_workers,
                            timeout=120, interval=0.1)
 
             def turn(user: str, sid: str, text: str) -> float:
@@ -127,7 +128,7 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int, runs_per_wo
             for _ in range(5):
                 runner.get_state("u", "long")
                 partition = host.partition_for("bench", "u", "long", refresh=True)
-                pid = call(system, partition, "pid", timeout=5)
+                pid = call(system, partition, OsPid(), timeout=5)
                 began = time.perf_counter()
                 os.kill(pid, signal.SIGKILL)
                 runner.get_state("u", "long")

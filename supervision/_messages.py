@@ -87,6 +87,19 @@ class AdvanceClock:
 
 
 @dataclass(frozen=True)
+class OsPid:
+    """Asks any GenServer which OS process runs it: answered with its pid, at once, by
+    the server itself (before ``check_request`` and ``handle_call``)."""
+
+
+@dataclass(frozen=True)
+class PidSpace:
+    """Asks any GenServer whose pids it sees: answered with its ``pid_space()`` (boot id,
+    pid namespace; None off Linux), at once, as :class:`OsPid` is. A caller whose pid
+    space is the same may look at, or signal, the pids it is told."""
+
+
+@dataclass(frozen=True)
 class Shutdown:
     """A supervisor asks its child to stop (reason ``shutdown``)."""
 

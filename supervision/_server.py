@@ -9,7 +9,8 @@ Lifecycle, in order:
    exits. ``init`` may return :data:`IGNORE` to not run at all (OTP's ``ignore``).
 3. :class:`Call` goes to ``handle_call(request, caller)``; its return value is the
    reply, or :data:`NO_REPLY` to answer later with :meth:`GenServer.reply`. A
-   parent's health check (``HEALTH_PING``, see :mod:`supervision._health`) is
+   parent's health check (``HEALTH_PING``, see :mod:`supervision._health`) and the
+   questions :class:`~supervision.OsPid` and :class:`~supervision.PidSpace` are
    answered at once, before any hook.
    :class:`Cast` goes to ``handle_cast``, timers to ``handle_timeout``, anything
    else to ``handle_info``.
@@ -72,10 +73,12 @@ from ._messages import (
     Init,
     InitFailed,
     InitOk,
+    OsPid,
+    PidSpace,
     Reply,
     Shutdown,
 )
-from ._system import forked_by, node_id, open_pidfd, set_parent_death_signal
+from ._system import forked_by, node_id, open_pidfd, pid_space, set_parent_death_signal
 
 __all__ = ["FORWARDED", "IGNORE", "NO_REPLY", "CallerRef", "GenServer"]
 
@@ -517,6 +520,9 @@ class GenServer(Actor):  # type: ignore[misc]
         caller = CallerRef(message.reply_to or sender, message.ref, message.watch)
         if isinstance(message.request, str) and message.request == HEALTH_PING:  # see supervision._health
             self.send(caller.address, Reply(caller.ref, "ok"))
+            return
+        if isinstance(message.request, OsPid | PidSpace):
+            self.send(caller.address, Reply(caller.ref, os.getpid() if isinstance(message.request, OsPid) else pid_space()))
             return
         if isinstance(message.request, AdvanceClock):
             try:

@@ -37,7 +37,7 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
 from adk_actors.runtime import Host
-from supervision import call, children_of
+from supervision import OsPid, call, children_of
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
@@ -164,7 +164,7 @@ def test_a_partition_killed_mid_task_ends_it_failed_and_get_task_says_why(served
         seen["task"] = task_id
         user = f"A2A_USER_{context_id}"
         partition = host.partition_for("sleepy", user, context_id)
-        pid = call(host.system, partition, "pid", timeout=5)
+        pid = call(host.system, partition, OsPid(), timeout=5)
         for process in [pid, *children_of(pid)]:
             os.kill(process, signal.SIGKILL)
 

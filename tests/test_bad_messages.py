@@ -26,6 +26,7 @@ from adk_actors.messages import (
     FollowRun,
     GetSession,
     GetState,
+    HeldKeys,
     ListSessions,
     RunRequest,
 )
@@ -182,7 +183,7 @@ def test_the_requests_that_crashed_actors_are_refused_with_a_typed_error(host: A
     address, pid_of = target_address(host, target)
     pid = pid_of()
     if target == "session":  # aimed at the session its partition holds, except GetSession's other key
-        key = call(host.system, host.partitions()[0], "sessions", timeout=5)[0]
+        key = call(host.system, host.partitions()[0], HeldKeys(), timeout=5)[0]
         if not isinstance(request_, GetSession):
             request_ = dataclasses.replace(request_, session_id=key.rsplit("/", 1)[1])
     with pytest.raises(CallError) as raised:

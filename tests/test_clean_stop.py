@@ -9,6 +9,7 @@ from typing import Any
 
 from conftest import turn_in_background
 
+from adk_actors.messages import HeldKeys, LiveWorkers
 from adk_actors.runtime import Host, HostConfig
 from supervision import call
 from supervision.testing import wait_until
@@ -22,7 +23,7 @@ def test_stopping_a_host_with_idle_run_workers_logs_no_traceback(actor_system: A
         runner = host.runner("echo")
         session = runner.create_session(user_id="u")
         list(runner.run("u", session.id, "hello"))
-        wait_until(lambda: all(len(call(host.system, p, "workers")) == 2 for p in host.partitions()), timeout=30,
+        wait_until(lambda: all(len(call(host.system, p, LiveWorkers())) == 2 for p in host.partitions()), timeout=30,
                    message="every partition's workers up")
     log = (tmp_path / "logs" / "actors.log").read_text()
     assert "Traceback" not in log and "terminate raised" not in log
@@ -42,7 +43,7 @@ def test_stopping_a_host_with_a_run_in_flight_logs_no_traceback(actor_system: An
         session = runner.create_session(user_id="u")
         caller, outcome = turn_in_background(runner, "u", session.id, "sleep 3")
         wait_until(lambda: any(k.endswith(session.id) for p in host.partitions()
-                               for k in call(host.system, p, "sessions")), timeout=10)
+                               for k in call(host.system, p, HeldKeys())), timeout=10)
         time.sleep(0.3)  # the run is in its tool now
     caller.join(15)
     assert outcome and isinstance(outcome[0], RunFailedError) and outcome[0].reason == "interrupted"

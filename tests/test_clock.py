@@ -17,7 +17,7 @@ import runtime_agents
 from conftest import probe
 
 from adk_actors import RunConfig, RunFailedError
-from adk_actors.messages import session_key
+from adk_actors.messages import HeldKeys, session_key
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._run_pool import WORKER_START_DELAY
 from supervision import (
@@ -26,6 +26,7 @@ from supervision import (
     BadRequest,
     CallerRef,
     GenServer,
+    OsPid,
     Restart,
     SupervisorSpec,
     call,
@@ -139,16 +140,16 @@ def test_passivation_happens_exactly_at_the_idle_timeout(manual_system: Any, tmp
         runner.create_session("ann", "s1")
         list(runner.run("ann", "s1", "one"))
         partition = host.partition_for("echo", "ann", "s1")
-        pid = call(manual_system, partition, "pid")
+        pid = call(manual_system, partition, OsPid())
 
         def held() -> bool:
-            return session_key("echo", "ann", "s1") in call(manual_system, partition, "sessions")
+            return session_key("echo", "ann", "s1") in call(manual_system, partition, HeldKeys())
 
         assert held()
         call(manual_system, partition, AdvanceClock(299.9))
         assert held()  # 0.1 s before its idle timeout
         call(manual_system, partition, AdvanceClock(0.2))
-        assert not held() and call(manual_system, partition, "pid") == pid  # dropped; the partition goes on
+        assert not held() and call(manual_system, partition, OsPid()) == pid  # dropped; the partition goes on
         assert [e.content.text for e in runner.run("ann", "s1", "two")][-1] == "echo: two (turn 2)"
 
 
@@ -169,7 +170,7 @@ def test_a_run_deadline_and_its_kill_grace_are_kept_to_the_clock(manual_system: 
                 outcome.append(exc)
 
         partition = host.partition_for("sleepy", "ann", "s1")
-        pid = call(manual_system, partition, "pid")
+        pid = call(manual_system, partition, OsPid())
         call(manual_system, partition, AdvanceClock(WORKER_START_DELAY))  # the partition forks its two workers
         workers = wait_until(lambda: found if len(found := children_of(pid)) == 2 else None, timeout=10)
         thread = threading.Thread(target=turn, daemon=True)

@@ -34,7 +34,7 @@ from adk_actors.messages import CreateSession, ListSessions, RunRequest, UpdateS
 from adk_actors.runtime import Host
 from adk_actors.runtime._service_calls import SaveArtifact
 from adk_actors.store import SQLiteSessionStore, Unstorable
-from supervision import CallError, call
+from supervision import CallError, OsPid, call
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
@@ -244,7 +244,7 @@ def test_the_message_api_refuses_the_same_poison_and_its_actors_keep_their_pids(
     runner = host.runner("echo")
     runner.create_session("ann", "s1")
     partition = host.partition_for("echo", "ann", "s1")
-    pid = call(host.system, partition, "pid")
+    pid = call(host.system, partition, OsPid())
     artifacts = host.services().child("artifacts")
     poisoned: list[Any] = [
         RunRequest("echo", "ann", "s1", new_message=Content.user("hi \ud800")),
@@ -273,7 +273,7 @@ def test_the_message_api_refuses_the_same_poison_and_its_actors_keep_their_pids(
         runner.update_state("ann", "s1", {"deep": nested(5000)})
     with pytest.raises(InvalidRequestError, match="surrogate"):
         list(runner.run("ann", "s1", "x \ud800"))
-    assert call(host.system, partition, "pid") == pid
+    assert call(host.system, partition, OsPid()) == pid
     assert host.services().child("artifacts").pid == artifacts.pid
     assert [s.id for s in runner.list_sessions("ann")] == ["s1"]
     assert runner.get_session("ann", "s1").events == []
@@ -333,15 +333,15 @@ def test_a_tool_result_the_store_cannot_read_back_fails_that_run_only(host: Host
     past the user's message is stored, and the session and its partition carry on."""
     runner = host.runner("poisoner")
     runner.create_session("ann", "p1")
-    pid = call(host.system, host.partition_for("poisoner", "ann", "p1"), "pid")
+    pid = call(host.system, host.partition_for("poisoner", "ann", "p1"), OsPid())
     for kind in ("deep", "text"):
         with pytest.raises(RunFailedError) as failed:
             list(runner.run("ann", "p1", f"poison {kind}"))
         assert failed.value.reason == "error" and failed.value.error_type == "Unstorable"
     assert list(runner.run("ann", "p1", "hello"))[-1].content.text == "fine: hello"
-    assert call(host.system, host.partition_for("poisoner", "ann", "p1"), "pid") == pid
+    assert call(host.system, host.partition_for("poisoner", "ann", "p1"), OsPid()) == pid
     for partition in host.partitions():  # reloaded from the store: every stored event reads back
-        os.kill(call(host.system, partition, "pid"), signal.SIGKILL)
+        os.kill(call(host.system, partition, OsPid()), signal.SIGKILL)
     events = wait_until(lambda: runner.get_session("ann", "p1").events, timeout=30)
     assert events[-1].content.text == "fine: hello"
 
@@ -350,7 +350,7 @@ def partition_pids(host: Host) -> list[int]:
     """The partitions' pids, once every one answers (asked from an endpoint of its own)."""
     def ask() -> list[int]:
         with host.system.private() as endpoint:
-            return [call(endpoint, p, "pid", timeout=2) for p in host.partitions(refresh=True)]
+            return [call(endpoint, p, OsPid(), timeout=2) for p in host.partitions(refresh=True)]
 
     pids: list[int] = wait_until(ask, timeout=30)
     return pids
@@ -376,7 +376,7 @@ def test_a_stored_session_that_cannot_be_read_harms_only_itself(host: Host, tmp_
     finally:
         database.close()
     for partition in host.partitions():  # as a host started on that file: sessions read from the store
-        os.kill(call(host.system, partition, "pid"), signal.SIGKILL)
+        os.kill(call(host.system, partition, OsPid()), signal.SIGKILL)
     wait_until(lambda: runner.get_session("fay", "good").events, timeout=30)
     pids = partition_pids(host)
     for session in ("old-event", "old-state", "torn"):
@@ -474,7 +474,7 @@ def test_a_storm_of_poison_while_other_users_talk(served: dict[str, Any]) -> Non
     host = Host.connect(served["port"])
     try:
         for partition in host.partitions():  # every partition reloads its sessions from the store
-            os.kill(call(host.system, partition, "pid"), signal.SIGKILL)
+            os.kill(call(host.system, partition, OsPid()), signal.SIGKILL)
     finally:
         host.disconnect()
     with httpx.Client(base_url=url, timeout=30) as after:

@@ -17,11 +17,14 @@ from supervision import (
     ErrorReply,
     GenServer,
     Init,
+    OsPid,
+    PidSpace,
     ServerCrashed,
     ServerNotRunning,
     StartFailed,
     UnknownRequest,
     call,
+    pid_space,
     start_server,
 )
 from supervision.testing import Probe, pid_alive, probe_args, wait_until
@@ -81,6 +84,15 @@ def test_bad_request_is_a_typed_error_and_does_not_crash(actor_system: Any) -> N
         call(actor_system, server, {"what": "is this"})
     assert call(actor_system, server, "pid") == pid
     assert call(actor_system, server, ("add", 1)) == 1  # state intact
+
+
+def test_any_server_says_which_process_runs_it_without_a_handler_of_its_own(actor_system: Any) -> None:
+    """``OsPid`` and ``PidSpace`` are answered by GenServer itself, before the server's
+    own hooks (``Strict`` handles neither: its handle_call would answer UnknownRequest)."""
+    server = start_server(actor_system, Strict)
+    pid = call(actor_system, server, OsPid())
+    assert pid != os.getpid() and pid_alive(pid) and call(actor_system, server, "pid") == pid
+    assert call(actor_system, server, PidSpace()) == pid_space()  # the same machine and namespace
 
 
 class Containing(Strict):

@@ -32,6 +32,7 @@ from adk_actors.models import (
     ServerError,
     call,
 )
+from supervision import OsPid
 
 SECOND_OF_AUDIO = b"\x01\x00" * 16_000  # 1 s of 16 kHz 16-bit PCM
 
@@ -341,7 +342,7 @@ def test_a_live_run_whose_worker_is_killed_fails_killed_and_keeps_what_was_said(
     for event in events:
         if event.turn_complete:
             break
-    partition = call(host.system, host.partition_for("echo", "kim", "k1"), "pid", timeout=10)
+    partition = call(host.system, host.partition_for("echo", "kim", "k1"), OsPid(), timeout=10)
     workers = children_of(partition)
     assert workers
     for pid in workers:

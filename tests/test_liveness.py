@@ -25,8 +25,9 @@ from conftest import turn_in_background
 
 from adk_actors import RunFailedError
 from adk_actors.chaos import tree_rows
+from adk_actors.messages import WorkerRuns
 from adk_actors.runtime import Host, HostConfig
-from supervision import HealthCheck, call, process_alive
+from supervision import HealthCheck, OsPid, call, process_alive
 from supervision.testing import wait_until
 
 FAST = HealthCheck(interval=0.5, timeout=2.0)
@@ -104,7 +105,7 @@ def test_a_stopped_run_worker_ends_its_runs_killed_and_the_next_turn_works(check
     caller, outcome = turn_in_background(runner, "bob", "b1", "sleep 30")
 
     def busy_worker() -> int | None:
-        holders: dict[int, list[str]] = call(checked_host.system, partition, "worker-runs")
+        holders: dict[int, list[str]] = call(checked_host.system, partition, WorkerRuns())
         return next((pid for pid, runs in holders.items() if runs), None)
 
     worker = wait_until(busy_worker, timeout=10)
@@ -177,9 +178,9 @@ def test_the_caller_of_a_run_on_a_killed_partition_learns_it_at_once_with_the_tr
     runner.create_session("eve", "e1")
     partition = checked_host.partition_for("sleepy", "eve", "e1")
     caller, outcome = turn_in_background(runner, "eve", "e1", "sleep 30")
-    wait_until(lambda: any(call(checked_host.system, partition, "worker-runs").values()), timeout=10)
+    wait_until(lambda: any(call(checked_host.system, partition, WorkerRuns()).values()), timeout=10)
     killed_at = time.monotonic()
-    os.kill(call(checked_host.system, partition, "pid"), signal.SIGKILL)
+    os.kill(call(checked_host.system, partition, OsPid()), signal.SIGKILL)
     caller.join(30)
     ended_at = time.monotonic()  # (a little after the caller learned it)
     assert not caller.is_alive()

@@ -11,8 +11,9 @@ from typing import Any
 
 import runtime_agents
 
+from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host, HostConfig
-from supervision import call
+from supervision import OsPid, call
 from supervision.testing import pid_alive, wait_until
 
 
@@ -24,8 +25,8 @@ def _partition_and_worker(host: Host) -> tuple[int, int] | None:
     """The one partition's pid and its one live worker's, once both answer."""
     try:
         partition = host.partitions(refresh=True)[0]
-        pid: int = call(host.system, partition, "pid", timeout=2)
-        workers: list[int] = call(host.system, partition, "workers", timeout=2)
+        pid: int = call(host.system, partition, OsPid(), timeout=2)
+        workers: list[int] = call(host.system, partition, LiveWorkers(), timeout=2)
     except Exception:  # restarting
         return None
     return (pid, workers[0]) if len(workers) == 1 else None

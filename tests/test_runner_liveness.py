@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from conftest import turn_in_background
 
+from adk_actors.messages import HeldKeys, LinePath
 from adk_actors.runtime import Host
-from supervision import call
+from supervision import OsPid, call
 from supervision.testing import wait_until
 
 
@@ -43,7 +44,7 @@ def test_a_runner_sharing_the_hosts_pids_tells_a_dead_partition_by_its_process(h
     made probes that opened a connection each, and slowed the partitions further)."""
     partition = host.partitions(refresh=True)[0]
     assert host.partition_alive(partition) is True
-    os.kill(call(host.system, partition, "pid"), signal.SIGKILL)
+    os.kill(call(host.system, partition, OsPid()), signal.SIGKILL)
     wait_until(lambda: host.partition_alive(partition) is False, timeout=5)
     assert host.partition_alive("not a partition's address") is None
 
@@ -52,8 +53,8 @@ def session_holder_pid(host: Host, session_id: str) -> Any:
     """The pid of the partition holding the session in memory, or None."""
     for partition in host.partitions(refresh=True):
         try:
-            if any(key.endswith(session_id) for key in call(host.system, partition, "sessions", timeout=2)):
-                return call(host.system, partition, "pid", timeout=2)
+            if any(key.endswith(session_id) for key in call(host.system, partition, HeldKeys(), timeout=2)):
+                return call(host.system, partition, OsPid(), timeout=2)
         except Exception:  # restarting
             pass
     return None
@@ -91,21 +92,21 @@ def test_a_local_runner_carries_its_runs_on_a_direct_line_that_is_the_hosts_user
     session = runner.create_session(user_id="lin")
     assert list(runner.run("lin", session.id, "hello"))[-1].content.text == "awake: hello"
     partition = host.partition_for("sleepy", "lin", session.id, refresh=True)
-    path = Path(call(host.system, partition, "line"))
+    path = Path(call(host.system, partition, LinePath()))
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert unix_peers(path) >= 2  # listening, and the Runner's line accepted
     path.unlink()  # no line to be had: another Runner goes through Thespian
     other = host.runner("sleepy")
     assert list(other.run("lin", session.id, "again"))[-1].content.text == "awake: again"
     other = next(p for p in host.partitions() if str(p) != str(partition))
-    other_pid = call(host.system, other, "pid")
+    other_pid = call(host.system, other, OsPid())
     assert (path.parent / f"{other_pid}.sock").exists()
     os.kill(other_pid, signal.SIGKILL)  # its socket stays behind: its next self removes it
 
     def new_pid() -> int | None:
         try:
             return call(host.system, next(p for p in host.partitions(refresh=True) if str(p) != str(partition)),
-                        "pid", timeout=2)
+                        OsPid(), timeout=2)
         except Exception:  # restarting
             return None
 

@@ -21,9 +21,9 @@ from adk_actors._exceptions import (
     SessionNotFoundError,
     UnknownAppError,
 )
-from adk_actors.messages import GetState, session_key
+from adk_actors.messages import GetState, HeldKeys, LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
-from supervision import CallError, SupervisorClient, UnknownRequest, call
+from supervision import CallError, OsPid, SupervisorClient, UnknownRequest, call
 from supervision.testing import children_of, pid_alive, wait_until
 
 
@@ -36,8 +36,8 @@ def session_pid(host: Host, app: str, user: str, sid: str) -> int | None:
     while no process holds it (not loaded yet, or passivated)."""
     try:
         partition = host.partition_for(app, user, sid, refresh=True)
-        if session_key(app, user, sid) in call(host.system, partition, "sessions", timeout=2):
-            pid: int = call(host.system, partition, "pid", timeout=2)
+        if session_key(app, user, sid) in call(host.system, partition, HeldKeys(), timeout=2):
+            pid: int = call(host.system, partition, OsPid(), timeout=2)
             return pid
     except Exception:  # the partition is restarting
         pass
@@ -443,7 +443,7 @@ def test_a_run_that_will_not_stop_retires_its_worker_after_the_worker_finishes_i
         runner.create_session("ann", "stuck")
         runner.create_session("bob", "busy")
         partition = host.partitions()[0]
-        old_worker = wait_until(lambda: call(host.system, partition, "workers"))[0]
+        old_worker = wait_until(lambda: call(host.system, partition, LiveWorkers()))[0]
         stuck, stuck_box = in_thread(lambda: list(runner.run("ann", "stuck", "sleep 60", run_id="run-stuck")))
         wait_until(lambda: "run-stuck" in runner._runs)
         time.sleep(0.3)  # in its tool now
@@ -455,13 +455,13 @@ def test_a_run_that_will_not_stop_retires_its_worker_after_the_worker_finishes_i
         error = stuck_box.get("error")
         assert isinstance(error, RunFailedError) and error.reason == "cancelled", stuck_box
         assert 1.5 < stuck_box["at"] - cancelled_at < 3.5  # the grace period, then abandoned
-        new_workers = wait_until(lambda: [p for p in call(host.system, partition, "workers") if p != old_worker])
-        assert old_worker not in call(host.system, partition, "workers") and pid_alive(old_worker)  # retired
+        new_workers = wait_until(lambda: [p for p in call(host.system, partition, LiveWorkers()) if p != old_worker])
+        assert old_worker not in call(host.system, partition, LiveWorkers()) and pid_alive(old_worker)  # retired
         busy.join(10)
         assert busy_box.get("result") == ["sleep 4", "woke up"], busy_box  # finished on the retired worker
         wait_until(lambda: not pid_alive(old_worker), timeout=5)  # killed once it held no live turn
         assert texts(list(runner.run("ann", "stuck", "hello")))[-1] == "awake: hello"
-        assert call(host.system, partition, "workers") == new_workers
+        assert call(host.system, partition, LiveWorkers()) == new_workers
 
 
 def test_with_one_run_per_worker_a_kill_ends_that_turn_only_and_the_pool_follows_the_load(
@@ -479,7 +479,7 @@ def test_with_one_run_per_worker_a_kill_ends_that_turn_only_and_the_pool_follows
         partition = host.partitions()[0]
         a, a_box = in_thread(lambda: list(runner.run("ann", "a", "sleep 3", run_id="run-a")))
         b, b_box = in_thread(lambda: texts(list(runner.run("ann", "b", "sleep 2", run_id="run-b"))))
-        holders = wait_until(lambda: (m := call(host.system, partition, "worker-runs")) and
+        holders = wait_until(lambda: (m := call(host.system, partition, WorkerRuns())) and
                              sorted(r for runs in m.values() for r in runs) == ["run-a", "run-b"] and m)
         assert all(len(runs) == 1 for runs in holders.values())  # one turn per process
         c, c_box = in_thread(lambda: texts(list(runner.run("ann", "c", "hello"))))
@@ -493,7 +493,7 @@ def test_with_one_run_per_worker_a_kill_ends_that_turn_only_and_the_pool_follows
         assert c_box.get("result") == ["hello", "awake: hello"], c_box  # on the worker that replaced a's
         b.join(10)
         assert b_box.get("result") == ["sleep 2", "woke up"], b_box  # not disturbed
-        wait_until(lambda: len(call(host.system, partition, "workers")) == 1, timeout=10)  # shrunk back
+        wait_until(lambda: len(call(host.system, partition, LiveWorkers())) == 1, timeout=10)  # shrunk back
         assert texts(list(runner.run("ann", "a", "hello again")))[-1] == "awake: hello again"
 
 
@@ -511,7 +511,7 @@ def test_a_run_whose_partition_died_before_it_answered_ends_interrupted(actor_sy
         runner.create_session("ann", "busy")
         runner.create_session("bob", "waiting")
         in_thread(lambda: list(runner.run("ann", "busy", "sleep 30")))
-        wait_until(lambda: "run-" in str(call(host.system, host.partitions()[0], "worker-runs")))  # the worker is taken
+        wait_until(lambda: "run-" in str(call(host.system, host.partitions()[0], WorkerRuns())))  # the worker is taken
         waiting, box = in_thread(lambda: list(runner.run("bob", "waiting", "hello")))
         store = SQLiteSessionStore(config.store_path)
         wait_until(lambda: store.running_runs("sleepy", "bob", "waiting"), interval=0.002)  # recorded, not answered
@@ -520,7 +520,7 @@ def test_a_run_whose_partition_died_before_it_answered_ends_interrupted(actor_sy
         supervisor = host.root.child("sessions").pid  # type: ignore[union-attr]
         os.kill(supervisor, signal.SIGSTOP)
         try:
-            os.kill(call(host.system, host.partitions()[0], "pid"), signal.SIGKILL)
+            os.kill(call(host.system, host.partitions()[0], OsPid()), signal.SIGKILL)
             time.sleep(0.5)
         finally:
             os.kill(supervisor, signal.SIGCONT)

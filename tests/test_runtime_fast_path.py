@@ -20,6 +20,7 @@ from adk_actors.messages import (
     CreateSession,
     DeleteSession,
     GetState,
+    HeldKeys,
     RunAccepted,
     RunDone,
     RunFailed,
@@ -28,7 +29,7 @@ from adk_actors.messages import (
     session_key,
 )
 from adk_actors.runtime import Host
-from supervision import Call, CallError, Reply, SupervisorClient, call
+from supervision import Call, CallError, OsPid, Reply, SupervisorClient, call
 from supervision.testing import children_of, pid_alive, wait_until
 
 
@@ -79,7 +80,7 @@ def test_new_sessions_and_their_turns_start_no_process(host: Host) -> None:
     workers: 20 new sessions and their first two turns leave the host's processes as
     they were (before, each new session forked two)."""
     runner = host.runner("echo")
-    partitions = [call(host.system, p, "pid", timeout=5) for p in host.partitions()]
+    partitions = [call(host.system, p, OsPid(), timeout=5) for p in host.partitions()]
     before = {pid: sorted(children_of(pid)) for pid in partitions}
     assert all(len(workers) == 2 for workers in before.values())  # run_workers per partition
     for i in range(20):
@@ -87,7 +88,7 @@ def test_new_sessions_and_their_turns_start_no_process(host: Host) -> None:
         assert texts(list(runner.run("crowd", f"s{i}", "one")))[-1] == "echo: one (turn 1)"
         assert texts(list(runner.run("crowd", f"s{i}", "two")))[-1] == "echo: two (turn 2)"
     assert {pid: sorted(children_of(pid)) for pid in partitions} == before
-    held = sum(len(call(host.system, p, "sessions", timeout=5)) for p in host.partitions())
+    held = sum(len(call(host.system, p, HeldKeys(), timeout=5)) for p in host.partitions())
     assert held == 20
 
 

@@ -21,8 +21,9 @@ from conftest import serving, turn_in_background
 
 from adk_actors import RunFailedError, SessionFailedError
 from adk_actors.chaos import kill_row, soak, tree_rows
+from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host, HostConfig
-from supervision import call
+from supervision import OsPid, call
 from supervision.testing import wait_until
 
 
@@ -45,7 +46,7 @@ def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host) -> No
         echo.create_session(user, "s")
     sleepy.create_session("victim", "v")
     list(sleepy.run("victim", "v", "hello"))
-    partition_pid = call(host.system, host.partitions()[0], "pid")
+    partition_pid = call(host.system, host.partitions()[0], OsPid())
     stop = threading.Event()
     bystander_results: list[Any] = []
 
@@ -77,7 +78,7 @@ def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host) -> No
     assert "the test crashed it" in failure.detail
     assert status.restarts == 1 and status.last_crash == "the test crashed it"
     assert bystander_results and all(r is True for r in bystander_results), bystander_results[:5]
-    assert call(host.system, host.partitions()[0], "pid") == partition_pid  # the partition never noticed
+    assert call(host.system, host.partitions()[0], OsPid()) == partition_pid  # the partition never noticed
     again = list(sleepy.run("victim", "v", "hello again"))  # read from the store: its history is whole
     assert again[-1].content.text == "awake: hello again"
     stored = [e.content.text for e in sleepy.get_session("victim", "v").events if e.content and e.content.text]
@@ -92,7 +93,7 @@ def test_one_run_is_killed_alone_and_the_other_runs_of_its_worker_go_on(host: Ho
         sleepy.create_session(user, "s")
     running = {user: turn_in_background(sleepy, user, "s", "sleep 2") for user in ("x", "y", "z")}
     runs = wait_until(lambda: len(r := rows_of(host, "run")) == 3 and r, timeout=10)
-    assert len(call(host.system, host.partitions()[0], "workers")) == 1  # one worker holds all three
+    assert len(call(host.system, host.partitions()[0], LiveWorkers())) == 1  # one worker holds all three
     victim = next(r for r in runs if r["user"] == "y")
     assert victim["status"] == "running" and victim["agent"] in (None, "user", "sleepy")  # None: nothing sent yet
     kill_row(host, victim)
@@ -198,9 +199,9 @@ def test_a_runner_watches_a_sessions_life(actor_system: Any, tmp_path: Path) -> 
 
 
 def os_kill_partition(host: Host) -> None:
-    pid = call(host.system, host.partitions()[0], "pid")
+    pid = call(host.system, host.partitions()[0], OsPid())
     os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: call(host.system, host.partitions(refresh=True)[0], "pid", timeout=2) != pid, timeout=30)
+    wait_until(lambda: call(host.system, host.partitions(refresh=True)[0], OsPid(), timeout=2) != pid, timeout=30)
 
 
 def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_restart(host: Host) -> None:
@@ -218,7 +219,7 @@ def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_resta
     host.system.tell(asker, Cast(("ask", "ann", "s1", "before")))
     wait_until(lambda: call(host.system, asker, "answers"), timeout=10)
 
-    partition_pid = call(host.system, host.partitions()[0], "pid")
+    partition_pid = call(host.system, host.partitions()[0], OsPid())
     os.kill(partition_pid, signal.SIGKILL)
     wait_until(lambda: not process_alive(partition_pid), interval=0.0005)
     for session in ("s1", "s2", "s3"):  # sent while nothing holds the sessions
@@ -227,5 +228,5 @@ def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_resta
     answers = wait_until(lambda: (a := call(host.system, asker, "answers")) and len(a) == 5 and a, timeout=20)
     assert sorted(answers.values()) == ["echo: before (turn 1)", "echo: during s1 (turn 2)", "echo: during s2 (turn 1)",
                                         "echo: during s3 (turn 1)", "refused: invalid_request"]
-    assert call(host.system, host.partitions(refresh=True)[0], "pid") != partition_pid
+    assert call(host.system, host.partitions(refresh=True)[0], OsPid()) != partition_pid
     assert host.sessions_address() == sessions  # the session supervisor was not restarted

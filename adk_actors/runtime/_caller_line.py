@@ -9,7 +9,7 @@ over a Unix socket instead, for its runs only:
 
 * the partition listens on ``<data dir>/lines/<pid>.sock`` (the folder 0700, the
   socket 0600: only the host's user can connect; what comes in is unpickled, as
-  Thespian's own messages are) and says where when asked ``"line"``;
+  Thespian's own messages are) and says where when asked (``LinePath``);
 * a Runner's endpoint connects once and sends ``Call(RunRequest)`` frames; the
   partition serves each as a call that came through Thespian (``GenServer.serve_call``)
   and sends the run's messages back on the same line, in order;

@@ -48,6 +48,7 @@ from supervision import (
     ChildType,
     HealthCheck,
     PartitionSupervisorSpec,
+    PidSpace,
     Registry,
     ServerNotRunning,
     Strategy,
@@ -524,7 +525,7 @@ class Host:
                     infos = SupervisorClient(endpoint, sessions.address).which_children()
                     if self._same_pids is None and infos and infos[0].address is not None:
                         try:  # once: may the partitions' pids be looked at here? (partition_alive)
-                            theirs = call(endpoint, infos[0].address, "pid-space", timeout=root.timeout)
+                            theirs = call(endpoint, infos[0].address, PidSpace(), timeout=root.timeout)
                             self._same_pids = theirs is not None and theirs == pid_space()
                         except Exception:  # asked again with the next refresh
                             pass

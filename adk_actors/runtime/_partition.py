@@ -56,7 +56,6 @@ from supervision import (
     GenServer,
     HealthCheck,
     partition_index,
-    pid_space,
     takes_connection,
 )
 
@@ -74,12 +73,15 @@ from ..messages import (
     GetSession,
     GetState,
     GetTrace,
+    HeldKeys,
     HeldSessions,
     KillRun,
     LastRun,
     Limits,
+    LinePath,
     ListSessions,
     LiveInput,
+    LiveWorkers,
     ResetSession,
     ResumeRun,
     RunFailed,
@@ -90,6 +92,7 @@ from ..messages import (
     SessionStatus,
     UpdateState,
     WatchSession,
+    WorkerRuns,
     session_key,
 )
 from ..store import (
@@ -370,17 +373,13 @@ class SessionPartition(GenServer):
             return self._held(request.offset, request.limit)
         if isinstance(request, (CrashSession, ResetSession, KillRun, WatchSession)):
             return self._operate(request, caller)
-        if request == "pid":
-            return os.getpid()
-        if request == "pid-space":  # whose pids these are: a caller that shares them may look at them
-            return pid_space()
-        if request == "line":  # where a Runner on this machine may connect its direct line (or None)
+        if isinstance(request, LinePath):
             return str(self.lines.path) if self.lines is not None else None
-        if request == "workers":  # for tests and tools: the pids of the live workers that answered Init
+        if isinstance(request, LiveWorkers):
             return self.pool.live_pids()
-        if request == "worker-runs":  # for tests and tools: each live worker's pid -> the runs it holds
+        if isinstance(request, WorkerRuns):
             return self.pool.runs_by_worker()
-        if request == "sessions":  # for tests and tools: the keys of the sessions held in memory
+        if isinstance(request, HeldKeys):
             return sorted(self.sessions)
         return super().handle_call(request, caller)
 

@@ -64,7 +64,6 @@ from typing import Any
 from supervision import (
     BadRequest,
     Call,
-    CallerRef,
     Cast,
     ErrorReply,
     GenServer,
@@ -305,11 +304,6 @@ class RunActor(GenServer):
             self._live_input(request)
         else:
             super().handle_cast(request)
-
-    def handle_call(self, request: Any, caller: CallerRef) -> Any:
-        if request == "pid":
-            return os.getpid()
-        return super().handle_call(request, caller)
 
     # -- turns ------------------------------------------------------------------------------
 

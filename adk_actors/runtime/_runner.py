@@ -80,6 +80,7 @@ from ..messages import (
     GetTrace,
     KillRun,
     LastRun,
+    LinePath,
     ListSessions,
     LiveInput,
     ResetSession,
@@ -746,7 +747,7 @@ class Runner:
         if key not in self._line_paths:
             try:
                 with self.host.system.private() as asking:
-                    self._line_paths[key] = call(asking, address, "line", timeout=self.call_timeout)
+                    self._line_paths[key] = call(asking, address, LinePath(), timeout=self.call_timeout)
             except (CallError, CallTimeout, ServerNotRunning):
                 return None
         return self._line_paths[key]
