@@ -18,14 +18,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import SupervisionError, call
+from supervision import OsPid, SupervisionError, call
 from supervision.testing import running_actor_system, wait_until
 
 
 def session_pid(host: Host) -> int | None:
     """The pid of the partition that holds ann/s1 (None while it restarts)."""
     try:
-        pid: int = call(host.system, host.partition_for("weather_bot", "ann", "s1", refresh=True), "pid", timeout=1)
+        pid: int = call(host.system, host.partition_for("weather_bot", "ann", "s1", refresh=True), OsPid(), timeout=1)
     except SupervisionError:
         return None
     return pid

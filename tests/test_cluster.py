@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -350,3 +351,41 @@ def test_a2a_through_any_member_reaches_sessions_at_every_home(cluster: Cluster)
         assert "echo: hi (turn 1)" in json.dumps(task)
     held = _holders(cluster.url)
     assert [held[c] for c in contexts] == cluster.names  # each at its home
+
+
+def test_a_caller_sends_a_session_at_home_elsewhere_straight_there(cluster: Cluster) -> None:
+    """Routing by the view at the caller: a host's HTTP API sends a request for a
+    session at home on another member to that member's ``sessions`` supervisor, not
+    through its own partitions. Shown with those partitions stopped (SIGSTOP): a
+    session at home elsewhere is still served through this host, by ``/run`` and by
+    ``/run_sse``, at once; before, every such request waited on the stopped partition
+    until the host's health check killed it."""
+    cluster.formed()
+    hosts, members = cluster.hosts, [Member(name) for name in cluster.names]
+    session = next(f"r{i}" for i in range(1000) if ranked(f"echo/ann/r{i}", members)[0].name == cluster.names[1])
+    assert httpx.post(f"{hosts[1]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
+                      timeout=30).status_code == 200
+    assert _turn(hosts[0]["url"], session, "before").status_code == 200  # the view is known to host 0's HTTP
+    rows = httpx.get(f"{hosts[0]['url']}/console/api/tree", timeout=10).json()["rows"]
+    partitions = [r["pid"] for r in rows if r["path"] in ("sessions/sessions-0", "sessions/sessions-1") and r["pid"]]
+    assert len(partitions) == 2
+    for pid in partitions:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        answer = _turn(hosts[0]["url"], session, "while stopped", timeout=10)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()[-1]["content"]["parts"][0]["text"] == "echo: while stopped (turn 2)"
+        streamed = httpx.post(f"{hosts[0]['url']}/run_sse", timeout=10, json={
+            "appName": "echo", "userId": "ann", "sessionId": session, "streaming": False,
+            "newMessage": {"role": "user", "parts": [{"text": "streamed"}]}})
+        assert streamed.status_code == 200 and "echo: streamed (turn 3)" in streamed.text
+        # 0.05 s here; through the stopped partitions, ~6 s (until their health check
+        # killed them and their restarted selves forwarded the turns)
+        assert time.monotonic() - began < 2.5
+    finally:
+        for pid in partitions:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+    assert _texts(cluster.url, session)[-2:] == ["streamed", "echo: streamed (turn 3)"]
+    assert _holders(cluster.url)[session] == cluster.names[1]

@@ -37,6 +37,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,18 +65,19 @@ from supervision import (
     process_alive,
     start_actor_system,
     start_supervisor,
+    takes_connection,
 )
 
 from .._exceptions import HostError
 from .._files import private_dir, private_file
 from ..jobs import JobsConfig
-from ..messages import Limits, partition_of
+from ..messages import Limits, partition_of, session_key
 from ..models import BreakerConfig
 from ..otel import quiet_unused_a2a_spans
 from ._cluster import ClusterActor, ClusterArgs
 from ._job_calls import JobsArgs
 from ._jobs_client import Jobs
-from ._placement import ClusterView
+from ._placement import ClusterView, Member, ranked
 from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -92,6 +94,9 @@ PARTITION_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0, afte
 
 #: The Thespian global name of a host's root supervisor (how other processes find it).
 ROOT_NAME = "adk-actors-root"
+#: How long a cluster's view routes a caller's requests (``Host.session_home``) before it
+#: is asked again, and how long a member found to take (or refuse) connections is believed.
+VIEW_FRESH = 1.0
 
 
 @dataclass
@@ -204,6 +209,9 @@ class Host:
         self._root_pid: int | None = None  # the root supervisor's process, where it runs here
         self._jobs: Jobs | None = None
         self._in_cluster: bool | None = None  # (cluster_view: None until asked)
+        self._view_lock = threading.Lock()
+        self._view_seen: tuple[float, ClusterView | None] = (float("-inf"), None)  # (when, what) for session_home
+        self._members_answer: dict[str, tuple[float, bool]] = {}  # member -> (when asked, took a connection)
 
     @staticmethod
     def load_tree_code() -> None:
@@ -354,6 +362,50 @@ class Host:
                 raise HostError("the cluster actor is restarting")
             view = call(endpoint, address, "view", timeout=timeout)
         return view if isinstance(view, ClusterView) else None
+
+    def session_home(self, app_name: str, user_id: str, session_id: str) -> Any | None:
+        """Where a caller here sends the session's requests when its home is another
+        member of the cluster: that member's ``sessions`` supervisor (which routes the
+        session's key to its partition), so the request takes no hop through this host's
+        partition. By the view last seen, asked again when older than
+        :data:`VIEW_FRESH`. None (the request goes to this host's partition, which
+        forwards it or fails the session over) when the host is in no cluster, has no
+        view yet, is the home itself, or the home does not take a connection now (a
+        member dead or cut off; asked again after :data:`VIEW_FRESH`)."""
+        if self._in_cluster is False:
+            return None
+        view = self._fresh_view()
+        if view is None or not view.members:
+            return None
+        home = ranked(session_key(app_name, user_id, session_id), view.members)[0]
+        if home.name == self.holder_name or home.sessions is None or not self._member_answers(home):
+            return None
+        return home.sessions
+
+    def is_member_sessions(self, address: Any) -> bool:
+        """Whether ``address`` is another member's ``sessions`` supervisor in the view last seen."""
+        view = self._view_seen[1]
+        return view is not None and any(str(m.sessions) == str(address) for m in view.members if m.sessions)
+
+    def _fresh_view(self) -> ClusterView | None:
+        with self._view_lock:
+            seen_at, view = self._view_seen
+            now = time.monotonic()
+            if now - seen_at >= VIEW_FRESH:
+                try:
+                    view = self.cluster_view(timeout=2.0)
+                except (HostError, SupervisionError, ServerNotRunning):
+                    view = None  # restarting: this host's partitions route meanwhile
+                self._view_seen = (now, view)
+            return view
+
+    def _member_answers(self, member: Member) -> bool:
+        now = time.monotonic()
+        seen = self._members_answer.get(member.name)
+        if seen is None or now - seen[0] >= VIEW_FRESH:
+            seen = (now, takes_connection(member.sessions) is not False)
+            self._members_answer[member.name] = seen
+        return seen[1]
 
     def _jobs_spec(self) -> tuple[ChildSpec, ...]:
         """The ``jobs`` actor (after the sessions it runs agents on), if jobs are on."""

@@ -45,6 +45,7 @@ from supervision import (
     call,
     error_for_code,
     partition_index,
+    takes_connection,
 )
 
 from .._decisions import CallDecision
@@ -267,9 +268,11 @@ class Runner:
     # -- requests ---------------------------------------------------------------------------
 
     def _request(self, endpoint: Any, request: Any, session_id: str, user_id: str) -> Any:
-        """Call the partition owning the session; ask again while the partition restarts
-        (at once after the first failure, with the partition's new address; then every
-        ``_RESTART_POLL`` while it is still restarting). A partition whose process is
+        """Call the partition owning the session (in a cluster, a session at home on
+        another member: that member's ``sessions`` supervisor, ``Host.session_home``);
+        ask again while the partition restarts (at once after the first failure, with
+        the partition's new address; then every ``_RESTART_POLL`` while it is still
+        restarting). A partition whose process is
         known to be gone (``Host.partition_alive``) is not called, and one that dies
         while the call waits fails it within ``_ALIVE_POLL``: Thespian takes about 40 ms
         to fail a call to a dead address (its retries of the refused connection)."""
@@ -277,6 +280,9 @@ class Runner:
         refresh = False
         while True:
             try:
+                home = self.host.session_home(self.app_name, user_id, session_id) if session_id else None
+                if home is not None:  # another member of the cluster: straight to its sessions supervisor
+                    return call(endpoint, home, request, timeout=max(0.1, deadline - time.monotonic()), poll=_ALIVE_POLL)
                 address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
                 alive = self.host.partition_alive(address) if address is not None else False
                 if alive is False:
@@ -692,7 +698,8 @@ class Runner:
     def _send_direct(self, endpoint: PrivateEndpoint,
                      request: RunRequest) -> tuple[RunAccepted, Any, Any, RunTransport] | None:
         """Send the request straight to the session's partition as the host last listed
-        them, asking for no RunAccepted (one message less: the run's messages are the
+        them (a session at home on another member of a cluster: to that member's
+        ``sessions`` supervisor, through Thespian), asking for no RunAccepted (one message less: the run's messages are the
         answer), on the endpoint's direct line when it has one or can get one
         (``_line``), else through Thespian (``_run_transport``). Returns (acceptance,
         the first message if one came, the call's ref, the transport its run goes on),
@@ -700,17 +707,19 @@ class Runner:
         started nothing there, and the host's current partition is asked instead
         (``_start_run``)."""
         try:
-            address = self.host.partition_for(request.app_name, request.user_id, request.session_id)
+            home = self.host.session_home(request.app_name, request.user_id, request.session_id)
+            address = home if home is not None else self.host.partition_for(request.app_name, request.user_id,
+                                                                              request.session_id)
         except AdkError:  # the partitions restart: _start_run's retries wait for them
             return None
-        if self.host.partition_alive(address) is False:
+        if home is None and self.host.partition_alive(address) is False:
             # Its process is gone: _start_run asks the host's current partition. (The
             # wait below is not cut in slices to look at the process meanwhile, as a call
             # does: each of Thespian's listen() costs enough that, for every turn of a
             # burst, it tripled the client's CPU per turn: docs/benchmarks.md.)
             return None
         message = Call(replace(request, reply_accepted=False))
-        line = self._line(endpoint, address)
+        line = self._line(endpoint, address) if home is None else None  # another member: through Thespian
         transport: RunTransport = (LineTransport(line) if line is not None
                                    else ThespianTransport(endpoint.context, address, self._partition_there))
         try:
@@ -781,6 +790,8 @@ class Runner:
         alive: bool | None = self.host.partition_alive(address)
         if alive is not None:
             return alive
+        if self.host.is_member_sessions(address):  # another member's: is that host there?
+            return takes_connection(address) is not False
         with self.host.system.private() as probe:
             try:
                 ask_delivered(probe, address, Cast(PROBE), _PROBE_WAIT)
@@ -874,10 +885,13 @@ class Runner:
 
     async def _async_line(self, request: RunRequest) -> AsyncRunnerLine | None:
         """This loop's line to the session's partition as the host last listed them,
-        or None (see ``run_async``). A line still open is used as it is (a partition
+        or None (see ``run_async``; also for a session at home on another member of a
+        cluster, which Thespian reaches). A line still open is used as it is (a partition
         that died since closes it, and its run then goes the other way); before a new
         one is connected, the partition's process must be alive. Where the partition's
         socket is, is asked once per partition, on a thread (a Thespian call)."""
+        if self.host.session_home(request.app_name, request.user_id, request.session_id) is not None:
+            return None  # at home on another member of the cluster: through Thespian, on a thread
         address = self.host.listed_partition_for(request.app_name, request.user_id, request.session_id)
         if address is None:
             return None
