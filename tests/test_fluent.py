@@ -19,7 +19,17 @@ from google.genai import types as g
 from pydantic import BaseModel
 
 import adk_actors.fluent as ours
-from adk_actors import Content, Event, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_actors import (
+    Content,
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    LlmAgent,
+    LoopAgent,
+    ParallelAgent,
+    Part,
+    SequentialAgent,
+)
 from adk_actors.compiler import CompileContext, build_request
 from adk_actors.compiler._instructions import agent_instruction
 from adk_actors.fluent import C, ContractError, FallbackAgent, P, S, UntilCheck, until
@@ -27,8 +37,29 @@ from adk_actors.models import ScriptedModel, call
 from adk_actors.runners import InMemoryRunner
 
 STATE = {"code": "def f(): pass", "topic": "dates", "empty": None, "verbose": True}
-TURNS = [("user", f"question {i}") if i % 2 == 0 else ("reviewer", f"answer {i}") for i in range(12)] + [
-    ("helper", "a note"), ("user", "the current question")]
+TURNS: list[tuple[str, Any]] = [("user", f"question {i}") if i % 2 == 0 else ("reviewer", f"answer {i}")
+                                 for i in range(12)] + [
+    ("helper", ("call", "lookup", {"q": "dates"})), ("helper", ("answer", "lookup", {"found": 2})),
+    ("reviewer", "answer 11"), ("reviewer", "answer   11"),  # the same text again, and the same words
+    ("helper", "a note"), ("helper", "my email is ann@example.com"), ("user", "the current question")]
+
+
+def _google_part(item: Any) -> Any:
+    if isinstance(item, str):
+        return g.Part(text=item)
+    kind, name, data = item
+    if kind == "call":
+        return g.Part(function_call=g.FunctionCall(name=name, args=data))
+    return g.Part(function_response=g.FunctionResponse(name=name, response=data))
+
+
+def _our_part(item: Any) -> Any:
+    if isinstance(item, str):
+        return Part(text=item)
+    kind, name, data = item
+    if kind == "call":
+        return Part(function_call=FunctionCall(name=name, args=data))
+    return Part(function_response=FunctionResponse(name=name, response=data))
 
 
 def _programs() -> dict[str, Callable[[ModuleType], Any]]:
@@ -59,13 +90,44 @@ def _programs() -> dict[str, Callable[[ModuleType], Any]]:
             f.P.role("R.") + f.P.task("T.") + f.P.constraint("C1", "C2") + f.P.only("role", "task")),
         "without": lambda f: f.Agent("a", "m").instruct(
             f.P.role("R.") + f.P.task("T.") + f.P.constraint("C1") + f.P.format("F.") + f.P.without("constraint")),
+        "last_n_turns": lambda f: f.Agent("a", "m").instruct("Go.").context(f.C.last_n_turns(2)),
+        "pipeline_aware": lambda f: f.Agent("a", "m").instruct("Go.").context(f.C.pipeline_aware("topic", "code")),
+        "user_strategies": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.user(strategy="bookend") + f.C.user(strategy="first") + f.C.user(strategy="last")),
+        "from_agents_windowed": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.from_agents_windowed(reviewer=2, helper=0)),
+        "select": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.select(author=("helper", "reviewer"), type=("tool_call", "tool_response"))
+            + f.C.select(author="user") + f.C.select(type="message", tag="x")),
+        "recent": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.recent(half_life=3, min_weight=0.2) + f.C.recent(decay="linear", half_life=2)),
+        "compact": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.compact() + f.C.compact(strategy="all")),
+        "dedup": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.dedup() + f.C.dedup(strategy="structural")),
+        "truncate": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.truncate(max_turns=2) + f.C.truncate(max_turns=2, strategy="head")
+            + f.C.truncate(max_tokens=10) + f.C.truncate(max_tokens=10, strategy="head")),
+        "project": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.project("author", "text", "function_call", "function_response", "branch")),
+        "budget": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.budget(max_tokens=12) + f.C.budget(max_tokens=12, overflow="truncate_newest")
+            + f.C.budget()),
+        "fit": lambda f: f.Agent("a", "m").instruct("Go.").context(f.C.fit(max_tokens=20)),
+        "redact": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.redact(r"[\w.]+@[\w.]+", r"question \d+")),
+        "fresh_keeps_the_new": lambda f: f.Agent("a", "m").instruct("Go.").context(f.C.fresh()),
+        "rolling_and_priority": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            f.C.rolling(n=2) + f.C.priority(tier=1)),
+        "piped": lambda f: f.Agent("a", "m").instruct("Go.").context(
+            (f.C.window(n=3) | f.C.redact("question")) + (f.C.from_state("code") | f.C.truncate(max_tokens=3))),
     }
 
 
 def _google_instruction(builder: Any) -> tuple[str, str]:
     agent = builder.build()
     events = [GoogleEvent(author=a, content=g.Content(role="user" if a == "user" else "model",
-                                                       parts=[g.Part(text=t)])) for a, t in TURNS]
+                                                       parts=[_google_part(t)])) for a, t in TURNS]
     ctx = SimpleNamespace(state=dict(STATE), session=SimpleNamespace(events=events))
     instruction = agent.instruction
     if callable(instruction):  # a provider: google-adk sends its text as it is
@@ -75,8 +137,8 @@ def _google_instruction(builder: Any) -> tuple[str, str]:
 
 
 def _our_context() -> CompileContext:
-    events = [Event(author=a, content=Content(role="user" if a == "user" else "model", parts=({"text": t},)))
-              for a, t in TURNS]  # type: ignore[arg-type]
+    events = [Event(author=a, content=Content(role="user" if a == "user" else "model", parts=(_our_part(t),)))
+              for a, t in TURNS]
     return CompileContext(state=STATE, events=events)
 
 
@@ -862,3 +924,17 @@ def test_artifact_steps_move_values_between_the_state_and_the_sessions_artifacts
     with pytest.raises(ContractError, match=r"artifact step 'publish_x_md' reads state key 'missing'"):
         (ours.Agent("a", "m") >> A.publish("x.md", from_key="missing")).build()
     assert A.publish("r.md", from_key="k").name == adk_fluent.A.publish("r.md", from_key="k")._name
+
+
+def test_fresh_leaves_out_events_older_than_max_age_and_model_read_specs_are_refused() -> None:
+    now = 10_000.0
+    events = [Event(author="user", content=Content.user("old"), timestamp=now - 120),
+              Event(author="user", content=Content.user("new"), timestamp=now - 5)]
+    spec = ours.C.fresh(max_age=60, clock=lambda: now)
+    assert spec.render is not None and spec.render(CompileContext(events=events)) == "[user]: new"
+    kept = ours.C.fresh(max_age=60, stale_action="keep", clock=lambda: now)
+    assert kept.render is not None and kept.render(CompileContext(events=events)) == "[user]: old\n[user]: new"
+    for refused in (lambda: ours.C.dedup(strategy="semantic"), lambda: ours.C.fit(strategy="cascade"),
+                    lambda: ours.C.rolling(summarize=True)):
+        with pytest.raises(ValueError, match="asks a model"):
+            refused()
