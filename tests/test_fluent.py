@@ -90,6 +90,12 @@ def _programs() -> dict[str, Callable[[ModuleType], Any]]:
             f.P.role("R.") + f.P.task("T.") + f.P.constraint("C1", "C2") + f.P.only("role", "task")),
         "without": lambda f: f.Agent("a", "m").instruct(
             f.P.role("R.") + f.P.task("T.") + f.P.constraint("C1") + f.P.format("F.") + f.P.without("constraint")),
+        "scaffolded": lambda f: f.Agent("a", "m").instruct(f.P.scaffolded(f.P.role("R.") + f.P.task("T."))),
+        "scaffolded_among_sections": lambda f: f.Agent("a", "m").instruct(
+            f.P.role("R.") + f.P.scaffolded(f.P.task("T {topic}.") + f.P.constraint("C."), preamble="Pre.",
+                                            postamble="Post.") + f.P.format("F.")),
+        "versioned": lambda f: f.Agent("a", "m").instruct(
+            f.P.versioned(f.P.role("R.") + f.P.task("T."), tag="v2") + f.P.constraint("C.")),
         "last_n_turns": lambda f: f.Agent("a", "m").instruct("Go.").context(f.C.last_n_turns(2)),
         "pipeline_aware": lambda f: f.Agent("a", "m").instruct("Go.").context(f.C.pipeline_aware("topic", "code")),
         "user_strategies": lambda f: f.Agent("a", "m").instruct("Go.").context(
@@ -938,3 +944,10 @@ def test_fresh_leaves_out_events_older_than_max_age_and_model_read_specs_are_ref
                     lambda: ours.C.rolling(summarize=True)):
         with pytest.raises(ValueError, match="asks a model"):
             refused()
+
+
+def test_a_versioned_prompt_has_a_fingerprint_that_follows_its_text() -> None:
+    one = ours.P.versioned(ours.P.role("R.") + ours.P.task("T."), tag="v1")
+    assert one.fingerprint == ours.P.versioned(ours.P.role("R.") + ours.P.task("T."), tag="v1").fingerprint
+    assert one.fingerprint != ours.P.versioned(ours.P.role("R.") + ours.P.task("T!"), tag="v1").fingerprint
+    assert one.fingerprint != ours.P.versioned(ours.P.role("R.") + ours.P.task("T."), tag="v2").fingerprint

@@ -6,10 +6,13 @@ header), ``Context:``, ``Task:``, ``Constraints:``, ``Output Format:``,
 ``House Rules:``). Several blocks of one kind are joined by a newline under one
 header; sections are separated by a blank line. ``P.when`` / ``P.from_state`` /
 ``P.template`` read the session state when the instruction is compiled.
+``P.scaffolded`` wraps a block in a preamble and a postamble (one section, last);
+``P.versioned`` tags a block and changes nothing of its text.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -59,6 +62,10 @@ def template_keys(text: str) -> tuple[set[str], set[str]]:
 
 #: blocks that say which sections are kept and in what order, not what they say
 _STRUCTURAL = ("only", "without", "reorder")
+#: blocks around another block: (block, ...)
+_WRAPPERS = ("scaffolded", "versioned")
+_PREAMBLE = "You must follow these instructions carefully. Do not deviate from the specified task."
+_POSTAMBLE = "Remember: stay on topic, be accurate, and follow all constraints above."
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,8 @@ class PTransform:
     @property
     def dynamic(self) -> bool:
         """True when the text depends on the session state."""
-        return any(kind in ("when", "from_state", "template") for kind, _ in self.blocks)
+        return any(kind in ("when", "from_state", "template") or (kind in _WRAPPERS and value[0].dynamic)
+                   for kind, value in self.blocks)
 
     def reads(self) -> set[str]:
         """The state keys it needs (a template's required keys, from_state's)."""
@@ -86,6 +94,8 @@ class PTransform:
                 keys.update(value)
             elif kind == "template":
                 keys.update(template_keys(value)[0])
+            elif kind in _WRAPPERS:
+                keys |= value[0].reads()
         return keys
 
     def render(self, state: Mapping[str, Any]) -> str:
@@ -127,9 +137,24 @@ class PTransform:
                 found.append(("context", "\n".join(lines)))
             elif kind == "template":
                 found.append(("_template", render_template(value, state)))
+            elif kind == "scaffolded":
+                block, preamble, postamble = value
+                found.append(("_scaffolded", f"{preamble}\n\n{block.render(state)}\n\n{postamble}"))
+            elif kind == "versioned":
+                found.extend(value[0]._resolved(state))
             elif kind not in _STRUCTURAL:
                 found.append((kind, value))
         return found
+
+    @property
+    def fingerprint(self) -> str:
+        """12 hex digits that change when any block (text, tag, predicate key) does."""
+        def described(blocks: tuple[tuple[str, Any], ...]) -> str:
+            return repr([(kind, [described(v.blocks) if isinstance(v, PTransform) else
+                                 (v if isinstance(v, str | tuple) else "fn") for v in value]
+                          if isinstance(value, tuple) else value) for kind, value in blocks])
+
+        return hashlib.sha256(described(self.blocks).encode()).hexdigest()[:12]
 
     def __str__(self) -> str:
         return self.render({})
@@ -180,6 +205,17 @@ class P:
     @staticmethod
     def template(text: str) -> PTransform:
         return PTransform((("template", text),))
+
+    @staticmethod
+    def scaffolded(block: PTransform, *, preamble: str = _PREAMBLE, postamble: str = _POSTAMBLE) -> PTransform:
+        """``block`` rendered whole between a preamble and a postamble (each a blank line
+        apart), as one section after the others."""
+        return PTransform((("scaffolded", (block, preamble, postamble)),))
+
+    @staticmethod
+    def versioned(block: PTransform, *, tag: str = "") -> PTransform:
+        """``block`` as it is, with a version tag (:attr:`PTransform.fingerprint` tells versions apart)."""
+        return PTransform((("versioned", (block, tag)),))
 
     @staticmethod
     def only(*section_names: str) -> PTransform:
