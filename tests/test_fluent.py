@@ -566,6 +566,10 @@ def test_branch_flatten_zip_group_by_log_and_capture(caplog: pytest.LogCaptureFi
     ]
     for ours_t, theirs_t in pairs:
         assert dict(ours_t(state) or {}) == theirs_t(dict(state)).updates, ours_t.name
+    flat = {"user": "ann", "a.b": 1, "a.c.d": 2, "x_y": 3}
+    assert dict(S.unflatten()(flat)) == adk_fluent.S.unflatten()(dict(flat)).new_state == \
+        {"user": "ann", "a": {"b": 1, "c": {"d": 2}}, "x_y": 3}
+    assert dict(S.unflatten("_")(flat)) == adk_fluent.S.unflatten("_")(dict(flat)).new_state
     with caplog.at_level("INFO", logger="adk_actors.fluent"):
         assert S.log("intent", "missing", label="here")(state) == {}
     assert "[here] {'intent': 'booking', 'missing': '<missing>'}" in caplog.text

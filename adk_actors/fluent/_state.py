@@ -261,6 +261,25 @@ class S:
         return STransform(f"flatten_{key}", apply, frozenset({key}), None)
 
     @staticmethod
+    def unflatten(separator: str = ".") -> STransform:
+        """Keys joined by ``separator`` (``a.b``) back into nested dicts (``a: {b: ...}``);
+        the state replaced by the result (the joined keys gone)."""
+        def apply(s: Mapping[str, Any]) -> StateReplacement:
+            result: dict[str, Any] = {}
+            for name, value in s.items():
+                if separator not in name:
+                    result[name] = value
+                    continue
+                *path, last = name.split(separator)
+                nested = result
+                for part in path:
+                    nested = nested.setdefault(part, {})
+                nested[last] = value
+            return StateReplacement(result)
+
+        return STransform("unflatten", apply, None, None)
+
+    @staticmethod
     def zip(*keys: str, into: str = "zipped") -> STransform:
         """The lists at ``keys`` zipped into a list of tuples at ``into``."""
         return STransform(f"zip_{'_'.join(keys)}_into_{into}",
