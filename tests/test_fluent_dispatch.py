@@ -63,9 +63,8 @@ def test_tasks_never_joined_are_joined_when_the_pipeline_ends() -> None:
     assert events[-1].actions.state_delta["_dispatch_results"] == {"bg": "background"}
 
 
-def test_join_waits_at_most_its_timeout_and_cancels_the_late_task() -> None:
-    ended: list[str] = []
-
+def slow_sender(ended: list[str]) -> Any:
+    """A tool that takes 30 s to send, and notes in ``ended`` that it was cancelled."""
     async def slow_send(to: str) -> str:
         try:
             await asyncio.sleep(30)
@@ -73,6 +72,13 @@ def test_join_waits_at_most_its_timeout_and_cancels_the_late_task() -> None:
             ended.append("cancelled")
             raise
         return "sent"
+
+    return slow_send
+
+
+def test_join_waits_at_most_its_timeout_and_cancels_the_late_task() -> None:
+    ended: list[str] = []
+    slow_send = slow_sender(ended)
 
     slow = Agent("slow", ScriptedModel([call("slow_send", to="ann"), "never"])).tool(slow_send)
     events = run(dispatch(slow, Agent("quick", answer("quick done"))) >> join(timeout=0.2) >> Agent("after", answer("ok")))
@@ -123,14 +129,7 @@ def test_when_dispatched_runs_a_middleware_only_in_dispatched_tasks() -> None:
 
 def test_a_run_that_fails_cancels_the_tasks_still_running() -> None:
     ended: list[str] = []
-
-    async def slow_send(to: str) -> str:
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            ended.append("cancelled")
-            raise
-        return "sent"
+    slow_send = slow_sender(ended)
 
     started = asyncio.Event()
 
