@@ -30,7 +30,7 @@ import pytest
 from conftest import ROOT, serving
 
 from adk_actors import HostError
-from adk_actors.runtime import HostConfig, Member, ranked
+from adk_actors.runtime import ClusterView, Host, HostConfig, Member, ranked
 from adk_actors.runtime._host import check_cluster
 from adk_actors.store import PostgresSessionStore
 from supervision import free_port
@@ -53,6 +53,43 @@ def test_rendezvous_ranks_alike_everywhere_spreads_keys_and_moves_only_a_leavers
     moved = [key for key in keys if after[key] != homes[key]]
     assert moved and all(homes[key] == gone for key in moved)  # only the leaver's sessions move
     assert all(after[key] == ranked(key, members)[1].name for key in moved)  # each to its next-ranked member
+
+
+def test_a_callers_view_sends_a_session_home_is_asked_again_by_one_caller_and_forgets_a_dead_home(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Host.session_home`` without a running host: the view (here a stand-in for the
+    cluster actor's) routes a session at home on another member to that member's
+    ``sessions`` supervisor, and one at home here to this host (None). A stale view is
+    asked again by one caller while the others go on with the one they have; a home
+    found gone (``forget_home``) sends its sessions to this host's partitions until the
+    view is asked again."""
+    config = HostConfig(apps={}, address="127.0.0.1", port=1900)
+    host = Host(config)
+    me, other = Member("127.0.0.1:1900", sessions="local-sessions"), Member("127.0.0.2:1900", sessions="their-sessions")
+    asked: list[float] = []
+    release = threading.Event()
+
+    def view(timeout: float = 5.0) -> ClusterView:
+        asked.append(time.monotonic())
+        if len(asked) > 1:
+            release.wait(5)  # a slow answer: a host restarting its services
+        return ClusterView(leader=me.name, members=(me, other))
+
+    monkeypatch.setattr(host, "cluster_view", view)
+    theirs = next(f"s{i}" for i in range(1000) if ranked(f"echo/ann/s{i}", [me, other])[0] is other)
+    mine = next(f"s{i}" for i in range(1000) if ranked(f"echo/ann/s{i}", [me, other])[0] is me)
+    assert host.session_home("echo", "ann", theirs) == "their-sessions"
+    assert host.session_home("echo", "ann", mine) is None
+    host.forget_home("their-sessions")  # found gone: this host's partitions serve it meanwhile
+    asking = threading.Thread(target=lambda: host.session_home("echo", "ann", mine))
+    asking.start()  # asks the view again, slowly
+    wait_until(lambda: len(asked) == 2, timeout=5)
+    began = time.monotonic()
+    assert host.session_home("echo", "ann", theirs) is None  # not waiting on the asking; the home forgotten
+    assert time.monotonic() - began < 0.5
+    release.set()
+    asking.join(5)
+    assert len(asked) == 2
 
 
 def test_a_cluster_host_refuses_to_listen_beyond_a_private_network(tmp_path: Path) -> None:

@@ -387,17 +387,34 @@ class Host:
         view = self._view_seen[1]
         return view is not None and any(str(m.sessions) == str(address) for m in view.members if m.sessions)
 
+    def forget_home(self, address: Any) -> None:
+        """A request sent to ``address`` (a member's ``sessions`` supervisor, as
+        :meth:`session_home` gave it) found nobody there: that member is taken for
+        not answering until it is asked again (:data:`VIEW_FRESH`), and the view is
+        asked again at the next request (it names the supervisor's next address)."""
+        view = self._view_seen[1]
+        for member in view.members if view is not None else ():
+            if str(member.sessions) == str(address):
+                self._members_answer[member.name] = (time.monotonic(), False)
+        self._view_seen = (float("-inf"), view)
+
     def _fresh_view(self) -> ClusterView | None:
-        with self._view_lock:
-            seen_at, view = self._view_seen
-            now = time.monotonic()
-            if now - seen_at >= VIEW_FRESH:
-                try:
-                    view = self.cluster_view(timeout=2.0)
-                except (HostError, SupervisionError, ServerNotRunning):
-                    view = None  # restarting: this host's partitions route meanwhile
-                self._view_seen = (now, view)
+        """The view last seen; when it is older than :data:`VIEW_FRESH`, one caller asks
+        again (the others go on with the one they have: a host restarting its services
+        makes the asking wait, and no caller waits on another's asking)."""
+        seen_at, view = self._view_seen
+        now = time.monotonic()
+        if now - seen_at < VIEW_FRESH or not self._view_lock.acquire(blocking=False):
             return view
+        try:
+            try:
+                view = self.cluster_view(timeout=2.0)
+            except (HostError, SupervisionError, ServerNotRunning):
+                view = None  # restarting: this host's partitions route meanwhile
+            self._view_seen = (time.monotonic(), view)
+        finally:
+            self._view_lock.release()
+        return view
 
     def _member_answers(self, member: Member) -> bool:
         now = time.monotonic()

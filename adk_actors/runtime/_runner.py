@@ -282,7 +282,12 @@ class Runner:
             try:
                 home = self.host.session_home(self.app_name, user_id, session_id) if session_id else None
                 if home is not None:  # another member of the cluster: straight to its sessions supervisor
-                    return call(endpoint, home, request, timeout=max(0.1, deadline - time.monotonic()), poll=_ALIVE_POLL)
+                    try:
+                        return call(endpoint, home, request, timeout=max(0.1, deadline - time.monotonic()),
+                                    poll=_ALIVE_POLL)
+                    except ServerNotRunning:  # gone (restarted elsewhere, or its host): this host's partition
+                        self.host.forget_home(home)
+                        continue
                 address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
                 alive = self.host.partition_alive(address) if address is not None else False
                 if alive is False:
@@ -725,6 +730,8 @@ class Runner:
         try:
             answer = transport.first(message, _FIRST_WAIT)
         except NotTaken:
+            if home is not None:
+                self.host.forget_home(home)  # _start_run asks this host's partition meanwhile
             return None  # it died: whether it took the request, its next self says
         if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":
             return None
