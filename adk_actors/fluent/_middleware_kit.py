@@ -257,47 +257,44 @@ class TimeoutMiddleware:
         return None
 
 
-class ModelCacheMiddleware:
+class _Answered:
+    """Answers a model request from ``cache`` (request key -> the answer it had), and
+    keeps each new answer that is not an error."""
+
+    def __init__(self, cache: Any, key_fn: Callable[[Any], Any] | None = None) -> None:
+        self._key = key_fn or _request_key
+        self.cache = cache
+
+    def before_model(self, ctx: TraceContext, request: Any) -> Any:
+        key = self._key(request)
+        if key in self.cache:
+            return self.cache[key]
+        ctx[f"_answered_{ctx.agent_name}"] = key
+        return None
+
+    def after_model(self, ctx: TraceContext, response: Any) -> None:
+        key = ctx.pop(f"_answered_{ctx.agent_name}", None)
+        if key is not None and not getattr(response, "error_code", None):
+            self.cache[key] = response
+
+
+class ModelCacheMiddleware(_Answered):
     """An answer to a request asked before (``key_fn(request)``; by default the whole
     request) within ``ttl`` seconds is given again without calling the model; at most
     ``max_size`` answers are kept (cachetools' TTLCache)."""
 
     def __init__(self, ttl: float = 300, key_fn: Callable[[Any], Any] | None = None, *, max_size: int = 1024,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._key = key_fn or _request_key
-        self.cache: TTLCache[Any, Any] = TTLCache(maxsize=max_size, ttl=ttl, timer=clock)
-
-    def before_model(self, ctx: TraceContext, request: Any) -> Any:
-        key = self._key(request)
-        if key in self.cache:
-            return self.cache[key]
-        ctx[f"_cache_{ctx.agent_name}"] = key
-        return None
-
-    def after_model(self, ctx: TraceContext, response: Any) -> None:
-        key = ctx.pop(f"_cache_{ctx.agent_name}", None)
-        if key is not None and not getattr(response, "error_code", None):
-            self.cache[key] = response
+        super().__init__(TTLCache(maxsize=max_size, ttl=ttl, timer=clock), key_fn)
 
 
-class DedupMiddleware:
+class DedupMiddleware(_Answered):
     """A request equal to one of the last ``window`` this middleware saw answered (in
-    any run of this process) is given that answer again instead of a new model call."""
+    any run of this process) is given that answer again instead of a new model call
+    (cachetools' LRUCache)."""
 
     def __init__(self, window: int = 10) -> None:
-        self.seen: LRUCache[str, Any] = LRUCache(maxsize=max(1, window))
-
-    def before_model(self, ctx: TraceContext, request: Any) -> Any:
-        key = _request_key(request)
-        if key in self.seen:
-            return self.seen[key]
-        ctx[f"_dedup_{ctx.agent_name}"] = key
-        return None
-
-    def after_model(self, ctx: TraceContext, response: Any) -> None:
-        key = ctx.pop(f"_dedup_{ctx.agent_name}", None)
-        if key is not None and not getattr(response, "error_code", None):
-            self.seen[key] = response
+        super().__init__(LRUCache(maxsize=max(1, window)))
 
 
 class RateLimitMiddleware:
