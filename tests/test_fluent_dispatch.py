@@ -81,7 +81,7 @@ def test_join_waits_at_most_its_timeout_and_cancels_the_late_task() -> None:
     slow_send = slow_sender(ended)
 
     slow = Agent("slow", ScriptedModel([call("slow_send", to="ann"), "never"])).tool(slow_send)
-    events = run(dispatch(slow, Agent("quick", answer("quick done"))) >> join(timeout=0.2) >> Agent("after", answer("ok")))
+    events = run(dispatch(slow, Agent("quick", answer("quick done"))) >> join(timeout=1.0) >> Agent("after", answer("ok")))
     join_event = next(e for e in events if e.author.startswith("join_"))
     status = join_event.actions.state_delta["_dispatch_status"]
     assert status["slow"]["status"] == "timed_out" and status["quick"]["status"] == "completed"
