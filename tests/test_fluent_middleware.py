@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
 
-from adk_actors import Content, LlmResponse, Part, RunFailedError
+from adk_actors import Content, LlmResponse, Part, RunFailedError, UsageMetadata
 from adk_actors.engine import App
 from adk_actors.fluent import (
     Agent,
@@ -306,3 +313,41 @@ def test_a_host_runs_a_fluent_apps_middleware_in_its_run_workers(host: Host) -> 
     plain.create_session("ann", "s1")
     with pytest.raises(RunFailedError, match="provider hiccup"):
         list(plain.run("ann", "s1", "one"))
+
+
+def test_trace_and_metrics_report_agents_and_model_calls_to_opentelemetry() -> None:
+    spans = InMemorySpanExporter()
+    tracing = TracerProvider()
+    tracing.add_span_processor(SimpleSpanProcessor(spans))
+    reader = InMemoryMetricReader()
+    meters = MeterProvider(metric_readers=[reader])
+    answered = LlmResponse(content=Content(role="model", parts=(Part(text="hi"),)),
+                           usage_metadata=UsageMetadata(prompt_token_count=7, candidates_token_count=3))
+
+    async def no_wait(seconds: float) -> None:
+        pass
+
+    pipeline = (Agent("a", ScriptedModel([answered])) >> Agent("b", ScriptedModel([RuntimeError("down"), "ok"]))
+                ).middleware(M.trace(tracer=tracing.get_tracer("test")) | M.metrics(meter=meters.get_meter("test"))
+                             | RetryMiddleware(2, 0, jitter=0, sleep=no_wait))
+    assert pipeline.ask("go") == "ok"
+    finished = {span.name: span for span in spans.get_finished_spans()}
+    assert set(finished) == {"agent:a_then_b", "agent:a", "model:a", "agent:b", "model:b"}
+    assert finished["model:a"].attributes["adk.model.input_tokens"] == 7
+    assert finished["model:a"].attributes["adk.model.output_tokens"] == 3
+    assert finished["model:b"].status.status_code is StatusCode.ERROR  # the failed call; its retry answered
+    assert finished["agent:b"].attributes["adk.agent.latency_ms"] >= 0
+    points = {metric.name: {p.attributes["agent"]: getattr(p, "value", getattr(p, "count", None))
+                            for p in metric.data.data_points}
+              for resource in reader.get_metrics_data().resource_metrics
+              for scope in resource.scope_metrics for metric in scope.metrics}
+    assert points["adk.agent.calls"] == {"a": 1, "b": 1, "a_then_b": 1}
+    assert points["adk.agent.errors"] == {"b": 1}
+    assert points["adk.model.input_tokens"]["a"] == 7 and points["adk.agent.latency"]["a"] == 1
+
+
+def test_trace_and_metrics_without_opentelemetry_say_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "opentelemetry.trace", None)  # as if not installed
+    for make in (M.trace, M.metrics):
+        with pytest.raises(ImportError, match=r"adk-actors\[otel\]"):
+            make()

@@ -3,8 +3,7 @@
 Each factory gives an :class:`MComposite`, a chain that ``|`` extends (with another
 chain or a middleware object of your own). ``M.scope`` limits a chain's agent, model
 and tool hooks to some agents; ``M.when`` and ``M.sample`` decide at each hook call
-whether it runs. Not here: ``M.trace`` and ``M.metrics`` (the engine already makes
-OpenTelemetry spans: ``adk_actors.telemetry``), and the A2A and A2UI middlewares.
+whether it runs. Not here: the A2A and A2UI middlewares.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from ._middleware_kit import (
     TimeoutMiddleware,
     TopologyLogMiddleware,
 )
+from ._middleware_otel import MetricsMiddleware, TraceMiddleware
 
 __all__ = ["M", "MComposite"]
 
@@ -234,6 +234,16 @@ class M:
     @staticmethod
     def dedup(window: int = 10) -> MComposite:
         return MComposite([DedupMiddleware(window=window)], kind="dedup")
+
+    @staticmethod
+    def trace(exporter: Any = None, *, tracer: Any = None) -> MComposite:
+        """OpenTelemetry spans per agent and per model call (:class:`TraceMiddleware`)."""
+        return MComposite([TraceMiddleware(exporter, tracer=tracer)], kind="trace")
+
+    @staticmethod
+    def metrics(collector: Any = None, *, meter: Any = None) -> MComposite:
+        """OpenTelemetry counters and a latency histogram per agent (:class:`MetricsMiddleware`)."""
+        return MComposite([MetricsMiddleware(collector, meter=meter)], kind="metrics")
 
     @staticmethod
     def rate_limit(rate: float, *, time_period: float = 1.0) -> MComposite:
