@@ -453,7 +453,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     to_processes = 0  # faults dealt to an actor of its own process: the ones a stop may be
     while dealing():
         chosen_at = time.monotonic()
-        victim = _pick_victim(walk, kinds, rng, seen, kills + stopped)
+        victim = _pick_victim(walk, kinds, rng, seen, kills + stopped, frozenset(stopped_pids))
         if victim is not None:
             kind, row = victim
             to_processes += bool(row["pid"])
@@ -619,19 +619,24 @@ def _cluster_rows(host: Host, timeout: float, view: ClusterView | None) -> list[
 
 
 def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str, ...], rng: random.Random,
-                 seen: _Restarts, hits: Counter[str]) -> tuple[str, dict[str, Any]] | None:
+                 seen: _Restarts, hits: Counter[str], spared: frozenset[int] = frozenset()
+                 ) -> tuple[str, dict[str, Any]] | None:
     """(kind, row) of a live actor (a process, a session held, a run in flight): among
     ``kinds`` that have one, the kind with the fewest ``hits`` so far (ties at random),
     then one of its actors at random; None if none. Every level is hit in turn, however
     few actors it has (two partitions among dozens of workers); the root only while no
-    level of the tree is restarting. The walk of the tree is also a look for restarts."""
+    level of the tree is restarting. A process too busy to answer the walk in time
+    (``unreachable``) is a live target all the same (under load, partitions busy on
+    their store went unhit for whole soaks), but not one this soak stopped itself
+    (``spared``: its parent's health check is to find it). The walk of the tree is also
+    a look for restarts."""
     try:
         rows = walk(0.5)
     except (CallTimeout, CallError):
         return None
     seen.look(rows)
-    found = [(kind_of(r), r) for r in rows
-             if killable(r) and r["status"] in ("running", "idle") and kind_of(r) in kinds]
+    found = [(kind_of(r), r) for r in rows if killable(r) and kind_of(r) in kinds and (
+        r["status"] in ("running", "idle") or (r["status"] == "unreachable" and r["pid"] and r["pid"] not in spared))]
     found = [(kind, r) for kind, r in found if not r["pid"] or process_alive(r["pid"])]
     if {kind_of(r) for r in rows if kind_of(r) in kinds} - {kind for kind, _row in found}:
         # A level is restarting: not the root again (its kill would restart that level

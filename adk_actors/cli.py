@@ -128,10 +128,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # The HTTP server's first process is forked now, while this process has imported
     # the kit and runs no thread yet: it imports the web stack while the tree starts
     # (bench/startup.py), instead of starting from nothing once the tree is up.
+    join = getattr(args, "join", None) or settings.cluster.join
     http = http_args(settings.http, admin_port=host_cfg.port, admin_address=host_cfg.address, apps=dict(settings.apps),
                      data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
                      max_json_depth=settings.limits.max_json_depth,
-                     http_functions=tuple(settings.jobs.http_functions)) if settings.http.enabled else None
+                     http_functions=tuple(settings.jobs.http_functions),
+                     cluster_join=join) if settings.http.enabled else None
     standby = fork_standby(http.launch(), http.log_file) if http is not None else None
     # The handler only sets a flag: a signal handler runs in the main thread between two
     # bytecodes, and one that called threading.Event.set() while that thread was inside
@@ -145,7 +147,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure_logging(json=True, level=settings.logging.level)
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
                            store_url=settings.store.url, lease_seconds=settings.store.lease_seconds,
-                           cluster_join=getattr(args, "join", None) or settings.cluster.join,
+                           cluster_join=join,
                            cluster_checkin=settings.cluster.checkin_seconds,
                            cluster_refresh=settings.cluster.refresh_seconds,
                            cluster_allow_public=settings.cluster.allow_public,

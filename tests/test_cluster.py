@@ -63,7 +63,7 @@ def test_a_callers_view_sends_a_session_home_is_asked_again_by_one_caller_and_fo
     asked again by one caller while the others go on with the one they have; a home
     found gone (``forget_home``) sends its sessions to this host's partitions until the
     view is asked again."""
-    config = HostConfig(apps={}, address="127.0.0.1", port=1900)
+    config = HostConfig(apps={}, address="127.0.0.1", port=1900, cluster_join="127.0.0.1:1900")
     host = Host(config)
     me, other = Member("127.0.0.1:1900", sessions="local-sessions"), Member("127.0.0.2:1900", sessions="their-sessions")
     asked: list[float] = []
@@ -80,6 +80,9 @@ def test_a_callers_view_sends_a_session_home_is_asked_again_by_one_caller_and_fo
     mine = next(f"s{i}" for i in range(1000) if ranked(f"echo/ann/s{i}", [me, other])[0] is me)
     assert host.session_home("echo", "ann", theirs) == "their-sessions"
     assert host.session_home("echo", "ann", mine) is None
+    outside = Host(HostConfig(apps={}, address="127.0.0.1", port=1900))  # joins no cluster: asks nobody
+    monkeypatch.setattr(outside, "cluster_view", lambda timeout=5.0: pytest.fail("a host outside a cluster asked"))
+    assert outside.session_home("echo", "ann", theirs) is None
     host.forget_home("their-sessions")  # found gone: this host's partitions serve it meanwhile
     asking = threading.Thread(target=lambda: host.session_home("echo", "ann", mine))
     asking.start()  # asks the view again, slowly

@@ -54,25 +54,27 @@ class HttpArgs:
     path: list[str] = field(default_factory=list)  # import paths the apps need (the serve's cwd)
     standby: Standby | None = None  # a server process forked ahead by serve, for the first start
     max_json_depth: int = Limits.max_json_depth  # the host's [limits], applied to every body
+    cluster_join: str = ""  # the host's [cluster] join: its requests are routed by the cluster's view
 
     def launch(self) -> dict[str, Any]:
         """The server process's settings (``_process``), without its owner."""
         return {"http": self.http, "admin_port": self.admin_port, "admin_address": self.admin_address,
                 "apps": self.apps, "agents_dir": self.agents_dir, "path": self.path, "evals_dir": self.evals_dir,
                 "a2a_tasks": self.a2a_tasks, "http_functions": list(self.http_functions),
-                "max_json_depth": self.max_json_depth}
+                "max_json_depth": self.max_json_depth, "cluster_join": self.cluster_join}
 
 
 def http_args(section: HttpSection, *, admin_port: int, admin_address: str, apps: dict[str, str], data_dir: str,
               agents_dir: str | None = None, max_json_depth: int = Limits.max_json_depth,
-              http_functions: tuple[str, ...] = ()) -> HttpArgs:
+              http_functions: tuple[str, ...] = (), cluster_join: str = "") -> HttpArgs:
     """The settings of an HTTP server for a host on ``admin_port`` serving ``apps`` (and
     the YAML apps in ``agents_dir``), its log, eval sets and A2A tasks in ``data_dir``; bodies
     nested deeper than ``max_json_depth`` (the host's ``[limits]``) are refused."""
     return HttpArgs(http=section.model_dump(), admin_port=admin_port, admin_address=admin_address, apps=dict(apps),
                     agents_dir=agents_dir, log_file=str(Path(data_dir) / "http.log"),
                     evals_dir=str(Path(data_dir) / "evals"), a2a_tasks=str(Path(data_dir) / "a2a_tasks.db"),
-                    path=[os.getcwd()], max_json_depth=max_json_depth, http_functions=http_functions)
+                    path=[os.getcwd()], max_json_depth=max_json_depth, http_functions=http_functions,
+                    cluster_join=cluster_join)
 
 
 def http_child(args: HttpArgs) -> ChildSpec:

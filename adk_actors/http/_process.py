@@ -80,7 +80,7 @@ def _build(launch: dict[str, Any]) -> tuple[Host, Any, HttpSection]:
     """The app for ``launch``, with its host not yet attached (it is used by requests only)."""
     section = HttpSection.model_validate(launch["http"])
     sys.path[:0] = launch.get("path", [])
-    host = Host(HostConfig(apps={}))
+    host = Host(HostConfig(apps={}, cluster_join=str(launch.get("cluster_join", ""))))
     app = create_app(host, AppCatalog(dict(launch["apps"]), launch.get("agents_dir")), section,
                      evals_dir=launch.get("evals_dir"), max_json_depth=int(launch["max_json_depth"]),
                      a2a_tasks=launch.get("a2a_tasks"), http_functions=frozenset(launch.get("http_functions", ())))

@@ -369,11 +369,12 @@ class Host:
         session's key to its partition), so the request takes no hop through this host's
         partition. By the view last seen, asked again when older than
         :data:`VIEW_FRESH`. None (the request goes to this host's partition, which
-        forwards it or fails the session over) when the host is in no cluster, has no
+        forwards it or fails the session over) when the host is in no cluster (its
+        config joins none: a client made with :meth:`connect` alone never routes), has no
         view yet, is the home itself, or the home does not take a connection now (a
         member dead or cut off; asked again after :data:`VIEW_FRESH`)."""
-        if self._in_cluster is False:
-            return None
+        if not self.config.cluster_join or self._in_cluster is False:
+            return None  # (a host outside a cluster asks nobody, even while its services restart)
         view = self._fresh_view()
         if view is None or not view.members:
             return None
