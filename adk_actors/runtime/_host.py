@@ -385,19 +385,23 @@ class Host:
 
     def is_member_sessions(self, address: Any) -> bool:
         """Whether ``address`` is another member's ``sessions`` supervisor in the view last seen."""
-        view = self._view_seen[1]
-        return view is not None and any(str(m.sessions) == str(address) for m in view.members if m.sessions)
+        return self._member_at(address) is not None
 
     def forget_home(self, address: Any) -> None:
         """A request sent to ``address`` (a member's ``sessions`` supervisor, as
         :meth:`session_home` gave it) found nobody there: that member is taken for
         not answering until it is asked again (:data:`VIEW_FRESH`), and the view is
         asked again at the next request (it names the supervisor's next address)."""
+        member = self._member_at(address)
+        if member is not None:
+            self._members_answer[member.name] = (time.monotonic(), False)
+        self._view_seen = (float("-inf"), self._view_seen[1])
+
+    def _member_at(self, address: Any) -> Member | None:
+        """The member whose ``sessions`` supervisor is at ``address`` in the view last seen."""
         view = self._view_seen[1]
-        for member in view.members if view is not None else ():
-            if str(member.sessions) == str(address):
-                self._members_answer[member.name] = (time.monotonic(), False)
-        self._view_seen = (float("-inf"), view)
+        return next((m for m in view.members if m.sessions and str(m.sessions) == str(address)), None) \
+            if view is not None else None
 
     def _fresh_view(self) -> ClusterView | None:
         """The view last seen; when it is older than :data:`VIEW_FRESH`, one caller asks
@@ -418,6 +422,8 @@ class Host:
         return view
 
     def _member_answers(self, member: Member) -> bool:
+        """Whether ``member``'s ``sessions`` supervisor takes a connection (believed for
+        :data:`VIEW_FRESH`)."""
         now = time.monotonic()
         seen = self._members_answer.get(member.name)
         if seen is None or now - seen[0] >= VIEW_FRESH:
