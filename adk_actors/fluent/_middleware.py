@@ -184,11 +184,13 @@ class MiddlewarePlugin(Plugin):
         return TraceContext(clock=self._clock)
 
     async def _first(self, hook: str, trace: TraceContext, *args: Any, agent: str | None = None) -> Any:
-        for mw, fn in self._hooks.get(hook, ()):
+        hooked = self._hooks.get(hook, ())
+        view = trace.for_agent(agent) if hooked else trace
+        for mw, fn in hooked:
             if hook in AGENT_HOOKS and not agent_matches(mw, agent):
                 continue
             try:
-                result = await call_hook(fn, trace.for_agent(agent), *args)
+                result = await call_hook(fn, view, *args)
             except Exception as error:
                 await self._failed(trace, mw, hook, error)
                 continue
