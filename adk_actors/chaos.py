@@ -68,9 +68,9 @@ __all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "check_soak_arguments"
            "soak_job", "tree_rows"]
 
 #: The processes that may be killed: the root's children, the service actors, the
-#: session partitions (each holds many sessions), their run workers, and the jobs
-#: actor with its executors.
-PROCESS_KINDS = ("root", "services", "partitions", "workers", "jobs")
+#: session partitions (each holds many sessions), their pools of run workers, the run
+#: workers, and the jobs actor with its executors.
+PROCESS_KINDS = ("root", "services", "partitions", "pools", "workers", "jobs")
 #: Everything that may be killed: the processes, and the actors that are not processes:
 #: sessions (inside their partition) and runs (on a run worker).
 TARGET_KINDS = (*PROCESS_KINDS, "sessions", "runs")
@@ -107,14 +107,19 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
             row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
                    "pid": info.pid, "restarts": info.restarts, "depth": depth, "last_exit": info.last_exit}
             rows.append(row)
-            if path == "sessions/" and info.address is not None:
-                try:  # a session partition: its run workers, and the sessions it holds with their runs
-                    row["sessions"], held = call(system, info.address, HeldSessions(0, sessions), timeout=timeout)
+            if path == "run_pools/" and info.address is not None:
+                try:  # a pool: its run workers
                     workers = call(system, info.address, LiveWorkers(), timeout=timeout)
                 except (CallTimeout, CallError):
                     row["status"] = "unreachable"
                     continue
                 rows.extend(_process_rows(f"{path}{info.id}", "worker", workers, depth + 1))
+            if path == "sessions/" and info.address is not None:
+                try:  # a session partition: the sessions it holds, with their runs
+                    row["sessions"], held = call(system, info.address, HeldSessions(0, sessions), timeout=timeout)
+                except (CallTimeout, CallError):
+                    row["status"] = "unreachable"
+                    continue
                 for status in held:
                     where = f"{path}{info.id}/{status.key}"
                     named = {"app": status.app_name, "user": status.user_id, "session": status.session_id}
@@ -171,7 +176,7 @@ def cluster_trees(host: Host, timeout: float = 1.0, *, others_only: bool = False
 
 def _process_rows(parent: str, kind: str, pids: list[int], depth: int) -> list[dict[str, Any]]:
     """Rows for the processes an actor runs that are not supervised children (a
-    partition's run workers, the jobs actor's executors): ``<parent>/<kind>-PID``."""
+    pool's run workers, the jobs actor's executors): ``<parent>/<kind>-PID``."""
     return [{"path": f"{parent}/{kind}-{pid}", "id": f"{kind}-{pid}", "type": "worker", "status": "running",
              "pid": pid, "restarts": 0, "depth": depth, "last_exit": None} for pid in pids]
 
@@ -189,6 +194,8 @@ def kind_of(row: dict[str, Any]) -> str:
         return "services"
     if path.startswith("sessions/") and row["depth"] == 1:
         return "partitions"
+    if path.startswith("run_pools/") and row["depth"] == 1:
+        return "pools"
     return "workers"
 
 

@@ -462,7 +462,7 @@ def cmd_chaos(args: argparse.Namespace) -> int:
                       f"{1000 * (time.monotonic() - began):.0f} ms (restarts: {back[0]['restarts']})")
                 return 0
             if target["id"].startswith("worker-") and _worker_replaced(host, target, rows):
-                print(f"{target['path']} was replaced by its partition after "
+                print(f"{target['path']} was replaced by its pool after "
                       f"{1000 * (time.monotonic() - began):.0f} ms")
                 return 0
             time.sleep(0.02)
@@ -473,12 +473,12 @@ def cmd_chaos(args: argparse.Namespace) -> int:
 
 
 def _worker_replaced(host: Any, target: dict[str, Any], before: list[dict[str, Any]]) -> bool:
-    """Has the partition of run worker ``target`` as many live workers as before, the
-    killed one not among them?"""
+    """Has the pool of run worker ``target`` as many live workers as before, the killed
+    one not among them?"""
     prefix = target["path"].rsplit("/", 1)[0] + "/worker-"
     try:
         now = {r["pid"] for r in _tree(host) if r["path"].startswith(prefix)}
-    except Exception:  # the partition is restarting
+    except Exception:  # the pool is restarting
         return False
     return target["pid"] not in now and len(now) >= sum(r["path"].startswith(prefix) for r in before)
 
@@ -700,9 +700,9 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_argument("--sessions", type=int, default=8)
     soak.add_argument("--duration", type=float, default=60.0, help="seconds of kills")
     soak.add_argument("--interval", type=float, default=200.0, help="milliseconds between two kills")
-    soak.add_argument("--targets", default="root,services,partitions,workers",
+    soak.add_argument("--targets", default="root,services,partitions,pools,workers",
                       help="kinds of actor to kill, comma-separated: the processes (root, services, partitions, "
-                           "workers), and sessions (crashed) and runs (killed alone)")
+                           "pools, workers), and sessions (crashed) and runs (killed alone)")
     soak.add_argument("--turn-timeout", type=float, default=30.0, help="a turn's deadline, seconds")
     soak.add_argument("--seed", type=int, help="for a repeatable choice of victims")
     soak.add_argument("--stops", type=float, default=0.0,

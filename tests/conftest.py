@@ -151,3 +151,15 @@ def turn_in_background(runner: Any, user_id: str, session_id: str, text: str) ->
     caller = threading.Thread(target=turn)
     caller.start()
     return caller, outcome
+
+
+def session_workers(host: Any, app: str, user: str, session: str) -> list[int]:
+    """The pids of the run workers connected to the partition of session (app, user,
+    session): its turns run on them (the workers are the processes of that partition's
+    pool, not of the partition)."""
+    from adk_actors.messages import LiveWorkers
+    from supervision import call
+
+    workers: list[int] = call(host.system, host.partition_for(app, user, session, refresh=True), LiveWorkers(),
+                              timeout=5)
+    return workers

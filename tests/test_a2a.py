@@ -36,8 +36,9 @@ from a2a.types import (
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.struct_pb2 import Value
 
+from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host
-from supervision import OsPid, call, children_of
+from supervision import OsPid, call
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
@@ -165,7 +166,7 @@ def test_a_partition_killed_mid_task_ends_it_failed_and_get_task_says_why(served
         user = f"A2A_USER_{context_id}"
         partition = host.partition_for("sleepy", user, context_id)
         pid = call(host.system, partition, OsPid(), timeout=5)
-        for process in [pid, *children_of(pid)]:
+        for process in [pid, *call(host.system, partition, LiveWorkers(), timeout=5)]:  # and its run workers
             os.kill(process, signal.SIGKILL)
 
     got = asyncio.run(_stream_until_working(url, "sleep 5", kill))

@@ -17,9 +17,8 @@ import runtime_agents
 from conftest import probe
 
 from adk_actors import RunConfig, RunFailedError
-from adk_actors.messages import HeldKeys, session_key
+from adk_actors.messages import HeldKeys, LiveWorkers, session_key
 from adk_actors.runtime import Host, HostConfig
-from adk_actors.runtime._run_pool import WORKER_START_DELAY
 from supervision import (
     MANUAL_CLOCK_VARIABLE,
     AdvanceClock,
@@ -33,7 +32,7 @@ from supervision import (
     start_server,
     start_supervisor,
 )
-from supervision.testing import children_of, pid_alive, running_actor_system, wait_until
+from supervision.testing import pid_alive, running_actor_system, wait_until
 
 
 class Alarm(GenServer):
@@ -170,9 +169,8 @@ def test_a_run_deadline_and_its_kill_grace_are_kept_to_the_clock(manual_system: 
                 outcome.append(exc)
 
         partition = host.partition_for("sleepy", "ann", "s1")
-        pid = call(manual_system, partition, OsPid())
-        call(manual_system, partition, AdvanceClock(WORKER_START_DELAY))  # the partition forks its two workers
-        workers = wait_until(lambda: found if len(found := children_of(pid)) == 2 else None, timeout=10)
+        workers = wait_until(lambda: found if len(found := call(manual_system, partition, LiveWorkers())) == 2
+                             else None, timeout=10)  # its pool's two workers, connected
         thread = threading.Thread(target=turn, daemon=True)
         thread.start()
         thread.join(0.5)  # the tool is sleeping by now

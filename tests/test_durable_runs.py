@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import serving
+from conftest import serving, session_workers
 from durable_agents import counted
 from engine_helpers import summary
 from test_a2a import answer_message, asked, message, responses, states
@@ -29,7 +29,7 @@ from adk_actors._exceptions import RunFailedError
 from adk_actors.engine import CallDecision
 from adk_actors.runtime import Host, HostConfig
 from supervision import SupervisorClient
-from supervision.testing import children_of, wait_until
+from supervision.testing import wait_until
 
 APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app",
         "booking": "durable_agents:booking_app",
@@ -86,7 +86,7 @@ def test_a_run_whose_worker_was_killed_after_a_side_effect_resumes_with_a_decisi
     thread, box = _start_paused(runner, counts, "right")  # right's send ran; its result is not committed
     pid = session_pid(host, "durable", "ann", "s1")
     assert pid is not None
-    for worker in children_of(pid):
+    for worker in session_workers(host, "durable", "ann", "s1"):
         os.kill(worker, signal.SIGKILL)
     thread.join(10)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"

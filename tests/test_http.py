@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ROOT, last_text, serving
+from conftest import ROOT, last_text, serving, session_workers
 
 from adk_actors.runtime import Host
-from supervision import OsPid, call, children_of, proc_stat, process_alive
+from supervision import call, proc_stat, process_alive
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
@@ -798,8 +798,7 @@ def test_a_run_killed_mid_stream_ends_the_stream_with_google_adks_error_line(
             if line.startswith("data: "):
                 frames.append(json.loads(line[6:]))
                 break
-        partition = host.partition_for("streaming", "ivy", "i1")
-        for worker in children_of(call(host.system, partition, OsPid())):  # the run's worker among them
+        for worker in session_workers(host, "streaming", "ivy", "i1"):  # the run's worker among them
             os.kill(worker, signal.SIGKILL)
         frames += [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
     assert frames[0]["partial"] is True

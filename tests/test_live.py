@@ -32,7 +32,6 @@ from adk_actors.models import (
     ServerError,
     call,
 )
-from supervision import OsPid
 
 SECOND_OF_AUDIO = b"\x01\x00" * 16_000  # 1 s of 16 kHz 16-bit PCM
 
@@ -330,9 +329,9 @@ def test_a_live_run_whose_worker_is_killed_fails_killed_and_keeps_what_was_said(
     import os
     import signal
 
+    from conftest import session_workers
+
     from adk_actors.runtime import Runner
-    from supervision import call
-    from supervision.testing import children_of
 
     runner = Runner(host, "echo")
     runner.create_session("kim", "k1")
@@ -342,8 +341,7 @@ def test_a_live_run_whose_worker_is_killed_fails_killed_and_keeps_what_was_said(
     for event in events:
         if event.turn_complete:
             break
-    partition = call(host.system, host.partition_for("echo", "kim", "k1"), OsPid(), timeout=10)
-    workers = children_of(partition)
+    workers = session_workers(host, "echo", "kim", "k1")
     assert workers
     for pid in workers:
         os.kill(pid, signal.SIGKILL)

@@ -1,19 +1,26 @@
-"""A partition's pool of run workers (runtime._run_pool): a worker killed is replaced at
-once, within the pool's restart intensity; beyond it the partition exits and its
-supervisor restarts it, and the sessions go on."""
+"""A partition's pool of run workers (runtime._run_pool): a supervised process of its
+own, the partition's sibling under the host's ``run_pools`` supervisor. A worker
+killed is replaced at once, within the pool's restart intensity; beyond it the pool
+exits and is restarted alone: the partition and the sessions it holds stay. The pool
+and the partition are each killed alone, and the next turn works."""
 
 from __future__ import annotations
 
 import os
+import pickle
 import signal
+import socket
+import threading
 from pathlib import Path
 from typing import Any
 
 import runtime_agents
 
-from adk_actors.messages import LiveWorkers
+from adk_actors import RunFailedError
+from adk_actors.chaos import tree_rows
+from adk_actors.messages import HeldKeys, LiveWorkers, session_key
 from adk_actors.runtime import Host, HostConfig
-from supervision import OsPid, call
+from supervision import OsPid, SupervisorClient, call
 from supervision.testing import pid_alive, wait_until
 
 
@@ -21,29 +28,40 @@ def texts(events: list[Any]) -> list[str]:
     return [part.text for event in events if event.content for part in event.content.parts if part.text]
 
 
-def _partition_and_worker(host: Host) -> tuple[int, int] | None:
-    """The one partition's pid and its one live worker's, once both answer."""
+def _pool(host: Host) -> Any:
+    """The address of the one partition's pool (None while it restarts)."""
+    assert host.root is not None
+    pools = SupervisorClient(host.system, host.root.address).child("run_pools")
+    return SupervisorClient(host.system, pools.address).child("pool-0").address
+
+
+def _state(host: Host) -> tuple[int, int, list[int]] | None:
+    """(the partition's pid, its pool's pid, the workers connected to the partition),
+    once both answer and the pool's workers are all connected."""
     try:
         partition = host.partitions(refresh=True)[0]
-        pid: int = call(host.system, partition, OsPid(), timeout=2)
-        workers: list[int] = call(host.system, partition, LiveWorkers(), timeout=2)
+        partition_pid: int = call(host.system, partition, OsPid(), timeout=2)
+        connected: list[int] = call(host.system, partition, LiveWorkers(), timeout=2)
+        pool = _pool(host)
+        pool_pid: int = call(host.system, pool, OsPid(), timeout=2)
+        started: list[int] = call(host.system, pool, LiveWorkers(), timeout=2)
     except Exception:  # restarting
         return None
-    return (pid, workers[0]) if len(workers) == 1 else None
+    if not connected or sorted(connected) != sorted(started):
+        return None
+    return partition_pid, pool_pid, sorted(connected)
 
 
-def _kill_worker(host: Host, partition_pid: int, killed: list[int]) -> None:
-    """Kill the partition's worker with SIGKILL, once it has one that is not among
-    ``killed`` (a worker killed before may still be listed, its death not yet seen by
-    the partition); add its pid to ``killed``."""
-    found = wait_until(lambda: (now := _partition_and_worker(host)) is not None and now[0] == partition_pid
-                       and now[1] not in killed and now, timeout=10)
-    os.kill(found[1], signal.SIGKILL)
-    killed.append(found[1])
-    wait_until(lambda: not pid_alive(found[1]), timeout=5)
+def _kill_worker(host: Host, killed: list[int]) -> None:
+    """Kill a worker with SIGKILL once one is connected that is not among ``killed``
+    (a worker killed before may still be listed); add its pid to ``killed``."""
+    found = wait_until(lambda: (now := _state(host)) is not None and [w for w in now[2] if w not in killed], timeout=10)
+    os.kill(found[0], signal.SIGKILL)
+    killed.append(found[0])
+    wait_until(lambda: not pid_alive(found[0]), timeout=5)
 
 
-def test_killed_workers_are_replaced_until_the_pool_gives_up_then_the_partition_restarts(
+def test_killed_workers_are_replaced_until_the_pool_gives_up_then_the_pool_alone_restarts(
         actor_system: Any, tmp_path: Path) -> None:
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
                         worker_intensity=2, worker_period=60.0)
@@ -51,22 +69,100 @@ def test_killed_workers_are_replaced_until_the_pool_gives_up_then_the_partition_
         runner = host.runner("echo")
         runner.create_session("ann", "s1")
         assert texts(list(runner.run("ann", "s1", "one")))[-1] == "echo: one (turn 1)"
-        first = wait_until(lambda: _partition_and_worker(host), timeout=10)
-        partition_pid = first[0]
+        partition_pid, pool_pid, _workers = wait_until(lambda: _state(host), timeout=10)
         killed: list[int] = []
-        for _ in range(2):  # within the intensity: replaced
-            _kill_worker(host, partition_pid, killed)
-        replaced = wait_until(lambda: (now := _partition_and_worker(host)) is not None and now[1] not in killed
-                              and now, timeout=10)
-        assert replaced[0] == partition_pid  # the partition went on
+        for _ in range(2):  # within the intensity: replaced by the same pool
+            _kill_worker(host, killed)
+        replaced = wait_until(lambda: (now := _state(host)) is not None and not set(now[2]) & set(killed) and now,
+                              timeout=10)
+        assert replaced[:2] == (partition_pid, pool_pid)
         assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
 
-        _kill_worker(host, partition_pid, killed)  # the third within the period: the pool gives up
-        wait_until(lambda: not pid_alive(partition_pid), timeout=10)
-        restarted = wait_until(lambda: (now := _partition_and_worker(host)) is not None
-                               and now[0] != partition_pid and now, timeout=15)
-        assert restarted[0] != partition_pid  # restarted by its supervisor, with a new pool
+        _kill_worker(host, killed)  # the third within the period: the pool gives up
+        wait_until(lambda: not pid_alive(pool_pid), timeout=10)
+        restarted = wait_until(lambda: (now := _state(host)) is not None and now[1] != pool_pid and now, timeout=15)
+        assert restarted[0] == partition_pid  # the partition went on, and still holds the session
+        assert call(host.system, host.partitions()[0], HeldKeys(), timeout=5) == [session_key("echo", "ann", "s1")]
         assert texts(list(runner.run("ann", "s1", "three")))[-1] == "echo: three (turn 3)"
+        rows = {row["path"]: row for row in tree_rows(host)}
+        assert rows["run_pools/pool-0"]["restarts"] == 1 and "crash" in rows["run_pools/pool-0"]["last_exit"]
+        assert rows["sessions/sessions-0"]["restarts"] == 0
         session = runner.get_session("ann", "s1")
         assert texts(session.events) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)",
                                          "three", "echo: three (turn 3)"]
+
+
+def test_a_pool_killed_mid_run_fails_that_run_and_the_partition_keeps_its_sessions(
+        actor_system: Any, tmp_path: Path) -> None:
+    """kill -9 of the pool: its workers die with it, the run in flight ends ``killed``
+    at once, the partition (same pid) still holds the session, and once the restarted
+    pool's workers connect the next turn works."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        runner.create_session("ann", "s1")
+        partition_pid, pool_pid, workers = wait_until(lambda: _state(host), timeout=10)
+        seen: list[Any] = []
+        box: dict[str, Any] = {}
+
+        def turn() -> None:
+            try:
+                seen.extend(runner.run("ann", "s1", "sleep 30"))
+            except RunFailedError as exc:
+                box["error"] = exc
+
+        thread = threading.Thread(target=turn, daemon=True)
+        thread.start()
+        wait_until(lambda: len(seen) >= 1, timeout=10)  # the user's event: the run is on a worker
+        os.kill(pool_pid, signal.SIGKILL)
+        thread.join(5)
+        assert not thread.is_alive() and box["error"].reason == "killed"
+        wait_until(lambda: not any(pid_alive(w) for w in workers), timeout=5)  # they died with their pool
+        now = wait_until(lambda: (s := _state(host)) is not None and s[1] != pool_pid and s, timeout=15)
+        assert now[0] == partition_pid
+        assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+
+
+def test_a_partition_killed_alone_gets_its_pools_new_workers(actor_system: Any, tmp_path: Path) -> None:
+    """kill -9 of the partition: its workers' lines end and they exit (not counted
+    against the pool's intensity); the same pool starts others, which connect to the
+    partition's next self, and the session's next turn works there."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1,
+                        worker_intensity=1, worker_period=60.0)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("echo")
+        runner.create_session("ann", "s1")
+        assert texts(list(runner.run("ann", "s1", "one")))[-1] == "echo: one (turn 1)"
+        for _ in range(2):  # twice: over the intensity of 1, were the workers' exits counted
+            partition_pid, pool_pid, workers = wait_until(lambda: _state(host), timeout=10)
+            os.kill(partition_pid, signal.SIGKILL)
+            now = wait_until(lambda: (s := _state(host)) is not None and s[0] != partition_pid and s, timeout=15)
+            assert now[1] == pool_pid and not set(now[2]) & set(workers)
+            assert not any(pid_alive(w) for w in workers)
+        assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
+
+
+def test_the_workers_socket_takes_only_a_worker_and_survives_anything_else(actor_system: Any,
+                                                                          tmp_path: Path) -> None:
+    """A process that connects to the partition's workers' socket and says anything but
+    a worker's hello (garbage, a pickle of something else, nothing) is disconnected;
+    the partition serves on, with the same workers."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("echo")
+        runner.create_session("ann", "s1")
+        before = wait_until(lambda: _state(host), timeout=10)
+        [path] = [p for p in (tmp_path / "data" / "lines").iterdir() if p.name.startswith("w0-")]
+        assert path.stat().st_mode & 0o777 == 0o600
+        for said in (b"garbage", pickle.dumps({"not": "a hello"}), None):
+            intruder = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            intruder.settimeout(5)
+            intruder.connect(str(path))
+            if said is not None:
+                intruder.send(said)
+            else:
+                intruder.shutdown(socket.SHUT_WR)
+            assert intruder.recv(1024) == b""  # disconnected, told nothing
+            intruder.close()
+        assert texts(list(runner.run("ann", "s1", "one")))[-1] == "echo: one (turn 1)"
+        assert _state(host) == before

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import runtime_agents
+from conftest import session_workers
 
 from adk_actors import RunConfig
 from adk_actors._exceptions import (
@@ -24,7 +25,7 @@ from adk_actors._exceptions import (
 from adk_actors.messages import GetState, HeldKeys, LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
 from supervision import CallError, OsPid, SupervisorClient, UnknownRequest, call
-from supervision.testing import children_of, pid_alive, wait_until
+from supervision.testing import pid_alive, wait_until
 
 
 def texts(events: list[Any]) -> list[str]:
@@ -143,7 +144,7 @@ def test_run_worker_killed_mid_run_fails_within_a_second(host: Host) -> None:
     wait_until(lambda: len(seen) >= 2)
     pid = session_pid(host, "sleepy", "ann", "s1")
     assert pid is not None
-    runs = children_of(pid)
+    runs = session_workers(host, "sleepy", "ann", "s1")
     assert runs
     killed_at = time.monotonic()
     for child in runs:

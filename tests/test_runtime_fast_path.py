@@ -21,6 +21,7 @@ from adk_actors.messages import (
     DeleteSession,
     GetState,
     HeldKeys,
+    LiveWorkers,
     RunAccepted,
     RunDone,
     RunFailed,
@@ -29,8 +30,8 @@ from adk_actors.messages import (
     session_key,
 )
 from adk_actors.runtime import Host
-from supervision import Call, CallError, OsPid, Reply, SupervisorClient, call
-from supervision.testing import children_of, pid_alive, wait_until
+from supervision import Call, CallError, Reply, SupervisorClient, call
+from supervision.testing import pid_alive, wait_until
 
 
 def texts(events: list[Any]) -> list[str]:
@@ -80,14 +81,17 @@ def test_new_sessions_and_their_turns_start_no_process(host: Host) -> None:
     workers: 20 new sessions and their first two turns leave the host's processes as
     they were (before, each new session forked two)."""
     runner = host.runner("echo")
-    partitions = [call(host.system, p, OsPid(), timeout=5) for p in host.partitions()]
-    before = {pid: sorted(children_of(pid)) for pid in partitions}
-    assert all(len(workers) == 2 for workers in before.values())  # run_workers per partition
+    def workers() -> list[list[int]] | None:
+        """Each partition's connected workers, once each has its two (run_workers)."""
+        now = [sorted(call(host.system, p, LiveWorkers(), timeout=5)) for p in host.partitions()]
+        return now if all(len(w) == 2 for w in now) else None
+
+    before = wait_until(workers, timeout=10)
     for i in range(20):
         runner.create_session("crowd", f"s{i}")
         assert texts(list(runner.run("crowd", f"s{i}", "one")))[-1] == "echo: one (turn 1)"
         assert texts(list(runner.run("crowd", f"s{i}", "two")))[-1] == "echo: two (turn 2)"
-    assert {pid: sorted(children_of(pid)) for pid in partitions} == before
+    assert workers() == before
     held = sum(len(call(host.system, p, HeldKeys(), timeout=5)) for p in host.partitions())
     assert held == 20
 

@@ -38,7 +38,7 @@ import signal
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -222,7 +222,16 @@ class Host:
         call it before starting an actor system you give to a Host, or each supervisor
         restarted imports its children's code again."""
         from .. import log  # noqa: F401
-        from . import _approvals, _artifacts, _breakers, _credentials, _jobs, _memory, _partition  # noqa: F401
+        from . import (  # noqa: F401
+            _approvals,
+            _artifacts,
+            _breakers,
+            _credentials,
+            _jobs,
+            _memory,
+            _partition,
+            _run_pool,
+        )
 
     def start(self) -> Host:
         """Start the tree, and the actor system first if none was given. In order:
@@ -233,6 +242,7 @@ class Host:
         self.load_tree_code()
         from ..log import JSON_LINES
         from ._partition import PartitionArgs, SessionPartition
+        from ._run_workers import WorkerLimits
 
         private_dir(self.config.data_dir)
         if self.config.log_file:
@@ -245,30 +255,25 @@ class Host:
                                              log_level=self.config.log_level, log_formatter=JSON_LINES,
                                              convention=leader,
                                              convention_checkin=self.config.cluster_checkin if leader else None)
+        lines_dir = str(Path(self.config.data_dir) / "lines")
         partition_args = PartitionArgs(store=self.config.store_location, apps=dict(self.config.apps),
-                                       lines_dir=str(Path(self.config.data_dir) / "lines"),
-                                       lease_holder=self.holder_name,
+                                       lines_dir=lines_dir, lease_holder=self.holder_name,
                                        lease_seconds=self.config.lease_seconds,
                                        agents_dir=self.config.agents_dir, conformance_dir=self.config.conformance_dir,
                                        idle_timeout=self.config.idle_timeout,
                                        run_timeout=self.config.run_timeout,
                                        max_queued_runs=self.config.max_queued_runs,
                                        partitions=self.config.partitions,
-                                       run_workers=self.config.run_workers,
-                                       worker_cached_events=self.config.worker_cached_events,
-                                       runs_per_worker=self.config.runs_per_worker,
-                                       max_run_workers=self.config.max_run_workers,
+                                       workers=WorkerLimits(self.config.run_workers, self.config.runs_per_worker,
+                                                            self.config.max_run_workers),
                                        trace_turns=self.config.trace_turns,
-                                       model_base_urls=dict(self.config.models), breakers=self.config.breakers,
-                                       model_options=dict(self.config.model_options),
-                                       limits=self.config.limits, health=self.config.health,
+                                       limits=self.config.limits,
                                        session_intensity=self.config.session_intensity,
-                                       session_period=self.config.session_period,
-                                       worker_intensity=self.config.worker_intensity,
-                                       worker_period=self.config.worker_period)
+                                       session_period=self.config.session_period)
         tree = SupervisorSpec(
             children=(
                 ChildSpec(id="registry", start=Registry, provides_registry=True),
+                ChildSpec.supervisor("run_pools", self._pools_spec(lines_dir), name="run_pools"),
                 ChildSpec.supervisor("sessions", PartitionSupervisorSpec(
                     partitions=self.config.partitions, partition_start=SessionPartition, partition_args=partition_args,
                     partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
@@ -292,6 +297,35 @@ class Host:
             raise
         self._root_pid = _parent_of(self.root.pids().get("registry"))
         return self
+
+    def _pools_spec(self, lines_dir: str) -> SupervisorSpec:
+        """One pool of run workers per session partition (``pool-<i>`` serves
+        ``sessions-<i>``), one_for_one: a pool over its workers' restart intensity is
+        restarted alone, at once, and the partitions' own intensity bounds this
+        supervisor's. Started before the partitions, whose turns run on them."""
+        from ._link import worker_line_path
+        from ._run_pool import PoolArgs, RunPool
+        from ._run_protocol import WorkerSettings
+
+        worker = WorkerSettings(apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
+                                conformance_dir=self.config.conformance_dir,
+                                model_base_urls=dict(self.config.models), model_options=dict(self.config.model_options),
+                                cached_events=self.config.worker_cached_events, trace=self.config.trace_turns > 0)
+        return SupervisorSpec(
+            children=tuple(
+                ChildSpec(id=f"pool-{index}", start=RunPool, args=PoolArgs(
+                    replace(worker, partition_line=worker_line_path(lines_dir, self.holder_name, index)),
+                    run_workers=self.config.run_workers, max_run_workers=self.config.max_run_workers,
+                    health=self.config.health, services=self.config.breakers,
+                    worker_intensity=self.config.worker_intensity, worker_period=self.config.worker_period),
+                    shutdown=self.config.session_shutdown)
+                for index in range(self.config.partitions)),
+            strategy=Strategy.ONE_FOR_ONE,
+            intensity=self.config.sessions_intensity,
+            period=self.config.sessions_period,
+            health=self.config.health,
+            concurrent_start=True,
+        )
 
     def _services_spec(self) -> SupervisorSpec:
         """The service actors, one_for_one, each restarted after a short backoff (so a

@@ -1,13 +1,23 @@
-"""The direct line between a session partition and one of its run workers (a socket pair).
+"""The direct line between a session partition and one of its run workers.
 
 A turn's two messages between a partition and its worker (``StartRun`` one way,
 ``RunOutput`` the other) cost each side, through Thespian, several turns of its loop
 (the select set rebuilt, timers checked, an acknowledgement sent back): measured, a
-serial turn took about twice as long (bench/turns.py, docs/benchmarks.md). The worker
-is the partition's own child, forked from it, so the two share an ``AF_UNIX``
-``SOCK_SEQPACKET`` socket pair the partition makes just before the fork: one datagram
-per message, kept whole by the kernel, delivered in order. Each side watches its end
-with ``ThespianWatch``.
+serial turn took about twice as long (bench/turns.py, docs/benchmarks.md). So each
+worker, a child of the partition's pool (``_run_pool``), connects an ``AF_UNIX``
+``SOCK_SEQPACKET`` socket to its partition, one datagram per message, kept whole by
+the kernel, delivered in order. Each side watches its end with ``ThespianWatch``.
+
+* The partition listens at ``worker_line_path`` (in the host's private ``lines``
+  folder, 0700; the socket 0600), a name that does not change when the partition
+  restarts, so its pool's workers find the new one. It takes a connection only from a
+  process of its own user (``SO_PEERCRED``), and only as a worker once its first
+  message is ``WorkerHello``.
+* A worker whose line ends (its partition died or stopped) exits: its turns died with
+  the partition; the pool starts another, which connects to the partition's next self.
+
+The jobs actor's executors, its own children, share such a line with it as a socket
+pair made just before the fork (``fork_linked``).
 
 The line is a fast path, never the only one. ``send`` returns False, and the caller
 sends through Thespian instead, when the message is larger than ``MAX_MESSAGE``, when
@@ -16,19 +26,22 @@ message fell back once keeps to Thespian for the rest of that run, and a receive
 reads its line before it handles a message that came through Thespian from the same
 peer, so the order of a run's messages holds on either path. A line that reads
 end-of-file (the peer died) is closed.
-
-The worker is told which descriptor is its end (``WorkerSettings.link_fd``), and
-closes the partition's ends it inherited with the fork (``inherited_fds``): a line's
-end held by a third process would hide its peer's death.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
 import pickle
 import socket
+import struct
+from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_MESSAGE", "RunLink", "fork_linked", "read_waiting"]
+from .._files import private_dir
+
+__all__ = ["MAX_MESSAGE", "RunLink", "WorkerLineServer", "fork_linked", "read_waiting", "worker_line_path"]
 
 #: Messages larger than this (pickled) go through Thespian instead.
 MAX_MESSAGE = 64 * 1024
@@ -60,9 +73,25 @@ class RunLink:
 
     @classmethod
     def pair(cls) -> tuple[RunLink, RunLink]:
-        """(the partition's end, the worker's end)."""
+        """(the parent's end, the child's end) of a line to a child about to be forked."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         return cls(ours), cls(theirs)
+
+    @classmethod
+    def adopt(cls, fd: int) -> RunLink:
+        """In the forked child: its end of the line, inherited as descriptor ``fd``."""
+        return cls(socket.socket(fileno=fd))
+
+    @classmethod
+    def connect(cls, path: str) -> RunLink | None:
+        """A worker's line to the partition listening at ``path``; None while none listens."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            sock.connect(path)
+        except OSError:
+            sock.close()
+            return None
+        return cls(sock)
 
     @property
     def closed(self) -> bool:
@@ -96,17 +125,12 @@ class RunLink:
             self._sock.close()
             self._sock = None
 
-    @classmethod
-    def adopt(cls, fd: int) -> RunLink:
-        """In the forked worker: its end of the line, inherited as descriptor ``fd``."""
-        return cls(socket.socket(fileno=fd))
-
 
 def fork_linked(parent: Any, actor_class: type) -> tuple[Any, RunLink, int]:
-    """Fork a child actor of ``parent`` with a direct line to it: (its address, the
-    parent's end, the descriptor number of the child's end, to name in its ``Init``).
-    The parent's copy of the child's end is closed once the child has it; if the fork
-    fails, both ends are closed."""
+    """Fork a child actor of ``parent`` with a line to it (the jobs actor's executors):
+    (its address, the parent's end, the descriptor number of the child's end, to name
+    in its ``Init``). The parent's copy of the child's end is closed once the child has
+    it; if the fork fails, both ends are closed."""
     ours, theirs = RunLink.pair()
     try:
         address = parent.createActor(actor_class)
@@ -116,3 +140,54 @@ def fork_linked(parent: Any, actor_class: type) -> tuple[Any, RunLink, int]:
     finally:
         theirs.close()  # the child's now
     return address, ours, theirs.fd
+
+
+def worker_line_path(lines_dir: str, holder: str, index: int) -> str:
+    """Where partition ``index`` of the host leasing as ``holder`` listens for its
+    workers: the same path across the partition's restarts, short enough for a socket."""
+    digest = hashlib.sha256(holder.encode()).hexdigest()[:8]
+    return str(Path(lines_dir) / f"w{index}-{digest}.sock")
+
+
+_PEER = struct.Struct("3i")  # struct ucred: pid, uid, gid
+
+
+class WorkerLineServer:
+    """The partition's listening socket for its workers' lines (main thread only)."""
+
+    def __init__(self, path: str) -> None:
+        folder = Path(path).parent
+        private_dir(folder)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # left by the partition's earlier self
+        self.path = path
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._sock.bind(path)
+            os.chmod(path, 0o600)
+            self._sock.listen(64)
+        except OSError:
+            self._sock.close()
+            raise
+        self._sock.setblocking(False)
+        self.fd = self._sock.fileno()
+
+    def accept(self) -> list[RunLink]:
+        """The lines connected since last asked, from processes of our own user."""
+        lines: list[RunLink] = []
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:  # BlockingIOError: none waits
+                return lines
+            _pid, uid, _gid = _PEER.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEER.size))
+            if uid != os.getuid():
+                conn.close()
+                continue
+            lines.append(RunLink(conn))
+
+    def close(self) -> None:
+        """Stop listening; the path goes (a restarted partition binds it again)."""
+        self._sock.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)

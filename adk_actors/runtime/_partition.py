@@ -12,12 +12,15 @@ created, listed and deleted here through the partition's store connection; every
 other request goes to its session (loaded if needed; ``unknown_session`` if the
 store does not have it).
 
-Its turns run on its pool of run workers (``_run_pool.RunWorkerPool``: processes it
-forks, each with a direct line to it, replaced when one dies, under the pool's own
-restart intensity): the partition gives the pool each turn a session begins and takes
-each run's output from it to commit and relay; a worker's death fails the runs it held
-(``killed``). Over the pool's intensity the partition exits (``WorkersExhausted``),
-and its supervisor restarts it.
+Its turns run on the run workers of its pool (``_run_pool.RunPool``, a sibling
+process under the host's ``run_pools`` supervisor, which starts, replaces and
+health-checks them under its own restart intensity). Each worker connects a direct
+line to the partition (``_link``); the partition checks one out per turn
+(``_run_workers.RunWorkers``), gives it the turn and takes the run's output from it
+to commit and relay. A worker's death fails the runs it held (``killed``); the
+pool's death fails them all, and the partition's sessions wait for the new pool's
+workers. The partition's own death ends its workers' lines: they exit, and the pool
+starts others, which connect to the partition's next self.
 
 A (re)started partition holds no session: a run the store still marks as running in
 one of its sessions died with the previous process, and its caller gets
@@ -33,7 +36,6 @@ and the session is then activated here from the store.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import socket
@@ -51,10 +53,7 @@ from supervision import (
     CallerRef,
     CallError,
     ErrorReply,
-    ExitKind,
-    ExitReason,
     GenServer,
-    HealthCheck,
     partition_index,
     takes_connection,
 )
@@ -108,6 +107,7 @@ from ..store import (
     open_session_store,
 )
 from ._caller_line import CallerLine, LineServer
+from ._link import worker_line_path
 from ._partition_timers import (
     CancelGraceOver,
     CatchUp,
@@ -119,15 +119,13 @@ from ._partition_timers import (
     ResumeInterrupted,
     RunDeadline,
     SendLater,
-    WorkersExhausted,
     WriteRunLog,
 )
 from ._placement import ClusterView, Homed, Member, ranked
-from ._run_pool import PoolSettings, RunWorkerPool
 from ._run_protocol import (
     RunOutput,
-    WorkerSettings,
 )
+from ._run_workers import RunWorkers, WorkerLimits
 from ._session import Session, SessionRun
 
 __all__ = ["PartitionArgs", "SessionPartition"]
@@ -141,16 +139,11 @@ FORWARD_RECHECK = 0.3
 #: How often what the Runners' lines did not take at once is offered again.
 _FLUSH_EVERY = 0.002
 
-#: Imported by a partition before it forks its workers: a module imported first in a
-#: forked worker is imported again by each of them.
-_PRELOAD = ("adk_actors.log", "adk_actors.telemetry", "adk_actors.engine", "adk_actors.models")
-
-
 @dataclass(frozen=True)
 class PartitionArgs:
     store: str  # the session store's location (store.open_session_store): a SQLite file or a postgresql:// URL
     apps: dict[str, str]  # app name -> root agent import path or YAML file
-    lines_dir: str | None = None  # where Runners' direct lines listen (None: Runners use Thespian)
+    lines_dir: str  # where Runners' and run workers' direct lines listen (see _caller_line, _link)
     lease_holder: str = "local"  # this host's name among the store's writers (its partitions add their index)
     lease_seconds: float = 15.0  # a lease on a held session lasts this long unless renewed (every third)
     agents_dir: str | None = None  # a folder of YAML apps (see engine.AppCatalog)
@@ -159,18 +152,9 @@ class PartitionArgs:
     run_timeout: float | None = None  # a run's deadline when its RunConfig sets none
     max_queued_runs: int = 8
     partitions: int = 1
-    run_workers: int = 2  # worker processes per partition
-    runs_per_worker: int = 0  # turns a worker runs at once (0: no limit; 1: a process per turn)
-    max_run_workers: int = 32  # with runs_per_worker: the most workers; beyond, turns wait their turn
-    worker_cached_events: int = 50_000  # history events a worker keeps for sessions' next turns
+    workers: WorkerLimits = field(default_factory=WorkerLimits)  # how busy its pool's workers may be
     trace_turns: int = 0  # turns whose trace each session keeps (0: no trace is recorded)
-    model_base_urls: dict[str, str] | None = None
-    breakers: bool = True  # runs reach the host's services (breakers, artifacts ...)
-    model_options: dict[str, Any] | None = None
     limits: Limits = field(default_factory=Limits)
-    health: HealthCheck | None = None  # the run workers' health checks (a stopped or stuck one is killed)
-    worker_intensity: int = 20  # run workers that die unasked more often than this ...
-    worker_period: float = 5.0  # ... within this many seconds: the partition exits (see _run_pool)
     session_intensity: int = 5  # a session that crashes more often than this ...
     session_period: float = 60.0  # ... within this many seconds fails: it answers session_failed until reset
 
@@ -207,28 +191,17 @@ class SessionPartition(GenServer):
     # -- start ------------------------------------------------------------------------------
 
     def init(self, args: PartitionArgs) -> None:
-        """Import the apps (a bad path fails the start), open the store, fail the runs
-        orphaned by a previous process. The workers are forked ``WORKER_START_DELAY``
-        later (a turn that comes first forks one itself)."""
+        """Import the apps (a bad path fails the start), open the store, listen for the
+        run workers' lines (a folder that cannot hold the socket fails the start), fail
+        the runs orphaned by a previous process. The pool's workers connect when they
+        find the partition listening."""
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
-        # First: an init that fails below still exits (exit_waits_for_children asks the pool).
-        self.pool = RunWorkerPool(self, PoolSettings(
-            WorkerSettings(apps=dict(args.apps), agents_dir=args.agents_dir, conformance_dir=args.conformance_dir,
-                           registry=self.registry if args.breakers else None,
-                           model_base_urls=args.model_base_urls, model_options=args.model_options,
-                           cached_events=args.worker_cached_events, trace=args.trace_turns > 0),
-            run_workers=args.run_workers, runs_per_worker=args.runs_per_worker,
-            max_run_workers=args.max_run_workers, health=args.health,
-            worker_intensity=args.worker_intensity, worker_period=args.worker_period))
-        for module in _PRELOAD:
-            importlib.import_module(module)
         self.catalog = AppCatalog(args.apps, args.agents_dir)
         for app, path in args.apps.items():
-            # Loaded here once: every worker forked below inherits it. (An app of the
-            # agents_dir is loaded by the turns that ask for it: a broken one fails them,
-            # not the partition.)
+            # (An app of the agents_dir is loaded by the turns that ask for it: a broken
+            # one fails them, not the partition.)
             try:
                 self.catalog.load(app)
             except Exception as exc:
@@ -236,6 +209,7 @@ class SessionPartition(GenServer):
         self.store = open_session_store(args.store)
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.holder = f"{args.lease_holder}/partition-{self.index}"
+        self.pool = RunWorkers(self, worker_line_path(args.lines_dir, args.lease_holder, self.index), args.workers)
         self.hosts_seen: dict[str, tuple[float, bool]] = {}  # other hosts: (when asked, took a connection)
         self.view: ClusterView | None = None  # the cluster, when this host is in one (runtime._placement)
         self.move_armed = False
@@ -259,14 +233,11 @@ class SessionPartition(GenServer):
         self.flush_armed = False
         self._fail_orphaned_runs()
         self.lines_changed()
-        self.pool.begin()
         self.send_after(args.lease_seconds / 3, RenewLeases())
 
-    def _open_lines(self, lines_dir: str | None) -> LineServer | None:
-        """Listen for Runners' direct lines in ``lines_dir`` (none without one, or when
-        the folder cannot hold a socket: Runners then use Thespian)."""
-        if lines_dir is None:
-            return None
+    def _open_lines(self, lines_dir: str) -> LineServer | None:
+        """Listen for Runners' direct lines in ``lines_dir`` (none when the folder cannot
+        hold a socket: Runners then use Thespian)."""
         try:
             return LineServer(Path(lines_dir).resolve())
         except OSError as exc:
@@ -832,14 +803,9 @@ class SessionPartition(GenServer):
     # -- lines: the Runners' and the run workers' -------------------------------------------
 
     def lines_changed(self) -> None:
-        """Watch the workers' lines, the Runners' lines and the socket they connect to."""
+        """Watch the workers' lines, the Runners' lines and the sockets they connect to."""
         fds = self.pool.fds() + [line.fd for line in self.callers if not line.closed]
         self.watch_fds(fds + ([self.lines.fd] if self.lines is not None else []))
-
-    def other_fds(self) -> tuple[int, ...]:
-        """What a new worker must close of ours besides the workers' lines: the Runners'."""
-        return (*(line.fd for line in self.callers if not line.closed),
-                *((self.lines.fd,) if self.lines is not None else ()))
 
     def handle_watch(self, ready: list[int]) -> None:
         self.pool.read(ready)
@@ -942,8 +908,6 @@ class SessionPartition(GenServer):
             session = self.sessions.get(payload.key)
             if session is not None:
                 session.caught_up(payload.run_id)
-        elif isinstance(payload, WorkersExhausted):
-            self.stop(ExitReason(ExitKind.CRASH, payload.reason))
         elif isinstance(payload, ResumeInterrupted):
             for app, user, session_id in payload.sessions:
                 try:
@@ -969,14 +933,9 @@ class SessionPartition(GenServer):
             self.flush_armed = True
             self.send_after(_FLUSH_EVERY, FlushLines())
 
-    def exit_waits_for_children(self) -> bool:
-        """Not while a worker we forked has not answered its Init (it may be starting:
-        Thespian would wait for it for ever, see ``GenServer``); the workers then die
-        with us."""
-        return self.pool.all_started()
-
     def terminate(self, reason: Any) -> None:
-        """Every run not ended gets ``RunFailed(interrupted)``; the workers stop with us."""
+        """Every run not ended gets ``RunFailed(interrupted)``; the workers' lines close
+        (each worker exits, and its pool starts another)."""
         if "store" not in vars(self):
             return
         for session in self.sessions.values():

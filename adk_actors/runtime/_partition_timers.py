@@ -1,16 +1,16 @@
-"""A session partition's timers, one type each: what it asks the partition to do
-when it fires (``SessionPartition.handle_timeout``). Sessions arm three of them
-through their owner (``SessionOwner.send_after``)."""
+"""A session partition's timers and its pool's, one type each: what it asks the
+partition (``SessionPartition.handle_timeout``) or the pool (``RunPool.handle_timeout``)
+to do when it fires. Sessions arm three of them through their owner
+(``SessionOwner.send_after``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "MoveHome", "PassivateIdle",
-           "RenewLeases",
-           "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun", "StartWorkers", "WorkerInitOverdue",
-           "WorkersExhausted", "WriteRunLog"]
+__all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "KillCondemned", "MoveHome",
+           "PassivateIdle", "RenewLeases", "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun",
+           "WorkerInitOverdue", "WriteRunLog"]
 
 
 @dataclass(frozen=True)
@@ -104,24 +104,18 @@ class StalledRun:
 
 @dataclass(frozen=True)
 class CheckWorkers:
-    """The run workers' health check is due."""
-
-
-@dataclass(frozen=True)
-class StartWorkers:
-    """Fork the run workers the partition starts with."""
+    """(The pool's) the run workers' health check is due."""
 
 
 @dataclass(frozen=True)
 class WorkerInitOverdue:
-    """The worker at ``address`` should have answered its Init by now."""
+    """(The pool's) the worker at ``address`` should have answered its Init by now."""
 
     address: Any
 
 
 @dataclass(frozen=True)
-class WorkersExhausted:
-    """The run workers died more often than the pool's restart intensity allows: the
-    partition exits (abnormally), and its supervisor restarts it with a new pool."""
+class KillCondemned:
+    """(The pool's) the worker at ``address``, condemned, is killed now if it is still there."""
 
-    reason: str
+    address: Any

@@ -1,12 +1,16 @@
-"""The run worker: a pooled process of a session partition that runs turns.
+"""The run worker: a pooled process that runs a session partition's turns.
 
-A partition starts a few workers when it starts (its children; see ``_partition``),
-and gives each turn of any of its sessions to one of them. In order, for a worker:
+A partition's pool (``_run_pool``) starts a few workers, its children; each connects
+its line to the partition, and the partition gives each turn of any of its sessions
+to one of them (``_run_workers``). In order, for a worker:
 
 1. ``Init`` (``WorkerSettings``): the apps, where the host's services are, the model
-   connectors' options. It starts its worker thread: one thread and one asyncio loop
-   for the process's life, on which every turn runs as a task, several at once (a
-   turn mostly waits for a model or a tool).
+   connectors' options, where its partition listens. It starts its worker thread: one
+   thread and one asyncio loop for the process's life, on which every turn runs as a
+   task, several at once (a turn mostly waits for a model or a tool). It connects its
+   line to the partition (again and again, ``CONNECT_FIRST`` apart and doubling to
+   ``CONNECT_MAX``, while none listens: the partition may be starting), says
+   ``WorkerHello`` and learns the partition's address from its ``PartitionHello``.
 2. ``StartRun``: the turn's session history, whole, or as the events since the
    prefix this worker received for the session last time (``known``: count and last
    event id, checked; a worker that does not hold exactly that prefix answers
@@ -40,8 +44,10 @@ and gives each turn of any of its sessions to one of them. In order, for a worke
 Thespian, each handled after whatever waits on the line.
 
 The worker creates no actors, so no fork ever happens while its threads run. If the
-process dies, every turn it held fails ``killed`` (the partition sees the exit) and
-the partition starts another worker.
+process dies, every turn it held fails ``killed`` (the partition sees its line end)
+and the pool starts another worker. If its line ends (the partition died or stopped),
+the worker exits, normally: its turns died with the partition, and the pool starts
+another, which connects to the partition's next self.
 """
 
 
@@ -66,6 +72,8 @@ from supervision import (
     Call,
     Cast,
     ErrorReply,
+    ExitKind,
+    ExitReason,
     GenServer,
     Lookup,
     Reply,
@@ -97,9 +105,11 @@ from ._run_protocol import (
     Committed,
     LiveSend,
     NeedHistory,
+    PartitionHello,
     RunOutcome,
     RunOutput,
     StartRun,
+    WorkerHello,
     WorkerSettings,
 )
 from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
@@ -123,6 +133,17 @@ FINAL_WINDOW = 0.002
 HOLD_LIMIT = 0.02
 #: How long a run waits for its partition to say its tool call is on record (see the module, 3).
 COMMIT_WAIT = 30.0
+#: A worker that finds no partition listening tries again this long after, then twice
+#: as long each time, up to CONNECT_MAX.
+CONNECT_FIRST = 0.01
+CONNECT_MAX = 0.2
+
+
+@dataclass(frozen=True)
+class ConnectPartition:
+    """(A timer) try to connect the line to the partition again; next, ``delay`` later."""
+
+    delay: float
 
 
 def release_due(timeout: float | None, now: float, *, first: float, last: float) -> bool:
@@ -233,6 +254,7 @@ class RunActor(GenServer):
         self._held_last = 0.0  # ... and at its last one
         self._partial_armed = False
         self._link: RunLink | None = None  # our direct line to the partition (see _link)
+        self._partition: Any = None  # its address, from its PartitionHello
         self._through_thespian: set[str] = set()  # runs whose output fell back from the line
         self._recorder: TraceRecorder | None = None  # records the turns' spans (WorkerSettings.trace)
         #: inputs of live runs not started here yet (their StartRun waits on NeedHistory)
@@ -243,34 +265,42 @@ class RunActor(GenServer):
         self._next_barrier = 0
 
     def init(self, args: WorkerSettings) -> Any:
-        """Take our end of the line (and let go of the partition's ends the fork gave
-        us), start the worker thread, watch the bell and the line."""
+        """Start the worker thread, watch the bell, connect the line to the partition."""
         if not isinstance(args, WorkerSettings):
             raise BadRequest("a run worker needs WorkerSettings")
         self._settings = args
         self._catalog = AppCatalog(args.apps, args.agents_dir)
         self._registry = args.registry
-        for fd in args.inherited_fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        if args.link_fd is not None:
-            self._link = RunLink.adopt(args.link_fd)
         if args.trace:
             self._recorder = TraceRecorder()
             self._recorder.attach()
         self._thread = threading.Thread(target=self._worker, name="run-worker", daemon=True)
         self._thread.start()
-        self._watch()
+        self._connect(ConnectPartition(CONNECT_FIRST))
         return None
+
+    def _connect(self, attempt: ConnectPartition) -> None:
+        """Connect the line to the partition and say hello; while none listens, try again
+        later (see the module, 1)."""
+        path = self._settings.partition_line
+        link = RunLink.connect(path) if path is not None else None
+        if link is None or not link.send(WorkerHello(self.myAddress, os.getpid(), self.supervisor)):
+            if link is not None:
+                link.close()
+            if path is not None:
+                self.send_after(attempt.delay, ConnectPartition(min(attempt.delay * 2, CONNECT_MAX)))
+            self._watch()
+            return
+        self._link = link
+        self._watch()
 
     def _watch(self) -> None:
         line = [self._link.fd] if self._link is not None and not self._link.closed else []
         self.watch_fds([self._bell.read_fd, *line])
 
     def _read_link(self) -> None:
-        """Take what the partition sent on our line (StartRun), in order."""
+        """Take what the partition sent on our line (its hello, StartRun, Committed), in
+        order. The line ended: the partition is gone, and so are our turns: exit."""
         if self._link is None:
             return
         for message in self._link.receive():
@@ -278,9 +308,11 @@ class RunActor(GenServer):
                 self._start(message)
             elif isinstance(message, Committed):
                 self._on_committed(message)
-        if self._link.closed:  # the partition died (we die with it)
+            elif isinstance(message, PartitionHello):
+                self._partition = message.address
+        if self._link.closed:
             self._link = None
-            self._watch()
+            self.stop(ExitReason(ExitKind.NORMAL, "its partition's line ended"))
 
     def _to_partition(self, run_id: str, message: Any) -> None:
         """On the line, or through Thespian (for the rest of that run) when it does not
@@ -288,7 +320,8 @@ class RunActor(GenServer):
         if run_id not in self._through_thespian and self._link is not None and self._link.send(message):
             return
         self._through_thespian.add(run_id)
-        self.send(self.supervisor, message)
+        if self._partition is not None:
+            self.send(self._partition, message)
 
     def handle_cast(self, request: Any) -> None:
         self._read_link()  # a StartRun on the line came before this
@@ -625,6 +658,10 @@ class RunActor(GenServer):
             super().handle_info(message, sender)
 
     def handle_timeout(self, payload: Any) -> None:
+        if isinstance(payload, ConnectPartition):
+            if self._link is None:
+                self._connect(payload)
+            return
         if payload != "flush-partials":
             return
         self._partial_armed = False

@@ -1,12 +1,19 @@
-"""What a session partition and its run workers say to each other.
+"""What a session partition, its pool and their run workers say to each other.
 
-The partition sends ``WorkerSettings`` once (the args of a worker's ``Init``), then
-``StartRun`` (one turn of one session) and ``Cancel``; the worker answers with
+The pool sends ``WorkerSettings`` once (the args of a worker's ``Init``). The worker
+connects its line to the partition and says ``WorkerHello``; the partition answers
+``PartitionHello``, then sends ``StartRun`` (one turn of one session) and ``Cancel``; the worker answers with
 ``RunOutput`` messages (``LiveSend`` carries a live run's inputs, in order), the last of a run carrying its ``RunOutcome`` (with the
 turn's trace spans when the worker records them), or with
 ``NeedHistory`` when a ``StartRun`` counted on history the worker does not hold.
 ``StartRun``, ``RunOutput`` and ``NeedHistory`` travel on the direct line of ``_link``
 when it can take them, through Thespian otherwise.
+
+Between the partition and its pool (through Thespian): the partition greets a pool
+whose worker said hello (``PartitionAt``), and asks it for another worker
+(``GrowPool``), for a worker's replacement (``RetireWorker``) or for a worker's end
+(``StopWorker``); the pool tells the partition which worker its health check found
+unresponsive (``Condemned``) before that worker is killed.
 """
 
 from __future__ import annotations
@@ -18,7 +25,23 @@ from .._decisions import CallDecision
 from .._types import Content, Event, LiveRequest, RunConfig
 from ..tracing import PackedTrace
 
-__all__ = ["Cancel", "Committed", "LiveSend", "NeedHistory", "RunOutcome", "RunOutput", "StartRun", "WorkerSettings"]
+__all__ = [
+    "Cancel",
+    "Committed",
+    "Condemned",
+    "GrowPool",
+    "LiveSend",
+    "NeedHistory",
+    "PartitionAt",
+    "PartitionHello",
+    "RetireWorker",
+    "RunOutcome",
+    "RunOutput",
+    "StartRun",
+    "StopWorker",
+    "WorkerHello",
+    "WorkerSettings",
+]
 
 
 @dataclass(frozen=True)
@@ -35,8 +58,7 @@ class WorkerSettings:
     #: StartRun.known); the least recent sessions' are forgotten beyond it.
     cached_events: int = 50_000
     trace: bool = False  # record each turn's spans and send them with its outcome (see ..tracing)
-    link_fd: int | None = None  # the worker's end of its direct line to the partition (see _link)
-    inherited_fds: tuple[int, ...] = ()  # the partition's line ends the fork gave the worker: closed there
+    partition_line: str | None = None  # where its partition listens for its line (see _link)
 
 
 @dataclass(frozen=True)
@@ -124,3 +146,58 @@ class Committed:
     run_id: str
     barrier: int
     ok: bool = True
+
+
+@dataclass(frozen=True)
+class WorkerHello:
+    """A worker's first message on its line: its address and pid, and its pool's address."""
+
+    address: Any
+    pid: int
+    pool: Any
+
+
+@dataclass(frozen=True)
+class PartitionHello:
+    """The partition's first message on a worker's line: its address, for what the
+    line does not take."""
+
+    address: Any
+
+
+@dataclass(frozen=True)
+class PartitionAt:
+    """To a pool: the partition its workers serve is at ``address``."""
+
+    address: Any
+
+
+@dataclass(frozen=True)
+class GrowPool:
+    """To a pool: start one more worker (``runs_per_worker``: every worker is busy)."""
+
+
+@dataclass(frozen=True)
+class RetireWorker:
+    """To a pool: the worker at ``address`` gets no new turn: start another in its place;
+    its end, asked for with ``StopWorker``, is not counted against the pool's intensity."""
+
+    address: Any
+
+
+@dataclass(frozen=True)
+class StopWorker:
+    """To a pool: end the worker at ``address`` (``kill``: SIGKILL, else a shutdown);
+    no other takes its place, and its end is not counted."""
+
+    address: Any
+    kill: bool = True
+
+
+@dataclass(frozen=True)
+class Condemned:
+    """To a partition: the pool's health check found the worker at ``address``
+    unresponsive. The partition fails its runs as ``RunActorUnresponsive`` when it is
+    gone, and answers ``StopWorker``; the pool kills it then (or after a short wait)."""
+
+    address: Any
