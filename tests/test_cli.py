@@ -44,26 +44,27 @@ def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> Non
 
     status = cli("status", "--port", port, "--json")
     rows = {row["path"]: row for row in json.loads(status.stdout)}
-    assert {"registry", "sessions", "sessions/sessions-0", "sessions/sessions-1"} <= set(rows)
+    assert {"registry", "run_pools", "run_pools/pool-0", "run_pools/pool-1", "sessions", "sessions/sessions-0",
+            "sessions/sessions-1"} <= set(rows)
     assert sum(rows[f"sessions/sessions-{i}"]["sessions"] for i in (0, 1)) == 1  # s1, held in memory
-    workers = [p for p in rows if p.startswith("sessions/sessions-") and "/worker-" in p]
-    assert len(workers) == 4 and all(rows[p]["type"] == "worker" for p in workers)  # 2 run workers per partition
+    workers = [p for p in rows if p.startswith("run_pools/pool-") and "/worker-" in p]
+    assert len(workers) == 4 and all(rows[p]["type"] == "worker" for p in workers)  # 2 run workers per pool
 
     chaos = cli("chaos", "kill", "registry", "--port", port)
     assert chaos.returncode == 0 and "is back as pid" in chaos.stdout, chaos.stderr
     after = {row["path"]: row for row in json.loads(cli("status", "--port", port, "--json").stdout)}
     assert after["registry"]["restarts"] == 1 and after["registry"]["pid"] != rows["registry"]["pid"]
-    assert after["sessions"]["restarts"] == 1 and after["services"]["restarts"] == 1  # rest_for_one
+    assert all(after[child]["restarts"] == 1 for child in ("run_pools", "sessions", "services"))  # rest_for_one
 
-    for service in ("services/breakers", "services/artifacts", "services/memory", "services/approvals", "services/credentials", "sessions/sessions-0"):
+    for service in ("services/breakers", "services/artifacts", "services/memory", "services/approvals", "services/credentials", "sessions/sessions-0", "run_pools/pool-1"):
         killed = cli("chaos", "kill", service, "--port", port)
         assert killed.returncode == 0 and "is back as pid" in killed.stdout, (service, killed.stderr)
     final = {row["path"]: row for row in json.loads(cli("status", "--port", port, "--json").stdout)}
     assert all(final[s]["restarts"] >= 1 and final[s]["status"] == "running"
-               for s in ("services/breakers", "services/artifacts", "services/memory", "services/approvals", "services/credentials", "sessions/sessions-0"))
-    worker = next(p for p in final if p.startswith("sessions/sessions-1/worker-"))
+               for s in ("services/breakers", "services/artifacts", "services/memory", "services/approvals", "services/credentials", "sessions/sessions-0", "run_pools/pool-1"))
+    worker = next(p for p in final if p.startswith("run_pools/pool-1/worker-"))
     killed = cli("chaos", "kill", worker, "--port", port)
-    assert killed.returncode == 0 and "was replaced by its partition" in killed.stdout, killed.stderr
+    assert killed.returncode == 0 and "was replaced by its pool" in killed.stdout, killed.stderr
     history = cli("sessions", "show", "weather_bot", "s1", "--port", port, "--json")
     assert len(json.loads(history.stdout)["events"]) == 8  # the conversation survived the restarts
     chat = cli("chat", "weather_bot", "--port", port, "--session", "c1", stdin="weather in London?\nthanks\n")
