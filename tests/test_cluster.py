@@ -32,6 +32,7 @@ from conftest import ROOT, serving
 from adk_actors import HostError
 from adk_actors.runtime import ClusterView, Host, HostConfig, Member, ranked
 from adk_actors.runtime._host import check_cluster
+from adk_actors.runtime._placement import Reachability
 from adk_actors.store import PostgresSessionStore
 from supervision import free_port
 from supervision.testing import kill_marked_processes, wait_until
@@ -93,6 +94,29 @@ def test_a_callers_view_sends_a_session_home_is_asked_again_by_one_caller_and_fo
     release.set()
     asking.join(5)
     assert len(asked) == 2
+
+
+def test_a_hosts_reachability_is_asked_again_once_stale_and_a_success_only_when_kept() -> None:
+    """The one rule both the caller's view of members and a partition's look at lease
+    holders use: a refusal is believed for ``fresh`` seconds; a success too only with
+    ``keep_success`` (a partition asks a holder's host again before each forward)."""
+    asked: list[str] = []
+
+    def ask(answer: bool) -> Any:
+        return lambda: asked.append("asked") or answer
+
+    kept = Reachability(1.0, keep_success=True)
+    assert kept.answers("a", 0.0, ask(True)) and kept.answers("a", 0.9, ask(False)) and len(asked) == 1
+    assert not kept.answers("a", 1.0, ask(False)) and len(asked) == 2  # stale: asked again
+    kept.refused("b", 5.0)
+    assert not kept.answers("b", 5.5, ask(True)) and len(asked) == 2
+    kept.forget("b")
+    assert kept.answers("b", 5.6, ask(True)) and len(asked) == 3
+
+    rechecked = Reachability(1.0, keep_success=False)
+    assert rechecked.answers("h", 0.0, ask(True)) and rechecked.answers("h", 0.1, ask(True)) and len(asked) == 5
+    assert not rechecked.answers("h", 0.2, ask(False)) and not rechecked.answers("h", 1.1, ask(True))
+    assert len(asked) == 6 and rechecked.answers("h", 1.2, ask(True)) and len(asked) == 7
 
 
 def test_a_cluster_host_refuses_to_listen_beyond_a_private_network(tmp_path: Path) -> None:

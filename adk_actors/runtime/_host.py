@@ -77,7 +77,7 @@ from ..otel import quiet_unused_a2a_spans
 from ._cluster import ClusterActor, ClusterArgs
 from ._job_calls import JobsArgs
 from ._jobs_client import Jobs
-from ._placement import ClusterView, Member, ranked
+from ._placement import ClusterView, Member, Reachability, ranked
 from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -211,7 +211,7 @@ class Host:
         self._in_cluster: bool | None = None  # (cluster_view: None until asked)
         self._view_lock = threading.Lock()
         self._view_seen: tuple[float, ClusterView | None] = (float("-inf"), None)  # (when, what) for session_home
-        self._members_answer: dict[str, tuple[float, bool]] = {}  # member -> (when asked, took a connection)
+        self._members_answer = Reachability(VIEW_FRESH, keep_success=True)  # which members take a connection
 
     @staticmethod
     def load_tree_code() -> None:
@@ -428,7 +428,7 @@ class Host:
         asked again at the next request (it names the supervisor's next address)."""
         member = self._member_at(address)
         if member is not None:
-            self._members_answer[member.name] = (time.monotonic(), False)
+            self._members_answer.refused(member.name, time.monotonic())
         self._view_seen = (float("-inf"), self._view_seen[1])
 
     def _member_at(self, address: Any) -> Member | None:
@@ -458,12 +458,8 @@ class Host:
     def _member_answers(self, member: Member) -> bool:
         """Whether ``member``'s ``sessions`` supervisor takes a connection (believed for
         :data:`VIEW_FRESH`)."""
-        now = time.monotonic()
-        seen = self._members_answer.get(member.name)
-        if seen is None or now - seen[0] >= VIEW_FRESH:
-            seen = (now, takes_connection(member.sessions) is not False)
-            self._members_answer[member.name] = seen
-        return seen[1]
+        return self._members_answer.answers(member.name, time.monotonic(),
+                                            lambda: takes_connection(member.sessions) is not False)
 
     def _jobs_spec(self) -> tuple[ChildSpec, ...]:
         """The ``jobs`` actor (after the sessions it runs agents on), if jobs are on."""

@@ -121,7 +121,7 @@ from ._partition_timers import (
     SendLater,
     WriteRunLog,
 )
-from ._placement import ClusterView, Homed, Member, ranked
+from ._placement import ClusterView, Homed, Member, Reachability, ranked
 from ._run_protocol import (
     RunOutput,
 )
@@ -210,7 +210,7 @@ class SessionPartition(GenServer):
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.holder = f"{args.lease_holder}/partition-{self.index}"
         self.pool = RunWorkers(self, worker_line_path(args.lines_dir, args.lease_holder, self.index), args.workers)
-        self.hosts_seen: dict[str, tuple[float, bool]] = {}  # other hosts: (when asked, took a connection)
+        self.hosts_seen = Reachability(1.0, keep_success=False)  # which other hosts take a connection
         self.view: ClusterView | None = None  # the cluster, when this host is in one (runtime._placement)
         self.move_armed = False
         self.address = self.myAddress
@@ -597,7 +597,7 @@ class SessionPartition(GenServer):
         connection died about when the request reached it (or before it answered):
         the caller is answered ``session_elsewhere`` now instead of at its deadline.
         (A caller that had its answer drops this one: its ref is no longer awaited.)"""
-        self.hosts_seen.pop(holder.split("/", 1)[0], None)
+        self.hosts_seen.forget(holder.split("/", 1)[0])
         if not self._host_answers(holder):
             self.send(address, ErrorReply(ref, "session_elsewhere", f"{held}; its host stopped before it answered: "
                                                                     "the session is served again once that lease ends"))
@@ -608,18 +608,7 @@ class SessionPartition(GenServer):
         cut-off one within ``HOLDER_CONNECT_WAIT``); one that did not is not asked again
         for a second."""
         where = holder.split("/", 1)[0]
-        now = self.clock()
-        known = self.hosts_seen.get(where)
-        if known is not None and not known[1] and now - known[0] < 1.0:
-            return False
-        address, _, port = where.rpartition(":")
-        try:
-            socket.create_connection((address, int(port)), timeout=HOLDER_CONNECT_WAIT).close()
-            answers = True
-        except (OSError, ValueError):
-            answers = False
-        self.hosts_seen[where] = (now, answers)
-        return answers
+        return self.hosts_seen.answers(where, self.clock(), lambda: _takes_connection(where))
 
     def _let_go(self, session: Session) -> None:
         """Release a session's lease (passivated or dropped here): another holder may
@@ -953,3 +942,13 @@ class SessionPartition(GenServer):
         except Exception:
             pass
 
+
+
+def _takes_connection(where: str) -> bool:
+    """Does ``<address>:<port>`` take a TCP connection within ``HOLDER_CONNECT_WAIT``?"""
+    address, _, port = where.rpartition(":")
+    try:
+        socket.create_connection((address, int(port)), timeout=HOLDER_CONNECT_WAIT).close()
+    except (OSError, ValueError):
+        return False
+    return True

@@ -17,10 +17,11 @@ the session is forwarded to that holder, as on hosts outside a cluster.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ClusterView", "Homed", "Member", "ranked"]
+__all__ = ["ClusterView", "Homed", "Member", "Reachability", "ranked"]
 
 
 @dataclass(frozen=True)
@@ -77,3 +78,32 @@ class Homed:
     @property
     def partition_key(self) -> str:
         return str(self.request.partition_key)
+
+
+@dataclass
+class Reachability:
+    """Whether other hosts took a TCP connection when last asked, by name: a refusal is
+    believed for ``fresh`` seconds, and so is a success with ``keep_success`` (else a
+    success is asked again each time: a host killed since refuses at once). The one
+    rule for the caller's view of members (``Host``) and a partition's of lease holders."""
+
+    fresh: float
+    keep_success: bool
+    seen: dict[str, tuple[float, bool]] = field(default_factory=dict)  # name -> (when asked, took it)
+
+    def answers(self, name: str, now: float, ask: Callable[[], bool]) -> bool:
+        """What ``name`` answered lately, or ``ask()`` now (and kept)."""
+        known = self.seen.get(name)
+        if known is not None and now - known[0] < self.fresh and (self.keep_success or not known[1]):
+            return known[1]
+        took = ask()
+        self.seen[name] = (now, took)
+        return took
+
+    def refused(self, name: str, now: float) -> None:
+        """``name`` was found not answering another way (a request to it was refused)."""
+        self.seen[name] = (now, False)
+
+    def forget(self, name: str) -> None:
+        """Ask ``name`` again next time."""
+        self.seen.pop(name, None)
