@@ -632,8 +632,9 @@ def test_live_runs_survive_their_workers_and_partitions_being_killed(client: htt
 
     def processes(kind: str) -> list[int]:
         rows = client.get("/console/api/tree").json()["rows"]
-        depth = 2 if kind == "worker" else 1  # sessions/<partition>/worker-<pid>
-        return [r["pid"] for r in rows if r["path"].startswith("sessions/") and r["path"].count("/") == depth]
+        top = "run_pools/" if kind == "worker" else "sessions/"  # run_pools/<pool>/worker-<pid>, sessions/<partition>
+        depth = 2 if kind == "worker" else 1
+        return [r["pid"] for r in rows if r["path"].startswith(top) and r["path"].count("/") == depth]
 
     for kind in ("worker", "partition"):
         names = [f"{kind}-{n}" for n in range(3)]
