@@ -98,9 +98,10 @@ class RunnerExecutor(AgentExecutor):
             if parked.run is None:
                 parked.run = self._start(user, context_id, parked)
             await self._follow(parked, task_id, context_id, updater, metadata)
-        except asyncio.CancelledError:  # CancelTask: the run on the host ends too
+        except asyncio.CancelledError:  # CancelTask: the run on the host ends too, and the task's stream
             if parked is not None:
                 self._stop(parked, user, context_id)
+            await updater.cancel()
             raise
         except RunFailedError as failure:
             if failure.pending_calls and parked is not None:

@@ -19,7 +19,7 @@ from a2a.auth.user import User
 from a2a.extensions.common import HTTP_EXTENSION_HEADER, get_requested_extensions
 from a2a.server.agent_execution import RequestContext
 from a2a.server.context import ServerCallContext
-from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers import LegacyRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.routes.common import ServerCallContextBuilder
 from a2a.server.tasks import InMemoryTaskStore, TaskStore
@@ -48,7 +48,7 @@ class A2aApps:
         self._api = api
         self._stores = TaskStores(tasks_file) if tasks_file else None
         self._public_url = public_url.rstrip("/") if public_url else None
-        self._handlers: dict[str, DefaultRequestHandler] = {}
+        self._handlers: dict[str, LegacyRequestHandler] = {}
         self._served: dict[tuple[str, str], Starlette] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -70,7 +70,7 @@ class A2aApps:
             card = agent_card(app, self._api.root_agent_of(app), f"{base}/a2a/{app}")
             handler = self._handlers.get(app)
             if handler is None:
-                handler = self._handlers[app] = DefaultRequestHandler(
+                handler = self._handlers[app] = LegacyRequestHandler(
                     agent_executor=RunnerExecutor(runner, _user_of), task_store=self._task_store(app),
                     agent_card=card)
             routes = [*create_agent_card_routes(card, card_url=CARD_PATH),
