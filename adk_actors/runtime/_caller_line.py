@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import private_dir
-from ._link import read_waiting
+from ._link import connect_unix, read_waiting
 
 __all__ = ["HEADER", "MAX_FRAME", "CallerLine", "LineClosed", "LineServer", "RunnerLine", "frame_of"]
 
@@ -182,13 +182,8 @@ class RunnerLine:
     @classmethod
     def connect(cls, path: str) -> RunnerLine | None:
         """A line to the partition listening at ``path``; None when it cannot be had."""
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(path)
-        except OSError:
-            sock.close()
-            return None
-        return cls(sock)
+        sock = connect_unix(path, socket.SOCK_STREAM)
+        return cls(sock) if sock is not None else None
 
     @property
     def closed(self) -> bool:

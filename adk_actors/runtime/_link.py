@@ -41,10 +41,21 @@ from typing import Any
 
 from .._files import private_dir
 
-__all__ = ["MAX_MESSAGE", "RunLink", "WorkerLineServer", "fork_linked", "read_waiting", "worker_line_path"]
+__all__ = ["MAX_MESSAGE", "RunLink", "WorkerLineServer", "connect_unix", "fork_linked", "read_waiting", "worker_line_path"]
 
 #: Messages larger than this (pickled) go through Thespian instead.
 MAX_MESSAGE = 64 * 1024
+
+
+def connect_unix(path: str, kind: int) -> socket.socket | None:
+    """A Unix socket of ``kind`` connected to ``path``; None when none listens there."""
+    sock = socket.socket(socket.AF_UNIX, kind)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None
+    return sock
 
 
 def read_waiting(sock: socket.socket, size: int) -> tuple[list[bytes], bool]:
@@ -85,13 +96,8 @@ class RunLink:
     @classmethod
     def connect(cls, path: str) -> RunLink | None:
         """A worker's line to the partition listening at ``path``; None while none listens."""
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            sock.connect(path)
-        except OSError:
-            sock.close()
-            return None
-        return cls(sock)
+        sock = connect_unix(path, socket.SOCK_SEQPACKET)
+        return cls(sock) if sock is not None else None
 
     @property
     def closed(self) -> bool:

@@ -119,7 +119,6 @@ from ._partition_timers import (
     ResumeInterrupted,
     RunDeadline,
     SendLater,
-    WriteRunLog,
 )
 from ._placement import ClusterView, Homed, Member, Reachability, ranked
 from ._run_protocol import (
@@ -224,8 +223,6 @@ class SessionPartition(GenServer):
         #: interrupted run id -> the id of the run that will resume it (its caller was told: see _fail_orphan)
         self.resume_ids: dict[str, str] = {}
         self.idle_timer_armed = False
-        self.log_later: list[dict[str, Any]] = []
-        self.log_armed = False
         self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
         self.slog = get_logger("adk_actors.session", actor=f"partition:{os.getpid()}")
         self.lines = self._open_lines(args.lines_dir)
@@ -841,16 +838,12 @@ class SessionPartition(GenServer):
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None:
         self.pool.run_ended(run)
         session.idle_since = self.clock()
-        # Logged after this handler: a log line is a message to Thespian's logger
-        # process, and the terminal message leaves only when this handler returns.
-        if status != "done" or self.log_runs_ended_well:
-            self.log_later.append(dict(app=session.app_name, user=session.user_id, session=session.session_id,
-                                       run=run.run_id, status=status, events=run.seq,
-                                       seconds=round(time.monotonic() - run.started, 4) if run.started else None,
-                                       error=run.outcome.detail if run.outcome is not None else None))
-            if not self.log_armed:
-                self.log_armed = True
-                self.send_after(0.001, WriteRunLog())
+        if status != "done" or self.log_runs_ended_well:  # (a run that went well: at DEBUG only)
+            (self.slog.debug if status == "done" else self.slog.warning)(
+                "run ended", app=session.app_name, user=session.user_id, session=session.session_id,
+                run=run.run_id, status=status, events=run.seq,
+                seconds=round(time.monotonic() - run.started, 4) if run.started else None,
+                error=run.outcome.detail if run.outcome is not None else None)
 
     def run_output(self, session: Session, run: SessionRun, output: RunOutput) -> None:
         """A live run's output, from its worker: committed and relayed by its session. A
@@ -883,8 +876,6 @@ class SessionPartition(GenServer):
         elif isinstance(payload, MoveHome):
             self.move_armed = False
             self._move_home()
-        elif isinstance(payload, WriteRunLog):
-            self._write_run_log()
         elif isinstance(payload, FlushLines):
             self._flush_lines()
         elif isinstance(payload, SendLater):
@@ -907,12 +898,6 @@ class SessionPartition(GenServer):
         else:
             self.pool.on_timer(payload)
 
-    def _write_run_log(self) -> None:
-        self.log_armed = False
-        for fields in self.log_later:
-            (self.slog.debug if fields["status"] == "done" else self.slog.warning)("run ended", **fields)
-        self.log_later.clear()
-
     def _flush_lines(self) -> None:
         """Offer the Runners' lines what they did not take at once; come back while any waits."""
         self.flush_armed = False
@@ -930,8 +915,6 @@ class SessionPartition(GenServer):
         for session in self.sessions.values():
             session.interrupt(f"the session's partition stopped: {reason}")
         self.pool.close()
-        for fields in self.log_later:
-            self.slog.warning("run ended", **fields)
         for line in self.callers:
             line.flush()  # the runs' ends, sent just above
             line.close()

@@ -10,7 +10,7 @@ from typing import Any
 
 __all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "KillCondemned", "MoveHome",
            "PassivateIdle", "RenewLeases", "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun",
-           "WorkerInitOverdue", "WriteRunLog"]
+           "WorkerInitOverdue"]
 
 
 @dataclass(frozen=True)
@@ -50,11 +50,6 @@ class MoveHome:
 @dataclass(frozen=True)
 class ShrinkWorkers:
     """Stop the run workers idle beyond the ones kept (``runs_per_worker``)."""
-
-
-@dataclass(frozen=True)
-class WriteRunLog:
-    """Write the "run ended" lines put off during the last turns."""
 
 
 @dataclass(frozen=True)

@@ -277,10 +277,10 @@ class RunWorkers:
             return
         worker = _Worker(hello.address, line, hello.pid, hello.pool, idle_since=self.host.clock())
         self.workers.append(worker)
-        self.growing = max(0, self.growing - 1)
-        if hello.pool != self.pool:
-            self.pool = hello.pool
+        if hello.pool != self.pool:  # a new pool (restarted): what the last one was asked for is lost
+            self.pool, self.growing = hello.pool, 0
             self.host.send(hello.pool, PartitionAt(self.host.myAddress))
+        self.growing = max(0, self.growing - 1)
         self.host.lines_changed()
         for message in messages[1:]:
             self._from_worker(message, worker)
