@@ -61,8 +61,8 @@ class HostSection(BaseModel):
     # seconds fails: it answers session_failed until an operator resets it.
     session_intensity: int = Field(default=5, ge=0)
     session_period: float = Field(default=60.0, gt=0)
-    # A partition whose run workers die, unasked, more than worker_intensity times within
-    # worker_period seconds exits, and its supervisor restarts it (a crash loop escalates).
+    # A pool of run workers whose workers die, unasked, more than worker_intensity times
+    # within worker_period seconds exits, and run_pools restarts it (a crash loop escalates).
     worker_intensity: int = Field(default=20, ge=0)
     worker_period: float = Field(default=5.0, gt=0)
 

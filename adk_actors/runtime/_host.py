@@ -44,6 +44,7 @@ from typing import Any
 
 from supervision import (
     Backoff,
+    CallTimeout,
     ChildNotFound,
     ChildSpec,
     ChildType,
@@ -97,6 +98,10 @@ ROOT_NAME = "adk-actors-root"
 #: How long a cluster's view routes a caller's requests (``Host.session_home``) before it
 #: is asked again, and how long a member found to take (or refuse) connections is believed.
 VIEW_FRESH = 1.0
+#: How long the ``sessions`` supervisor has to list its partitions. One the root is
+#: restarting (rest_for_one, after an earlier child died) may be stopping its partitions
+#: meanwhile and never answer: the caller asks the root again instead of waiting for it.
+LIST_WAIT = 2.0
 
 
 @dataclass
@@ -618,7 +623,9 @@ class Host:
     def partitions(self, refresh: bool = False) -> list[Any]:
         """The session partitions' addresses (asked once, again with ``refresh``).
         Safe from any thread: the asking is done under a lock, from a private endpoint
-        (a Thespian endpoint serves one thread at a time)."""
+        (a Thespian endpoint serves one thread at a time). :class:`HostError` while the
+        session supervisor or a partition restarts (a supervisor that does not list its
+        partitions within ``LIST_WAIT`` is taken for restarting)."""
         with self._partitions_lock:
             root = self.root
             if root is None:
@@ -628,7 +635,11 @@ class Host:
                     sessions = SupervisorClient(endpoint, root.address, timeout=root.timeout).child("sessions")
                     if sessions.address is None:
                         raise HostError("the session supervisor is restarting")
-                    infos = SupervisorClient(endpoint, sessions.address).which_children()
+                    try:
+                        infos = SupervisorClient(endpoint, sessions.address,
+                                                 timeout=min(root.timeout, LIST_WAIT)).which_children()
+                    except CallTimeout:
+                        raise HostError("the session supervisor did not list its partitions: it is restarting") from None
                     if self._same_pids is None and infos and infos[0].address is not None:
                         try:  # once: may the partitions' pids be looked at here? (partition_alive)
                             theirs = call(endpoint, infos[0].address, PidSpace(), timeout=root.timeout)

@@ -162,18 +162,24 @@ class WorkerLineServer:
     """The partition's listening socket for its workers' lines (main thread only)."""
 
     def __init__(self, path: str) -> None:
+        """Bind a name of our own, then rename it to ``path`` (atomic: the name the
+        partition's earlier self bound, if any, now names ours; no moment without it)."""
         folder = Path(path).parent
         private_dir(folder)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # left by the partition's earlier self
         self.path = path
+        own = f"{path}.{os.getpid()}"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(own)  # a process of that pid before us
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self._sock.bind(path)
-            os.chmod(path, 0o600)
+            self._sock.bind(own)
+            os.chmod(own, 0o600)
             self._sock.listen(64)
+            os.rename(own, path)
         except OSError:
             self._sock.close()
+            with contextlib.suppress(OSError):
+                os.unlink(own)
             raise
         self._sock.setblocking(False)
         self.fd = self._sock.fileno()
@@ -193,7 +199,7 @@ class WorkerLineServer:
             lines.append(RunLink(conn))
 
     def close(self) -> None:
-        """Stop listening; the path goes (a restarted partition binds it again)."""
+        """Stop listening. The path stays: the partition's next self may have taken it
+        already (a partition stopping late must not take it from its successor); a
+        worker that connects to a name nobody listens on is refused, and tries again."""
         self._sock.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
