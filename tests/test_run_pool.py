@@ -166,3 +166,37 @@ def test_the_workers_socket_takes_only_a_worker_and_survives_anything_else(actor
             intruder.close()
         assert texts(list(runner.run("ann", "s1", "one")))[-1] == "echo: one (turn 1)"
         assert _state(host) == before
+
+
+def test_a_pool_and_its_partition_killed_at_once_mid_run_serve_the_next_turn(actor_system: Any,
+                                                                            tmp_path: Path) -> None:
+    """kill -9 of the pool and the partition together while a run is in flight: the run
+    ends with a typed failure at once, both are restarted, the new pool's workers
+    connect to the new partition, and the session's next turn works with its history."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        runner.create_session("ann", "s1")
+        assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+        partition_pid, pool_pid, workers = wait_until(lambda: _state(host), timeout=10)
+        seen: list[Any] = []
+        box: dict[str, Any] = {}
+
+        def turn() -> None:
+            try:
+                seen.extend(runner.run("ann", "s1", "sleep 30"))
+            except RunFailedError as exc:
+                box["error"] = exc
+
+        thread = threading.Thread(target=turn, daemon=True)
+        thread.start()
+        wait_until(lambda: len(seen) >= 1, timeout=10)
+        for pid in (pool_pid, partition_pid):
+            os.kill(pid, signal.SIGKILL)
+        thread.join(10)
+        assert not thread.is_alive() and box["error"].reason in ("killed", "interrupted")
+        now = wait_until(lambda: (s := _state(host)) is not None and s[0] != partition_pid and s[1] != pool_pid and s,
+                         timeout=20)
+        assert not set(now[2]) & set(workers)
+        assert texts(list(runner.run("ann", "s1", "again")))[-1] == "awake: again"
+        assert texts(runner.get_session("ann", "s1").events)[:2] == ["hello", "awake: hello"]
