@@ -163,3 +163,11 @@ def session_workers(host: Any, app: str, user: str, session: str) -> list[int]:
     workers: list[int] = call(host.system, host.partition_for(app, user, session, refresh=True), LiveWorkers(),
                               timeout=5)
     return workers
+
+
+def wait_workers_gone(host: Any, app: str, user: str, session: str, pids: list[int]) -> None:
+    """Wait until the partition of session (app, user, session) has seen each of the
+    workers ``pids`` (killed) go: a turn started sooner may be given to one still dying,
+    and fail ``killed`` with it."""
+    wait_until(lambda: not set(session_workers(host, app, user, session)) & set(pids), timeout=10,
+               message=f"the partition still lists a killed worker of {pids}")

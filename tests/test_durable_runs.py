@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import serving, session_workers
+from conftest import serving, session_workers, wait_workers_gone
 from durable_agents import counted
 from engine_helpers import summary
 from test_a2a import answer_message, asked, message, responses, states
@@ -86,10 +86,12 @@ def test_a_run_whose_worker_was_killed_after_a_side_effect_resumes_with_a_decisi
     thread, box = _start_paused(runner, counts, "right")  # right's send ran; its result is not committed
     pid = session_pid(host, "durable", "ann", "s1")
     assert pid is not None
-    for worker in session_workers(host, "durable", "ann", "s1"):
+    killed = session_workers(host, "durable", "ann", "s1")
+    for worker in killed:
         os.kill(worker, signal.SIGKILL)
     thread.join(10)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
+    wait_workers_gone(host, "durable", "ann", "s1", killed)  # (another killed one may still be dying)
     runner.update_state("ann", "s1", {"pause_at": []})
 
     with pytest.raises(RunFailedError) as stopped:

@@ -329,7 +329,7 @@ def test_a_live_run_whose_worker_is_killed_fails_killed_and_keeps_what_was_said(
     import os
     import signal
 
-    from conftest import session_workers
+    from conftest import session_workers, wait_workers_gone
 
     from adk_actors.runtime import Runner
 
@@ -350,6 +350,7 @@ def test_a_live_run_whose_worker_is_killed_fails_killed_and_keeps_what_was_said(
     assert failed.value.reason == "killed"
     stored = [e.content.text for e in runner.get_session("kim", "k1").events if e.content]
     assert stored == ["before the kill", "echo: before the kill (turn 1)"]
+    wait_workers_gone(host, "echo", "kim", "k1", workers)  # (another killed one may still be dying)
     again = runner.run_live("kim", "k1", run_config=RunConfig(response_modalities=("TEXT",)))
     again.send(LiveRequest(content=Content.user("after the kill")))
     texts = []

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import runtime_agents
-from conftest import session_workers
+from conftest import session_workers, wait_workers_gone
 
 from adk_actors import RunConfig
 from adk_actors._exceptions import (
@@ -152,6 +152,7 @@ def test_run_worker_killed_mid_run_fails_within_a_second(host: Host) -> None:
     thread.join(5)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason in ("killed",)
     assert box["at"] - killed_at < 1.0
+    wait_workers_gone(host, "sleepy", "ann", "s1", runs)  # (another killed one may still be dying)
     assert session_pid(host, "sleepy", "ann", "s1") == pid  # the session's process was not disturbed
     assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
 

@@ -60,7 +60,6 @@ from supervision import (
 
 from .._types import LiveRequest
 from .._validate import check_fields
-from ..engine import AppCatalog
 from ..log import enabled_for, get_logger
 from ..messages import (
     PROBE,
@@ -123,6 +122,7 @@ from ._partition_timers import (
 from ._placement import ClusterView, Homed, Member, Reachability, ranked
 from ._run_protocol import (
     RunOutput,
+    load_apps,
 )
 from ._run_workers import RunWorkers, WorkerLimits
 from ._session import Session, SessionRun
@@ -197,14 +197,7 @@ class SessionPartition(GenServer):
         if not isinstance(args, PartitionArgs):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
-        self.catalog = AppCatalog(args.apps, args.agents_dir)
-        for app, path in args.apps.items():
-            # (An app of the agents_dir is loaded by the turns that ask for it: a broken
-            # one fails them, not the partition.)
-            try:
-                self.catalog.load(app)
-            except Exception as exc:
-                raise BadRequest(f"app {app!r}: cannot load its agent {path!r}: {type(exc).__name__}: {exc}") from exc
+        self.catalog = load_apps(args.apps, args.agents_dir)
         self.store = open_session_store(args.store)
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.holder = f"{args.lease_holder}/partition-{self.index}"

@@ -56,7 +56,6 @@ from supervision import (
     proc_stat,
 )
 
-from ..engine import AppCatalog
 from ..log import get_logger
 from ..messages import LiveWorkers
 from ._partition_timers import CheckWorkers, KillCondemned, WorkerInitOverdue
@@ -68,6 +67,7 @@ from ._run_protocol import (
     RetireWorker,
     StopWorker,
     WorkerSettings,
+    load_apps,
 )
 
 __all__ = ["CONDEMNED_KILL", "WORKER_INIT_WAIT", "PoolArgs", "RunPool"]
@@ -117,12 +117,7 @@ class RunPool(GenServer):
         self.slog = get_logger("adk_actors.session", actor=f"pool:{os.getpid()}")
         for module in _PRELOAD:
             importlib.import_module(module)
-        catalog = AppCatalog(args.worker.apps, args.worker.agents_dir)
-        for app, path in args.worker.apps.items():
-            try:  # once here: every worker inherits it
-                catalog.load(app)
-            except Exception as exc:
-                raise BadRequest(f"app {app!r}: cannot load its agent {path!r}: {type(exc).__name__}: {exc}") from exc
+        load_apps(args.worker.apps, args.worker.agents_dir)  # once here: every worker inherits them
         self.children: list[_Child] = []
         self.intensity = RestartIntensity(args.worker_intensity, args.worker_period)
         self.health = HealthMonitor(args.health) if args.health is not None else None

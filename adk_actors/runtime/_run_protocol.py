@@ -21,8 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from supervision import BadRequest
+
 from .._decisions import CallDecision
 from .._types import Content, Event, LiveRequest, RunConfig
+from ..engine import AppCatalog
 from ..tracing import PackedTrace
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "StopWorker",
     "WorkerHello",
     "WorkerSettings",
+    "load_apps",
 ]
 
 
@@ -201,3 +205,16 @@ class Condemned:
     gone, and answers ``StopWorker``; the pool kills it then (or after a short wait)."""
 
     address: Any
+
+
+def load_apps(apps: dict[str, str], agents_dir: str | None) -> AppCatalog:
+    """The catalog of a host's apps, each of ``apps`` loaded now (a partition and a pool
+    load them as they start); BadRequest naming the first that cannot be. (An app of the
+    ``agents_dir`` is loaded by the turns that ask for it: a broken one fails them.)"""
+    catalog = AppCatalog(apps, agents_dir)
+    for app, path in apps.items():
+        try:
+            catalog.load(app)
+        except Exception as exc:
+            raise BadRequest(f"app {app!r}: cannot load its agent {path!r}: {type(exc).__name__}: {exc}") from exc
+    return catalog
