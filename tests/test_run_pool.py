@@ -10,15 +10,15 @@ import os
 import pickle
 import signal
 import socket
-import threading
 from pathlib import Path
 from typing import Any
 
 import runtime_agents
+from conftest import turn_in_background
 
 from adk_actors import RunFailedError
 from adk_actors.chaos import tree_rows
-from adk_actors.messages import HeldKeys, LiveWorkers, session_key
+from adk_actors.messages import HeldKeys, LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
 from supervision import OsPid, SupervisorClient, call
 from supervision.testing import pid_alive, wait_until
@@ -50,6 +50,11 @@ def _state(host: Host) -> tuple[int, int, list[int]] | None:
     if not connected or sorted(connected) != sorted(started):
         return None
     return partition_pid, pool_pid, sorted(connected)
+
+
+def _wait_on_a_worker(host: Host) -> None:
+    """Until a run is on one of the partition's workers."""
+    wait_until(lambda: any(call(host.system, host.partitions()[0], WorkerRuns(), timeout=2).values()), timeout=10)
 
 
 def _kill_worker(host: Host, killed: list[int]) -> None:
@@ -102,21 +107,11 @@ def test_a_pool_killed_mid_run_fails_that_run_and_the_partition_keeps_its_sessio
         runner = host.runner("sleepy")
         runner.create_session("ann", "s1")
         partition_pid, pool_pid, workers = wait_until(lambda: _state(host), timeout=10)
-        seen: list[Any] = []
-        box: dict[str, Any] = {}
-
-        def turn() -> None:
-            try:
-                seen.extend(runner.run("ann", "s1", "sleep 30"))
-            except RunFailedError as exc:
-                box["error"] = exc
-
-        thread = threading.Thread(target=turn, daemon=True)
-        thread.start()
-        wait_until(lambda: len(seen) >= 1, timeout=10)  # the user's event: the run is on a worker
+        thread, outcome = turn_in_background(runner, "ann", "s1", "sleep 30")
+        _wait_on_a_worker(host)
         os.kill(pool_pid, signal.SIGKILL)
         thread.join(5)
-        assert not thread.is_alive() and box["error"].reason == "killed"
+        assert not thread.is_alive() and isinstance(outcome[0], RunFailedError) and outcome[0].reason == "killed"
         wait_until(lambda: not any(pid_alive(w) for w in workers), timeout=5)  # they died with their pool
         now = wait_until(lambda: (s := _state(host)) is not None and s[1] != pool_pid and s, timeout=15)
         assert now[0] == partition_pid
@@ -179,22 +174,13 @@ def test_a_pool_and_its_partition_killed_at_once_mid_run_serve_the_next_turn(act
         runner.create_session("ann", "s1")
         assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
         partition_pid, pool_pid, workers = wait_until(lambda: _state(host), timeout=10)
-        seen: list[Any] = []
-        box: dict[str, Any] = {}
-
-        def turn() -> None:
-            try:
-                seen.extend(runner.run("ann", "s1", "sleep 30"))
-            except RunFailedError as exc:
-                box["error"] = exc
-
-        thread = threading.Thread(target=turn, daemon=True)
-        thread.start()
-        wait_until(lambda: len(seen) >= 1, timeout=10)
+        thread, outcome = turn_in_background(runner, "ann", "s1", "sleep 30")
+        _wait_on_a_worker(host)
         for pid in (pool_pid, partition_pid):
             os.kill(pid, signal.SIGKILL)
         thread.join(10)
-        assert not thread.is_alive() and box["error"].reason in ("killed", "interrupted")
+        assert not thread.is_alive() and isinstance(outcome[0], RunFailedError)
+        assert outcome[0].reason in ("killed", "interrupted")
         now = wait_until(lambda: (s := _state(host)) is not None and s[0] != partition_pid and s[1] != pool_pid and s,
                          timeout=20)
         assert not set(now[2]) & set(workers)
