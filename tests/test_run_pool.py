@@ -133,7 +133,7 @@ def test_a_partition_killed_alone_gets_its_pools_new_workers(actor_system: Any, 
             os.kill(partition_pid, signal.SIGKILL)
             now = wait_until(lambda: (s := _state(host)) is not None and s[0] != partition_pid and s, timeout=15)
             assert now[1] == pool_pid and not set(now[2]) & set(workers)
-            assert not any(pid_alive(w) for w in workers)
+            wait_until(lambda w=workers: not any(pid_alive(p) for p in w), timeout=5)  # they exited (reaped)
         assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
 
 
