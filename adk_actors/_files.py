@@ -3,15 +3,22 @@
 Every store creates its directory and files through these two helpers, so the rule
 holds whatever the process's umask is (a library user's, a test runner's).
 SQLite gives a database's ``-wal`` and ``-shm`` files the database file's own mode.
+Unix sockets live in those private folders too, however deep the folder is
+(:func:`socket_name`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["private_dir", "private_file", "write_private"]
+__all__ = ["SOCKET_PATH_MAX", "private_dir", "private_file", "socket_name", "write_private"]
+
+#: The longest path a Unix socket's address holds (``sun_path`` is 108 bytes with its NUL).
+SOCKET_PATH_MAX = 107
 
 
 def private_dir(path: str | Path) -> Path:
@@ -57,3 +64,21 @@ def write_private(path: str | Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+@contextlib.contextmanager
+def socket_name(path: str | Path) -> Iterator[str]:
+    """A name for ``bind`` or ``connect`` that reaches the Unix socket at ``path``:
+    ``path`` itself when it fits in a socket's address; else ``/proc/self/fd/N/NAME``,
+    through a descriptor of the socket's folder held open while the block runs (Linux
+    resolves it as ``path``, so the socket stays in its private folder however deep the
+    host's data directory is). Raises ``OSError`` when the folder cannot be opened."""
+    text = str(path)
+    if len(os.fsencode(text)) <= SOCKET_PATH_MAX:
+        yield text
+        return
+    folder = os.open(os.path.dirname(text) or ".", os.O_PATH | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{folder}/{os.path.basename(text)}"
+    finally:
+        os.close(folder)

@@ -254,6 +254,7 @@ class SoakReport:
     resume_attempts: int = 0  # resumes made (one run may need several: killed again)
     results_twice: int = 0  # tool calls whose result was committed twice in a session (must be 0)
     faults_by_host: dict[str, int] = field(default_factory=dict)  # --cluster: the faults dealt on each host
+    problems: list[str] = field(default_factory=list)  # what failed the soak, in words (a few of each kind)
 
     @property
     def passed(self) -> bool:
@@ -297,6 +298,7 @@ class SoakReport:
                f"{self.resume_attempts} resumes"] if self.resumed is not None else []),
             f"results twice      {self.results_twice} (a tool call's result committed twice)",
             f"result             {'PASSED' if self.passed else 'FAILED'}",
+            *(f"  problem: {problem}" for problem in self.problems),
         ]
         return "\n".join(lines)
 
@@ -307,6 +309,7 @@ class _Session:
     acknowledged: set[str] = field(default_factory=set)
     busy_since: float | None = None  # when the turn in flight began
     to_resume: str = ""  # --resume: the run a kill just ended
+    last_failure: str = ""  # how its last turn that did not end well ended
 
 
 def check_soak_arguments(*, sessions: int, duration: float, interval: float, targets: Iterable[str],
@@ -392,6 +395,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
             if last is not None and last.error_code:
                 with lock:
                     typed[last.error_code] += 1
+                member.last_failure = f"error event {last.error_code}: {last.error_message}"
                 return False
             return True
         except RunFailedError as exc:
@@ -399,12 +403,17 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
                 typed[exc.reason] += 1
             if resume and exc.reason in ("killed", "interrupted"):
                 member.to_resume = run_id
+            member.last_failure = f"{type(exc).__name__}: {exc}"
         except AdkError as exc:
             with lock:
                 typed[type(exc).__name__] += 1
+            member.last_failure = f"{type(exc).__name__}: {exc}"
         except Exception as exc:
             with lock:
                 untyped[type(exc).__name__] += 1
+                if untyped[type(exc).__name__] <= 3:
+                    report.problems.append(f"untyped failure of session {member.id}: {type(exc).__name__}: {exc!r}")
+            member.last_failure = f"{type(exc).__name__}: {exc}"
         finally:
             member.busy_since = None
         return False
@@ -482,6 +491,8 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     for worker in workers:
         worker.join(max(0.0, deadline - time.monotonic()))
     report.hung = sum(1 for w in workers if w.is_alive() and w.name != "soak-jobs")
+    report.problems.extend(f"the turn of session {m.id} hung: began {time.monotonic() - m.busy_since:.0f} s ago"
+                           for m in members if m.busy_since is not None)
     report.acknowledged_events = sum(len(m.acknowledged) for m in members)
     report.kills, report.stops = dict(kills), dict(stopped)
     report.typed_failures, report.untyped_failures = dict(typed), dict(untyped)
@@ -489,8 +500,9 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     if not report.host_alive:
         _release(stopped_pids)
         return report
-    report.tree_restored, report.restore_seconds = _wait_restored(walk, restore_timeout, stopped_pids,
-                                                                  hosts=len(views[0].members) if views else 0)
+    report.tree_restored, report.restore_seconds, unrestored = _wait_restored(
+        walk, restore_timeout, stopped_pids, hosts=len(views[0].members) if views else 0)
+    report.problems.extend(f"not restored: {row}" for row in unrestored[:10])
     report.stopped_left = _release(stopped_pids)
     seen.look(walk())
     report.restarts = dict(seen.restarts)
@@ -513,11 +525,16 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
                            for p in e.content.parts if p.function_response is not None and p.function_response.id)
         report.results_twice += sum(1 for n in answered.values() if n > 1)
     for member in members:
-        report.next_turn_valid += one_turn(member, "one more turn: weather in Oslo?")
+        valid = one_turn(member, "one more turn: weather in Oslo?")
+        report.next_turn_valid += valid
+        if not valid:
+            report.problems.append(f"the next turn of session {member.id} failed: {member.last_failure}")
     if jobs_dir is not None:
         say("waiting for the background jobs")
         _settle_soak_jobs(host, report, jobs, job_ids, jobs_dir, restore_timeout + turn_timeout)
-    report.orphans = len(_orphans(walk()))
+    orphans = _orphans(walk())
+    report.orphans = len(orphans)
+    report.problems.extend(f"orphan: pid {pid} {_command_line(pid)}" for pid in orphans[:10])
     return report
 
 
@@ -665,22 +682,31 @@ def _host_alive(walk: Callable[[float], list[dict[str, Any]]]) -> bool:
 
 
 def _wait_restored(walk: Callable[[float], list[dict[str, Any]]], timeout: float, stopped: list[int],
-                   hosts: int = 0) -> tuple[bool, float | None]:
+                   hosts: int = 0) -> tuple[bool, float | None, list[str]]:
     """Wait until every actor of the tree (of each of ``hosts`` hosts, in a cluster) runs
     in a live process and none of the ``stopped`` ones is left (their health checks
-    killed them); (done, seconds)."""
+    killed them); (done, seconds, and when not done, what the last look found wrong:
+    an actor not running, a host missing, a walk that failed, a process still stopped)."""
     began = time.monotonic()
+    wrong: list[str] = []
     while time.monotonic() - began < timeout:
         try:
             rows = walk(1.0)
-        except (CallTimeout, CallError):
-            rows = []
+        except (CallTimeout, CallError) as exc:
+            rows, wrong = [], [f"the tree could not be walked: {exc}"]
         processes = [r for r in rows if r["type"] not in ("session", "run")]
-        if (processes and len({r.get("host") for r in processes}) >= hosts and all(r["status"] == "running" and r["pid"] and process_alive(r["pid"]) for r in processes)
-                and not any(_still_stopped(pid) for pid in stopped)):
-            return True, time.monotonic() - began
+        if rows and not processes:
+            wrong = ["the tree shows no process"]
+        elif processes:
+            wrong = [f"{r.get('host') or 'host'}/{r['path']}: {r['status']}, pid {r['pid']}" for r in processes
+                     if not (r["status"] == "running" and r["pid"] and process_alive(r["pid"]))]
+            if len(present := {r.get("host") for r in processes}) < hosts:
+                wrong.append(f"{len(present)} of {hosts} hosts' trees found")
+            wrong.extend(f"pid {pid} still stopped" for pid in stopped if _still_stopped(pid))
+            if not wrong:
+                return True, time.monotonic() - began, []
         time.sleep(0.05)
-    return False, None
+    return False, None, wrong
 
 
 def _still_stopped(pid: int) -> bool:
@@ -698,6 +724,14 @@ def _release(stopped: list[int]) -> int:
         except ProcessLookupError:
             pass
     return len(left)
+
+
+def _command_line(pid: int) -> str:
+    """A process's command line, or "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
 
 
 def _orphans(rows: list[dict[str, Any]]) -> list[int]:

@@ -195,6 +195,14 @@ thinking_agent = LlmAgent(name="thinking", model=ScriptedModel(fallback=_think_h
 APPS["thinking"] = "runtime_agents:thinking_agent"
 
 
+def _broken(request: LlmRequest) -> Any:
+    raise RuntimeError("this model is broken on purpose")
+
+
+broken_agent = LlmAgent(name="broken", model=ScriptedModel(fallback=_broken))
+APPS["broken"] = "runtime_agents:broken_agent"
+
+
 BULK = 100_000  # characters: more than a run actor's direct line takes in one message (_link.MAX_MESSAGE)
 
 

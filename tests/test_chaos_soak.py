@@ -53,6 +53,16 @@ def test_a_soak_with_every_kind_of_actor_killed_loses_nothing(actor_system: Any,
     assert report.passed
 
 
+def test_a_soak_that_fails_says_why(host: Host) -> None:
+    """A soak whose turns all fail (the app's model raises) fails, and its report names
+    each session whose next turn failed, with the failure's own words."""
+    report = soak(host, "broken", sessions=2, duration=0.3, interval=0.2, targets=("sessions",), seed=3)
+    assert not report.passed and report.next_turn_valid == 0
+    said = [p for p in report.problems if p.startswith("the next turn of session") and "broken on purpose" in p]
+    assert len(said) == 2, report.problems
+    assert f"  problem: {said[0]}" in report.render().splitlines()
+
+
 def test_a_soak_that_resumes_every_killed_turn_completes_them_all(actor_system: Any, tmp_path: Path) -> None:
     """``chaos soak --resume``: turns that kills of partitions and run workers end are
     resumed from their last committed step until they complete; no tool result is

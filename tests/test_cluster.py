@@ -317,7 +317,7 @@ def test_the_chaos_soak_across_the_hosts_of_a_cluster_loses_nothing(cluster: Clu
         env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
     assert done.stdout.strip(), done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert report["passed"], report
+    assert report["passed"], json.dumps(report) + done.stderr[-3000:]
     assert report["lost"] == 0 and report["hung"] == 0 and report["next_turn_valid"] == 6
     assert sum(report["kills"].values()) >= 3
     assert len(report["faults_by_host"]) >= 2, report["faults_by_host"]  # dealt on several hosts

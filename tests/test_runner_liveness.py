@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 from conftest import turn_in_background
 
+from adk_actors._files import SOCKET_PATH_MAX
 from adk_actors.messages import HeldKeys, LinePath
-from adk_actors.runtime import Host
+from adk_actors.runtime import Host, HostConfig
+from adk_actors.runtime._link import worker_line_path
 from supervision import OsPid, call
 from supervision.testing import wait_until
 
@@ -81,6 +83,12 @@ def unix_peers(path: Path) -> int:
     return sum(1 for line in Path("/proc/net/unix").read_text().splitlines()[1:] if line.endswith(" " + str(path)))
 
 
+def unix_peers_named(name: str) -> int:
+    """Sockets bound to or accepted on a path whose last part is ``name``, whatever the
+    path they were bound through."""
+    return sum(1 for line in Path("/proc/net/unix").read_text().splitlines()[1:] if line.endswith("/" + name))
+
+
 def test_a_local_runner_carries_its_runs_on_a_direct_line_that_is_the_hosts_users_alone(host: Host) -> None:
     """A Runner on the host's machine talks to a partition over a Unix socket in the data
     folder (0700, the socket 0600); without it (the socket gone), runs go through
@@ -113,3 +121,24 @@ def test_a_local_runner_carries_its_runs_on_a_direct_line_that_is_the_hosts_user
     started = wait_until(lambda: (pid := new_pid()) != other_pid and pid, timeout=15)
     sockets = sorted(p.name for p in path.parent.iterdir())
     assert f"{other_pid}.sock" not in sockets and f"{started}.sock" in sockets
+
+
+def test_a_host_whose_data_folder_is_deeper_than_a_socket_address_still_has_its_direct_lines(
+        actor_system: Any, tmp_path: Path) -> None:
+    """A socket's address holds 107 bytes; a data folder deeper than that (a home
+    directory's, a test runner's) still holds the partitions' sockets, and both lines
+    carry turns: the workers' (without it no turn runs) and the Runners'."""
+    import runtime_agents
+
+    data = tmp_path / ("a-rather-deep-folder-" * 5) / "data"
+    assert len(str(data / "lines" / "w0-00000000.sock")) > SOCKET_PATH_MAX
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(data)), system=actor_system) as host:
+        runner = host.runner("sleepy")
+        session = runner.create_session(user_id="lin")
+        assert list(runner.run("lin", session.id, "hello"))[-1].content.text == "awake: hello"
+        partition = host.partition_for("sleepy", "lin", session.id, refresh=True)
+        path = Path(call(host.system, partition, LinePath()))
+        assert path.parent == (data / "lines").resolve() and path.is_socket()
+        assert unix_peers_named(path.name) >= 2  # listening, and the Runner's line accepted
+        assert sorted(p.name for p in path.parent.glob("w*.sock")) == sorted(
+            worker_line_path(str(path.parent), host.holder_name, i).rsplit("/", 1)[1] for i in range(2))

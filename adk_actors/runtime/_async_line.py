@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .._files import socket_name
 from ._caller_line import HEADER, MAX_FRAME, frame_of
 
 __all__ = ["CLOSED", "AsyncLines", "AsyncRunnerLine"]
@@ -46,7 +47,8 @@ class AsyncRunnerLine:
     async def connect(cls, path: str) -> AsyncRunnerLine | None:
         """A line to the partition listening at ``path``; None when it cannot be had."""
         try:
-            reader, writer = await asyncio.open_unix_connection(path)
+            with socket_name(path) as name:
+                reader, writer = await asyncio.open_unix_connection(name)
         except OSError:
             return None
         return cls(reader, writer)

@@ -35,7 +35,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from .._files import private_dir
+from .._files import private_dir, socket_name
 from ._link import connect_unix, read_waiting
 
 __all__ = ["HEADER", "MAX_FRAME", "CallerLine", "LineClosed", "LineServer", "RunnerLine", "frame_of"]
@@ -83,7 +83,8 @@ class LineServer:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.bind(str(self.path))
+        with socket_name(self.path) as name:
+            self._sock.bind(name)
         os.chmod(self.path, 0o600)
         self._sock.listen(256)
         self._sock.setblocking(False)

@@ -39,7 +39,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from .._files import private_dir
+from .._files import private_dir, socket_name
 
 __all__ = ["MAX_MESSAGE", "RunLink", "WorkerLineServer", "connect_unix", "fork_linked", "read_waiting", "worker_line_path"]
 
@@ -51,7 +51,8 @@ def connect_unix(path: str, kind: int) -> socket.socket | None:
     """A Unix socket of ``kind`` connected to ``path``; None when none listens there."""
     sock = socket.socket(socket.AF_UNIX, kind)
     try:
-        sock.connect(path)
+        with socket_name(path) as name:
+            sock.connect(name)
     except OSError:
         sock.close()
         return None
@@ -172,7 +173,8 @@ class WorkerLineServer:
             os.unlink(own)  # a process of that pid before us
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            self._sock.bind(own)
+            with socket_name(own) as name:
+                self._sock.bind(name)
             os.chmod(own, 0o600)
             self._sock.listen(64)
             os.rename(own, path)
