@@ -26,6 +26,7 @@ from test_runtime import in_thread, session_pid
 
 from adk_actors import Content, Event, FunctionResponse, HostError, InvalidRequestError, Part
 from adk_actors._exceptions import RunFailedError
+from adk_actors.chaos import tree_rows
 from adk_actors.engine import CallDecision
 from adk_actors.runtime import Host, HostConfig
 from supervision import SupervisorClient
@@ -325,7 +326,11 @@ def test_cancelling_a_followed_run_by_its_first_id_cancels_the_run_that_continue
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
     first = wait_until(lambda: Path(f"{counts}.pid").exists() and int(Path(f"{counts}.pid").read_text()), timeout=20)
     os.kill(first, signal.SIGKILL)
-    wait_until(lambda: int(Path(f"{counts}.pid").read_text()) != first, timeout=20)  # resumed, paused again
+    try:
+        wait_until(lambda: int(Path(f"{counts}.pid").read_text()) != first, timeout=20)  # resumed, paused again
+    except AssertionError as exc:  # say where the run is
+        raise AssertionError(f"{exc}; last run: {runner.last_run('ann', 's1')}; counted: {counted(counts)}; "
+                             f"tree: {[(r['path'], r['status'], r['pid']) for r in tree_rows(host)]}") from None
     runner.cancel("run-first")
     thread.join(10)
     failed = box.get("error")
