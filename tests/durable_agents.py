@@ -79,6 +79,18 @@ async def charge(step: str, tool_context: Any) -> dict[str, Any]:
     return {"charged": step}
 
 
+@idempotent
+async def stall(step: str, tool_context: Any) -> dict[str, Any]:
+    """Look something up (harmless to repeat). A coroutine that blocks its loop while
+    it works: nothing the run holds is sent meanwhile.
+
+    Args:
+        step: the step's name.
+    """
+    _count("stall", step, tool_context)
+    return {"looked up": step}
+
+
 def book(step: str, tool_context: Any) -> dict[str, Any]:
     """Book a trip (a human approves each booking first).
 
@@ -104,7 +116,7 @@ def answer(request: Any) -> Any:
 
 def _agent(name: str, tool: str) -> LlmAgent:
     tools = {"note": [note], "send": [send], "book": [FunctionTool(book, require_confirmation=True)],
-             "charge": [charge], "nothing": []}[tool]
+             "charge": [charge], "stall": [stall], "nothing": []}[tool]
     return LlmAgent(name=name, model=ScriptedModel(fallback=answer), instruction=f"You are {name}; use {tool}.",
                     tools=tools)
 
@@ -156,6 +168,11 @@ resuming_app = App(root_agent=tree(), resume_interrupted=2)
 
 #: One agent whose tool blocks the run's loop while it charges.
 charging_agent = _agent("payer", "charge")
+
+#: A message sent (not idempotent), then a look-up that blocks the run's loop; crashed
+#: runs are resumed.
+sent_then_stalled_app = App(root_agent=SequentialAgent(name="root", sub_agents=[
+    _agent("first", "send"), _agent("then", "stall")]), resume_interrupted=2)
 
 #: One agent whose tool waits for a human's approval; crashed runs are resumed.
 booking_app = App(root_agent=_agent("booker", "book"), resume_interrupted=2)

@@ -11,6 +11,7 @@ import os
 import signal
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,8 @@ from supervision.testing import wait_until
 
 APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resuming_app",
         "booking": "durable_agents:booking_app",
-        "boundary": "durable_agents:boundary_app", "charging": "durable_agents:charging_agent"}
+        "boundary": "durable_agents:boundary_app", "charging": "durable_agents:charging_agent",
+        "sent_then_stalled": "durable_agents:sent_then_stalled_app"}
 
 
 @pytest.fixture
@@ -226,6 +228,25 @@ def test_a_tools_call_is_on_record_before_the_tool_runs_even_when_it_blocks_the_
         list(runner.resume("ann", "s1", "run-first"))
     assert [(c["name"], c["args"]) for c in stopped.value.pending_calls] == [("charge", {"step": "payer"})]
     assert counted(counts)["charge:payer"] == 1
+
+
+def test_a_side_effects_result_is_on_record_before_the_run_goes_on(host: Host, tmp_path: Path) -> None:
+    """A message is sent (a tool that is not idempotent), then the run's next tool
+    blocks its loop, and the worker is killed there. The send's result was committed
+    before the run went on, so the resumed run neither sends again nor stops for a
+    human's decision: it ends well, the message sent once."""
+    runner = host.runner("sent_then_stalled")
+    counts = tmp_path / "counts.txt"
+    runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_once_at": ["then"]})
+    thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
+    pid = wait_until(lambda: Path(f"{counts}.pid").exists() and int(Path(f"{counts}.pid").read_text()), timeout=20)
+    os.kill(pid, signal.SIGKILL)
+    thread.join(30)
+    assert "error" not in box, box["error"]
+    assert [e.content.text for e in box["result"] if e.content and e.content.text][-1] == "then done"
+    last = runner.last_run("ann", "s1")
+    assert last is not None and (last.status, last.resumes) == ("done", "run-first")
+    assert counted(counts) == Counter({"send:first": 1, "stall:then": 2})
 
 
 def _finished(runner: Any, session_id: str) -> bool:

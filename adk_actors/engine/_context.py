@@ -97,7 +97,8 @@ class InvocationContext:
     replay: Any = None  # a resumed invocation's committed events (engine._resume.Replay)
     #: Returns once every event yielded so far is in the session's store (a host's run
     #: worker asks its partition); awaited before a tool that must not run twice runs, so
-    #: a resumed run finds its call on record. None: events are committed as they are
+    #: a resumed run finds its call on record, and again after its result, so a crash
+    #: later never leaves that side effect off the record. None: events are committed as they are
     #: yielded (an embedded run), nothing to wait for.
     committed: Callable[[], Awaitable[None]] | None = None
     #: work started beside the invocation (``dispatch``), one for all its contexts
