@@ -424,15 +424,15 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         yield ctx.event(content=content, actions=EventActions(state_delta=state_delta),
                         long_running_tool_ids=long_running_ids(calls, tools), **common)
         ctx.check_cancelled()
-        committed = ctx.committed
-        on_record = committed is not None and not all(is_idempotent(tools.get(c.name), c.name) for c in calls)
-        if on_record and committed is not None:
+        # Steps with a tool that must not run twice are put on record (a host's run; None: embedded)
+        committed = None if all(is_idempotent(tools.get(c.name), c.name) for c in calls) else ctx.committed
+        if committed is not None:
             await committed()  # the calls are on record before a tool that must not run twice runs
         results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
         ended = []
         async for event in _answered(ctx, calls, results, ended):
             yield event
-        if on_record and committed is not None:
+        if committed is not None:
             # ... and their results before the run goes on: a crash later must not leave
             # a side effect done but not on record (its resume would stop for a decision).
             await committed()
