@@ -81,6 +81,12 @@ def _start_paused(runner: Any, counts: Path, step: str) -> tuple[Any, dict[str, 
     return thread, box
 
 
+def _paused_pid(counts: Path) -> int:
+    """The pid of the worker a paused step runs on, once the step has written it."""
+    return int(wait_until(lambda: Path(f"{counts}.pid").exists() and Path(f"{counts}.pid").read_text().strip(),
+                          timeout=20))
+
+
 def test_a_run_whose_worker_was_killed_after_a_side_effect_resumes_with_a_decision(host: Host,
                                                                                      tmp_path: Path) -> None:
     runner = host.runner("durable")
@@ -219,8 +225,7 @@ def test_a_tools_call_is_on_record_before_the_tool_runs_even_when_it_blocks_the_
     counts = tmp_path / "counts.txt"
     runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": ["payer"]})
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "pay", run_id="run-first")))
-    wait_until(lambda: Path(f"{counts}.pid").exists() and Path(f"{counts}.pid").read_text(), timeout=20)
-    os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)
+    os.kill(_paused_pid(counts), signal.SIGKILL)
     thread.join(10)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
     runner.update_state("ann", "s1", {"pause_at": []})
@@ -239,8 +244,7 @@ def test_a_side_effects_result_is_on_record_before_the_run_goes_on(host: Host, t
     counts = tmp_path / "counts.txt"
     runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_once_at": ["then"]})
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
-    pid = wait_until(lambda: Path(f"{counts}.pid").exists() and int(Path(f"{counts}.pid").read_text()), timeout=20)
-    os.kill(pid, signal.SIGKILL)
+    os.kill(_paused_pid(counts), signal.SIGKILL)
     thread.join(30)
     assert "error" not in box, box["error"]
     assert [e.content.text for e in box["result"] if e.content and e.content.text][-1] == "then done"
@@ -345,7 +349,7 @@ def test_cancelling_a_followed_run_by_its_first_id_cancels_the_run_that_continue
     counts = tmp_path / "counts.txt"
     runner.create_session("ann", "s1", state={"counts_file": str(counts), "pause_at": ["looped"]})
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "go", run_id="run-first")))
-    first = wait_until(lambda: Path(f"{counts}.pid").exists() and int(Path(f"{counts}.pid").read_text()), timeout=20)
+    first = _paused_pid(counts)
     os.kill(first, signal.SIGKILL)
     try:
         wait_until(lambda: int(Path(f"{counts}.pid").read_text()) != first, timeout=20)  # resumed, paused again
