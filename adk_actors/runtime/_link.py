@@ -151,7 +151,8 @@ def fork_linked(parent: Any, actor_class: type) -> tuple[Any, RunLink, int]:
 
 def worker_line_path(lines_dir: str, holder: str, index: int) -> str:
     """Where partition ``index`` of the host leasing as ``holder`` listens for its
-    workers: the same path across the partition's restarts, short enough for a socket."""
+    workers: the same path across the partition's restarts, and another for each host
+    sharing the data folder (however long the folder is: ``_files.socket_name``)."""
     digest = hashlib.sha256(holder.encode()).hexdigest()[:8]
     return str(Path(lines_dir) / f"w{index}-{digest}.sock")
 
