@@ -92,21 +92,31 @@ def start_actor_system(
 
 
 def set_convention_checkin(seconds: float) -> None:
-    """Members of a convention check in every ``seconds`` (whole seconds, at least 1).
-    Thespian reads the period from its environment when its convention code is first
-    imported: asked for another period after that, :class:`ActorSystemError`."""
+    """Members of a convention check in every ``seconds`` (whole seconds, at least 1),
+    and a member that has lost its leader tries it again just as often.
+
+    Thespian has two periods, read from its environment once per process when its
+    convention code is first imported: ``CONVENTION_REREGISTRATION_PERIOD`` (how often
+    a member checks in; three missed and the leader drops it) and
+    ``CONVENTION_RESTART_PERIOD`` (how long the admin of a member that is not in the
+    convention, its leader gone, sleeps between attempts to register again: 3 min 22 s
+    by default, so a leader down for more than three check-ins got its members back
+    only minutes after it listened again). Both are set to ``seconds``. Asked for
+    another period once the code is loaded: :class:`ActorSystemError`."""
     import sys
 
     whole = max(1, round(seconds))
     value = f"{whole // 60}:{whole % 60}"
     loaded = sys.modules.get("thespian.system.admin.convention")
     if loaded is not None:
-        current = loaded.CONVENTION_REREGISTRATION_PERIOD.total_seconds()
-        if current != whole:
-            raise ActorSystemError(f"this process's convention check-in period is {current:g} s already; "
+        current = {loaded.CONVENTION_REREGISTRATION_PERIOD.total_seconds(),
+                   loaded.CONVENTION_RESTART_PERIOD.total_seconds()}
+        if current != {whole}:
+            raise ActorSystemError(f"this process's convention periods are {sorted(current)} s already; "
                                    f"{whole} s needs a new process")
         return
     os.environ["CONVENTION_REREGISTRATION_PERIOD"] = value
+    os.environ["CONVENTION_RESTART_PERIOD"] = value
 
 
 def attach_actor_system(port: int, host: str = "127.0.0.1") -> Any:

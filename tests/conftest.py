@@ -94,7 +94,7 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
                                    cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,),
                                    env={**os.environ, "PYTHONPATH": str(ROOT / "tests"), **(env or {})})
     try:
-        wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=30)
+        wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=90)  # at load
         assert process.poll() is None, err.read_text()
         found = re.search(r"HTTP API and console: (\S+)", out.read_text())
         yield {"port": port, "process": process, "marker": marker, "out": out, "err": err, "config": config,

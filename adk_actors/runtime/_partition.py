@@ -67,6 +67,7 @@ from ..messages import (
     CrashSession,
     CreateSession,
     DeleteSession,
+    FollowRun,
     GetEventTrace,
     GetSession,
     GetState,
@@ -205,6 +206,7 @@ class SessionPartition(GenServer):
         self.hosts_seen = Reachability(1.0, keep_success=False)  # which other hosts take a connection
         self.view: ClusterView | None = None  # the cluster, when this host is in one (runtime._placement)
         self.move_armed = False
+        self.leaving: set[str] = set()  # busy sessions whose home is another member: they move once idle
         self.address = self.myAddress
         self.limits = args.limits
         self.max_queued_runs = args.max_queued_runs
@@ -447,6 +449,11 @@ class SessionPartition(GenServer):
             return session.cancel(request.run_id)
         if isinstance(request, LiveInput):
             return session.live_input(request.run_id, request.request)
+        if request.key in self.leaving and not isinstance(request, FollowRun):
+            # Going home once its runs end: no new run starts here (the caller asks
+            # again, and is then sent to the home).
+            raise CallError(f"session {request.session_id!r} is moving to its home host: ask again",
+                            code="not_running")
         accepted = session.take(request, caller.address)
         return accepted if request.reply_accepted else FORWARDED
 
@@ -560,10 +567,14 @@ class SessionPartition(GenServer):
         return FORWARDED
 
     def _move_home(self) -> None:
-        """A new view (or ``MoveHome``): the idle sessions held here whose home is now
-        another live member are let go (their leases released), so that their next
-        request activates them there; busy ones are looked at again a second later."""
+        """A new view (``MoveHome``, or the last run of a leaving session ended): the idle
+        sessions held here whose home is now another live member are let go (their
+        leases released), so that their next request activates them there. Busy ones
+        are *leaving*: they take no new run (``not_running``: the caller asks again and
+        is sent home), and go once their runs in flight and queued have ended (looked at
+        again as each run ends, and a second later)."""
         live = self._live_members()
+        self.leaving = set()
         if not live:
             return
         me = self.config.lease_holder
@@ -573,6 +584,7 @@ class SessionPartition(GenServer):
                 continue
             if session.active is not None or session.waiting:
                 busy = True
+                self.leaving.add(key)
                 continue
             del self.sessions[key]
             self._forget(key)
@@ -831,6 +843,8 @@ class SessionPartition(GenServer):
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None:
         self.pool.run_ended(run)
         session.idle_since = self.clock()
+        if session.key in self.leaving and not session.waiting:  # its last run here: home it goes
+            self.send_after(0, MoveHome())
         if status != "done" or self.log_runs_ended_well:  # (a run that went well: at DEBUG only)
             (self.slog.debug if status == "done" else self.slog.warning)(
                 "run ended", app=session.app_name, user=session.user_id, session=session.session_id,
