@@ -209,8 +209,29 @@ def new_invocation_id() -> str:
     return f"e-{uuid.uuid4()}"
 
 
-class Event(_Model):
-    """One thing that happened in a session (google-adk's Event)."""
+class _CallsAndResponses:
+    """google-adk's ``LlmResponse`` readers of the function calls and responses in
+    ``content``, shared by :class:`LlmResponse` and :class:`Event`."""
+
+    content: Content | None
+
+    def get_function_calls(self) -> list[FunctionCall]:
+        """The function calls among the content's parts, in order (empty without content)."""
+        return [] if self.content is None else self.content.function_calls
+
+    def get_function_responses(self) -> list[FunctionResponse]:
+        """The function responses among the content's parts, in order (empty without content)."""
+        return [] if self.content is None else self.content.function_responses
+
+
+class Event(_CallsAndResponses, _Model):
+    """One thing that happened in a session (google-adk's Event).
+
+    Its readers are google-adk's: :meth:`is_final_response` (the event a UI shows as
+    an agent's answer), :meth:`get_function_calls` / :meth:`get_function_responses`,
+    :meth:`has_trailing_code_execution_result`, ``message`` (the content) and
+    :meth:`new_id`.
+    """
 
     id: str = Field(default_factory=new_event_id)
     invocation_id: str = ""
@@ -231,6 +252,37 @@ class Event(_Model):
     input_transcription: Transcription | None = None  # live runs: what the user said
     output_transcription: Transcription | None = None  # live runs: what the agent said
     interrupted: bool | None = None  # live runs: the user spoke over the agent's answer
+
+    def is_final_response(self) -> bool:
+        """Whether this event is an agent's answer to show, by google-adk's rules, in
+        order: an event whose tool asked to skip summarization, or that names
+        long-running tool calls, is final; an error event that is not partial and
+        calls no function is final; otherwise an event is final when it is not partial
+        and holds no function call, no function response and no trailing code
+        execution result. Several agents of one invocation may each give a final one."""
+        if self.actions.skip_summarization or self.long_running_tool_ids:
+            return True
+        calls = self.get_function_calls()
+        if self.error_code and not self.partial and not calls:
+            return True
+        return (not calls and not self.get_function_responses() and not self.partial
+                and not self.has_trailing_code_execution_result())
+
+    def has_trailing_code_execution_result(self) -> bool:
+        """Whether the content's last part is a code execution result."""
+        if self.content is None or not self.content.parts:
+            return False
+        return getattr(self.content.parts[-1], "code_execution_result", None) is not None
+
+    @property
+    def message(self) -> Content | None:
+        """google-adk's other name for ``content``."""
+        return self.content
+
+    @staticmethod
+    def new_id() -> str:
+        """A fresh event id (a random UUID), as events get by default."""
+        return new_event_id()
 
 
 class ModalityTokenCount(_Model):
@@ -361,7 +413,7 @@ class LlmRequest(_Model):
         return self
 
 
-class LlmResponse(_Model):
+class LlmResponse(_CallsAndResponses, _Model):
     content: Content | None = None
     partial: bool | None = None
     turn_complete: bool | None = None

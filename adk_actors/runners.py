@@ -1,16 +1,26 @@
 """google-adk's in-process ``Runner`` and ``InMemoryRunner``, for scripts and tests.
 
-``InMemoryRunner(agent, app_name=...)`` runs an agent in this process, as google-adk's
-does: ``await runner.session_service.create_session(app_name=..., user_id=...)``, then
-``async for event in runner.run_async(user_id=..., session_id=..., new_message=...)``
-(or ``runner.run(...)``, a sync generator). Sessions follow the host's state rules
+``InMemoryRunner(agent, app_name=...)`` (or ``InMemoryRunner(app=App(name=...,
+root_agent=...))``) runs an agent in this process, as google-adk's does: ``await
+runner.session_service.create_session(app_name=..., user_id=...)``, then ``async for
+event in runner.run_async(user_id=..., session_id=..., new_message=...)`` (or
+``runner.run(...)``, a sync generator). Sessions follow the host's state rules
 (``app:`` / ``user:`` scopes shared, ``temp:`` never kept) because they are kept in
 the host's own session store, in memory. A long-running agent host is
 :class:`adk_actors.runtime.Host` with :class:`adk_actors.runtime.Runner`.
 
-In order, a turn: the session is read (a missing one is a :class:`SessionNotFoundError`);
-the message (our Content or google.genai's) is run by the engine with the runner's
-artifact and memory services; each final event is appended to the session as it is
+An agent's model given by name (``"gemini-2.5-flash"``, ``"claude-..."``,
+``"openai/<model>"``) is resolved by :func:`adk_actors.models.resolve_model`, the
+registry a host's run workers use too, from the same environment variables
+(``GEMINI_BASE_URL``, ``GOOGLE_API_KEY``... listed there).
+
+In order, a turn: the session is read (a missing one is a :class:`SessionNotFoundError`,
+which is also a ``ValueError`` as google-adk's; or it is created first when the runner
+was made with ``auto_create_session=True``); the message (our Content or
+google.genai's, always taken as the user's) is run by the engine with the runner's
+artifact and memory services and the app's plugins and policies; each non-partial
+event is appended to the session as it comes. The user's own event is stored but not
+yielded unless ``yield_user_message=True`` (google-adk's rule); every other event is
 yielded. An event the store refuses (text that cannot be stored) raises there, after
 the events before it were kept.
 """
@@ -25,61 +35,105 @@ from typing import Any
 
 from ._exceptions import SessionNotFoundError
 from ._types import Content, Event, RunConfig
-from .engine import InMemoryArtifactService, InMemoryMemoryService, SessionView, run_invocation
+from .engine import App, InMemoryArtifactService, InMemoryMemoryService, SessionView, run_invocation
+from .models import close_pooled_clients, resolve_model
 from .sessions import InMemorySessionService
-from .store._base import SessionNotFound
+from .store._base import SessionData, SessionNotFound
 from .types import ours
 
 __all__ = ["InMemoryRunner", "Runner"]
 
 
-class Runner:
-    """Runs ``agent`` (the app's root agent) for ``app_name`` in this process."""
+class _MissingSession(SessionNotFoundError, ValueError):
+    """No such session: our typed error, and the ``ValueError`` google-adk raises."""
 
-    def __init__(self, *, agent: Any = None, app_name: str | None = None,
-                 session_service: InMemorySessionService | None = None, artifact_service: Any = None,
-                 memory_service: Any = None, plugins: Any = (), app: Any = None) -> None:
-        if app is not None:  # google-adk's App: a name and a root agent
-            agent = agent or app.root_agent
+
+class Runner:
+    """Runs an app's root agent in this process (see the module).
+
+    Exactly one of ``app`` (an :class:`adk_actors.apps.App`; ``app_name`` then
+    overrides its name) and ``agent`` (with ``app_name``, required then) is given, as
+    in google-adk; ``plugins`` go with ``agent`` only (an app carries its own). Any
+    other combination is a ``ValueError``.
+    """
+
+    def __init__(self, *, app: App | None = None, app_name: str | None = None, agent: Any = None,
+                 plugins: Any = None, artifact_service: Any = None, session_service: InMemorySessionService,
+                 memory_service: Any = None, auto_create_session: bool = False) -> None:
+        if (app is None) == (agent is None):
+            raise ValueError("a Runner takes exactly one of app and agent")
+        if app is not None:
+            if plugins is not None:
+                raise ValueError("with an app, give the plugins to the app, not to the Runner")
+            agent, plugins = app.root_agent, app.plugins
             app_name = app_name or app.name
-            plugins = plugins or getattr(app, "plugins", ()) or ()
-        if agent is None or not app_name:
-            raise ValueError("a Runner needs an agent (or an app) and an app_name")
+            policies: tuple[Any, ...] = tuple(app.policies)
+        else:
+            app = App(root_agent=agent, plugins=tuple(plugins or ()))  # named by the Runner, unchecked
+            policies = ()
+        if not app_name:
+            raise ValueError("a Runner given an agent needs an app_name (or give an app that has a name)")
+        if agent is None:
+            raise ValueError("the app has no root_agent")
+        self.app = app
         self.agent = agent
         self.app_name = app_name
-        self.session_service = session_service or InMemorySessionService()
+        self.session_service = session_service
         self.artifact_service = artifact_service or InMemoryArtifactService()
         self.memory_service = memory_service or InMemoryMemoryService()
+        self.auto_create_session = auto_create_session
         self.plugins = tuple(plugins or ())
+        self.policies = policies
 
-    async def run_async(self, *, user_id: str, session_id: str, new_message: Any,
-                        state_delta: dict[str, Any] | None = None,
-                        run_config: RunConfig | None = None) -> AsyncIterator[Event]:
-        """One turn (see the module): every event, the user's first."""
+    def _session(self, user_id: str, session_id: str) -> SessionData:
         store = self.session_service.store
         try:
-            stored = store.get_session(self.app_name, user_id, session_id)
+            return store.get_session(self.app_name, user_id, session_id)
         except SessionNotFound as exc:
-            raise SessionNotFoundError(f"session {session_id!r} of user {user_id!r} not found") from exc
+            if not self.auto_create_session:
+                raise _MissingSession(f"session {session_id!r} of user {user_id!r} of app {self.app_name!r} "
+                                      f"not found") from exc
+        return store.create_session(self.app_name, user_id, session_id, None)
+
+    async def run_async(self, *, user_id: str, session_id: str, new_message: Any = None,
+                        state_delta: dict[str, Any] | None = None, run_config: RunConfig | None = None,
+                        yield_user_message: bool = False) -> AsyncIterator[Event]:
+        """One turn (see the module): the agents' events as they come, the user's own
+        first only with ``yield_user_message``. No message is a ``ValueError``."""
+        if new_message is None:
+            raise ValueError("run_async needs a new_message")
+        message = ours(new_message, Content)
+        if message.role != "user":
+            message = Content(role="user", parts=message.parts)
+        stored = self._session(user_id, session_id)
         view = SessionView(app_name=self.app_name, user_id=user_id, session_id=session_id,
                            state=dict(stored.state), events=list(stored.events))
-        async for event in run_invocation(self.agent, view, ours(new_message, Content), state_delta=state_delta,
+        store = self.session_service.store
+        first = True
+        async for event in run_invocation(self.agent, view, message, state_delta=state_delta,
                                           run_config=run_config, artifacts=self.artifact_service,
-                                          memory=self.memory_service, plugins=self.plugins):
+                                          memory=self.memory_service, plugins=self.plugins,
+                                          policies=self.policies, resolve_model=resolve_model):
             if not event.partial:
                 store.append_event(self.app_name, user_id, session_id, event)
-            yield event
+            users_own, first = first and event.author == "user", False
+            if yield_user_message or not users_own:
+                yield event
 
-    def run(self, *, user_id: str, session_id: str, new_message: Any,
+    def run(self, *, user_id: str, session_id: str, new_message: Any, state_delta: dict[str, Any] | None = None,
             run_config: RunConfig | None = None) -> Iterator[Event]:
         """:meth:`run_async` from sync code: the turn runs on a thread of its own event
-        loop; events come as they are made. An error of the turn is raised here."""
+        loop (whose model connections are closed when the turn ends); events come as
+        they are made. An error of the turn is raised here."""
         events: queue.Queue[tuple[str, Any]] = queue.Queue()
 
         async def drive() -> None:
-            async for event in self.run_async(user_id=user_id, session_id=session_id, new_message=new_message,
-                                              run_config=run_config):
-                events.put(("event", event))
+            try:
+                async for event in self.run_async(user_id=user_id, session_id=session_id, new_message=new_message,
+                                                  state_delta=state_delta, run_config=run_config):
+                    events.put(("event", event))
+            finally:
+                await close_pooled_clients()
 
         def work() -> None:
             try:
@@ -99,12 +153,25 @@ class Runner:
                 return
 
     async def close(self) -> None:
-        """Nothing to release: google-adk's runners have it, so callers may call it."""
+        """Close the model connections this event loop's turns opened (google-adk's
+        runners have ``close`` too)."""
+        await close_pooled_clients()
+
+    async def __aenter__(self) -> Runner:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
 
 class InMemoryRunner(Runner):
-    """A :class:`Runner` with in-memory sessions, artifacts and memories."""
+    """A :class:`Runner` with in-memory sessions, artifacts and memories; its
+    ``app_name`` is ``"InMemoryRunner"`` when neither it nor an app is given."""
 
-    def __init__(self, agent: Any = None, *, app_name: str = "InMemoryRunner", plugins: Any = (),
-                 app: Any = None) -> None:
-        super().__init__(agent=agent, app_name=app_name if app is None else "", plugins=plugins, app=app)
+    def __init__(self, agent: Any = None, *, app_name: str | None = None, plugins: Any = None,
+                 app: App | None = None) -> None:
+        if app is None and app_name is None:
+            app_name = "InMemoryRunner"
+        super().__init__(agent=agent, app_name=app_name, plugins=plugins, app=app,
+                         session_service=InMemorySessionService(), artifact_service=InMemoryArtifactService(),
+                         memory_service=InMemoryMemoryService())

@@ -218,7 +218,7 @@ def _run(agent: Any, text: str = "go", state: dict[str, Any] | None = None) -> t
         runner = InMemoryRunner(agent, app_name="fluent")
         session = await runner.session_service.create_session(app_name="fluent", user_id="u", state=state)
         events = [e async for e in runner.run_async(user_id="u", session_id=session.id,
-                                                    new_message=Content.user(text))]
+                                                    new_message=Content.user(text), yield_user_message=True)]
         stored = await runner.session_service.get_session(app_name="fluent", user_id="u", session_id=session.id)
         return events, dict(stored.state)
 

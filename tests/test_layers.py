@@ -23,7 +23,7 @@ LAYERS = (
                "log", "telemetry", "tracing", "messages"}),
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),
-    ("engine", {"engine", "tools", "models", "otel", "mcp"}),
+    ("engine", {"engine", "tools", "models", "otel", "mcp", "apps", "plugins"}),
     ("runtime", {"runtime", "store", "config", "jobs"}),
     ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners", "fluent"}),
 )

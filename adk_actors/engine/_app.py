@@ -9,6 +9,7 @@ of every run), so one ``App`` object serves every session at once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,8 @@ from ._plugins import Plugin
 from ._policy import Policy
 
 __all__ = ["App", "as_app"]
+
+_APP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,15 @@ class App:
     plugins: Sequence[Plugin] = field(default_factory=tuple)
     policies: Sequence[Policy] = field(default_factory=tuple)
     resume_interrupted: int = 0
+    #: google-adk's ``App.name``: the app's name for an in-process Runner (a host names
+    #: its apps in its config). Given, it is a letter then letters, digits, ``_`` or
+    #: ``-``, and not ``user`` (google-adk's rule; a ValueError otherwise).
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name and (not _APP_NAME.match(self.name) or self.name == "user"):
+            raise ValueError(f"invalid app name {self.name!r}: a letter, then letters, digits, '_' or '-'; "
+                             f"not 'user'")
 
 
 def as_app(target: Any) -> App:

@@ -51,7 +51,9 @@ class CancelToken:
 
 @dataclass
 class SessionView:
-    """The run's copy of its session: state (scopes merged, with prefixes) and events.
+    """The run's copy of its session: state (scopes merged, with prefixes) and events;
+    what ``tool_context.session`` / ``callback_context.session`` is, with google-adk's
+    ``Session`` names (``id``, ``app_name``, ``user_id``, ``state``, ``events``).
 
     ``commit`` appends a non-partial event and applies its ``state_delta``, so later
     steps and agents of the same run see what earlier ones wrote.
@@ -62,6 +64,11 @@ class SessionView:
     session_id: str = "session"
     state: dict[str, Any] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        """google-adk's name for ``session_id`` (``tool_context.session.id``)."""
+        return self.session_id
 
     def commit(self, event: Event) -> None:
         if event.partial:

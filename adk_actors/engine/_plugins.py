@@ -6,6 +6,10 @@ invocation's context, so concurrent runs can never see each other's state.
 ``after_run`` always fires, also after an error. Duplicate plugin names are rejected.
 For before/after hooks the first non-None result short-circuits the remaining
 plugins; agent callbacks have already run by then.
+
+google-adk-shaped plugins (``adk_actors.plugins.BasePlugin`` and any object with its
+``*_callback`` hooks) join the same pipeline through :class:`GoogleAdkPlugin`, an
+adapter the manager puts around each: one set of rules for both kinds.
 """
 
 from __future__ import annotations
@@ -15,11 +19,15 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from .._exceptions import AgentDefinitionError
-from .._types import LlmResponse
+from pydantic import BaseModel
+
+from .._exceptions import AdkError, AgentDefinitionError, InvalidRequestError
+from .._types import Content, Event, LlmResponse
+from ..types import ours
 from ._callbacks import Fallback, Reraise, call_maybe_async
 
-__all__ = ["HookResult", "LoggingPlugin", "Plugin", "PluginManager", "RateLimitPlugin", "RateLimited", "ReflectAndRetryToolPlugin"]
+__all__ = ["GoogleAdkPlugin", "HookResult", "LoggingPlugin", "Plugin", "PluginError", "PluginManager",
+           "RateLimitPlugin", "RateLimited", "ReflectAndRetryToolPlugin", "as_plugin"]
 
 
 #: what a hook gives back, (new state, result), or an awaitable of it (a hook may be async)
@@ -121,8 +129,8 @@ class Plugin:
 class PluginManager:
     """The plugins of one invocation and their states."""
 
-    def __init__(self, plugins: Iterable[Plugin] = ()) -> None:
-        self.plugins = list(plugins)
+    def __init__(self, plugins: Iterable[Any] = ()) -> None:
+        self.plugins = [as_plugin(p) for p in plugins]
         names = [p.name for p in self.plugins]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -150,6 +158,129 @@ class PluginManager:
                 self.states[plugin.name] = await call_maybe_async(plugin.after_run, self.states[plugin.name], ctx, error)
             except Exception:
                 logging.getLogger("adk_actors.plugins").exception("after_run of plugin %s raised", plugin.name)
+
+
+# -- google-adk-shaped plugins on this pipeline --------------------------------------------
+
+
+class PluginError(AdkError, RuntimeError):
+    """A google-adk-shaped plugin's hook raised. It is a ``RuntimeError``, as google-adk
+    raises in that case, with the same words; the hook's own exception is its
+    ``__cause__``. It ends the invocation as any error of a step does (a host's run
+    fails with error type ``PluginError``; the run worker lives on)."""
+
+
+#: what google-adk keeps of the original event when an ``on_event_callback`` replaces it
+_KEPT_ON_REPLACE = frozenset({"id", "invocation_id", "timestamp"})
+
+
+def as_plugin(plugin: Any) -> Any:
+    """``plugin`` as this pipeline runs it: a :class:`Plugin` as it is; a google-adk-shaped
+    one (not a Plugin, with google-adk's ``before_run_callback``) in a
+    :class:`GoogleAdkPlugin`; anything else as it is (it is called by our hook names)."""
+    if isinstance(plugin, Plugin) or not callable(getattr(plugin, "before_run_callback", None)):
+        return plugin
+    return GoogleAdkPlugin(plugin)
+
+
+class GoogleAdkPlugin(Plugin):
+    """A google-adk-shaped plugin on this pipeline: each hook of :class:`Plugin` calls the
+    plugin's google-adk hook of the same name with ``_callback`` after it (``before_model``:
+    ``before_model_callback``...) with google-adk's keywords, and
+    gives back its answer as our pipeline takes it. The rules themselves (order, first
+    answer wins, tagged error decisions) stay the manager's and the engine's.
+
+    In order, per hook: the google-adk hook is called (awaited when async); if it raises,
+    a :class:`PluginError` naming the plugin and the hook is raised from it; its answer is
+    converted: a user message or early reply to our ``Content`` (``before_run``: only
+    Content ends the run, as in google-adk; anything else is no answer), an event
+    returned by ``on_event_callback`` merged onto the original as google-adk does (its
+    fields that were set replace the original's, except ``id``, ``invocation_id`` and
+    ``timestamp``). ``after_run`` calls ``after_run_callback`` when the invocation ended
+    without an exception (also when its caller stopped reading), else
+    ``on_run_error_callback`` (google-adk's notification; after_run does not run then).
+    The plugin keeps its own state in its attributes, as google-adk's do; the per-
+    invocation state of this pipeline is passed through untouched."""
+
+    def __init__(self, plugin: Any) -> None:
+        self.plugin = plugin
+        self.name = str(getattr(plugin, "name", type(plugin).__name__))
+
+    async def _call(self, hook: str, **kwargs: Any) -> Any:
+        method = getattr(self.plugin, hook, None)
+        if method is None:  # a plugin shaped after an older google-adk: no such hook
+            return None
+        try:
+            return await call_maybe_async(method, **kwargs)
+        except Exception as exc:
+            raise PluginError(f"Error in plugin '{self.name}' during '{hook}' callback: {exc}") from exc
+
+    def _answer(self, hook: str, value: Any, cls: type[Any]) -> Any:
+        """``value`` (a hook's answer, not None) as our ``cls``; a :class:`PluginError`
+        naming the plugin, the hook and the class when it is not one."""
+        try:
+            return ours(value, cls)
+        except InvalidRequestError as exc:
+            raise PluginError(f"plugin '{self.name}' answered '{hook}' with {value!r}, not a {cls.__name__}: "
+                              f"{exc}") from exc
+
+    async def on_user_message(self, state: Any, ctx: Any, message: Any) -> tuple[Any, Any]:
+        result = await self._call("on_user_message_callback", invocation_context=ctx, user_message=message)
+        return state, None if result is None else self._answer("on_user_message_callback", result, Content)
+
+    async def before_run(self, state: Any, ctx: Any) -> tuple[Any, Any]:
+        result = await self._call("before_run_callback", invocation_context=ctx)
+        if not isinstance(result, (Content, BaseModel)):
+            return state, None
+        return state, self._answer("before_run_callback", result, Content)
+
+    async def on_event(self, state: Any, ctx: Any, event: Any) -> tuple[Any, Any]:
+        result = await self._call("on_event_callback", invocation_context=ctx, event=event)
+        if result is None:
+            return state, None
+        replacement = self._answer("on_event_callback", result, Event)
+        update = {name: getattr(replacement, name) for name in replacement.model_fields_set - _KEPT_ON_REPLACE}
+        if not update.get("author", True):
+            del update["author"]
+        return state, event.model_copy(update=update)
+
+    async def after_run(self, state: Any, ctx: Any, error: BaseException | None) -> Any:
+        if isinstance(error, Exception):
+            await self._call("on_run_error_callback", invocation_context=ctx, error=error)
+        else:
+            await self._call("after_run_callback", invocation_context=ctx)
+        return state
+
+    async def before_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
+        return state, await self._call("before_agent_callback", agent=cb.invocation.agent, callback_context=cb)
+
+    async def after_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
+        return state, await self._call("after_agent_callback", agent=cb.invocation.agent, callback_context=cb)
+
+    async def before_model(self, state: Any, cb: Any, request: Any) -> tuple[Any, Any]:
+        result = await self._call("before_model_callback", callback_context=cb, llm_request=request)
+        return state, None if result is None else self._answer("before_model_callback", result, LlmResponse)
+
+    async def after_model(self, state: Any, cb: Any, response: Any) -> tuple[Any, Any]:
+        result = await self._call("after_model_callback", callback_context=cb, llm_response=response)
+        return state, None if result is None else self._answer("after_model_callback", result, LlmResponse)
+
+    async def on_model_error(self, state: Any, cb: Any, request: Any, error: BaseException) -> tuple[Any, Any]:
+        return state, await self._call("on_model_error_callback", callback_context=cb, llm_request=request,
+                                       error=error)
+
+    async def before_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any) -> tuple[Any, Any]:
+        return state, await self._call("before_tool_callback", tool=tool, tool_args=args, tool_context=tool_context)
+
+    async def after_tool(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any,
+                         result: Any) -> tuple[Any, Any]:
+        return state, await self._call("after_tool_callback", tool=tool, tool_args=args, tool_context=tool_context,
+                                       result=result)
+
+    async def on_tool_error(self, state: Any, tool: Any, args: dict[str, Any], tool_context: Any,
+                            error: BaseException) -> tuple[Any, Any]:
+        return state, await self._call("on_tool_error_callback", tool=tool, tool_args=args,
+                                       tool_context=tool_context, error=error)
 
 
 # -- plugins shipped -------------------------------------------------------------------------

@@ -1,11 +1,34 @@
-"""Model resolution by name: ``gemini-*``, ``claude-*``, ``openai/<model>``, or any name
-given a base URL (an OpenAI-compatible server: LiteLLM, Ollama, vLLM, OpenRouter).
+"""The one registry of model names: how an agent's ``model="..."`` becomes a
+connector, the same in a host's run workers and in the in-process ``Runner`` /
+``InMemoryRunner`` (both call :func:`resolve_model`; nothing else resolves names).
 
-Keys and base URLs come from the environment (or the ``env`` mapping given):
-``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` and ``GEMINI_BASE_URL``; ``ANTHROPIC_API_KEY``
-and ``ANTHROPIC_BASE_URL``; ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``. A missing key
-is an :class:`AuthenticationError` that names the variable (an OpenAI-compatible
-server on a custom base URL may need no key).
+Names, in the order they are tried:
+
+* a name the host's config gives a base URL (its ``[models]`` table): an
+  OpenAI-compatible server there (LiteLLM, Ollama, vLLM, OpenRouter), with
+  ``OPENAI_API_KEY`` if set;
+* ``gemini-*`` (or ``models/gemini-*``): Gemini's REST API;
+* ``claude-*``: Anthropic's Messages API;
+* ``openai/<model>``: OpenAI's Chat Completions API (``<model>`` sent);
+* anything else: a :class:`ModelError` (``error_type="unknown_model"``).
+
+The environment variables (read at each resolution, from ``os.environ`` or the
+``env`` mapping given):
+
+=====================  ==========================================================
+``GEMINI_API_KEY``     Gemini's key; ``GOOGLE_API_KEY`` when it is unset
+``GEMINI_BASE_URL``    Gemini's endpoint; else google-genai's
+                       ``GOOGLE_GEMINI_BASE_URL``; else
+                       ``https://generativelanguage.googleapis.com``
+``ANTHROPIC_API_KEY``  Anthropic's key
+``ANTHROPIC_BASE_URL`` Anthropic's endpoint; default ``https://api.anthropic.com``
+``OPENAI_API_KEY``     OpenAI's key (or a compatible server's)
+``OPENAI_BASE_URL``    OpenAI's endpoint; default ``https://api.openai.com/v1``
+=====================  ==========================================================
+
+A missing key is an :class:`AuthenticationError` that names the variable, raised
+when the name is resolved (an ``openai/`` model with ``OPENAI_BASE_URL`` set, a
+local server, may have no key). Keys are never read from files.
 """
 
 from __future__ import annotations
@@ -25,6 +48,8 @@ __all__ = ["resolve_model"]
 
 def resolve_model(name: str, *, env: Mapping[str, str] | None = None, base_urls: Mapping[str, str] | None = None,
                   **options: Any) -> Any:
+    """The connector for model ``name`` (see the module for the rules and variables);
+    ``options`` (a timeout, a retry policy...) go to it."""
     env = os.environ if env is None else env
     if base_urls and name in base_urls:
         return OpenAIModel(name, base_url=base_urls[name], api_key=env.get("OPENAI_API_KEY"), **options)
@@ -32,8 +57,9 @@ def resolve_model(name: str, *, env: Mapping[str, str] | None = None, base_urls:
         key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
         if not key:
             raise AuthenticationError(f"model {name!r} needs GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment")
-        return GeminiModel(name, base_url=env.get("GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"),
-                           api_key=key, **options)
+        endpoint = env.get("GEMINI_BASE_URL") or env.get("GOOGLE_GEMINI_BASE_URL") \
+            or "https://generativelanguage.googleapis.com"
+        return GeminiModel(name, base_url=endpoint, api_key=key, **options)
     if name.startswith("claude-"):
         key = env.get("ANTHROPIC_API_KEY")
         if not key:

@@ -1,0 +1,5 @@
+"""google-adk's import path of ``App`` (``from google.adk.apps import App``)."""
+
+from ..engine._app import App
+
+__all__ = ["App"]

@@ -1,0 +1,171 @@
+"""What the google-adk side-by-side tests share (tests/test_google_adk_parity.py,
+tests/test_google_adk_plugins.py): a google-adk program's source with its imports
+rewritten for ours; one Gemini REST stand-in named to both sides by environment
+variables only; and what is compared of a run: its events through google-adk's
+Event readers, and the requests the stand-in received, as the model reads them
+(what is left out of each, and why, is in test_google_adk_parity's docstring).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from adk_actors.testing import StubResponse, StubServer, gemini_response
+
+__all__ = ["calls", "event_rows", "gemini", "request_rows", "rewritten", "run_case", "run_program", "stand_in"]
+
+
+def rewritten(source: str) -> str:
+    """The case's source for ours: its imports, and only they, changed by search-and-replace."""
+    source = source.replace("from google.genai import types", "from adk_actors import types")
+    source = source.replace("google.genai.types", "adk_actors.types")
+    return re.sub(r"\bgoogle\.adk\b", "adk_actors", source)
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> StubResponse:
+    return gemini_response(function_calls=list(items))
+
+
+# -- one stand-in, reached by the environment only --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stand_in() -> Iterator[StubServer]:
+    with StubServer() as server:
+        yield server
+
+
+@pytest.fixture
+def gemini(stand_in: StubServer, monkeypatch: pytest.MonkeyPatch) -> StubServer:
+    """The stand-in, named to both sides by environment variables alone."""
+    for name in ("GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
+                 "GOOGLE_CLOUD_LOCATION"):
+        monkeypatch.delenv(name, raising=False)
+    # google-genai's own variables: a google-adk user's environment serves ours unchanged
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-a-secret")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stand_in.url)
+    monkeypatch.setenv("ADK_DISABLE_TELEMETRY", "1")
+    return stand_in
+
+
+# -- what is compared ---------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str, sort_keys=True))
+
+
+class _Ids:
+    """Function-call ids by order of appearance (they are random on both sides)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, str] = {}
+
+    def __call__(self, value: str | None) -> str | None:
+        if value is None:
+            return None
+        return self.seen.setdefault(value, f"call-{len(self.seen)}")
+
+
+def event_rows(events: list[Any]) -> list[dict[str, Any]]:
+    """What a google-adk user reads of each event, through google-adk's Event readers."""
+    ids = _Ids()
+    rows = []
+    for event in events:
+        content = event.content
+        text = "".join(p.text for p in (content.parts or []) if p.text and not p.thought) if content else ""
+        rows.append({
+            "author": event.author,
+            "final": event.is_final_response(),
+            "calls": [(ids(c.id), c.name, _plain(c.args or {})) for c in event.get_function_calls()],
+            "responses": [(ids(r.id), r.name, _plain(r.response)) for r in event.get_function_responses()],
+            "text": text,
+            "trailing_code_result": event.has_trailing_code_execution_result(),
+            "long_running": sorted(ids(i) for i in event.long_running_tool_ids or ()),
+            "partial": bool(event.partial),
+            "transfer": event.actions.transfer_to_agent,
+            "skip_summarization": bool(event.actions.skip_summarization),
+        })
+    return rows
+
+
+def _schema(schema: Any) -> Any:
+    """A JSON schema without ``title`` keys (google-adk's pydantic-made schemas have them);
+    an object with no properties as None (google-adk sends no schema for a tool without
+    parameters, we send that empty object)."""
+    if schema == {"type": "object", "properties": {}}:
+        return None
+    if isinstance(schema, dict):
+        return {k: _schema(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_schema(v) for v in schema]
+    return schema
+
+
+def _contents(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The request's contents without function-call ids; another agent's turn, quoted
+    to the agent as context, as who did what (its wording differs, see the module)."""
+    contents = copy.deepcopy(contents)
+    for index, content in enumerate(contents):
+        parts = content.get("parts", [])
+        if parts and parts[0].get("text", "").startswith("For context"):
+            contents[index] = {"role": content.get("role"),
+                               "context": [p.get("text", "").split(":")[0] for p in parts[1:]]}
+            continue
+        for part in parts:
+            for key in ("functionCall", "functionResponse"):
+                if key in part:
+                    part[key].pop("id", None)
+    return contents
+
+
+def _tool(declaration: dict[str, Any]) -> dict[str, Any]:
+    """A tool as the model reads it; ``transfer_to_agent`` as its name and the agents it
+    offers (its description's words differ, see the module)."""
+    parameters = declaration.get("parameters") or declaration.get("parameters_json_schema") \
+        or declaration.get("parametersJsonSchema")
+    if declaration["name"] == "transfer_to_agent":
+        return {"name": "transfer_to_agent", "agents": parameters["properties"]["agent_name"]["enum"]}
+    return {"name": declaration["name"], "description": declaration.get("description", ""),
+            "parameters": _schema(parameters)}
+
+
+def request_rows(server: StubServer) -> list[dict[str, Any]]:
+    """What the stand-in received, as the model would read it (see the module)."""
+    rows = []
+    for request in server.requests:
+        body = request.body
+        instruction = "".join(p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", []))
+        tools = [_tool(d) for tool in body.get("tools", []) for d in tool.get("functionDeclarations", [])]
+        rows.append({"path": request.path.split("?")[0], "contents": _contents(body["contents"]),
+                     "tools": sorted(tools, key=lambda t: t["name"]),
+                     "instruction": instruction.split("\n\nYou are ")[0]})
+    return rows
+
+
+def run_program(source: str, answers: list[StubResponse], server: StubServer, *args: Any,
+                name: str = "<parity case>", entry: str = "main") -> tuple[dict[str, Any], Any]:
+    """Execute ``source`` against the stand-in scripted with ``answers`` (and nothing
+    else): its namespace, and what its ``entry(*args)`` returned (within 60 s)."""
+    with server._lock:
+        server.requests.clear()
+        server.responses.clear()
+    server.add(*answers)
+    namespace: dict[str, Any] = {"__name__": "parity_case"}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace, asyncio.run(asyncio.wait_for(namespace[entry](*args), timeout=60))
+
+
+def run_case(source: str, answers: list[StubResponse], turns: list[str], server: StubServer) -> dict[str, Any]:
+    """Execute ``source`` (its ``main(turns)``, which returns its events, final texts and
+    state) against the stand-in scripted with ``answers``: what is compared of it."""
+    _, (events, finals, state) = run_program(source, answers, server, turns)
+    return {"events": event_rows(events), "finals": _plain(finals), "state": _plain(state),
+            "requests": request_rows(server), "unused_answers": len(server.responses)}
