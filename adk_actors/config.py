@@ -9,17 +9,26 @@ expected.
 from __future__ import annotations
 
 import ipaddress
+import time
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ._exceptions import ConfigError, InvalidRequestError
 from ._names import name_problem
 from ._validate import MAX_JSON_DEPTH
-from .jobs import Backoff, CronEntry, JobsConfig, JobSpec, next_cron_time
+from .jobs import Backoff, CronEntry, JobsConfig, JobSpec, cron_problem, next_cron_time
 
 __all__ = ["ArtifactsSection", "BackoffSection", "BreakerSection", "ConfigError", "CronSection", "HostSection", "HttpSection",
            "JobsSection", "LimitsSection", "LoggingSection", "RetrySection", "Settings", "StoreSection",
@@ -261,11 +270,17 @@ class CronSection(BaseModel):
         if problem is not None:
             raise ValueError(problem)
         try:
-            next_cron_time(self.schedule, 0.0, self.timezone)
+            next_cron_time("* * * * *", 0.0, self.timezone)
         except InvalidRequestError as exc:
-            raise ValueError(f"cron {self.name!r}: {exc}") from None
+            raise ValueError(f"cron {self.name!r}: timezone: {exc}") from None
+        try:
+            next_cron_time(self.schedule, time.time(), self.timezone)
+        except InvalidRequestError as exc:
+            raise ValueError(f"cron {self.name!r}: schedule: {exc}") from None
         if bool(self.app) == bool(self.function):
             raise ValueError(f"cron {self.name!r}: give an app and a message, or a function")
+        if self.app and not self.message:
+            raise ValueError(f"cron {self.name!r}: message: an agent job needs a message")
         return self
 
     def entry(self) -> CronEntry:
@@ -314,6 +329,19 @@ class JobsSection(BaseModel):
                 raise ValueError(f"queue {name!r}: its concurrency must be at least 1")
         return queues
 
+    @model_validator(mode="after")
+    def _check_cron(self) -> JobsSection:
+        """Each schedule has a name of its own and a queue of this section's."""
+        names: set[str] = set()
+        for entry in self.cron:
+            if entry.name in names:
+                raise ValueError(f"cron {entry.name!r}: two schedules share this name (each needs its own)")
+            names.add(entry.name)
+            if entry.queue not in self.queues:
+                raise ValueError(f"cron {entry.name!r}: queue: no queue {entry.queue!r} "
+                                 f"(queues: {', '.join(sorted(self.queues))})")
+        return self
+
     def jobs_config(self) -> JobsConfig | None:
         if not self.enabled:
             return None
@@ -339,6 +367,7 @@ class Settings(BaseSettings):
     limits: LimitsSection = Field(default_factory=LimitsSection)
     http: HttpSection = Field(default_factory=HttpSection)
     jobs: JobsSection = Field(default_factory=JobsSection)
+    _source: str = PrivateAttr(default="<defaults>")  # the file read (load_settings), for errors
 
     @field_validator("apps")
     @classmethod
@@ -371,6 +400,22 @@ class Settings(BaseSettings):
     def log_file(self) -> str:
         return self.logging.file or str(Path(self.host.data_dir) / "host.log")
 
+    def check_jobs(self, apps: list[str]) -> None:
+        """Check each ``[[jobs.cron]]`` entry against the host's ``apps`` (those of
+        ``[apps]`` and of its agents folder) in order: what the file alone says was
+        checked when it was read; here, that its job can run: its app is one of
+        ``apps``, its function can be imported (call this once the project's folder is
+        on ``sys.path``, as ``serve`` does). :class:`ConfigError` naming the file, the
+        entry and the key, for the first that cannot. Nothing when jobs are off."""
+        if not self.jobs.enabled:
+            return
+        known, queues = set(apps), set(self.jobs.queues)
+        for index, section in enumerate(self.jobs.cron):
+            problem = cron_problem(section.entry(), apps=known, queues=queues)
+            if problem is not None:
+                key, _, what = problem.partition(": ")
+                raise ConfigError(f"{self._source}: jobs.cron.{index}.{key}: cron {section.name!r}: {what}")
+
 
 def load_settings(path: str | Path | None) -> Settings:
     """Read and validate a TOML config (None: defaults and the environment only)."""
@@ -384,7 +429,9 @@ def load_settings(path: str | Path | None) -> Settings:
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{where}: not valid TOML: {exc}") from None
     try:
-        return Settings(**data)
+        settings = Settings(**data)
+        settings._source = where
+        return settings
     except ValidationError as exc:
         problems = []
         for error in exc.errors():

@@ -49,7 +49,7 @@ from ._exceptions import (
     error_for_code,
 )
 from ._frame_chunk import call_on_fresh_chunk
-from ._health import HEALTH_PING, HealthMonitor
+from ._health import HEALTH_PING, HealthMonitor, HealthVerdict, ProcessProgress, read_progress
 from ._messages import (
     AdvanceClock,
     Call,
@@ -102,6 +102,7 @@ from ._system import (
     check_port_free,
     children_of,
     confine_listeners,
+    direct_thespian_log,
     forked_by,
     free_port,
     open_pidfd,
@@ -152,6 +153,7 @@ __all__ = [
     "Handed",
     "HealthCheck",
     "HealthMonitor",
+    "HealthVerdict",
     "Init",
     "InitFailed",
     "InitOk",
@@ -165,6 +167,7 @@ __all__ = [
     "PartitionSupervisorSpec",
     "PidSpace",
     "PortInUse",
+    "ProcessProgress",
     "Registry",
     "Reply",
     "Restart",
@@ -193,6 +196,7 @@ __all__ = [
     "check_port_free",
     "children_of",
     "confine_listeners",
+    "direct_thespian_log",
     "error_for_code",
     "find_global",
     "forked_by",
@@ -204,6 +208,7 @@ __all__ = [
     "poll_thespian_loops",
     "proc_stat",
     "process_alive",
+    "read_progress",
     "set_parent_death_signal",
     "start_actor_system",
     "start_server",

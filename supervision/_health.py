@@ -5,62 +5,130 @@ blocking call that never returns) keeps its pid: no exit is ever reported, and i
 callers wait. So a parent asks each running child, every ``interval`` seconds, the
 :data:`HEALTH_PING` call; every :class:`~supervision.GenServer` answers it at once,
 between two messages, whatever it is doing (before its ``init`` has run, or while
-it stops, it answers with an error, which is an answer too). A child with a ping
-unanswered for ``timeout`` seconds is *unresponsive*: its parent logs it, records
-the reason, and kills it (SIGKILL), and its ordinary restart follows.
+it stops, it answers with an error, which is an answer too). That answer is the
+child's message loop's heartbeat.
 
-Cost, per child: one small message each way per ``interval`` (with the defaults, 1 s:
-measured at ~0.25 ms of its parent's CPU per child per second: bench/supervision.py). A child is found
+A child that leaves a ping unanswered is not yet dead: under CPU load a handler doing
+legitimate work (an import, an SDK's start, a store migration) may take longer than
+the timeout. So, with the child's pid known, its parent also reads the process's CPU
+time (``utime + stime`` of ``/proc/PID/stat``) when it pings, and decides, once the
+ping has gone unanswered ``timeout`` seconds:
+
+1. the process is stopped (state ``T``/``t``, as after ``kill -STOP``): *stuck*;
+2. its CPU time did not advance during the last ``timeout`` seconds (blocked in a
+   call, deadlocked, starved of nothing but its own progress): *stuck*;
+3. its CPU time advanced: *busy*. It gets another ``timeout`` seconds (a new window,
+   measured from now), and is judged again by 1-3 when that ends;
+4. whatever it does, a ping unanswered ``HealthCheck.limit`` seconds (its
+   ``ceiling``, 12 x ``timeout`` unless set: a minute with the defaults) is the end:
+   a handler that spins for ever is *stuck* too.
+
+A stuck child is *unresponsive*: its parent logs it, records the reason (each reason
+starts ``unresponsive:``), and kills it (SIGKILL), and its ordinary restart follows.
+A process that has already ended (gone, or a zombie) is left to the exit its parent
+is told of. Without a pid (a remote child, or a caller that gives none) only the
+timeout counts, as before. CPU time counts every thread of the process: a child whose
+main thread is stuck while another thread spins is taken for busy until the ceiling.
+
+Cost, per child: one small message each way per ``interval``, and one read of
+``/proc/PID/stat`` (with the defaults, 1 s: measured at ~0.25 ms of its parent's CPU
+per child per second for the messages: bench/supervision.py). A stuck child is found
 ``timeout`` to ``timeout + interval`` seconds after it stopped answering (5-6 s with
-the defaults). Only one ping per child is out at a time, so a slow child is never
-flooded. A handler that legitimately runs longer than ``timeout`` must not block
-the actor's main thread (the Thespian rule: run long work on a thread).
+the defaults); a busy one that gets stuck, within ``timeout + interval`` of its last
+CPU tick. Only one ping per child is out at a time, so a slow child is never flooded.
+A handler should still not block the actor's main thread (the Thespian rule: run long
+work on a thread): its callers, and the pings, wait for it.
 
-:class:`HealthMonitor` is the bookkeeping, with no actor in it: a supervisor uses it
-for its children (``SupervisorSpec.health``), and any parent that runs children of
-its own (as adk-actors' session partitions do their run workers) can use it the
-same way: ``ping`` from a timer, ``answered`` with every reply, ``overdue`` to
-learn whom to kill, ``forget`` when a child is gone.
+:class:`HealthMonitor` is the bookkeeping, with no actor in it and no clock of its own
+(every method takes ``now``; the CPU reader is passed in, :func:`read_progress` by
+default): a supervisor uses it for its children (``SupervisorSpec.health``), and any
+parent that runs children of its own (as adk-actors' session partitions do their run
+workers) can use it the same way: ``ping`` from a timer, ``answered`` with every
+reply, ``judge`` (or ``overdue``) to learn whom to kill, ``forget`` when a child is
+gone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Literal
 
 from ._messages import Call
 from ._spec import HealthCheck
 
-__all__ = ["HEALTH_PING", "HealthCheck", "HealthMonitor"]
+__all__ = ["HEALTH_PING", "HealthCheck", "HealthMonitor", "HealthVerdict", "ProcessProgress", "read_progress"]
 
 #: The request of a health check's call. Every GenServer answers it with ``"ok"``
 #: before its own ``check_request`` and ``handle_call`` see anything.
 HEALTH_PING: Final = "health-ping"
+
+#: ``/proc/PID/stat`` states of a process that will not run until it is continued.
+_STOPPED: Final = frozenset("Tt")
+#: ... and of one that has ended (its parent has not reaped it yet).
+_ENDED: Final = frozenset("ZXx")
+
+
+@dataclass(frozen=True)
+class ProcessProgress:
+    """What ``/proc/PID/stat`` says of a process: its one-letter ``state`` and its
+    ``cpu`` time so far (user + system, in clock ticks, every thread counted)."""
+
+    state: str
+    cpu: int
+
+
+def read_progress(pid: int) -> ProcessProgress | None:
+    """Process ``pid``'s :class:`ProcessProgress` from ``/proc/PID/stat``; None if it is gone
+    (or the file cannot be read or parsed)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b") ", 1)[1].split()
+        return ProcessProgress(fields[0].decode(), int(fields[11]) + int(fields[12]))
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class HealthVerdict:
+    """One child the check found late: ``stuck`` (kill it, for ``reason``) or ``busy``
+    (it uses CPU; reported once each time it is first found so, and left alone)."""
+
+    key: Hashable
+    kind: Literal["stuck", "busy"]
+    reason: str
 
 
 @dataclass
 class _Pending:
     ref: str
     since: float
+    pid: int | None = None
+    mark: float = 0.0  # the start of the window the CPU time is compared over
+    cpu: int | None = None  # the CPU time at ``mark`` (None: unknown)
+    busy: bool = False  # reported busy already (in this ping's wait)
 
 
 @dataclass
 class HealthMonitor:
-    """Which children were pinged when, and which answered (see the module). Keys are
-    the parent's own handles of its children (hashable); times are the parent's clock."""
+    """Which children were pinged when, which answered, and whether the silent ones
+    still use CPU (see the module). Keys are the parent's own handles of its children
+    (hashable); times are the parent's clock; ``read`` gives a pid's progress."""
 
     check: HealthCheck
+    read: Callable[[int], ProcessProgress | None] = read_progress
     _pending: dict[Hashable, _Pending] = field(default_factory=dict)
     _refs: dict[str, Hashable] = field(default_factory=dict)
 
-    def ping(self, key: Hashable, now: float) -> Call | None:
+    def ping(self, key: Hashable, now: float, pid: int | None = None) -> Call | None:
         """The call to send child ``key`` now, or None while its last ping is
-        unanswered (one at a time)."""
+        unanswered (one at a time). With ``pid``, the process's CPU time is read now:
+        the start of the first window it is judged over."""
         if key in self._pending:
             return None
         message = Call(HEALTH_PING)
-        self._pending[key] = _Pending(message.ref, now)
+        progress = self.read(pid) if pid is not None else None
+        self._pending[key] = _Pending(message.ref, now, pid, now, progress.cpu if progress is not None else None)
         self._refs[message.ref] = key
         return message
 
@@ -76,13 +144,50 @@ class HealthMonitor:
             del self._pending[key]
         return True
 
+    def judge(self, now: float) -> list[HealthVerdict]:
+        """Judge every child whose ping has gone unanswered ``timeout`` seconds (the
+        rules of the module, in order): a ``stuck`` one is forgotten (whoever kills it
+        pings its next incarnation afresh); a ``busy`` one starts a new window, and is
+        in the list only the first time it is found busy in this wait."""
+        verdicts: list[HealthVerdict] = []
+        timeout, limit = float(self.check.timeout), self.check.limit
+        for key, pending in list(self._pending.items()):
+            waited = now - pending.since
+            if waited < timeout:
+                continue
+            if pending.pid is None:
+                verdicts.append(HealthVerdict(key, "stuck", self.check.describe()))
+                continue
+            progress = self.read(pending.pid)
+            if progress is None or progress.state in _ENDED:
+                continue  # it has ended: its parent hears of that as of any exit
+            if progress.state in _STOPPED:
+                verdicts.append(HealthVerdict(key, "stuck", f"unresponsive: stopped (state {progress.state}), "
+                                                      f"no answer to a health check within {timeout:g} s"))
+            elif waited >= limit:
+                verdicts.append(HealthVerdict(key, "stuck", f"unresponsive: busy but no answer to a health check "
+                                                      f"within {limit:g} s"))
+            elif now - pending.mark < timeout:
+                continue  # busy, inside its new window
+            elif pending.cpu is None:  # unreadable when pinged: this is the first window's start
+                pending.mark, pending.cpu = now, progress.cpu
+            elif progress.cpu == pending.cpu:
+                verdicts.append(HealthVerdict(key, "stuck", f"unresponsive: no answer to a health check and no CPU "
+                                                      f"time used for {now - pending.mark:g} s"))
+            else:
+                if not pending.busy:
+                    verdicts.append(HealthVerdict(key, "busy", f"busy: no answer to a health check for {waited:g} s, "
+                                                         f"but using CPU; waiting up to {limit:g} s"))
+                pending.busy = True
+                pending.mark, pending.cpu = now, progress.cpu
+        for verdict in verdicts:
+            if verdict.kind == "stuck":
+                self.forget(verdict.key)
+        return verdicts
+
     def overdue(self, now: float) -> list[Hashable]:
-        """The children whose ping has gone unanswered ``timeout`` seconds (each is
-        forgotten: whoever kills it pings its next incarnation afresh)."""
-        late = [key for key, pending in self._pending.items() if now - pending.since >= self.check.timeout]
-        for key in late:
-            self.forget(key)
-        return late
+        """The keys of the ``stuck`` children of :meth:`judge` (each is forgotten)."""
+        return [verdict.key for verdict in self.judge(now) if verdict.kind == "stuck"]
 
     def forget(self, key: Hashable) -> None:
         """Child ``key`` is gone (or restarted): its unanswered ping no longer counts."""

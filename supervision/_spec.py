@@ -115,19 +115,34 @@ class Backoff:
         return (self.min_delay + self.max_delay) / 2
 
 
+#: A health check's ``ceiling`` when none is given: this many times its ``timeout``.
+CEILING_FACTOR = 12
+
+
 @dataclass(frozen=True)
 class HealthCheck:
-    """A parent's health checks of its children (:mod:`supervision._health`): ping each running child every ``interval`` seconds; one that leaves a ping
-    unanswered ``timeout`` seconds is killed and restarted."""
+    """A parent's health checks of its children (:mod:`supervision._health`): ping each
+    running child every ``interval`` seconds; one that leaves a ping unanswered
+    ``timeout`` seconds while it makes no progress (stopped, or no CPU time used) is
+    killed and restarted; one that is busy (uses CPU) but does not answer is killed
+    once it has not answered for ``ceiling`` seconds (default: 12 x ``timeout``)."""
 
     interval: float = 1.0
     timeout: float = 5.0
+    ceiling: float | None = None
 
     def __post_init__(self) -> None:
         if not (isinstance(self.interval, (int, float)) and self.interval > 0):
             raise SpecError(f"HealthCheck.interval must be > 0, got {self.interval!r}")
         if not (isinstance(self.timeout, (int, float)) and self.timeout >= self.interval):
             raise SpecError(f"HealthCheck.timeout must be >= its interval, got {self.timeout!r}")
+        if self.ceiling is not None and not (isinstance(self.ceiling, (int, float)) and self.ceiling >= self.timeout):
+            raise SpecError(f"HealthCheck.ceiling must be >= its timeout, got {self.ceiling!r}")
+
+    @property
+    def limit(self) -> float:
+        """How long a busy child may leave a ping unanswered: ``ceiling``, or 12 x ``timeout``."""
+        return float(self.ceiling) if self.ceiling is not None else CEILING_FACTOR * float(self.timeout)
 
     def describe(self) -> str:
         """What an unresponsive child is told it died of."""

@@ -141,6 +141,9 @@ class _Child:
         self.exit_reason: ExitReason | None = None
         self.local = False  # its process runs on this machine (it can be watched, checked, killed)
         self.backoff = BackoffState(spec.backoff) if spec.backoff else None
+        #: The pending restart that will start this child (while "restarting"): each new
+        #: one a child joins replaces the one it was in (see ``Supervisor._schedule_restart``).
+        self.restart_ticket = 0
 
     @property
     def alive(self) -> bool:
@@ -178,6 +181,7 @@ class Supervisor(GenServer):
         self._job: Job | None = None
         self._wait: _Wait | None = None
         self._seq = 0
+        self._tickets = 0  # the last pending restart's number (``_schedule_restart``)
         self._intensity = RestartIntensity(3, 5.0)
         self._strategy = Strategy.ONE_FOR_ONE
         self._auto_shutdown = AutoShutdown.NEVER
@@ -384,31 +388,34 @@ class Supervisor(GenServer):
         elif payload[0] == "health":
             self._check_health()
         elif payload[0] == "restart":
-            _, child_ids, generation = payload
-            group = [c for c in self._children if c.spec.id in child_ids and c.status == "restarting"]
-            if group and all(c.incarnation == generation.get(c.spec.id) for c in group):
-                self._enqueue(self._start_group_job(group, count=True))
+            self._enqueue(self._start_group_job(payload[1]))
 
     def _check_health(self) -> None:
-        """The health check's timer (``SupervisorSpec.health``): kill each child that left
-        a ping unanswered for the check's timeout (a running one is restarted as any
-        child that died, with that reason; one being stopped is stopped: a stopped
-        process would never exit, and a shutdown of ``infinity`` would wait for it for
-        ever), ping the others, and come back."""
+        """The health check's timer (``SupervisorSpec.health``), in order: judge each
+        child that left a ping unanswered for the check's timeout (``HealthMonitor.judge``:
+        stopped, or no CPU time used, or silent past the ceiling is stuck; using CPU is
+        busy). A stuck one is killed (a running one is restarted as any child that died,
+        with that reason; one being stopped is stopped: a stopped process would never
+        exit, and a shutdown of ``infinity`` would wait for it for ever); a busy one is
+        logged and left to work. Then ping the others (with their pids, so that their
+        CPU time is read), and come back."""
         monitor = self._health
         if monitor is None or self._stopping:
             return
         now = self.clock()
-        for key in monitor.overdue(now):
-            child = next((c for c in self._children if (c.spec.id, c.incarnation) == key), None)
-            if child is not None and child.status in _CHECKED and child.pid is not None and child.local:
-                self.log.error("child %s (pid %s) is %s; killing it", child.spec.id, child.pid,
-                               monitor.check.describe())
-                child.reported = ExitReason(ExitKind.CRASH, monitor.check.describe())
-                _sigkill(child.pid)
+        for verdict in monitor.judge(now):
+            child = next((c for c in self._children if (c.spec.id, c.incarnation) == verdict.key), None)
+            if child is None or child.status not in _CHECKED or child.pid is None or not child.local:
+                continue
+            if verdict.kind == "busy":
+                self.log.warning("child %s (pid %s) is %s", child.spec.id, child.pid, verdict.reason)
+                continue
+            self.log.error("child %s (pid %s) is %s; killing it", child.spec.id, child.pid, verdict.reason)
+            child.reported = ExitReason(ExitKind.CRASH, verdict.reason)
+            _sigkill(child.pid)
         for child in self._children:
             if child.status in _CHECKED and child.local and child.address is not None:
-                ping = monitor.ping((child.spec.id, child.incarnation), now)
+                ping = monitor.ping((child.spec.id, child.incarnation), now, child.pid)
                 if ping is not None:
                     self.send(child.address, ping)
         self.send_after(monitor.check.interval, ("health",))
@@ -747,36 +754,51 @@ class Supervisor(GenServer):
         group = [c for c in group if c in self._children]
         waits = failed.backoff is not None and failed.backoff.policy.after_crashes
         delay = failed.backoff.next_delay(self.clock()) if waits and failed.backoff is not None else 0.0
-        if delay > 0:
-            for child in group:
-                child.status = "restarting"
-            generation = {c.spec.id: c.incarnation for c in group}
-            self.send_after(delay, ("restart", tuple(c.spec.id for c in group), generation))
-            return
-        yield from self._start_group_job(group, count=True)
+        ticket = self._schedule_restart(group, delay)
+        if delay <= 0:
+            yield from self._start_group_job(ticket)
 
-    def _start_group_job(self, group: list[_Child], *, count: bool) -> Job:
-        """(Re)start ``group`` in start order; a failed start is retried and counted again."""
-        if count and not self._intensity.add_restart(self.clock()):
+    def _schedule_restart(self, group: list[_Child], delay: float) -> int:
+        """Make ``group`` one pending restart and return its ticket: each child is
+        ``restarting`` and belongs to this restart only (a restart it was waiting in
+        before, a sibling's backoff timer or retry, no longer starts it: this one
+        does, in start order). With ``delay`` > 0 a timer starts it then; otherwise
+        the caller starts it at once, or queues it (:meth:`_start_group_job`)."""
+        self._tickets += 1
+        ticket = self._tickets
+        for child in group:
+            child.status = "restarting"
+            child.restart_ticket = ticket
+        if delay > 0:
+            self.send_after(delay, ("restart", ticket))
+        return ticket
+
+    def _start_group_job(self, ticket: int) -> Job:
+        """(Re)start, in start order, the children still waiting in restart ``ticket``
+        (none: a later restart took them all over, and this one is void); the restart
+        is counted against the intensity first (over it: the supervisor leaves). At a
+        failed start, that child and those after it become a new pending restart,
+        after that child's backoff (at once: queued), and are counted again then."""
+        ordered = [c for c in self._children if c.status == "restarting" and c.restart_ticket == ticket]
+        if not ordered:
+            return
+        if not self._intensity.add_restart(self.clock()):
             self.log.error("reached max restart intensity (%s in %s s); shutting down",
                            self._intensity.intensity, self._intensity.period)
             yield from self._leave_job(SHUTDOWN, notify=True)
             return
-        ordered = [c for c in self._children if c in group]
         for position, child in enumerate(ordered):
+            if child not in self._children or child.restart_ticket != ticket:
+                continue  # forgotten, or taken over by a later restart while this one waited
             child.restarts += 1
             failure = yield from self._start(child)
             if failure is not None:
                 self.log.error("restart of %s failed: %s", child.spec.id, failure)
-                rest = ordered[position:]
-                for pending in rest:
-                    pending.status = "restarting"
+                rest = [c for c in ordered[position:] if c in self._children and c.restart_ticket == ticket]
                 delay = child.backoff.next_delay(self.clock()) if child.backoff is not None else 0.0
-                if delay > 0:
-                    generation = {c.spec.id: c.incarnation for c in rest}
-                    self.send_after(delay, ("restart", tuple(c.spec.id for c in rest), generation))
-                else:
-                    self._jobs.append(self._start_group_job(rest, count=True))
+                retry = self._schedule_restart(rest, delay)
+                if delay <= 0:
+                    self._jobs.append(self._start_group_job(retry))
                 return
             if child.status == "undefined" and child.spec.restart is Restart.TEMPORARY:
                 self._children.remove(child)

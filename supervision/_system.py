@@ -8,7 +8,10 @@ Thespian facts this module works around (see DESIGN.md):
   and fails at once with :class:`PortInUse`;
 * children outlive a parent killed with SIGKILL; :func:`set_parent_death_signal`
   (called by every GenServer) makes the kernel kill them with it;
-* actors log through Thespian's logger process, configured by ``logDefs``;
+* actors log through Thespian's logger process, configured by ``logDefs``; Thespian's
+  own log (``thesplog``) goes to one machine-wide ``$TMPDIR/thespian.log`` unless
+  ``THESPLOG_FILE`` names another: :func:`direct_thespian_log` gives it a file of the
+  caller's;
 * every Thespian socket listens on all interfaces (it binds ``''`` for an address
   it advertises) and speaks unauthenticated pickle. :func:`confine_listeners`
   makes each one bind the address it advertises instead, so a system started
@@ -38,6 +41,7 @@ __all__ = [
     "check_port_free",
     "children_of",
     "confine_listeners",
+    "direct_thespian_log",
     "forked_by",
     "free_port",
     "open_pidfd",
@@ -290,3 +294,42 @@ def thespian_log_config(log_file: str | None, level: int = logging.INFO, fmt: st
         "handlers": {"main": handler},
         "root": {"handlers": ["main"], "level": level},
     }
+
+
+#: Where :func:`direct_thespian_log` notes the value it put in ``THESPLOG_FILE``, for
+#: this process and the processes it starts: any other value there is the operator's.
+DIRECTED_MARK = "SUPERVISION_THESPLOG_DIRECTED"
+
+
+def direct_thespian_log(path: str) -> str:
+    """Send Thespian's own log (``thesplog``: its transport's and admin's warnings) of
+    this process and of every process it forks from now on to ``path``, unless the
+    environment's ``THESPLOG_FILE`` names a file already (the operator's choice, which
+    wins); return the file used. Call it before the actor system starts: its admin and
+    logger are forked from this process and inherit the setting.
+
+    In order: keep an operator's ``THESPLOG_FILE`` (a value this function did not set
+    here or in an ancestor process, as ``SUPERVISION_THESPLOG_DIRECTED`` tells);
+    otherwise set it (and the mark) to ``path``; create the file if missing, 0600, and
+    make it 0600; make Thespian forget the file it chose at its first log line in this
+    process (``thespian.system.utilis`` reads ``THESPLOG_FILE`` then, once, and forked
+    processes inherit its choice), so the next line reads the variable again. The size
+    is Thespian's to cap: once the file is over ``THESPLOG_FILE_MAXSIZE`` bytes (50 KiB
+    by default; read when Thespian is first imported, so set it in the environment of
+    the process) it becomes ``<file>.old`` and a new file starts (with the umask's
+    mode: keep it in a private folder), so at most twice that is kept. The third
+    adaptation of
+    Thespian in this library, besides :func:`confine_listeners` and
+    :func:`poll_thespian_loops`. An ``OSError`` making the file is raised.
+    """
+    from thespian.system import utilis
+
+    given = os.environ.get("THESPLOG_FILE")
+    if given and given != os.environ.get(DIRECTED_MARK):
+        return given
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600))
+    os.chmod(path, 0o600)
+    os.environ["THESPLOG_FILE"] = os.environ[DIRECTED_MARK] = path
+    utilis._thesplog_file = None
+    utilis._thesplog_old_file = None
+    return path

@@ -195,7 +195,7 @@ def test_a_stopped_actor_is_shown_restarted_as_unresponsive(page: Any, served: d
     before = int(row.locator("td.pid").inner_text())
     os.kill(before, signal.SIGSTOP)
     try:
-        expect(row.locator("td.restarts")).to_have_attribute("title", re.compile("unresponsive: no answer"),
+        expect(row.locator("td.restarts")).to_have_attribute("title", re.compile("unresponsive: stopped"),
                                                              timeout=30000)
         expect(row.locator("td.restarts")).to_contain_text("\u26a0")
         expect(row.locator("td.status-running")).to_have_count(1, timeout=10000)
@@ -413,3 +413,40 @@ def test_the_jobs_panel_shows_states_and_errors_and_retries_a_discarded_job(page
         assert host.jobs.get(later.id).state == "cancelled"
     finally:
         host.disconnect()
+
+
+def test_normal_use_of_a_plain_host_makes_no_failing_request_and_no_console_error(tmp_path: Path) -> None:
+    """The console on a fresh host, used as a person would: open it, make a session
+    (no run yet), chat, open another app, come back by reload. No request the page makes
+    answers 4xx/5xx (a session without a run gets an empty answer), and the browser's
+    console shows no error."""
+    from playwright.sync_api import expect
+
+    apps = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
+            'notes = "runtime_agents:notes_agent"\n')
+    with serving(tmp_path, apps=apps) as plain, browser_page() as (tab, errors):
+        failed: list[str] = []
+        logged: list[str] = []
+        tab.on("response", lambda response: failed.append(f"{response.status} {response.request.method} "
+                                                           f"{response.url}") if response.status >= 400 else None)
+        tab.on("console", lambda message: logged.append(f"{message.text} ({message.location.get('url')})")
+               if message.type == "error" else None)
+        tab.goto(plain["url"] + "/?app=weather_bot")
+        expect(tab.locator("#whoami")).to_have_text("operator")
+        tab.click("#new-session")  # a session with no run: its panels are asked about it
+        expect(tab.locator("#sessions li")).to_have_count(1)
+        expect(tab.locator("#resume")).to_have_text("no interrupted run")
+        tab.fill("#message", "What's the weather in Paris?")
+        tab.click("#send")
+        expect(tab.locator("#events .bubble").last).to_have_text("It is 21 °C and clear in Paris.", timeout=15000)
+        tab.select_option("#app", "notes")
+        tab.click("#new-session")
+        expect(tab.locator("#sessions li")).to_have_count(1)
+        tab.reload()  # the URL names the app and its new session, which has had no run
+        expect(tab.locator("#app")).to_have_value("notes")
+        expect(tab.locator("#tree tbody tr").first).to_be_visible()
+        for _ in range(2):  # two more rounds of the page's polls (approvals, tree, jobs: each second)
+            tab.wait_for_event("requestfinished", lambda request: "/console/api/tree" in request.url, timeout=15000)
+        assert failed == [], f"requests of the page that failed: {failed}"
+        assert logged == [], f"errors in the browser's console: {logged}"
+        assert errors == [], f"the page raised: {errors}"

@@ -332,11 +332,13 @@ def test_origin_and_host_guards(client: httpx.Client, served: dict[str, Any]) ->
     rebound = client.get("/list-apps", headers={"host": "evil.example"})
     assert rebound.status_code == 403 and rebound.text == "Forbidden: host not allowed"
     port = own.rsplit(":", 1)[1]
-    for name in ("localhost", "127.0.0.1", "[::1]"):
+    for name in ("localhost", "127.0.0.1", "[::1]", "127.0.0.9"):
         assert client.get("/list-apps", headers={"host": f"{name}:{port}"}).status_code == 200
-    # Exactly a loopback name and the server's port: what no browser page can be made to send.
-    for host in ("localhost", f"localhost:{int(port) + 1}", "127.0.0.1:80@evil.example", "[::1].evil.example",
-                 f"127.0.0.1:{port}.evil.example", f"localhost.evil.example:{port}", "::1", f"127.0.0.1:{port}:1", ""):
+        assert client.get("/list-apps", headers={"host": name}).status_code == 200  # no port: a non-browser client
+    # A loopback name with the server's port or none: a page rebound to loopback sends its own name.
+    for host in (f"localhost:{int(port) + 1}", "127.0.0.1:80@evil.example", "[::1].evil.example", "evil.example",
+                 f"127.0.0.1:{port}.evil.example", f"localhost.evil.example:{port}", "::1", f"127.0.0.1:{port}:1", "",
+                 f"127.0.0.1:{port}, evil.example", f"[::1]:{port}x", "127.1", f"10.0.0.1:{port}"):
         refused = client.get("/list-apps", headers={"host": host})
         assert (refused.status_code, refused.text) == (403, "Forbidden: host not allowed"), host
 

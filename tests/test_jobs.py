@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -42,7 +43,7 @@ from adk_actors.jobs import (
 from adk_actors.runtime import Host, HostConfig, Jobs
 from adk_actors.store import JobStore
 from supervision import call, process_alive
-from supervision.testing import wait_until
+from supervision.testing import kill_marked_processes, process_marker, wait_until
 
 QUEUES = {"default"}
 
@@ -194,6 +195,8 @@ def test_cron_follows_the_wall_clock_of_its_time_zone_across_a_dst_change() -> N
     (JobSpec(kind="function", function="job_functions", user_id="ann"), "package.module:function"),
     (JobSpec(kind="function", function="job_functions:noop", user_id="ann", args={"x": "y" * 70_000}), "over"),
     (JobSpec(kind="function", function="job_functions:noop", user_id="ann", args={"x": {1, 2}}), "JSON"),
+    (JobSpec(kind="function", function="job_functions:noop", user_id="ann", args=[1, 2]),  # type: ignore[arg-type]
+     "args are a JSON object"),
     (JobSpec(kind="function", function="job_functions:noop", user_id="../etc", queue="default"), "user id"),
     (JobSpec(kind="function", function="job_functions:noop", user_id="ann", queue="vip"), "no queue 'vip'"),
     (JobSpec(kind="function", function="job_functions:noop", user_id="ann", max_attempts=0), "max_attempts"),
@@ -437,7 +440,8 @@ def test_jobs_over_http_a_user_sees_only_theirs_and_functions_need_the_allow_lis
         before = len(ann.get("/jobs").json())
         poisoned = [b'{"appName": "echo", "message": "lone \\ud800 surrogate"}',  # unencodable text
                     b'{"kind": "function", "function": "job_functions:record", "args": {"x": '
-                    + b'{"y": ' * 60 + b'1' + b'}' * 60 + b'}}']  # deeper than the host's limit
+                    + b'{"y": ' * 60 + b'1' + b'}' * 60 + b'}}',  # deeper than the host's limit
+                    b'{"kind": "function", "function": "job_functions:record", "args": [1, 2]}']  # no object
         for body in poisoned:
             refused = ann.post("/jobs", content=body, headers={"content-type": "application/json"})
             assert refused.status_code == 422, refused.text
@@ -468,6 +472,14 @@ def test_jobs_over_http_a_user_sees_only_theirs_and_functions_need_the_allow_lis
         assert "available" in cli("retry", new_id).stdout
         wrong = cli("enqueue", "--app", "nope", "--user", "cli", "--message", "x")
         assert wrong.returncode == 1 and "no app 'nope'" in wrong.stderr and "Traceback" not in wrong.stderr
+        stored = len(json.loads(cli("list", "--json").stdout))
+        for bad_args, said in (("{not json", "not JSON"), ("[1, 2]", "a JSON object"), ('"x"', "a JSON object")):
+            refused_args = cli("enqueue", "--function", "job_functions:record", "--args", bad_args)
+            assert refused_args.returncode == 2 and "Traceback" not in refused_args.stderr, refused_args.stderr
+            assert f"--args {bad_args!r}" in refused_args.stderr and said in refused_args.stderr
+        assert len(json.loads(cli("list", "--json").stdout)) == stored  # nothing of them stored
+        good_args = cli("enqueue", "--function", "job_functions:record", "--args", json.dumps({"log": str(log)}))
+        assert good_args.returncode == 0, good_args.stderr
 
 
 # -- telemetry ----------------------------------------------------------------------------------------
@@ -583,6 +595,88 @@ def test_the_jobs_section_of_the_config(tmp_path: Path) -> None:
     assert load_settings(off).jobs.jobs_config() is None
 
 
+CRON = '[[jobs.cron]]\nname = "{name}"\nschedule = "{schedule}"\n'
+
+
+@pytest.mark.parametrize(("entry", "said"), [
+    (CRON.format(name="x", schedule="0 0 31 2 *") + 'app = "echo"\nmessage = "m"\n',
+     "cron 'x': schedule: the cron expression '0 0 31 2 \\*' names no time to come"),
+    (CRON.format(name="x", schedule="0 7 * * *") + 'app = "echo"\n', "cron 'x': message: an agent job needs a message"),
+    (CRON.format(name="x", schedule="0 7 * * *") + 'app = "echo"\nmessage = "m"\nqueue = "vip"\n',
+     "cron 'x': queue: no queue 'vip'"),
+    (CRON.format(name="x", schedule="0 7 * * *") + 'app = "echo"\nmessage = "m"\n'
+     + CRON.format(name="x", schedule="0 8 * * *") + 'app = "echo"\nmessage = "n"\n', "two schedules share"),
+])
+def test_a_cron_entry_the_file_alone_shows_wrong_is_refused_when_it_is_read(
+        tmp_path: Path, entry: str, said: str) -> None:
+    from adk_actors.config import ConfigError, load_settings
+
+    path = tmp_path / "bad.toml"
+    path.write_text('[apps]\necho = "runtime_agents:echo_agent"\n' + entry)
+    with pytest.raises(ConfigError, match=f"^{path}: jobs.*{said}"):
+        load_settings(path)
+
+
+@pytest.mark.parametrize(("entry", "said"), [
+    ('app = "nope"\nmessage = "m"\n', "jobs.cron.0.app: cron 'brief': no app 'nope' on this host (apps: echo)"),
+    ('function = "no_such_module:fn"\n', "jobs.cron.0.function: cron 'brief': cannot import the job's function "
+                                         "'no_such_module:fn'"),
+    ('function = "job_functions:missing"\n', "jobs.cron.0.function: cron 'brief': cannot import"),
+    ('function = "job_functions"\n', "jobs.cron.0.function: cron 'brief': a job's function is named "
+                                     "'package.module:function'"),
+])
+def test_serve_refuses_a_cron_job_that_could_never_run_at_start(tmp_path: Path, entry: str, said: str) -> None:
+    """A ``[[jobs.cron]]`` entry naming an app the host does not serve, or a function
+    it cannot import, stops ``serve`` at start: exit code 2, the file, the entry and the
+    key, no traceback, and nothing started (no jobs store made)."""
+    port = free_port()
+    config = tmp_path / "host.toml"
+    config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\n[http]\nenabled = false\n'
+                      '[apps]\necho = "runtime_agents:echo_agent"\n'
+                      + CRON.format(name="brief", schedule="0 7 * * *") + entry)
+    with process_marker(tmp_path) as (marker, fd):
+        serve = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, pass_fds=(fd,),
+                                 env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
+    try:
+        out, err = serve.communicate(timeout=60)
+    finally:  # a host that started after all is stopped, with every process it made
+        if serve.poll() is None:
+            serve.kill()
+            serve.communicate()
+        kill_marked_processes(marker, grace=5)
+    assert serve.returncode == 2, err
+    assert f"error: {config}: {said}" in err and "Traceback" not in err
+    assert "listening" not in out and not (tmp_path / "data" / "jobs.db").exists()
+
+
+def test_a_python_host_config_with_a_cron_job_that_could_never_run_fails_at_start(tmp_path: Path) -> None:
+    """From Python: a cron entry with a bad expression or time zone fails where it is
+    made; one whose app is not served or whose function cannot be imported fails the
+    host's start, before anything starts (no actor system, no data folder); each a
+    ConfigError naming the entry and the key."""
+    from adk_actors.config import ConfigError
+
+    noop = function(function="job_functions:noop", user_id="ops")
+    with pytest.raises(ConfigError, match=re.escape("cron 'x': expression: not a cron expression: '61 * * * *'")):
+        CronEntry("x", "61 * * * *", noop)
+    with pytest.raises(ConfigError, match=r"cron 'x': expression: .* names no time to come"):
+        CronEntry("x", "0 0 31 2 *", noop)
+    with pytest.raises(ConfigError, match="cron 'x': timezone: unknown time zone 'Mars/Base'"):
+        CronEntry("x", "0 9 * * *", noop, "Mars/Base")
+    agent = JobSpec(kind="agent", app_name="nope", message="hi", user_id="ops")
+    for entry, said in ((CronEntry("brief", "0 7 * * *", agent), "cron 'brief': app: no app 'nope' on this host"),
+                        (CronEntry("nightly", "0 2 * * *", function(function="no_such_module:fn")),
+                         "cron 'nightly': function: cannot import the job's function 'no_such_module:fn'"),
+                        (CronEntry("vip", "0 2 * * *", function(queue="vip")), "cron 'vip': queue: no queue 'vip'")):
+        data = tmp_path / "data"
+        host = Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(data), port=free_port(),
+                               jobs=JobsConfig(cron=(entry,))))
+        with pytest.raises(ConfigError, match=said):
+            host.start()
+        assert host.system is None and not data.exists()
+
+
 def test_the_client_rides_out_a_restart_of_the_jobs_actor_and_says_when_there_is_none(
         jobs_host: Host, tmp_path: Path) -> None:
     """A call made while the jobs actor is being restarted waits for the new one (no
@@ -605,3 +699,70 @@ def test_a_host_without_jobs_refuses_at_once(actor_system: Any, tmp_path: Path) 
         with pytest.raises(HostError, match="runs no jobs actor"):
             host.jobs.list()
         assert time.monotonic() - began < 2
+
+
+def test_the_root_restarts_jobs_killed_while_the_restart_of_the_child_after_it_keeps_failing(
+        actor_system: Any, tmp_path: Path) -> None:
+    """Issue 53: the root's last child (where ``http`` sits: a stand-in that fails to
+    start while a flag file exists, retried at once as ``http`` is) keeps failing its
+    restart; meanwhile the jobs actor is killed. The jobs actor runs again, in a new
+    process, and serves jobs while the other still fails; that one runs once it can."""
+    from supervision import ChildSpec
+    from supervision.testing import Probe, probe_args, read_events
+
+    flag, events = tmp_path / "http-fails", tmp_path / "http-events"
+    stand_in = ChildSpec(id="http", start=Probe, args=probe_args("http", events, fail_flag=flag, init_delay=0.1))
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), root_intensity=1000,
+                        jobs=JobsConfig(tick=0.2), clients=(stand_in,))
+    with Host(config, system=actor_system) as host:
+        root = host.root
+        assert root is not None
+        before = root.pids()
+
+        def failed_starts() -> int:
+            return sum(1 for e in read_events(events) if e[0] == "init_failed")
+
+        flag.write_text("on")
+        os.kill(before["http"], signal.SIGKILL)  # type: ignore[arg-type]
+        wait_until(lambda: failed_starts() >= 2, timeout=15, message="the stand-in's restart fails, retried")
+        os.kill(before["jobs"], signal.SIGKILL)  # type: ignore[arg-type]
+        wait_until(lambda: root.child("jobs").status == "running" and root.child("jobs").pid != before["jobs"],
+                   timeout=15, message="jobs restarted while the stand-in's restart still fails")
+        assert root.child("http").status == "restarting"
+        job = host.jobs.enqueue_function("job_functions:noop")
+        assert finished(host, job.id).state == "completed"
+        flag.unlink()
+        wait_until(lambda: root.child("http").status == "running", timeout=15, message="the stand-in runs again")
+        assert root.child("jobs").status == "running" and host.jobs.get(job.id).state == "completed"
+
+
+def test_a_cron_job_whose_app_went_away_is_skipped_and_the_jobs_actor_lives_on(
+        actor_system: Any, tmp_path: Path) -> None:
+    """A cron entry naming a YAML app of the agents folder passes the start's check;
+    once that app's folder is gone, each tick skips the entry (an error in the log,
+    once), stores none of its jobs, and goes on: the other entries still run, in the
+    same jobs actor."""
+    import shutil
+
+    agents, log, ticks = tmp_path / "agents", tmp_path / "logs" / "actors.log", tmp_path / "ticks"  # the system's log
+    (agents / "gone").mkdir(parents=True)
+    (agents / "gone" / "root_agent.yaml").write_text("name: gone\ninstruction: say hi\n")
+    gone = CronEntry("gone", "* * * * * *", JobSpec(kind="agent", app_name="gone", message="hi", user_id="ops",
+                                                    max_attempts=1))
+    tick = CronEntry("tick", "* * * * * *", function(function="job_functions:record", args={"log": str(ticks)}))
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), agents_dir=str(agents),
+                        jobs=JobsConfig(tick=0.1, cron=(gone, tick)))
+    with Host(config, system=actor_system) as host:
+        def of(name: str) -> list[Any]:
+            return [j for j in host.jobs.list(limit=1000) if j.meta == {"cron": name}]
+
+        wait_until(lambda: of("gone"), timeout=10, message="the YAML app's cron job is enqueued")
+        actor = host.root.pids()["jobs"]  # type: ignore[union-attr]
+        shutil.rmtree(agents / "gone")
+        wait_until(lambda: "cron 'gone' is skipped" in log.read_text(), timeout=10)
+        stored = len(of("gone"))
+        ran = len(lines(ticks))
+        wait_until(lambda: len(lines(ticks)) >= ran + 4, timeout=10, message="the other entry runs on")
+        assert len(of("gone")) == stored  # none of the gone app's jobs stored since
+        assert host.root.pids()["jobs"] == actor  # type: ignore[union-attr]
+        assert log.read_text().count("cron 'gone' is skipped") == 1

@@ -206,6 +206,41 @@ def test_child_failing_in_init_during_restart_shows_restarting_then_recovers(
     wait_until(lambda: restarted(sup, "c", old), timeout=5)
 
 
+@pytest.mark.parametrize("retried", ["after a backoff", "at once"])
+def test_an_earlier_child_that_dies_while_a_later_ones_restart_keeps_failing_is_restarted_too(
+    actor_system: Any, start_sup: Start, events: Path, tmp_path: Path, retried: str
+) -> None:
+    """rest_for_one (the host's root: ``jobs`` before ``http``): ``b``'s restart keeps
+    failing and is retried (by its backoff's timer, or queued at once when it has none);
+    meanwhile ``a`` dies. ``a`` joins the pending restart, as the first of ``[a, b]``: it
+    runs again, in a new process, while ``b`` still fails, and ``b`` runs once it can,
+    each started after ``a``. (Issue 53: ``a`` stayed ``restarting`` for ever, its
+    restart dropped because ``b``'s retry had started ``b`` again meanwhile.)"""
+    flag = tmp_path / "fail"
+    later = (probe("b", events, fail_flag=flag, backoff=Backoff(min_delay=0.05, max_delay=0.05, jitter=0))
+             if retried == "after a backoff" else probe("b", events, fail_flag=flag, init_delay=0.1))
+    sup = start_sup([probe("a", events, backoff=Backoff(min_delay=0.5, max_delay=0.5, jitter=0)), later],
+                    strategy=Strategy.REST_FOR_ONE, intensity=1000, period=60)
+
+    def failures() -> int:
+        return sum(1 for e in read_events(events) if e[0] == "init_failed" and e[1] == "b")
+
+    flag.write_text("on")
+    make_exit(actor_system, sup, "b", "killed")
+    wait_until(lambda: failures() >= 2, timeout=10, message="b's restart fails and is retried")
+    old_a = make_exit(actor_system, sup, "a", "killed")
+    wait_until(lambda: restarted(sup, "a", old_a), timeout=10, message="a restarted while b's restart still fails")
+    assert sup.child("b").status == "restarting"
+    assert call(actor_system, sup.child("a").address, "ping") == "pong"
+    flag.unlink()
+    wait_until(lambda: sup.child("b").status == "running", timeout=10, message="b runs once it can")
+    assert [sup.child(x).status for x in "ab"] == ["running", "running"]
+    assert all(call(actor_system, sup.child(x).address, "ping") == "pong" for x in "ab")
+    tried = [e[1] for e in read_events(events) if e[0] in ("start", "init_failed")]
+    assert tried[-1] == "b" and tried.count("a") == 2
+    assert "b" in tried[tried.index("a", 1) + 1:]  # after a's restart, b is tried again, after it
+
+
 def test_a_backoff_after_failed_starts_only_restarts_a_crashed_child_at_once_and_spaces_failed_starts(
     actor_system: Any, start_sup: Start, events: Path, tmp_path: Path
 ) -> None:

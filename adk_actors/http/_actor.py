@@ -4,13 +4,17 @@
 web stack never runs inside an actor's message loop and a crash of one never takes
 the other's state. In order, in ``init``: take the process ``serve`` forked ahead
 (``HttpArgs.standby``, see ``_standby``) if this is the first start and nobody took
-it, and send it this actor's pid as its owner (it dies with its owner); else start
-one (it dies with this actor: ``PR_SET_PDEATHSIG``) and hand it its settings and
-owner on stdin; wait up to ``START_WAIT`` seconds for ``READY <port>`` (anything
+it, and send it this actor's pid as its owner (it stops with its owner); else start
+one (it stops with this actor: ``PR_SET_PDEATHSIG``, SIGTERM, then its own watch of
+its owner) and hand it its settings and owner on stdin, and the front door
+(``HttpArgs.listen_fd``, the listening socket ``serve`` owns: a server's end never
+closes it); wait up to ``START_WAIT`` seconds for ``READY <port>`` (anything
 else: the start fails, with the process's last words in its log), then watch its
 pid. When the process ends (kill -9 included) the actor crashes, so its supervisor
 restarts both; when the actor is stopped, ``terminate`` stops the process (SIGTERM,
-then SIGKILL after 5 s). The server's own log (uvicorn's warnings, a failed start)
+then SIGKILL after 5 s); when the actor is killed, the process finishes the requests
+it took and exits. Meanwhile new connections wait in the socket's backlog for the
+next server. The server's own log (uvicorn's warnings, a failed start)
 goes to ``http.log`` in the data dir, mode 0600. Calls: ``"url"``, ``"server_pid"``.
 """
 
@@ -55,13 +59,17 @@ class HttpArgs:
     standby: Standby | None = None  # a server process forked ahead by serve, for the first start
     max_json_depth: int = Limits.max_json_depth  # the host's [limits], applied to every body
     cluster_join: str = ""  # the host's [cluster] join: its requests are routed by the cluster's view
+    # The listening socket serve owns (open_front_door), inherited by every process forked
+    # from it; None: each server process binds its own (a host not started by serve).
+    listen_fd: int | None = None
 
     def launch(self) -> dict[str, Any]:
         """The server process's settings (``_process``), without its owner."""
         return {"http": self.http, "admin_port": self.admin_port, "admin_address": self.admin_address,
                 "apps": self.apps, "agents_dir": self.agents_dir, "path": self.path, "evals_dir": self.evals_dir,
                 "a2a_tasks": self.a2a_tasks, "http_functions": list(self.http_functions),
-                "max_json_depth": self.max_json_depth, "cluster_join": self.cluster_join}
+                "max_json_depth": self.max_json_depth, "cluster_join": self.cluster_join,
+                "listen_fd": self.listen_fd}
 
 
 def http_args(section: HttpSection, *, admin_port: int, admin_address: str, apps: dict[str, str], data_dir: str,
@@ -84,6 +92,12 @@ def http_child(args: HttpArgs) -> ChildSpec:
                      shutdown=STOP_WAIT + 5.0)
 
 
+def _stop_with_parent() -> None:
+    """In the spawned server, before it runs: SIGTERM when its actor dies (it finishes
+    the requests it took; its owner watch kills it if it lingers)."""
+    set_parent_death_signal(signal.SIGTERM)
+
+
 class HttpServerActor(GenServer):
     def init(self, args: HttpArgs) -> None:
         self.process: subprocess.Popen[bytes] | None = None
@@ -94,7 +108,7 @@ class HttpServerActor(GenServer):
             self.server_pid, from_server = args.standby.pid, args.standby.ready_fd
             self._send_line(args.standby.launch_fd, owner)
         else:
-            self.process = self._spawn(args.log_file)
+            self.process = self._spawn(args.log_file, args.listen_fd)
             stdin, stdout = self.process.stdin, self.process.stdout
             assert stdin is not None and stdout is not None
             self.server_pid, from_server = self.process.pid, stdout.fileno()
@@ -119,12 +133,13 @@ class HttpServerActor(GenServer):
             pass
 
     @staticmethod
-    def _spawn(log_file: str) -> subprocess.Popen[bytes]:
+    def _spawn(log_file: str, listen_fd: int | None) -> subprocess.Popen[bytes]:
+        """``python -m adk_actors.http``, given the front door's descriptor (same number)."""
         log = open(log_file, "ab")  # noqa: SIM115 - handed to the child, closed below
         try:
             return subprocess.Popen([sys.executable, "-m", "adk_actors.http"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=log, preexec_fn=set_parent_death_signal,
-                                    close_fds=True)
+                                    stdout=subprocess.PIPE, stderr=log, preexec_fn=_stop_with_parent,
+                                    close_fds=True, pass_fds=() if listen_fd is None else (listen_fd,))
         finally:
             log.close()
 

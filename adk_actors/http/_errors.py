@@ -3,7 +3,8 @@ was wrong with the request, never the host's internals.
 
 * A typed error of the kit (``AdkError``) maps to its status (:func:`status_of`) and
   a detail meant for the caller (:func:`detail_of`; a 503 never says which part of
-  the host was away: :data:`HOST_UNAVAILABLE`).
+  the host was away: :data:`HOST_UNAVAILABLE`; it says when to ask again:
+  ``Retry-After``).
 * FastAPI's own 422 no longer echoes the input (its text may not even encode).
 * Any other exception is a bug of this server: a typed 500, its traceback logged.
 * Names in the path outside the grammar (``_names``) are 422 before any route runs
@@ -50,6 +51,9 @@ _STATUS: tuple[tuple[type[AdkError], int], ...] = (
     (SessionElsewhereError, 503),
     (InternalError, 500))
 
+#: When to ask again after a 503 (its ``Retry-After``, in seconds): a part of the tree
+#: restarts in about that time.
+RETRY_AFTER = 2
 #: What a 503 says: why the host could not answer is in its log, not in the answer.
 HOST_UNAVAILABLE = "the host could not answer this request now (a part of it is restarting, or busy); try again"
 #: The path parameters that are names (``_names``), and what each is called.
@@ -101,7 +105,9 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(AdkError)
     async def adk_error(request: Request, error: AdkError) -> JSONResponse:
-        return SafeJSONResponse({"detail": detail_of(error)}, status_code=status_of(error))
+        status = status_of(error)
+        return SafeJSONResponse({"detail": detail_of(error)}, status_code=status,
+                                headers={"Retry-After": str(RETRY_AFTER)} if status == 503 else None)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_body(request: Request, error: RequestValidationError) -> JSONResponse:

@@ -2,10 +2,15 @@
 
 In order, for HTTP and WebSocket requests:
 
-1. **Host guard** (DNS rebinding): bound to loopback, a ``Host`` header that is not
-   exactly a loopback name (``localhost``, ``127.0.0.1``, ``[::1]``) and the port the
-   server listens on (no port: 80) is refused, 403 ``Forbidden: host not allowed``:
-   ``127.0.0.1:80@evil.example`` or ``[::1].evil.example`` never pass.
+1. **Host guard** (DNS rebinding, as google-adk's on a loopback bind): bound to
+   loopback, a request is refused, 403 ``Forbidden: host not allowed``, unless it has
+   exactly one ``Host`` header naming this server: ``localhost``, a loopback IP literal
+   (``127.0.0.1``, the address the server is bound to such as ``127.77.1.2`` when
+   several hosts share a machine, ``[::1]``), with the port the server listens on or
+   none; or a name the host is configured with (the host of ``[http] public_url`` or
+   of an ``allow_origins`` entry, with any port: a proxy in front of it). A page whose
+   DNS name was rebound to the loopback address sends its own name and is refused;
+   ``127.0.0.1:80@evil.example``, ``[::1].evil.example`` or a bare ``::1`` never pass.
 2. **Origin guard** (google-adk's): a request with an ``Origin`` that is neither the
    server's own origin nor one of ``allow_origins`` is refused, 403
    ``Forbidden: origin not allowed``. Requests without ``Origin`` (curl, SDKs) pass.
@@ -33,7 +38,9 @@ A WebSocket refused by a guard is closed with code 1008 before it is accepted.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
+import urllib.parse
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -46,7 +53,7 @@ from ..config import HttpSection
 __all__ = ["OPERATOR", "Guard", "require_operator"]
 
 OPERATOR = "*"
-_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]"}
+_LOOPBACK_NAMES = frozenset({"localhost"})
 #: Paths served without a token: a liveness probe, and the console's own files (no
 #: data in them; the page then sends the token the user gives it with every call).
 _OPEN_PATHS = {"/health", "/", "/console/app.js", "/console/app.css"}
@@ -58,13 +65,48 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
-def _loopback_host(host_header: str, port: int | None) -> bool:
-    """Whether a ``Host`` header is exactly a loopback name and ``port`` (the server's;
-    a header without a port means 80), as a browser sends it."""
-    name, colon, given = host_header.rpartition(":") if not host_header.endswith("]") else (host_header, "", "")
-    if not colon:
-        name, given = host_header, "80"
-    return name in _LOOPBACK_NAMES and given.isdigit() and (port is None or int(given) == port)
+def _split_host(host_header: str) -> tuple[str, int | None] | None:
+    """(name, port) of a ``Host`` header (port None when it names none), the name in
+    lower case without a root dot; None when it is no ``name[:port]``: an IPv6 literal
+    must be bracketed, and a port is digits only."""
+    if host_header.startswith("["):
+        inside, bracket, rest = host_header[1:].partition("]")
+        if not bracket or not inside or (rest and not rest.startswith(":")):
+            return None
+        name, colon, port_text = f"[{inside}]", rest[:1], rest[1:]
+    else:
+        name, colon, port_text = host_header.partition(":")
+    if colon and not port_text:
+        return None
+    if port_text and not (port_text.isascii() and port_text.isdigit()):
+        return None
+    name = name.lower().removesuffix(".")
+    if not name or (":" in name and not name.startswith("[")):
+        return None
+    return name, int(port_text) if port_text else None
+
+
+def _loopback_literal(name: str) -> bool:
+    """Whether ``name`` (a ``Host`` name: IPv6 in brackets) is a loopback IP address."""
+    try:
+        return ipaddress.ip_address(name[1:-1] if name.startswith("[") else name).is_loopback
+    except ValueError:
+        return False
+
+
+def _configured_names(section: HttpSection) -> frozenset[str]:
+    """The names the host is configured with besides loopback ones: the host part of
+    ``public_url`` and of each literal ``allow_origins`` entry (google-adk vouches for an
+    allowed origin's host the same way), lower case, IPv6 in brackets."""
+    names: set[str] = set()
+    for url in (section.public_url or "", *section.allow_origins):
+        try:
+            host = urllib.parse.urlsplit(url).hostname
+        except ValueError:  # a malformed URL vouches for no name
+            continue
+        if host:
+            names.add(f"[{host}]" if ":" in host else host.lower())
+    return frozenset(names)
 
 
 class Guard:
@@ -73,6 +115,7 @@ class Guard:
         self.section = section
         self.max_json_depth = max_json_depth
         self.tokens = [(token.encode(), user) for token, user in section.tokens.items()]
+        self.configured_names = _configured_names(section)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -106,8 +149,7 @@ class Guard:
 
     def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str, dict[str, str]] | None:
         host = headers.get("host", "")
-        server = scope.get("server")
-        if self.section.loopback and not _loopback_host(host, server[1] if server else None):
+        if self.section.loopback and not self._host_allowed(scope):
             return 403, "Forbidden: host not allowed", {}
         origin = headers.get("origin")
         if origin is not None:
@@ -119,6 +161,21 @@ class Guard:
             return 401, "Unauthorized: a bearer token is required", {"www-authenticate": "Bearer"}
         scope.setdefault("state", {})["principal"] = principal
         return None
+
+    def _host_allowed(self, scope: Scope) -> bool:
+        """The host guard (module, 1): one ``Host`` header naming this server."""
+        given = [value for key, value in scope["headers"] if key.lower() == b"host"]
+        if len(given) != 1:  # none (no browser sends none), or a list of them: smuggling
+            return False
+        split = _split_host(given[0].decode("latin-1").strip())
+        if split is None:
+            return False
+        name, port = split
+        if name in self.configured_names:
+            return True
+        server = scope.get("server")
+        own_port = server[1] if server else None
+        return (name in _LOOPBACK_NAMES or _loopback_literal(name)) and port in (None, own_port)
 
     def _body_problem(self, body: bytes) -> str | None:
         """Why a JSON body breaks the input rules (module, 5), or None (also when it is

@@ -2,19 +2,27 @@
 
 In order: read the settings (JSON, one line) from stdin, so tokens never appear on a
 command line (a process forked ahead by ``serve``, see ``_standby``, has them from
-its parent, builds its app first, and reads only its owner's line); die with the
-actor that owns it (``PR_SET_PDEATHSIG`` when that actor started it, else a watch on
-the owner's pid); build the app; attach to the host's actor system as an external
-client (``Host.attach``); bind the listening socket, retrying for up to 5 s while a
-previous server's socket is still going away; print ``READY <port>`` on stdout;
-serve with uvicorn until SIGTERM. Any failure before ``READY`` is printed on stderr
-and exits 1, which the actor reports as a failed start.
+its parent, builds its app first, and reads only its owner's line); watch the actor
+that owns it, and when that actor ends (kill -9 included) stop as on SIGTERM,
+finishing the requests it has taken, then die (SIGKILL) after ``DRAIN`` seconds;
+build the app; attach to the host's actor system as an external client
+(``Host.attach``); take the front door: the listening socket ``serve`` owns, whose
+descriptor (``listen_fd``) this process inherited, checked to be a TCP socket
+listening on the configured address (without one, as for a host not started by
+``serve``, bind it here, retrying for up to 5 s while a previous server's socket is
+still going away); print ``READY <port>`` on stdout; serve with uvicorn until
+SIGTERM; then take no new connection, give the requests in progress ``ANSWER_WITHIN``
+seconds, answer those still waiting (their answer not begun: a session that is
+restarting) 503 with ``Retry-After`` instead of dropping them (:class:`Draining`),
+and close this process's copy of the socket (it keeps listening in ``serve``). Any
+failure before ``READY`` is printed on stderr and exits 1, which the actor reports
+as a failed start.
 """
 
 from __future__ import annotations
 
 import asyncio
-import errno
+import ipaddress
 import json
 import os
 import select
@@ -33,37 +41,96 @@ from ..config import HttpSection
 from ..engine import AppCatalog
 from ..runtime import Host, HostConfig
 from ._app import create_app
+from ._errors import HOST_UNAVAILABLE, RETRY_AFTER
+from ._front_door import BACKLOG, open_front_door
 
 __all__ = ["main", "serve_standby"]
 
 BIND_RETRY = 5.0
+#: How long a server whose owner has died may finish the requests it took (uvicorn's
+#: graceful shutdown takes up to 5 s) before it kills itself.
+DRAIN = 7.0
+#: How long a request may still take once the server is told to stop, before it is
+#: answered 503 (uvicorn's own graceful shutdown, 5 s, would drop its connection).
+ANSWER_WITHIN = 3.0
 
 
-def _bind(address: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    deadline = time.monotonic() + BIND_RETRY
-    while True:
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        # Inherited by every accepted connection. Without it a response's second write
-        # (uvicorn writes the headers and the body apart) waits for the client's
-        # delayed ACK: 40 ms per request (bench/http_api.py).
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            sock.bind((address, port))
-            sock.listen(1024)
-            sock.set_inheritable(True)
-            return sock
-        except OSError as exc:
-            sock.close()
-            if exc.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.05)
+class Draining:
+    """ASGI wrapper of the app: an HTTP request still in the app ``ANSWER_WITHIN``
+    seconds after the server was told to stop (:meth:`stop_soon`), its answer not
+    begun, is answered 503 with ``Retry-After`` and left to end on its own (what it
+    sends later is dropped); one whose answer has begun (a stream) goes on until
+    uvicorn's own deadline. WebSockets and lifespan pass through."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._stopped: asyncio.Future[None] | None = None
+
+    def _stopped_future(self) -> asyncio.Future[None]:
+        if self._stopped is None:
+            self._stopped = asyncio.get_running_loop().create_future()
+        return self._stopped
+
+    def stop_soon(self) -> None:
+        """In the server's loop: answer the requests still waiting ``ANSWER_WITHIN`` s from now."""
+        stopped = self._stopped_future()
+
+        def answer_now() -> None:
+            if not stopped.done():
+                stopped.set_result(None)
+
+        asyncio.get_running_loop().call_later(ANSWER_WITHIN, answer_now)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        begun, answered = False, False
+
+        async def tracked(message: Any) -> None:
+            nonlocal begun
+            if answered:
+                return
+            begun = begun or message["type"] == "http.response.start"
+            await send(message)
+
+        task = asyncio.ensure_future(self.app(scope, receive, tracked))
+        stopped = self._stopped_future()
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done() or begun:
+            await task
+            return
+        answered = True
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())  # its end is not ours to report
+        task.cancel()
+        body = json.dumps({"detail": HOST_UNAVAILABLE}).encode()
+        await send({"type": "http.response.start", "status": 503,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"retry-after", str(RETRY_AFTER).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _front_door(section: HttpSection, listen_fd: int | None) -> socket.socket:
+    """The socket to serve on: the inherited ``listen_fd`` (``serve``'s), checked to be
+    a TCP socket listening on ``section``'s address (and port, unless 0), else
+    ``OSError``; without one, a socket bound here."""
+    if listen_fd is None:
+        return open_front_door(section.address, section.port, retry=BIND_RETRY)
+    sock = socket.socket(fileno=listen_fd)
+    bound = sock.getsockname()
+    listening = sock.type == socket.SOCK_STREAM and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+    if (not listening or ipaddress.ip_address(bound[0]) != ipaddress.ip_address(section.address)
+            or section.port not in (0, bound[1])):
+        sock.detach()  # not ours to close
+        raise OSError(f"descriptor {listen_fd} is not the front door on {section.address}:{section.port} "
+                      f"(it is {bound!r}, listening: {bool(listening)})")
+    return sock
 
 
 def _die_with(owner: int) -> None:
-    """SIGKILL this process when process ``owner`` ends (at once if it has ended):
-    its pidfd is watched, or, where pidfds are missing, its pid polled."""
+    """When process ``owner`` ends (at once if it has ended), stop as on SIGTERM (uvicorn
+    finishes the requests it took), and SIGKILL this process ``DRAIN`` seconds later.
+    Its pidfd is watched, or, where pidfds are missing, its pid polled."""
     pidfd = open_pidfd(owner)
 
     def watch() -> None:
@@ -71,27 +138,30 @@ def _die_with(owner: int) -> None:
             select.select([pidfd], [], [])
         while pidfd is None and process_alive(owner):
             time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(DRAIN)
         os.kill(os.getpid(), signal.SIGKILL)
 
     threading.Thread(target=watch, name="owner-watch", daemon=True).start()
 
 
-def _build(launch: dict[str, Any]) -> tuple[Host, Any, HttpSection]:
+def _build(launch: dict[str, Any]) -> tuple[Host, Draining, HttpSection]:
     """The app for ``launch``, with its host not yet attached (it is used by requests only)."""
     section = HttpSection.model_validate(launch["http"])
     sys.path[:0] = launch.get("path", [])
     host = Host(HostConfig(apps={}, cluster_join=str(launch.get("cluster_join", ""))))
-    app = create_app(host, AppCatalog(dict(launch["apps"]), launch.get("agents_dir")), section,
+    app = Draining(create_app(host, AppCatalog(dict(launch["apps"]), launch.get("agents_dir")), section,
                      evals_dir=launch.get("evals_dir"), max_json_depth=int(launch["max_json_depth"]),
-                     a2a_tasks=launch.get("a2a_tasks"), http_functions=frozenset(launch.get("http_functions", ())))
+                     a2a_tasks=launch.get("a2a_tasks"), http_functions=frozenset(launch.get("http_functions", ()))))
     return host, app, section
 
 
-def _serve(launch: dict[str, Any], host: Host, app: Any, section: HttpSection) -> int:
+def _serve(launch: dict[str, Any], host: Host, app: Draining, section: HttpSection) -> int:
     """Attach ``host``, bind, print ``READY <port>``, serve until SIGTERM."""
     try:
         host.attach(int(launch["admin_port"]), launch["admin_address"])
-        sock = _bind(section.address, section.port)
+        listen_fd = launch.get("listen_fd")
+        sock = _front_door(section, int(listen_fd) if listen_fd is not None else None)
     except Exception as exc:
         print(f"the HTTP server cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return 1
@@ -99,7 +169,7 @@ def _serve(launch: dict[str, Any], host: Host, app: Any, section: HttpSection) -
     # client never sends a request on a connection the server is closing at that moment
     # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http_api.py).
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                                           timeout_keep_alive=65, timeout_graceful_shutdown=5))
+                                           timeout_keep_alive=65, timeout_graceful_shutdown=5, backlog=BACKLOG))
 
     async def serve() -> None:
         task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -107,6 +177,9 @@ def _serve(launch: dict[str, Any], host: Host, app: Any, section: HttpSection) -
             await asyncio.sleep(0.002)
         if server.started:
             print(f"READY {sock.getsockname()[1]}", flush=True)
+        while not server.should_exit and not task.done():  # set by uvicorn's SIGTERM handler
+            await asyncio.sleep(0.1)
+        app.stop_soon()
         await task
 
     asyncio.run(serve())
@@ -114,10 +187,10 @@ def _serve(launch: dict[str, Any], host: Host, app: Any, section: HttpSection) -
 
 
 def _owned(line: dict[str, Any]) -> None:
-    """Die with the owner the line names, unless it is our parent (which already
-    kills us with its death: ``PR_SET_PDEATHSIG``)."""
+    """Stop with the owner the line names (a spawned process's parent also sends it
+    SIGTERM with its death: ``PR_SET_PDEATHSIG``, for the time before this watch)."""
     owner = line.get("owner")
-    if owner is not None and owner != os.getppid():
+    if owner is not None:
         _die_with(int(owner))
 
 

@@ -84,14 +84,18 @@ async def run_sse(body: RunAgentRequest, request: Request, api: Api) -> Any:
 
 
 @router.get("/apps/{app_name}/users/{user_id}/sessions/{session_id}/runs/last")
-async def last_run(app_name: str, user_id: str, session_id: str, request: Request, api: Api) -> dict[str, Any]:
+async def last_run(app_name: str, user_id: str, session_id: str, request: Request,
+                   api: Api) -> dict[str, Any] | None:
     """Durable runs: the session's latest run (``runId``, ``status``, ``attempt``,
-    ``resumes``) and whether it can be resumed (``resumable``); 404 when it has none."""
+    ``resumes``) and whether it can be resumed (``resumable``). A session that has had
+    no run yet answers 200 ``null`` (the console asks for every session it shows); one
+    that does not exist, 404 (the session is looked up only when no run was found)."""
     api.allowed(request, user_id, app_name)
     run = api.runner(app_name)
     found = await asyncio.to_thread(run.last_run, user_id, session_id)
     if found is None:
-        raise HTTPException(404, f"session {session_id!r} has had no run")
+        await asyncio.to_thread(run.get_session, user_id, session_id)  # SessionNotFoundError: 404
+        return None
     return {"runId": found.run_id, "status": found.status, "attempt": found.attempt, "resumes": found.resumes,
             "resumable": found.status in RESUMABLE}
 

@@ -26,6 +26,14 @@ How a :class:`Standby` is used, in order:
 A standby that failed (its import raised) has exited: the claim still succeeds, and
 the actor's start fails as a spawned server's would, so its supervisor restarts it
 with a spawned process.
+
+The front door (``_front_door``): ``serve`` also binds the HTTP listening
+socket itself, before the standby and the actor system, and keeps it until it exits.
+Every process forked from ``serve`` holds that descriptor (the standby, the ``http``
+actor), and the actor hands it to each server process it spawns (``pass_fds``). A
+server that dies, or is stopped by a restart of the tree, only closes its own copy:
+the socket keeps listening, and connections wait in its backlog for the next server
+instead of being refused.
 """
 
 from __future__ import annotations
@@ -45,7 +53,6 @@ from supervision import set_parent_death_signal
 from .._files import private_file
 
 __all__ = ["Standby", "fork_standby"]
-
 
 @dataclass(frozen=True)
 class Standby:

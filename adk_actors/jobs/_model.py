@@ -25,14 +25,15 @@ import datetime as dt
 import importlib
 import json
 import random
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
+from croniter import CroniterError, croniter
 
-from .._exceptions import InvalidRequestError
+from .._exceptions import ConfigError, InvalidRequestError
 from .._names import name_problem
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "JobsConfig",
     "Snooze",
     "backoff_delay",
+    "cron_problem",
     "next_cron_time",
     "resolve_function",
     "validate_spec",
@@ -182,6 +184,31 @@ class CronEntry:
     spec: JobSpec
     timezone: str = "UTC"
 
+    def __post_init__(self) -> None:
+        """Check what the entry says by itself, in order: its name, its time zone, its
+        expression (one that names a time: ``0 0 31 2 *`` never comes), its job's
+        kind; :class:`ConfigError` naming the entry and the key. What it needs the
+        host for (its app, its function, its queue) :meth:`JobsConfig.check` checks."""
+        problem = name_problem(self.name, "cron name")
+        if problem is not None:
+            raise ConfigError(f"cron {self.name!r}: name: {problem}")
+        if not isinstance(self.timezone, str):
+            raise ConfigError(f"cron {self.name!r}: timezone: a zone name such as 'Europe/Oslo', "
+                              f"not {self.timezone!r}")
+        if not isinstance(self.expression, str):
+            raise ConfigError(f"cron {self.name!r}: expression: a cron expression, not {self.expression!r}")
+        try:
+            _zone(self.timezone)
+        except InvalidRequestError as exc:
+            raise ConfigError(f"cron {self.name!r}: timezone: {exc}") from None
+        try:
+            next_cron_time(self.expression, time.time(), self.timezone)
+        except InvalidRequestError as exc:
+            raise ConfigError(f"cron {self.name!r}: expression: {exc}") from None
+        if not isinstance(self.spec, JobSpec) or self.spec.kind not in ("agent", "function"):
+            raise ConfigError(f"cron {self.name!r}: spec: a JobSpec of kind 'agent' or 'function', "
+                              f"not {self.spec!r}")
+
 
 @dataclass(frozen=True)
 class JobsConfig:
@@ -200,6 +227,21 @@ class JobsConfig:
         """The backoff of a job of ``queue`` that has none of its own."""
         return self.queue_backoff.get(queue, self.backoff)
 
+    def check(self, apps: Iterable[str]) -> None:
+        """Check each cron entry against a host serving ``apps``, in order (each entry's
+        own fields were checked when it was made): no two share a name, its queue is
+        one of :attr:`queues`, and its job can run there (:func:`cron_problem`).
+        :class:`ConfigError` for the first entry that fails, naming it and the key."""
+        names: set[str] = set()
+        known = set(apps)
+        for entry in self.cron:
+            if entry.name in names:
+                raise ConfigError(f"cron {entry.name!r}: name: two schedules share it (each needs its own)")
+            names.add(entry.name)
+            problem = cron_problem(entry, apps=known, queues=set(self.queues))
+            if problem is not None:
+                raise ConfigError(f"cron {entry.name!r}: {problem}")
+
 
 def next_cron_time(expression: str, after: float, timezone: str = "UTC") -> float:
     """The first time after ``after`` (epoch seconds) that ``expression`` names, read
@@ -209,7 +251,48 @@ def next_cron_time(expression: str, after: float, timezone: str = "UTC") -> floa
     if not croniter.is_valid(expression):
         raise InvalidRequestError(f"not a cron expression: {expression!r}")
     start = dt.datetime.fromtimestamp(after, zone)
-    return float(croniter(expression, start).get_next(float))
+    try:
+        return float(croniter(expression, start).get_next(float))
+    except CroniterError as exc:  # valid fields that name no date (``0 0 31 2 *``)
+        raise InvalidRequestError(f"the cron expression {expression!r} names no time to come ({exc})") from None
+
+
+def cron_problem(entry: CronEntry, *, apps: set[str] | None, queues: set[str]) -> str | None:
+    """What keeps ``entry``'s job from ever running on a host serving ``apps`` (None:
+    not checked) with ``queues``, as ``"<key>: <what>"`` (the keys of a ``[[jobs.cron]]``
+    entry), or None. In order: its queue, its user, its attempts and timeout, then an
+    agent job's app and message, or a function job's function (importable here), then
+    its args (JSON, within ``MAX_ARGS_BYTES``)."""
+    spec = entry.spec
+    if spec.queue not in queues:
+        return f"queue: no queue {spec.queue!r} (queues: {', '.join(sorted(queues))})"
+    for value, key, what in ((spec.user_id, "user", "user id"), (spec.session_id, "session", "session id")):
+        problem = name_problem(value, what) if value is not None else None
+        if problem is not None:
+            return f"{key}: {problem}"
+    if spec.max_attempts < 1 or spec.timeout <= 0:
+        return "max_attempts: a job needs max_attempts >= 1 and a timeout > 0"
+    if spec.kind == "agent":
+        if apps is not None and spec.app_name not in apps:
+            return f"app: no app {spec.app_name!r} on this host (apps: {', '.join(sorted(apps)) or 'none'})"
+        if not spec.message:
+            return "message: an agent job needs a message"
+    else:
+        try:
+            resolve_function(spec.function)
+        except InvalidRequestError as exc:
+            return f"function: {exc}"
+    try:
+        validate_spec(spec, apps=apps, queues=queues)  # all but its args passed above
+    except InvalidRequestError as exc:
+        return f"args: {exc}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    """``value`` for an error message, shortened."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -237,8 +320,8 @@ def resolve_function(path: str) -> Callable[..., Any]:
 def validate_spec(spec: JobSpec, *, apps: set[str] | None, queues: set[str]) -> None:
     """Raise :class:`InvalidRequestError` for a job that cannot be run: an unknown queue
     or app (``apps`` None: not checked here), a bad user or session name, no message,
-    a function that cannot be imported, args that are not JSON or over
-    ``MAX_ARGS_BYTES``, attempts < 1, a timeout <= 0."""
+    a function that cannot be imported, args that are not a JSON object (keyword
+    arguments: string keys) or over ``MAX_ARGS_BYTES``, attempts < 1, a timeout <= 0."""
     if spec.kind not in ("agent", "function"):
         raise InvalidRequestError(f"a job is an 'agent' run or a 'function', not {spec.kind!r}")
     if spec.queue not in queues:
@@ -256,6 +339,11 @@ def validate_spec(spec: JobSpec, *, apps: set[str] | None, queues: set[str]) -> 
             raise InvalidRequestError("an agent job needs a message")
     else:
         resolve_function(spec.function)
+    if not isinstance(spec.args, dict) or not all(isinstance(key, str) for key in spec.args):
+        raise InvalidRequestError(f"a job's args are a JSON object (its function's keyword arguments), "
+                                  f"not {type(spec.args).__name__} {_shown(spec.args)}")
+    if spec.state_delta is not None and not isinstance(spec.state_delta, dict):
+        raise InvalidRequestError(f"a job's state delta is a JSON object, not {type(spec.state_delta).__name__}")
     try:
         size = len(json.dumps({"args": spec.args, "state_delta": spec.state_delta, "meta": spec.meta},
                               ensure_ascii=False).encode("utf-8"))

@@ -65,6 +65,7 @@ from .._validate import check_message, invalid
 from ..engine import AppCatalog
 from ..jobs import (
     CancelJob,
+    CronEntry,
     Discard,
     DiscardJob,
     EnqueueJob,
@@ -72,9 +73,11 @@ from ..jobs import (
     GetJob,
     Job,
     JobInfo,
+    JobsConfig,
     ListJobs,
     RetryJob,
     Snooze,
+    cron_problem,
     next_cron_time,
     resolve_function,
     validate_spec,
@@ -92,7 +95,16 @@ from ..store import JobStore
 from ._job_calls import JobsArgs
 from ._link import RunLink, fork_linked
 
-__all__ = ["JobExecutor", "JobQueueActor"]
+__all__ = ["JobExecutor", "JobQueueActor", "check_jobs"]
+
+
+def check_jobs(config: JobsConfig | None, apps: dict[str, str], agents_dir: str | None) -> None:
+    """Check a host's jobs before it starts: each cron entry's job must be able to run
+    on a host serving ``apps`` and the YAML apps of ``agents_dir`` (:meth:`JobsConfig.check`:
+    its app, its function importable, its queue). :class:`ConfigError` naming the first
+    entry that cannot, and its key; nothing when jobs are off (``config`` None)."""
+    if config is not None:
+        config.check(AppCatalog(dict(apps), agents_dir).names())
 
 
 # -- between the queue and its executors -----------------------------------------------------
@@ -161,6 +173,7 @@ class JobQueueActor(GenServer):
         self.refs: dict[str, str] = {}  # call ref -> run id
         self.sessions: Any = None
         self.cron_checked = time.time()
+        self.cron_skipped: dict[str, str] = {}  # cron entry name -> why it cannot run (logged once)
         self.ticks = 0
         self.tick_due: float | None = None
         self.orphaned: list[tuple[str, str, str, str]] = []  # (app, user, session, run id) to cancel
@@ -271,15 +284,34 @@ class JobQueueActor(GenServer):
             self._fail(job.id, job.attempt, f"interrupted: its host ({job.node}) stopped during this attempt")
 
     def _enqueue_cron(self) -> None:
+        """Enqueue each cron entry's job once for each of its due times since the last
+        tick (its unique key: the entry and the due time). An entry whose job cannot run
+        (checked at the host's start, but a YAML app may have gone since) or whose
+        schedule names no time is skipped, with an error in the log once: nothing that
+        cannot run is stored, and the actor goes on."""
         now = time.time()
+        apps, queues = set(self.catalog.names()), set(self.config.queues)
         for entry in self.config.cron:
-            due = next_cron_time(entry.expression, self.cron_checked, entry.timezone)
-            while due <= now:
-                spec = replace(entry.spec, unique_key=f"cron:{entry.name}:{due:.0f}", unique_period=366 * 86_400.0,
-                               meta={**entry.spec.meta, "cron": entry.name})
-                self.store.insert(spec, default_backoff=self.config.backoff_of(spec.queue))
-                due = next_cron_time(entry.expression, due, entry.timezone)
+            try:
+                problem = cron_problem(entry, apps=apps, queues=queues)
+                if problem is not None:
+                    raise InvalidRequestError(problem)
+                due = next_cron_time(entry.expression, self.cron_checked, entry.timezone)
+                while due <= now:
+                    self._enqueue_due(entry, due)
+                    due = next_cron_time(entry.expression, due, entry.timezone)
+            except InvalidRequestError as exc:
+                if self.cron_skipped.get(entry.name) != str(exc):
+                    self.log.error("cron %r is skipped: %s", entry.name, exc)
+                self.cron_skipped[entry.name] = str(exc)
+            else:
+                self.cron_skipped.pop(entry.name, None)
         self.cron_checked = now
+
+    def _enqueue_due(self, entry: CronEntry, due: float) -> None:
+        spec = replace(entry.spec, unique_key=f"cron:{entry.name}:{due:.0f}", unique_period=366 * 86_400.0,
+                       meta={**entry.spec.meta, "cron": entry.name})
+        self.store.insert(spec, default_backoff=self.config.backoff_of(spec.queue))
 
     # -- starting and stopping attempts ---------------------------------------------------------
 

@@ -247,7 +247,7 @@ class RunPool(GenServer):
                 _kill(pid)
         for child in self.children:
             if child.pid is not None:
-                ping = self.health.ping(child.pid, now)
+                ping = self.health.ping(child.pid, now, child.pid)  # its CPU time tells busy from stuck
                 if ping is not None:
                     self.send(child.address, ping)
         self.send_after(self.health.check.interval, CheckWorkers())
