@@ -51,20 +51,25 @@ from typing import Any
 from supervision import (
     CallError,
     CallTimeout,
+    PidSpace,
     SupervisionError,
     SupervisorClient,
     call,
+    partition_index,
+    pid_space,
     proc_stat,
     process_alive,
+    read_progress,
 )
 
 from ._exceptions import AdkError, RunFailedError, SessionFailedError
 from ._types import RunConfig
 from .jobs import FINISHED, Backoff, JobInfo, JobSpec
-from .messages import HeldSessions, LiveWorkers
+from .messages import HeldSessions, LiveWorkers, SessionStatus
 from .runtime import ClusterView, Host, Runner
 
-__all__ = ["PROCESS_KINDS", "TARGET_KINDS", "SoakReport", "check_soak_arguments", "cluster_trees", "kill_row", "soak",
+__all__ = ["BUSY_WAIT_CAP", "BUSY_WAIT_FACTOR", "PROCESS_KINDS", "SESSIONS_SHOWN", "TARGET_KINDS", "SoakReport",
+           "check_soak_arguments", "cluster_trees", "find_rows", "kill_row", "scaled_deadline", "session_rows", "soak",
            "soak_job", "tree_rows"]
 
 #: The processes that may be killed: the root's children, the service actors, the
@@ -74,91 +79,239 @@ PROCESS_KINDS = ("root", "services", "partitions", "pools", "workers", "jobs")
 #: Everything that may be killed: the processes, and the actors that are not processes:
 #: sessions (inside their partition) and runs (on a run worker).
 TARGET_KINDS = (*PROCESS_KINDS, "sessions", "runs")
-#: How many sessions of each partition a walk of the tree shows (running ones first).
+#: How many sessions a walk of the tree shows (running ones first), unless told otherwise.
 SESSIONS_SHOWN = 50
+#: How many times its deadline a walk waits for an actor that is busy (its process
+#: uses CPU or is runnable) before it shows it ``busy``; a wait never exceeds
+#: ``BUSY_WAIT_CAP`` seconds, whatever the load.
+BUSY_WAIT_FACTOR = 5.0
+BUSY_WAIT_CAP = 30.0
+
+
+class _Busy(Exception):
+    """An actor that did not answer a walk in time while its process made progress."""
+
+
+def scaled_deadline(timeout: float) -> float:
+    """``timeout`` scaled to this machine's load: times the 1-minute load average per
+    CPU when that is above 1 (a process gets its share of the CPUs only), at most ten
+    times ``timeout``."""
+    try:
+        per_cpu = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        per_cpu = 1.0
+    return timeout * min(max(per_cpu, 1.0), 10.0)
+
+
+class _Progress:
+    """Whether a process makes progress while a call to it waits (``alive`` for
+    :func:`supervision.call`): it is gone, or it has used no CPU time for ``window``
+    seconds without being runnable (stopped, or blocked), and the call ends at once;
+    otherwise it is taken for busy and the call goes on."""
+
+    def __init__(self, pid: int, window: float) -> None:
+        self.pid, self.window = pid, window
+        self.mark = time.monotonic()
+        first = read_progress(pid)
+        self.cpu = first.cpu if first is not None else None
+        self.gone = False
+
+    def alive(self) -> bool:
+        now = time.monotonic()
+        seen = read_progress(self.pid)
+        if seen is None or seen.state in "ZXx":
+            self.gone = True
+            return False
+        if seen.state in "RD" or (self.cpu is not None and seen.cpu != self.cpu):
+            self.mark = now  # runnable, or it used CPU since the last look: busy, not stuck
+        self.cpu = seen.cpu
+        return now - self.mark < self.window
+
+
+def _ask(system: Any, address: Any, pid: int | None, request: Any, timeout: float, patient: bool = True) -> Any:
+    """``request``'s answer from the actor at ``address`` whose process is ``pid``
+    (None: not of this machine). In order: the answer within ``timeout`` (``patient``:
+    scaled to the load, :func:`scaled_deadline`); without a pid, ``CallTimeout`` past
+    it. With one, a ``patient`` wait goes on while the process makes progress
+    (:class:`_Progress`), up to ``BUSY_WAIT_FACTOR`` times that deadline; then, or at
+    the deadline when not ``patient``, ``_Busy`` if the process made progress within
+    the last deadline, else ``CallTimeout``. ``CallError`` (its ``ServerNotRunning``) as
+    soon as the process is gone or has made no progress for a deadline (stopped,
+    stuck); the actor's own typed ``CallError`` as it answered."""
+    deadline = scaled_deadline(timeout) if patient else timeout
+    if pid is None:
+        return call(system, address, request, deadline)
+    progress = _Progress(pid, deadline)
+    ceiling = min(max(deadline * BUSY_WAIT_FACTOR, deadline), BUSY_WAIT_CAP) if patient else deadline
+    try:
+        return call(system, address, request, ceiling, alive=progress.alive, poll=min(0.2, deadline / 2))
+    except CallTimeout:
+        if progress.alive():
+            raise _Busy(f"busy: no answer to {type(request).__name__} within {ceiling:.1f} s while its process "
+                        "worked") from None
+        raise
+
+
+def _local_pids(system: Any, root: Any, timeout: float) -> bool:
+    """Do the pids the tree under ``root`` reports mean the same processes here?"""
+    mine = pid_space()
+    if mine is None:
+        return False
+    try:
+        return bool(call(system, root, PidSpace(), timeout=scaled_deadline(timeout)) == mine)
+    except (CallTimeout, CallError):
+        return False
 
 
 def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
-              sessions: int = SESSIONS_SHOWN, root: Any = None) -> list[dict[str, Any]]:
+              sessions: int = SESSIONS_SHOWN, root: Any = None, offset: int = 0,
+              search: str = "", patient: bool = True) -> list[dict[str, Any]]:
     """The live tree, one row per actor (path, id, type, status, pid, restarts, depth,
     ``last_exit``: why its last process ended, once restarted, e.g. ``crash: unresponsive: ...``;
-    ``sessions``, how many it holds in memory, for a session partition, followed by
-    a row per run worker of that partition, ``.../worker-PID``, and a row per session
-    it holds, ``.../APP/USER/SESSION`` (type ``session``, status idle, running or
-    failed, its crashes as restarts; the first ``sessions`` of them, running ones
-    first), each followed by its runs, ``.../RUN_ID`` (type ``run``: running or
-    waiting, ``agent``, ``events``, ``started``)). A supervisor that does not answer within
-    ``timeout`` seconds (it is being restarted) is shown as ``unreachable``. Asked
-    through ``endpoint`` (a private endpoint of the host's actor system, for a thread
-    of its own), else through a private endpoint made for this walk: a call to an
-    actor that was stopped and then killed leaves Thespian retrying its delivery on
-    the endpoint that sent it, and the failure, when it comes, would end a later
-    call there early (taken for a refusal). ``root``: the root supervisor of another
-    host of the cluster to walk instead (its pids are of its machine)."""
+    ``sessions``, how many it holds in memory (those matching ``search``, with one),
+    for a session partition, followed by a row per run worker of that partition,
+    ``.../worker-PID``, and a row per session it holds, ``.../APP/USER/SESSION`` (type
+    ``session``, status idle, running or failed, its crashes as restarts), each
+    followed by its runs, ``.../RUN_ID`` (type ``run``: running or waiting, ``agent``,
+    ``events``, ``started``)).
+
+    Sessions are paged across the host: the partitions' sessions one partition after
+    the other (in each, running ones first, then by key), ``sessions`` of them from
+    ``offset``; ``search``: only the sessions whose ``app/user/session`` key, or one
+    of whose runs' ids, contains it.
+
+    Each actor gets ``timeout`` seconds scaled to the machine's load to answer; one of
+    this machine that has not answered by then but works (its process uses CPU or is
+    runnable) is waited for, up to ``BUSY_WAIT_FACTOR`` times as long, then shown
+    ``busy``; one that is gone, stopped or stuck, and a supervisor that does not
+    answer in time (it is being restarted), is shown ``unreachable``. Not ``patient``
+    (a soak picking its next victim): ``timeout`` as it is, and no wait past it (one
+    late but working is ``busy`` at once). A partition
+    shown so has no sessions under it, and the page of the partitions after it starts
+    as if it held none.
+
+    Asked through ``endpoint`` (a private endpoint of the host's actor system, for a
+    thread of its own), else through a private endpoint made for this walk: a call to
+    an actor that was stopped and then killed leaves Thespian retrying its delivery on
+    the endpoint that sent it, and the failure, when it comes, would end a later call
+    there early (taken for a refusal). ``root``: the root supervisor of another host
+    of the cluster to walk instead (its pids are of its machine)."""
     assert host.root is not None
     if endpoint is None:
         with host.system.private() as own:
-            return tree_rows(host, timeout, endpoint=own, sessions=sessions, root=root)
+            return tree_rows(host, timeout, endpoint=own, sessions=sessions, root=root, offset=offset, search=search,
+                             patient=patient)
     system = endpoint
     rows: list[dict[str, Any]] = []
+    top = root or host.root.address
+    local = _local_pids(system, top, timeout)
+    page = {"skip": max(offset, 0), "left": max(sessions, 0)}
+
+    def ask(info: Any, request: Any) -> Any:
+        return _ask(system, info.address, info.pid if local else None, request, timeout, patient)
 
     def walk(client: Any, path: str, depth: int) -> None:
         for info in client.which_children():
             row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
                    "pid": info.pid, "restarts": info.restarts, "depth": depth, "last_exit": info.last_exit}
             rows.append(row)
-            if path == "run_pools/" and info.address is not None:
-                try:  # a pool: its run workers
-                    workers = call(system, info.address, LiveWorkers(), timeout=timeout)
-                except (CallTimeout, CallError):
-                    row["status"] = "unreachable"
-                    continue
-                rows.extend(_process_rows(f"{path}{info.id}", "worker", workers, depth + 1))
-            if path == "sessions/" and info.address is not None:
-                try:  # a session partition: the sessions it holds, with their runs
-                    row["sessions"], held = call(system, info.address, HeldSessions(0, sessions), timeout=timeout)
-                except (CallTimeout, CallError):
-                    row["status"] = "unreachable"
-                    continue
-                for status in held:
-                    where = f"{path}{info.id}/{status.key}"
-                    named = {"app": status.app_name, "user": status.user_id, "session": status.session_id}
-                    rows.append({"path": where, "id": status.key, "type": "session", "status": status.state,
-                                 "pid": None, "restarts": status.restarts, "depth": depth + 1,
-                                 "last_exit": status.last_crash, **named})
-                    rows.extend({"path": f"{where}/{run.run_id}", "id": run.run_id, "type": "run",
-                                 "status": run.state, "pid": None, "restarts": 0, "depth": depth + 2,
-                                 "last_exit": None, "agent": run.agent, "events": run.events,
-                                 "started": run.started, "run": run.run_id, **named} for run in status.runs)
-            if path == "" and info.id == "jobs" and info.address is not None:
-                try:  # the jobs actor: its executors
-                    executors = call(system, info.address, "executors", timeout=timeout)
-                except (CallTimeout, CallError):
-                    row["status"] = "unreachable"
-                    continue
-                rows.extend(_process_rows("jobs", "executor", executors, depth + 1))
+            try:
+                if path == "run_pools/" and info.address is not None:  # a pool: its run workers
+                    rows.extend(_process_rows(f"{path}{info.id}", "worker", ask(info, LiveWorkers()), depth + 1))
+                if path == "sessions/" and info.address is not None:
+                    # a session partition: the sessions it holds, with their runs
+                    row["sessions"], held = ask(info, HeldSessions(page["skip"], page["left"], search))
+                    page["skip"] = max(0, page["skip"] - row["sessions"])
+                    page["left"] -= len(held)
+                    rows.extend(session_rows(f"{path}{info.id}", held, depth + 1))
+                if path == "" and info.id == "jobs" and info.address is not None:  # the jobs actor: its executors
+                    rows.extend(_process_rows("jobs", "executor", ask(info, "executors"), depth + 1))
+            except _Busy as busy:
+                row["status"], row["why"] = "busy", str(busy)
+                continue
+            except (CallTimeout, CallError) as exc:
+                row["status"], row["why"] = "unreachable", f"{type(exc).__name__}: {exc}"
+                continue
             if info.type == "supervisor" and info.address is not None:
                 try:
-                    walk(SupervisorClient(system, info.address, timeout=timeout), f"{path}{info.id}/", depth + 1)
-                except (CallTimeout, CallError):
-                    row["status"] = "unreachable"
+                    walk(SupervisorClient(system, info.address,
+                                          timeout=scaled_deadline(timeout) if patient else timeout),
+                         f"{path}{info.id}/", depth + 1)
+                except (CallTimeout, CallError) as exc:
+                    row["status"], row["why"] = "unreachable", f"{type(exc).__name__}: {exc}"
 
-    walk(SupervisorClient(system, root or host.root.address, timeout=max(timeout, 2.0)), "", 0)
+    walk(SupervisorClient(system, top, timeout=scaled_deadline(max(timeout, 2.0)) if patient else max(timeout, 2.0)),
+         "", 0)
     return rows
 
 
+def session_rows(partition: str, held: Iterable[SessionStatus], depth: int) -> list[dict[str, Any]]:
+    """The rows of sessions a partition holds (its path ``partition``), each followed
+    by its runs' (see :func:`tree_rows`)."""
+    rows: list[dict[str, Any]] = []
+    for status in held:
+        where = f"{partition}/{status.key}"
+        named = {"app": status.app_name, "user": status.user_id, "session": status.session_id}
+        rows.append({"path": where, "id": status.key, "type": "session", "status": status.state,
+                     "pid": None, "restarts": status.restarts, "depth": depth,
+                     "last_exit": status.last_crash, **named})
+        rows.extend({"path": f"{where}/{run.run_id}", "id": run.run_id, "type": "run",
+                     "status": run.state, "pid": None, "restarts": 0, "depth": depth + 1,
+                     "last_exit": None, "agent": run.agent, "events": run.events,
+                     "started": run.started, "run": run.run_id, **named} for run in status.runs)
+    return rows
+
+
+def find_rows(host: Host, target: str, timeout: float = 1.0) -> list[dict[str, Any]]:
+    """The rows (as :func:`tree_rows` makes them) that ``target`` names, found without
+    a listing's limit: a process by its path or id (a walk of the tree without
+    sessions); a session by its path (``sessions/PARTITION/APP/USER/SESSION``) or its
+    key (``APP/USER/SESSION``), a run by its path (the session's, then ``/RUN_ID``),
+    asked of the partition that owns the session (``partition_index`` of its key, as
+    the Runner routes it); a run by its id alone, asked of every partition (a
+    search). An empty list when nothing running or held is so named (a session not
+    held in memory now, a run that has ended, a typo). ``HostError`` while the
+    partitions cannot be listed (they restart), for a session or run."""
+    parts = [p for p in target.strip("/").split("/") if p]
+    with host.system.private() as endpoint:
+        if len(parts) >= 5 and parts[0] == "sessions":
+            return _held_rows(host, endpoint, "/".join(parts[2:5]), parts[5] if len(parts) > 5 else "", timeout)
+        if target.startswith("run-") and len(parts) == 1:
+            rows = tree_rows(host, timeout, endpoint=endpoint, sessions=1000, search=target)
+            return [r for r in rows if r["type"] == "run" and r["run"] == target]
+        found = [r for r in tree_rows(host, timeout, endpoint=endpoint, sessions=0)
+                 if r["path"] == target or r["id"] == target]
+        if found or len(parts) not in (3, 4):
+            return found
+        return _held_rows(host, endpoint, "/".join(parts[:3]), parts[3] if len(parts) > 3 else "", timeout)
+
+
+def _held_rows(host: Host, endpoint: Any, key: str, run_id: str, timeout: float) -> list[dict[str, Any]]:
+    """The row of session ``key`` (or of its run ``run_id``) if the partition that owns
+    it holds it, asked of that partition alone."""
+    partitions = host.partitions()
+    index = partition_index(key, len(partitions))
+    _total, held = call(endpoint, partitions[index], HeldSessions(0, 1000, key),
+                        timeout=scaled_deadline(max(timeout, 2.0)))
+    rows = session_rows(f"sessions/sessions-{index}", [s for s in held if s.key == key], 1)
+    return [r for r in rows if (r["type"] == "run" and r["run"] == run_id) or (r["type"] == "session" and not run_id)]
+
+
 def cluster_trees(host: Host, timeout: float = 1.0, *, others_only: bool = False,
-                  view: ClusterView | None = None) -> list[dict[str, Any]]:
+                  view: ClusterView | None = None, sessions: int = SESSIONS_SHOWN, offset: int = 0,
+                  search: str = "", patient: bool = True) -> list[dict[str, Any]]:
     """Every host of the cluster ``host`` is in, as ``host`` sees it (the leader's view):
     per host its ``name``, whether it is the ``leader``, whether it is ``this`` host,
     and its tree's ``rows`` (:func:`tree_rows`), or ``unreachable`` with why. Outside
     a cluster: this host alone. Rows of other hosts are to look at, not to kill: their
     pids are of their machines. ``others_only``: the other hosts only. ``view``: the
-    cluster's hosts as known already (not asked of this host's cluster actor)."""
+    cluster's hosts as known already (not asked of this host's cluster actor).
+    ``sessions``, ``offset``, ``search``, ``patient``: as :func:`tree_rows` takes them."""
     view = view or host.cluster_view()
     if view is None:
         return [] if others_only else [{"name": host.holder_name, "leader": False, "this": True,
-                                        "rows": tree_rows(host, timeout)}]
+                                        "rows": tree_rows(host, timeout, sessions=sessions, offset=offset,
+                                                          search=search, patient=patient)}]
     hosts: list[dict[str, Any]] = []
     with host.system.private() as endpoint:
         for member in view.members:
@@ -167,7 +320,8 @@ def cluster_trees(host: Host, timeout: float = 1.0, *, others_only: bool = False
                 continue
             entry: dict[str, Any] = {"name": member.name, "leader": member.name == view.leader, "this": this}
             try:
-                entry["rows"] = tree_rows(host, timeout, endpoint=endpoint, root=None if this else member.root)
+                entry["rows"] = tree_rows(host, timeout, endpoint=endpoint, root=None if this else member.root,
+                                          sessions=sessions, offset=offset, search=search, patient=patient)
             except SupervisionError as exc:
                 entry["rows"], entry["unreachable"] = [], f"{type(exc).__name__}: {exc}"
             hosts.append(entry)
@@ -329,7 +483,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
          targets: Iterable[str] = TARGET_KINDS, turn_timeout: float = 30.0, restore_timeout: float = 30.0,
          user: str = "chaos-soak", seed: int | None = None, stops: float = 0.0, min_faults: int = 0,
          jobs: int = 0, resume: bool = False, progress: Callable[[str], None] | None = None,
-         cluster: bool = False) -> SoakReport:
+         cluster: bool = False, all_sessions: bool = False) -> SoakReport:
     """Drive ``sessions`` sessions of ``app`` on ``host`` while killing actors (see the
     module); return the :class:`SoakReport`. A fraction ``stops`` of the faults dealt to
     processes are a SIGSTOP instead of a SIGKILL (spread evenly, not drawn: a short soak
@@ -347,6 +501,9 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     ``cluster``: the faults are dealt across every host of ``host``'s cluster (its
     sessions live at their homes there), and every host's tree must be restored; the
     hosts must share this machine (their processes are killed by pid).
+    ``all_sessions``: the sessions and runs crashed and killed may be anyone's on the
+    host; without it, only the soak's own (the sessions it made: another user's
+    sessions on the host are never touched).
     Raises ``ValueError`` for bad arguments (``check_soak_arguments``)."""
     kinds = check_soak_arguments(sessions=sessions, duration=duration, interval=interval, targets=targets,
                                  stops=stops)
@@ -359,15 +516,19 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     members = [_Session(runner.create_session(user, f"soak-{tag}-{i}").id) for i in range(sessions)]
     views: list[ClusterView] = []
 
+    # The soak's own sessions, found by their ids (wherever they are in a partition's
+    # listing); with all_sessions, anyone's, as many as a partition holds.
+    mine, shown = ("", 1_000_000) if all_sessions else (f"soak-{tag}-", sessions + 1)
+
     def walk(timeout: float = 1.0) -> list[dict[str, Any]]:
         if not cluster:
-            return tree_rows(host, timeout)
+            return tree_rows(host, timeout, sessions=shown, search=mine, patient=False)
         try:  # (the cluster actor, or its supervisor, may be one of the killed)
             views[:] = [view] if (view := host.cluster_view()) is not None else views
         except (AdkError, SupervisionError) as exc:
             if not views:
                 raise CallTimeout(f"the cluster's hosts are not known yet: {exc}") from None
-        return _cluster_rows(host, timeout, views[0] if views else None)
+        return _cluster_rows(host, timeout, views[0] if views else None, sessions=shown, search=mine, patient=False)
 
     seen = _Restarts()
     seen.look(walk())
@@ -469,7 +630,8 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     to_processes = 0  # faults dealt to an actor of its own process: the ones a stop may be
     while dealing():
         chosen_at = time.monotonic()
-        victim = _pick_victim(walk, kinds, rng, seen, kills + stopped, frozenset(stopped_pids))
+        victim = _pick_victim(walk, kinds, rng, seen, kills + stopped, frozenset(stopped_pids),
+                              None if all_sessions else (user, frozenset(m.id for m in members)))
         if victim is not None:
             kind, row = victim
             to_processes += bool(row["pid"])
@@ -631,11 +793,13 @@ class _Restarts:
                 self.pids[where] = row["pid"]
 
 
-def _cluster_rows(host: Host, timeout: float, view: ClusterView | None) -> list[dict[str, Any]]:
-    """The rows of every host of the cluster (:func:`cluster_trees`), each naming its
-    ``host``; CallTimeout when a host's tree cannot be walked."""
+def _cluster_rows(host: Host, timeout: float, view: ClusterView | None, *, sessions: int = SESSIONS_SHOWN,
+                  search: str = "", patient: bool = True) -> list[dict[str, Any]]:
+    """The rows of every host of the cluster (:func:`cluster_trees`, its page of
+    ``sessions`` matching ``search``), each naming its ``host``; CallTimeout when a
+    host's tree cannot be walked."""
     rows: list[dict[str, Any]] = []
-    for entry in cluster_trees(host, timeout, view=view):
+    for entry in cluster_trees(host, timeout, view=view, sessions=sessions, search=search, patient=patient):
         if "unreachable" in entry:
             raise CallTimeout(f"host {entry['name']}: {entry['unreachable']}")
         rows.extend({**row, "host": entry["name"]} for row in entry["rows"])
@@ -643,24 +807,27 @@ def _cluster_rows(host: Host, timeout: float, view: ClusterView | None) -> list[
 
 
 def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str, ...], rng: random.Random,
-                 seen: _Restarts, hits: Counter[str], spared: frozenset[int] = frozenset()
-                 ) -> tuple[str, dict[str, Any]] | None:
+                 seen: _Restarts, hits: Counter[str], spared: frozenset[int] = frozenset(),
+                 own: tuple[str, frozenset[str]] | None = None) -> tuple[str, dict[str, Any]] | None:
     """(kind, row) of a live actor (a process, a session held, a run in flight): among
     ``kinds`` that have one, the kind with the fewest ``hits`` so far (ties at random),
     then one of its actors at random; None if none. Every level is hit in turn, however
     few actors it has (two partitions among dozens of workers); the root only while no
     level of the tree is restarting. A process too busy to answer the walk in time
-    (``unreachable``) is a live target all the same (under load, partitions busy on
-    their store went unhit for whole soaks), but not one this soak stopped itself
-    (``spared``: its parent's health check is to find it). The walk of the tree is also
-    a look for restarts."""
+    (``busy``, ``unreachable``) is a live target all the same (under load, partitions
+    busy on their store went unhit for whole soaks), but not one this soak stopped
+    itself (``spared``: its parent's health check is to find it). ``own``: (user,
+    session ids): the only sessions and runs that may be hit (None: any). The walk of
+    the tree is also a look for restarts."""
     try:
         rows = walk(0.5)
     except (CallTimeout, CallError):
         return None
     seen.look(rows)
     found = [(kind_of(r), r) for r in rows if killable(r) and kind_of(r) in kinds and (
-        r["status"] in ("running", "idle") or (r["status"] == "unreachable" and r["pid"] and r["pid"] not in spared))]
+        r["status"] in ("running", "idle")
+        or (r["status"] in ("busy", "unreachable") and r["pid"] and r["pid"] not in spared))
+        and (own is None or r["pid"] or (r.get("user") == own[0] and r.get("session") in own[1]))]
     found = [(kind, r) for kind, r in found if not r["pid"] or process_alive(r["pid"])]
     if {kind_of(r) for r in rows if kind_of(r) in kinds} - {kind for kind, _row in found}:
         # A level is restarting: not the root again (its kill would restart that level
@@ -699,7 +866,7 @@ def _wait_restored(walk: Callable[[float], list[dict[str, Any]]], timeout: float
             wrong = ["the tree shows no process"]
         elif processes:
             wrong = [f"{r.get('host') or 'host'}/{r['path']}: {r['status']}, pid {r['pid']}" for r in processes
-                     if not (r["status"] == "running" and r["pid"] and process_alive(r["pid"]))]
+                     if not (r["status"] in ("running", "busy") and r["pid"] and process_alive(r["pid"]))]
             if len(present := {r.get("host") for r in processes}) < hosts:
                 wrong.append(f"{len(present)} of {hosts} hosts' trees found")
             wrong.extend(f"pid {pid} still stopped" for pid in stopped if _still_stopped(pid))

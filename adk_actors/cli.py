@@ -99,7 +99,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import HealthCheck, PortInUse, check_port_free
 
     from .engine import AppCatalog
-    from .http import fork_standby, http_args, http_child
+    from .http import fork_standby, http_args, http_child, open_front_door
     from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
     from .otel import quiet_unused_a2a_spans
@@ -124,6 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     private_dir(host_cfg.data_dir)
     private_file(settings.log_file)
     sys.path.insert(0, os.getcwd())
+    settings.check_jobs(catalog.names())  # a cron job that could never run: ConfigError (exit 2), nothing started
     quiet_unused_a2a_spans()  # before any process of the host imports a2a-sdk
     # The HTTP server's first process is forked now, while this process has imported
     # the kit and runs no thread yet: it imports the web stack while the tree starts
@@ -134,6 +135,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
                      max_json_depth=settings.limits.max_json_depth,
                      http_functions=tuple(settings.jobs.http_functions),
                      cluster_join=join) if settings.http.enabled else None
+    # The front door: this process binds the HTTP port and holds it until it exits. The
+    # processes forked from here inherit it, and each HTTP server serves on it, so a
+    # restart of any part of the tree (the HTTP server's included) leaves connections
+    # waiting in its backlog, never refused (docs/design.md).
+    door = None
+    if http is not None:
+        try:
+            door = open_front_door(settings.http.address, settings.http.port)
+        except OSError as exc:
+            print(f"error: the HTTP API cannot listen on {settings.http.address}:{settings.http.port}: {exc}",
+                  file=sys.stderr)
+            return 1
+        http = replace(http, listen_fd=door.fileno())
     standby = fork_standby(http.launch(), http.log_file) if http is not None else None
     # The handler only sets a flag: a signal handler runs in the main thread between two
     # bytecodes, and one that called threading.Event.set() while that thread was inside
@@ -401,12 +415,18 @@ def _description(catalog: Any, name: str) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """The host's supervision tree; in a cluster, every host's (the leader's view), each
-    under a line naming it. ``--json``: the rows (outside a cluster), or the hosts."""
+    under a line naming it. ``--json``: the rows (outside a cluster), or the hosts. The
+    held sessions are paged (``--offset``, ``--limit``) and searched (``--search``:
+    those whose app/user/session or a run id contains it); a line under the tree says
+    which page is shown of how many."""
     from .chaos import cluster_trees
 
+    if args.offset < 0 or args.limit < 0:
+        print("error: --offset and --limit are numbers from 0", file=sys.stderr)
+        return 2
     host = _connect(args)
     try:
-        hosts = cluster_trees(host)
+        hosts = cluster_trees(host, sessions=args.limit, offset=args.offset, search=args.search)
     finally:
         host.disconnect()
     clustered = len(hosts) > 1 or hosts[0]["leader"]
@@ -420,6 +440,11 @@ def cmd_status(args: argparse.Namespace) -> int:
                   + (f": unreachable ({entry['unreachable']})" if "unreachable" in entry else ""))
         if entry["rows"]:
             _print_tree(entry["rows"])
+            held = sum(row.get("sessions", 0) for row in entry["rows"])
+            shown = sum(row["type"] == "session" for row in entry["rows"])
+            matching = f" matching {args.search!r}" if args.search else ""
+            print(f"sessions {args.offset + 1 if shown else 0}-{args.offset + shown} of {held}{matching} "
+                  "(--offset, --limit, --search for others)")
     return 0
 
 
@@ -429,11 +454,15 @@ def _print_tree(rows: list[dict[str, Any]]) -> None:
         name = "  " * row["depth"] + row["id"] + (f" ({row['sessions']} sessions held)" if "sessions" in row else "")
         status = _color("32" if row["status"] == "running" else "33", f"{row['status']:<10}")
         print(f"{name:<48} {row['type']:<10} {status} {row['pid'] or '-':>7} {row['restarts']:>8}  "
-              f"{row.get('last_exit') or ''}".rstrip())
+              f"{row.get('why') or row.get('last_exit') or ''}".rstrip())
 
 
 def cmd_chaos(args: argparse.Namespace) -> int:
-    from .chaos import kill_row, killable
+    """``chaos kill TARGET``: kill -9 a process (by its path or id) and wait for it to
+    come back, or crash a session (by its path or ``APP/USER/SESSION``), or kill a run
+    (by its path or id): these are asked of the partition that owns them, wherever
+    they are in its listing (``chaos.find_rows``). ``--random``: a random process."""
+    from .chaos import find_rows, kill_row, killable
 
     host = _connect(args)
     try:
@@ -441,7 +470,10 @@ def cmd_chaos(args: argparse.Namespace) -> int:
         if args.random:
             target = random.choice([r for r in rows if r["pid"]])
         else:
-            matches = [r for r in rows if r["path"] == args.target or r["id"] == args.target]
+            if not args.target:
+                print("error: chaos kill needs a TARGET (or --random); see `adk-actors status`", file=sys.stderr)
+                return 2
+            matches = [r for r in find_rows(host, args.target) if killable(r)]
             if not matches:
                 print(f"error: no running actor {args.target!r}; see `adk-actors status`", file=sys.stderr)
                 return 1
@@ -498,7 +530,7 @@ def cmd_soak(args: argparse.Namespace) -> int:
         report = soak(host, app, sessions=args.sessions, duration=args.duration, interval=args.interval / 1000.0,
                       targets=args.targets.split(","), turn_timeout=args.turn_timeout, seed=args.seed,
                       stops=args.stops, jobs=args.jobs, resume=args.resume, cluster=args.cluster,
-                      progress=None if args.json else lambda text: print(text, flush=True))
+                      all_sessions=args.all, progress=None if args.json else lambda text: print(text, flush=True))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -540,13 +572,38 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                     _print_event(event, False) if event.author != "user" else print(
                         f"{_color('1', 'user')}: {event.content.text if event.content else ''}")
         elif args.action == "reset":
-            runner.reset_session(args.user, args.session)
-            print(f"reset {args.session}: it serves again")
+            return _reset_session(host, runner, args)
         else:
             runner.delete_session(args.user, args.session)
             print(f"deleted {args.session}")
     finally:
         host.disconnect()
+    return 0
+
+
+def _reset_session(host: Any, runner: Any, args: argparse.Namespace) -> int:
+    """``sessions reset APP SESSION --user USER``: the session is looked for at the
+    partition that owns it (not in a listing: ``chaos.find_rows``); a failed one is
+    reset and serves again; one held and not failed is reset all the same (its crash
+    count starts again) and said so; one not held (never crashed lately, or unknown)
+    is an error (exit 1), nothing done."""
+    from .chaos import find_rows
+    from .messages import session_key
+
+    if not args.session:
+        print("error: sessions reset needs a SESSION", file=sys.stderr)
+        return 2
+    key = session_key(args.app, args.user, args.session)
+    found = [r for r in find_rows(host, key) if r["type"] == "session"]
+    if not found:
+        print(f"error: no session {key!r} is held (a failed session is held until it is reset); "
+              "see `adk-actors status --search`", file=sys.stderr)
+        return 1
+    runner.reset_session(args.user, args.session)
+    if found[0]["status"] == "failed":
+        print(f"reset {args.session}: it serves again")
+    else:
+        print(f"reset {args.session}: it was not failed ({found[0]['status']}); its crash count starts again")
     return 0
 
 
@@ -610,11 +667,28 @@ def cmd_resume(args: argparse.Namespace) -> int:
     return 0
 
 
+def _json_object(text: str | None, flag: str) -> dict[str, Any]:
+    """``text`` read as a JSON object (None: ``{}``); :class:`ConfigError` (exit 2)
+    naming ``flag`` when it is not JSON or not an object."""
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{flag} {text!r}: not JSON ({exc}); give a JSON object, e.g. '{{\"name\": 1}}'") from None
+    if not isinstance(value, dict):
+        shape = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+        raise ConfigError(f"{flag} {text!r}: a JSON object (the function's keyword arguments), "
+                          f"not {shape.get(type(value), 'null')}")
+    return value
+
+
 def cmd_jobs(args: argparse.Namespace) -> int:
     """``jobs list|show|enqueue|cancel|retry|discard``: the host's background jobs, as its
     operator (docs/jobs.md); a job as a line (``--json``: as the HTTP API sends it)."""
     from .jobs import JobSpec
 
+    function_args = _json_object(args.args, "--args") if args.action == "enqueue" else {}
     host = _connect(args)
     try:
         jobs = host.jobs
@@ -625,7 +699,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
             found = [jobs.enqueue(JobSpec(kind=kind, user_id=args.user, queue=args.queue or "default",
                                           app_name=args.app or "", message=args.message or "",
                                           session_id=args.session, function=args.function or "",
-                                          args=json.loads(args.args) if args.args else {},
+                                          args=function_args,
                                           schedule_in=args.schedule_in, max_attempts=args.max_attempts,
                                           unique_key=args.unique))]
         else:
@@ -688,7 +762,12 @@ def build_parser() -> argparse.ArgumentParser:
                           help="NAME[=THRESHOLD], repeatable (default: tool_trajectory_avg_score=1.0 "
                                "response_match_score=0.8)")
     evaluate.set_defaults(func=cmd_eval)
-    common(sub.add_parser("status", help="the live supervision tree")).set_defaults(func=cmd_status)
+    status = common(sub.add_parser("status", help="the live supervision tree"))
+    status.add_argument("--offset", type=int, default=0, help="the first held session shown (default: 0)")
+    status.add_argument("--limit", type=int, default=50, help="how many held sessions are shown (default: 50)")
+    status.add_argument("--search", default="",
+                        help="only the sessions whose app/user/session, or one of whose run ids, contains this")
+    status.set_defaults(func=cmd_status)
     chaos = sub.add_parser("chaos", help="fault injection")
     chaos_sub = chaos.add_subparsers(dest="chaos_command", required=True)
     kill = common(chaos_sub.add_parser("kill", help="kill -9 an actor and watch it come back"))
@@ -713,6 +792,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="resume the turns a kill ends (durable runs): every one must complete")
     soak.add_argument("--cluster", action="store_true",
                       help="deal the faults across every host of the cluster (hosts on this machine)")
+    soak.add_argument("--all", action="store_true",
+                      help="sessions and runs of anyone on the host may be crashed and killed (default: the soak's own)")
     soak.set_defaults(func=cmd_soak)
     sessions = common(sub.add_parser("sessions", help="list, show or delete sessions"))
     sessions.add_argument("action", choices=["list", "show", "delete", "reset"])

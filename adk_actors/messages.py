@@ -487,10 +487,13 @@ class HeldKeys:
 class HeldSessions:
     """Sent to one partition: ``(total, [SessionStatus])``, the sessions it holds in
     memory and those that crashed lately (failed or not), running ones first, then by
-    key, ``limit`` of them from ``offset`` (a partition may hold thousands)."""
+    key, ``limit`` of them from ``offset`` (a partition may hold thousands). With
+    ``search``, only those whose key (``app/user/session``) or one of whose runs' ids
+    contains it, and ``total`` counts those. A bad field is ``invalid_request``."""
 
     offset: int = 0
     limit: int = 100
+    search: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,19 @@
 
 * ``GET /``: the console (one HTML page, a stylesheet and a script, no build step).
 * ``GET /console/api/whoami``: the request's principal, and whether it is an operator.
-* ``GET /console/api/tree`` (operators): the live supervision tree, one row per actor
-  (path, status, pid, restarts), every model's circuit breaker, and in a cluster the
-  other hosts' trees (``others``: name, leader, rows; shown, not killed, from here).
+* ``GET /console/api/tree?offset=&limit=&search=`` (operators): the live supervision
+  tree, one row per actor (path, status, pid, restarts; a partition busy past the
+  walk's wait is ``busy``, one gone or stopped ``unreachable``), a page of the held
+  sessions (``limit``, default 50, from ``offset``; ``search``: those whose
+  app/user/session or a run id contains it; ``sessions``: how many there are in all),
+  every model's circuit breaker, and in a cluster the other hosts' trees
+  (``others``: name, leader, rows; shown, not killed, from here).
 * ``POST /console/api/kill`` (operators): ``{"path": ...}``: SIGKILL that actor, as
   ``adk-actors chaos kill`` does; its supervisor restarts it (a session is crashed,
-  a run killed alone: ``chaos.kill_row``).
-* ``POST /console/api/reset`` (operators): ``{"path": ...}`` of a failed session: it
-  serves again.
+  a run killed alone: ``chaos.kill_row``). A session or run is found by its path at
+  the partition that owns it, on the page shown or not (``chaos.find_rows``).
+* ``POST /console/api/reset`` (operators): ``{"path": ...}`` of a failed session (found
+  so too): it serves again.
 * ``GET /apps/{app}/users/{user}/approvals``: the user's pending approvals.
 * ``POST /apps/{app}/users/{user}/approvals/{id}``: ``{"approve": bool, "reason"?}``.
 * ``PUT /apps/{app}/users/{user}/credentials/{key}``: ``{"accessToken", "expiresIn"?}``
@@ -24,12 +29,13 @@ import time
 from importlib import resources
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, SecretStr
 from pydantic.alias_generators import to_camel
 
-from ..chaos import cluster_trees, kill_row, killable, tree_rows
+from .._exceptions import AdkError
+from ..chaos import SESSIONS_SHOWN, cluster_trees, find_rows, kill_row, killable, tree_rows
 from ..runtime import Credential
 from ._deps import Api, HostApi
 from ._guard import OPERATOR, require_operator
@@ -59,9 +65,17 @@ class CredentialBody(BaseModel):
 
 
 
-def _rows(api: HostApi) -> list[dict[str, Any]]:
+def _rows(api: HostApi, offset: int = 0, limit: int = SESSIONS_SHOWN, search: str = "") -> list[dict[str, Any]]:
     with api.host.system.private() as endpoint:
-        return tree_rows(api.host, endpoint=endpoint)
+        return tree_rows(api.host, endpoint=endpoint, offset=offset, sessions=limit, search=search)
+
+
+def _found(api: HostApi, path: str) -> list[dict[str, Any]]:
+    """The rows ``path`` names (``chaos.find_rows``); 503 while the partitions restart."""
+    try:
+        return find_rows(api.host, path)
+    except AdkError as exc:
+        raise HTTPException(503, f"the session partitions cannot be asked now: {exc}") from None
 
 
 def _operator(request: Request) -> None:
@@ -87,7 +101,8 @@ def whoami(request: Request) -> dict[str, Any]:
 
 
 @router.get("/console/api/tree")
-def tree(request: Request, api: Api) -> dict[str, Any]:
+def tree(request: Request, api: Api, offset: int = Query(0, ge=0), limit: int = Query(SESSIONS_SHOWN, ge=0, le=1000),
+         search: str = Query("", max_length=200)) -> dict[str, Any]:
     _operator(request)
     breakers: dict[str, Any] = {}
     try:
@@ -96,16 +111,19 @@ def tree(request: Request, api: Api) -> dict[str, Any]:
     except Exception:  # the breaker actor is restarting: the tree shows it
         breakers = {}
     try:  # in a cluster: the other hosts' trees, to look at (their kill buttons are on their consoles)
-        others = cluster_trees(api.host, others_only=True)
+        others = cluster_trees(api.host, others_only=True, offset=offset, sessions=limit, search=search)
     except Exception as exc:  # the cluster actor is restarting
         others = [{"name": "cluster", "leader": False, "this": False, "rows": [], "unreachable": str(exc)}]
-    return {"rows": _rows(api), "breakers": breakers, "others": others, "time": time.time()}
+    rows = _rows(api, offset, limit, search)
+    held = sum(row.get("sessions", 0) for row in rows)
+    return {"rows": rows, "breakers": breakers, "others": others, "time": time.time(),
+            "sessions": held, "offset": offset, "limit": limit, "search": search}
 
 
 @router.post("/console/api/kill")
 def kill(body: KillBody, request: Request, api: Api) -> dict[str, Any]:
     _operator(request)
-    target = next((r for r in _rows(api) if r["path"] == body.path and killable(r)), None)
+    target = next((r for r in _found(api, body.path) if r["path"] == body.path and killable(r)), None)
     if target is None:
         raise HTTPException(404, f"no running actor {body.path!r}")
     return {"killed": target["pid"], "path": body.path, "done": kill_row(api.host, target)}
@@ -114,7 +132,7 @@ def kill(body: KillBody, request: Request, api: Api) -> dict[str, Any]:
 @router.post("/console/api/reset")
 def reset(body: KillBody, request: Request, api: Api) -> dict[str, Any]:
     _operator(request)
-    target = next((r for r in _rows(api) if r["path"] == body.path and r["type"] == "session"), None)
+    target = next((r for r in _found(api, body.path) if r["path"] == body.path and r["type"] == "session"), None)
     if target is None:
         raise HTTPException(404, f"no session {body.path!r} held")
     api.runner(target["app"]).reset_session(target["user"], target["session"])

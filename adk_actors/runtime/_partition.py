@@ -104,6 +104,7 @@ from ..store import (
     StoreError,
     Unreadable,
     Unstorable,
+    connection_name,
     open_session_store,
 )
 from ._caller_line import CallerLine, LineServer
@@ -199,9 +200,10 @@ class SessionPartition(GenServer):
             raise BadRequest("SessionPartition needs PartitionArgs")
         self.config = args
         self.catalog = load_apps(args.apps, args.agents_dir)
-        self.store = open_session_store(args.store)
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.holder = f"{args.lease_holder}/partition-{self.index}"
+        self.store = open_session_store(args.store,
+                                        application_name=connection_name(args.lease_holder, f"partition-{self.index}"))
         self.pool = RunWorkers(self, worker_line_path(args.lines_dir, args.lease_holder, self.index), args.workers)
         self.hosts_seen = Reachability(1.0, keep_success=False)  # which other hosts take a connection
         self.view: ClusterView | None = None  # the cluster, when this host is in one (runtime._placement)
@@ -333,7 +335,7 @@ class SessionPartition(GenServer):
         if isinstance(request, _ROUTED):
             return self._route(request, caller, homed)
         if isinstance(request, HeldSessions):
-            return self._held(request.offset, request.limit)
+            return self._held(request.offset, request.limit, request.search)
         if isinstance(request, (CrashSession, ResetSession, KillRun, WatchSession)):
             return self._operate(request, caller)
         if isinstance(request, LinePath):
@@ -781,11 +783,19 @@ class SessionPartition(GenServer):
             state = "running" if session.active is not None else "idle"
         return SessionStatus(app, user, session_id, state, faults.restarts, faults.last, tuple(runs))
 
-    def _held(self, offset: int, limit: int) -> tuple[int, list[SessionStatus]]:
+    def _held(self, offset: int, limit: int, search: str = "") -> tuple[int, list[SessionStatus]]:
         """(how many, a page of) the sessions held and those that crashed lately (failed
-        or not: an operator sees why), see ``HeldSessions``."""
+        or not: an operator sees why), those matching ``search`` only, see
+        ``HeldSessions``; ``BadRequest`` for an offset or limit that is no integer, or a
+        search that is no string."""
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (offset, limit)):
+            raise BadRequest(f"HeldSessions: offset and limit are integers, got {offset!r} and {limit!r}")
+        if not isinstance(search, str):
+            raise BadRequest(f"HeldSessions: search is a string, got {type(search).__name__}")
         keys = set(self.sessions) | set(self.faults)
         statuses = sorted((self._status(key) for key in keys), key=lambda s: (s.state != "running", s.key))
+        if search:
+            statuses = [s for s in statuses if search in s.key or any(search in run.run_id for run in s.runs)]
         return len(statuses), statuses[max(offset, 0):max(offset, 0) + max(limit, 0)]
 
     def _forget(self, key: str) -> None:

@@ -372,15 +372,43 @@ async function decide(id, approve) {
   await refreshApprovals();
 }
 
+// The held sessions are shown a page at a time (the host may hold thousands), and searched
+// by app, user, session or run id: the controls are made once, above the tree.
+const treePage = { offset: 0, limit: 50, search: "", total: 0 };
+
+function treeControls() {
+  if ($("tree-search")) return;
+  const search = element("input", { id: "tree-search", size: "16", autocomplete: "off",
+    placeholder: "app, user, session or run", "aria-label": "search sessions" });
+  search.addEventListener("input", () => { treePage.search = search.value.trim(); treePage.offset = 0; refreshTree(); });
+  const turn = (step) => {
+    treePage.offset = Math.max(0, Math.min(treePage.offset + step * treePage.limit,
+      Math.max(0, treePage.total - 1)));
+    refreshTree();
+  };
+  $("tree-note").after(element("div", { id: "tree-page", class: "inline" }, search,
+    element("button", { type: "button", id: "tree-prev", "aria-label": "previous sessions", onclick: () => turn(-1) }, "\u2039"),
+    element("span", { id: "tree-shown", class: "muted", "aria-live": "polite" }, ""),
+    element("button", { type: "button", id: "tree-next", "aria-label": "next sessions", onclick: () => turn(1) }, "\u203a")));
+}
+
 async function refreshTree() {
   if (!ui.operator) return;
+  treeControls();
   let tree;
-  try { tree = await api("/console/api/tree"); } catch (error) { $("tree-note").textContent = error.message; return; }
+  const query = new URLSearchParams({ offset: treePage.offset, limit: treePage.limit, search: treePage.search });
+  try { tree = await api(`/console/api/tree?${query}`); } catch (error) { $("tree-note").textContent = error.message; return; }
   $("tree-note").textContent = "live; kill an actor and watch it come back";
+  treePage.total = tree.sessions;
+  const shown = tree.rows.filter((row) => row.type === "session").length;
+  $("tree-shown").textContent = `sessions ${shown ? tree.offset + 1 : 0}-${tree.offset + shown} of ${tree.sessions}` +
+    (tree.search ? ` matching "${tree.search}"` : "");
+  $("tree-prev").disabled = tree.offset === 0;
+  $("tree-next").disabled = tree.offset + shown >= tree.sessions;
   $("tree").tBodies[0].replaceChildren(...tree.rows.map((row) => element("tr", { "data-path": row.path },
     element("td", { style: `padding-left:${0.3 + row.depth}rem`, title: row.path },
       label(row)),
-    element("td", { class: `status-${row.status}` }, row.status),
+    element("td", { class: `status-${row.status}`, title: row.why || "" }, row.status),
     element("td", { class: "pid" }, row.pid ? String(row.pid) : "-"),
     // Why it was last restarted: the cell's title; a warning sign when it had stopped answering.
     element("td", { class: "restarts", title: row.last_exit ? `last exit: ${row.last_exit}` : "" },
