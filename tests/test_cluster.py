@@ -25,22 +25,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
-from conftest import ROOT, serving
+from cluster_hosts import CHECKIN, LEASE, Cluster, holders, others_of, per_home, stored_texts, turn
+from conftest import ROOT
 
 from adk_actors import HostError
 from adk_actors.runtime import ClusterView, Host, HostConfig, Member, ranked
 from adk_actors.runtime._host import check_cluster
 from adk_actors.runtime._placement import Reachability
-from adk_actors.store import PostgresSessionStore
-from supervision import free_port
 from supervision.testing import kill_marked_processes, wait_until
 
-LEASE = 2.0
-CHECKIN = 1.0  # [cluster] checkin_seconds of the hosts
 SOAK_SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "3"))
-APPS = 'echo = "runtime_agents:echo_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'
 
 
 def test_rendezvous_ranks_alike_everywhere_spreads_keys_and_moves_only_a_leavers_sessions() -> None:
@@ -133,76 +128,6 @@ def test_a_cluster_host_refuses_to_listen_beyond_a_private_network(tmp_path: Pat
         check_cluster(HostConfig(**{**base, "cluster_join": "leader.example"}, address="10.0.0.2"))
 
 
-def _others(url: str) -> list[dict[str, Any]]:
-    """The other hosts of the cluster as the console of ``url`` shows them."""
-    return list(httpx.get(f"{url}/console/api/tree", timeout=10).json()["others"])
-
-
-def _turn(url: str, session: str, text: str, app: str = "echo", timeout: float = 30) -> httpx.Response:
-    return httpx.post(f"{url}/run", timeout=timeout, json={
-        "appName": app, "userId": "ann", "sessionId": session,
-        "newMessage": {"role": "user", "parts": [{"text": text}]}})
-
-
-def _holders(url: str) -> dict[str, str]:
-    """Session id -> the host holding its lease (read behind the hosts' backs)."""
-    with psycopg.connect(url) as conn:
-        rows = conn.execute("SELECT session_id, holder FROM session_leases WHERE app_name='echo'").fetchall()
-    return {str(session): str(holder).split("/", 1)[0] for session, holder in rows if holder}
-
-
-def _per_home(prefix: str, members: list[Member], each: int) -> list[str]:
-    """Session ids, ``each`` of them at home on every member (in the order found)."""
-    chosen: dict[str, list[str]] = {m.name: [] for m in members}
-    for i in range(10_000):
-        home = chosen[ranked(f"echo/ann/{prefix}{i}", members)[0].name]
-        if len(home) < each:
-            home.append(f"{prefix}{i}")
-        if all(len(ids) == each for ids in chosen.values()):
-            break
-    return sorted((s for ids in chosen.values() for s in ids), key=lambda s: int(s[len(prefix):]))
-
-
-def _texts(url: str, session: str) -> list[str]:
-    """The texts of a session's events, in the store's order (read behind the hosts' backs)."""
-    store = PostgresSessionStore(url)
-    try:
-        events = store.get_session("echo", "ann", session).events
-    finally:
-        store.close()
-    return [e.content.text for e in events if e.content and e.content.text]
-
-
-class Cluster:
-    """Three ``adk-actors serve`` hosts in one convention led by the first, each on its own
-    loopback address, on one PostgreSQL database; ``restart(i)`` starts host i again (on
-    its port and data) after it was killed."""
-
-    def __init__(self, tmp_path: Path, url: str, stack: contextlib.ExitStack) -> None:
-        self.tmp_path, self.url, self.stack = tmp_path, url, stack
-        self.addresses = ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
-        self.ports = [free_port(address) for address in self.addresses]
-        self.names = [f"{a}:{p}" for a, p in zip(self.addresses, self.ports, strict=True)]
-        self.toml = (f'[store]\nurl = "{url}"\nlease_seconds = {LEASE}\n'
-                     f'[cluster]\njoin = "{self.names[0]}"\ncheckin_seconds = {CHECKIN:g}\nrefresh_seconds = 0.3\n')
-        self.hosts: list[dict[str, Any]] = [self.start(i) for i in range(3)]
-
-    def start(self, i: int) -> dict[str, Any]:
-        folder = self.tmp_path / f"h{i}"
-        folder.mkdir(exist_ok=True)
-        return self.stack.enter_context(serving(folder, f'address = "{self.addresses[i]}"\n', more_toml=self.toml,
-                                                apps=APPS, port=self.ports[i]))
-
-    def restart(self, i: int) -> None:
-        self.hosts[i] = self.start(i)
-
-    def formed(self) -> None:
-        """Wait until the leader knows every member and every host has its view."""
-        wait_until(lambda: sorted(o["name"] for o in _others(self.hosts[0]["url"])) == self.names[1:], timeout=20)
-        for entry in self.hosts[1:]:
-            wait_until(lambda e=entry: len(_others(e["url"])) == 2, timeout=20)
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, postgres: Any) -> Iterator[Cluster]:
     with contextlib.ExitStack() as stack:
@@ -215,18 +140,18 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
     assert "is the leader of the convention" in hosts[0]["out"].read_text()
     assert "is a member of the convention" in hosts[2]["out"].read_text()
     cluster.formed()
-    member_rows = next(o for o in _others(hosts[0]["url"]) if o["name"] == names[1])["rows"]
+    member_rows = next(o for o in others_of(hosts[0]["url"]) if o["name"] == names[1])["rows"]
     assert any(r["path"] == "services/cluster" for r in member_rows)  # another host's tree, on this console
     # Sessions created through one host and run through another live at their homes.
     members = [Member(name) for name in names]
-    sessions = _per_home("s", members, 5)
+    sessions = per_home("s", members, 5)
     home = {s: ranked(f"echo/ann/{s}", members)[0].name for s in sessions}
     for i, session in enumerate(sessions):
         created = httpx.post(f"{hosts[i % 3]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
                              timeout=30)
         assert created.status_code == 200, created.text
-        assert _turn(hosts[(i + 1) % 3]["url"], session, "one").status_code == 200
-    assert _holders(url) == home
+        assert turn(hosts[(i + 1) % 3]["url"], session, "one").status_code == 200
+    assert holders(url) == home
     assert len(set(home.values())) == 3  # every host holds some
 
     # A member killed with all its processes while turns run on its sessions, and on
@@ -243,7 +168,7 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
             for session in mine:
                 n += 1
                 text = f"load {caller}-{n}"
-                answer = _turn(hosts[n % 2]["url"], session, text)
+                answer = turn(hosts[n % 2]["url"], session, text)
                 (acknowledged[session].append(text) if answer.status_code == 200 else refused.append(answer.text))
 
     loaders = [threading.Thread(target=load, args=(c,)) for c in range(3)]
@@ -253,7 +178,7 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
     answers: list[httpx.Response] = []
     assert httpx.post(f"{hosts[0]['url']}/apps/sleepy/users/ann/sessions", json={"sessionId": slow},
                       timeout=30).status_code == 200
-    caller = threading.Thread(target=lambda: answers.append(_turn(hosts[0]["url"], slow, "sleep 5", "sleepy", 60)))
+    caller = threading.Thread(target=lambda: answers.append(turn(hosts[0]["url"], slow, "sleep 5", "sleepy", 60)))
     caller.start()
     time.sleep(1.0)  # the turn runs on the victim, streamed to the leader's HTTP process
     kill_marked_processes(hosts[2]["marker"], grace=0)
@@ -261,7 +186,7 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
     served_again: dict[str, float] = {}
     while len(served_again) < len(theirs) and time.monotonic() - killed < LEASE + 15:
         for session in theirs:
-            if session not in served_again and _turn(hosts[1]["url"], session, "two").status_code == 200:
+            if session not in served_again and turn(hosts[1]["url"], session, "two").status_code == 200:
                 served_again[session] = time.monotonic() - killed
         time.sleep(0.1)
     stop_load.set()
@@ -270,18 +195,18 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
     assert sorted(served_again) == sorted(theirs), "the killed member's sessions are served again"
     assert refused == [], "the other hosts' sessions went on serving"
     for session, texts in acknowledged.items():  # every acknowledged turn once, in order
-        assert _texts(url, session)[2::2] == texts
+        assert stored_texts(url, session)[2::2] == texts
     assert sum(len(t) for t in acknowledged.values()) > 20
     print("load turns acknowledged:", sum(len(t) for t in acknowledged.values()), "served again after",
           sorted(served_again.values()))
     assert max(served_again.values()) < LEASE + 10
     for session in theirs:  # by their next-ranked member, with every acknowledged event
-        assert _holders(url)[session] == ranked(f"echo/ann/{session}", members[:2])[0].name
-        assert _texts(url, session) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+        assert holders(url)[session] == ranked(f"echo/ann/{session}", members[:2])[0].name
+        assert stored_texts(url, session) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
     caller.join(30)
     assert answers and answers[0].status_code >= 500, "the caller of the run in flight is answered"
     assert "interrupted" in answers[0].text or "killed" in answers[0].text, answers[0].text  # typed, not a hang
-    wait_until(lambda: [o["name"] for o in _others(hosts[0]["url"])] == [names[1]], timeout=15)
+    wait_until(lambda: [o["name"] for o in others_of(hosts[0]["url"])] == [names[1]], timeout=15)
 
     # Back: it joins again and takes its sessions again, never with two writers, while
     # callers on the other hosts turn each of them without a pause: a busy session
@@ -291,7 +216,7 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
 
     def turn_on(session: str) -> None:
         while not stop_turns.is_set():
-            answer = _turn(cluster.hosts[len(turned[session]) % 2]["url"], session, "three")
+            answer = turn(cluster.hosts[len(turned[session]) % 2]["url"], session, "three")
             turned[session].append(answer.status_code)
 
     turners = [threading.Thread(target=turn_on, args=(s,)) for s in theirs]
@@ -304,7 +229,7 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
         in_view = time.monotonic()
         # Home within a lease and a check-in of the view naming it (and a margin for a
         # loaded machine), however busy its callers keep it.
-        wait_until(lambda: all(_holders(url)[s] == victim for s in theirs), timeout=LEASE + CHECKIN + 10)
+        wait_until(lambda: all(holders(url)[s] == victim for s in theirs), timeout=LEASE + CHECKIN + 10)
         print(f"every session home {time.monotonic() - in_view:.1f} s after the view named it")
     finally:
         stop_turns.set()
@@ -312,14 +237,14 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
             turner.join(60)
     assert all(turned[s] for s in theirs) and {c for codes in turned.values() for c in codes} == {200}, turned
     for session in theirs:
-        texts = _texts(url, session)
+        texts = stored_texts(url, session)
         assert texts[:4] == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
         assert texts[4::2] == ["three"] * len(texts[4::2])  # in order, none twice
         assert texts[5::2] == [f"echo: three (turn {n})" for n in range(3, 3 + len(texts[5::2]))]
         assert len(texts[4::2]) == len(turned[session])  # every answered turn, once
     for session in sessions:  # and the others stayed where they were
         if home[session] != victim:
-            assert _holders(url)[session] == home[session]
+            assert holders(url)[session] == home[session]
 
 
 @pytest.mark.timeout(240)
@@ -351,25 +276,25 @@ def test_the_leader_killed_leaves_the_members_serving_and_back_it_leads_again(cl
     cluster.formed()
     hosts, names, url = cluster.hosts, cluster.names, cluster.url
     members = [Member(name) for name in names]
-    sessions = _per_home("l", members, 3)
+    sessions = per_home("l", members, 3)
     home = {s: ranked(f"echo/ann/{s}", members)[0].name for s in sessions}
     for session in sessions:
         assert httpx.post(f"{hosts[1]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
                           timeout=30).status_code == 200
-        assert _turn(hosts[2]["url"], session, "one").status_code == 200
+        assert turn(hosts[2]["url"], session, "one").status_code == 200
     leaders = [s for s in sessions if home[s] == names[0]]
-    assert leaders and _holders(url)[leaders[0]] == names[0]
+    assert leaders and holders(url)[leaders[0]] == names[0]
 
     kill_marked_processes(hosts[0]["marker"], grace=0)
     killed = time.monotonic()
     for i, session in enumerate(s for s in sessions if s not in leaders):  # the members' own: at once
-        assert _turn(hosts[1 + i % 2]["url"], session, "two").status_code == 200
+        assert turn(hosts[1 + i % 2]["url"], session, "two").status_code == 200
     for i, session in enumerate(leaders):  # the leader's: once its leases ran out
-        wait_until(lambda s=session, i=i: _turn(hosts[1 + i % 2]["url"], s, "two").status_code == 200,
+        wait_until(lambda s=session, i=i: turn(hosts[1 + i % 2]["url"], s, "two").status_code == 200,
                    timeout=LEASE + 10, interval=0.1)
     for session in leaders:
-        assert _holders(url)[session] == ranked(f"echo/ann/{session}", members[1:])[0].name
-    assert [o["name"] for o in _others(hosts[1]["url"])] == [names[0], names[2]]  # the last view, kept
+        assert holders(url)[session] == ranked(f"echo/ann/{session}", members[1:])[0].name
+    assert [o["name"] for o in others_of(hosts[1]["url"])] == [names[0], names[2]]  # the last view, kept
     time.sleep(max(0.0, 4 * CHECKIN - (time.monotonic() - killed)))  # down for more than three check-ins
 
     cluster.restart(0)
@@ -383,12 +308,12 @@ def test_the_leader_killed_leaves_the_members_serving_and_back_it_leads_again(cl
 
     def home_again() -> bool:
         for session in leaders:
-            assert _turn(hosts[2]["url"], session, "three").status_code == 200
-        return all(_holders(url)[s] == names[0] for s in leaders)
+            assert turn(hosts[2]["url"], session, "three").status_code == 200
+        return all(holders(url)[s] == names[0] for s in leaders)
 
     wait_until(home_again, timeout=20)
     for session in sessions:
-        texts = _texts(url, session)
+        texts = stored_texts(url, session)
         assert texts[:4] == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
         assert texts[5::2] == [f"echo: three (turn {n})" for n in range(3, 3 + len(texts[5::2]))]
 
@@ -439,7 +364,7 @@ def test_a2a_through_any_member_reaches_sessions_at_every_home(cluster: Cluster)
         task = send(context, "hi")
         assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
         assert "echo: hi (turn 1)" in json.dumps(task)
-    held = _holders(cluster.url)
+    held = holders(cluster.url)
     assert [held[c] for c in contexts] == cluster.names  # each at its home
 
 
@@ -455,7 +380,7 @@ def test_a_caller_sends_a_session_at_home_elsewhere_straight_there(cluster: Clus
     session = next(f"r{i}" for i in range(1000) if ranked(f"echo/ann/r{i}", members)[0].name == cluster.names[1])
     assert httpx.post(f"{hosts[1]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
                       timeout=30).status_code == 200
-    assert _turn(hosts[0]["url"], session, "before").status_code == 200  # the view is known to host 0's HTTP
+    assert turn(hosts[0]["url"], session, "before").status_code == 200  # the view is known to host 0's HTTP
     rows = httpx.get(f"{hosts[0]['url']}/console/api/tree", timeout=10).json()["rows"]
     partitions = [r["pid"] for r in rows if r["path"] in ("sessions/sessions-0", "sessions/sessions-1") and r["pid"]]
     assert len(partitions) == 2
@@ -463,7 +388,7 @@ def test_a_caller_sends_a_session_at_home_elsewhere_straight_there(cluster: Clus
         os.kill(pid, signal.SIGSTOP)
     try:
         began = time.monotonic()
-        answer = _turn(hosts[0]["url"], session, "while stopped", timeout=10)
+        answer = turn(hosts[0]["url"], session, "while stopped", timeout=10)
         assert answer.status_code == 200, answer.text
         assert answer.json()[-1]["content"]["parts"][0]["text"] == "echo: while stopped (turn 2)"
         streamed = httpx.post(f"{hosts[0]['url']}/run_sse", timeout=10, json={
@@ -477,5 +402,5 @@ def test_a_caller_sends_a_session_at_home_elsewhere_straight_there(cluster: Clus
         for pid in partitions:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
-    assert _texts(cluster.url, session)[-2:] == ["streamed", "echo: streamed (turn 3)"]
-    assert _holders(cluster.url)[session] == cluster.names[1]
+    assert stored_texts(cluster.url, session)[-2:] == ["streamed", "echo: streamed (turn 3)"]
+    assert holders(cluster.url)[session] == cluster.names[1]

@@ -27,7 +27,7 @@ from typing import Any
 from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
 
 from .._validate import check_message
-from ..store import Database, open_session_store
+from ..store import Database, connection_name, open_session_store
 from ._service_calls import (
     Approval,
     Approve,
@@ -54,14 +54,16 @@ _SELECT = 'SELECT id, app, "user", session, run_id, agent, tool, args, hint, sta
 
 
 class ApprovalStore:
-    def __init__(self, location: str, session_store: str | None = None) -> None:
+    def __init__(self, location: str, session_store: str | None = None, *, host: str = "") -> None:
         """Open the approvals at ``location`` (a SQLite file or a ``postgresql://`` URL)
         and, when ``session_store`` (a session store location) is given, that store:
-        what tells a pending approval's run has ended."""
-        self._db = Database(location)
+        what tells a pending approval's run has ended. Their PostgreSQL connections are
+        called ``adk-actors <host> approvals`` and ``... approvals-sessions``."""
+        self._db = Database(location, application_name=connection_name(host, "approvals"))
         self._db.migrate("approvals", _MIGRATIONS)
         self.shared = self._db.postgres
-        self.sessions = open_session_store(session_store) if session_store else None
+        self.sessions = (open_session_store(session_store, application_name=connection_name(host, "approvals-sessions"))
+                         if session_store else None)
 
     def register(self, request: RegisterApproval) -> Approval:
         """A new pending approval; for a call of the session that had one (a resumed
@@ -149,7 +151,7 @@ class ApprovalActor(GenServer):
     check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
-        self.store = ApprovalStore(args["path"], args.get("session_store"))
+        self.store = ApprovalStore(args["path"], args.get("session_store"), host=args.get("host", ""))
         self.waiters: dict[str, list[CallerRef]] = {}
         self.polling = False  # a poll of the shared database is armed
 

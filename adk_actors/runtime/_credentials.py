@@ -29,7 +29,7 @@ from supervision import BadRequest, CallerRef, GenServer
 
 from .._exceptions import AdkError
 from .._validate import check_message
-from ..store import Database
+from ..store import Database, connection_name
 from ._service_calls import AuthRequired, Credential, DeleteCredential, GetCredential, PutCredential
 
 __all__ = ["CredentialActor", "CredentialStore", "fresh_token"]
@@ -45,9 +45,10 @@ _MIGRATIONS = [
 
 
 class CredentialStore:
-    def __init__(self, location: str | Path, *, key: str | None = None) -> None:
+    def __init__(self, location: str | Path, *, key: str | None = None, application_name: str = "") -> None:
         """Open the credentials at ``location`` (a SQLite file, or a ``postgresql://``
-        URL), encrypting with ``key`` (default: ``ADK_ACTORS_CREDENTIAL_KEY``)."""
+        URL whose connections are called ``application_name``), encrypting with ``key``
+        (default: ``ADK_ACTORS_CREDENTIAL_KEY``)."""
         self._fernet: Any = None
         key = key if key is not None else os.environ.get(KEY_VARIABLE)
         if key:
@@ -57,7 +58,7 @@ class CredentialStore:
                 raise AdkError(f"{KEY_VARIABLE} is set but `cryptography` is not installed "
                                "(pip install 'adk-actors[crypto]')") from exc
             self._fernet = Fernet(key.encode())
-        self._db = Database(str(location))
+        self._db = Database(str(location), application_name=application_name)
         self._db.migrate("credentials", _MIGRATIONS)
 
     @property
@@ -101,7 +102,7 @@ class CredentialActor(GenServer):
     check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
-        self.store = CredentialStore(args["path"])
+        self.store = CredentialStore(args["path"], application_name=connection_name(args.get("host", ""), "credentials"))
         if self.store.shared and not self.store.encrypted:
             self.log.warning("credentials are kept in the shared PostgreSQL database without encryption: set %s "
                              "(a Fernet key) on every host", KEY_VARIABLE)

@@ -13,7 +13,7 @@ from supervision import BadRequest, CallerRef, CallError, GenServer
 
 from .._types import Event
 from .._validate import check_message
-from ..store import SessionNotFound, open_session_store
+from ..store import SessionNotFound, connection_name, open_session_store
 from ..store._memory import MemoryStore
 from ._service_calls import AddSessionToMemory, SearchMemory
 
@@ -24,8 +24,10 @@ class MemoryActor(GenServer):
     check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
     def init(self, args: dict[str, Any]) -> None:
-        self.memory = MemoryStore(args["memory"])
-        self.sessions = open_session_store(args["session_store"])
+        host = args.get("host", "")  # how its PostgreSQL connections are called (store.connection_name)
+        self.memory = MemoryStore(args["memory"], application_name=connection_name(host, "memory"))
+        self.sessions = open_session_store(args["session_store"],
+                                           application_name=connection_name(host, "memory-sessions"))
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         if isinstance(request, AddSessionToMemory):

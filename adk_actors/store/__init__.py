@@ -33,7 +33,13 @@ from ._base import (
 from ._database import Database, Statements
 from ._jobs import JobStore
 from ._open import SessionStores, open_session_store, store_name
-from ._postgres import POSTGRES_MIGRATIONS, PostgresSessionStore, is_postgres_url, redacted_url
+from ._postgres import (
+    POSTGRES_MIGRATIONS,
+    PostgresSessionStore,
+    connection_name,
+    is_postgres_url,
+    redacted_url,
+)
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
 
 
@@ -71,6 +77,7 @@ __all__ = [
     "StoreError",
     "Unreadable",
     "Unstorable",
+    "connection_name",
     "in_memory_store",
     "is_postgres_url",
     "open_session_store",

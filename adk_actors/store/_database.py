@@ -46,16 +46,19 @@ class Result:
 
 
 class Database:
-    def __init__(self, location: str, *, pool_size: int = 2) -> None:
-        """Open ``location``: a ``postgresql://`` URL, else a SQLite file (made 0600).
-        StoreError when it cannot be opened."""
+    def __init__(self, location: str, *, pool_size: int = 2, application_name: str = "") -> None:
+        """Open ``location``: a ``postgresql://`` URL (a pool of up to ``pool_size``
+        connections, called ``application_name`` in PostgreSQL when given:
+        ``connection_name``), else a SQLite file (made 0600). StoreError when it cannot
+        be opened."""
         self.postgres = is_postgres_url(location)
         self.name = redacted_url(location) if self.postgres else location
         self._location = location
         self._lock = threading.RLock()
         try:
             if self.postgres:
-                self._pool: ConnectionPool | None = open_pool(location, pool_size, 10.0, "adk-actors-services")
+                self._pool: ConnectionPool | None = open_pool(location, pool_size, 10.0, "adk-actors-services",
+                                                                 application_name)
                 self._sqlite: sqlite3.Connection | None = None
             else:
                 if location != ":memory:":

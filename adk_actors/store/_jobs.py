@@ -30,6 +30,7 @@ from typing import Any
 from .._exceptions import InvalidRequestError, NotFoundError
 from ..jobs import FINISHED, Backoff, Job, JobSpec, backoff_delay
 from ._database import Database, Statements
+from ._postgres import connection_name
 
 __all__ = ["JobStore"]
 
@@ -67,7 +68,7 @@ class JobStore:
 
     def __init__(self, location: str | Path, clock: Callable[[], float], rng: random.Random | None = None,
                  *, node: str = "local") -> None:
-        self._db = Database(str(location))
+        self._db = Database(str(location), application_name=connection_name(node, "jobs"))
         self._db.migrate("jobs", _MIGRATIONS)
         self.clock = clock
         self.rng = rng or random.Random()

@@ -30,10 +30,11 @@ _MIGRATIONS = [
 
 
 class MemoryStore:
-    def __init__(self, location: str | Path) -> None:
+    def __init__(self, location: str | Path, *, application_name: str = "") -> None:
         """Open the memories at ``location`` (a SQLite file, or a ``postgresql://``
-        URL); StoreError when it cannot be opened."""
-        self._db = Database(str(location))
+        URL whose connections are called ``application_name``); StoreError when it
+        cannot be opened."""
+        self._db = Database(str(location), application_name=application_name)
         self.path = self._db.name
         self._db.migrate("memory", _MIGRATIONS)
 

@@ -10,12 +10,13 @@ __all__ = ["SessionStores", "open_session_store", "store_name"]
 SessionStores = SQLiteSessionStore | PostgresSessionStore
 
 
-def open_session_store(location: str) -> SessionStores:
+def open_session_store(location: str, *, application_name: str = "") -> SessionStores:
     """Open the session store at ``location``: a PostgreSQL database for a
-    ``postgresql://`` (or ``postgres://``) URL, else a SQLite file (``:memory:`` too).
-    StoreError when it cannot be opened or migrated."""
+    ``postgresql://`` (or ``postgres://``) URL (its connections called
+    ``application_name``, when given: ``connection_name``), else a SQLite file
+    (``:memory:`` too). StoreError when it cannot be opened or migrated."""
     if is_postgres_url(location):
-        return PostgresSessionStore(location)
+        return PostgresSessionStore(location, application_name=application_name)
     return SQLiteSessionStore(location)
 
 

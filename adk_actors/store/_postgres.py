@@ -76,8 +76,8 @@ from ._rows import (
     spans_of,
 )
 
-__all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "is_postgres_url", "open_pool", "reason_without_password",
-           "redacted_url"]
+__all__ = ["POSTGRES_MIGRATIONS", "PostgresSessionStore", "connection_name", "is_postgres_url", "open_pool",
+           "reason_without_password", "redacted_url"]
 
 POSTGRES_MIGRATIONS: list[tuple[int, str]] = [
     (1, """
@@ -156,16 +156,32 @@ def cut_off_within(seconds: int) -> dict[str, int]:
             "keepalives_count": max(seconds // 2, 1)}
 
 
-def open_pool(url: str, size: int, connect_timeout: float, name: str) -> ConnectionPool:
-    """An open pool of up to ``size`` autocommit connections to ``url``, each replaced
-    when found broken. One connection is made first, on its own: its error says why
-    (refused, a wrong password ...), where the pool's says only that it is not ready.
-    Raises psycopg.Error or PoolTimeout (the pool closed) when the server cannot be
-    reached within ``connect_timeout`` seconds."""
+#: PostgreSQL keeps this many bytes of a connection's ``application_name``.
+_NAME_BYTES = 63
+
+
+def connection_name(host: str, role: str) -> str:
+    """What a connection is called in PostgreSQL (``application_name``, seen in
+    ``pg_stat_activity``): ``adk-actors <host> <role>``, the host being its name among
+    the hosts sharing the store (``<address>:<port>``, the lease holder) and the role the
+    opener's (``partition-0``, ``memory`` ...); cut to the 63 bytes PostgreSQL keeps, on
+    a character boundary. An empty ``host`` is left out."""
+    name = " ".join(part for part in ("adk-actors", host, role) if part)
+    return name.encode()[:_NAME_BYTES].decode(errors="ignore")
+
+
+def open_pool(url: str, size: int, connect_timeout: float, name: str, application_name: str = "") -> ConnectionPool:
+    """An open pool of ``1`` to ``size`` autocommit connections to ``url``, each replaced
+    when found broken, each called ``application_name`` in PostgreSQL when one is given
+    (:func:`connection_name`; else what the URL or ``PGAPPNAME`` says). One connection is
+    made first, on its own: its error says why (refused, a wrong password ...), where the
+    pool's says only that it is not ready. Raises psycopg.Error or PoolTimeout (the pool
+    closed) when the server cannot be reached within ``connect_timeout`` seconds."""
     seconds = max(int(connect_timeout), 1)
-    psycopg.connect(url, connect_timeout=seconds).close()
+    named: dict[str, Any] = {"application_name": application_name} if application_name else {}
+    psycopg.connect(url, connect_timeout=seconds, **named).close()
     pool = ConnectionPool(url, min_size=1, max_size=max(size, 1), open=False, timeout=30.0,
-                          kwargs={"autocommit": True, "connect_timeout": seconds, **cut_off_within(seconds)},
+                          kwargs={"autocommit": True, "connect_timeout": seconds, **cut_off_within(seconds), **named},
                           check=ConnectionPool.check_connection, name=name)
     try:
         pool.open(wait=True, timeout=connect_timeout)
@@ -176,14 +192,16 @@ def open_pool(url: str, size: int, connect_timeout: float, name: str) -> Connect
 
 
 class PostgresSessionStore:
-    def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0) -> None:
-        """Open a pool of up to ``pool_size`` connections to ``url`` and migrate the
-        schema; StoreError (its message without the password) when the server cannot
-        be reached within ``connect_timeout`` seconds or the schema cannot be made."""
+    def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0,
+                 application_name: str = "") -> None:
+        """Open a pool of up to ``pool_size`` connections to ``url`` (called
+        ``application_name`` in PostgreSQL, when given) and migrate the schema;
+        StoreError (its message without the password) when the server cannot be
+        reached within ``connect_timeout`` seconds or the schema cannot be made."""
         self.url = url
         self.path = redacted_url(url)  # how the store is named in messages (never the password)
         try:
-            self._pool = open_pool(url, pool_size, connect_timeout, "adk-actors-sessions")
+            self._pool = open_pool(url, pool_size, connect_timeout, "adk-actors-sessions", application_name)
         except (psycopg.Error, PoolTimeout) as exc:
             raise StoreError(f"cannot open the session store {self.path}: {reason_without_password(exc, url)}") from None
         try:
