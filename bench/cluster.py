@@ -32,12 +32,17 @@ shared and noisy, so compare ratios):
    or to its home ("at home": with affinity): turns/s, p50, p99. Then a member is
    killed with SIGKILL: how long each of its sessions takes to be served again by
    the others (p50/p99; its floor is the lease).
+
+6. ``--failover-at-load BURNERS``: a cluster of three, kill -9 of a member and (on a
+   new cluster) of the leader, idle and with BURNERS CPU burners beside the hosts:
+   failover p50/p99 and how many actors of the surviving hosts were restarted.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -263,14 +268,16 @@ def cluster_burst(hosts: list[dict[str, Any]], concurrent: int, per_session: int
             "p99_ms": percentile(latencies, 0.99) * 1000}
 
 
-def cluster_failover(hosts: list[dict[str, Any]], lease: float, sessions: int = 30) -> list[float]:
-    """Kill -9 of the last host: seconds until each of its sessions answers again
-    through the first host."""
+def cluster_failover(hosts: list[dict[str, Any]], lease: float, sessions: int = 30, victim_index: int = -1,
+                     prefix: str = "f") -> list[float]:
+    """Kill -9 of host ``victim_index`` (the last: a member; 0: the leader): seconds
+    until each of its sessions answers again through another host."""
     members = [Member(h["name"]) for h in hosts]
-    victim = hosts[-1]
-    theirs = [f"f{i}" for i in range(sessions * len(hosts))
-              if ranked(f"bench/u/f{i}", members)[0].name == victim["name"]][:sessions]
-    with httpx.Client(base_url=hosts[0]["url"], timeout=30) as client:
+    victim = hosts[victim_index]
+    entry = hosts[1] if victim is hosts[0] else hosts[0]
+    theirs = [f"{prefix}{i}" for i in range(sessions * len(hosts) * 3)
+              if ranked(f"bench/u/{prefix}{i}", members)[0].name == victim["name"]][:sessions]
+    with httpx.Client(base_url=entry["url"], timeout=30) as client:
         for session in theirs:
             client.post("/apps/bench/users/u/sessions", json={"sessionId": session}).raise_for_status()
             _http_turn(client, session, "text hi")
@@ -283,6 +290,49 @@ def cluster_failover(hosts: list[dict[str, Any]], lease: float, sessions: int = 
                     took[session] = time.perf_counter() - killed
             time.sleep(0.02)
     return list(took.values())
+
+
+@contextmanager
+def burning(count: int) -> Iterator[None]:
+    """``count`` processes that spin on a core each (a loaded machine), killed after."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+               for _ in range(count)]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait(10)
+
+
+def restarts_of(hosts: list[dict[str, Any]]) -> int:
+    """Restarts counted in the trees of ``hosts`` (each actor's, as its console shows)."""
+    total = 0
+    for entry in hosts:
+        rows = httpx.get(f"{entry['url']}/console/api/tree", timeout=60).json()["rows"]
+        total += sum(int(row.get("restarts") or 0) for row in rows if row.get("type") != "session")
+    return total
+
+
+def failover_at_load(store: TemporaryPostgres, lease: float, burners: int, sessions: int) -> dict[str, dict[str, float]]:
+    """Section 6 (issue 59): a cluster of three, kill -9 of a member and then, on a new
+    cluster, of the leader, idle and with ``burners`` CPU burners beside the hosts: each
+    dead host's sessions served again elsewhere (p50/p99 s), and how many actors of the
+    surviving hosts were restarted meanwhile (a health check that took busy for dead)."""
+    results: dict[str, dict[str, float]] = {}
+    for load in (0, burners):
+        for victim_index, victim in ((-1, "member"), (0, "leader")):
+            work = Path(tempfile.mkdtemp(prefix=f"bench-failover-{victim}-{load}-"))
+            with cluster_of(3, store.new_database(f"failover_{victim}_{load}"), lease, work) as hosts, burning(load):
+                survivors = [h for i, h in enumerate(hosts) if i != victim_index % 3]
+                before = restarts_of(survivors)
+                took = cluster_failover(hosts, lease, sessions, victim_index, prefix=f"{victim[0]}{load}-")
+                time.sleep(2 * lease)  # (a survivor killed for being busy shows in its tree once restarted)
+                results[f"{victim}, {load} burners"] = {
+                    "p50": statistics.median(took) if took else math.nan,
+                    "p99": percentile(took, 0.99) if took else math.nan, "served": len(took),
+                    "of": sessions, "survivor_restarts": restarts_of(survivors) - before}
+    return results
 
 
 def clusters(store: TemporaryPostgres, counts: list[int], concurrent: int, per_session: int,
@@ -314,8 +364,20 @@ def main() -> None:
     parser.add_argument("--lease", type=float, default=3.0, help="[store] lease_seconds of both hosts")
     parser.add_argument("--hosts", default="1,2,3", help="cluster sizes for section 5 (empty: skip it)")
     parser.add_argument("--only-clusters", action="store_true", help="section 5 only")
+    parser.add_argument("--failover-at-load", type=int, metavar="BURNERS", default=0,
+                        help="section 6 only: failover of a member and of the leader, idle and beside BURNERS "
+                             "CPU burners (issue 59 asks for 4 on 2 cores)")
     args = parser.parse_args()
     counts = [int(n) for n in args.hosts.split(",") if n.strip()]
+    if args.failover_at_load:
+        with TemporaryPostgres() as server:
+            rows = failover_at_load(server, args.lease, args.failover_at_load, 30)
+        print(f"failover of a cluster of 3 (one machine, {os.cpu_count()} cores), lease {args.lease} s, 30 sessions:")
+        print(f"{'':24}{'p50 (s)':>10}{'p99 (s)':>10}{'served':>10}{'survivor restarts':>20}")
+        for label, row in rows.items():
+            print(f"{label:24}{row['p50']:10.2f}{row['p99']:10.2f}{int(row['served']):>7}/{int(row['of'])}"
+                  f"{int(row['survivor_restarts']):>20}")
+        return
     if args.only_clusters:
         with TemporaryPostgres() as server:
             print_clusters(clusters(server, counts, args.concurrent, args.per_session, args.lease), args)
