@@ -1,13 +1,15 @@
 """One open connection to an MCP server, on the ``mcp`` SDK's ``Client``.
 
 ``await McpConnection.open(params)`` starts the server (stdio: through
-``_guard``, so it dies with the thread that started it) or connects to it (SSE,
-streamable HTTP), does the protocol's handshake and lists the tools, all within
-``params.timeout``; then :meth:`McpConnection.call_tool` calls one with a deadline
-and :meth:`McpConnection.close` ends it (a stdio server is stopped). Failures are
+``_guard``, so it and every process it starts die with the thread that started it)
+or connects to it (SSE, streamable HTTP), does the protocol's handshake and lists
+the tools, all within ``params.timeout``; then :meth:`McpConnection.call_tool` calls
+one with a deadline and :meth:`McpConnection.close` ends it (a stdio server is
+stopped). Failures are
 typed: :class:`McpUnavailable` (the server cannot be reached, or the connection
 ended), :class:`McpCallTimeout` (the call's deadline fired; the connection stays).
-A stdio server's process id is :attr:`McpConnection.server_pid`, for a monitor.
+A stdio server's process id (its guardian's, which exits when the server does) is
+:attr:`McpConnection.server_pid`, for a monitor.
 """
 
 from __future__ import annotations
@@ -43,10 +45,12 @@ def tool_info(tool: Any) -> dict[str, Any]:
 
 
 def _guarded(params: StdioServerParameters) -> StdioServerParameters:
-    """The same server, started through ``_guard`` (it dies with the thread that starts it)."""
+    """The same server (environment, working directory and stderr unchanged), started
+    through ``_guard``: the server's whole process group, a launcher's children
+    included, is killed when the thread that starts it ends."""
     return params.model_copy(update={
         "command": sys.executable,
-        "args": ["-m", "adk_actors.mcp._guard", str(os.getpid()), params.command, *params.args]})
+        "args": ["-m", "adk_actors.mcp._guard", str(os.getpid()), "--", params.command, *params.args]})
 
 
 async def _transport(params: ConnectionParams, stack: AsyncExitStack) -> Any:
