@@ -12,6 +12,8 @@ import asyncio
 import copy
 import json
 import re
+import sys
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -158,9 +160,16 @@ def run_program(source: str, answers: list[StubResponse], server: StubServer, *a
         server.requests.clear()
         server.responses.clear()
     server.add(*answers)
-    namespace: dict[str, Any] = {"__name__": "parity_case"}
-    exec(compile(source, name, "exec"), namespace)
-    return namespace, asyncio.run(asyncio.wait_for(namespace[entry](*args), timeout=60))
+    # a module of its own, as a program's source is (pydantic resolves a class's
+    # annotations through the module it names)
+    module = types.ModuleType("parity_case")
+    namespace: dict[str, Any] = module.__dict__
+    sys.modules["parity_case"] = module
+    try:
+        exec(compile(source, name, "exec"), namespace)
+        return namespace, asyncio.run(asyncio.wait_for(namespace[entry](*args), timeout=60))
+    finally:
+        sys.modules.pop("parity_case", None)
 
 
 def run_case(source: str, answers: list[StubResponse], turns: list[str], server: StubServer) -> dict[str, Any]:

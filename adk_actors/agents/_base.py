@@ -6,11 +6,16 @@ custom agent needs no base class. This base validates a definition when it is
 built (identifier names, unique in the tree, one parent, no cycles); the engine
 runs the before/after-agent callbacks (the agent's own first, then plugins) around
 its ``_run_impl`` (:mod:`adk_actors.engine._agents`).
+
+google-adk's custom agents subclass this base (``BaseAgent``) and override
+``_run_async_impl(ctx)``, which the default ``_run_impl`` runs; they call their
+sub-agents with ``run_async(ctx)`` (and ``run_live(ctx)``), which runs them on the
+same engine, hooks and commits included.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import (
@@ -98,11 +103,55 @@ class AgentBase(BaseModel):
     def find_agent(self, name: str) -> Any | None:
         return find_agent(self, name)
 
+    @property
+    def root_agent(self) -> Any:
+        """The root of the tree this agent is in (itself when it has no parent)."""
+        agent: Any = self
+        while getattr(agent, "parent_agent", None) is not None:
+            agent = agent.parent_agent
+        return agent
+
+    def find_sub_agent(self, name: str) -> Any | None:
+        """The agent named ``name`` below this one (not this one itself), or None."""
+        for child in self.sub_agents:
+            found = find_agent(child, name)
+            if found is not None:
+                return found
+        return None
+
     def run(self, ctx: Any) -> AsyncIterator[Event]:
         """Run this agent in ``ctx``: the engine that made ``ctx`` runs the before-agent
         hooks, then :meth:`_run_impl`, then the after-agent hooks."""
         return ctx.run_agent(self)  # type: ignore[no-any-return]
 
-    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
-        raise NotImplementedError
+    async def run_async(self, parent_context: Any) -> AsyncGenerator[Event, None]:
+        """google-adk's entry point: run this agent in its parent's context, on the engine
+        that made that context (what :meth:`run` does). A custom agent calls it on its
+        sub-agents (``async for event in self.child.run_async(ctx): yield event``); each
+        event it yields goes on to the invocation, which commits it (its state_delta
+        applied) before the agent resumes."""
+        async for event in self.run(parent_context):
+            yield event
+
+    async def run_live(self, parent_context: Any) -> AsyncGenerator[Event, None]:
+        """google-adk's live entry point: this agent's hooks around :meth:`_run_live_impl`,
+        on the engine that made ``parent_context``."""
+        async for event in parent_context.run_agent(self, live=True):
+            yield event
+
+    def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        """This agent's own work, between its hooks: google-adk's
+        :meth:`_run_async_impl`, which a custom agent overrides."""
+        return self._run_async_impl(ctx)
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        """A custom agent's logic (google-adk's hook): yields its events and its
+        sub-agents'. Not overridden: NotImplementedError."""
+        raise NotImplementedError(f"_run_async_impl for {type(self).__name__} is not implemented")
+        yield  # pragma: no cover
+
+    async def _run_live_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        """A custom agent's logic in a live run (google-adk's hook). Not overridden:
+        NotImplementedError."""
+        raise NotImplementedError(f"_run_live_impl for {type(self).__name__} is not implemented")
         yield  # pragma: no cover

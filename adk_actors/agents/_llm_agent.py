@@ -138,6 +138,7 @@ class LlmAgent(AgentBase):
                                        "with other examples")
         self.examples = given[0] if len(given) == 1 else [e for g in given for e in g]
 
-    def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
-        """The model loop, which the engine that made ``ctx`` runs."""
+    def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        """The model loop, which the engine that made ``ctx`` runs (a subclass that
+        overrides this may call it as ``super()._run_async_impl(ctx)``)."""
         return ctx.run_llm_flow(self)  # type: ignore[no-any-return]

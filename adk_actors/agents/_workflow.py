@@ -33,7 +33,7 @@ __all__ = ["LoopAgent", "ParallelAgent", "SequentialAgent"]
 
 
 class SequentialAgent(AgentBase):
-    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+    async def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
         for child in self.sub_agents:
             ctx.check_cancelled()
             async for event in child.run(ctx.for_agent(child)):
@@ -43,7 +43,7 @@ class SequentialAgent(AgentBase):
 class LoopAgent(AgentBase):
     max_iterations: int = Field(default=0, ge=0)
 
-    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+    async def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
         iteration = 0
         while self.max_iterations == 0 or iteration < self.max_iterations:
             directive = await ctx.topology("on_loop_iteration", self.name, iteration)
@@ -63,7 +63,7 @@ class LoopAgent(AgentBase):
 class ParallelAgent(AgentBase):
     child_timeout: float | None = Field(default=None, gt=0)
 
-    async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+    async def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
         queue: asyncio.Queue[tuple[Event | None, asyncio.Future[None] | None]] = asyncio.Queue()
         loop = asyncio.get_running_loop()
 

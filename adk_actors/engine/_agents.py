@@ -4,8 +4,10 @@
 stops here (:class:`RunCancelled`); a telemetry span for the agent opens; the
 before-agent hooks run (the agent's callbacks first, then the plugins'): one that
 replies ends the agent with that reply, and state they write becomes an event of its
-own; the agent's ``_run_impl`` yields its events; the after-agent hooks run the same
-way, their reply one more event. A hook that returns anything but Content, a string
+own; the agent's ``_run_impl`` yields its events (a custom agent's ``_run_async_impl``,
+or ``_run_live_impl`` for ``run_live``; an event that names no invocation is put in
+this one); unless the agent set ``ctx.end_invocation``, the after-agent hooks run the
+same way, their reply one more event. A hook that returns anything but Content, a string
 or None is an :class:`AgentDefinitionError`.
 
 Agent definitions do not import the engine: ``AgentBase.run(ctx)`` asks the context
@@ -54,8 +56,17 @@ async def _agent_hook(ctx: InvocationContext, slot: Any, plugin_hook: str) -> tu
     return None, False
 
 
-async def run_agent(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
-    """Run ``agent`` with its hooks around its ``_run_impl`` (see the module's docstring)."""
+def _own(ctx: InvocationContext, event: Event) -> Event:
+    """An event a custom agent made itself (google-adk's ``Event(author=..., content=...)``)
+    as the invocation stores it: in this invocation when it names none."""
+    if event.invocation_id:
+        return event
+    return event.model_copy(update={"invocation_id": ctx.invocation_id})
+
+
+async def run_agent(agent: Any, ctx: InvocationContext, *, live: bool = False) -> AsyncIterator[Event]:
+    """Run ``agent`` with its hooks around its ``_run_impl`` (see the module's docstring;
+    ``live``: around its ``_run_live_impl``)."""
     ctx = ctx.for_agent(agent)
     ctx.check_cancelled()
     session = ctx.session
@@ -72,8 +83,10 @@ async def run_agent(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             yield event
         if replied:
             return
-        async for event in agent._run_impl(ctx):
-            yield event
+        async for event in (agent._run_live_impl(ctx) if live else agent._run_impl(ctx)):
+            yield _own(ctx, event)
+        if ctx.end_invocation:
+            return
         event, _ = await _agent_hook(ctx, getattr(agent, "after_agent_callback", None), "after_agent")
         if event is not None:
             yield event

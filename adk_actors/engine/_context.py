@@ -10,6 +10,7 @@ from typing import Any
 from .._exceptions import AdkError
 from .._secrets import redact_event
 from .._types import Content, Event, RunConfig, State, apply_state_delta
+from ..agents import invocation_context as _public
 from ..agents.callback_context import CallbackContext
 from ._background import Background
 from ._services import (
@@ -78,8 +79,9 @@ class SessionView:
 
 
 @dataclass
-class InvocationContext:
-    """Everything one agent run needs; children get a copy with another agent/branch."""
+class InvocationContext(_public.InvocationContext):
+    """Everything one agent run needs; children get a copy with another agent/branch
+    (google-adk's names: :class:`adk_actors.agents.invocation_context.InvocationContext`)."""
 
     session: SessionView
     root_agent: Any
@@ -110,10 +112,15 @@ class InvocationContext:
     committed: Callable[[], Awaitable[None]] | None = None
     #: work started beside the invocation (``dispatch``), one for all its contexts
     background: Background = field(default_factory=Background)
+    #: the user's message that began the invocation (google-adk's ``ctx.user_content``)
+    user_content: Content | None = None
+    #: set by an agent's own code: that agent ends there, its after-agent hooks not run
+    end_invocation: bool = False
 
-    def run_agent(self, agent: Any) -> AsyncIterator[Event]:
-        """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does)."""
-        return self._engine().run_agent(agent, self)  # type: ignore[no-any-return]
+    def run_agent(self, agent: Any, *, live: bool = False) -> AsyncIterator[Event]:
+        """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does;
+        ``live``: its ``_run_live_impl``, what ``agent.run_live(ctx)`` does)."""
+        return self._engine().run_agent(agent, self, live=live)  # type: ignore[no-any-return]
 
     def run_llm_flow(self, agent: Any) -> AsyncIterator[Event]:
         """Run an LlmAgent's model loop in this context (its ``_run_impl``)."""
@@ -130,8 +137,9 @@ class InvocationContext:
         return self.engine
 
     def for_agent(self, agent: Any, *, branch: str | None = None) -> InvocationContext:
-        """A copy for ``agent``; the branch stays unless one is given."""
-        return replace(self, agent=agent, branch=self.branch if branch is None else branch)
+        """A copy for ``agent``; the branch stays unless one is given; ``end_invocation``
+        is the new copy's own."""
+        return replace(self, agent=agent, branch=self.branch if branch is None else branch, end_invocation=False)
 
     async def topology(self, hook: str, *args: Any) -> Any:
         """Tell the plugins of a step of the tree's shape (``hook`` is one of

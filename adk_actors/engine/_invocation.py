@@ -41,8 +41,8 @@ class _Engine:
     definitions and tools reach the engine through their context, never by import."""
 
     @staticmethod
-    def run_agent(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
-        return run_agent(agent, ctx)
+    def run_agent(agent: Any, ctx: InvocationContext, *, live: bool = False) -> AsyncIterator[Event]:
+        return run_agent(agent, ctx, live=live)
 
     @staticmethod
     def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
@@ -204,6 +204,7 @@ async def run_invocation(
         if isinstance(message, Event):
             yield message
             return
+        ctx.user_content = message
         agent = select_agent(root_agent, session.events, message)
         user_event = ctx.event(author="user", content=message, actions=EventActions(state_delta=dict(state_delta or {})))
         session.commit(user_event)
@@ -274,6 +275,7 @@ async def resume_invocation(
         raise NothingToResume(f"the session has no user event of invocation {invocation_id!r} to resume from")
     agent = select_agent(root_agent, events[:start], events[start].content)
     ctx = new_invocation_context(root_agent, session, invocation_id=invocation_id, **context)
+    ctx.user_content = events[start].content
     ctx.replay = Replay([e for e in events[start + 1:] if e.invocation_id == invocation_id], decisions)
     async with after_run(ctx):
         async for event in _delivered(agent, ctx):
