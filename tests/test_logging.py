@@ -57,7 +57,7 @@ def test_serve_writes_json_lines_with_ids(tmp_path: Path) -> None:
                                     if line.startswith("{") and '"run ended"' in line], timeout=10)
         ended = lines[-1]
         assert ended["app"] == "weather_bot" and ended["session"] == "s9" and ended["status"] == "done"
-        assert ended["run"].startswith("run-") and ended["user"] == "cli"
+        assert ended["run"].startswith("run-") and ended["user"] == "user"  # the CLI's default user
     finally:
         serve.terminate()
         serve.wait(30)

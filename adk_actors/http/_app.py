@@ -51,6 +51,7 @@ from ._adk_web import adk_web_files, mount_adk_web
 from ._deps import HostApi
 from ._errors import SafeJSONResponse, add_error_handlers, check_path_names
 from ._guard import Guard
+from ._missing_extra import MissingExtra
 
 try:
     from ._a2a import A2aApps
@@ -89,11 +90,14 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
                                  http_functions, auto_create_session=section.auto_create_session)
     add_error_handlers(api)
     for router in ROUTERS:
-        api.include_router(router)
+        if router is not _console.router or section.console:  # `adk-actors api_server`: no console
+            api.include_router(router)
     if evals_dir is not None:
         api.include_router(_evals.router)
     if A2aApps is not None:  # first of the routes: an A2A request is not matched against the 30 before it
         api.router.routes.insert(0, Mount("/a2a", A2aApps(api.state.host_api, section.public_url, a2a_tasks)))
+    else:  # 501 with the pip command, logged: not a 404 that looks like a wrong URL
+        api.router.routes.insert(0, Mount("/a2a", MissingExtra("a2a", "A2A")))
     if _mcp is not None:
         mcp = _mcp.McpMount(api.state.host_api)
         api.router.routes.append(Route(_mcp.PATH, mcp, methods=["GET", "POST", "DELETE"]))

@@ -27,13 +27,67 @@ async function api(path, options = {}) {
     headers["content-type"] = "application/json";
     options.body = JSON.stringify(options.json);
   }
-  const response = await fetch(path, { ...options, headers });
+  // No answer within SLOW_MS (the HTTP process stopped or restarting: requests wait in its
+  // port's backlog), or no answer at all (the connection dropped): the banner says so.
+  const slow = setTimeout(() => connection(false), SLOW_MS);
+  let response;
+  try { response = await fetch(path, { ...options, headers }); } catch (error) {
+    connection(false);
+    throw new Error("the host does not answer: reconnecting…");
+  } finally { clearTimeout(slow); }
+  connection(true);
   if (!response.ok) {
     let detail = response.statusText;
     try { detail = (await response.json()).detail || detail; } catch (_) { /* not JSON */ }
     throw new Error(`${response.status}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
   }
   return options.raw ? response : response.json();
+}
+
+// The banner above the page: "reconnecting…" while requests get no answer (the HTTP
+// process restarting), and the actors of the tree that are restarting; gone when all is well.
+const banner = { lost: false, restarting: [], broken: [] };
+const SLOW_MS = 3000;
+
+function connection(answered) {
+  if (banner.lost === !answered) return;
+  banner.lost = !answered;
+  showBanner();
+}
+
+function showBanner() {
+  const lines = [];
+  if (banner.lost) lines.push("The host does not answer: reconnecting… (its HTTP process may be restarting)");
+  if (banner.restarting.length) lines.push(`Restarting: ${banner.restarting.join(", ")}`);
+  lines.push(...banner.broken);
+  $("banner").textContent = lines.join(" · ");
+  $("banner").hidden = !lines.length;
+}
+
+// An agent folder whose current files do not import (adk-actors web DIR): its error, in the
+// banner, until a save fixes it (its last good version serves meanwhile).
+async function refreshAppErrors() {
+  const { apps } = await api("/list-apps?detailed=true");
+  const broken = apps.filter((app) => app.loadError).map((app) => `App ${app.name} does not load: ${app.loadError}`);
+  if (broken.join("\n") === banner.broken.join("\n")) return;
+  banner.broken = broken;
+  showBanner();
+}
+
+// The state as the user wrote it: the keys of the kit and of google-adk ("__"-prefixed,
+// such as __session_metadata__) are not shown.
+const visibleState = (state) => Object.fromEntries(Object.entries(state || {}).filter(([key]) => !key.startsWith("__")));
+
+// A conversation's title: the name it was given, else its first message, else (nothing said
+// yet) its id.
+function conversationTitle(session) {
+  const named = session.state && session.state.__session_metadata__ && session.state.__session_metadata__.displayName;
+  if (named) return named;
+  for (const event of session.events || []) {
+    const text = event.author === "user" && event.content && (event.content.parts || []).map((p) => p.text || "").join("").trim();
+    if (text) return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  }
+  return `Session ${session.id}`;
 }
 
 function remember() {  // the page's URL names the app and session, so a reload comes back to them
@@ -256,7 +310,8 @@ async function openSession(id) {
   remember();
   live.clear();
   const session = await api(`${base()}/sessions/${encodeURIComponent(id)}`);
-  $("chat-title").textContent = `Conversation ${id}`;
+  $("chat-title").textContent = conversationTitle(session);
+  $("chat-title").title = `session ${id}`;
   $("events").replaceChildren(...session.events.map(renderEvent));
   await Promise.all([loadSessions(), refreshDetails(session)]);
 }
@@ -281,7 +336,8 @@ async function refreshDetails(session) {
   await refreshResume();
   if (!ui.session) { $("state").textContent = "{}"; $("artifacts").replaceChildren(); await refreshTrace(); return; }
   const current = session || await api(`${base()}/sessions/${encodeURIComponent(ui.session)}`);
-  $("state").textContent = JSON.stringify(current.state, null, 2);
+  $("state").textContent = JSON.stringify(visibleState(current.state), null, 2);
+  if (current.events) $("chat-title").textContent = conversationTitle(current);
   const where = `${base()}/sessions/${encodeURIComponent(ui.session)}/artifacts`;
   const names = await api(where);
   const items = [];
@@ -399,6 +455,9 @@ async function refreshTree() {
   const query = new URLSearchParams({ offset: treePage.offset, limit: treePage.limit, search: treePage.search });
   try { tree = await api(`/console/api/tree?${query}`); } catch (error) { $("tree-note").textContent = error.message; return; }
   $("tree-note").textContent = "live; kill an actor and watch it come back";
+  banner.restarting = tree.rows.filter((row) => ["restarting", "starting"].includes(row.status))
+    .map((row) => row.path);
+  showBanner();
   treePage.total = tree.sessions;
   const shown = tree.rows.filter((row) => row.type === "session").length;
   $("tree-shown").textContent = `sessions ${shown ? tree.offset + 1 : 0}-${tree.offset + shown} of ${tree.sessions}` +
@@ -527,6 +586,8 @@ async function start() {
   setInterval(refreshApprovals, 1000);
   setInterval(refreshTree, 1000);
   setInterval(refreshJobs, 1000);
+  refreshAppErrors().catch(() => {});
+  setInterval(() => refreshAppErrors().catch(() => {}), 2000);
 }
 
 start();
