@@ -5,13 +5,23 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``serve [--config FILE]``: start the host and run until SIGTERM / SIGINT; stop
   gracefully (runs in flight are told they were interrupted, the tree stops in
   reverse order, no process is left). A busy port fails at once.
-* ``run APP MESSAGE [--user U] [--session S]``: one turn, streamed.
+* ``web AGENTS_DIR`` (or ``serve AGENTS_DIR``), ``api_server AGENTS_DIR``: serve every
+  agent folder of AGENTS_DIR (google-adk's layout) on embedded defaults (SQLite and the
+  log in ``AGENTS_DIR/.adk-actors/``; the HTTP API on ``--host``/``--port``, default
+  127.0.0.1:8000); an edited agent reloads, and one that does not import is reported
+  here and over HTTP while its last good version serves.
+* ``run APP MESSAGE [--user U] [--session S]``: one turn, streamed; a tool call that
+  waits for a human's approval is announced with its approval id and the commands
+  that approve or deny it; exit 1 when the run ends with an error event. The default
+  user (``run``, ``chat``, ``sessions``, ``resume``, ``jobs enqueue``) is ``user``, as
+  in the console and google-adk's ``adk web``.
 * ``chat APP``: turns from standard input until EOF.
   Both talk to the host's actor system on ``--port``, or to its HTTP API with
   ``--url URL [--token T]`` (a host elsewhere, or behind bearer tokens).
 * ``status``: the live supervision tree (id, type, state, pid, restarts).
 * ``chaos soak``: sessions talk while random actors are killed; prints LOST, HUNG,
-  restarts, restored, next turns valid, orphans (exit 1 unless all is well).
+  restarts, restored, next turns valid, orphans (exit 1 unless all is well); its
+  progress goes to standard error every few seconds.
 * ``chaos kill TARGET | --random``: kill -9 an actor (``registry``,
   ``sessions/sessions-0``, ``sessions/sessions-0/worker-PID`` ...) and watch it come
   back (a run worker: replaced by its partition); a session
@@ -42,12 +52,14 @@ import os
 import random
 import signal
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
 
 from ._decisions import CallDecision
 from ._exceptions import (
@@ -64,6 +76,16 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 DEFAULT_CONFIG = "config/host.toml"
+#: The user of ``run``, ``chat``, ``sessions``, ``resume`` and ``jobs enqueue`` when
+#: ``--user`` is not given: google-adk's ``adk web`` user, and the console's, so a
+#: session (or an approval) made in one is seen in the others.
+DEFAULT_USER = "user"
+#: How often a waiting ``run`` looks for approvals its run waits for, and how often
+#: ``chaos soak`` says how far it is (seconds).
+APPROVAL_POLL = 0.5
+SOAK_TICK = 3.0
+#: How long ``serve`` waits for a host that may hold a busy port to answer (seconds).
+BUSY_PROBE = 5.0
 
 
 def _color(code: str, text: str) -> str:
@@ -95,31 +117,85 @@ def _connect(args: argparse.Namespace) -> Any:
 # -- serve ---------------------------------------------------------------------------------
 
 
+#: google-adk's ``adk web`` / ``api_server`` port, ours with an agents folder
+AGENTS_DIR_HTTP_PORT = 8000
+
+
+def _serve_settings(args: argparse.Namespace) -> Settings:
+    """The settings ``serve`` runs on. With an AGENTS_DIR: the config only if ``--config``
+    names one (else the embedded defaults and the environment), that folder as the
+    agents folder, the data in ``AGENTS_DIR/.adk-actors`` (unless the config or
+    ``ADK_ACTORS_HOST__DATA_DIR`` says where), the HTTP API on port 8000. Then
+    ``--host``, ``--port`` (the HTTP API's) and ``--admin_port`` (the actor system's)
+    override. ConfigError for an AGENTS_DIR that is no folder."""
+    from pydantic import ValidationError
+
+    from .config import load_settings
+
+    agents_dir = getattr(args, "agents_dir", None)
+    settings = load_settings(args.config or None) if agents_dir else _settings(args)
+    host, http = settings.host, settings.http
+    if agents_dir:
+        folder = Path(agents_dir).resolve()
+        if not folder.is_dir():
+            raise ConfigError(f"{agents_dir}: no such folder (the agents folder holds <name>/agent.py or "
+                              "<name>/root_agent.yaml)")
+        explicit_data = args.config or "ADK_ACTORS_HOST__DATA_DIR" in os.environ
+        host = host.model_copy(update={"agents_dir": str(folder),
+                                       "data_dir": host.data_dir if explicit_data else str(folder / ".adk-actors")})
+        if not args.config and "ADK_ACTORS_HTTP__PORT" not in os.environ:
+            http = http.model_copy(update={"port": AGENTS_DIR_HTTP_PORT})
+    if getattr(args, "admin_port", None):
+        host = host.model_copy(update={"port": args.admin_port})
+    if getattr(args, "http_port", None) is not None:
+        http = http.model_copy(update={"port": args.http_port})
+    if args.command == "api_server":
+        http = http.model_copy(update={"console": False})
+    if getattr(args, "http_host", None):
+        try:  # a public address still needs tokens
+            http = type(http).model_validate({**http.model_dump(), "address": args.http_host})
+        except ValidationError as exc:  # one line, exit 2
+            raise ConfigError(f"--host {args.http_host}: " + "; ".join(p["msg"] for p in exc.errors())) from None
+    return settings.model_copy(update={"host": host, "http": http})
+
+
+def _say(line: str, error: bool) -> None:
+    print(f"error: {line}" if error else line, file=sys.stderr if error else sys.stdout, flush=True)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from supervision import HealthCheck, PortInUse, check_port_free
 
-    from .engine import AppCatalog
+    from .engine import AppCatalog, remember_explicit_env
     from .http import fork_standby, http_args, http_child, open_front_door
     from .messages import Limits
     from .models import BreakerConfig, RetryPolicy
     from .otel import quiet_unused_a2a_spans
     from .runtime import Host, HostConfig
+    from .runtime._agent_folders import AgentFolderWatcher
     from .runtime._credentials import KEY_VARIABLE as CREDENTIAL_KEY_VARIABLE
     from .store import private_dir, private_file
 
-    settings = _settings(args)
+    settings = _serve_settings(args)
     host_cfg = settings.host
+    agents_dir = getattr(args, "agents_dir", None)
+    if agents_dir:
+        # Before any .env is read or any process forked: the variables a .env never
+        # overrides (google-adk's rule), and no bytecode cached for an agent file that
+        # may be edited again within the same second (its cache would look current).
+        remember_explicit_env()
+        sys.dont_write_bytecode = True
     catalog = AppCatalog(settings.apps, host_cfg.agents_folder)
     if not catalog.names():
         print("error: the config names no apps ([apps] name = \"package.module:root_agent\") and "
-              f"{host_cfg.agents_folder} holds none (<name>/root_agent.yaml)", file=sys.stderr)
+              f"{host_cfg.agents_folder} holds none (<name>/agent.py defining root_agent, or <name>/root_agent.yaml)", file=sys.stderr)
         return 2
     try:
         check_port_free(host_cfg.port, host_cfg.address)
         if settings.http.enabled and settings.http.port:
             check_port_free(settings.http.port, settings.http.address)
     except PortInUse as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_busy_port(exc, settings)}", file=sys.stderr)
         return 1
     private_dir(host_cfg.data_dir)
     private_file(settings.log_file)
@@ -169,6 +245,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            log_level=getattr(logging, settings.logging.level),
                            conformance_dir=host_cfg.conformance_dir or None, partitions=host_cfg.partitions,
                            idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
+                           run_stop_grace=host_cfg.run_stop_grace,
                            max_queued_runs=host_cfg.max_queued_runs,
                            run_workers=host_cfg.run_workers, runs_per_worker=host_cfg.runs_per_worker,
                            max_run_workers=host_cfg.max_run_workers, trace_turns=host_cfg.trace_turns,
@@ -192,7 +269,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except Exception as exc:
         if standby is not None:
             standby.discard()
-        print(f"error: the host did not start: {exc}", file=sys.stderr)
+        print(f"error: {_start_error(exc)}", file=sys.stderr)
         return 1
     if settings.http.enabled:
         print(f"HTTP API and console: {host.http_url()}", flush=True)
@@ -212,9 +289,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"warning: the actor system's ports listen on {host_cfg.address} and speak unauthenticated "
               "pickle: anyone who reaches that address can run code in this host. Use it only on a "
               "private network between your own hosts.", file=sys.stderr, flush=True)
+    watcher = None
+    if agents_dir and args.reload_agents:
+        watcher = AgentFolderWatcher(catalog, _say)
+        watcher.start()
+        print(f"watching {host_cfg.agents_folder}: an edited agent reloads", flush=True)
     checked = time.monotonic()
     while not stop_requested:
         time.sleep(0.1)  # a signal interrupts it (its handler runs, then the flag is seen)
+        if watcher is not None:
+            watcher.poll()
         if standby is not None and standby.reap():  # this process is its parent: no zombie left
             standby = None
         if time.monotonic() - checked < 1.0:
@@ -227,6 +311,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             if standby is not None:
                 standby.discard()
             return 1
+    if watcher is not None:
+        watcher.stop()
     print("stopping: finishing the supervision tree ...", flush=True)
     began = time.monotonic()
     try:
@@ -236,6 +322,79 @@ def cmd_serve(args: argparse.Namespace) -> int:
             standby.discard()
     print(f"stopped in {time.monotonic() - began:.1f} s", flush=True)
     return 0
+
+
+def _busy_port(error: BaseException, settings: Settings) -> str:
+    """What ``serve`` says when a port it needs is taken. When a live adk-actors host
+    holds it (its actor system's root answers on the host port, or ``/health`` answers
+    on the HTTP port, each asked within ``BUSY_PROBE`` seconds): ``another adk-actors
+    host is serving on port N``, and never the advice to stop a stale system (that
+    would stop a live host); otherwise the port check's own words."""
+    from supervision import PortInUse, check_port_free
+
+    address, port = settings.host.address, settings.host.port
+    try:
+        check_port_free(port, address)
+    except PortInUse:
+        if _host_answers(port, address):
+            return (f"port {port} is already in use: another adk-actors host is serving on port {port} "
+                    "(its actor system answers there); "
+                    "use that host, stop it (Ctrl-C or SIGTERM to its `adk-actors serve`), or pick another "
+                    "port ([host] port, ADK_ACTORS_HOST__PORT)")
+        return str(error)
+    http = settings.http
+    if http.enabled and http.port and _http_answers(http.address, http.port):
+        return (f"port {http.port} is already in use: another adk-actors host is serving its HTTP API on "
+                f"port {http.port} (its /health answers); "
+                "use that host, stop it (Ctrl-C or SIGTERM to its `adk-actors serve`), or pick another port "
+                "([http] port, ADK_ACTORS_HTTP__PORT)")
+    return str(error)
+
+
+def _host_answers(port: int, address: str) -> bool:
+    """Does a live adk-actors host answer on ``port`` within ``BUSY_PROBE`` seconds?
+    Asked on a daemon thread: a program that is no actor system may never answer."""
+    answer: list[bool] = []
+
+    def probe() -> None:
+        try:
+            from .runtime import Host
+
+            host = Host.connect(port, address)
+            try:
+                answer.append(host.alive())
+            finally:
+                host.disconnect()
+        except Exception:
+            answer.append(False)
+
+    thread = threading.Thread(target=probe, name="busy-port-probe", daemon=True)
+    thread.start()
+    thread.join(BUSY_PROBE)
+    return bool(answer and answer[0])
+
+
+def _http_answers(address: str, port: int) -> bool:
+    """Does ``GET /health`` on ``address:port`` answer ``{"status": "ok"}`` within ``BUSY_PROBE`` seconds?"""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://{address}:{port}/health", timeout=BUSY_PROBE) as answer:
+            return bool(json.loads(answer.read()).get("status") == "ok")
+    except (OSError, ValueError, AttributeError):  # nothing, not HTTP, or not our JSON
+        return False
+
+
+def _start_error(error: BaseException) -> str:
+    """What a host that did not start says: an app that needs a missing extra in one
+    line (``app 'X' cannot load its agent ...: the a2a extra (a2a-sdk) is not
+    installed: pip install 'adk-actors[a2a]'``), not the chain of supervisors it
+    failed under; anything else as ``the host did not start: ...``."""
+    text = str(error)
+    app_at = text.rfind("app '")
+    if "pip install 'adk-actors[" in text and app_at >= 0:
+        return text[app_at:]
+    return f"the host did not start: {text}"
 
 
 # -- run / chat ------------------------------------------------------------------------------
@@ -268,13 +427,123 @@ def _print_event(event: Any, as_json: bool) -> None:
         print(_color("33", f"  => transferred to {event.actions.transfer_to_agent}"), flush=True)
 
 
-def _turn(runner: Any, user: str, session: str, message: str, as_json: bool) -> None:
+def _turn(runner: Any, user: str, session: str, message: str, as_json: bool, app: str = "",
+          url: str | None = None, token: str | None = None) -> bool:
+    """One turn, its events printed as they come; True when it ended well, False when
+    the run sent an error event (``a2a_unavailable``, a model's error ...). A session
+    made here is named by this message (``__session_metadata__.displayName``, as the
+    console names its own, so its list shows it by that). From the
+    run's first tool call on, the approvals its session waits for are looked for every
+    ``APPROVAL_POLL`` seconds (on a thread: a Runner serves many threads; with ``url``,
+    over the host's HTTP API) and each is announced once, with the commands that
+    decide it (:class:`_ApprovalWatch`)."""
     try:
         runner.get_session(user, session)
-    except SessionNotFoundError:
-        runner.create_session(user, session)
-    for event in runner.run(user, session, message):
-        _print_event(event, as_json)
+    except SessionNotFoundError:  # named as the console names its own: by the first message
+        name = message if len(message) <= 47 else f"{message[:47]}..."
+        runner.create_session(user, session, state={"__session_metadata__": {"displayName": name}})
+    watch = _ApprovalWatch(_pending_approvals(runner, app, user, url, token), app, session, as_json, url, user,
+                           with_token=bool(token))
+    failed = False
+    try:
+        for event in runner.run(user, session, message):
+            _print_event(event, as_json)
+            failed = failed or bool(event.error_code)
+            if event.content is not None and any(part.function_call is not None for part in event.content.parts):
+                watch.start()
+    finally:
+        watch.stop()
+    return not failed
+
+
+def _pending_approvals(runner: Any, app: str, user: str, url: str | None,
+                       token: str | None) -> Callable[[], list[dict[str, Any]]]:
+    """How to list ``user``'s pending approvals of ``app`` (``id``, ``sessionId``,
+    ``tool``, ``args``, ``hint``): the Runner's, or with ``url`` the HTTP API's (the
+    console's route)."""
+    if url is None:
+        return lambda: [{"id": a.id, "sessionId": a.session_id, "tool": a.tool, "args": a.args, "hint": a.hint}
+                        for a in runner.approvals(user, "pending")]
+    import httpx
+
+    path = f"{url.rstrip('/')}/apps/{quote(app, safe='')}/users/{quote(user, safe='')}/approvals"
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+
+    def listed() -> list[dict[str, Any]]:
+        answer = httpx.get(path, headers=headers, timeout=10.0)
+        answer.raise_for_status()
+        found: list[dict[str, Any]] = answer.json()
+        return found
+
+    return listed
+
+
+class _ApprovalWatch:
+    """Announces, once each, the pending approvals of one session while its run goes
+    on: ``waiting for approval ID: TOOL(ARGS) (hint)`` and the commands that approve or
+    deny it (``adk-actors approvals approve|deny``; with ``url``, the HTTP request, a
+    token named by ``$ADK_ACTORS_TOKEN``, never printed), on
+    standard output (with ``--json``: a JSON line ``{"approval": {...}, "approve": CMD,
+    "deny": CMD}`` on standard error, so standard output stays the run's events). A
+    failure to list them (the approval server restarting) is tried again at the next
+    poll. Started at the run's first tool call; stopped when the run ends."""
+
+    def __init__(self, pending: Callable[[], list[dict[str, Any]]], app: str, session: str, as_json: bool,
+                 url: str | None = None, user: str = DEFAULT_USER, *, with_token: bool = False) -> None:
+        self._pending, self._app, self._session, self._json = pending, app, session, as_json
+        self._url, self._user, self._with_token = url, user, with_token
+        self._seen: set[str] = set()
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._poll, name="approval-watch", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(timeout=15.0)
+
+    def _poll(self) -> None:
+        while not self._done.wait(APPROVAL_POLL):
+            try:
+                pending = self._pending()
+            except Exception:  # the approval server (or the HTTP process) restarting: ask again next time
+                continue
+            for approval in pending:
+                if approval["sessionId"] == self._session and approval["id"] not in self._seen \
+                        and not self._done.is_set():
+                    self._seen.add(approval["id"])
+                    self._announce(approval)
+
+    def _commands(self, approval_id: str) -> tuple[str, str]:
+        if self._url is None:
+            return (f"adk-actors approvals approve {self._app} {approval_id}",
+                    f"adk-actors approvals deny {self._app} {approval_id} --reason '...'")
+        where = (f"{self._url.rstrip('/')}/apps/{quote(self._app, safe='')}/users/{quote(self._user, safe='')}"
+                 f"/approvals/{approval_id}")
+        # the token itself is never printed: the command names the variable that holds it
+        auth = ' -H "authorization: Bearer $ADK_ACTORS_TOKEN"' if self._with_token else ""
+        post = f"curl -X POST {where} -H 'content-type: application/json'{auth} -d"
+        return f"{post} '{{\"approve\": true}}'", f"{post} '{{\"approve\": false, \"reason\": \"...\"}}'"
+
+    def _announce(self, approval: dict[str, Any]) -> None:
+        approve, deny = self._commands(approval["id"])
+        if self._json:
+            print(json.dumps({"approval": {key: approval.get(key) for key in ("id", "tool", "args", "hint")},
+                              "approve": approve, "deny": deny}, default=str), file=sys.stderr, flush=True)
+            return
+        hint = f" ({approval['hint']})" if approval.get("hint") else ""
+        print(_color("33", f"  waiting for approval {approval['id']}: {approval['tool']}"
+                           f"({json.dumps(approval['args'], default=str)}){hint}"), flush=True)
+        print(f"    approve: {approve}\n    deny:    {deny}", flush=True)
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """``--token``, else ``$ADK_ACTORS_TOKEN``, else None."""
+    return getattr(args, "token", None) or os.environ.get("ADK_ACTORS_TOKEN")
 
 
 def _runner_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
@@ -284,7 +553,7 @@ def _runner_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
     if args.url:
         from .remote import HttpRunner
 
-        remote = HttpRunner(args.url, args.app, token=args.token or os.environ.get("ADK_ACTORS_TOKEN"))
+        remote = HttpRunner(args.url, args.app, token=_token(args))
         return remote, remote.close
     host = _connect(args)
     return host.runner(args.app), host.disconnect
@@ -293,24 +562,27 @@ def _runner_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
 def cmd_run(args: argparse.Namespace) -> int:
     runner, close = _runner_for(args)
     try:
-        _turn(runner, args.user, args.session or f"cli-{uuid.uuid4().hex[:8]}", args.message, args.json)
+        ended_well = _turn(runner, args.user, args.session or f"cli-{uuid.uuid4().hex[:8]}", args.message, args.json,
+                           args.app, args.url, _token(args))
     finally:
         close()
-    return 0
+    return 0 if ended_well else 1
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
     runner, close = _runner_for(args)
     session = args.session or f"chat-{uuid.uuid4().hex[:8]}"
+    ended_well = True
     try:
         if sys.stdin.isatty():
             print(f"chatting with {args.app} (session {session}); end with Ctrl-D")
         for line in sys.stdin:
             if line.strip():
-                _turn(runner, args.user, session, line.strip(), args.json)
+                ended_well = _turn(runner, args.user, session, line.strip(), args.json, args.app, args.url,
+                                   _token(args)) and ended_well
     finally:
         close()
-    return 0
+    return 0 if ended_well else 1
 
 
 # -- eval ----------------------------------------------------------------------------------------
@@ -365,9 +637,43 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 if not args.json:
                     status = _color("32", "PASS") if ok else _color("31", case.final_eval_status.name)
                     print(f"{status} {eval_set.eval_set_id}/{case.eval_id}: {scores}", flush=True)
+                    for line in [] if ok else _eval_differences(case):
+                        print(line, flush=True)
     finally:
         close()
     return 0 if passed else 1
+
+
+def _eval_differences(case: Any) -> list[str]:
+    """What a case that did not pass got wrong, invocation by invocation: the user's
+    message, then each metric that failed there, and the expected against the actual
+    tool calls and final response."""
+    from .evals import EvalStatus
+
+    lines = []
+    for number, row in enumerate(case.eval_metric_result_per_invocation, 1):
+        failed = [m for m in row.eval_metric_results if m.eval_status == EvalStatus.FAILED]
+        if not failed and row.eval_metric_results:
+            continue
+        actual, expected = row.actual_invocation, row.expected_invocation
+        lines.append(f"  invocation {number}: {_content_text(actual.user_content)!r}"
+                     + "".join(f"; {m.metric_name} {m.score:.2f} < {m.threshold}" if m.score is not None
+                               and m.threshold is not None else f"; {m.metric_name} failed" for m in failed))
+        if expected is not None:
+            lines.append(f"    expected tools:    {_calls_text(expected.tool_calls())}")
+        lines.append(f"    actual tools:      {_calls_text(actual.tool_calls())}")
+        if expected is not None:
+            lines.append(f"    expected response: {_content_text(expected.final_response)!r}")
+        lines.append(f"    actual response:   {_content_text(actual.final_response)!r}")
+    return lines
+
+
+def _content_text(content: Any) -> str:
+    return "".join(part.text for part in content.parts if part.text) if content is not None else ""
+
+
+def _calls_text(calls: list[Any]) -> str:
+    return ", ".join(f"{call.name}({json.dumps(call.args, default=str)})" for call in calls) or "(none)"
 
 
 # -- status / chaos ---------------------------------------------------------------------------
@@ -525,19 +831,53 @@ def cmd_soak(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     host = _connect(args)
+    ticker = _SoakTicker(args.duration)
     try:
         app = args.app or _default_app(args)
+        ticker.start()
         report = soak(host, app, sessions=args.sessions, duration=args.duration, interval=args.interval / 1000.0,
                       targets=args.targets.split(","), turn_timeout=args.turn_timeout, seed=args.seed,
                       stops=args.stops, jobs=args.jobs, resume=args.resume, cluster=args.cluster,
-                      all_sessions=args.all, progress=None if args.json else lambda text: print(text, flush=True))
+                      all_sessions=args.all, progress=ticker.phase)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:
+        ticker.stop()
         host.disconnect()
     print(json.dumps(report.to_dict()) if args.json else report.render(), flush=True)
     return 0 if report.passed else 1
+
+
+class _SoakTicker:
+    """A soak's progress on standard error (standard output keeps the report, and its
+    ``--json``): each phase the soak names as it begins, and every ``SOAK_TICK`` seconds
+    how long it has run and what it is doing, until :meth:`stop`; Ctrl-C ends it."""
+
+    def __init__(self, duration: float) -> None:
+        self._duration = duration
+        self._began = time.monotonic()
+        self._doing = f"dealing faults for {duration:g} s"
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._tick, name="soak-ticker", daemon=True)
+
+    def start(self) -> None:
+        self._began = time.monotonic()
+        print(f"soak: {self._doing} while sessions talk (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        self._thread.start()
+
+    def phase(self, text: str) -> None:
+        self._doing = text
+        print(f"soak: {text}", file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5.0)
+
+    def _tick(self) -> None:
+        while not self._done.wait(SOAK_TICK):
+            print(f"soak: {time.monotonic() - self._began:.0f} s: {self._doing}", file=sys.stderr, flush=True)
 
 
 def _default_app(args: argparse.Namespace) -> str:
@@ -714,9 +1054,27 @@ def cmd_jobs(args: argparse.Namespace) -> int:
             last = f"  last error: {job.errors[-1]['error']}" if job.errors else ""
             print(f"{job.id}  {job.state:<10} {job.queue}  {job.kind} {what}  user {job.user_id}  "
                   f"attempt {job.attempt}/{job.max_attempts}  due {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(job.scheduled_at))}{last}")
+            if args.action == "show":
+                _print_job_detail(job)
     finally:
         host.disconnect()
     return 0
+
+
+def _print_job_detail(job: Any) -> None:
+    """``jobs show``: under the job's line, its result (a completed job's: what its
+    function returned, or its run's final answer, session and run) and every attempt's
+    error."""
+    if job.finished_at is not None:
+        print(f"  finished {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(job.finished_at))}")
+    if job.result is not None:
+        print(f"  result: {json.dumps(job.result, default=str)}")
+    elif job.state == "completed":
+        print("  result: (none: the job returned nothing)")
+    else:
+        print(f"  result: (none yet: the job is {job.state})")
+    for error in job.errors:
+        print(f"  attempt {error.get('attempt', '?')} failed: {error.get('error', '')}")
 
 
 # -- entry point ----------------------------------------------------------------------------------
@@ -733,12 +1091,25 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
         return p
 
-    serve = sub.add_parser("serve", aliases=["web"],
-                           help="run the host (and its HTTP API and console) until SIGTERM / SIGINT")
-    serve.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
-    serve.add_argument("--join", metavar="LEADER",
-                       help="join the cluster whose leader's actor system is at LEADER (<ip>:<port>; [cluster] join)")
-    serve.set_defaults(func=cmd_serve)
+    for name, what in (("serve", "run the host (and its HTTP API and console) until SIGTERM / SIGINT"),
+                       ("web", "serve an agents folder: the HTTP API and the console (serve AGENTS_DIR)"),
+                       ("api_server", "serve an agents folder: the HTTP API")):
+        serve = sub.add_parser(name, help=what)
+        serve.add_argument("agents_dir", nargs="?", metavar="AGENTS_DIR",
+                           help="a folder of agents, <name>/agent.py defining root_agent or <name>/root_agent.yaml "
+                                "(google-adk's layout), served on embedded defaults (data in AGENTS_DIR/.adk-actors)")
+        serve.add_argument("--config", help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+        serve.add_argument("--join", metavar="LEADER",
+                           help="join the cluster whose leader's actor system is at LEADER "
+                                "(<ip>:<port>; [cluster] join)")
+        serve.add_argument("--host", dest="http_host", help="the HTTP API's address (default: 127.0.0.1)")
+        serve.add_argument("--port", dest="http_port", type=int,
+                           help=f"the HTTP API's port (default: {AGENTS_DIR_HTTP_PORT} with AGENTS_DIR, "
+                                "else [http] port)")
+        serve.add_argument("--admin_port", type=int, help="the actor system's port (default: [host] port, 19470)")
+        serve.add_argument("--reload_agents", action="store_true", default=True,
+                           help="google-adk's flag, always on here: an edited agent of AGENTS_DIR reloads")
+        serve.set_defaults(func=cmd_serve)
     def remote(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         p.add_argument("--url", help="talk to the host over its HTTP API at this URL instead of its actor system")
         p.add_argument("--token", help="the bearer token for --url (default: $ADK_ACTORS_TOKEN)")
@@ -747,12 +1118,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = remote(common(sub.add_parser("run", help="one turn against an app")))
     run.add_argument("app")
     run.add_argument("message")
-    run.add_argument("--user", default="cli")
+    run.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")
     run.add_argument("--session")
     run.set_defaults(func=cmd_run)
     chat = remote(common(sub.add_parser("chat", help="turns from standard input")))
     chat.add_argument("app")
-    chat.add_argument("--user", default="cli")
+    chat.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")
     chat.add_argument("--session")
     chat.set_defaults(func=cmd_chat)
     evaluate = remote(common(sub.add_parser("eval", help="run eval set files against an app; exit 1 if a case fails")))
@@ -799,7 +1170,7 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("action", choices=["list", "show", "delete", "reset"])
     sessions.add_argument("app")
     sessions.add_argument("session", nargs="?")
-    sessions.add_argument("--user", default="cli")
+    sessions.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")
     sessions.set_defaults(func=cmd_sessions)
     approvals = common(sub.add_parser("approvals", help="tool calls waiting for a human decision"))
     approvals.add_argument("action", choices=["list", "approve", "deny"])
@@ -812,7 +1183,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("app")
     resume.add_argument("session")
     resume.add_argument("run_id")
-    resume.add_argument("--user", default="cli")
+    resume.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")
     resume.add_argument("--rerun", action="append", default=[], metavar="CALL", help="run this pending call again")
     resume.add_argument("--result", action="append", default=[], metavar="CALL=JSON",
                         help="this pending call ran, and this was its result")
@@ -829,7 +1200,7 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("--session", help="enqueue: an existing session (default: a new one per job)")
     jobs.add_argument("--function", help="enqueue: a function, package.module:name, instead of a run")
     jobs.add_argument("--args", help="enqueue: the function's arguments, a JSON object")
-    jobs.add_argument("--user", default="operator", help="enqueue: whose job it is")
+    jobs.add_argument("--user", default=DEFAULT_USER, help=f"enqueue: whose job it is (default: {DEFAULT_USER})")
     jobs.add_argument("--in", dest="schedule_in", type=float, help="enqueue: due in this many seconds")
     jobs.add_argument("--max-attempts", type=int, default=20)
     jobs.add_argument("--unique", help="enqueue: a unique key (a duplicate within 60 s returns that job)")
@@ -841,6 +1212,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, run the command, and turn its failures into an exit code and a
+    line on standard error (see the module). A reader that goes away (``status | head``)
+    ends the command quietly with 0: standard output is pointed at /dev/null so that
+    nothing fails again when Python flushes it at exit."""
+    try:
+        code = _dispatch(argv)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is seen while it can be handled
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file behind sys.stdout (a test's capture)
+        pass
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "config"):
@@ -860,19 +1254,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdkError as exc:  # RunFailedError, HostError ... : a line, not a traceback
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        raise  # main's to handle
     except Exception as exc:
         if type(exc).__module__.startswith("supervision"):  # the host's own layer: its detail, not its name
             print(f"error: the host answered: {getattr(exc, 'detail', '') or exc}", file=sys.stderr)
             return 1
         raise
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # the reader went away (`| head`): not an error
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:
-            pass
-        return 0
 
 
 if __name__ == "__main__":

@@ -53,6 +53,10 @@ class HostSection(BaseModel):
     partitions: int = Field(default=2, ge=1, le=64)
     idle_timeout: float = Field(default=300.0, gt=0)
     run_timeout: float = Field(default=600.0, ge=0)  # a run's deadline when its RunConfig sets none; 0: none
+    # A run that must stop (killed, cancelled, timed out, its session crashed) may take
+    # this long; past it, the run worker process holding it is killed (its other runs
+    # end interrupted). Its caller hears the run's end only once it stopped.
+    run_stop_grace: float = Field(default=2.0, gt=0, le=600)
     max_queued_runs: int = Field(default=8, ge=0)
     run_workers: int = Field(default=2, ge=1, le=64)  # per partition
     runs_per_worker: int = Field(default=0, ge=0)  # 0: no limit; 1: every turn has a process to itself
@@ -214,6 +218,9 @@ class HttpSection(BaseModel):
     #: ``/run``, ``/run_sse`` and ``/run_live`` on a session that does not exist create
     #: it (google-adk's ``adk api_server --auto_create_session``); off: 404
     auto_create_session: bool = False
+    #: the web console at ``/`` (and its ``/console/`` routes); ``adk-actors api_server``
+    #: turns it off, as google-adk's ``api_server`` serves no UI
+    console: bool = True
 
     @field_validator("address")
     @classmethod

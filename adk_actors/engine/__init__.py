@@ -7,6 +7,7 @@ from ._agent_config import (
     load_agent_config,
     read_yaml,
 )
+from ._agent_folders import load_dotenv_for_agent, remember_explicit_env
 from ._app import App, as_app
 from ._app_files import APP_NAME, DRAFT, YAML_SUFFIXES, app_file_path
 from ._background import Background
@@ -107,7 +108,9 @@ __all__ = [
     "check_builder_upload",
     "is_idempotent",
     "load_agent_config",
+    "load_dotenv_for_agent",
     "read_yaml",
+    "remember_explicit_env",
     "resume_invocation",
     "run_invocation",
     "run_live_invocation",

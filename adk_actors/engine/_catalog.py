@@ -4,13 +4,17 @@ Two sources, one rule (:meth:`AppCatalog.source`):
 
 * the configured apps (``[apps] name = "package.module:root_agent"`` or
   ``name = "path/to/root_agent.yaml"``), fixed when the host starts;
-* with an ``agents_dir``, every folder ``<agents_dir>/<name>/`` holding a
-  ``root_agent.yaml`` (google-adk's layout), looked up when asked, so an app the
-  agent builder saves is served at once. A configured app of the same name wins.
+* with an ``agents_dir``, every folder ``<agents_dir>/<name>/`` holding an
+  ``agent.py`` (or an ``__init__.py``) defining ``root_agent``, or a
+  ``root_agent.yaml`` (google-adk's layout; the Python one first, as there), looked
+  up when asked, so an app the agent builder saves is served at once. A configured
+  app of the same name wins.
 
 :meth:`AppCatalog.load` gives the :class:`~adk_actors.engine.App`. A YAML app is read
 again when one of its files changed (their modification times are its stamp), so an
-edited agent answers its next turn; a Python app is imported once per process.
+edited agent answers its next turn; so is a Python agent folder (``_agent_folders``:
+its last good version serves while an edit does not import); a configured Python app
+is imported once per process.
 """
 
 from __future__ import annotations
@@ -25,6 +29,13 @@ from supervision import import_object
 
 from .._exceptions import AgentDefinitionError, UnknownAppError
 from ._agent_config import ROOT_AGENT_FILE, load_agent_config
+from ._agent_folders import (
+    env_stamp,
+    folder_error,
+    is_python_agent_folder,
+    load_dotenv_for_agent,
+    load_folder_app,
+)
 from ._app import App, as_app
 from ._app_files import APP_NAME, DRAFT
 from ._builder_assistant import BUILDER_ASSISTANT, builder_assistant
@@ -57,10 +68,29 @@ class AppCatalog:
     agents_dir: str | None = None
 
     def _folder_app(self, name: str) -> Path | None:
+        """The file app ``name`` of the agents folder is defined in: its ``agent.py`` (or
+        ``__init__.py``) for a Python one, else its ``root_agent.yaml``; None if none."""
         if self.agents_dir is None or not APP_NAME.fullmatch(name):
             return None
-        root_file = Path(self.agents_dir) / name / ROOT_AGENT_FILE
+        folder = Path(self.agents_dir) / name
+        if is_python_agent_folder(folder):
+            return folder / ("agent.py" if (folder / "agent.py").is_file() else "__init__.py")
+        root_file = folder / ROOT_AGENT_FILE
         return root_file if root_file.is_file() else None
+
+    def _python_folder(self, name: str) -> Path | None:
+        """App ``name``'s folder, when it is a Python app of the agents folder."""
+        if name in self.apps:
+            return None
+        folder_app = self._folder_app(name)
+        return folder_app.parent if folder_app is not None and folder_app.suffix == ".py" else None
+
+    def load_error(self, name: str) -> str | None:
+        """Why the current files of app ``name`` (a Python app of the agents folder) do
+        not import, while its last good version serves; None when they do (or for any
+        other app: its turns say what is wrong)."""
+        folder = self._python_folder(name)
+        return folder_error(folder) if folder is not None else None
 
     def source(self, name: str) -> str | None:
         """Where app ``name`` is defined (an import path or a YAML file), or None. With
@@ -125,17 +155,23 @@ class AppCatalog:
             raise UnknownAppError(f"unknown app {name!r}; known apps: {self.names()}")
         if source == _ASSISTANT_SOURCE and self.agents_dir is not None:
             return builder_assistant(self.agents_dir)
+        python_folder = self._python_folder(name)
+        if python_folder is not None:
+            return load_folder_app(python_folder)
         if not is_yaml_source(source):
             return as_app(import_object(source))
         root_file = Path(source).resolve()
+        in_folder = name not in self.apps  # an app of the agents folder: its .env is read, as google-adk does
         try:
-            stamp = _stamp(root_file)
+            stamp = (*_stamp(root_file), *(env_stamp(root_file.parent) if in_folder else ()))
         except OSError as exc:
             raise AgentDefinitionError(f"app {name!r}: cannot read {root_file}: {exc}") from None
         with _LOCK:
             cached = _YAML_APPS.get(str(root_file))
             if cached is not None and cached[0] == stamp:
                 return cached[1]
+        if in_folder:
+            load_dotenv_for_agent(root_file.parent)
         app = App(root_agent=load_agent_config(root_file))
         with _LOCK:
             _YAML_APPS[str(root_file)] = (stamp, app)

@@ -30,10 +30,14 @@ def agent_json(agent: Any) -> dict[str, Any]:
 
 
 def _summary(api: HostApi, app: str) -> dict[str, Any]:
+    """google-adk's summary of an app; with ``loadError`` when the current files of an
+    agent folder do not import (its last good version, if any, serving meanwhile)."""
     agent = api.root_agent_of(app)
-    return {"name": app, "rootAgentName": getattr(agent, "name", ""),
-            "description": getattr(agent, "description", "") or "", "language": api.apps.language(app),
-            "isComputerUse": False}
+    summary = {"name": app, "rootAgentName": getattr(agent, "name", ""),
+               "description": getattr(agent, "description", "") or "", "language": api.apps.language(app),
+               "isComputerUse": False}
+    error = api.apps.load_error(app)
+    return summary if error is None else {**summary, "loadError": error}
 
 
 @router.get("/health")

@@ -24,6 +24,7 @@ from typing import Any
 from supervision import BadRequest
 
 from .._decisions import CallDecision
+from .._extras import missing_extra
 from .._types import Content, Event, LiveRequest, RunConfig
 from ..engine import AppCatalog
 from ..tracing import PackedTrace
@@ -209,12 +210,19 @@ class Condemned:
 
 def load_apps(apps: dict[str, str], agents_dir: str | None) -> AppCatalog:
     """The catalog of a host's apps, each of ``apps`` loaded now (a partition and a pool
-    load them as they start); BadRequest naming the first that cannot be. (An app of the
-    ``agents_dir`` is loaded by the turns that ask for it: a broken one fails them.)"""
+    load them as they start); BadRequest naming the first that cannot be. The Python apps
+    of the ``agents_dir`` are loaded too, so that the workers forked from here start
+    with them, but one that does not import is skipped: the turns that ask for it say
+    why. (A YAML app of the ``agents_dir`` is loaded by the turns that ask for it.)"""
     catalog = AppCatalog(apps, agents_dir)
     for app, path in apps.items():
         try:
             catalog.load(app)
         except Exception as exc:
-            raise BadRequest(f"app {app!r}: cannot load its agent {path!r}: {type(exc).__name__}: {exc}") from exc
+            extra = missing_extra(exc)  # a missing extra: which, and the pip command, not the import's words
+            raise BadRequest(f"app {app!r}: cannot load its agent {path!r}: " +
+                             (extra or f"{type(exc).__name__}: {exc}")) from exc
+    for app in catalog.names():
+        if app not in apps and catalog.language(app) == "python":
+            catalog.load_error(app)  # loads it; an error is kept, not raised
     return catalog
