@@ -256,7 +256,8 @@ def test_a_run_that_never_ends_meets_the_hosts_deadline_and_frees_its_session(tm
         stuck.join(10)
         error = stuck_box.get("error")
         assert isinstance(error, RunFailedError) and error.reason == "timeout", stuck_box
-        assert "0.5 s deadline" in error.detail and stuck_box["at"] - began < 2.0
+        # told once its worker was killed: the deadline, then run_stop_grace (2 s)
+        assert "0.5 s deadline" in error.detail and stuck_box["at"] - began < 5.0
         queued.join(10)
         assert queued_box.get("result", [None])[-1] == "awake: after", queued_box
         assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
@@ -268,7 +269,8 @@ def test_cancel_and_deadline(host: Host) -> None:
     began = time.monotonic()
     with pytest.raises(RunFailedError) as timed_out:
         list(runner.run("ann", "s1", "sleep 5", run_config=RunConfig(timeout=0.5)))
-    assert timed_out.value.reason == "timeout" and time.monotonic() - began < 2.0
+    # told once its worker was killed: the deadline, then run_stop_grace (2 s)
+    assert timed_out.value.reason == "timeout" and time.monotonic() - began < 5.0
     thread, box = in_thread(lambda: list(runner.run("ann", "s1", "sleep 5", run_id="run-to-cancel")))
     wait_until(lambda: "run-to-cancel" in runner._runs)
     time.sleep(0.3)
@@ -276,7 +278,7 @@ def test_cancel_and_deadline(host: Host) -> None:
     runner.cancel("run-to-cancel")
     thread.join(10)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "cancelled"
-    assert box["at"] - cancel_at < 3.5  # a step boundary, or the kill after the grace period
+    assert box["at"] - cancel_at < 5.0  # a step boundary, or the kill after the grace period
     assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
 
 
@@ -432,13 +434,13 @@ def test_a_runner_serving_many_sessions_keeps_a_bounded_number_of_sockets_open(h
     assert [e.content.text for e in runner.run("ann", "s1", "again") if e.content][-1] == "echo: again (turn 2)"
 
 
-def test_a_run_that_will_not_stop_retires_its_worker_after_the_worker_finishes_its_other_turns(
+def test_a_run_that_will_not_stop_gets_its_worker_killed_after_the_grace_and_its_neighbour_interrupted(
         actor_system: Any, tmp_path: Path) -> None:
     """One worker runs two sessions' turns at once. One turn is cancelled but its tool
-    will not stop: 2 s later it ends ``cancelled`` for its caller and the worker is
-    retired (a new one takes the next turns). The other turn, on the retired worker,
-    still ends well; then the retired worker is killed, and the cancelled session's
-    next turn works on the new one."""
+    will not stop: ``run_stop_grace`` (2 s) later its worker is killed (issue 53: no
+    work outlives its end), and only then does it end ``cancelled`` for its caller. The
+    other turn on that worker ends ``interrupted`` (``RunWorkerKilled``; its app does
+    not resume runs); a new worker takes the next turns of both sessions."""
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1)
     with Host(config, system=actor_system) as host:
         runner = host.runner("sleepy")
@@ -456,14 +458,15 @@ def test_a_run_that_will_not_stop_retires_its_worker_after_the_worker_finishes_i
         stuck.join(10)
         error = stuck_box.get("error")
         assert isinstance(error, RunFailedError) and error.reason == "cancelled", stuck_box
-        assert 1.5 < stuck_box["at"] - cancelled_at < 3.5  # the grace period, then abandoned
-        new_workers = wait_until(lambda: [p for p in call(host.system, partition, LiveWorkers()) if p != old_worker])
-        assert old_worker not in call(host.system, partition, LiveWorkers()) and pid_alive(old_worker)  # retired
+        assert 1.5 < stuck_box["at"] - cancelled_at < 5  # the grace period, then the kill
+        assert not pid_alive(old_worker)  # dead before its run's caller was told
         busy.join(10)
-        assert busy_box.get("result") == ["sleep 4", "woke up"], busy_box  # finished on the retired worker
-        wait_until(lambda: not pid_alive(old_worker), timeout=5)  # killed once it held no live turn
+        failed = busy_box.get("error")
+        assert isinstance(failed, RunFailedError) and (failed.reason, failed.error_type) == (
+            "interrupted", "RunWorkerKilled"), busy_box
         assert texts(list(runner.run("ann", "stuck", "hello")))[-1] == "awake: hello"
-        assert call(host.system, partition, LiveWorkers()) == new_workers
+        assert texts(list(runner.run("bob", "busy", "hello")))[-1] == "awake: hello"
+        assert old_worker not in call(host.system, partition, LiveWorkers())
 
 
 def test_with_one_run_per_worker_a_kill_ends_that_turn_only_and_the_pool_follows_the_load(

@@ -60,6 +60,7 @@ from supervision import (
     SupervisorSpec,
     attach_actor_system,
     call,
+    direct_thespian_log,
     find_global,
     pid_space,
     proc_stat,
@@ -78,6 +79,7 @@ from ..otel import quiet_unused_a2a_spans
 from ._cluster import ClusterActor, ClusterArgs
 from ._job_calls import JobsArgs
 from ._jobs_client import Jobs
+from ._mcp_supervisor import MCP_SUPERVISOR
 from ._placement import ClusterView, Member, Reachability, ranked
 from ._runner import Runner
 
@@ -93,6 +95,9 @@ RESTART_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0)
 #: comes back at once, its sessions waiting on it; only a failed start waits.
 PARTITION_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0, after_crashes=False)
 
+#: Thespian's own log (its transport's and admin's warnings), in the host's data folder
+#: unless ``THESPLOG_FILE`` names another file (``supervision.direct_thespian_log``).
+THESPIAN_LOG = "thespian.log"
 #: The Thespian global name of a host's root supervisor (how other processes find it).
 ROOT_NAME = "adk-actors-root"
 #: How long a cluster's view routes a caller's requests (``Host.session_home``) before it
@@ -121,6 +126,11 @@ class HostConfig:
     # hangs (a tool blocked forever) then fails with "timeout" instead of holding its
     # session, and every turn queued behind it, forever.
     run_timeout: float | None = 600.0
+    # A run that must stop (killed, cancelled, timed out, its session crashed or moved)
+    # may take this long to stop at a step boundary; past it, the run worker process
+    # holding it is killed, and its other runs end interrupted (resumed where their app
+    # allows). Its caller hears of its end only once it stopped or its process is dead.
+    run_stop_grace: float = 2.0
     max_queued_runs: int = 8
     run_workers: int = 2  # per partition: the processes every turn of its sessions runs on
     runs_per_worker: int = 0  # turns a run worker runs at once (0: no limit; 1: a process per turn)
@@ -188,6 +198,12 @@ class HostConfig:
     #: loopback or private address only, unless this is set.
     cluster_allow_public: bool = False
 
+    def __post_init__(self) -> None:
+        """A ``run_stop_grace`` that is no number of seconds in (0, 600]: :class:`HostError`."""
+        grace = self.run_stop_grace
+        if isinstance(grace, bool) or not isinstance(grace, (int, float)) or not 0 < grace <= 600:
+            raise HostError(f"run_stop_grace must be seconds in (0, 600], not {grace!r}")
+
     @property
     def store_path(self) -> str:
         """The SQLite file of the embedded store (where it is, or would be)."""
@@ -240,15 +256,20 @@ class Host:
 
     def start(self) -> Host:
         """Start the tree, and the actor system first if none was given. In order:
-        :meth:`load_tree_code`; make the data folder and log file private; check the
+        :meth:`load_tree_code`; check the jobs' cron entries
+        (:class:`ConfigError` for one whose job could never run); make the data folder and log file private; check the
         session store (:class:`HostError` if it cannot be opened or is corrupted); start
-        the system; start the root and its children (``start_supervisor``'s error if
-        one fails, with the system stopped if this Host started it)."""
+        the system, with Thespian's own log in ``<data_dir>/thespian.log`` (0600; unless
+        ``THESPLOG_FILE`` names another file); start the root and its children
+        (``start_supervisor``'s error if one fails, with the system stopped if this Host
+        started it)."""
         self.load_tree_code()
         from ..log import JSON_LINES
+        from ._jobs import check_jobs
         from ._partition import PartitionArgs, SessionPartition
         from ._run_workers import WorkerLimits
 
+        check_jobs(self.config.jobs, self.config.apps, self.config.agents_dir)  # ConfigError: nothing started
         private_dir(self.config.data_dir)
         if self.config.log_file:
             private_file(self.config.log_file)
@@ -256,6 +277,8 @@ class Host:
         leader = check_cluster(self.config)
         quiet_unused_a2a_spans()  # (the actors forked from now on)
         if self.system is None:
+            # Thespian's own log: this host's data folder, not the machine's /tmp/thespian.log
+            direct_thespian_log(str(Path(self.config.data_dir) / THESPIAN_LOG))
             self.system = start_actor_system(self.config.port, host=self.config.address, log_file=self.config.log_file,
                                              log_level=self.config.log_level, log_formatter=JSON_LINES,
                                              convention=leader,
@@ -270,7 +293,8 @@ class Host:
                                        max_queued_runs=self.config.max_queued_runs,
                                        partitions=self.config.partitions,
                                        workers=WorkerLimits(self.config.run_workers, self.config.runs_per_worker,
-                                                            self.config.max_run_workers),
+                                                            self.config.max_run_workers,
+                                                            stop_grace=self.config.run_stop_grace),
                                        trace_turns=self.config.trace_turns,
                                        limits=self.config.limits,
                                        session_intensity=self.config.session_intensity,
@@ -351,15 +375,17 @@ class Host:
                           args={"root": self.config.artifacts_dir or str(data / "artifacts"), "max_bytes": self.config.max_artifact_bytes}),
                 ChildSpec(id="memory", start=MemoryActor, name="memory", backoff=backoff,
                           args={"memory": self.config.store_url or str(data / "memory.db"),
-                                "session_store": self.config.store_location}),
+                                "session_store": self.config.store_location, "host": self.holder_name}),
                 ChildSpec(id="approvals", start=ApprovalActor, name="approvals", backoff=backoff,
                           args={"path": self.config.store_url or str(data / "approvals.db"),
-                                "session_store": self.config.store_location}),
+                                "session_store": self.config.store_location, "host": self.holder_name}),
                 ChildSpec(id="credentials", start=CredentialActor, name="credentials", backoff=backoff,
-                          args={"path": self.config.store_url or str(data / "credentials.db")}),
+                          args={"path": self.config.store_url or str(data / "credentials.db"),
+                                "host": self.holder_name}),
                 # MCP toolsets: one actor each, started by the first run that needs it (runtime._mcp).
                 ChildSpec.supervisor("mcp", SupervisorSpec(children=(), strategy=Strategy.ONE_FOR_ONE,
-                                                           intensity=30, period=60.0), name="mcp"),
+                                                           intensity=30, period=60.0, actor_class=MCP_SUPERVISOR),
+                                     name="mcp"),
                 *self._cluster_spec(),
             ),
             strategy=Strategy.ONE_FOR_ONE,
@@ -515,11 +541,12 @@ class Host:
         quick check reads every page (a corrupted file stops the start here, with
         :class:`HostError`, instead of failing the first turn that touches it). A
         PostgreSQL store is reached and migrated here; its URL's password is in no message."""
-        from ..store import open_session_store, store_name
+        from ..store import connection_name, open_session_store, store_name
 
         where = store_name(self.config.store_location)
         try:
-            store = open_session_store(self.config.store_location)
+            store = open_session_store(self.config.store_location,
+                                       application_name=connection_name(self.holder_name, "start"))
         except Exception as exc:
             raise HostError(f"the session store {where} cannot be opened: {exc}") from None
         try:

@@ -3,15 +3,19 @@
 :class:`JobQueueActor` keeps the jobs in their store (``jobs.db``, :mod:`adk_actors.jobs`)
 and answers the job requests below. In order, at its start:
 
-1. jobs left ``executing`` by an earlier instance are attempts cut short: their
-   executors died with it (an executor dies with its parent), so each is failed at
-   once (``interrupted``; retried after its backoff), and an agent run still going on
-   its session is cancelled first, so that no job ever runs twice at once;
+1. jobs left ``executing`` by an earlier instance are attempts cut short: a
+   function's executor died with it (an executor dies with its parent), so its
+   attempt is failed at once (``interrupted``; retried after its backoff); an agent
+   run may still go on on its session: it is followed (``FollowRun``) and cancelled,
+   and its attempt is failed only once its end comes (the session sends it once the
+   run stopped, or once its run worker, killed past the host's ``run_stop_grace``, is
+   dead), so that no job ever runs twice at once;
 2. it looks the session supervisor up in the host's registry, and ticks.
 
 At each tick (every ``JobsConfig.tick`` s, and at once after an enqueue or when the
 earliest scheduled job is due) it: fails the attempts whose lease (``timeout``) ran out
-(a function's executor is killed; an agent's run cancelled); enqueues the cron
+(a function's executor is killed at once; an agent's run is cancelled, and its attempt
+failed once the run's end says it stopped); enqueues the cron
 schedules that came due (each due time once: its unique key); prunes finished jobs
 older than ``prune_after``; then claims due jobs of each queue up to its concurrency
 and starts them:
@@ -86,6 +90,7 @@ from ..messages import (
     AdkEvent,
     CancelRun,
     CreateSession,
+    FollowRun,
     RunDone,
     RunFailed,
     RunMessages,
@@ -150,11 +155,16 @@ class _AgentRun:
 
 
 _TICK = "tick"
+_FOLLOW = "follow:"  # a call ref's mark: following a run being stopped
 _LOOK_UP = "look-up"
 _INTERRUPTED = "interrupted: the jobs actor stopped during this attempt"
 #: On a shared queue: how long past its lease another host's attempt is left alone
 #: before it is given up as its host's death (the hosts' clocks may differ a little).
 ABANDONED_GRACE = 5.0
+#: A run being stopped (see the module, 1) whose end has not come after this long is
+#: followed and cancelled again (its partition may have restarted meanwhile).
+STOP_RECHECK = 10.0
+_STOP_CHECK = "stop-check"
 
 
 class JobQueueActor(GenServer):
@@ -176,11 +186,18 @@ class JobQueueActor(GenServer):
         self.cron_skipped: dict[str, str] = {}  # cron entry name -> why it cannot run (logged once)
         self.ticks = 0
         self.tick_due: float | None = None
-        self.orphaned: list[tuple[str, str, str, str]] = []  # (app, user, session, run id) to cancel
+        self.orphaned: list[tuple[str, str, str, str]] = []  # (app, user, session, run id) to follow and cancel
+        #: run id -> (its agent job, why its attempt fails): attempts failed once their run's end comes
+        self.ending_runs: dict[str, tuple[Job, str]] = {}
+        self.ending_text: dict[str, str] = {}  # run id -> the last answer text a run being stopped gave
         for job in self.store.executing():
             if job.kind == "agent":
                 self.orphaned.append((job.payload["app_name"], job.user_id, _session_of(job), _run_id(job)))
-            self._fail(job.id, job.attempt, _INTERRUPTED)
+                self.ending_runs[_run_id(job)] = (job, _INTERRUPTED)
+            else:
+                self._fail(job.id, job.attempt, _INTERRUPTED)
+        self.stop_check_armed = False
+        self._arm_stop_check()
         self._look_up_sessions()
         self._tick_in(0.0)
 
@@ -243,6 +260,9 @@ class JobQueueActor(GenServer):
     def handle_timeout(self, payload: Any) -> None:
         if payload == _LOOK_UP:
             self._look_up_sessions()
+        if payload == _STOP_CHECK:
+            self.stop_check_armed = False
+            self._recheck_stopping()
         if payload != _TICK:
             return
         if self.tick_due is not None and time.time() + 0.0005 < self.tick_due:
@@ -259,7 +279,7 @@ class JobQueueActor(GenServer):
         """Claim the due jobs each queue has room for and start them; then arm the tick
         for the earliest job due later (or ``tick`` s from now)."""
         for name, limit in self.config.queues.items():
-            busy = sum(1 for job in self._attempts() if job.queue == name)
+            busy = sum(1 for job in [*self._attempts(), *(j for j, _ in self.ending_runs.values())] if job.queue == name)
             if busy < limit:
                 for job in self.store.claim(name, limit - busy):
                     self._start(job)
@@ -278,6 +298,12 @@ class JobQueueActor(GenServer):
         now = time.time()
         for job in self._attempts():
             if job.lease_until is not None and job.lease_until < now:
+                run = next((r for r in self.runs.values() if r.job.id == job.id), None)
+                if run is not None and self.sessions is not None:  # failed once its run stopped
+                    self.ending_runs[run.run_id] = (job, f"timed out after {job.timeout} s")
+                    self._stop(job.id, "timed out")
+                    self._arm_stop_check()
+                    continue
                 self._fail(job.id, job.attempt, f"timed out after {job.timeout} s")
                 self._stop(job.id, "timed out")
         for job in self.store.abandoned(ABANDONED_GRACE):
@@ -439,12 +465,21 @@ class JobQueueActor(GenServer):
             if isinstance(message, Reply) and message.value is not None:
                 self.sessions = message.value[0]  # (address, pid, node)
                 for app, user, session, orphan in self.orphaned:
-                    self.send(self.sessions, Call(CancelRun(app, user, session, orphan)))
+                    self._follow_and_cancel(app, user, session, orphan)
                 self.orphaned.clear()
                 for waiting in self.runs.values():
                     self._send_run(waiting)
             else:
                 self.send_after(0.5, _LOOK_UP)
+            return
+        if run_id.startswith(_FOLLOW):  # following a run being stopped
+            stopped = run_id[len(_FOLLOW):]
+            if isinstance(message, ErrorReply) and stopped in self.ending_runs:
+                if message.code == "not_running":  # followed again at the next check
+                    self.sessions = None
+                    self._look_up_sessions()
+                else:  # no such run on its session (its session is gone): nothing runs
+                    self._stopped(stopped)
             return
         run = self.runs.get(run_id)
         if run is None:
@@ -459,6 +494,9 @@ class JobQueueActor(GenServer):
         self._end_run(run, None, f"{message.code}: {message.detail}")
 
     def _on_run_message(self, message: Any) -> None:
+        if message.run_id in self.ending_runs:
+            self._on_ending_run(message)
+            return
         run = self.runs.get(message.run_id)
         if run is None:
             return
@@ -470,6 +508,56 @@ class JobQueueActor(GenServer):
             self._end_run(run, {"session_id": run.session_id, "text": run.text}, None)
         elif isinstance(message, RunFailed):
             self._end_run(run, None, f"{message.reason}: {message.error_type} {message.detail}".strip())
+
+    def _on_ending_run(self, message: Any) -> None:
+        """A message of a run being stopped: its answer's text is kept; its end fails
+        the attempt (``_stopped``), unless the run was done (the attempt completes with
+        it) or its app resumed it (the run that resumes it is stopped in turn)."""
+        job, why = self.ending_runs[message.run_id]
+        if isinstance(message, AdkEvent):
+            event = message.event
+            if not event.partial and event.author != "user" and event.content is not None and event.content.text:
+                self.ending_text[message.run_id] = event.content.text
+        elif isinstance(message, RunDone):
+            del self.ending_runs[message.run_id]
+            self._complete(job.id, job.attempt, {"session_id": _session_of(job),
+                                                 "text": self.ending_text.pop(message.run_id, "")})
+            self._claim_and_start()
+        elif isinstance(message, RunFailed) and message.resumed_as:
+            del self.ending_runs[message.run_id]
+            self.ending_runs[message.resumed_as] = (job, why)
+            self._follow_and_cancel(job.payload["app_name"], job.user_id, _session_of(job), message.resumed_as)
+        elif isinstance(message, RunFailed):
+            self._stopped(message.run_id)
+
+    def _follow_and_cancel(self, app: str, user: str, session: str, run_id: str) -> None:
+        """Become the caller of run ``run_id`` (its end comes here) and cancel it."""
+        if self.sessions is None:
+            return  # followed at the next check, once the session supervisor is known
+        follow = Call(FollowRun(app, user, session, run_id=run_id, batched=True))
+        self.refs[follow.ref] = _FOLLOW + run_id
+        self.send(self.sessions, follow)
+        self.send(self.sessions, Call(CancelRun(app, user, session, run_id)))
+
+    def _recheck_stopping(self) -> None:
+        """Follow and cancel again each run being stopped whose end has not come."""
+        for run_id, (job, _why) in list(self.ending_runs.items()):
+            self._follow_and_cancel(job.payload["app_name"], job.user_id, _session_of(job), run_id)
+        self._arm_stop_check()
+
+    def _arm_stop_check(self) -> None:
+        """Recheck the runs being stopped ``STOP_RECHECK`` from now, while there are some."""
+        if self.ending_runs and not self.stop_check_armed:
+            self.stop_check_armed = True
+            self.send_after(STOP_RECHECK, _STOP_CHECK)
+
+    def _stopped(self, run_id: str) -> None:
+        """The run of a stopped attempt ended (its process is gone or it stopped): the
+        attempt fails now (retried after its backoff)."""
+        job, why = self.ending_runs.pop(run_id)
+        self.ending_text.pop(run_id, None)
+        self._fail(job.id, job.attempt, why)
+        self._claim_and_start()
 
     def _end_run(self, run: _AgentRun, result: Any, error: str | None) -> None:
         self.runs.pop(run.run_id, None)

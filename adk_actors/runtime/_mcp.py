@@ -2,7 +2,8 @@
 parameters), shared by every run of the host.
 
     services
-    └── mcp             one_for_one; its children are started on first use
+    └── mcp             one_for_one (``McpSupervisor``: imports this module, and the mcp
+        │               SDK, as it starts, before it serves); children on first use
         ├── mcp-<key>   one MCP server's connection (McpToolsetActor)
         └── ...
 

@@ -42,6 +42,7 @@ import socket
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,7 @@ class SessionPartition(GenServer):
         self.limits = args.limits
         self.max_queued_runs = args.max_queued_runs
         self.run_timeout = args.run_timeout
+        self.run_stop_grace = args.workers.stop_grace
         self.trace_turns = args.trace_turns
         self.sessions: dict[str, Session] = {}
         self.faults: dict[str, _Faults] = {}  # sessions that crashed: their restart intensity, failed or not
@@ -263,7 +265,8 @@ class SessionPartition(GenServer):
         """The request resuming ``run`` when a crash ended it (its worker died) and its app
         resumes such runs, fewer times so far than it allows; why not, when it has been
         resumed as often as allowed; else None."""
-        if self.stopping or run.request.live or failed.error_type not in ("RunActorDied", "RunActorUnresponsive"):
+        if self.stopping or run.request.live or failed.error_type not in (
+                "RunActorDied", "RunActorUnresponsive", "RunWorkerKilled"):
             return None
         limit = self._resume_limit(session.app_name)
         if limit <= 0:
@@ -404,8 +407,7 @@ class SessionPartition(GenServer):
 
     def _delete(self, request: DeleteSession, caller: CallerRef) -> Any:
         """Delete a session: its runs end ``interrupted`` first (a running one is
-        cancelled on its worker, which is retired if it has not stopped it
-        ``CANCEL_GRACE`` later), then the store forgets it."""
+        told to stop on its worker, see ``_drop``), then the store forgets it."""
         self._check_app(request.app_name)
         self._check_ours(request.key)
         if request.key not in self.sessions and self.store.session_exists(request.app_name, request.user_id,
@@ -678,19 +680,16 @@ class SessionPartition(GenServer):
 
     def _drop(self, key: str, why: str) -> None:
         """Let go of session ``key`` held in memory (nothing if it is not held): its
-        runs end ``interrupted`` with ``why`` (a running one is cancelled on its
-        worker, which is retired if it has not stopped it ``CANCEL_GRACE`` later); the
-        store's copy is read again on its next request."""
+        runs end ``interrupted`` with ``why`` (a running one is told to stop on its
+        worker, and its end waits until it stopped there or the worker, killed past
+        ``run_stop_grace``, is gone); the store's copy is read again on its next request."""
         session = self.sessions.pop(key, None)
         if session is None:
             return
-        if session.active is not None and session.active.worker is not None:
-            self.cancel_on_worker(session.active, why)
-            self.abandon(session.active, waited=False)
         for run in [session.active, *session.waiting]:
             if run is not None:
                 self.pool.drop(run)
-        session.interrupt(why)
+        session.interrupt(why, stop_active=True)
         self._forget(key)
         self._let_go(session)
 
@@ -847,8 +846,8 @@ class SessionPartition(GenServer):
     def cancel_on_worker(self, run: SessionRun, reason: str) -> None:
         self.pool.cancel(run, reason)
 
-    def abandon(self, run: SessionRun, *, waited: bool) -> None:
-        self.pool.abandon(run, waited=waited)
+    def abandon(self, run: SessionRun, *, waited: bool, then: Callable[[], None]) -> None:
+        self.pool.abandon(run, waited=waited, then=then)
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None:
         self.pool.run_ended(run)

@@ -33,7 +33,10 @@ to one of them (``_run_workers``). In order, for a worker:
    ``barrier``, and the tool runs only once the partition answers ``Committed`` (they
    are in the store: a resumed run finds the call), never when it says the run ended
    or does not answer within ``COMMIT_WAIT``.
-4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps).
+4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps); the
+   turn's outcome, when it stopped, tells the partition it did. A turn that has not
+   stopped within the host's ``run_stop_grace`` gets this process killed (SIGKILL,
+   by its pool), with every other turn it holds (``_run_workers``).
 5. ``LiveSend``: an input of a live run (``StartRun.live``: the engine's
    ``run_live_invocation``), handed to its turn's input queue on the worker thread's
    loop, in order; kept until the run starts when its StartRun has not come yet. A

@@ -10,8 +10,9 @@ The host's ``run_pools`` supervisor holds one pool per partition (``pool-<i>`` s
    Each worker connects its line to the partition at ``WorkerSettings.partition_line``
    and says hello there; the partition greets the pool (``PartitionAt``).
 2. **Replaces** a worker that ends, at once, unless its end was asked for
-   (``StopWorker``: a worker the partition shrank away or killed once retired; a
-   retired worker's replacement was started when it was retired). A worker that
+   (``StopWorker``: a worker the partition shrank away, or killed because a run on
+   it did not stop within ``run_stop_grace``; a retired worker's replacement was
+   started when it was retired, ``RetireWorker``). A worker that
    exits on its own, normally (its partition died or stopped: its line ended), is
    replaced without counting.
 3. **Counts** every other end (kill -9, a crash, a failed health check) against its

@@ -22,16 +22,28 @@ partition answers ``PartitionHello`` and from then on gives it turns. For each t
 
 A worker's line that ends (its process died) fails the turns it held (``killed``;
 ``RunActorUnresponsive`` when the pool had ``Condemned`` it). Replacing it is the
-pool's job. A worker that keeps running a turn ``CANCEL_GRACE`` after that turn was
-ended (timeout, cancel, over its limit) is retired: it gets no new turn, the pool
-starts another (``RetireWorker``), and it is stopped once no live turn is left on it
-(``StopWorker``). With ``runs_per_worker``, workers idle beyond ``run_workers`` for
-``WORKER_IDLE_STOP`` are stopped.
+pool's job.
+
+A turn that must stop (killed, cancelled, timed out, over its limit, its session
+crashed or let go: ``abandon``) is told to (``Cancel``), and its session's terminal
+message waits (OTP's ``shutdown`` with a timeout, then ``brutal_kill``): it is sent
+once the worker reports the turn ended (it stopped at a step boundary), or once the
+worker's process is gone. A worker that still runs the turn ``stop_grace`` seconds
+after it was told is killed (SIGKILL): its pool starts another in its place
+(``RetireWorker``) and kills it (``StopWorker``); should it still live another
+``stop_grace`` later, the partition kills it itself. The other turns it held end
+``interrupted`` (``RunWorkerKilled``: their apps may resume them, see durable runs).
+No caller hears that a turn ended while its work may still go on. With
+``runs_per_worker``, workers idle beyond ``run_workers`` for ``WORKER_IDLE_STOP`` are
+stopped.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -76,6 +88,7 @@ class WorkerLimits:
     run_workers: int = 2
     runs_per_worker: int = 0  # 0: no limit; 1: a process per turn
     max_run_workers: int = 32
+    stop_grace: float = CANCEL_GRACE  # a turn that must stop may take this long before its worker is killed
 
 
 class WorkerHost(Protocol):
@@ -112,6 +125,7 @@ class _Worker:
     stop_asked: bool = False  # its pool was asked to end it
     idle_since: float = 0.0  # the partition's clock when its last turn ended
     unresponsive: bool = False  # condemned by its pool's health check
+    killed: bool = False  # killed here: a turn it held did not stop within its grace
 
 
 class RunWorkers:
@@ -127,6 +141,8 @@ class RunWorkers:
         self.workers: list[_Worker] = []
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs given to the workers (not ended)
         self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker
+        #: run id -> (its worker, what to do once it stopped there): turns told to stop (see abandon)
+        self.stopping: dict[str, tuple[_Worker, Callable[[], None]]] = {}
         self.pool: Any = None  # the pool whose worker said hello last (greeted with PartitionAt)
         self.growing = 0  # workers asked of the pool that have not said hello yet
         self.grow_asked = 0.0  # when last asked
@@ -180,14 +196,21 @@ class RunWorkers:
         if run.worker is not None:
             self.host.send(run.worker.address, Cast(Cancel(run.run_id, reason)))
 
-    def abandon(self, run: SessionRun, *, waited: bool) -> None:
-        """The run ended without its worker's outcome (it was told to cancel): if the
-        worker still runs it CANCEL_GRACE after it was told (now, if ``waited``), retire
-        the worker."""
+    def abandon(self, run: SessionRun, *, waited: bool, then: Callable[[], None]) -> None:
+        """``run`` ended on its session without its worker's outcome (the worker was told
+        to stop it, ``stop_grace`` ago if ``waited``). ``then`` (the run's terminal
+        message) is called once the worker reports the run ended or its process is gone
+        (now, if the worker does not hold the run); a worker that still holds it
+        ``stop_grace`` after it was told (now, if ``waited``) is killed (see the module)."""
+        worker = run.worker
+        if not isinstance(worker, _Worker) or worker not in self.workers or run.run_id not in worker.runs:
+            self._settle(then)
+            return
+        self.stopping[run.run_id] = (worker, then)
         if waited:
-            self._stalled(run.run_id, run.worker.address)
+            self._stalled(run.run_id, worker.address)
         else:
-            self.host.send_after(CANCEL_GRACE, StalledRun(run.run_id, run.worker.address))
+            self.host.send_after(self.limits.stop_grace, StalledRun(run.run_id, worker.address))
 
     def run_ended(self, run: SessionRun) -> None:
         """``run`` ended on its session: no worker holds it for the partition any more."""
@@ -251,6 +274,9 @@ class RunWorkers:
         """The partition is exiting: its lines close (each worker then exits, and its
         pool starts another for the partition's next self)."""
         self.runs.clear()
+        stopping, self.stopping = self.stopping, {}
+        for _worker, then in stopping.values():  # their workers exit as their lines close
+            self._settle(then)
         for line in self.hellos:
             line.close()
         for worker in self.workers:
@@ -354,20 +380,44 @@ class RunWorkers:
         self.host.send(self.pool, GrowPool())
 
     def _stalled(self, run_id: str, address: Any) -> None:
+        """Run ``run_id`` was told to stop ``stop_grace`` ago: if ``address``'s worker
+        still runs it, it is killed by its pool; if it was asked of the pool a grace ago
+        already and still lives, it is killed here."""
         worker = self._worker_at(address)
-        if worker is not None and run_id in worker.runs:
-            self._retire(worker)
-
-    def _retire(self, worker: _Worker) -> None:
-        """No new turn for ``worker``; its pool starts another in its place; it is
-        stopped once no live turn is left on it."""
-        if worker.retired:
+        if worker is None or run_id not in worker.runs:
             return
-        worker.retired = True
-        self.host.slog.warning("run worker retired: a turn it held did not stop", worker_pid=worker.pid)
-        if not self.host.stopping:
-            self.host.send(worker.pool, RetireWorker(worker.address))
-        self._kill_if_done(worker)
+        if worker.killed:
+            if process_alive(worker.pid):
+                self.host.slog.error("run worker not killed by its pool: killed here", worker_pid=worker.pid)
+                try:
+                    os.kill(worker.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            return
+        self._kill(worker, run_id)
+
+    def _kill(self, worker: _Worker, run_id: str) -> None:
+        """Kill ``worker``: a turn it holds did not stop within its grace. Its pool starts
+        another in its place and kills it; its line's end then ends its turns (see
+        ``_remove``). Checked again ``stop_grace`` later (``_stalled``)."""
+        worker.killed = True
+        self.host.slog.warning("run worker killed: a turn it held did not stop within its grace",
+                               worker_pid=worker.pid, run=run_id, grace=self.limits.stop_grace,
+                               other_runs=len(worker.runs) - 1)
+        if not worker.retired:
+            worker.retired = True
+            if not self.host.stopping:
+                self.host.send(worker.pool, RetireWorker(worker.address))
+        worker.stop_asked = True
+        self.host.send(worker.pool, StopWorker(worker.address, True))
+        self.host.send_after(self.limits.stop_grace, StalledRun(run_id, worker.address))
+
+    def _settle(self, then: Callable[[], None]) -> None:
+        """Call ``then`` (a stopped turn's end); a failure is logged, the partition goes on."""
+        try:
+            then()
+        except Exception as exc:
+            self.host.slog.error("a stopped run's end failed", error=f"{type(exc).__name__}: {exc}", exc_info=True)
 
     def _kill_if_done(self, worker: _Worker) -> None:
         if not any(run_id in self.runs for run_id in worker.runs):
@@ -391,10 +441,14 @@ class RunWorkers:
         worker.link.close()
         self.host.lines_changed()
         for run_id in sorted(worker.runs):
+            stopping = self.stopping.pop(run_id, None)
+            if stopping is not None:  # told to stop: its process is gone now
+                self._settle(stopping[1])
+                continue
             live = self.runs.get(run_id)
             if live is not None:
                 session, run = live
-                session.worker_died(run, unresponsive=worker.unresponsive)
+                session.worker_died(run, unresponsive=worker.unresponsive, worker_killed=worker.killed)
         if not self.host.stopping:
             self._dispatch_backlog()
 
@@ -411,6 +465,10 @@ class RunWorkers:
             return
         if output.outcome is not None:
             worker.runs.discard(output.run_id)
+            stopping = self.stopping.get(output.run_id)
+            if stopping is not None and stopping[0] is worker:  # it stopped, as it was told
+                del self.stopping[output.run_id]
+                self._settle(stopping[1])
         live = self.runs.get(output.run_id)
         if live is not None and live[1].worker is worker:
             self.host.run_output(live[0], live[1], output)

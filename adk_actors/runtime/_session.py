@@ -22,9 +22,12 @@ A turn, in order:
    reach its worker through ``live_input``, in order); partial ones are relayed as they come. The session is the only sender to
    the caller, so order holds, and the only sender of the one terminal message
    (``RunDone`` / ``RunFailed``): on the run's outcome, on its worker's death
-   (``killed``), on its deadline (``timeout``) or on ``cancel``. A run that does
-   not stop within ``CANCEL_GRACE`` of a cancel is ended ``cancelled`` all the same,
-   and its worker retired (``SessionOwner.abandon``).
+   (``killed``), on its deadline (``timeout``) or on ``cancel``. A run ended
+   without its worker's outcome (killed, timed out, not stopped within the host's
+   ``run_stop_grace`` of a cancel) is told to stop, and its terminal message waits
+   until its worker says it stopped or the worker's process is gone: a worker that
+   still runs it a grace later is killed (``SessionOwner.abandon``). No caller hears
+   that a run ended while its work may still go on.
 
 A run another request started can be joined (``FollowRun``, see ``follow``): its
 follower gets the run's committed events it may have missed, then the run's
@@ -37,7 +40,9 @@ import os
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Protocol
 
 from supervision import BadRequest, CallError
@@ -71,7 +76,8 @@ from ._run_protocol import RunOutcome, RunOutput
 
 __all__ = ["CANCEL_GRACE", "Session", "SessionOwner", "SessionRun"]
 
-#: How long a cancelled or timed-out run may take to stop before it is abandoned.
+#: How long a run that must stop may take before its worker is killed, by default
+#: (the host's ``run_stop_grace``).
 CANCEL_GRACE = 2.0
 #: How many of its latest runs' terminal messages a session keeps, as they were sent,
 #: for a caller that follows a run after its end (``FollowRun``).
@@ -86,6 +92,7 @@ class SessionOwner(Protocol):
     limits: Limits
     max_queued_runs: int
     run_timeout: float | None
+    run_stop_grace: float  # how long a cancelled run may take to stop before it is ended (and killed)
     trace_turns: int  # turns whose trace a session keeps
 
     def send(self, address: Any, message: Any) -> None: ...
@@ -104,9 +111,11 @@ class SessionOwner(Protocol):
     def live_on_worker(self, run: SessionRun, request: LiveRequest) -> None:
         """Send an input of the live ``run`` to its worker."""
 
-    def abandon(self, run: SessionRun, *, waited: bool) -> None:
-        """The run ended without its worker's outcome (the worker was told to cancel it,
-        ``CANCEL_GRACE`` ago if ``waited``): retire that worker if it still runs it."""
+    def abandon(self, run: SessionRun, *, waited: bool, then: Callable[[], None]) -> None:
+        """The run ended without its worker's outcome (the worker was told to stop it,
+        ``run_stop_grace`` ago if ``waited``): call ``then`` once the worker says it
+        stopped or the worker is gone; kill the worker if it still runs it a grace
+        after it was told."""
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None: ...
 
@@ -348,8 +357,9 @@ class Session:
             self.owner.send_after(run.deadline, RunDeadline(self.key, run.run_id))
 
     def cancel(self, run_id: str) -> str:
-        """Cancel the run in progress (it stops at a step boundary; after CANCEL_GRACE it
-        is ended all the same) or a waiting one (ended now). A run that ended and was
+        """Cancel the run in progress (it stops at a step boundary; past the host's
+        ``run_stop_grace`` it is ended all the same, once its worker is killed) or a
+        waiting one (ended now). A run that ended and was
         resumed is cancelled as the run that continues its invocation, if one runs or waits."""
         run = self.active
         if run is not None and run.run_id == run_id and run.worker is None:  # waiting for a worker
@@ -359,7 +369,7 @@ class Session:
         if run is not None and run.run_id == run_id:
             run.cancel_requested = True
             self.owner.cancel_on_worker(run, "cancelled by request")
-            self.owner.send_after(CANCEL_GRACE, CancelGraceOver(self.key, run_id))
+            self.owner.send_after(self.owner.run_stop_grace, CancelGraceOver(self.key, run_id))
             return "cancelling"
         for waiting in list(self.waiting):
             if waiting.run_id == run_id:
@@ -381,10 +391,11 @@ class Session:
                      and run.invocation_id == info.invocation_id and run.outcome is None), None)
 
     def kill(self, run_id: str) -> bool:
-        """End run ``run_id`` at once, ``killed`` (``KillRun``): a running one is told to
-        stop on its worker, which is retired if it has not ``CANCEL_GRACE`` later (the
-        worker's other runs go on); a waiting one leaves the queue. False if there is
-        no such run."""
+        """End run ``run_id``, ``killed`` (``KillRun``): a running one is told to stop on
+        its worker and gets no more output; its ``killed`` end is sent once the worker
+        says it stopped, or once the worker, killed ``run_stop_grace`` later, is gone
+        (its other runs then end ``interrupted``); a waiting one leaves the queue now.
+        False if there is no such run."""
         detail = "the run was killed on request"
         run = self.active
         if run is not None and run.run_id == run_id and run.outcome is None:
@@ -472,25 +483,35 @@ class Session:
         self._end(run, outcome, abandon=False)
 
     def _end(self, run: SessionRun, outcome: RunOutcome, *, abandon: bool, waited: bool = False) -> None:
-        """End the run with ``outcome``: its terminal message. ``abandon``: its worker did
-        not report this end (it may still be running it); ``waited``: it was told to
-        cancel ``CANCEL_GRACE`` ago."""
+        """End the run with ``outcome``: no more of its output is taken, and its terminal
+        message goes now, or, when ``abandon`` (its worker did not report this end and
+        may still be running it; ``waited``: it was told to stop a grace ago), once its
+        worker stopped it or is gone (``SessionOwner.abandon``)."""
         if run.outcome is not None:
             return
         run.outcome = outcome
-        if abandon and run.worker is not None:
-            self.owner.abandon(run, waited=waited)
+        terminal: RunDone | RunFailed
         if outcome.ok:
-            self._finish(run, RunDone(run.run_id, run.final_event_id, run.seq))
+            terminal = RunDone(run.run_id, run.final_event_id, run.seq)
         else:
-            self._finish(run, RunFailed(run.run_id, outcome.reason, outcome.error_type, outcome.detail, run.seq))
+            terminal = RunFailed(run.run_id, outcome.reason, outcome.error_type, outcome.detail, run.seq)
+        if abandon and run.worker is not None:
+            self.owner.abandon(run, waited=waited, then=lambda: self._finish(run, terminal))
+        else:
+            self._finish(run, terminal)
 
-    def worker_died(self, run: SessionRun, *, unresponsive: bool = False) -> None:
+    def worker_died(self, run: SessionRun, *, unresponsive: bool = False, worker_killed: bool = False) -> None:
         """The process running ``run`` is gone (``unresponsive``: killed by its
-        partition's health check)."""
+        partition's health check; ``worker_killed``: killed by its partition, as another
+        run on it did not stop in time: this one ends ``interrupted``, which its app may
+        resume)."""
         if run.cancel_requested:
             self._end(run, RunOutcome(run.run_id, False, "cancelled", "RunCancelled",
                                       "the run did not stop at a step boundary in time and was killed"), abandon=False)
+        elif worker_killed:
+            self._end(run, RunOutcome(run.run_id, False, "interrupted", "RunWorkerKilled",
+                                      "another run on the run's worker process did not stop in time, and the "
+                                      "process was killed"), abandon=False)
         elif unresponsive:
             self._end(run, RunOutcome(run.run_id, False, "killed", "RunActorUnresponsive",
                                       "the run's worker process stopped answering and was killed"), abandon=False)
@@ -571,17 +592,30 @@ class Session:
         finally:
             self.waiting.extend(waiting)
 
-    def interrupt(self, why: str) -> None:
-        """The partition is stopping: every run not ended gets ``RunFailed(interrupted)``."""
+    def interrupt(self, why: str, *, stop_active: bool = False) -> None:
+        """The session is let go (its partition stops, it crashed, its lease went): every
+        run not ended gets ``RunFailed(interrupted)``. With ``stop_active``, the run in
+        progress is told to stop on its worker, and its end goes once it stopped there
+        or its worker is gone (``SessionOwner.abandon``)."""
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
                 run.outcome = RunOutcome(run.run_id, False, "interrupted")
-                self._deliver(run, RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq))
-                try:
-                    self.owner.store.end_run(run.run_id, "interrupted")
-                except Exception:
-                    pass
+                terminal = RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq)
+                if stop_active and run is self.active and run.worker is not None:
+                    self.owner.cancel_on_worker(run, why)
+                    self.owner.abandon(run, waited=False, then=partial(self._interrupted, run, terminal))
+                else:
+                    self._interrupted(run, terminal)
         for run_id in list(self.catching_up):
             self.caught_up(run_id)
         self.active = None
         self.waiting.clear()
+
+    def _interrupted(self, run: SessionRun, terminal: RunFailed) -> None:
+        """Send an interrupted run's end and record it (a store that fails: its next
+        partition finds it running and ends it)."""
+        self._deliver(run, terminal)
+        try:
+            self.owner.store.end_run(run.run_id, "interrupted")
+        except Exception:
+            pass
