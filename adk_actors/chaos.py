@@ -362,7 +362,8 @@ def kill_row(host: Host, row: dict[str, Any], sig: int = signal.SIGKILL) -> str:
     """Kill what a row of :func:`tree_rows` shows, and say what was done: a process gets
     ``sig``; a session is crashed (``CrashSession``: its runs end ``interrupted``, it is
     read from the store on its next request); a run is killed (``KillRun``: it ends
-    ``killed``, the other runs of its worker go on). Raises the session's typed error
+    ``killed`` once stopped; past the host's ``run_stop_grace`` its worker is killed, and
+    the other runs of that worker end ``interrupted``). Raises the session's typed error
     (a run that has ended meanwhile: ``InvalidRequestError``)."""
     if row["pid"]:
         os.kill(row["pid"], sig)

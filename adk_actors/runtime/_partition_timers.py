@@ -75,7 +75,8 @@ class RunDeadline:
 
 @dataclass(frozen=True)
 class CancelGraceOver:
-    """Run ``run_id`` of session ``key`` did not stop within ``CANCEL_GRACE`` of its cancel."""
+    """Run ``run_id`` of session ``key`` did not stop within the host's ``run_stop_grace``
+    of its cancel."""
 
     key: str
     run_id: str
@@ -91,7 +92,8 @@ class CatchUp:
 
 @dataclass(frozen=True)
 class StalledRun:
-    """Run ``run_id``, ended here, may still run on the worker at ``worker``: retire it if so."""
+    """Run ``run_id``, which must stop, may still run on the worker at ``worker`` once its
+    grace is over: that worker is then killed (``RunWorkers``)."""
 
     run_id: str
     worker: Any

@@ -405,8 +405,11 @@ class Runner:
         self._call(ResetSession(self.app_name, user_id, session_id), session_id, user_id)
 
     def kill_run(self, user_id: str, session_id: str, run_id: str) -> None:
-        """End a run of the session at once: its caller gets ``RunFailed(killed,
-        RunKilled)``; the other runs of its worker go on."""
+        """End a run of the session: it is asked to stop, and its worker process is
+        killed if it has not stopped within ``[host] run_stop_grace`` (the other runs of
+        that worker then end ``interrupted``, ``RunWorkerKilled``, and resume where their
+        app allows); its caller gets ``RunFailed(killed, RunKilled)`` once its work has
+        stopped or its process is dead."""
         self._call(KillRun(self.app_name, user_id, session_id, run_id), session_id, user_id)
 
     def watch_session(self, user_id: str, session_id: str) -> SessionWatch:
