@@ -329,11 +329,28 @@ class UsageMetadata(_Model):
 
 
 class FunctionDeclaration(_Model):
-    """A tool as the model sees it: name, description, JSON-schema parameters."""
+    """A tool as the model sees it: name, description, JSON-schema parameters.
+
+    google-genai's ``parameters_json_schema=`` (a JSON schema, as google-adk's own
+    tools declare theirs) is taken as ``parameters``; giving both is a ValueError."""
 
     name: str
     description: str = ""
     parameters: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _json_schema_parameters(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            key = next((k for k in ("parameters_json_schema", "parametersJsonSchema") if k in data), None)
+            if key is not None:
+                data = dict(data)
+                schema = data.pop(key)
+                if data.get("parameters") is not None and schema is not None:
+                    raise ValueError("give parameters or parameters_json_schema, not both")
+                if schema is not None:
+                    data["parameters"] = schema
+        return data
 
 
 def _instruction_text(value: Any) -> str:

@@ -39,6 +39,7 @@ from .engine import App, InMemoryArtifactService, InMemoryMemoryService, Session
 from .models import close_pooled_clients, resolve_model
 from .sessions import InMemorySessionService
 from .store._base import SessionData, SessionNotFound
+from .tools._classes import close_toolsets
 from .types import ours
 
 __all__ = ["InMemoryRunner", "Runner"]
@@ -153,8 +154,11 @@ class Runner:
                 return
 
     async def close(self) -> None:
-        """Close the model connections this event loop's turns opened (google-adk's
-        runners have ``close`` too)."""
+        """Close the agent tree's google-adk toolsets (``BaseToolset.close``, as
+        google-adk's ``close`` does), then the model connections this event loop's turns
+        opened."""
+        if self.agent is not None:
+            await close_toolsets(self.agent)
         await close_pooled_clients()
 
     async def __aenter__(self) -> Runner:

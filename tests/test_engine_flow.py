@@ -517,7 +517,10 @@ def test_memory_and_artifact_tools() -> None:
     assert [m["content"]["parts"][0]["text"] for m in memories] == ["my cat is called Miso", "Nice name for a cat!"]
     assert [(m["content"]["role"], m["author"]) for m in memories] == [("user", "user"), ("model", "bot")]
     assert all(datetime.datetime.fromisoformat(m["timestamp"]).tzinfo is not None for m in memories)
-    assert artifact_result == {"artifacts": ["notes.txt"], "contents": {"notes.txt": "buy milk"}}
+    # google-adk's load_artifacts: the call answers the names; the next request carries the artifact
+    assert artifact_result["artifact_names"] == ["notes.txt"]
+    assert [p.text for p in model.requests[-1].contents[-1].parts] == ["Artifact notes.txt is:", "buy milk"]
+    assert "notes.txt" in model.requests[-1].system_instruction
 
 
 def test_sub_agent_can_transfer_back_to_its_parent() -> None:

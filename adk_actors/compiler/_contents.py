@@ -153,9 +153,9 @@ def _pair_calls(messages: list[Content]) -> list[Content]:
         wanted = [k for k in call_keys if k not in placed]
         following = messages[index] if index < len(messages) else None
         if following is not None and following.parts and all(
-            p.function_response is not None and latest.get(_key(p.function_response)) is p for p in following.parts
+            latest.get(_key(p.function_response)) is p for p in following.parts if p.function_response is not None
         ) and [_key(p.function_response) for p in following.parts if p.function_response] == wanted:
-            out.append(following)  # already well-formed: reuse it as is
+            out.append(following)  # already well-formed (text next to the results too, as google-adk's): as is
             placed.update(wanted)
             index += 1
             continue

@@ -41,7 +41,17 @@ def model_combines_schema_and_tools(model: str) -> bool:
 
 def declaration_of(tool: Any) -> FunctionDeclaration:
     """A tool's declaration: a FunctionDeclaration as is, a tool's ``declaration()``, or
-    a plain function's derived from its signature."""
+    a plain function's derived from its signature. A CompileError when it gives none."""
+    declared = _declared(tool)
+    if declared is None:
+        raise CompileError(f"{tool!r} gives no FunctionDeclaration")
+    return declared
+
+
+def _declared(tool: Any) -> FunctionDeclaration | None:
+    """As :func:`declaration_of`, but None for a tool whose ``declaration()`` is None
+    (a google-adk ``BaseTool`` whose ``_get_declaration`` declares nothing: the model is
+    not told of it). Anything else that is not a declaration is a CompileError."""
     if isinstance(tool, FunctionDeclaration):
         return tool
     if is_plain_function(tool):
@@ -49,7 +59,7 @@ def declaration_of(tool: Any) -> FunctionDeclaration:
     declare = getattr(tool, "declaration", None)
     if callable(declare):
         result = declare()
-        if isinstance(result, FunctionDeclaration):
+        if result is None or isinstance(result, FunctionDeclaration):
             return result
     raise CompileError(f"{tool!r} gives no FunctionDeclaration")
 
@@ -93,8 +103,8 @@ def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
 
 def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration]:
     """The declarations of a request, in order; a duplicate name is a CompileError."""
-    declarations = [declaration_of(t) for t in getattr(agent, "tools", ()) or () if not is_toolset(t)]
-    declarations += [declaration_of(t) for t in ctx.extra_tools]
+    tools = [t for t in getattr(agent, "tools", ()) or () if not is_toolset(t)] + list(ctx.extra_tools)
+    declarations = [d for d in map(_declared, tools) if d is not None]
     targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
     if targets:
         declarations.append(transfer_declaration([t.name for t in targets]))

@@ -59,7 +59,9 @@ from ..compiler._tools import SET_MODEL_RESPONSE, TRANSFER_TO_AGENT, is_toolset
 from ..models._base import ModelError, model_name
 from ..models._breaker import BreakerModel, CircuitBreaker, FallbackModel
 from ..models._http import HttpModel
+from ..tools._agent_tool import AgentTool
 from ..tools._base import ToolContext
+from ..tools._classes import BaseToolset, process_request
 from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
 from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
 from ._context import CallbackContext, InvocationContext, RunCancelled
@@ -143,17 +145,25 @@ async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Even
 
 
 async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, Any], list[Any], list[Event]]:
+    """The step's tools by name (plain functions wrapped), the tools its toolsets gave,
+    and an error event per toolset of ours that failed to list its tools (the step goes
+    on without them; a google-adk ``BaseToolset`` that fails is only logged, as
+    google-adk does)."""
     tools: dict[str, Any] = {}
     extra: list[Any] = []
     problems: list[Event] = []
     for tool in agent.tools:
         if is_toolset(tool):
             try:
-                provided = list(await tool.get_tools(ctx))
+                if isinstance(tool, BaseToolset):  # google-adk's: a readonly context, its prefix applied
+                    provided = list(await tool.get_tools_with_prefix(CallbackContext(ctx)))
+                else:
+                    provided = list(await tool.get_tools(ctx))
             except Exception as exc:
                 _log.error("toolset %s of agent %s failed: %s", getattr(tool, "name", tool), agent.name, exc)
-                problems.append(ctx.event(error_code="toolset_error",
-                                          error_message=f"toolset {getattr(tool, 'name', tool)!r} failed: {exc}"))
+                if not isinstance(tool, BaseToolset):  # google-adk's are left out silently, as google-adk does
+                    problems.append(ctx.event(error_code="toolset_error",
+                                              error_message=f"toolset {getattr(tool, 'name', tool)!r} failed: {exc}"))
                 continue
             extra.extend(provided)
             for item in provided:
@@ -362,6 +372,8 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
             root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
             memories=memories, artifacts=template_artifacts(agent, ctx)))
+        hooked = [*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()]  # toolsets first
+        await process_request(hooked, lambda: ToolContext(ctx, None), request)  # google-adk tools' hooks
         cb = CallbackContext(ctx)
         response: Any = await call_chain(agent.before_model_callback, "before_model", cb, request)
         if response is None and ctx.plugins is not None:
@@ -576,7 +588,13 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
         result = replaced
     if result is None and tool.is_long_running:
         return None, tool_context  # its result comes later: the call stays open
-    return _as_dict(result), tool_context
+    response = _as_dict(result)
+    if tool_context.actions.skip_summarization and isinstance(tool, AgentTool) and "error" not in response \
+            and result not in (None, "", {"result": None}):
+        # google-adk shows an agent's answer that ends the turn as text too
+        tool_context.shown_text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False,
+                                                                                     default=str)
+    return response, tool_context
 
 
 def _confirmation(agent: Any, tool: Any, name: str, args: dict[str, Any]) -> tuple[bool, float, str]:
@@ -610,6 +628,8 @@ def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall],
     for call, (response, tool_context) in zip(calls, results, strict=True):
         if response is not None:
             parts.append(Part(function_response=FunctionResponse(id=call.id, name=call.name, response=response)))
+            if getattr(tool_context, "shown_text", None) is not None:
+                parts.append(Part(text=tool_context.shown_text))
         taken = tool_context.actions
         merged.state_delta.update(taken.state_delta)
         merged.artifact_delta.update(taken.artifact_delta)

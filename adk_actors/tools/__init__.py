@@ -1,19 +1,30 @@
-"""Tools: the protocol, FunctionTool, toolsets and the built-ins."""
+"""Tools: the protocol, FunctionTool, toolsets and the built-ins.
 
+``McpToolset`` / ``MCPToolset`` are reached here on first use, as in google-adk: they
+need the optional ``mcp`` package, which importing this package must not require.
+"""
+
+import importlib
+from typing import Any
+
+from ._agent_tool import AgentTool
 from ._base import Tool, ToolContext, Toolset
 from ._builtins import (
-    AgentTool,
     PreloadMemoryTool,
     exit_loop,
     load_artifacts,
     load_memory,
     preload_memory,
 )
+from ._classes import BaseTool, BaseToolset, ToolPredicate
 from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError, idempotent
 from .example_tool import ExampleTool
+from .get_user_choice_tool import get_user_choice
 
 __all__ = [
     "AgentTool",
+    "BaseTool",
+    "BaseToolset",
     "ExampleTool",
     "FunctionTool",
     "LongRunningFunctionTool",
@@ -21,10 +32,23 @@ __all__ = [
     "Tool",
     "ToolArgumentError",
     "ToolContext",
+    "ToolPredicate",
     "Toolset",
     "exit_loop",
+    "get_user_choice",
     "idempotent",
     "load_artifacts",
     "load_memory",
     "preload_memory",
 ]
+
+_ON_FIRST_USE = {"McpToolset", "MCPToolset"}
+
+
+def __getattr__(name: str) -> Any:
+    """``McpToolset`` and ``MCPToolset`` from :mod:`adk_actors.tools.mcp_tool`, imported
+    when first asked for (an ImportError naming ``mcp`` when it is not installed); any
+    other unknown name is an AttributeError."""
+    if name in _ON_FIRST_USE:
+        return getattr(importlib.import_module(".mcp_tool", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

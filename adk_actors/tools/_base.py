@@ -49,6 +49,7 @@ class ToolContext(CallbackContext):
         super().__init__(ctx)
         self.function_call_id = function_call_id
         self.tool_name = tool_name
+        self.shown_text: str | None = None  # the call's answer shown as text too (an AgentTool's, skipping summary)
         self._loop: Any = None
         try:
             self._loop = asyncio.get_running_loop()  # the run's loop, for requests made from tool threads

@@ -24,6 +24,7 @@ from .._callables import describe_function
 from .._exceptions import AdkError
 from .._types import FunctionDeclaration
 from ._base import ToolContext
+from ._classes import BaseTool
 
 __all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentError", "idempotent"]
 
@@ -71,7 +72,7 @@ def idempotent(func: Any) -> Any:
     return func
 
 
-class FunctionTool:
+class FunctionTool(BaseTool):
     is_long_running = False
 
     def __init__(self, func: Any, *, name: str | None = None, description: str | None = None,
@@ -90,13 +91,10 @@ class FunctionTool:
         self._declaration = described.declaration
         self._is_async = described.is_async
 
-    def declaration(self) -> FunctionDeclaration:
+    def _get_declaration(self) -> FunctionDeclaration | None:
         return self._declaration
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
-
-    async def run(self, tool_context: ToolContext, args: dict[str, Any]) -> Any:
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         try:
             validated = self.arguments.model_validate(args or {})
         except ValidationError as exc:

@@ -1,5 +1,5 @@
 """google-adk's import path of ``AgentTool``."""
 
-from ._builtins import AgentTool
+from ._agent_tool import AgentTool
 
 __all__ = ["AgentTool"]

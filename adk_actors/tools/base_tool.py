@@ -1,7 +1,5 @@
-"""google-adk's import path of ``BaseTool``: here the tool protocol."""
+"""google-adk's import path of ``BaseTool``."""
 
-from ._base import Tool
-
-BaseTool = Tool
+from ._classes import BaseTool
 
 __all__ = ["BaseTool"]

@@ -7,19 +7,18 @@ tools and its ``examples`` set (see :mod:`adk_actors.examples`).
 from __future__ import annotations
 
 from ..examples import BaseExampleProvider, Example
+from ._classes import BaseTool
 
 __all__ = ["ExampleTool"]
 
 
-class ExampleTool:
+class ExampleTool(BaseTool):
     """Few-shot examples (a list of :class:`Example`, or a provider that picks them
     per query) for the agent whose ``tools`` it is in. Lists are validated here, so a
     bad example fails where it is written."""
 
-    name = "example_tool"
-    description = "example tool"
-
     def __init__(self, examples: list[Example] | BaseExampleProvider) -> None:
+        super().__init__(name="example_tool", description="example tool")
         self.few_shot_examples: list[Example] | BaseExampleProvider = (
             examples if isinstance(examples, BaseExampleProvider)
             else [e if isinstance(e, Example) else Example.model_validate(e) for e in examples])

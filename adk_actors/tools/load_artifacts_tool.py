@@ -1,5 +1,8 @@
-"""google-adk's import path of ``load_artifacts``."""
+"""google-adk's import path of ``LoadArtifactsTool`` and ``load_artifacts_tool``
+(``adk_actors.tools.load_artifacts`` is that same instance)."""
 
-from ._builtins import load_artifacts
+from ._load_artifacts import LoadArtifactsTool, load_artifacts_tool
 
-__all__ = ["load_artifacts"]
+load_artifacts = load_artifacts_tool
+
+__all__ = ["LoadArtifactsTool", "load_artifacts", "load_artifacts_tool"]

@@ -1,0 +1,25 @@
+"""google-adk's import path of its MCP tools (``google.adk.tools.mcp_tool``): the
+toolset, its tool and its connection parameters, which are :mod:`adk_actors.mcp`'s
+(the one implementation; these are names, not copies). Needs the ``mcp`` extra."""
+
+from ...mcp import (
+    McpTool,
+    MCPToolset,
+    McpToolset,
+    SseConnectionParams,
+    StdioConnectionParams,
+    StreamableHTTPConnectionParams,
+)
+
+#: google-adk's older spelling.
+MCPTool = McpTool
+
+__all__ = [
+    "MCPTool",
+    "MCPToolset",
+    "McpTool",
+    "McpToolset",
+    "SseConnectionParams",
+    "StdioConnectionParams",
+    "StreamableHTTPConnectionParams",
+]
