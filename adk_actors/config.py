@@ -9,7 +9,6 @@ expected.
 from __future__ import annotations
 
 import ipaddress
-import time
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -25,10 +24,10 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from ._exceptions import ConfigError, InvalidRequestError
+from ._exceptions import ConfigError
 from ._names import name_problem
 from ._validate import MAX_JSON_DEPTH
-from .jobs import Backoff, CronEntry, JobsConfig, JobSpec, cron_problem, next_cron_time
+from .jobs import Backoff, CronEntry, JobsConfig, JobSpec, cron_problem, cron_timing_problem
 
 __all__ = ["ArtifactsSection", "BackoffSection", "BreakerSection", "ConfigError", "CronSection", "HostSection", "HttpSection",
            "JobsSection", "LimitsSection", "LoggingSection", "RetrySection", "Settings", "StoreSection",
@@ -276,14 +275,9 @@ class CronSection(BaseModel):
         problem = name_problem(self.name, "cron name")
         if problem is not None:
             raise ValueError(problem)
-        try:
-            next_cron_time("* * * * *", 0.0, self.timezone)
-        except InvalidRequestError as exc:
-            raise ValueError(f"cron {self.name!r}: timezone: {exc}") from None
-        try:
-            next_cron_time(self.schedule, time.time(), self.timezone)
-        except InvalidRequestError as exc:
-            raise ValueError(f"cron {self.name!r}: schedule: {exc}") from None
+        timing = cron_timing_problem(self.schedule, self.timezone, expression_key="schedule")
+        if timing is not None:
+            raise ValueError(f"cron {self.name!r}: {timing}")
         if bool(self.app) == bool(self.function):
             raise ValueError(f"cron {self.name!r}: give an app and a message, or a function")
         if self.app and not self.message:

@@ -49,6 +49,7 @@ __all__ = [
     "Snooze",
     "backoff_delay",
     "cron_problem",
+    "cron_timing_problem",
     "next_cron_time",
     "resolve_function",
     "validate_spec",
@@ -197,14 +198,9 @@ class CronEntry:
                               f"not {self.timezone!r}")
         if not isinstance(self.expression, str):
             raise ConfigError(f"cron {self.name!r}: expression: a cron expression, not {self.expression!r}")
-        try:
-            _zone(self.timezone)
-        except InvalidRequestError as exc:
-            raise ConfigError(f"cron {self.name!r}: timezone: {exc}") from None
-        try:
-            next_cron_time(self.expression, time.time(), self.timezone)
-        except InvalidRequestError as exc:
-            raise ConfigError(f"cron {self.name!r}: expression: {exc}") from None
+        problem = cron_timing_problem(self.expression, self.timezone)
+        if problem is not None:
+            raise ConfigError(f"cron {self.name!r}: {problem}")
         if not isinstance(self.spec, JobSpec) or self.spec.kind not in ("agent", "function"):
             raise ConfigError(f"cron {self.name!r}: spec: a JobSpec of kind 'agent' or 'function', "
                               f"not {self.spec!r}")
@@ -255,6 +251,21 @@ def next_cron_time(expression: str, after: float, timezone: str = "UTC") -> floa
         return float(croniter(expression, start).get_next(float))
     except CroniterError as exc:  # valid fields that name no date (``0 0 31 2 *``)
         raise InvalidRequestError(f"the cron expression {expression!r} names no time to come ({exc})") from None
+
+
+def cron_timing_problem(expression: str, timezone: str, expression_key: str = "expression") -> str | None:
+    """What is wrong with a cron schedule, as ``"<key>: <what>"``, or None: in order,
+    its time zone (a zone name), then its expression (one that names a time that
+    comes: ``0 0 31 2 *`` never does)."""
+    try:
+        _zone(timezone)
+    except InvalidRequestError as exc:
+        return f"timezone: {exc}"
+    try:
+        next_cron_time(expression, time.time(), timezone)
+    except InvalidRequestError as exc:
+        return f"{expression_key}: {exc}"
+    return None
 
 
 def cron_problem(entry: CronEntry, *, apps: set[str] | None, queues: set[str]) -> str | None:
