@@ -368,8 +368,11 @@ def test_google_adks_web_ui_talks_to_an_app_through_the_microphone(served: dict[
             call_button = page.locator("app-call-controls button").last
             expect(call_button).to_be_enabled(timeout=15000)
             call_button.click()
-            expect(page.get_by_text("(1.0 s of audio)").first).to_be_visible(timeout=20000)
-            expect(page.get_by_text("You said: (1.0 s of audio).").first).to_be_visible(timeout=20000)
+            # A second of audio at least makes a turn (more when the machine is slow to pass it on).
+            heard = re.compile(r"^\(\d+\.\d s of audio\)$")
+            expect(page.get_by_text(heard).first).to_be_visible(timeout=20000)
+            expect(page.get_by_text(re.compile(r"^You said: \(\d+\.\d s of audio\)\.$")).first).to_be_visible(
+                timeout=20000)
             page.screenshot(path=str(tmp_path / "adk-web-voice.png"))
             call_button.click()  # hang up
             assert sockets and "/run_live?" in sockets[0] and "modalities=AUDIO" in sockets[0]
@@ -377,7 +380,9 @@ def test_google_adks_web_ui_talks_to_an_app_through_the_microphone(served: dict[
             url = f"{served['url']}/apps/streaming/users/user/sessions/{session_id}"
             events = httpx.get(url).json()["events"]
             texts = [(e["author"], e["content"]["parts"][0]["text"]) for e in events if "content" in e]
-            assert texts[:2] == [("user", "(1.0 s of audio)"), ("streamer", "You said: (1.0 s of audio).")]
+            (user, said), (agent, answer) = texts[:2]
+            assert (user, agent) == ("user", "streamer") and heard.match(said), texts
+            assert float(said[1:].split()[0]) >= 1.0 and answer == f"You said: {said}.", texts
             assert errors == [], errors
         finally:
             browser.close()

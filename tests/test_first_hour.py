@@ -29,7 +29,8 @@ import pytest
 from conftest import ROOT, serving
 
 from adk_actors.cli import DEFAULT_USER
-from supervision import free_port
+from adk_actors.runtime import Host
+from supervision import call, free_port
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
@@ -305,24 +306,26 @@ def test_the_console_titles_by_the_first_message_and_hides_internal_state(served
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
 def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(served: dict[str, Any]) -> None:
-    """The HTTP server's process stopped (SIGSTOP): the console's polls wait, and a
-    banner says it is reconnecting; the host's health check restarts the process (or
-    SIGCONT lets it go on) and the banner goes."""
+    """The HTTP server's process stopped (SIGSTOP; the ``http`` actor, its owner, goes
+    on): the console's polls wait in the front door's backlog, and after 3 s a banner
+    says it is reconnecting; SIGCONT lets the server answer, and the banner goes."""
     from playwright.sync_api import expect
 
-    tree = httpx.get(f"{served['url']}/console/api/tree", timeout=30).json()
-    http_row = next(row for row in tree["rows"] if row["id"] == "http" and row["pid"])
+    host = Host.connect(served["port"])
+    try:
+        assert host.root is not None
+        http_actor = next(c for c in host.root.which_children() if c.id == "http")
+        server: int = call(host.system, http_actor.address, "server_pid")
+    finally:
+        host.disconnect()
     with browser_page() as (page, _errors):
         page.goto(served["url"] + "/?app=weather_bot")
         expect(page.locator("#whoami")).to_have_text("operator")
         expect(page.locator("#banner")).to_be_hidden()
-        os.kill(http_row["pid"], signal.SIGSTOP)
+        os.kill(server, signal.SIGSTOP)
         try:
             expect(page.locator("#banner")).to_contain_text("reconnecting", timeout=20_000)
         finally:
-            try:
-                os.kill(http_row["pid"], signal.SIGCONT)
-            except ProcessLookupError:
-                pass  # the health check killed it and started another
+            os.kill(server, signal.SIGCONT)
         expect(page.locator("#banner")).to_be_hidden(timeout=60_000)
         expect(page.locator("#tree tr[data-path]").first).to_be_visible()

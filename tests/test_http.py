@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ROOT, last_text, serving, session_workers
+from conftest import ROOT, last_text, serving, session_workers, wait_workers_gone
 
 from adk_actors.runtime import Host
 from supervision import call, proc_stat, process_alive
@@ -801,16 +801,19 @@ def test_a_run_killed_mid_stream_ends_the_stream_with_google_adks_error_line(
             if line.startswith("data: "):
                 frames.append(json.loads(line[6:]))
                 break
-        for worker in session_workers(host, "streaming", "ivy", "i1"):  # the run's worker among them
+        killed = session_workers(host, "streaming", "ivy", "i1")  # the run's worker among them
+        for worker in killed:
             os.kill(worker, signal.SIGKILL)
         frames += [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+    wait_workers_gone(host, "streaming", "ivy", "i1", killed)  # the next turn goes to a live one
     assert frames[0]["partial"] is True
     last = frames[-1]
     assert set(last) == {"error", "error_details"} and "killed" in last["error"]
     assert last["error_details"]["error_type"] == "RunActorDied"
     after = client.post("/run", json={**body, "streaming": False, "newMessage": {
         "role": "user", "parts": [{"text": "again"}]}})
-    assert after.status_code == 200 and after.json()[-1]["content"]["parts"][0]["text"] == "You said: again."
+    assert after.status_code == 200, after.text
+    assert after.json()[-1]["content"]["parts"][0]["text"] == "You said: again."
 
 
 def test_the_fluent_pipeline_example_answers_over_http(served: dict[str, Any], client: httpx.Client) -> None:
