@@ -41,13 +41,14 @@ stopped.
 from __future__ import annotations
 
 import os
+import select
 import signal
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from supervision import Cast, process_alive
+from supervision import Cast, open_pidfd, process_alive
 
 from .._types import LiveRequest, RunConfig
 from ._link import RunLink, WorkerLineServer
@@ -440,6 +441,8 @@ class RunWorkers:
         self.workers.remove(worker)
         worker.link.close()
         self.host.lines_changed()
+        if worker.killed:
+            _wait_exited(worker.pid)  # its line ends as it exits: its end is told once it has
         for run_id in sorted(worker.runs):
             stopping = self.stopping.pop(run_id, None)
             if stopping is not None:  # told to stop: its process is gone now
@@ -522,3 +525,20 @@ def _start_run(session: Session, run: SessionRun, known: tuple[int, str | None] 
                     state=session.fresh_state(), new_message=run.request.new_message,
                     run_config=run.request.run_config or RunConfig(), state_delta=run.request.state_delta,
                     live=run.request.live, resume=bool(run.request.resume), decisions=run.request.decisions)
+
+
+#: How long a killed worker whose line has ended may take to finish exiting.
+EXIT_WAIT = 1.0
+
+
+def _wait_exited(pid: int) -> None:
+    """Wait (``EXIT_WAIT`` at most) until process ``pid`` has exited. A killed worker's
+    line ends while the kernel tears the process down (its descriptors are closed
+    before it is a zombie): a stopped run's caller is told only once it is dead."""
+    pidfd = open_pidfd(pid)
+    if pidfd is None:  # gone already (or no pidfds here)
+        return
+    try:
+        select.select([pidfd], [], [], EXIT_WAIT)
+    finally:
+        os.close(pidfd)
