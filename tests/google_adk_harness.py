@@ -21,7 +21,8 @@ import pytest
 
 from adk_actors.testing import StubResponse, StubServer, gemini_response
 
-__all__ = ["calls", "event_rows", "gemini", "request_rows", "rewritten", "run_case", "run_program", "stand_in"]
+__all__ = ["assert_alike", "calls", "event_rows", "gemini", "request_rows", "rewritten", "run_case", "run_program",
+           "stand_in"]
 
 
 def rewritten(source: str) -> str:
@@ -178,3 +179,18 @@ def run_case(source: str, answers: list[StubResponse], turns: list[str], server:
     _, (events, finals, state) = run_program(source, answers, server, turns)
     return {"events": event_rows(events), "finals": _plain(finals), "state": _plain(state),
             "requests": request_rows(server), "unused_answers": len(server.responses)}
+
+
+def assert_alike(source: str, answers: list[StubResponse], turns: list[str], server: StubServer) -> None:
+    """Run ``source`` on google-adk as written, then here with its imports rewritten, on
+    the same script of answers: google-adk must use the whole script and answer, and
+    ours must give the same events, final texts, state and model requests."""
+    theirs = run_case(source, answers, turns, server)
+    assert theirs["unused_answers"] == 0 and theirs["finals"], "the case must use its script on google-adk"
+    ours = run_case(rewritten(source), answers, turns, server)
+    assert "google" not in rewritten(source)
+    assert ours["events"] == theirs["events"]
+    assert ours["finals"] == theirs["finals"]
+    assert ours["state"] == theirs["state"]
+    assert ours["requests"] == theirs["requests"]
+    assert ours["unused_answers"] == 0
