@@ -1,0 +1,158 @@
+"""google-adk's public names, and which resolve here at the same path (issue 52).
+
+``python tests/google_adk_name_table.py`` writes docs/google-adk.md: for every public
+module of google-adk (no ``_``-prefixed part) that imports with the dev dependencies,
+each public name (its ``__all__``, else the classes and functions it defines), whether
+``adk_actors.<same path>`` has it, and, for each area of google-adk, why what is missing
+is missing. ``tests/test_google_adk_name_table.py`` checks that the page is current.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import pkgutil
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["AREA_REASONS", "Row", "google_adk_version", "name_rows", "page"]
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "google-adk.md"
+
+#: Why an area's names are missing here (the area: google-adk's first package level).
+AREA_REASONS: dict[str, str] = {
+    "(root)": "the package's own names",
+    "a2a": "A2A is here as `adk_actors.a2a` (a2a-sdk 1.x), with its own converters; google-adk's module paths are not mirrored",
+    "agents": "not built yet (issue 52): google-adk 2.x agent kinds and configs",
+    "apps": "not built yet (issue 52): compaction and cache configs",
+    "artifacts": "not built yet (issue 52): the artifact service classes (artifacts are a supervised actor here)",
+    "auth": "not built yet (issue 52): google-adk's auth flow (credentials here: `tool_context.get_credential`)",
+    "cli": "google-adk's CLI internals; the CLI here is `adk-actors` (web, api_server, run, eval)",
+    "code_executors": "not built yet (issue 56)",
+    "errors": "not built yet (issue 52): google-adk's exception types",
+    "evaluation": "google-adk's evals run here through `adk_actors.evals` (issue 56 for the rest)",
+    "events": "not built yet (issue 52)",
+    "environment": "google-adk's execution environments (experimental): not built",
+    "examples": "not built yet (issue 52)",
+    "features": "google-adk's experimental feature flags: nothing here to switch",
+    "flows": "google-adk's request pipeline; the compiler (`adk_actors.compiler`, seeds 000/003) does this here",
+    "integrations": "Google Cloud integrations (BigQuery, Application Integration, ...): out of scope",
+    "labs": "google-adk's experiments: out of scope",
+    "live": "live runs are `Runner.run_live` and `/run_live` here; google-adk's live internals are not mirrored",
+    "memory": "not built yet (issue 52): the memory service classes (memory is a supervised actor here)",
+    "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats); the rest: issue 56",
+    "optimization": "google-adk's prompt optimization (experimental): not built",
+    "planners": "not built yet (issue 52)",
+    "platform": "google-adk's platform shims (thread pools, time): nothing to mirror",
+    "plugins": "not built yet (issue 52): google-adk's other built-in plugins",
+    "runners": "not built yet (issue 52)",
+    "sessions": "not built yet (issue 52): the session service classes (sessions are actors here)",
+    "skills": "google-adk's skills (experimental): out of scope",
+    "telemetry": "telemetry is `adk_actors.telemetry` and `adk_actors.otel` here",
+    "tools": "not built yet (issues 52, 56): Google Cloud tools, and the rest of the built-in tools",
+    "utils": "google-adk's helpers: nothing a user imports",
+    "workflow": "google-adk 2.x graph workflows: issue 55",
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    module: str  # google-adk's module
+    name: str
+    here: bool  # adk_actors.<same path> has it
+
+    @property
+    def area(self) -> str:
+        parts = self.module.split(".")
+        return parts[2] if len(parts) > 2 else "(root)"
+
+
+def _public_names(module: object, module_name: str) -> list[str]:
+    """A module's ``__all__``, else the classes and functions it defines itself."""
+    declared = getattr(module, "__all__", None)
+    if declared is not None:
+        return sorted({str(n) for n in declared})
+    return sorted(name for name, value in vars(module).items()
+                  if not name.startswith("_") and (inspect.isclass(value) or inspect.isfunction(value))
+                  and getattr(value, "__module__", None) == module_name)
+
+
+def _has(module_name: str, name: str) -> bool:
+    try:
+        return hasattr(importlib.import_module(module_name), name)
+    except Exception:
+        return False
+
+
+def google_adk_version() -> str:
+    from importlib.metadata import version
+
+    return version("google-adk")
+
+
+def name_rows() -> tuple[list[Row], list[str]]:
+    """Every public name of google-adk's importable public modules, each with whether it
+    resolves here; and the public modules that do not import with the dev dependencies."""
+    import google.adk
+
+    rows: list[Row] = []
+    unimported: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for info in pkgutil.walk_packages(google.adk.__path__, "google.adk."):
+            if any(part.startswith("_") for part in info.name.split(".")[2:]):
+                continue
+            try:
+                module = importlib.import_module(info.name)
+            except Exception:
+                unimported.append(info.name)
+                continue
+            ours = "adk_actors" + info.name[len("google.adk"):]
+            rows.extend(Row(info.name, name, _has(ours, name)) for name in _public_names(module, info.name))
+    return rows, sorted(unimported)
+
+
+def page(rows: list[Row], unimported: list[str]) -> str:
+    """docs/google-adk.md's text."""
+    areas = sorted({row.area for row in rows})
+    lines = ["# google-adk's public names here", "",
+             "Generated by `python tests/google_adk_name_table.py` (checked current by",
+             f"`tests/test_google_adk_name_table.py`): every public name of google-adk {google_adk_version()}'s",
+             "public modules, and whether `adk_actors` has it at the same path (`google.adk`",
+             "replaced by `adk_actors`). A name here at another path counts as missing.", "",
+             f"{sum(r.here for r in rows)} of {len(rows)} names resolve at the same path.", "",
+             "| area | here | of | why the rest is missing |", "|---|---|---|---|"]
+    for area in areas:
+        mine = [r for r in rows if r.area == area]
+        lines.append(f"| `{area}` | {sum(r.here for r in mine)} | {len(mine)} | "
+                     f"{AREA_REASONS.get(area, 'not built yet (issue 52)')} |")
+    lines += ["", "## Name by name", ""]
+    for area in areas:
+        lines += [f"### `{area}`", "", "| module | name | here |", "|---|---|---|"]
+        lines += [f"| `{r.module}` | `{r.name}` | {'yes' if r.here else 'no'} |" for r in rows if r.area == area]
+        lines.append("")
+    lines += ["## Modules that do not import here", "",
+              "They need packages that are not dev dependencies (Google Cloud SDKs, LangGraph, ...):", ""]
+    lines += [f"- `{name}`" for name in unimported]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    """Write the page; with ``--json``, print the rows and the modules that did not
+    import instead (the test reads them from a process of their own: importing every
+    module of google-adk has effects on the process that imports them)."""
+    rows, unimported = name_rows()
+    if "--json" in sys.argv:
+        print(json.dumps({"version": google_adk_version(), "unimported": unimported,
+                          "rows": [[r.module, r.name, r.here] for r in rows]}))
+        return 0
+    PAGE.write_text(page(rows, unimported))
+    print(f"wrote {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
