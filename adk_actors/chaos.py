@@ -491,9 +491,9 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     stops as many as its share says): an actor alive but silent, which the host's health
     checks must find, kill and restart (one still there at the end fails the soak).
     The faults go on past ``duration`` (up to three times as long) until ``min_faults``
-    have been dealt: on a loaded machine a walk of the tree, needed to pick each victim,
-    can take longer than ``interval``, and a soak must not pass on fewer faults than
-    asked. The report's ``duration`` is the time the faults really took. ``jobs``:
+    have been dealt and every kind of target that was seen alive was hit: on a loaded
+    machine a walk of the tree, needed to pick each victim, can take longer than
+    ``interval``, and a soak must not pass on fewer faults than asked. The report's ``duration`` is the time the faults really took. ``jobs``:
     background jobs enqueued meanwhile (see the module; the host needs its jobs actor).
     ``resume``: a turn that a kill ends (``killed``, ``interrupted``) is resumed from its
     last committed step (``Runner.resume``), again while kills end it, and once more
@@ -622,17 +622,20 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     kills: Counter[str] = Counter()
     stopped: Counter[str] = Counter()
     stopped_pids: list[int] = []
+    present: set[str] = set()  # the kinds that had a live target at some walk
     began = time.monotonic()
+
     def dealing() -> bool:
         spent = time.monotonic() - began
         dealt = sum(kills.values()) + sum(stopped.values())
-        return spent < duration or (dealt < min_faults and spent < 3 * duration)
+        unhit = present - set(kills) - set(stopped)
+        return spent < duration or ((dealt < min_faults or bool(unhit)) and spent < 3 * duration)
 
     to_processes = 0  # faults dealt to an actor of its own process: the ones a stop may be
     while dealing():
         chosen_at = time.monotonic()
         victim = _pick_victim(walk, kinds, rng, seen, kills + stopped, frozenset(stopped_pids),
-                              None if all_sessions else (user, frozenset(m.id for m in members)))
+                              None if all_sessions else (user, frozenset(m.id for m in members)), present)
         if victim is not None:
             kind, row = victim
             to_processes += bool(row["pid"])
@@ -809,7 +812,8 @@ def _cluster_rows(host: Host, timeout: float, view: ClusterView | None, *, sessi
 
 def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str, ...], rng: random.Random,
                  seen: _Restarts, hits: Counter[str], spared: frozenset[int] = frozenset(),
-                 own: tuple[str, frozenset[str]] | None = None) -> tuple[str, dict[str, Any]] | None:
+                 own: tuple[str, frozenset[str]] | None = None,
+                 present: set[str] | None = None) -> tuple[str, dict[str, Any]] | None:
     """(kind, row) of a live actor (a process, a session held, a run in flight): among
     ``kinds`` that have one, the kind with the fewest ``hits`` so far (ties at random),
     then one of its actors at random; None if none. Every level is hit in turn, however
@@ -818,8 +822,9 @@ def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str
     (``busy``, ``unreachable``) is a live target all the same (under load, partitions
     busy on their store went unhit for whole soaks), but not one this soak stopped
     itself (``spared``: its parent's health check is to find it). ``own``: (user,
-    session ids): the only sessions and runs that may be hit (None: any). The walk of
-    the tree is also a look for restarts."""
+    session ids): the only sessions and runs that may be hit (None: any). ``present``
+    gathers the kinds among ``kinds`` that had a live target. The walk of the tree is
+    also a look for restarts."""
     try:
         rows = walk(0.5)
     except (CallTimeout, CallError):
@@ -830,6 +835,8 @@ def _pick_victim(walk: Callable[[float], list[dict[str, Any]]], kinds: tuple[str
         or (r["status"] in ("busy", "unreachable") and r["pid"] and r["pid"] not in spared))
         and (own is None or r["pid"] or (r.get("user") == own[0] and r.get("session") in own[1]))]
     found = [(kind, r) for kind, r in found if not r["pid"] or process_alive(r["pid"])]
+    if present is not None:
+        present.update(kind for kind, _row in found)
     if {kind_of(r) for r in rows if kind_of(r) in kinds} - {kind for kind, _row in found}:
         # A level is restarting: not the root again (its kill would restart that level
         # too, and under load the root could be the only level ever up, the others never hit).

@@ -29,9 +29,13 @@ from supervision.testing import wait_until
 
 @pytest.fixture
 def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    """One partition, one run worker: every session and every run share them."""
+    """One partition, one run worker: every session and every run share them. A run
+    told to stop has 10 s to say it did (``run_stop_grace``; 2 s by default): on a loaded
+    machine a cancelled turn can take longer than 2 s to report, and its worker, with
+    every other run on it, would be killed (tests/test_kill_is_kill.py shows that
+    kill; here, what a crash or a kill of one session or run leaves alone)."""
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
-                        session_intensity=2, session_period=60.0)
+                        session_intensity=2, session_period=60.0, run_stop_grace=10.0)
     with Host(config, system=actor_system) as running:
         yield running
 
