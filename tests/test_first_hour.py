@@ -66,6 +66,20 @@ def no_a2a_env(tmp_path: Path) -> dict[str, str]:
 # -- waits are announced -----------------------------------------------------------------
 
 
+def _read_until_deny(run: subprocess.Popen[str]) -> str:
+    """What ``run`` printed up to its line announcing how to deny the approval it waits
+    for (or its end, or 60 s)."""
+    assert run.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + 60
+    while not any("deny: " in line for line in lines) and time.monotonic() < deadline:
+        line = run.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
 def test_a_run_waiting_for_approval_prints_the_id_and_the_commands_that_end_the_wait(
         served: dict[str, Any]) -> None:
     """``run hitl "pay 100 to bob"`` says which approval it waits for and how to approve
@@ -75,15 +89,7 @@ def test_a_run_waiting_for_approval_prints_the_id_and_the_commands_that_end_the_
                             "run", "hitl", "pay 100 to bob", "--session", "first-hour-pay"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
-        assert run.stdout is not None
-        lines: list[str] = []
-        deadline = time.monotonic() + 60
-        while not any("deny: " in line for line in lines) and time.monotonic() < deadline:
-            line = run.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-        text = "".join(lines)
+        text = _read_until_deny(run)
         waiting = re.search(r"waiting for approval (approval-[0-9a-f]+): wire_money\(.*\"bob\".*\) "
                             r"\(a payment needs your approval\)", text)
         assert waiting, text + (run.stderr.read() if run.poll() is not None and run.stderr else "")
@@ -118,15 +124,7 @@ def test_a_run_over_http_waiting_for_approval_prints_the_http_request_that_ends_
                             served["url"], "--session", "first-hour-http"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
-        assert run.stdout is not None
-        lines: list[str] = []
-        deadline = time.monotonic() + 60
-        while not any("deny: " in line for line in lines) and time.monotonic() < deadline:
-            line = run.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-        text = "".join(lines)
+        text = _read_until_deny(run)
         waiting = re.search(r"waiting for approval (approval-[0-9a-f]+): wire_money", text)
         assert waiting, text
         deny = re.search(r"deny: +(curl .*)$", text, re.MULTILINE)
