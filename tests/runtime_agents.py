@@ -52,8 +52,12 @@ def _counter(request: LlmRequest) -> Any:
 counter_agent = LlmAgent(name="counter", model=ScriptedModel(fallback=_counter), tools=[bump])
 
 
-def sleep_for(seconds: float) -> str:
-    """Sleep for a while."""
+def sleep_for(seconds: float, marker: str = "") -> str:
+    """Sleep for a while; first create the file ``marker`` if one is named, so that a
+    test knows the tool is running."""
+    if marker:
+        with open(marker, "w"):
+            pass
     time.sleep(seconds)
     return "slept"
 
@@ -63,7 +67,10 @@ def _sleepy(request: LlmRequest) -> Any:
         return "woke up"
     text = last_user_text(request)
     if text.startswith("sleep "):
-        return call("sleep_for", seconds=float(text.split()[1]))
+        words = text.split()
+        if len(words) > 2:
+            return call("sleep_for", seconds=float(words[1]), marker=words[2])
+        return call("sleep_for", seconds=float(words[1]))
     return f"awake: {text}"
 
 

@@ -41,10 +41,9 @@ def test_stopping_a_host_with_a_run_in_flight_logs_no_traceback(actor_system: An
     with Host(config, system=actor_system) as host:
         runner = host.runner("sleepy")
         session = runner.create_session(user_id="u")
-        caller, outcome = turn_in_background(runner, "u", session.id, "sleep 3")
-        wait_until(lambda: any(k.endswith(session.id) for p in host.partitions()
-                               for k in call(host.system, p, HeldKeys())), timeout=10)
-        time.sleep(0.3)  # the run is in its tool now
+        in_tool = tmp_path / "in-tool"
+        caller, outcome = turn_in_background(runner, "u", session.id, f"sleep 30 {in_tool}")
+        wait_until(in_tool.exists, timeout=30)  # the run is in its tool now
     caller.join(15)
     assert outcome and isinstance(outcome[0], RunFailedError) and outcome[0].reason == "interrupted"
     time.sleep(0.5)

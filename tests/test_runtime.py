@@ -448,17 +448,18 @@ def test_a_run_that_will_not_stop_gets_its_worker_killed_after_the_grace_and_its
         runner.create_session("bob", "busy")
         partition = host.partitions()[0]
         old_worker = wait_until(lambda: call(host.system, partition, LiveWorkers()))[0]
-        stuck, stuck_box = in_thread(lambda: list(runner.run("ann", "stuck", "sleep 60", run_id="run-stuck")))
-        wait_until(lambda: "run-stuck" in runner._runs)
-        time.sleep(0.3)  # in its tool now
-        busy, busy_box = in_thread(lambda: texts(list(runner.run("bob", "busy", "sleep 4"))))
-        time.sleep(0.3)
+        in_tool, busy_in_tool = tmp_path / "stuck-in-tool", tmp_path / "busy-in-tool"
+        stuck, stuck_box = in_thread(lambda: list(runner.run("ann", "stuck", f"sleep 60 {in_tool}",
+                                                             run_id="run-stuck")))
+        wait_until(in_tool.exists)  # in its tool now
+        busy, busy_box = in_thread(lambda: texts(list(runner.run("bob", "busy", f"sleep 10 {busy_in_tool}"))))
+        wait_until(busy_in_tool.exists)
         cancelled_at = time.monotonic()
         runner.cancel("run-stuck")
         stuck.join(10)
         error = stuck_box.get("error")
         assert isinstance(error, RunFailedError) and error.reason == "cancelled", stuck_box
-        assert 1.5 < stuck_box["at"] - cancelled_at < 5  # the grace period, then the kill
+        assert 1.5 < stuck_box["at"] - cancelled_at < 9  # the grace period, then the kill
         assert not pid_alive(old_worker)  # dead before its run's caller was told
         busy.join(10)
         failed = busy_box.get("error")
