@@ -9,7 +9,7 @@ from typing import Any
 
 from conftest import turn_in_background
 
-from adk_actors.messages import HeldKeys, LiveWorkers
+from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host, HostConfig
 from supervision import call
 from supervision.testing import wait_until
