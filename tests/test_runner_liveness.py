@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -62,14 +61,16 @@ def session_holder_pid(host: Host, session_id: str) -> Any:
     return None
 
 
-def test_the_process_holding_a_session_killed_mid_run_is_reported_as_interrupted_every_time(host: Host) -> None:
+def test_the_process_holding_a_session_killed_mid_run_is_reported_as_interrupted_every_time(
+        host: Host, tmp_path: Path) -> None:
     runner = host.runner("sleepy")
     session = runner.create_session(user_id="ann")
     reasons = []
-    for _ in range(4):
-        caller, outcome = turn_in_background(runner, "ann", session.id, "sleep 3")
+    for attempt in range(4):
+        in_tool = tmp_path / f"in-tool-{attempt}"
+        caller, outcome = turn_in_background(runner, "ann", session.id, f"sleep 30 {in_tool}")
         pid = wait_until(lambda: session_holder_pid(host, session.id), timeout=10)
-        time.sleep(0.5)  # inside the tool
+        wait_until(in_tool.exists, timeout=30)  # inside the tool
         os.kill(pid, signal.SIGKILL)
         caller.join(30)
         assert not caller.is_alive()

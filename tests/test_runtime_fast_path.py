@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -284,7 +285,7 @@ def test_a_request_sent_straight_to_a_known_session_is_answered_by_its_run(host:
         assert [m.event.content.text for m in flatten(received) if isinstance(m, AdkEvent)][-1] == "echo: two (turn 2)"
 
 
-def test_a_refused_straight_request_still_gets_its_error(host: Host) -> None:
+def test_a_refused_straight_request_still_gets_its_error(host: Host, tmp_path: Path) -> None:
     runner = host.runner("sleepy")
     runner.create_session("ann", "s1")
     partition = host.partition_for("sleepy", "ann", "s1")
@@ -306,8 +307,9 @@ def test_a_refused_straight_request_still_gets_its_error(host: Host) -> None:
     # The Runner's own straight requests: a busy session is a typed error, the session carries on.
     list(runner.run("ann", "s1", "sleep 0.5"))
     done = threading.Event()
-    threading.Thread(target=lambda: (list(runner.run("ann", "s1", "sleep 1")), done.set())).start()
-    time.sleep(0.3)
+    in_tool = tmp_path / "in-tool"
+    threading.Thread(target=lambda: (list(runner.run("ann", "s1", f"sleep 2 {in_tool}")), done.set())).start()
+    wait_until(in_tool.exists)
     try:
         list(runner.run("ann", "s1", "now", reject_if_busy=True))
     except SessionBusyError:
@@ -316,7 +318,7 @@ def test_a_refused_straight_request_still_gets_its_error(host: Host) -> None:
         raise AssertionError("reject_if_busy was not honoured")
     assert done.wait(15)
     assert [e.content.text for e in runner.get_session("ann", "s1").events if e.author == "user"] == [
-        "sleep 0.5", "sleep 0.5", "sleep 1"]
+        "sleep 0.5", "sleep 0.5", f"sleep 2 {in_tool}"]
 
 
 def test_a_worker_held_up_between_the_answer_and_the_end_still_sends_the_turn_as_one_message(host: Host) -> None:
