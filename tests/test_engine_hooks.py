@@ -359,4 +359,4 @@ def test_on_user_message_and_before_run_plugins() -> None:
     assert session.events[0].content.text == "SHOUT" and model.requests[0].contents[-1].text == "SHOUT"  # type: ignore[union-attr]
     closed = SessionView(state={"app:maintenance": True})
     events = run(LlmAgent(name="bot", model=ScriptedModel(["never"])), "hi", closed, plugins=[Greeter()])
-    assert summary(events) == [("user", "HI"), ("bot", "Maintenance window, back soon.")]
+    assert summary(events) == [("user", "HI"), ("model", "Maintenance window, back soon.")]

@@ -532,14 +532,7 @@ CASES: dict[str, tuple[str, str, list[StubResponse], list[str]]] = {
 
 #: the cases that cannot pass for a reason outside the plugins' adapter (engine rules),
 #: kept as strict xfails so that they are noticed when the engine changes
-DIFFERENT: dict[str, str] = {
-    "after_model_callback is not called on a before_model_callback's answer":
-        "engine/_flow.py runs the after-model hooks (agent callbacks, then plugins) on a "
-        "before-model hook's answer too; google-adk does not",
-    "before_run_callback ends the run with a reply":
-        "engine/_invocation.py's early reply is authored by the root agent and does not pass "
-        "through on_event; google-adk's is authored 'model' and does",
-}
+DIFFERENT: dict[str, str] = {}
 
 
 def run_plugins_case(source: str, entry: str, answers: list[StubResponse], turns: list[str],

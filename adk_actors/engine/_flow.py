@@ -384,6 +384,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             raise CallbackError(f"agent {agent.name!r}: a before_model callback left a request the model "
                                 f"cannot be sent: {exc}") from exc
         event_id = str(uuid.uuid4())
+        answered_by_hook = response is not None  # then no after-model hook runs, as in google-adk
         if response is None:
             ctx.counters["llm_calls"] += 1
             failure: ModelStepError | None = None
@@ -407,11 +408,12 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                 kind, message = _error_type(failure.error), str(failure.error) or type(failure.error).__name__
                 yield ctx.event(id=event_id, error_code=kind, error_message=message)
                 raise ModelRaised(kind, message) from failure.error
-        replaced = await call_chain(agent.after_model_callback, "after_model", cb, response)
-        if replaced is None and ctx.plugins is not None:
-            replaced = await ctx.plugins.first("after_model", cb, response)
-        if replaced is not None:
-            response = replaced
+        if not answered_by_hook:
+            replaced = await call_chain(agent.after_model_callback, "after_model", cb, response)
+            if replaced is None and ctx.plugins is not None:
+                replaced = await ctx.plugins.first("after_model", cb, response)
+            if replaced is not None:
+                response = replaced
         assert isinstance(response, LlmResponse)
         state_delta = dict(cb.actions.state_delta)
         if response.error_code:

@@ -166,12 +166,13 @@ async def checked_message(ctx: InvocationContext, content: Content, *, refused_b
 
 async def early_reply(ctx: InvocationContext) -> Event | None:
     """The ``before_run`` plugins' answer, when one ends the run before any agent runs:
-    an event of the root agent with that reply; None when none does."""
+    an event authored ``model`` (as google-adk's) with that reply, not yet delivered;
+    None when none does."""
     early = await ctx.plugins.first("before_run", ctx)
     if early is None:
         return None
     reply = early if isinstance(early, Content) else Content.model(str(early))
-    return ctx.event(author=ctx.root_agent.name, content=reply)
+    return ctx.event(author="model", content=reply)
 
 
 async def deliver(ctx: InvocationContext, event: Event, *, filtered: bool = False) -> Event:
@@ -211,8 +212,7 @@ async def run_invocation(
         yield user_event
         early = await early_reply(ctx)
         if early is not None:
-            session.commit(early)
-            yield early
+            yield await deliver(ctx, early)  # through the output policy and on_event, as google-adk's
             return
         async for event in _delivered(agent, ctx):
             yield event
