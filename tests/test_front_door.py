@@ -84,6 +84,7 @@ def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
         yield running
 
 
+@pytest.mark.timeout(600)  # six kills, each waited out up to 90 s on a loaded machine
 def test_the_front_door_never_refuses_a_connection_through_any_restart(served: dict[str, Any]) -> None:
     url = served["url"]
     created = httpx.post(f"{url}/apps/weather_bot/users/ann/sessions/s1", json={}, timeout=30)

@@ -79,6 +79,7 @@ def _texts(url: str) -> list[str]:
     return [e["content"]["parts"][0]["text"] for e in session["events"] if e.get("content")]
 
 
+@pytest.mark.timeout(360)  # two hosts to start (90 s each at most on a loaded machine), then the cut
 def test_a_host_cut_off_the_network_loses_its_session_to_a_survivor_and_is_fenced_when_back(
         tmp_path: Path, namespace: dict[str, str]) -> None:
     with TemporaryPostgres(listen=("127.0.0.1", namespace["outside"]), clients=(namespace["subnet"],)) as server:
