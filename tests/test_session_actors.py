@@ -91,11 +91,13 @@ def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host) -> No
     assert row["restarts"] == 1 and row["last_exit"] == "the test crashed it"
 
 
-def test_one_run_is_killed_alone_and_the_other_runs_of_its_worker_go_on(host: Host) -> None:
+def test_one_run_is_killed_alone_and_the_other_runs_of_its_worker_go_on(host: Host, tmp_path: Path) -> None:
     sleepy = host.runner("sleepy")
     for user in ("x", "y", "z"):
         sleepy.create_session(user, "s")
-    running = {user: turn_in_background(sleepy, user, "s", "sleep 2") for user in ("x", "y", "z")}
+    in_tool = {user: tmp_path / f"in-tool-{user}" for user in ("x", "y", "z")}
+    running = {user: turn_in_background(sleepy, user, "s", f"sleep 6 {in_tool[user]}") for user in ("x", "y", "z")}
+    wait_until(lambda: all(marker.exists() for marker in in_tool.values()), timeout=30)  # all three in their tool
     runs = wait_until(lambda: len(r := rows_of(host, "run")) == 3 and r, timeout=10)
     assert len(call(host.system, host.partitions()[0], LiveWorkers())) == 1  # one worker holds all three
     victim = next(r for r in runs if r["user"] == "y")
@@ -137,9 +139,10 @@ def test_a_soak_that_crashes_sessions_and_kills_runs_loses_nothing(actor_system:
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "d"))
     with Host(config, system=actor_system) as running:
         report = soak(running, "dawdling", sessions=4, duration=4.0, interval=0.1, targets=("sessions", "runs"),
-                      seed=3)
+                      seed=3, min_faults=6)  # on a loaded machine it goes on until six faults were dealt
     print(report.render())
-    assert report.kills.get("sessions", 0) >= 5 and report.kills.get("runs", 0) >= 1
+    assert report.kills.get("sessions", 0) >= 1 and report.kills.get("runs", 0) >= 1
+    assert report.kills["sessions"] + report.kills["runs"] >= 6
     assert report.lost == 0 and report.hung == 0 and report.untyped_failures == {}
     assert report.next_turn_valid == 4 and report.passed
 
