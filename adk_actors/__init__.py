@@ -49,6 +49,7 @@ from ._types import (
 if TYPE_CHECKING:
     from .agents import Agent, BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
     from .runners import InMemoryRunner, Runner
+    from .workflow import Workflow
 
 __version__ = "0.1.0"
 
@@ -93,6 +94,7 @@ __all__ = [
     "Transcription",
     "UnknownAppError",
     "UsageMetadata",
+    "Workflow",
     "__version__",
 ]
 
@@ -109,6 +111,10 @@ def __getattr__(name: str) -> Any:
         from . import runners
 
         return getattr(runners, name)
+    if name == "Workflow":  # google-adk 2.x's graph workflow
+        from . import workflow
+
+        return workflow.Workflow
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "HostError",
     "InternalError",
     "InvalidRequestError",
+    "InvocationNotFoundError",
     "LimitExceededError",
     "McpCallTimeout",
     "McpError",
@@ -93,6 +94,11 @@ class InvalidRequestError(AdkError, ValueError):
 
 class NotFoundError(AdkError, LookupError):
     """The thing a request names does not exist (an approval id, an artifact)."""
+
+
+class InvocationNotFoundError(NotFoundError, ValueError):
+    """No event of the session has that invocation id (``Runner.rewind_async``); a
+    ``ValueError`` too, as google-adk's."""
 
 
 class LimitExceededError(AdkError):

@@ -21,20 +21,26 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from ._grounding import GroundingMetadata
+
 __all__ = [
     "Blob",
+    "CodeExecutionResult",
     "Compaction",
     "Content",
     "Event",
     "EventActions",
+    "ExecutableCode",
     "FunctionCall",
     "FunctionDeclaration",
     "FunctionResponse",
+    "GroundingMetadata",
     "LiveRequest",
     "LlmRequest",
     "LlmResponse",
     "MemoryEntry",
     "ModalityTokenCount",
+    "NodeInfo",
     "Part",
     "RunConfig",
     "SearchMemoryResponse",
@@ -96,13 +102,35 @@ class Blob(_Model):
     display_name: str | None = None
 
 
+class ExecutableCode(_Model):
+    """Code the model wrote to be run (google.genai's ``ExecutableCode``): its text and
+    language (``PYTHON``)."""
+
+    code: str
+    language: str = "PYTHON"
+    id: str | None = None
+
+
+class CodeExecutionResult(_Model):
+    """What running an ``ExecutableCode`` gave (google.genai's ``CodeExecutionResult``):
+    ``outcome`` is ``OUTCOME_OK``, ``OUTCOME_FAILED`` or ``OUTCOME_DEADLINE_EXCEEDED``;
+    ``output`` its stdout, or its error when it failed."""
+
+    outcome: str = "OUTCOME_OK"
+    output: str | None = None
+    id: str | None = None
+
+
 class Part(_Model):
-    """Exactly one of text, function_call, function_response, inline_data."""
+    """Exactly one of text, function_call, function_response, inline_data,
+    executable_code, code_execution_result."""
 
     text: str | None = None
     function_call: FunctionCall | None = None
     function_response: FunctionResponse | None = None
     inline_data: Blob | None = None
+    executable_code: ExecutableCode | None = None
+    code_execution_result: CodeExecutionResult | None = None
     thought: bool | None = None
 
     @model_validator(mode="before")
@@ -121,6 +149,14 @@ class Part(_Model):
     @classmethod
     def from_function_response(cls, *, name: str, response: dict[str, Any]) -> Part:
         return cls(function_response=FunctionResponse(name=name, response=response))
+
+    @classmethod
+    def from_executable_code(cls, *, code: str, language: Any = "PYTHON") -> Part:
+        return cls(executable_code=ExecutableCode(code=code, language=getattr(language, "value", language)))
+
+    @classmethod
+    def from_code_execution_result(cls, *, outcome: Any, output: str | None = None) -> Part:
+        return cls(code_execution_result=CodeExecutionResult(outcome=getattr(outcome, "value", outcome), output=output))
 
 
 class Content(_Model):
@@ -172,6 +208,10 @@ class Content(_Model):
                 )
             elif part.inline_data is not None:
                 total += 1032  # an image or file counts as ~258 tokens
+            elif part.executable_code is not None:
+                total += len(part.executable_code.code)
+            elif part.code_execution_result is not None:
+                total += len(part.code_execution_result.output or "")
         return total
 
 
@@ -199,6 +239,22 @@ class EventActions(_Model):
     requested_auth_configs: dict[str, Any] = Field(default_factory=dict)
     requested_tool_confirmations: dict[str, Any] = Field(default_factory=dict)
     compaction: Compaction | None = None
+    #: the route(s) a workflow graph's node chose (google-adk 2.x), matched against its edges
+    route: bool | int | str | list[bool | int | str] | None = None
+    #: set on a rewind event only (``Runner.rewind_async``): the invocation whose events,
+    #: and every later one's, the request compiler no longer sends
+    rewind_before_invocation_id: str | None = None
+
+
+class NodeInfo(_Model):
+    """Where in a workflow graph an event was made (google-adk 2.x's ``NodeInfo``):
+    ``path`` (``wf@1/node@2``: each node's name and run number), ``output_for`` (the
+    node paths whose output this event's ``output`` is), ``message_as_output`` (the
+    event's content is the node's output)."""
+
+    path: str = ""
+    output_for: list[str] | None = None
+    message_as_output: bool | None = None
 
 
 def new_event_id() -> str:
@@ -235,7 +291,7 @@ class Event(_CallsAndResponses, _Model):
 
     id: str = Field(default_factory=new_event_id)
     invocation_id: str = ""
-    author: str
+    author: str = ""  # google-adk 2.x: a node's event may name none; its workflow fills it in
     content: Content | None = None
     branch: str | None = None
     partial: bool | None = None
@@ -248,10 +304,36 @@ class Event(_CallsAndResponses, _Model):
     finish_reason: str | None = None
     usage_metadata: UsageMetadata | None = None
     model_version: str | None = None
+    grounding_metadata: GroundingMetadata | None = None  # Gemini's own tools: how the answer was grounded
     custom_metadata: dict[str, Any] | None = None
     input_transcription: Transcription | None = None  # live runs: what the user said
     output_transcription: Transcription | None = None  # live runs: what the agent said
     interrupted: bool | None = None  # live runs: the user spoke over the agent's answer
+    output: Any = None  # a workflow graph's node output (google-adk 2.x)
+    node_info: NodeInfo | None = None  # a workflow graph's node (None outside one)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _convenience(cls, data: Any) -> Any:
+        """google-adk 2.x's shorthands: ``state=`` (the actions' state delta), ``route=``
+        (the actions' route), ``node_path=`` (``node_info.path``)."""
+        if not isinstance(data, dict) or not ({"state", "route", "node_path"} & data.keys()):
+            return data
+        data = dict(data)
+        state, route, path = data.pop("state", None), data.pop("route", None), data.pop("node_path", None)
+        if state is not None or route is not None:
+            actions = data.get("actions")
+            fields = actions.model_dump() if isinstance(actions, BaseModel) else dict(actions or {})
+            if state is not None:
+                fields["state_delta"] = {**fields.get("state_delta", {}), **state}
+            if route is not None:
+                fields["route"] = route
+            data["actions"] = fields
+        if path is not None:
+            info = data.get("node_info")
+            fields = info.model_dump() if isinstance(info, BaseModel) else dict(info or {})
+            data["node_info"] = {**fields, "path": path}
+        return data
 
     def is_final_response(self) -> bool:
         """Whether this event is an agent's answer to show, by google-adk's rules, in
@@ -408,6 +490,10 @@ class LlmRequest(_Model):
     system_instruction: str = ""
     contents: list[Content] = Field(default_factory=list)
     tools: list[FunctionDeclaration] = Field(default_factory=list)
+    #: Gemini's own tools (google_search, url_context, code execution...), each as its
+    #: entry of Gemini's ``tools`` list in Gemini's JSON (``{"googleSearch": {}}``), in
+    #: the order they were added; only a Gemini model reads them
+    builtin_tools: list[dict[str, Any]] = Field(default_factory=list)
     config: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -439,6 +525,7 @@ class LlmResponse(_CallsAndResponses, _Model):
     error_message: str | None = None
     usage_metadata: UsageMetadata | None = None
     model_version: str | None = None
+    grounding_metadata: GroundingMetadata | None = None
     input_transcription: Transcription | None = None
     output_transcription: Transcription | None = None
     interrupted: bool | None = None

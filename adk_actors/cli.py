@@ -15,6 +15,11 @@ Commands (each talks to a running host on ``--port``, default from the config):
   that approve or deny it; exit 1 when the run ends with an error event. The default
   user (``run``, ``chat``, ``sessions``, ``resume``, ``jobs enqueue``) is ``user``, as
   in the console and google-adk's ``adk web``.
+* ``run AGENT_DIR [QUERY]`` (a folder, and no ``--url`` / ``--port``): google-adk's
+  ``adk run``, in this process with no host: a REPL on standard input, or one turn
+  of QUERY; ``--replay``, ``--resume``, ``--save_session`` ... (``_repl``).
+  ``create NAME``: google-adk's ``adk create``, an agent folder that runs offline
+  until its model's key is set (``_create``).
 * ``chat APP``: turns from standard input until EOF.
   Both talk to the host's actor system on ``--port``, or to its HTTP API with
   ``--url URL [--token T]`` (a host elsewhere, or behind bearer tokens).
@@ -61,6 +66,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
+from ._create import add_create_flags, run_create
 from ._decisions import CallDecision
 from ._exceptions import (
     AdkError,
@@ -560,6 +566,23 @@ def _runner_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """An AGENT_DIR (a folder, and no ``--url`` or ``--port``): run in this process
+    (``_repl``); else one turn of APP on a host, which needs a MESSAGE."""
+    if Path(args.app).is_dir() and not args.url and not args.port:
+        from ._repl import FolderRun, run_agent_folder
+
+        return run_agent_folder(FolderRun(
+            agent_dir=args.app, query=args.message, user_id=args.user, replay=args.replay, resume=args.resume,
+            save_session=args.save_session, session_id=args.session_id or args.session, state=args.state,
+            state_file=args.state_file, timeout=args.timeout, in_memory=args.in_memory, jsonl=args.jsonl or args.json,
+            session_service_uri=args.session_service_uri))
+    if args.message is None:
+        raise ConfigError(f"run {args.app}: give a MESSAGE for an app of a host, or an agent folder (run AGENT_DIR)")
+    folder_only = [flag for flag in ("replay", "resume", "save_session", "session_id", "state", "state_file", "timeout",
+                                     "in_memory", "jsonl", "session_service_uri") if getattr(args, flag)]
+    if folder_only:
+        raise ConfigError(f"run {args.app}: --{folder_only[0]} goes with an AGENT_DIR run in this process, not with "
+                          "an app of a host")
     runner, close = _runner_for(args)
     try:
         ended_well = _turn(runner, args.user, args.session or f"cli-{uuid.uuid4().hex[:8]}", args.message, args.json,
@@ -1115,12 +1138,31 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--token", help="the bearer token for --url (default: $ADK_ACTORS_TOKEN)")
         return p
 
-    run = remote(common(sub.add_parser("run", help="one turn against an app")))
-    run.add_argument("app")
-    run.add_argument("message")
+    run = remote(common(sub.add_parser("run", help="one turn against an app; or AGENT_DIR in this process, "
+                                                   "a REPL (google-adk's adk run)")))
+    run.add_argument("app", metavar="APP|AGENT_DIR",
+                     help="an app of the host; or an agent folder (agent.py or root_agent.yaml), run in this process")
+    run.add_argument("message", nargs="?", metavar="MESSAGE",
+                     help="the message (an app of a host: needed; an AGENT_DIR: one turn, else the REPL)")
     run.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")
     run.add_argument("--session")
+    folder = run.add_argument_group("with an AGENT_DIR (google-adk's adk run flags)")
+    folder.add_argument("--replay", metavar="FILE", help="a JSON file {\"state\": {...}, \"queries\": [...]}: "
+                        "a new session with that state answers each query, then the run ends")
+    folder.add_argument("--resume", metavar="FILE", help="a session saved by --save_session: shown again, continued")
+    folder.add_argument("--save_session", action="store_true", help="at the end, write AGENT_DIR/ID.session.json")
+    folder.add_argument("--session_id", help="the saved session's ID (default: asked); with MESSAGE, the session")
+    folder.add_argument("--state", help="the new session's state, a JSON object")
+    folder.add_argument("--state_file", metavar="FILE", help="the new session's state, a JSON file")
+    folder.add_argument("--timeout", help="each turn's deadline: 30s, 5m")
+    folder.add_argument("--in_memory", action="store_true", help="keep the sessions in memory only")
+    folder.add_argument("--jsonl", action="store_true", help="every event as a JSON line")
+    folder.add_argument("--session_service_uri", help="memory://, sqlite://PATH or postgresql://... "
+                        "(default: AGENT_DIR/../.adk-actors/run-sessions.db)")
     run.set_defaults(func=cmd_run)
+    create = sub.add_parser("create", help="make an agent folder NAME (google-adk's adk create)")
+    add_create_flags(create)
+    create.set_defaults(func=run_create)
     chat = remote(common(sub.add_parser("chat", help="turns from standard input")))
     chat.add_argument("app")
     chat.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")

@@ -28,12 +28,15 @@ the events before it were kept.
 from __future__ import annotations
 
 import asyncio
+import logging
 import queue
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+from ._event_print import print_event
 from ._exceptions import SessionNotFoundError
+from ._rewind import rewind_event
 from ._types import Content, Event, RunConfig
 from .engine import App, InMemoryArtifactService, InMemoryMemoryService, SessionView, run_invocation
 from .models import close_pooled_clients, resolve_model
@@ -43,6 +46,8 @@ from .tools._classes import close_toolsets
 from .types import ours
 
 __all__ = ["InMemoryRunner", "Runner"]
+
+logger = logging.getLogger(__name__)
 
 
 class _MissingSession(SessionNotFoundError, ValueError):
@@ -152,6 +157,51 @@ class Runner:
                 raise value
             else:
                 return
+
+    async def run_debug(self, user_messages: str | list[str], *, user_id: str = "debug_user_id",
+                        session_id: str = "debug_session_id", run_config: RunConfig | None = None,
+                        quiet: bool = False, verbose: bool = False) -> list[Event]:
+        """google-adk's quick try-out: send each of ``user_messages`` (one string or a
+        list) in turn, in the session ``session_id`` of ``user_id`` (created when it does
+        not exist yet, continued when it does), and return every event the turns
+        yielded, in order. Unless ``quiet``: logs which session it uses and each message
+        (the ``adk_actors.runners`` logger, at INFO), and prints each event as it comes
+        (its texts; with ``verbose`` its tool calls, results, code and data too). A turn's
+        error is raised here, the events before it kept in the session."""
+        store = self.session_service.store
+        try:
+            store.get_session(self.app_name, user_id, session_id)
+            created = False
+        except SessionNotFound:
+            store.create_session(self.app_name, user_id, session_id, None)
+            created = True
+        if not quiet:
+            logger.info("%s session: %s", "Created new" if created else "Continue", session_id)
+        collected: list[Event] = []
+        for text in [user_messages] if isinstance(user_messages, str) else list(user_messages):
+            if not quiet:
+                logger.info("User > %s", text)
+            async for event in self.run_async(user_id=user_id, session_id=session_id, new_message=Content.user(text),
+                                              run_config=run_config):
+                if not quiet:
+                    print_event(event, verbose=verbose)
+                collected.append(event)
+        return collected
+
+    async def rewind_async(self, *, user_id: str, session_id: str, rewind_before_invocation_id: str,
+                           run_config: RunConfig | None = None) -> None:
+        """google-adk's rewind: take the session back to before the invocation
+        ``rewind_before_invocation_id``. In order: the session is read (missing:
+        :class:`SessionNotFoundError`, unless the runner creates sessions); the
+        invocation's first event is found (none: :class:`InvocationNotFoundError`, a
+        ``ValueError``); the state changes and artifact versions made since are undone
+        by one user event appended to the session (see :mod:`adk_actors._rewind`). The
+        events stay in the session; the request compiler no longer sends the rewound
+        ones to a model. ``run_config`` is taken and not used, as in google-adk."""
+        stored = self._session(user_id, session_id)
+        event = rewind_event(stored.events, dict(stored.state), rewind_before_invocation_id, self.artifact_service,
+                             (self.app_name, user_id, session_id))
+        self.session_service.store.append_event(self.app_name, user_id, session_id, event)
 
     async def close(self) -> None:
         """Close the agent tree's google-adk toolsets (``BaseToolset.close``, as

@@ -23,21 +23,27 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ._exceptions import InvalidRequestError
 from ._types import (
     Blob,
+    CodeExecutionResult,
     Content,
+    ExecutableCode,
     FunctionCall,
     FunctionDeclaration,
     FunctionResponse,
+    GroundingMetadata,
     Part,
     fields_of_foreign,
 )
 
 __all__ = [
     "Blob",
+    "CodeExecutionResult",
     "Content",
+    "ExecutableCode",
     "FunctionCall",
     "FunctionDeclaration",
     "FunctionResponse",
     "GenerateContentConfig",
+    "GroundingMetadata",
     "HarmBlockThreshold",
     "HarmCategory",
     "ModelContent",
@@ -102,7 +108,10 @@ class ThinkingConfig(_Config):
 class GenerateContentConfig(_Config):
     """The sampling settings of google.genai's config that a model request carries.
     Fields google.genai has and we do not are refused by name (a typo is not a
-    setting quietly dropped)."""
+    setting quietly dropped). ``system_instruction``, ``tools``, ``response_schema``
+    and ``http_options`` are taken, as google.genai's config takes them, so that an
+    agent given such a config refuses it as google-adk's does (they belong on the
+    agent or the model): :func:`generate_config_of` refuses them."""
 
     temperature: float | None = None
     top_p: float | None = None
@@ -116,6 +125,15 @@ class GenerateContentConfig(_Config):
     response_mime_type: str | None = None
     safety_settings: list[SafetySetting] | None = None
     thinking_config: ThinkingConfig | None = None
+    system_instruction: Any = None
+    tools: Any = None
+    response_schema: Any = None
+    http_options: Any = None
+
+
+#: What a GenerateContentConfig carries that is set elsewhere, and where.
+_NOT_SAMPLING = {"system_instruction": "the agent's instruction", "tools": "the agent's tools",
+                "response_schema": "the agent's output_schema", "http_options": "the model"}
 
 
 def ours(value: Any, cls: type[T]) -> T:
@@ -135,8 +153,12 @@ def ours(value: Any, cls: type[T]) -> T:
 def generate_config_of(config: Any) -> dict[str, Any]:
     """A ``generate_content_config`` (ours, google.genai's or a dict of its fields)
     as the ``generate_config`` dict our model connectors read: unset fields left out,
-    ``stop_sequences`` as ``stop``."""
+    ``stop_sequences`` as ``stop``. A config that sets what belongs elsewhere
+    (a system instruction, tools, a response schema, HTTP options) raises :class:`InvalidRequestError` naming the place."""
     settings = ours(config, GenerateContentConfig).model_dump(exclude_none=True)
+    for name, place in _NOT_SAMPLING.items():
+        if settings.pop(name, None):
+            raise InvalidRequestError(f"a GenerateContentConfig's {name} is not a sampling setting: set it on {place}")
     if "stop_sequences" in settings:
         settings["stop"] = settings.pop("stop_sequences")
     return settings

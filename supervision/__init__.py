@@ -11,6 +11,8 @@ A library another project can use alone: knows nothing of agents.
 * :class:`Registry`: names that follow children through restarts.
 * :func:`start_actor_system`: refuses a busy port at once, so a stale system is
   never attached to; every actor dies with its parent (``PR_SET_PDEATHSIG``).
+* :class:`Clock` (trio's shape), :class:`MonotonicClock`, :class:`WallClock`: time is
+  passed in; :class:`supervision.testing.ManualClock` stands in for it in tests.
 * :mod:`supervision.testing`: the pytest fixture and test servers.
 """
 
@@ -26,6 +28,7 @@ from ._client import (
     stop_server,
     whereis,
 )
+from ._clock import Clock, MonotonicClock, WallClock
 from ._exceptions import (
     ActorSystemError,
     BadRequest,
@@ -143,6 +146,7 @@ __all__ = [
     "ChildRunning",
     "ChildSpec",
     "ChildType",
+    "Clock",
     "DynamicSupervisor",
     "DynamicSupervisorSpec",
     "ErrorReply",
@@ -161,6 +165,7 @@ __all__ = [
     "Keyed",
     "Lookup",
     "MaxChildren",
+    "MonotonicClock",
     "NameNotFound",
     "OsPid",
     "PartitionSupervisor",
@@ -186,6 +191,7 @@ __all__ = [
     "SupervisorSpec",
     "ToPartitions",
     "UnknownRequest",
+    "WallClock",
     "WhereIs",
     "ask_delivered",
     "attach_actor_system",

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import math
 import os
 import time
 import traceback
@@ -56,6 +57,7 @@ from thespian.actors import (
     WatchMessage,
 )
 
+from ._clock import MONOTONIC, ManualClock
 from ._exceptions import BadRequest, CallError, UnknownRequest
 from ._frame_chunk import call_on_fresh_chunk
 from ._health import HEALTH_PING
@@ -155,8 +157,9 @@ class GenServer(Actor):  # type: ignore[misc]
     def __init__(self) -> None:
         super().__init__()
         set_parent_death_signal(started_by=forked_by())  # in the actor's own process, just forked
-        self._manual_clock = _manual_clock_for(type(self).__name__)
-        self._manual_now = time.monotonic()
+        # The clock seam (see _clock): a ManualClock when MANUAL_CLOCK_VARIABLE names this server.
+        self._manual_clock: ManualClock | None = (ManualClock(time.monotonic())
+                                                  if _manual_clock_for(type(self).__name__) else None)
         # Timers (send_after): a heap of (due on self.clock, order, payload). On the real
         # clock ONE Thespian wakeup is armed, for the earliest (``_arms``: the due times
         # of those armed and not fired yet). Thespian keeps its wakeups in a list it
@@ -166,7 +169,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self._timers: list[tuple[float, int, Any]] = []
         self._timer_order = 0
         self._arms: list[float] = []
-        self.clock: Callable[[], float] = (lambda: self._manual_now) if self._manual_clock else time.monotonic
+        self.clock: Callable[[], float] = (self._manual_clock or MONOTONIC).current_time
         self.supervisor: Any = None
         self.registry: Any = None
         self.child_id: str | None = None
@@ -303,18 +306,19 @@ class GenServer(Actor):  # type: ignore[misc]
     def _advance_clock(self, seconds: float) -> int:
         """Move the manual clock ``seconds`` ahead, firing every timer due by then in
         order (each at its own due time); how many fired."""
-        if not self._manual_clock:
+        clock = self._manual_clock
+        if clock is None:
             raise BadRequest(f"{type(self).__name__} runs on the real clock (see {MANUAL_CLOCK_VARIABLE})")
-        if not isinstance(seconds, (int, float)) or seconds < 0:
-            raise BadRequest("AdvanceClock needs seconds >= 0")
-        target = self._manual_now + seconds
+        if not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+            raise BadRequest("AdvanceClock needs a finite number of seconds >= 0")
+        target = clock.current_time() + seconds
         fired = 0
         while self._timers and self._timers[0][0] <= target and not self._stopping:
             due, _, payload = heapq.heappop(self._timers)
-            self._manual_now = max(self._manual_now, due)
+            clock.advance_to(due)
             self._dispatch(WakeupMessage(timedelta(0), payload), self.myAddress)
             fired += 1
-        self._manual_now = max(self._manual_now, target)
+        clock.advance_to(target)
         return fired
 
     def watch_fds(self, fds: list[int]) -> None:

@@ -10,6 +10,8 @@
   processes; a "fail flag" file makes its ``init`` fail on demand (OTP's suite uses
   an ETS flag the same way).
 * :func:`wait_until`: poll a condition with a deadline instead of sleeping.
+* :class:`ManualClock`: a :class:`~supervision.Clock` that stands still until a test
+  moves it (``advance``), for code that takes a clock: nothing waits out real time.
 * :func:`kill_child`: kill -9 a supervised child and wait until it runs again.
 
 Use it from a ``conftest.py`` with ``pytest_plugins = ["supervision.testing"]``.
@@ -28,6 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ._clock import ManualClock
 from ._messages import ExitKind, ExitReason
 from ._server import IGNORE, CallerRef, GenServer
 from ._start import start_actor_system
@@ -35,6 +38,7 @@ from ._system import children_of, process_alive
 
 __all__ = [
     "LeftoverProcesses",
+    "ManualClock",
     "Probe",
     "actor_system",
     "children_of",

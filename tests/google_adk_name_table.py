@@ -54,7 +54,7 @@ AREA_REASONS: dict[str, str] = {
     "telemetry": "telemetry is `adk_actors.telemetry` and `adk_actors.otel` here",
     "tools": "not built yet (issues 52, 56): Google Cloud tools, and the rest of the built-in tools",
     "utils": "google-adk's helpers: nothing a user imports",
-    "workflow": "google-adk 2.x graph workflows: issue 55",
+    "workflow": "graph workflows are `adk_actors.workflow` (issue 55); not built yet: dynamic nodes (`Node`, `node`, `ctx.run_node`), `RequestInput`, parallel workers",
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,15 +25,18 @@ from supervision import (
     AdvanceClock,
     BadRequest,
     CallerRef,
+    Clock,
     GenServer,
+    MonotonicClock,
     OsPid,
     Restart,
     SupervisorSpec,
+    WallClock,
     call,
     start_server,
     start_supervisor,
 )
-from supervision.testing import pid_alive, running_actor_system, wait_until
+from supervision.testing import ManualClock, pid_alive, running_actor_system, wait_until
 
 
 class Alarm(GenServer):
@@ -99,6 +103,32 @@ def test_real_clock_timers_fire_in_order_through_one_armed_wakeup(actor_system: 
     assert [name for name, _ in rung] == ["first", "second", "second too", "third"]
     assert all(at >= due for (_, at), due in zip(rung, (0.1, 0.2, 0.2, 0.3), strict=True))
     assert call(actor_system, alarm, "wakeups armed") == 1  # the deadlines' wakeup, still armed
+
+
+def test_a_manual_clock_moves_only_forward_and_only_when_told() -> None:
+    clock = ManualClock(100.0)
+    assert isinstance(clock, Clock) and clock.current_time() == clock.current_time() == 100.0
+    assert clock.advance(2.5) == 102.5 and clock.current_time() == 102.5
+    assert clock.advance_to(50.0) == 102.5  # never back
+    assert clock.advance_to(110.0) == 110.0 and clock.advance(0) == 110.0
+    for bad, error in ((-1.0, ValueError), (float("nan"), ValueError), (float("inf"), ValueError), ("1", TypeError),
+                       (True, TypeError)):
+        with pytest.raises(error):
+            clock.advance(bad)  # type: ignore[arg-type]
+    assert clock.current_time() == 110.0  # a refused move leaves it where it was
+    assert ManualClock().current_time() == 0.0
+    assert isinstance(WallClock(), Clock) and isinstance(MonotonicClock(), Clock)
+    assert abs(WallClock().current_time() - time.time()) < 60  # epoch seconds, not a monotonic count
+
+
+def test_a_manual_clock_server_refuses_a_bad_advance_and_keeps_its_time(manual_system: Any) -> None:
+    alarm = start_server(manual_system, Alarm, None)
+    call(manual_system, alarm, ("arm", 1.0, "ring"))
+    for bad in (float("nan"), float("inf"), -1.0):
+        with pytest.raises(BadRequest, match="seconds"):
+            call(manual_system, alarm, AdvanceClock(bad))
+    assert call(manual_system, alarm, AdvanceClock(1.0)) == 1  # alive, and its clock had not moved
+    assert call(manual_system, alarm, "rung") == [("ring", 1.0)]
 
 
 def test_a_server_on_the_real_clock_refuses_to_be_advanced(actor_system: Any) -> None:

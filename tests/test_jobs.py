@@ -43,24 +43,20 @@ from adk_actors.jobs import (
 from adk_actors.runtime import Host, HostConfig, Jobs
 from adk_actors.store import JobStore
 from supervision import call, process_alive
-from supervision.testing import kill_marked_processes, process_marker, wait_until
+from supervision.testing import ManualClock, kill_marked_processes, process_marker, wait_until
 
 QUEUES = {"default"}
 
 
-class Clock:
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+#: Where the store's clock (a ManualClock) starts in these tests: a date in 2027.
+START = 1_800_000_000.0
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[JobStore, Clock]]:
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[JobStore, ManualClock]]:
     """The store's rules on both of its databases: a SQLite file, and PostgreSQL (a
     real server the tests own, a fresh database each)."""
-    clock = Clock()
+    clock = ManualClock(START)
     location = str(tmp_path / "jobs.db") if request.param == "sqlite" else \
         request.getfixturevalue("postgres").new_database()
     jobs = JobStore(location, clock, random.Random(7))
@@ -78,32 +74,32 @@ EXACT = Backoff(base=10.0, max_delay=100.0, jitter=0.0)
 # -- the store, on a clock passed in ------------------------------------------------------------
 
 
-def test_a_job_scheduled_later_is_claimed_only_once_due(store: tuple[JobStore, Clock]) -> None:
+def test_a_job_scheduled_later_is_claimed_only_once_due(store: tuple[JobStore, ManualClock]) -> None:
     jobs, clock = store
     later, _ = jobs.insert(function(schedule_in=30.0), default_backoff=EXACT)
-    at, _ = jobs.insert(function(scheduled_at=clock.now + 60.0), default_backoff=EXACT)
+    at, _ = jobs.insert(function(scheduled_at=clock.current_time() + 60.0), default_backoff=EXACT)
     assert (later.state, at.state) == ("scheduled", "scheduled")
     assert jobs.claim("default", 10) == []
-    clock.now += 30.0
+    clock.advance(30.0)
     assert [j.id for j in jobs.claim("default", 10)] == [later.id]
-    clock.now += 30.0
+    clock.advance(30.0)
     claimed = jobs.claim("default", 10)
     assert [j.id for j in claimed] == [at.id] and claimed[0].attempt == 1 and claimed[0].state == "executing"
-    assert claimed[0].lease_until == clock.now + 300.0 and claimed[0].idempotency_key == f"{at.id}-1"
+    assert claimed[0].lease_until == clock.current_time() + 300.0 and claimed[0].idempotency_key == f"{at.id}-1"
 
 
-def test_priority_then_due_time_order_the_claims_and_the_limit_holds(store: tuple[JobStore, Clock]) -> None:
+def test_priority_then_due_time_order_the_claims_and_the_limit_holds(store: tuple[JobStore, ManualClock]) -> None:
     jobs, clock = store
     low, _ = jobs.insert(function(priority=3), default_backoff=EXACT)
-    clock.now += 1
+    clock.advance(1)
     high, _ = jobs.insert(function(priority=0), default_backoff=EXACT)
-    clock.now += 1
+    clock.advance(1)
     high_later, _ = jobs.insert(function(priority=0), default_backoff=EXACT)
     assert [j.id for j in jobs.claim("default", 2)] == [high.id, high_later.id]
     assert [j.id for j in jobs.claim("default", 2)] == [low.id]
 
 
-def test_failed_attempts_back_off_exponentially_then_the_job_is_discarded(store: tuple[JobStore, Clock]) -> None:
+def test_failed_attempts_back_off_exponentially_then_the_job_is_discarded(store: tuple[JobStore, ManualClock]) -> None:
     jobs, clock = store
     job, _ = jobs.insert(function(max_attempts=3, backoff=EXACT), default_backoff=Backoff())
     for attempt, wait in ((1, 10.0), (2, 20.0)):
@@ -111,9 +107,9 @@ def test_failed_attempts_back_off_exponentially_then_the_job_is_discarded(store:
         assert claimed.attempt == attempt
         assert jobs.fail(job.id, attempt, f"boom {attempt}")
         stored = jobs.get(job.id)
-        assert stored.state == "retryable" and stored.scheduled_at == clock.now + wait
+        assert stored.state == "retryable" and stored.scheduled_at == clock.current_time() + wait
         assert jobs.claim("default", 1) == []  # not before its backoff
-        clock.now += wait
+        clock.advance(wait)
     [last] = jobs.claim("default", 1)
     jobs.fail(job.id, last.attempt, "boom 3")
     done = jobs.get(job.id)
@@ -131,12 +127,12 @@ def test_backoff_is_capped_and_jittered_within_its_bounds() -> None:
     assert len({round(d, 6) for d in delays}) == len(delays)  # jittered, not in lockstep
 
 
-def test_a_unique_key_returns_the_existing_job_within_its_period(store: tuple[JobStore, Clock]) -> None:
+def test_a_unique_key_returns_the_existing_job_within_its_period(store: tuple[JobStore, ManualClock]) -> None:
     jobs, clock = store
     first, inserted = jobs.insert(function(unique_key="nightly", unique_period=60.0), default_backoff=EXACT)
     again, inserted_again = jobs.insert(function(unique_key="nightly", unique_period=60.0), default_backoff=EXACT)
     assert inserted and not inserted_again and again.id == first.id
-    clock.now += 61.0
+    clock.advance(61.0)
     later, inserted_later = jobs.insert(function(unique_key="nightly", unique_period=60.0), default_backoff=EXACT)
     assert inserted_later and later.id != first.id
     jobs.cancel(later.id)  # a cancelled job does not hold its key
@@ -144,12 +140,12 @@ def test_a_unique_key_returns_the_existing_job_within_its_period(store: tuple[Jo
     assert inserted_third and third.id not in (first.id, later.id)
 
 
-def test_an_answer_about_an_earlier_attempt_changes_nothing(store: tuple[JobStore, Clock]) -> None:
+def test_an_answer_about_an_earlier_attempt_changes_nothing(store: tuple[JobStore, ManualClock]) -> None:
     jobs, clock = store
     job, _ = jobs.insert(function(backoff=Backoff(base=1.0, jitter=0.0)), default_backoff=EXACT)
     jobs.claim("default", 1)
     jobs.fail(job.id, 1, "cut short")
-    clock.now += 1.0
+    clock.advance(1.0)
     jobs.claim("default", 1)
     assert not jobs.complete(job.id, 1, "late answer of attempt 1")
     assert jobs.get(job.id).state == "executing"
@@ -157,19 +153,19 @@ def test_an_answer_about_an_earlier_attempt_changes_nothing(store: tuple[JobStor
     assert (jobs.get(job.id).state, jobs.get(job.id).result) == ("completed", "attempt 2")
 
 
-def test_snooze_cancel_retry_discard_and_prune(store: tuple[JobStore, Clock]) -> None:
+def test_snooze_cancel_retry_discard_and_prune(store: tuple[JobStore, ManualClock]) -> None:
     jobs, clock = store
     job, _ = jobs.insert(function(max_attempts=1), default_backoff=EXACT)
     jobs.claim("default", 1)
     assert jobs.snooze(job.id, 1, 5.0)
     snoozed = jobs.get(job.id)
-    assert (snoozed.state, snoozed.max_attempts, snoozed.scheduled_at) == ("scheduled", 2, clock.now + 5.0)
+    assert (snoozed.state, snoozed.max_attempts, snoozed.scheduled_at) == ("scheduled", 2, clock.current_time() + 5.0)
     assert jobs.cancel(job.id).state == "cancelled"
     assert jobs.retry(job.id).state == "available"
     assert jobs.discard(job.id).state == "discarded"
     with pytest.raises(NotFoundError):
         jobs.get(job.id, user_id="bob")  # another user's job is not found
-    clock.now += 10.0
+    clock.advance(10.0)
     assert jobs.prune(older_than=5.0) == 1
     with pytest.raises(NotFoundError):
         jobs.get(job.id)

@@ -18,25 +18,25 @@ from typing import Any
 
 import runtime_agents
 from conftest import serving
-from test_jobs import Clock, function, lines
+from test_jobs import START, function, lines
 
 from adk_actors.jobs import Backoff, CronEntry, JobsConfig
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.store import JobStore
 from supervision import free_port
-from supervision.testing import kill_marked_processes, wait_until
+from supervision.testing import ManualClock, kill_marked_processes, wait_until
 
 EXACT = Backoff(base=10.0, max_delay=100.0, jitter=0.0)
 
 
-def two_nodes(postgres: Any, clock: Clock) -> tuple[JobStore, JobStore]:
+def two_nodes(postgres: Any, clock: ManualClock) -> tuple[JobStore, JobStore]:
     url = postgres.new_database()
     return (JobStore(url, clock, random.Random(1), node="host-a"),
             JobStore(url, clock, random.Random(2), node="host-b"))
 
 
 def test_two_hosts_claiming_at_once_never_claim_one_job_twice(postgres: Any) -> None:
-    a, b = two_nodes(postgres, Clock())
+    a, b = two_nodes(postgres, ManualClock(START))
     try:
         a.insert_many([function(args={"n": n}) for n in range(300)], backoff_of=lambda _: EXACT)
         claimed: dict[str, list[str]] = {"host-a": [], "host-b": []}
@@ -65,7 +65,7 @@ def test_two_hosts_claiming_at_once_never_claim_one_job_twice(postgres: Any) -> 
 
 def test_a_restart_fails_only_its_own_attempts_and_a_dead_hosts_are_retried_after_their_lease(
         postgres: Any) -> None:
-    clock = Clock()
+    clock = ManualClock(START)
     a, b = two_nodes(postgres, clock)
     try:
         first = a.insert(function(timeout=30.0, backoff=EXACT), default_backoff=EXACT)[0]
@@ -75,14 +75,14 @@ def test_a_restart_fails_only_its_own_attempts_and_a_dead_hosts_are_retried_afte
         assert {on_a.id, on_b.id} == {first.id, second.id} and on_a.node == "host-a"
         assert [job.id for job in b.executing()] == [on_b.id]  # b restarted: only its own attempt
         assert b.abandoned(grace=5) == []  # a's attempt is within its lease: a may be alive
-        clock.now += 30 + 4
+        clock.advance(30 + 4)
         assert b.abandoned(grace=5) == []
-        clock.now += 2  # a's lease ran out over 5 s ago: a died during the attempt
+        clock.advance(2)  # a's lease ran out over 5 s ago: a died during the attempt
         [given_up] = b.abandoned(grace=5)
         assert given_up.id == on_a.id and given_up.node == "host-a"
         assert b.fail(given_up.id, given_up.attempt, "interrupted: its host (host-a) stopped")
         assert not a.complete(on_a.id, on_a.attempt, "late")  # a's late answer changes nothing
-        clock.now += 10  # its backoff
+        clock.advance(10)  # its backoff
         [again] = b.claim("default", 1)
         assert (again.id, again.attempt, again.node) == (on_a.id, 2, "host-b")
     finally:
@@ -91,7 +91,7 @@ def test_a_restart_fails_only_its_own_attempts_and_a_dead_hosts_are_retried_afte
 
 
 def test_one_unique_key_enqueued_by_two_hosts_at_once_is_stored_once(postgres: Any) -> None:
-    a, b = two_nodes(postgres, Clock())
+    a, b = two_nodes(postgres, ManualClock(START))
     try:
         results: list[Any] = []
         gate = threading.Barrier(2)

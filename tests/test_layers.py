@@ -21,11 +21,12 @@ LAYERS = (
     ("types", {"_types", "types", "planners", "events", "examples",
                "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files", "_decisions",
                "log", "telemetry", "tracing", "messages"}),
-    ("agents", {"agents"}),
+    ("agents", {"agents", "workflow"}),
     ("compiler", {"compiler"}),
-    ("engine", {"engine", "tools", "models", "otel", "mcp", "apps", "plugins"}),
+    ("engine", {"engine", "tools", "models", "otel", "mcp", "apps", "plugins", "code_executors"}),
     ("runtime", {"runtime", "store", "config", "jobs"}),
-    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners", "fluent"}),
+    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners", "fluent",
+                 "_repl", "_create"}),
 )
 
 

@@ -6,6 +6,9 @@ run ends, scopes, duplicates, run ids never reused, the per-user session limit u
 concurrent creators on separate connections, typed refusals of what could not be read
 back (nothing written), one unreadable session harming no other, traces kept per
 turn, single-writer leases with fencing, and the URL's password in no message.
+
+Each store is opened on a ManualClock (``supervision.testing``): a lease runs out
+when the test moves the clock past it, never by waiting.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from adk_actors.store import (
     request_text,
 )
 from adk_actors.tracing import TraceSpan, pack
+from supervision.testing import ManualClock
 
 
 def event(text: str, author: str = "user", delta: dict[str, Any] | None = None, **fields: Any) -> Event:
@@ -47,14 +51,16 @@ def event(text: str, author: str = "user", delta: dict[str, Any] | None = None, 
 
 
 class Backend:
-    """A store location of one kind, and a way to reach its rows behind the store's back."""
+    """A store location of one kind, the clock its stores read (a ManualClock that
+    starts at the real time), and a way to reach its rows behind the store's back."""
 
     def __init__(self, kind: str, location: str) -> None:
         self.kind = kind
         self.location = location
+        self.clock = ManualClock(time.time())
 
     def open(self) -> Any:
-        return open_session_store(self.location)
+        return open_session_store(self.location, clock=self.clock)
 
     def raw(self, sql: str) -> None:
         if self.kind == "sqlite":
@@ -166,13 +172,15 @@ def test_a_run_id_is_never_used_twice_and_a_callers_address_comes_back(store: An
     assert issubclass(RunExists, StoreError)
 
 
-def test_a_failed_run_is_resumed_once_as_a_run_of_its_invocation_that_keeps_its_message(store: Any) -> None:
+def test_a_failed_run_is_resumed_once_as_a_run_of_its_invocation_that_keeps_its_message(store: Any,
+                                                                                      backend: Backend) -> None:
     kept = request_text(Content.user("book it"), {"trip": "oslo"})
     first = store.start_run("app", "ann", "s1", "run-first", None, request=kept)
     assert (first.invocation_id, first.attempt, first.resumes) == ("e-first", 0, None)
     with pytest.raises(RunNotResumable, match="'running'"):
         store.start_run("app", "ann", "s1", "run-2", None, resumes="run-first")
     store.end_run("run-first", "killed")
+    backend.clock.advance(1.0)  # the resume starts later than the run it resumes (the latest run)
     store.create_session("app", "bob", "s9")
     with pytest.raises(RunNotResumable, match="no run"):  # a run of another session
         store.start_run("app", "bob", "s9", "run-2", None, resumes="run-first")
@@ -273,7 +281,7 @@ def test_each_session_keeps_the_traces_of_its_last_turns(store: Any) -> None:
     assert store.event_trace("app", "ev-0") is None  # its turn was forgotten
 
 
-def test_a_lease_has_one_holder_until_it_expires_or_is_released(store: Any) -> None:
+def test_a_lease_has_one_holder_until_it_expires_or_is_released(store: Any, backend: Backend) -> None:
     lease = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30, address=("10.0.0.7", 41234))
     with pytest.raises(SessionLeased) as refused:
         store.acquire_lease("app", "ann", "s1", "host-b/partition-1", ttl=30)
@@ -286,15 +294,18 @@ def test_a_lease_has_one_holder_until_it_expires_or_is_released(store: Any) -> N
     store.release_lease(again)
     taken = store.acquire_lease("app", "ann", "s1", "host-b/partition-1", ttl=0.3)
     assert taken.epoch == again.epoch + 1
-    time.sleep(0.4)  # expired: anyone may take it
+    backend.clock.advance(0.2)  # not yet expired: still host-b's
+    with pytest.raises(SessionLeased):
+        store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30)
+    backend.clock.advance(0.2)  # expired: anyone may take it
     assert store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=30).epoch == taken.epoch + 1
 
 
-def test_a_write_under_a_lease_taken_since_is_refused_and_writes_nothing(store: Any) -> None:
+def test_a_write_under_a_lease_taken_since_is_refused_and_writes_nothing(store: Any, backend: Backend) -> None:
     old = store.acquire_lease("app", "ann", "s1", "host-a/partition-0", ttl=0.2)
     store.append_events("app", "ann", "s1", [event("under a")], lease=old)
     store.start_run("app", "ann", "s1", "run-a", None, lease=old)
-    time.sleep(0.3)  # host-a was cut off for longer than its lease
+    backend.clock.advance(0.3)  # host-a was cut off for longer than its lease
     new = store.acquire_lease("app", "ann", "s1", "host-b/partition-0", ttl=30)
     with pytest.raises(LeaseLost, match="host-b"):
         store.append_events("app", "ann", "s1", [event("zombie", delta={"z": 1})], end_run=("run-a", "done"),
@@ -435,7 +446,7 @@ def test_credentials_are_shared_encrypted_at_rest_and_replaced_in_place(backend:
         second.close()
 
 
-def test_the_orphaned_runs_are_those_no_live_writer_holds(store: Any) -> None:
+def test_the_orphaned_runs_are_those_no_live_writer_holds(store: Any, backend: Backend) -> None:
     for session in ("mine", "theirs", "expired"):
         store.create_session("app", "ann", session)
     store.acquire_lease("app", "ann", "mine", "host-a/partition-0", ttl=30)
@@ -443,6 +454,6 @@ def test_the_orphaned_runs_are_those_no_live_writer_holds(store: Any) -> None:
     store.acquire_lease("app", "ann", "expired", "host-c/partition-0", ttl=0.2)
     for session in ("mine", "theirs", "expired", "s1"):  # s1: never leased (an older store's)
         store.start_run("app", "ann", session, f"run-{session}", None)
-    time.sleep(0.3)
+    backend.clock.advance(0.3)
     orphaned = {record.run_id for *_, record in store.orphaned_runs("host-a/partition-0")}
     assert orphaned == {"run-mine", "run-expired", "run-s1"}  # host-b is alive: its run is left to it

@@ -98,7 +98,7 @@ def test_google_adk_loads_the_same_file_into_the_same_tree(tmp_path: Path) -> No
     ({"root_agent.yaml": "name: a\nagent_class: GraphAgent\n"}, r"agent_class 'GraphAgent' is not one of"),
     ({"root_agent.yaml": "name: [a\n"}, r"not valid YAML"),
     ({"root_agent.yaml": "- name: a\n"}, r"holds a mapping"),
-    ({"root_agent.yaml": "name: a\ntools:\n  - name: google_search\n"}, r"'google_search' is not built in"),
+    ({"root_agent.yaml": "name: a\ntools:\n  - name: web_lookup\n"}, r"'web_lookup' is not built in"),
     ({"root_agent.yaml": "name: a\ntools:\n  - name: no_such_module.tool\n"}, r"cannot import 'no_such_module.tool'"),
     ({"root_agent.yaml": "name: a\nsub_agents:\n  - config_path: ../outside.yaml\n"}, r"outside the app's folder"),
     ({"root_agent.yaml": "name: a\nsub_agents:\n  - config_path: ./missing.yaml\n"}, r"missing.yaml: cannot read"),

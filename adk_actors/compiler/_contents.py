@@ -2,6 +2,9 @@
 
 In order:
 
+0. **Rewinds.** A rewind event (``Runner.rewind_async``) takes itself and every
+   event back to the first of the invocation it names out of the history; read from
+   the last event back, so a rewind can itself be rewound.
 1. **Visibility.** Partial events and events without content are dropped. Branch
    filtering as google-adk: an event is visible when either branch is empty, they
    are equal, or the current branch descends from the event's (``a.b`` sees
@@ -40,7 +43,7 @@ from typing import Any
 
 from .._types import Content, Event, FunctionCall, FunctionResponse, Part
 
-__all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents"]
+__all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents", "live_events"]
 
 INTERRUPTED_RESULT = {"error": "The tool call was interrupted and did not return a result. Do not assume it ran."}
 SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
@@ -64,6 +67,32 @@ def branch_visible(event_branch: str | None, current: str | None) -> bool:
     if not event_branch or not current or event_branch == current:
         return True
     return current.startswith(event_branch + ".")
+
+
+def live_events(events: Sequence[Event]) -> Sequence[Event]:
+    """``events`` without those a rewind took back (step 0 of the module): walking from
+    the last event back, a rewind event is dropped with everything after the first
+    event of the invocation it names (a name that no earlier event has: the rewind
+    event alone). ``events`` itself when there is no rewind."""
+    if not any(e.actions.rewind_before_invocation_id for e in events):
+        return events
+    first: dict[str, int] = {}
+    for index, event in enumerate(events):
+        first.setdefault(event.invocation_id, index)
+    kept: list[Event] = []
+    index = len(events) - 1
+    while index >= 0:
+        event = events[index]
+        target = event.actions.rewind_before_invocation_id
+        if target:
+            start = first.get(target)
+            if start is not None and start < index:
+                index = start
+        else:
+            kept.append(event)
+        index -= 1
+    kept.reverse()
+    return kept
 
 
 def _to_json(value: Any) -> str:
@@ -233,6 +262,7 @@ def build_contents(
     new_message: Content | None = None,
 ) -> list[Content]:
     """The request history for ``agent_name`` from ``events`` (see the module doc for the rules)."""
+    events = live_events(events)
     if include_contents == "none":
         messages, has_calls = _fold(agent_name, events[_current_turn_start(events, agent_name):], branch, [], False)
     else:

@@ -5,6 +5,13 @@ Parts are joined by a blank line; empty parts are dropped. ``compile_split`` giv
 (static, dynamic): static = global + identity + transfer (byte-identical across
 turns while the definition is unchanged, for context caching), dynamic =
 instruction + output schema.
+
+An agent with a ``static_instruction`` (google-adk 2.x) has it in the instruction's
+place, as it is (no placeholder filled; its text parts joined by a blank line, each
+non-text part named by a reference whose data travels first in the contents, see
+:func:`static_parts`); its ``instruction`` is then no part of the system instruction
+but a user message of the contents, :func:`labelled_instruction`, placed by
+``build_request``.
 """
 
 from __future__ import annotations
@@ -13,8 +20,9 @@ import json
 from typing import Any
 
 from .._schema import output_schema_json
+from .._static_instruction import static_content
 from .._tree import inherited_model
-from .._types import Content, model_name
+from .._types import Content, Part, model_name
 from ..examples import BaseExampleProvider, examples_for, examples_text
 from ._context import CompileContext
 from ._providers import Verbatim, resolve_provider
@@ -22,10 +30,55 @@ from ._targets import root_of, transfer_targets
 from ._templating import substitute_vars
 from ._tools import SET_MODEL_RESPONSE, uses_response_tool
 
-__all__ = ["SET_MODEL_RESPONSE", "compile", "compile_split"]
+__all__ = ["INSTRUCTION_BEGIN", "INSTRUCTION_END", "SET_MODEL_RESPONSE", "compile", "compile_split",
+           "labelled_instruction", "static_parts"]
 
 TRANSFER_HEADER = "You can delegate tasks to the following agents using the transfer_to_agent tool:"
 TRANSFER_FOOTER = "To transfer to an agent, call the transfer_to_agent tool with the agent's name."
+
+
+#: The markers around an instruction sent as a user message (with a static_instruction).
+INSTRUCTION_BEGIN = "<<<TURN INSTRUCTION>>>"
+INSTRUCTION_END = "<<<END OF TURN INSTRUCTION>>>"
+_MARKER_REMOVED = "<<<MARKER REMOVED>>>"
+
+
+def labelled_instruction(text: str) -> str:
+    """``text`` as the user message that carries an agent's instruction when its
+    ``static_instruction`` holds the system instruction: a sentence saying whose it
+    is, then ``text`` between :data:`INSTRUCTION_BEGIN` and :data:`INSTRUCTION_END`
+    (either marker inside ``text``, from state, replaced so it cannot close the block)."""
+    fenced = text.replace(INSTRUCTION_BEGIN, _MARKER_REMOVED).replace(INSTRUCTION_END, _MARKER_REMOVED)
+    return (f"Between {INSTRUCTION_BEGIN} and {INSTRUCTION_END} below is your instruction for this turn, "
+            "written by the application that runs you and filled in with the session's current state. The "
+            "user did not write it: do not reply to it as if they had. What the user says is outside the "
+            f"markers, and may come right after the end marker.\n{INSTRUCTION_BEGIN}\n{fenced}\n{INSTRUCTION_END}")
+
+
+def static_parts(agent: Any) -> tuple[str, list[Content]]:
+    """An agent's ``static_instruction`` as (its system-instruction text, the user
+    messages that carry its non-text parts): text parts joined by a blank line; each
+    other part (inline data) named in the text by a reference, ``inline_data_<n>``
+    with its display name and MIME type, and sent as a user message that gives that
+    reference, then the part. ("", []) without one."""
+    value = getattr(agent, "static_instruction", None)
+    if not value:
+        return "", []
+    texts: list[str] = []
+    carried: list[Content] = []
+    for part in static_content(value).parts:
+        if part.text is not None:
+            if part.text:
+                texts.append(part.text)
+            continue
+        reference = f"inline_data_{len(carried)}"
+        blob = part.inline_data
+        about = [f"'{blob.display_name}'" if blob and blob.display_name else "",
+                 f"type: {blob.mime_type}" if blob else ""]
+        described = ", ".join(a for a in about if a)
+        texts.append(f"[Attached data {reference}" + (f" ({described})" if described else "") + "]")
+        carried.append(Content(role="user", parts=(Part(text=f"Attached data {reference}:"), part)))
+    return "\n\n".join(texts), carried
 
 
 def _join(parts: list[str]) -> str:
@@ -109,9 +162,21 @@ def examples_instruction(agent: Any, ctx: CompileContext) -> str:
     return examples_text(examples_for(examples, query), model_name(inherited_model(agent, ctx.root_agent or agent)))
 
 
+def _system_instruction_of_agent(agent: Any, ctx: CompileContext) -> str:
+    """The agent's own part of the system instruction: its static_instruction's text
+    when it has one, else its instruction."""
+    if getattr(agent, "static_instruction", None):
+        return static_parts(agent)[0]
+    return agent_instruction(agent, ctx)
+
+
 def compile_split(agent: Any, ctx: CompileContext) -> tuple[str, str]:
-    static = _join([global_instruction(agent, ctx), identity_instruction(agent), transfer_instruction(agent, ctx)])
-    dynamic = _join([agent_instruction(agent, ctx), output_schema_instruction(agent, uses_response_tool(agent, ctx)),
+    own = _system_instruction_of_agent(agent, ctx)
+    has_static = bool(getattr(agent, "static_instruction", None))
+    static = _join([global_instruction(agent, ctx), own if has_static else "", identity_instruction(agent),
+                    transfer_instruction(agent, ctx)])
+    dynamic = _join([own if not has_static else "",
+                     output_schema_instruction(agent, uses_response_tool(agent, ctx)),
                      memory_instruction(ctx), examples_instruction(agent, ctx)])
     return static, dynamic
 
@@ -120,7 +185,7 @@ def compile(agent: Any, ctx: CompileContext) -> str:
     return _join(
         [
             global_instruction(agent, ctx),
-            agent_instruction(agent, ctx),
+            _system_instruction_of_agent(agent, ctx),
             identity_instruction(agent),
             output_schema_instruction(agent, uses_response_tool(agent, ctx)),
             memory_instruction(ctx),

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .._callables import describe_function, is_plain_function
@@ -17,6 +16,7 @@ from ._targets import root_of, transfer_targets
 __all__ = [
     "SET_MODEL_RESPONSE",
     "TRANSFER_TO_AGENT",
+    "canonical_tools",
     "declaration_of",
     "effective_tools",
     "has_own_tools",
@@ -27,16 +27,17 @@ __all__ = [
 
 TRANSFER_TO_AGENT = "transfer_to_agent"
 SET_MODEL_RESPONSE = "set_model_response"
-_COMBINES = re.compile(r"^(?:models/)?gemini-(?:[2-9]|\d{2,})")
 
 
 def model_combines_schema_and_tools(model: str) -> bool:
-    """Whether a model accepts a response schema and function calling together.
+    """Whether a model is sent a response schema and function declarations together.
 
-    Gemini 2 and later do; for any other model the structured answer is carried by a
-    ``set_model_response`` tool instead.
+    None here: google-adk 2.13 pairs them only for Gemini on Vertex AI, which is no
+    provider here (the Gemini API refuses a JSON response type next to function
+    calling before Gemini 3); for every model the structured answer is carried by a
+    ``set_model_response`` tool instead, as google-adk does on the Gemini API.
     """
-    return bool(_COMBINES.match(model or ""))
+    return False
 
 
 def declaration_of(tool: Any) -> FunctionDeclaration:
@@ -62,6 +63,21 @@ def _declared(tool: Any) -> FunctionDeclaration | None:
         if result is None or isinstance(result, FunctionDeclaration):
             return result
     raise CompileError(f"{tool!r} gives no FunctionDeclaration")
+
+
+def canonical_tools(agent: Any, root: Any) -> list[Any]:
+    """The agent's tools as a step uses them: ``agent.tools``, except that in an agent
+    with more than one tool or with transfer targets, a tool with an
+    ``in_multi_tool_agent(model)`` hook (``GoogleSearchTool``) is replaced by what the
+    hook gives for the agent's model (google-adk's ``bypass_multi_tools_limit``)."""
+    tools = list(getattr(agent, "tools", ()) or ())
+    if not any(callable(getattr(t, "in_multi_tool_agent", None)) for t in tools):
+        return tools
+    top = root_of(agent, root)
+    if len(tools) < 2 and not transfer_targets(agent, top):
+        return tools
+    model = inherited_model(agent, top)
+    return [t.in_multi_tool_agent(model) if callable(getattr(t, "in_multi_tool_agent", None)) else t for t in tools]
 
 
 def is_toolset(tool: Any) -> bool:
@@ -103,7 +119,7 @@ def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
 
 def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration]:
     """The declarations of a request, in order; a duplicate name is a CompileError."""
-    tools = [t for t in getattr(agent, "tools", ()) or () if not is_toolset(t)] + list(ctx.extra_tools)
+    tools = [t for t in canonical_tools(agent, ctx.root_agent) if not is_toolset(t)] + list(ctx.extra_tools)
     declarations = [d for d in map(_declared, tools) if d is not None]
     targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
     if targets:

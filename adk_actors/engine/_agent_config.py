@@ -9,7 +9,7 @@ A YAML app is a folder whose ``root_agent.yaml`` holds the root agent::
     sub_agents:
       - config_path: ./researcher.yaml
     tools:
-      - name: load_memory          # a built-in tool
+      - name: load_memory          # a built-in tool (or google_search, url_context...)
       - name: my_tools.lookup      # a function, by its import path
       - name: AgentTool
         args: {agent: {config_path: ./critic.yaml}}
@@ -37,12 +37,25 @@ from supervision import import_object
 
 from .._exceptions import AdkError, AgentDefinitionError
 from ..agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
-from ..tools import AgentTool, exit_loop, load_artifacts, load_memory
+from ..tools import (
+    AgentTool,
+    enterprise_web_search,
+    exit_loop,
+    google_maps_grounding,
+    google_search,
+    load_artifacts,
+    load_memory,
+    url_context,
+)
 
 __all__ = ["BUILT_IN_TOOLS", "ROOT_AGENT_FILE", "AgentConfig", "check_builder_upload", "load_agent_config", "read_yaml"]
 
 ROOT_AGENT_FILE = "root_agent.yaml"
-BUILT_IN_TOOLS: dict[str, Any] = {"exit_loop": exit_loop, "load_artifacts": load_artifacts, "load_memory": load_memory}
+BUILT_IN_TOOLS: dict[str, Any] = {"exit_loop": exit_loop, "load_artifacts": load_artifacts, "load_memory": load_memory,
+                                  # Gemini's own tools (the model runs them)
+                                  "google_search": google_search, "url_context": url_context,
+                                  "google_maps_grounding": google_maps_grounding,
+                                  "enterprise_web_search": enterprise_web_search}
 AGENT_TOOL = "AgentTool"
 _CLASSES: dict[str, type[Any]] = {"LlmAgent": LlmAgent, "Agent": LlmAgent, "SequentialAgent": SequentialAgent,
                                   "ParallelAgent": ParallelAgent, "LoopAgent": LoopAgent}

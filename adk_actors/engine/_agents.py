@@ -27,6 +27,7 @@ from .._exceptions import AgentDefinitionError
 from .._types import Content, Event, Part
 from ..agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ..types import ours
+from ..workflow import Workflow
 from ._callbacks import call_chain
 from ._context import CallbackContext, InvocationContext
 
@@ -74,6 +75,8 @@ async def run_agent(agent: Any, ctx: InvocationContext, *, live: bool = False) -
                                            "branch": ctx.branch, "app": session.app_name,
                                            "user": session.user_id, "session": session.session_id}):
         replay = ctx.replay
+        if replay is not None and isinstance(agent, Workflow):
+            agent.refuse_resume()  # a graph does not resume at its node yet (issue 55)
         if replay is not None and replay.has(agent.name, ctx.branch):
             async for resumed in _resumed_agent(agent, ctx, replay):
                 yield resumed

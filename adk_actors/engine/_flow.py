@@ -41,6 +41,7 @@ from .._types import (
     EventActions,
     FunctionCall,
     FunctionResponse,
+    GroundingMetadata,
     LlmRequest,
     LlmResponse,
     Part,
@@ -55,16 +56,18 @@ from ..compiler import (
     referenced_artifacts,
     transfer_targets,
 )
-from ..compiler._tools import SET_MODEL_RESPONSE, TRANSFER_TO_AGENT, is_toolset
+from ..compiler._tools import SET_MODEL_RESPONSE, TRANSFER_TO_AGENT, canonical_tools, is_toolset
 from ..models._base import ModelError, model_name
 from ..models._breaker import BreakerModel, CircuitBreaker, FallbackModel
 from ..models._http import HttpModel
-from ..tools._agent_tool import AgentTool
+from ..tools._agent_tool import GROUNDING_KEY, AgentTool
 from ..tools._base import ToolContext
 from ..tools._classes import BaseToolset, process_request
 from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
 from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
+from ._code_execution import code_request, code_step
 from ._context import CallbackContext, InvocationContext, RunCancelled
+from ._model_code import model_code_step
 from ._policy import Deny
 from ._resume import decided_results, is_idempotent
 
@@ -152,7 +155,7 @@ async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, A
     tools: dict[str, Any] = {}
     extra: list[Any] = []
     problems: list[Event] = []
-    for tool in agent.tools:
+    for tool in canonical_tools(agent, ctx.root_agent):  # google_search with bypass_multi_tools_limit replaced
         if is_toolset(tool):
             try:
                 if isinstance(tool, BaseToolset):  # google-adk's: a readonly context, its prefix applied
@@ -312,7 +315,18 @@ def _partial_event(ctx: InvocationContext, event_id: str, response: LlmResponse)
     calls = response.content is not None and bool(response.content.function_calls)
     return ctx.event(id=event_id, content=_with_call_ids(response.content), partial=True,
                      finish_reason=response.finish_reason, usage_metadata=response.usage_metadata,
-                     model_version=response.model_version, long_running_tool_ids=() if calls else None)
+                     model_version=response.model_version, long_running_tool_ids=() if calls else None,
+                     grounding_metadata=response.grounding_metadata)
+
+
+def _propagated_grounding(response: LlmResponse, tools: dict[str, Any], ctx: InvocationContext) -> LlmResponse:
+    """``response`` with the grounding an AgentTool with ``propagate_grounding_metadata``
+    (``GoogleSearchAgentTool``) left in state this invocation, as google-adk gives it to
+    the caller's answers; ``response`` as it is without either."""
+    found = ctx.session.state.get(GROUNDING_KEY)
+    if not found or not any(getattr(t, "propagate_grounding_metadata", False) for t in tools.values()):
+        return response
+    return response.model_copy(update={"grounding_metadata": GroundingMetadata.model_validate(found)})
 
 
 def _with_call_ids(content: Content | None) -> Content | None:
@@ -372,8 +386,12 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
             root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
             memories=memories, artifacts=template_artifacts(agent, ctx)))
+        executor = getattr(agent, "code_executor", None)
+        if executor is not None and getattr(executor, "runs_in_model", False):  # BuiltInCodeExecutor
+            executor.process_llm_request(request)
         hooked = [*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()]  # toolsets first
         await process_request(hooked, lambda: ToolContext(ctx, None), request)  # google-adk tools' hooks
+        code_request(agent, request)  # an agent with a code_executor: code parts as text
         cb = CallbackContext(ctx)
         response: Any = await call_chain(agent.before_model_callback, "before_model", cb, request)
         if response is None and ctx.plugins is not None:
@@ -415,11 +433,22 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             if replaced is not None:
                 response = replaced
         assert isinstance(response, LlmResponse)
+        if not answered_by_hook:
+            response = _propagated_grounding(response, tools, ctx)
         state_delta = dict(cb.actions.state_delta)
         if response.error_code:
             yield ctx.event(id=event_id, error_code=response.error_code, error_message=response.error_message,
                             actions=EventActions(state_delta=state_delta))
             return
+        ran_code = False
+        async for event in code_step(agent, ctx, response, state_delta):  # code in the answer: run, ask again
+            ran_code = True
+            yield event
+        if ran_code:
+            continue
+        if executor is not None and getattr(executor, "runs_in_model", False) and response.content is not None:
+            step, response = await model_code_step(ctx, response)  # the model's images saved as artifacts
+            yield step  # google-adk's code-execution step gives this event before the answer's
         content = _with_call_ids(response.content)
         calls = content.function_calls if content is not None else []
         structured = next((c for c in calls if c.name == SET_MODEL_RESPONSE), None)
@@ -429,11 +458,14 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         # A streamed answer's final event says it is final (partial: false), as google-adk's do.
         final = False if ctx.run_config.streaming_mode is StreamingMode.SSE else None
         common = {"id": event_id, "finish_reason": response.finish_reason, "usage_metadata": response.usage_metadata,
-                  "model_version": response.model_version, "partial": final}
+                  "model_version": response.model_version, "partial": final,
+                  "grounding_metadata": response.grounding_metadata}
         if not calls:
             if agent.output_key and content is not None and content.text:
                 state_delta[agent.output_key] = _output_value(agent, content.text)
             yield ctx.event(content=content, actions=EventActions(state_delta=state_delta), **common)
+            if content is not None and content.parts and content.parts[-1].code_execution_result is not None:
+                continue  # an answer ending in a code run's result is not final: the model goes on (google-adk)
             return
         yield ctx.event(content=content, actions=EventActions(state_delta=state_delta),
                         long_running_tool_ids=long_running_ids(calls, tools), **common)

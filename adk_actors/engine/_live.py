@@ -65,6 +65,8 @@ from .._types import (
 )
 from ..compiler import CompileContext, build_request
 from ..models import is_live_model
+from ..tools._base import ToolContext
+from ..tools._classes import BaseToolset, process_request
 from ._context import InvocationContext, SessionView
 from ._flow import (
     long_running_ids,
@@ -210,6 +212,9 @@ async def _converse(agent: Any, model: Any, ctx: InvocationContext,
         state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
         memories=memories, artifacts=template_artifacts(agent, ctx)))
+    # Gemini's own tools (google_search...) and google-adk tools' hooks shape the setup, as in a turn
+    await process_request([*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()],
+                          lambda: ToolContext(ctx, None), request)
     modalities = ctx.run_config.response_modalities
     if modalities:
         request = request.model_copy(update={"config": {**request.config, "response_modalities": list(modalities)}})

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from .._names import validate_name
+from .._rewind import is_tombstone
 from .._types import Event, MemoryEntry, Part
 
 __all__ = [
@@ -115,7 +116,8 @@ class MemoryService(Protocol):
 
 
 class InMemoryArtifactService:
-    """Versions 0, 1, 2 ...; ``user:``-prefixed names are shared by a user's sessions."""
+    """Versions 0, 1, 2 ...; ``user:``-prefixed names are shared by a user's sessions. A
+    version that is a rewind's tombstone (``Runner.rewind_async``) loads as absent."""
 
     def __init__(self) -> None:
         self._data: dict[tuple[str, str, str, str], list[Part]] = {}
@@ -137,9 +139,10 @@ class InMemoryArtifactService:
             versions = self._data.get(self._key(app, user, session, name), [])
             if not versions:
                 return None
-            if version is None:
-                return versions[-1]
-            return versions[version] if 0 <= version < len(versions) else None
+            part: Part | None = versions[-1]
+            if version is not None:
+                part = versions[version] if 0 <= version < len(versions) else None
+        return None if is_tombstone(part) else part  # a version a session rewind removed
 
     def list(self, app: str, user: str, session: str) -> list[str]:
         with self._lock:

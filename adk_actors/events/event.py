@@ -1,5 +1,6 @@
-"""google-adk's import path of ``Event``."""
+"""google-adk's import path of ``Event`` (and of ``NodeInfo``, a workflow graph's node
+on an event)."""
 
-from .._types import Event
+from .._types import Event, NodeInfo
 
-__all__ = ["Event"]
+__all__ = ["Event", "NodeInfo"]

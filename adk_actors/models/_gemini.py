@@ -1,11 +1,15 @@
 """Gemini ``generateContent`` / ``streamGenerateContent?alt=sse`` (API key in ``x-goog-api-key``).
 
-Request side: ``systemInstruction``; roles user/model; ``functionCall`` /
+Request side: ``systemInstruction``; roles user/model (contents that end with the
+model's get a user turn, :data:`GO_ON`, after them); ``functionCall`` /
 ``functionResponse`` parts (ids kept when present); ``inlineData`` images; tool
 parameters adapted to Gemini's OpenAPI subset (``$ref`` inlined, unsupported keys
 such as ``additionalProperties``, ``title`` and ``$defs`` dropped);
-``generationConfig`` with ``responseMimeType`` / ``responseSchema``. ``connect`` opens a Live API conversation (``_gemini_live``). Response side:
-candidate parts, ``finishReason``, ``usageMetadata``; a ``SAFETY``-type finish or a
+``generationConfig`` with ``responseMimeType`` / ``responseSchema``; Gemini's own
+tools (``request.builtin_tools``: ``googleSearch``, ``urlContext``, ``codeExecution``...)
+as entries of ``tools`` after the function declarations. ``connect`` opens a Live API conversation (``_gemini_live``). Response side:
+candidate parts (``executableCode`` / ``codeExecutionResult`` included),
+``finishReason``, ``usageMetadata``, ``groundingMetadata``; a ``SAFETY``-type finish or a
 ``promptFeedback.blockReason`` is a :class:`ContentBlocked` error.
 """
 
@@ -17,13 +21,18 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic.alias_generators import to_camel
 
-from .._types import Content, LlmRequest, LlmResponse, Part, UsageMetadata
+from .._exceptions import InvalidRequestError
+from .._types import Content, GroundingMetadata, LlmRequest, LlmResponse, Part, UsageMetadata
 from ._errors import ContentBlocked, MalformedResponse
 from ._gemini_live import GeminiLiveConnection, live_url, open_gemini_live, setup_message
 from ._gemini_wire import gemini_parts, to_parts
 from ._http import HttpModel, SseEvent, StreamParser, loads
 
-__all__ = ["GeminiModel", "gemini_schema"]
+__all__ = ["GO_ON", "GeminiModel", "gemini_schema"]
+
+#: the user turn that follows contents ending with the model's, so that the model goes
+#: on from there (Gemini answers a user turn; google-adk adds one too, in its words)
+GO_ON = "Go on from your last turn as instructed; if nothing is left to do, give your final answer."
 
 _BLOCKING = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 _DROP = {"additionalProperties", "title", "$defs", "definitions", "$schema", "default", "examples", "const"}
@@ -49,6 +58,18 @@ def _check_blocked(data: dict[str, Any]) -> None:
     for candidate in data.get("candidates") or []:
         if candidate.get("finishReason") in _BLOCKING:
             raise ContentBlocked(f"the answer was blocked: {candidate['finishReason']}")
+
+
+def _grounding(candidate: dict[str, Any]) -> GroundingMetadata | None:
+    """A candidate's ``groundingMetadata`` as ours (None when absent); one that does
+    not parse is a MalformedResponse."""
+    found = candidate.get("groundingMetadata")
+    if found is None:
+        return None
+    try:
+        return GroundingMetadata.model_validate(found)
+    except ValidationError as exc:
+        raise MalformedResponse(f"groundingMetadata does not parse: {exc.errors()[0]['msg']}") from exc
 
 
 def _usage(data: dict[str, Any]) -> UsageMetadata | None:
@@ -80,12 +101,19 @@ class GeminiModel(HttpModel):
         config = request.config
         body: dict[str, Any] = {"contents": [{"role": "model" if c.role == "model" else "user", "parts": gemini_parts(c)}
                                              for c in request.contents if c.parts]}
+        if body["contents"] and body["contents"][-1]["role"] == "model":  # the model goes on (a code run's result)
+            body["contents"].append({"role": "user", "parts": [{"text": GO_ON}]})
         if request.system_instruction:
             body["systemInstruction"] = {"parts": [{"text": request.system_instruction}]}
-        if request.tools:
-            body["tools"] = [{"functionDeclarations": [
+        if request.tools or request.builtin_tools:
+            declared = [{"functionDeclarations": [
                 {"name": t.name, "description": t.description,
                  **({"parameters": gemini_schema(t.parameters)} if t.parameters else {})} for t in request.tools]}]
+            body["tools"] = (declared if request.tools else []) + [dict(entry) for entry in request.builtin_tools]
+            if any("enterpriseWebSearch" in entry for entry in request.builtin_tools):
+                raise InvalidRequestError("enterprise_web_search is Gemini's on Vertex AI only: the Gemini API "
+                                          "(an API key) does not take it")
+        if request.tools:
             choice = config.get("tool_choice")
             if choice in ("any", "none"):
                 body["toolConfig"] = {"functionCallingConfig": {"mode": choice.upper()}}
@@ -118,7 +146,8 @@ class GeminiModel(HttpModel):
         candidate = candidates[0]
         parts = to_parts((candidate.get("content") or {}).get("parts") or [])
         return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=candidate.get("finishReason"),
-                           turn_complete=True, usage_metadata=_usage(data), model_version=data.get("modelVersion"))
+                           turn_complete=True, usage_metadata=_usage(data), model_version=data.get("modelVersion"),
+                           grounding_metadata=_grounding(candidate))
 
     def stream_parser(self) -> StreamParser:
         return _GeminiStream()
@@ -131,12 +160,26 @@ class GeminiModel(HttpModel):
                                 request.contents, setup_timeout=self.timeout)
 
 
+def _in_order(parts: list[Part]) -> list[Part]:
+    """A stream's parts in the order they came, each run of text pieces (thoughts apart
+    from the answer) joined into one part, as google-adk's progressive streaming does."""
+    out: list[Part] = []
+    for part in parts:
+        last = out[-1] if out else None
+        if part.text is not None and last is not None and last.text is not None and last.thought == part.thought:
+            out[-1] = Part(text=last.text + part.text, thought=part.thought)
+        else:
+            out.append(part)
+    return out
+
+
 class _GeminiStream(StreamParser):
     def __init__(self) -> None:
         self.parts: list[Part] = []
         self.finish_reason: str | None = None
         self.usage: UsageMetadata | None = None
         self.model: Any = None
+        self.grounding: GroundingMetadata | None = None  # the last a chunk gave, as google-adk keeps it
 
     def feed(self, event: SseEvent) -> list[LlmResponse]:
         data = loads(event.data, "gemini")
@@ -152,16 +195,22 @@ class _GeminiStream(StreamParser):
             self.parts.extend(parts)
             finish = candidate.get("finishReason")
             self.finish_reason = finish or self.finish_reason
+            grounding = _grounding(candidate)
+            self.grounding = grounding or self.grounding
             if parts:  # each chunk as it came (text or a function call), with what it says of itself
                 out.append(LlmResponse(content=Content(role="model", parts=tuple(parts)), partial=True,
-                                       finish_reason=finish, usage_metadata=usage, model_version=self.model))
+                                       finish_reason=finish, usage_metadata=usage, model_version=self.model,
+                                       grounding_metadata=grounding))
         return out
 
     def finish(self) -> LlmResponse:
         if self.finish_reason is None:
             raise MalformedResponse("the stream ended without a finish reason (truncated)")
-        text = "".join(p.text or "" for p in self.parts if p.text and not p.thought)
-        others = [p for p in self.parts if not p.text]
-        parts = ([Part(text=text)] if text else []) + others
+        if any(p.executable_code is not None or p.code_execution_result is not None for p in self.parts):
+            parts = _in_order(self.parts)  # a code run's parts stay between the texts around them
+        else:
+            text = "".join(p.text or "" for p in self.parts if p.text and not p.thought)
+            parts = ([Part(text=text)] if text else []) + [p for p in self.parts if not p.text]
         return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=self.finish_reason,
-                           turn_complete=True, usage_metadata=self.usage, model_version=self.model)
+                           turn_complete=True, usage_metadata=self.usage, model_version=self.model,
+                           grounding_metadata=self.grounding)

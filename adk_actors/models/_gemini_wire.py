@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from .._types import Blob, Content, FunctionCall, Part
+from .._types import Blob, CodeExecutionResult, Content, ExecutableCode, FunctionCall, Part
 
 __all__ = ["gemini_parts", "to_parts"]
 
@@ -26,11 +26,18 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
             result = part.function_response
             parts.append({"functionResponse": {"name": result.name, "response": result.response,
                                                **({"id": result.id} if result.id else {})}})
+        elif part.executable_code is not None:
+            parts.append({"executableCode": part.executable_code.model_dump(mode="json", by_alias=True,
+                                                                            exclude_none=True)})
+        elif part.code_execution_result is not None:
+            parts.append({"codeExecutionResult": part.code_execution_result.model_dump(mode="json", by_alias=True,
+                                                                                       exclude_none=True)})
     return parts
 
 
 def to_parts(raw: list[dict[str, Any]]) -> list[Part]:
-    """Gemini's JSON parts as ours (text, function calls, inline data; others dropped)."""
+    """Gemini's JSON parts as ours (text, function calls, inline data, and the code the
+    model ran with its code execution tool and what it gave; others dropped)."""
     parts: list[Part] = []
     for item in raw:
         if "text" in item:
@@ -43,4 +50,8 @@ def to_parts(raw: list[dict[str, Any]]) -> list[Part]:
             blob = item["inlineData"]
             parts.append(Part(inline_data=Blob(mime_type=blob.get("mimeType", ""),
                                                data=base64.b64decode(blob.get("data", "")))))
+        elif isinstance(item.get("executableCode"), dict):
+            parts.append(Part(executable_code=ExecutableCode.model_validate(item["executableCode"])))
+        elif isinstance(item.get("codeExecutionResult"), dict):
+            parts.append(Part(code_execution_result=CodeExecutionResult.model_validate(item["codeExecutionResult"])))
     return parts

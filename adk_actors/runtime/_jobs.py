@@ -60,6 +60,7 @@ from supervision import (
     Lookup,
     Reply,
     UnknownRequest,
+    WallClock,
 )
 
 from .. import telemetry
@@ -175,7 +176,7 @@ class JobQueueActor(GenServer):
     def init(self, args: JobsArgs) -> None:
         self.config = args.config
         self.store_path = args.path
-        self.store = JobStore(args.path, time.time, node=args.node)
+        self.store = JobStore(args.path, WallClock(), node=args.node)
         self.catalog = AppCatalog(dict(args.apps), args.agents_dir)  # YAML apps may come and go
         self.executors: list[_Executor] = []
         self.waiting: list[Job] = []  # function jobs claimed, waiting for an idle executor

@@ -858,7 +858,7 @@ class SessionPartition(GenServer):
             (self.slog.debug if status == "done" else self.slog.warning)(
                 "run ended", app=session.app_name, user=session.user_id, session=session.session_id,
                 run=run.run_id, status=status, events=run.seq,
-                seconds=round(time.monotonic() - run.started, 4) if run.started else None,
+                seconds=round(self.clock() - run.started, 4) if run.started else None,
                 error=run.outcome.detail if run.outcome is not None else None)
 
     def run_output(self, session: Session, run: SessionRun, output: RunOutput) -> None:

@@ -24,6 +24,7 @@ later calls once its answer came.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 import uuid
@@ -49,6 +50,7 @@ from supervision import (
 )
 
 from .._decisions import CallDecision
+from .._event_print import print_event
 from .._exceptions import (
     AdkError,
     HostError,
@@ -140,6 +142,7 @@ _RESTART_POLL = 0.005
 _ALIVE_POLL = 0.01
 
 _T = TypeVar("_T")
+_debug_log = logging.getLogger("adk_actors.runtime")
 
 
 _ERRORS: dict[str, type[AdkError]] = {
@@ -945,6 +948,40 @@ class Runner:
             line.release(request.run_id, message.ref)
 
     # -- live runs ----------------------------------------------------------------------------
+
+    async def run_debug(self, user_messages: str | list[str], *, user_id: str = "debug_user_id",
+                        session_id: str = "debug_session_id", run_config: RunConfig | None = None,
+                        quiet: bool = False, verbose: bool = False) -> list[Event]:
+        """google-adk's quick try-out, as the in-process Runner's (``adk_actors.Runner``):
+        in order, the session ``session_id`` of ``user_id`` is read, or created when the
+        host has none; each of ``user_messages`` (one string or a list) is run in turn
+        with :meth:`run_async`; every event the turns yielded but the user's own
+        message is returned, in order.
+        Unless ``quiet``: which session is used and each message are logged (the
+        ``adk_actors.runtime`` logger, at INFO) and each event is printed as it comes
+        (its texts; with ``verbose`` its tool calls, results, code and data too). A
+        turn's error is raised here."""
+        try:
+            await asyncio.to_thread(self.get_session, user_id, session_id)
+            created = False
+        except SessionNotFoundError:
+            await asyncio.to_thread(self.create_session, user_id, session_id)
+            created = True
+        if not quiet:
+            _debug_log.info("%s session: %s", "Created new" if created else "Continue", session_id)
+        collected: list[Event] = []
+        for text in [user_messages] if isinstance(user_messages, str) else list(user_messages):
+            if not quiet:
+                _debug_log.info("User > %s", text)
+            first = True
+            async for event in self.run_async(user_id, session_id, text, run_config=run_config):
+                users_own, first = first and event.author == "user", False
+                if users_own:
+                    continue  # the host's runs yield the message first; google-adk's run_debug shows it not
+                if not quiet:
+                    print_event(event, verbose=verbose)
+                collected.append(event)
+        return collected
 
     def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
                  reject_if_busy: bool = False) -> LiveRun:

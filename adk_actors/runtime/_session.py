@@ -37,7 +37,6 @@ messages, then its end, as its caller would have.
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -95,6 +94,9 @@ class SessionOwner(Protocol):
     run_stop_grace: float  # how long a cancelled run may take to stop before it is ended (and killed)
     trace_turns: int  # turns whose trace a session keeps
 
+    def clock(self) -> float:
+        """Now, in seconds of the owner's clock (monotonic): a run's start is measured on it."""
+
     def send(self, address: Any, message: Any) -> None: ...
 
     def durable_address(self, caller: Any) -> Any:
@@ -142,7 +144,7 @@ class SessionRun:
     committed: int = 0  # non-partial events of this run in the store
     held: list[Any] | None = None  # messages for a batched caller, sent as one envelope
     agent: str | None = None  # the author of its last event (what the tree shows)
-    queued_at: float = field(default_factory=time.time)  # wall clock: when it was taken
+    queued_at: float = 0.0  # the store's clock (epoch seconds): when it was taken
     live_inputs: list[LiveRequest] = field(default_factory=list)  # a live run's, until it has a worker
 
     @property
@@ -209,7 +211,7 @@ class Session:
             if stored is not None:
                 self.events.append(stored)
                 self.state = apply_state_delta(self.state, stored.actions.state_delta)
-                self.last_update = time.time()
+                self.last_update = self.owner.store.clock.current_time()
         return stored_events
 
     # -- runs --------------------------------------------------------------------------------
@@ -268,7 +270,7 @@ class Session:
         if original is not None:  # a resume carries the message: the run may have committed nothing yet
             request = replace(request, new_message=original[0], state_delta=original[1])
         run = SessionRun(request=request, caller=caller, invocation_id=recorded.invocation_id,
-                         attempt=recorded.attempt)
+                         attempt=recorded.attempt, queued_at=self.owner.store.clock.current_time())
         if busy:
             self.waiting.append(run)
             return RunAccepted(request.run_id, len(self.waiting), os.getpid(), self.owner.address)
@@ -349,7 +351,7 @@ class Session:
                 self.owner.send(follower, message)
 
     def _begin(self, run: SessionRun) -> None:
-        run.started = time.monotonic()
+        run.started = self.owner.clock()
         self.active = run
         self.owner.dispatch(self, run)
         run.deadline = (run.request.run_config or RunConfig()).timeout or self.owner.run_timeout

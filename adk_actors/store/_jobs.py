@@ -1,7 +1,8 @@
 """The jobs, the one truth of every job's state: a SQLite file of the host's
 (``jobs.db`` in its data folder, private) or, with ``[store] url`` set, the sessions'
 PostgreSQL database, one queue for every host of a cluster (Oban's shape). The clock
-is passed in (epoch seconds), so schedules, backoff, leases and uniqueness are tested
+is passed in (a ``supervision.Clock`` in epoch seconds: ``WallClock``, or a
+``ManualClock`` in tests), so schedules, backoff, leases and uniqueness are tested
 exactly, without sleeping; hosts sharing a queue read their own clocks, so they keep
 them in step (NTP), as Oban's nodes do.
 
@@ -26,6 +27,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from supervision import Clock
 
 from .._exceptions import InvalidRequestError, NotFoundError
 from ..jobs import FINISHED, Backoff, Job, JobSpec, backoff_delay
@@ -63,10 +66,11 @@ _MIGRATIONS = [
 
 class JobStore:
     """See the module. ``location``: a SQLite file or a ``postgresql://`` URL;
-    ``clock()``: now, in epoch seconds; ``rng``: the backoff's jitter; ``node``: this
-    host's name among those sharing the queue."""
+    ``clock``: where now is read from (``clock.current_time()``, epoch seconds);
+    ``rng``: the backoff's jitter; ``node``: this host's name among those sharing the
+    queue."""
 
-    def __init__(self, location: str | Path, clock: Callable[[], float], rng: random.Random | None = None,
+    def __init__(self, location: str | Path, clock: Clock, rng: random.Random | None = None,
                  *, node: str = "local") -> None:
         self._db = Database(str(location), application_name=connection_name(node, "jobs"))
         self._db.migrate("jobs", _MIGRATIONS)
@@ -102,7 +106,7 @@ class JobStore:
             return [self._insert(db, spec, backoff_of(spec.queue))[0] for spec in specs]
 
     def _insert(self, db: Statements, spec: JobSpec, default_backoff: Backoff) -> tuple[Job, bool]:
-        now = self.clock()
+        now = self.clock.current_time()
         due = spec.scheduled_at if spec.scheduled_at is not None else now + (spec.schedule_in or 0.0)
         payload = {"app_name": spec.app_name, "message": spec.message, "session_id": spec.session_id,
                    "state_delta": spec.state_delta, "function": spec.function, "args": spec.args}
@@ -130,7 +134,7 @@ class JobStore:
         Rows another host is claiming at this moment are skipped, never waited for."""
         if limit <= 0:
             return []
-        now = self.clock()
+        now = self.clock.current_time()
         skip_locked = " FOR UPDATE SKIP LOCKED" if self.shared else ""
         with self._db.transaction() as db:
             rows = db.run(f"UPDATE jobs SET state='executing', attempt=attempt+1, attempted_at=?, "
@@ -144,13 +148,13 @@ class JobStore:
         """The attempt succeeded: ``completed`` with its result (False: not the current attempt)."""
         changed = self._db.run("UPDATE jobs SET state='completed', finished_at=?, lease_until=NULL, result=? "
                                "WHERE id=? AND attempt=? AND state='executing'",
-                               (self.clock(), json.dumps(result, default=str), job_id, attempt)).rowcount
+                               (self.clock.current_time(), json.dumps(result, default=str), job_id, attempt)).rowcount
         return bool(changed)
 
     def fail(self, job_id: str, attempt: int, error: str, *, discard: bool = False) -> bool:
         """The attempt failed: ``retryable`` (due after the job's backoff) or, at its last
         attempt or with ``discard``, ``discarded``; the error is kept."""
-        now = self.clock()
+        now = self.clock.current_time()
         with self._db.transaction() as db:
             row = self._row(db, job_id)
             if row is None or row["attempt"] != attempt or row["state"] != "executing":
@@ -170,7 +174,7 @@ class JobStore:
     def snooze(self, job_id: str, attempt: int, seconds: float) -> bool:
         """The attempt asked to be tried again in ``seconds``: ``scheduled``, and one more
         attempt allowed (a snooze is not a failure)."""
-        now = self.clock()
+        now = self.clock.current_time()
         changed = self._db.run("UPDATE jobs SET state='scheduled', scheduled_at=?, lease_until=NULL, "
                                "max_attempts=max_attempts+1 WHERE id=? AND attempt=? AND state='executing'",
                                (now + max(seconds, 0.0), job_id, attempt)).rowcount
@@ -191,7 +195,7 @@ class JobStore:
         if not self.shared:
             return []
         rows = self._db.run(f"SELECT {_SELECT} FROM jobs WHERE state='executing' AND node<>? AND lease_until<?",
-                            (self.node, self.clock() - grace)).rows
+                            (self.node, self.clock.current_time() - grace)).rows
         return [_job(_fields(row)) for row in rows]
 
     def next_due(self, after: float) -> float | None:
@@ -204,7 +208,7 @@ class JobStore:
     def prune(self, older_than: float) -> int:
         """Delete completed, discarded and cancelled jobs finished over ``older_than`` s ago."""
         return int(self._db.run("DELETE FROM jobs WHERE state IN ('completed', 'discarded', 'cancelled') "
-                                "AND finished_at<?", (self.clock() - older_than,)).rowcount)
+                                "AND finished_at<?", (self.clock.current_time() - older_than,)).rowcount)
 
     # -- a caller's side ------------------------------------------------------------------------
 
@@ -234,7 +238,7 @@ class JobStore:
         a finished job is left as it is. The job as it is now."""
         self.get(job_id, user_id)
         self._db.run("UPDATE jobs SET state='cancelled', finished_at=?, lease_until=NULL WHERE id=? AND state "
-                     "NOT IN ('completed', 'discarded', 'cancelled')", (self.clock(), job_id))
+                     "NOT IN ('completed', 'discarded', 'cancelled')", (self.clock.current_time(), job_id))
         return self.get(job_id)
 
     def retry(self, job_id: str, user_id: str | None = None) -> Job:
@@ -245,7 +249,7 @@ class JobStore:
             raise InvalidRequestError(f"job {job_id!r} is executing")
         self._db.run("UPDATE jobs SET state='available', scheduled_at=?, finished_at=NULL, max_attempts=? "
                      "WHERE id=? AND state<>'executing'",
-                     (self.clock(), max(job.max_attempts, job.attempt + 1), job_id))
+                     (self.clock.current_time(), max(job.max_attempts, job.attempt + 1), job_id))
         return self.get(job_id)
 
     def discard(self, job_id: str, user_id: str | None = None) -> Job:
@@ -255,7 +259,7 @@ class JobStore:
             raise InvalidRequestError(f"job {job_id!r} is executing: cancel it")
         if job.state not in FINISHED:
             self._db.run("UPDATE jobs SET state='discarded', finished_at=? WHERE id=? AND state<>'executing'",
-                         (self.clock(), job_id))
+                         (self.clock.current_time(), job_id))
         return self.get(job_id)
 
 

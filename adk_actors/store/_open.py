@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from supervision import Clock
+
 from ._postgres import PostgresSessionStore, is_postgres_url, redacted_url
 from ._sqlite import SQLiteSessionStore
 
@@ -10,14 +12,16 @@ __all__ = ["SessionStores", "open_session_store", "store_name"]
 SessionStores = SQLiteSessionStore | PostgresSessionStore
 
 
-def open_session_store(location: str, *, application_name: str = "") -> SessionStores:
+def open_session_store(location: str, *, application_name: str = "", clock: Clock | None = None) -> SessionStores:
     """Open the session store at ``location``: a PostgreSQL database for a
     ``postgresql://`` (or ``postgres://``) URL (its connections called
     ``application_name``, when given: ``connection_name``), else a SQLite file
-    (``:memory:`` too). StoreError when it cannot be opened or migrated."""
+    (``:memory:`` too). ``clock``: what the store reads the time from (its leases
+    included); by default the wall clock, and the database's for PostgreSQL's leases.
+    StoreError when it cannot be opened or migrated."""
     if is_postgres_url(location):
-        return PostgresSessionStore(location, application_name=application_name)
-    return SQLiteSessionStore(location)
+        return PostgresSessionStore(location, application_name=application_name, clock=clock)
+    return SQLiteSessionStore(location, clock=clock)
 
 
 def store_name(location: str) -> str:

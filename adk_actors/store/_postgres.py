@@ -18,7 +18,8 @@ Writes, in order:
   together.
 - Leases (``acquire_lease``, ``renew_leases``, ``release_lease``) are rows read and
   written under the same row locks, timed by the database's clock
-  (``clock_timestamp()``), so the hosts' clocks need not agree.
+  (``clock_timestamp()``), so the hosts' clocks need not agree; a store opened with a
+  ``clock`` (a ``ManualClock`` in tests) times them by that clock instead.
 
 The schema is created and migrated on open, versioned (``schema_migrations``), under
 a transaction-scoped advisory lock: hosts that start together migrate once.
@@ -33,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import json
 import pickle
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,6 +42,8 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
+
+from supervision import Clock, WallClock
 
 from .._types import Event, apply_state_delta
 from ..tracing import PackedTrace, TraceSpan
@@ -193,12 +195,17 @@ def open_pool(url: str, size: int, connect_timeout: float, name: str, applicatio
 
 class PostgresSessionStore:
     def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0,
-                 application_name: str = "") -> None:
+                 application_name: str = "", clock: Clock | None = None) -> None:
         """Open a pool of up to ``pool_size`` connections to ``url`` (called
         ``application_name`` in PostgreSQL, when given) and migrate the schema;
         StoreError (its message without the password) when the server cannot be
-        reached within ``connect_timeout`` seconds or the schema cannot be made."""
+        reached within ``connect_timeout`` seconds or the schema cannot be made.
+        ``clock``: unless given, the times the store writes (run and update times) are
+        this host's wall clock and leases are timed by the database's clock; given (a
+        ``ManualClock`` in tests), both are read from it."""
         self.url = url
+        self.clock: Clock = WallClock() if clock is None else clock
+        self._lease_clock = clock  # None: the database's clock (see _lease_now)
         self.path = redacted_url(url)  # how the store is named in messages (never the password)
         try:
             self._pool = open_pool(url, pool_size, connect_timeout, "adk-actors-sessions", application_name)
@@ -211,6 +218,13 @@ class PostgresSessionStore:
             raise StoreError(f"cannot open the session store {self.path}: {reason_without_password(exc, url)}") from None
 
     # -- connections -------------------------------------------------------------------------
+
+    def _lease_now(self) -> tuple[str, tuple[float, ...]]:
+        """How a lease statement reads now: SQL and its parameters (the database's clock,
+        or the clock the store was opened with)."""
+        if self._lease_clock is None:
+            return _NOW, ()
+        return "%s::double precision", (self._lease_clock.current_time(),)
 
     @contextmanager
     def _tx(self) -> Iterator[psycopg.Cursor[Any]]:
@@ -239,7 +253,7 @@ class PostgresSessionStore:
                 for statement in script.split(";"):
                     if statement.strip():
                         cur.execute(statement)  # the migrations' own text
-                cur.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (version, time.time()))
+                cur.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (version, self.clock.current_time()))
 
     def schema_version(self) -> int:
         with self._tx() as cur:
@@ -262,7 +276,7 @@ class PostgresSessionStore:
         lock on (app, user), in the transaction of the insert); Unstorable, before
         anything is written, for a state it could not read back."""
         app_delta, user_delta, session_state = split_delta(checked_state(state))
-        now = time.time()
+        now = self.clock.current_time()
         with self._tx() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(app, user),))
             if cur.execute("SELECT 1 FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s",
@@ -342,7 +356,7 @@ class PostgresSessionStore:
         event or one whose id was already stored."""
         prepared = [prepared_event(event) for event in events]
         stored_events: list[Event | None] = []
-        now = time.time()
+        now = self.clock.current_time()
         with self._tx() as cur:
             row = cur.execute("SELECT state FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s FOR UPDATE",
                               (app, user, session_id)).fetchone()
@@ -422,7 +436,7 @@ class PostgresSessionStore:
             if lease is not None:
                 check_fence(self._lease_row(cur, app, user, session_id), lease)
             return recorded_run(cur.execute, True, (app, user, session_id), run_id, caller,
-                                resumes, request)
+                                resumes, request, self.clock.current_time())
 
     def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
         """The session's latest run, or None if it never had one."""
@@ -439,7 +453,8 @@ class PostgresSessionStore:
 
     def end_run(self, run_id: str, status: str) -> None:
         with self._tx() as cur:
-            cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s", (status, time.time(), run_id))
+            cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s",
+                        (status, self.clock.current_time(), run_id))
 
     def all_running_runs(self) -> list[tuple[str, str, str, RunRecord]]:
         """Every run marked running: (app, user, session, record)."""
@@ -454,12 +469,13 @@ class PostgresSessionStore:
         ``holder`` had (its earlier self, which died with them), whose lease ran out on
         the database's clock (its holder died or was cut off), or that has none. A run
         of a session another holder leases now is left to it."""
+        now, at = self._lease_now()
         with self._tx() as cur:
             rows = cur.execute(
                 "SELECT r.app_name, r.user_id, r.session_id, r.run_id, r.caller FROM runs r LEFT JOIN session_leases l "
                 "ON l.app_name=r.app_name AND l.user_id=r.user_id AND l.session_id=r.session_id "
-                f"WHERE r.status='running' AND (l.holder IS NULL OR l.holder=%s OR l.expires<{_NOW})",
-                (holder,)).fetchall()
+                f"WHERE r.status='running' AND (l.holder IS NULL OR l.holder=%s OR l.expires<{now})",
+                (holder, *at)).fetchall()
         return [(app, user, sid, RunRecord(run_id, caller_address(caller), "running"))
                 for app, user, sid, run_id, caller in rows]
 
@@ -489,12 +505,13 @@ class PostgresSessionStore:
         ``_rows.granted_epoch``); SessionLeased, with its holder, when another has it;
         SessionNotFound for a session that does not exist (no lease is made for one)."""
         key = (app, user, session_id)
+        now_sql, at = self._lease_now()
         with self._tx() as cur:
             if cur.execute("SELECT 1 FROM sessions WHERE app_name=%s AND user_id=%s AND id=%s", key).fetchone() is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
             cur.execute("INSERT INTO session_leases VALUES (%s, %s, %s, '', 0, 0, NULL) ON CONFLICT DO NOTHING", key)
-            row = cur.execute(f"SELECT holder, epoch, expires, address, {_NOW} FROM session_leases "
-                              "WHERE app_name=%s AND user_id=%s AND session_id=%s FOR UPDATE", key).fetchone()
+            row = cur.execute(f"SELECT holder, epoch, expires, address, {now_sql} FROM session_leases "
+                              "WHERE app_name=%s AND user_id=%s AND session_id=%s FOR UPDATE", (*at, *key)).fetchone()
             assert row is not None  # inserted above if it was not there (as expired, epoch 0)
             holder_now, epoch_now, expires, address_now, now = row
             epoch = granted_epoch((holder_now, epoch_now, expires, bytes(address_now) if address_now else None),
@@ -506,9 +523,10 @@ class PostgresSessionStore:
     def renew_leases(self, holder: str, ttl: float) -> set[tuple[str, str, str]]:
         """Extend every lease ``holder`` still has by ``ttl`` seconds from now; the
         sessions (app, user, id) it still has (one missing was taken by another)."""
+        now, at = self._lease_now()
         with self._tx() as cur:
-            rows = cur.execute(f"UPDATE session_leases SET expires={_NOW} + %s WHERE holder=%s AND expires>0 "
-                               "RETURNING app_name, user_id, session_id", (ttl, holder)).fetchall()
+            rows = cur.execute(f"UPDATE session_leases SET expires={now} + %s WHERE holder=%s AND expires>0 "
+                               "RETURNING app_name, user_id, session_id", (*at, ttl, holder)).fetchall()
         return {(str(a), str(u), str(s)) for a, u, s in rows}
 
     def release_lease(self, lease: Lease) -> None:

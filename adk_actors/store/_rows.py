@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import time
 from typing import Any
 
 from pydantic import ValidationError
@@ -212,9 +211,10 @@ def event_span(packed: Any, event_id: str) -> TraceSpan | None:
 
 
 def recorded_run(execute: Any, postgres: bool, session: tuple[str, str, str], run_id: str, caller: Any,
-                 resumes: str | None, request: str | None) -> RunInfo:
-    """Record a run as running, inside the caller's transaction (``execute``: its
-    cursor's, with ``?`` marks on SQLite, ``%s`` on PostgreSQL); answer it as recorded.
+                 resumes: str | None, request: str | None, now: float) -> RunInfo:
+    """Record a run as running at ``now`` (the store's clock), inside the caller's
+    transaction (``execute``: its cursor's, with ``?`` marks on SQLite, ``%s`` on
+    PostgreSQL); answer it as recorded.
     With ``resumes``: RunExists first if ``run_id`` is known (a resume sent again), then
     the run to resume is read (locked on PostgreSQL: two hosts resume it once) and
     checked (``resumed_run``), the new run takes its invocation, its message and one
@@ -236,10 +236,10 @@ def recorded_run(execute: Any, postgres: bool, session: tuple[str, str, str], ru
     conflict = " ON CONFLICT DO NOTHING" if postgres else ""
     inserted = execute(sql(f"{insert} (run_id, app_name, user_id, session_id, caller, status, started, invocation_id, "
                            f"resumes, attempt, request) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?){conflict}"),
-                       (run_id, app, user, session_id, pickle.dumps(caller), time.time(), info.invocation_id, resumes,
+                       (run_id, app, user, session_id, pickle.dumps(caller), now, info.invocation_id, resumes,
                         info.attempt, info.request)).rowcount
     if not inserted:
         raise RunExists(f"run id {run_id!r} was used already")
     if resumes is not None:
-        execute(sql("UPDATE runs SET status='resumed', ended=? WHERE run_id=?"), (time.time(), resumes))
+        execute(sql("UPDATE runs SET status='resumed', ended=? WHERE run_id=?"), (now, resumes))
     return info

@@ -26,9 +26,10 @@ import json
 import pickle
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import Any
+
+from supervision import Clock, WallClock
 
 from .._files import private_file
 from .._types import Event, apply_state_delta
@@ -132,8 +133,13 @@ MIGRATIONS: list[tuple[int, str]] = [
 
 
 class SQLiteSessionStore:
-    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL") -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "NORMAL", clock: Clock | None = None) -> None:
+        """Open (creating it if need be, private to this user) the file at ``path`` and
+        migrate its schema; StoreError when it cannot be. ``clock`` is what every time
+        the store writes or compares is read from (lease expiries, run and update
+        times): the wall clock unless given (a ``ManualClock`` in tests)."""
         self.path = str(path)
+        self.clock: Clock = WallClock() if clock is None else clock
         if self.path != ":memory:":
             private_file(self.path)
         self._lock = threading.RLock()
@@ -165,7 +171,8 @@ class SQLiteSessionStore:
                     for statement in script.split(";"):
                         if statement.strip():
                             self._db.execute(statement)
-                    self._db.execute("INSERT INTO schema_migrations VALUES (?, ?)", (version, time.time()))
+                    self._db.execute("INSERT INTO schema_migrations VALUES (?, ?)",
+                                     (version, self.clock.current_time()))
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot migrate the session store {self.path}: {exc}") from exc
 
@@ -194,7 +201,7 @@ class SQLiteSessionStore:
         transaction as the insert, so concurrent creators cannot pass it together);
         Unstorable, before anything is written, for a state it could not read back."""
         app_delta, user_delta, session_state = split_delta(checked_state(state))
-        now = time.time()
+        now = self.clock.current_time()
         with self._tx() as db:
             if db.execute("SELECT 1 FROM sessions WHERE app_name=? AND user_id=? AND id=?",
                           (app, user, session_id)).fetchone():
@@ -270,7 +277,7 @@ class SQLiteSessionStore:
         session's lease is still that one (LeaseLost otherwise). Returns each event as
         stored, or None for a partial event or one whose id was already stored."""
         stored_events: list[Event | None] = []
-        now = time.time()
+        now = self.clock.current_time()
         # Serialized before the write lock is taken: the lock is held for SQL only.
         prepared = [prepared_event(event) for event in events]
         with self._tx() as db:
@@ -346,7 +353,7 @@ class SQLiteSessionStore:
             if lease is not None:
                 check_fence(self._lease_row(db, app, user, session_id), lease)
             return recorded_run(db.execute, False, (app, user, session_id), run_id, caller,
-                                resumes, request)
+                                resumes, request, self.clock.current_time())
 
     def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
         """The session's latest run, or None if it never had one."""
@@ -363,7 +370,7 @@ class SQLiteSessionStore:
 
     def end_run(self, run_id: str, status: str) -> None:
         with self._tx() as db:
-            _end_run(db, run_id, status, time.time())
+            _end_run(db, run_id, status, self.clock.current_time())
 
     def all_running_runs(self) -> list[tuple[str, str, str, RunRecord]]:
         """Every run marked running: (app, user, session, record)."""
@@ -385,7 +392,7 @@ class SQLiteSessionStore:
                 "SELECT r.app_name, r.user_id, r.session_id, r.run_id, r.caller FROM runs r LEFT JOIN session_leases l "
                 "ON l.app_name=r.app_name AND l.user_id=r.user_id AND l.session_id=r.session_id "
                 "WHERE r.status='running' AND (l.holder IS NULL OR l.holder=? OR l.expires<?)",
-                (holder, time.time())).fetchall()
+                (holder, self.clock.current_time())).fetchall()
         return [(app, user, sid, RunRecord(run_id, caller_address(caller), "running"))
                 for app, user, sid, run_id, caller in rows]
 
@@ -422,7 +429,7 @@ class SQLiteSessionStore:
             if db.execute("SELECT 1 FROM sessions WHERE app_name=? AND user_id=? AND id=?",
                           (app, user, session_id)).fetchone() is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
-            now = time.time()
+            now = self.clock.current_time()
             row = db.execute("SELECT holder, epoch, expires, address FROM session_leases WHERE app_name=? "
                              "AND user_id=? AND session_id=?", (app, user, session_id)).fetchone()
             epoch = granted_epoch(row, (app, user, session_id), holder, now)
@@ -434,7 +441,8 @@ class SQLiteSessionStore:
         """Extend every lease ``holder`` still has by ``ttl`` seconds from now; the
         sessions (app, user, id) it still has (one missing was taken by another)."""
         with self._tx() as db:
-            db.execute("UPDATE session_leases SET expires=? WHERE holder=? AND expires>0", (time.time() + ttl, holder))
+            db.execute("UPDATE session_leases SET expires=? WHERE holder=? AND expires>0",
+                       (self.clock.current_time() + ttl, holder))
             rows = db.execute("SELECT app_name, user_id, session_id FROM session_leases WHERE holder=? "
                               "AND expires>0", (holder,)).fetchall()
         return {(str(a), str(u), str(s)) for a, u, s in rows}

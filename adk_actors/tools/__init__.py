@@ -18,6 +18,8 @@ from ._builtins import (
 )
 from ._classes import BaseTool, BaseToolset, ToolPredicate
 from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError, idempotent
+from ._gemini_builtins import enterprise_web_search_tool as enterprise_web_search
+from ._gemini_builtins import google_maps_grounding, google_search, url_context
 from .example_tool import ExampleTool
 from .get_user_choice_tool import get_user_choice
 
@@ -34,12 +36,16 @@ __all__ = [
     "ToolContext",
     "ToolPredicate",
     "Toolset",
+    "enterprise_web_search",
     "exit_loop",
     "get_user_choice",
+    "google_maps_grounding",
+    "google_search",
     "idempotent",
     "load_artifacts",
     "load_memory",
     "preload_memory",
+    "url_context",
 ]
 
 _ON_FIRST_USE = {"McpToolset", "MCPToolset"}

@@ -10,7 +10,9 @@ internal ``_adk`` keys left out; the caller's run config, services and cancel to
 the caller's artifacts, as google-adk forwards them);
 copies each state change the child makes back into the caller's state as it happens;
 and returns the text of the child's last event with content (an ``output_schema``'s
-JSON validated into a dict). A child that ends on an error returns the error's message;
+JSON validated into a dict). With ``propagate_grounding_metadata``, that event's
+``grounding_metadata`` (its JSON) is set in the caller's state under
+:data:`GROUNDING_KEY`, and the caller's next answer carries it. A child that ends on an error returns the error's message;
 one that ends waiting on a long-running call returns a message saying so (it cannot be
 resumed: its session is discarded) and the turn is not skipped.
 """
@@ -23,12 +25,17 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from .._grounding import GroundingMetadata
 from .._types import Content, FunctionDeclaration, Part
 from ..agents._llm_agent import LlmAgent
 from ._base import ToolContext
 from ._classes import BaseTool
 
-__all__ = ["AgentTool"]
+__all__ = ["GROUNDING_KEY", "AgentTool"]
+
+#: where an AgentTool with ``propagate_grounding_metadata`` leaves its agent's last
+#: grounding for the caller's next answer (google-adk's key: invocation state)
+GROUNDING_KEY = "temp:_adk_grounding_metadata"
 
 
 def _input_schema(agent: Any) -> Any:
@@ -114,6 +121,7 @@ class AgentTool(BaseTool):
         # forwards them); its events and state stay in this copy
         child = dataclasses.replace(parent.session, events=[], state=state)
         last: Content | None = None
+        grounding: GroundingMetadata | None = None
         error: str | None = None
         pending: set[str] = set()
         async for event in parent.run_isolated(self.agent, child, self._message(args)):
@@ -124,7 +132,10 @@ class AgentTool(BaseTool):
             pending |= set(event.long_running_tool_ids or ())
             if event.content is not None and event.author != "user":
                 last = event.content
+                grounding = event.grounding_metadata
                 pending -= {p.function_response.id for p in event.content.parts if p.function_response is not None}
+        if self.propagate_grounding_metadata and grounding is not None:  # for the caller's next answer
+            tool_context.state[GROUNDING_KEY] = grounding.model_dump(mode="json", by_alias=True, exclude_none=True)
         if pending:
             tool_context.actions.skip_summarization = False
             return (f"Error: agent {self.agent.name!r} stopped waiting on unresolved long-running tool call(s) "

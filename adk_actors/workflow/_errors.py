@@ -1,0 +1,41 @@
+"""The errors a workflow graph raises: a bad graph when it is built, bad data or a
+slow node when it runs."""
+
+from __future__ import annotations
+
+from .._exceptions import AdkError, AgentDefinitionError
+
+__all__ = ["GraphValidationError", "NodeTimeoutError", "WorkflowConfigurationError", "WorkflowDataError",
+           "WorkflowResumeError"]
+
+
+class WorkflowConfigurationError(AgentDefinitionError):
+    """A workflow or node definition is invalid (google-adk's name; a ValueError):
+    raised when it is constructed, or when a run finds several terminal outputs."""
+
+
+class GraphValidationError(WorkflowConfigurationError):
+    """A workflow's graph is invalid, found when the ``Workflow`` is built: an edge to
+    a node that is not in the graph, a node START cannot reach, a route with no edge to
+    follow, a cycle of unconditional edges (no exit, no limit), two nodes of one name."""
+
+
+class WorkflowDataError(AdkError, ValueError):
+    """A node's input does not fit it: a function node's parameter found neither in the
+    session state nor as a default, or a value that its annotation refuses."""
+
+
+class NodeTimeoutError(AdkError):
+    """A node ran longer than its ``timeout`` (seconds); it names the node."""
+
+    def __init__(self, *, node_name: str, timeout: float) -> None:
+        super().__init__(f"node {node_name!r} did not finish within {timeout} s")
+        self.node_name = node_name
+        self.timeout = timeout
+
+
+class WorkflowResumeError(AdkError):
+    """A resumed invocation (``Runner.resume``, ``App(resume_interrupted=N)``) reached a
+    workflow graph: resuming a graph at the node it was in is not built yet, so the
+    resumed run fails with this rather than run finished nodes again. The nodes' events
+    committed before the crash stay in the session."""

@@ -1,0 +1,302 @@
+"""The nodes of a workflow graph (google-adk 2.x's names): ``BaseNode``, ``START``,
+``FunctionNode`` (a Python function), ``JoinNode`` (waits for all its predecessors),
+``RetryConfig``, and ``Context`` (what a function node's ``ctx`` is).
+
+A node's :meth:`BaseNode.run` yields events: in order, each item its ``_run_impl``
+yields is normalized (None is skipped, an Event passes, any other value becomes an
+event whose ``output`` is that value). Agents are nodes too, as they are (the
+scheduler in ``_run`` runs them through the engine); they are not ``BaseNode``\\ s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import typing
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
+
+from .._types import Content, Event, EventActions, State
+from ._errors import WorkflowConfigurationError, WorkflowDataError
+
+__all__ = ["START", "BaseNode", "Context", "FunctionNode", "JoinNode", "RetryConfig", "as_node", "node_event"]
+
+
+class RetryConfig(BaseModel):
+    """How a failed node is tried again (google-adk's fields and defaults): at most
+    ``max_attempts`` attempts in all (None: 5; 0 or 1: no retry), the first retry after
+    ``initial_delay`` s (None: 1.0), each next one ``backoff_factor`` times longer (None:
+    2.0) up to ``max_delay`` s (None: 60.0), each delay spread by up to ``jitter`` of
+    itself (None: 1.0); only on the exceptions named in ``exceptions`` (classes or class
+    names; None: any)."""
+
+    max_attempts: int | None = None
+    initial_delay: float | None = None
+    max_delay: float | None = None
+    backoff_factor: float | None = None
+    jitter: float | None = None
+    exceptions: list[str] | None = None
+
+    @field_validator("exceptions", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        names = []
+        for item in value:
+            if isinstance(item, str):
+                names.append(item)
+            elif isinstance(item, type) and issubclass(item, BaseException):
+                names.append(item.__name__)
+            else:
+                raise WorkflowConfigurationError(
+                    f"RetryConfig.exceptions takes exception classes or their names, got {item!r}")
+        return names
+
+
+class Context:
+    """What a function node's ``ctx`` parameter is (google-adk's ``Context``): the
+    session ``state`` (reads see this node's writes at once; the writes go out with the
+    node's output event), ``route`` (set it to choose the node's outgoing edges),
+    ``actions`` (``actions.state_delta``), ``session``, ``invocation_id``, ``branch``,
+    ``node_path``, ``run_id`` and ``user_content``."""
+
+    def __init__(self, invocation: Any, *, node_path: str, run_id: str) -> None:
+        self._invocation = invocation
+        self.actions = EventActions()
+        self.state = State(invocation.session.state, self.actions.state_delta)
+        self.route: bool | int | str | list[bool | int | str] | None = None
+        self.node_path = node_path
+        self.run_id = run_id
+
+    @property
+    def session(self) -> Any:
+        return self._invocation.session
+
+    @property
+    def invocation_id(self) -> str:
+        return str(self._invocation.invocation_id)
+
+    @property
+    def branch(self) -> str | None:
+        return self._invocation.branch  # type: ignore[no-any-return]
+
+    @property
+    def user_content(self) -> Content | None:
+        return self._invocation.user_content  # type: ignore[no-any-return]
+
+    @property
+    def invocation_context(self) -> Any:
+        return self._invocation
+
+    def take_state_delta(self) -> dict[str, Any]:
+        """The state written since the last call (then forgotten here)."""
+        delta = dict(self.actions.state_delta)
+        self.actions.state_delta.clear()
+        return delta
+
+
+def node_event(*, output: Any = None, content: Content | None = None, state: dict[str, Any] | None = None,
+               route: Any = None) -> Event:
+    """A node's event (its author, invocation and node info filled in when committed)."""
+    return Event(output=output, content=content,
+                 actions=EventActions(state_delta=dict(state or {}), route=route))
+
+
+def _output_event(value: Any) -> Event | None:
+    """A node's yielded item as an event (None: nothing to emit)."""
+    if value is None:
+        return None
+    if isinstance(value, Event):
+        return value
+    if isinstance(value, BaseModel) and not isinstance(value, Content):
+        value = value.model_dump()
+    return Event(output=value)
+
+
+class BaseNode(BaseModel):
+    """A node of a workflow graph: a name (a Python identifier, unique in its graph),
+    and google-adk's per-node settings: ``retry_config``, ``timeout`` (seconds),
+    ``description``, ``rerun_on_resume``, ``wait_for_output``. A subclass overrides
+    ``_run_impl(*, ctx, node_input)``, an async generator of outputs or events."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    description: str = ""
+    rerun_on_resume: bool = False
+    wait_for_output: bool = False
+    retry_config: RetryConfig | None = None
+    timeout: float | None = Field(default=None, gt=0)
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not value.isidentifier():
+            raise WorkflowConfigurationError(f"node name {value!r} must be a valid Python identifier")
+        return value
+
+    async def run(self, *, ctx: Any, node_input: Any) -> AsyncIterator[Event]:
+        """The node's ``_run_impl`` items as events, in order (see the module)."""
+        async for item in self._run_impl(ctx=ctx, node_input=node_input):
+            event = _output_event(item)
+            if event is not None:
+                yield event
+
+    async def _run_impl(self, *, ctx: Any, node_input: Any) -> AsyncIterator[Any]:
+        raise NotImplementedError(f"_run_impl for {type(self).__name__} is not implemented")
+        yield  # pragma: no cover
+
+    @property
+    def _requires_all_predecessors(self) -> bool:
+        """Whether the node runs only once every predecessor has finished (a join)."""
+        return False
+
+
+#: The entry of every graph: edges from START lead to the first nodes; START never runs.
+START = BaseNode(name="__START__")
+
+
+class JoinNode(BaseNode):
+    """Runs once all its predecessors have finished; its output is a dict of their
+    outputs by node name (a predecessor that gave none: None)."""
+
+    @property
+    def _requires_all_predecessors(self) -> bool:
+        return True
+
+    async def _run_impl(self, *, ctx: Any, node_input: Any) -> AsyncIterator[Any]:
+        yield node_input
+
+
+def _text(content: Content) -> str:
+    return "".join(part.text or "" for part in content.parts)
+
+
+def _expects_str(annotation: Any) -> bool:
+    if annotation is str:
+        return True
+    return str in typing.get_args(annotation)
+
+
+class FunctionNode(BaseNode):
+    """A node that calls a function (sync or async, or a generator of either). Its
+    parameters are bound by name: ``ctx`` (a :class:`Context`), ``node_input`` (the
+    predecessor's output: the user's message for a node right after START), every other
+    from the session state (else its default; else :class:`WorkflowDataError`), each
+    coerced to its annotation (Content to its text for ``str``). What it returns (or
+    yields) is its output; the state it wrote goes with it; an Event passes as it is.
+    A sync function runs on a worker thread, off the event loop."""
+
+    _func: Callable[..., Any] = PrivateAttr()
+    _signature: inspect.Signature = PrivateAttr()
+    _hints: dict[str, Any] = PrivateAttr()
+
+    def __init__(self, *, func: Callable[..., Any], name: str | None = None, retry_config: RetryConfig | None = None,
+                 timeout: float | None = None, rerun_on_resume: bool = False, description: str | None = None) -> None:
+        """Raises :class:`WorkflowConfigurationError` when ``func`` is not callable or has no name."""
+        if not callable(func):
+            raise WorkflowConfigurationError(f"a FunctionNode needs a callable, got {func!r}")
+        name = name or getattr(func, "__name__", None)
+        if not name:
+            raise WorkflowConfigurationError(f"{func!r} has no __name__: give the FunctionNode a name")
+        super().__init__(name=name, retry_config=retry_config, timeout=timeout, rerun_on_resume=rerun_on_resume,
+                         description=description if description is not None else inspect.getdoc(func) or "")
+        self._func = func
+        self._signature = inspect.signature(func)
+        try:
+            self._hints = typing.get_type_hints(func)
+        except Exception:
+            self._hints = {}
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        return self._func
+
+    def _coerce(self, name: str, value: Any) -> Any:
+        hint = self._hints.get(name)
+        if hint is None or hint is Any:
+            return value
+        if isinstance(value, Content):
+            if _expects_str(hint):
+                return _text(value)
+            try:
+                value = json.loads(_text(value))
+            except ValueError:
+                value = _text(value)
+        try:
+            return TypeAdapter(hint).validate_python(value)
+        except ValidationError as exc:
+            raise WorkflowDataError(f"parameter {name!r} of node {self.name!r}: {exc}") from None
+
+    def _arguments(self, ctx: Context, node_input: Any) -> dict[str, Any]:
+        state = ctx.state
+        arguments: dict[str, Any] = {}
+        for name, parameter in self._signature.parameters.items():
+            if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                continue
+            if name == "ctx":
+                arguments[name] = ctx
+            elif name == "node_input":
+                arguments[name] = self._coerce(name, node_input)
+            elif name in state:
+                arguments[name] = self._coerce(name, state[name])
+            elif parameter.default is not inspect.Parameter.empty:
+                arguments[name] = parameter.default
+            else:
+                raise WorkflowDataError(f"missing value for parameter {name!r} of node {self.name!r}: "
+                                        f"not in the session state and no default")
+        return arguments
+
+    def _event(self, ctx: Context, value: Any) -> Event | None:
+        delta = ctx.take_state_delta()
+        if isinstance(value, Event):
+            if delta:
+                actions = value.actions.model_copy(update={"state_delta": {**delta, **value.actions.state_delta}})
+                return value.model_copy(update={"actions": actions})
+            return value
+        if isinstance(value, Content):
+            return node_event(content=value, state=delta)
+        if value is None:
+            return node_event(state=delta) if delta else None
+        if isinstance(value, BaseModel):
+            value = value.model_dump()
+        return node_event(output=value, state=delta)
+
+    async def _run_impl(self, *, ctx: Any, node_input: Any) -> AsyncIterator[Any]:
+        arguments = self._arguments(ctx, node_input)
+        func = self._func
+        if inspect.isasyncgenfunction(func):
+            async for item in func(**arguments):
+                yield self._event(ctx, item)
+        elif inspect.isgeneratorfunction(func):
+            for item in func(**arguments):
+                yield self._event(ctx, item)
+        elif inspect.iscoroutinefunction(func):
+            yield self._event(ctx, await func(**arguments))
+        else:
+            yield self._event(ctx, await asyncio.to_thread(func, **arguments))
+
+
+def as_node(item: Any) -> Any:
+    """A graph element as a node: a BaseNode or an agent as it is; a function as a
+    :class:`FunctionNode`. Anything else: :class:`WorkflowConfigurationError`."""
+    if isinstance(item, BaseNode):
+        return item
+    if hasattr(item, "name") and callable(getattr(item, "run", None)) and hasattr(item, "sub_agents"):
+        return item  # an agent
+    if callable(item):
+        return FunctionNode(func=item)
+    raise WorkflowConfigurationError(
+        f"{item!r} is not a node: give a BaseNode, an agent, a function or 'START'")

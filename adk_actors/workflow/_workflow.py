@@ -1,0 +1,76 @@
+"""``Workflow``: a graph of nodes run as one agent (google-adk 2.x's ``Workflow``).
+
+``Workflow(name=, edges=[...])`` builds and checks its graph at once (see ``_graph``;
+a bad graph is a :class:`GraphValidationError`); its agent nodes become its
+``sub_agents`` (so the agent tree, ``find_agent`` and the engine know them). It is an
+agent: the engine runs its hooks around it, and a Runner, an App or a host runs it as
+the root agent. It is a node too: a workflow in another's edges runs as a nested graph
+(its events' paths under its node's, its output its terminal node's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import Field, PrivateAttr
+
+from .._types import Event
+from ..agents import AgentBase
+from ._errors import WorkflowResumeError
+from ._graph import Graph, build_graph
+from ._nodes import START, BaseNode, RetryConfig
+from ._run import run_graph, take_frame
+
+__all__ = ["Workflow"]
+
+
+class Workflow(AgentBase):
+    """A graph workflow: ``edges`` (see ``_graph`` for the forms they take),
+    ``max_concurrency`` (nodes running at once; None or <= 0: no limit), and as a node
+    in another workflow ``retry_config`` and ``timeout``."""
+
+    edges: list[Any] = Field(default_factory=list)
+    max_concurrency: int | None = None
+    retry_config: RetryConfig | None = None
+    timeout: float | None = Field(default=None, gt=0)
+    rerun_on_resume: bool = True
+
+    _graph: Graph | None = PrivateAttr(default=None)
+
+    def __init__(self, **data: Any) -> None:
+        """In order: the edges are built into a graph and checked (a bad graph:
+        :class:`GraphValidationError`, naming the workflow); the agents among its nodes
+        become ``sub_agents``; the definition is validated as every agent's."""
+        name = data.get("name", "")
+        graph = build_graph(data.get("edges") or [], workflow=str(name)) if data.get("edges") else None
+        if graph is not None and "sub_agents" not in data:
+            data["sub_agents"] = [node for node in graph.nodes.values()
+                                  if node is not START and not isinstance(node, BaseNode)]
+        super().__init__(**data)
+        self._graph = graph
+
+    @property
+    def _is_workflow(self) -> bool:
+        return True
+
+    @property
+    def graph(self) -> Graph | None:
+        """The checked graph (None for a workflow without edges)."""
+        return self._graph
+
+    def refuse_resume(self) -> None:
+        """Called by the engine when a resumed invocation reaches this workflow:
+        :class:`WorkflowResumeError` (resuming a graph at its node is not built yet)."""
+        raise WorkflowResumeError(
+            f"workflow {self.name!r} cannot be resumed yet: resuming a graph at the node a crash interrupted is "
+            f"not built (issue 55); its committed node events stay in the session, run it again with a new message")
+
+    async def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        """Run the graph (see ``_run``): a root workflow's input is the user's message;
+        a nested one's, its predecessor's output."""
+        frame = take_frame(self, ctx)
+        if self._graph is None:
+            return
+        async for event in run_graph(self, self._graph, ctx, frame):
+            yield event
