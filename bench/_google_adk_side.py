@@ -1,7 +1,17 @@
-"""google-adk's half of bench/turns.py; run by the interpreter that has google-adk.
+"""google-adk's half of bench/turns.py and bench/cluster.py, as its users run it.
 
-Prints one JSON object: the same measures as our half, same turn logic, same mock
-model behaviour (echo for text turns, one tool call for tool turns), no network.
+The bench copies this file and bench/_google_adk_agent.py into a working folder of
+their own and runs ``PYTHON -s -E _google_adk_side.py REPO MODE ...`` there (no
+PYTHONPATH, no bench/ nor the repository on ``sys.path``; issue 60). Modes:
+
+- ``turns TURNS CONCURRENT PER_SESSION BURSTS``: bench/turns.py's measures with an
+  ``InMemorySessionService``;
+- ``store DB_URL TURNS CONCURRENT PER_SESSION``: bench/cluster.py's, on a
+  ``DatabaseSessionService`` (``postgresql+psycopg://`` or ``sqlite+aiosqlite://``).
+
+Same turn logic and scripted model as our half, no network. Prints one JSON object:
+the measures, ``setup`` (google-adk's version, interpreter, venv) and ``repo_modules``
+(modules loaded from REPO); exits 3 if that list is not empty.
 """
 
 from __future__ import annotations
@@ -15,40 +25,20 @@ import time
 import tracemalloc
 from typing import Any
 
+from _google_adk_agent import MockLlm, bump, repo_modules, setup
+
+# DatabaseSessionService needs google-adk[db]: looked up in store mode only, so that a
+# plain `pip install google-adk` runs the turns mode.
+from google.adk import sessions as adk_sessions
 from google.adk.agents import LlmAgent
 from google.adk.events import Event
-from google.adk.models import BaseLlm, LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 
-class MockLlm(BaseLlm):
-    model: str = "mock"
-
-    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
-        last = llm_request.contents[-1]
-        parts = last.parts or []
-        if any(p.function_response for p in parts):
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text="counted")]))
-            return
-        text = next((p.text for p in parts if p.text), "")
-        if text.startswith("tool"):
-            call = types.FunctionCall(name="bump", args={})
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)]))
-        else:
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=f"echo: {text}")]))
-
-
-def bump(tool_context: Any) -> dict[str, Any]:
-    """Count a tool turn."""
-    count = int(tool_context.state.get("count", 0)) + 1
-    tool_context.state["count"] = count
-    return {"count": count}
-
-
 def percentile(samples: list[float], share: float) -> float:
-    """Nearest rank, as bench/turns.py computes it (this interpreter cannot import it)."""
+    """Nearest rank, as bench/turns.py computes it (this process imports nothing of the repository)."""
     ordered = sorted(samples)
     return ordered[max(0, math.ceil(len(ordered) * share) - 1)]
 
@@ -65,7 +55,7 @@ async def timed_turn(runner: Runner, user: str, sid: str, text: str) -> float:
     return time.perf_counter() - began
 
 
-async def main(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str, Any]:
+async def turns_main(turns: int, concurrent: int, per_session: int, bursts: int) -> dict[str, Any]:
     service = InMemorySessionService()
     runner = Runner(app_name="bench", agent=LlmAgent(name="bench", model=MockLlm(), tools=[bump]),
                     session_service=service)
@@ -84,6 +74,7 @@ async def main(turns: int, concurrent: int, per_session: int, bursts: int) -> di
                 first_turns.append(await turn("u", sid, f"{kind} warm-up"))
             samples.append(await turn("u", sid, f"{kind} {i}"))
         out[f"{kind}_turn_ms"] = statistics.median(samples) * 1000
+        out[f"{kind}_turn_min_ms"] = min(samples) * 1000  # for the sanity row (bench/_peer.py)
     out["first_turn_ms"] = statistics.median(first_turns) * 1000
     session = await service.create_session(app_name="bench", user_id="u", session_id="long")
     for i in range(1000):
@@ -134,6 +125,60 @@ async def main(turns: int, concurrent: int, per_session: int, bursts: int) -> di
     return out
 
 
+async def store_main(db_url: str, turns: int, concurrent: int, per_session: int) -> dict[str, Any]:
+    service = adk_sessions.DatabaseSessionService(db_url)
+    runner = Runner(app_name="bench", agent=LlmAgent(name="bench", model=MockLlm(), tools=[bump]),
+                    session_service=service)
+
+    async def turn(user: str, sid: str, text: str) -> float:
+        return await timed_turn(runner, user, sid, text)
+
+    out: dict[str, Any] = {}
+    samples = []
+    for i in range(turns):
+        if i % 10 == 0:
+            sid = f"text-{i}"
+            await service.create_session(app_name="bench", user_id="u", session_id=sid)
+            await turn("u", sid, "text warm-up")
+        samples.append(await turn("u", sid, f"text {i}"))
+    out["text_turn_ms"] = statistics.median(samples) * 1000
+    out["text_turn_min_ms"] = min(samples) * 1000  # for the sanity row (bench/_peer.py)
+    for i in range(concurrent):
+        await service.create_session(app_name="bench", user_id="c", session_id=f"c{i}")
+
+    async def session_turns(i: int) -> list[float]:
+        return [await turn("c", f"c{i}", f"text {j}") for j in range(per_session)]
+
+    began = time.perf_counter()
+    results = await asyncio.gather(*(session_turns(i) for i in range(concurrent)))
+    wall = time.perf_counter() - began
+    latencies = [x for r in results for x in r]
+    out["concurrent_turns_per_s"] = len(latencies) / wall
+    out["concurrent_p50_ms"] = percentile(latencies, 0.50) * 1000
+    out["concurrent_p99_ms"] = percentile(latencies, 0.99) * 1000
+    await service.close() if hasattr(service, "close") else None
+    return out
+
+
+def run(argv: list[str]) -> int:
+    """Run the mode ``argv`` names; print the measures, the setup and the repository's
+    modules loaded here as one JSON object; 3 if any was loaded, 2 on a bad mode."""
+    repo, mode, *rest = argv
+    if mode == "turns":
+        turns, concurrent, per_session, bursts = (int(a) for a in rest)
+        out = asyncio.run(turns_main(turns, concurrent, per_session, bursts))
+    elif mode == "store":
+        out = asyncio.run(store_main(rest[0], *(int(a) for a in rest[1:4])))
+    else:
+        print(f"unknown mode {mode!r}: turns or store", file=sys.stderr)
+        return 2
+    out["setup"], out["repo_modules"] = setup(), repo_modules(repo)
+    print(json.dumps(out))
+    if out["repo_modules"]:
+        print(f"google-adk's half imported files of the repository: {out['repo_modules']}", file=sys.stderr)
+        return 3
+    return 0
+
+
 if __name__ == "__main__":
-    turns, concurrent, per_session, bursts = (int(a) for a in sys.argv[1:5])
-    print(json.dumps(asyncio.run(main(turns, concurrent, per_session, bursts))))
+    sys.exit(run(sys.argv[1:]))

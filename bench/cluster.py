@@ -41,7 +41,6 @@ shared and noisy, so compare ratios):
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import statistics
@@ -65,6 +64,7 @@ from adk_actors import SessionElsewhereError  # noqa: E402
 from adk_actors.messages import LiveWorkers  # noqa: E402
 from adk_actors.runtime import Host, HostConfig, Member, ranked  # noqa: E402
 from adk_actors.testing import TemporaryPostgres  # noqa: E402
+from bench._peer import describe, run_side, sanity, standalone_text_turn  # noqa: E402
 from bench.turns import concurrent_phase, percentile, timed_turn, wall_time_of  # noqa: E402
 from supervision import call, free_port  # noqa: E402
 from supervision.testing import (  # noqa: E402
@@ -100,13 +100,15 @@ def ours(store_url: str, turns: int, concurrent: int, per_session: int) -> dict[
     return out
 
 
-def google_adk(db_url: str, turns: int, concurrent: int, per_session: int, python: str) -> dict[str, float]:
-    done = subprocess.run([python, str(HERE / "_google_adk_store_side.py"), db_url, str(turns), str(concurrent),
-                           str(per_session)], capture_output=True, text=True, timeout=1800, cwd=HERE)
-    if done.returncode != 0:
-        raise RuntimeError(f"google-adk's side failed: {done.stderr[-2000:]}")
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+def google_adk(db_url: str, turns: int, concurrent: int, per_session: int, python: str,
+               setups: list[dict[str, Any]] | None = None) -> dict[str, float]:
+    """google-adk's half (bench/_google_adk_side.py ``store``) on ``db_url``, run by
+    ``python`` as its users run it (bench/_peer.py): its measures; its setup appended
+    to ``setups``. Raises if it failed or loaded a file of this repository."""
+    result = run_side(python, ["store", db_url, str(turns), str(concurrent), str(per_session)])
+    if setups is not None:
+        setups.append(result["setup"])
+    return {key: value for key, value in result.items() if isinstance(value, float)}
 
 
 @contextmanager
@@ -385,16 +387,19 @@ def main() -> None:
     Host.load_tree_code()
     with TemporaryPostgres() as server:
         work = Path(tempfile.mkdtemp(prefix="bench-gadk-"))
+        setups: list[dict[str, Any]] = []
         pg_url = server.new_database("ours")
         adk_pg = server.new_database("google_adk").replace("postgresql://", "postgresql+psycopg://")
         sides = {
             "ours, SQLite": ours("", args.turns, args.concurrent, args.per_session),
             "ours, PostgreSQL": ours(pg_url, args.turns, args.concurrent, args.per_session),
             "google-adk, SQLite": google_adk(f"sqlite+aiosqlite:///{work / 'adk.db'}", args.turns, args.concurrent,
-                                             args.per_session, args.google_adk_python),
+                                             args.per_session, args.google_adk_python, setups),
             "google-adk, PostgreSQL": google_adk(adk_pg, args.turns, args.concurrent, args.per_session,
-                                                 args.google_adk_python),
+                                                 args.google_adk_python, setups),
         }
+        standalone = standalone_text_turn(args.google_adk_python, args.turns,  # as many turns as in the bench
+                                             "sqlite+aiosqlite:///{folder}/adk.db")
         hop = hops(server.new_database("hops"), args.turns, args.concurrent, args.per_session)
         took = failovers(server.new_database("failover"), args.failovers, args.lease) if args.failovers else []
         sized = clusters(server, counts, args.concurrent, args.per_session, args.lease) if counts else {}
@@ -421,6 +426,11 @@ def main() -> None:
               f"all: {', '.join(f'{t:.2f}' for t in took)}")
     if sized:
         print_clusters(sized, args)
+    print(f"\npeer: {describe(setups[0])}")
+    line, ok = sanity(standalone, sides["google-adk, SQLite"])
+    print(line + " (both on google-adk's DatabaseSessionService, SQLite)")
+    if not ok:
+        sys.exit(1)
 
 
 def print_clusters(sized: dict[int, dict[str, float]], args: argparse.Namespace) -> None:

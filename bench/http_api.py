@@ -37,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +48,17 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._peer import (  # noqa: E402
+    AGENT_FILE,
+    describe,
+    interpreter,
+    peer_env,
+    read_exit_report,
+    standalone_text_turn,
+)
 from supervision import free_port  # noqa: E402
 
 APP = "echo"  # the app's name on both sides (not "bench": google-adk imports it as a package)
-GOOGLE_AGENT = """\
-from google.adk.agents import LlmAgent
-
-from bench._google_adk_side import MockLlm, bump
-
-root_agent = LlmAgent(name="bench", model=MockLlm(), tools=[bump])
-"""
 
 
 def percentile(samples: list[float], share: float) -> float:
@@ -65,14 +67,16 @@ def percentile(samples: list[float], share: float) -> float:
 
 
 def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0, poll: float = 0.1,
-               ready_path: str = "/list-apps") -> None:
+               ready_path: str = "/list-apps", log: Path | None = None) -> None:
     """Ask ``ready_path`` every ``poll`` seconds (one client: a new one would build a
-    TLS context each time, CPU taken from the server starting beside it)."""
+    TLS context each time, CPU taken from the server starting beside it). If the
+    server exits first, RuntimeError with the tail of its ``log`` (its stderr) if given."""
     deadline = time.monotonic() + timeout
     with httpx.Client(timeout=1.0) as client:
         while time.monotonic() < deadline:
             if process.poll() is not None:
-                raise RuntimeError(f"the server exited with {process.returncode}")
+                tail = log.read_text(errors="replace")[-1500:] if log is not None and log.exists() else ""
+                raise RuntimeError(f"the server exited with {process.returncode}" + (f": {tail}" if tail else ""))
             try:
                 if client.get(url + ready_path).status_code == 200:
                     return
@@ -84,14 +88,15 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0
 
 @contextmanager
 def running(process: subprocess.Popen[bytes], url: str, poll: float = 0.1,
-            ready_path: str = "/list-apps") -> Iterator[str]:
-    """``url`` once the server answers at ``ready_path``; afterwards SIGTERM, and
-    SIGKILL to its whole session after 60 s."""
+            ready_path: str = "/list-apps", stop: int = signal.SIGTERM, log: Path | None = None) -> Iterator[str]:
+    """``url`` once the server answers at ``ready_path`` (``log``: its stderr, quoted if
+    it exits first); afterwards the ``stop`` signal, and SIGKILL to its whole session
+    after 60 s."""
     try:
-        wait_ready(url, process, poll=poll, ready_path=ready_path)
+        wait_ready(url, process, poll=poll, ready_path=ready_path, log=log)
         yield url
     finally:
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(stop)
         try:
             process.wait(60)
         except subprocess.TimeoutExpired:
@@ -113,19 +118,34 @@ def ours(workdir: Path, python: str = sys.executable, poll: float = 0.1) -> Iter
 
 
 @contextmanager
-def google_adk(workdir: Path, poll: float = 0.1) -> Iterator[str]:
-    """``adk api_server`` over an agents dir holding the equivalent google-adk agent."""
+def google_adk(workdir: Path, poll: float = 0.1, python: str = sys.executable,
+               setups: list[dict[str, Any]] | None = None) -> Iterator[str]:
+    """``adk api_server`` (``python``'s venv's ``adk``) over an agents dir holding the
+    equivalent google-adk agent (bench/_google_adk_agent.py, copied), run as its users
+    run it: in ``workdir``, no PYTHONPATH, nothing of this repository on its path. At
+    its end the server reports its setup (appended to ``setups``) and the modules it
+    loaded from the repository; :class:`bench._peer.PeerImportedRepo` if there is one
+    or no report."""
     agents = workdir / "agents"
     (agents / APP).mkdir(parents=True)
     (agents / APP / "__init__.py").write_text("from . import agent\n")
-    (agents / APP / "agent.py").write_text(GOOGLE_AGENT)
+    report = workdir / "peer-report.json"
+    (agents / APP / "agent.py").write_text(AGENT_FILE.read_text() + f"\n\nreport_at_exit({str(ROOT)!r}, "
+                                                                    f"{str(report)!r})\n")
     port = free_port()
-    adk = Path(sys.executable).with_name("adk")
-    process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
-                               cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
-    with running(process, f"http://127.0.0.1:{port}", poll) as url:
+    adk = Path(interpreter(python)).with_name("adk")
+    log = workdir / "peer-stderr.log"
+    with open(log, "wb") as stderr:
+        process = subprocess.Popen([str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port), str(agents)],
+                                   cwd=workdir, stdout=subprocess.DEVNULL, stderr=stderr,
+                                   env=peer_env(), start_new_session=True)
+    # Stopped as its users stop it, with Ctrl-C: uvicorn ends on SIGTERM by raising
+    # it again, which ends the process before its atexit report.
+    with running(process, f"http://127.0.0.1:{port}", poll, stop=signal.SIGINT, log=log) as url:
         yield url
+    setup = read_exit_report(report, "google-adk's api_server")["setup"]
+    if setups is not None:
+        setups.append(setup)
 
 
 def run_body(user: str, session: str, text: str) -> dict[str, Any]:
@@ -280,18 +300,40 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--ours-only", action="store_true", help="skip google-adk (to try a change quickly)")
+    parser.add_argument("--google-adk-python", default=sys.executable,
+                        help="an interpreter whose venv has google-adk (its adk command beside it; default: this one)")
     args = parser.parse_args()
     us = side(ours, args)
     if args.ours_only:
         print(json.dumps(us, indent=1))
         return 0
-    them = side(google_adk, args)
+    setups: list[dict[str, Any]] = []
+    them = side(partial(google_adk, python=args.google_adk_python, setups=setups), args)
     labels = {"run_p50_ms": "/run latency p50 (ms)", "run_p99_ms": "/run latency p99 (ms)",
               "sse_first_ms": "/run_sse first event (ms)", "sse_last_ms": "/run_sse last event (ms)",
               "burst_turns_per_s": f"{args.sessions} sessions x {args.per_session} turns: turns/s",
               "burst_p50_ms": "  the same: p50 (ms)", "burst_p99_ms": "  the same: p99 (ms)"}
     report(us, them, labels, args.json)
+    print_peer(args.google_adk_python, setups[0], them["run_p50_ms"], args.json)
     return 0
+
+
+def print_peer(python: str, setup: dict[str, Any], in_bench_ms: float | None = None, as_json: bool = False,
+               turns: int = 30, store: str = "sqlite-file:{folder}/session.db",
+               store_name: str = "its SQLite store, as adk api_server's") -> None:
+    """The peer's setup as its server ran, and google-adk's text turn from a standalone
+    script on ``store`` (bench/_google_adk_standalone.py's STORE) beside
+    ``in_bench_ms`` (its ``/run`` p50) if given: a reference, not a check (the server
+    adds HTTP and its own work to the turn; bench/turns.py and bench/cluster.py check
+    a turn of the Runner alone). On stderr with ``as_json``."""
+    out = sys.stderr if as_json else sys.stdout
+    print(f"\npeer: {describe(setup)}", file=out)
+    standalone_ms = standalone_text_turn(python, turns, store)["text_turn_ms"]
+    beside = "" if in_bench_ms is None else (f"; its /run p50 in the bench {in_bench_ms:.2f} ms "
+                                             f"({in_bench_ms / standalone_ms:.2f}x, HTTP and the server's own work "
+                                             "included)")
+    print(f"reference: google-adk's text turn from a standalone script ({store_name}) {standalone_ms:.2f} ms"
+          f"{beside}", file=out)
 
 
 if __name__ == "__main__":

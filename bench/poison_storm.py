@@ -7,7 +7,8 @@ Run (both sides; google-adk is a dev dependency)::
 ``tests/test_edge.py`` checks that the storm blocks nobody (every bystander is answered
 while it lasts, every poisoned request gets a 4xx); this measures how long it makes
 them wait, on ``adk-actors serve`` and on google-adk's ``adk api_server`` serving the
-same scripted agent (``bench/http_api.py``'s servers). Per side and round: the
+same scripted agent (``bench/http_api.py``'s servers; google-adk's run as its users
+run it, its setup printed, the bench failing if it loaded a file of this repository). Per side and round: the
 bystanders' ``POST /run`` p50 and p99 when quiet, then while ``--attackers`` threads
 send poisoned requests (text that does not encode, JSON nested 900 deep, a path that
 climbs out, a session id that does not encode) as fast as they are answered. The
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,7 @@ import httpx
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from bench.http_api import APP, google_adk, ours, percentile, run_body  # noqa: E402
+from bench.http_api import APP, google_adk, ours, percentile, print_peer, run_body  # noqa: E402
 
 SURROGATE = "\ud800"
 
@@ -102,12 +104,17 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="how long each phase lasts")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--google-adk-python", default=sys.executable,
+                        help="an interpreter whose venv has google-adk (its adk command beside it; default: this one)")
     args = parser.parse_args()
-    results = {name: side(server, args) for name, server in (("adk-actors", ours), ("google-adk", google_adk))}
+    setups: list[dict[str, Any]] = []
+    theirs = partial(google_adk, python=args.google_adk_python, setups=setups)
+    results = {name: side(server, args) for name, server in (("adk-actors", ours), ("google-adk", theirs))}
     table = {name: {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
              for name, rounds in results.items()}
     if args.json:
         print(json.dumps(table))
+        print_peer(args.google_adk_python, setups[0], as_json=True)
         return 0
     us, them = table["adk-actors"], table["google-adk"]
     print(f"{'bystander /run':<16}{'adk-actors':>12}{'google-adk':>12}{'ratio':>8}")
@@ -116,6 +123,7 @@ def main() -> int:
     for name, row in table.items():
         print(f"{name}: storm/quiet p50 {row['storm_p50_ms'] / row['quiet_p50_ms']:.2f}x, "
               f"p99 {row['storm_p99_ms'] / row['quiet_p99_ms']:.2f}x")
+    print_peer(args.google_adk_python, setups[0])
     return 0
 
 

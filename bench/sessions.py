@@ -7,7 +7,9 @@ Run (google-adk is a dev dependency, so the same interpreter runs both sides)::
 1. ``--new`` brand-new sessions x ``--turns`` turns at once, on the **default host**
    (2 partitions, 2 run workers each): throughput and p99 per turn (one thread per
    session, through the Runner), against google-adk's Runner with its in-memory
-   session service in one process, the same turns (bench/_google_adk_side.py).
+   session service in one process, the same turns (``GOOGLE_SIDE``, run as its users
+   run a script: a folder of its own, ``python -s -E``, nothing of this repository on
+   its path; it fails the bench if it loaded a file of the repository).
 2. Memory with ``--open`` open sessions, each of which had a turn within the last
    minute: the PSS of every process of the host (actor system included), in total and
    per open session; google-adk: the growth of its process's PSS over the same
@@ -19,25 +21,44 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
+from bench._peer import (  # noqa: E402
+    AGENT_FILE,
+    ROOT,
+    PeerFailed,
+    check_report,
+    describe,
+    interpreter,
+    peer_env,
+    peer_folder,
+)
 from bench.turns import concurrent_phase, system_pss_kb, timed_turn  # noqa: E402
 from supervision.testing import running_actor_system  # noqa: E402
 
 GOOGLE_SIDE = """
-import asyncio, json, sys, time
-sys.path.insert(0, {root!r})
-from bench._google_adk_side import MockLlm, bump, message, percentile
+import asyncio, json, math, sys, time
+from _google_adk_agent import MockLlm, bump, repo_modules, setup
 from google.adk.agents import LlmAgent
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+def message(text):
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+def percentile(samples, share):
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(len(ordered) * share) - 1)]
 
 def pss_kb():
     for line in open("/proc/self/smaps_rollup"):
@@ -70,7 +91,9 @@ async def main(new, turns, open_sessions):
     return {{"new_turns_per_s": len(latencies) / wall, "new_p99_ms": percentile(latencies, 0.99) * 1000,
              "open_pss_kb_per_session": grown / max(open_sessions, 1), "open_pss_kb_total": pss_kb()}}
 
-print(json.dumps(asyncio.run(main(*[int(a) for a in sys.argv[1:4]]))))
+out = asyncio.run(main(*[int(a) for a in sys.argv[2:5]]))
+out["setup"], out["repo_modules"] = setup(), repo_modules(sys.argv[1])
+print(json.dumps(out))
 """
 
 
@@ -91,11 +114,23 @@ def ours(new: int, turns: int, open_sessions: int) -> dict[str, float]:
             "open_pss_kb_per_session": (after - before) / max(open_sessions, 1), "open_pss_kb_total": after}
 
 
-def google_adk(new: int, turns: int, open_sessions: int) -> dict[str, float]:
-    script = GOOGLE_SIDE.format(root=str(HERE.parent))
-    result = subprocess.run([sys.executable, "-c", script, str(new), str(turns), str(open_sessions)],
-                            capture_output=True, text=True, check=True)
-    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+def google_adk(new: int, turns: int, open_sessions: int, python: str = sys.executable) -> dict[str, Any]:
+    """google-adk's side (``GOOGLE_SIDE``) run by ``python -s -E`` in a folder of its
+    own, beside a copy of bench/_google_adk_agent.py: its figures and ``setup``.
+    :class:`bench._peer.PeerFailed` if it fails, :class:`bench._peer.PeerImportedRepo`
+    if it loaded a file of this repository."""
+    folder = peer_folder("sessions", AGENT_FILE)
+    try:
+        (folder / "sessions_side.py").write_text(GOOGLE_SIDE.format())
+        result = subprocess.run([interpreter(python), "-s", "-E", "sessions_side.py", str(ROOT), str(new),
+                                 str(turns), str(open_sessions)], cwd=folder, env=peer_env(),
+                                capture_output=True, text=True, timeout=1800)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if result.returncode != 0 or not result.stdout.strip():
+        raise PeerFailed(f"google-adk's side exited {result.returncode}: {result.stderr[-2000:]}")
+    figures: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    check_report(figures, "google-adk's side")
     return figures
 
 
@@ -104,8 +139,11 @@ def main() -> int:
     parser.add_argument("--new", type=int, default=200)
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--open", type=int, default=200)
+    parser.add_argument("--google-adk-python", default=sys.executable,
+                        help="an interpreter where google-adk is installed (default: this one)")
     args = parser.parse_args()
-    us, them = ours(args.new, args.turns, args.open), google_adk(args.new, args.turns, args.open)
+    us = ours(args.new, args.turns, args.open)
+    them = google_adk(args.new, args.turns, args.open, args.google_adk_python)
     rows = [(f"{args.new} new sessions x {args.turns} turns, default host: turns/s", "new_turns_per_s"),
             ("  the same: p99 per turn (ms)", "new_p99_ms"),
             (f"PSS per open session ({args.open} open, KB)", "open_pss_kb_per_session"),
@@ -116,6 +154,7 @@ def main() -> int:
     per_1000 = us["open_pss_kb_per_session"] * 1000 / 1024
     print(f"\n1,000 open sessions at this rate: about {per_1000:,.0f} MB of PSS beyond the host's own "
           f"{us['open_pss_kb_total'] / 1024:,.0f} MB (target <= 4 GB in all)")
+    print(f"\npeer: {describe(them['setup'])}")
     return 0
 
 

@@ -6,7 +6,9 @@ Run (both sides; google-adk is a dev dependency)::
 
 Each round, for each side, in alternation: the server is started on a new data
 folder (the same agents as bench/http_api.py) and the time until ``/list-apps``
-answers is "ready" (asked every 5 ms, by one client). Then a first turn on a new
+answers is "ready" (asked every 5 ms, by one client). google-adk's server runs as
+its users run it (bench/http_api.py: no PYTHONPATH, its agent file copied, the bench
+failing if it loaded a file of this repository); its setup is printed. Then a first turn on a new
 session is asked by a new process, as a user's terminal would:
 
 * on both sides, a plain ``python`` process that posts ``/run`` with httpx (the
@@ -35,8 +37,11 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from http_api import ROOT, google_adk, ours
+
+from bench._peer import describe  # http_api put the repository on sys.path
 
 POLL = 0.005
 
@@ -57,10 +62,13 @@ def timed(command: list[str]) -> float:
     return time.monotonic() - began
 
 
-def one_round(side: str, python: str) -> dict[str, float]:
+def one_round(side: str, python: str, setups: list[dict[str, Any]]) -> dict[str, float]:
+    """One start of ``side``'s server and its first turns; google-adk's setup, as its
+    server reports it at its end, appended to ``setups``."""
     with tempfile.TemporaryDirectory() as folder:
         started = time.monotonic()
-        server = ours(Path(folder), python, POLL) if side == "adk-actors" else google_adk(Path(folder), POLL)
+        server = (ours(Path(folder), python, POLL) if side == "adk-actors"
+                  else google_adk(Path(folder), POLL, setups=setups))
         with server as url:
             ready = time.monotonic() - started
             post = timed([sys.executable, "-c", POST_RUN, url, "echo"])
@@ -84,9 +92,10 @@ def main() -> None:
         subprocess.run([args.python, "-m", "compileall", "-q", "adk_actors", "supervision", "bench"], cwd=ROOT,
                        check=True, capture_output=True)
     results: dict[str, list[dict[str, float]]] = {"adk-actors": [], "google-adk": []}
+    setups: list[dict[str, Any]] = []
     for _ in range(args.rounds):
         for side in results:  # in alternation: a noisy moment hits both
-            results[side].append(one_round(side, args.python))
+            results[side].append(one_round(side, args.python, setups))
 
     def median(side: str, key: str) -> float:
         return statistics.median(r[key] for r in results[side])
@@ -104,6 +113,7 @@ def main() -> None:
         totals = [r["ready"] + r[key] for r in results["adk-actors"]]
         print(f"\nready + {how}: median {statistics.median(totals):.2f} s, best {min(totals):.2f} s "
               "(issue 20's target: < 1 s)")
+    print(f"\npeer: {describe(setups[0])}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,14 @@ Side by side, with google-adk in its own environment (this script installs nothi
     python3 -m venv /tmp/gadk && /tmp/gadk/bin/pip install google-adk
     python bench/turns.py --google-adk-python /tmp/gadk/bin/python
 
+google-adk's half (bench/_google_adk_side.py) runs as its users run it: copied into a
+folder of its own, ``python -s -E``, no PYTHONPATH, nothing of this repository on its
+path; it fails the bench if it loaded a file of the repository. The bench prints the
+peer's setup and a sanity row: google-adk's text turn from a standalone script
+(bench/_google_adk_standalone.py, run as a user runs one) against its in-bench text
+turn (medians and fastest turns; fastest turns more than 1.5x apart are flagged and
+the bench exits 1: bench/_peer.py's ``sanity`` says why those).
+
 Both sides run the same turns against equivalent scripted models (echo for text
 turns, one tool call then an answer for tool turns), no network. Measures (issue 5):
 (1) per-turn latency, text and tool turn, short sessions; (2) per-turn latency when
@@ -24,12 +32,10 @@ of each figure over the bursts, and the p99 of every burst is printed below it.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -44,6 +50,7 @@ from adk_actors import Content, Event  # noqa: E402
 from adk_actors.messages import LiveWorkers  # noqa: E402
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.store import SQLiteSessionStore  # noqa: E402
+from bench._peer import describe, run_side, sanity, standalone_text_turn  # noqa: E402
 from supervision import OsPid, call  # noqa: E402
 from supervision.testing import find_marked_processes, running_actor_system, wait_until  # noqa: E402
 
@@ -233,12 +240,11 @@ def main() -> None:
     if min(args.turns, args.concurrent, args.per_session, args.bursts) < 1:
         parser.error("--turns, --concurrent, --per-session and --bursts must be at least 1")
     theirs: dict[str, Any] = {}
+    standalone: dict[str, float] = {}
     if args.google_adk_python:
-        done = subprocess.run([args.google_adk_python, str(HERE / "_google_adk_side.py"), str(args.turns),
-                               str(args.concurrent), str(args.per_session), str(args.bursts)],
-                              capture_output=True, text=True,
-                              timeout=1800, check=True)
-        theirs = json.loads(done.stdout.strip().splitlines()[-1])
+        theirs = run_side(args.google_adk_python, ["turns", str(args.turns), str(args.concurrent),
+                                                   str(args.per_session), str(args.bursts)])
+        standalone = standalone_text_turn(args.google_adk_python, args.turns)  # as many turns as in the bench
     mine = ours(args.turns, args.concurrent, args.per_session, args.bursts, args.runs_per_worker)
     print(f"\nturns benchmark: adk-actors vs google-adk ({os.cpu_count()} cores, same run; "
           f"{args.concurrent} concurrent sessions x {args.per_session} turns, median of {args.bursts} bursts)\n")
@@ -266,6 +272,11 @@ def main() -> None:
     if theirs:
         print(f"google-adk: 1,000-event turn / short turn = "
               f"{theirs['text_turn_1000_events_ms'] / theirs['text_turn_ms']:.2f}x")
+        print(f"\npeer: {describe(theirs['setup'])}")
+        line, ok = sanity(standalone, theirs)
+        print(line)
+        if not ok:
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ main thread is stuck while another thread spins is taken for busy until the ceil
 
 Cost, per child: one small message each way per ``interval``, and one read of
 ``/proc/PID/stat`` (with the defaults, 1 s: measured at ~0.25 ms of its parent's CPU
-per child per second for the messages: bench/supervision.py). A stuck child is found
+per child per second for the messages: bench/supervision_bench.py). A stuck child is found
 ``timeout`` to ``timeout + interval`` seconds after it stopped answering (5-6 s with
 the defaults); a busy one that gets stuck, within ``timeout + interval`` of its last
 CPU tick. Only one ping per child is out at a time, so a slow child is never flooded.

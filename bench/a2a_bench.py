@@ -2,12 +2,18 @@
 
 Run (both sides; google-adk and a2a-sdk are dev dependencies)::
 
-    python bench/a2a.py [--tasks 200] [--streams 100] [--per-stream 5] [--rounds 3]
+    python bench/a2a_bench.py [--tasks 200] [--streams 100] [--per-stream 5] [--rounds 3]
+
+(Not bench/a2a.py: a script of that name hid a2a-sdk's ``a2a`` package from
+google-adk, which looks it up on every turn; issue 60.)
 
 Both serve the same agent on equivalent scripted models (echo; no network) on
 127.0.0.1: ours is ``adk-actors serve`` with the bench agent (bench/bench_agent.py),
-theirs google-adk's ``to_a2a`` of the same agent on uvicorn, with its in-memory
-services. The client is the same lean asyncio HTTP/1.1 client for both (the one of
+theirs google-adk's ``to_a2a`` of the same agent (bench/_google_adk_agent.py) on
+uvicorn, with its in-memory services, run as its users run it: a script in a folder
+of its own with the agent file beside it, ``python -s -E``, no PYTHONPATH; at its end
+it reports the modules it loaded from this repository (the bench fails on any) and
+its setup, which the bench prints. The client is the same lean asyncio HTTP/1.1 client for both (the one of
 bench/http_api.py: a heavier client would measure itself). Measures:
 
 1. ``SendMessage`` (protocol 1.0, blocking): one task after another, each in the
@@ -28,7 +34,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -37,31 +44,36 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from http_api import (
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._peer import AGENT_FILE, interpreter, peer_env, peer_folder, read_exit_report
+from bench.http_api import (
     ROOT,
     Connection,
     free_port,
     medians,
     ours,
     percentile,
+    print_peer,
     rate_and_spread,
     report,
     running,
 )
 
-GOOGLE_SERVER = """
+GOOGLE_SERVER = """\
 import sys
-import uvicorn
-from google.adk.agents import LlmAgent
-from google.adk.a2a.utils.agent_to_a2a import to_a2a
-from bench._google_adk_side import MockLlm, bump
 
-agent = LlmAgent(name="bench", model=MockLlm(), tools=[bump])
+import uvicorn
+from _google_adk_agent import report_at_exit, root_agent
+from google.adk.a2a.utils.agent_to_a2a import to_a2a
+
 port = int(sys.argv[1])
-uvicorn.run(to_a2a(agent, host="127.0.0.1", port=port), host="127.0.0.1", port=port, log_level="warning")
+report_at_exit(sys.argv[2], sys.argv[3])
+uvicorn.run(to_a2a(root_agent, host="127.0.0.1", port=port), host="127.0.0.1", port=port, log_level="warning")
 """
 HEADERS = "A2A-Version: 1.0\r\n"
 
@@ -74,13 +86,29 @@ def ours_a2a(workdir: Path) -> Iterator[tuple[str, str]]:
 
 
 @contextmanager
-def google_a2a(workdir: Path) -> Iterator[tuple[str, str]]:
+def google_a2a(workdir: Path, python: str = sys.executable,
+               setups: list[dict[str, Any]] | None = None) -> Iterator[tuple[str, str]]:
+    """(base URL, JSON-RPC path) of google-adk's ``to_a2a`` server, run by ``python -s
+    -E`` in a folder of its own; afterwards its setup appended to ``setups``, and
+    :class:`bench._peer.PeerImportedRepo` if it loaded a file of this repository."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", GOOGLE_SERVER, str(port)], cwd=workdir,
-                               env={**os.environ, "PYTHONPATH": str(ROOT), "ADK_DISABLE_TELEMETRY": "1"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    with running(process, f"http://127.0.0.1:{port}", ready_path="/.well-known/agent-card.json") as url:
-        yield url, "/"
+    folder = peer_folder("a2a", AGENT_FILE)
+    (folder / "serve_a2a.py").write_text(GOOGLE_SERVER)
+    report_file = workdir / "peer-report.json"
+    log = workdir / "peer-stderr.log"
+    with open(log, "wb") as stderr:
+        process = subprocess.Popen([interpreter(python), "-s", "-E", "serve_a2a.py", str(port), str(ROOT),
+                                    str(report_file)], cwd=folder, env=peer_env({"ADK_DISABLE_TELEMETRY": "1"}),
+                                   stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+    try:
+        with running(process, f"http://127.0.0.1:{port}", ready_path="/.well-known/agent-card.json",
+                     stop=signal.SIGINT, log=log) as url:  # Ctrl-C: on SIGTERM uvicorn ends before atexit
+            yield url, "/"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    setup = read_exit_report(report_file, "google-adk's to_a2a server")["setup"]
+    if setups is not None:
+        setups.append(setup)
 
 
 def rpc(method: str, text: str, context_id: str) -> dict[str, Any]:
@@ -166,12 +194,17 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--warm-up", type=int, default=20, help="tasks sent first, not timed (each side)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--google-adk-python", default=sys.executable,
+                        help="an interpreter where google-adk and a2a-sdk are installed (default: this one)")
     args = parser.parse_args()
-    us, them = side(ours_a2a, args), side(google_a2a, args)
+    setups: list[dict[str, Any]] = []
+    us, them = side(ours_a2a, args), side(partial(google_a2a, python=args.google_adk_python, setups=setups), args)
     labels = {"send_p50_ms": "SendMessage p50 (ms)", "send_p99_ms": "SendMessage p99 (ms)",
               "streams_tasks_per_s": f"{args.streams} streams x {args.per_stream} tasks: tasks/s",
               "streams_p50_ms": "  the same: p50 (ms)", "streams_p99_ms": "  the same: p99 (ms)"}
     report(us, them, labels, args.json)
+    print_peer(args.google_adk_python, setups[0], as_json=args.json, store="",
+               store_name="in memory, as to_a2a's")
     return 0
 
 

@@ -1,6 +1,7 @@
 """Supervision benchmark: start and restart latencies on real processes.
 
-Run: ``python bench/supervision.py [--kills 100]``. Prints one table. Times are taken
+Run: ``python bench/supervision_bench.py [--kills 100]`` (not bench/supervision.py:
+that name would hide the ``supervision`` package). Prints one table. Times are taken
 with ``time.monotonic()`` in this script and in the restarted child (CLOCK_MONOTONIC
 is shared by all processes), so "restart" is kill -> the new process's ``init`` done.
 Target (issue 2): p99 restart after kill -9 under 50 ms on a 2-core machine.
