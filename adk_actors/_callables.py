@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, create_model
 
-from supervision import import_object
+from supervision.lowlevel import import_object
 
 from ._exceptions import AgentDefinitionError
 from ._types import Content, FunctionDeclaration

@@ -160,7 +160,11 @@ class Part(_Model):
 
 
 class Content(_Model):
-    role: Literal["user", "model"] | None = None
+    """A message: its ``role`` and ``parts``. The role is any string, as google.genai's
+    (``user`` and ``model`` in a conversation; ``system`` and others are kept as
+    given: a session's content keeps its role in the requests made from it)."""
+
+    role: str | None = None
     parts: tuple[Part, ...] = ()
 
     @model_validator(mode="before")
@@ -244,6 +248,9 @@ class EventActions(_Model):
     #: set on a rewind event only (``Runner.rewind_async``): the invocation whose events,
     #: and every later one's, the request compiler no longer sends
     rewind_before_invocation_id: str | None = None
+    #: the structured answer a ``set_model_response`` call gave (an agent with both an
+    #: ``output_schema`` and tools); its tool-response event carries it
+    set_model_response: Any = None
 
 
 class NodeInfo(_Model):

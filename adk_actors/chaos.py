@@ -48,19 +48,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervision import (
-    CallError,
-    CallTimeout,
-    PidSpace,
-    SupervisionError,
-    SupervisorClient,
-    call,
-    partition_index,
-    pid_space,
-    proc_stat,
-    process_alive,
-    read_progress,
-)
+from supervision import CallError, CallTimeout, SupervisionError, SupervisorClient, call
+from supervision.lowlevel import partition_index, pid_space, proc_stat, process_alive, read_progress
+from supervision.protocol import PidSpace
 
 from ._exceptions import AdkError, RunFailedError, SessionFailedError
 from ._types import RunConfig

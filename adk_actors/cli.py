@@ -170,7 +170,8 @@ def _say(line: str, error: bool) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from supervision import HealthCheck, PortInUse, check_port_free
+    from supervision import HealthCheck
+    from supervision.lowlevel import PortInUse, check_port_free
 
     from .engine import AppCatalog, remember_explicit_env
     from .http import fork_standby, http_args, http_child, open_front_door
@@ -336,7 +337,7 @@ def _busy_port(error: BaseException, settings: Settings) -> str:
     on the HTTP port, each asked within ``BUSY_PROBE`` seconds): ``another adk-actors
     host is serving on port N``, and never the advice to stop a stale system (that
     would stop a live host); otherwise the port check's own words."""
-    from supervision import PortInUse, check_port_free
+    from supervision.lowlevel import PortInUse, check_port_free
 
     address, port = settings.host.address, settings.host.port
     try:

@@ -28,7 +28,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from supervision import partition_index
+from supervision.lowlevel import partition_index
 
 from ._decisions import CallDecision
 from ._types import Content, Event, LiveRequest, RunConfig
@@ -170,7 +170,7 @@ class _SessionRef:
 
     @property
     def partition_key(self) -> str:
-        """Which partition holds the session (``supervision.Keyed``)."""
+        """Which partition holds the session (``supervision.protocol.Keyed``)."""
         return self.key
 
 

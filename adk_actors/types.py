@@ -46,6 +46,7 @@ __all__ = [
     "GroundingMetadata",
     "HarmBlockThreshold",
     "HarmCategory",
+    "HttpRetryOptions",
     "ModelContent",
     "Part",
     "SafetySetting",
@@ -103,6 +104,19 @@ class SafetySetting(_Config):
 class ThinkingConfig(_Config):
     include_thoughts: bool | None = None
     thinking_budget: int | None = None
+
+
+class HttpRetryOptions(_Config):
+    """google.genai's retry settings of a model (``Gemini(retry_options=...)``): how
+    many attempts in all and the backoff's first and longest wait, in seconds. Unset
+    fields take google.genai's defaults (5 attempts, 1 s, 60 s) where they are read.
+    google.genai's ``exp_base``, ``jitter`` and ``http_status_codes`` are not taken
+    (the backoff here is full-jitter, doubling, on the retryable statuses): setting
+    one is refused by name."""
+
+    attempts: int | None = None
+    initial_delay: float | None = None
+    max_delay: float | None = None
 
 
 class GenerateContentConfig(_Config):

@@ -66,7 +66,8 @@ from adk_actors.runtime import Host, HostConfig, Member, ranked  # noqa: E402
 from adk_actors.testing import TemporaryPostgres  # noqa: E402
 from bench._peer import describe, run_side, sanity, standalone_text_turn  # noqa: E402
 from bench.turns import concurrent_phase, percentile, timed_turn, wall_time_of  # noqa: E402
-from supervision import call, free_port  # noqa: E402
+from supervision import call  # noqa: E402
+from supervision.lowlevel import free_port  # noqa: E402
 from supervision.testing import (  # noqa: E402
     kill_marked_processes,
     process_marker,

@@ -56,7 +56,7 @@ from bench._peer import (  # noqa: E402
     read_exit_report,
     standalone_text_turn,
 )
-from supervision import free_port  # noqa: E402
+from supervision.lowlevel import free_port  # noqa: E402
 
 APP = "echo"  # the app's name on both sides (not "bench": google-adk imports it as a package)
 

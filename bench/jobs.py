@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adk_actors.jobs import JobSpec
 from adk_actors.runtime import Host, HostConfig
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import wait_until
 
 

@@ -26,7 +26,8 @@ from adk_actors.models import BreakerConfig, CircuitBreaker, OpenAIModel, Permit
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._service_calls import Acquire, Record
 from adk_actors.testing import StubServer, openai_stream
-from supervision import Cast, call
+from supervision import call
+from supervision.protocol import Cast
 from supervision.testing import running_actor_system
 
 

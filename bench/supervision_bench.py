@@ -28,9 +28,9 @@ from supervision import (
     Strategy,
     SupervisorSpec,
     call,
-    proc_stat,
     start_supervisor,
 )
+from supervision.lowlevel import proc_stat
 from supervision.testing import Probe, probe_args, read_events, running_actor_system, wait_until
 
 

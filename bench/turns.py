@@ -51,7 +51,8 @@ from adk_actors.messages import LiveWorkers  # noqa: E402
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.store import SQLiteSessionStore  # noqa: E402
 from bench._peer import describe, run_side, sanity, standalone_text_turn  # noqa: E402
-from supervision import OsPid, call  # noqa: E402
+from supervision import call  # noqa: E402
+from supervision.protocol import OsPid  # noqa: E402
 from supervision.testing import find_marked_processes, running_actor_system, wait_until  # noqa: E402
 
 

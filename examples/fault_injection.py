@@ -18,7 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import OsPid, SupervisionError, call
+from supervision import SupervisionError, call
+from supervision.protocol import OsPid
 from supervision.testing import running_actor_system, wait_until
 
 

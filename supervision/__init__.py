@@ -1,84 +1,67 @@
-"""OTP-style supervision on Thespian's ``multiprocTCPBase``.
+"""OTP-style supervision on Thespian's ``multiprocTCPBase``: the names a user needs.
 
-A library another project can use alone: knows nothing of agents.
+A library another project can use alone: knows nothing of agents. Following trio's
+split, this module holds only what a user of the library writes code against; the
+rest is public too, in two modules of its own:
 
-* :class:`GenServer`: a base actor with ``init`` / ``handle_call`` / ``handle_cast`` /
-  ``handle_info`` / ``terminate`` where an uncaught exception crashes the actor
-  (OTP's "let it crash") and its supervisor learns why.
-* :class:`Supervisor` (one_for_one, one_for_all, rest_for_one; sliding-window
-  intensity; escalation; significant children and auto_shutdown; opt-in backoff),
-  :class:`DynamicSupervisor`, :class:`PartitionSupervisor`.
-* :class:`Registry`: names that follow children through restarts.
-* :func:`start_actor_system`: refuses a busy port at once, so a stale system is
-  never attached to; every actor dies with its parent (``PR_SET_PDEATHSIG``).
-* :class:`Clock` (trio's shape), :class:`MonotonicClock`, :class:`WallClock`: time is
-  passed in; :class:`supervision.testing.ManualClock` stands in for it in tests.
-* :mod:`supervision.testing`: the pytest fixture and test servers.
+* :mod:`supervision.protocol`: the messages servers and supervisors exchange
+  (``Init``, ``Shutdown``, ``ErrorReply``, ...) and the typed error each error reply
+  becomes: for code that speaks to a server from a plain Thespian actor.
+* :mod:`supervision.lowlevel`: OS plumbing (pids, pidfds, ports, Thespian's logs and
+  loops), the speed devices and the parts for building servers and supervisors of
+  your own (``Job``, ``HealthMonitor``, ``RestartIntensity``, ...).
+* :mod:`supervision.testing`: the pytest fixture, test servers and ``ManualClock``.
+
+What is here, by use:
+
+* servers and trees: :class:`GenServer` (``init`` / ``handle_call`` / ``handle_cast`` /
+  ``handle_info`` / ``terminate``; an uncaught exception crashes the actor, OTP's
+  "let it crash", and its supervisor learns why), :class:`CallerRef`,
+  :data:`NO_REPLY`, :class:`Supervisor` (one_for_one, one_for_all, rest_for_one;
+  sliding-window intensity; escalation), :class:`DynamicSupervisor`,
+  :class:`PartitionSupervisor`, :class:`Registry` (names that follow children
+  through restarts);
+* specs: :class:`ChildSpec`, :class:`SupervisorSpec`, :class:`DynamicSupervisorSpec`,
+  :class:`PartitionSupervisorSpec` and their options (:class:`Strategy`,
+  :class:`Restart`, :class:`ChildType`, :class:`AutoShutdown`, :class:`Backoff`,
+  :class:`HealthCheck`);
+* starting and talking: :func:`start_actor_system` (refuses a busy port at once;
+  every actor dies with its parent), :func:`start_supervisor`, :func:`start_server`,
+  :func:`stop_server`, :class:`SupervisorClient`, :func:`call`, :func:`cast`,
+  :func:`call_name`, :func:`whereis`, and :class:`Call` / :class:`Reply`, the
+  request and answer a Thespian actor sends and gets;
+* time: :class:`Clock` (trio's shape), passed in;
+* errors: :class:`SupervisionError` (every error of the library),
+  :class:`SpecError`, :class:`CallError` (every failed call; the specific ones are in
+  :mod:`supervision.protocol`), :class:`CallTimeout`, :class:`BadRequest` (raise it
+  to refuse input), :class:`ServerCrashed`, :class:`ServerNotRunning` (and
+  :class:`ServerDiedAnswering`: the server a call was handed to died before answering).
 """
 
 from ._client import (
     SupervisorClient,
-    ask_delivered,
     call,
     call_name,
     cast,
-    find_global,
     start_server,
     start_supervisor,
     stop_server,
     whereis,
 )
-from ._clock import Clock, MonotonicClock, WallClock
+from ._clock import Clock
 from ._exceptions import (
-    ActorSystemError,
     BadRequest,
     CallError,
     CallTimeout,
-    ChildAlreadyPresent,
-    ChildAlreadyStarted,
-    ChildError,
-    ChildNotFound,
-    ChildRestarting,
-    ChildRunning,
-    MaxChildren,
-    NameNotFound,
-    PortInUse,
     ServerCrashed,
+    ServerDiedAnswering,
     ServerNotRunning,
     SpecError,
-    StartFailed,
     SupervisionError,
-    UnknownRequest,
-    error_for_code,
 )
-from ._frame_chunk import call_on_fresh_chunk
-from ._health import HEALTH_PING, HealthMonitor, HealthVerdict, ProcessProgress, read_progress
-from ._messages import (
-    AdvanceClock,
-    Call,
-    Cast,
-    ChildCounts,
-    ChildInfo,
-    ErrorReply,
-    Exiting,
-    ExitKind,
-    ExitReason,
-    Handed,
-    Init,
-    InitFailed,
-    InitOk,
-    Lookup,
-    OsPid,
-    PidSpace,
-    Reply,
-    Shutdown,
-    StartChild,
-    Started,
-    ToPartitions,
-    WhereIs,
-)
-from ._registry import REGISTRY_OWNER, Registry
-from ._server import FORWARDED, IGNORE, MANUAL_CLOCK_VARIABLE, NO_REPLY, CallerRef, GenServer
+from ._messages import Call, Reply
+from ._registry import Registry
+from ._server import NO_REPLY, CallerRef, GenServer
 from ._spec import (
     AutoShutdown,
     Backoff,
@@ -90,137 +73,46 @@ from ._spec import (
     Restart,
     Strategy,
     SupervisorSpec,
-    import_object,
 )
-from ._start import attach_actor_system, start_actor_system, stop_actor_system_on_port
-from ._supervisor import (
-    DynamicSupervisor,
-    Job,
-    Keyed,
-    PartitionSupervisor,
-    Supervisor,
-    partition_index,
-)
-from ._system import (
-    check_port_free,
-    children_of,
-    confine_listeners,
-    direct_thespian_log,
-    forked_by,
-    free_port,
-    open_pidfd,
-    pid_space,
-    poll_thespian_loops,
-    proc_stat,
-    process_alive,
-    set_parent_death_signal,
-    takes_connection,
-)
-from ._timing import BackoffState, RestartIntensity
+from ._start import start_actor_system
+from ._supervisor import DynamicSupervisor, PartitionSupervisor, Supervisor
 
 __all__ = [
-    "FORWARDED",
-    "HEALTH_PING",
-    "IGNORE",
-    "MANUAL_CLOCK_VARIABLE",
     "NO_REPLY",
-    "REGISTRY_OWNER",
-    "ActorSystemError",
-    "AdvanceClock",
     "AutoShutdown",
     "Backoff",
-    "BackoffState",
     "BadRequest",
     "Call",
     "CallError",
     "CallTimeout",
     "CallerRef",
-    "Cast",
-    "ChildAlreadyPresent",
-    "ChildAlreadyStarted",
-    "ChildCounts",
-    "ChildError",
-    "ChildInfo",
-    "ChildNotFound",
-    "ChildRestarting",
-    "ChildRunning",
     "ChildSpec",
     "ChildType",
     "Clock",
     "DynamicSupervisor",
     "DynamicSupervisorSpec",
-    "ErrorReply",
-    "ExitKind",
-    "ExitReason",
-    "Exiting",
     "GenServer",
-    "Handed",
     "HealthCheck",
-    "HealthMonitor",
-    "HealthVerdict",
-    "Init",
-    "InitFailed",
-    "InitOk",
-    "Job",
-    "Keyed",
-    "Lookup",
-    "MaxChildren",
-    "MonotonicClock",
-    "NameNotFound",
-    "OsPid",
     "PartitionSupervisor",
     "PartitionSupervisorSpec",
-    "PidSpace",
-    "PortInUse",
-    "ProcessProgress",
     "Registry",
     "Reply",
     "Restart",
-    "RestartIntensity",
     "ServerCrashed",
+    "ServerDiedAnswering",
     "ServerNotRunning",
-    "Shutdown",
     "SpecError",
-    "StartChild",
-    "StartFailed",
-    "Started",
     "Strategy",
     "SupervisionError",
     "Supervisor",
     "SupervisorClient",
     "SupervisorSpec",
-    "ToPartitions",
-    "UnknownRequest",
-    "WallClock",
-    "WhereIs",
-    "ask_delivered",
-    "attach_actor_system",
     "call",
     "call_name",
-    "call_on_fresh_chunk",
     "cast",
-    "check_port_free",
-    "children_of",
-    "confine_listeners",
-    "direct_thespian_log",
-    "error_for_code",
-    "find_global",
-    "forked_by",
-    "free_port",
-    "import_object",
-    "open_pidfd",
-    "partition_index",
-    "pid_space",
-    "poll_thespian_loops",
-    "proc_stat",
-    "process_alive",
-    "read_progress",
-    "set_parent_death_signal",
     "start_actor_system",
     "start_server",
     "start_supervisor",
-    "stop_actor_system_on_port",
     "stop_server",
-    "takes_connection",
     "whereis",
 ]

@@ -15,6 +15,7 @@ from typing import Any
 from ._exceptions import (
     CallTimeout,
     NameNotFound,
+    ServerDiedAnswering,
     ServerNotRunning,
     StartFailed,
     error_for_code,
@@ -88,7 +89,8 @@ def call(
     whether it takes a connection, every ``poll`` seconds.
 
     Raises :class:`ServerNotRunning` when the message cannot be delivered (a dead
-    address refuses it at once) or ``alive()`` turns false, :class:`CallTimeout` if
+    address refuses it at once) or ``alive()`` turns false (:class:`ServerDiedAnswering`
+    when the server that went down is one the call was handed to: it may have acted), :class:`CallTimeout` if
     no answer comes within ``timeout`` seconds, or the typed :class:`CallError` the
     server answered with. With ``alive``, only ``alive()`` says the server is gone: a
     refusal is told from a short wait by its timing, which a wait of a few
@@ -96,6 +98,7 @@ def call(
     """
     message = Call(request, watch=True)
     deadline = time.monotonic() + timeout
+    handed = False
     if alive is None:
         answer = ask_delivered(system, address, message, timeout)
     else:
@@ -106,10 +109,13 @@ def call(
         if isinstance(answer, Handed) and answer.ref == message.ref:
             # Forwarded (to another host's server, to a partition): that one is watched now.
             alive = _taking_connections(answer.to, alive)
+            handed = True
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise CallTimeout(f"no reply to {type(request).__name__} within {timeout} s")
         if alive is not None and not alive():
+            if handed:
+                raise ServerDiedAnswering(f"the server {type(request).__name__} was handed to died before answering")
             raise ServerNotRunning(f"the server died before answering {type(request).__name__}")
         answer = system.listen(min(poll, remaining) if alive is not None else remaining)
 

@@ -77,6 +77,11 @@ class ServerNotRunning(CallError):
     code = "not_running"
 
 
+class ServerDiedAnswering(ServerNotRunning):
+    """The call was delivered and handed on (``Handed``), and the server it went to
+    died before answering: unlike a refused delivery, it may have acted on the call."""
+
+
 class ChildError(CallError):
     """A supervisor refused a child operation (OTP's ``{error, Reason}``)."""
 

@@ -10,8 +10,8 @@ Lifecycle, in order:
 3. :class:`Call` goes to ``handle_call(request, caller)``; its return value is the
    reply, or :data:`NO_REPLY` to answer later with :meth:`GenServer.reply`. A
    parent's health check (``HEALTH_PING``, see :mod:`supervision._health`) and the
-   questions :class:`~supervision.OsPid` and :class:`~supervision.PidSpace` are
-   answered at once, before any hook.
+   questions :class:`~supervision.protocol.OsPid` and
+   :class:`~supervision.protocol.PidSpace` are answered at once, before any hook.
    :class:`Cast` goes to ``handle_cast``, timers to ``handle_timeout``, anything
    else to ``handle_info``.
 4. ``check_request`` sees every Call's and Cast's request first (a malformed one is

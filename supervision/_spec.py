@@ -318,7 +318,7 @@ class PartitionSupervisorSpec:
     """``partitions`` dynamic supervisors behind one address (Elixir's PartitionSupervisor).
 
     A child is started in the partition chosen by a stable hash of its key
-    (:func:`supervision.partition_index`), so no single Thespian parent ever holds
+    (:func:`supervision.lowlevel.partition_index`), so no single Thespian parent ever holds
     thousands of children.
 
     The partitions are DynamicSupervisors unless ``partition_start`` names another
@@ -328,7 +328,7 @@ class PartitionSupervisorSpec:
     ``partition_shutdown`` its grace period in seconds). They are named
     ``<partition_prefix>-<i>`` and may take ``partition_start_timeout`` seconds to start.
 
-    A call whose request has a ``partition_key`` (:class:`supervision.Keyed`) sent to
+    A call whose request has a ``partition_key`` (:class:`supervision.protocol.Keyed`) sent to
     the PartitionSupervisor is handed to the partition that key belongs to (the reply
     and anything else comes from there); while that partition restarts, the call
     waits up to ``route_hold`` seconds for it, then is answered ``restarting``.

@@ -20,7 +20,7 @@ from conftest import serving
 
 from adk_actors.runtime import Member, ranked
 from adk_actors.store import PostgresSessionStore
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import wait_until
 
 __all__ = ["APPS", "CHECKIN", "HOLDERS_READER", "LEASE", "Cluster", "holders", "others_of", "per_home", "stored_texts", "turn"]

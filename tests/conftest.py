@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import ChildSpec, SupervisorClient, SupervisorSpec, free_port, start_supervisor
+from supervision import ChildSpec, SupervisorClient, SupervisorSpec, start_supervisor
+from supervision.lowlevel import free_port
 from supervision.testing import kill_marked_processes, process_marker, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,7 +39,8 @@ from google.protobuf.struct_pb2 import Value
 
 from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host
-from supervision import OsPid, call
+from supervision import call
+from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\nsleepy = "runtime_agents:sleepy_agent"\n'

@@ -24,17 +24,8 @@ from typing import Any
 import pytest
 from liveness_actors import Spinner
 
-from supervision import (
-    ChildSpec,
-    HealthCheck,
-    HealthMonitor,
-    ProcessProgress,
-    SpecError,
-    SupervisionError,
-    SupervisorClient,
-    call,
-    read_progress,
-)
+from supervision import ChildSpec, HealthCheck, SpecError, SupervisionError, SupervisorClient, call
+from supervision.lowlevel import HealthMonitor, ProcessProgress, read_progress
 from supervision.testing import pid_alive, probe_args, wait_until
 
 # -- the decision, on a fake clock and a fake /proc ---------------------------------------
@@ -263,7 +254,8 @@ def test_a_child_that_spins_past_the_ceiling_is_killed(
 FRESH_HOST = r"""
 import json, sys, time
 from pathlib import Path
-from supervision import HealthCheck, SupervisorClient, free_port
+from supervision import HealthCheck, SupervisorClient
+from supervision.lowlevel import free_port
 from adk_actors.runtime import Host, HostConfig
 
 def has_sdk(pid):

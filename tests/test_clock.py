@@ -21,21 +21,18 @@ from adk_actors import RunConfig, RunFailedError
 from adk_actors.messages import HeldKeys, LiveWorkers, session_key
 from adk_actors.runtime import Host, HostConfig
 from supervision import (
-    MANUAL_CLOCK_VARIABLE,
-    AdvanceClock,
     BadRequest,
     CallerRef,
     Clock,
     GenServer,
-    MonotonicClock,
-    OsPid,
     Restart,
     SupervisorSpec,
-    WallClock,
     call,
     start_server,
     start_supervisor,
 )
+from supervision.lowlevel import MANUAL_CLOCK_VARIABLE, MonotonicClock, WallClock
+from supervision.protocol import AdvanceClock, OsPid
 from supervision.testing import ManualClock, pid_alive, running_actor_system, wait_until
 
 

@@ -1,4 +1,4 @@
-"""Every actor dies with its parent (``supervision.set_parent_death_signal``), also one
+"""Every actor dies with its parent (``supervision.lowlevel.set_parent_death_signal``), also one
 whose parent died while it was still starting, before it asked for the signal."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import signal
 import time
 from pathlib import Path
 
-from supervision import forked_by, set_parent_death_signal
+from supervision.lowlevel import forked_by, set_parent_death_signal
 from supervision.testing import wait_until
 
 _PR_SET_CHILD_SUBREAPER = 36

@@ -12,6 +12,7 @@ import durable_agents
 import pytest
 from durable_agents import tree
 from engine_helpers import summary
+from pydantic import BaseModel
 
 from adk_actors import Content, Event, LlmAgent, SequentialAgent
 from adk_actors.engine import (
@@ -221,3 +222,39 @@ def test_a_run_killed_before_its_user_event_was_committed_begins_again_from_its_
     new = asyncio.run(go())
     assert summary(new) == [("user", "hi"), ("solo", "hello again")]
     assert all(e.invocation_id == "e-7" for e in new) and session.state == {"lang": "en"}
+
+
+class _Forecast(BaseModel):
+    city: str
+    temp: int
+
+
+def test_a_structured_answer_resumes_from_any_cut_to_the_same_end_without_asking_the_model_again() -> None:
+    """An agent with an output_schema and a tool answers through set_model_response:
+    its call, its response, then the answer's own event (as google-adk gives them).
+    Cut after any committed event and resumed, the run ends with the same events and
+    state, and the model is asked only for the steps not committed: cut between
+    set_model_response's response and the answer's event, the answer is made from the
+    committed response; cut before that response, the call runs again (it changes
+    nothing else)."""
+    script: list[Any] = [call("note", step="one"), call("set_model_response", city="Rome", temp=30)]
+
+    def agent(model: ScriptedModel) -> LlmAgent:
+        return LlmAgent(name="reporter", model=model, tools=[durable_agents.note], output_schema=_Forecast,
+                        output_key="forecast")
+
+    full_session = SessionView()
+    full = _run(agent(ScriptedModel(list(script))), full_session)
+    assert summary(full[1:]) == [("reporter", "call:note"), ("reporter", "result:note={'noted': 'one'}"),
+                                 ("reporter", "call:set_model_response"),
+                                 ("reporter", "result:set_model_response={'city': 'Rome', 'temp': 30}"),
+                                 ("reporter", '{"city": "Rome", "temp": 30}')]
+    assert full_session.state["forecast"] == {"city": "Rome", "temp": 30}
+    for k in range(1, len(full)):
+        asked = sum(1 for e in full[1:k + 1] if e.content is not None and e.content.function_calls)
+        model = ScriptedModel(script[asked:])
+        session = _cut(full, k)
+        _resume(agent(model), session)
+        assert len(model.requests) == len(script) - asked, k
+        assert summary(session.events) == summary(full), k
+        assert session.state == full_session.state, k

@@ -18,36 +18,40 @@ from conftest import probe
 
 from supervision import (
     NO_REPLY,
-    REGISTRY_OWNER,
     BadRequest,
     CallerRef,
-    ChildRestarting,
     ChildSpec,
     ChildType,
     DynamicSupervisor,
     DynamicSupervisorSpec,
     GenServer,
-    Job,
-    MaxChildren,
-    NameNotFound,
     PartitionSupervisorSpec,
-    PortInUse,
     Registry,
     Restart,
-    StartFailed,
     Strategy,
     SupervisorClient,
     SupervisorSpec,
     call,
     call_name,
+    start_actor_system,
+    start_supervisor,
+    whereis,
+)
+from supervision.lowlevel import (
+    Job,
+    PortInUse,
     check_port_free,
     free_port,
     partition_index,
     process_alive,
-    start_actor_system,
-    start_supervisor,
     stop_actor_system_on_port,
-    whereis,
+)
+from supervision.protocol import (
+    REGISTRY_OWNER,
+    ChildRestarting,
+    MaxChildren,
+    NameNotFound,
+    StartFailed,
 )
 from supervision.testing import (
     find_marked_processes,
@@ -355,7 +359,6 @@ def test_a_server_killed_mid_call_fails_the_call_at_once(actor_system: Any, even
     import threading
 
     from supervision import ServerNotRunning
-    from supervision._system import process_alive
 
     sup = start_supervisor(actor_system, SupervisorSpec(children=(probe("slow", events),)))
     info = sup.child("slow")

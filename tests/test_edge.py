@@ -34,7 +34,8 @@ from adk_actors.messages import CreateSession, ListSessions, RunRequest, UpdateS
 from adk_actors.runtime import Host
 from adk_actors.runtime._service_calls import SaveArtifact
 from adk_actors.store import SQLiteSessionStore, Unstorable
-from supervision import CallError, OsPid, call
+from supervision import CallError, call
+from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'

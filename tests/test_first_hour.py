@@ -30,7 +30,8 @@ from conftest import ROOT, serving
 
 from adk_actors.cli import DEFAULT_USER
 from adk_actors.runtime import Host
-from supervision import call, free_port
+from supervision import call
+from supervision.lowlevel import free_port
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'

@@ -15,15 +15,9 @@ from typing import Any
 
 import pytest
 
-from supervision import (
-    CallerRef,
-    GenServer,
-    Init,
-    ServerNotRunning,
-    call,
-    call_on_fresh_chunk,
-    start_server,
-)
+from supervision import CallerRef, GenServer, ServerNotRunning, call, start_server
+from supervision.lowlevel import call_on_fresh_chunk
+from supervision.protocol import Init
 from supervision.testing import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # faults the most, then runs that loop again from a fresh chunk.
 EDGE_PROBE = """
 import json, resource, sys
-from supervision import call_on_fresh_chunk
+from supervision.lowlevel import call_on_fresh_chunk
 
 CALLS = 2000
 

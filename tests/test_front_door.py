@@ -23,7 +23,8 @@ import pytest
 from conftest import serving
 
 from adk_actors.runtime import Host
-from supervision import call, process_alive
+from supervision import call
+from supervision.lowlevel import process_alive
 from supervision.testing import wait_until
 
 #: A connection is opened at once or never (the port is local); an answer may wait in

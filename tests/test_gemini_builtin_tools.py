@@ -62,7 +62,7 @@ from adk_actors.models import GeminiModel
 from adk_actors.models._gemini import GO_ON
 from adk_actors.testing import StubResponse, StubServer, gemini_response
 from adk_actors.tools import google_search
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import kill_marked_processes, process_marker, wait_until
 
 pytest.importorskip("google.adk")

@@ -14,19 +14,14 @@ from supervision import (
     CallerRef,
     CallError,
     CallTimeout,
-    ErrorReply,
     GenServer,
-    Init,
-    OsPid,
-    PidSpace,
     ServerCrashed,
     ServerNotRunning,
-    StartFailed,
-    UnknownRequest,
     call,
-    pid_space,
     start_server,
 )
+from supervision.lowlevel import pid_space
+from supervision.protocol import ErrorReply, Init, OsPid, PidSpace, StartFailed, UnknownRequest
 from supervision.testing import Probe, pid_alive, probe_args, wait_until
 
 
@@ -126,7 +121,7 @@ def test_handle_error_answers_a_failed_request_and_the_server_carries_on(actor_s
 
 
 def test_a_health_ping_is_answered_before_any_hook(actor_system: Any) -> None:
-    from supervision import HEALTH_PING
+    from supervision.protocol import HEALTH_PING
 
     server = start_server(actor_system, Strict)
     assert call(actor_system, server, HEALTH_PING) == "ok"
@@ -262,7 +257,7 @@ class Stopper(GenServer):
 
 
 def test_a_server_knows_it_is_stopping_through_its_public_hook(actor_system: Any, tmp_path: Any) -> None:
-    from supervision import Shutdown
+    from supervision.protocol import Shutdown
 
     record = tmp_path / "stopping"
     server = start_server(actor_system, Stopper, record)

@@ -452,10 +452,41 @@ def test_output_schema_with_tools_asks_the_model_as_google_adk_does(gemini: Stub
     assert theirs["state"]["report"] == {"city": "Paris", "degrees": 21}
 
 
-@pytest.mark.xfail(strict=True, reason="engine/_flow.py does not yield set_model_response's call and result "
-                                       "as events; google-adk 2.13 does, before the answer's event")
 def test_output_schema_with_tools_yields_google_adks_events(gemini: StubServer) -> None:
-    side_by_side(HEAD + SCHEMA_AND_TOOLS + MAIN, SCHEMA_AND_TOOLS_ANSWERS, ["Weather in Paris?"], gemini)
+    """The set_model_response call and its function response are events, as any
+    tool's, then the answer's own event (final, the arguments as JSON text, kept
+    under output_key): google-adk 2.13's sequence, authors and texts."""
+    theirs = side_by_side(HEAD + SCHEMA_AND_TOOLS + MAIN, SCHEMA_AND_TOOLS_ANSWERS, ["Weather in Paris?"], gemini)
+    assert [(e["author"], e["final"], [c[1] for c in e["calls"]], [r[1] for r in e["responses"]])
+            for e in theirs["events"]] == [
+        ("reporter", False, ["temperature"], []), ("reporter", False, [], ["temperature"]),
+        ("reporter", False, ["set_model_response"], []), ("reporter", False, [], ["set_model_response"]),
+        ("reporter", True, [], [])]
+    assert theirs["finals"] == ['{"city": "Paris", "degrees": 21}']
+
+
+def test_set_model_response_with_arguments_the_schema_refuses_asks_the_model_again(gemini: StubServer) -> None:
+    """Arguments the output schema refuses are no answer: the call's response is an
+    error (its words are each side's own: compared as its key), the model is asked
+    again, and its second call gives the answer, as on google-adk 2.13."""
+    answers = [calls(("set_model_response", {"city": "Paris"})),
+               calls(("set_model_response", {"city": "Paris", "degrees": 21}))]
+    runs = []
+    for text in (HEAD + SCHEMA_AND_TOOLS + MAIN, rewritten(HEAD + SCHEMA_AND_TOOLS + MAIN)):
+        _, (events, finals, state) = run_program(text, answers, gemini, ["Weather in Paris?"])
+        rows = event_rows(events)
+        for row in rows:
+            row["responses"] = [(i, name, sorted(response)) for i, name, response in row["responses"]]
+        runs.append((rows, _plain(finals), _plain(state), len(gemini.requests), len(gemini.responses)))
+    theirs, ours = runs
+    assert [(r["calls"], r["responses"], r["final"]) for r in theirs[0]] == [
+        ([("call-0", "set_model_response", {"city": "Paris"})], [], False),
+        ([], [("call-0", "set_model_response", ["error"])], False),
+        ([("call-1", "set_model_response", {"city": "Paris", "degrees": 21})], [], False),
+        ([], [("call-1", "set_model_response", ["city", "degrees"])], False),
+        ([], [], True)]
+    assert ours == theirs
+    assert ours[2]["report"] == {"city": "Paris", "degrees": 21} and ours[3:] == (2, 0)
 
 
 def test_the_history_leaves_out_what_a_rewind_took_back_and_a_rewound_rewind_brings_it_back() -> None:

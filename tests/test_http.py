@@ -22,7 +22,8 @@ import pytest
 from conftest import ROOT, last_text, serving, session_workers, wait_workers_gone
 
 from adk_actors.runtime import Host
-from supervision import call, proc_stat, process_alive
+from supervision import call
+from supervision.lowlevel import proc_stat, process_alive
 from supervision.testing import wait_until
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'

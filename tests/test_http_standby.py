@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from adk_actors.http import Standby
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import find_marked_processes, process_marker
 
 ROOT = Path(__file__).resolve().parents[1]

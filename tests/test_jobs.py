@@ -42,7 +42,8 @@ from adk_actors.jobs import (
 )
 from adk_actors.runtime import Host, HostConfig, Jobs
 from adk_actors.store import JobStore
-from supervision import call, process_alive
+from supervision import call
+from supervision.lowlevel import process_alive
 from supervision.testing import ManualClock, kill_marked_processes, process_marker, wait_until
 
 QUEUES = {"default"}

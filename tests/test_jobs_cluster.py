@@ -23,7 +23,7 @@ from test_jobs import START, function, lines
 from adk_actors.jobs import Backoff, CronEntry, JobsConfig
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.store import JobStore
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import ManualClock, kill_marked_processes, wait_until
 
 EXACT = Backoff(base=10.0, max_delay=100.0, jitter=0.0)

@@ -26,7 +26,8 @@ from adk_actors.chaos import kill_row, tree_rows
 from adk_actors.jobs import Backoff, JobsConfig
 from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host, HostConfig
-from supervision import call, process_alive
+from supervision import call
+from supervision.lowlevel import process_alive
 from supervision.testing import wait_until
 
 GRACE = 1.0  # run_stop_grace: short, to keep the tests short

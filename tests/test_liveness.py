@@ -27,7 +27,9 @@ from adk_actors import RunFailedError
 from adk_actors.chaos import tree_rows
 from adk_actors.messages import WorkerRuns
 from adk_actors.runtime import Host, HostConfig
-from supervision import HealthCheck, OsPid, call, process_alive
+from supervision import HealthCheck, call
+from supervision.lowlevel import process_alive
+from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 FAST = HealthCheck(interval=0.5, timeout=2.0)

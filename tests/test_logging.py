@@ -32,7 +32,7 @@ def test_serve_writes_json_lines_with_ids(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from supervision import free_port
+    from supervision.lowlevel import free_port
     from supervision.testing import kill_marked_processes, process_marker, wait_until
 
     root = Path(__file__).resolve().parents[1]

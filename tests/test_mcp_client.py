@@ -21,7 +21,8 @@ import httpx
 import pytest
 from conftest import last_text, serving
 
-from supervision import SupervisorClient, free_port
+from supervision import SupervisorClient
+from supervision.lowlevel import free_port
 from supervision.testing import pid_alive, wait_until
 
 PORT = free_port()

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 from conftest import last_text, serving
 
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import find_marked_processes, wait_until
 
 ADDRESS = "127.77.1.2"  # a loopback address of its own, as hosts sharing one machine have

@@ -24,7 +24,7 @@ from test_runtime import in_thread, session_pid
 from adk_actors import RunFailedError, SessionElsewhereError
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.store import PostgresSessionStore
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import kill_marked_processes, wait_until
 
 LEASE = 2.0

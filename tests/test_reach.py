@@ -24,7 +24,9 @@ from conftest import serving
 from adk_actors.chaos import find_rows, soak, tree_rows
 from adk_actors.messages import HeldSessions
 from adk_actors.runtime import Host, HostConfig
-from supervision import CallError, OsPid, call, read_progress
+from supervision import CallError, call
+from supervision.lowlevel import read_progress
+from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from adk_actors.testing import StubServer, gemini_response
-from supervision import free_port
+from supervision.lowlevel import free_port
 from supervision.testing import kill_marked_processes, process_marker, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,7 +20,8 @@ from adk_actors import RunFailedError
 from adk_actors.chaos import tree_rows
 from adk_actors.messages import HeldKeys, LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
-from supervision import OsPid, SupervisorClient, call
+from supervision import SupervisorClient, call
+from supervision.protocol import OsPid
 from supervision.testing import pid_alive, wait_until
 
 

@@ -16,7 +16,8 @@ from adk_actors._files import SOCKET_PATH_MAX
 from adk_actors.messages import HeldKeys, LinePath
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.runtime._link import worker_line_path
-from supervision import OsPid, call
+from supervision import call
+from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 

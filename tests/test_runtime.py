@@ -24,7 +24,8 @@ from adk_actors._exceptions import (
 )
 from adk_actors.messages import GetState, HeldKeys, LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
-from supervision import CallError, OsPid, SupervisorClient, UnknownRequest, call
+from supervision import CallError, SupervisorClient, call
+from supervision.protocol import OsPid, UnknownRequest
 from supervision.testing import pid_alive, wait_until
 
 
@@ -407,7 +408,8 @@ def test_the_same_request_again_for_a_run_that_ended_gets_its_events_and_end_ano
 
 def test_an_actor_uses_an_agent_only_by_message_passing(host: Host) -> None:
     from examples.message_passing.asker import Asker
-    from supervision import Cast, start_server
+    from supervision import start_server
+    from supervision.protocol import Cast
 
     host.runner("echo").create_session("ann", "s1")
     asker = start_server(host.system, Asker, {"app": "echo", "sessions": host.sessions_address()})

@@ -23,7 +23,8 @@ from adk_actors import RunFailedError, SessionFailedError
 from adk_actors.chaos import kill_row, soak, tree_rows
 from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host, HostConfig
-from supervision import OsPid, call
+from supervision import call
+from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 
@@ -216,7 +217,9 @@ def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_resta
     supervisor: requests sent while the session's partition is dead wait for its next
     self instead of failing, and a request the input rules refuse is answered there."""
     from examples.message_passing.asker import Asker
-    from supervision import Cast, process_alive, start_server
+    from supervision import start_server
+    from supervision.lowlevel import process_alive
+    from supervision.protocol import Cast
 
     runner = host.runner("echo")
     for session in ("s1", "s2", "s3"):

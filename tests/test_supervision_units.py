@@ -8,16 +8,15 @@ import pytest
 
 from supervision import (
     Backoff,
-    BackoffState,
     ChildSpec,
     ChildType,
     DynamicSupervisorSpec,
     Restart,
-    RestartIntensity,
     SpecError,
     Strategy,
     SupervisorSpec,
 )
+from supervision.lowlevel import BackoffState, RestartIntensity
 from supervision.testing import Probe
 
 
@@ -144,7 +143,9 @@ def test_a_child_whose_restarts_fail_waits_ever_longer_however_long_it_ran_befor
 
 
 def test_health_monitor_pings_one_at_a_time_and_finds_who_stopped_answering() -> None:
-    from supervision import HEALTH_PING, HealthCheck, HealthMonitor, SpecError
+    from supervision import HealthCheck, SpecError
+    from supervision.lowlevel import HealthMonitor
+    from supervision.protocol import HEALTH_PING
 
     monitor = HealthMonitor(HealthCheck(interval=1.0, timeout=5.0))
     first = monitor.ping("a", now=0.0)

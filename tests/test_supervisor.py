@@ -21,20 +21,22 @@ from supervision import (
     AutoShutdown,
     Backoff,
     BadRequest,
+    ChildSpec,
+    ServerCrashed,
+    Strategy,
+    SupervisorClient,
+    SupervisorSpec,
+    call,
+    start_supervisor,
+)
+from supervision.protocol import (
     ChildAlreadyPresent,
     ChildAlreadyStarted,
     ChildNotFound,
     ChildRestarting,
     ChildRunning,
-    ChildSpec,
-    ServerCrashed,
     StartFailed,
-    Strategy,
-    SupervisorClient,
-    SupervisorSpec,
     UnknownRequest,
-    call,
-    start_supervisor,
 )
 from supervision.testing import pid_alive, read_events, wait_until
 

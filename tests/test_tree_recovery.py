@@ -20,7 +20,8 @@ import pytest
 from conftest import probe, serving
 
 from adk_actors.runtime import Host, HostConfig
-from supervision import Strategy, SupervisorClient, proc_stat
+from supervision import Strategy, SupervisorClient
+from supervision.lowlevel import proc_stat
 from supervision.testing import find_marked_processes, pid_alive, wait_until
 
 SERVICES = ("breakers", "artifacts", "memory", "approvals", "credentials")

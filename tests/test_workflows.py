@@ -609,10 +609,11 @@ def test_a_workflow_app_runs_on_a_host_and_its_node_events_are_stored_with_their
 
 def test_a_killed_workflow_run_is_not_resumed_by_running_its_finished_nodes_again(
         actor_system: Any, tmp_path: Path) -> None:
-    """Resuming a graph at its node is not built yet: a workflow run whose worker is
-    killed (kill -9) in its second node, once resumed, fails with a clear error naming
-    the workflow, and its first node (a side effect counted outside the host) has run
-    once, its committed output event still in the session."""
+    """A workflow run whose worker is killed (kill -9) in its second node, a function
+    node not marked safe to rerun, once resumed stops for a decision on that node (its
+    path as the call id), and its first node (a side effect counted outside the host)
+    has run once, its committed output event still in the session (the full resume
+    tests: tests/test_workflow_resume.py)."""
     config = HostConfig(apps=workflow_apps.APPS, data_dir=str(tmp_path / "data"), partitions=1)
     counts = tmp_path / "counts.txt"
     with Host(config, system=actor_system) as host:
@@ -633,7 +634,7 @@ def test_a_killed_workflow_run_is_not_resumed_by_running_its_finished_nodes_agai
         os.kill(pid, signal.SIGKILL)
         thread.join(15)
         assert not thread.is_alive() and isinstance(box.get("error"), RunFailedError)
-        with pytest.raises(RunFailedError, match="'held_app' cannot be resumed yet"):
+        with pytest.raises(RunFailedError, match=r"needs_decision.*held_app@1/hold@1"):
             list(runner.resume("ann", "s1", "run-first"))
         assert counts.read_text() == "step\n"
         stored = [e.node_info.path for e in runner.get_session("ann", "s1").events if e.node_info is not None]

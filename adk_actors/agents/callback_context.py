@@ -51,12 +51,15 @@ class Actions:
     skip_summarization: bool | None = None
     transfer_to_agent: str | None = None
     requested_auth_configs: dict[str, Any] = field(default_factory=dict)
+    #: the structured answer the ``set_model_response`` tool accepted (google-adk's field)
+    set_model_response: Any = None
 
     def event_actions(self) -> EventActions:
         return EventActions(state_delta=dict(self.state_delta), artifact_delta=dict(self.artifact_delta),
                             escalate=self.escalate or None, skip_summarization=self.skip_summarization or None,
                             transfer_to_agent=self.transfer_to_agent,
-                            requested_auth_configs=dict(self.requested_auth_configs))
+                            requested_auth_configs=dict(self.requested_auth_configs),
+                            set_model_response=self.set_model_response)
 
 
 class CallbackContext:

@@ -33,7 +33,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from supervision import import_object
+from supervision.lowlevel import import_object
 
 from .._exceptions import AdkError, AgentDefinitionError
 from ..agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent

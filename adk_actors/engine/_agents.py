@@ -75,9 +75,8 @@ async def run_agent(agent: Any, ctx: InvocationContext, *, live: bool = False) -
                                            "branch": ctx.branch, "app": session.app_name,
                                            "user": session.user_id, "session": session.session_id}):
         replay = ctx.replay
-        if replay is not None and isinstance(agent, Workflow):
-            agent.refuse_resume()  # a graph does not resume at its node yet (issue 55)
-        if replay is not None and replay.has(agent.name, ctx.branch):
+        # A Workflow resumes inside its scheduler, node run by node run (workflow._run).
+        if replay is not None and replay.has(agent.name, ctx.branch) and not isinstance(agent, Workflow):
             async for resumed in _resumed_agent(agent, ctx, replay):
                 yield resumed
             return

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from supervision import import_object
+from supervision.lowlevel import import_object
 
 from .._exceptions import AgentDefinitionError, UnknownAppError
 from ._agent_config import ROOT_AGENT_FILE, load_agent_config

@@ -56,14 +56,22 @@ from ..compiler import (
     referenced_artifacts,
     transfer_targets,
 )
-from ..compiler._tools import SET_MODEL_RESPONSE, TRANSFER_TO_AGENT, canonical_tools, is_toolset
+from ..compiler._tools import (
+    SET_MODEL_RESPONSE,
+    TRANSFER_TO_AGENT,
+    canonical_tools,
+    is_toolset,
+    uses_response_tool,
+)
 from ..models._base import ModelError, model_name
 from ..models._breaker import BreakerModel, CircuitBreaker, FallbackModel
 from ..models._http import HttpModel
+from ..models._llm_registry import BaseLlm
 from ..tools._agent_tool import GROUNDING_KEY, AgentTool
 from ..tools._base import ToolContext
 from ..tools._classes import BaseToolset, process_request
 from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
+from ..tools._set_model_response import SetModelResponseTool
 from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
 from ._code_execution import code_request, code_step
 from ._context import CallbackContext, InvocationContext, RunCancelled
@@ -151,7 +159,8 @@ async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, A
     """The step's tools by name (plain functions wrapped), the tools its toolsets gave,
     and an error event per toolset of ours that failed to list its tools (the step goes
     on without them; a google-adk ``BaseToolset`` that fails is only logged, as
-    google-adk does)."""
+    google-adk does). An agent whose structured answer comes through
+    ``set_model_response`` (an ``output_schema`` and tools) has that tool too."""
     tools: dict[str, Any] = {}
     extra: list[Any] = []
     problems: list[Event] = []
@@ -177,6 +186,8 @@ async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, A
             name = getattr(tool, "name", None)
             if name is not None:
                 tools[name] = tool
+    if uses_response_tool(agent, CompileContext(root_agent=ctx.root_agent, extra_tools=extra)):
+        tools[SET_MODEL_RESPONSE] = SetModelResponseTool(agent.output_schema)  # declared by the compiler
     return tools, extra, problems
 
 
@@ -251,6 +262,8 @@ def _one_model(model: Any, agent: Any, ctx: InvocationContext) -> Any:
             raise ModelError(f"agent {agent.name!r} has no model object for {model!r} and no model resolver is set",
                              error_type="no_model")
         model = ctx.resolve_model(model)
+    if isinstance(model, BaseLlm):  # google-adk's model classes: Gemini / Claude give their HTTP connector
+        model = model.connector()
     if ctx.breaker_client is not None:
 
         # The host's shared breakers guard providers reached over the network; an
@@ -363,6 +376,11 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                 yield event
             if replayed.verdict == "end":
                 return
+            if replayed.verdict == "answer":  # set_model_response's answer, its event not committed
+                answer = _structured_answer(ctx, replayed.events[-1])
+                if answer is not None:
+                    yield answer
+                return
             if replayed.verdict == "next":
                 continue
             if replayed.verdict == "pending":
@@ -450,11 +468,9 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             step, response = await model_code_step(ctx, response)  # the model's images saved as artifacts
             yield step  # google-adk's code-execution step gives this event before the answer's
         content = _with_call_ids(response.content)
+        # A set_model_response call runs as a tool: its call and response are events,
+        # then the answer's own event (_structured_answer), as google-adk gives them.
         calls = content.function_calls if content is not None else []
-        structured = next((c for c in calls if c.name == SET_MODEL_RESPONSE), None)
-        if structured is not None:
-            content = Content(role="model", parts=(Part(text=json.dumps(structured.args)),))
-            calls = []
         # A streamed answer's final event says it is final (partial: false), as google-adk's do.
         final = False if ctx.run_config.streaming_mode is StreamingMode.SSE else None
         common = {"id": event_id, "finish_reason": response.finish_reason, "usage_metadata": response.usage_metadata,
@@ -488,17 +504,38 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
                     error_message=f"agent {agent.name!r} reached its limit of {agent.max_iterations} model steps")
 
 
+def _structured_answer(ctx: InvocationContext, tool_event: Event) -> Event | None:
+    """The answer's event after a tool-response event in which ``set_model_response``
+    accepted a structured answer (``actions.set_model_response``): the model's text, the
+    answer as JSON, and the answer under the agent's ``output_key``. None otherwise (no
+    such call, or the tool refused its arguments: the model is asked again)."""
+    answer = tool_event.actions.set_model_response
+    if answer is None or not any(r.name == SET_MODEL_RESPONSE for r in tool_event.get_function_responses()):
+        return None
+    agent = ctx.agent
+    text = json.dumps(answer, ensure_ascii=False)
+    state_delta = {agent.output_key: _output_value(agent, text)} if getattr(agent, "output_key", None) else {}
+    return ctx.event(content=Content(role="model", parts=(Part(text=text),)),
+                     actions=EventActions(state_delta=state_delta))
+
+
 async def _answered(ctx: InvocationContext, calls: list[FunctionCall],
                     results: list[tuple[dict[str, Any] | None, Any]], ended: list[bool]) -> AsyncIterator[Event]:
     """The events that answer a model event's ``calls`` (their ``results``): the
-    tool-response event, and an auth request after it; ``ended`` gets True when the
-    agent's flow ends there (only long-running calls, auth, a transfer, or
-    ``skip_summarization``)."""
+    tool-response event, then the structured answer's event when ``set_model_response``
+    accepted one (the flow ends), or an auth request; ``ended`` gets True when the
+    agent's flow ends there (only long-running calls, auth, a transfer,
+    ``skip_summarization``, or a structured answer)."""
     tool_event = tool_response_event(ctx, calls, results)
     if tool_event is None:
         ended.append(True)  # only long-running calls, each to be answered later: the turn ends
         return
     yield tool_event
+    answer = _structured_answer(ctx, tool_event)
+    if answer is not None:
+        yield answer
+        ended.append(True)
+        return
     if tool_event.actions.requested_auth_configs:
         # Auth as a return value: the turn ends with an auth request of its own (no
         # content, so the history the model sees is not polluted).
@@ -671,6 +708,8 @@ def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall],
         merged.escalate = merged.escalate or taken.escalate
         merged.skip_summarization = merged.skip_summarization or taken.skip_summarization
         merged.transfer_to_agent = taken.transfer_to_agent or merged.transfer_to_agent
+        if taken.set_model_response is not None:
+            merged.set_model_response = taken.set_model_response
     if not parts:
         return None
     return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=merged.event_actions())

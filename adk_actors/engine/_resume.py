@@ -13,7 +13,8 @@ instead of doing the work again; where an agent's events run out, it goes on liv
   iteration (a replayed ``escalate`` ends a loop, a replayed transfer runs its target).
 * One step of an LlmAgent's flow is replayed whole: what came before its model event
   (a compaction, a toolset's error, a before-agent hook's state), the model event (it
-  counts toward ``max_llm_calls``), its tool-response event (and an auth request).
+  counts toward ``max_llm_calls``), its tool-response event (and an auth request, or
+  the event of the structured answer ``set_model_response`` accepted).
   The model is never asked again for a committed step.
 * A model event whose calls have no committed response: the calls may have run, or
   not. A call that waited for a human's approval that never came (pending, expired,
@@ -26,6 +27,11 @@ instead of doing the work again; where an agent's events run out, it goes on liv
   tool had answered it) or ``end`` (:class:`EndedByDecision`).
 * The invocation's last event, when it is an error (the model failed and the run
   ended there), is not replayed: the step is tried again.
+* A workflow graph (``adk_actors.workflow``) is not replayed by author and branch:
+  its scheduler takes each node run's events by ``node_info.path``
+  (:meth:`Replay.take_matching`), does not run finished ones again, and runs an
+  unfinished agent node with a replay of its own events (:meth:`Replay.scoped`);
+  function nodes follow the tool rule above, their node path as the call id.
 * Agent hooks: an agent that had started does not run its before-agent hooks again
   (their event, if they made one, is replayed); its after-agent hooks run live only
   when its replay ran out before them. A custom agent (neither an LlmAgent nor a
@@ -92,10 +98,11 @@ class ReplayedStep:
     ``verdict``: ``end`` (the agent's flow ended with this step), ``next`` (its loop
     goes on: the next step), ``live`` (nothing of the step's model call was committed:
     do the step now), ``pending`` (the model event's ``calls`` have no response: run
-    or decide them, then go on as live)."""
+    or decide them, then go on as live), ``answer`` (``set_model_response`` accepted a
+    structured answer whose own event was not committed: make it, and the flow ends)."""
 
     events: list[Event]
-    verdict: Literal["end", "next", "live", "pending"]
+    verdict: Literal["end", "next", "live", "pending", "answer"]
     model_calls: int = 0
     calls: list[FunctionCall] = field(default_factory=list)
 
@@ -147,6 +154,28 @@ class Replay:
         self.replayed.add(event.id)
         return event
 
+    def take_matching(self, wanted: Any) -> list[Event]:
+        """Every committed event for which ``wanted(event)`` is true, whatever its
+        author and branch, in their committed order (marked replayed; a workflow graph
+        takes a node run's events by their ``node_info.path``)."""
+        taken: list[tuple[int, Event]] = []
+        for key, queue in self._queues.items():
+            kept = deque(item for item in queue if not wanted(item[1]))
+            taken.extend(item for item in queue if wanted(item[1]))
+            self._queues[key] = kept
+        taken.sort(key=lambda item: item[0])
+        self.replayed.update(event.id for _, event in taken)
+        return [event for _, event in taken]
+
+    def scoped(self, events: list[Event]) -> Replay:
+        """A replay of ``events`` alone (taken with :meth:`take_matching`): the same
+        decisions; their last event is the failure to try again only if it is this
+        invocation's."""
+        scoped = Replay(events, self.decisions)
+        scoped._final_error = self._final_error if any(e.id == self._final_error for e in events) else None
+        scoped.replayed.update(e.id for e in events)
+        return scoped
+
     def was_replayed(self, event: Event) -> bool:
         return event.id in self.replayed
 
@@ -182,6 +211,13 @@ class Replay:
             if head is not None and head.content is None and head.actions.requested_auth_configs:
                 events.append(self.take(author, branch))
             return ReplayedStep(events, "end", 1)
+        if answered.actions.set_model_response is not None:  # a structured answer: its event ends the flow
+            head = queue[0][1] if queue else None
+            if head is not None and head.content is not None and head.content.role == "model" \
+                    and not head.content.function_calls and not head.error_code:
+                events.append(self.take(author, branch))
+                return ReplayedStep(events, "end", 1)
+            return ReplayedStep(events, "answer", 1)
         if answered.actions.transfer_to_agent or answered.actions.skip_summarization:
             return ReplayedStep(events, "end", 1)
         return ReplayedStep(events, "next", 1)

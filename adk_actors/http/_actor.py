@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervision import CallerRef, ChildSpec, GenServer, open_pidfd, set_parent_death_signal
+from supervision import CallerRef, ChildSpec, GenServer
+from supervision.lowlevel import open_pidfd, set_parent_death_signal
 
 from .._files import private_file
 from ..config import HttpSection

@@ -35,7 +35,7 @@ from typing import Any
 
 import uvicorn
 
-from supervision import open_pidfd, process_alive
+from supervision.lowlevel import open_pidfd, process_alive
 
 from ..config import HttpSection
 from ..engine import AppCatalog

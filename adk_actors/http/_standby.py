@@ -48,7 +48,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from supervision import set_parent_death_signal
+from supervision.lowlevel import set_parent_death_signal
 
 from .._files import private_file
 

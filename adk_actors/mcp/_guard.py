@@ -34,7 +34,7 @@ import subprocess
 import sys
 from types import FrameType
 
-from supervision import set_parent_death_signal
+from supervision.lowlevel import set_parent_death_signal
 
 __all__ = ["main"]
 

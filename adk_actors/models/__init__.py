@@ -1,5 +1,9 @@
 """Models: the protocol, the provider connectors (Gemini, Anthropic, OpenAI-compatible),
-resolution by name, typed errors, retries, and ScriptedModel for offline use.
+resolution by name, typed errors, retries, and ScriptedModel for offline use; and
+google-adk's model classes on those connectors (``Gemini``, ``AnthropicLlm``,
+``Claude``, ``LiteLlm``, the ``BaseLlm`` base and ``LLMRegistry``; see ``_providers``
+and ``_llm_registry``), also at google-adk's module paths (``google_llm``,
+``anthropic_llm``, ``lite_llm``, ``base_llm``, ``registry``).
 
 The connectors and what resolves a name to one are loaded on first use (PEP 562):
 they bring httpx and websockets, which a client of a running host (the Runner,
@@ -38,6 +42,7 @@ from ._errors import (
     StreamInterrupted,
 )
 from ._live import LiveConnection, LiveModel, is_live_model
+from ._llm_registry import BaseLlm, LLMRegistry
 from ._scripted import Chunks, ScriptedLiveConnection, ScriptedModel, call
 
 if TYPE_CHECKING:
@@ -45,26 +50,34 @@ if TYPE_CHECKING:
     from ._gemini import GeminiModel, gemini_schema
     from ._http import HttpModel, RetryPolicy, close_pooled_clients
     from ._openai import OpenAIModel
+    from ._providers import AnthropicLlm, Claude, Gemini, LiteLlm
     from ._registry import resolve_model
 
 _CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemini_schema": "._gemini",
                "HttpModel": "._http", "RetryPolicy": "._http", "close_pooled_clients": "._http",
-               "OpenAIModel": "._openai", "resolve_model": "._registry"}
+               "OpenAIModel": "._openai", "resolve_model": "._registry", "AnthropicLlm": "._providers",
+               "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._providers"}
 
 __all__ = [
+    "AnthropicLlm",
     "AnthropicModel",
     "AuthenticationError",
     "BadRequestError",
+    "BaseLlm",
     "BreakerConfig",
     "BreakerModel",
     "Chunks",
     "CircuitBreaker",
     "CircuitOpen",
+    "Claude",
     "ConnectionFailed",
     "ContentBlocked",
     "FallbackModel",
+    "Gemini",
     "GeminiModel",
     "HttpModel",
+    "LLMRegistry",
+    "LiteLlm",
     "LiveConnection",
     "LiveModel",
     "LlmRequest",

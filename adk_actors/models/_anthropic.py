@@ -96,6 +96,8 @@ def _response(blocks: list[dict[str, Any]], stop: str | None, usage: Any, model:
 
 class AnthropicModel(HttpModel):
     provider = "anthropic"
+    #: ``max_tokens`` when the request's config sets none (``Claude(max_tokens=...)`` sets it)
+    max_tokens = 4096
 
     def endpoint(self, stream: bool) -> str:
         return f"{self.base_url}/v1/messages"
@@ -109,7 +111,7 @@ class AnthropicModel(HttpModel):
     def payload(self, request: LlmRequest, stream: bool) -> dict[str, Any]:
         config = request.config
         body: dict[str, Any] = {"model": self.name, "messages": _messages(request),
-                                "max_tokens": config.get("max_tokens") or config.get("max_output_tokens") or 4096}
+                                "max_tokens": config.get("max_tokens") or config.get("max_output_tokens") or self.max_tokens}
         if request.system_instruction:
             body["system"] = request.system_instruction
         if request.tools:

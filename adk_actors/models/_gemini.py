@@ -1,7 +1,8 @@
 """Gemini ``generateContent`` / ``streamGenerateContent?alt=sse`` (API key in ``x-goog-api-key``).
 
-Request side: ``systemInstruction``; roles user/model (contents that end with the
-model's get a user turn, :data:`GO_ON`, after them); ``functionCall`` /
+Request side: ``systemInstruction``; each content's role as given (user, model, or
+another such as system; contents that end with one other than user's get a user
+turn, :data:`GO_ON`, after them, as google-adk does); ``functionCall`` /
 ``functionResponse`` parts (ids kept when present); ``inlineData`` images; tool
 parameters adapted to Gemini's OpenAPI subset (``$ref`` inlined, unsupported keys
 such as ``additionalProperties``, ``title`` and ``$defs`` dropped);
@@ -87,21 +88,23 @@ def _usage(data: dict[str, Any]) -> UsageMetadata | None:
 
 class GeminiModel(HttpModel):
     provider = "gemini"
+    #: the API version in the path (``Gemini(api_version=...)`` sets it)
+    api_version = "v1beta"
 
     def endpoint(self, stream: bool) -> str:
         model = self.name if self.name.startswith("models/") else f"models/{self.name}"
         if stream:
-            return f"{self.base_url}/v1beta/{model}:streamGenerateContent?alt=sse"
-        return f"{self.base_url}/v1beta/{model}:generateContent"
+            return f"{self.base_url}/{self.api_version}/{model}:streamGenerateContent?alt=sse"
+        return f"{self.base_url}/{self.api_version}/{model}:generateContent"
 
     def headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self.api_key} if self.api_key else {}
 
     def payload(self, request: LlmRequest, stream: bool) -> dict[str, Any]:
         config = request.config
-        body: dict[str, Any] = {"contents": [{"role": "model" if c.role == "model" else "user", "parts": gemini_parts(c)}
+        body: dict[str, Any] = {"contents": [{"role": c.role or "user", "parts": gemini_parts(c)}  # as given (google-genai)
                                              for c in request.contents if c.parts]}
-        if body["contents"] and body["contents"][-1]["role"] == "model":  # the model goes on (a code run's result)
+        if body["contents"] and body["contents"][-1]["role"] != "user":  # the model goes on (a code run's result)
             body["contents"].append({"role": "user", "parts": [{"text": GO_ON}]})
         if request.system_instruction:
             body["systemInstruction"] = {"parts": [{"text": request.system_instruction}]}

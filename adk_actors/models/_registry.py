@@ -7,7 +7,11 @@ Names, in the order they are tried:
 * a name the host's config gives a base URL (its ``[models]`` table): an
   OpenAI-compatible server there (LiteLLM, Ollama, vLLM, OpenRouter), with
   ``OPENAI_API_KEY`` if set;
-* ``gemini-*`` (or ``models/gemini-*``): Gemini's REST API;
+* a name a program's own ``BaseLlm`` subclass serves (``LLMRegistry.register``,
+  its ``supported_models()`` regexes, or ``"Class:model"``): an instance of it;
+* ``gemini-*`` (or ``models/gemini-*``): Gemini's REST API; on Vertex AI when
+  ``GOOGLE_GENAI_USE_VERTEXAI`` is true (``_vertex``: project, location, application
+  default credentials), as is a ``projects/...`` name;
 * ``claude-*``: Anthropic's Messages API;
 * ``openai/<model>``: OpenAI's Chat Completions API (``<model>`` sent);
 * anything else: a :class:`ModelError` (``error_type="unknown_model"``).
@@ -41,9 +45,35 @@ from ._anthropic import AnthropicModel
 from ._base import ModelError
 from ._errors import AuthenticationError
 from ._gemini import GeminiModel
+from ._llm_registry import instance_of, registered_by_user
 from ._openai import OpenAIModel
+from ._vertex import uses_vertex_ai, vertex_gemini
 
-__all__ = ["resolve_model"]
+__all__ = ["anthropic_connector", "gemini_connector", "resolve_model"]
+
+_GEMINI_API = "https://generativelanguage.googleapis.com"
+_ANTHROPIC_API = "https://api.anthropic.com"
+
+
+def gemini_connector(name: str, env: Mapping[str, str], *, base_url: str | None = None,
+                     **options: Any) -> GeminiModel:
+    """Gemini's REST connector for ``name``: its key from ``GEMINI_API_KEY`` (else
+    ``GOOGLE_API_KEY``; neither is an AuthenticationError naming them), its endpoint
+    ``base_url`` if given, else from the variables (see the module)."""
+    key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
+    if not key:
+        raise AuthenticationError(f"model {name!r} needs GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment")
+    endpoint = base_url or env.get("GEMINI_BASE_URL") or env.get("GOOGLE_GEMINI_BASE_URL") or _GEMINI_API
+    return GeminiModel(name, base_url=endpoint, api_key=key, **options)
+
+
+def anthropic_connector(name: str, env: Mapping[str, str], **options: Any) -> AnthropicModel:
+    """Anthropic's Messages connector for ``name``: its key from ``ANTHROPIC_API_KEY``
+    (unset is an AuthenticationError naming it), its endpoint ``ANTHROPIC_BASE_URL``."""
+    key = env.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise AuthenticationError(f"model {name!r} needs ANTHROPIC_API_KEY in the environment")
+    return AnthropicModel(name, base_url=env.get("ANTHROPIC_BASE_URL", _ANTHROPIC_API), api_key=key, **options)
 
 
 def resolve_model(name: str, *, env: Mapping[str, str] | None = None, base_urls: Mapping[str, str] | None = None,
@@ -53,19 +83,15 @@ def resolve_model(name: str, *, env: Mapping[str, str] | None = None, base_urls:
     env = os.environ if env is None else env
     if base_urls and name in base_urls:
         return OpenAIModel(name, base_url=base_urls[name], api_key=env.get("OPENAI_API_KEY"), **options)
-    if name.startswith(("gemini-", "models/gemini-")):
-        key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
-        if not key:
-            raise AuthenticationError(f"model {name!r} needs GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment")
-        endpoint = env.get("GEMINI_BASE_URL") or env.get("GOOGLE_GEMINI_BASE_URL") \
-            or "https://generativelanguage.googleapis.com"
-        return GeminiModel(name, base_url=endpoint, api_key=key, **options)
+    registered = registered_by_user(name)
+    if registered is not None:
+        return instance_of(registered, name)
+    if name.startswith(("gemini-", "models/gemini-")) or name.startswith("projects/"):
+        if uses_vertex_ai(env) or name.startswith("projects/"):
+            return vertex_gemini(name, env, **options)
+        return gemini_connector(name, env, **options)
     if name.startswith("claude-"):
-        key = env.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise AuthenticationError(f"model {name!r} needs ANTHROPIC_API_KEY in the environment")
-        return AnthropicModel(name, base_url=env.get("ANTHROPIC_BASE_URL", "https://api.anthropic.com"), api_key=key,
-                              **options)
+        return anthropic_connector(name, env, **options)
     if name.startswith("openai/"):
         base_url = env.get("OPENAI_BASE_URL")
         key = env.get("OPENAI_API_KEY")

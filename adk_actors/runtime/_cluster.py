@@ -32,18 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from supervision import (
-    REGISTRY_OWNER,
-    BadRequest,
-    Call,
-    CallerRef,
-    Cast,
-    ErrorReply,
-    GenServer,
-    Reply,
-    ToPartitions,
-    WhereIs,
-)
+from supervision import BadRequest, Call, CallerRef, GenServer, Reply
+from supervision.protocol import REGISTRY_OWNER, Cast, ErrorReply, ToPartitions, WhereIs
 
 from ._placement import ClusterView, Member
 

@@ -45,12 +45,10 @@ from typing import Any
 from supervision import (
     Backoff,
     CallTimeout,
-    ChildNotFound,
     ChildSpec,
     ChildType,
     HealthCheck,
     PartitionSupervisorSpec,
-    PidSpace,
     Registry,
     ServerNotRunning,
     Strategy,
@@ -58,17 +56,20 @@ from supervision import (
     Supervisor,
     SupervisorClient,
     SupervisorSpec,
-    attach_actor_system,
     call,
+    start_actor_system,
+    start_supervisor,
+)
+from supervision.lowlevel import (
+    attach_actor_system,
     direct_thespian_log,
     find_global,
     pid_space,
     proc_stat,
     process_alive,
-    start_actor_system,
-    start_supervisor,
     takes_connection,
 )
+from supervision.protocol import ChildNotFound, PidSpace
 
 from .._exceptions import HostError
 from .._files import private_dir, private_file
@@ -96,7 +97,7 @@ RESTART_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0)
 PARTITION_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0, after_crashes=False)
 
 #: Thespian's own log (its transport's and admin's warnings), in the host's data folder
-#: unless ``THESPLOG_FILE`` names another file (``supervision.direct_thespian_log``).
+#: unless ``THESPLOG_FILE`` names another file (``supervision.lowlevel.direct_thespian_log``).
 THESPIAN_LOG = "thespian.log"
 #: The Thespian global name of a host's root supervisor (how other processes find it).
 ROOT_NAME = "adk-actors-root"
@@ -695,7 +696,7 @@ class Host:
         """Whether the partition at ``address`` (as last listed) still runs, from its
         process (no message: a few microseconds); None when that cannot be told here:
         the host's pids are not this process's (another machine or container:
-        ``supervision.pid_space``), or ``address`` is no partition it listed."""
+        ``supervision.lowlevel.pid_space``), or ``address`` is no partition it listed."""
         with self._partitions_lock:
             known = list(zip(self._partitions, self._partition_pids, strict=False))
         return self.tree_process_alive(next((pid for listed, pid in known if listed == address), None))
@@ -703,7 +704,7 @@ class Host:
     def tree_process_alive(self, pid: int | None) -> bool | None:
         """Whether process ``pid`` of the host's tree (a partition, a service) still runs,
         from the process table (no message: a few microseconds); None when that cannot
-        be told here: the host's pids are not this process's (``supervision.pid_space``,
+        be told here: the host's pids are not this process's (``supervision.lowlevel.pid_space``,
         asked with the partitions' list), or ``pid`` is not known."""
         if not self._same_pids or pid is None:
             return None

@@ -48,20 +48,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supervision import (
-    Call,
-    CallerRef,
-    CallError,
-    Cast,
-    ErrorReply,
-    GenServer,
-    Init,
-    InitOk,
-    Lookup,
-    Reply,
-    UnknownRequest,
-    WallClock,
-)
+from supervision import Call, CallerRef, CallError, GenServer, Reply
+from supervision.lowlevel import WallClock
+from supervision.protocol import Cast, ErrorReply, Init, InitOk, Lookup, UnknownRequest
 
 from .. import telemetry
 from .._exceptions import InvalidRequestError, NotFoundError

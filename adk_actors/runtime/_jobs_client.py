@@ -13,7 +13,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from supervision import CallError, CallTimeout, ChildNotFound, ServerNotRunning, call
+from supervision import CallError, CallTimeout, ServerNotRunning, call
+from supervision.protocol import ChildNotFound
 
 from .._exceptions import HostError
 from ..jobs import (

@@ -47,17 +47,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from supervision import (
-    FORWARDED,
-    BadRequest,
-    Call,
-    CallerRef,
-    CallError,
-    ErrorReply,
-    GenServer,
-    partition_index,
-    takes_connection,
-)
+from supervision import BadRequest, Call, CallerRef, CallError, GenServer
+from supervision.lowlevel import FORWARDED, partition_index, takes_connection
+from supervision.protocol import ErrorReply
 
 from .._types import LiveRequest
 from .._validate import check_fields

@@ -70,18 +70,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from supervision import (
-    BadRequest,
-    Call,
-    Cast,
-    ErrorReply,
-    ExitKind,
-    ExitReason,
-    GenServer,
-    Lookup,
-    Reply,
-    call_on_fresh_chunk,
-)
+from supervision import BadRequest, Call, GenServer, Reply
+from supervision.lowlevel import call_on_fresh_chunk
+from supervision.protocol import Cast, ErrorReply, ExitKind, ExitReason, Lookup
 
 from .._secrets import redact
 from .._types import Event, LiveRequest

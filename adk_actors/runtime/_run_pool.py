@@ -39,23 +39,9 @@ import signal
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supervision import (
-    BadRequest,
-    CallerRef,
-    ErrorReply,
-    Exiting,
-    ExitKind,
-    ExitReason,
-    GenServer,
-    HealthCheck,
-    HealthMonitor,
-    Init,
-    InitOk,
-    Reply,
-    RestartIntensity,
-    Shutdown,
-    proc_stat,
-)
+from supervision import BadRequest, CallerRef, GenServer, HealthCheck, Reply
+from supervision.lowlevel import HealthMonitor, RestartIntensity, proc_stat
+from supervision.protocol import ErrorReply, Exiting, ExitKind, ExitReason, Init, InitOk, Shutdown
 
 from ..log import get_logger
 from ..messages import LiveWorkers

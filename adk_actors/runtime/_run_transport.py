@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from supervision import Call, ServerNotRunning, ask_delivered
+from supervision import Call, ServerNotRunning
+from supervision.lowlevel import ask_delivered
 
 from ._caller_line import LineClosed, RunnerLine
 

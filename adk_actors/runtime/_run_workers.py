@@ -48,7 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from supervision import Cast, open_pidfd, process_alive
+from supervision.lowlevel import open_pidfd, process_alive
+from supervision.protocol import Cast
 
 from .._types import LiveRequest, RunConfig
 from ._link import RunLink, WorkerLineServer

@@ -37,17 +37,14 @@ from supervision import (
     Call,
     CallError,
     CallTimeout,
-    Cast,
-    ErrorReply,
     Reply,
+    ServerDiedAnswering,
     ServerNotRunning,
     SupervisorClient,
-    ask_delivered,
     call,
-    error_for_code,
-    partition_index,
-    takes_connection,
 )
+from supervision.lowlevel import ask_delivered, partition_index, takes_connection
+from supervision.protocol import Cast, ErrorReply, error_for_code
 
 from .._decisions import CallDecision
 from .._event_print import print_event
@@ -138,6 +135,7 @@ _PROBE_WAIT = 0.02
 _MAX_FOLLOWS = 100
 #: how often a request asks the host for a restarting partition's new address
 _RESTART_POLL = 0.005
+_HOLDER_GONE_POLL = 0.2  # asking again while a dead holder's lease runs out (seconds)
 #: while a call waits, how often its partition's process is looked at (when it can be: see Host.partition_alive)
 _ALIVE_POLL = 0.01
 
@@ -278,9 +276,16 @@ class Runner:
         restarting). A partition whose process is
         known to be gone (``Host.partition_alive``) is not called, and one that dies
         while the call waits fails it within ``_ALIVE_POLL``: Thespian takes about 40 ms
-        to fail a call to a dead address (its retries of the refused connection)."""
+        to fail a call to a dead address (its retries of the refused connection).
+        A request handed to another host's partition that died before answering
+        (``ServerDiedAnswering``) may have been acted on: it is asked again, the same
+        request, while that holder's lease lasts (``session_elsewhere``) until the
+        session's next holder answers it (a run request again for a run that ended is
+        answered with that run's events and end: never run twice); past the deadline it
+        is a ``HostError``, never a refusal that says nothing was written."""
         deadline = time.monotonic() + self.call_timeout
         refresh = False
+        lost_with_a_holder = False
         while True:
             try:
                 home = self.host.session_home(self.app_name, user_id, session_id) if session_id else None
@@ -302,6 +307,7 @@ class Runner:
                             alive=None if alive is None else lambda: self.host.partition_alive(address) is True,
                             poll=_ALIVE_POLL)
             except (ServerNotRunning, HostError) as exc:
+                lost_with_a_holder = lost_with_a_holder or isinstance(exc, ServerDiedAnswering)
                 if time.monotonic() >= deadline:
                     raise HostError(f"the host did not take the request: {exc}") from exc
                 if refresh:
@@ -310,6 +316,13 @@ class Runner:
             except CallError as exc:
                 if exc.code == "not_running" and time.monotonic() < deadline:
                     time.sleep(0.02)
+                    continue
+                if exc.code == "session_elsewhere" and lost_with_a_holder:
+                    if time.monotonic() >= deadline:
+                        raise HostError(f"the host holding the session died with this request, which it may have "
+                                        f"acted on, and no other host took the session within {self.call_timeout} "
+                                        f"s: {exc}") from None
+                    time.sleep(_HOLDER_GONE_POLL)  # its lease runs out, then the next holder answers
                     continue
                 raise typed_error(exc) from None
             except CallTimeout as exc:

@@ -17,7 +17,8 @@ from typing import Any, Protocol
 
 from pydantic import SecretStr
 
-from supervision import Backoff, ChildSpec, StartChild
+from supervision import Backoff, ChildSpec
+from supervision.protocol import StartChild
 
 from .._exceptions import McpCallTimeout, McpUnavailable
 from .._secrets import register_secret

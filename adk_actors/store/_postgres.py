@@ -43,7 +43,8 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from supervision import Clock, WallClock
+from supervision import Clock
+from supervision.lowlevel import WallClock
 
 from .._types import Event, apply_state_delta
 from ..tracing import PackedTrace, TraceSpan

@@ -29,7 +29,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from supervision import Clock, WallClock
+from supervision import Clock
+from supervision.lowlevel import WallClock
 
 from .._files import private_file
 from .._types import Event, apply_state_delta

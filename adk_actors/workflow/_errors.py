@@ -35,7 +35,7 @@ class NodeTimeoutError(AdkError):
 
 
 class WorkflowResumeError(AdkError):
-    """A resumed invocation (``Runner.resume``, ``App(resume_interrupted=N)``) reached a
-    workflow graph: resuming a graph at the node it was in is not built yet, so the
-    resumed run fails with this rather than run finished nodes again. The nodes' events
-    committed before the crash stay in the session."""
+    """A resumed invocation (``Runner.resume``, ``App(resume_interrupted=N)``) cannot
+    resume a workflow graph at the node runs it was in: its committed events name nodes
+    that the workflow's graph no longer has (the app changed since the run was
+    interrupted). Nothing runs; the committed events stay in the session."""

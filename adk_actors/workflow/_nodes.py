@@ -30,7 +30,7 @@ from pydantic import (
 from .._types import Content, Event, EventActions, State
 from ._errors import WorkflowConfigurationError, WorkflowDataError
 
-__all__ = ["START", "BaseNode", "Context", "FunctionNode", "JoinNode", "RetryConfig", "as_node", "node_event"]
+__all__ = ["ROUTE_KEY", "START", "BaseNode", "Context", "FunctionNode", "JoinNode", "RetryConfig", "as_node", "node_event"]
 
 
 class RetryConfig(BaseModel):
@@ -197,7 +197,10 @@ class FunctionNode(BaseNode):
     from the session state (else its default; else :class:`WorkflowDataError`), each
     coerced to its annotation (Content to its text for ``str``). What it returns (or
     yields) is its output; the state it wrote goes with it; an Event passes as it is.
-    A sync function runs on a worker thread, off the event loop."""
+    A sync function runs on a worker thread, off the event loop. On resume, a run that
+    had started and not finished may have had its effect: it runs again only when
+    ``rerun_on_resume`` is True or the function is marked ``@idempotent`` (as a tool);
+    by default it needs a decision, as a tool call does (see ``_run``)."""
 
     _func: Callable[..., Any] = PrivateAttr()
     _signature: inspect.Signature = PrivateAttr()
@@ -284,9 +287,23 @@ class FunctionNode(BaseNode):
             for item in func(**arguments):
                 yield self._event(ctx, item)
         elif inspect.iscoroutinefunction(func):
-            yield self._event(ctx, await func(**arguments))
+            yield _with_route(self._event(ctx, await func(**arguments)), ctx)
         else:
-            yield self._event(ctx, await asyncio.to_thread(func, **arguments))
+            yield _with_route(self._event(ctx, await asyncio.to_thread(func, **arguments)), ctx)
+
+
+#: Where a function node's output event also records the ``ctx.route`` it chose (its
+#: route event, as google-adk sends it, comes after): a run killed between the two
+#: commits resumes on the route its node chose.
+ROUTE_KEY = "adk_actors:route"
+
+
+def _with_route(event: Event | None, ctx: Any) -> Event | None:
+    """``event`` with the route the function chose in ``ctx.route`` in its metadata."""
+    route = getattr(ctx, "route", None)
+    if event is None or route is None or event.actions.route is not None:
+        return event
+    return event.model_copy(update={"custom_metadata": {**(event.custom_metadata or {}), ROUTE_KEY: route}})
 
 
 def as_node(item: Any) -> Any:

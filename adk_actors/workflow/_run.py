@@ -27,8 +27,25 @@ name, ``error_message`` its text, with the state the node wrote); its ``retry_co
 tries it again (each failed attempt one such event); past its attempts the error is
 raised and fails the workflow, and the other running nodes are cancelled. Two
 terminal nodes that both give an output: :class:`WorkflowConfigurationError`, as in
-google-adk. Not yet: resuming a killed run at the node it was in (the events to do it
-are committed: see docs/design.md).
+google-adk.
+
+Resume (a resumed invocation: ``ctx.replay`` holds its committed events). The graph
+is run again from START, with the same run numbers, but each node run whose trigger
+is on record is first looked up by its node path (``look_up``): a run that finished
+is not run again, its committed events pass as replayed and its output and route
+(an output event also keeps a function's ``ctx.route``, in case its route event was
+not committed) feed the nodes after it, which are looked up in turn; runs found
+finished are taken in the order they had finished. A run that had not finished:
+an agent node or a nested workflow runs again through the engine, meeting its own
+committed events first (the engine replays an LLM step and decides its tools as it
+always does); a function node may have run, so it runs again only when that is safe
+(``rerun_on_resume=True``, an ``@idempotent`` function, a join), else on a decision
+given for its node path, as for a tool call (``rerun``, ``result``, ``end``), and
+without one the run stops with ``NeedsDecision`` before it starts. A join fed by
+finished runs waits only for the runs still missing. Whatever stops the run for a
+decision lets the node runs already running finish (and commit) first. A node run
+triggered by one that ran live cannot have run before: it runs live. Committed node
+paths the graph does not have: :class:`WorkflowResumeError`.
 """
 
 from __future__ import annotations
@@ -36,7 +53,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import heapq
+import inspect
+import itertools
 import json
+import math
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -44,10 +65,16 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from .._types import Content, Event, NodeInfo, Part
-from ._errors import NodeTimeoutError, WorkflowConfigurationError, WorkflowDataError
+from .._exceptions import RunStopped
+from .._types import Content, Event, FunctionCall, NodeInfo, Part
+from ._errors import (
+    NodeTimeoutError,
+    WorkflowConfigurationError,
+    WorkflowDataError,
+    WorkflowResumeError,
+)
 from ._graph import Graph
-from ._nodes import START, BaseNode, Context, node_event
+from ._nodes import ROUTE_KEY, START, BaseNode, Context, FunctionNode, JoinNode, node_event
 
 __all__ = ["Frame", "run_graph", "take_frame"]
 
@@ -98,11 +125,11 @@ class _NodeSession:
     """The session as an agent node sees it: the state as it is, and as events only its
     input (as a user message) and its own events of this node run."""
 
-    def __init__(self, session: Any, path: str, first: Event) -> None:
+    def __init__(self, session: Any, path: str, first: Event, invocation_id: str) -> None:
         self._session = session
         self._path = path
         self._first = first
-        self._start = len(session.events)
+        self._invocation_id = invocation_id
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)
@@ -117,7 +144,8 @@ class _NodeSession:
 
     @property
     def events(self) -> list[Event]:
-        own = [e for e in self._session.events[self._start:] if e.node_info is not None and e.node_info.path == self._path]
+        own = [e for e in self._session.events if e.invocation_id == self._invocation_id
+               and e.node_info is not None and e.node_info.path == self._path]
         return [self._first, *own]
 
     def commit(self, event: Event) -> None:
@@ -149,6 +177,25 @@ class _Outcome:
     has_output: bool = False
     route: Any = None
     branch: str = ""
+    recorded: bool = False  # rebuilt from the committed events on resume (not run now)
+
+
+@dataclass
+class _Lookup:
+    """What the committed events say of a node run on resume: its events (passed on
+    as replayed), its first attempt to make; and one of: its ``outcome`` (it finished:
+    it does not run again), an ``agent_replay`` (an agent or nested workflow that did
+    not finish: run again through the engine, meeting these events first), or a
+    ``call`` (a function node that may have run: ``safe`` to run again, or run as its
+    decision says, ``decided`` the output a ``result`` decision gave)."""
+
+    events: list[Event]
+    first: int = 1
+    outcome: _Outcome | None = None
+    agent_replay: Any = None
+    call: FunctionCall | None = None
+    safe: bool = False
+    decided: dict[str, Any] | None = None
 
 
 @dataclass
@@ -157,7 +204,8 @@ class _State:
     outputs: dict[str, Any] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
     arrivals: dict[str, set[str]] = field(default_factory=dict)
-    triggers: dict[str, list[tuple[Any, bool, str]]] = field(default_factory=dict)
+    triggers: dict[str, list[tuple[Any, bool, str, bool]]] = field(default_factory=dict)
+    live_arrivals: set[str] = field(default_factory=set)  # joins a live (not recorded) run arrived at
 
 
 def _storable(name: str, output: Any) -> None:
@@ -184,6 +232,30 @@ def _retries(config: Any, exc: BaseException) -> bool:
     return names is None or any(cls.__name__ in names for cls in type(exc).__mro__)
 
 
+def _recorded_output(event: Event) -> Any:
+    """A committed output event's output: its ``output``, else its text (an agent's answer)."""
+    if event.output is not None:
+        return event.output
+    if event.content is None:
+        return None
+    return "".join(p.text or "" for p in event.content.parts if not p.thought)
+
+
+def _one_event(node: Any) -> bool:
+    """Does ``node`` end with the one event it makes (so any committed event of it means it finished)?"""
+    if isinstance(node, JoinNode):
+        return True
+    if isinstance(node, FunctionNode):
+        return not (inspect.isgeneratorfunction(node.func) or inspect.isasyncgenfunction(node.func))
+    return False
+
+
+def _safe(node: BaseNode) -> bool:
+    """May ``node`` run again when it may already have run (see ``resume_node``)?"""
+    return (node.rerun_on_resume or isinstance(node, JoinNode)
+            or bool(getattr(getattr(node, "func", None), "idempotent", False)))
+
+
 class _GraphRun:
     def __init__(self, workflow: Any, graph: Graph, ctx: Any, frame: Frame) -> None:
         self.workflow = workflow
@@ -191,6 +263,9 @@ class _GraphRun:
         self.ctx = ctx
         self.frame = frame
         self.state = _State()
+        self.ends: dict[str, int] = {}  # on resume: node path -> where its committed run finished
+        self.order = itertools.count()  # ties among finished runs: first come, first taken
+        self.keys: dict[str, float] = {}  # running node -> its ``ends`` position (inf: not finished)
         self.queue: asyncio.Queue[tuple[str, Any, Any]] = asyncio.Queue()
 
     # -- events ---------------------------------------------------------------------
@@ -251,7 +326,11 @@ class _GraphRun:
             outcome.route = node_ctx.route
         return outcome
 
-    async def run_agent_node(self, agent: Any, ctx: Any, path: str, node_input: Any, terminal: bool) -> _Outcome:
+    async def run_agent_node(self, agent: Any, ctx: Any, path: str, node_input: Any, terminal: bool,
+                             record: Any = None) -> _Outcome:
+        """An agent (or a nested workflow) run through the engine; its events stamped
+        with the node's path, its answer its output. ``record``: on resume, the replay of
+        this node run's committed events, which the engine meets first."""
         outcome = _Outcome()
         is_workflow = getattr(agent, "_is_workflow", False)
         if is_workflow:
@@ -262,7 +341,10 @@ class _GraphRun:
         else:
             message = as_user_content(node_input)
             first = Event(author="user", invocation_id=ctx.invocation_id, content=message, branch=ctx.branch)
-            agent_ctx = dataclasses.replace(ctx, session=_NodeSession(ctx.session, path, first), user_content=message)
+            agent_ctx = dataclasses.replace(ctx, session=_NodeSession(ctx.session, path, first, ctx.invocation_id),
+                                            user_content=message)
+        if record is not None:
+            agent_ctx = dataclasses.replace(agent_ctx, replay=record)  # the engine replays its committed steps
         try:
             async for event in agent.run(agent_ctx):
                 if event.node_info is None:
@@ -276,6 +358,8 @@ class _GraphRun:
                         else:
                             info = info.model_copy(update={"message_as_output": True})
                     event = event.model_copy(update={**update, "node_info": info})
+                elif not is_workflow and path in (event.node_info.output_for or []):
+                    outcome.output, outcome.has_output = _recorded_output(event), True  # a replayed answer
                 await self.emit(event)
         finally:
             if is_workflow:
@@ -299,34 +383,46 @@ class _GraphRun:
                 return text
         return text
 
-    async def run_node(self, name: str, node_input: Any, use_sub: bool, branch: str) -> None:
+    async def run_node(self, name: str, node_input: Any, use_sub: bool, branch: str, recorded: bool,
+                       found: _Lookup | None) -> None:
         """One node run, retried and timed as its settings say; its outcome (or its
-        error) goes to the scheduler's queue."""
+        error) goes to the scheduler's queue. On resume, a ``recorded`` run was looked
+        up in the committed events (``found``, see ``look_up``); any other runs live,
+        with no replay (nothing of it can be on record)."""
         node = self.graph.nodes[name]
         run = self.state.runs[name]
         path = f"{self.frame.path}/{name}@{run}"
         if use_sub:
             branch = f"{branch}.{name}@{run}" if branch else f"{name}@{run}"
         ctx = dataclasses.replace(self.ctx, branch=branch or None)
+        if not recorded and getattr(ctx, "replay", None) is not None:
+            ctx = dataclasses.replace(ctx, replay=None)
         terminal = self.graph.is_terminal(name)
         attempts, delay, max_delay, factor, jitter = _delays(getattr(node, "retry_config", None))
         timeout = getattr(node, "timeout", None)
         try:
-            for attempt in range(1, attempts + 1):
+            record, resumed, first = await self.resume_node(found, ctx, path, terminal)
+            for attempt in range(min(first, attempts), attempts + 1):
+                if resumed is not None:
+                    outcome = resumed
+                    break
                 delta: dict[str, Any] = {}
                 try:
                     async with asyncio.timeout(timeout):
                         if isinstance(node, BaseNode):
                             outcome = await self.run_function_node(node, ctx, path, run, node_input, terminal)
                         else:
-                            outcome = await self.run_agent_node(node, ctx, path, node_input, terminal)
+                            outcome = await self.run_agent_node(node, ctx, path, node_input, terminal, record)
                     break
                 except TimeoutError:
                     error: Exception = NodeTimeoutError(node_name=name, timeout=timeout or 0.0)
+                except RunStopped:
+                    raise  # a decision is needed, or was made to end the run: no node error
                 except _Failed as failed:
                     error, delta = failed.error, failed.delta
                 except Exception as exc:
                     error = exc
+                record = None  # a retry runs live
                 failure = node_event(state=delta).model_copy(update={
                     "error_code": type(error).__name__, "error_message": str(error)})
                 await self.emit(self.stamp(failure, ctx, path, terminal))
@@ -341,22 +437,135 @@ class _GraphRun:
         except BaseException as exc:
             await self.queue.put(("error", name, exc))
 
+    # -- resume ---------------------------------------------------------------------
+
+    def look_up(self, node: Any, path: str, node_input: Any) -> _Lookup:
+        """On resume, what the committed events of node run ``path`` say of it (see
+        :class:`_Lookup`), taken out of the invocation's replay. Called as the run is
+        started, so that the decisions its node needs are known before anything runs.
+
+        The run's committed events are its own and those of the nodes inside it; the
+        failed attempts among them count as attempts made (one more is always made).
+        The run finished when an event after its last failure gives its output (its
+        ``output_for`` names ``path``) or its route, or, for a function node that makes
+        one event (a plain or async function, a join), when there is any such event: its
+        outcome is rebuilt from them and it does not run again. An agent or a nested
+        workflow that did not finish runs again through the engine, which meets its
+        committed events first (an LLM step replayed, tools decided as the engine
+        decides them; a nested graph resumed node by node). A function node that did
+        not finish may have run: it runs again when that is safe (``rerun_on_resume=True``,
+        a function marked ``@idempotent``, a JoinNode); else it needs a decision, as a
+        tool call does, its call id the node path (see ``start_ready``)."""
+        replay = self.ctx.replay
+        inside = path + "/"
+        events = replay.take_matching(lambda e: e.node_info is not None and e.node_info.path is not None and (
+            e.node_info.path == path or e.node_info.path.startswith(inside)))
+        failures = [i for i, e in enumerate(events)
+                    if e.error_code and e.node_info.path == path and e.author == self.workflow.name]
+        tail = events[failures[-1] + 1:] if failures else events
+        found = _Lookup(events=events, first=len(failures) + 1)
+        outcome = _Outcome(recorded=True)
+        for event in tail:
+            if path in (event.node_info.output_for or []):
+                outcome.output, outcome.has_output = _recorded_output(event), True
+            if event.node_info.path == path and event.actions.route is not None:
+                outcome.route = event.actions.route
+            elif event.node_info.path == path and ROUTE_KEY in (event.custom_metadata or {}):
+                outcome.route = (event.custom_metadata or {})[ROUTE_KEY]  # its route event was not committed
+        if outcome.has_output or outcome.route is not None or (
+                _one_event(node) and any(e.node_info.path == path for e in tail)):
+            found.outcome = outcome
+        elif not isinstance(node, BaseNode):
+            found.events, found.agent_replay = events[:len(events) - len(tail)], replay.scoped(tail)
+        else:
+            found.call = FunctionCall(id=path, name=node.name,
+                                      args={"node_input": to_jsonable_python(node_input, fallback=str)})
+            found.safe = _safe(node)
+        return found
+
+    def decide(self, found: list[_Lookup]) -> None:
+        """The decisions for the function node runs about to start that may have run
+        (as a tool's calls are decided): each safe one runs again, each other as its
+        decision says (``rerun``; ``result``: that dict is its output, as if the node had
+        returned it; ``end``: :class:`EndedByDecision`); any left undecided stop the run
+        with ``NeedsDecision`` (all of them listed) before any of them starts."""
+        calls = [f.call for f in found if f.call is not None]
+        if not calls:
+            return
+        safe = {f.call.id or "" for f in found if f.call is not None and f.safe}
+        _, decided = self.ctx.replay.pending_results(self.workflow.name, calls, {}, safe)
+        for f in found:
+            if f.call is not None and f.call.id in decided:
+                f.decided = decided[f.call.id or ""]
+
+    async def resume_node(self, found: _Lookup | None, ctx: Any, path: str,
+                          terminal: bool) -> tuple[Any, _Outcome | None, int]:
+        """A looked-up run on resume, as (its replay for an agent node, its outcome
+        when it does not run again, its first attempt to make): its committed events
+        are passed on as replayed (the invocation passes them over); a ``result``
+        decision becomes its output event. Not looked up: (None, None, 1)."""
+        if found is None:
+            return None, None, 1
+        for event in found.events:
+            await self.emit(event)
+        if found.decided is not None:
+            outcome = _Outcome(output=found.decided, has_output=True)
+            await self.emit(self.stamp(node_event(output=found.decided), ctx, path, terminal))
+            return None, outcome, found.first
+        return found.agent_replay, found.outcome, found.first
+
+    def read_record(self) -> None:
+        """On resume, before any node starts: the position in the invocation's committed
+        events where each node run directly under this workflow finished (see
+        ``resume_node``), so that the runs found finished are taken in the order they
+        finished (the run numbers of the nodes after them are those they had). Every
+        committed node path must name a node of the graph; else
+        :class:`WorkflowResumeError` (the graph changed since the run was interrupted)."""
+        if getattr(self.ctx, "replay", None) is None:
+            return
+        inside = self.frame.path + "/"
+        names: set[str] = set()
+        ours = (e for e in self.ctx.session.events if e.invocation_id == self.ctx.invocation_id)
+        for index, event in enumerate(ours):
+            path = event.node_info.path if event.node_info is not None else None
+            if not path or not path.startswith(inside):
+                continue
+            child = inside + path[len(inside):].split("/")[0]
+            name = child[len(inside):].split("@")[0]
+            names.add(name)
+            own = path == child
+            if (child in (event.node_info.output_for or []) or (own and event.actions.route is not None)
+                    or (own and not event.error_code and _one_event(self.graph.nodes.get(name)))):
+                self.ends[child] = index
+        unknown = sorted(names - set(self.graph.nodes))
+        if unknown:
+            raise WorkflowResumeError(
+                f"workflow {self.workflow.name!r} cannot resume this run: its committed events name nodes "
+                f"{unknown} that its graph no longer has")
+
     # -- scheduling -----------------------------------------------------------------
 
-    def trigger(self, target: str, node_input: Any, use_sub: bool, branch: str) -> None:
-        self.state.triggers.setdefault(target, []).append((node_input, use_sub, branch))
+    def trigger(self, target: str, node_input: Any, use_sub: bool, branch: str, recorded: bool) -> None:
+        """Queue a run of ``target``; ``recorded``: on resume, whether what triggered it
+        is on record (START, or a node run found finished), so the run may be on record
+        too; a run triggered by a live one cannot have run before the crash."""
+        self.state.triggers.setdefault(target, []).append((node_input, use_sub, branch, recorded))
 
-    def arrive(self, target: str, source: str) -> None:
+    def arrive(self, target: str, source: str, recorded: bool) -> None:
         """``source`` finished before join ``target``: the join runs once all have."""
         arrived = self.state.arrivals.setdefault(target, set())
         arrived.add(source)
+        if not recorded:
+            self.state.live_arrivals.add(target)
         predecessors = self.graph.predecessors(target)
         if not all(p == START.name or p in arrived for p in predecessors):
             return
         del self.state.arrivals[target]
         inputs = {p: self.frame.node_input if p == START.name else self.state.outputs.get(p) for p in predecessors}
         branches = [self.state.branches.get(p, self.ctx.branch or "") for p in predecessors]
-        self.trigger(target, inputs, False, _common_branch(branches))
+        recorded = target not in self.state.live_arrivals
+        self.state.live_arrivals.discard(target)
+        self.trigger(target, inputs, False, _common_branch(branches), recorded)
 
     def finished(self, name: str, outcome: _Outcome) -> None:
         state = self.state
@@ -372,37 +581,57 @@ class _GraphRun:
         for target in following:
             if self.graph.nodes[target]._requires_all_predecessors if isinstance(
                     self.graph.nodes[target], BaseNode) else False:
-                self.arrive(target, name)
+                self.arrive(target, name, outcome.recorded)
             else:
-                self.trigger(target, outcome.output, len(following) > 1, outcome.branch)
+                self.trigger(target, outcome.output, len(following) > 1, outcome.branch, outcome.recorded)
 
     def start_ready(self, running: dict[str, asyncio.Task[None]]) -> None:
+        """Start each triggered node that is not running (up to ``max_concurrency``).
+        On resume, in order: each run to start is looked up in the committed events
+        (``look_up``); the decisions they need are made (``decide``: undecided ones stop
+        the run before any of them starts); then they start."""
         limit = getattr(self.workflow, "max_concurrency", None)
+        starting: list[tuple[str, tuple[Any, bool, str, bool, _Lookup | None]]] = []
         for name in list(self.state.triggers):
             if name in running:
                 continue
-            if limit and limit > 0 and len(running) >= limit:
-                return
+            if limit and limit > 0 and len(running) + len(starting) >= limit:
+                break
             pending = self.state.triggers[name]
-            node_input, use_sub, branch = pending.pop(0)
+            node_input, use_sub, branch, recorded = pending.pop(0)
             if not pending:
                 del self.state.triggers[name]
             self.ctx.check_cancelled()
             self.state.runs[name] = self.state.runs.get(name, 0) + 1
-            running[name] = asyncio.create_task(self.run_node(name, node_input, use_sub, branch))
+            path = f"{self.frame.path}/{name}@{self.state.runs[name]}"
+            self.keys[name] = self.ends.get(path, math.inf)
+            found = self.look_up(self.graph.nodes[name], path, node_input) if (
+                recorded and getattr(self.ctx, "replay", None) is not None) else None
+            starting.append((name, (node_input, use_sub, branch, recorded, found)))
+        self.decide([args[4] for _, args in starting if args[4] is not None])
+        for name, args in starting:
+            running[name] = asyncio.create_task(self.run_node(name, *args))
 
     async def run(self) -> AsyncIterator[Event]:
+        self.read_record()
         starts = self.graph.successors(START.name)
         base = self.ctx.branch or ""
+        recorded = getattr(self.ctx, "replay", None) is not None
         for edge in starts:
             if isinstance(edge.to_node, BaseNode) and edge.to_node._requires_all_predecessors:
-                self.arrive(edge.to_node.name, START.name)
+                self.arrive(edge.to_node.name, START.name, recorded)
             else:
-                self.trigger(edge.to_node.name, self.frame.node_input, len(starts) > 1, base)
+                self.trigger(edge.to_node.name, self.frame.node_input, len(starts) > 1, base, recorded)
         running: dict[str, asyncio.Task[None]] = {}
+        finished: list[tuple[float, int, str, _Outcome]] = []  # a heap, by where each run finished
+        stopped: RunStopped | None = None  # a decision is needed: what runs finishes, nothing starts
         try:
             while True:
-                self.start_ready(running)
+                if stopped is None:
+                    try:
+                        self.start_ready(running)
+                    except RunStopped as exc:
+                        stopped = exc
                 if not running:
                     break
                 kind, item, extra = await self.queue.get()
@@ -412,12 +641,20 @@ class _GraphRun:
                         extra.set_result(None)
                 elif kind == "error":
                     running.pop(item, None)
-                    raise extra
+                    if not isinstance(extra, RunStopped):
+                        raise extra
+                    stopped = stopped or extra
                 else:
                     running.pop(item, None)
-                    if self.ctx.committed is not None:
-                        await self.ctx.committed()  # the node's events are stored before any next node starts
-                    self.finished(item, extra)
+                    heapq.heappush(finished, (self.keys.pop(item, math.inf), next(self.order), item, extra))
+                    first = min((self.keys[name] for name in running), default=math.inf)
+                    while finished and finished[0][0] <= first:  # resumed: in the order they had finished
+                        _, _, name, outcome = heapq.heappop(finished)
+                        if self.ctx.committed is not None:
+                            await self.ctx.committed()  # the node's events are stored before any next node starts
+                        self.finished(name, outcome)
+            if stopped is not None:
+                raise stopped
         finally:
             for task in running.values():
                 task.cancel()

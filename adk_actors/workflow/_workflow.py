@@ -17,7 +17,6 @@ from pydantic import Field, PrivateAttr
 
 from .._types import Event
 from ..agents import AgentBase
-from ._errors import WorkflowResumeError
 from ._graph import Graph, build_graph
 from ._nodes import START, BaseNode, RetryConfig
 from ._run import run_graph, take_frame
@@ -59,16 +58,10 @@ class Workflow(AgentBase):
         """The checked graph (None for a workflow without edges)."""
         return self._graph
 
-    def refuse_resume(self) -> None:
-        """Called by the engine when a resumed invocation reaches this workflow:
-        :class:`WorkflowResumeError` (resuming a graph at its node is not built yet)."""
-        raise WorkflowResumeError(
-            f"workflow {self.name!r} cannot be resumed yet: resuming a graph at the node a crash interrupted is "
-            f"not built (issue 55); its committed node events stay in the session, run it again with a new message")
-
     async def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
         """Run the graph (see ``_run``): a root workflow's input is the user's message;
-        a nested one's, its predecessor's output."""
+        a nested one's, its predecessor's output. In a resumed invocation the graph
+        resumes at the node runs it was in (see ``_run``)."""
         frame = take_frame(self, ctx)
         if self._graph is None:
             return

@@ -17,7 +17,8 @@ from typing import Any
 
 from adk_actors import Content
 from adk_actors.messages import AdkEvent, RunAccepted, RunDone, RunFailed, RunRequest
-from supervision import Call, CallerRef, ErrorReply, GenServer, Reply
+from supervision import Call, CallerRef, GenServer, Reply
+from supervision.protocol import ErrorReply
 
 
 class Asker(GenServer):

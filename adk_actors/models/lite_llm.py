@@ -1,0 +1,5 @@
+"""google-adk's import path of ``LiteLlm`` (it needs the ``litellm`` extra)."""
+
+from ._providers import LiteLlm
+
+__all__ = ["LiteLlm"]

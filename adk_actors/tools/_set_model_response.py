@@ -1,0 +1,57 @@
+"""The ``set_model_response`` tool: how an agent with both an ``output_schema`` and
+tools gives its structured answer (google-adk's ``SetModelResponseTool``).
+
+The compiler declares the tool (its parameters are the output schema's); the flow runs
+a call of it like any other tool (before/after-tool hooks included), and when the tool
+accepted the arguments it makes the answer's own event from
+``actions.set_model_response`` (see ``adk_actors.engine._flow``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..compiler._tools import SET_MODEL_RESPONSE
+from ._base import ToolContext
+from ._classes import BaseTool
+
+__all__ = ["SetModelResponseTool"]
+
+
+class SetModelResponseTool(BaseTool):
+    """Checks the model's arguments against ``output_schema`` and keeps them as the
+    structured answer.
+
+    In order: with a pydantic model class, the arguments are validated by it and the
+    answer is its dump without None fields; with a JSON-schema dict, the arguments are
+    the answer as given (the compiler declares that schema as the parameters). The
+    answer is put in ``tool_context.actions.set_model_response`` and returned as the
+    call's response. Arguments the model class refuses are no answer: the response is
+    an ``{"error": ...}`` naming what was wrong and asking for the call again, and
+    nothing is kept (the model is asked once more, as in google-adk).
+
+    It changes nothing outside the call, so a resumed run may simply run it again
+    (``idempotent``)."""
+
+    idempotent = True
+
+    def __init__(self, output_schema: Any) -> None:
+        super().__init__(name=SET_MODEL_RESPONSE,
+                         description="Give your final answer, structured as the schema requires.")
+        self.output_schema = output_schema
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        schema = self.output_schema
+        answer: Any
+        if isinstance(schema, type) and issubclass(schema, BaseModel):
+            try:
+                answer = schema.model_validate(args).model_dump(mode="json", exclude_none=True)
+            except ValidationError as error:
+                return {"error": f"The arguments of {SET_MODEL_RESPONSE} do not match the output schema:\n{error}\n"
+                                 f"Call {SET_MODEL_RESPONSE} again with every required field, of the right type."}
+        else:
+            answer = dict(args)
+        tool_context.actions.set_model_response = answer
+        return answer

@@ -1,0 +1,87 @@
+"""The low level, as in trio's ``lowlevel``: what the library itself is built from,
+public for code that builds servers and supervisors of its own or must reach the OS.
+
+A user of :mod:`supervision`'s core names needs none of it. Here, by use:
+
+* processes: :func:`process_alive`, :func:`proc_stat`, :func:`children_of`,
+  :func:`open_pidfd` (a descriptor readable when any process ends),
+  :func:`pid_space` (whose pids these are), :func:`set_parent_death_signal`,
+  :func:`forked_by`, :func:`read_progress` / :class:`ProcessProgress`;
+* ports and actor systems: :func:`free_port`, :func:`check_port_free` (raises
+  :class:`PortInUse`, an :class:`ActorSystemError`), :func:`takes_connection`,
+  :func:`confine_listeners`, :func:`attach_actor_system`,
+  :func:`stop_actor_system_on_port`, :func:`direct_thespian_log`,
+  :func:`poll_thespian_loops`;
+* speed devices: :func:`ask_delivered` (an ask that resends until the message is
+  taken), :func:`call_on_fresh_chunk` (a call run on a fresh frame chunk);
+* parts for servers and supervisors of your own: the ``handle_call`` / ``init``
+  sentinels :data:`FORWARDED` and :data:`IGNORE`, :class:`Job` (a supervisor's job,
+  a generator of waits), :func:`partition_index`, :class:`HealthMonitor` /
+  :class:`HealthVerdict`, :class:`RestartIntensity`, :class:`BackoffState`,
+  :func:`import_object`, :func:`find_global`, and the clocks :class:`MonotonicClock`
+  and :class:`WallClock` (with :data:`MANUAL_CLOCK_VARIABLE`, the environment
+  variable that gives servers a manual one).
+"""
+
+from ._client import ask_delivered, find_global
+from ._clock import MonotonicClock, WallClock
+from ._exceptions import ActorSystemError, PortInUse
+from ._frame_chunk import call_on_fresh_chunk
+from ._health import HealthMonitor, HealthVerdict, ProcessProgress, read_progress
+from ._server import FORWARDED, IGNORE, MANUAL_CLOCK_VARIABLE
+from ._spec import import_object
+from ._start import attach_actor_system, stop_actor_system_on_port
+from ._supervisor import Job, partition_index
+from ._system import (
+    check_port_free,
+    children_of,
+    confine_listeners,
+    direct_thespian_log,
+    forked_by,
+    free_port,
+    open_pidfd,
+    pid_space,
+    poll_thespian_loops,
+    proc_stat,
+    process_alive,
+    set_parent_death_signal,
+    takes_connection,
+)
+from ._timing import BackoffState, RestartIntensity
+
+__all__ = [
+    "FORWARDED",
+    "IGNORE",
+    "MANUAL_CLOCK_VARIABLE",
+    "ActorSystemError",
+    "BackoffState",
+    "HealthMonitor",
+    "HealthVerdict",
+    "Job",
+    "MonotonicClock",
+    "PortInUse",
+    "ProcessProgress",
+    "RestartIntensity",
+    "WallClock",
+    "ask_delivered",
+    "attach_actor_system",
+    "call_on_fresh_chunk",
+    "check_port_free",
+    "children_of",
+    "confine_listeners",
+    "direct_thespian_log",
+    "find_global",
+    "forked_by",
+    "free_port",
+    "import_object",
+    "open_pidfd",
+    "partition_index",
+    "pid_space",
+    "poll_thespian_loops",
+    "proc_stat",
+    "process_alive",
+    "read_progress",
+    "set_parent_death_signal",
+    "stop_actor_system_on_port",
+    "takes_connection",
+]
