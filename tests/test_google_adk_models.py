@@ -1,23 +1,34 @@
 """google-adk's model classes and registry at google-adk's import paths (issue 56,
-first slice of "Model classes and backends").
+"Model classes and backends": Gemini, Claude, BaseLlm, LLMRegistry, LiteLlm, Vertex AI).
 
 Side by side with google-adk 2.13, the same program with its imports rewritten
-(tests/google_adk_harness.py): an agent given ``Gemini(model=..., retry_options=...)``
-on a Gemini REST stand-in, and one given ``AnthropicLlm(model=...)`` on an Anthropic
-Messages stand-in (google-adk's ``Claude`` is Claude on Vertex AI, which google-adk
-reaches through google-auth and this test cannot stand in for; ours calls Anthropic's
-API, so ``Claude`` is run on ours alone). Each side reaches the stand-in through
-environment variables only. Compared: the events as google-adk's Event readers see
-them, the final texts, and the request bodies (for Anthropic: model, max_tokens,
-system instruction up to the identity sentence, messages without tool-use ids, tools).
-Then a program's own ``BaseLlm`` subclass registered with ``LLMRegistry`` and named
-by its agent, on both; the registry's answers and errors on both; and ours alone:
-retries of a failing provider behind the breaker, a missing key, Vertex AI refused,
-LiteLlm without its extra.
+(tests/google_adk_harness.py), each side reaching a stand-in on 127.0.0.1 through
+environment variables only:
+
+* ``Gemini(model=..., retry_options=...)`` on a Gemini REST stand-in: events, final
+  texts, state and request bodies, plain, streamed and retried after a 503;
+* ``AnthropicLlm(model=...)`` on an Anthropic Messages stand-in: events and requests
+  (model, max_tokens, system instruction up to the identity sentence, messages
+  without tool-use ids, tools, the credential sent);
+* Vertex AI, with a service account's key file made for the test whose token
+  endpoint is the stand-in (google-auth gets a token there): ``Claude`` (google-adk's
+  Claude is Claude on Vertex AI) with the same paths, bodies and tokens; ``Gemini``
+  with the same bodies and events (google.genai takes a non-googleapis base URL for
+  an API gateway and drops the project path, so the path and token are asserted of
+  ours alone);
+* a program's own ``BaseLlm`` subclass registered with ``LLMRegistry`` and named by
+  its agent; the registry's answers and its error for an unknown name.
+
+Ours alone: the retry bound, ``Claude`` on Anthropic's API without Vertex AI's
+variables (where google-adk refuses), a Gemini instance in a host's run worker behind
+the shared breaker, Vertex AI's endpoints by location, and the errors for a missing
+key, credentials that do not refresh, a bad registration and LiteLlm without its
+extra.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import importlib.util
 import json
@@ -140,7 +151,7 @@ agent = LlmAgent(name="weather", instruction="Use get_weather to answer.", tools
 def anthropic_rows(server: StubServer) -> list[dict[str, Any]]:
     """What the Anthropic stand-in received, as the model reads it: tool-use ids left
     out (random on both sides), the system text up to our identity sentence,
-    schema titles left out."""
+    schema titles left out; the credential sent, wherever it went."""
     rows = []
     for request in server.requests:
         body = copy.deepcopy(request.body)
@@ -160,11 +171,17 @@ def anthropic_rows(server: StubServer) -> list[dict[str, Any]]:
                     block.pop("is_error", None)
         rows.append({"path": request.path, "model": body.get("model"), "max_tokens": body["max_tokens"],
                      "anthropic_version": body.get("anthropic_version"),
-                     "authorization": request.headers.get("authorization"),
+                     "credential": _credential(request.headers),
                      "system": (system or "").split("\n\nYou are ")[0], "messages": body["messages"],
                      "tools": [{"name": t["name"], "description": t["description"],
                                 "input_schema": harness._schema(t["input_schema"])} for t in body.get("tools", [])]})
     return rows
+
+
+def _credential(headers: dict[str, str]) -> str | None:
+    """The key or token a request carries: ``x-api-key``, or ``Authorization: Bearer``
+    (the anthropic SDK sends its API key there; our connector in ``x-api-key``)."""
+    return headers.get("x-api-key") or (headers.get("authorization") or "").removeprefix("Bearer ") or None
 
 
 def run_anthropic(source: str, answers: list[StubResponse], turns: list[str], server: StubServer) -> dict[str, Any]:
@@ -497,7 +514,8 @@ def test_claude_on_vertex_ai_calls_as_on_google_adk(vertex: StubServer, monkeypa
     assert ours == theirs
     path = "/projects/my-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5:rawPredict"
     assert [row["path"] for row in ours["requests"]] == [path, path]
-    assert {row["authorization"] for row in ours["requests"]} == {"Bearer ya29.claude"}
+    assert {row["credential"] for row in ours["requests"]} == {"ya29.claude"}
+    assert {r.headers.get("authorization") for r in vertex.requests} == {"Bearer ya29.claude"}
     assert {row["anthropic_version"] for row in ours["requests"]} == {VERTEX_ANTHROPIC_VERSION}
     assert {row["model"] for row in ours["requests"]} == {None}
 
@@ -509,3 +527,61 @@ def test_claude_without_vertex_ai_or_an_anthropic_key_names_all_three_variables(
     with pytest.raises(Exception, match=r"GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION .* or ANTHROPIC_API_KEY"):
         run_program(source, [], anthropic, ["Weather?"])
     assert anthropic.requests == []
+
+
+def test_a_programs_own_base_llm_named_by_its_agent_runs_in_a_hosts_run_worker(actor_system: Any,
+                                                                              tmp_path: Any) -> None:
+    """The agent module registers its BaseLlm subclass as it is imported in the run
+    worker; the worker resolves the agent's model name to it."""
+    from adk_actors.runtime import Host, HostConfig
+
+    config = HostConfig(apps={"echo": "models_agents:echo_agent"}, data_dir=str(tmp_path))
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("echo")
+        runner.create_session("ann", "s0")
+        events = list(runner.run("ann", "s0", "hello"))
+    assert events[-1].content.text == "reverse-echo-1: olleh"
+
+
+def test_a_gemini_instance_holds_a_live_conversation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LlmAgent(model=Gemini(model=..., base_url=...))`` in a live run: the Live API
+    stand-in gets the setup for the model with the key from the environment, and the
+    model's answer comes back as the run's events."""
+    from live_stub import LiveServer, live_server
+
+    from adk_actors import Content, Event, LiveRequest
+    from adk_actors.agents import LlmAgent
+    from adk_actors.engine import SessionView, run_live_invocation
+    from adk_actors.models import Gemini
+
+    monkeypatch.setenv("GEMINI_API_KEY", "live-key-not-a-secret")
+    for name in ("GOOGLE_GENAI_USE_VERTEXAI", "GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+    def script(message: dict[str, Any]) -> list[dict[str, Any]]:
+        if "clientContent" in message and message["clientContent"].get("turnComplete"):
+            return [{"serverContent": {"modelTurn": {"role": "model", "parts": [{"text": "Hello from live."}]}}},
+                    {"serverContent": {"turnComplete": True}}]
+        return []
+
+    server = LiveServer(script)
+
+    async def scenario() -> list[Any]:
+        async with live_server(server) as base_url:
+            agent = LlmAgent(name="voice", instruction="Be brief.",
+                             model=Gemini(model="gemini-live-2.5-flash", base_url=base_url))
+            inputs: asyncio.Queue[Any] = asyncio.Queue()
+            inputs.put_nowait(LiveRequest(content=Content.user("hi")))
+            events: list[Any] = []
+            session = SessionView(events=[Event(author="user", content=Content.user("before"))])
+            async for event in run_live_invocation(agent, session, inputs):
+                events.append(event)
+                if event.turn_complete:
+                    inputs.put_nowait(LiveRequest(close=True))
+            return events
+
+    events = asyncio.run(asyncio.wait_for(scenario(), timeout=30))
+    assert server.received[0]["setup"]["model"] == "models/gemini-live-2.5-flash"
+    assert server.headers["x-goog-api-key"] == "live-key-not-a-secret"
+    said = [(e.author, e.content.text) for e in events if not e.partial and e.content and e.content.text]
+    assert said == [("user", "hi"), ("voice", "Hello from live.")]

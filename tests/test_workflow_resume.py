@@ -10,11 +10,19 @@ What a user sees after resuming: every node run completed exactly once (the coun
 the same final state and the same final output as a run that was never interrupted;
 a node that is not safe to run again (the default for function nodes, as for tools)
 is run again only on a decision (call id: its node path); ``right``
-(``rerun_on_resume=True``) and the join run again without one.
+(``rerun_on_resume=True``) and the join run again without one. The same with the
+partition killed instead of the worker, and with ``App(resume_interrupted=2)`` (the
+host resumes on its own; the caller's one call ends as if nothing happened).
+
+In process, a graph with an LLM agent node (a tool call, then an answer) and a nested
+workflow is cut after each of its committed events and resumed: the model is asked only
+for the steps not committed; ``result`` and ``end`` decisions; a graph that lost a node
+on record refuses to resume.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import threading
@@ -27,9 +35,21 @@ import pytest
 import workflow_resume_apps
 from conftest import session_workers, wait_workers_gone
 
+from adk_actors import Content, LlmAgent
 from adk_actors._exceptions import RunFailedError
-from adk_actors.engine import CallDecision
+from adk_actors.engine import (
+    CallDecision,
+    EndedByDecision,
+    NeedsDecision,
+    SessionView,
+    resume_invocation,
+    run_invocation,
+)
+from adk_actors.models import ScriptedModel, call
 from adk_actors.runtime import Host, HostConfig
+from adk_actors.tools import FunctionTool
+from adk_actors.workflow import START, JoinNode, Workflow, WorkflowResumeError
+from supervision import SupervisorClient
 from supervision.testing import running_actor_system, wait_until
 
 RUNS = ["prepare@1", "left@1", "right@1", "gather@1", "judge@1",
@@ -188,8 +208,6 @@ def lookup(topic: str) -> dict[str, Any]:
 
 def _model_turn(request: Any) -> Any:
     """The scout's model: a lookup of its input, then an answer with what it found."""
-    from adk_actors.models import call
-
     last = request.contents[-1]
     responses = [p.function_response for p in last.parts if p.function_response is not None]
     if responses:
@@ -198,11 +216,6 @@ def _model_turn(request: Any) -> Any:
 
 
 def _in_process_graph() -> tuple[Any, Any]:
-    from adk_actors import LlmAgent
-    from adk_actors.models import ScriptedModel
-    from adk_actors.tools import FunctionTool
-    from adk_actors.workflow import START, JoinNode, Workflow
-
     model = ScriptedModel(fallback=_model_turn)
     scout = LlmAgent(name="scout", model=model, instruction="Scout the topic.",
                      tools=[FunctionTool(lookup, idempotent=True)])
@@ -221,11 +234,6 @@ def test_a_graph_with_an_agent_node_cut_after_any_committed_event_resumes_to_the
     LLM steps and asks the model only for the others; in the end the output and state
     are the uninterrupted run's, no node run that had finished runs again, and every
     function node run not finished before the cut runs exactly once."""
-    import asyncio
-
-    from adk_actors import Content
-    from adk_actors.engine import NeedsDecision, SessionView, resume_invocation, run_invocation
-
     graph, model = _in_process_graph()
 
     async def run(session: SessionView) -> list[Any]:
@@ -284,8 +292,6 @@ def test_a_graph_with_an_agent_node_cut_after_any_committed_event_resumes_to_the
 def _cut_at(events: list[Any], path: str) -> Any:
     """A session holding ``events`` up to and with the first event of node run ``path``
     (its start and output), as a run killed right after that commit left it."""
-    from adk_actors.engine import SessionView
-
     session = SessionView()
     for event in events:
         session.commit(event)
@@ -299,12 +305,6 @@ def test_a_function_node_left_unfinished_is_decided_as_a_tool_call_result_or_end
     ``result`` decision for its node path is its output, as if it had returned it (it
     does not run; the join gets that output); an ``end`` decision ends the run with
     ``EndedByDecision`` and runs nothing."""
-    import asyncio
-
-    from adk_actors import Content
-    from adk_actors.engine import EndedByDecision, resume_invocation, run_invocation
-    from adk_actors.engine import SessionView as View
-
     graph, _ = _in_process_graph()
 
     async def run(session: Any) -> list[Any]:
@@ -313,7 +313,7 @@ def test_a_function_node_left_unfinished_is_decided_as_a_tool_call_result_or_end
     async def resume(session: Any, decisions: dict[str, CallDecision]) -> list[Any]:
         return [e async for e in resume_invocation(graph, session, invocation_id="e-1", decisions=decisions)]
 
-    full = [e for e in asyncio.run(run(View())) if not e.partial]
+    full = [e for e in asyncio.run(run(SessionView())) if not e.partial]
     DONE.clear()
     with pytest.raises(EndedByDecision):
         asyncio.run(resume(_cut_at(full, "wf@1/step_in@1"), {"wf@1/tally@1": CallDecision("end")}))
@@ -331,12 +331,6 @@ def test_a_function_node_left_unfinished_is_decided_as_a_tool_call_result_or_end
 def test_a_graph_whose_committed_nodes_it_no_longer_has_refuses_to_resume() -> None:
     """The app changed between the crash and the resume (a node renamed): the resumed
     run fails with WorkflowResumeError naming the missing node, and runs nothing."""
-    import asyncio
-
-    from adk_actors import Content
-    from adk_actors.engine import SessionView, resume_invocation, run_invocation
-    from adk_actors.workflow import START, Workflow, WorkflowResumeError
-
     graph, _ = _in_process_graph()
 
     async def run(session: Any) -> list[Any]:
@@ -352,3 +346,91 @@ def test_a_graph_whose_committed_nodes_it_no_longer_has_refuses_to_resume() -> N
     with pytest.raises(WorkflowResumeError, match=r"\['step_in'\]"):
         asyncio.run(resume(_cut_at(full, "wf@1/step_in@1")))
     assert not DONE
+
+
+@pytest.mark.parametrize("kill_at", ["left@1", "gather@1", "prepare@2", "finish@1"])
+def test_an_app_that_resumes_on_its_own_finishes_a_killed_graph_run_in_the_same_call(
+        host: Host, uninterrupted: dict[str, Any], tmp_path: Path, kill_at: str) -> None:
+    """``App(resume_interrupted=2)`` whose nodes are all safe to run again
+    (``rerun_on_resume=True``): kill -9 of the run worker when ``kill_at`` starts; the
+    host resumes the run on its own and the caller's one ``run`` call ends with the
+    uninterrupted run's output, state and side effects (each node run completed once)."""
+    session = "auto-" + kill_at.replace("@", "-")
+    work = tmp_path / session
+    work.mkdir()
+    runner = host.runner("resuming")
+    runner.create_session("ann", session, state={"work_dir": str(work)})
+    (work / "arm").write_text(kill_at)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["events"] = list(runner.run("ann", session, "go"))
+        except Exception as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    pid = int(wait_until(lambda: (work / "pid").exists() and (work / "pid").read_text().strip(), timeout=30,
+                         message=f"{kill_at} never started"))
+    name, run_no = kill_at.split("@")
+    if name in SIBLING:
+        wait_until(lambda: _stored_output(runner, session, f"{SIBLING[name]}@{run_no}"), timeout=20)
+    assert pid in session_workers(host, "resuming", "ann", session)
+    os.kill(pid, signal.SIGKILL)
+    thread.join(60)
+    assert not thread.is_alive() and "error" not in box, box.get("error")
+    assert _final_output(box["events"]) == uninterrupted["output"]
+    state = runner.get_state("ann", session)
+    state.pop("work_dir")
+    assert state == uninterrupted["state"]
+    assert _done(work) == uninterrupted["done"] == Counter(RUNS)
+
+
+@pytest.mark.parametrize("kill_at", ["right@2", "judge@1"])
+def test_a_graph_run_whose_partition_was_killed_resumes_at_its_node(
+        host: Host, uninterrupted: dict[str, Any], tmp_path: Path, kill_at: str) -> None:
+    """kill -9 of the session's partition (not of its worker) when node run
+    ``kill_at`` starts: the run ends ``interrupted``; once the partition is back,
+    ``Runner.resume`` goes on at that node (a decision for ``judge``, which is not
+    safe to run again; none for ``right``) and ends as the uninterrupted run did."""
+    session = "p-" + kill_at.replace("@", "-")
+    runner, work = _session(host, tmp_path, session)
+    (work / "arm").write_text(kill_at)
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["events"] = list(runner.run("ann", session, "go", run_id=f"run-{session}"))
+        except Exception as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    wait_until(lambda: (work / "pid").exists() and (work / "pid").read_text().strip(), timeout=30)
+    name, run_no = kill_at.split("@")
+    if name in SIBLING:
+        wait_until(lambda: _stored_output(runner, session, f"{SIBLING[name]}@{run_no}"), timeout=20)
+    sessions = SupervisorClient(host.system, host.root.child("sessions").address)  # type: ignore[union-attr]
+    owner = next(i for i in sessions.which_children() if i.address == host.partition_for("loop", "ann", session))
+    assert owner.pid is not None
+    os.kill(owner.pid, signal.SIGKILL)
+    thread.join(30)
+    assert not thread.is_alive() and isinstance(box.get("error"), RunFailedError)
+    assert box["error"].reason in ("interrupted", "killed")
+    wait_until(lambda: sessions.child(owner.id).status == "running" and sessions.child(owner.id).pid != owner.pid,
+               timeout=20)
+    path = f"loop_app@1/{kill_at}"
+    decisions = None if name in SAFE else {path: CallDecision("rerun")}
+    if decisions is not None:
+        with pytest.raises(RunFailedError) as stopped:
+            list(runner.resume("ann", session, f"run-{session}", new_run_id=f"again-{session}"))
+        assert [c["call_id"] for c in stopped.value.pending_calls] == [path]
+        events = list(runner.resume("ann", session, f"again-{session}", decisions=decisions))
+    else:
+        events = list(runner.resume("ann", session, f"run-{session}"))
+    assert _final_output(events) == uninterrupted["output"]
+    state = runner.get_state("ann", session)
+    state.pop("work_dir")
+    assert state == uninterrupted["state"]
+    assert _done(work) == uninterrupted["done"] == Counter(RUNS)

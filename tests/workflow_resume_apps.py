@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from adk_actors import App
+from adk_actors.engine import App
 from adk_actors.workflow import START, FunctionNode, JoinNode, Workflow
 
 
@@ -106,11 +106,11 @@ def _safe(func: Any) -> FunctionNode:
     return FunctionNode(func=func, rerun_on_resume=True)
 
 
-_safe_judge = _safe(judge)
+_safe_prepare, _safe_judge = _safe(prepare), _safe(judge)
 # The same graph, every node safe to run again, in an app the host resumes on its own.
-resuming_app = App(name="resuming", root_agent=Workflow(name="loop_app", edges=[
-    (START, _safe(prepare), (_safe(left), _safe(right)), CountedJoin(name="gather"), _safe_judge),
-    (_safe_judge, {"again": "START", "done": _safe(finish)}),
+resuming_app = App(root_agent=Workflow(name="loop_app", edges=[
+    (START, _safe_prepare, (_safe(left), _safe(right)), CountedJoin(name="gather"), _safe_judge),
+    (_safe_judge, {"again": _safe_prepare, "done": _safe(finish)}),
 ]), resume_interrupted=2)
 
 APPS = {"loop": "workflow_resume_apps:loop_app", "resuming": "workflow_resume_apps:resuming_app"}

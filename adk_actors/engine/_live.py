@@ -65,6 +65,7 @@ from .._types import (
 )
 from ..compiler import CompileContext, build_request
 from ..models import is_live_model
+from ..models._llm_registry import BaseLlm
 from ..tools._base import ToolContext
 from ..tools._classes import BaseToolset, process_request
 from ._context import InvocationContext, SessionView
@@ -115,6 +116,8 @@ async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asy
         model = inherited_model(agent, root_agent) or None
         if isinstance(model, str):
             model = ctx.resolve_model(model) if ctx.resolve_model is not None and model else None
+        if isinstance(model, BaseLlm):  # google-adk's model classes: Gemini gives its connector
+            model = model.connector()
         flow = (_converse(agent, model, ctx, inputs) if is_live_model(model)
                 else _turn_by_turn(agent, ctx, inputs))
         streams = StreamFilter(ctx.policies, ctx)

@@ -30,6 +30,10 @@ The environment variables (read at each resolution, from ``os.environ`` or the
 ``OPENAI_BASE_URL``    OpenAI's endpoint; default ``https://api.openai.com/v1``
 =====================  ==========================================================
 
+Gemini on Vertex AI reads google.genai's variables instead (``_vertex``:
+``GOOGLE_GENAI_USE_VERTEXAI``, ``GOOGLE_CLOUD_PROJECT``, ``GOOGLE_CLOUD_LOCATION``,
+``GOOGLE_VERTEX_BASE_URL``, application default credentials).
+
 A missing key is an :class:`AuthenticationError` that names the variable, raised
 when the name is resolved (an ``openai/`` model with ``OPENAI_BASE_URL`` set, a
 local server, may have no key). Keys are never read from files.

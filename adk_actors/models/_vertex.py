@@ -32,7 +32,7 @@ from typing import Any
 
 from .._types import LlmRequest, LlmResponse
 from ._anthropic import API_VERSION, AnthropicModel
-from ._errors import AuthenticationError
+from ._errors import AuthenticationError, ModelError
 from ._gemini import GeminiModel
 
 __all__ = ["VertexClaudeModel", "VertexGeminiModel", "uses_vertex_ai", "vertex_claude", "vertex_gemini"]
@@ -126,6 +126,11 @@ class VertexGeminiModel(_DefaultCredentials, GeminiModel):
         if self.credentials is None:
             return super().headers()  # express mode: the API key
         return self.bearer_headers()
+
+    def connect(self, request: LlmRequest) -> Any:
+        """Live conversations on Vertex AI are not built: a ModelError (``unsupported``)."""
+        raise ModelError(f"Gemini {self.name!r}: live conversations on Vertex AI are not built yet (issue 56)",
+                         error_type="unsupported")
 
     async def generate(self, request: LlmRequest, *, stream: bool = False) -> AsyncIterator[LlmResponse]:
         """Authorize (in a thread), then Gemini's call loop at Vertex AI's endpoint."""
