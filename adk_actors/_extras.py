@@ -17,7 +17,6 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp", "mcp"),
     "cryptography": ("crypto", "cryptography"),
     "opentelemetry": ("otel", "opentelemetry-api"),
-    "litellm": ("litellm", "litellm"),
 }
 
 

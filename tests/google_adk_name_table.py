@@ -43,7 +43,7 @@ AREA_REASONS: dict[str, str] = {
     "labs": "google-adk's experiments: out of scope",
     "live": "live runs are `Runner.run_live` and `/run_live` here; google-adk's live internals are not mirrored",
     "memory": "not built yet (issue 52): the memory service classes (memory is a supervised actor here)",
-    "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats; `Gemini` on the Gemini API and Vertex AI, `AnthropicLlm`, `Claude` on Vertex AI or Anthropic's API, `BaseLlm`, `LLMRegistry`); not built yet (issue 56): `Gemma`, `ApigeeLlm`, `OpenAILlm`, `LiteLlm`'s calls (it needs the litellm extra), context caching, the live connections' classes",
+    "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats; `Gemini` on the Gemini API and Vertex AI, `AnthropicLlm`, `Claude` on Vertex AI or Anthropic's API, `BaseLlm`, `LLMRegistry`); not built yet (issue 56): `Gemma`, `ApigeeLlm`, `OpenAILlm`, `LiteLlm`'s calls (constructing one says so), context caching, the live connections' classes",
     "optimization": "google-adk's prompt optimization (experimental): not built",
     "planners": "not built yet (issue 52)",
     "platform": "google-adk's platform shims (thread pools, time): nothing to mirror",

@@ -173,9 +173,9 @@ def registered_by_user(model: str) -> type[BaseLlm] | None:
 def _not_found(model: str) -> str:
     text = f"Model {model} not found."
     if "/" in model:
-        return text + ("\n\nA provider/model name needs LiteLlm, and so the litellm extra: "
-                       "pip install 'adk-actors[litellm]'; or register a BaseLlm subclass for it "
-                       "(LLMRegistry.register).")
+        return text + ("\n\nA provider/model name is google-adk's LiteLlm, not built here yet: register a "
+                       "BaseLlm subclass for it (LLMRegistry.register), or name an OpenAI-compatible model "
+                       "'openai/<model>' with OPENAI_BASE_URL.")
     return text + ("\n\nNames that resolve: gemini-* (Gemini), claude-* (Claude), the names a registered BaseLlm "
                    "subclass lists in supported_models(), or 'Class:model'.")
 

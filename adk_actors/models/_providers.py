@@ -28,7 +28,6 @@ from typing import Any
 
 from pydantic import PrivateAttr, field_validator
 
-from .._extras import extra_hint
 from .._types import LlmRequest, LlmResponse
 from ..types import HttpRetryOptions, ours
 from ._base import ModelError
@@ -178,7 +177,8 @@ class Claude(AnthropicLlm):
 
 
 class LiteLlm(BaseLlm):
-    """A model through the ``litellm`` library (the ``litellm`` extra): not built yet."""
+    """google-adk's model through the ``litellm`` library: not built here yet (issue 56),
+    so that no extra installs a library nothing uses."""
 
     @classmethod
     def available(cls) -> bool:
@@ -186,10 +186,8 @@ class LiteLlm(BaseLlm):
         return importlib.util.find_spec("litellm") is not None
 
     def __init__(self, model: str, **kwargs: Any) -> None:
-        """Raises ``ModuleNotFoundError`` naming the extra when ``litellm`` is missing;
-        with it, a ModelError: the LiteLLM connector is not built yet."""
-        if not self.available():
-            raise ModuleNotFoundError(f"LiteLlm({model!r}): {extra_hint('litellm')}", name="litellm")
+        """Raises a ModelError (``unsupported``): the LiteLLM connector is not built yet;
+        it names the OpenAI-compatible route that is."""
         raise ModelError(f"LiteLlm({model!r}): models through litellm are not built yet (issue 56); an "
                          "OpenAI-compatible server is reached with model='openai/<model>' and OPENAI_BASE_URL",
                          error_type="unsupported")
