@@ -34,7 +34,15 @@ from adk_actors.runtime._service_calls import (
     Record,
     Reset,
 )
-from supervision import ChildSpec, ServerNotRunning, SupervisorSpec, call, start_supervisor
+from supervision import (
+    CallTimeout,
+    ChildSpec,
+    ServerNotRunning,
+    SupervisorSpec,
+    call,
+    start_supervisor,
+)
+from supervision.protocol import Cast
 from supervision.testing import wait_until
 
 FAST = BreakerConfig(consecutive_failures=3, failure_rate=0.5, window_seconds=10, minimum_calls=6, open_seconds=5,
@@ -205,7 +213,7 @@ def test_breaker_actor_isolates_models_and_restarts_closed(actor_system: Any) ->
     breakers = sup.child("breakers").address
     for _ in range(2):
         permit = call(actor_system, breakers, Acquire("gemini-a"))
-        actor_system.tell(breakers, __import__("supervision").Cast(Record("gemini-a", permit.id, "failure")))
+        actor_system.tell(breakers, Cast(Record("gemini-a", permit.id, "failure")))
     wait_until(lambda: call(actor_system, breakers, BreakerStatus("gemini-a"))["state"] == "open")
     assert isinstance(call(actor_system, breakers, Acquire("gemini-a")), Rejected)
     assert isinstance(call(actor_system, breakers, Acquire("claude-b")), Permit)  # another model: unaffected
@@ -216,7 +224,7 @@ def test_breaker_actor_isolates_models_and_restarts_closed(actor_system: Any) ->
     pid = sup.child("breakers").pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
-    with pytest.raises((ServerNotRunning, __import__("supervision").CallTimeout)):
+    with pytest.raises((ServerNotRunning, CallTimeout)):
         call(actor_system, breakers, Acquire("gemini-a"), timeout=1.0)  # fails fast, never hangs
     wait_until(lambda: sup.child("breakers").status == "running" and sup.child("breakers").pid != pid)
     fresh = sup.child("breakers").address

@@ -18,7 +18,7 @@ from typing import Any
 from adk_actors import Content
 from adk_actors.messages import AdkEvent, RunAccepted, RunDone, RunFailed, RunRequest
 from supervision import Call, CallerRef, GenServer, Reply
-from supervision.protocol import ErrorReply
+from supervision.protocol import Cast, ErrorReply
 
 
 class Asker(GenServer):
@@ -72,7 +72,7 @@ def main() -> None:
                   system=system) as host:
             host.runner("echo").create_session("ann", "s1")
             asker = start_server(system, Asker, {"app": "echo", "sessions": host.sessions_address()})
-            system.tell(asker, __import__("supervision").Cast(("ask", "ann", "s1", "hello from an actor")))
+            system.tell(asker, Cast(("ask", "ann", "s1", "hello from an actor")))
             answers = wait_until(lambda: call(system, asker, "answers"), timeout=10)
             print("the asker actor got:", answers)
 
