@@ -661,23 +661,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 if not args.json:
                     status = _color("32", "PASS") if ok else _color("31", case.final_eval_status.name)
                     print(f"{status} {eval_set.eval_set_id}/{case.eval_id}: {scores}", flush=True)
-                    for line in [] if ok else _eval_differences(case):
+                    for line in _eval_differences(case, every=True) if args.print_detailed_results else \
+                            [] if ok else _eval_differences(case):
                         print(line, flush=True)
     finally:
         close()
     return 0 if passed else 1
 
 
-def _eval_differences(case: Any) -> list[str]:
+def _eval_differences(case: Any, *, every: bool = False) -> list[str]:
     """What a case that did not pass got wrong, invocation by invocation: the user's
     message, then each metric that failed there, and the expected against the actual
-    tool calls and final response."""
+    tool calls and final response. ``every`` (``--print_detailed_results``): every
+    invocation, those that passed too."""
     from .evals import EvalStatus
 
     lines = []
     for number, row in enumerate(case.eval_metric_result_per_invocation, 1):
         failed = [m for m in row.eval_metric_results if m.eval_status == EvalStatus.FAILED]
-        if not failed and row.eval_metric_results:
+        if not failed and row.eval_metric_results and not every:
             continue
         actual, expected = row.actual_invocation, row.expected_invocation
         lines.append(f"  invocation {number}: {_content_text(actual.user_content)!r}"
@@ -1175,6 +1177,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--metric", action="append", default=[],
                           help="NAME[=THRESHOLD], repeatable (default: tool_trajectory_avg_score=1.0 "
                                "response_match_score=0.8)")
+    evaluate.add_argument("--print_detailed_results", action="store_true",
+                          help="print expected against actual for every invocation, passed cases too "
+                               "(failed ones always are)")
     evaluate.set_defaults(func=cmd_eval)
     status = common(sub.add_parser("status", help="the live supervision tree"))
     status.add_argument("--offset", type=int, default=0, help="the first held session shown (default: 0)")

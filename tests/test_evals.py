@@ -239,3 +239,42 @@ def test_a_turn_that_fails_fails_its_case_and_says_why() -> None:
         assert metric.details["error"].startswith("RunFailedError") and "RunTimeout" in metric.details["error"]
     assert [m.score for m in case.overall_eval_metric_results] == [1.0, 1.0]  # the turn that ran matched
     assert len(case.eval_metric_result_per_invocation) == 1
+
+
+def test_print_detailed_results_shows_expected_against_actual_for_a_passed_case() -> None:
+    """google-adk's ``--print_detailed_results``: a case that passed prints nothing more
+    by default; with the flag, each invocation's expected against actual tools and
+    response."""
+    from adk_actors import Content, Event, FunctionCall, Part
+    from adk_actors.cli import _eval_differences, build_parser
+    from adk_actors.evals import EvalCase, EvalMetric, EvalSet, EvalStatus, Invocation, run_eval_set
+
+    class OneTurn:
+        """A Runner double whose one turn calls get_weather and answers as expected."""
+
+        def create_session(self, user_id: str, session_id: str | None = None,
+                           state: dict[str, Any] | None = None) -> None:
+            return None
+
+        def run(self, user_id: str, session_id: str, message: str | Content) -> Any:
+            call = Content(role="model", parts=(Part(function_call=FunctionCall(name="get_weather",
+                                                                                args={"city": "Paris"})),))
+            return iter([Event(author="user", invocation_id="e-1", content=Content.user("Paris?")),
+                         Event(author="bot", invocation_id="e-1", content=call),
+                         Event(author="bot", invocation_id="e-1", content=Content.model("Sunny in Paris."))])
+
+    expected = [Invocation(user_content=Content.user("Paris?"), final_response=Content.model("Sunny in Paris."),
+                           intermediate_data={"tool_uses": [{"name": "get_weather", "args": {"city": "Paris"}}]})]
+    eval_set = EvalSet(eval_set_id="s", eval_cases=[EvalCase(eval_id="paris", conversation=expected)])
+    metrics = [EvalMetric(metric_name="tool_trajectory_avg_score"), EvalMetric(metric_name="response_match_score")]
+    [case] = run_eval_set(OneTurn(), "weather_bot", eval_set, metrics).eval_case_results
+    assert case.final_eval_status == EvalStatus.PASSED
+    assert _eval_differences(case) == []
+    detailed = "\n".join(_eval_differences(case, every=True))
+    assert "invocation 1: 'Paris?'" in detailed
+    assert 'expected tools:    get_weather({"city": "Paris"})' in detailed
+    assert 'actual tools:      get_weather({"city": "Paris"})' in detailed
+    assert "expected response: 'Sunny in Paris.'" in detailed and "actual response:   'Sunny in Paris.'" in detailed
+    args = build_parser().parse_args(["eval", "weather_bot", "x.evalset.json", "--print_detailed_results"])
+    assert args.print_detailed_results is True
+    assert build_parser().parse_args(["eval", "weather_bot", "x.evalset.json"]).print_detailed_results is False
