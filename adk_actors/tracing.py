@@ -133,11 +133,16 @@ def new_id() -> int:
 
 def _text(value: Any) -> str:
     """``value`` as JSON (a string stays as it is; pydantic models inside it as their
-    JSON, in snake_case, without nulls), redacted, cut to MAX_CHARS."""
+    JSON, in snake_case, without nulls), redacted, cut to MAX_CHARS. A value that has
+    no JSON (nested too deep, say: the store refuses it and ends the run typed) is
+    recorded as a note saying so: a trace never fails a run."""
     if isinstance(value, str):
         text = value
     else:
-        text = to_json(value, by_alias=False, exclude_none=True, fallback=str).decode()
+        try:
+            text = to_json(value, by_alias=False, exclude_none=True, fallback=str).decode()
+        except (ValueError, RecursionError) as exc:
+            return f"(not recorded: {type(exc).__name__}: {str(exc)[:200]})"
     text = redact_json(text)
     return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + "…(cut)"
 

@@ -338,7 +338,7 @@ def test_a_tool_result_the_store_cannot_read_back_fails_that_run_only(host: Host
     for kind in ("deep", "text"):
         with pytest.raises(RunFailedError) as failed:
             list(runner.run("ann", "p1", f"poison {kind}"))
-        assert failed.value.reason == "error" and failed.value.error_type == "Unstorable"
+        assert failed.value.reason == "error" and failed.value.error_type == "Unstorable", (kind, failed.value)
     assert list(runner.run("ann", "p1", "hello"))[-1].content.text == "fine: hello"
     assert call(host.system, host.partition_for("poisoner", "ann", "p1"), OsPid()) == pid
     for partition in host.partitions():  # reloaded from the store: every stored event reads back

@@ -144,3 +144,23 @@ def test_no_trace_is_recorded_with_trace_turns_0(actor_system: Any, tmp_path: Pa
         runner.create_session("ann", "s1")
         list(runner.run("ann", "s1", "hi"))
         assert runner.session_trace("s1") == []
+
+
+def deep(levels: int) -> dict[str, Any]:
+    """Return a value nested ``levels`` deep (more than JSON encoders take)."""
+    value: dict[str, Any] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+def test_a_value_with_no_json_is_noted_in_the_trace_and_never_fails_the_run(recorder: TraceRecorder) -> None:
+    """A tool result nested 300 deep has no JSON: the trace notes that it was not recorded,
+    and the run goes on (before, the recorder's error ended the run ``ValueError`` on a
+    host, instead of the store's typed ``Unstorable``)."""
+    agent = LlmAgent(name="bot", model=ScriptedModel([call("deep", levels=300), "done"], name="scripted-d"),
+                     tools=[deep])
+    events, spans = run_traced(recorder, agent, "go deep", SessionView(session_id="s-deep"))
+    assert events[-1].content is not None and events[-1].content.text == "done"
+    tool_span = next(s for s in spans if s.name == "execute_tool deep")
+    assert tool_span.attributes["gcp.vertex.agent.tool_response"].startswith("(not recorded: ")

@@ -277,7 +277,7 @@ class Runner:
         known to be gone (``Host.partition_alive``) is not called, and one that dies
         while the call waits fails it within ``_ALIVE_POLL``: Thespian takes about 40 ms
         to fail a call to a dead address (its retries of the refused connection).
-        A request handed to another host's partition that died before answering
+        A run request handed to another host's partition that died before answering
         (``ServerDiedAnswering``) may have been acted on: it is asked again, the same
         request, while that holder's lease lasts (``session_elsewhere``) until the
         session's next holder answers it (a run request again for a run that ended is
@@ -307,7 +307,10 @@ class Runner:
                             alive=None if alive is None else lambda: self.host.partition_alive(address) is True,
                             poll=_ALIVE_POLL)
             except (ServerNotRunning, HostError) as exc:
-                lost_with_a_holder = lost_with_a_holder or isinstance(exc, ServerDiedAnswering)
+                # A turn handed on may have been written: never answered by a refusal that says
+                # nothing was (a read is: it wrote nothing either way).
+                lost_with_a_holder = lost_with_a_holder or (
+                    isinstance(exc, ServerDiedAnswering) and isinstance(request, RunRequest))
                 if time.monotonic() >= deadline:
                     raise HostError(f"the host did not take the request: {exc}") from exc
                 if refresh:
