@@ -85,11 +85,17 @@ def redact_json(text: str) -> str:
 
 def redact_event(event: Event) -> Event:
     """``event`` itself when it holds no known secret; else a copy with every string
-    that holds one (texts, error message, tool arguments and results, state) redacted."""
+    that holds one (texts, error message, tool arguments and results, state) redacted.
+    An event that has no JSON (a value nested too deep) is returned as it is: no store,
+    wire or log can take it either, and the store's refusal ends its run typed
+    (``Unstorable``) instead of this check ending it with a ValueError."""
     secrets = known_secrets()
     if not secrets:
         return event
-    data = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    try:
+        data = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    except (ValueError, RecursionError):
+        return event
     dumped = json.dumps(data)
     if not any(secret in dumped or json.dumps(secret)[1:-1] in dumped for secret in secrets):
         return event
