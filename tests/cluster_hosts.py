@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,15 @@ class Cluster:
                    timeout=timeout)
         for entry in self.hosts[1:]:
             wait_until(lambda e=entry: len(others_of(e["url"])) == len(self.names) - 1, timeout=timeout)
+
+
+@contextlib.contextmanager
+def formed_cluster(tmp_path: Path, url: str, count: int) -> Iterator[Cluster]:
+    """``count`` hosts on the database at ``url``, started and waited for until every
+    host is in every host's view (printing how long that took); stopped at the end."""
+    with contextlib.ExitStack() as stack:
+        began = time.monotonic()
+        started = Cluster(tmp_path, url, stack, count=count)
+        started.formed(timeout=30 + 3 * count)
+        print(f"\n{count} hosts listening and in every host's view {time.monotonic() - began:.1f} s after the start")
+        yield started

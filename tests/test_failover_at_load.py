@@ -67,7 +67,7 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from cluster_hosts import CHECKIN, LEASE, Cluster, holders, others_of
+from cluster_hosts import CHECKIN, LEASE, Cluster, formed_cluster, holders, others_of
 
 from adk_actors.runtime import Member, ranked
 from adk_actors.store import PostgresSessionStore
@@ -230,11 +230,7 @@ def stored(store: PostgresSessionStore, app: str, session: str) -> list[tuple[st
 
 @pytest.fixture
 def cluster(tmp_path: Path, postgres: Any) -> Iterator[Cluster]:
-    with contextlib.ExitStack() as stack:
-        began = time.monotonic()
-        started = Cluster(tmp_path, postgres.new_database(), stack, count=HOSTS)
-        started.formed(timeout=30 + 3 * HOSTS)
-        print(f"\n{HOSTS} hosts in every host's view {time.monotonic() - began:.1f} s after the start")
+    with formed_cluster(tmp_path, postgres.new_database(), HOSTS) as started:
         yield started
 
 

@@ -26,7 +26,6 @@ The figures (start, spread, connections, failover) are printed: ``pytest -s``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import statistics
 import threading
@@ -40,7 +39,16 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from cluster_hosts import HOLDERS_READER, LEASE, Cluster, holders, others_of, stored_texts, turn
+from cluster_hosts import (
+    HOLDERS_READER,
+    LEASE,
+    Cluster,
+    formed_cluster,
+    holders,
+    others_of,
+    stored_texts,
+    turn,
+)
 
 from adk_actors.runtime import Member, ranked
 from adk_actors.store import PostgresSessionStore, connection_name
@@ -65,11 +73,7 @@ def test_a_connection_is_named_for_its_host_and_role_within_what_postgresql_keep
 
 @pytest.fixture
 def cluster(tmp_path: Path, postgres: Any) -> Iterator[Cluster]:
-    with contextlib.ExitStack() as stack:
-        began = time.monotonic()
-        started = Cluster(tmp_path, postgres.new_database(), stack, count=HOSTS)
-        started.formed(timeout=30 + 3 * HOSTS)
-        print(f"\n{HOSTS} hosts listening and in every host's view {time.monotonic() - began:.1f} s after the start")
+    with formed_cluster(tmp_path, postgres.new_database(), HOSTS) as started:
         yield started
 
 
