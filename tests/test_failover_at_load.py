@@ -228,6 +228,35 @@ def stored(store: PostgresSessionStore, app: str, session: str) -> list[tuple[st
             for e in store.get_session(app, "ann", session).events if e.content and e.content.text]
 
 
+def late_evidence(url: str, session: str, late: list[str], mine: list[Outcome],
+                  phases: list[dict[str, Any]]) -> str:
+    """What tells how a turn came to be stored late: each caller's turn around it (front
+    door, sent and ended) and each stored user event (seq, written when, its run's
+    start, end and status), in seconds since the first kill, on one clock."""
+    first_kill = phases[0]["killed"] if phases else 0.0
+    wall_offset = time.time() - time.monotonic()  # monotonic + offset = wall clock
+    kills = [round(p["killed"] - first_kill, 2) for p in phases]
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT e.seq, e.timestamp, e.event, r.started, r.ended, r.status FROM events e LEFT JOIN runs r "
+            "ON r.invocation_id = e.invocation_id WHERE e.app_name='echo' AND e.session_id=%s AND e.author='user' "
+            "ORDER BY e.seq", (session,)).fetchall()
+    wall_zero = first_kill + wall_offset
+
+    def at(wall: float | None) -> str:
+        return "-" if wall is None else f"{wall - wall_zero:.2f}"
+
+    stored_turns = []
+    for seq, stamp, event, started, ended, status in rows:
+        text = json.loads(event).get("content", {}).get("parts", [{}])[0].get("text", "")
+        stored_turns.append(f"#{seq} {text!r} written {at(stamp)} run {at(started)}..{at(ended)} {status}")
+    index = {o.text: i for i, o in enumerate(mine)}
+    near = sorted({j for t in late if t in index for j in range(index[t] - 2, index[t] + 4) if 0 <= j < len(mine)})
+    turns = [f"{mine[j].text!r} via {mine[j].entry} {mine[j].sent - first_kill:.2f}..{mine[j].ended - first_kill:.2f}"
+             f" -> {mine[j].status} {mine[j].detail[:80]!r}" for j in near]
+    return f"kills at {kills}; turns sent: {turns}; stored: {stored_turns}"
+
+
 @pytest.fixture
 def cluster(tmp_path: Path, postgres: Any) -> Iterator[Cluster]:
     with formed_cluster(tmp_path, postgres.new_database(), HOSTS) as started:
@@ -402,7 +431,7 @@ def test_a_member_and_then_the_leader_killed_at_load_lose_nothing_and_their_sess
             if order != sorted(order):  # a turn its caller did not see answered, written after later ones
                 late = [said[i] for i in range(1, len(said)) if order[i] < max(order[:i])]
                 known.append(f"{session}: {[(t, outcome[t].status, outcome[t].detail[:60]) for t in late]} stored "
-                             "after turns its caller sent later")
+                             f"after turns its caller sent later; {late_evidence(url, session, late, mine, phases)}")
             refused = [o.text for o in mine if o.status == 503 and "is held by" in o.detail]
             assert not set(refused) & set(said), (  # a refusal that promises nothing was written
                 f"{session}: {sorted(set(refused) & set(said))} answered 503 session_elsewhere and written")

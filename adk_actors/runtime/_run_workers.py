@@ -442,8 +442,7 @@ class RunWorkers:
         self.workers.remove(worker)
         worker.link.close()
         self.host.lines_changed()
-        if worker.killed:
-            _wait_exited(worker.pid)  # its line ends as it exits: its end is told once it has
+        _wait_exited(worker.pid)  # its line ends as it exits: its turns' ends are told once it has
         for run_id in sorted(worker.runs):
             stopping = self.stopping.pop(run_id, None)
             if stopping is not None:  # told to stop: its process is gone now
@@ -533,9 +532,11 @@ EXIT_WAIT = 1.0
 
 
 def _wait_exited(pid: int) -> None:
-    """Wait (``EXIT_WAIT`` at most) until process ``pid`` has exited. A killed worker's
+    """Wait (``EXIT_WAIT`` at most) until process ``pid`` has exited. A dying worker's
     line ends while the kernel tears the process down (its descriptors are closed
-    before it is a zombie): a stopped run's caller is told only once it is dead."""
+    before it is a zombie): whether it was killed for a turn that would not stop, by
+    its pool's health check or from outside, its turns' callers are told only once it
+    is dead."""
     pidfd = open_pidfd(pid)
     if pidfd is None:  # gone already (or no pidfds here)
         return
