@@ -1,5 +1,6 @@
-"""google-adk's import path of ``Event`` and ``EventActions``."""
+"""google-adk's import path of ``Event``, ``EventActions`` and ``RequestInput``."""
 
 from .._types import Event, EventActions
+from .request_input import RequestInput
 
-__all__ = ["Event", "EventActions"]
+__all__ = ["Event", "EventActions", "RequestInput"]

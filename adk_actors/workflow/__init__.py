@@ -1,7 +1,9 @@
 """google-adk 2.x's graph workflows (``google.adk.workflow``): ``Workflow`` with
 ``Edge``\\ s from ``START``, nodes that are agents, functions, ``FunctionNode``\\ s,
 ``JoinNode``\\ s and nested workflows, routes (``DEFAULT_ROUTE``, route maps, fan-out),
-per-node ``RetryConfig`` and timeouts. A workflow is an agent: a Runner, an App or a
+per-node ``RetryConfig`` and timeouts, ``RequestInput`` (a node that waits for a
+human's answer, across restarts), and the graph views adk-web draws
+(``workflow_info``, ``graph_views``). A workflow is an agent: a Runner, an App or a
 host runs it as any root agent, on the same engine.
 """
 
@@ -13,11 +15,14 @@ from ._errors import (
     WorkflowResumeError,
 )
 from ._graph import DEFAULT_ROUTE, Edge
+from ._input import REQUEST_INPUT_FUNCTION_CALL_NAME, RequestInput, request_input_response
 from ._nodes import START, BaseNode, Context, FunctionNode, JoinNode, RetryConfig
+from ._views import graph_views, node_statuses, workflow_dot, workflow_info
 from ._workflow import Workflow
 
 __all__ = [
     "DEFAULT_ROUTE",
+    "REQUEST_INPUT_FUNCTION_CALL_NAME",
     "START",
     "BaseNode",
     "Context",
@@ -26,9 +31,15 @@ __all__ = [
     "GraphValidationError",
     "JoinNode",
     "NodeTimeoutError",
+    "RequestInput",
     "RetryConfig",
     "Workflow",
     "WorkflowConfigurationError",
     "WorkflowDataError",
     "WorkflowResumeError",
+    "graph_views",
+    "node_statuses",
+    "request_input_response",
+    "workflow_dot",
+    "workflow_info",
 ]

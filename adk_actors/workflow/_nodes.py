@@ -4,7 +4,8 @@
 
 A node's :meth:`BaseNode.run` yields events: in order, each item its ``_run_impl``
 yields is normalized (None is skipped, an Event passes, any other value becomes an
-event whose ``output`` is that value). Agents are nodes too, as they are (the
+event whose ``output`` is that value; a :class:`RequestInput` becomes its interrupt
+event, see ``_input``). Agents are nodes too, as they are (the
 scheduler in ``_run`` runs them through the engine); they are not ``BaseNode``\\ s.
 """
 
@@ -29,6 +30,7 @@ from pydantic import (
 
 from .._types import Content, Event, EventActions, State
 from ._errors import WorkflowConfigurationError, WorkflowDataError
+from ._input import RequestInput, request_input_event
 
 __all__ = ["ROUTE_KEY", "START", "BaseNode", "Context", "FunctionNode", "JoinNode", "RetryConfig", "as_node", "node_event"]
 
@@ -70,10 +72,13 @@ class Context:
     session ``state`` (reads see this node's writes at once; the writes go out with the
     node's output event), ``route`` (set it to choose the node's outgoing edges),
     ``actions`` (``actions.state_delta``), ``session``, ``invocation_id``, ``branch``,
-    ``node_path``, ``run_id`` and ``user_content``."""
+    ``node_path``, ``run_id``, ``user_content`` and ``resume_inputs`` (the answers to
+    the node's requests for input, by interrupt id, when it runs again answered)."""
 
-    def __init__(self, invocation: Any, *, node_path: str, run_id: str) -> None:
+    def __init__(self, invocation: Any, *, node_path: str, run_id: str,
+                 resume_inputs: dict[str, Any] | None = None) -> None:
         self._invocation = invocation
+        self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
         self.actions = EventActions()
         self.state = State(invocation.session.state, self.actions.state_delta)
         self.route: bool | int | str | list[bool | int | str] | None = None
@@ -120,6 +125,8 @@ def _output_event(value: Any) -> Event | None:
         return None
     if isinstance(value, Event):
         return value
+    if isinstance(value, RequestInput):
+        return request_input_event(value)
     if isinstance(value, BaseModel) and not isinstance(value, Content):
         value = value.model_dump()
     return Event(output=value)
@@ -196,7 +203,8 @@ class FunctionNode(BaseNode):
     predecessor's output: the user's message for a node right after START), every other
     from the session state (else its default; else :class:`WorkflowDataError`), each
     coerced to its annotation (Content to its text for ``str``). What it returns (or
-    yields) is its output; the state it wrote goes with it; an Event passes as it is.
+    yields) is its output; the state it wrote goes with it; an Event passes as it is;
+    a ``RequestInput`` asks a human and the node waits for the answer (see ``_input``).
     A sync function runs on a worker thread, off the event loop. On resume, a run that
     had started and not finished may have had its effect: it runs again only when
     ``rerun_on_resume`` is True or the function is marked ``@idempotent`` (as a tool);
@@ -271,6 +279,9 @@ class FunctionNode(BaseNode):
             return value
         if isinstance(value, Content):
             return node_event(content=value, state=delta)
+        if isinstance(value, RequestInput):
+            asked = request_input_event(value)
+            return asked.model_copy(update={"actions": EventActions(state_delta=delta)}) if delta else asked
         if value is None:
             return node_event(state=delta) if delta else None
         if isinstance(value, BaseModel):

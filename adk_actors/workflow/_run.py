@@ -21,6 +21,15 @@ and its own events of this node run only (google-adk's single-turn agent node); 
 output is its final answer's text (``message_as_output``), or with an
 ``output_schema`` the parsed answer, set as that event's ``output``.
 
+A node that asks for input (a ``RequestInput``, see ``_input``) waits: its question
+is committed, nothing after it is triggered, the rest of the graph runs on, and the
+run ends when nothing else runs (a nested workflow with a waiting node waits too, as
+its node in the parent graph). A later message answering it continues the graph: the
+root workflow takes the run's committed node events (of all its invocations) as the
+replay (``CONTINUATION``) and resumes as below; a node found asking is still waiting
+without an answer; answered, it finishes with the answer as its output, or with
+``rerun_on_resume=True`` runs again with ``ctx.resume_inputs``.
+
 A node that raises (or outlives its ``timeout``: :class:`NodeTimeoutError`, or gives a
 second output: ValueError) makes an error event (``error_code`` the exception's class
 name, ``error_message`` its text, with the state the node wrote); its ``retry_config``
@@ -74,9 +83,10 @@ from ._errors import (
     WorkflowResumeError,
 )
 from ._graph import Graph
+from ._input import AskKey, Continuation, Record, interrupt_ids
 from ._nodes import ROUTE_KEY, START, BaseNode, Context, FunctionNode, JoinNode, node_event
 
-__all__ = ["Frame", "run_graph", "take_frame"]
+__all__ = ["CONTINUATION", "Frame", "run_graph", "take_frame"]
 
 
 @dataclass
@@ -90,9 +100,16 @@ class Frame:
     output_for: list[str]
     output: Any = None
     outputs: int = 0
+    root: bool = False
+    waiting: bool = False  # a node of it (or of a graph inside it) waits for input
 
 
 _FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar("adk_workflow_frame", default=None)
+
+#: The graph run the current invocation continues with answers (see ``_input``), set
+#: by the root workflow for the graphs inside it.
+CONTINUATION: contextvars.ContextVar[Continuation | None] = contextvars.ContextVar("adk_workflow_continuation",
+                                                                                   default=None)
 
 
 def take_frame(workflow: Any, ctx: Any) -> Frame:
@@ -103,7 +120,7 @@ def take_frame(workflow: Any, ctx: Any) -> Frame:
         _FRAME.set(None)
         return frame
     path = f"{workflow.name}@1"
-    return Frame(workflow=workflow, node_input=ctx.user_content, path=path, output_for=[path])
+    return Frame(workflow=workflow, node_input=ctx.user_content, path=path, output_for=[path], root=True)
 
 
 def as_user_content(value: Any) -> Content:
@@ -178,6 +195,7 @@ class _Outcome:
     route: Any = None
     branch: str = ""
     recorded: bool = False  # rebuilt from the committed events on resume (not run now)
+    waiting: bool = False  # it asked for input and has no answer: it has not finished
 
 
 @dataclass
@@ -196,6 +214,8 @@ class _Lookup:
     call: FunctionCall | None = None
     safe: bool = False
     decided: dict[str, Any] | None = None
+    waiting: bool = False  # it asked for input, still unanswered: it waits on
+    resume_inputs: dict[str, Any] | None = None  # answered, it runs again with these
 
 
 @dataclass
@@ -295,13 +315,14 @@ class _GraphRun:
     # -- one node -------------------------------------------------------------------
 
     async def run_function_node(self, node: BaseNode, ctx: Any, path: str, run: int, node_input: Any,
-                                terminal: bool) -> _Outcome:
+                                terminal: bool, resume_inputs: dict[str, Any] | None = None) -> _Outcome:
         """A BaseNode's run: its events stamped and committed one by one; a second output
         is an error (a node gives at most one); the state it wrote last and the route it
-        chose with ``ctx.route`` go out in one more event. Failing, it raises
+        chose with ``ctx.route`` go out in one more event; a node that asked for input
+        (a :class:`RequestInput`) waits (its outcome ``waiting``). Failing, it raises
         :class:`_Failed` with the state it had written and not yet sent."""
         outcome = _Outcome()
-        node_ctx = Context(ctx, node_path=path, run_id=str(run))
+        node_ctx = Context(ctx, node_path=path, run_id=str(run), resume_inputs=resume_inputs)
         try:
             async for event in node.run(ctx=node_ctx, node_input=node_input):
                 event = self.stamp(event, ctx, path, terminal)
@@ -313,6 +334,8 @@ class _GraphRun:
                     outcome.output, outcome.has_output = event.output, True
                 if event.actions.route is not None:
                     outcome.route = event.actions.route
+                if interrupt_ids(event):
+                    outcome.waiting = True
                 await self.emit(event)
         except (_Failed, asyncio.CancelledError):
             raise
@@ -366,6 +389,8 @@ class _GraphRun:
                 _FRAME.set(None)
         if is_workflow and child.outputs:
             outcome.output, outcome.has_output = child.output, True
+        if is_workflow and child.waiting:
+            outcome.waiting = True
         return outcome
 
     @staticmethod
@@ -402,6 +427,7 @@ class _GraphRun:
         timeout = getattr(node, "timeout", None)
         try:
             record, resumed, first = await self.resume_node(found, ctx, path, terminal)
+            answers = found.resume_inputs if found is not None else None
             for attempt in range(min(first, attempts), attempts + 1):
                 if resumed is not None:
                     outcome = resumed
@@ -410,7 +436,8 @@ class _GraphRun:
                 try:
                     async with asyncio.timeout(timeout):
                         if isinstance(node, BaseNode):
-                            outcome = await self.run_function_node(node, ctx, path, run, node_input, terminal)
+                            outcome = await self.run_function_node(node, ctx, path, run, node_input, terminal,
+                                                                   answers)
                         else:
                             outcome = await self.run_agent_node(node, ctx, path, node_input, terminal, record)
                     break
@@ -431,7 +458,7 @@ class _GraphRun:
                 wait = min(delay * factor ** (attempt - 1), max_delay)
                 await asyncio.sleep(wait * (1 + jitter * (random.random() * 2 - 1)) if jitter else wait)
             outcome.branch = branch
-            await self.queue.put(("done", name, outcome))
+            await self.queue.put(("wait" if outcome.waiting else "done", name, outcome))
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
@@ -455,7 +482,12 @@ class _GraphRun:
         decides them; a nested graph resumed node by node). A function node that did
         not finish may have run: it runs again when that is safe (``rerun_on_resume=True``,
         a function marked ``@idempotent``, a JoinNode); else it needs a decision, as a
-        tool call does, its call id the node path (see ``start_ready``)."""
+        tool call does, its call id the node path (see ``start_ready``).
+
+        Continuing a waiting run with answers (``CONTINUATION``): a node run that asked
+        is waiting or answered (see ``answered``), what it made before it asked not its
+        result; a node run with no committed event, in a continuation that is not itself
+        resumed, gave nothing and finished (the run it continues had ended)."""
         replay = self.ctx.replay
         inside = path + "/"
         events = replay.take_matching(lambda e: e.node_info is not None and e.node_info.path is not None and (
@@ -465,6 +497,33 @@ class _GraphRun:
         tail = events[failures[-1] + 1:] if failures else events
         found = _Lookup(events=events, first=len(failures) + 1)
         outcome = _Outcome(recorded=True)
+        continuation = CONTINUATION.get()
+        if not events and continuation is not None and not continuation.resumed:
+            found.outcome = outcome  # the run it continues ended: a node run with no event gave nothing
+            return found
+        asked = [i for i, e in enumerate(tail) if e.node_info.path == path and interrupt_ids(e)]
+        if asked:
+            asks = [(tail[i].id, n) for i in asked for n in interrupt_ids(tail[i])]
+            question = tail[asked[-1]]
+            latest = [(tail[i].id, n) for i in asked if tail[i].invocation_id == question.invocation_id
+                      for n in interrupt_ids(tail[i])]  # asked by the node's latest run
+            # what it made before it asked is not its result; after it, in the invocation
+            # that asked, the end of the run that asked (its route stays); later, a rerun's
+            asking = [question, *(e for e in tail[asked[-1] + 1:] if e.invocation_id == question.invocation_id)]
+            tail = [e for e in tail[asked[-1] + 1:] if e.invocation_id != question.invocation_id]
+            if not any(path in (e.node_info.output_for or []) or (
+                    e.node_info.path == path and e.actions.route is not None) for e in tail):
+                routes = [e.actions.route if e.actions.route is not None else (e.custom_metadata or {})[ROUTE_KEY]
+                          for e in asking if e.node_info.path == path and (
+                              e.actions.route is not None or ROUTE_KEY in (e.custom_metadata or {}))]
+                answered = self.answered(node, asks, latest, routes[-1] if routes else None)
+                if answered is None:
+                    found.waiting = True
+                elif isinstance(answered, _Outcome):
+                    found.outcome = answered
+                else:
+                    found.resume_inputs = answered
+                return found
         for event in tail:
             if path in (event.node_info.output_for or []):
                 outcome.output, outcome.has_output = _recorded_output(event), True
@@ -476,12 +535,45 @@ class _GraphRun:
                 _one_event(node) and any(e.node_info.path == path for e in tail)):
             found.outcome = outcome
         elif not isinstance(node, BaseNode):
+            if isinstance(replay, Record) and not getattr(node, "_is_workflow", False):
+                raise WorkflowResumeError(
+                    f"workflow {self.workflow.name!r}: agent node run {path} began and did not finish in an "
+                    f"invocation that was interrupted and never resumed: resume it first (Runner.resume)")
             found.events, found.agent_replay = events[:len(events) - len(tail)], replay.scoped(tail)
         else:
             found.call = FunctionCall(id=path, name=node.name,
                                       args={"node_input": to_jsonable_python(node_input, fallback=str)})
-            found.safe = _safe(node)
+            # a node that failed in the run a continuation continues (that run ended with
+            # its error) runs again, as google-adk's does
+            found.safe = _safe(node) or (continuation is not None and not continuation.resumed
+                                         and bool(failures) and not tail)
         return found
+
+    def answered(self, node: Any, asks: list[AskKey], latest: list[AskKey],
+                 route: Any = None) -> _Outcome | dict[str, Any] | None:
+        """What the answers given so far (see ``_input``) make of a node run that made
+        ``asks`` (in order; ``latest``: those of its latest run, which asked last) and
+        chose ``route`` in the run that asked: None while it waits; for a node that runs
+        again (``rerun_on_resume=True``), once any of ``latest`` is answered, the answers
+        it runs with (all so far, by interrupt id); else, once every ask is answered,
+        its outcome: that route and no output when it chose one (google-adk's rule: its
+        route stays), else the answer its output (several: by interrupt id). The
+        outcome is on record (the nodes after it may have run) unless this message gave
+        it, in an invocation not itself resumed."""
+        continuation = CONTINUATION.get()
+        answers = continuation.answers if continuation is not None else {}
+        fresh = continuation.fresh if continuation is not None else set()
+        given = {key: answers[key] for key in asks if key in answers}
+        by_id = {key[1]: value for key, value in given.items()}
+        if getattr(node, "rerun_on_resume", False):
+            return by_id if set(latest) & set(given) else None
+        if len(given) < len(set(asks)):
+            return None
+        recorded = not fresh & set(given) or (continuation is not None and continuation.resumed)
+        if route is not None:
+            return _Outcome(route=route, recorded=recorded)
+        output = next(iter(by_id.values())) if len(by_id) == 1 else by_id
+        return _Outcome(output=output, has_output=True, recorded=recorded)
 
     def decide(self, found: list[_Lookup]) -> None:
         """The decisions for the function node runs about to start that may have run
@@ -508,6 +600,8 @@ class _GraphRun:
             return None, None, 1
         for event in found.events:
             await self.emit(event)
+        if found.waiting:
+            return None, _Outcome(waiting=True, recorded=True), found.first
         if found.decided is not None:
             outcome = _Outcome(output=found.decided, has_output=True)
             await self.emit(self.stamp(node_event(output=found.decided), ctx, path, terminal))
@@ -525,7 +619,9 @@ class _GraphRun:
             return
         inside = self.frame.path + "/"
         names: set[str] = set()
-        ours = (e for e in self.ctx.session.events if e.invocation_id == self.ctx.invocation_id)
+        continuation = CONTINUATION.get()
+        invocations = set(continuation.invocations) if continuation is not None else {self.ctx.invocation_id}
+        ours = (e for e in self.ctx.session.events if e.invocation_id in invocations)
         for index, event in enumerate(ours):
             path = event.node_info.path if event.node_info is not None else None
             if not path or not path.startswith(inside):
@@ -535,7 +631,8 @@ class _GraphRun:
             names.add(name)
             own = path == child
             if (child in (event.node_info.output_for or []) or (own and event.actions.route is not None)
-                    or (own and not event.error_code and _one_event(self.graph.nodes.get(name)))):
+                    or (own and not event.error_code and not interrupt_ids(event)
+                        and _one_event(self.graph.nodes.get(name)))):
                 self.ends[child] = index
         unknown = sorted(names - set(self.graph.nodes))
         if unknown:
@@ -646,7 +743,11 @@ class _GraphRun:
                     stopped = stopped or extra
                 else:
                     running.pop(item, None)
-                    heapq.heappush(finished, (self.keys.pop(item, math.inf), next(self.order), item, extra))
+                    key = self.keys.pop(item, math.inf)
+                    if kind == "wait":  # it waits for input: nothing after it is triggered
+                        self.frame.waiting = True
+                    else:
+                        heapq.heappush(finished, (key, next(self.order), item, extra))
                     first = min((self.keys[name] for name in running), default=math.inf)
                     while finished and finished[0][0] <= first:  # resumed: in the order they had finished
                         _, _, name, outcome = heapq.heappop(finished)

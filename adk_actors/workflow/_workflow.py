@@ -10,6 +10,7 @@ the root agent. It is a node too: a workflow in another's edges runs as a nested
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,8 +19,9 @@ from pydantic import Field, PrivateAttr
 from .._types import Event
 from ..agents import AgentBase
 from ._graph import Graph, build_graph
+from ._input import Record, find_continuation
 from ._nodes import START, BaseNode, RetryConfig
-from ._run import run_graph, take_frame
+from ._run import CONTINUATION, run_graph, take_frame
 
 __all__ = ["Workflow"]
 
@@ -58,12 +60,52 @@ class Workflow(AgentBase):
         """The checked graph (None for a workflow without edges)."""
         return self._graph
 
+    def _outermost(self) -> Workflow:
+        """The root workflow of the graphs this one is nested in (itself when none)."""
+        outer: Workflow = self
+        while isinstance(outer.parent_agent, Workflow):
+            outer = outer.parent_agent
+        return outer
+
     async def _run_async_impl(self, ctx: Any) -> AsyncIterator[Event]:
         """Run the graph (see ``_run``): a root workflow's input is the user's message;
         a nested one's, its predecessor's output. In a resumed invocation the graph
-        resumes at the node runs it was in (see ``_run``)."""
+        resumes at the node runs it was in (see ``_run``).
+
+        A root workflow whose message answers requests for input (see ``_input``; a
+        message it cannot take: :class:`WorkflowDataError`, before anything runs)
+        continues the run that asked: in order, the run's committed node events (of
+        all its invocations) become the graph's replay and its first message its
+        input; the graph is resumed from them (the nodes that finished are not run
+        again; the answered nodes finish or run again); the events taken from the
+        record are not yielded again, only those made now. A nested workflow the engine
+        chose to answer such a message (the question's event is its) runs the graph of
+        its root workflow instead, when that is the invocation's root agent."""
         frame = take_frame(self, ctx)
         if self._graph is None:
             return
-        async for event in run_graph(self, self._graph, ctx, frame):
-            yield event
+        outer = self._outermost()
+        if frame.root and outer is not self and outer is getattr(ctx, "root_agent", None):
+            # chosen alone (a message answering a question of a node inside it): the
+            # graph it is part of is run, from its root workflow
+            async for event in outer._run_async_impl(ctx):
+                yield event
+            return
+        continuation = None
+        if frame.root:
+            continuation = find_continuation(frame.path, ctx.session.events, ctx.invocation_id, ctx.user_content,
+                                             resumed=getattr(ctx, "replay", None) is not None)
+        if continuation is None:
+            async for event in run_graph(self, self._graph, ctx, frame):
+                yield event
+            return
+        replay = (type(ctx.replay)(continuation.events, ctx.replay.decisions) if ctx.replay is not None
+                  else Record(continuation.events))
+        frame.node_input = continuation.node_input
+        token = CONTINUATION.set(continuation)
+        try:
+            async for event in run_graph(self, self._graph, dataclasses.replace(ctx, replay=replay), frame):
+                if not replay.was_replayed(event):
+                    yield event
+        finally:
+            CONTINUATION.reset(token)
