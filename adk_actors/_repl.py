@@ -24,7 +24,8 @@ asyncio loop. What :func:`run_agent_folder` does, in order:
    * else ``Running agent NAME, type exit to exit.`` and the REPL: ``[user]: `` read
      from standard input until ``exit`` (or its end); blank lines are skipped; a turn
      that pauses on long-running tool calls asks for each one's answer (JSON, else
-     ``{"result": TEXT}``) and sends them back.
+     ``{"result": TEXT}``) and sends them back; a workflow node's question
+     (``RequestInput``) is told as ``[HITL input] MESSAGE`` with its payload and schema.
 
    Each event with text prints as ``[AUTHOR]: TEXT`` (one that only pauses as
    ``[AUTHOR]: (Paused for input...)``); ``--jsonl``: each event as a JSON line with
@@ -55,19 +56,16 @@ from urllib.parse import urlparse
 from pydantic import ValidationError
 
 from ._exceptions import ConfigError
-from ._types import Content, Event, FunctionResponse, Part, RunConfig
+from ._types import Content, Event, FunctionResponse, Part
 from .engine import (
     APP_NAME,
     App,
     AppCatalog,
     Decision,
-    SessionView,
     remember_explicit_env,
-    run_invocation,
 )
-from .models import resolve_model
 from .runners import Runner
-from .sessions import InMemorySessionService
+from .sessions._store_service import StoreSessionService
 from .store import SessionData, SessionNotFound, StoreError, in_memory_store, open_session_store
 
 __all__ = ["FolderRun", "load_agent_folder", "open_sessions", "run_agent_folder", "session_file_json"]
@@ -96,13 +94,6 @@ class FolderRun:
     in_memory: bool = False
     jsonl: bool = False
     session_service_uri: str | None = None
-
-
-class _StoreSessions(InMemorySessionService):
-    """google-adk's session service methods over any session store of ours."""
-
-    def __init__(self, store: Any) -> None:  # the store replaces the in-memory one
-        self.store = store
 
 
 class _TerminalApprovals:
@@ -134,26 +125,9 @@ class _TerminalApprovals:
 
 class _TerminalRunner(Runner):
     """The in-process Runner, its tool approvals asked at the terminal (the Runner's
-    turn, with an approval service given to the engine)."""
+    turn, with this approval service given to the engine)."""
 
     approvals: _TerminalApprovals
-
-    async def run_async(self, *, user_id: str, session_id: str, new_message: Any = None,
-                        state_delta: dict[str, Any] | None = None, run_config: RunConfig | None = None,
-                        yield_user_message: bool = False) -> AsyncIterator[Event]:
-        stored = self._session(user_id, session_id)
-        view = SessionView(app_name=self.app_name, user_id=user_id, session_id=session_id,
-                           state=dict(stored.state), events=list(stored.events))
-        first = True
-        async for event in run_invocation(self.agent, view, new_message, state_delta=state_delta,
-                                          run_config=run_config, artifacts=self.artifact_service,
-                                          memory=self.memory_service, plugins=self.plugins, policies=self.policies,
-                                          resolve_model=resolve_model, approvals=self.approvals):
-            if not event.partial:
-                self.session_service.store.append_event(self.app_name, user_id, session_id, event)
-            users_own, first = first and event.author == "user", False
-            if yield_user_message or not users_own:
-                yield event
 
 
 def load_agent_folder(agent_dir: str) -> tuple[App, str, Path]:
@@ -180,7 +154,7 @@ def load_agent_folder(agent_dir: str) -> tuple[App, str, Path]:
     return app, app.name or folder.name, folder
 
 
-def open_sessions(options: FolderRun, folder: Path) -> InMemorySessionService:
+def open_sessions(options: FolderRun, folder: Path) -> StoreSessionService:
     """The session service of a run: ``memory://`` (or ``--in_memory``) in memory;
     ``sqlite://PATH`` a SQLite file (``sqlite:///rel.db``, ``sqlite:////abs.db``, as
     google-adk reads them); ``postgresql://...`` a PostgreSQL database; none given, the
@@ -190,7 +164,7 @@ def open_sessions(options: FolderRun, folder: Path) -> InMemorySessionService:
     if options.in_memory and uri:
         raise ConfigError("--in_memory and --session_service_uri cannot be set together")
     if options.in_memory or uri in ("memory://", "sqlite://"):
-        return _StoreSessions(in_memory_store())
+        return StoreSessionService(in_memory_store())
     if uri is None:
         data = folder.parent / ".adk-actors"
         location = str(data / SESSIONS_FILE)
@@ -205,7 +179,7 @@ def open_sessions(options: FolderRun, folder: Path) -> InMemorySessionService:
     try:
         if uri is None:
             data.mkdir(mode=0o700, exist_ok=True)
-        return _StoreSessions(open_session_store(location))
+        return StoreSessionService(open_session_store(location))
     except (StoreError, OSError) as exc:
         raise ConfigError(f"the session store {location} does not open: {exc}") from None
 
@@ -332,6 +306,22 @@ def _answer(text: str) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"result": parsed}
 
 
+def _tell_pending(name: str, args: dict[str, Any]) -> None:
+    """What a paused call waits for: a workflow node's question (``adk_request_input``)
+    as google-adk's ``adk run`` tells it, ``[HITL input] MESSAGE`` and its ``Schema:``,
+    with its payload and how to answer; any other call as ``[HITL] Waiting for input
+    for NAME(ARGS)``."""
+    if name != "adk_request_input":
+        print(f"[HITL] Waiting for input for {name}({json.dumps(args, default=str)})", flush=True)
+        return
+    print(f"[HITL input] {args.get('message') or 'Input requested'}", flush=True)
+    if args.get("payload") is not None:
+        print(f"  Payload: {json.dumps(args['payload'], ensure_ascii=False, default=str)}", flush=True)
+    if args.get("response_schema"):
+        print(f"  Schema: {json.dumps(args['response_schema'], ensure_ascii=False)}", flush=True)
+    print("  Type the answer: JSON (a value or an object), else text.", flush=True)
+
+
 def _read(prompt: str) -> str | None:
     """A line typed after ``prompt``; None at the end of standard input."""
     try:
@@ -388,7 +378,7 @@ class _Session:
             message = None
             answers = []
             for call_id, name, args in _pending_calls(events):
-                print(f"[HITL] Waiting for input for {name}({json.dumps(args, default=str)})", flush=True)
+                _tell_pending(name, args)
                 typed = read("[user]: ")
                 if typed is None:
                     return
@@ -469,6 +459,9 @@ async def _once(runner: Runner, store: Any, app_name: str, options: FolderRun,
     events = await run.turn(message)
     if _pending_calls(events):
         if not options.jsonl:
+            for _call_id, name, args in _pending_calls(events):
+                if name == "adk_request_input":
+                    _tell_pending(name, args)
             print(f"paused: the run waits for input; to answer, run again with --session_id {session.id}",
                   file=sys.stderr, flush=True)
         return 2

@@ -14,14 +14,25 @@ An agent's model given by name (``"gemini-2.5-flash"``, ``"claude-..."``,
 registry a host's run workers use too, from the same environment variables
 (``GEMINI_BASE_URL``, ``GOOGLE_API_KEY``... listed there).
 
-In order, a turn: the session is read (a missing one is a :class:`SessionNotFoundError`,
-which is also a ``ValueError`` as google-adk's; or it is created first when the runner
-was made with ``auto_create_session=True``); the message (our Content or
-google.genai's, always taken as the user's) is run by the engine with the runner's
-artifact and memory services and the app's plugins and policies; each non-partial
-event is appended to the session as it comes. The user's own event is stored but not
-yielded unless ``yield_user_message=True`` (google-adk's rule); every other event is
-yielded. An event the store refuses (text that cannot be stored) raises there, after
+The services are google-adk's: ``session_service`` is any
+:class:`adk_actors.sessions.BaseSessionService` (ours, or a user's own subclass),
+``artifact_service`` any :class:`adk_actors.artifacts.BaseArtifactService` and
+``memory_service`` any :class:`adk_actors.memory.BaseMemoryService` (in-memory ones when
+not given); the engine's own artifact and memory services are taken as they are too.
+The engine reaches a google-adk artifact or memory service through
+:mod:`adk_actors._service_loop` (its async methods run on one loop of their own).
+
+In order, a turn: the session is read with the session service's ``get_session`` (a
+missing one is a :class:`SessionNotFoundError`, which is also a ``ValueError`` as
+google-adk's; or it is made with ``create_session`` first when the runner was made
+with ``auto_create_session=True``); the message (our Content or google.genai's,
+always taken as the user's) is run by the engine with the runner's artifact and
+memory services and the app's plugins and policies; each non-partial event is handed
+to the session service's ``append_event`` with the session read, as it comes, and the
+event it returns (its ``temp:`` keys taken out of its delta) is the one yielded. The
+user's own event is stored but not yielded unless ``yield_user_message=True``
+(google-adk's rule); every other event is yielded. What ``append_event`` raises (a
+store refusing text it cannot keep, a user's service failing) is raised there, after
 the events before it were kept.
 """
 
@@ -35,13 +46,16 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ._event_print import print_event
-from ._exceptions import SessionNotFoundError
 from ._rewind import rewind_event
 from ._types import Content, Event, RunConfig
-from .engine import App, InMemoryArtifactService, InMemoryMemoryService, SessionView, run_invocation
+from .artifacts import InMemoryArtifactService
+from .artifacts._engine_view import engine_artifacts
+from .engine import App, SessionView, run_invocation
+from .errors.session_not_found_error import SessionNotFoundError
+from .memory import InMemoryMemoryService
+from .memory._engine_view import engine_memory
 from .models import close_pooled_clients, resolve_model
-from .sessions import InMemorySessionService
-from .store._base import SessionData, SessionNotFound
+from .sessions import BaseSessionService, InMemorySessionService, Session
 from .tools._classes import close_toolsets
 from .types import ours
 
@@ -50,21 +64,20 @@ __all__ = ["InMemoryRunner", "Runner"]
 logger = logging.getLogger(__name__)
 
 
-class _MissingSession(SessionNotFoundError, ValueError):
-    """No such session: our typed error, and the ``ValueError`` google-adk raises."""
-
-
 class Runner:
     """Runs an app's root agent in this process (see the module).
 
     Exactly one of ``app`` (an :class:`adk_actors.apps.App`; ``app_name`` then
     overrides its name) and ``agent`` (with ``app_name``, required then) is given, as
     in google-adk; ``plugins`` go with ``agent`` only (an app carries its own). Any
-    other combination is a ``ValueError``.
+    other combination is a ``ValueError``. ``approvals``: the engine's approval
+    service for tools that ask a human (None: the engine's default).
     """
 
+    approvals: Any = None
+
     def __init__(self, *, app: App | None = None, app_name: str | None = None, agent: Any = None,
-                 plugins: Any = None, artifact_service: Any = None, session_service: InMemorySessionService,
+                 plugins: Any = None, artifact_service: Any = None, session_service: BaseSessionService,
                  memory_service: Any = None, auto_create_session: bool = False) -> None:
         if (app is None) == (agent is None):
             raise ValueError("a Runner takes exactly one of app and agent")
@@ -85,21 +98,25 @@ class Runner:
         self.agent = agent
         self.app_name = app_name
         self.session_service = session_service
-        self.artifact_service = artifact_service or InMemoryArtifactService()
-        self.memory_service = memory_service or InMemoryMemoryService()
+        self.artifact_service = artifact_service if artifact_service is not None else InMemoryArtifactService()
+        self.memory_service = memory_service if memory_service is not None else InMemoryMemoryService()
         self.auto_create_session = auto_create_session
         self.plugins = tuple(plugins or ())
         self.policies = policies
 
-    def _session(self, user_id: str, session_id: str) -> SessionData:
-        store = self.session_service.store
-        try:
-            return store.get_session(self.app_name, user_id, session_id)
-        except SessionNotFound as exc:
-            if not self.auto_create_session:
-                raise _MissingSession(f"session {session_id!r} of user {user_id!r} of app {self.app_name!r} "
-                                      f"not found") from exc
-        return store.create_session(self.app_name, user_id, session_id, None)
+    async def _session(self, user_id: str, session_id: str) -> Session:
+        """The session from the session service; created when missing if the runner
+        creates sessions, else SessionNotFoundError."""
+        session: Session | None = await self.session_service.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id)
+        if session is not None:
+            return session
+        if not self.auto_create_session:
+            raise SessionNotFoundError(f"session {session_id!r} of user {user_id!r} of app {self.app_name!r} "
+                                       f"not found")
+        created: Session = await self.session_service.create_session(app_name=self.app_name, user_id=user_id,
+                                                                     session_id=session_id)
+        return created
 
     async def run_async(self, *, user_id: str, session_id: str, new_message: Any = None,
                         state_delta: dict[str, Any] | None = None, run_config: RunConfig | None = None,
@@ -111,17 +128,17 @@ class Runner:
         message = ours(new_message, Content)
         if message.role != "user":
             message = Content(role="user", parts=message.parts)
-        stored = self._session(user_id, session_id)
+        session = await self._session(user_id, session_id)
         view = SessionView(app_name=self.app_name, user_id=user_id, session_id=session_id,
-                           state=dict(stored.state), events=list(stored.events))
-        store = self.session_service.store
+                           state=dict(session.state), events=list(session.events))
         first = True
         async for event in run_invocation(self.agent, view, message, state_delta=state_delta,
-                                          run_config=run_config, artifacts=self.artifact_service,
-                                          memory=self.memory_service, plugins=self.plugins,
-                                          policies=self.policies, resolve_model=resolve_model):
-            if not event.partial:
-                store.append_event(self.app_name, user_id, session_id, event)
+                                          run_config=run_config, artifacts=engine_artifacts(self.artifact_service),
+                                          memory=engine_memory(self.memory_service), plugins=self.plugins,
+                                          policies=self.policies, resolve_model=resolve_model,
+                                          approvals=self.approvals):
+            if not event.partial:  # yielded as kept (google-adk's: its temp: keys taken out)
+                event = await self.session_service.append_event(session, event) or event
             users_own, first = first and event.author == "user", False
             if yield_user_message or not users_own:
                 yield event
@@ -168,13 +185,12 @@ class Runner:
         (the ``adk_actors.runners`` logger, at INFO), and prints each event as it comes
         (its texts; with ``verbose`` its tool calls, results, code and data too). A turn's
         error is raised here, the events before it kept in the session."""
-        store = self.session_service.store
-        try:
-            store.get_session(self.app_name, user_id, session_id)
-            created = False
-        except SessionNotFound:
-            store.create_session(self.app_name, user_id, session_id, None)
-            created = True
+        found = await self.session_service.get_session(app_name=self.app_name, user_id=user_id,
+                                                       session_id=session_id)
+        created = found is None
+        if created:
+            await self.session_service.create_session(app_name=self.app_name, user_id=user_id,
+                                                      session_id=session_id)
         if not quiet:
             logger.info("%s session: %s", "Created new" if created else "Continue", session_id)
         collected: list[Event] = []
@@ -195,13 +211,14 @@ class Runner:
         :class:`SessionNotFoundError`, unless the runner creates sessions); the
         invocation's first event is found (none: :class:`InvocationNotFoundError`, a
         ``ValueError``); the state changes and artifact versions made since are undone
-        by one user event appended to the session (see :mod:`adk_actors._rewind`). The
-        events stay in the session; the request compiler no longer sends the rewound
-        ones to a model. ``run_config`` is taken and not used, as in google-adk."""
-        stored = self._session(user_id, session_id)
-        event = rewind_event(stored.events, dict(stored.state), rewind_before_invocation_id, self.artifact_service,
-                             (self.app_name, user_id, session_id))
-        self.session_service.store.append_event(self.app_name, user_id, session_id, event)
+        by one user event handed to the session service's ``append_event`` (see
+        :mod:`adk_actors._rewind`). The events stay in the session; the request
+        compiler no longer sends the rewound ones to a model. ``run_config`` is taken
+        and not used, as in google-adk."""
+        session = await self._session(user_id, session_id)
+        event = rewind_event(session.events, dict(session.state), rewind_before_invocation_id,
+                             engine_artifacts(self.artifact_service), (self.app_name, user_id, session_id))
+        await self.session_service.append_event(session, event)
 
     async def close(self) -> None:
         """Close the agent tree's google-adk toolsets (``BaseToolset.close``, as

@@ -922,7 +922,8 @@ def test_artifact_steps_move_values_between_the_state_and_the_sessions_artifacts
         events = [e async for e in runner.run_async(user_id="u", session_id=session.id,
                                                     new_message=Content.user("go"))]
         stored = await runner.session_service.get_session(app_name="arts", user_id="u", session_id=session.id)
-        report = runner.artifact_service.load("arts", "u", session.id, "report.md")
+        report = await runner.artifact_service.load_artifact(app_name="arts", user_id="u", session_id=session.id,
+                                                             filename="report.md")
         return events, dict(stored.state), report
 
     events, state, report = asyncio.run(go())

@@ -25,8 +25,8 @@ LAYERS = (
     ("compiler", {"compiler"}),
     ("engine", {"engine", "tools", "models", "otel", "mcp", "apps", "plugins", "code_executors"}),
     ("runtime", {"runtime", "store", "config", "jobs"}),
-    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "a2a", "sessions", "runners", "fluent",
-                 "_repl", "_create"}),
+    ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "evaluation", "a2a", "sessions", "runners", "fluent",
+                 "_repl", "_create", "memory", "artifacts", "_service_loop"}),
 )
 
 

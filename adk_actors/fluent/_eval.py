@@ -292,7 +292,9 @@ class _EmbeddedTurns:
         return iter(asyncio.run(turn()))
 
     def state(self, user_id: str, session_id: str) -> dict[str, Any]:
-        return dict(self.runner.session_service.store.get_session(self.runner.app_name, user_id, session_id).state)
+        session = asyncio.run(self.runner.session_service.get_session(
+            app_name=self.runner.app_name, user_id=user_id, session_id=session_id))
+        return {} if session is None else dict(session.state)
 
 
 class EvalSuite:
