@@ -14,7 +14,10 @@ Every host's cluster actor, at start and every ``refresh`` seconds, in order:
    publishes them, with its own address, as ``adk_member`` (only when they changed: a
    change reaches every actor of the system, and the leader);
 2. on the leader: asks Thespian again for the members (it tells of joins and leaves
-   only, so the members' current capabilities are read by asking again), makes the
+   only, so the members' current capabilities are read by asking again; a member it
+   has not named in ``UNANNOUNCED_ROUNDS`` such rounds has left, though the word of it
+   was missed: Thespian tells of a leave only to the actors listening at that moment,
+   and an ask again is a stop and a start of listening), makes the
    :class:`~._placement.ClusterView` (the leader and every member that published its
    ``adk_member``), and casts it to every member's cluster actor (each refresh: a
    member's restarted cluster actor gets it within one);
@@ -43,6 +46,9 @@ __all__ = ["MEMBER_CAPABILITY", "ClusterActor", "ClusterArgs"]
 MEMBER_CAPABILITY = "adk_member"
 #: The ToPartitions topic of the view.
 VIEW_TOPIC = "cluster-view"
+#: The leader takes a member Thespian has not named in this many of its asks (one each
+#: refresh) as gone: its leave was told while the leader was not listening.
+UNANNOUNCED_ROUNDS = 5
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,8 @@ class ClusterActor(GenServer):
         self.root: Any = None
         self.published: tuple[Any, Any] | None = None
         self.members: dict[str, Member] = {}  # on the leader: the other members, by name
+        self.rounds = 0  # on the leader: how many times it asked Thespian for the members
+        self.announced: dict[str, int] = {}  # on the leader: the round each member was last named in
         self.view: ClusterView | None = None
         self.sent: tuple[ClusterView, Any] | None = None  # the view last cast to the partitions, and where
         if self.leading:
@@ -108,6 +116,8 @@ class ClusterActor(GenServer):
             self.send(self.registry, Call(WhereIs("sessions"), ref="cluster-sessions"))
             self.send(self.registry, Call(WhereIs(REGISTRY_OWNER), ref="cluster-root"))
         if self.leading:
+            self._drop_unannounced()
+            self.rounds += 1
             self.notifyOnSystemRegistrationChanges(False)  # asked again: every member's capabilities now
             self.notifyOnSystemRegistrationChanges(True)
             self._send_view()
@@ -131,6 +141,8 @@ class ClusterActor(GenServer):
         if name is None:
             return
         published = (update.remoteCapabilities or {}).get(MEMBER_CAPABILITY)
+        if update.remoteAdded:
+            self.announced[name] = self.rounds
         if not update.remoteAdded or published is None:
             if self.members.pop(name, None) is not None and not update.remoteAdded:
                 self.log.warning("cluster member %s left (deregistered, or stopped checking in)", name)
@@ -140,6 +152,16 @@ class ClusterActor(GenServer):
             self.members[name] = Member(name, sessions, root, cluster)
             if known is None:
                 self.log.info("cluster member %s joined", name)
+
+    def _drop_unannounced(self) -> None:
+        """The leader: a member Thespian has not named in ``UNANNOUNCED_ROUNDS`` asks has
+        left (see the module, 2)."""
+        for name in list(self.members):
+            if self.rounds - self.announced.get(name, self.rounds) >= UNANNOUNCED_ROUNDS:
+                del self.members[name]
+                self.announced.pop(name, None)
+                self.log.warning("cluster member %s left (no longer named by the convention; its leave "
+                                 "was told while the leader was not listening)", name)
 
     def _send_view(self) -> None:
         """The leader: the view from what it knows, to every member and to its own host."""
