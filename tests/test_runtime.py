@@ -337,7 +337,7 @@ def test_registry_killed_restarts_the_tree_and_conversations_continue(host: Host
     assert registry.pid is not None
     os.kill(registry.pid, signal.SIGKILL)
     wait_until(lambda: root.child("sessions").pid not in (None, sessions.pid)
-               and root.child("sessions").status == "running")  # rest_for_one: sessions restarted too
+               and root.child("sessions").status == "running", timeout=60)  # rest_for_one: sessions restarted too
     assert root.child("registry").restarts == 1 and root.child("sessions").restarts == 1
     assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
 

@@ -28,7 +28,8 @@ from ..jobs import (
     ListJobs,
     RetryJob,
 )
-from ._runner import PrivateEndpoint, typed_error
+from ._endpoints import PrivateEndpoint
+from ._routing import typed_error
 
 __all__ = ["Jobs"]
 

@@ -18,6 +18,7 @@ from supervision import CallError, CallTimeout, ServerNotRunning, call
 
 from .._exceptions import AdkError, HostError
 from ..messages import SessionLifecycle, SessionStatus, WatchSession
+from ._host_view import HostView
 
 __all__ = ["SessionWatch"]
 
@@ -29,7 +30,7 @@ class SessionWatch:
     """The life of one session, as it happens (see the module). Use ``with``, or call
     :meth:`close`."""
 
-    def __init__(self, host: Any, request: WatchSession, call_timeout: float) -> None:
+    def __init__(self, host: HostView, request: WatchSession, call_timeout: float) -> None:
         self.host = host
         self.request = request
         self.call_timeout = call_timeout

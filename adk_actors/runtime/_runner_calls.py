@@ -1,0 +1,213 @@
+"""The Runner's plain calls: sessions (:class:`SessionCalls`) and services (:class:`ServiceCalls`).
+
+Each method builds one request of the message API, checks it against the input rules
+(an :class:`InvalidRequestError` before anything is sent), and hands it to the Runner's
+:class:`~._routing.Router`: a session's request goes to the partition owning the
+session, asked again while it restarts; a service's (artifacts, memory, approvals,
+credentials, breakers) to that service under the host's root. The answer is returned
+as the host gave it; an error answer is raised as its typed ``adk_actors`` error. The
+classes hold no state of their own: ``Runner`` inherits them, and they reach the host
+only through ``self._router``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from .._types import Part
+from ..messages import (
+    CrashSession,
+    CreateSession,
+    DeleteSession,
+    GetEventTrace,
+    GetSession,
+    GetState,
+    GetTrace,
+    KillRun,
+    LastRun,
+    ListSessions,
+    ResetSession,
+    RunInfo,
+    SessionInfo,
+    SessionStatus,
+    UpdateState,
+    WatchSession,
+)
+from ..tracing import TraceSpan
+from ._routing import Router, checked
+from ._service_calls import (
+    AddSessionToMemory,
+    Approve,
+    ArtifactMetadata,
+    ArtifactVersions,
+    BreakerStatus,
+    DeleteArtifact,
+    DeleteCredential,
+    Deny,
+    ListApprovals,
+    ListArtifacts,
+    LoadArtifact,
+    PutCredential,
+    SaveArtifact,
+    SearchMemory,
+)
+from ._session_watch import SessionWatch
+
+__all__ = ["ServiceCalls", "SessionCalls"]
+
+
+class SessionCalls:
+    """Calls to the sessions of the Runner's app (see the module)."""
+
+    _router: Router
+
+    def create_session(self, user_id: str, session_id: str | None = None,
+                       state: dict[str, Any] | None = None) -> SessionInfo:
+        session_id = session_id or uuid.uuid4().hex
+        result: SessionInfo = self._router.call(
+            CreateSession(self._router.app_name, user_id, session_id, dict(state or {})), session_id, user_id)
+        return result
+
+    def get_session(self, user_id: str, session_id: str) -> SessionInfo:
+        result: SessionInfo = self._router.call(GetSession(self._router.app_name, user_id, session_id),
+                                                session_id, user_id)
+        return result
+
+    def get_state(self, user_id: str, session_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._router.call(GetState(self._router.app_name, user_id, session_id),
+                                                   session_id, user_id)
+        return result
+
+    def list_sessions(self, user_id: str) -> list[SessionInfo]:
+        result: list[SessionInfo] = self._router.call(ListSessions(self._router.app_name, user_id), "", user_id)
+        return result
+
+    def session_trace(self, session_id: str, user_id: str | None = None) -> list[TraceSpan]:
+        """The trace of the session's last turns (``[host] trace_turns`` of them), oldest
+        first; empty when none is kept. ``user_id`` None: whoever's session it is."""
+        result: list[TraceSpan] = self._router.call(GetTrace(self._router.app_name, session_id, user_id), "",
+                                                    user_id or "")
+        return result
+
+    def last_run(self, user_id: str, session_id: str) -> RunInfo | None:
+        """The session's latest run as recorded (status, attempt, the run it resumes), or None."""
+        result: RunInfo | None = self._router.call(LastRun(self._router.app_name, user_id, session_id),
+                                                   session_id, user_id)
+        return result
+
+    def event_trace(self, event_id: str, user_id: str | None = None) -> TraceSpan | None:
+        """The span of the model call that made event ``event_id``, or None (not kept,
+        or not of ``user_id``'s sessions when given)."""
+        result: TraceSpan | None = self._router.call(GetEventTrace(self._router.app_name, event_id, user_id), "",
+                                                     user_id or "")
+        return result
+
+    def delete_session(self, user_id: str, session_id: str) -> None:
+        self._router.call(DeleteSession(self._router.app_name, user_id, session_id), session_id, user_id)
+
+    def update_state(self, user_id: str, session_id: str, state_delta: dict[str, Any]) -> SessionInfo:
+        """Change a session's state outside a run: an event of author ``user`` carrying
+        ``state_delta`` is committed (a key set to None is deleted); returns the session."""
+        result: SessionInfo = self._router.call(
+            UpdateState(self._router.app_name, user_id, session_id, dict(state_delta)), session_id, user_id)
+        return result
+
+    def crash_session(self, user_id: str, session_id: str, reason: str = "crashed on request") -> SessionStatus:
+        """Crash the session as a failing handler would (fault injection): its runs end
+        ``interrupted``, it is read from the store on its next request, and the crash
+        counts toward its restart intensity; returns its status after the crash."""
+        status: SessionStatus = self._router.call(
+            CrashSession(self._router.app_name, user_id, session_id, reason), session_id, user_id)
+        return status
+
+    def reset_session(self, user_id: str, session_id: str) -> None:
+        """Let a failed session (``SessionFailedError``) serve again."""
+        self._router.call(ResetSession(self._router.app_name, user_id, session_id), session_id, user_id)
+
+    def kill_run(self, user_id: str, session_id: str, run_id: str) -> None:
+        """End a run of the session: it is asked to stop, and its worker process is
+        killed if it has not stopped within ``[host] run_stop_grace`` (the other runs of
+        that worker then end ``interrupted``, ``RunWorkerKilled``, and resume where their
+        app allows); its caller gets ``RunFailed(killed, RunKilled)`` once its work has
+        stopped or its process is dead."""
+        self._router.call(KillRun(self._router.app_name, user_id, session_id, run_id), session_id, user_id)
+
+    def watch_session(self, user_id: str, session_id: str) -> SessionWatch:
+        """Watch the session's life (activating, activated, crashed, restarted, failed, reset, passivated,
+        deleted) as it happens: ``watch.next(timeout)``, ``watch.events(timeout)``;
+        ``watch.status`` is its status when the watch began. Close it when done."""
+        return SessionWatch(self._router.host, checked(WatchSession(self._router.app_name, user_id, session_id)),
+                            self._router.call_timeout)
+
+
+class ServiceCalls:
+    """Calls to the host's services for the Runner's app (see the module)."""
+
+    _router: Router
+
+    def save_artifact(self, user_id: str, session_id: str, name: str, part: Part,
+                      custom_metadata: dict[str, Any] | None = None) -> int:
+        """Store a new version of artifact ``name`` (with ``custom_metadata``); returns its
+        version (0, 1, ...)."""
+        return int(self._router.service("artifacts", SaveArtifact(self._router.app_name, user_id, session_id, name,
+                                                                  part, custom_metadata)))
+
+    def load_artifact(self, user_id: str, session_id: str, name: str, version: int | None = None) -> Part | None:
+        """Artifact ``name`` at ``version`` (the latest when None), or None."""
+        found: Part | None = self._router.service("artifacts", LoadArtifact(self._router.app_name, user_id,
+                                                                            session_id, name, version))
+        return found
+
+    def list_artifacts(self, user_id: str, session_id: str) -> list[str]:
+        names: list[str] = self._router.service("artifacts", ListArtifacts(self._router.app_name, user_id,
+                                                                           session_id))
+        return names
+
+    def artifact_versions(self, user_id: str, session_id: str, name: str) -> list[int]:
+        versions: list[int] = self._router.service("artifacts", ArtifactVersions(self._router.app_name, user_id,
+                                                                                 session_id, name))
+        return versions
+
+    def artifact_metadata(self, user_id: str, session_id: str, name: str,
+                          version: int | None = None) -> dict[str, Any] | None:
+        """What was recorded with a version of artifact ``name`` (the latest when None):
+        ``version``, ``mime_type``, ``size``, ``sha256``, ``created``; or None."""
+        found: dict[str, Any] | None = self._router.service("artifacts", ArtifactMetadata(
+            self._router.app_name, user_id, session_id, name, version))
+        return found
+
+    def delete_artifact(self, user_id: str, session_id: str, name: str) -> None:
+        self._router.service("artifacts", DeleteArtifact(self._router.app_name, user_id, session_id, name))
+
+    def add_session_to_memory(self, user_id: str, session_id: str) -> int:
+        """Index a session's text events in the host's memory; returns how many entries."""
+        return int(self._router.service("memory", AddSessionToMemory(self._router.app_name, user_id, session_id)))
+
+    def search_memory(self, user_id: str, query: str, limit: int = 10) -> list[Any]:
+        found: list[Any] = self._router.service("memory", SearchMemory(self._router.app_name, user_id, query, limit))
+        return found
+
+    def approvals(self, user_id: str | None = None, status: str | None = "pending") -> list[Any]:
+        """Approvals of this app (pending by default)."""
+        found: list[Any] = self._router.service("approvals", ListApprovals(self._router.app_name, user_id, status))
+        return found
+
+    def approve(self, approval_id: str) -> Any:
+        return self._router.service("approvals", Approve(approval_id))
+
+    def deny(self, approval_id: str, reason: str = "denied by a human") -> Any:
+        return self._router.service("approvals", Deny(approval_id, reason))
+
+    def put_credential(self, user_id: str, key: str, credential: Any) -> None:
+        """Store a credential the client obtained (the end of an auth flow)."""
+        self._router.service("credentials", PutCredential(self._router.app_name, user_id, key, credential))
+
+    def delete_credential(self, user_id: str, key: str) -> bool:
+        return bool(self._router.service("credentials", DeleteCredential(self._router.app_name, user_id, key)))
+
+    def breaker_states(self) -> dict[str, Any]:
+        """Every model's circuit breaker as the host's breaker actor sees it (state,
+        failures, when it may close...), by model name."""
+        states: dict[str, Any] = self._router.service("breakers", BreakerStatus())
+        return states

@@ -1,0 +1,454 @@
+"""The Runner's routing, retries and run stream, with no actor process started.
+
+A fake host (:class:`FakeHost`, the ``HostView`` Protocol) lists partitions that live
+in this process: its ``system.private()`` yields endpoints whose ``ask`` hands the
+message to the partition's Python code and whose ``listen`` reads what it answered.
+The real ``supervision.call`` runs on them, so what is tested is the Runner's own
+routing: which partition is asked, how often, with which request, and what its caller
+sees. A holder "on another host" is an address whose TCP port refuses connections (a
+bound socket that does not listen): a call handed to it and then refused is a real
+``ServerDiedAnswering``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import queue
+import socket
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from adk_actors import (
+    Content,
+    Event,
+    HostError,
+    InvalidRequestError,
+    RunFailedError,
+    SessionElsewhereError,
+)
+from adk_actors.messages import (
+    AdkEvent,
+    FollowRun,
+    GetState,
+    RunAccepted,
+    RunDone,
+    RunFailed,
+    RunMessages,
+    RunRequest,
+)
+from adk_actors.runtime import Runner
+from adk_actors.runtime._async_line import CLOSED
+from adk_actors.runtime._endpoints import EndpointPool
+from adk_actors.runtime._follow import followed
+from adk_actors.runtime._routing import Router
+from adk_actors.runtime._run_stream import RunStream, drive, drive_async
+from adk_actors.runtime._run_transport import NotTaken
+from supervision import Call, Reply
+from supervision.protocol import ErrorReply, Handed
+
+APP = "app"
+
+
+# -- the fake host ----------------------------------------------------------------------------
+
+
+class FakeEndpoint:
+    """A Thespian endpoint's ``ask``/``listen``/``tell`` over partitions in this process."""
+
+    def __init__(self) -> None:
+        self.inbox: queue.Queue[Any] = queue.Queue()
+
+    def ask(self, address: Any, message: Any, timeout: float) -> Any:
+        if not address.alive:
+            return None  # refused at once, as Thespian's delivery to a dead address
+        address.receive(message, self)
+        return self.listen(timeout)
+
+    def tell(self, address: Any, message: Any) -> None:
+        if address.alive:
+            address.receive(message, self)
+
+    def listen(self, timeout: float) -> Any:
+        try:
+            return self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+
+class FakeSystem:
+    def __init__(self) -> None:
+        self.opened = 0
+
+    def private(self) -> Any:
+        system = self
+
+        class Private:
+            def __enter__(self) -> FakeEndpoint:
+                system.opened += 1
+                return FakeEndpoint()
+
+            def __exit__(self, *exc: Any) -> None:
+                pass
+
+        return Private()
+
+
+@dataclass(eq=False)
+class Partition:
+    """A partition in this process: ``answers(self, call, endpoint)`` is what it does with a call."""
+
+    name: str
+    answers: Callable[[Partition, Call, FakeEndpoint], None]
+    alive: bool = True
+    calls: list[Any] = field(default_factory=list)  # the requests it was asked, in order
+
+    def receive(self, message: Any, endpoint: FakeEndpoint) -> None:
+        if isinstance(message, Call) and type(message.request).__name__ == "LinePath":
+            endpoint.inbox.put(Reply(message.ref, None))  # no line: runs go through the endpoint
+            return
+        if isinstance(message, Call):
+            self.calls.append(message.request)
+            self.answers(self, message, endpoint)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class FakeHost:
+    """One partition listed (``listed``); listed again (``refresh``), the partition
+    that restarted in its place (``restarted``) is."""
+
+    def __init__(self, listed: Partition, restarted: Partition | None = None) -> None:
+        self.system = FakeSystem()
+        self.root = None
+        self.listed = listed
+        self.restarted = restarted
+
+    def partitions(self, refresh: bool = False) -> list[Any]:
+        if refresh and self.restarted is not None:
+            self.listed = self.restarted
+        return [self.listed]
+
+    def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
+        return self.partitions(refresh)[0]
+
+    def listed_partition_for(self, app_name: str, user_id: str, session_id: str) -> Any:
+        return self.listed
+
+    def partition_alive(self, address: Any) -> bool | None:
+        return bool(address.alive)
+
+    def tree_process_alive(self, pid: int | None) -> bool | None:
+        return None
+
+    def session_home(self, app_name: str, user_id: str, session_id: str) -> Any | None:
+        return None
+
+    def forget_home(self, address: Any) -> None:
+        pass
+
+    def is_member_sessions(self, address: Any) -> bool:
+        return False
+
+
+@pytest.fixture
+def dead_holder() -> Iterator[Any]:
+    """The address of a holder on another host that died: its port refuses connections."""
+    refusing = socket.socket()
+    refusing.bind(("127.0.0.1", 0))  # bound, not listening: a connection is refused
+    try:
+        yield SimpleNamespace(addressDetails=SimpleNamespace(sockname=refusing.getsockname()))
+    finally:
+        refusing.close()
+
+
+def hands_to(holder: Any) -> Callable[[Partition, Call, FakeEndpoint], None]:
+    """A partition that forwards every call to ``holder`` (which then never answers);
+    a direct run (no RunAccepted asked for) it refuses ``not_running``."""
+
+    def answers(partition: Partition, call: Call, endpoint: FakeEndpoint) -> None:
+        if isinstance(call.request, RunRequest) and not call.request.reply_accepted:
+            endpoint.inbox.put(ErrorReply(call.ref, "not_running", "the session is held elsewhere"))
+        else:
+            endpoint.inbox.put(Handed(call.ref, holder))
+
+    return answers
+
+
+def event(text: str) -> Event:
+    return Event(author="agent", content=Content.model(text))
+
+
+def text_of(e: Event) -> str | None:
+    return e.content.parts[0].text if e.content is not None else None
+
+
+def runs(events: list[Event], elsewhere: int) -> Callable[[Partition, Call, FakeEndpoint], None]:
+    """The session's next holder: ``session_elsewhere`` while the dead holder's lease
+    lasts (the first ``elsewhere`` asks), then the run: accepted, its events, its end."""
+
+    def answers(partition: Partition, call: Call, endpoint: FakeEndpoint) -> None:
+        request = call.request
+        if len([c for c in partition.calls if c.run_id == request.run_id]) <= elsewhere:
+            endpoint.inbox.put(ErrorReply(call.ref, "session_elsewhere", "the session is held by a host that died"))
+            return
+        endpoint.inbox.put(Reply(call.ref, RunAccepted(request.run_id, 0, 0, None)))
+        endpoint.inbox.put(RunMessages(request.run_id, (
+            *(AdkEvent(request.run_id, e, seq) for seq, e in enumerate(events)),
+            RunDone(request.run_id, events[-1].id, len(events)))))
+
+    return answers
+
+
+def refuses_elsewhere(partition: Partition, call: Call, endpoint: FakeEndpoint) -> None:
+    """A partition whose session is held by a host that died, its lease not run out."""
+    endpoint.inbox.put(ErrorReply(call.ref, "session_elsewhere", "held by a host that died"))
+
+
+# -- routing and retries ----------------------------------------------------------------------
+
+
+def test_a_turn_handed_to_a_holder_that_died_is_asked_again_with_its_run_id_until_the_next_holder_runs_it(
+        dead_holder: Any) -> None:
+    told = [event("one"), event("two")]
+    first, second = Partition("first", hands_to(dead_holder)), Partition("restarted", runs(told, elsewhere=2))
+    runner = Runner(FakeHost(first, second), APP)
+
+    got = list(runner.run("u", "s", "hi", run_id="run-1"))
+
+    assert [e.id for e in got] == [e.id for e in told]
+    # The direct send was refused (not_running), the host's partition handed the turn
+    # to the holder that died, then the next holder was asked, the same turn each time,
+    # until its lease ran out: one run, never a second one.
+    assert [(type(r).__name__, r.run_id) for r in first.calls] == [("RunRequest", "run-1")] * 2
+    assert [(type(r).__name__, r.run_id, r.new_message) for r in second.calls] == \
+        [("RunRequest", "run-1", first.calls[0].new_message)] * 3
+    assert runner._runs == {}
+
+
+def test_a_read_handed_to_a_holder_that_died_is_refused_at_once(dead_holder: Any) -> None:
+    first = Partition("first", hands_to(dead_holder))
+    second = Partition("restarted", refuses_elsewhere)
+    runner = Runner(FakeHost(first, second), APP)
+
+    with pytest.raises(SessionElsewhereError):
+        runner.get_state("u", "s")
+
+    assert [type(r) for r in first.calls] == [GetState]
+    assert [type(r) for r in second.calls] == [GetState]  # asked once: a read wrote nothing either way
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_a_turn_no_next_holder_takes_within_the_call_timeout_is_a_host_error_never_a_refusal(
+        dead_holder: Any) -> None:
+    first = Partition("first", hands_to(dead_holder))
+    second = Partition("restarted", refuses_elsewhere)
+    host = FakeHost(first, second)
+    clock = FakeClock()
+    router = Router(host, APP, 5.0, EndpointPool(lambda: host.system), clock=clock, sleep=clock.sleep)
+    request = RunRequest(APP, "u", "s", new_message=Content.user("hi"))
+
+    with host.system.private() as endpoint, pytest.raises(HostError, match="may have acted on"):
+        router.request(endpoint, request, "s", "u")
+
+    assert len(second.calls) > 5 and {r.run_id for r in second.calls} == {request.run_id}
+    assert clock.now >= 5.0 and clock.now < 5.5  # it waited out the call timeout, on the clock it was given
+
+
+def test_a_direct_run_is_streamed_from_the_first_answer_and_its_endpoint_kept_for_the_next() -> None:
+    def answers(partition: Partition, call: Call, endpoint: FakeEndpoint) -> None:
+        request = call.request
+        told = [event(f"{request.run_id}:{n}") for n in range(3)]
+        endpoint.inbox.put(RunMessages(request.run_id, (
+            *(AdkEvent(request.run_id, e, seq) for seq, e in enumerate(told)), RunDone(request.run_id, None, 3))))
+
+    only = Partition("only", answers)
+    host = FakeHost(only)
+    runner = Runner(host, APP)
+
+    texts = [[text_of(e) for e in runner.run("u", "s", "hi", run_id=run_id)] for run_id in ("a", "b")]
+
+    assert texts == [["a:0", "a:1", "a:2"], ["b:0", "b:1", "b:2"]]
+    assert [r.reply_accepted for r in only.calls] == [False, False]  # sent direct: no RunAccepted asked
+    assert host.system.opened == 2  # one endpoint for both runs, one asking where the partition's line is
+
+
+# -- the stream ---------------------------------------------------------------------------------
+
+
+def test_a_silent_run_probes_its_partition_and_fails_killed_an_orphan_grace_after_it_is_gone() -> None:
+    stream = RunStream("r", None, 60.0, 0.0, orphan_grace=3.0)
+    assert stream.silent(0.5) is False
+    assert stream.silent(1.0) is True  # look at the partition
+    assert stream.silent(1.5) is False
+    stream.gone(1.5)
+    assert stream.silent(2.5) is False and stream.silent(4.4) is False  # no more probes: waiting for its report
+    with pytest.raises(RunFailedError) as failed:
+        stream.silent(4.5)
+    assert failed.value.reason == "killed"
+
+
+def test_a_run_with_no_end_by_its_deadline_fails_timeout() -> None:
+    stream = RunStream("r", None, 10.0, 100.0)
+    with pytest.raises(RunFailedError) as failed:
+        stream.silent(110.0)
+    assert failed.value.reason == "timeout"
+
+
+def test_a_stream_gives_its_events_then_its_failure_and_ignores_other_runs() -> None:
+    stream = RunStream("r", "ref-1", 60.0, 0.0)
+    late = event("late")
+    assert stream.take(AdkEvent("earlier-run", late, 0)) == []
+    assert stream.take(Reply("ref-1", None)) == [] and not stream.ended
+    told = event("told")
+    assert stream.take(RunMessages("r", (AdkEvent("r", told, 0), RunFailed("r", "error", "Boom", "it broke")))) \
+        == [told]
+    assert stream.ended and isinstance(stream.error, RunFailedError) and stream.error.reason == "error"
+
+
+def test_a_direct_call_refused_not_running_ends_the_stream_as_not_taken() -> None:
+    stream = RunStream("r", "ref-1", 60.0, 0.0)
+    stream.take(ErrorReply("ref-1", "not_running", ""))
+    assert stream.ended and isinstance(stream.error, NotTaken)
+
+
+class ScriptedTransport:
+    """Gives ``script``'s messages one per ``receive`` (None: silence), advancing ``clock``."""
+
+    def __init__(self, script: list[Any], clock: FakeClock) -> None:
+        self.script = script
+        self.clock = clock
+
+    def first(self, message: Call, wait: float) -> Any:
+        raise AssertionError("not sent here")
+
+    def receive(self, timeout: float) -> Any:
+        self.clock.now += timeout
+        return self.script.pop(0) if self.script else None
+
+
+def test_a_restarted_partition_reports_the_run_before_the_orphan_grace_ends() -> None:
+    clock = FakeClock()
+    told = event("before the crash")
+    interrupted = RunFailed("r", "interrupted", "PartitionRestarted")
+    transport = ScriptedTransport([AdkEvent("r", told, 0), *[None] * 8, interrupted], clock)
+    looked: list[float] = []
+
+    def lost() -> bool:
+        looked.append(clock.now)
+        return True
+
+    stream = RunStream("r", None, 60.0, clock.now, orphan_grace=3.0)
+    got: list[Event] = []
+    with pytest.raises(RunFailedError) as failed:
+        for e in drive(stream, transport, None, clock, lost):
+            got.append(e)
+    assert got == [told]
+    assert failed.value.reason == "interrupted"  # the true reason, not "killed"
+    assert len(looked) == 1  # looked at once, then waited for the report
+
+
+def test_the_async_driver_reads_the_lines_queue_and_a_closed_line_is_not_taken() -> None:
+    async def scenario() -> tuple[list[Event], Exception]:
+        loop = asyncio.get_running_loop()
+        queue_: asyncio.Queue[Any] = asyncio.Queue()
+        told = event("one")
+        queue_.put_nowait(AdkEvent("r", told, 0))
+        queue_.put_nowait(RunDone("r", told.id, 1))
+        stream = RunStream("r", None, 60.0, loop.time(), probe_every=math.inf)
+        got = [e async for e in drive_async(stream, queue_, loop.time)]
+        closed: asyncio.Queue[Any] = asyncio.Queue()
+        closed.put_nowait(CLOSED)
+        try:
+            async for _ in drive_async(RunStream("r2", None, 60.0, loop.time(), probe_every=math.inf), closed,
+                                       loop.time):
+                pass
+        except NotTaken as exc:
+            return got, exc
+        raise AssertionError("a closed line ended the run quietly")
+
+    got, error = asyncio.run(scenario())
+    assert [text_of(e) for e in got] == ["one"] and isinstance(error, NotTaken)
+
+
+# -- the endpoint pool --------------------------------------------------------------------------
+
+
+def test_the_pool_keeps_answered_endpoints_prefers_the_partitions_own_and_drops_the_unanswered() -> None:
+    system = FakeSystem()
+    pool = EndpointPool(lambda: system, keep=2)
+    to_one, to_two = pool.lease(peer=1), pool.lease(peer=2)
+    to_one.clean = to_two.clean = True
+    pool.give_back(to_one)
+    pool.give_back(to_two)
+    assert pool.lease(peer=1) is to_one  # its connection to partition 1 is open
+    waiting = pool.lease(peer=3)
+    assert waiting is to_two
+    pool.give_back(waiting)  # no answer came: a late one may still, so it is not kept
+    assert pool.idle() == 0
+    fresh = pool.lease()
+    fresh.clean = True
+    pool.give_back(fresh)
+    assert pool.idle() == 1
+
+
+def test_the_pool_never_leases_an_endpoint_of_an_earlier_actor_system() -> None:
+    systems = [FakeSystem()]
+    pool = EndpointPool(lambda: systems[-1])
+    old = pool.lease()
+    old.clean = True
+    pool.give_back(old)
+    systems.append(FakeSystem())  # the host attached to a new system
+    assert pool.lease() is not old
+
+
+# -- following the host's resumes ---------------------------------------------------------------
+
+
+def test_a_run_the_host_resumes_is_followed_and_each_committed_event_given_once() -> None:
+    one, two, three = event("one"), event("two"), event("three")
+    asked: list[Any] = []
+
+    def run(request: RunRequest, direct: bool) -> Iterator[Event]:
+        asked.append(request)
+        if len(asked) == 1:
+            yield one
+            yield two
+            raise RunFailedError(request.run_id, "interrupted", "PartitionRestarted", resumed_as="run-2")
+        yield two  # the resuming run's catch-up repeats what was given
+        yield three
+
+    first = RunRequest(APP, "u", "s", new_message=Content.user("hi"))
+    assert [e.id for e in followed(run, first, follows=True)] == [one.id, two.id, three.id]
+    assert isinstance(asked[1], FollowRun) and (asked[1].run_id, asked[1].after) == ("run-2", two.id)
+
+
+def test_a_resume_not_followed_or_refused_raises_the_failure_that_named_it() -> None:
+    def run(request: RunRequest, direct: bool) -> Iterator[Event]:
+        if isinstance(request, FollowRun):
+            raise InvalidRequestError("no run run-2 on this session")  # not resumed after all
+        raise RunFailedError(request.run_id, "interrupted", "PartitionRestarted", resumed_as="run-2")
+        yield  # (a generator)
+
+    first = RunRequest(APP, "u", "s", new_message=Content.user("hi"))
+    for follows in (False, True):
+        with pytest.raises(RunFailedError) as failed:
+            list(followed(run, first, follows=follows))
+        assert (failed.value.run_id, failed.value.resumed_as) == (first.run_id, "run-2")
