@@ -60,6 +60,7 @@ from ._exceptions import (
     SupervisionError,
 )
 from ._messages import Call, Reply
+from ._partition_supervisor import PartitionSupervisor
 from ._registry import Registry
 from ._server import NO_REPLY, CallerRef, GenServer
 from ._spec import (
@@ -75,7 +76,7 @@ from ._spec import (
     SupervisorSpec,
 )
 from ._start import start_actor_system
-from ._supervisor import DynamicSupervisor, PartitionSupervisor, Supervisor
+from ._supervisor import DynamicSupervisor, Supervisor
 
 __all__ = [
     "NO_REPLY",

@@ -32,6 +32,27 @@ Process monitors (OTP's ``monitor/2`` for local processes): :meth:`GenServer.mon
 watches a pid through a Linux pidfd, so ``handle_process_down(tag)`` is called once when
 that process ends, whatever Thespian noticed (of several children that die together,
 Thespian may report only one: see :mod:`supervision._supervisor`).
+
+Extension points, for a server that runs its own lifecycle (as
+:class:`~supervision.Supervisor` does: its start waits for its children, its shutdown
+stops them first). They are protected: overridden by such subclasses, never called
+from outside. In the order a message meets them:
+
+* :meth:`GenServer.on_message` sees every message first, whatever the server's state
+  (before its ``Init``, while it stops); it returns True for one it took, which then
+  goes no further.
+* :meth:`GenServer.begin_init` runs on ``Init``: by default ``init(args)`` and the
+  answer; a server that answers later calls :meth:`GenServer.answer_init` or
+  :meth:`GenServer.refuse_init` itself. Timers fire from ``Init`` on, also while the
+  answer is pending.
+* :meth:`GenServer.on_shutdown_request` runs on ``Shutdown``; by default the server
+  leaves at once with :meth:`GenServer.exit_now`.
+* :meth:`GenServer.on_exit_request` runs first on ``ActorExitRequest``, before the
+  pending callers are failed and ``terminate`` runs; with
+  :meth:`GenServer.exit_waits_for_children` it decides whether Thespian waits for the
+  server's children.
+* :meth:`GenServer.on_child_exited` hears of every ``ChildActorExited`` (also before
+  ``Init`` and while stopping); by default it goes to ``handle_info``.
 """
 
 from __future__ import annotations
@@ -255,7 +276,10 @@ class GenServer(Actor):  # type: ignore[misc]
     def hand_over(self, caller: CallerRef, request: Any, to: Any) -> None:
         """Forward ``caller``'s call of ``request`` to the server at ``to``, which answers
         the caller itself; a caller that watches (``CallerRef.watch``) is told (``Handed``)
-        and watches ``to`` from now on. Return FORWARDED from ``handle_call`` after it."""
+        and watches ``to`` from now on. Return FORWARDED from ``handle_call`` after it; a
+        call deferred earlier (NO_REPLY) and handed over now is no longer this server's
+        to answer (its exit fails it no more)."""
+        self._pending.pop(caller.ref, None)
         self.send(to, Call(request, ref=caller.ref, reply_to=caller.address, watch=caller.watch))
         if caller.watch:
             self.send(caller.address, Handed(caller.ref, to))
@@ -369,10 +393,7 @@ class GenServer(Actor):  # type: ignore[misc]
         supervisor is told, then the process exits."""
         if self._stopping:
             return
-        self._fail_pending("not_running", f"server stopped: {reason}")
-        self._run_terminate(reason)
-        self._notify_supervisor(reason)
-        self._exit()
+        self.exit_now(reason, detail=f"server stopped: {reason}")
 
     @property
     def pid(self) -> int:
@@ -416,6 +437,27 @@ class GenServer(Actor):  # type: ignore[misc]
         return WatchMessage(rest) if rest else None
 
     def _dispatch(self, message: Any, sender: Any) -> None:
+        """One message, in order: the child monitors' bookkeeping; ``on_message``; an
+        ``ActorExitRequest``; then by the server's state (stopping, starting, running)."""
+        if self._track_child_monitors(message):
+            return
+        if self.on_message(message, sender):
+            return
+        if isinstance(message, ActorExitRequest):
+            self._on_exit_request(message)
+        elif self._stopping:
+            self._dispatch_stopping(message, sender)
+        elif isinstance(message, Init):
+            self._on_init_message(message, sender)
+        elif not self._initialized:
+            self._dispatch_starting(message, sender)
+        else:
+            self._dispatch_running(message, sender)
+
+    def _track_child_monitors(self, message: Any) -> bool:
+        """Keep :meth:`monitor_child`'s books: a reported child is watched no more; a
+        watched child's grace over with no report gets the report made here. True when
+        ``message`` was the monitors' own (a grace timer)."""
         if isinstance(message, ChildActorExited) and self._child_monitors:
             for pid, address in list(self._child_monitors.items()):
                 if address == message.childAddress:
@@ -426,44 +468,117 @@ class GenServer(Actor):  # type: ignore[misc]
             if address is not None:  # Thespian lost it (see monitor_child)
                 self.log.warning("child pid %s ended with no ChildActorExited; handled as dead", message.payload.pid)
                 self.send(self.myAddress, ChildActorExited(address))
-            return
-        if isinstance(message, ActorExitRequest):
-            self._on_exit_request(message)
-            return
-        if self._stopping:
-            if isinstance(message, Call):
-                self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", "server is stopping"))
-            elif isinstance(message, ChildActorExited):
-                self._on_child_exited(message, sender)
-            return
-        if isinstance(message, Init):
-            self._on_init_message(message, sender)
-        elif not self._initialized:
-            if isinstance(message, Shutdown):
-                self._on_shutdown_request(sender)
-            elif isinstance(message, Call):
+            return True
+        return False
+
+    def _dispatch_stopping(self, message: Any, sender: Any) -> None:
+        """On its way out: a call is answered ``not_running``, a child's exit still heard."""
+        if isinstance(message, Call):
+            self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", "server is stopping"))
+        elif isinstance(message, ChildActorExited):
+            self.on_child_exited(message, sender)
+
+    def _dispatch_starting(self, message: Any, sender: Any) -> None:
+        """Before the server answered its ``Init`` (or before any came): a shutdown, a
+        child's exit and (once ``Init`` came) timers are handled; a call is answered
+        ``not_running``; anything else is dropped."""
+        match message:
+            case Shutdown():
+                self.on_shutdown_request(sender)
+            case Call():
                 # "starting": Init came and is in progress (a supervisor starting its
                 # children); "not initialised": no Init ever came (see find_global).
                 state = "server starting" if self._init_received else "server not initialised"
                 self.send(message.reply_to or sender, ErrorReply(message.ref, "not_running", state))
-            elif isinstance(message, ChildActorExited):
-                self._on_child_exited(message, sender)
-        elif isinstance(message, Call):
-            self._on_call(message, sender)
-        elif isinstance(message, Cast):
-            self._on_cast(message)
-        elif isinstance(message, Shutdown):
-            self._on_shutdown_request(sender)
-        elif isinstance(message, WakeupMessage):
-            self._on_wakeup(message)
-        elif isinstance(message, WatchMessage):
-            self.handle_watch(list(message.ready))
-        elif isinstance(message, ChildActorExited):
-            self._on_child_exited(message, sender)
-        else:
-            self.handle_info(message, sender)
+            case ChildActorExited():
+                self.on_child_exited(message, sender)
+            case WakeupMessage() if self._init_received:
+                self._on_wakeup(message)
 
-    # -- lifecycle internals (overridden by Supervisor) -----------------------------------
+    def _dispatch_running(self, message: Any, sender: Any) -> None:
+        match message:
+            case Call():
+                self._on_call(message, sender)
+            case Cast():
+                self._on_cast(message)
+            case Shutdown():
+                self.on_shutdown_request(sender)
+            case WakeupMessage():
+                self._on_wakeup(message)
+            case WatchMessage():
+                self.handle_watch(list(message.ready))
+            case ChildActorExited():
+                self.on_child_exited(message, sender)
+            case _:
+                self.handle_info(message, sender)
+
+    # -- extension points (protected; see the module) -------------------------------------
+
+    def on_message(self, message: Any, sender: Any) -> bool:
+        """Every message, first, whatever the server's state: return True to take it
+        (it goes no further), False to let the server handle it as usual (the default)."""
+        return False
+
+    def begin_init(self, args: Any, starter: Any) -> None:
+        """``Init`` came with ``args`` from ``starter``. By default, in order: ``init(args)``
+        runs; raising, the error is logged and the start refused (:meth:`refuse_init`);
+        returning IGNORE, the starter is told so and the server exits; otherwise the
+        start is answered (:meth:`answer_init`). A server whose start takes more than
+        one message overrides it and answers later."""
+        try:
+            result = self.init(args)
+        except Exception as exc:
+            self.log.error("init failed: %s", _describe(exc), exc_info=True)
+            self.refuse_init(starter, _describe(exc))
+            return
+        if result is IGNORE:
+            self.send(starter, InitOk(os.getpid(), ignored=True, child_id=self.child_id, node=node_id()))
+            self._stopping = True
+            self._terminated = True
+            self._exit()
+            return
+        self.answer_init(starter)
+
+    def answer_init(self, starter: Any) -> None:
+        """The start succeeded: the server runs (calls are served from now on) and
+        ``starter`` is answered ``InitOk``."""
+        self._initialized = True
+        self.send(starter, InitOk(os.getpid(), child_id=self.child_id, node=node_id()))
+
+    def refuse_init(self, starter: Any, reason: str) -> None:
+        """The start failed: ``starter`` is answered ``InitFailed(reason)`` and the server
+        exits (no ``terminate``: it never ran)."""
+        self.send(starter, InitFailed(reason))
+        self._stopping = True
+        self._terminated = True
+        self._exit()
+
+    def on_shutdown_request(self, sender: Any) -> None:
+        """``Shutdown`` came (from the supervisor): by default the server exits at once
+        (:meth:`exit_now` with ``shutdown``; the supervisor, who asked, is not told)."""
+        self.exit_now(SHUTDOWN, detail="server shut down", notify=False)
+
+    def on_exit_request(self, request: Any) -> None:
+        """``ActorExitRequest`` came (e.g. the actor system shuts down), before the server
+        acts on it (its pending callers failed, ``terminate``, its supervisor told).
+        Default: nothing."""
+
+    def on_child_exited(self, message: Any, sender: Any) -> None:
+        """A child actor ended (Thespian's ``ChildActorExited``), in any state. Default:
+        ``handle_info``."""
+        self.handle_info(message, sender)
+
+    def exit_now(self, reason: ExitReason, *, detail: str, notify: bool = True) -> None:
+        """Exit, in order: every pending caller is answered ``not_running`` with
+        ``detail``, ``terminate(reason)`` runs (once), the supervisor is told ``reason``
+        (if ``notify``), then the process exits."""
+        self._fail_pending("not_running", detail)
+        self._run_terminate(reason)
+        if notify:
+            self._notify_supervisor(reason)
+        self._exit()
+
+    # -- lifecycle internals ---------------------------------------------------------------
 
     def _on_init_message(self, message: Init, sender: Any) -> None:
         if self._initialized:
@@ -473,34 +588,11 @@ class GenServer(Actor):  # type: ignore[misc]
         self.supervisor = message.supervisor
         self.registry = message.registry
         self.child_id = message.child_id
-        self._begin_init(message.args, sender)
+        self.begin_init(message.args, sender)
 
-    def _begin_init(self, args: Any, starter: Any) -> None:
-        try:
-            result = self.init(args)
-        except Exception as exc:
-            self.log.error("init failed: %s", _describe(exc), exc_info=True)
-            self.send(starter, InitFailed(_describe(exc)))
-            self._stopping = True
-            self._terminated = True
-            self._exit()
-            return
-        if result is IGNORE:
-            self.send(starter, InitOk(os.getpid(), ignored=True, child_id=self.child_id, node=node_id()))
-            self._stopping = True
-            self._terminated = True
-            self._exit()
-            return
-        self._initialized = True
-        self.send(starter, InitOk(os.getpid(), child_id=self.child_id, node=node_id()))
-
-    def _on_shutdown_request(self, sender: Any) -> None:
-        self._fail_pending("not_running", "server shut down")
-        self._run_terminate(SHUTDOWN)
-        self._exit()
-
-    def _on_exit_request(self, request: Any = None) -> None:
-        if request is not None and not self.exit_waits_for_children():
+    def _on_exit_request(self, request: Any) -> None:
+        self.on_exit_request(request)
+        if not self.exit_waits_for_children():
             request.notRecursive()
         if not self._terminated:
             self._fail_pending("not_running", "server shut down")
@@ -508,9 +600,6 @@ class GenServer(Actor):  # type: ignore[misc]
             if not self._stopping:
                 self._notify_supervisor(SHUTDOWN)
         self._stopping = True
-
-    def _on_child_exited(self, message: Any, sender: Any) -> None:
-        self.handle_info(message, sender)
 
     def serve_call(self, message: Call, sender: Any) -> None:
         """Serve a :class:`Call` that came another way than Thespian (a direct line of

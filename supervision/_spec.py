@@ -349,7 +349,7 @@ class PartitionSupervisorSpec:
     #: start fails (a store it cannot reach) is then tried again later, not at once
     partition_backoff: Backoff | None = None
     route_hold: float = 10.0
-    actor_class: str = field(default="supervision._supervisor:PartitionSupervisor")
+    actor_class: str = field(default="supervision._partition_supervisor:PartitionSupervisor")
 
     def __post_init__(self) -> None:
         _check_intensity(self.intensity, self.period)

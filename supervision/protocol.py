@@ -61,8 +61,8 @@ from ._messages import (
     ToPartitions,
     WhereIs,
 )
+from ._partition_supervisor import Keyed
 from ._registry import REGISTRY_OWNER
-from ._supervisor import Keyed
 
 __all__ = [
     "HEALTH_PING",

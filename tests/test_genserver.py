@@ -290,3 +290,34 @@ def test_an_idle_actor_waits_with_poll_and_holds_no_epoll_descriptor(actor_syste
     assert _epoll_descriptors(pid) == 0
     assert TCPTransport.selectors.DefaultSelector is selectors.PollSelector
     assert selectors.DefaultSelector is not selectors.PollSelector  # (epoll on Linux)
+
+
+class LateStarter(GenServer):
+    """A start that takes more than one message, through GenServer's extension points
+    only: ``begin_init`` sets a timer and answers nothing; the timer (which fires
+    before the start is answered) accepts or refuses the start as ``args`` says.
+    Until then a call is answered ``not_running`` ("server starting")."""
+
+    def begin_init(self, args: Any, starter: Any) -> None:
+        self.verdict, self.starter, self.timers = args, starter, 0
+        self.send_after(0.05, "settle")
+
+    def handle_timeout(self, payload: Any) -> None:
+        self.timers += 1
+        if self.verdict == "accept":
+            self.answer_init(self.starter)
+        else:
+            self.refuse_init(self.starter, f"refused after {self.timers} timer")
+
+    def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        return ("started", self.timers) if request == "state" else super().handle_call(request, caller)
+
+
+def test_a_server_may_answer_its_start_later_and_its_timers_fire_meanwhile(actor_system: Any) -> None:
+    server = start_server(actor_system, LateStarter, "accept")
+    assert call(actor_system, server, "state") == ("started", 1)
+
+
+def test_a_server_may_refuse_its_start_later(actor_system: Any) -> None:
+    with pytest.raises(StartFailed, match="refused after 1 timer"):
+        start_server(actor_system, LateStarter, "refuse")

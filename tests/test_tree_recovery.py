@@ -199,7 +199,7 @@ def test_serve_whose_root_gives_up_exits_with_an_error_and_leaves_nothing(tmp_pa
             assert host.root is not None
             first = host.root.pids()["registry"]
             os.kill(first, signal.SIGKILL)  # type: ignore[arg-type]
-            wait_until(lambda: host.root.pids()["registry"] not in (None, first), timeout=5.0)  # type: ignore[union-attr]
+            wait_until(lambda: host.root.pids()["registry"] not in (None, first), timeout=60.0)  # type: ignore[union-attr]
             os.kill(host.root.pids()["registry"], signal.SIGKILL)  # type: ignore[arg-type]
         finally:
             host.disconnect()
