@@ -17,6 +17,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "mcp": ("mcp", "mcp"),
     "cryptography": ("crypto", "cryptography"),
     "opentelemetry": ("otel", "opentelemetry-api"),
+    "nltk": ("eval", "nltk"),
 }
 
 

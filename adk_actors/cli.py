@@ -12,7 +12,9 @@ Commands (each talks to a running host on ``--port``, default from the config):
   here and over HTTP while its last good version serves.
 * ``run APP MESSAGE [--user U] [--session S]``: one turn, streamed; a tool call that
   waits for a human's approval is announced with its approval id and the commands
-  that approve or deny it; exit 1 when the run ends with an error event. The default
+  that approve or deny it, a workflow node's question (``RequestInput``) with its
+  message, payload, schema and the ``inputs answer`` command that answers it; exit 1
+  when the run ends with an error event. The default
   user (``run``, ``chat``, ``sessions``, ``resume``, ``jobs enqueue``) is ``user``, as
   in the console and google-adk's ``adk web``.
 * ``run AGENT_DIR [QUERY]`` (a folder, and no ``--url`` / ``--port``): google-adk's
@@ -35,6 +37,9 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``sessions list|show|delete|reset APP [SESSION]``: ``reset`` lets a failed session
   (crashed beyond its restart intensity) serve again.
 * ``approvals list|approve|deny APP [ID]``: the human side of tool approvals.
+* ``inputs list|answer APP [ID ANSWER] [--session S]``: the human side of workflow
+  nodes' questions (``RequestInput``): ``run`` announces one with the command that
+  answers it; ``answer`` sends the answer and prints the graph's next events.
 * ``resume APP SESSION RUN_ID [--rerun CALL] [--result CALL=JSON] [--end CALL]``:
   continue a run that a crash (or a failure) ended from its last committed step; a
   run that stops before calls that may have run lists them and exits 3: decide on
@@ -77,6 +82,7 @@ from ._exceptions import (
 )
 
 if TYPE_CHECKING:
+    from ._types import Content
     from .config import Settings
 
 __all__ = ["main"]
@@ -417,6 +423,8 @@ def _print_event(event: Any, as_json: bool) -> None:
         print(_color("31", f"[{event.author}] error {event.error_code}: {event.error_message}"), flush=True)
         return
     if event.content is None:
+        if event.output is not None and event.node_info is not None:  # a workflow node's output
+            print(_color("36", f"  => {event.node_info.path}: {json.dumps(event.output, default=str)}"), flush=True)
         return
     for part in event.content.parts:
         if part.text and not part.thought:
@@ -424,8 +432,9 @@ def _print_event(event: Any, as_json: bool) -> None:
                 print(part.text, end="", flush=True)
             else:
                 print(f"{_color('1', event.author)}: {part.text}", flush=True)
-        elif part.function_call is not None:
-            call = part.function_call
+        elif part.function_call is not None and not (part.function_call.name == "adk_request_input"
+                                                     and part.function_call.id in (event.long_running_tool_ids or ())):
+            call = part.function_call  # (a question is told by _announce_inputs)
             print(_color("36", f"  -> {call.name}({json.dumps(call.args)})"), flush=True)
         elif part.function_response is not None:
             result = part.function_response
@@ -434,7 +443,7 @@ def _print_event(event: Any, as_json: bool) -> None:
         print(_color("33", f"  => transferred to {event.actions.transfer_to_agent}"), flush=True)
 
 
-def _turn(runner: Any, user: str, session: str, message: str, as_json: bool, app: str = "",
+def _turn(runner: Any, user: str, session: str, message: str | Content, as_json: bool, app: str = "",
           url: str | None = None, token: str | None = None) -> bool:
     """One turn, its events printed as they come; True when it ended well, False when
     the run sent an error event (``a2a_unavailable``, a model's error ...). A session
@@ -443,11 +452,13 @@ def _turn(runner: Any, user: str, session: str, message: str, as_json: bool, app
     run's first tool call on, the approvals its session waits for are looked for every
     ``APPROVAL_POLL`` seconds (on a thread: a Runner serves many threads; with ``url``,
     over the host's HTTP API) and each is announced once, with the commands that
-    decide it (:class:`_ApprovalWatch`)."""
+    decide it (:class:`_ApprovalWatch`). A question a workflow node asks
+    (``RequestInput``) is announced with how to answer it (:func:`_announce_inputs`)."""
     try:
         runner.get_session(user, session)
     except SessionNotFoundError:  # named as the console names its own: by the first message
-        name = message if len(message) <= 47 else f"{message[:47]}..."
+        text = message if isinstance(message, str) else ""
+        name = text if len(text) <= 47 else f"{text[:47]}..."
         runner.create_session(user, session, state={"__session_metadata__": {"displayName": name}})
     watch = _ApprovalWatch(_pending_approvals(runner, app, user, url, token), app, session, as_json, url, user,
                            with_token=bool(token))
@@ -458,9 +469,54 @@ def _turn(runner: Any, user: str, session: str, message: str, as_json: bool, app
             failed = failed or bool(event.error_code)
             if event.content is not None and any(part.function_call is not None for part in event.content.parts):
                 watch.start()
+                _announce_inputs(event, as_json, app, session, user, url)
     finally:
         watch.stop()
     return not failed
+
+
+def _answer_example(schema: Any) -> str:
+    """An ANSWER as a shell word, shaped as ``schema`` asks: an object's fields with
+    their types, else ``ANSWER``."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if schema is None or not isinstance(properties, dict):
+        return "ANSWER"
+    fields = ", ".join(f'"{name}": <{spec.get("type", "value") if isinstance(spec, dict) else "value"}>'
+                       for name, spec in properties.items())
+    return f"'{{{fields}}}'"
+
+
+def _answer_command(app: str, interrupt_id: str, session: str, user: str, url: str | None, answer: str) -> str:
+    """The ``adk-actors inputs answer`` command that answers request ``interrupt_id``."""
+    where = f" --url {url}" if url else ""
+    who = f" --user {user}" if user != DEFAULT_USER else ""
+    return f"adk-actors inputs answer {app} {interrupt_id} {answer} --session {session}{who}{where}"
+
+
+def _announce_inputs(event: Any, as_json: bool, app: str, session: str, user: str, url: str | None) -> None:
+    """Each request for input ``event`` makes (a workflow node's ``RequestInput``),
+    told once: ``waiting for input ID (NODE PATH): MESSAGE``, its payload, its
+    response schema (or that any JSON value or text will do) and the ``adk-actors
+    inputs answer`` command that answers it; with ``--json``, a JSON line
+    ``{"input": {...}, "answer": CMD}`` on standard error (standard output stays the
+    run's events). Nothing for an event that asks nothing (the workflow module is
+    imported only for one that does)."""
+    if not any(c.name == "adk_request_input" for c in event.content.function_calls):
+        return
+    from .workflow import waiting_inputs
+
+    for ask in waiting_inputs([event]):
+        command = _answer_command(app, ask.interrupt_id, session, user, url, _answer_example(ask.response_schema))
+        if as_json:
+            print(json.dumps({"input": ask.to_dict(), "answer": command}, default=str), file=sys.stderr, flush=True)
+            continue
+        print(_color("33", f"  waiting for input {ask.interrupt_id} ({ask.path or ask.author}): "
+                           f"{ask.message or 'input requested'}"), flush=True)
+        if ask.payload is not None:
+            print(f"    payload: {json.dumps(ask.payload, default=str)}", flush=True)
+        print(f"    schema:  {json.dumps(ask.response_schema) if ask.response_schema else 'none: any JSON or text'}",
+              flush=True)
+        print(f"    answer:  {command}", flush=True)
 
 
 def _pending_approvals(runner: Any, app: str, user: str, url: str | None,
@@ -628,6 +684,18 @@ def _metrics(specs: list[str]) -> list[Any]:
     return metrics
 
 
+def _config_metrics(path: str) -> list[Any]:
+    """The metrics of a google-adk eval config file; a missing or invalid one is a ConfigError."""
+    from .evals import EvalError, get_eval_metrics_from_config, get_evaluation_criteria_or_default
+
+    if not Path(path).is_file():
+        raise ConfigError(f"--config_file_path {path}: no such file")
+    try:
+        return get_eval_metrics_from_config(get_evaluation_criteria_or_default(path))
+    except EvalError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run eval set files (google-adk's ``*.evalset.json``) against the host; one line
     per case (its status and each metric's score); exit 1 if a case did not pass."""
@@ -635,7 +703,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from .evals import EvalSet, EvalStatus, run_eval_set
 
-    metrics = _metrics(args.metric)
+    if args.config_file_path and args.metric:
+        raise ConfigError("give --metric or --config_file_path, not both")
+    metrics = _config_metrics(args.config_file_path) if args.config_file_path else _metrics(args.metric)
     sets = []
     for path in args.files:
         try:
@@ -993,6 +1063,70 @@ def cmd_approvals(args: argparse.Namespace) -> int:
     return 0
 
 
+def _session_events(runner: Any, user: str, session: str) -> list[Any]:
+    """The events of ``session`` (the Runner's, or with ``--url`` its JSON read back)."""
+    from ._types import Event
+
+    found = runner.get_session(user, session)
+    if isinstance(found, dict):
+        return [Event.model_validate(event) for event in found.get("events", [])]
+    return list(found.events)
+
+
+def _user_sessions(runner: Any, args: argparse.Namespace) -> list[str]:
+    """The ids of ``--user``'s sessions of the app (``--session`` alone when given)."""
+    if args.session:
+        return [args.session]
+    if not args.url:
+        return [s.id for s in runner.list_sessions(args.user)]
+    import httpx
+
+    token = _token(args)
+    answer = httpx.get(f"{args.url.rstrip('/')}/apps/{quote(args.app, safe='')}/users/{quote(args.user, safe='')}"
+                       "/sessions", headers={"authorization": f"Bearer {token}"} if token else {}, timeout=30.0)
+    answer.raise_for_status()
+    return [str(s["id"]) for s in answer.json()]
+
+
+def cmd_inputs(args: argparse.Namespace) -> int:
+    """``inputs list APP [--session S]``: the requests for input (workflow nodes'
+    ``RequestInput``) that ``--user``'s sessions wait for, one line each (``--json``: a
+    JSON list). ``inputs answer APP ID ANSWER --session S``: ANSWER (JSON, else text)
+    sent as the answer to request ID (a function response, as adk-web sends it); the
+    graph goes on and its events print as ``run`` prints them (exit 1 if it fails).
+    A request the session does not wait for is an InvalidRequestError (exit 1),
+    nothing sent."""
+    from ._types import Content
+    from .workflow import request_input_response, waiting_inputs
+
+    runner, close = _runner_for(args)
+    try:
+        if args.action == "list":
+            rows = [(session, ask) for session in _user_sessions(runner, args)
+                    for ask in waiting_inputs(_session_events(runner, args.user, session))]
+            if args.json:
+                print(json.dumps([{"sessionId": session, **ask.to_dict()} for session, ask in rows], default=str))
+            for session, ask in [] if args.json else rows:
+                payload = f"  payload {json.dumps(ask.payload, default=str)}" if ask.payload is not None else ""
+                schema = f"  schema {json.dumps(ask.response_schema)}" if ask.response_schema else ""
+                print(f"{ask.interrupt_id}  {session}  {ask.path or ask.author}: {ask.message or 'input requested'}"
+                      f"{payload}{schema}")
+            return 0
+        waiting = waiting_inputs(_session_events(runner, args.user, args.session))
+        if args.id not in [ask.interrupt_id for ask in waiting]:
+            raise InvalidRequestError(f"session {args.session} waits for no input {args.id!r} (it waits for "
+                                      f"{[ask.interrupt_id for ask in waiting] or 'none'})")
+        try:
+            value: Any = json.loads(args.answer)
+        except ValueError:
+            value = args.answer  # text
+        message = Content(role="user", parts=(request_input_response(args.id, value),))
+        return 0 if _turn(runner, args.user, args.session, message, args.json, args.app, args.url,
+                          _token(args)) else 1
+    finally:
+        close()
+
+
 def _decisions(args: argparse.Namespace) -> dict[str, CallDecision]:
     """``--rerun``, ``--result CALL=JSON`` and ``--end`` as decisions by call id."""
     decisions = {call_id: CallDecision("rerun") for call_id in args.rerun}
@@ -1180,6 +1314,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--print_detailed_results", action="store_true",
                           help="print expected against actual for every invocation, passed cases too "
                                "(failed ones always are)")
+    evaluate.add_argument("--config_file_path", default=None,
+                          help="a google-adk eval config (test_config.json: criteria with thresholds, match types, "
+                               "judge models, rubrics); instead of --metric")
     evaluate.set_defaults(func=cmd_eval)
     status = common(sub.add_parser("status", help="the live supervision tree"))
     status.add_argument("--offset", type=int, default=0, help="the first held session shown (default: 0)")
@@ -1227,6 +1364,15 @@ def build_parser() -> argparse.ArgumentParser:
     approvals.add_argument("--reason", default="denied by a human")
     approvals.add_argument("--all", action="store_true", help="list decided approvals too")
     approvals.set_defaults(func=cmd_approvals)
+    inputs = remote(common(sub.add_parser("inputs", help="questions workflow nodes wait for (RequestInput): "
+                                                         "list, answer")))
+    inputs.add_argument("action", choices=["list", "answer"])
+    inputs.add_argument("app")
+    inputs.add_argument("id", nargs="?", help="answer: the request's id (its interruptId)")
+    inputs.add_argument("answer", nargs="?", help="answer: the answer, JSON (a value or an object) or text")
+    inputs.add_argument("--session", help="the session (answer: needed; list: default all of the user's)")
+    inputs.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")
+    inputs.set_defaults(func=cmd_inputs)
     resume = remote(common(sub.add_parser("resume", help="continue a failed run from its last committed step")))
     resume.add_argument("app")
     resume.add_argument("session")
@@ -1293,6 +1439,8 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         parser.error(f"sessions {args.action} needs a SESSION")
     if args.command == "approvals" and args.action != "list" and not args.id:
         parser.error(f"approvals {args.action} needs an approval ID")
+    if args.command == "inputs" and args.action == "answer" and (args.answer is None or not args.session):
+        parser.error("inputs answer needs a request ID, an ANSWER and --session")
     try:
         result: int = args.func(args)
         return result

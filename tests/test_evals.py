@@ -109,7 +109,7 @@ def test_a_session_becomes_an_eval_case_that_passes_then_fails_when_its_expectat
 
     # Bad input: a typed 4xx, nothing stored half-way.
     assert client.post(f"{base}/eval-sets/weather/run",
-                       json={"eval_metrics": [{"metric_name": "hallucinations_v1"}]}).status_code == 400
+                       json={"eval_metrics": [{"metric_name": "safety_v1"}]}).status_code == 400
     assert client.post(f"{base}/eval-sets/weather/run",
                        json={"eval_case_ids": ["nope"], "eval_metrics": METRICS}).status_code == 400
     assert client.post(f"{base}/eval-sets/nope/run", json={"eval_metrics": METRICS}).status_code == 400
@@ -121,7 +121,9 @@ def test_a_session_becomes_an_eval_case_that_passes_then_fails_when_its_expectat
     assert client.delete(f"{base}/eval_sets/weather/evals/paris_then_oslo").status_code == 200
     assert client.get(f"{base}/eval_sets/weather/evals").json() == []
     info = client.get(f"{base}/metrics-info").json()["metricsInfo"]
-    assert {m["metricName"] for m in info} == {"tool_trajectory_avg_score", "response_match_score"}
+    assert {m["metricName"] for m in info} == {"tool_trajectory_avg_score", "response_match_score",
+                                               "final_response_match_v2", "rubric_based_final_response_quality_v1",
+                                               "rubric_based_tool_use_quality_v1", "hallucinations_v1"}
 
 
 def test_an_eval_set_written_by_google_adk_runs_here(client: httpx.Client, served: dict[str, Any]) -> None:
@@ -194,6 +196,16 @@ def test_the_cli_runs_eval_set_files_and_fails_on_a_failing_case(client: httpx.C
     assert "PASS weather/oslo_then_london" in good.stdout and "PASS weather/paris" in good.stdout
     bad = cli(str(kept), str(tmp_path / "wrong.evalset.json"), "--metric", "response_match_score=0.5")
     assert bad.returncode == 1 and "FAILED cli_wrong/new_york: response_match_score 0.00" in bad.stdout, bad.stdout
+    config = tmp_path / "test_config.json"  # google-adk's eval config instead of --metric
+    config.write_text(json.dumps({"criteria": {"response_match_score": 0.5, "tool_trajectory_avg_score": {
+        "threshold": 1.0, "match_type": "ANY_ORDER"}}}))
+    configured = cli(str(kept), str(tmp_path / "wrong.evalset.json"), "--config_file_path", str(config))
+    assert configured.returncode == 1, configured.stdout + configured.stderr
+    assert "PASS cli/new_york: response_match_score 1.00, tool_trajectory_avg_score 1.00" in configured.stdout
+    assert "FAILED cli_wrong/new_york: response_match_score 0.00, tool_trajectory_avg_score 1.00" in configured.stdout
+    config.write_text(json.dumps({"criteria": {"response_match_score": "high"}}))
+    bad_config = cli(str(kept), "--config_file_path", str(config))
+    assert bad_config.returncode == 2 and "not an eval config" in bad_config.stderr
     not_a_set = cli("/etc/passwd")
     assert not_a_set.returncode == 2 and "not an eval set" in not_a_set.stderr and "root:" not in not_a_set.stderr
     unknown = cli(str(kept), "--metric", "safety_v1")

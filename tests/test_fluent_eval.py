@@ -88,15 +88,21 @@ def test_scores_are_the_mean_over_runs() -> None:
     assert report.scores["response_match_score"] == pytest.approx(0.5)
 
 
-def test_metrics_that_need_a_judge_model_are_refused_clearly() -> None:
+def test_metrics_that_need_a_judge_model_are_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     for factory in (E.semantic_match, E.hallucination, E.safety, E.rubric, E.tool_rubric, E.gate):
         with pytest.raises(EvalError, match="needs a judge model"):
             factory()
     with pytest.raises(EvalError, match="judge model"):
         E.suite(forecaster()).case("q", rubrics=["is polite"])
-    unknown = E.suite(forecaster()).case("q", expect="a").threshold("final_response_match_v2", 0.5)
+    unknown = E.suite(forecaster()).case("q", expect="a").threshold("safety_v1", 0.5)
     with pytest.raises(EvalError, match="not offered"):
         run(unknown)
+    # final_response_match_v2 is offered (tests/test_evals_in_process.py): its judge needs a key
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+        monkeypatch.delenv(name, raising=False)
+    judged = run(E.suite(forecaster()).case("q", expect="a").threshold("final_response_match_v2", 0.5))
+    assert not judged.ok and any("AuthenticationError" in line and "GEMINI_API_KEY" in line
+                                 for line in judged.details)
 
 
 def test_baselines_catch_a_regression(tmp_path: Path) -> None:

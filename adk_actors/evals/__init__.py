@@ -1,17 +1,27 @@
 """Evaluations: eval sets of conversations, run against a host and scored (google-adk's
 eval sets, files and HTTP routes; see ``_run`` for a run and ``_metrics`` for the
-metrics)."""
+metrics), or in this process by google-adk's ``AgentEvaluator`` (``_agent_evaluator``,
+with ``test_config.json`` files read by ``_config``)."""
 
+from ._agent_evaluator import NUM_RUNS, AgentEvaluator, EvalFailed
+from ._config import EvalConfig, get_eval_metrics_from_config, get_evaluation_criteria_or_default
+from ._errors import EvalError
 from ._files import EvalFiles, EvalNotFound
+from ._hallucinations import HallucinationsCriterion
+from ._judge import FINAL_RESPONSE_MATCH_V2, JudgeModelOptions, LlmAsAJudgeCriterion
 from ._metrics import (
     DEFAULT_THRESHOLDS,
+    HALLUCINATIONS_V1,
     RESPONSE_MATCH,
+    RUBRIC_FINAL_RESPONSE,
+    RUBRIC_TOOL_USE,
     TOOL_TRAJECTORY,
-    EvalError,
     metrics_info,
     rouge1_f,
+    score_async,
 )
 from ._models import (
+    ConversationScenario,
     EvalCase,
     EvalCaseResult,
     EvalMetric,
@@ -25,18 +35,30 @@ from ._models import (
     InvocationEvent,
     InvocationEvents,
     MetricInfo,
+    Rubric,
+    RubricContent,
     SessionInput,
 )
+from ._rubrics import RubricsBasedCriterion
 from ._run import EVAL_SESSION_PREFIX, case_from_session, invocations_of, run_eval_set
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
     "EVAL_SESSION_PREFIX",
+    "FINAL_RESPONSE_MATCH_V2",
+    "HALLUCINATIONS_V1",
+    "NUM_RUNS",
     "RESPONSE_MATCH",
+    "RUBRIC_FINAL_RESPONSE",
+    "RUBRIC_TOOL_USE",
     "TOOL_TRAJECTORY",
+    "AgentEvaluator",
+    "ConversationScenario",
     "EvalCase",
     "EvalCaseResult",
+    "EvalConfig",
     "EvalError",
+    "EvalFailed",
     "EvalFiles",
     "EvalMetric",
     "EvalMetricResult",
@@ -45,15 +67,24 @@ __all__ = [
     "EvalSet",
     "EvalSetResult",
     "EvalStatus",
+    "HallucinationsCriterion",
     "IntermediateData",
     "Invocation",
     "InvocationEvent",
     "InvocationEvents",
+    "JudgeModelOptions",
+    "LlmAsAJudgeCriterion",
     "MetricInfo",
+    "Rubric",
+    "RubricContent",
+    "RubricsBasedCriterion",
     "SessionInput",
     "case_from_session",
+    "get_eval_metrics_from_config",
+    "get_evaluation_criteria_or_default",
     "invocations_of",
     "metrics_info",
     "rouge1_f",
     "run_eval_set",
+    "score_async",
 ]

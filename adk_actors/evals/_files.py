@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..store import write_private
-from ._metrics import EvalError
+from ._errors import EvalError
 from ._models import EvalCase, EvalSet, EvalSetResult
 
 __all__ = ["EvalFiles", "EvalNotFound"]

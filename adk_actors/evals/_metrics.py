@@ -1,32 +1,54 @@
-"""The metrics a run of an eval set computes: google-adk's two that need no judge model.
+"""The metrics a run of an eval set computes, scored as google-adk 2.13 scores them.
 
 * ``tool_trajectory_avg_score``: per invocation, 1.0 when the agent's tool calls match
-  the expected ones, else 0.0; overall, the mean. Passes at its threshold (default
-  1.0). How they match is the criterion's (google-adk's ``ToolTrajectoryCriterion``):
-  ``match_type`` ``EXACT`` (the default: the same calls, in order, nothing more),
-  ``IN_ORDER`` (the expected calls in that order among others) or ``ANY_ORDER`` (the
-  expected calls among others, in any order); ``ignore_args`` compares names only.
+  the expected ones, else 0.0; overall, the mean. How they match is the criterion's
+  (google-adk's ``ToolTrajectoryCriterion``): ``match_type`` ``EXACT`` (the default:
+  the same calls, in order, nothing more), ``IN_ORDER`` (the expected calls in that
+  order, others allowed between them) or ``ANY_ORDER`` (the expected calls in any
+  order, others allowed; each actual call answers one expected call); no expected
+  call matches anything under ``IN_ORDER`` and ``ANY_ORDER``. A call matches when its
+  name and its arguments are equal; ``ignore_args`` compares names only.
+  ``match_type`` is read as google-adk reads it: a name in any case, with ``-`` or
+  a space for ``_``, or the enum's number (0, 1, 2).
 * ``response_match_score``: per invocation, ROUGE-1 F1 between the expected and the
-  actual final response's words; overall, the mean. Passes at its threshold (default
-  0.8). Words are lower-cased runs of letters and digits, without stemming (google-adk
-  stems English words with the Porter stemmer, so "rains" and "rain" match there and
-  not here).
+  actual final response (see ``_rouge``: google-adk's tokens and Porter stemming);
+  an invocation without an expected or an actual response compares an empty text
+  (0.0). Overall, the mean.
+* ``final_response_match_v2``: a judge model's verdict (see ``_judge``).
+* ``rubric_based_final_response_quality_v1``, ``rubric_based_tool_use_quality_v1``:
+  a judge model's yes or no per rubric (see ``_rubrics``).
+* ``hallucinations_v1``: the share of supported sentences (see ``_hallucinations``).
 
-google-adk's metrics that ask a judge model (``final_response_match_v2``, the rubric
-metrics, hallucinations, safety) are not offered: an unknown metric name is an
-:class:`EvalError`.
+Each passes when its score reaches the threshold (the criterion's, else the
+metric's; the host's ``adk-actors eval`` defaults are 1.0 and 0.8 for the first two,
+google-adk's ``test_config.json`` defaults). The informational efficiency metrics
+(``_efficiency``) report a value, never pass or fail, and take no threshold.
+google-adk's other metrics (``safety_v1``, which is Vertex AI's own eval service;
+``response_evaluation_score``; the multi-turn and user-simulator-quality ones) are not
+offered here: an unknown metric name is an :class:`EvalError`.
 """
 
 from __future__ import annotations
 
-import re
+import asyncio
 import statistics
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from .._exceptions import InvalidRequestError
+from .. import models
+from ._efficiency import EFFICIENCY_METRICS, check_no_threshold, efficiency_results
+from ._errors import EvalError
+from ._hallucinations import HALLUCINATIONS_V1, hallucinations_score
+from ._judge import (
+    FINAL_RESPONSE_MATCH_V2,
+    JudgeOutcome,
+    LlmAsAJudgeCriterion,
+    criterion_of,
+    joined_text,
+    judge_score,
+)
 from ._models import (
+    EvalCase,
     EvalMetric,
     EvalMetricResult,
     EvalStatus,
@@ -35,29 +57,33 @@ from ._models import (
     MetricInfo,
     MetricValueInfo,
 )
+from ._rouge import rouge1_f
+from ._rubrics import RUBRIC_FINAL_RESPONSE, RUBRIC_METRICS, RUBRIC_TOOL_USE, rubric_score
 
-__all__ = ["DEFAULT_THRESHOLDS", "MATCH_TYPES", "RESPONSE_MATCH", "TOOL_TRAJECTORY", "EvalError", "metrics_info",
-           "rouge1_f", "score"]
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "FINAL_RESPONSE_MATCH_V2",
+    "HALLUCINATIONS_V1",
+    "JUDGE_METRICS",
+    "MATCH_TYPES",
+    "RESPONSE_MATCH",
+    "RUBRIC_FINAL_RESPONSE",
+    "RUBRIC_TOOL_USE",
+    "TOOL_TRAJECTORY",
+    "EvalError",
+    "check_metric",
+    "metrics_info",
+    "rouge1_f",
+    "score",
+    "score_async",
+    "threshold_of",
+    "unscored",
+]
 
 TOOL_TRAJECTORY = "tool_trajectory_avg_score"
 RESPONSE_MATCH = "response_match_score"
 DEFAULT_THRESHOLDS = {TOOL_TRAJECTORY: 1.0, RESPONSE_MATCH: 0.8}
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-class EvalError(InvalidRequestError):
-    """An eval request that cannot be carried out as asked (an unknown metric, a bad id)."""
-
-
-def rouge1_f(reference: str, candidate: str) -> float:
-    """ROUGE-1 F1 of ``candidate`` against ``reference`` (0.0 when either has no word)."""
-    expected, actual = Counter(_WORD.findall(reference.lower())), Counter(_WORD.findall(candidate.lower()))
-    overlap = sum((expected & actual).values())
-    if not overlap:
-        return 0.0
-    precision, recall = overlap / sum(actual.values()), overlap / sum(expected.values())
-    return 2 * precision * recall / (precision + recall)
-
+JUDGE_METRICS = (FINAL_RESPONSE_MATCH_V2, *RUBRIC_METRICS, HALLUCINATIONS_V1)
 
 #: the trajectory criterion's match types (google-adk's ``ToolTrajectoryCriterion.MatchType``)
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
@@ -70,13 +96,18 @@ def _criterion_value(criterion: dict[str, Any] | None, snake: str, camel: str, d
 
 
 def _match_type(criterion: dict[str, Any] | None) -> str:
-    match = str(_criterion_value(criterion, "match_type", "matchType", "EXACT")).upper()
+    given = _criterion_value(criterion, "match_type", "matchType", "EXACT")
+    if isinstance(given, int) and not isinstance(given, bool) and 0 <= given < len(MATCH_TYPES):
+        return MATCH_TYPES[given]
+    match = str(given).strip().upper().replace("-", "_").replace(" ", "_")
     if match not in MATCH_TYPES:
-        raise EvalError(f"a tool trajectory's match_type is one of {', '.join(MATCH_TYPES)}, got {match!r}")
+        raise EvalError(f"a tool trajectory's match_type is one of {', '.join(MATCH_TYPES)}, got {given!r}")
     return match
 
 
-def _trajectory(actual: Invocation, expected: Invocation, criterion: dict[str, Any] | None) -> float | None:
+def _trajectory(actual: Invocation, expected: Invocation | None, criterion: dict[str, Any] | None) -> float | None:
+    if expected is None:
+        return None
     match = _match_type(criterion)
     names_only = bool(_criterion_value(criterion, "ignore_args", "ignoreArgs", False))
 
@@ -97,19 +128,27 @@ def _trajectory(actual: Invocation, expected: Invocation, criterion: dict[str, A
     return 1.0
 
 
-def _response(actual: Invocation, expected: Invocation, criterion: dict[str, Any] | None) -> float | None:
-    if expected.final_response is None:
-        return None  # nothing to compare with: not evaluated
-    return rouge1_f(expected.final_response.text, actual.final_response.text if actual.final_response else "")
+def _response(actual: Invocation, expected: Invocation | None, criterion: dict[str, Any] | None) -> float | None:
+    if expected is None:
+        return None
+    return rouge1_f(joined_text(expected.final_response) or "", joined_text(actual.final_response) or "")
 
 
-_SCORERS: dict[str, Callable[[Invocation, Invocation, dict[str, Any] | None], float | None]] = {
+_SCORERS: dict[str, Callable[[Invocation, Invocation | None, dict[str, Any] | None], float | None]] = {
     TOOL_TRAJECTORY: _trajectory, RESPONSE_MATCH: _response}
 _DESCRIPTIONS = {
-    TOOL_TRAJECTORY: "1.0 when the agent made exactly the expected tool calls, in order, with the expected "
-                     "arguments; the mean over the conversation's invocations.",
-    RESPONSE_MATCH: "ROUGE-1 F1 between the expected and the actual final response (words, no stemming); "
-                    "the mean over the conversation's invocations.",
+    TOOL_TRAJECTORY: "1.0 when the agent made the expected tool calls (criterion match_type: EXACT, IN_ORDER or "
+                     "ANY_ORDER; ignore_args); the mean over the conversation's invocations.",
+    RESPONSE_MATCH: "ROUGE-1 F1 between the expected and the actual final response (stemmed words, as "
+                    "google-adk); the mean over the conversation's invocations.",
+    FINAL_RESPONSE_MATCH_V2: "A judge model's verdict (valid 1.0, invalid 0.0; a majority of num_samples) on "
+                             "whether the final response is as good as the expected one; the mean.",
+    RUBRIC_FINAL_RESPONSE: "A judge model's yes (1.0) or no (0.0) on each rubric of type FINAL_RESPONSE_QUALITY "
+                           "for the final response, given the tool steps; the mean over rubrics and invocations.",
+    RUBRIC_TOOL_USE: "A judge model's yes (1.0) or no (0.0) on each rubric of type TOOL_USE_QUALITY for the "
+                     "tool calls and their answers; the mean over rubrics and invocations.",
+    HALLUCINATIONS_V1: "The share of the response's sentences a judge model finds supported by the context "
+                       "(the user's message, the tool calls and their answers) or asserting no fact; the mean.",
 }
 
 
@@ -117,7 +156,7 @@ def metrics_info() -> list[MetricInfo]:
     """The metrics this kit computes, as google-adk's ``metrics-info`` lists them."""
     return [MetricInfo(metric_name=name, description=_DESCRIPTIONS[name],
                        metric_value_info=MetricValueInfo(interval=Interval(min_value=0.0, max_value=1.0)))
-            for name in _SCORERS]
+            for name in (*_SCORERS, *JUDGE_METRICS)]
 
 
 def _status(value: float | None, threshold: float) -> EvalStatus:
@@ -126,22 +165,103 @@ def _status(value: float | None, threshold: float) -> EvalStatus:
     return EvalStatus.PASSED if value >= threshold else EvalStatus.FAILED
 
 
-def score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation]]
-          ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
-    """``metric`` over the (actual, expected) invocations of one case: the overall
-    result and one per invocation. Raises EvalError for a metric not offered here."""
-    scorer = _SCORERS.get(metric.metric_name)
-    if scorer is None:
-        raise EvalError(f"metric {metric.metric_name!r} is not offered here; the metrics are "
-                        f"{', '.join(sorted(_SCORERS))}")
+def check_metric(metric: EvalMetric) -> None:
+    """EvalError for a metric not offered here or a criterion that is not valid for it
+    (an informational metric given a threshold among them)."""
+    if metric.metric_name in EFFICIENCY_METRICS:
+        check_no_threshold(metric)
+    else:
+        threshold_of(metric)
+
+
+def threshold_of(metric: EvalMetric) -> float:
+    """The criterion's threshold, else the metric's, else (the host's trajectory and
+    response metrics only) its default; EvalError for an unknown metric, a bad
+    criterion, or a judge metric without a threshold."""
+    if metric.metric_name not in _SCORERS and metric.metric_name not in JUDGE_METRICS:
+        offered = sorted((*_SCORERS, *JUDGE_METRICS, *EFFICIENCY_METRICS))
+        if metric.metric_name in EFFICIENCY_METRICS:
+            raise EvalError(f"metric {metric.metric_name!r} reports a value and has no threshold")
+        raise EvalError(f"metric {metric.metric_name!r} is not offered here; the metrics are {', '.join(offered)}")
     if metric.metric_name == TOOL_TRAJECTORY:
-        _match_type(metric.criterion)  # a bad one: EvalError before any case runs
-    threshold = metric.threshold if metric.threshold is not None else DEFAULT_THRESHOLDS[metric.metric_name]
+        _match_type(metric.criterion)
+    if metric.metric_name in JUDGE_METRICS:
+        return criterion_of(metric, LlmAsAJudgeCriterion).threshold
+    given = _criterion_value(metric.criterion, "threshold", "threshold", metric.threshold)
+    if given is None:
+        return DEFAULT_THRESHOLDS[metric.metric_name]
+    if isinstance(given, bool) or not isinstance(given, int | float):
+        raise EvalError(f"metric {metric.metric_name!r}: the threshold must be a number, got {given!r}")
+    return float(given)
 
-    def result(value: float | None) -> EvalMetricResult:
+
+def _results(metric: EvalMetric, threshold: float, outcome: JudgeOutcome
+             ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    def result(value: float | None, why: str = "", more: dict[str, Any] | None = None) -> EvalMetricResult:
+        details = {**(more or {}), **({"error": why} if why else {})}
         return EvalMetricResult(metric_name=metric.metric_name, threshold=threshold, criterion=metric.criterion,
-                                score=value, eval_status=_status(value, threshold))
+                                score=value, eval_status=_status(value, threshold), details=details)
 
+    known = [value for value in outcome.scores if value is not None]
+    total = outcome.overall if outcome.overall is not None else statistics.fmean(known) if known else None
+    reasons = sorted({why for why in outcome.reasons if why})
+    more = outcome.details or [{} for _ in outcome.scores]
+    return (result(total, "; ".join(reasons) if total is None else "", outcome.overall_details),
+            [result(value, why, extra) for value, why, extra in zip(outcome.scores, outcome.reasons, more,
+                                                                     strict=True)])
+
+
+async def score_async(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
+                      resolve: Callable[[str], Any] | None = None, case: EvalCase | None = None
+                      ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    """``metric`` over the (actual, expected) invocations of ``case``: the overall
+    result and one per invocation. A judge metric asks its judge model, resolved by
+    ``resolve`` (default :func:`adk_actors.models.resolve_model`); a rubric metric
+    reads the case's rubrics too. EvalError for a metric not offered here or a
+    criterion that is not valid, before any call."""
+    if metric.metric_name in EFFICIENCY_METRICS:
+        return efficiency_results(metric, [actual for actual, _ in pairs])
+    threshold = threshold_of(metric)
+    if metric.metric_name == FINAL_RESPONSE_MATCH_V2:
+        return _results(metric, threshold, await judge_score(metric, pairs, resolve or models.resolve_model))
+    if metric.metric_name == HALLUCINATIONS_V1:
+        return _results(metric, threshold, await hallucinations_score(metric, pairs, resolve or models.resolve_model))
+    if metric.metric_name in RUBRIC_METRICS:
+        return _results(metric, threshold,
+                        await rubric_score(metric, pairs, resolve or models.resolve_model, case))
+    return _plain_scores(metric, threshold, pairs)
+
+
+def _plain_scores(metric: EvalMetric, threshold: float, pairs: list[tuple[Invocation, Invocation | None]]
+                  ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    scorer = _SCORERS[metric.metric_name]
     values = [scorer(actual, expected, metric.criterion) for actual, expected in pairs]
-    known = [value for value in values if value is not None]
-    return result(statistics.fmean(known) if known else None), [result(value) for value in values]
+    return _results(metric, threshold, JudgeOutcome(values, [""] * len(values)))
+
+
+def unscored(metric: EvalMetric, count: int, why: str) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    """``metric`` not evaluated, overall and on each of ``count`` invocations, for the
+    reason ``why`` (in ``details["error"]``): a judge that could not be had."""
+    threshold = None if metric.metric_name in EFFICIENCY_METRICS else threshold_of(metric)
+    blank = EvalMetricResult(metric_name=metric.metric_name, threshold=threshold,
+                             criterion=metric.criterion, eval_status=EvalStatus.NOT_EVALUATED,
+                             details={"error": why})
+    return blank, [blank.model_copy(deep=True) for _ in range(count)]
+
+
+def score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]], case: EvalCase | None = None
+          ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    """:func:`score_async` from sync code (a judge metric runs its calls on an event
+    loop of its own; EvalError if this thread already runs one)."""
+    if metric.metric_name in EFFICIENCY_METRICS:
+        return efficiency_results(metric, [actual for actual, _ in pairs])
+    if metric.metric_name not in JUDGE_METRICS:
+        return _plain_scores(metric, threshold_of(metric), pairs)
+    try:
+        asyncio.get_running_loop()
+        running = True
+    except RuntimeError:
+        running = False
+    if running:
+        raise EvalError("a judge metric scored from a running event loop: use score_async")
+    return asyncio.run(score_async(metric, pairs, case=case))

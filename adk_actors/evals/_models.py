@@ -1,8 +1,9 @@
 """Eval sets and their results, in google-adk 2.13's shapes (camelCase on the wire).
 
 An eval set holds eval cases; a case is a conversation (the user's messages, each
-with the final response and the tool calls expected) and the session it starts
-from. A run of a set gives, per case, each metric's score per invocation and
+with the final response and the tool calls expected) or a scenario the user
+simulator plays (``conversation_scenario``), the session it starts from, and the
+rubrics the rubric metrics check (the case's, and each invocation's). A run of a set gives, per case, each metric's score per invocation and
 overall, and a status. The files are google-adk's (``<id>.evalset.json``), so a set
 made with ``adk web`` runs here and the other way round. On the wire names are
 camelCase (``wire()``), except an eval set's own; in files they are snake_case, as
@@ -20,6 +21,7 @@ from pydantic.alias_generators import to_camel
 from .._types import Content, FunctionCall, FunctionResponse, Part, UsageMetadata
 
 __all__ = [
+    "ConversationScenario",
     "EvalCase",
     "EvalCaseResult",
     "EvalMetric",
@@ -33,6 +35,8 @@ __all__ = [
     "InvocationEvent",
     "InvocationEvents",
     "MetricInfo",
+    "Rubric",
+    "RubricContent",
     "SessionInput",
 ]
 
@@ -67,6 +71,20 @@ class IntermediateData(_Eval):
     intermediate_responses: list[tuple[str, list[Part]]] = Field(default_factory=list)
 
 
+class RubricContent(_Eval):
+    text_property: str | None = None
+
+
+class Rubric(_Eval):
+    """A property a judge checks an invocation for (google-adk's ``Rubric``); ``type``
+    says which rubric metric reads it (``FINAL_RESPONSE_QUALITY``, ``TOOL_USE_QUALITY``)."""
+
+    rubric_id: str
+    rubric_content: RubricContent
+    description: str | None = None
+    type: str | None = None
+
+
 class Invocation(_Eval):
     """One user message and what the agent did with it."""
 
@@ -75,6 +93,10 @@ class Invocation(_Eval):
     final_response: Content | None = None
     intermediate_data: InvocationEvents | IntermediateData | None = None
     creation_timestamp: float = 0.0
+    #: rubrics for this invocation only (an expected invocation's go to the actual one)
+    rubrics: list[Rubric] | None = None
+    #: the seconds the turn took, measured while it ran (None: not timed)
+    duration: float | None = None
 
     def tool_calls(self) -> list[FunctionCall]:
         """The tool calls made, in order (either form of ``intermediate_data``)."""
@@ -86,6 +108,16 @@ class Invocation(_Eval):
                     for call in event.content.function_calls]
         return []
 
+    def tool_responses(self) -> list[FunctionResponse]:
+        """The tools' answers, in order (either form of ``intermediate_data``)."""
+        data = self.intermediate_data
+        if isinstance(data, IntermediateData):
+            return list(data.tool_responses)
+        if isinstance(data, InvocationEvents):
+            return [answer for event in data.invocation_events if event.content is not None
+                    for answer in event.content.function_responses]
+        return []
+
 
 class SessionInput(_Eval):
     app_name: str
@@ -94,12 +126,25 @@ class SessionInput(_Eval):
     state: dict[str, Any] = Field(default_factory=dict)
 
 
+class ConversationScenario(_Eval):
+    """A conversation the user simulator plays (google-adk's): the first message, and
+    the plan the simulated user follows after it."""
+
+    starting_prompt: str
+    conversation_plan: str
+    user_persona: dict[str, Any] | str | None = None
+
+
 class EvalCase(_Eval):
     eval_id: str
     conversation: list[Invocation] | None = None
     session_input: SessionInput | None = None
     creation_timestamp: float = 0.0
     final_session_state: dict[str, Any] | None = Field(default_factory=dict)
+    #: rubrics for every invocation of the case
+    rubrics: list[Rubric] | None = None
+    #: a case played by the user simulator instead of a fixed ``conversation``
+    conversation_scenario: ConversationScenario | None = None
 
 
 class EvalSet(_Eval):
@@ -118,6 +163,8 @@ class EvalStatus(enum.IntEnum):
     PASSED = 1
     FAILED = 2
     NOT_EVALUATED = 3
+    #: a value reported that never passes or fails (the efficiency metrics)
+    INFORMATIONAL = 4
 
 
 class EvalMetric(_Eval):

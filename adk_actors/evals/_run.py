@@ -10,9 +10,11 @@
 3. score each metric on the (actual, expected) pairs (``_metrics.score``).
 
 The case passes when every metric passes, fails when one fails, and is not evaluated
-when no metric could be (no expected response). A turn that fails (a deadline, a
+when no metric could be (a judge that gave no verdict). A turn that fails (a deadline, a
 model error) fails its case: the metrics are scored on what was made, and the
-failure is in the case's result as ``details.error`` of each metric. The eval
+failure is in the case's result as ``details.error`` of each metric. A judge metric
+whose judge model cannot be had (no key, no provider) is not evaluated, and says why
+in ``details.error``. The eval
 session is kept, so the run can be looked at in the console afterwards.
 """
 
@@ -25,7 +27,8 @@ from typing import Any, Protocol
 
 from .._exceptions import AdkError
 from .._types import Content, Event
-from ._metrics import EvalError, score
+from ._errors import EvalError
+from ._metrics import check_metric, score, unscored
 from ._models import (
     EvalCase,
     EvalCaseResult,
@@ -131,11 +134,14 @@ def _run_case(runner: TurnRunner, eval_set_id: str, case: EvalCase, metrics: lis
             actual.append(_invocation(made[0].invocation_id, invocation.user_content, began, made))
         if error:
             break
-    pairs = list(zip(actual, expected, strict=False))
+    pairs: list[tuple[Invocation, Invocation | None]] = list(zip(actual, expected, strict=False))
     overall: list[EvalMetricResult] = []
     per_invocation = [EvalMetricResultPerInvocation(actual_invocation=a, expected_invocation=e) for a, e in pairs]
     for metric in metrics:
-        total, each = score(metric, pairs)
+        try:
+            total, each = score(metric, pairs, case)
+        except (AdkError, OSError, ValueError) as exc:  # a judge model that could not be had
+            total, each = unscored(metric, len(pairs), f"{type(exc).__name__}: {exc}")
         if error or len(actual) != len(expected):
             failed = {"error": error or f"{len(actual)} of {len(expected)} invocations ran"}
             total = total.model_copy(update={"eval_status": EvalStatus.FAILED, "details": failed})
@@ -153,15 +159,19 @@ def _run_case(runner: TurnRunner, eval_set_id: str, case: EvalCase, metrics: lis
 def run_eval_set(runner: TurnRunner, app_name: str, eval_set: EvalSet, metrics: list[EvalMetric],
                  case_ids: list[str] | None = None) -> EvalSetResult:
     """Run the cases of ``eval_set`` named by ``case_ids`` (all when empty), one after
-    the other (see the module). Raises EvalError for a metric not offered here, or a
-    case id the set does not have, before any case runs."""
+    the other (see the module). Raises EvalError for a metric not offered here, a case
+    id the set does not have, or a case without a conversation, before any case runs."""
     wanted = list(case_ids or [])
     missing = sorted(set(wanted) - {case.eval_id for case in eval_set.eval_cases})
     if missing:
         raise EvalError(f"eval set {eval_set.eval_set_id!r} has no case {', '.join(map(repr, missing))}")
     for metric in metrics:
-        score(metric, [])  # an unknown metric: EvalError now, not after the first case ran
+        check_metric(metric)  # an unknown metric, a bad criterion: EvalError now, not after the first case ran
     cases = [case for case in eval_set.eval_cases if not wanted or case.eval_id in wanted]
+    played = [case.eval_id for case in cases if case.conversation is None]
+    if played:
+        raise EvalError(f"eval case {played[0]!r} has no conversation: a conversation_scenario case (played by the "
+                        f"user simulator) runs in process, with AgentEvaluator")
     began = time.time()
     results = [_run_case(runner, eval_set.eval_set_id, case, metrics) for case in cases]
     result_id = f"{app_name}_{eval_set.eval_set_id}_{began:.6f}".replace(".", "_")

@@ -4,6 +4,7 @@ What differs, on purpose: ``PATCH .../sessions/{id}`` applies ``stateDelta`` wit
 kit's one rule (a key set to null is deleted; google-adk stores a null). Creating a
 session with ``temp:`` keys in its state leaves them out, as google-adk does. The
 deprecated ``POST .../sessions/{id}`` (its body: the initial state) still works.
+Ours only: ``GET .../sessions/{id}/inputs``, the questions the session waits for.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from .._exceptions import SessionExistsError, SessionNotFoundError
 from ..evals import EVAL_SESSION_PREFIX
+from ..workflow import waiting_inputs
 from ._deps import Api, HostApi
 from ._wire import session_json
 
@@ -74,6 +76,15 @@ def list_sessions(app: str, user: str, request: Request, api: Api) -> Any:
 def get_session(app: str, user: str, session_id: str, request: Request, api: Api) -> Any:
     api.allowed(request, user, app)
     return session_json(api.runner(app).get_session(user, session_id))
+
+
+@router.get("/{session_id}/inputs")
+def get_waiting_inputs(app: str, user: str, session_id: str, request: Request, api: Api) -> Any:
+    """Ours (the console's): the questions workflow nodes asked (``RequestInput``) that
+    the session still waits for, oldest first, each as ``waiting_inputs`` gives it
+    (``interruptId``, ``message``, ``payload``, ``response_schema``, ``path`` ...)."""
+    api.allowed(request, user, app)
+    return [ask.to_dict() for ask in waiting_inputs(api.runner(app).get_session(user, session_id).events)]
 
 
 @router.patch("/{session_id}")

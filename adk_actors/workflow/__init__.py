@@ -18,6 +18,7 @@ from ._graph import DEFAULT_ROUTE, Edge
 from ._input import REQUEST_INPUT_FUNCTION_CALL_NAME, RequestInput, request_input_response
 from ._nodes import START, BaseNode, Context, FunctionNode, JoinNode, RetryConfig
 from ._views import graph_views, node_statuses, workflow_dot, workflow_info
+from ._waiting import WaitingInput, waiting_inputs
 from ._workflow import Workflow
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "NodeTimeoutError",
     "RequestInput",
     "RetryConfig",
+    "WaitingInput",
     "Workflow",
     "WorkflowConfigurationError",
     "WorkflowDataError",
@@ -40,6 +42,7 @@ __all__ = [
     "graph_views",
     "node_statuses",
     "request_input_response",
+    "waiting_inputs",
     "workflow_dot",
     "workflow_info",
 ]

@@ -1,0 +1,220 @@
+"""The rubric metrics: a judge model says, rubric by rubric, whether an invocation has
+a property (google-adk 2.13's ``rubric_based_final_response_quality_v1`` and
+``rubric_based_tool_use_quality_v1``, scored as it scores them).
+
+Per invocation, in order:
+
+1. its rubrics: the criterion's ``rubrics``, then those of the case and of the
+   expected invocation whose ``type`` is the metric's (``FINAL_RESPONSE_QUALITY``,
+   ``TOOL_USE_QUALITY``); a rubric id given twice, or no rubric at all, leaves the
+   metric not evaluated (``details["error"]`` says why);
+2. a prompt with the user's message, the tool calls and their answers in order, the
+   final response (the final-response metric; with
+   ``include_intermediate_responses_in_final`` the earlier texts too) and the rubrics,
+   each as ``[id: <id>] <property>``; it asks, per rubric, for lines ``ID:``,
+   ``Property:``, ``Rationale:`` and ``Verdict: yes|no``;
+3. ``num_samples`` answers of the judge model (resolved by name from our registry,
+   at most ``parallelism_limit`` at once); in each, a verdict with "yes" in it is
+   1.0, else one with "no" in it 0.0, else no score; an answer whose Property,
+   Rationale and Verdict lines do not pair up counts no rubric; a block is matched
+   to its rubric by its ID, else by its property text (compared without case,
+   markdown and typographic decoration);
+4. per rubric, the samples vote: more 1.0 than 0.0 gives 1.0, else 0.0; no score in
+   any sample leaves that rubric unscored; the invocation's score is the mean of its
+   rubrics' scores (none scored: not evaluated). A failed judge call leaves the
+   invocation not evaluated.
+
+Overall: the mean of every rubric score of every invocation (google-adk's), each
+rubric's mean in ``details["rubric_scores"]``; a verdict per invocation in its
+``details["rubric_scores"]`` too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import Field
+
+from .._exceptions import AdkError
+from .._types import Content, LlmRequest
+from ._errors import EvalError
+from ._judge import (
+    JudgeOutcome,
+    LlmAsAJudgeCriterion,
+    ask,
+    criterion_of,
+    joined_text,
+    response_text,
+)
+from ._models import EvalCase, EvalMetric, Invocation, Rubric
+
+__all__ = ["RUBRIC_FINAL_RESPONSE", "RUBRIC_METRICS", "RUBRIC_TOOL_USE", "RubricsBasedCriterion", "parse_rubric_answer",
+           "rubric_score"]
+
+RUBRIC_FINAL_RESPONSE = "rubric_based_final_response_quality_v1"
+RUBRIC_TOOL_USE = "rubric_based_tool_use_quality_v1"
+_TYPES = {RUBRIC_FINAL_RESPONSE: "FINAL_RESPONSE_QUALITY", RUBRIC_TOOL_USE: "TOOL_USE_QUALITY"}
+RUBRIC_METRICS = tuple(_TYPES)
+
+
+class RubricsBasedCriterion(LlmAsAJudgeCriterion):
+    rubrics: list[Rubric] = Field(default_factory=list)
+
+
+_ID = re.compile(r"(?m)^\s*ID: (.*)$")
+_PROPERTY = re.compile(r"(?m)^\s*Property: (.*)$")
+_RATIONALE = re.compile(r"Rationale: (.*)")
+_VERDICT = re.compile(r"Verdict: (.*)")
+_TYPOGRAPHY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
+                             "\u2014": "-"})
+
+
+def _plain(text: str | None) -> str:
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
+    return re.sub(r"\s+", " ", text).strip(" *_`#>-\u2022\"'").lower()
+
+
+def parse_rubric_answer(answer: str) -> list[tuple[str | None, str, str, float | None]]:
+    """The (id, property, rationale, score) blocks of a judge's answer (step 3); none
+    when its Property, Rationale and Verdict lines do not pair up."""
+    properties = list(_PROPERTY.finditer(answer))
+    ids = list(_ID.finditer(answer))
+    rationales = _RATIONALE.findall(answer)
+    scores: list[float | None] = []
+    for said in _VERDICT.findall(answer):
+        said = said.lower()
+        scores.append(1.0 if "yes" in said else 0.0 if "no" in said else None)
+    if not len(properties) == len(rationales) == len(scores):
+        return []
+    blocks = []
+    for index, found in enumerate(properties):
+        after = properties[index - 1].start() if index else -1
+        rubric_id = None
+        for id_line in ids:
+            if after < id_line.start() < found.start():
+                rubric_id = id_line.group(1).strip() or None
+        blocks.append((rubric_id, found.group(1).strip(), rationales[index].strip(), scores[index]))
+    return blocks
+
+
+def _rubrics(criterion: RubricsBasedCriterion, kind: str, case: EvalCase | None,
+             expected: Invocation | None) -> list[Rubric]:
+    chosen: dict[str, Rubric] = {}
+    attached = [*((case.rubrics or []) if case is not None else []),
+                *((expected.rubrics or []) if expected is not None else [])]
+    given = [*criterion.rubrics, *[r for r in attached if r.type == kind]]
+    for rubric in given:
+        if rubric.rubric_id in chosen:
+            raise EvalError(f"rubric {rubric.rubric_id!r} is given twice")
+        chosen[rubric.rubric_id] = rubric
+    if not chosen:
+        raise EvalError("the metric has no rubric (give them in its criterion, or as the case's or "
+                        f"invocation's rubrics of type {kind})")
+    return list(chosen.values())
+
+
+def _steps(invocation: Invocation) -> str:
+    calls, answers = invocation.tool_calls(), invocation.tool_responses()
+    if not calls:
+        return "(no tool was called)"
+    by_id = {answer.id: answer for answer in answers if answer.id}
+    steps = []
+    for index, call in enumerate(calls):
+        answer = by_id.get(call.id) if call.id else None
+        if answer is None:
+            answer = next((a for a in answers if a.name == call.name), None)
+        steps.append({"step": index, "tool_call": {"name": call.name, "args": dict(call.args)},
+                      "tool_response": dict(answer.response) if answer is not None else None})
+    return json.dumps(steps, ensure_ascii=False, indent=2, default=str)
+
+
+def _prompt(metric: str, invocation: Invocation, rubrics: list[Rubric], with_intermediate: bool) -> str:
+    listed = "\n".join(f"*  [id: {r.rubric_id}] {r.rubric_content.text_property}" for r in rubrics)
+    parts = [
+        "You check whether an AI agent's work on one request has each of the properties listed below. "
+        "Judge each property on its own, from what is shown here only: the user's request, the tools the agent "
+        "called with what they answered (trust these answers), and "
+        + ("the agent's final answer." if metric == RUBRIC_FINAL_RESPONSE else "nothing else."),
+        f"<user_request>\n{joined_text(invocation.user_content) or ''}\n</user_request>",
+        f"<tool_steps>\n{_steps(invocation)}\n</tool_steps>",
+    ]
+    if metric == RUBRIC_FINAL_RESPONSE:
+        parts.append(f"<final_answer>\n{response_text(invocation, with_intermediate) or ''}\n</final_answer>")
+    parts.append(f"<properties>\n{listed}\n</properties>")
+    parts.append(
+        "For every property, in order, answer with these lines and a blank line after them:\n"
+        "ID: <the id in the property's [id: ...] tag>\n"
+        "Property: <the property's text after the tag, exactly as written>\n"
+        "Rationale: <why, from the request, the tool steps and the answer>\n"
+        "Verdict: <yes or no>\n"
+        "Plain text, no JSON, no markdown.")
+    return "\n\n".join(parts)
+
+
+async def rubric_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
+                       resolve: Callable[[str], Any], case: EvalCase | None = None) -> JudgeOutcome:
+    """A rubric metric over one case's (actual, expected) invocations (see the module)."""
+    criterion = criterion_of(metric, RubricsBasedCriterion)
+    options = criterion.judge_model_options
+    kind = _TYPES[metric.metric_name]
+    judge = resolve(options.judge_model)
+    gate = asyncio.Semaphore(options.parallelism_limit)
+
+    async def sample(request: LlmRequest) -> str | BaseException:
+        async with gate:
+            try:
+                return await ask(judge, request)
+            except (AdkError, OSError, ValueError) as exc:
+                return exc
+
+    async def one(actual: Invocation, expected: Invocation | None) -> tuple[float | None, str, list[dict[str, Any]]]:
+        try:
+            rubrics = _rubrics(criterion, kind, case, expected)
+        except EvalError as exc:
+            return None, str(exc), []
+        by_id = {r.rubric_id: r for r in rubrics}
+        by_text = {_plain(r.rubric_content.text_property): r for r in rubrics}
+        prompt = _prompt(metric.metric_name, actual, rubrics, criterion.include_intermediate_responses_in_final)
+        request = LlmRequest(model=options.judge_model, contents=[Content.user(prompt)],
+                             config=dict(options.judge_model_config or {}))
+        answers = await asyncio.gather(*(sample(request) for _ in range(options.num_samples)))
+        failed = [a for a in answers if isinstance(a, BaseException)]
+        if failed:
+            return None, f"the judge call failed: {type(failed[0]).__name__}: {failed[0]}", []
+        votes: dict[str, list[tuple[float | None, str]]] = {}
+        for answer in answers:
+            assert isinstance(answer, str)
+            for rubric_id, said, why, value in parse_rubric_answer(answer):
+                rubric = by_id.get(rubric_id or "") or by_text.get(_plain(said))
+                if rubric is not None:
+                    votes.setdefault(rubric.rubric_id, []).append((value, why))
+        scored: list[dict[str, Any]] = []
+        for rubric_id, cast in votes.items():
+            yes = [v for v in cast if v[0] == 1.0]
+            no = [v for v in cast if v[0] is not None and v[0] != 1.0]
+            value, why = (cast[0] if not yes and not no else yes[0] if len(yes) > len(no) else no[0])
+            scored.append({"rubric_id": rubric_id, "rationale": why, "score": value})
+        known = [s["score"] for s in scored if s["score"] is not None]
+        if not known:
+            return None, "the judge's answers gave no verdict on any rubric (ID/Property/Rationale/Verdict)", scored
+        return statistics.fmean(known), "", scored
+
+    results = [await one(actual, expected) for actual, expected in pairs]
+    every = [s for _, _, scored in results for s in scored]
+    means = []
+    for rubric_id in dict.fromkeys(s["rubric_id"] for s in every):
+        values = [s["score"] for s in every if s["rubric_id"] == rubric_id and s["score"] is not None]
+        means.append({"rubric_id": rubric_id, "score": statistics.fmean(values) if values else None})
+    known = [s["score"] for s in every if s["score"] is not None]
+    return JudgeOutcome(scores=[score for score, _, _ in results], reasons=[why for _, why, _ in results],
+                        details=[{"rubric_scores": scored} if scored else {} for _, _, scored in results],
+                        overall=statistics.fmean(known) if known else None,
+                        overall_details={"rubric_scores": means} if means else {})

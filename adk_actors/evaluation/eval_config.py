@@ -1,0 +1,5 @@
+"""google-adk's ``google.adk.evaluation.eval_config`` path (see :mod:`adk_actors.evals`)."""
+
+from ..evals import EvalConfig, get_eval_metrics_from_config, get_evaluation_criteria_or_default
+
+__all__ = ["EvalConfig", "get_eval_metrics_from_config", "get_evaluation_criteria_or_default"]
