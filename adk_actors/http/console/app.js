@@ -28,8 +28,9 @@ async function api(path, options = {}) {
     options.body = JSON.stringify(options.json);
   }
   // No answer within SLOW_MS (the HTTP process stopped or restarting: requests wait in its
-  // port's backlog), or no answer at all (the connection dropped): the banner says so.
-  const slow = setTimeout(() => connection(false), SLOW_MS);
+  // port's backlog), or no answer at all (the connection dropped): the banner says so. A
+  // patient request (a walk of the tree: it waits for a busy partition) sets no timer.
+  const slow = options.patient ? null : setTimeout(() => connection(false), SLOW_MS);
   let response;
   try { response = await fetch(path, { ...options, headers }); } catch (error) {
     connection(false);
@@ -117,7 +118,8 @@ function renderEvent(event) {
   }
   for (const part of parts) {
     if (part.text && !part.thought) item.append(element("div", { class: "bubble" }, part.text));
-    if (part.functionCall) item.append(element("div", { class: "tool" }, describeCall(part.functionCall)));
+    if (part.functionCall && isQuestion(part.functionCall, event)) item.append(questionBox(part.functionCall, event));
+    else if (part.functionCall) item.append(element("div", { class: "tool" }, describeCall(part.functionCall)));
     if (part.functionResponse) {
       const fr = part.functionResponse;
       item.append(element("div", { class: "tool" }, `← ${fr.name}: ${JSON.stringify(fr.response)}`));
@@ -128,10 +130,114 @@ function renderEvent(event) {
   for (const [callId, config] of Object.entries(actions.requestedAuthConfigs || {})) {
     item.append(credentialForm(callId, config));
   }
+  if (!event.content && event.output !== undefined && event.output !== null && event.nodeInfo) {
+    item.append(element("div", { class: "tool" }, `${event.nodeInfo.path} ⇒ ${JSON.stringify(event.output)}`));
+  }
   if (!event.content && !event.errorCode && actions.stateDelta && Object.keys(actions.stateDelta).length) {
     item.append(element("div", { class: "tool" }, `state ← ${JSON.stringify(actions.stateDelta)}`));
   }
   return item;
+}
+
+// -- questions of workflow nodes (RequestInput): an adk_request_input call the run waits on ----
+
+const QUESTION = "adk_request_input";
+const isQuestion = (call, event) => call.name === QUESTION && (event.longRunningToolIds || []).includes(call.id);
+
+// The inputs of an answer as its JSON schema asks: a field per property of an object (a
+// checkbox, a number or a text; JSON for a list or an object), one field for a plain
+// type, else one text (JSON or text). Returns [fields, read]: read() gives the answer.
+function answerFields(schema, label) {
+  const field = (spec, name) => {
+    const type = spec && spec.type;
+    if (type === "boolean") return element("input", { type: "checkbox", "aria-label": name });
+    if (type === "integer" || type === "number") {
+      return element("input", { type: "number", step: type === "integer" ? "1" : "any", "aria-label": name });
+    }
+    if (type === "string") return element("input", { type: "text", "aria-label": name });
+    return element("textarea", { rows: "2", "aria-label": name, placeholder: "JSON, or text" });
+  };
+  const value = (input, spec) => {
+    if (input.type === "checkbox") return input.checked;
+    if (input.type === "number") return input.value === "" ? null : Number(input.value);
+    if (spec && spec.type === "string") return input.value;
+    try { return JSON.parse(input.value); } catch (_) { return input.value; }  // text as it is
+  };
+  const properties = schema && schema.type === "object" && schema.properties;
+  if (properties) {
+    const required = new Set(schema.required || []);
+    const inputs = Object.entries(properties).map(([name, spec]) => [name, spec, field(spec, name)]);
+    for (const [name, , input] of inputs) if (required.has(name) && input.type !== "checkbox") input.required = true;
+    const rows = inputs.map(([name, spec, input]) => element("label", { class: "answer-field" },
+      `${name}${required.has(name) ? "" : " (optional)"}`, input));
+    const read = () => Object.fromEntries(inputs.filter(([, , input]) => input.type === "checkbox" || input.value !== "")
+      .map(([name, spec, input]) => [name, value(input, spec)]));
+    return [rows, read];
+  }
+  const input = field(schema, label);
+  if (input.type !== "checkbox") input.required = true;
+  return [[input], () => value(input, schema)];
+}
+
+// A question in the conversation: its message, payload and an answer form; the answer is
+// sent as adk-web sends it (a functionResponse with the question's id) and the graph goes on.
+function questionBox(call, event) {
+  const args = call.args || {};
+  const box = element("div", { class: "question", "data-interrupt": call.id, "data-asked-in": event.id },
+    element("div", { class: "bubble" }, args.message || "Input requested"));
+  if (args.payload !== undefined && args.payload !== null) {
+    box.append(element("pre", { class: "payload" }, JSON.stringify(args.payload, null, 2)));
+  }
+  const [fields, read] = answerFields(args.response_schema, `answer to ${call.id}`);
+  const form = element("form", { class: "answer" }, ...fields,
+    element("button", { type: "submit", class: "primary" }, "Answer"), element("span", { class: "muted form-error" }));
+  form.addEventListener("submit", (e) => { e.preventDefault(); answerQuestion(box, call.id, read()); });
+  box.append(form);
+  return box;
+}
+
+async function answerQuestion(box, interruptId, value) {
+  if (ui.busy) return;
+  ui.busy = true;
+  $("send").disabled = true;
+  const form = box.querySelector("form");
+  for (const input of form.elements) input.disabled = true;
+  showEvent({ author: "user", id: `local-${Date.now()}`, content: { role: "user", parts: [{ functionResponse:
+    { id: interruptId, name: QUESTION, response: { result: value } } }] } });
+  let failure = null;
+  try {
+    const response = await api("/run_sse", { method: "POST", raw: true, json: {
+      appName: ui.app, userId: ui.user, sessionId: ui.session, streaming: $("streaming").checked,
+      newMessage: { role: "user", parts: [{ functionResponse: { id: interruptId, name: QUESTION,
+        response: { result: value } } }] } } });
+    failure = await streamRun(response);
+  } catch (error) {
+    failure = { error: error.message };
+    showEvent({ author: "host", id: `error-${Date.now()}`, errorCode: "error", errorMessage: error.message });
+  } finally {
+    ui.busy = false;
+    $("send").disabled = false;
+    if (failure) form.querySelector(".form-error").textContent = ` not taken: ${failure.error}`;
+    await Promise.all([loadSessions(), refreshDetails()]);
+  }
+}
+
+// The questions the session still waits for (the host's /inputs): their forms stay open;
+// every other question shown is answered: its form goes.
+async function refreshQuestions() {
+  const boxes = [...$("events").querySelectorAll(".question")];
+  if (!ui.session || !boxes.length) return;
+  let waiting = [];
+  try { waiting = await api(`${base()}/sessions/${encodeURIComponent(ui.session)}/inputs`); } catch (_) { return; }
+  const open = new Set(waiting.map((w) => `${w.eventId}/${w.interruptId}`));
+  for (const box of boxes) {
+    const form = box.querySelector("form");
+    if (open.has(`${box.dataset.askedIn}/${box.dataset.interrupt}`)) {
+      if (form) for (const input of form.elements) input.disabled = false;
+    } else if (form) {
+      form.replaceWith(element("div", { class: "muted answered" }, "answered"));
+    }
+  }
 }
 
 function credentialForm(callId, config) {
@@ -333,7 +439,7 @@ function download(name, part) {
 }
 
 async function refreshDetails(session) {
-  await refreshResume();
+  await Promise.all([refreshResume(), refreshQuestions()]);
   if (!ui.session) { $("state").textContent = "{}"; $("artifacts").replaceChildren(); await refreshTrace(); return; }
   const current = session || await api(`${base()}/sessions/${encodeURIComponent(ui.session)}`);
   $("state").textContent = JSON.stringify(visibleState(current.state), null, 2);
@@ -430,7 +536,22 @@ async function decide(id, approve) {
 
 // The held sessions are shown a page at a time (the host may hold thousands), and searched
 // by app, user, session or run id: the controls are made once, above the tree.
-const treePage = { offset: 0, limit: 50, search: "", total: 0 };
+const treePage = { offset: 0, limit: 50, search: "", total: 0, asked: 0, drawn: 0, out: 0 };
+
+// Walks overlap (a poll each second, one per page turn or search typed, each slow under
+// load): true when a walk asked after this one (number asked) is already drawn, so an
+// older page never replaces a newer one; else it is the one drawn.
+function treeStale(asked) {
+  if (asked < treePage.drawn) return true;
+  treePage.drawn = asked;
+  return false;
+}
+
+// The tree's poll: none while a walk is still out (one that waits for a busy partition
+// takes up to half a minute), so that waiting walks do not pile up on the host.
+function pollTree() {
+  if (treePage.out === 0) refreshTree();
+}
 
 function treeControls() {
   if ($("tree-search")) return;
@@ -453,7 +574,13 @@ async function refreshTree() {
   treeControls();
   let tree;
   const query = new URLSearchParams({ offset: treePage.offset, limit: treePage.limit, search: treePage.search });
-  try { tree = await api(`/console/api/tree?${query}`); } catch (error) { $("tree-note").textContent = error.message; return; }
+  const asked = ++treePage.asked;
+  treePage.out += 1;
+  try { tree = await api(`/console/api/tree?${query}`, { patient: true }); } catch (error) {
+    $("tree-note").textContent = error.message;
+    return;
+  } finally { treePage.out -= 1; }
+  if (treeStale(asked)) return;
   $("tree-note").textContent = "live; kill an actor and watch it come back";
   banner.restarting = tree.rows.filter((row) => ["restarting", "starting"].includes(row.status))
     .map((row) => row.path);
@@ -584,7 +711,7 @@ async function start() {
   await Promise.all([loadSessions(), refreshApprovals(), refreshTree(), refreshJobs()]);
   if (params.get("session")) await openSession(params.get("session")).catch(() => { ui.session = null; remember(); });
   setInterval(refreshApprovals, 1000);
-  setInterval(refreshTree, 1000);
+  setInterval(pollTree, 1000);
   setInterval(refreshJobs, 1000);
   refreshAppErrors().catch(() => {});
   setInterval(() => refreshAppErrors().catch(() => {}), 2000);
