@@ -11,6 +11,8 @@
 * ``_console``: the console, approvals and credentials;
 * ``_a2a``: every app as an A2A agent at ``/a2a/{app}`` (when a2a-sdk is installed);
 * ``_mcp``: every app as an MCP tool at ``/mcp`` (when the mcp SDK is installed).
+  Both are imported on their first request (``_lazy``), and answer 501 with the pip
+  command when their extra is missing.
 
 What every route shares (the host's apps, a Runner per app, the request's right to
 act for a user) is one :class:`~adk_actors.http._deps.HostApi` injected as a
@@ -51,23 +53,12 @@ from ._adk_web import adk_web_files, mount_adk_web
 from ._deps import HostApi
 from ._errors import SafeJSONResponse, add_error_handlers, check_path_names
 from ._guard import Guard
-from ._missing_extra import MissingExtra
-
-try:
-    from ._a2a import A2aApps
-except ModuleNotFoundError as missing:  # a2a-sdk is an optional extra: pip install 'adk-actors[a2a]'
-    if (missing.name or "").partition(".")[0] != "a2a":
-        raise
-    A2aApps = None  # type: ignore[assignment,misc]
-
-try:
-    from . import _mcp
-except ModuleNotFoundError as missing:  # the mcp SDK is an optional extra: pip install 'adk-actors[mcp]'
-    if (missing.name or "").partition(".")[0] != "mcp":
-        raise
-    _mcp = None  # type: ignore[assignment]
+from ._lazy import LazyExtra
 
 __all__ = ["create_app"]
+
+#: Where the MCP routes are (``_mcp.PATH``; that module is imported on their first request).
+MCP_PATH = "/mcp"
 
 #: The routers every host serves, in the order their routes are matched.
 ROUTERS = (_info.router, _sessions.router, _runs.router, _live.router, _artifacts.router, _memory.router,
@@ -94,14 +85,16 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
             api.include_router(router)
     if evals_dir is not None:
         api.include_router(_evals.router)
-    if A2aApps is not None:  # first of the routes: an A2A request is not matched against the 30 before it
-        api.router.routes.insert(0, Mount("/a2a", A2aApps(api.state.host_api, section.public_url, a2a_tasks)))
-    else:  # 501 with the pip command, logged: not a 404 that looks like a wrong URL
-        api.router.routes.insert(0, Mount("/a2a", MissingExtra("a2a", "A2A")))
-    if _mcp is not None:
-        mcp = _mcp.McpMount(api.state.host_api)
-        api.router.routes.append(Route(_mcp.PATH, mcp, methods=["GET", "POST", "DELETE"]))
-        api.mount(_mcp.PATH, mcp)
+    # The A2A and MCP routes import their SDKs on their first request (``_lazy``: 0.5-0.7 s
+    # each, most of this server's start otherwise); without the extra they answer 501
+    # with the pip command, logged: not a 404 that looks like a wrong URL.
+    host_api = api.state.host_api
+    a2a = LazyExtra("adk_actors.http._a2a", lambda module: module.A2aApps(host_api, section.public_url, a2a_tasks),
+                    extra="a2a", what="A2A")
+    api.router.routes.insert(0, Mount("/a2a", a2a))  # first: an A2A request is not matched against the 30 before it
+    mcp = LazyExtra("adk_actors.http._mcp", lambda module: module.McpMount(host_api), extra="mcp", what="MCP")
+    api.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]))
+    api.mount(MCP_PATH, mcp)
     adk_web = adk_web_files()
     if adk_web is not None:  # google-adk is installed: its own UI may be used too
         mount_adk_web(api, adk_web)

@@ -1,22 +1,32 @@
 """The HTTP server's own process: ``python -m adk_actors.http``, or a fork of ``serve``.
 
-In order: read the settings (JSON, one line) from stdin, so tokens never appear on a
-command line (a process forked ahead by ``serve``, see ``_standby``, has them from
-its parent, builds its app first, and reads only its owner's line); watch the actor
-that owns it, and when that actor ends (kill -9 included) stop as on SIGTERM,
-finishing the requests it has taken, then die (SIGKILL) after ``DRAIN`` seconds;
-build the app; attach to the host's actor system as an external client
+A spawned process (``python -m adk_actors.http``), in order: read the settings and its
+owner (JSON, one line) from stdin, so tokens never appear on a command line; watch
+the actor that owns it, and when that actor ends (kill -9 included) stop as on
+SIGTERM, finishing the requests it has taken, then die (SIGKILL) after ``DRAIN``
+seconds; build the app; attach to the host's actor system as an external client
 (``Host.attach``); take the front door: the listening socket ``serve`` owns, whose
 descriptor (``listen_fd``) this process inherited, checked to be a TCP socket
 listening on the configured address (without one, as for a host not started by
 ``serve``, bind it here, retrying for up to 5 s while a previous server's socket is
 still going away); print ``READY <port>`` on stdout; serve with uvicorn until
-SIGTERM; then take no new connection, give the requests in progress ``ANSWER_WITHIN``
-seconds, answer those still waiting (their answer not begun: a session that is
-restarting) 503 with ``Retry-After`` instead of dropping them (:class:`Draining`),
-and close this process's copy of the socket (it keeps listening in ``serve``). Any
-failure before ``READY`` is printed on stderr and exits 1, which the actor reports
-as a failed start.
+SIGTERM.
+
+A process forked ahead by ``serve`` (``_standby``) has its settings from its parent
+and starts before the host's tree: it builds its app, takes the front door, serves
+and prints ``READY <port>`` at once, answering what needs no host (``/list-apps``:
+see ``_gate``) while every other request waits at the gate. When its owner's line
+comes (the ``http`` actor, the tree's last child, claimed it), it watches that owner
+as above, attaches to the host and opens the gate. An attach that fails, or no
+owner within ``OWNER_WAIT`` seconds, stops the process with status 1 (its actor sees
+it end and is restarted with a spawned process).
+
+On SIGTERM, either way: take no new connection, give the requests in progress
+``ANSWER_WITHIN`` seconds, answer those still waiting (their answer not begun: a
+session that is restarting, or the gate) 503 with ``Retry-After`` instead of
+dropping them (:class:`Draining`), and close this process's copy of the socket (it
+keeps listening in ``serve``). Any failure before ``READY`` is printed on stderr and
+exits 1, which the actor reports as a failed start.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -43,6 +54,7 @@ from ..runtime import Host, HostConfig
 from ._app import create_app
 from ._errors import HOST_UNAVAILABLE, RETRY_AFTER
 from ._front_door import BACKLOG, open_front_door
+from ._gate import WAIT, HostGate
 
 __all__ = ["main", "serve_standby"]
 
@@ -53,6 +65,9 @@ DRAIN = 7.0
 #: How long a request may still take once the server is told to stop, before it is
 #: answered 503 (uvicorn's own graceful shutdown, 5 s, would drop its connection).
 ANSWER_WITHIN = 3.0
+#: How long a process forked ahead waits for its owner's line: longer than the root's
+#: start deadline (``_gate.WAIT``, ``Host.start``), plus what ``serve`` does before it.
+OWNER_WAIT = WAIT + 60.0
 
 
 class Draining:
@@ -145,21 +160,34 @@ def _die_with(owner: int) -> None:
     threading.Thread(target=watch, name="owner-watch", daemon=True).start()
 
 
-def _build(launch: dict[str, Any]) -> tuple[Host, Draining, HttpSection]:
-    """The app for ``launch``, with its host not yet attached (it is used by requests only)."""
+def _build(launch: dict[str, Any], *, attached_first: bool) -> tuple[Host, Draining, HostGate, HttpSection]:
+    """The app for ``launch``, with its host not yet attached; its gate open when the
+    host is attached before the server serves (``attached_first``)."""
     section = HttpSection.model_validate(launch["http"])
     sys.path[:0] = launch.get("path", [])
     host = Host(HostConfig(apps={}, cluster_join=str(launch.get("cluster_join", ""))))
-    app = Draining(create_app(host, AppCatalog(dict(launch["apps"]), launch.get("agents_dir")), section,
-                     evals_dir=launch.get("evals_dir"), max_json_depth=int(launch["max_json_depth"]),
-                     a2a_tasks=launch.get("a2a_tasks"), http_functions=frozenset(launch.get("http_functions", ()))))
-    return host, app, section
+    gate = HostGate(create_app(host, AppCatalog(dict(launch["apps"]), launch.get("agents_dir")), section,
+                               evals_dir=launch.get("evals_dir"), max_json_depth=int(launch["max_json_depth"]),
+                               a2a_tasks=launch.get("a2a_tasks"),
+                               http_functions=frozenset(launch.get("http_functions", ()))),
+                    opened=attached_first)
+    return host, Draining(gate), gate, section
 
 
-def _serve(launch: dict[str, Any], host: Host, app: Draining, section: HttpSection) -> int:
-    """Attach ``host``, bind, print ``READY <port>``, serve until SIGTERM."""
+def _attach(host: Host, launch: dict[str, Any]) -> None:
+    host.attach(int(launch["admin_port"]), launch["admin_address"])
+
+
+def _serve(launch: dict[str, Any], host: Host, app: Draining, gate: HostGate, section: HttpSection,
+           owner_line: Callable[[], str] | None = None) -> int:
+    """Serve until SIGTERM. Without ``owner_line``: attach ``host``, bind, print ``READY
+    <port>``, serve. With it (a process forked ahead): bind, serve, print ``READY
+    <port>``, then read the owner's line with ``owner_line`` (on a thread), watch the
+    owner, attach and open ``gate`` (:func:`_attach_when_owned`). 1 for a start that
+    failed, else 0."""
     try:
-        host.attach(int(launch["admin_port"]), launch["admin_address"])
+        if owner_line is None:
+            _attach(host, launch)
         listen_fd = launch.get("listen_fd")
         sock = _front_door(section, int(listen_fd) if listen_fd is not None else None)
     except Exception as exc:
@@ -170,20 +198,60 @@ def _serve(launch: dict[str, Any], host: Host, app: Draining, section: HttpSecti
     # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http_api.py).
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                            timeout_keep_alive=65, timeout_graceful_shutdown=5, backlog=BACKLOG))
+    failed: list[str] = []
 
     async def serve() -> None:
         task = asyncio.create_task(server.serve(sockets=[sock]))
+        attaching: asyncio.Task[None] | None = None
         while not server.started and not task.done():
             await asyncio.sleep(0.002)
         if server.started:
             print(f"READY {sock.getsockname()[1]}", flush=True)
+            if owner_line is not None:
+                attaching = asyncio.create_task(_attach_when_owned(launch, host, gate, owner_line, server, failed))
         while not server.should_exit and not task.done():  # set by uvicorn's SIGTERM handler
             await asyncio.sleep(0.1)
+        if attaching is not None:
+            attaching.cancel()
         app.stop_soon()
         await task
 
     asyncio.run(serve())
-    return 0
+    return 1 if failed else 0
+
+
+async def _attach_when_owned(launch: dict[str, Any], host: Host, gate: HostGate, owner_line: Callable[[], str],
+                             server: uvicorn.Server, failed: list[str]) -> None:
+    """In a serving process forked ahead: wait (at most ``OWNER_WAIT`` s) for the owner's line,
+    read by ``owner_line`` on a daemon thread (the event loop goes on serving); watch
+    the owner (:func:`_owned`), attach ``host`` (on the loop: requests past the gate
+    need it) and open ``gate``. A line that is no JSON, an attach that fails or no line
+    in time: the reason on stderr, appended to ``failed``, and the server told to exit."""
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+
+    def arrived(text: str) -> None:
+        if not line.done():  # (cancelled when the server stopped first)
+            line.set_result(text)
+
+    def read() -> None:
+        text = owner_line()
+        try:
+            loop.call_soon_threadsafe(arrived, text)
+        except RuntimeError:  # the loop has closed: the server stopped first
+            pass
+
+    threading.Thread(target=read, name="owner-line", daemon=True).start()
+    try:
+        _owned(json.loads(await asyncio.wait_for(line, OWNER_WAIT)))
+        _attach(host, launch)
+    except Exception as exc:
+        reason = (f"no owner within {OWNER_WAIT} s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
+        print(f"the HTTP server cannot serve its host: {reason}", file=sys.stderr, flush=True)
+        failed.append(reason)
+        server.should_exit = True
+        return
+    gate.open()
 
 
 def _owned(line: dict[str, Any]) -> None:
@@ -198,12 +266,11 @@ def main() -> int:
     """``python -m adk_actors.http``: the settings and the owner come on one line."""
     launch = json.loads(sys.stdin.readline())
     _owned(launch)
-    return _serve(launch, *_build(launch))
+    return _serve(launch, *_build(launch, attached_first=True))
 
 
 def serve_standby(launch: dict[str, Any]) -> int:
     """In a process forked ahead by ``serve`` (``_standby``): build the app for
-    ``launch`` now, then wait for the owner's line."""
-    built = _build(launch)
-    _owned(json.loads(sys.stdin.readline()))
-    return _serve(launch, *built)
+    ``launch`` and serve what needs no host at once; the owner's line comes later on
+    stdin."""
+    return _serve(launch, *_build(launch, attached_first=False), owner_line=sys.stdin.readline)

@@ -7,7 +7,8 @@ Started by its actor after the rest of the tree (the root is rest_for_one, the
 it reads its config, so it forks one server process at that moment, before the
 actor system starts (so the fork carries no actor-system state and no thread): the
 fork imports only the web stack and builds its app, on the other core, while the
-tree starts, and then waits for its owner.
+tree starts, and serves at once what needs no host (``/list-apps``: ``_gate``); the
+rest waits at its gate for its owner.
 
 How a :class:`Standby` is used, in order:
 
@@ -19,7 +20,9 @@ How a :class:`Standby` is used, in order:
    one, starts its own process as before (``python -m adk_actors.http``).
 3. The claimer writes its own pid as the owner (the server kills itself when its
    owner dies, as a spawned server does through its parent death signal) and reads
-   ``READY <port>`` as from a spawned one.
+   ``READY <port>`` as from a spawned one (written already: the process serves from
+   the moment its app is built). On the owner's line the process attaches to the
+   host and opens its gate (``_process``).
 4. ``serve`` reaps the process (:meth:`Standby.reap`) when it ends, and kills it
    if it was never claimed (:meth:`Standby.discard`).
 

@@ -1,5 +1,11 @@
 """Stores: sessions (SQLite, the embedded default; PostgreSQL, shared by several hosts)
-and artifacts (files)."""
+and artifacts (files).
+
+``PostgresSessionStore`` and ``POSTGRES_MIGRATIONS`` are imported on first use (their
+module loads psycopg, about 0.1 s that a SQLite host never needs: ``_pg_names``).
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from .._files import private_dir, private_file, write_private
 from ._artifacts import (
@@ -33,14 +39,19 @@ from ._base import (
 from ._database import Database, Statements
 from ._jobs import JobStore
 from ._open import SessionStores, open_session_store, store_name
-from ._postgres import (
-    POSTGRES_MIGRATIONS,
-    PostgresSessionStore,
-    connection_name,
-    is_postgres_url,
-    redacted_url,
-)
+from ._pg_names import connection_name, is_postgres_url, redacted_url
 from ._sqlite import MIGRATIONS, SQLiteSessionStore
+
+if TYPE_CHECKING:
+    from ._postgres import POSTGRES_MIGRATIONS, PostgresSessionStore
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("PostgresSessionStore", "POSTGRES_MIGRATIONS"):
+        from . import _postgres  # PostgreSQL's driver loads here (_pg_names)
+
+        return getattr(_postgres, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def in_memory_store() -> SQLiteSessionStore:

@@ -24,15 +24,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
-
-import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from typing import TYPE_CHECKING, Any
 
 from .._files import private_file
 from ._base import StoreError
-from ._postgres import is_postgres_url, open_pool, reason_without_password, redacted_url
+from ._pg_names import driver_errors, is_postgres_url, reason_without_password, redacted_url
 from ._wal import connect_wal
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 __all__ = ["Database", "Result", "Statements"]
 
@@ -57,6 +57,9 @@ class Database:
         self._lock = threading.RLock()
         try:
             if self.postgres:
+                # PostgreSQL's driver is loaded here, by the first Database that needs it (_pg_names).
+                from ._postgres import open_pool
+
                 self._pool: ConnectionPool | None = open_pool(location, pool_size, 10.0, "adk-actors-services",
                                                                  application_name)
                 self._sqlite: sqlite3.Connection | None = None
@@ -65,7 +68,7 @@ class Database:
                     private_file(location)
                 self._pool = None
                 self._sqlite = connect_wal(location)
-        except (psycopg.Error, PoolTimeout, sqlite3.Error) as exc:
+        except driver_errors(sqlite3.Error) as exc:
             raise StoreError(f"cannot open {self.name}: {reason_without_password(exc, location)}") from None
 
     @contextmanager
@@ -86,7 +89,7 @@ class Database:
                         self._sqlite.execute("ROLLBACK")
                         raise
                     self._sqlite.execute("COMMIT")
-        except (psycopg.Error, PoolTimeout, sqlite3.Error) as exc:
+        except driver_errors(sqlite3.Error) as exc:
             raise StoreError(f"{self.name}: {reason_without_password(exc, self._location)}") from None
 
     def run(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> Result:

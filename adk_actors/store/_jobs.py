@@ -33,7 +33,7 @@ from supervision import Clock
 from .._exceptions import InvalidRequestError, NotFoundError
 from ..jobs import FINISHED, Backoff, Job, JobSpec, backoff_delay
 from ._database import Database, Statements
-from ._postgres import connection_name
+from ._pg_names import connection_name
 
 __all__ = ["JobStore"]
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeAlias, Union
+
 from supervision import Clock
 
-from ._postgres import PostgresSessionStore, is_postgres_url, redacted_url
+from ._pg_names import is_postgres_url, redacted_url
 from ._sqlite import SQLiteSessionStore
+
+if TYPE_CHECKING:
+    from ._postgres import PostgresSessionStore
 
 __all__ = ["SessionStores", "open_session_store", "store_name"]
 
-SessionStores = SQLiteSessionStore | PostgresSessionStore
+#: Either store. PostgreSQL's is named, not loaded: its module (and driver) is
+#: imported by the first ``open_session_store`` of a ``postgresql://`` URL (_pg_names).
+SessionStores: TypeAlias = Union[SQLiteSessionStore, "PostgresSessionStore"]
 
 
 def open_session_store(location: str, *, application_name: str = "", clock: Clock | None = None) -> SessionStores:
@@ -20,6 +27,8 @@ def open_session_store(location: str, *, application_name: str = "", clock: Cloc
     included); by default the wall clock, and the database's for PostgreSQL's leases.
     StoreError when it cannot be opened or migrated."""
     if is_postgres_url(location):
+        from ._postgres import PostgresSessionStore  # the driver loads here (_pg_names)
+
         return PostgresSessionStore(location, application_name=application_name, clock=clock)
     return SQLiteSessionStore(location, clock=clock)
 

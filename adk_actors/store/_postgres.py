@@ -37,7 +37,6 @@ import pickle
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -62,6 +61,7 @@ from ._base import (
     run_info_of,
     split_delta,
 )
+from ._pg_names import connection_name, is_postgres_url, reason_without_password, redacted_url
 from ._rows import (
     caller_address,
     check_fence,
@@ -133,21 +133,8 @@ _MIGRATION_LOCK = 0x6164_6B61_6374_6F72  # "adkactor"
 _NOW = "extract(epoch from clock_timestamp())::double precision"
 
 
-def is_postgres_url(location: str) -> bool:
-    return location.startswith(("postgresql://", "postgres://"))
 
 
-def redacted_url(url: str) -> str:
-    """``url`` with its password (if any) replaced by ``***``: how a store URL is shown."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<a PostgreSQL URL that cannot be parsed>"
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc}"))
 
 
 def cut_off_within(seconds: int) -> dict[str, int]:
@@ -159,18 +146,7 @@ def cut_off_within(seconds: int) -> dict[str, int]:
             "keepalives_count": max(seconds // 2, 1)}
 
 
-#: PostgreSQL keeps this many bytes of a connection's ``application_name``.
-_NAME_BYTES = 63
 
-
-def connection_name(host: str, role: str) -> str:
-    """What a connection is called in PostgreSQL (``application_name``, seen in
-    ``pg_stat_activity``): ``adk-actors <host> <role>``, the host being its name among
-    the hosts sharing the store (``<address>:<port>``, the lease holder) and the role the
-    opener's (``partition-0``, ``memory`` ...); cut to the 63 bytes PostgreSQL keeps, on
-    a character boundary. An empty ``host`` is left out."""
-    name = " ".join(part for part in ("adk-actors", host, role) if part)
-    return name.encode()[:_NAME_BYTES].decode(errors="ignore")
 
 
 def open_pool(url: str, size: int, connect_timeout: float, name: str, application_name: str = "") -> ConnectionPool:
@@ -584,9 +560,3 @@ def _lock_key(app: str, user: str) -> int:
     digest = hashlib.blake2b(f"{app}\x1f{user}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
-
-def reason_without_password(exc: BaseException, url: str) -> str:
-    """An error's message, first line, with the URL's password taken out wherever it appears."""
-    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    password = urlsplit(url).password if is_postgres_url(url) else None
-    return text.replace(password, "***") if password else text
