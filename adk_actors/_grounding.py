@@ -28,7 +28,7 @@ __all__ = [
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="ignore",
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore",
                               ser_json_bytes="base64", val_json_bytes="base64")
 
 

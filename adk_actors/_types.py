@@ -2,8 +2,12 @@
 
 Pydantic v2 models. Their JSON form uses google-adk's camelCase names (snake_case
 is accepted on input) and leaves out unset (None) fields, so the HTTP layer can be
-wire-compatible with google-adk clients. Content-carrying models are frozen: the
-compiler puts a session's ``Content`` objects into requests without copying them.
+wire-compatible with google-adk clients. The models are mutable, as google.genai's
+and google-adk's are (fields are assigned without validation, an unknown field is
+refused): callback code assigns ``part.text`` or ``function_response.response``. The
+compiler puts a session's ``Content`` objects into requests without copying them; the
+engine gives a request its own copies before any user code may see it (see
+``engine/_flow.py``), where google-adk copies.
 """
 
 from __future__ import annotations
@@ -13,14 +17,15 @@ import enum
 import json
 import time
 import uuid
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from ._cache_types import CacheMetadata, ContextCacheConfig
 from ._grounding import GroundingMetadata
 
 __all__ = [
@@ -60,7 +65,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
-        frozen=True,
         extra="forbid",
         ser_json_bytes="base64",
         val_json_bytes="base64",
@@ -165,7 +169,13 @@ class Content(_Model):
     given: a session's content keeps its role in the requests made from it)."""
 
     role: str | None = None
-    parts: tuple[Part, ...] = ()
+    #: a list, as google.genai's (``content.parts.append(...)``); a tuple given is taken
+    #: as a list (the type checker is told "any sequence", which the engine's own code
+    #: builds contents from)
+    if TYPE_CHECKING:
+        parts: Sequence[Part] = Field(default_factory=list)
+    else:
+        parts: list[Part] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -197,8 +207,9 @@ class Content(_Model):
     def chars(self) -> int:
         """Characters a model reads (text, and the JSON of calls and results), computed once.
 
-        Cached on the object: build a new Content rather than ``model_copy`` one with
-        other parts.
+        Cached on the object (the token budget reads a session's contents at every
+        step): a Content whose parts are changed in place after it was read keeps the
+        first figure, as does a ``model_copy`` of it; build a new Content instead.
         """
         total = 0
         for part in self.parts:
@@ -312,6 +323,7 @@ class Event(_CallsAndResponses, _Model):
     usage_metadata: UsageMetadata | None = None
     model_version: str | None = None
     grounding_metadata: GroundingMetadata | None = None  # Gemini's own tools: how the answer was grounded
+    cache_metadata: CacheMetadata | None = None  # the context cache the model call used (App.context_cache_config)
     custom_metadata: dict[str, Any] | None = None
     input_transcription: Transcription | None = None  # live runs: what the user said
     output_transcription: Transcription | None = None  # live runs: what the agent said
@@ -486,12 +498,10 @@ class RequestConfig(dict[str, Any]):
 
 
 class LlmRequest(_Model):
-    """One call to a model. Unlike the data around it, it may be changed in place by
-    a ``before_model`` callback, as in google-adk: ``contents`` is a list,
-    ``config`` a :class:`RequestConfig`, ``append_instructions`` adds to the system
-    instruction. The flow then :meth:`settles` it before the model gets it."""
-
-    model_config = ConfigDict(frozen=False)
+    """One call to a model. A ``before_model`` callback may change it in place, as in
+    google-adk: ``contents`` is a list, ``config`` a :class:`RequestConfig`,
+    ``append_instructions`` adds to the system instruction. The flow then
+    :meth:`settles` it before the model gets it."""
 
     model: str = ""
     system_instruction: str = ""
@@ -502,6 +512,11 @@ class LlmRequest(_Model):
     #: the order they were added; only a Gemini model reads them
     builtin_tools: list[dict[str, Any]] = Field(default_factory=list)
     config: dict[str, Any] = Field(default_factory=dict)
+    #: context caching (google-adk's): the App's config, the cache the last call used,
+    #: and that call's prompt tokens (a cache is made only once these are known)
+    cache_config: ContextCacheConfig | None = None
+    cache_metadata: CacheMetadata | None = None
+    cacheable_contents_token_count: int | None = None
 
     @model_validator(mode="after")
     def _config_view(self) -> LlmRequest:
@@ -536,6 +551,7 @@ class LlmResponse(_CallsAndResponses, _Model):
     input_transcription: Transcription | None = None
     output_transcription: Transcription | None = None
     interrupted: bool | None = None
+    cache_metadata: CacheMetadata | None = None  # the context cache a Gemini call used
 
 
 class LiveRequest(_Model):

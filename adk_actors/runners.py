@@ -136,6 +136,7 @@ class Runner:
                                           run_config=run_config, artifacts=engine_artifacts(self.artifact_service),
                                           memory=engine_memory(self.memory_service), plugins=self.plugins,
                                           policies=self.policies, resolve_model=resolve_model,
+                                          context_cache_config=self.app.context_cache_config,
                                           approvals=self.approvals):
             if not event.partial:  # yielded as kept (google-adk's: its temp: keys taken out)
                 event = await self.session_service.append_event(session, event) or event

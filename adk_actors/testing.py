@@ -36,6 +36,7 @@ __all__ = [
     "anthropic_error",
     "anthropic_message",
     "anthropic_stream",
+    "gemini_cached_content",
     "gemini_error",
     "gemini_response",
     "gemini_stream",
@@ -106,6 +107,12 @@ class StubServer:
                         self._plain(scripted)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def do_DELETE(self) -> None:  # Gemini's cachedContents delete: recorded, answered {}
+                with server._lock:
+                    server.requests.append(RecordedRequest("DELETE", self.path, {k.lower(): v for k, v in
+                                                                               self.headers.items()}, None))
+                self._plain(StubResponse(json={}))
 
             def _plain(self, scripted: StubResponse) -> None:
                 payload = scripted.body if scripted.body is not None else json.dumps(scripted.json).encode()
@@ -218,13 +225,16 @@ def openai_error(status: int, message: str = "error", kind: str = "server_error"
 
 
 def anthropic_message(text: str | None = None, tool_uses: list[tuple[str, str, dict[str, Any]]] = (),  # type: ignore[assignment]
-                      stop_reason: str | None = None) -> StubResponse:
+                      stop_reason: str | None = None, cache_read: int | None = None,
+                      cache_creation: int | None = None) -> StubResponse:
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     content += [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in tool_uses]
     return StubResponse(json={
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test", "content": content,
         "stop_reason": stop_reason or ("tool_use" if tool_uses else "end_turn"), "stop_sequence": None,
-        "usage": {"input_tokens": 12, "output_tokens": 6}})
+        "usage": {"input_tokens": 12, "output_tokens": 6,
+                  **({"cache_read_input_tokens": cache_read} if cache_read is not None else {}),
+                  **({"cache_creation_input_tokens": cache_creation} if cache_creation is not None else {})}})
 
 
 def _event(kind: str, payload: dict[str, Any]) -> str:
@@ -267,15 +277,29 @@ def anthropic_error(status: int, kind: str = "api_error", message: str = "error"
 
 
 def gemini_response(text: str | None = None, function_calls: list[tuple[str, dict[str, Any]]] = (),  # type: ignore[assignment]
-                    finish: str = "STOP", block_reason: str | None = None) -> StubResponse:
+                    finish: str = "STOP", block_reason: str | None = None, prompt_tokens: int = 10,
+                    cached_tokens: int | None = None) -> StubResponse:
     if block_reason:
         return StubResponse(json={"promptFeedback": {"blockReason": block_reason}})
     parts: list[dict[str, Any]] = [{"text": text}] if text else []
     parts += [{"functionCall": {"name": n, "args": a}} for n, a in function_calls]
     return StubResponse(json={
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}],
-        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": 5,
+                          "totalTokenCount": prompt_tokens + 5,
+                          **({"cachedContentTokenCount": cached_tokens} if cached_tokens is not None else {})},
         "modelVersion": "gemini-test"})
+
+
+def gemini_cached_content(name: str = "cachedContents/stub-cache-1", model: str = "models/gemini-test",
+                          ttl_seconds: int = 1800) -> StubResponse:
+    """Gemini's answer to ``POST .../cachedContents``: the CachedContent resource made."""
+    now = time.time()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+    expire = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now + ttl_seconds))
+    return StubResponse(json={"name": name, "model": model, "displayName": "stub", "createTime": stamp + "Z",
+                              "updateTime": stamp + "Z", "expireTime": expire + "Z",
+                              "usageMetadata": {"totalTokenCount": 2100}})
 
 
 def gemini_stream(pieces: list[str], finish: str = "STOP", **kwargs: Any) -> StubResponse:

@@ -35,6 +35,7 @@ What differs from google-adk, on purpose:
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 import time
@@ -242,6 +243,26 @@ class TraceRecorder:
                                     parent.span_id if parent is not None else None, attributes)
 
 
+def _context_cache_telemetry() -> bool:
+    """google-adk's opt-in for its experimental context-cache span attributes:
+    ``ADK_EXPERIMENTAL_TELEMETRY`` true, or ``context_cache`` among the comma-separated
+    ``ADK_EXPERIMENTAL_TELEMETRY_FEATURES``."""
+    if os.environ.get("ADK_EXPERIMENTAL_TELEMETRY", "false").strip().lower() in ("1", "true"):
+        return True
+    features = os.environ.get("ADK_EXPERIMENTAL_TELEMETRY_FEATURES", "")
+    return "context_cache" in {f.strip().lower() for f in features.split(",")}
+
+
+def _cache_attributes(cache: Any) -> dict[str, Any]:
+    """A model call's context cache as google-adk's span attributes."""
+    found: dict[str, Any] = {"adk.experimental.context_cache.hit": cache.cache_name is not None,
+                             "adk.experimental.context_cache.fingerprint": cache.fingerprint,
+                             "adk.experimental.context_cache.contents_count": cache.contents_count}
+    if cache.invocations_used is not None:
+        found["adk.experimental.context_cache.invocations_used"] = cache.invocations_used
+    return found
+
+
 def _finish_attributes(kind: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """What a span learns at its end: a model call's event, request, response and
     usage; a tool call's arguments and response; an error."""
@@ -257,6 +278,8 @@ def _finish_attributes(kind: str, metadata: Mapping[str, Any]) -> dict[str, Any]
             found["gcp.vertex.agent.llm_response"] = _text(response)
             if response.finish_reason:
                 found["gen_ai.response.finish_reasons"] = [response.finish_reason.lower()]
+            if response.cache_metadata is not None and _context_cache_telemetry():
+                found.update(_cache_attributes(response.cache_metadata))
         usage = metadata.get("usage") or {}
         if usage.get("prompt_token_count") is not None:
             found["gen_ai.usage.input_tokens"] = int(usage["prompt_token_count"])

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._cache_types import ContextCacheConfig
 from ._plugins import Plugin
 from ._policy import Policy
 
@@ -37,6 +38,9 @@ class App:
     #: its apps in its config). Given, it is a letter then letters, digits, ``_`` or
     #: ``-``, and not ``user`` (google-adk's rule; a ValueError otherwise).
     name: str = ""
+    #: google-adk's ``App.context_cache_config``: context caching for every LLM agent of
+    #: the app (Gemini's cachedContents, Claude's cache_control); None: none
+    context_cache_config: ContextCacheConfig | None = None
 
     def __post_init__(self) -> None:
         if self.name and (not _APP_NAME.match(self.name) or self.name == "user"):

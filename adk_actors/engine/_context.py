@@ -110,6 +110,7 @@ class InvocationContext(_public.InvocationContext):
     #: later never leaves that side effect off the record. None: events are committed as they are
     #: yielded (an embedded run), nothing to wait for.
     committed: Callable[[], Awaitable[None]] | None = None
+    context_cache_config: Any = None  # the App's ContextCacheConfig (None: no context caching)
     #: work started beside the invocation (``dispatch``), one for all its contexts
     background: Background = field(default_factory=Background)
     #: the user's message that began the invocation (google-adk's ``ctx.user_content``)

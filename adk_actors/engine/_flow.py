@@ -1,17 +1,18 @@
 """The flow loop of an LlmAgent, one step at a time.
 
 Each step, in order: check cancellation and the LLM-call budget; resolve toolsets;
-build the request (the pure compiler); before-model hooks (agent callbacks, then
-plugins; a response skips the model); the model (partial events streamed when the
-RunConfig asks, all sharing the final event's id); on a model error the error hooks
-decide (Retry, Fallback, Reraise: the step ends with an error event); after-model
-hooks; the model event. Tool calls then run concurrently, each: policy
-authorization -> before-tool hooks -> the tool -> on-tool-error / after-tool hooks;
-their results form ONE tool-response event; then the loop goes on. A final response
-(no calls; or skip_summarization; or a long-running call) ends it; so does
-``transfer_to_agent`` (the target then runs in the same invocation, see
-``AgentBase.run``). ``max_iterations`` and ``RunConfig.max_llm_calls`` end the loop
-with an error event whose code says which.
+build the request (the pure compiler; when code other than the engine's will see it
+first, the request gets copies of the session's contents, see :func:`_own_contents`);
+before-model hooks (agent callbacks, then plugins; a response skips the model); the
+model (partial events streamed when the RunConfig asks, all sharing the final event's
+id); on a model error the error hooks decide (Retry, Fallback, Reraise: the step ends
+with an error event); after-model hooks; the model event. Tool calls then run
+concurrently, each: policy authorization -> before-tool hooks -> the tool ->
+on-tool-error / after-tool hooks; their results form ONE tool-response event; then
+the loop goes on. A final response (no calls; or skip_summarization; or a
+long-running call) ends it; so does ``transfer_to_agent`` (the target then runs in
+the same invocation, see ``AgentBase.run``). ``max_iterations`` and
+``RunConfig.max_llm_calls`` end the loop with an error event whose code says which.
 
 Transfers do not nest on the Python stack: the first LLM flow of a branch runs the
 transfer targets one after the other in a loop (a trampoline), and a flow that runs
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import json
 import logging
 import uuid
@@ -31,6 +33,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from .. import telemetry
+from .._cache_types import cache_state
 from .._callables import is_plain_function
 from .._exceptions import AdkError
 from .._tree import find_agent, inherited_model
@@ -69,7 +72,7 @@ from ..models._http import HttpModel
 from ..models._llm_registry import BaseLlm
 from ..tools._agent_tool import GROUNDING_KEY, AgentTool
 from ..tools._base import ToolContext
-from ..tools._classes import BaseToolset, process_request
+from ..tools._classes import BaseTool, BaseToolset, process_request
 from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
 from ..tools._set_model_response import SetModelResponseTool
 from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
@@ -342,6 +345,45 @@ def _propagated_grounding(response: LlmResponse, tools: dict[str, Any], ctx: Inv
     return response.model_copy(update={"grounding_metadata": GroundingMetadata.model_validate(found)})
 
 
+#: ``process_llm_request`` as google-adk's base classes define it (a tool with it has no hook)
+_NO_REQUEST_HOOK = (None, BaseTool.process_llm_request, BaseToolset.process_llm_request)
+
+
+def _foreign_request_hook(tool: Any) -> bool:
+    """Whether ``tool`` has a ``process_llm_request`` hook that is not ours (our own
+    tools' hooks, Gemini's built-in tools and ``load_artifacts``, edit no content in
+    place)."""
+    hook = getattr(type(tool), "process_llm_request", None)
+    return hook not in _NO_REQUEST_HOOK and not str(getattr(hook, "__module__", "")).startswith("adk_actors.")
+
+
+def _others_see_request(agent: Any, ctx: InvocationContext, hooked: list[Any]) -> bool:
+    """Whether code other than the engine's may see this step's request before the model
+    has answered: an agent's before-model or model-error callback, a plugin's (see
+    ``PluginManager.see_requests``), a tool's or toolset's ``process_llm_request`` hook
+    not of ours, or a model object that is not ours."""
+    model = inherited_model(agent, ctx.root_agent)
+    return bool(getattr(agent, "before_model_callback", None) or getattr(agent, "on_model_error_callback", None)
+                or (ctx.plugins is not None and ctx.plugins.see_requests())
+                or any(_foreign_request_hook(tool) for tool in hooked)
+                or not (isinstance(model, str) or type(model).__module__.startswith("adk_actors.")))
+
+
+def _own_contents(request: LlmRequest) -> None:
+    """Give ``request`` its own objects where the compiler shares the session's or the
+    agent's, as google-adk's request is made of copies: each content and each of its
+    parts copied (shallow, as google-adk's: assigning ``part.text`` or
+    ``part.function_response`` changes the request only, the session's events keep
+    theirs), the tool declarations and the config's containers copied deep (the agent's
+    definition keeps its own)."""
+    request.contents = [content.model_copy(update={"parts": [part.model_copy() for part in content.parts]})
+                        for content in request.contents]
+    request.tools = [declaration.model_copy(deep=True) for declaration in request.tools]
+    for key, value in list(request.config.items()):
+        if isinstance(value, dict | list):
+            request.config[key] = copy.deepcopy(value)
+
+
 def _with_call_ids(content: Content | None) -> Content | None:
     if content is None or all(c.id for c in content.function_calls):
         return content
@@ -404,10 +446,16 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
             state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
             root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
             memories=memories, artifacts=template_artifacts(agent, ctx)))
+        if ctx.context_cache_config is not None:  # the App's context caching: the last call's cache
+            request.cache_config = ctx.context_cache_config
+            request.cache_metadata, request.cacheable_contents_token_count = cache_state(
+                ctx.session.events, agent.name, ctx.invocation_id)
+        hooked = [*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()]  # toolsets first
+        if _others_see_request(agent, ctx, hooked):
+            _own_contents(request)  # what they change in place stays in this request
         executor = getattr(agent, "code_executor", None)
         if executor is not None and getattr(executor, "runs_in_model", False):  # BuiltInCodeExecutor
             executor.process_llm_request(request)
-        hooked = [*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()]  # toolsets first
         await process_request(hooked, lambda: ToolContext(ctx, None), request)  # google-adk tools' hooks
         code_request(agent, request)  # an agent with a code_executor: code parts as text
         cb = CallbackContext(ctx)
@@ -475,7 +523,7 @@ async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
         final = False if ctx.run_config.streaming_mode is StreamingMode.SSE else None
         common = {"id": event_id, "finish_reason": response.finish_reason, "usage_metadata": response.usage_metadata,
                   "model_version": response.model_version, "partial": final,
-                  "grounding_metadata": response.grounding_metadata}
+                  "grounding_metadata": response.grounding_metadata, "cache_metadata": response.cache_metadata}
         if not calls:
             if agent.output_key and content is not None and content.text:
                 state_delta[agent.output_key] = _output_value(agent, content.text)

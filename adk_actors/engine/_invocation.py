@@ -112,6 +112,7 @@ def new_invocation_context(
     mcp: Any = None,
     run_id: str = "",
     committed: Callable[[], Awaitable[None]] | None = None,
+    context_cache_config: Any = None,
 ) -> InvocationContext:
     """The context of one invocation of ``root_agent`` on ``session`` (in-memory
     artifact and memory services when none are given)."""
@@ -135,6 +136,7 @@ def new_invocation_context(
         run_id=run_id,
         engine=ENGINE,
         committed=committed,
+        context_cache_config=context_cache_config,
     )
 
 

@@ -137,6 +137,12 @@ class PluginManager:
             raise AgentDefinitionError(f"duplicate plugin names: {duplicates}")
         self.states: dict[str, Any] = {p.name: p.initial_state() for p in self.plugins}
 
+    def see_requests(self) -> bool:
+        """Whether a plugin has a hook that is given the model request (``before_model``,
+        ``on_model_error``) of its own: not the base class's no-op, ours or google-adk's
+        (any other object is taken to have one)."""
+        return any(_sees_requests(plugin) for plugin in self.plugins)
+
     async def first(self, hook: str, *args: Any) -> Any:
         """Run ``hook`` on each plugin in order until one returns a result."""
         for plugin in self.plugins:
@@ -172,6 +178,17 @@ class PluginError(AdkError, RuntimeError):
 
 #: what google-adk keeps of the original event when an ``on_event_callback`` replaces it
 _KEPT_ON_REPLACE = frozenset({"id", "invocation_id", "timestamp"})
+
+
+def _sees_requests(plugin: Any) -> bool:
+    if isinstance(plugin, GoogleAdkPlugin):
+        hooks = [getattr(plugin.plugin, name, None) for name in ("before_model_callback", "on_model_error_callback")]
+        return any(hook is not None and getattr(hook, "__qualname__", "").split(".")[0] != "BasePlugin"
+                   for hook in hooks)
+    if isinstance(plugin, Plugin):
+        return type(plugin).before_model is not Plugin.before_model or (
+            type(plugin).on_model_error is not Plugin.on_model_error)
+    return True
 
 
 def as_plugin(plugin: Any) -> Any:

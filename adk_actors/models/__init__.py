@@ -48,15 +48,18 @@ from ._scripted import Chunks, ScriptedLiveConnection, ScriptedModel, call
 if TYPE_CHECKING:
     from ._anthropic import AnthropicModel
     from ._gemini import GeminiModel, gemini_schema
+    from ._gemma import Gemma
     from ._http import HttpModel, RetryPolicy, close_pooled_clients
     from ._openai import OpenAIModel
+    from ._openai_llm import OpenAILlm
     from ._providers import AnthropicLlm, Claude, Gemini, LiteLlm
     from ._registry import resolve_model
 
 _CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemini_schema": "._gemini",
                "HttpModel": "._http", "RetryPolicy": "._http", "close_pooled_clients": "._http",
                "OpenAIModel": "._openai", "resolve_model": "._registry", "AnthropicLlm": "._providers",
-               "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._providers"}
+               "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._providers",
+               "Gemma": "._gemma", "OpenAILlm": "._openai_llm"}
 
 __all__ = [
     "AnthropicLlm",
@@ -75,6 +78,7 @@ __all__ = [
     "FallbackModel",
     "Gemini",
     "GeminiModel",
+    "Gemma",
     "HttpModel",
     "LLMRegistry",
     "LiteLlm",
@@ -86,6 +90,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelTimeout",
+    "OpenAILlm",
     "OpenAIModel",
     "Overloaded",
     "Permit",

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part, UsageMetadata
+from ._context_cache import anthropic_breakpoints
 from ._errors import (
     ContentBlocked,
     MalformedResponse,
@@ -77,6 +78,19 @@ def _stream_error(payload: dict[str, Any]) -> ModelError:
     return ServerError(f"{kind}: {message}")
 
 
+def _usage(usage: dict[str, Any]) -> UsageMetadata:
+    """Anthropic's counts as google-adk reads them: the prompt count includes the
+    tokens read from and written to the prompt cache; ``cached_content_token_count`` is
+    ``cache_read_input_tokens`` (a part of the prompt count)."""
+    read = usage.get("cache_read_input_tokens")
+    prompt = sum(v for v in (usage.get("input_tokens"), read, usage.get("cache_creation_input_tokens"))
+                 if isinstance(v, int)) if isinstance(usage.get("input_tokens"), int) else None
+    counted = UsageMetadata.counted(prompt, usage.get("output_tokens"))
+    if isinstance(read, int):
+        return counted.model_copy(update={"cached_content_token_count": read})
+    return counted
+
+
 def _response(blocks: list[dict[str, Any]], stop: str | None, usage: Any, model: Any) -> LlmResponse:
     if stop == "refusal":
         raise ContentBlocked("the model refused to answer (stop_reason: refusal)")
@@ -89,7 +103,7 @@ def _response(blocks: list[dict[str, Any]], stop: str | None, usage: Any, model:
                                                          args=block.get("input") or {})))
     usage_metadata = None
     if isinstance(usage, dict):
-        usage_metadata = UsageMetadata.counted(usage.get("input_tokens"), usage.get("output_tokens"))
+        usage_metadata = _usage(usage)
     return LlmResponse(content=Content(role="model", parts=tuple(parts)), finish_reason=stop, turn_complete=True,
                        usage_metadata=usage_metadata, model_version=model)
 
@@ -129,6 +143,7 @@ class AnthropicModel(HttpModel):
             body["output_config"] = {"format": {"type": "json_schema", "schema": config["response_schema"]}}
         # temperature / top_p: the current Messages API takes no sampling parameters
         # (the SDK's request type has none), so they are not sent.
+        anthropic_breakpoints(body, request)  # context caching (a no-op without a cache config)
         if stream:
             body["stream"] = True
         return body

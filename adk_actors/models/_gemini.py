@@ -16,6 +16,7 @@ candidate parts (``executableCode`` / ``codeExecutionResult`` included),
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -24,10 +25,11 @@ from pydantic.alias_generators import to_camel
 
 from .._exceptions import InvalidRequestError
 from .._types import Content, GroundingMetadata, LlmRequest, LlmResponse, Part, UsageMetadata
+from ._context_cache import GeminiContextCache
 from ._errors import ContentBlocked, MalformedResponse
 from ._gemini_live import GeminiLiveConnection, live_url, open_gemini_live, setup_message
 from ._gemini_wire import gemini_parts, to_parts
-from ._http import HttpModel, SseEvent, StreamParser, loads
+from ._http import HttpModel, SseEvent, StreamParser, loads, pooled_client
 
 __all__ = ["GO_ON", "GeminiModel", "gemini_schema"]
 
@@ -154,6 +156,33 @@ class GeminiModel(HttpModel):
 
     def stream_parser(self) -> StreamParser:
         return _GeminiStream()
+
+    def cache_scope(self) -> dict[str, Any]:
+        """The backend that owns this model's context caches (part of a cache's fingerprint)."""
+        return {"backend": "gemini", "base_url": self.base_url}
+
+    def cache_urls(self) -> tuple[str, str, str]:
+        """Where caches are made, what a cache's name is appended to, and the model's
+        resource name in a create request."""
+        model = self.name if self.name.startswith("models/") else f"models/{self.name}"
+        return f"{self.base_url}/{self.api_version}/cachedContents", f"{self.base_url}/{self.api_version}", model
+
+    async def generate(self, request: LlmRequest, *, stream: bool = False) -> AsyncIterator[LlmResponse]:
+        """Build the body; with ``request.cache_config``, let :class:`GeminiContextCache`
+        reuse or make the context cache and trim the body to match (its failures leave the
+        call uncached); then the call loop. Each response carries the cache's metadata."""
+        body = self.payload(request, stream)
+        if request.cache_config is None:
+            async for response in self.send(body, stream=stream):
+                yield response
+            return
+        collection, base, model = self.cache_urls()
+        cache = GeminiContextCache(pooled_client(self.base_url, self.timeout, self.transport),
+                                   collection_url=collection, resource_base=base, model=model,
+                                   headers=self.headers(), scope=self.cache_scope())
+        body, metadata = await cache.apply(request, body)
+        async for response in self.send(body, stream=stream):
+            yield response.model_copy(update={"cache_metadata": metadata})
 
     def connect(self, request: LlmRequest) -> AbstractAsyncContextManager[GeminiLiveConnection]:
         """A Live API conversation for ``request`` (see ``_gemini_live``); the model's

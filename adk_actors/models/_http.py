@@ -191,7 +191,11 @@ class HttpModel:
     # -- the loop ----------------------------------------------------------------------------
 
     async def generate(self, request: LlmRequest, *, stream: bool = False) -> AsyncIterator[LlmResponse]:
-        payload = self.payload(request, stream)
+        async for response in self.send(self.payload(request, stream), stream=stream):
+            yield response
+
+    async def send(self, payload: dict[str, Any], *, stream: bool = False) -> AsyncIterator[LlmResponse]:
+        """POST a built payload with the retry loop above; yield what it answers."""
         attempt = 0
         while True:
             attempt += 1

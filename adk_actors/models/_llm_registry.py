@@ -190,3 +190,6 @@ for _regexes, _name in (([r"gemini-.*", r"gemma-4.*", r"model-optimizer-.*",
                           r"ai21/.*"], "LiteLlm")):
     for _regex in _regexes:
         _entries[_regex] = (_PROVIDERS, _name)
+_entries[r"gemma-.*"] = ("adk_actors.models._gemma", "Gemma")  # Gemma 3 (after Gemini's gemma-4.*, as google-adk)
+for _regex in (r"gpt-.*", r"o\d+-.*"):
+    _entries[_regex] = ("adk_actors.models._openai_llm", "OpenAILlm")

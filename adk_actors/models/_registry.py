@@ -14,6 +14,7 @@ Names, in the order they are tried:
   default credentials), as is a ``projects/...`` name;
 * ``claude-*``: Anthropic's Messages API;
 * ``openai/<model>``: OpenAI's Chat Completions API (``<model>`` sent);
+* ``gpt-*`` / ``o<n>-*``: google-adk's ``OpenAILlm``; ``gemma-*`` (Gemma 3): ``Gemma``;
 * anything else: a :class:`ModelError` (``error_type="unknown_model"``).
 
 The environment variables (read at each resolution, from ``os.environ`` or the
@@ -42,6 +43,7 @@ local server, may have no key). Keys are never read from files.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,7 +51,7 @@ from ._anthropic import AnthropicModel
 from ._base import ModelError
 from ._errors import AuthenticationError
 from ._gemini import GeminiModel
-from ._llm_registry import instance_of, registered_by_user
+from ._llm_registry import LLMRegistry, instance_of, registered_by_user
 from ._openai import OpenAIModel
 from ._vertex import uses_vertex_ai, vertex_gemini
 
@@ -58,6 +60,9 @@ __all__ = ["anthropic_connector", "gemini_connector", "resolve_model"]
 _GEMINI_API = "https://generativelanguage.googleapis.com"
 _ANTHROPIC_API = "https://api.anthropic.com"
 
+
+#: names served by a google-adk model class of ours on its own connector
+_LLM_CLASSES = re.compile(r"gpt-.*|o\d+-.*|gemma-.*")
 
 def gemini_connector(name: str, env: Mapping[str, str], *, base_url: str | None = None,
                      **options: Any) -> GeminiModel:
@@ -103,5 +108,7 @@ def resolve_model(name: str, *, env: Mapping[str, str] | None = None, base_urls:
             raise AuthenticationError(f"model {name!r} needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)")
         return OpenAIModel(name.removeprefix("openai/"), base_url=base_url or "https://api.openai.com/v1", api_key=key,
                            **options)
+    if _LLM_CLASSES.fullmatch(name):  # google-adk's OpenAILlm (gpt-*, o1-*...) and Gemma (gemma-3...)
+        return instance_of(LLMRegistry.resolve(name), name)
     raise ModelError(f"no provider for model {name!r}: use gemini-*, claude-*, openai/<model>, or configure a "
                      f"base URL for it", error_type="unknown_model")

@@ -127,6 +127,16 @@ class VertexGeminiModel(_DefaultCredentials, GeminiModel):
             return super().headers()  # express mode: the API key
         return self.bearer_headers()
 
+    def cache_scope(self) -> dict[str, Any]:
+        return {"backend": "vertex", "project": self.project, "location": self.location, "base_url": self.base_url}
+
+    def cache_urls(self) -> tuple[str, str, str]:
+        """Vertex AI's cachedContents under the project and location (express mode: no
+        project path); the model by its publisher path. Not yet run against google-adk."""
+        model = self.endpoint(False).split(f"/{self.api_version}/", 1)[1].split(":", 1)[0]
+        where = f"projects/{self.project}/locations/{self.location}/" if self.project and self.location else ""
+        return f"{self.base_url}/{self.api_version}/{where}cachedContents", f"{self.base_url}/{self.api_version}", model
+
     def connect(self, request: LlmRequest) -> Any:
         """Live conversations on Vertex AI are not built: a ModelError (``unsupported``)."""
         raise ModelError(f"Gemini {self.name!r}: live conversations on Vertex AI are not built yet (issue 56)",

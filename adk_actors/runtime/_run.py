@@ -433,6 +433,7 @@ class RunActor(GenServer):
             context: dict[str, Any] = dict(
                 run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
                 policies=app.policies, cancel=turn.cancel, invocation_id=start.invocation_id,
+                context_cache_config=app.context_cache_config,
                 resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
                 **(service_bridges(self) if services else {}), run_id=run_id,
                 committed=lambda: self._committed(run_id))

@@ -3,7 +3,7 @@
 Sessions live in this object, in google-adk's three maps: ``sessions`` (app -> user ->
 session id -> :class:`Session`), ``user_state`` (app -> user -> key -> value, keys
 without ``user:``) and ``app_state`` (app -> key -> value, keys without ``app:``).
-Every session handed out is a copy (events listed anew, state deep-copied) with the
+Every session handed out is a copy (its events and state deep-copied) with the
 app's and the user's state merged in under their prefixes; a caller's writes to it
 reach the service only through ``append_event``. State values may be any Python
 object (nothing is serialized). A None in a state delta removes the key.
@@ -51,7 +51,8 @@ class InMemorySessionService(BaseSessionService):
         user = self.user_state.get(app_name, {}).get(user_id, {})
         state.update({State.USER_PREFIX + k: v for k, v in copy.deepcopy(user).items()})
         return Session(id=stored.id, app_name=stored.app_name, user_id=stored.user_id, state=state,
-                       events=list(events), last_update_time=stored.last_update_time)
+                       events=[event.model_copy(deep=True) for event in events],  # a caller's edit stays its own
+                       last_update_time=stored.last_update_time)
 
     def _apply_scoped(self, app_name: str, user_id: str, delta: dict[str, Any]) -> dict[str, Any]:
         """Apply the ``app:`` and ``user:`` parts of ``delta``; the session's part back."""
