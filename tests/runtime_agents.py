@@ -68,7 +68,7 @@ def _sleepy(request: LlmRequest) -> Any:
     text = last_user_text(request)
     if text.startswith("sleep "):
         words = text.split()
-        if len(words) > 2:
+        if len(words) > 2 and words[2].startswith("/"):  # "sleep N /path": a marker (other words: a label)
             return call("sleep_for", seconds=float(words[1]), marker=words[2])
         return call("sleep_for", seconds=float(words[1]))
     return f"awake: {text}"
