@@ -31,9 +31,9 @@ AREA_REASONS: dict[str, str] = {
     "artifacts": "the services are here (issue 52; `GcsArtifactService` refused when made: no Google Cloud client); not built: artifact references (`artifact_util`'s `artifact://` URIs), `FileArtifactVersion`",
     "auth": "not built yet (issue 52): google-adk's auth flow (credentials here: `tool_context.get_credential`)",
     "cli": "google-adk's CLI internals; the CLI here is `adk-actors` (web, api_server, run, eval)",
-    "code_executors": "not built yet (issue 56)",
+    "code_executors": "here: the local, sandboxed and built-in executors (issue 56); not built: the container, GKE, Vertex AI and Agent Engine sandbox executors (Google Cloud and Docker), `CodeExecutorContext`",
     "errors": "not built yet: `StaleSessionError` (our session stores take every append; none is raised), the tool-execution errors",
-    "evaluation": "google-adk's evals run here through `adk_actors.evals` (issue 56 for the rest)",
+    "evaluation": "`AgentEvaluator` and the eval sets, configs and metrics at google-adk's paths (`adk_actors.evaluation`, on `adk_actors.evals`); not built: `safety_v1` and `response_evaluation_score` (Vertex AI's eval service), the multi-turn metrics, custom metrics, the audio simulator",
     "events": "not built yet (issue 52)",
     "environment": "google-adk's execution environments (experimental): not built",
     "examples": "not built yet (issue 52)",
@@ -43,7 +43,7 @@ AREA_REASONS: dict[str, str] = {
     "labs": "google-adk's experiments: out of scope",
     "live": "live runs are `Runner.run_live` and `/run_live` here; google-adk's live internals are not mirrored",
     "memory": "the services are here (issue 52; the Vertex AI ones refused when made: no Google Cloud client)",
-    "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats; `Gemini` on the Gemini API and Vertex AI, `AnthropicLlm`, `Claude` on Vertex AI or Anthropic's API, `BaseLlm`, `LLMRegistry`); not built yet (issue 56): `Gemma`, `ApigeeLlm`, `OpenAILlm`, `LiteLlm`'s calls (constructing one says so), context caching, the live connections' classes",
+    "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats; `Gemini` on the Gemini API and Vertex AI, `AnthropicLlm`, `Claude`, `Gemma`, `OpenAILlm`, `BaseLlm`, `LLMRegistry`, context caching through `ContextCacheConfig`); not built yet (issue 56): `ApigeeLlm`, `Gemma3Ollama`, `LiteLlm`'s calls (constructing one says so), the Interactions API, the live connections' classes",
     "optimization": "google-adk's prompt optimization (experimental): not built",
     "planners": "not built yet (issue 52)",
     "platform": "google-adk's platform shims (thread pools, time): nothing to mirror",
@@ -54,7 +54,7 @@ AREA_REASONS: dict[str, str] = {
     "telemetry": "telemetry is `adk_actors.telemetry` and `adk_actors.otel` here",
     "tools": "not built yet (issues 52, 56): Google Cloud tools, and the rest of the built-in tools",
     "utils": "google-adk's helpers: nothing a user imports",
-    "workflow": "graph workflows are `adk_actors.workflow` (issue 55); not built yet: dynamic nodes (`Node`, `node`, `ctx.run_node`), `RequestInput`, parallel workers",
+    "workflow": "graph workflows are `adk_actors.workflow` (issue 55), `RequestInput` at `adk_actors.events`; not built yet: dynamic nodes (`Node`, `node`, `ctx.run_node`), parallel workers",
 }
 
 
