@@ -323,7 +323,11 @@ def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(serve
         expect(page.locator("#banner")).to_be_hidden()
         os.kill(server, signal.SIGSTOP)
         try:
-            expect(page.locator("#banner")).to_contain_text("reconnecting", timeout=20_000)
+            try:
+                expect(page.locator("#banner")).to_contain_text("reconnecting", timeout=20_000)
+            except AssertionError as failure:  # (seen once at load in CI: who answered the page?)
+                listening = subprocess.run(["ss", "-ltnp"], capture_output=True, text=True).stdout
+                raise AssertionError(f"{failure}\nserver pid {server}; listening:\n{listening}") from None
         finally:
             os.kill(server, signal.SIGCONT)
         expect(page.locator("#banner")).to_be_hidden(timeout=60_000)
