@@ -8,7 +8,10 @@ google-adk's are: :func:`call` runs one of its coroutines on this loop and waits
 the result (the caller's thread, or the run's loop, waits meanwhile). The same loop
 serves every call, so a service that keeps a connection made on its first call finds
 it on its next one; a service that needs the caller's own event loop cannot be used
-this way.
+this way. The loop waits with ``poll``, which holds no descriptor: an actor system
+started later in the same process forks its actors from it, and an epoll descriptor
+would live on, unused, in every one of them (Thespian's own loops wait with poll for
+the same reason).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import selectors
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -43,7 +47,7 @@ def _service_loop() -> asyncio.AbstractEventLoop:
     global _loop, _thread
     with _lock:
         if _loop is None or _thread is None or not _thread.is_alive():
-            loop = asyncio.new_event_loop()
+            loop = asyncio.SelectorEventLoop(selectors.PollSelector())
             thread = threading.Thread(target=loop.run_forever, name="adk-services", daemon=True)
             thread.start()
             _loop, _thread = loop, thread
