@@ -82,7 +82,7 @@ from ._models import (
     Invocation,
     SessionInput,
 )
-from ._run import _from_user, _invocation
+from ._run import invocation_from, said_by_user
 from ._simulator import LlmBackedUserSimulator, LlmBackedUserSimulatorConfig, simulator_config
 
 __all__ = ["NUM_RUNS", "AgentEvaluator", "EvalFailed"]
@@ -363,10 +363,10 @@ class AgentEvaluator:
                     made: list[Event] = []
                     async for event in runner.run_async(user_id=user_id, session_id=session_id,
                                                         new_message=message):
-                        if not event.partial and not _from_user(event):
+                        if not event.partial and not said_by_user(event):
                             made.append(event)
                     invocation_id = made[0].invocation_id if made else f"e-{uuid.uuid4()}"
-                    actual.append(_invocation(invocation_id, message, began, made).model_copy(
+                    actual.append(invocation_from(invocation_id, message, began, made).model_copy(
                         update={"duration": round(time.monotonic() - started, 3)}))
                     said += [("user", message), *[(e.author, e.content) for e in made if e.content is not None]]
             run.actual = actual

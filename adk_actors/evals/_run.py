@@ -44,7 +44,7 @@ from ._models import (
     SessionInput,
 )
 
-__all__ = ["EVAL_SESSION_PREFIX", "case_from_session", "invocations_of", "run_eval_set"]
+__all__ = ["EVAL_SESSION_PREFIX", "case_from_session", "invocation_from", "invocations_of", "run_eval_set", "said_by_user"]
 
 #: Sessions an eval run makes start with this (google-adk's prefix).
 EVAL_SESSION_PREFIX = "___eval___session___"
@@ -79,18 +79,18 @@ def invocations_of(events: Iterable[Event]) -> list[Invocation]:
             grouped.setdefault(event.invocation_id, []).append(event)
     invocations = []
     for invocation_id, members in grouped.items():
-        user = next((e for e in members if _from_user(e)), None)
+        user = next((e for e in members if said_by_user(e)), None)
         if user is not None and user.content is not None:
-            invocations.append(_invocation(invocation_id, user.content, user.timestamp,
+            invocations.append(invocation_from(invocation_id, user.content, user.timestamp,
                                            [e for e in members if e is not user]))
     return invocations
 
 
-def _from_user(event: Event) -> bool:
+def said_by_user(event: Event) -> bool:
     return event.author == "user" and event.content is not None and not event.content.function_responses
 
 
-def _invocation(invocation_id: str, user_content: Content, when: float, answers: list[Event]) -> Invocation:
+def invocation_from(invocation_id: str, user_content: Content, when: float, answers: list[Event]) -> Invocation:
     """One invocation: the user's message and the events that answered it (the last
     final response, a text one rather than one without text; the others in between)."""
     final: Event | None = None
@@ -127,11 +127,11 @@ def _run_case(runner: TurnRunner, eval_set_id: str, case: EvalCase, metrics: lis
         began = time.time()
         try:
             made.extend(event for event in runner.run(user, session_id, invocation.user_content)
-                        if not event.partial and not _from_user(event))
+                        if not event.partial and not said_by_user(event))
         except AdkError as exc:
             error = f"{type(exc).__name__}: {exc}"
         if made:
-            actual.append(_invocation(made[0].invocation_id, invocation.user_content, began, made))
+            actual.append(invocation_from(made[0].invocation_id, invocation.user_content, began, made))
         if error:
             break
     pairs: list[tuple[Invocation, Invocation | None]] = list(zip(actual, expected, strict=False))
