@@ -120,12 +120,29 @@ def call(
         answer = system.listen(min(poll, remaining) if alive is not None else remaining)
 
 
+#: How often a call handed to another server looks whether that one takes a connection:
+#: each look is a TCP connection the server must accept, and a caller polling every few
+#: milliseconds filled a busy partition's listen queue, so the look failed and a server
+#: that was only busy was taken for dead.
+HANDED_WATCH_EVERY = 0.5
+
+
 def _taking_connections(to: Any, before: Callable[[], bool] | None) -> Callable[[], bool] | None:
     """What ``call`` watches once its call was handed to ``to``: that ``to`` takes a
-    connection (where that cannot be told, what it watched before)."""
+    connection, looked at no more often than every ``HANDED_WATCH_EVERY`` seconds
+    (where that cannot be told, what it watched before)."""
     if takes_connection(to) is None:
         return before
-    return lambda: takes_connection(to) is not False
+    looked = [time.monotonic()]
+
+    def taking() -> bool:
+        now = time.monotonic()
+        if now - looked[0] < HANDED_WATCH_EVERY:
+            return True
+        looked[0] = now
+        return takes_connection(to) is not False
+
+    return taking
 
 
 def ask_delivered(system: Any, address: Any, message: Call | Cast, wait: float) -> Any:

@@ -183,13 +183,16 @@ def test_many_hosts_on_one_database_spread_sessions_stay_within_their_connection
             kill_marked_processes(hosts[victim]["marker"], grace=0)
             killed = time.monotonic()
             served_again: dict[str, float] = {}
+            not_yet: dict[str, list[str]] = {}
 
             def serve_again(k: int) -> None:
                 session = theirs[k]
                 while time.monotonic() - killed < LEASE + 60:
-                    if turn(alive[k % len(alive)], session, "two").status_code == 200:
+                    answer = turn(alive[k % len(alive)], session, "two")
+                    if answer.status_code == 200:
                         served_again[session] = time.monotonic() - killed
                         return
+                    not_yet.setdefault(session, []).append(f"{answer.status_code} {answer.text[:200]}")
                     time.sleep(0.1)
 
             # The failover: FAILOVER_CALLERS of its sessions, a caller each from the
@@ -209,6 +212,8 @@ def test_many_hosts_on_one_database_spread_sessions_stay_within_their_connection
               f"served again after {failover[0]:.1f}-{failover[-1]:.1f} s, median {statistics.median(failover):.1f} s"
               if failover else "none served again")
         rest = [served_again[s] for s in theirs[timed:] if s in served_again]
+        print("answers before served again:", Counter(a.split(" ", 1)[0] for t in not_yet.values() for a in t),
+              "e.g.", sorted({a[:120] for t in not_yet.values() for a in t})[:6])
         print(f"its other {len(theirs) - timed} sessions, {CALLERS} callers: all served again "
               f"{max(rest, default=0.0):.1f} s after the kill")
         assert sorted(served_again) == sorted(theirs), "the killed member's sessions are served again"
@@ -223,7 +228,8 @@ def test_many_hosts_on_one_database_spread_sessions_stay_within_their_connection
             stored = stored_texts(url, session, reader)
             assert stored[:2] == ["one", "echo: one (turn 1)"] and stored[2::2] == texts, session
         for session in theirs:
-            assert stored_texts(url, session, reader) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"]
+            assert stored_texts(url, session, reader) == ["one", "echo: one (turn 1)", "two", "echo: two (turn 2)"], (
+                session, not_yet.get(session))
     finally:
         reader.close()
     print("load turns acknowledged during the kill:", sum(len(t) for t in acknowledged.values()))

@@ -243,6 +243,66 @@ def test_a_read_handed_to_a_holder_that_died_is_refused_at_once(dead_holder: Any
     assert [type(r) for r in second.calls] == [GetState]  # asked once: a read wrote nothing either way
 
 
+class HomeHost(FakeHost):
+    """A host of a cluster whose session lives on another member: ``home`` (that
+    member's ``sessions`` supervisor, forgotten once told so); ``forgotten`` lists the
+    homes forgotten."""
+
+    def __init__(self, listed: Partition, home: Partition) -> None:
+        super().__init__(listed)
+        self.home: Partition | None = home
+        self.forgotten: list[Partition] = []
+
+    def session_home(self, app_name: str, user_id: str, session_id: str) -> Any | None:
+        return self.home
+
+    def forget_home(self, address: Any) -> None:
+        self.forgotten.append(address)
+        self.home = None
+
+
+def test_a_turn_another_members_home_handed_on_and_then_seemed_gone_is_asked_there_again_never_refused(
+        dead_holder: Any) -> None:
+    # The home's sessions supervisor hands the turn to its partition, which then takes no
+    # connection (a busy host can look so): the turn may have been taken. This host's own
+    # partition would refuse the session (held by the home) with a 503 that says "try
+    # again", and the caller's retry would be a second turn. The home is asked again with
+    # the same run id instead, and answers it.
+    told = [event("one"), event("two")]
+    handed_then_runs = runs(told, elsewhere=0)
+
+    def home_answers(partition: Partition, call: Call, endpoint: FakeEndpoint) -> None:
+        if len(partition.calls) == 1:
+            endpoint.inbox.put(Handed(call.ref, dead_holder))
+        else:
+            handed_then_runs(partition, call, endpoint)
+
+    home, own = Partition("home", home_answers), Partition("own", refuses_elsewhere)
+    host = HomeHost(own, home)
+    clock = FakeClock()
+    router = Router(host, APP, 30.0, EndpointPool(lambda: host.system), clock=clock, sleep=clock.sleep)
+    request = RunRequest(APP, "u", "s", new_message=Content.user("hi"))
+
+    with host.system.private() as endpoint:
+        accepted = router.request(endpoint, request, "s", "u")
+
+    assert accepted.run_id == request.run_id
+    assert [r.run_id for r in home.calls] == [request.run_id] * 2 and own.calls == [] and host.forgotten == []
+
+
+def test_a_home_that_refuses_the_call_itself_is_forgotten_and_the_hosts_own_partition_asked() -> None:
+    gone = Partition("home", refuses_elsewhere, alive=False)
+    own = Partition("own", runs([event("one")], elsewhere=0))
+    host = HomeHost(own, gone)
+    router = Router(host, APP, 30.0, EndpointPool(lambda: host.system))
+    request = RunRequest(APP, "u", "s", new_message=Content.user("hi"))
+
+    with host.system.private() as endpoint:
+        assert router.request(endpoint, request, "s", "u").run_id == request.run_id
+
+    assert host.forgotten == [gone] and [r.run_id for r in own.calls] == [request.run_id]
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 0.0

@@ -10,7 +10,9 @@ failure, then every ``RESTART_POLL`` seconds. A run request handed to another ho
 partition that died before answering (``ServerDiedAnswering``) may have been acted on:
 it is asked again, the same request (the same run id), while the dead holder's lease
 lasts (``session_elsewhere``) until the session's next holder answers it; a read in
-that case is refused at once (it wrote nothing either way). Past ``call_timeout`` the
+that case is refused at once (it wrote nothing either way). The same holds for a call
+another member's ``sessions`` supervisor handed to its partition: that home is not
+forgotten but asked again (a home that refuses the call itself is). Past ``call_timeout`` the
 call fails with :class:`HostError`; an error the host answered is raised typed
 (:func:`typed_error`). A service call (``Router.service``) finds the service under the
 host's root supervisor, and asks again while it restarts.
@@ -168,6 +170,11 @@ class Router:
         while (home := self.host.session_home(self.app_name, user_id, session_id) if session_id else None) is not None:
             try:  # another member of the cluster: straight to its sessions supervisor
                 return call(context, home, request, timeout=max(0.1, deadline - self.clock()), poll=ALIVE_POLL)
+            except ServerDiedAnswering:
+                # Handed to its partition, which then looked gone: it may have acted (a busy
+                # host can look so), and this host's partition would refuse a session held
+                # there. The caller asks the home again, the same request (the same run id).
+                raise
             except ServerNotRunning:  # gone (restarted elsewhere, or its host): this host's partition
                 self.host.forget_home(home)
         address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
