@@ -22,9 +22,9 @@ for each kill:
   ``interrupted``/``killed`` or 503) on a session of the killed host, or a broken
   connection to the killed host's own front door; the run in flight on the victim ends
   with one typed failure (its stream's one and last error line, or a 500 before any
-  event reached its caller's host), and is stored ended (``interrupted``)
-  once its session is asked for again (until then ``runs/last`` reads ``running``: the
-  store learns of a dead host's runs when their session is activated elsewhere); the
+  event reached its caller's host), and ``runs/last`` reads it ended (``interrupted``)
+  once the dead host's lease ran out, with no turn on its session before (the read
+  activates the session on its next home, which ends the dead host's runs); the
   run in flight on a survivor ends with its answer; no run is left ``running``;
 - no acknowledged turn is lost and no session had two writers: each session's stored
   user texts are texts its caller sent, none twice, the acknowledged ones in the order
@@ -400,6 +400,7 @@ def test_a_member_and_then_the_leader_killed_at_load_lose_nothing_and_their_sess
     for phase in phases:  # the long run killed with its host: its session serves on, the run stored ended
         session = phase["long_runs"][phase["victim"]].session
         run = httpx.get(f"{last}/apps/sleepy/users/ann/sessions/{session}/runs/last", timeout=30).json()
+        assert run["status"] in ("interrupted", "killed") and run["resumable"], run
         answer = httpx.post(f"{last}/run", timeout=TURN_TIMEOUT, json={
             "appName": "sleepy", "userId": "ann", "sessionId": session,
             "newMessage": {"role": "user", "parts": [{"text": "hello"}]}})

@@ -322,7 +322,7 @@ class SessionPartition(GenServer):
             return self.store.event_trace(request.app_name, request.event_id, request.user_id)
         if isinstance(request, LastRun):
             self._check_app(request.app_name)
-            return self.store.last_run(request.app_name, request.user_id, request.session_id)
+            return self._last_run(request)
         if isinstance(request, CreateSession):
             return self._create(request, caller, homed)
         if isinstance(request, DeleteSession):
@@ -349,6 +349,23 @@ class SessionPartition(GenServer):
             self._move_home()
         elif request != PROBE:  # a probe only needed to be delivered
             super().handle_cast(request)
+
+    def _last_run(self, request: LastRun) -> Any:
+        """The session's latest run as stored. One stored ``running`` that no process
+        here runs, of a session this partition would serve but does not hold, may be
+        a dead host's: the session is activated here (which ends that host's runs
+        ``interrupted`` once its lease ran out) and the run read again. A session held
+        elsewhere, unknown or unreadable leaves the answer as stored."""
+        found = self.store.last_run(request.app_name, request.user_id, request.session_id)
+        if (found is None or found.status != "running" or found.run_id in self.pool.runs
+                or request.key in self.sessions or not self._ours(request.key)
+                or self._home_elsewhere(request.key) is not None):
+            return found
+        try:
+            self._session(request)
+        except (CallError, SessionLeased):
+            return found
+        return self.store.last_run(request.app_name, request.user_id, request.session_id)
 
     def _check_app(self, app_name: Any) -> None:
         if app_name not in self.catalog:
