@@ -1,0 +1,9 @@
+"""google-adk's ``google.adk.tools.openapi_tool``: an OpenAPI 3 spec's operations as
+tools (:class:`OpenAPIToolset`, :class:`RestApiTool`), with google-adk's names,
+declarations and call results. See :mod:`._toolset` and :mod:`._rest_api_tool`."""
+
+from ._errors import OpenApiAuthError, OpenApiSpecError
+from ._rest_api_tool import RestApiTool
+from ._toolset import OpenAPIToolset
+
+__all__ = ["OpenAPIToolset", "OpenApiAuthError", "OpenApiSpecError", "RestApiTool"]

@@ -1,0 +1,258 @@
+"""Auth for the OpenAPI tools, in google-adk's shapes.
+
+A scheme says where a credential goes (an OpenAPI security scheme: fastapi's
+``APIKey``, ``HTTPBearer``, ``HTTPBase``, ``OAuth2``, ``OpenIdConnect``, or the same
+as a dict); a credential is what goes there (:class:`AuthCredential`, the fields of
+google-adk's: ``api_key``, ``http`` with a token or a user name and password, ``oauth2``
+with an access token). google-adk's own objects are taken too, field by field.
+
+:func:`credential_to_param` turns a (scheme, credential) pair into one request
+parameter and its value, as google-adk does: an API key into the header, query
+parameter or cookie the scheme names; an HTTP token into ``Authorization: Bearer``;
+an HTTP user name and password into ``Authorization: Basic``; an OAuth2 or OpenID
+Connect scheme's token (an ``http`` token, or an ``oauth2`` access token) into
+``Authorization: Bearer``.
+
+Secrets stay out of sight: the credential fields that hold one are left out of
+``repr`` and validation errors, and every secret a credential carries is registered
+with :mod:`adk_actors._secrets` when the credential is taken, so events and error
+texts of this process show ``***`` in its place.
+"""
+
+from __future__ import annotations
+
+import base64
+import enum
+from typing import Annotated, Any, Literal
+
+from fastapi.openapi.models import (
+    APIKey,
+    APIKeyIn,
+    HTTPBase,
+    HTTPBearer,
+    OAuth2,
+    OpenIdConnect,
+    Schema,
+    SecurityBase,
+)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from ..._secrets import register_secret
+from ._errors import OpenApiAuthError
+from ._spec import ApiParameter
+
+__all__ = [
+    "INTERNAL_AUTH_PREFIX",
+    "AuthCredential",
+    "AuthCredentialTypes",
+    "HttpAuth",
+    "HttpCredentials",
+    "OAuth2Auth",
+    "as_credential",
+    "as_scheme",
+    "credential_to_param",
+    "dict_to_auth_scheme",
+    "token_to_scheme_credential",
+]
+
+#: The argument names auth parameters take inside a call (never a declared name).
+INTERNAL_AUTH_PREFIX = "_auth_prefix_vaf_"
+
+
+class _Model(BaseModel, hide_input_in_errors=True):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+
+class AuthCredentialTypes(enum.StrEnum):
+    """google-adk's credential kinds."""
+
+    API_KEY = "apiKey"
+    HTTP = "http"
+    OAUTH2 = "oauth2"
+    OPEN_ID_CONNECT = "openIdConnect"
+    SERVICE_ACCOUNT = "serviceAccount"
+
+
+class HttpCredentials(_Model):
+    username: str | None = None
+    password: Annotated[str | None, Field(repr=False)] = None
+    token: Annotated[str | None, Field(repr=False)] = None
+
+
+class HttpAuth(_Model):
+    """HTTP auth: ``scheme`` (``bearer``, ``basic``), its credentials, and headers
+    sent with every request."""
+
+    scheme: str
+    credentials: HttpCredentials
+    additional_headers: Annotated[dict[str, str] | None, Field(repr=False)] = None
+
+
+class OAuth2Auth(_Model):
+    """An OAuth2 client and its tokens (only ``access_token`` is used here)."""
+
+    client_id: str | None = None
+    client_secret: Annotated[str | None, Field(repr=False)] = None
+    access_token: Annotated[str | None, Field(repr=False)] = None
+    refresh_token: Annotated[str | None, Field(repr=False)] = None
+    expires_at: int | None = None
+
+
+class AuthCredential(_Model):
+    """A credential, as google-adk's ``AuthCredential``."""
+
+    auth_type: AuthCredentialTypes
+    resource_ref: str | None = None
+    api_key: Annotated[str | None, Field(repr=False)] = None
+    http: HttpAuth | None = None
+    oauth2: OAuth2Auth | None = None
+    service_account: Annotated[Any, Field(repr=False)] = None
+
+
+def _register(credential: AuthCredential) -> None:
+    register_secret(credential.api_key)
+    if credential.http is not None:
+        register_secret(credential.http.credentials.token)
+        register_secret(credential.http.credentials.password)
+        for value in (credential.http.additional_headers or {}).values():
+            register_secret(value)
+    if credential.oauth2 is not None:
+        for secret in (credential.oauth2.access_token, credential.oauth2.refresh_token,
+                       credential.oauth2.client_secret):
+            register_secret(secret)
+
+
+def as_credential(value: Any) -> AuthCredential | None:
+    """``value`` (ours, google-adk's, a dict of its fields or their JSON) as our
+    :class:`AuthCredential`, its secrets registered; None as None. Raises
+    :class:`OpenApiAuthError` naming the field that does not fit (never its value)."""
+    if value is None or isinstance(value, AuthCredential):
+        credential = value
+    else:
+        try:
+            if isinstance(value, str):
+                credential = AuthCredential.model_validate_json(value)
+            else:
+                if isinstance(value, BaseModel):
+                    value = value.model_dump(mode="json", exclude_none=True)
+                credential = AuthCredential.model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(step) for step in first["loc"]) or "value"
+            raise OpenApiAuthError(f"not an auth credential: {where}: {first['msg']}") from None
+    if credential is not None:
+        _register(credential)
+    return credential
+
+
+def dict_to_auth_scheme(data: dict[str, Any]) -> SecurityBase:
+    """An OpenAPI security scheme object as fastapi's model of it (``apiKey``,
+    ``http`` bearer or other, ``oauth2``, ``openIdConnect``). Raises
+    :class:`OpenApiAuthError` for a missing or unknown ``type`` or fields that do
+    not fit it."""
+    kind = data.get("type")
+    models: dict[str, type[SecurityBase]] = {"apiKey": APIKey, "oauth2": OAuth2, "openIdConnect": OpenIdConnect}
+    if kind == "http":
+        model: type[SecurityBase] = HTTPBearer if str(data.get("scheme", "")).lower() == "bearer" else HTTPBase
+    elif isinstance(kind, str) and kind in models:
+        model = models[kind]
+    elif kind is None:
+        raise OpenApiAuthError("a security scheme needs a 'type'")
+    else:
+        raise OpenApiAuthError(f"unknown security scheme type {kind!r} (apiKey, http, oauth2, openIdConnect)")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(step) for step in first["loc"]) or "value"
+        raise OpenApiAuthError(f"invalid {kind} security scheme: {where}: {first['msg']}") from None
+
+
+def as_scheme(value: Any) -> SecurityBase | None:
+    """``value`` (fastapi's model, google-adk's ``OpenIdConnectWithConfig`` or any
+    model of the same fields, or a dict) as fastapi's security scheme model; None as None."""
+    if value is None or isinstance(value, SecurityBase):
+        return value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if not isinstance(value, dict):
+        raise OpenApiAuthError(f"an auth scheme is an OpenAPI security scheme or a dict, not {type(value).__name__}")
+    return dict_to_auth_scheme(value)
+
+
+def _kind(scheme: SecurityBase) -> str:
+    return str(getattr(scheme.type_, "value", scheme.type_))
+
+
+def _header(value: str, description: str) -> tuple[ApiParameter, dict[str, Any]]:
+    param = ApiParameter("Authorization", "header", Schema(type="string"), description,
+                         INTERNAL_AUTH_PREFIX + "Authorization")
+    register_secret(value)
+    return param, {param.py_name: value}
+
+
+def credential_to_param(scheme: SecurityBase, credential: AuthCredential | None,
+                        ) -> tuple[ApiParameter | None, dict[str, Any] | None]:
+    """The request parameter ``credential`` becomes under ``scheme`` and its value
+    (see the module); (None, None) when there is nothing to send (no credential, or an
+    OAuth2 credential without a token). Raises :class:`OpenApiAuthError` when the
+    credential does not fit the scheme."""
+    if credential is None:
+        return None, None
+    kind = _kind(scheme)
+    if kind == "apiKey" and credential.api_key:
+        where = getattr(scheme, "in_", None)
+        location = str(getattr(where, "value", where))
+        if location not in ("header", "query", "cookie"):
+            raise OpenApiAuthError(f"an API key goes in a header, query or cookie, not {location!r}")
+        name = str(getattr(scheme, "name", "") or "")
+        param = ApiParameter(name, location, Schema(type="string"), scheme.description or "",
+                             INTERNAL_AUTH_PREFIX + name)
+        register_secret(credential.api_key)
+        return param, {param.py_name: credential.api_key}
+    if credential.auth_type == AuthCredentialTypes.HTTP:
+        http = credential.http
+        if http is not None and http.credentials.token:
+            return _header(f"Bearer {http.credentials.token}", scheme.description or "Bearer token")
+        if (http is not None and http.scheme.lower() == "basic"
+                and (http.credentials.username is not None or http.credentials.password is not None)):
+            username = http.credentials.username or ""
+            if ":" in username:
+                raise OpenApiAuthError("invalid HTTP auth credentials: a user name cannot contain ':'")
+            pair = f"{username}:{http.credentials.password or ''}".encode()
+            return _header(f"Basic {base64.b64encode(pair).decode('ascii')}",
+                           scheme.description or "Basic authentication")
+        raise OpenApiAuthError("invalid HTTP auth credentials: no token, nor a user name and password")
+    if kind in ("oauth2", "openIdConnect"):
+        if credential.http is not None and credential.http.credentials.token:
+            return _header(f"Bearer {credential.http.credentials.token}", scheme.description or "Bearer token")
+        if credential.oauth2 is not None and credential.oauth2.access_token:
+            return _header(f"Bearer {credential.oauth2.access_token}", scheme.description or "Bearer token")
+        return None, None
+    raise OpenApiAuthError(f"a {credential.auth_type.value} credential does not fit a {kind} security scheme")
+
+
+def token_to_scheme_credential(token_type: Literal["apikey", "oauth2Token"],
+                               location: Literal["header", "query", "cookie"] | None = None,
+                               name: str | None = None, credential_value: str | None = None,
+                               ) -> tuple[SecurityBase, AuthCredential | None]:
+    """google-adk's helper: an API key (``"apikey"``, in ``location`` under ``name``)
+    or a bearer token (``"oauth2Token"``, always the Authorization header) as a
+    (scheme, credential) pair; the credential is None without ``credential_value``.
+    Raises :class:`OpenApiAuthError` for another token type or API-key location."""
+    if token_type == "apikey":
+        if location not in ("header", "query", "cookie"):
+            raise OpenApiAuthError(f"invalid location for an API key: {location!r}")
+        scheme: SecurityBase = APIKey.model_validate({"type": "apiKey", "in": APIKeyIn(location), "name": name})
+        credential = (AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=credential_value)
+                      if credential_value else None)
+    elif token_type == "oauth2Token":
+        scheme = HTTPBearer(bearerFormat="JWT")
+        credential = (AuthCredential(auth_type=AuthCredentialTypes.HTTP, http=HttpAuth(
+            scheme="bearer", credentials=HttpCredentials(token=credential_value))) if credential_value else None)
+    else:
+        raise OpenApiAuthError(f"invalid token type {token_type!r} ('apikey' or 'oauth2Token')")
+    if credential is not None:
+        _register(credential)
+    return scheme, credential
