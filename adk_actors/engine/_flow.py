@@ -658,7 +658,7 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
         return {"result": None}, tool_context  # google-adk's tool answers nothing
     tool = tools.get(call.name)
     if tool is None:
-        return {"error": f"Unknown tool: {call.name}. Available tools: {', '.join(sorted(tools)) or 'none'}."}, tool_context
+        return await _unknown_tool(agent, ctx, call.name, args, tools, tool_context), tool_context
     if ctx.policies is not None:
         verdict = ctx.policies.authorize_tool(ctx, call.name, args)
         if isinstance(verdict, Deny):
@@ -714,6 +714,32 @@ async def _run_tool_inner(agent: Any, ctx: InvocationContext, call: FunctionCall
         tool_context.shown_text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False,
                                                                                      default=str)
     return response, tool_context
+
+
+async def _unknown_tool(agent: Any, ctx: InvocationContext, name: str, args: dict[str, Any], tools: dict[str, Any],
+                        tool_context: ToolContext) -> dict[str, Any]:
+    """The answer to a call of a tool the agent does not have, in google-adk's order: the
+    before-tool hooks (agent's, then plugins') may answer it, given a stand-in tool of
+    that name; else the tool-error hooks are given a ``ValueError`` that says so (a
+    reflect-and-retry plugin answers it as any failure; one that raises ends the run);
+    else the error result that lists the tools there are. No after-tool hook runs: no
+    tool ran."""
+    stand_in = BaseTool(name=name, description="Tool not found")
+    answer: Any = await call_chain(agent.before_tool_callback, "before_tool", stand_in, args, tool_context)
+    if answer is None and ctx.plugins is not None:
+        answer = await ctx.plugins.first("before_tool", stand_in, args, tool_context)
+    if answer is None:
+        error = ValueError(f"Tool '{name}' not found.\nAvailable tools: {', '.join(tools)}")
+        decision: Any = await call_chain(agent.on_tool_error_callback, "on_tool_error", stand_in, args, tool_context,
+                                         error)
+        if decision is None and ctx.plugins is not None:
+            decision = await ctx.plugins.first("on_tool_error", stand_in, args, tool_context, error)
+        decision = None if decision is None else check_decision(decision, "on_tool_error")
+        if isinstance(decision, Fallback):
+            answer = decision.value
+    if answer is None:
+        return {"error": f"Unknown tool: {name}. Available tools: {', '.join(sorted(tools)) or 'none'}."}
+    return _as_dict(answer)
 
 
 def _confirmation(agent: Any, tool: Any, name: str, args: dict[str, Any]) -> tuple[bool, float, str]:

@@ -6,18 +6,34 @@ RECEIVED``, ``INVOCATION STARTING``, ``EVENT YIELDED``, ``INVOCATION COMPLETED``
 ``TOOL STARTING`` / ``COMPLETED`` / ``ERROR``, the headlines google-adk's prints) and
 indented detail lines under it: ids, agent and tool names, arguments and results,
 texts cut at 200 characters. It never answers, so it changes nothing of the run.
+
+A tool that raised is logged as ``TOOL ERROR`` once: when another plugin's answer to
+that error comes back as the call's result, it is not logged again. A result that
+reports a failure without raising (a ``ReflectAndRetryToolPlugin`` answer, an MCP
+result with ``isError``, or what ``tool_result_classifier`` calls one: see
+:class:`adk_actors.plugins.ToolResultClassifier`) is logged as ``TOOL ERROR`` too,
+with the result and the error, instead of ``TOOL COMPLETED``.
 """
 
 from __future__ import annotations
 
+import logging
+import weakref
 from typing import Any
 
 from .._types import Content, Event, LlmRequest, LlmResponse
+from ._callback_helpers import (
+    ToolResultClassifier,
+    classify_tool_result_error,
+    validate_tool_result_classifier,
+)
 from .base_plugin import BasePlugin
 
 __all__ = ["LoggingPlugin"]
 
 _CUT = 200
+
+logger = logging.getLogger("adk_actors.plugins.logging")
 
 
 def _short(text: str, limit: int = _CUT) -> str:
@@ -48,10 +64,17 @@ def _name(agent: Any) -> str:
 
 
 class LoggingPlugin(BasePlugin):
-    """Prints each step of every run (see the module); ``name`` prefixes each line."""
+    """Prints each step of every run (see the module); ``name`` prefixes each line.
+    ``tool_result_classifier`` that is not a sync callable taking its four keywords is a
+    ``ValueError``."""
 
-    def __init__(self, name: str = "logging_plugin") -> None:
+    def __init__(self, name: str = "logging_plugin", *,
+                 tool_result_classifier: ToolResultClassifier | None = None) -> None:
         super().__init__(name)
+        validate_tool_result_classifier(tool_result_classifier)
+        self._tool_result_classifier = tool_result_classifier
+        #: the tool calls whose error on_tool_error_callback logged (by their context)
+        self._errors_logged: weakref.WeakSet[Any] = weakref.WeakSet()
 
     def _log(self, headline: str, **details: Any) -> None:
         print(f"\033[90m[{self.name}] {headline}\033[0m")
@@ -133,12 +156,25 @@ class LoggingPlugin(BasePlugin):
 
     async def after_tool_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any,
                                   result: dict[str, Any]) -> dict[str, Any] | None:
+        if tool_context in self._errors_logged:  # the answer to an error logged when it was raised
+            self._errors_logged.discard(tool_context)
+            return None
+        error = classify_tool_result_error(tool=tool, tool_args=tool_args, tool_context=tool_context, result=result,
+                                           tool_result_classifier=self._tool_result_classifier, log=logger)
+        if error is not None:
+            self._log("🔧 TOOL ERROR", tool_name=tool.name, agent=tool_context.agent_name,
+                      function_call_id=tool_context.function_call_id, arguments=tool_args, result=result, error=error)
+            return None
         self._log("🔧 TOOL COMPLETED", tool_name=tool.name, agent=tool_context.agent_name,
                   function_call_id=tool_context.function_call_id, result=result)
         return None
 
     async def on_tool_error_callback(self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any,
                                      error: Exception) -> dict[str, Any] | None:
+        try:
+            self._errors_logged.add(tool_context)
+        except TypeError:  # a context that cannot be weakly referenced: an answer to it may be logged too
+            pass
         self._log("🔧 TOOL ERROR", tool_name=tool.name, agent=tool_context.agent_name,
                   function_call_id=tool_context.function_call_id, arguments=tool_args, error=error)
         return None
