@@ -122,9 +122,14 @@ class Runner:
                         state_delta: dict[str, Any] | None = None, run_config: RunConfig | None = None,
                         yield_user_message: bool = False) -> AsyncIterator[Event]:
         """One turn (see the module): the agents' events as they come, the user's own
-        first only with ``yield_user_message``. No message is a ``ValueError``."""
+        first only with ``yield_user_message``. No message is a ``ValueError``; so is a
+        root LlmAgent of ``mode="single_turn"`` (google-adk's rule: a root agent chats),
+        before anything is read or written."""
         if new_message is None:
             raise ValueError("run_async needs a new_message")
+        if getattr(self.agent, "mode", None) == "single_turn":
+            raise ValueError(f"LlmAgent as root agent must have mode='chat' or 'task', but got "
+                             f"mode='single_turn' (agent {self.agent.name!r})")
         message = ours(new_message, Content)
         if message.role != "user":
             message = Content(role="user", parts=message.parts)

@@ -15,6 +15,7 @@ same engine, hooks and commits included.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
@@ -29,6 +30,7 @@ from pydantic import (
 )
 
 from .._exceptions import AgentDefinitionError
+from .._node_settings import RetryConfig, as_retry_config
 from .._tree import check_agent_name, find_agent, validate_tree
 from .._types import Event
 
@@ -65,6 +67,12 @@ class AgentBase(BaseModel):
     sub_agents: list[Any] = Field(default_factory=list)
     before_agent_callback: Any = None
     after_agent_callback: Any = None
+    # google-adk 2.x's node settings, on every agent (its BaseAgent is a BaseNode):
+    # run as the invocation's agent or as a workflow node, see adk_actors.engine._node_run
+    wait_for_output: bool = False
+    retry_config: Any = None  # a RetryConfig (a Workflow's field narrows the type)
+    timeout: float | None = None
+    state_schema: type[BaseModel] | None = None
 
     _parent: Any = PrivateAttr(default=None)
 
@@ -79,6 +87,25 @@ class AgentBase(BaseModel):
     @classmethod
     def _check_name(cls, value: str) -> str:
         return check_agent_name(value)
+
+    @field_validator("retry_config", mode="before")
+    @classmethod
+    def _any_retry_config(cls, value: Any) -> Any:
+        """None, or a RetryConfig as the class this agent class's field names
+        (:class:`adk_actors._node_settings.RetryConfig` unless a subclass narrows
+        it): one of another module (the workflow's, google-adk's) or a dict is
+        converted; anything else is :class:`AgentDefinitionError`."""
+        if value is None:
+            return None
+        annotation = cls.model_fields["retry_config"].annotation
+        targets = [t for t in typing.get_args(annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
+        target = targets[0] if targets else RetryConfig
+        if isinstance(value, dict):
+            return target.model_validate(value)
+        value = as_retry_config(value, target)
+        if not isinstance(value, target):
+            raise AgentDefinitionError(f"retry_config must be a RetryConfig, got {value!r}")
+        return value
 
     @model_validator(mode="after")
     def _check_tree(self) -> AgentBase:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from .._callables import Compressor, check_provider, describe_function, is_plain_function
 from .._exceptions import AgentDefinitionError
+from .._node_settings import LlmAgentMode
 from .._schema import output_schema_json
 from .._static_instruction import static_content
 from .._types import Event, FunctionDeclaration
@@ -119,6 +120,16 @@ class LlmAgent(AgentBase):
     message marked as this turn's instruction, before the turn's last run of user
     messages (the request compiler's rule). ``input_schema`` (a pydantic model class)
     is what an :class:`AgentTool` of this agent takes as its arguments.
+
+    ``mode`` (google-adk 2.x; None, ``"chat"``, ``"task"``, ``"single_turn"`` or an
+    ``AgentMode``) is how a parent LlmAgent reaches this agent: ``chat`` by
+    ``transfer_to_agent`` (an LlmAgent sub-agent left at None is set to ``chat`` when
+    its LlmAgent parent is built, as google-adk does); ``single_turn`` as a tool named
+    after it, never a transfer target (see ``adk_actors.engine._flow``); ``task``
+    runs as ``chat`` here (google-adk's task delegation, ``finish_task``, is not
+    built). A root agent of ``single_turn`` is refused by the Runner. The node
+    settings every agent has (``retry_config``, ``timeout``, ``state_schema``,
+    ``wait_for_output``) are :class:`AgentBase`'s.
     """
 
     model: Any = ""
@@ -132,6 +143,7 @@ class LlmAgent(AgentBase):
     static_instruction: Any = None  # google-adk 2.x: content sent as it is, first in the system instruction
     input_schema: Any = None  # a pydantic model class: the arguments of this agent as an AgentTool
     include_contents: Literal["default", "none"] = "default"
+    mode: LlmAgentMode | None = None  # google-adk 2.x's delegation mode: "chat", "task" or "single_turn"
     context_compressor: Any = None
     disallow_transfer_to_parent: bool = False
     disallow_transfer_to_peers: bool = False
@@ -194,6 +206,9 @@ class LlmAgent(AgentBase):
                                                   and issubclass(self.input_schema, BaseModel)):
             raise AgentDefinitionError(f"agent {self.name!r}: input_schema must be a pydantic model class, "
                                        f"got {self.input_schema!r}")
+        for sub in self.sub_agents:  # google-adk's default for an LlmAgent reached from its parent
+            if isinstance(sub, LlmAgent) and sub.mode is None:
+                sub.mode = "chat"
         if any(getattr(tool, "preloads_memory", False) for tool in self.tools):  # google-adk's preload_memory tool
             self.tools = [tool for tool in self.tools if not getattr(tool, "preloads_memory", False)]
             self.preload_memory = True

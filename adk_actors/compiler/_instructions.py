@@ -26,7 +26,7 @@ from .._types import Content, Part, model_name
 from ..examples import BaseExampleProvider, examples_for, examples_text
 from ._context import CompileContext
 from ._providers import Verbatim, resolve_provider
-from ._targets import root_of, transfer_targets
+from ._targets import delegated, root_of, transfer_targets
 from ._templating import substitute_vars
 from ._tools import SET_MODEL_RESPONSE, uses_response_tool
 
@@ -129,8 +129,11 @@ def memory_instruction(ctx: CompileContext) -> str:
 
 
 def transfer_instruction(agent: Any, ctx: CompileContext) -> str:
+    """The transfer targets and how to reach them; none for an agent its parent calls
+    as a tool (``mode="single_turn"``: google-adk declares its transfer tool and says
+    nothing of it)."""
     targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
-    if not targets:
+    if not targets or delegated(agent):
         return ""
     lines = [TRANSFER_HEADER]
     for target in targets:

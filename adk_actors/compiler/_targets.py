@@ -11,6 +11,9 @@ such a tool (a tool whose ``builtin_search`` is true: ``google_search`` without
 ``bypass_multi_tools_limit``, ``enterprise_web_search``) on such a model has no
 transfer targets when they would all be its parent or peers (the agent keeps its
 search), and is an :class:`AgentDefinitionError` when a sub-agent would be one.
+
+A sub-agent or peer whose ``mode`` is ``single_turn`` (google-adk 2.x) is no target:
+its parent LlmAgent calls it as a tool instead (``adk_actors.engine._flow``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .._tree import inherited_model, parent_map
 from .._types import model_name
 from ..agents import LlmAgent
 
-__all__ = ["parent_of", "root_of", "transfer_targets"]
+__all__ = ["delegated", "parent_of", "root_of", "transfer_targets"]
 
 
 def root_of(agent: Any, root: Any) -> Any:
@@ -44,14 +47,20 @@ def parent_of(agent: Any, root: Any) -> Any:
     return getattr(agent, "_parent", None)
 
 
+def delegated(agent: Any) -> bool:
+    """Is ``agent`` called as a tool by its parent rather than transferred to
+    (google-adk's ``mode="single_turn"``)?"""
+    return getattr(agent, "mode", None) == "single_turn"
+
+
 def transfer_targets(agent: Any, root: Any) -> list[Any]:
-    targets = list(getattr(agent, "sub_agents", ()) or ())
+    targets = [sub for sub in getattr(agent, "sub_agents", ()) or () if not delegated(sub)]
     parent = parent_of(agent, root)
     if isinstance(parent, LlmAgent):
         if not getattr(agent, "disallow_transfer_to_parent", False):
             targets.append(parent)
         if not getattr(agent, "disallow_transfer_to_peers", False):
-            targets.extend(peer for peer in parent.sub_agents if peer is not agent)
+            targets.extend(peer for peer in parent.sub_agents if peer is not agent and not delegated(peer))
     if targets:
         search = _search_without_functions(agent, root)
         if search is not None:

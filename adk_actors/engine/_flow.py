@@ -75,6 +75,7 @@ from ..tools._base import ToolContext
 from ..tools._classes import BaseTool, BaseToolset, process_request
 from ..tools._function import FunctionTool, ToolArgumentError, in_daemon_thread
 from ..tools._set_model_response import SetModelResponseTool
+from ..tools._single_turn import single_turn_tools
 from ._callbacks import CallbackError, Fallback, Reraise, Retry, call_chain, check_decision
 from ._code_execution import code_request, code_step
 from ._context import CallbackContext, InvocationContext, RunCancelled
@@ -159,8 +160,9 @@ async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Even
 
 
 async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, Any], list[Any], list[Event]]:
-    """The step's tools by name (plain functions wrapped), the tools its toolsets gave,
-    and an error event per toolset of ours that failed to list its tools (the step goes
+    """The step's tools by name (plain functions wrapped), the tools its toolsets gave
+    and a tool per ``single_turn`` sub-agent (``tools._single_turn``), and an error
+    event per toolset of ours that failed to list its tools (the step goes
     on without them; a google-adk ``BaseToolset`` that fails is only logged, as
     google-adk does). An agent whose structured answer comes through
     ``set_model_response`` (an ``output_schema`` and tools) has that tool too."""
@@ -189,6 +191,9 @@ async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, A
             name = getattr(tool, "name", None)
             if name is not None:
                 tools[name] = tool
+    for delegate in single_turn_tools(agent):  # google-adk 2.x: a single_turn sub-agent is a tool, after the rest
+        extra.append(delegate)
+        tools[delegate.name] = delegate
     if uses_response_tool(agent, CompileContext(root_agent=ctx.root_agent, extra_tools=extra)):
         tools[SET_MODEL_RESPONSE] = SetModelResponseTool(agent.output_schema)  # declared by the compiler
     return tools, extra, problems

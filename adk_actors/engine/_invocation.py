@@ -22,6 +22,7 @@ from ..agents import LlmAgent
 from ._agents import run_agent
 from ._context import CancelToken, InvocationContext, SessionView
 from ._flow import run_llm_flow
+from ._node_run import run_as_node
 from ._plugins import Plugin, PluginManager
 from ._policy import Policy, PolicySet, Reject, StreamFilter
 from ._resume import CallDecision, NothingToResume, Replay
@@ -221,14 +222,15 @@ async def run_invocation(
 
 
 async def _delivered(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
-    """``agent``'s events in ``ctx``, each delivered (see :func:`deliver`); partial ones
+    """``agent``'s events in ``ctx`` (run with its node settings: ``_node_run``), each
+    delivered (see :func:`deliver`); partial ones
     through the output policy's stream filter; a resumed invocation's replayed ones
     (already committed) are passed over. Then the events of background work left
     unjoined (``ctx.background.at_end``); however it ends, background work still
     running is cancelled."""
     streams = StreamFilter(ctx.policies, ctx)
     try:
-        async for event in agent.run(ctx.for_agent(agent)):
+        async for event in run_as_node(agent, ctx.for_agent(agent)):
             if ctx.replay is not None and ctx.replay.was_replayed(event):
                 await ctx.plugins.replayed(ctx, event)
                 continue

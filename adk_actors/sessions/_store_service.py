@@ -2,6 +2,13 @@
 PostgreSQL, :mod:`adk_actors.store`): the base of ``DatabaseSessionService`` and
 ``SqliteSessionService``, and what ``adk-actors run`` keeps its sessions in.
 
+Stale copies (google-adk's optimistic check): each session this service hands out
+remembers how many events the stored session held when it was read; an
+``append_event`` to it is written only while the store still holds that many (checked
+in the write's own transaction), else it raises :class:`StaleSessionError` and writes
+nothing. A session object not read from this service (built by hand, say) counts as
+holding its own events.
+
 The store's rules hold: the ``app:`` and ``user:`` state is shared in its own tables,
 ``temp:`` keys are never written, an event and its state delta are written in one
 transaction, a value the store could not read back is refused before anything is
@@ -16,9 +23,10 @@ import uuid
 from typing import Any
 
 from .._types import Event
+from ..errors._stale_session_error import StaleSessionError
 from ..errors.already_exists_error import AlreadyExistsError
 from ..errors.session_not_found_error import SessionNotFoundError
-from ..store import SessionData, SessionExists, SessionNotFound, SessionStores
+from ..store import SessionData, SessionExists, SessionNotFound, SessionStores, StaleSession
 from .base_session_service import (
     BaseSessionService,
     GetSessionConfig,
@@ -31,15 +39,23 @@ from .state import State
 __all__ = ["StoreSessionService", "session_of"]
 
 
-def session_of(data: SessionData, events: list[Event] | None = None) -> Session:
-    """The store's session as google-adk's :class:`Session` (``events`` instead of its own when given)."""
-    return Session(id=data.id, app_name=data.app_name, user_id=data.user_id, state=dict(data.state),
-                   events=list(data.events if events is None else events), last_update_time=data.last_update_time)
+def session_of(data: SessionData, events: list[Event] | None = None, *, stored_events: int | None = None
+               ) -> Session:
+    """The store's session as google-adk's :class:`Session` (``events`` instead of its
+    own when given); ``stored_events``: how many the store held as it was read."""
+    session = Session(id=data.id, app_name=data.app_name, user_id=data.user_id, state=dict(data.state),
+                      events=list(data.events if events is None else events), last_update_time=data.last_update_time)
+    session._stored_events = stored_events
+    return session
 
 
 class StoreSessionService(BaseSessionService):
     """google-adk's session service API over ``store`` (see the module); ``store`` is
     the store itself, for code that reads it directly."""
+
+    #: what :class:`StaleSessionError` says (google-adk's DatabaseSessionService's words)
+    _stale_message = ("The session has been modified in storage since it was loaded. "
+                      "Please reload the session before appending more events.")
 
     def __init__(self, store: SessionStores) -> None:
         self.store = store
@@ -51,7 +67,7 @@ class StoreSessionService(BaseSessionService):
         for a state it could not read back (nothing written then)."""
         sid = (session_id.strip() if session_id else "") or str(uuid.uuid4())
         try:
-            return session_of(self.store.create_session(app_name, user_id, sid, state))
+            return session_of(self.store.create_session(app_name, user_id, sid, state), stored_events=0)
         except SessionExists as exc:
             raise AlreadyExistsError(f"Session with id {sid} already exists.") from exc
 
@@ -63,18 +79,23 @@ class StoreSessionService(BaseSessionService):
             data = self.store.get_session(app_name, user_id, session_id.strip() if session_id else session_id)
         except SessionNotFound:
             return None
-        return session_of(data, events_wanted(data.events, config))
+        return session_of(data, events_wanted(data.events, config), stored_events=len(data.events))
 
     async def list_sessions(self, *, app_name: str, user_id: str | None = None) -> ListSessionsResponse:
-        """The user's sessions without events, each with the current ``app:`` and
-        ``user:`` state, the most recently updated last. Every user's (``user_id``
-        None) is not offered by our stores: ``NotImplementedError`` says so."""
-        if user_id is None:
-            raise NotImplementedError(f"{type(self).__name__} lists one user's sessions: give user_id")
-        scoped = self.store.scoped_state(app_name, user_id)
-        found = [session_of(data, []) for data in self.store.list_sessions(app_name, user_id)]
-        for session in found:
-            session.state.update(scoped)
+        """The sessions of ``user_id`` in the app, or every user's when it is None
+        (google-adk's default), without events, each with the current ``app:`` state
+        and its own user's ``user:`` state; the least recently updated first, then by
+        user, then by id."""
+        listed = (self.store.list_app_sessions(app_name) if user_id is None
+                  else self.store.list_sessions(app_name, user_id))
+        scoped: dict[str, dict[str, Any]] = {}
+        found = []
+        for data in listed:
+            if data.user_id not in scoped:
+                scoped[data.user_id] = self.store.scoped_state(app_name, data.user_id)
+            session = session_of(data, [])
+            session.state.update(scoped[data.user_id])
+            found.append(session)
         found.sort(key=lambda s: (s.last_update_time, s.user_id, s.id))
         return ListSessionsResponse(sessions=found)
 
@@ -94,22 +115,29 @@ class StoreSessionService(BaseSessionService):
     async def append_event(self, session: Session, event: Event) -> Event:
         """Store ``event`` and apply it to the caller's ``session``. In order: a
         partial event is returned as it is; the event without its ``temp:`` keys is
-        written with its delta in one transaction (SessionNotFoundError when the
-        store has no such session, the store's Unstorable when it could not be read
-        back: nothing written, the caller's session untouched); an event whose id the
-        store holds already is returned without being applied again; else the
+        written with its delta in one transaction, only while the store holds as many
+        events as ``session`` was read with (see the module): SessionNotFoundError
+        when the store has no such session, :class:`StaleSessionError` when someone
+        appended since, the store's Unstorable when it could not be read back
+        (nothing written, the caller's session untouched, each time); an event whose
+        id the store holds already is returned without being applied again; else the
         ``temp:`` keys go to ``session.state`` only, the rest of the delta and the
-        event are applied to ``session`` as the base does, and its
-        ``last_update_time`` becomes the event's time."""
+        event are applied to ``session`` as the base does, its ``last_update_time``
+        becomes the event's time, and it counts the event as stored."""
         if event.partial:
             return event
         trimmed = self._trim_temp_delta_state(event)
+        expected = session._stored_events if session._stored_events is not None else len(session.events)
         try:
-            stored = self.store.append_event(session.app_name, session.user_id, session.id, trimmed)
+            stored = self.store.append_events(session.app_name, session.user_id, session.id, [trimmed],
+                                              expected_events=expected)[0]
         except SessionNotFound as exc:
             raise SessionNotFoundError(f"Session {session.id} not found.") from exc
+        except StaleSession as exc:
+            raise StaleSessionError(self._stale_message) from exc
         if stored is None:
             return trimmed
+        session._stored_events = expected + 1
         self._apply_temp_state(session, event)
         self._commit_event_to_session(session, trimmed)
         session.last_update_time = trimmed.timestamp

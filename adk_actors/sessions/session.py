@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from .._types import Event
@@ -27,6 +27,10 @@ class Session(BaseModel):
     state: dict[str, Any] = Field(default_factory=dict)
     events: list[Event] = Field(default_factory=list)
     last_update_time: float = 0.0
+
+    #: how many events the stored session held when this object was read from (or last
+    #: appended to) a store-backed service: its stale-session check (None: not read so)
+    _stored_events: int | None = PrivateAttr(default=None)
 
     @property
     def session_id(self) -> str:

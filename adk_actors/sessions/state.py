@@ -10,32 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel
 
+from .._node_settings import StateSchemaError
+from .._node_settings import check_state_entry as _checked
 from .._types import State as _EngineState
 
 __all__ = ["State", "StateSchemaError"]
-
-
-class StateSchemaError(TypeError):
-    """A write to a state declared by a schema that the schema does not allow: a key
-    it does not declare, or a value of the wrong type (google-adk's error)."""
-
-
-def _checked(schema: type[BaseModel] | None, key: str, value: Any) -> None:
-    """Nothing when ``schema`` is None, or ``key`` is scoped (holds ``:``), or the
-    schema declares ``key`` and ``value`` fits its field; else StateSchemaError."""
-    if schema is None or ":" in key:
-        return
-    fields = schema.model_fields
-    if key not in fields:
-        raise StateSchemaError(f"Key '{key}' is not declared in state schema '{schema.__name__}'. "
-                               f"Declared fields: {sorted(fields)}")
-    try:
-        TypeAdapter(fields[key].rebuild_annotation()).validate_python(value)
-    except ValidationError as exc:
-        raise StateSchemaError(f"Value for '{key}' does not satisfy field '{key}' in '{schema.__name__}': "
-                               f"{exc}") from exc
 
 
 class State(_EngineState):

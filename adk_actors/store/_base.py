@@ -71,6 +71,12 @@ class SessionExists(StoreError):
     pass
 
 
+class StaleSession(StoreError):
+    """An append that expected the session to hold a number of events (the writer's
+    copy of it) found another number stored: someone appended since that copy was
+    read. Nothing was written."""
+
+
 class SessionLimitReached(StoreError):
     """The user has as many sessions of the app as the limit allows; none was created."""
 
@@ -207,6 +213,7 @@ class SessionStore(Protocol):
                        *, max_per_user: int | None = None) -> SessionData: ...
     def get_session(self, app: str, user: str, session_id: str) -> SessionData: ...
     def list_sessions(self, app: str, user: str) -> list[SessionData]: ...
+    def list_app_sessions(self, app: str) -> list[SessionData]: ...
     def delete_session(self, app: str, user: str, session_id: str) -> None: ...
     def append_event(self, app: str, user: str, session_id: str, event: Event) -> Event | None: ...
     def acquire_lease(self, app: str, user: str, session_id: str, holder: str, ttl: float,

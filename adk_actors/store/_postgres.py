@@ -56,6 +56,7 @@ from ._base import (
     SessionExists,
     SessionLimitReached,
     SessionNotFound,
+    StaleSession,
     StoreError,
     Unstorable,
     run_info_of,
@@ -69,6 +70,7 @@ from ._rows import (
     event_span,
     event_trace_query,
     granted_epoch,
+    listed_app_sessions,
     listed_sessions,
     merged_state,
     prepared_event,
@@ -300,6 +302,14 @@ class PostgresSessionStore:
                                "ORDER BY update_time DESC", (app, user)).fetchall()
         return listed_sessions(app, user, rows)
 
+    def list_app_sessions(self, app: str) -> list[SessionData]:
+        """Every user's sessions of ``app``, without events, the least recently updated
+        first (then by user, then by id)."""
+        with self._tx() as cur:
+            rows = cur.execute("SELECT user_id, id, state, update_time FROM sessions WHERE app_name=%s "
+                               "ORDER BY update_time, user_id, id", (app,)).fetchall()
+        return listed_app_sessions(app, rows)
+
     def delete_session(self, app: str, user: str, session_id: str) -> None:
         """Delete a session, its events, runs and traces; its lease is ended but its
         epoch kept (a writer that held it can never write to a new session of that id)."""
@@ -324,13 +334,16 @@ class PostgresSessionStore:
 
     def append_events(self, app: str, user: str, session_id: str, events: list[Event],
                       end_run: tuple[str, str] | None = None, trace: PackedTrace | None = None,
-                      keep_turns: int = 20, lease: Lease | None = None) -> list[Event | None]:
+                      keep_turns: int = 20, lease: Lease | None = None,
+                      expected_events: int | None = None) -> list[Event | None]:
         """Persist ``events`` in order, each with its state delta, in ONE transaction
         (with ``end_run=(run_id, status)`` the end of that run, with ``trace`` one
         turn's spans, keeping the last ``keep_turns``): all of them or, on any error,
         none. With ``lease``, only while the session's lease is still that one
-        (LeaseLost otherwise). Returns each event as stored, or None for a partial
-        event or one whose id was already stored."""
+        (LeaseLost otherwise); with ``expected_events``, only while the session holds
+        that many events (StaleSession otherwise; its row is locked first, so two
+        writers of one copy cannot both pass). Returns each event as stored, or None
+        for a partial event or one whose id was already stored."""
         prepared = [prepared_event(event) for event in events]
         stored_events: list[Event | None] = []
         now = self.clock.current_time()
@@ -345,6 +358,9 @@ class PostgresSessionStore:
             seq_row = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=%s AND user_id=%s "
                                   "AND session_id=%s", (app, user, session_id)).fetchone()
             seq = int(seq_row[0]) if seq_row else 0
+            if expected_events is not None and seq != expected_events:
+                raise StaleSession(f"session {session_id!r} of {app}/{user} holds {seq} events, "
+                                   f"not the {expected_events} its writer read")
             scoped: list[tuple[dict[str, Any], dict[str, Any]]] = []
             for event, ready in zip(events, prepared, strict=True):
                 if ready is None:

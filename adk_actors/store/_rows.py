@@ -136,6 +136,11 @@ def listed_sessions(app: str, user: str, rows: list[tuple[str, str, float]]) -> 
     return [SessionData(app, user, sid, listed_state(state), [], updated) for sid, state, updated in rows]
 
 
+def listed_app_sessions(app: str, rows: list[tuple[str, str, str, float]]) -> list[SessionData]:
+    """(user, id, state, update time) rows as an app's listed sessions, without events."""
+    return [SessionData(app, user, sid, listed_state(state), [], updated) for user, sid, state, updated in rows]
+
+
 def caller_address(blob: bytes | None) -> Any:
     """The stored (pickled) address of a run's caller; None if absent or unreadable:
     the run still ends, its caller just cannot be told."""

@@ -44,6 +44,7 @@ from ._base import (
     SessionExists,
     SessionLimitReached,
     SessionNotFound,
+    StaleSession,
     StoreError,
     run_info_of,
     split_delta,
@@ -55,6 +56,7 @@ from ._rows import (
     event_span,
     event_trace_query,
     granted_epoch,
+    listed_app_sessions,
     listed_sessions,
     merged_state,
     prepared_event,
@@ -246,6 +248,14 @@ class SQLiteSessionStore:
                                     "ORDER BY update_time DESC", (app, user)).fetchall()
         return listed_sessions(app, user, rows)
 
+    def list_app_sessions(self, app: str) -> list[SessionData]:
+        """Every user's sessions of ``app``, without events, the least recently updated
+        first (then by user, then by id)."""
+        with self._lock:
+            rows = self._db.execute("SELECT user_id, id, state, update_time FROM sessions WHERE app_name=? "
+                                    "ORDER BY update_time, user_id, id", (app,)).fetchall()
+        return listed_app_sessions(app, rows)
+
     def delete_session(self, app: str, user: str, session_id: str) -> None:
         with self._tx() as db:
             deleted = db.execute("DELETE FROM sessions WHERE app_name=? AND user_id=? AND id=?",
@@ -270,13 +280,16 @@ class SQLiteSessionStore:
 
     def append_events(self, app: str, user: str, session_id: str, events: list[Event],
                       end_run: tuple[str, str] | None = None, trace: PackedTrace | None = None,
-                      keep_turns: int = 20, lease: Lease | None = None) -> list[Event | None]:
+                      keep_turns: int = 20, lease: Lease | None = None,
+                      expected_events: int | None = None) -> list[Event | None]:
         """Persist ``events`` in order, each with its state delta, in ONE transaction
         (and, with ``end_run=(run_id, status)``, the end of that run too; with ``trace``,
         one turn's spans, the session keeping the traces of its last ``keep_turns``
         turns): all of them or, on any error, none. With ``lease``, only while the
-        session's lease is still that one (LeaseLost otherwise). Returns each event as
-        stored, or None for a partial event or one whose id was already stored."""
+        session's lease is still that one (LeaseLost otherwise); with
+        ``expected_events``, only while the session holds that many events
+        (StaleSession otherwise). Returns each event as stored, or None for a partial
+        event or one whose id was already stored."""
         stored_events: list[Event | None] = []
         now = self.clock.current_time()
         # Serialized before the write lock is taken: the lock is held for SQL only.
@@ -291,6 +304,9 @@ class SQLiteSessionStore:
             state = json.loads(row[0])
             seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=? AND user_id=? "
                              "AND session_id=?", (app, user, session_id)).fetchone()[0]
+            if expected_events is not None and seq != expected_events:
+                raise StaleSession(f"session {session_id!r} of {app}/{user} holds {seq} events, "
+                                   f"not the {expected_events} its writer read")
             changed = False
             for event, ready in zip(events, prepared, strict=True):
                 stored = self._insert_event(db, app, user, session_id, seq + 1, event, ready)

@@ -1,0 +1,173 @@
+"""The invocation's agent run as google-adk 2.x runs its root node: with the agent's
+node settings, ``timeout``, ``retry_config`` and ``state_schema`` (every agent has
+them, see ``adk_actors.agents``). A workflow applies the same settings to its agent
+nodes itself (``adk_actors.workflow``).
+
+:func:`run_as_node`, in order, for each attempt: the agent runs (``agent.run(ctx)``,
+its hooks included); each event it yields that writes state is checked against the
+``state_schema`` of its author (the nearest agent up the tree that declares one; keys
+holding ``:`` pass), and a write the schema refuses fails the attempt with
+:class:`StateSchemaError` before that event is delivered; with a ``timeout`` the whole
+attempt, delivery of its events included, must end within that many seconds, else it
+is cancelled and fails with :class:`NodeTimeoutError`. A failed attempt becomes an
+error event of the agent (``error_code`` the exception's class name,
+``error_message`` its text); then, when ``retry_config`` allows another attempt
+(google-adk's count, delays and exception names), the agent runs again after the
+delay, seeing the session as it is now (the failed attempt's events included); else
+the exception is raised to the caller. A root ``Workflow`` is not run again: its own
+scheduler retries its nodes. A run that is stopped or cancelled (``RunStopped``,
+``RunCancelled``, asyncio's cancellation) is never an error event nor retried.
+
+An agent with none of these settings anywhere in its tree runs as it is, with no
+extra work per event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .._exceptions import RunStopped
+from .._node_settings import check_state_delta
+from .._tree import find_agent
+from .._types import Event
+from ..workflow import NodeTimeoutError, Workflow
+from ._context import InvocationContext, RunCancelled
+
+__all__ = ["retry_allowed", "retry_delays", "run_as_node", "schema_for"]
+
+
+def _declares_schema(agent: Any) -> bool:
+    if getattr(agent, "state_schema", None) is not None:
+        return True
+    return any(_declares_schema(child) for child in getattr(agent, "sub_agents", None) or ())
+
+
+def schema_for(root: Any, author: str) -> Any:
+    """The state schema that governs events of ``author``: its own, else the nearest
+    ancestor's (google-adk's inheritance); an author that is no agent of the tree (a
+    workflow's function node writes as its workflow): the root's."""
+    agent = find_agent(root, author) if author else None
+    agent = agent if agent is not None else root
+    while agent is not None:
+        schema = getattr(agent, "state_schema", None)
+        if schema is not None:
+            return schema
+        agent = getattr(agent, "parent_agent", None)
+    return None
+
+
+def retry_delays(config: Any) -> tuple[int, float, float, float, float]:
+    """(attempts in all, initial delay, max delay, backoff factor, jitter), google-adk's
+    defaults filled in; no config: one attempt."""
+    if config is None:
+        return 1, 0.0, 0.0, 0.0, 0.0
+    attempts = 5 if config.max_attempts is None else max(1, config.max_attempts)
+    return (attempts, 1.0 if config.initial_delay is None else config.initial_delay,
+            60.0 if config.max_delay is None else config.max_delay,
+            2.0 if config.backoff_factor is None else config.backoff_factor,
+            1.0 if config.jitter is None else config.jitter)
+
+
+def retry_allowed(config: Any, error: BaseException) -> bool:
+    """Whether ``error`` is one ``config`` retries (its class or a base class named)."""
+    names = None if config is None else config.exceptions
+    return names is None or any(cls.__name__ in names for cls in type(error).__mro__ if cls is not object)
+
+
+def _delay(config: Any, attempt: int) -> float:
+    """The wait after failed attempt number ``attempt`` (from 1), google-adk's rule:
+    exponential from the initial delay; with jitter, capped so the spread stays under
+    the max delay, then spread at random."""
+    _, initial, max_delay, factor, jitter = retry_delays(config)
+    delay = initial * factor ** (attempt - 1)
+    if jitter > 0:
+        delay = min(delay, max_delay / (1.0 + jitter))
+        delay = max(0.0, delay + random.uniform(-jitter * delay, jitter * delay))
+    return min(delay, max_delay)
+
+
+async def _checked(agent: Any, ctx: InvocationContext, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    """``events`` each checked against its author's state schema (see the module)."""
+    replay = ctx.replay
+    async for event in events:
+        if event.actions.state_delta and not (replay is not None and replay.was_replayed(event)):
+            check_state_delta(schema_for(agent, event.author), event.actions.state_delta)
+        yield event
+
+
+async def _timed(events: AsyncIterator[Event], timeout: float, name: str) -> AsyncIterator[Event]:
+    """``events`` produced on a task of their own that must end within ``timeout``
+    seconds, each handed over only when the caller asks for the next (so the time the
+    caller takes to deliver an event counts, as in google-adk); past the deadline the
+    task is cancelled and :class:`NodeTimeoutError` raised here."""
+    queue: asyncio.Queue[tuple[str, Any, asyncio.Future[None] | None]] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+
+    async def produce() -> None:
+        try:
+            async with asyncio.timeout(timeout):
+                async for event in events:
+                    taken: asyncio.Future[None] = loop.create_future()
+                    await queue.put(("event", event, taken))
+                    await taken
+        except TimeoutError:
+            await queue.put(("error", NodeTimeoutError(node_name=name, timeout=timeout), None))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # handed to the caller, which raises it
+            await queue.put(("error", exc, None))
+        else:
+            await queue.put(("done", None, None))
+
+    task = asyncio.create_task(produce())
+    try:
+        while True:
+            kind, item, taken = await queue.get()
+            if kind == "done":
+                return
+            if kind == "error":
+                raise item
+            yield item
+            if taken is not None and not taken.done():
+                taken.set_result(None)
+    finally:
+        if not task.done():
+            task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+    """Run ``agent`` (the invocation's agent, ``ctx`` made for it) with its node
+    settings; see the module for the order of things and what fails how."""
+    config = getattr(agent, "retry_config", None)
+    timeout = getattr(agent, "timeout", None)
+    schema = _declares_schema(ctx.root_agent) or _declares_schema(agent)
+    if config is None and timeout is None and not schema:
+        async for event in agent.run(ctx):
+            yield event
+        return
+    attempts = 1 if isinstance(agent, Workflow) else retry_delays(config)[0]
+    attempt = 1
+    while True:
+        events: AsyncIterator[Event] = agent.run(ctx)
+        if schema:
+            events = _checked(ctx.root_agent, ctx, events)
+        if timeout is not None:
+            events = _timed(events, timeout, agent.name)
+        try:
+            async for event in events:
+                yield event
+            return
+        except (RunStopped, RunCancelled, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            error = exc
+        yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error))
+        if attempt >= attempts or not retry_allowed(config, error):
+            raise error
+        await asyncio.sleep(_delay(config, attempt))
+        ctx.check_cancelled()
+        attempt += 1
