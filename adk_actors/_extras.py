@@ -18,6 +18,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "cryptography": ("crypto", "cryptography"),
     "opentelemetry": ("otel", "opentelemetry-api"),
     "nltk": ("eval", "nltk"),
+    "litellm": ("litellm", "litellm"),
 }
 
 

@@ -43,7 +43,7 @@ AREA_REASONS: dict[str, str] = {
     "labs": "google-adk's experiments: out of scope",
     "live": "live runs are `Runner.run_live` and `/run_live` here; google-adk's live internals are not mirrored",
     "memory": "the services are here (issue 52; the Vertex AI ones refused when made: no Google Cloud client)",
-    "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats; `Gemini` on the Gemini API and Vertex AI, `AnthropicLlm`, `Claude`, `Gemma`, `OpenAILlm`, `BaseLlm`, `LLMRegistry`, context caching through `ContextCacheConfig`); not built yet (issue 56): `ApigeeLlm`, `Gemma3Ollama`, `LiteLlm`'s calls (constructing one says so), the Interactions API, the live connections' classes",
+    "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats; `Gemini` on the Gemini API and Vertex AI, `AnthropicLlm`, `Claude`, `Gemma`, `OpenAILlm`, `LiteLlm` on the `litellm` extra, `BaseLlm`, `LLMRegistry`, context caching through `ContextCacheConfig`); not built yet (issue 56): `ApigeeLlm`, `Gemma3Ollama`, `LiteLlm`'s stream-chunk classes, the Interactions API, the live connections' classes",
     "optimization": "google-adk's prompt optimization (experimental): not built",
     "planners": "not built yet (issue 52)",
     "platform": "google-adk's platform shims (thread pools, time): nothing to mirror",

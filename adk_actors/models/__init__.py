@@ -1,8 +1,8 @@
 """Models: the protocol, the provider connectors (Gemini, Anthropic, OpenAI-compatible),
 resolution by name, typed errors, retries, and ScriptedModel for offline use; and
 google-adk's model classes on those connectors (``Gemini``, ``AnthropicLlm``,
-``Claude``, ``LiteLlm``, the ``BaseLlm`` base and ``LLMRegistry``; see ``_providers``
-and ``_llm_registry``), also at google-adk's module paths (``google_llm``,
+``Claude``, ``LiteLlm``, the ``BaseLlm`` base and ``LLMRegistry``; see ``_providers``,
+``_lite_llm`` and ``_llm_registry``), also at google-adk's module paths (``google_llm``,
 ``anthropic_llm``, ``lite_llm``, ``base_llm``, ``registry``).
 
 The connectors and what resolves a name to one are loaded on first use (PEP 562):
@@ -50,15 +50,16 @@ if TYPE_CHECKING:
     from ._gemini import GeminiModel, gemini_schema
     from ._gemma import Gemma
     from ._http import HttpModel, RetryPolicy, close_pooled_clients
+    from ._lite_llm import LiteLlm
     from ._openai import OpenAIModel
     from ._openai_llm import OpenAILlm
-    from ._providers import AnthropicLlm, Claude, Gemini, LiteLlm
+    from ._providers import AnthropicLlm, Claude, Gemini
     from ._registry import resolve_model
 
 _CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemini_schema": "._gemini",
                "HttpModel": "._http", "RetryPolicy": "._http", "close_pooled_clients": "._http",
                "OpenAIModel": "._openai", "resolve_model": "._registry", "AnthropicLlm": "._providers",
-               "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._providers",
+               "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._lite_llm",
                "Gemma": "._gemma", "OpenAILlm": "._openai_llm"}
 
 __all__ = [

@@ -31,11 +31,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .._types import LlmRequest, LlmResponse, fields_of_foreign
 from ._errors import MalformedResponse
 
-__all__ = ["BaseLlm", "LLMRegistry", "instance_of", "registered_by_user"]
+__all__ = ["LITE_LLM_MODELS", "BaseLlm", "LLMRegistry", "instance_of", "registered_by_user"]
 
 _log = logging.getLogger(__name__)
 
 _PROVIDERS = "adk_actors.models._providers"
+
+#: the names google-adk's ``LiteLlm`` serves (its provider prefixes), in its order
+LITE_LLM_MODELS = (r"openai/.*", r"azure/.*", r"azure_ai/.*", r"groq/.*", r"anthropic/.*", r"bedrock/.*",
+                   r"ollama/(?!gemma3).*", r"ollama_chat/.*", r"together_ai/.*", r"vertex_ai/.*", r"mistral/.*",
+                   r"deepseek/.*", r"fireworks_ai/.*", r"cohere/.*", r"databricks/.*", r"ai21/.*")
 
 #: regex -> the class, or (module, class name) for a built-in not loaded yet
 _entries: dict[str, type[BaseLlm] | tuple[str, str]] = {}
@@ -173,9 +178,9 @@ def registered_by_user(model: str) -> type[BaseLlm] | None:
 def _not_found(model: str) -> str:
     text = f"Model {model} not found."
     if "/" in model:
-        return text + ("\n\nA provider/model name is google-adk's LiteLlm, not built here yet: register a "
-                       "BaseLlm subclass for it (LLMRegistry.register), or name an OpenAI-compatible model "
-                       "'openai/<model>' with OPENAI_BASE_URL.")
+        return text + ("\n\nA provider/model name is google-adk's LiteLlm, which needs litellm: "
+                       "pip install 'adk-actors[litellm]' (or register a BaseLlm subclass for it with "
+                       "LLMRegistry.register).")
     return text + ("\n\nNames that resolve: gemini-* (Gemini), claude-* (Claude), the names a registered BaseLlm "
                    "subclass lists in supported_models(), or 'Class:model'.")
 
@@ -183,13 +188,11 @@ def _not_found(model: str) -> str:
 for _regexes, _name in (([r"gemini-.*", r"gemma-4.*", r"model-optimizer-.*",
                           r"projects\/.+\/locations\/.+\/endpoints\/.+",
                           r"projects\/.+\/locations\/.+\/publishers\/google\/models\/gemini.+"], "Gemini"),
-                        ([r"claude-.*"], "Claude"),
-                        ([r"openai/.*", r"azure/.*", r"azure_ai/.*", r"groq/.*", r"anthropic/.*", r"bedrock/.*",
-                          r"ollama/(?!gemma3).*", r"ollama_chat/.*", r"together_ai/.*", r"vertex_ai/.*",
-                          r"mistral/.*", r"deepseek/.*", r"fireworks_ai/.*", r"cohere/.*", r"databricks/.*",
-                          r"ai21/.*"], "LiteLlm")):
+                        ([r"claude-.*"], "Claude")):
     for _regex in _regexes:
         _entries[_regex] = (_PROVIDERS, _name)
+for _regex in LITE_LLM_MODELS:
+    _entries[_regex] = ("adk_actors.models._lite_llm", "LiteLlm")
 _entries[r"gemma-.*"] = ("adk_actors.models._gemma", "Gemma")  # Gemma 3 (after Gemini's gemma-4.*, as google-adk)
 for _regex in (r"gpt-.*", r"o\d+-.*"):
     _entries[_regex] = ("adk_actors.models._openai_llm", "OpenAILlm")

@@ -1,5 +1,5 @@
-"""google-adk's provider model classes on our connectors: ``Gemini``,
-``AnthropicLlm`` / ``Claude`` and ``LiteLlm``.
+"""google-adk's provider model classes on our connectors: ``Gemini`` and
+``AnthropicLlm`` / ``Claude``.
 
 Each is a :class:`BaseLlm` with google-adk's fields and defaults. The engine calls
 :meth:`connector`, which builds (once per instance, on the first call) our HTTP
@@ -13,14 +13,11 @@ interactions API.
 and ``GOOGLE_CLOUD_LOCATION`` are set; where google-adk then refuses, ours calls
 Anthropic's API (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``) as ``AnthropicLlm``
 does.
-``LiteLlm`` needs the ``litellm`` extra: without it the class imports, and making
-one raises ``ModuleNotFoundError`` naming the extra; with it, it is not built yet
-either (the same error says so).
+``LiteLlm`` (on the ``litellm`` library) is in ``_lite_llm``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 from collections.abc import AsyncGenerator
@@ -38,7 +35,7 @@ from ._llm_registry import BaseLlm
 from ._registry import anthropic_connector, gemini_connector
 from ._vertex import uses_vertex_ai, vertex_claude, vertex_gemini
 
-__all__ = ["AnthropicLlm", "Claude", "Gemini", "LiteLlm"]
+__all__ = ["AnthropicLlm", "Claude", "Gemini"]
 
 #: a Vertex AI model path: its project, location and model
 _VERTEX_NAME = re.compile(r"^projects/([^/]+)/locations/([^/]+)/(?:publishers/anthropic/models|endpoints)/([^/:]+)")
@@ -174,25 +171,3 @@ class Claude(AnthropicLlm):
             raise AuthenticationError(f"Claude {self.model!r} needs GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION "
                                       "(Claude on Vertex AI) or ANTHROPIC_API_KEY (Anthropic's API)")
         return super().build_connector()
-
-
-class LiteLlm(BaseLlm):
-    """google-adk's model through the ``litellm`` library: not built here yet (issue 56),
-    so that no extra installs a library nothing uses."""
-
-    @classmethod
-    def available(cls) -> bool:
-        """Whether the ``litellm`` library is installed (LLMRegistry skips LiteLlm without it)."""
-        return importlib.util.find_spec("litellm") is not None
-
-    def __init__(self, model: str, **kwargs: Any) -> None:
-        """Raises a ModelError (``unsupported``): the LiteLLM connector is not built yet;
-        it names the OpenAI-compatible route that is."""
-        raise ModelError(f"LiteLlm({model!r}): models through litellm are not built yet (issue 56); an "
-                         "OpenAI-compatible server is reached with model='openai/<model>' and OPENAI_BASE_URL",
-                         error_type="unsupported")
-
-    async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False
-                                     ) -> AsyncGenerator[LlmResponse, None]:
-        raise ModelError("LiteLlm is not built yet", error_type="unsupported")
-        yield  # an async generator

@@ -15,6 +15,9 @@ Names, in the order they are tried:
 * ``claude-*``: Anthropic's Messages API;
 * ``openai/<model>``: OpenAI's Chat Completions API (``<model>`` sent);
 * ``gpt-*`` / ``o<n>-*``: google-adk's ``OpenAILlm``; ``gemma-*`` (Gemma 3): ``Gemma``;
+* another of google-adk's ``LiteLlm`` prefixes (``groq/``, ``anthropic/``,
+  ``ollama_chat/``...): ``LiteLlm`` on litellm, which reads its own variables
+  (``GROQ_API_KEY``...); without the ``litellm`` extra a ModelError naming it;
 * anything else: a :class:`ModelError` (``error_type="unknown_model"``).
 
 The environment variables (read at each resolution, from ``os.environ`` or the
@@ -51,7 +54,7 @@ from ._anthropic import AnthropicModel
 from ._base import ModelError
 from ._errors import AuthenticationError
 from ._gemini import GeminiModel
-from ._llm_registry import LLMRegistry, instance_of, registered_by_user
+from ._llm_registry import LITE_LLM_MODELS, LLMRegistry, instance_of, registered_by_user
 from ._openai import OpenAIModel
 from ._vertex import uses_vertex_ai, vertex_gemini
 
@@ -110,5 +113,10 @@ def resolve_model(name: str, *, env: Mapping[str, str] | None = None, base_urls:
                            **options)
     if _LLM_CLASSES.fullmatch(name):  # google-adk's OpenAILlm (gpt-*, o1-*...) and Gemma (gemma-3...)
         return instance_of(LLMRegistry.resolve(name), name)
+    if any(re.fullmatch(regex, name) for regex in LITE_LLM_MODELS):
+        try:  # google-adk's LiteLlm (groq/..., anthropic/..., ollama_chat/...), with the litellm extra
+            return instance_of(LLMRegistry.resolve(name), name)
+        except ValueError as exc:
+            raise ModelError(str(exc), error_type="unknown_model") from None
     raise ModelError(f"no provider for model {name!r}: use gemini-*, claude-*, openai/<model>, or configure a "
                      f"base URL for it", error_type="unknown_model")

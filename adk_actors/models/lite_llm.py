@@ -1,5 +1,5 @@
 """google-adk's import path of ``LiteLlm`` (it needs the ``litellm`` extra)."""
 
-from ._providers import LiteLlm
+from ._lite_llm import LiteLlm, LiteLLMClient
 
-__all__ = ["LiteLlm"]
+__all__ = ["LiteLLMClient", "LiteLlm"]
