@@ -18,6 +18,11 @@ pytest.importorskip("google.adk")
 TABLE = Path(__file__).with_name("google_adk_name_table.py")
 
 
+#: Importing every google-adk module takes ~30 s on an idle machine; its fixture's own
+#: deadline (300 s) holds at load, so the tests' deadline must not be shorter.
+pytestmark = pytest.mark.timeout(360)
+
+
 @pytest.fixture(scope="module")
 def table() -> dict[str, Any]:
     done = subprocess.run([sys.executable, str(TABLE), "--json"], capture_output=True, text=True, timeout=300,
