@@ -54,7 +54,7 @@ AREA_REASONS: dict[str, str] = {
     "telemetry": "telemetry is `adk_actors.telemetry` and `adk_actors.otel` here",
     "tools": "not built yet (issues 52, 56): Google Cloud tools, and the rest of the built-in tools",
     "utils": "google-adk's helpers: nothing a user imports",
-    "workflow": "graph workflows are `adk_actors.workflow` (issue 55), `RequestInput` at `adk_actors.events`; not built yet: dynamic nodes (`Node`, `node`, `ctx.run_node`), parallel workers",
+    "workflow": "graph workflows are `adk_actors.workflow` (issue 55), `RequestInput` at `adk_actors.events`, with `node`, `Node` and parallel workers; not built yet: `ctx.run_node` of an agent (function nodes only), `node()`'s `auth_config`, `require_confirmation` and `parameter_binding='node_input'`",
 }
 
 

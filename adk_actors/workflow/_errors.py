@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from .._exceptions import AdkError, AgentDefinitionError
 
-__all__ = ["GraphValidationError", "NodeTimeoutError", "WorkflowConfigurationError", "WorkflowDataError",
-           "WorkflowResumeError"]
+__all__ = ["GraphValidationError", "NodeProcessError", "NodeTimeoutError", "UnpicklableNodeError",
+           "WorkflowConfigurationError", "WorkflowDataError", "WorkflowResumeError"]
 
 
 class WorkflowConfigurationError(AgentDefinitionError):
@@ -39,3 +39,25 @@ class WorkflowResumeError(AdkError):
     resume a workflow graph at the node runs it was in: its committed events name nodes
     that the workflow's graph no longer has (the app changed since the run was
     interrupted). Nothing runs; the committed events stay in the session."""
+
+
+class UnpicklableNodeError(WorkflowConfigurationError):
+    """A function node asked to run in processes (``node(..., processes=True)``) whose
+    function, arguments or result cannot cross to another process: a lambda or a
+    function defined inside another (a process finds a function by its module and
+    name), a value pickle refuses. It names the node."""
+
+    def __init__(self, *, node_name: str, reason: str) -> None:
+        super().__init__(f"node {node_name!r} cannot run in another process: {reason}")
+        self.node_name = node_name
+        self.reason = reason
+
+
+class NodeProcessError(AdkError):
+    """The process a function node's call ran in died before it answered (killed,
+    out of memory) or could not start; it names the node."""
+
+    def __init__(self, *, node_name: str, reason: str) -> None:
+        super().__init__(f"node {node_name!r}: its process {reason}")
+        self.node_name = node_name
+        self.reason = reason

@@ -31,6 +31,7 @@ from pydantic import (
 from .._types import Content, Event, EventActions, State
 from ._errors import WorkflowConfigurationError, WorkflowDataError
 from ._input import RequestInput, request_input_event
+from ._processes import ProcessPool, Shipment, shipment
 
 __all__ = ["ROUTE_KEY", "START", "BaseNode", "Context", "FunctionNode", "JoinNode", "RetryConfig", "as_node", "node_event"]
 
@@ -73,11 +74,16 @@ class Context:
     node's output event), ``route`` (set it to choose the node's outgoing edges),
     ``actions`` (``actions.state_delta``), ``session``, ``invocation_id``, ``branch``,
     ``node_path``, ``run_id``, ``user_content`` and ``resume_inputs`` (the answers to
-    the node's requests for input, by interrupt id, when it runs again answered)."""
+    the node's requests for input, by interrupt id, when it runs again answered).
+    Inside a graph run: ``run_node`` (a node run as a child of this one) and
+    ``processes``, the run's :class:`ProcessPool` (see ``_processes``)."""
 
     def __init__(self, invocation: Any, *, node_path: str, run_id: str,
-                 resume_inputs: dict[str, Any] | None = None) -> None:
+                 resume_inputs: dict[str, Any] | None = None, processes: ProcessPool | None = None,
+                 child_runner: Callable[..., Any] | None = None) -> None:
         self._invocation = invocation
+        self.processes = processes
+        self._child_runner = child_runner
         self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
         self.actions = EventActions()
         self.state = State(invocation.session.state, self.actions.state_delta)
@@ -104,6 +110,22 @@ class Context:
     @property
     def invocation_context(self) -> Any:
         return self._invocation
+
+    async def run_node(self, node: Any, node_input: Any = None, *, use_sub_branch: bool = False) -> Any:
+        """Run ``node`` (a BaseNode, or a function made a :class:`FunctionNode`) as a
+        child of this node run and return its output (google-adk's ``ctx.run_node``, for
+        function nodes): its path ``<this node's path>/<name>@<n>`` (``n`` counts its
+        runs under this one), on a branch of its own under this one's with
+        ``use_sub_branch``; its events committed one by one, its ``retry_config`` and
+        ``timeout`` applied. It fails with the child's error, after the child's error
+        event. An agent, or a call outside a graph run: :class:`WorkflowConfigurationError`."""
+        if self._child_runner is None:
+            raise WorkflowConfigurationError("ctx.run_node runs a node only inside a workflow graph's run")
+        child = as_node(node)
+        if not isinstance(child, BaseNode):
+            raise WorkflowConfigurationError(
+                f"ctx.run_node runs function nodes (BaseNodes) here; {getattr(child, 'name', child)!r} is an agent")
+        return await self._child_runner(child, node_input, use_sub_branch)
 
     def take_state_delta(self) -> dict[str, Any]:
         """The state written since the last call (then forgotten here)."""
@@ -208,15 +230,24 @@ class FunctionNode(BaseNode):
     A sync function runs on a worker thread, off the event loop. On resume, a run that
     had started and not finished may have had its effect: it runs again only when
     ``rerun_on_resume`` is True or the function is marked ``@idempotent`` (as a tool);
-    by default it needs a decision, as a tool call does (see ``_run``)."""
+    by default it needs a decision, as a tool call does (see ``_run``).
+
+    ``processes=True`` (our extension, see ``_processes``): the function runs in a
+    process of the run's pool instead of on a thread, so that CPU-bound calls use
+    several cores. It must be a plain sync function at module level that does not
+    take ``ctx``; else the node is refused when built (:class:`UnpicklableNodeError`,
+    :class:`WorkflowConfigurationError`)."""
 
     _func: Callable[..., Any] = PrivateAttr()
+    _shipment: Shipment | None = PrivateAttr(default=None)
     _signature: inspect.Signature = PrivateAttr()
     _hints: dict[str, Any] = PrivateAttr()
 
     def __init__(self, *, func: Callable[..., Any], name: str | None = None, retry_config: RetryConfig | None = None,
-                 timeout: float | None = None, rerun_on_resume: bool = False, description: str | None = None) -> None:
-        """Raises :class:`WorkflowConfigurationError` when ``func`` is not callable or has no name."""
+                 timeout: float | None = None, rerun_on_resume: bool = False, description: str | None = None,
+                 processes: bool = False) -> None:
+        """Raises :class:`WorkflowConfigurationError` when ``func`` is not callable or has
+        no name, or (``processes=True``) cannot run in a process (see the class)."""
         if not callable(func):
             raise WorkflowConfigurationError(f"a FunctionNode needs a callable, got {func!r}")
         name = name or getattr(func, "__name__", None)
@@ -225,6 +256,8 @@ class FunctionNode(BaseNode):
         super().__init__(name=name, retry_config=retry_config, timeout=timeout, rerun_on_resume=rerun_on_resume,
                          description=description if description is not None else inspect.getdoc(func) or "")
         self._func = func
+        if processes:
+            self._shipment = shipment(func, name)
         self._signature = inspect.signature(func)
         try:
             self._hints = typing.get_type_hints(func)
@@ -234,6 +267,17 @@ class FunctionNode(BaseNode):
     @property
     def func(self) -> Callable[..., Any]:
         return self._func
+
+    @property
+    def processes(self) -> bool:
+        """Does the function run in a process of the run's pool (see the class)?"""
+        return self._shipment is not None
+
+    def in_processes(self) -> FunctionNode:
+        """This node, its function run in processes (see the class)."""
+        copied = self.model_copy()
+        copied._shipment = shipment(self._func, self.name)
+        return copied
 
     def _coerce(self, name: str, value: Any) -> Any:
         hint = self._hints.get(name)
@@ -299,6 +343,12 @@ class FunctionNode(BaseNode):
                 yield self._event(ctx, item)
         elif inspect.iscoroutinefunction(func):
             yield _with_route(self._event(ctx, await func(**arguments)), ctx)
+        elif self._shipment is not None:
+            pool = getattr(ctx, "processes", None)
+            if pool is None:
+                raise WorkflowConfigurationError(
+                    f"node {self.name!r} runs in processes: it runs only in a workflow graph's run, which owns them")
+            yield _with_route(self._event(ctx, await pool.call(self.name, self._shipment, arguments)), ctx)
         else:
             yield _with_route(self._event(ctx, await asyncio.to_thread(func, **arguments)), ctx)
 

@@ -30,6 +30,13 @@ replay (``CONTINUATION``) and resumes as below; a node found asking is still wai
 without an answer; answered, it finishes with the answer as its output, or with
 ``rerun_on_resume=True`` runs again with ``ctx.resume_inputs``.
 
+A node's ``ctx.run_node`` (a parallel worker's items, see ``_parallel_worker``) runs a
+node as a child of that node run (``run_child``): path ``<its path>/<name>@<n>``, its
+events committed one by one, retried and timed as a node is; a child that fails makes
+its error event, and the node that fails with its error makes none of its own. The
+graph run owns a process pool (``_processes``) for its nodes that run in processes
+(``processes=True``); it closes it when it ends, whichever way.
+
 A node that raises (or outlives its ``timeout``: :class:`NodeTimeoutError`, or gives a
 second output: ValueError) makes an error event (``error_code`` the exception's class
 name, ``error_message`` its text, with the state the node wrote); its ``retry_config``
@@ -54,7 +61,9 @@ without one the run stops with ``NeedsDecision`` before it starts. A join fed by
 finished runs waits only for the runs still missing. Whatever stops the run for a
 decision lets the node runs already running finish (and commit) first. A node run
 triggered by one that ran live cannot have run before: it runs live. Committed node
-paths the graph does not have: :class:`WorkflowResumeError`.
+paths the graph does not have: :class:`WorkflowResumeError`. A parallel worker runs
+again (``rerun_on_resume=True``, as google-adk's): its items whose output is on record
+give it without running again; the others run again, without a decision.
 """
 
 from __future__ import annotations
@@ -85,6 +94,8 @@ from ._errors import (
 from ._graph import Graph
 from ._input import AskKey, Continuation, Record, interrupt_ids
 from ._nodes import ROUTE_KEY, START, BaseNode, Context, FunctionNode, JoinNode, node_event
+from ._parallel_worker import REPORTED
+from ._processes import ProcessPool
 
 __all__ = ["CONTINUATION", "Frame", "run_graph", "take_frame"]
 
@@ -287,6 +298,7 @@ class _GraphRun:
         self.order = itertools.count()  # ties among finished runs: first come, first taken
         self.keys: dict[str, float] = {}  # running node -> its ``ends`` position (inf: not finished)
         self.queue: asyncio.Queue[tuple[str, Any, Any]] = asyncio.Queue()
+        self.pool = ProcessPool()  # the processes of its nodes that ask for them; none until one does
 
     # -- events ---------------------------------------------------------------------
 
@@ -315,16 +327,30 @@ class _GraphRun:
     # -- one node -------------------------------------------------------------------
 
     async def run_function_node(self, node: BaseNode, ctx: Any, path: str, run: int, node_input: Any,
-                                terminal: bool, resume_inputs: dict[str, Any] | None = None) -> _Outcome:
+                                terminal: bool, resume_inputs: dict[str, Any] | None = None,
+                                recorded: list[Event] | None = None) -> _Outcome:
         """A BaseNode's run: its events stamped and committed one by one; a second output
         is an error (a node gives at most one); the state it wrote last and the route it
         chose with ``ctx.route`` go out in one more event; a node that asked for input
-        (a :class:`RequestInput`) waits (its outcome ``waiting``). Failing, it raises
-        :class:`_Failed` with the state it had written and not yet sent."""
+        (a :class:`RequestInput`) waits (its outcome ``waiting``); the state it wrote
+        before an event it made goes with that event. Failing, it raises
+        :class:`_Failed` with the state it had written and not yet sent. Its ``ctx``
+        runs child nodes (``run_node``, see ``run_child``; ``recorded``: this run's
+        committed events, on resume) and holds the run's process pool."""
         outcome = _Outcome()
-        node_ctx = Context(ctx, node_path=path, run_id=str(run), resume_inputs=resume_inputs)
+        children: dict[str, int] = {}
+
+        async def run_child(child: BaseNode, child_input: Any, use_sub_branch: bool) -> Any:
+            return await self.run_child(ctx, path, children, recorded or [], child, child_input, use_sub_branch)
+
+        node_ctx = Context(ctx, node_path=path, run_id=str(run), resume_inputs=resume_inputs, processes=self.pool,
+                           child_runner=run_child)
         try:
             async for event in node.run(ctx=node_ctx, node_input=node_input):
+                pending = node_ctx.take_state_delta() if not event.partial else {}
+                if pending:  # the state it wrote goes with the event it made next (as google-adk's)
+                    event = event.model_copy(update={"actions": event.actions.model_copy(
+                        update={"state_delta": {**event.actions.state_delta, **pending}})})
                 event = self.stamp(event, ctx, path, terminal)
                 if event.output is not None:
                     _storable(node.name, event.output)
@@ -340,6 +366,8 @@ class _GraphRun:
         except (_Failed, asyncio.CancelledError):
             raise
         except Exception as exc:
+            if getattr(exc, REPORTED, False):
+                raise  # a child node run's error, its event committed already
             raise _Failed(exc, node_ctx.take_state_delta()) from exc
         delta = node_ctx.take_state_delta()
         chosen = node_ctx.route if outcome.route is None else None
@@ -423,46 +451,94 @@ class _GraphRun:
         if not recorded and getattr(ctx, "replay", None) is not None:
             ctx = dataclasses.replace(ctx, replay=None)
         terminal = self.graph.is_terminal(name)
-        attempts, delay, max_delay, factor, jitter = _delays(getattr(node, "retry_config", None))
-        timeout = getattr(node, "timeout", None)
         try:
             record, resumed, first = await self.resume_node(found, ctx, path, terminal)
-            answers = found.resume_inputs if found is not None else None
-            for attempt in range(min(first, attempts), attempts + 1):
-                if resumed is not None:
-                    outcome = resumed
-                    break
-                delta: dict[str, Any] = {}
-                try:
-                    async with asyncio.timeout(timeout):
-                        if isinstance(node, BaseNode):
-                            outcome = await self.run_function_node(node, ctx, path, run, node_input, terminal,
-                                                                   answers)
-                        else:
-                            outcome = await self.run_agent_node(node, ctx, path, node_input, terminal, record)
-                    break
-                except TimeoutError:
-                    error: Exception = NodeTimeoutError(node_name=name, timeout=timeout or 0.0)
-                except RunStopped:
-                    raise  # a decision is needed, or was made to end the run: no node error
-                except _Failed as failed:
-                    error, delta = failed.error, failed.delta
-                except Exception as exc:
-                    error = exc
-                record = None  # a retry runs live
-                failure = node_event(state=delta).model_copy(update={
-                    "error_code": type(error).__name__, "error_message": str(error)})
-                await self.emit(self.stamp(failure, ctx, path, terminal))
-                if attempt == attempts or not _retries(getattr(node, "retry_config", None), error):
-                    raise error
-                wait = min(delay * factor ** (attempt - 1), max_delay)
-                await asyncio.sleep(wait * (1 + jitter * (random.random() * 2 - 1)) if jitter else wait)
+            outcome = resumed if resumed is not None else await self.attempts(
+                node, ctx, path, run, node_input, terminal, first=first, record=record,
+                answers=found.resume_inputs if found is not None else None,
+                recorded=found.events if found is not None else None)
             outcome.branch = branch
             await self.queue.put(("wait" if outcome.waiting else "done", name, outcome))
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
             await self.queue.put(("error", name, exc))
+
+    async def attempts(self, node: Any, ctx: Any, path: str, run: int, node_input: Any, terminal: bool, *,
+                       first: int = 1, record: Any = None, answers: dict[str, Any] | None = None,
+                       recorded: list[Event] | None = None) -> _Outcome:
+        """A node run's attempts, from attempt ``first`` (on resume, the failed ones on
+        record counted), each within the node's ``timeout``: its outcome once one
+        succeeds. Each failed attempt makes an error event (``error_code`` the class
+        name, ``error_message`` the text, with the state it wrote), unless a child node
+        run made it already (``REPORTED``); the next waits as ``retry_config`` says;
+        past its attempts, or on an exception it does not retry, the error is raised."""
+        attempts, delay, max_delay, factor, jitter = _delays(getattr(node, "retry_config", None))
+        timeout = getattr(node, "timeout", None)
+        attempt = min(first, attempts)
+        while True:
+            delta: dict[str, Any] = {}
+            try:
+                async with asyncio.timeout(timeout):
+                    if isinstance(node, BaseNode):
+                        return await self.run_function_node(node, ctx, path, run, node_input, terminal, answers,
+                                                            recorded)
+                    return await self.run_agent_node(node, ctx, path, node_input, terminal, record)
+            except TimeoutError:
+                error: Exception = NodeTimeoutError(node_name=node.name, timeout=timeout or 0.0)
+            except RunStopped:
+                raise  # a decision is needed, or was made to end the run: no node error
+            except _Failed as failed:
+                error, delta = failed.error, failed.delta
+            except Exception as exc:
+                error = exc
+            record = None  # a retry runs live
+            if not getattr(error, REPORTED, False):
+                failure = node_event(state=delta).model_copy(update={
+                    "error_code": type(error).__name__, "error_message": str(error)})
+                await self.emit(self.stamp(failure, ctx, path, terminal))
+            if attempt >= attempts or not _retries(getattr(node, "retry_config", None), error):
+                raise error
+            wait = min(delay * factor ** (attempt - 1), max_delay)
+            await asyncio.sleep(wait * (1 + jitter * (random.random() * 2 - 1)) if jitter else wait)
+            attempt += 1
+
+    async def run_child(self, ctx: Any, parent: str, counters: dict[str, int], recorded: list[Event], node: BaseNode,
+                        node_input: Any, use_sub_branch: bool) -> Any:
+        """``node`` run as a child of node run ``parent`` (``ctx.run_node``), in order:
+        its run number is the next of its name under ``parent`` (path
+        ``<parent>/<name>@<n>``); with ``use_sub_branch`` it runs on branch
+        ``<branch>.<name>@<n>``; on resume, a child run whose output is on record
+        (``recorded``: the parent run's committed events) gives that output and does
+        not run again; else it runs as a node does (``attempts``), not terminal, and
+        its output is returned. Failing, its error is raised marked ``REPORTED`` (its
+        error event is committed); asking for input: :class:`WorkflowConfigurationError`
+        (not supported for a child here yet)."""
+        run = counters[node.name] = counters.get(node.name, 0) + 1
+        path = f"{parent}/{node.name}@{run}"
+        branch = ctx.branch or ""
+        if use_sub_branch:
+            branch = f"{branch}.{node.name}@{run}" if branch else f"{node.name}@{run}"
+        for event in recorded:
+            if event.node_info is not None and event.node_info.path == path and path in (
+                    event.node_info.output_for or []):
+                return _recorded_output(event)
+        try:
+            outcome = await self.attempts(node, dataclasses.replace(ctx, branch=branch or None), path, run,
+                                          node_input, False)
+        except RunStopped:
+            raise
+        except Exception as exc:
+            try:
+                setattr(exc, REPORTED, True)
+            except AttributeError:
+                pass
+            raise
+        if outcome.waiting:
+            raise WorkflowConfigurationError(
+                f"node run {path} asked for input: a node run by ctx.run_node (a parallel worker's item) cannot "
+                f"wait for input here yet")
+        return outcome.output
 
     # -- resume ---------------------------------------------------------------------
 
@@ -757,9 +833,12 @@ class _GraphRun:
             if stopped is not None:
                 raise stopped
         finally:
-            for task in running.values():
-                task.cancel()
-            await asyncio.gather(*running.values(), return_exceptions=True)
+            try:
+                for task in running.values():
+                    task.cancel()
+                await asyncio.gather(*running.values(), return_exceptions=True)
+            finally:
+                self.pool.close()  # its processes end with the run, whichever way it ends
         if self.frame.outputs > 1:
             raise WorkflowConfigurationError(
                 f"workflow {self.workflow.name!r}: {self.frame.outputs} terminal nodes gave an output; "

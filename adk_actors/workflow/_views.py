@@ -39,6 +39,8 @@ def _settings(node: Any) -> dict[str, Any]:
         found["retry_config"] = retry.model_dump(mode="python", exclude_none=True)
     if getattr(node, "timeout", None) is not None:
         found["timeout"] = node.timeout
+    if getattr(node, "max_parallel_workers", None) is not None:  # a parallel worker's limit
+        found["max_parallel_workers"] = node.max_parallel_workers
     return found
 
 
