@@ -59,6 +59,7 @@ __all__ = [
     "LiveWorkers",
     "ResetSession",
     "ResumeRun",
+    "RewindSession",
     "RunAccepted",
     "RunDone",
     "RunFailed",
@@ -95,8 +96,10 @@ __all__ = [
 #: 13 added durable runs: ``RunRequest.resume`` and ``decisions``, the failure reason
 #: ``needs_decision``, ``RunFailed.resumed_as``, ``LastRun``;
 #: 14 added ``FollowRun``: a caller joins a run another request started;
-#: 15 added ``RunRequest.create_session`` (google-adk's ``auto_create_session``).
-PROTOCOL_VERSION = 15
+#: 15 added ``RunRequest.create_session`` (google-adk's ``auto_create_session``);
+#: 16 added ``RewindSession`` (google-adk's ``Runner.rewind_async``) and the error code
+#: ``invocation_not_found``.
+PROTOCOL_VERSION = 16
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -105,7 +108,8 @@ PROBE = "probe"
 
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",
-               "limit_exceeded", "session_unreadable", "internal_error", "session_failed", "session_elsewhere")
+               "limit_exceeded", "session_unreadable", "internal_error", "session_failed", "session_elsewhere",
+               "invocation_not_found")
 
 #: Why a run failed (``RunFailed.reason``).
 FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error", "needs_decision")
@@ -347,6 +351,22 @@ class UpdateState(_SessionRef):
     set to None is deleted) and answers the session as ``GetSession`` would."""
 
     state_delta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RewindSession(_SessionRef):
+    """Take a session back to before invocation ``rewind_before_invocation_id``
+    (google-adk's ``Runner.rewind_async``): the session's partition builds the rewind
+    event from its own view (``_rewind.rewind_event``: the state changes since undone)
+    and commits it as any event, answering the session as ``GetSession`` would.
+    ``artifact_delta`` holds the artifact versions the caller already saved back (the
+    partition holds no artifacts), computed from the session's first
+    ``expected_events`` events: a session that has more by then, or a run in progress,
+    is refused ``busy``; an invocation the session never had ``invocation_not_found``."""
+
+    rewind_before_invocation_id: str = ""
+    artifact_delta: dict[str, int] = field(default_factory=dict)
+    expected_events: int = 0
 
 
 @dataclass(frozen=True)

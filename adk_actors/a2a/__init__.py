@@ -4,12 +4,15 @@ agent. ``pip install 'adk-actors[a2a]'``.
 * :func:`agent_card`: an app's agent card, made from its agent tree;
 * :class:`RunnerExecutor`: a2a-sdk's ``AgentExecutor`` that runs A2A tasks as the
   runs of an app's Runner (the HTTP front door serves it at ``/a2a/{app}``);
-* :class:`RemoteA2aAgent`: any A2A agent as a sub-agent (or, in ``AgentTool``, a tool).
+* :class:`RemoteA2aAgent`: any A2A agent as a sub-agent (or, in ``AgentTool``, a tool),
+  made as google-adk's (``agent_card``: a card, its URL or its file) or from ``card_url``;
+  :class:`AgentCardResolutionError` when its card cannot be had.
 """
 
+from ..agents.remote_a2a_agent import A2AClientError, AgentCardResolutionError, RemoteA2aAgent
 from ._card import agent_card
 from ._executor import RunnerExecutor
 from ._parts import a2a_parts, content_of
-from ._remote import RemoteA2aAgent
 
-__all__ = ["RemoteA2aAgent", "RunnerExecutor", "a2a_parts", "agent_card", "content_of"]
+__all__ = ["A2AClientError", "AgentCardResolutionError", "RemoteA2aAgent", "RunnerExecutor", "a2a_parts",
+           "agent_card", "content_of"]

@@ -76,6 +76,7 @@ from ..messages import (
     LiveWorkers,
     ResetSession,
     ResumeRun,
+    RewindSession,
     RunFailed,
     RunRequest,
     RunStatus,
@@ -168,7 +169,7 @@ class _Faults:
 #: until the session is deleted or more watch it.
 _MAX_WATCHERS = 16
 
-_ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput)
+_ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput, RewindSession)
 _SESSION_REQUESTS = (*_ROUTED, CreateSession, DeleteSession)  # each names one session (its ``key``)
 _READS = (ListSessions, GetTrace, GetEventTrace, LastRun)  # change nothing: a failure leaves nothing to drop
 
@@ -462,6 +463,9 @@ class SessionPartition(GenServer):
             return session.cancel(request.run_id)
         if isinstance(request, LiveInput):
             return session.live_input(request.run_id, request.request)
+        if isinstance(request, RewindSession):
+            return session.rewind(request.rewind_before_invocation_id, dict(request.artifact_delta),
+                                  request.expected_events)
         if request.key in self.leaving and not isinstance(request, FollowRun):
             # Going home once its runs end: no new run starts here (the caller asks
             # again, and is then sent to the home).

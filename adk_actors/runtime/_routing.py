@@ -40,6 +40,7 @@ from .._exceptions import (
     HostError,
     InternalError,
     InvalidRequestError,
+    InvocationNotFoundError,
     LimitExceededError,
     NotFoundError,
     SessionBusyError,
@@ -83,6 +84,7 @@ _ERRORS: dict[str, type[AdkError]] = {
     "internal_error": InternalError,
     "session_failed": SessionFailedError,
     "session_elsewhere": SessionElsewhereError,
+    "invocation_not_found": InvocationNotFoundError,
 }
 
 

@@ -12,10 +12,13 @@ only through ``self._router``.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
-from .._types import Part
+from .._exceptions import SessionNotFoundError
+from .._rewind import is_tombstone, rewind_event
+from .._types import Part, RunConfig
 from ..messages import (
     CrashSession,
     CreateSession,
@@ -28,6 +31,7 @@ from ..messages import (
     LastRun,
     ListSessions,
     ResetSession,
+    RewindSession,
     RunInfo,
     SessionInfo,
     SessionStatus,
@@ -113,6 +117,37 @@ class SessionCalls:
             UpdateState(self._router.app_name, user_id, session_id, dict(state_delta)), session_id, user_id)
         return result
 
+    async def rewind_async(self, *, user_id: str, session_id: str, rewind_before_invocation_id: str,
+                           run_config: RunConfig | None = None) -> None:
+        """google-adk's rewind, on the host: take the session back to before the
+        invocation ``rewind_before_invocation_id`` (as the in-process Runner's; the
+        events stay, the request compiler no longer sends the rewound ones to a model).
+        In order, on a thread of its own: the session is read (missing:
+        :class:`SessionNotFoundError`, unless the Runner creates sessions: then it is
+        created); the invocation's first event is found (none:
+        :class:`InvocationNotFoundError`, a ``ValueError``, and nothing is written); each
+        session artifact changed since is saved back through the host's artifact service
+        (a copy of its version then, or the tombstone google-adk loads as absent); the
+        session's partition then builds the rewind event (the state changes undone) and
+        commits it, refusing :class:`SessionBusyError` while a run is in progress or when
+        the session changed since it was read (the artifact versions saved by such a
+        refused rewind stay, newer than the session's record of them: rewind again).
+        ``run_config`` is taken and not used, as in google-adk."""
+        await asyncio.to_thread(self._rewind, user_id, session_id, rewind_before_invocation_id)
+
+    def _rewind(self, user_id: str, session_id: str, invocation_id: str) -> None:
+        app_name = self._router.app_name
+        try:
+            info = self.get_session(user_id, session_id)
+        except SessionNotFoundError:
+            if not getattr(self, "auto_create_session", False):
+                raise
+            info = self.create_session(user_id, session_id)  # as google-adk's: then the invocation is not found
+        planned = rewind_event(info.events, info.state, invocation_id, _HostArtifacts(self._router),
+                               (app_name, user_id, session_id))
+        self._router.call(RewindSession(app_name, user_id, session_id, invocation_id,
+                                        dict(planned.actions.artifact_delta), len(info.events)), session_id, user_id)
+
     def crash_session(self, user_id: str, session_id: str, reason: str = "crashed on request") -> SessionStatus:
         """Crash the session as a failing handler would (fault injection): its runs end
         ``interrupted``, it is read from the store on its next request, and the crash
@@ -157,7 +192,7 @@ class ServiceCalls:
         """Artifact ``name`` at ``version`` (the latest when None), or None."""
         found: Part | None = self._router.service("artifacts", LoadArtifact(self._router.app_name, user_id,
                                                                             session_id, name, version))
-        return found
+        return None if is_tombstone(found) else found  # a version a session rewind removed
 
     def list_artifacts(self, user_id: str, session_id: str) -> list[str]:
         names: list[str] = self._router.service("artifacts", ListArtifacts(self._router.app_name, user_id,
@@ -211,3 +246,17 @@ class ServiceCalls:
         failures, when it may close...), by model name."""
         states: dict[str, Any] = self._router.service("breakers", BreakerStatus())
         return states
+
+
+class _HostArtifacts:
+    """The host's artifact service as ``_rewind.rewind_event`` uses it (``load``, ``save``)."""
+
+    def __init__(self, router: Router) -> None:
+        self.router = router
+
+    def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Part | None:
+        found: Part | None = self.router.service("artifacts", LoadArtifact(app, user, session, name, version))
+        return found
+
+    def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
+        return int(self.router.service("artifacts", SaveArtifact(app, user, session, name, part, None)))

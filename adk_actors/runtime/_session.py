@@ -46,7 +46,9 @@ from typing import Any, Protocol
 
 from supervision import BadRequest, CallError
 
-from .._types import Event, EventActions, LiveRequest, RunConfig, apply_state_delta
+from .._exceptions import InvocationNotFoundError
+from .._rewind import rewind_event
+from .._types import Event, EventActions, LiveRequest, Part, RunConfig, apply_state_delta
 from ..messages import (
     FAILURE_REASONS,
     AdkEvent,
@@ -192,6 +194,33 @@ class Session:
         if any(key.startswith("temp:") for key in delta):
             raise BadRequest("temp: state lives for one invocation; it cannot be set on a session")
         event = Event(author="user", invocation_id=f"p-{uuid.uuid4()}", actions=EventActions(state_delta=delta))
+        try:
+            self._commit([event])
+        except Unstorable as exc:
+            raise BadRequest(str(exc)) from None
+        return self.info()
+
+    def rewind(self, invocation_id: str, artifact_delta: dict[str, int], expected_events: int) -> SessionInfo:
+        """Commit the event that rewinds the session to before ``invocation_id``, then
+        answer the session. In order: a run in progress or waiting, or more events than
+        the caller read (``expected_events``), is refused ``busy``; the rewind event is
+        built from the session's events and state (``_rewind.rewind_event``; an unknown
+        invocation: ``invocation_not_found``), its artifact versions being the ones the
+        caller saved (``artifact_delta``: one it did not save is refused ``busy``, the
+        session having changed since); the event is committed as any other."""
+        if self.active is not None or self.waiting:
+            raise CallError(f"session {self.session_id!r} is running a turn: it cannot be rewound now", code="busy")
+        if len(self.events) != expected_events:
+            raise CallError(f"session {self.session_id!r} changed while its rewind was prepared: ask again",
+                            code="busy")
+        try:
+            event = rewind_event(self.events, self.state, invocation_id, _SavedVersions(artifact_delta),
+                                 (self.app_name, self.user_id, self.session_id))
+        except InvocationNotFoundError as exc:
+            raise CallError(str(exc), code="invocation_not_found") from None
+        except _NotSaved as exc:
+            raise CallError(f"session {self.session_id!r} changed while its rewind was prepared ({exc}): ask again",
+                            code="busy") from None
         try:
             self._commit([event])
         except Unstorable as exc:
@@ -621,3 +650,23 @@ class Session:
             self.owner.store.end_run(run.run_id, "interrupted")
         except Exception:
             pass
+
+
+class _NotSaved(Exception):
+    """A rewind needs an artifact version its caller did not save."""
+
+
+class _SavedVersions:
+    """The artifact side of a rewind its caller already did: ``rewind_event`` asks it to
+    save each artifact it restores, and gets the version the caller saved."""
+
+    def __init__(self, versions: dict[str, int]) -> None:
+        self.versions = versions
+
+    def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Part:
+        return Part(text=f"{name}@{version}")  # stands for the version the caller copied
+
+    def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
+        if name not in self.versions:
+            raise _NotSaved(f"artifact {name!r} was not restored")
+        return self.versions[name]
