@@ -98,8 +98,10 @@ __all__ = [
 #: 14 added ``FollowRun``: a caller joins a run another request started;
 #: 15 added ``RunRequest.create_session`` (google-adk's ``auto_create_session``);
 #: 16 added ``RewindSession`` (google-adk's ``Runner.rewind_async``) and the error code
-#: ``invocation_not_found``.
-PROTOCOL_VERSION = 16
+#: ``invocation_not_found``;
+#: 17 added the error code ``holder_gone``: a request handed on to the session's holder,
+#: whose host stopped taking connections before it answered (it may have acted on it).
+PROTOCOL_VERSION = 17
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -109,7 +111,7 @@ PROBE = "probe"
 #: Error codes of ``ErrorReply`` for these requests.
 ERROR_CODES = ("unknown_app", "unknown_session", "session_exists", "busy", "invalid_request", "not_running",
                "limit_exceeded", "session_unreadable", "internal_error", "session_failed", "session_elsewhere",
-               "invocation_not_found")
+               "invocation_not_found", "holder_gone")
 
 #: Why a run failed (``RunFailed.reason``).
 FAILURE_REASONS = ("cancelled", "timeout", "killed", "model_error", "interrupted", "error", "needs_decision")

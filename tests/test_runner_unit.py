@@ -303,6 +303,47 @@ def test_a_home_that_refuses_the_call_itself_is_forgotten_and_the_hosts_own_part
     assert host.forgotten == [gone] and [r.run_id for r in own.calls] == [request.run_id]
 
 
+def holder_gone_first(then: Callable[[Partition, Call, FakeEndpoint], None]
+                      ) -> Callable[[Partition, Call, FakeEndpoint], None]:
+    """A partition that handed the first call on to the session's holder and then found
+    that holder's host stopped (``holder_gone``: the holder may have taken it); ``then``
+    answers the calls after it."""
+
+    def answers(partition: Partition, call: Call, endpoint: FakeEndpoint) -> None:
+        if len(partition.calls) == 1:
+            endpoint.inbox.put(ErrorReply(call.ref, "holder_gone", "held by a host that stopped before it answered"))
+        else:
+            then(partition, call, endpoint)
+
+    return answers
+
+
+def test_a_turn_whose_holder_stopped_before_answering_is_asked_again_with_its_run_id_never_refused() -> None:
+    # Sent straight to the session's partition, which handed it to the holder on another
+    # host; that host then took no connection (dead, or too busy to take one): the turn
+    # may have been taken, so the caller is never answered with the refusal that says
+    # nothing was written (a 503 whose retry would be a second turn). It is asked again,
+    # the same turn, while the holder's lease lasts, until the next holder runs it.
+    told = [event("one"), event("two")]
+    partition = Partition("own", holder_gone_first(runs(told, elsewhere=3)))
+    runner = Runner(FakeHost(partition), APP)
+
+    got = list(runner.run("u", "s", "hi", run_id="run-1"))
+
+    assert [e.id for e in got] == [e.id for e in told]
+    assert [r.run_id for r in partition.calls] == ["run-1"] * 4  # the direct send, two refusals, the run
+
+
+def test_a_read_whose_holder_stopped_before_answering_is_refused_at_once() -> None:
+    partition = Partition("own", holder_gone_first(refuses_elsewhere))
+    runner = Runner(FakeHost(partition), APP)
+
+    with pytest.raises(SessionElsewhereError, match="stopped before it answered"):
+        runner.get_state("u", "s")
+
+    assert [type(r) for r in partition.calls] == [GetState]
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 0.0

@@ -613,13 +613,16 @@ class SessionPartition(GenServer):
 
     def _recheck_forward(self, holder: str, address: Any, ref: str, held: str) -> None:
         """``FORWARD_RECHECK`` after a forward: a holder's host that no longer takes a
-        connection died about when the request reached it (or before it answered):
-        the caller is answered ``session_elsewhere`` now instead of at its deadline.
-        (A caller that had its answer drops this one: its ref is no longer awaited.)"""
+        connection died about when the request reached it (or before it answered; or
+        it is too busy to take one): the caller is answered ``holder_gone`` now instead
+        of at its deadline. Never ``session_elsewhere``, which promises that nothing was
+        written: the holder may have acted on the request (the Runner asks again, the
+        same request, until the session's next holder answers it). (A caller that had
+        its answer drops this one: its ref is no longer awaited.)"""
         self.hosts_seen.forget(holder.split("/", 1)[0])
         if not self._host_answers(holder):
-            self.send(address, ErrorReply(ref, "session_elsewhere", f"{held}; its host stopped before it answered: "
-                                                                    "the session is served again once that lease ends"))
+            self.send(address, ErrorReply(ref, "holder_gone", f"{held}; its host stopped before it answered: "
+                                                              "the session is served again once that lease ends"))
 
     def _host_answers(self, holder: str) -> bool:
         """Does the actor system of ``holder`` (``<address>:<port>/partition-<n>``) take a

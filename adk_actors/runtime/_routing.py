@@ -12,7 +12,9 @@ it is asked again, the same request (the same run id), while the dead holder's l
 lasts (``session_elsewhere``) until the session's next holder answers it; a read in
 that case is refused at once (it wrote nothing either way). The same holds for a call
 another member's ``sessions`` supervisor handed to its partition: that home is not
-forgotten but asked again (a home that refuses the call itself is). Past ``call_timeout`` the
+forgotten but asked again (a home that refuses the call itself is); and for a call
+the host's partition handed to a holder whose host it then found stopped
+(``holder_gone``). Past ``call_timeout`` the
 call fails with :class:`HostError`; an error the host answered is raised typed
 (:func:`typed_error`). A service call (``Router.service``) finds the service under the
 host's root supervisor, and asks again while it restarts.
@@ -84,6 +86,7 @@ _ERRORS: dict[str, type[AdkError]] = {
     "internal_error": InternalError,
     "session_failed": SessionFailedError,
     "session_elsewhere": SessionElsewhereError,
+    "holder_gone": SessionElsewhereError,
     "invocation_not_found": InvocationNotFoundError,
 }
 
@@ -140,12 +143,16 @@ class Router:
             return None
         return partition_index(session_key(self.app_name, user_id, session_id), count)
 
-    def request(self, context: Any, request: Any, session_id: str, user_id: str) -> Any:
+    def request(self, context: Any, request: Any, session_id: str, user_id: str, *,
+                maybe_taken: bool = False) -> Any:
         """``request``'s answer from the session's partition, asked from endpoint
-        ``context`` as many times as the module says, until ``call_timeout``."""
+        ``context`` as many times as the module says, until ``call_timeout``.
+        ``maybe_taken``: a run request sent before may have been acted on by the
+        session's holder (``HolderGone``): a refusal cannot end it, as after
+        ``ServerDiedAnswering``."""
         deadline = self.clock() + self.call_timeout
         refresh = False
-        lost_with_a_holder = False
+        lost_with_a_holder = maybe_taken and isinstance(request, RunRequest)
         while True:
             try:
                 return self._ask(context, request, session_id, user_id, deadline, refresh)
@@ -160,6 +167,9 @@ class Router:
                     self.sleep(RESTART_POLL)
                 refresh = True
             except CallError as exc:
+                if exc.code == "holder_gone":  # handed on to a holder whose host then stopped: it may have acted
+                    lost_with_a_holder = lost_with_a_holder or isinstance(request, RunRequest)
+                    exc = CallError(exc.detail, code="session_elsewhere")
                 self._wait_or_raise(exc, deadline, lost_with_a_holder)
             except CallTimeout as exc:
                 raise HostError(f"no answer from the host within {self.call_timeout} s") from exc

@@ -3,7 +3,8 @@
 :class:`RunStream` does no I/O and reads no clock: it is fed what arrived and the time.
 In order, for each message of the run (:meth:`RunStream.take`): the direct call's
 error reply (its ``ref``) ends the stream (``not_running`` as :class:`NotTaken`: ask
-the host's current partition; any other code as its typed error); a message of
+the host's current partition; ``holder_gone`` as :class:`HolderGone`: ask it the same
+way, the run maybe taken; any other code as its typed error); a message of
 another run (a late one of an earlier run on the same endpoint or line) and a
 ``RunAccepted`` say nothing; the run's events are given, and ``RunDone`` ends it,
 ``RunFailed`` ends it with :class:`RunFailedError`. For each silence
@@ -34,7 +35,7 @@ from .._types import Event
 from ..messages import AdkEvent, RunDone, RunFailed, RunMessages
 from ._async_line import CLOSED
 from ._routing import typed_error
-from ._run_transport import NotTaken, RunTransport
+from ._run_transport import HolderGone, NotTaken, RunTransport
 
 __all__ = ["PROBE_EVERY", "RECEIVE_WAIT", "RunStream", "Seen", "drive", "drive_async", "step"]
 
@@ -52,6 +53,8 @@ def step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool,
             return [], False, None
         if message.code == "not_running":
             return [], True, NotTaken()
+        if message.code == "holder_gone":
+            return [], True, HolderGone()
         return [], True, typed_error(error_for_code(message.code, message.detail))
     if getattr(message, "run_id", None) != run_id:
         return [], False, None

@@ -31,11 +31,16 @@ from supervision.lowlevel import ask_delivered
 
 from ._caller_line import LineClosed, RunnerLine
 
-__all__ = ["LineTransport", "NotTaken", "RunTransport", "ThespianTransport"]
+__all__ = ["HolderGone", "LineTransport", "NotTaken", "RunTransport", "ThespianTransport"]
 
 
 class NotTaken(Exception):
     """The partition a run was sent to did not take it, or is gone before its end."""
+
+
+class HolderGone(NotTaken):
+    """The partition handed the run on to the session's holder on another host, which
+    stopped taking connections before it answered: the holder may have taken it."""
 
 
 class RunTransport(Protocol):

@@ -60,7 +60,7 @@ from ._host_view import HostView
 from ._live_run import LiveRun, iterate_in_thread
 from ._routing import Router, checked
 from ._run_stream import RunStream, Seen, drive, drive_async
-from ._run_transport import NotTaken, RunTransport, ThespianTransport
+from ._run_transport import HolderGone, NotTaken, RunTransport, ThespianTransport
 from ._runner_calls import ServiceCalls, SessionCalls
 
 __all__ = ["Runner"]
@@ -235,6 +235,7 @@ class Runner(SessionCalls, ServiceCalls):
         """The run's events: sent straight to the session's partition first (unless not
         ``direct``: ``_direct_route``), then through the host's current partition."""
         endpoint = self._endpoints.lease(self._router.peer(request.user_id, request.session_id)) if direct else None
+        handed_on = False
         try:
             if endpoint is not None:
                 start = self._direct.send(endpoint, request)
@@ -242,30 +243,32 @@ class Runner(SessionCalls, ServiceCalls):
                     try:
                         yield from self._stream(endpoint, *start, run_config, request)
                         return
-                    except NotTaken:
+                    except NotTaken as gone:
                         # That partition was gone (or died during the run: asked again, the
-                        # restarted one answers with the run's recorded end).
-                        pass
+                        # restarted one answers with the run's recorded end), or the holder
+                        # it handed the run to stopped (it may have taken it: HolderGone).
+                        handed_on = isinstance(gone, HolderGone)
                 # From an endpoint of its own: this one's last send was refused, and Thespian may
                 # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
                 endpoint.clean = False
                 self._endpoints.give_back(endpoint)
             endpoint = self._endpoints.new()
-            accepted = self._start_run(endpoint, request)
+            accepted = self._start_run(endpoint, request, maybe_taken=handed_on)
             yield from self._stream(endpoint, accepted, None, None, ThespianTransport(endpoint.context), run_config,
                                     request)
         finally:
             if endpoint is not None:
                 self._endpoints.give_back(endpoint)
 
-    def _start_run(self, endpoint: PrivateEndpoint, request: RunRequest) -> RunAccepted:
+    def _start_run(self, endpoint: PrivateEndpoint, request: RunRequest, *, maybe_taken: bool = False) -> RunAccepted:
         """Ask the partition that owns the session to start the run (the host's list of
-        partitions looked up again while one restarts). A refusal marks ``endpoint``
-        clean (nothing more will come for this run); no answer leaves it unclean (one
-        may still come, so it is not reused)."""
+        partitions looked up again while one restarts; ``maybe_taken``: see
+        ``Router.request``). A refusal marks ``endpoint`` clean (nothing more will come
+        for this run); no answer leaves it unclean (one may still come, so it is not
+        reused)."""
         try:
             accepted: RunAccepted = self._router.request(endpoint.context, request, request.session_id,
-                                                         request.user_id)
+                                                         request.user_id, maybe_taken=maybe_taken)
         except HostError:
             raise
         except Exception:
