@@ -39,7 +39,7 @@ from ._errors import (
     StreamInterrupted,
 )
 
-__all__ = ["HttpModel", "RetryPolicy", "SseEvent", "classify_status", "shared_ssl_context"]
+__all__ = ["HttpModel", "RetryPolicy", "SseEvent", "classify_status", "error_for_status", "shared_ssl_context"]
 
 _ssl_lock = threading.Lock()
 _ssl_context: ssl.SSLContext | None = None
@@ -127,15 +127,22 @@ def _message(body: bytes) -> str:
 
 
 def classify_status(status: int, body: bytes, headers: httpx.Headers) -> ModelError:
-    message = redact(f"HTTP {status}: {_message(body)}")  # a 401 body may echo the key
-    retry_after = _retry_after(headers)
+    """A provider's HTTP error answer as our typed error (:func:`error_for_status`), its
+    message without secrets (a 401 body may echo the key)."""
+    return error_for_status(status, redact(f"HTTP {status}: {_message(body)}"), _retry_after(headers))
+
+
+def error_for_status(status: int, message: str, retry_after: float | None) -> ModelError:
+    """The typed error for a provider's HTTP status: 429 rate limited, 529 overloaded,
+    401/403 refused credentials, 5xx a server error (these three told when to ask again
+    when the provider said), any other a bad request."""
     if status == 429:
         return RateLimited(message, status=status, retry_after=retry_after)
     if status == 529:
         return Overloaded(message, status=status, retry_after=retry_after)
     if status in (401, 403):
         return AuthenticationError(message, status=status)
-    if status in (500, 502, 503, 504) or status >= 500:
+    if status >= 500:
         return ServerError(message, status=status, retry_after=retry_after)
     return BadRequestError(message, status=status)
 

@@ -70,19 +70,15 @@ from .._extras import extra_hint
 from .._secrets import redact, register_secret
 from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part, UsageMetadata
 from ._errors import (
-    AuthenticationError,
     BadRequestError,
     ConnectionFailed,
     ContentBlocked,
     ModelError,
     ModelTimeout,
-    Overloaded,
-    RateLimited,
-    ServerError,
     StreamInterrupted,
 )
 from ._gemini import GO_ON
-from ._http import HttpModel
+from ._http import HttpModel, error_for_status
 from ._llm_registry import LITE_LLM_MODELS
 from ._providers import _HttpLlm
 
@@ -835,16 +831,7 @@ def provider_error(error: Exception, litellm: Any) -> ModelError | None:
         return ContentBlocked(text, status=status)
     if not isinstance(status, int):
         return None
-    retry_after = _retry_after(error)
-    if status == 429:
-        return RateLimited(text, status=status, retry_after=retry_after)
-    if status == 529:
-        return Overloaded(text, status=status, retry_after=retry_after)
-    if status in (401, 403):
-        return AuthenticationError(text, status=status)
-    if status >= 500:
-        return ServerError(text, status=status, retry_after=retry_after)
-    return BadRequestError(text, status=status)
+    return error_for_status(status, text, _retry_after(error))
 
 
 # -- the connector and the class ------------------------------------------------------------------
