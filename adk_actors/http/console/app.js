@@ -708,13 +708,18 @@ async function start() {
     await Promise.all([loadSessions(), refreshDetails(), refreshApprovals()]);
   });
   remember();
-  await Promise.all([loadSessions(), refreshApprovals(), refreshTree(), refreshJobs()]);
-  if (params.get("session")) await openSession(params.get("session")).catch(() => { ui.session = null; remember(); });
+  // The polls start now, not once the first answers are in: the first walk of the tree is
+  // patient (no SLOW_MS timer; it may wait half a minute for a busy partition), and a page
+  // whose polls waited for it asked nothing else meanwhile, so it never showed the banner
+  // when the HTTP process stopped answering in that time (issue 54).
   setInterval(refreshApprovals, 1000);
   setInterval(pollTree, 1000);
   setInterval(refreshJobs, 1000);
-  refreshAppErrors().catch(() => {});
   setInterval(() => refreshAppErrors().catch(() => {}), 2000);
+  refreshTree();
+  refreshAppErrors().catch(() => {});
+  await Promise.all([loadSessions(), refreshApprovals(), refreshJobs()]);
+  if (params.get("session")) await openSession(params.get("session")).catch(() => { ui.session = null; remember(); });
 }
 
 start();
