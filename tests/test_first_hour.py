@@ -405,3 +405,37 @@ def test_the_console_polls_and_shows_the_banner_while_its_first_tree_walk_is_sti
             route.continue_()
         expect(page.locator("#banner")).to_be_hidden(timeout=60_000)
         expect(page.locator("#tree tr[data-path]").first).to_be_visible()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+def test_the_console_asks_its_first_questions_again_until_the_host_answers(served: dict[str, Any]) -> None:
+    """The page's first questions fail as they do while the host restarts (``whoami``
+    answered 503, ``/list-apps``'s connection refused): the page asks again until they
+    are answered, then works (before, it stopped at the first failure until reloaded)."""
+    from playwright.sync_api import expect
+
+    failed: list[str] = []
+
+    def once_503(route: Any) -> None:
+        if "whoami" not in failed:
+            failed.append("whoami")
+            route.fulfill(status=503, content_type="application/json", body='{"detail": "restarting"}')
+        else:
+            route.continue_()
+
+    def once_refused(route: Any) -> None:
+        if "list-apps" not in failed:
+            failed.append("list-apps")
+            route.abort("connectionrefused")
+        else:
+            route.continue_()
+
+    with browser_page() as (page, _errors):
+        page.route("**/console/api/whoami", once_503)
+        page.route("**/list-apps", once_refused)
+        page.goto(served["url"] + "/?app=weather_bot")
+        expect(page.locator("#whoami")).to_have_text("operator", timeout=30_000)
+        expect(page.locator("#app")).to_have_value("weather_bot", timeout=30_000)
+        expect(page.locator("#sessions li").first).to_be_visible()
+        expect(page.locator("#banner")).to_be_hidden(timeout=30_000)
+    assert failed == ["whoami", "list-apps"]

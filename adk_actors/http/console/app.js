@@ -671,6 +671,24 @@ async function reset(path) {
 
 // -- start -------------------------------------------------------------------------------
 
+// The page's first questions, asked again every second until the host answers them:
+// no answer (its HTTP process restarting) or a 5xx (a part of the tree restarting) is
+// waited out, the banner and the header saying so; a refusal (401, 403 ...) is shown.
+async function firstAnswer(path) {
+  const said = $("whoami").textContent;
+  for (;;) {
+    try {
+      const answer = await api(path);
+      $("whoami").textContent = said;
+      return answer;
+    } catch (error) {
+      if (!/^(5\d\d:|the host does not answer)/.test(error.message)) throw error;
+      $("whoami").textContent = error.message;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
 async function start() {
   $("user").value = ui.user;
   $("token").value = ui.token;
@@ -690,12 +708,12 @@ async function start() {
     send(text);
   });
   let me;
-  try { me = await api("/console/api/whoami"); } catch (error) { $("whoami").textContent = error.message; return; }
+  try { me = await firstAnswer("/console/api/whoami"); } catch (error) { $("whoami").textContent = error.message; return; }
   ui.operator = me.operator;
   $("whoami").textContent = me.operator ? "operator" : `signed in as ${me.principal}`;
   if (!me.operator) { ui.user = me.principal; $("user").value = ui.user; $("user").disabled = true; }
   $("tree-section").hidden = !me.operator;
-  const apps = await api("/list-apps");
+  const apps = await firstAnswer("/list-apps");
   const params = new URLSearchParams(location.search);
   const wanted = params.get("app");
   $("app").replaceChildren(...apps.map((a) => element("option", { value: a }, a)));
