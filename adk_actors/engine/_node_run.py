@@ -6,17 +6,21 @@ nodes itself (``adk_actors.workflow``).
 :func:`run_as_node`, in order, for each attempt: the agent runs (``agent.run(ctx)``,
 its hooks included); each event it yields that writes state is checked against the
 ``state_schema`` of its author (the nearest agent up the tree that declares one; keys
-holding ``:`` pass), and a write the schema refuses fails the attempt with
-:class:`StateSchemaError` before that event is delivered; with a ``timeout`` the whole
-attempt, delivery of its events included, must end within that many seconds, else it
-is cancelled and fails with :class:`NodeTimeoutError`. A failed attempt becomes an
-error event of the agent (``error_code`` the exception's class name,
-``error_message`` its text); then, when ``retry_config`` allows another attempt
-(google-adk's count, delays and exception names), the agent runs again after the
-delay, seeing the session as it is now (the failed attempt's events included); else
-the exception is raised to the caller. A root ``Workflow`` is not run again: its own
-scheduler retries its nodes. A run that is stopped or cancelled (``RunStopped``,
-``RunCancelled``, asyncio's cancellation) is never an error event nor retried.
+holding ``:`` pass; a workflow's own events are not: its nodes' writes are checked as
+they are made, each with its node's schema, else its workflow's), and a write the
+schema refuses fails the attempt with :class:`StateSchemaError` before that event is
+delivered; with a ``timeout`` the whole attempt, delivery of its events included, must
+end within that many seconds, else it is cancelled and fails with
+:class:`NodeTimeoutError`. A failed attempt becomes an error event of the agent
+(``error_code`` the exception's class name, ``error_message`` its text); then, when
+``retry_config`` allows another attempt (google-adk's count, delays and exception
+names), the agent runs again after the delay, seeing the session as it is now (the
+failed attempt's events included); else the exception is raised to the caller. A root
+``Workflow`` is not run again (its own scheduler retries its nodes); its error event
+is on its node path (``<name>@1``), and none is made when the failing node of its graph
+made one for that error just before. A run that is stopped or cancelled
+(``RunStopped``, ``RunCancelled``, asyncio's cancellation) is never an error event nor
+retried.
 
 An agent with none of these settings anywhere in its tree runs as it is, with no
 extra work per event.
@@ -32,7 +36,7 @@ from typing import Any
 from .._exceptions import RunStopped
 from .._node_settings import check_state_delta
 from .._tree import find_agent
-from .._types import Event
+from .._types import Event, NodeInfo
 from ..workflow import NodeTimeoutError, Workflow
 from ._context import InvocationContext, RunCancelled
 
@@ -93,7 +97,10 @@ async def _checked(agent: Any, ctx: InvocationContext, events: AsyncIterator[Eve
     """``events`` each checked against its author's state schema (see the module)."""
     replay = ctx.replay
     async for event in events:
-        if event.actions.state_delta and not (replay is not None and replay.was_replayed(event)):
+        if event.actions.state_delta and not (replay is not None and replay.was_replayed(event)) and not getattr(
+                find_agent(agent, event.author) if event.author else None, "_is_workflow", False):
+            # a workflow's own events (its function nodes') were checked as their nodes
+            # wrote, each with its node's schema (adk_actors.workflow's Context)
             check_state_delta(schema_for(agent, event.author), event.actions.state_delta)
         yield event
 
@@ -157,14 +164,23 @@ async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event
             events = _checked(ctx.root_agent, ctx, events)
         if timeout is not None:
             events = _timed(events, timeout, agent.name)
+        last: Event | None = None
         try:
             async for event in events:
+                last = event
                 yield event
             return
         except (RunStopped, RunCancelled, asyncio.CancelledError):
             raise
         except Exception as exc:
             error = exc
+        if isinstance(agent, Workflow):
+            # a node's error fails its graph after the node's own error event (not made
+            # twice); the workflow's own (its timeout) is the workflow node's, on its path
+            if last is None or (last.error_code, last.error_message) != (type(error).__name__, str(error)):
+                yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error),
+                                node_info=NodeInfo(path=f"{agent.name}@1"))
+            raise error
         yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error))
         if attempt >= attempts or not retry_allowed(config, error):
             raise error

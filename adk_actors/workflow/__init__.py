@@ -17,6 +17,7 @@ module-level function that does not take ``ctx``; else the node is refused when
 built (:class:`UnpicklableNodeError` names it).
 """
 
+from .._node_settings import RetryConfig
 from ._errors import (
     GraphValidationError,
     NodeProcessError,
@@ -29,7 +30,7 @@ from ._errors import (
 from ._graph import DEFAULT_ROUTE, Edge
 from ._input import REQUEST_INPUT_FUNCTION_CALL_NAME, RequestInput, request_input_response
 from ._node import Node, node
-from ._nodes import START, BaseNode, Context, FunctionNode, JoinNode, RetryConfig
+from ._nodes import START, BaseNode, Context, FunctionNode, JoinNode
 from ._views import graph_views, node_statuses, workflow_dot, workflow_info
 from ._waiting import WaitingInput, waiting_inputs
 from ._workflow import Workflow

@@ -26,10 +26,11 @@ class WorkflowDataError(AdkError, ValueError):
 
 
 class NodeTimeoutError(AdkError):
-    """A node ran longer than its ``timeout`` (seconds); it names the node."""
+    """A node ran longer than its ``timeout`` (seconds); it names the node and the
+    timeout, in google-adk's words (``Node '<name>' timed out after <timeout> seconds.``)."""
 
     def __init__(self, *, node_name: str, timeout: float) -> None:
-        super().__init__(f"node {node_name!r} did not finish within {timeout} s")
+        super().__init__(f"Node '{node_name}' timed out after {timeout} seconds.")
         self.node_name = node_name
         self.timeout = timeout
 

@@ -13,7 +13,10 @@ raises :class:`GraphValidationError` naming the problem: a string node other tha
 or a route that is not a bool, int or str; two nodes of one name; no edge from START;
 an edge into START; a routed edge from START; DEFAULT_ROUTE in a list of routes; two
 edges between the same nodes on the same route; a node START cannot reach; a cycle of
-unconditional edges (no exit and no limit).
+unconditional edges (no exit and no limit); an LlmAgent of ``mode="chat"`` after a node
+other than START (it talks over the session's history: it takes no node's output).
+An LlmAgent of ``mode="task"`` as a node is refused with
+:class:`WorkflowConfigurationError` (not supported here yet).
 """
 
 from __future__ import annotations
@@ -224,6 +227,17 @@ def build_graph(items: Iterable[Any], *, workflow: str) -> Graph:
             raise GraphValidationError(f"START reaches no edge to {unreachable}: an edge leads to a node "
                                        f"that is not in the graph from START")
         _check_cycles(graph)
+        for edge in edges:
+            if str(getattr(edge.to_node, "mode", None) or "") == "task":
+                raise WorkflowConfigurationError(
+                    f"agent {edge.to_node.name!r} has mode='task': a task agent as a workflow node (google-adk's "
+                    f"multi-turn task finished by finish_task) is not supported here yet; give it "
+                    f"mode='single_turn' or 'chat'")
+            if str(getattr(edge.to_node, "mode", None) or "") == "chat" and edge.from_node is not START:
+                raise GraphValidationError(
+                    f"agent {edge.to_node.name!r} has mode='chat' and follows node {edge.from_node.name!r}: a chat "
+                    f"agent talks over the session's history and cannot take another node's output as its input; "
+                    f"give it mode='single_turn', or put it right after START")
     except GraphValidationError as exc:
         raise GraphValidationError(f"workflow {workflow!r}: {exc}") from None
     return graph

@@ -32,8 +32,9 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from .._node_settings import RetryConfig
 from ._errors import WorkflowConfigurationError
-from ._nodes import START, BaseNode, FunctionNode, RetryConfig
+from ._nodes import START, BaseNode, FunctionNode
 from ._parallel_worker import _ParallelWorker
 
 __all__ = ["Node", "node"]

@@ -1,6 +1,7 @@
 """The nodes of a workflow graph (google-adk 2.x's names): ``BaseNode``, ``START``,
 ``FunctionNode`` (a Python function), ``JoinNode`` (waits for all its predecessors),
-``RetryConfig``, and ``Context`` (what a function node's ``ctx`` is).
+and ``Context`` (what a function node's ``ctx`` is). ``RetryConfig`` is the one class
+every agent's ``retry_config`` takes too (``adk_actors._node_settings``), re-exported.
 
 A node's :meth:`BaseNode.run` yields events: in order, each item its ``_run_impl``
 yields is normalized (None is skipped, an Event passes, any other value becomes an
@@ -28,6 +29,7 @@ from pydantic import (
     field_validator,
 )
 
+from .._node_settings import RetryConfig, as_retry_config, check_state_entry
 from .._types import Content, Event, EventActions, State
 from ._errors import WorkflowConfigurationError, WorkflowDataError
 from ._input import RequestInput, request_input_event
@@ -36,36 +38,18 @@ from ._processes import ProcessPool, Shipment, shipment
 __all__ = ["ROUTE_KEY", "START", "BaseNode", "Context", "FunctionNode", "JoinNode", "RetryConfig", "as_node", "node_event"]
 
 
-class RetryConfig(BaseModel):
-    """How a failed node is tried again (google-adk's fields and defaults): at most
-    ``max_attempts`` attempts in all (None: 5; 0 or 1: no retry), the first retry after
-    ``initial_delay`` s (None: 1.0), each next one ``backoff_factor`` times longer (None:
-    2.0) up to ``max_delay`` s (None: 60.0), each delay spread by up to ``jitter`` of
-    itself (None: 1.0); only on the exceptions named in ``exceptions`` (classes or class
-    names; None: any)."""
+class _SchemaState(State):
+    """The session state a node writes through: each write checked first against the
+    node's state schema (see :func:`check_state_entry`; a refused one raises
+    :class:`StateSchemaError` and is not written)."""
 
-    max_attempts: int | None = None
-    initial_delay: float | None = None
-    max_delay: float | None = None
-    backoff_factor: float | None = None
-    jitter: float | None = None
-    exceptions: list[str] | None = None
+    def __init__(self, base: Any, delta: dict[str, Any], schema: type[BaseModel] | None) -> None:
+        super().__init__(base, delta)
+        self._schema = schema
 
-    @field_validator("exceptions", mode="before")
-    @classmethod
-    def _names(cls, value: Any) -> Any:
-        if value is None:
-            return None
-        names = []
-        for item in value:
-            if isinstance(item, str):
-                names.append(item)
-            elif isinstance(item, type) and issubclass(item, BaseException):
-                names.append(item.__name__)
-            else:
-                raise WorkflowConfigurationError(
-                    f"RetryConfig.exceptions takes exception classes or their names, got {item!r}")
-        return names
+    def __setitem__(self, key: str, value: Any) -> None:
+        check_state_entry(self._schema, key, value)
+        super().__setitem__(key, value)
 
 
 class Context:
@@ -76,17 +60,24 @@ class Context:
     ``node_path``, ``run_id``, ``user_content`` and ``resume_inputs`` (the answers to
     the node's requests for input, by interrupt id, when it runs again answered).
     Inside a graph run: ``run_node`` (a node run as a child of this one) and
-    ``processes``, the run's :class:`ProcessPool` (see ``_processes``)."""
+    ``processes``, the run's :class:`ProcessPool` (see ``_processes``).
+
+    ``state_schema`` (the node's own, else the one it inherits: see ``_run``): each
+    write to ``state`` (``ctx.state[key] = value``, ``update``) is checked against it
+    as it is made; a key it does not declare, or a value its field refuses, raises
+    :class:`StateSchemaError` there (keys holding ``:`` pass), as google-adk's."""
 
     def __init__(self, invocation: Any, *, node_path: str, run_id: str,
                  resume_inputs: dict[str, Any] | None = None, processes: ProcessPool | None = None,
-                 child_runner: Callable[..., Any] | None = None) -> None:
+                 child_runner: Callable[..., Any] | None = None,
+                 state_schema: type[BaseModel] | None = None) -> None:
         self._invocation = invocation
         self.processes = processes
         self._child_runner = child_runner
         self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
         self.actions = EventActions()
-        self.state = State(invocation.session.state, self.actions.state_delta)
+        self.state_schema = state_schema
+        self.state: State = _SchemaState(invocation.session.state, self.actions.state_delta, state_schema)
         self.route: bool | int | str | list[bool | int | str] | None = None
         self.node_path = node_path
         self.run_id = run_id
@@ -112,20 +103,18 @@ class Context:
         return self._invocation
 
     async def run_node(self, node: Any, node_input: Any = None, *, use_sub_branch: bool = False) -> Any:
-        """Run ``node`` (a BaseNode, or a function made a :class:`FunctionNode`) as a
-        child of this node run and return its output (google-adk's ``ctx.run_node``, for
-        function nodes): its path ``<this node's path>/<name>@<n>`` (``n`` counts its
+        """Run ``node`` (a BaseNode, an agent, or a function made a :class:`FunctionNode`)
+        as a child of this node run and return its output (google-adk's
+        ``ctx.run_node``): its path ``<this node's path>/<name>@<n>`` (``n`` counts its
         runs under this one), on a branch of its own under this one's with
         ``use_sub_branch``; its events committed one by one, its ``retry_config`` and
-        ``timeout`` applied. It fails with the child's error, after the child's error
-        event. An agent, or a call outside a graph run: :class:`WorkflowConfigurationError`."""
+        ``timeout`` applied. An agent runs as an agent node does (single-turn: its
+        ``node_input`` as the user's message, its answer the output). It fails with
+        the child's error, after the child's error event. A call outside a graph run, or
+        of something that is no node: :class:`WorkflowConfigurationError`."""
         if self._child_runner is None:
             raise WorkflowConfigurationError("ctx.run_node runs a node only inside a workflow graph's run")
-        child = as_node(node)
-        if not isinstance(child, BaseNode):
-            raise WorkflowConfigurationError(
-                f"ctx.run_node runs function nodes (BaseNodes) here; {getattr(child, 'name', child)!r} is an agent")
-        return await self._child_runner(child, node_input, use_sub_branch)
+        return await self._child_runner(as_node(node), node_input, use_sub_branch)
 
     def take_state_delta(self) -> dict[str, Any]:
         """The state written since the last call (then forgotten here)."""
@@ -157,7 +146,9 @@ def _output_event(value: Any) -> Event | None:
 class BaseNode(BaseModel):
     """A node of a workflow graph: a name (a Python identifier, unique in its graph),
     and google-adk's per-node settings: ``retry_config``, ``timeout`` (seconds),
-    ``description``, ``rerun_on_resume``, ``wait_for_output``. A subclass overrides
+    ``description``, ``rerun_on_resume``, ``wait_for_output`` (it finishes only with an
+    output or a route, see ``_run``), ``state_schema`` (a pydantic model its state writes
+    must fit, see :class:`Context`; None: its workflow's). A subclass overrides
     ``_run_impl(*, ctx, node_input)``, an async generator of outputs or events."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -168,6 +159,13 @@ class BaseNode(BaseModel):
     wait_for_output: bool = False
     retry_config: RetryConfig | None = None
     timeout: float | None = Field(default=None, gt=0)
+    state_schema: type[BaseModel] | None = None
+
+    @field_validator("retry_config", mode="before")
+    @classmethod
+    def _one_retry_config(cls, value: Any) -> Any:
+        """Another module's RetryConfig (google-adk's) as ours; the rest as pydantic checks it."""
+        return as_retry_config(value, RetryConfig)
 
     @field_validator("name")
     @classmethod
@@ -245,7 +243,7 @@ class FunctionNode(BaseNode):
 
     def __init__(self, *, func: Callable[..., Any], name: str | None = None, retry_config: RetryConfig | None = None,
                  timeout: float | None = None, rerun_on_resume: bool = False, description: str | None = None,
-                 processes: bool = False) -> None:
+                 processes: bool = False, state_schema: type[BaseModel] | None = None) -> None:
         """Raises :class:`WorkflowConfigurationError` when ``func`` is not callable or has
         no name, or (``processes=True``) cannot run in a process (see the class)."""
         if not callable(func):
@@ -254,7 +252,8 @@ class FunctionNode(BaseNode):
         if not name:
             raise WorkflowConfigurationError(f"{func!r} has no __name__: give the FunctionNode a name")
         super().__init__(name=name, retry_config=retry_config, timeout=timeout, rerun_on_resume=rerun_on_resume,
-                         description=description if description is not None else inspect.getdoc(func) or "")
+                         description=description if description is not None else inspect.getdoc(func) or "",
+                         state_schema=state_schema)
         self._func = func
         if processes:
             self._shipment = shipment(func, name)

@@ -19,7 +19,11 @@ terminal node's: its workflow's too). A function node's events are authored by t
 workflow; an agent's by the agent. An agent node sees its input as the user's message
 and its own events of this node run only (google-adk's single-turn agent node); its
 output is its final answer's text (``message_as_output``), or with an
-``output_schema`` the parsed answer, set as that event's ``output``.
+``output_schema`` the parsed answer, set as that event's ``output``; one whose
+``include_contents`` is set to ``"default"`` sees the session's events too, its input
+among them where its run started. An LlmAgent of ``mode="chat"`` talks over the
+session's history instead and gives no output: it waits (see ``wait_for_output``
+below).
 
 A node that asks for input (a ``RequestInput``, see ``_input``) waits: its question
 is committed, nothing after it is triggered, the rest of the graph runs on, and the
@@ -41,9 +45,11 @@ A node that raises (or outlives its ``timeout``: :class:`NodeTimeoutError`, or g
 second output: ValueError) makes an error event (``error_code`` the exception's class
 name, ``error_message`` its text, with the state the node wrote); its ``retry_config``
 tries it again (each failed attempt one such event); past its attempts the error is
-raised and fails the workflow, and the other running nodes are cancelled. Two
-terminal nodes that both give an output: :class:`WorkflowConfigurationError`, as in
-google-adk.
+raised and fails the workflow, and the other running nodes are cancelled. The
+workflow's output is its terminal node's latest output; two terminal nodes that both
+have one at the end: :class:`WorkflowConfigurationError`, as in google-adk. A node
+with ``wait_for_output`` that finishes with neither an output nor a route triggers
+nothing after it and may run again when triggered again (google-adk's WAITING node).
 
 Resume (a resumed invocation: ``ctx.replay`` holds its committed events). The graph
 is run again from START, with the same run numbers, but each node run whose trigger
@@ -150,14 +156,17 @@ def as_user_content(value: Any) -> Content:
 
 
 class _NodeSession:
-    """The session as an agent node sees it: the state as it is, and as events only its
-    input (as a user message) and its own events of this node run."""
+    """The session as a single-turn agent node sees it: the state as it is, and as
+    events only its input (as a user message) and its own events of this node run; or,
+    with ``history`` (an agent whose ``include_contents`` is set to ``"default"``, as
+    google-adk's), the session's events with its input among them where it started."""
 
-    def __init__(self, session: Any, path: str, first: Event, invocation_id: str) -> None:
+    def __init__(self, session: Any, path: str, first: Event, invocation_id: str, history: bool = False) -> None:
         self._session = session
         self._path = path
         self._first = first
         self._invocation_id = invocation_id
+        self._start = len(session.events) if history else None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)
@@ -172,6 +181,9 @@ class _NodeSession:
 
     @property
     def events(self) -> list[Event]:
+        if self._start is not None:
+            events = list(self._session.events)
+            return [*events[:self._start], self._first, *events[self._start:]]
         own = [e for e in self._session.events if e.invocation_id == self._invocation_id
                and e.node_info is not None and e.node_info.path == self._path]
         return [self._first, *own]
@@ -281,6 +293,30 @@ def _one_event(node: Any) -> bool:
     return False
 
 
+def _inherited_schema(workflow: Any) -> Any:
+    """The state schema a workflow's nodes inherit: its own, else the nearest one up
+    the graphs it is nested in (google-adk's inheritance); None when none has one."""
+    agent = workflow
+    while agent is not None:
+        schema = getattr(agent, "state_schema", None)
+        if schema is not None:
+            return schema
+        agent = getattr(agent, "parent_agent", None)
+    return None
+
+
+def _chat(agent: Any) -> bool:
+    """Is ``agent`` an LlmAgent node of ``mode="chat"`` (see ``run_agent_node``)?"""
+    return not getattr(agent, "_is_workflow", False) and str(getattr(agent, "mode", None) or "") == "chat"
+
+
+def waits_for_output(node: Any) -> bool:
+    """Does ``node`` finish only with an output or a route (google-adk's
+    ``wait_for_output``)? Its own setting, a node's or an agent's; a chat agent's
+    always (google-adk sets it on the node it builds of one)."""
+    return bool(getattr(node, "wait_for_output", False)) or _chat(node)
+
+
 def _safe(node: BaseNode) -> bool:
     """May ``node`` run again when it may already have run (see ``resume_node``)?"""
     return (node.rerun_on_resume or isinstance(node, JoinNode)
@@ -299,6 +335,8 @@ class _GraphRun:
         self.keys: dict[str, float] = {}  # running node -> its ``ends`` position (inf: not finished)
         self.queue: asyncio.Queue[tuple[str, Any, Any]] = asyncio.Queue()
         self.pool = ProcessPool()  # the processes of its nodes that ask for them; none until one does
+        self.schema = _inherited_schema(workflow)
+        self.schemas: dict[str, Any] = {}  # node run path -> the state schema its writes are checked with
 
     # -- events ---------------------------------------------------------------------
 
@@ -340,11 +378,15 @@ class _GraphRun:
         outcome = _Outcome()
         children: dict[str, int] = {}
 
-        async def run_child(child: BaseNode, child_input: Any, use_sub_branch: bool) -> Any:
+        async def run_child(child: Any, child_input: Any, use_sub_branch: bool) -> Any:
             return await self.run_child(ctx, path, children, recorded or [], child, child_input, use_sub_branch)
 
+        # its state writes checked with its own schema, else its parent's (a child run's
+        # parent is the node run that ran it; a node's, its workflow)
+        schema = node.state_schema or self.schemas.get(path.rsplit("/", 1)[0], self.schema)
+        self.schemas[path] = schema
         node_ctx = Context(ctx, node_path=path, run_id=str(run), resume_inputs=resume_inputs, processes=self.pool,
-                           child_runner=run_child)
+                           child_runner=run_child, state_schema=schema)
         try:
             async for event in node.run(ctx=node_ctx, node_input=node_input):
                 pending = node_ctx.take_state_delta() if not event.partial else {}
@@ -381,19 +423,28 @@ class _GraphRun:
                              record: Any = None) -> _Outcome:
         """An agent (or a nested workflow) run through the engine; its events stamped
         with the node's path, its answer its output. ``record``: on resume, the replay of
-        this node run's committed events, which the engine meets first."""
+        this node run's committed events, which the engine meets first. An LlmAgent of
+        ``mode="chat"`` runs as a chat agent does, over the session's history (its
+        input is the user's message: it follows START only, see ``_graph``), and its
+        answer is no output: it waits for one (``waits_for_output``), so nothing after it
+        runs, as in google-adk."""
         outcome = _Outcome()
         is_workflow = getattr(agent, "_is_workflow", False)
+        chat = _chat(agent)
         if is_workflow:
             child = Frame(workflow=agent, node_input=node_input, path=path,
                           output_for=[path, *self.frame.output_for] if terminal else [path])
             _FRAME.set(child)
             agent_ctx = ctx
+        elif chat:
+            agent_ctx = ctx  # a chat agent talks over the session's history, its own input the user's message
         else:
             message = as_user_content(node_input)
             first = Event(author="user", invocation_id=ctx.invocation_id, content=message, branch=ctx.branch)
-            agent_ctx = dataclasses.replace(ctx, session=_NodeSession(ctx.session, path, first, ctx.invocation_id),
-                                            user_content=message)
+            history = "include_contents" in getattr(agent, "model_fields_set", ()) and str(
+                getattr(agent, "include_contents", "")) == "default"
+            agent_ctx = dataclasses.replace(
+                ctx, session=_NodeSession(ctx.session, path, first, ctx.invocation_id, history), user_content=message)
         if record is not None:
             agent_ctx = dataclasses.replace(agent_ctx, replay=record)  # the engine replays its committed steps
         try:
@@ -401,7 +452,7 @@ class _GraphRun:
                 if event.node_info is None:
                     info = NodeInfo(path=path)
                     update: dict[str, Any] = {}
-                    if not is_workflow and self._answer(agent, event):
+                    if not is_workflow and not chat and self._answer(agent, event):
                         outcome.output, outcome.has_output = self._agent_output(agent, event), True
                         info = info.model_copy(update={"output_for": self.output_for(path, terminal)})
                         if getattr(agent, "output_schema", None) is not None:
@@ -503,9 +554,10 @@ class _GraphRun:
             await asyncio.sleep(wait * (1 + jitter * (random.random() * 2 - 1)) if jitter else wait)
             attempt += 1
 
-    async def run_child(self, ctx: Any, parent: str, counters: dict[str, int], recorded: list[Event], node: BaseNode,
+    async def run_child(self, ctx: Any, parent: str, counters: dict[str, int], recorded: list[Event], node: Any,
                         node_input: Any, use_sub_branch: bool) -> Any:
-        """``node`` run as a child of node run ``parent`` (``ctx.run_node``), in order:
+        """``node`` (a BaseNode or an agent) run as a child of node run ``parent``
+        (``ctx.run_node``), in order:
         its run number is the next of its name under ``parent`` (path
         ``<parent>/<name>@<n>``); with ``use_sub_branch`` it runs on branch
         ``<branch>.<name>@<n>``; on resume, a child run whose output is on record
@@ -741,12 +793,18 @@ class _GraphRun:
         self.trigger(target, inputs, False, _common_branch(branches), recorded)
 
     def finished(self, name: str, outcome: _Outcome) -> None:
+        """A node run's outcome taken, in order: a node that waits for its output
+        (``wait_for_output``, see :func:`waits_for_output`) and finished with neither
+        an output nor a route has not finished: nothing after it is triggered and the
+        outputs on record stay, so a later trigger runs it again (a join of one's own
+        making, as google-adk's). Else its output is kept (a terminal node's stands
+        for the workflow) and the nodes its route takes are triggered, or arrived at
+        (a join)."""
+        if not outcome.has_output and outcome.route is None and waits_for_output(self.graph.nodes[name]):
+            return
         state = self.state
         if outcome.has_output:
             state.outputs[name] = outcome.output
-            if self.graph.is_terminal(name):
-                self.frame.outputs += 1
-                self.frame.output = outcome.output
         else:
             state.outputs.pop(name, None)
         state.branches[name] = outcome.branch
@@ -839,6 +897,12 @@ class _GraphRun:
                 await asyncio.gather(*running.values(), return_exceptions=True)
             finally:
                 self.pool.close()  # its processes end with the run, whichever way it ends
+        # the workflow's output: the latest output of each terminal node (a terminal
+        # node run again stands once, as in google-adk; one that ran again with none has none)
+        terminal = [output for name, output in self.state.outputs.items() if self.graph.is_terminal(name)]
+        self.frame.outputs = len(terminal)
+        if terminal:
+            self.frame.output = terminal[-1]
         if self.frame.outputs > 1:
             raise WorkflowConfigurationError(
                 f"workflow {self.workflow.name!r}: {self.frame.outputs} terminal nodes gave an output; "

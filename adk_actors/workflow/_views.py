@@ -54,10 +54,14 @@ def _model_name(model: Any) -> str:
 
 def _agent(agent: Any, *, as_node: bool) -> dict[str, Any]:
     """An agent as google-adk describes it: as written (``as_node`` False: its own
-    settings), or as a node of a graph (google-adk runs it single-turn there, seeing
-    only its input, and may rerun it on resume)."""
+    settings), or as a node of a graph (google-adk may rerun it on resume; it runs in
+    its ``mode``, single-turn when it has none, seeing only its input unless its
+    ``include_contents`` is set; a chat or task agent waits for its output)."""
+    mode = None if getattr(agent, "mode", None) is None else str(agent.mode)
+    node_mode = mode or "single_turn"
+    waits = bool(getattr(agent, "wait_for_output", False)) or (as_node and node_mode in ("chat", "task"))
     info: dict[str, Any] = {"name": agent.name, "description": getattr(agent, "description", "") or "",
-                            "rerun_on_resume": as_node, "wait_for_output": False, **_settings(agent)}
+                            "rerun_on_resume": as_node, "wait_for_output": waits, **_settings(agent)}
     info["sub_agents"] = [_agent(sub, as_node=as_node) for sub in getattr(agent, "sub_agents", ()) or ()]
     if hasattr(agent, "model"):
         info["model"] = _model_name(agent.model)
@@ -70,11 +74,13 @@ def _agent(agent: Any, *, as_node: bool) -> dict[str, Any]:
     if hasattr(agent, "tools"):
         info["tools"] = [{"name": _tool_name(tool), "type": "tool"} for tool in agent.tools or ()]
     if hasattr(agent, "model"):
-        if as_node:
-            info["mode"] = "single_turn"
+        if as_node or mode is not None:
+            info["mode"] = node_mode if as_node else mode
         info["disallow_transfer_to_parent"] = bool(getattr(agent, "disallow_transfer_to_parent", False))
         info["disallow_transfer_to_peers"] = bool(getattr(agent, "disallow_transfer_to_peers", False))
-        info["include_contents"] = "none" if as_node else str(getattr(agent, "include_contents", "default"))
+        contents = str(getattr(agent, "include_contents", "default"))
+        chosen = "include_contents" in getattr(agent, "model_fields_set", ())
+        info["include_contents"] = "none" if as_node and node_mode == "single_turn" and not chosen else contents
         if getattr(agent, "output_key", None):
             info["output_key"] = agent.output_key
     if as_node:

@@ -11,16 +11,18 @@ the root agent. It is a node too: a workflow in another's edges runs as a nested
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import Field, PrivateAttr
 
+from .._node_settings import RetryConfig, StateSchemaError
 from .._types import Event
 from ..agents import AgentBase
 from ._graph import Graph, build_graph
 from ._input import Record, find_continuation
-from ._nodes import START, BaseNode, RetryConfig
+from ._nodes import START, BaseNode, FunctionNode
 from ._run import CONTINUATION, run_graph, take_frame
 
 __all__ = ["Workflow"]
@@ -42,7 +44,9 @@ class Workflow(AgentBase):
     def __init__(self, **data: Any) -> None:
         """In order: the edges are built into a graph and checked (a bad graph:
         :class:`GraphValidationError`, naming the workflow); the agents among its nodes
-        become ``sub_agents``; the definition is validated as every agent's."""
+        become ``sub_agents``; the definition is validated as every agent's; with a
+        ``state_schema``, its function nodes' state parameters are checked against it
+        (see ``_check_state_schema``)."""
         name = data.get("name", "")
         graph = build_graph(data.get("edges") or [], workflow=str(name)) if data.get("edges") else None
         if graph is not None and "sub_agents" not in data:
@@ -50,6 +54,25 @@ class Workflow(AgentBase):
                                   if node is not START and not isinstance(node, BaseNode)]
         super().__init__(**data)
         self._graph = graph
+        self._check_state_schema()
+
+    def _check_state_schema(self) -> None:
+        """With a ``state_schema``: each function node's parameter bound from the state
+        (all but ``ctx`` and ``node_input``) must be a field of it; else
+        :class:`StateSchemaError` (a TypeError) naming the node, the parameter and the
+        fields, as google-adk refuses it."""
+        schema = self.state_schema
+        if schema is None or self._graph is None:
+            return
+        fields = set(schema.model_fields)
+        for node in self._graph.nodes.values():
+            if not isinstance(node, FunctionNode):
+                continue
+            for parameter in inspect.signature(node.func).parameters:
+                if parameter not in ("ctx", "node_input", "self") and parameter not in fields:
+                    raise StateSchemaError(
+                        f"FunctionNode {node.name!r} parameter {parameter!r} is not declared in state_schema "
+                        f"{schema.__name__!r}. Declared fields: {sorted(fields)}")
 
     @property
     def _is_workflow(self) -> bool:
