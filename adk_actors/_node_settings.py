@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import random
 from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, TypeAdapter, ValidationError, field_validator
@@ -18,7 +19,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError, field_validator
 from ._exceptions import AgentDefinitionError
 
 __all__ = ["AgentMode", "LlmAgentMode", "RetryConfig", "StateSchemaError", "as_retry_config", "check_state_delta",
-           "check_state_entry"]
+           "check_state_entry", "retry_allowed", "retry_delay", "retry_delays"]
 
 
 class RetryConfig(BaseModel):
@@ -116,3 +117,33 @@ def check_state_delta(schema: type[BaseModel] | None, delta: dict[str, Any]) -> 
         return
     for key, value in delta.items():
         check_state_entry(schema, key, value)
+
+
+def retry_delays(config: Any) -> tuple[int, float, float, float, float]:
+    """(attempts in all, initial delay, max delay, backoff factor, jitter), google-adk's
+    defaults filled in; no config: one attempt."""
+    if config is None:
+        return 1, 0.0, 0.0, 0.0, 0.0
+    attempts = 5 if config.max_attempts is None else max(1, config.max_attempts)
+    return (attempts, 1.0 if config.initial_delay is None else config.initial_delay,
+            60.0 if config.max_delay is None else config.max_delay,
+            2.0 if config.backoff_factor is None else config.backoff_factor,
+            1.0 if config.jitter is None else config.jitter)
+
+
+def retry_allowed(config: Any, error: BaseException) -> bool:
+    """Whether ``error`` is one ``config`` retries (its class or a base class named)."""
+    names = None if config is None else config.exceptions
+    return names is None or any(cls.__name__ in names for cls in type(error).__mro__ if cls is not object)
+
+
+def retry_delay(config: Any, attempt: int) -> float:
+    """The wait after failed attempt number ``attempt`` (from 1), google-adk's rule:
+    exponential from the initial delay; with jitter, capped so the spread stays under
+    the max delay, then spread at random."""
+    _, initial, max_delay, factor, jitter = retry_delays(config)
+    delay = initial * factor ** (attempt - 1)
+    if jitter > 0:
+        delay = min(delay, max_delay / (1.0 + jitter))
+        delay = max(0.0, delay + random.uniform(-jitter * delay, jitter * delay))
+    return min(delay, max_delay)

@@ -29,18 +29,17 @@ extra work per event.
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator
 from typing import Any
 
 from .._exceptions import RunStopped
-from .._node_settings import check_state_delta
+from .._node_settings import check_state_delta, retry_allowed, retry_delay, retry_delays
 from .._tree import find_agent
 from .._types import Event, NodeInfo
 from ..workflow import NodeTimeoutError, Workflow
 from ._context import InvocationContext, RunCancelled
 
-__all__ = ["retry_allowed", "retry_delays", "run_as_node", "schema_for"]
+__all__ = ["run_as_node", "schema_for"]
 
 
 def _declares_schema(agent: Any) -> bool:
@@ -61,36 +60,6 @@ def schema_for(root: Any, author: str) -> Any:
             return schema
         agent = getattr(agent, "parent_agent", None)
     return None
-
-
-def retry_delays(config: Any) -> tuple[int, float, float, float, float]:
-    """(attempts in all, initial delay, max delay, backoff factor, jitter), google-adk's
-    defaults filled in; no config: one attempt."""
-    if config is None:
-        return 1, 0.0, 0.0, 0.0, 0.0
-    attempts = 5 if config.max_attempts is None else max(1, config.max_attempts)
-    return (attempts, 1.0 if config.initial_delay is None else config.initial_delay,
-            60.0 if config.max_delay is None else config.max_delay,
-            2.0 if config.backoff_factor is None else config.backoff_factor,
-            1.0 if config.jitter is None else config.jitter)
-
-
-def retry_allowed(config: Any, error: BaseException) -> bool:
-    """Whether ``error`` is one ``config`` retries (its class or a base class named)."""
-    names = None if config is None else config.exceptions
-    return names is None or any(cls.__name__ in names for cls in type(error).__mro__ if cls is not object)
-
-
-def _delay(config: Any, attempt: int) -> float:
-    """The wait after failed attempt number ``attempt`` (from 1), google-adk's rule:
-    exponential from the initial delay; with jitter, capped so the spread stays under
-    the max delay, then spread at random."""
-    _, initial, max_delay, factor, jitter = retry_delays(config)
-    delay = initial * factor ** (attempt - 1)
-    if jitter > 0:
-        delay = min(delay, max_delay / (1.0 + jitter))
-        delay = max(0.0, delay + random.uniform(-jitter * delay, jitter * delay))
-    return min(delay, max_delay)
 
 
 async def _checked(agent: Any, ctx: InvocationContext, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
@@ -184,6 +153,6 @@ async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event
         yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error))
         if attempt >= attempts or not retry_allowed(config, error):
             raise error
-        await asyncio.sleep(_delay(config, attempt))
+        await asyncio.sleep(retry_delay(config, attempt))
         ctx.check_cancelled()
         attempt += 1

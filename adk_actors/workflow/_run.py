@@ -82,7 +82,6 @@ import inspect
 import itertools
 import json
 import math
-import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,6 +89,7 @@ from typing import Any
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._exceptions import RunStopped
+from .._node_settings import retry_allowed, retry_delay, retry_delays
 from .._types import Content, Event, FunctionCall, NodeInfo, Part
 from ._errors import (
     NodeTimeoutError,
@@ -258,21 +258,6 @@ def _storable(name: str, output: Any) -> None:
         to_jsonable_python(output)
     except PydanticSerializationError as exc:
         raise WorkflowDataError(f"node {name!r} gave an output that cannot be stored as JSON: {exc}") from None
-
-
-def _delays(config: Any) -> tuple[int, float, float, float, float]:
-    if config is None:
-        return 1, 0.0, 0.0, 0.0, 0.0
-    attempts = 5 if config.max_attempts is None else max(1, config.max_attempts)
-    return (attempts, 1.0 if config.initial_delay is None else config.initial_delay,
-            60.0 if config.max_delay is None else config.max_delay,
-            2.0 if config.backoff_factor is None else config.backoff_factor,
-            1.0 if config.jitter is None else config.jitter)
-
-
-def _retries(config: Any, exc: BaseException) -> bool:
-    names = None if config is None else config.exceptions
-    return names is None or any(cls.__name__ in names for cls in type(exc).__mro__)
 
 
 def _recorded_output(event: Event) -> Any:
@@ -524,7 +509,8 @@ class _GraphRun:
         name, ``error_message`` the text, with the state it wrote), unless a child node
         run made it already (``REPORTED``); the next waits as ``retry_config`` says;
         past its attempts, or on an exception it does not retry, the error is raised."""
-        attempts, delay, max_delay, factor, jitter = _delays(getattr(node, "retry_config", None))
+        config = getattr(node, "retry_config", None)
+        attempts = retry_delays(config)[0]
         timeout = getattr(node, "timeout", None)
         attempt = min(first, attempts)
         while True:
@@ -548,10 +534,9 @@ class _GraphRun:
                 failure = node_event(state=delta).model_copy(update={
                     "error_code": type(error).__name__, "error_message": str(error)})
                 await self.emit(self.stamp(failure, ctx, path, terminal))
-            if attempt >= attempts or not _retries(getattr(node, "retry_config", None), error):
+            if attempt >= attempts or not retry_allowed(config, error):
                 raise error
-            wait = min(delay * factor ** (attempt - 1), max_delay)
-            await asyncio.sleep(wait * (1 + jitter * (random.random() * 2 - 1)) if jitter else wait)
+            await asyncio.sleep(retry_delay(config, attempt))
             attempt += 1
 
     async def run_child(self, ctx: Any, parent: str, counters: dict[str, int], recorded: list[Event], node: Any,
