@@ -32,7 +32,7 @@ AREA_REASONS: dict[str, str] = {
     "auth": "not built yet (issue 52): google-adk's auth flow (credentials here: `tool_context.get_credential`)",
     "cli": "google-adk's CLI internals; the CLI here is `adk-actors` (web, api_server, run, eval)",
     "code_executors": "here: the local, sandboxed and built-in executors (issue 56); not built: the container, GKE, Vertex AI and Agent Engine sandbox executors (Google Cloud and Docker), `CodeExecutorContext`",
-    "errors": "not built yet: `StaleSessionError` (our session stores take every append; none is raised), the tool-execution errors",
+    "errors": "here: `StaleSessionError` (raised by the in-process database session services, as google-adk's; a host's sessions have one writer and never raise it); not built: the tool-execution errors",
     "evaluation": "`AgentEvaluator` and the eval sets, configs and metrics at google-adk's paths (`adk_actors.evaluation`, on `adk_actors.evals`); not built: `safety_v1` and `response_evaluation_score` (Vertex AI's eval service), the multi-turn metrics, custom metrics, the audio simulator",
     "events": "not built yet (issue 52)",
     "environment": "google-adk's execution environments (experimental): not built",
@@ -47,14 +47,14 @@ AREA_REASONS: dict[str, str] = {
     "optimization": "google-adk's prompt optimization (experimental): not built",
     "planners": "not built yet (issue 52)",
     "platform": "google-adk's platform shims (thread pools, time): nothing to mirror",
-    "plugins": "not built yet (issue 52): google-adk's other built-in plugins",
+    "plugins": "here: `BasePlugin` and the built-in logging, debug-logging, reflect-and-retry (tools), global-instruction, save-files-as-artifacts and context-filter plugins (issue 52); not built: `MultimodalToolResultsPlugin` (tool results with parts), `ReflectAndRetryModelPlugin`, `ToolCallIntegrityPlugin`, `ForceEscalationPlugin`, the auto-tracing and model-consult plugins, `PluginManager` (the engine's own pipeline runs plugins here)",
     "runners": "not built yet (issue 52)",
     "sessions": "the session services are here (issue 52; `VertexAiSessionService` refused when made: no Google Cloud client)",
     "skills": "google-adk's skills (experimental): out of scope",
     "telemetry": "telemetry is `adk_actors.telemetry` and `adk_actors.otel` here",
-    "tools": "not built yet (issues 52, 56): Google Cloud tools, and the rest of the built-in tools",
+    "tools": "here: function, agent, long-running, memory, artifact and Gemini's built-in tools, MCP toolsets, `OpenAPIToolset`/`RestApiTool` (API key, bearer and basic auth); not built yet (issues 52, 56): OpenAPI's OAuth2 and OpenID exchangers, skills, model consult, simulators, retrieval, computer use, Google Cloud tools",
     "utils": "google-adk's helpers: nothing a user imports",
-    "workflow": "graph workflows are `adk_actors.workflow` (issue 55), `RequestInput` at `adk_actors.events`, with `node`, `Node` and parallel workers; not built yet: `ctx.run_node` of an agent (function nodes only), `node()`'s `auth_config`, `require_confirmation` and `parameter_binding='node_input'`",
+    "workflow": "graph workflows are `adk_actors.workflow` (issue 55), `RequestInput` at `adk_actors.events`, with `node`, `Node`, parallel workers and `ctx.run_node`; every public name is here",
 }
 
 
