@@ -1,7 +1,9 @@
 """A real PostgreSQL server owned by a test run (exported by ``adk_actors.testing``).
 
 :class:`TemporaryPostgres` makes a cluster with Debian's ``initdb`` in a temporary
-folder, starts it with ``pg_ctl`` on 127.0.0.1 and a free port (its Unix socket in
+folder, starts it with ``pg_ctl`` on 127.0.0.1 and a free port below the kernel's range for
+outgoing connections (``supervision.lowlevel.free_port``; one taken meanwhile is
+replaced by another, up to ``START_ATTEMPTS`` times) (its Unix socket in
 that folder, password authentication with a random password), and stops it and
 removes the folder on :meth:`close` (also at interpreter exit, so no server outlives
 the run). Run as root, the server runs as the ``postgres`` user that Debian's
@@ -18,12 +20,13 @@ import glob
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
 import psycopg
+
+from supervision.lowlevel import free_port
 
 __all__ = ["PostgresUnavailable", "TemporaryPostgres"]
 
@@ -45,11 +48,9 @@ def _server_program(name: str) -> str:
     return candidates[-1]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+#: Ports tried when the one picked was taken meanwhile (another process of the machine
+#: bound it between the pick and the server's start).
+START_ATTEMPTS = 4
 
 
 class TemporaryPostgres:
@@ -67,7 +68,7 @@ class TemporaryPostgres:
         missing, RuntimeError (with the server's log) when it fails."""
         self.user = user
         self.password = secrets.token_urlsafe(18)
-        self.port = _free_port()
+        self.port = free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="adk-pg-"))
         self.data = self.folder / "data"
         self.log = self.folder / "server.log"
@@ -87,10 +88,17 @@ class TemporaryPostgres:
             hba = self.data / "pg_hba.conf"
             lines = "".join(f"host all all {network} scram-sha-256\n" for network in clients)
             hba.write_text(hba.read_text() + lines)
-        options = (f"-p {self.port} -k {self.folder} -c listen_addresses={','.join(listen)} -c fsync=off "
-                   "-c full_page_writes=off -c max_connections=200")
-        self._run([self._pg_ctl, "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
-                   "-o", options])
+        for attempt in range(START_ATTEMPTS):
+            options = (f"-p {self.port} -k {self.folder} -c listen_addresses={','.join(listen)} -c fsync=off "
+                       "-c full_page_writes=off -c max_connections=200")
+            try:
+                self._run([self._pg_ctl, "start", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+                           "-o", options])
+                break
+            except RuntimeError as failed:
+                if attempt == START_ATTEMPTS - 1 or "Address already in use" not in str(failed):
+                    raise
+                self.port = free_port()  # taken since it was picked: another one
         self.url = f"postgresql://{user}:{self.password}@127.0.0.1:{self.port}/postgres"
         self._databases = 0
         self.url = self.new_database("adk")
