@@ -1,14 +1,7 @@
 """Messages between A2A and our events: an A2A message's parts become our Content,
-and an event's content becomes A2A parts (the conversions live with the agents that
-speak A2A, :mod:`adk_actors.agents._a2a_parts`; named here for the server).
-
-A2A to ours: text stays text; raw bytes become inline data (their media type and
-file name kept); structured data becomes its JSON text; a file by URL becomes a
-line naming the URL (a run never fetches a URL a caller gave it). Ours to A2A: text
-(thoughts left out) stays text, inline data becomes raw bytes, and a tool's call or
-response becomes structured data tagged ``adk_type`` (``function_call`` or
-``function_response``), as google-adk tags them.
-"""
+and an event's content becomes A2A parts. The conversions (and their rules) live with
+the agents that speak A2A, :mod:`adk_actors.agents._a2a_parts`; they are named here
+for the server."""
 
 from __future__ import annotations
 
