@@ -6,7 +6,6 @@ HTTP, every process it starts marked and killed at the end."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from console_browser import browser_page, needs_chromium
 
 from adk_actors.testing import StubServer, gemini_response
 from supervision.lowlevel import free_port
@@ -221,48 +221,38 @@ def test_api_server_serves_the_api_without_the_console(agents: Path, tmp_path: P
         assert _turn(http) == "tool said v1 from-the-agent-folder"
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+@needs_chromium
 def test_the_console_runs_the_edited_agent_and_shows_a_broken_one(web: dict[str, Any], agents: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     agent_file = agents / "hello" / "agent.py"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(web["url"] + "/?app=hello")
-            expect(page.locator("#banner")).to_contain_text("App broken does not load")  # broken from the start
-            expect(page.locator("#banner")).to_contain_text("SyntaxError")
-            page.fill("#message", "hi")
-            page.click("#send")
-            expect(page.locator("#events li.from-agent .bubble").last).to_have_text(
-                "tool said v1 from-the-agent-folder")
+    with browser_page() as (page, errors):
+        page.goto(web["url"] + "/?app=hello")
+        expect(page.locator("#banner")).to_contain_text("App broken does not load")  # broken from the start
+        expect(page.locator("#banner")).to_contain_text("SyntaxError")
+        page.fill("#message", "hi")
+        page.click("#send")
+        expect(page.locator("#events li.from-agent .bubble").last).to_have_text(
+            "tool said v1 from-the-agent-folder")
 
-            agent_file.write_text(AGENT.format(version="v2"))
-            wait_until(lambda: "reloaded app hello" in web["out"].read_text(), timeout=10)
-            page.fill("#message", "again")
-            page.click("#send")
-            expect(page.locator("#events li.from-agent .bubble").last).to_have_text(
-                "tool said v2 from-the-agent-folder")
+        agent_file.write_text(AGENT.format(version="v2"))
+        wait_until(lambda: "reloaded app hello" in web["out"].read_text(), timeout=10)
+        page.fill("#message", "again")
+        page.click("#send")
+        expect(page.locator("#events li.from-agent .bubble").last).to_have_text(
+            "tool said v2 from-the-agent-folder")
 
-            agent_file.write_text(AGENT.format(version="v3") + "\ndef broken(:\n")
-            expect(page.locator("#banner")).to_contain_text("App hello does not load", timeout=10000)
-            page.fill("#message", "once more")
-            page.click("#send")
-            expect(page.locator("#events li.from-agent .bubble")).to_have_count(3)
-            expect(page.locator("#events li.from-agent .bubble").last).to_have_text(
-                "tool said v2 from-the-agent-folder")
+        agent_file.write_text(AGENT.format(version="v3") + "\ndef broken(:\n")
+        expect(page.locator("#banner")).to_contain_text("App hello does not load", timeout=10000)
+        page.fill("#message", "once more")
+        page.click("#send")
+        expect(page.locator("#events li.from-agent .bubble")).to_have_count(3)
+        expect(page.locator("#events li.from-agent .bubble").last).to_have_text(
+            "tool said v2 from-the-agent-folder")
 
-            agent_file.write_text(AGENT.format(version="v4"))
-            expect(page.locator("#banner")).not_to_contain_text("App hello", timeout=10000)
-            assert errors == [], f"the page raised: {errors}"
-        finally:
-            browser.close()
+        agent_file.write_text(AGENT.format(version="v4"))
+        expect(page.locator("#banner")).not_to_contain_text("App hello", timeout=10000)
+        assert errors == [], f"the page raised: {errors}"
 
 
 def test_a_yaml_agent_of_the_folder_answers_with_the_key_its_env_gives(web: dict[str, Any],

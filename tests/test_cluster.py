@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +27,7 @@ import httpx
 import pytest
 from cluster_hosts import CHECKIN, LEASE, Cluster, holders, others_of, per_home, stored_texts, turn
 from conftest import ROOT
+from console_browser import browser_page, needs_chromium
 
 from adk_actors import HostError
 from adk_actors.runtime import ClusterView, Host, HostConfig, Member, ranked
@@ -318,29 +318,22 @@ def test_the_leader_killed_leaves_the_members_serving_and_back_it_leads_again(cl
         assert texts[5::2] == [f"echo: three (turn {n})" for n in range(3, 3 + len(texts[5::2]))]
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium (apt-get install chromium)")
+@needs_chromium
 def test_the_console_draws_every_hosts_tree(cluster: Cluster) -> None:
     """A member's console, in a real browser: its own tree with kill buttons, then each
     other host under a line naming it (the leader marked), its actors without."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     cluster.formed()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(cluster.hosts[1]["url"] + "/")
-            hosts = page.locator("#tree tr.host")
-            expect(hosts).to_have_count(2, timeout=15_000)
-            expect(page.locator(f'#tree tr.host[data-host="{cluster.names[0]}"]')).to_contain_text("(leader)")
-            expect(page.locator(f'#tree tr[data-path="{cluster.names[2]}/services/cluster"]')).to_have_count(1)
-            expect(page.locator('#tree tr[data-path="services/cluster"] button')).to_have_text("kill")  # its own
-            expect(page.locator(f'#tree tr[data-path="{cluster.names[2]}/services/cluster"] button')).to_have_count(0)
-            assert errors == [], errors
-        finally:
-            browser.close()
+    with browser_page() as (page, errors):
+        page.goto(cluster.hosts[1]["url"] + "/")
+        hosts = page.locator("#tree tr.host")
+        expect(hosts).to_have_count(2, timeout=15_000)
+        expect(page.locator(f'#tree tr.host[data-host="{cluster.names[0]}"]')).to_contain_text("(leader)")
+        expect(page.locator(f'#tree tr[data-path="{cluster.names[2]}/services/cluster"]')).to_have_count(1)
+        expect(page.locator('#tree tr[data-path="services/cluster"] button')).to_have_text("kill")  # its own
+        expect(page.locator(f'#tree tr[data-path="{cluster.names[2]}/services/cluster"] button')).to_have_count(0)
+        assert errors == [], errors
 
 
 def test_a2a_through_any_member_reaches_sessions_at_every_home(cluster: Cluster) -> None:

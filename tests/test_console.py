@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import serving
+from console_browser import CHROMIUM, browser_page, needs_chromium
 
 from adk_actors.testing import StubServer, gemini_response
 from supervision.testing import wait_until
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+pytestmark = needs_chromium
 
 APPS = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
         'hitl = "examples.hitl.agent:root_agent"\n'
@@ -43,23 +41,6 @@ def served(tmp_path_factory: pytest.TempPathFactory, gemini: StubServer) -> Iter
     env = {"GEMINI_API_KEY": "test-key-not-a-secret", "GEMINI_BASE_URL": gemini.url}
     with serving(tmp_path_factory.mktemp("console"), apps=APPS, env=env) as info:
         yield info
-
-
-@contextmanager
-def browser_page() -> Iterator[tuple[Any, list[str]]]:
-    """A Chromium tab and the errors its page raises."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900})
-            tab = context.new_page()
-            errors: list[str] = []
-            tab.on("pageerror", lambda error: errors.append(str(error)))
-            yield tab, errors
-        finally:
-            browser.close()
 
 
 @pytest.fixture
@@ -209,19 +190,14 @@ def test_a_stopped_actor_is_shown_restarted_as_unresponsive(page: Any, served: d
 
 
 def test_the_console_fits_a_phone(served: dict[str, Any], tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
-            phone.goto(served["url"] + "/?app=weather_bot")
-            expect(phone.locator("#message")).to_be_visible()
-            width = phone.evaluate("document.documentElement.scrollWidth")
-            assert width <= 390, f"the page is {width} px wide on a 390 px screen"
-            phone.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
-        finally:
-            browser.close()
+    with browser_page(viewport={"width": 390, "height": 844}, is_mobile=True) as (phone, _errors):
+        phone.goto(served["url"] + "/?app=weather_bot")
+        expect(phone.locator("#message")).to_be_visible()
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+        phone.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
 
 
 def lambda_text_is_pid() -> Any:

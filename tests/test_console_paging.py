@@ -9,7 +9,6 @@ state kept, on its next request, and held again)."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,9 @@ from typing import Any
 import httpx
 import pytest
 from conftest import serving
+from console_browser import browser_page, needs_chromium
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+pytestmark = needs_chromium
 
 #: More sessions than one page of the tree (50) in the one partition.
 SESSIONS = 61
@@ -47,18 +46,9 @@ def host(tmp_path: Path) -> Iterator[dict[str, Any]]:
 @pytest.fixture
 def page(host: dict[str, Any]) -> Iterator[Any]:
     """A Chromium tab; afterwards, no error was raised in its page."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            tab = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-            errors: list[str] = []
-            tab.on("pageerror", lambda error: errors.append(str(error)))
-            yield tab
-            assert errors == [], f"the page raised: {errors}"
-        finally:
-            browser.close()
+    with browser_page() as (tab, errors):
+        yield tab
+        assert errors == [], f"the page raised: {errors}"
 
 
 def test_a_session_past_the_first_page_is_paged_to_searched_and_killed(page: Any, host: dict[str, Any],

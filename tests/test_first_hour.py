@@ -20,13 +20,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from conftest import ROOT, serving
+from console_browser import browser_page, needs_chromium
 
 from adk_actors.cli import DEFAULT_USER
 from adk_actors.runtime import Host
@@ -257,25 +257,7 @@ def test_docs_jobs_md_says_what_the_jobs_store_is() -> None:
 
 # -- the console -------------------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@contextmanager
-def browser_page() -> Iterator[tuple[Any, list[str]]]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            tab = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-            errors: list[str] = []
-            tab.on("pageerror", lambda error: errors.append(str(error)))
-            yield tab, errors
-        finally:
-            browser.close()
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+@needs_chromium
 def test_the_console_titles_by_the_first_message_and_hides_internal_state(served: dict[str, Any]) -> None:
     """A session the CLI made (the default user's) opens in the console titled by its
     first message; its state panel shows the app's state, wrapped, without
@@ -336,7 +318,7 @@ def expect_reconnecting_banner(page: Any, out: dict[Any, str]) -> None:
         raise AssertionError(f"{failure}\nrequests still out: {sorted(out.values())}") from None
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+@needs_chromium
 def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(served: dict[str, Any]) -> None:
     """The HTTP server's process stopped (SIGSTOP; the ``http`` actor, its owner, goes
     on) on a console that has drawn its tree: the console's polls wait in the front
@@ -360,7 +342,7 @@ def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(serve
         expect(page.locator("#tree tr[data-path]").first).to_be_visible()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+@needs_chromium
 def test_the_console_polls_and_shows_the_banner_while_its_first_tree_walk_is_still_out(
         served: dict[str, Any]) -> None:
     """The console's first walk of the tree held in the browser (as one that waits for a
@@ -407,7 +389,7 @@ def test_the_console_polls_and_shows_the_banner_while_its_first_tree_walk_is_sti
         expect(page.locator("#tree tr[data-path]").first).to_be_visible()
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+@needs_chromium
 def test_the_console_asks_its_first_questions_again_until_the_host_answers(served: dict[str, Any]) -> None:
     """The page's first questions fail as they do while the host restarts (``whoami``
     answered 503, ``/list-apps``'s connection refused): the page asks again until they

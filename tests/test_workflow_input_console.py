@@ -13,7 +13,6 @@ node records its run in a file outside the host (``INPUT_CONSOLE_WORK``).
 from __future__ import annotations
 
 import os
-import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,13 +21,13 @@ from typing import Any
 import httpx
 import pytest
 from conftest import serving
+from console_browser import browser_page, needs_chromium
 from pydantic import BaseModel
 
 from adk_actors.events import RequestInput
 from adk_actors.workflow import START, Workflow
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+pytestmark = needs_chromium
 
 APPS = ('orders = "test_workflow_input_console:orders_app"\n'
         'notes = "test_workflow_input_console:notes_app"\n')
@@ -89,19 +88,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 
 @pytest.fixture
 def page(served: dict[str, Any]) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
     (served["work"] / "done.txt").write_text("")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            tab = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-            errors: list[str] = []
-            tab.on("pageerror", lambda error: errors.append(str(error)))
-            yield tab
-            assert errors == [], f"the page raised: {errors}"
-        finally:
-            browser.close()
+    with browser_page() as (tab, errors):
+        yield tab
+        assert errors == [], f"the page raised: {errors}"
 
 
 def _done(served: dict[str, Any]) -> Counter[str]:
