@@ -167,9 +167,9 @@ class Router:
                     self.sleep(RESTART_POLL)
                 refresh = True
             except CallError as exc:
-                if exc.code == "holder_gone":  # handed on to a holder whose host then stopped: it may have acted
-                    lost_with_a_holder = lost_with_a_holder or isinstance(request, RunRequest)
-                    exc = CallError(exc.detail, code="session_elsewhere")
+                # handed on to a holder whose host then stopped: a turn may have been taken
+                lost_with_a_holder = lost_with_a_holder or (exc.code == "holder_gone"
+                                                            and isinstance(request, RunRequest))
                 self._wait_or_raise(exc, deadline, lost_with_a_holder)
             except CallTimeout as exc:
                 raise HostError(f"no answer from the host within {self.call_timeout} s") from exc
@@ -202,13 +202,13 @@ class Router:
 
     def _wait_or_raise(self, error: CallError, deadline: float, lost_with_a_holder: bool) -> None:
         """After the host answered ``error``: wait before asking again (``not_running``;
-        ``session_elsewhere`` for a run request its dead holder may have acted on), or
-        raise it typed (past the deadline: :class:`HostError`, never a refusal that says
-        nothing was written)."""
+        ``session_elsewhere`` or ``holder_gone`` for a run request its dead holder may have
+        acted on), or raise it typed (past the deadline: :class:`HostError`, never a
+        refusal that says nothing was written)."""
         if error.code == "not_running" and self.clock() < deadline:
             self.sleep(NOT_RUNNING_POLL)
             return
-        if error.code == "session_elsewhere" and lost_with_a_holder:
+        if error.code in ("session_elsewhere", "holder_gone") and lost_with_a_holder:
             if self.clock() >= deadline:
                 raise HostError(f"the host holding the session died with this request, which it may have "
                                 f"acted on, and no other host took the session within {self.call_timeout} "
