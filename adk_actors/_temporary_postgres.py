@@ -1,10 +1,10 @@
 """A real PostgreSQL server owned by a test run (exported by ``adk_actors.testing``).
 
 :class:`TemporaryPostgres` makes a cluster with Debian's ``initdb`` in a temporary
-folder, starts it with ``pg_ctl`` on 127.0.0.1 and a free port below the kernel's range for
-outgoing connections (``supervision.lowlevel.free_port``; one taken meanwhile is
-replaced by another, up to ``START_ATTEMPTS`` times) (its Unix socket in
-that folder, password authentication with a random password), and stops it and
+folder, starts it with ``pg_ctl`` on 127.0.0.1 (its Unix socket in that folder,
+password authentication with a random password) and a free port below the kernel's
+range for outgoing connections (``supervision.lowlevel.free_port``; a port taken
+before the server started is replaced, up to ``START_ATTEMPTS`` times), and stops it and
 removes the folder on :meth:`close` (also at interpreter exit, so no server outlives
 the run). Run as root, the server runs as the ``postgres`` user that Debian's
 package creates (PostgreSQL refuses to run as root).
