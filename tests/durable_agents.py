@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
-import os
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from pid_files import write_pid
 
 from adk_actors import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from adk_actors.engine import App, Plugin
@@ -37,7 +38,7 @@ def _count(kind: str, step: str, tool_context: Any) -> None:
     once = step in (state.get("pause_once_at") or []) and not Path(f"{path}.paused").exists()
     if once or step in (state.get("pause_at") or []):
         Path(f"{path}.paused").touch()
-        Path(f"{path}.pid").write_text(str(os.getpid()))  # the process to kill
+        write_pid(f"{path}.pid")  # the process to kill
         time.sleep(60)
 
 
@@ -156,7 +157,7 @@ async def _pause_if_due(ctx: Any) -> None:
         return
     if sum(1 for e in ctx.session.events if e.invocation_id == ctx.invocation_id) == due:
         Path(f"{path}.paused").touch()
-        Path(f"{path}.pid").write_text(str(os.getpid()))
+        write_pid(f"{path}.pid")
         await asyncio.sleep(60)
 
 

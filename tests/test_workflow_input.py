@@ -42,6 +42,7 @@ import httpx
 import pytest
 from conftest import serving, wait_workers_gone
 from google_adk_harness import rewritten, run_program
+from pid_files import write_pid
 
 from adk_actors import Content
 from adk_actors._exceptions import RunFailedError
@@ -626,7 +627,7 @@ def host_slow(node_input: str, ctx: Any) -> str:
     """Marks its start and its pid, then waits (30 s at most) for ``release`` to exist."""
     work = Path(ctx.state["done_file"]).parent
     _mark(ctx.state["done_file"], "slow-started")
-    (work / "slow.pid").write_text(str(os.getpid()))
+    write_pid(work / "slow.pid")
     deadline = time.monotonic() + 30
     while not (work / "release").exists() and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -31,6 +31,7 @@ from typing import Any
 
 import httpx
 from conftest import ROOT, serving
+from pid_files import write_pid
 from pydantic import BaseModel
 
 from adk_actors._repl import FolderRun, open_sessions
@@ -77,7 +78,7 @@ def slow(node_input: str, ctx: Any) -> str:
     """Marks its start and writes its pid, then waits (30 s at most) for ``release``."""
     work = Path(ctx.state["work_dir"])
     _mark(ctx, "slow-started")
-    (work / "slow.pid").write_text(str(os.getpid()))
+    write_pid(work / "slow.pid")
     deadline = time.monotonic() + 30
     while not (work / "release").exists() and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -3,10 +3,10 @@ host's processes by path: ``workflow_apps:<name>``)."""
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 from typing import Any
+
+from pid_files import write_pid
 
 from adk_actors.events import Event
 from adk_actors.workflow import DEFAULT_ROUTE, START, JoinNode, Workflow
@@ -61,7 +61,7 @@ def count_step(node_input: str, counts_file: str) -> str:
 
 def hold(node_input: str, counts_file: str) -> str:
     """Writes its worker's pid, then waits to be killed."""
-    Path(f"{counts_file}.pid").write_text(str(os.getpid()))
+    write_pid(f"{counts_file}.pid")
     time.sleep(60)
     return node_input
 

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pid_files import write_pid
+
 from adk_actors.workflow import START, JoinNode, Workflow, node
 
 
@@ -30,7 +32,7 @@ def squares(node_input: list[dict[str, Any]]) -> dict[str, Any]:
 def hold(node_input: int, work_dir: str) -> int:
     """An item that writes its pid to ``work_dir/item-<n>.pid`` and then waits (120 s
     at most) to be killed."""
-    Path(work_dir, f"item-{node_input}.pid").write_text(str(os.getpid()))
+    write_pid(Path(work_dir, f"item-{node_input}.pid"))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         time.sleep(0.05)
