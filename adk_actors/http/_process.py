@@ -21,7 +21,8 @@ as above, attaches to the host and opens the gate. An attach that fails, or no
 owner within ``OWNER_WAIT`` seconds, stops the process with status 1 (its actor sees
 it end and is restarted with a spawned process).
 
-On SIGTERM, either way: take no new connection, give the requests in progress
+On SIGTERM, either way: take no new connection, read the request of each connection
+already taken (:class:`FinishingServer`), give the requests in progress
 ``ANSWER_WITHIN`` seconds, answer those still waiting (their answer not begun: a
 session that is restarting, or the gate) 503 with ``Retry-After`` instead of
 dropping them (:class:`Draining`), and close this process's copy of the socket (it
@@ -68,6 +69,10 @@ ANSWER_WITHIN = 3.0
 #: How long a process forked ahead waits for its owner's line: longer than the root's
 #: start deadline (``_gate.WAIT``, ``Host.start``), plus what ``serve`` does before it.
 OWNER_WAIT = WAIT + 60.0
+#: How long a server told to stop waits for the first request on a connection it has
+#: accepted but not yet read: the client sent it with the connect, and closing such a
+#: connection with its request unread makes the kernel reset it.
+FIRST_REQUEST_WAIT = 1.0
 
 
 class Draining:
@@ -142,6 +147,31 @@ def _front_door(section: HttpSection, listen_fd: int | None) -> socket.socket:
     return sock
 
 
+class FinishingServer(uvicorn.Server):
+    """uvicorn's server, with one change to its stop: it stops listening first, then
+    waits (at most ``FIRST_REQUEST_WAIT`` s, checking every 10 ms) until every connection
+    it accepted has its first request read, and only then does uvicorn's own shutdown
+    (close the idle connections, finish the requests taken). uvicorn alone closes a
+    connection whose request it has not read yet at once, and its caller sees
+    "connection reset" for a request sent to a server that had accepted it."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for listener in self.servers:
+            listener.close()
+        deadline = time.monotonic() + FIRST_REQUEST_WAIT
+        await asyncio.sleep(0.01)
+        while _unread_connections(self) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await super().shutdown(sockets)
+
+
+def _unread_connections(server: uvicorn.Server) -> int:
+    """How many of ``server``'s HTTP connections have no request read yet (uvicorn's HTTP
+    protocols set ``cycle`` with each request; a WebSocket's has none)."""
+    return sum(1 for connection in server.server_state.connections
+               if getattr(connection, "cycle", "not HTTP") is None)
+
+
 def _die_with(owner: int) -> None:
     """When process ``owner`` ends (at once if it has ended), stop as on SIGTERM (uvicorn
     finishes the requests it took), and SIGKILL this process ``DRAIN`` seconds later.
@@ -196,7 +226,7 @@ def _serve(launch: dict[str, Any], host: Host, app: Draining, gate: HostGate, se
     # An idle connection is kept 65 s, longer than clients keep theirs (httpx: 5 s), so a
     # client never sends a request on a connection the server is closing at that moment
     # (uvicorn's 5 s made a burst of SSE turns lose one in a few hundred: bench/http_api.py).
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+    server = FinishingServer(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
                                            timeout_keep_alive=65, timeout_graceful_shutdown=5, backlog=BACKLOG))
     failed: list[str] = []
 
