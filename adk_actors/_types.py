@@ -36,6 +36,7 @@ __all__ = [
     "Event",
     "EventActions",
     "ExecutableCode",
+    "FileData",
     "FunctionCall",
     "FunctionDeclaration",
     "FunctionResponse",
@@ -106,6 +107,16 @@ class Blob(_Model):
     display_name: str | None = None
 
 
+class FileData(_Model):
+    """Data named by a URI instead of carried inline (google.genai's ``FileData``): a
+    file a model can fetch (``gs://``, ``https://``), or an ``artifact://`` reference
+    to another artifact (``adk_actors.artifacts.artifact_util``)."""
+
+    file_uri: str | None = None
+    mime_type: str | None = None
+    display_name: str | None = None
+
+
 class ExecutableCode(_Model):
     """Code the model wrote to be run (google.genai's ``ExecutableCode``): its text and
     language (``PYTHON``)."""
@@ -126,16 +137,20 @@ class CodeExecutionResult(_Model):
 
 
 class Part(_Model):
-    """Exactly one of text, function_call, function_response, inline_data,
+    """Exactly one of text, function_call, function_response, inline_data, file_data,
     executable_code, code_execution_result."""
 
     text: str | None = None
     function_call: FunctionCall | None = None
     function_response: FunctionResponse | None = None
     inline_data: Blob | None = None
+    file_data: FileData | None = None
     executable_code: ExecutableCode | None = None
     code_execution_result: CodeExecutionResult | None = None
     thought: bool | None = None
+    #: the model's opaque signature of its reasoning (Gemini's ``thoughtSignature``),
+    #: sent back with the part it came with
+    thought_signature: bytes | None = None
 
     @model_validator(mode="before")
     @classmethod

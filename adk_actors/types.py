@@ -26,6 +26,7 @@ from ._types import (
     CodeExecutionResult,
     Content,
     ExecutableCode,
+    FileData,
     FunctionCall,
     FunctionDeclaration,
     FunctionResponse,
@@ -39,7 +40,11 @@ __all__ = [
     "CodeExecutionResult",
     "Content",
     "ExecutableCode",
+    "FileData",
+    "FinishReason",
     "FunctionCall",
+    "FunctionCallingConfig",
+    "FunctionCallingConfigMode",
     "FunctionDeclaration",
     "FunctionResponse",
     "GenerateContentConfig",
@@ -51,6 +56,7 @@ __all__ = [
     "Part",
     "SafetySetting",
     "ThinkingConfig",
+    "ToolConfig",
     "UserContent",
     "generate_config_of",
     "ours",
@@ -72,6 +78,41 @@ def ModelContent(parts: Any) -> Content:
 def UserContent(parts: Any) -> Content:
     """A Content of the user: ``parts`` is a string, a Part, or a list of them."""
     return Content(role="user", parts=_parts(parts))
+
+
+class FinishReason(enum.StrEnum):
+    """Why a model stopped (google.genai's ``FinishReason``, its members); an
+    ``LlmResponse.finish_reason`` compares equal to its member."""
+
+    FINISH_REASON_UNSPECIFIED = "FINISH_REASON_UNSPECIFIED"
+    STOP = "STOP"
+    MAX_TOKENS = "MAX_TOKENS"
+    SAFETY = "SAFETY"
+    RECITATION = "RECITATION"
+    LANGUAGE = "LANGUAGE"
+    OTHER = "OTHER"
+    BLOCKLIST = "BLOCKLIST"
+    PROHIBITED_CONTENT = "PROHIBITED_CONTENT"
+    SPII = "SPII"
+    MALFORMED_FUNCTION_CALL = "MALFORMED_FUNCTION_CALL"
+    IMAGE_SAFETY = "IMAGE_SAFETY"
+    UNEXPECTED_TOOL_CALL = "UNEXPECTED_TOOL_CALL"
+    TOO_MANY_TOOL_CALLS = "TOO_MANY_TOOL_CALLS"
+    IMAGE_PROHIBITED_CONTENT = "IMAGE_PROHIBITED_CONTENT"
+    NO_IMAGE = "NO_IMAGE"
+    IMAGE_RECITATION = "IMAGE_RECITATION"
+    IMAGE_OTHER = "IMAGE_OTHER"
+    CONTINUATION = "CONTINUATION"
+
+
+class FunctionCallingConfigMode(enum.StrEnum):
+    """How the model may call functions (google.genai's ``FunctionCallingConfigMode``)."""
+
+    MODE_UNSPECIFIED = "MODE_UNSPECIFIED"
+    AUTO = "AUTO"
+    ANY = "ANY"
+    NONE = "NONE"
+    VALIDATED = "VALIDATED"
 
 
 class HarmCategory(enum.StrEnum):
@@ -117,6 +158,21 @@ class HttpRetryOptions(_Config):
     attempts: int | None = None
     initial_delay: float | None = None
     max_delay: float | None = None
+
+
+class FunctionCallingConfig(_Config):
+    """google.genai's ``FunctionCallingConfig``: the mode, and the only functions the
+    model may call in modes ``ANY`` and ``VALIDATED``."""
+
+    mode: FunctionCallingConfigMode | None = None
+    allowed_function_names: list[str] | None = None
+
+
+class ToolConfig(_Config):
+    """google.genai's ``ToolConfig`` (its function-calling part): set on a request's
+    config as ``llm_request.config.tool_config``, it is sent to Gemini as ``toolConfig``."""
+
+    function_calling_config: FunctionCallingConfig | None = None
 
 
 class GenerateContentConfig(_Config):

@@ -76,15 +76,17 @@ def check_report(report: dict[str, Any], who: str) -> None:
         raise PeerImportedRepo(f"{who} loaded files of this repository: {', '.join(report['repo_modules'])}")
 
 
-def run_side(python: str, args: list[str], timeout: float = 1800) -> dict[str, Any]:
-    """google-adk's half (bench/_google_adk_side.py ``args``) run by ``python -s -E``
-    in a folder of its own: its JSON object, once :func:`check_report` passed.
+def run_side(python: str, args: list[str], timeout: float = 1800, script: str = "_google_adk_side.py",
+             env: dict[str, str] | None = None) -> dict[str, Any]:
+    """google-adk's half (bench/``script`` ``args``, bench/_google_adk_side.py unless
+    told) run by ``python -s -E`` in a folder of its own, with :func:`peer_env`
+    plus ``env``: its JSON object, once :func:`check_report` passed.
     :class:`PeerFailed` with its stderr's tail if it exits non-zero (3: it loaded
     files of the repository, raised as :class:`PeerImportedRepo`)."""
-    folder = peer_folder("side", AGENT_FILE, HERE / "_google_adk_side.py")
+    folder = peer_folder("side", AGENT_FILE, HERE / script)
     try:
-        done = subprocess.run([interpreter(python), "-s", "-E", "_google_adk_side.py", str(ROOT), *args], cwd=folder,
-                              env=peer_env(), capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([interpreter(python), "-s", "-E", script, str(ROOT), *args], cwd=folder,
+                              env=peer_env(env), capture_output=True, text=True, timeout=timeout)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if done.returncode == 3:

@@ -21,9 +21,11 @@ LAYERS = (
     ("types", {"_types", "types", "planners", "events", "examples",
                "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files", "_decisions",
                "log", "telemetry", "tracing", "messages"}),
-    ("agents", {"agents", "workflow"}),
+    ("agents", {"agents"}),
     ("compiler", {"compiler"}),
-    ("engine", {"engine", "tools", "models", "otel", "mcp", "apps", "plugins", "code_executors"}),
+    # workflow: graphs and the runner of their nodes, which gives a task agent its
+    # ``finish_task`` tool; the engine runs a graph as an agent's turn
+    ("engine", {"engine", "tools", "models", "otel", "mcp", "apps", "plugins", "code_executors", "workflow"}),
     ("runtime", {"runtime", "store", "config", "jobs"}),
     ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "evaluation", "a2a", "sessions", "runners", "fluent",
                  "_repl", "_create", "memory", "artifacts", "_service_loop"}),

@@ -12,7 +12,7 @@ import warnings
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from .._callables import Compressor, check_provider, describe_function, is_plain_function
 from .._exceptions import AgentDefinitionError
@@ -125,11 +125,15 @@ class LlmAgent(AgentBase):
     ``AgentMode``) is how a parent LlmAgent reaches this agent: ``chat`` by
     ``transfer_to_agent`` (an LlmAgent sub-agent left at None is set to ``chat`` when
     its LlmAgent parent is built, as google-adk does); ``single_turn`` as a tool named
-    after it, never a transfer target (see ``adk_actors.engine._flow``); ``task``
-    runs as ``chat`` here (google-adk's task delegation, ``finish_task``, is not
-    built). A root agent of ``single_turn`` is refused by the Runner. The node
-    settings every agent has (``retry_config``, ``timeout``, ``state_schema``,
-    ``wait_for_output``) are :class:`AgentBase`'s.
+    after it, never a transfer target (see ``adk_actors.engine._flow``); ``task`` as
+    a workflow node right after START is google-adk's task agent (it talks with the
+    user until it calls ``finish_task``, whose arguments, checked against its
+    ``output_schema``, any type pydantic checks, are the node's output: see
+    ``adk_actors.workflow._task``); as a sub-agent of an LlmAgent it runs as ``chat``
+    here (google-adk's task delegation by a parent's tool is not built). A root agent
+    of ``single_turn`` is refused by the Runner. The node settings every agent has
+    (``retry_config``, ``timeout``, ``state_schema``, ``wait_for_output``) are
+    :class:`AgentBase`'s.
     """
 
     model: Any = ""
@@ -219,7 +223,13 @@ class LlmAgent(AgentBase):
                                        f"(adk_actors.code_executors), got {self.code_executor!r}")
         check_provider(self.instruction, f"agent {self.name!r}: instruction")
         check_provider(self.global_instruction, f"agent {self.name!r}: global_instruction")
-        if self.output_schema is not None:
+        if self.output_schema is not None and str(self.mode or "") == "task":
+            try:  # a task agent's schema is finish_task's parameters (adk_actors.workflow._task): any pydantic type
+                TypeAdapter(self.output_schema).json_schema()
+            except Exception as exc:
+                raise AgentDefinitionError(f"agent {self.name!r}: output_schema of a task agent must be a type "
+                                           f"pydantic checks values with: {exc}") from exc
+        elif self.output_schema is not None:
             try:
                 json.dumps(output_schema_json(self.output_schema))
             except (TypeError, ValueError) as exc:

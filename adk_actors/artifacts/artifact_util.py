@@ -1,16 +1,115 @@
-"""google-adk's ``google.adk.artifacts.artifact_util`` checks of the ids an artifact's
-place is built from."""
+"""google-adk's ``google.adk.artifacts.artifact_util``: artifact references
+(``artifact://`` URIs) and the checks of the ids an artifact's place is built from.
+
+An artifact reference is a part whose ``file_data.file_uri`` is an ``artifact://``
+URI naming another artifact's version, in one of two shapes (google-adk's):
+
+* ``artifact://apps/<app>/users/<user>/sessions/<session>/artifacts/<filename>/versions/<n>``
+  (a session's artifact);
+* ``artifact://apps/<app>/users/<user>/artifacts/<filename>/versions/<n>`` (the user's).
+
+:func:`get_artifact_uri` builds one, :func:`parse_artifact_uri` reads one (None when
+the text is not one), :func:`is_artifact_ref` tells a reference part from a payload.
+An artifact service that stores a reference checks it with
+:func:`validate_artifact_reference_scope` (it may not leave its app and user, nor a
+session for another); one that loads it follows it with
+:func:`resolve_artifact_reference`, at most :data:`_MAX_ARTIFACT_REFERENCE_DEPTH`
+hops (a chain that loops back is an error, not a recursion without end).
+"""
 
 from __future__ import annotations
 
 import re
+from typing import Any, NamedTuple
 
 from ..errors.input_validation_error import InputValidationError
 
-__all__ = ["validate_path_segment", "validate_session_id"]
+__all__ = ["ParsedArtifactUri", "get_artifact_uri", "is_artifact_ref", "parse_artifact_uri",
+           "resolve_artifact_reference", "validate_artifact_reference_scope", "validate_path_segment",
+           "validate_session_id"]
+
+_SCHEME = "artifact://"
+#: how many references a load follows before it gives up (google-adk's bound)
+_MAX_ARTIFACT_REFERENCE_DEPTH = 5
 
 _DRIVE = re.compile(r"[A-Za-z]:")
 _RESERVED = frozenset({"apps", "users", "sessions", "artifacts", "versions"})
+
+# An id in a URI: the shortest run of characters not followed by "/<reserved word>/",
+# so the words of the layout end it (an id may hold a slash otherwise).
+_ID = r"((?:(?!/(?:" + "|".join(sorted(_RESERVED)) + r")/).)+?)"
+_SESSION_URI = re.compile(rf"artifact://apps/{_ID}/users/{_ID}/sessions/{_ID}/artifacts/(.+)/versions/(\d+)")
+_USER_URI = re.compile(rf"artifact://apps/{_ID}/users/{_ID}/artifacts/(.+)/versions/(\d+)")
+
+
+class ParsedArtifactUri(NamedTuple):
+    """What an ``artifact://`` URI names (``session_id`` None: a user-scoped artifact)."""
+
+    app_name: str
+    user_id: str
+    session_id: str | None
+    filename: str
+    version: int
+
+
+def parse_artifact_uri(uri: str) -> ParsedArtifactUri | None:
+    """What ``uri`` names, or None when it is empty, not ``artifact://`` or not one of
+    the two shapes (the session's shape is tried first)."""
+    if not uri or not uri.startswith(_SCHEME):
+        return None
+    found = _SESSION_URI.fullmatch(uri)
+    if found:
+        app, user, session, filename, version = found.groups()
+        return ParsedArtifactUri(app, user, session, filename, int(version))
+    found = _USER_URI.fullmatch(uri)
+    if found:
+        app, user, filename, version = found.groups()
+        return ParsedArtifactUri(app, user, None, filename, int(version))
+    return None
+
+
+def get_artifact_uri(app_name: str, user_id: str, filename: str, version: int, session_id: str | None = None) -> str:
+    """The ``artifact://`` URI of a version: the session's shape when ``session_id`` is
+    given (and not empty), else the user's. Nothing is checked nor escaped."""
+    where = f"apps/{app_name}/users/{user_id}"
+    if session_id:
+        where += f"/sessions/{session_id}"
+    return f"{_SCHEME}{where}/artifacts/{filename}/versions/{version}"
+
+
+def is_artifact_ref(artifact: Any) -> bool:
+    """Whether ``artifact`` (a Part, ours or google.genai's) is a reference: its
+    ``file_data.file_uri`` starts with ``artifact://``."""
+    file_data = getattr(artifact, "file_data", None)
+    uri = getattr(file_data, "file_uri", None) if file_data is not None else None
+    return bool(uri and uri.startswith(_SCHEME))
+
+
+def validate_artifact_reference_scope(*, app_name: str, user_id: str, session_id: str | None,
+                                      parsed_uri: ParsedArtifactUri) -> None:
+    """Nothing when the reference stays where its holder is; else InputValidationError:
+    another app or user, or a session-scoped target in another session than
+    ``session_id`` (a user-scoped target is open to each of the user's sessions)."""
+    if parsed_uri.app_name != app_name or parsed_uri.user_id != user_id:
+        raise InputValidationError("Artifact references must stay within the same app and user scope.")
+    if parsed_uri.session_id is not None and parsed_uri.session_id != session_id:
+        raise InputValidationError("Session-scoped artifact references must stay within the same session scope.")
+
+
+def resolve_artifact_reference(*, file_uri: str, app_name: str, user_id: str, session_id: str | None,
+                               remaining_depth: int) -> ParsedArtifactUri:
+    """The target of a reference about to be followed, in order: InputValidationError
+    when no hop is left (``remaining_depth`` 0 or less: a loader starts at
+    :data:`_MAX_ARTIFACT_REFERENCE_DEPTH` and passes one less at each hop), when
+    ``file_uri`` is not an artifact URI, or when its target is out of the holder's
+    scope (:func:`validate_artifact_reference_scope`)."""
+    if remaining_depth <= 0:
+        raise InputValidationError(f"Exceeded maximum recursion depth resolving artifact reference: {file_uri}")
+    parsed = parse_artifact_uri(file_uri)
+    if parsed is None:
+        raise InputValidationError(f"Invalid artifact reference URI: {file_uri}")
+    validate_artifact_reference_scope(app_name=app_name, user_id=user_id, session_id=session_id, parsed_uri=parsed)
+    return parsed
 
 
 def validate_path_segment(value: str, field_name: str) -> None:

@@ -6,9 +6,13 @@ each with its :class:`ArtifactVersion` (``memory://`` URI, the part's MIME type:
 its inline data's, ``text/plain`` for text, its file data's). In order, a save:
 a session-scoped filename without a ``session_id``, or an id that could escape its
 place, is an InputValidationError; a part with no inline data, text or file data
-is one too; the part is kept (ours are immutable: nothing is copied) as the next
-version. A version that is a rewind's tombstone (empty octet-stream data, written by
-``Runner.rewind_async``) loads as None.
+is one too; an artifact reference (``file_data`` with an ``artifact://`` URI, see
+``artifact_util``) that does not parse or leaves its app, user or session is one too
+(it is kept with no MIME type: its target's is known when it is loaded); the part is
+kept (a deep copy) as the next version. A load follows a reference to the version it
+names, in its target's place, at most five hops (a longer or looping chain is an
+InputValidationError), as google-adk's does. A version that is a rewind's tombstone
+(empty octet-stream data, written by ``Runner.rewind_async``) loads as None.
 """
 
 from __future__ import annotations
@@ -22,7 +26,15 @@ from pydantic import BaseModel, Field
 from .._rewind import is_tombstone
 from .._types import Part
 from ..errors.input_validation_error import InputValidationError
-from .artifact_util import validate_path_segment, validate_session_id
+from .artifact_util import (
+    _MAX_ARTIFACT_REFERENCE_DEPTH,
+    is_artifact_ref,
+    parse_artifact_uri,
+    resolve_artifact_reference,
+    validate_artifact_reference_scope,
+    validate_path_segment,
+    validate_session_id,
+)
 from .base_artifact_service import ArtifactVersion, BaseArtifactService, ensure_part
 
 __all__ = ["InMemoryArtifactService"]
@@ -66,8 +78,17 @@ class InMemoryArtifactService(BaseArtifactService, BaseModel):
                             session_id: str | None = None, custom_metadata: dict[str, Any] | None = None) -> int:
         """The next version of ``filename`` (see the module); its number."""
         path = self._path(app_name, user_id, filename, session_id)
-        part = ensure_part(artifact)
-        mime_type = _mime_type(part)
+        part = ensure_part(artifact).model_copy(deep=True)
+        if is_artifact_ref(part):
+            assert part.file_data is not None and part.file_data.file_uri is not None
+            parsed = parse_artifact_uri(part.file_data.file_uri)
+            if parsed is None:
+                raise InputValidationError(f"Invalid artifact reference URI: {part.file_data.file_uri}")
+            validate_artifact_reference_scope(app_name=app_name, user_id=user_id, session_id=session_id,
+                                              parsed_uri=parsed)
+            mime_type = None
+        else:
+            mime_type = _mime_type(part)
         versions = self.artifacts.setdefault(path, [])
         version = len(versions)
         where = (f"{app_name}/users/{user_id}/artifacts" if filename.startswith(_USER)
@@ -79,11 +100,25 @@ class InMemoryArtifactService(BaseArtifactService, BaseModel):
 
     async def load_artifact(self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None,
                             version: int | None = None) -> Part | None:
-        """The latest version (or ``version``), None when there is none or it is a tombstone."""
+        """The latest version (or ``version``), a reference followed to its target;
+        None when there is none or it is a tombstone (see the module)."""
+        return await self._load(app_name, user_id, filename, session_id, version, _MAX_ARTIFACT_REFERENCE_DEPTH)
+
+    async def _load(self, app_name: str, user_id: str, filename: str, session_id: str | None, version: int | None,
+                    remaining_depth: int) -> Part | None:
         entry = self._entry(app_name, user_id, filename, session_id, version)
-        if entry is None or entry.data == Part() or is_tombstone(entry.data):
+        if entry is None:
             return None
-        return entry.data
+        data = entry.data
+        if is_artifact_ref(data):
+            assert data.file_data is not None and data.file_data.file_uri is not None
+            target = resolve_artifact_reference(file_uri=data.file_data.file_uri, app_name=app_name, user_id=user_id,
+                                                session_id=session_id, remaining_depth=remaining_depth)
+            return await self._load(target.app_name, target.user_id, target.filename, target.session_id,
+                                    target.version, remaining_depth - 1)
+        if data == Part() or is_tombstone(data):
+            return None
+        return data.model_copy(deep=True)
 
     def _entry(self, app_name: str, user_id: str, filename: str, session_id: str | None,
                version: int | None) -> _Entry | None:

@@ -1,9 +1,10 @@
 """Models: the protocol, the provider connectors (Gemini, Anthropic, OpenAI-compatible),
 resolution by name, typed errors, retries, and ScriptedModel for offline use; and
 google-adk's model classes on those connectors (``Gemini``, ``AnthropicLlm``,
-``Claude``, ``LiteLlm``, the ``BaseLlm`` base and ``LLMRegistry``; see ``_providers``,
-``_lite_llm`` and ``_llm_registry``), also at google-adk's module paths (``google_llm``,
-``anthropic_llm``, ``lite_llm``, ``base_llm``, ``registry``).
+``Claude``, ``LiteLlm``, ``ApigeeLlm``, ``Gemma3Ollama``, the ``BaseLlm`` base and
+``LLMRegistry``; see ``_providers``, ``_lite_llm``, ``_apigee``, ``_gemma_ollama`` and
+``_llm_registry``), also at google-adk's module paths (``google_llm``, ``anthropic_llm``,
+``lite_llm``, ``apigee_llm``, ``gemma_llm``, ``base_llm``, ``registry``).
 
 The connectors and what resolves a name to one are loaded on first use (PEP 562):
 they bring httpx and websockets, which a client of a running host (the Runner,
@@ -47,8 +48,10 @@ from ._scripted import Chunks, ScriptedLiveConnection, ScriptedModel, call
 
 if TYPE_CHECKING:
     from ._anthropic import AnthropicModel
+    from ._apigee import ApigeeLlm
     from ._gemini import GeminiModel, gemini_schema
     from ._gemma import Gemma
+    from ._gemma_ollama import Gemma3Ollama
     from ._http import HttpModel, RetryPolicy, close_pooled_clients
     from ._lite_llm import LiteLlm
     from ._openai import OpenAIModel
@@ -60,11 +63,13 @@ _CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemi
                "HttpModel": "._http", "RetryPolicy": "._http", "close_pooled_clients": "._http",
                "OpenAIModel": "._openai", "resolve_model": "._registry", "AnthropicLlm": "._providers",
                "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._lite_llm",
-               "Gemma": "._gemma", "OpenAILlm": "._openai_llm"}
+               "Gemma": "._gemma", "OpenAILlm": "._openai_llm",
+               "ApigeeLlm": "._apigee", "Gemma3Ollama": "._gemma_ollama"}
 
 __all__ = [
     "AnthropicLlm",
     "AnthropicModel",
+    "ApigeeLlm",
     "AuthenticationError",
     "BadRequestError",
     "BaseLlm",
@@ -80,6 +85,7 @@ __all__ = [
     "Gemini",
     "GeminiModel",
     "Gemma",
+    "Gemma3Ollama",
     "HttpModel",
     "LLMRegistry",
     "LiteLlm",

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
 
 from .._exceptions import InvalidRequestError
@@ -52,6 +52,18 @@ def gemini_schema(schema: Any, defs: dict[str, Any] | None = None) -> Any:
         target = defs.get(str(schema["$ref"]).split("/")[-1], {})
         return gemini_schema(target, defs)
     return {k: gemini_schema(v, defs) for k, v in schema.items() if k not in _DROP}
+
+
+def _camel_json(value: Any) -> Any:
+    """A config object (ours, google.genai's, or a dict) as Gemini's JSON: unset fields
+    left out, names in camelCase, enums as their values."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, dict):
+        return {to_camel(str(key)): _camel_json(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_camel_json(item) for item in value]
+    return getattr(value, "value", value)
 
 
 def _check_blocked(data: dict[str, Any]) -> None:
@@ -122,6 +134,8 @@ class GeminiModel(HttpModel):
             choice = config.get("tool_choice")
             if choice in ("any", "none"):
                 body["toolConfig"] = {"functionCallingConfig": {"mode": choice.upper()}}
+        if config.get("tool_config") is not None:  # google-adk's llm_request.config.tool_config
+            body["toolConfig"] = _camel_json(config["tool_config"])
         generation: dict[str, Any] = {}
         for ours, theirs in (("temperature", "temperature"), ("top_p", "topP"), ("max_tokens", "maxOutputTokens"),
                              ("max_output_tokens", "maxOutputTokens"), ("stop", "stopSequences"),

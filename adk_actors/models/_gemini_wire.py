@@ -5,20 +5,31 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from .._types import Blob, CodeExecutionResult, Content, ExecutableCode, FunctionCall, Part
+from .._types import (
+    Blob,
+    CodeExecutionResult,
+    Content,
+    ExecutableCode,
+    FileData,
+    FunctionCall,
+    Part,
+)
 
 __all__ = ["gemini_parts", "to_parts"]
 
 
 def gemini_parts(content: Content) -> list[dict[str, Any]]:
-    """``content``'s parts in Gemini's JSON."""
+    """``content``'s parts in Gemini's JSON (each with its thought signature, base64)."""
     parts: list[dict[str, Any]] = []
     for part in content.parts:
+        size = len(parts)
         if part.text is not None:
             parts.append({"text": part.text, **({"thought": True} if part.thought else {})})
         elif part.inline_data is not None:
             parts.append({"inlineData": {"mimeType": part.inline_data.mime_type,
                                          "data": base64.b64encode(part.inline_data.data).decode()}})
+        elif part.file_data is not None:
+            parts.append({"fileData": part.file_data.model_dump(mode="json", by_alias=True, exclude_none=True)})
         elif part.function_call is not None:
             call = part.function_call
             parts.append({"functionCall": {"name": call.name, "args": call.args, **({"id": call.id} if call.id else {})}})
@@ -32,14 +43,18 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
         elif part.code_execution_result is not None:
             parts.append({"codeExecutionResult": part.code_execution_result.model_dump(mode="json", by_alias=True,
                                                                                        exclude_none=True)})
+        if part.thought_signature is not None and len(parts) > size:
+            parts[-1]["thoughtSignature"] = base64.b64encode(part.thought_signature).decode()
     return parts
 
 
 def to_parts(raw: list[dict[str, Any]]) -> list[Part]:
-    """Gemini's JSON parts as ours (text, function calls, inline data, and the code the
-    model ran with its code execution tool and what it gave; others dropped)."""
+    """Gemini's JSON parts as ours (text, function calls, inline data, file data, and
+    the code the model ran with its code execution tool and what it gave, each with its
+    thought signature; others dropped)."""
     parts: list[Part] = []
     for item in raw:
+        size = len(parts)
         if "text" in item:
             parts.append(Part(text=item["text"], thought=item.get("thought") or None))
         elif "functionCall" in item:
@@ -50,8 +65,13 @@ def to_parts(raw: list[dict[str, Any]]) -> list[Part]:
             blob = item["inlineData"]
             parts.append(Part(inline_data=Blob(mime_type=blob.get("mimeType", ""),
                                                data=base64.b64decode(blob.get("data", "")))))
+        elif isinstance(item.get("fileData"), dict):
+            parts.append(Part(file_data=FileData.model_validate(item["fileData"])))
         elif isinstance(item.get("executableCode"), dict):
             parts.append(Part(executable_code=ExecutableCode.model_validate(item["executableCode"])))
         elif isinstance(item.get("codeExecutionResult"), dict):
             parts.append(Part(code_execution_result=CodeExecutionResult.model_validate(item["codeExecutionResult"])))
+        signature = item.get("thoughtSignature")
+        if isinstance(signature, str) and len(parts) > size:
+            parts[-1].thought_signature = base64.b64decode(signature)
     return parts

@@ -62,17 +62,19 @@ def tools_instruction(tools: list[FunctionDeclaration]) -> str:
             "When you call a function, you MUST NOT include any other text in the response.\n")
 
 
-def _call_text(call: FunctionCall) -> str:
+def _call_text(call: FunctionCall, *, framework_ids: bool = False) -> str:
     """A function call as google.genai's ``FunctionCall`` dumps it; the ids the
-    framework made (``adk-...``) are not sent to a model, as in google-adk."""
-    fields: dict[str, Any] = {"id": call.id if call.id and not call.id.startswith("adk-") else None,
+    framework made (``adk-...``) are not sent to a model unless ``framework_ids`` (as
+    in google-adk: its Gemini path drops them, its litellm path keeps them)."""
+    keep = call.id and (framework_ids or not call.id.startswith("adk-"))
+    fields: dict[str, Any] = {"id": call.id if keep else None,
                               "args": call.args, "name": call.name}
     return json.dumps({k: v for k, v in fields.items() if v is not None}, separators=(",", ":"), ensure_ascii=False)
 
 
-def _as_text(content: Content) -> Content | None:
+def _as_text(content: Content, *, framework_ids: bool = False) -> Content | None:
     """A content with function calls or responses as its text form (None when nothing
-    is left), others as they are."""
+    is left), others as they are (``framework_ids``: see :func:`_call_text`)."""
     parts: list[Part] = []
     responded = called = False
     for part in content.parts:
@@ -82,7 +84,7 @@ def _as_text(content: Content) -> Content | None:
             parts.append(Part(text=f"Invoking tool `{response.name}` produced: `{json.dumps(response.response)}`."))
         elif part.function_call is not None:
             called = True
-            parts.append(Part(text=_call_text(part.function_call)))
+            parts.append(Part(text=_call_text(part.function_call, framework_ids=framework_ids)))
         else:
             parts.append(part)
     if responded:
@@ -126,14 +128,18 @@ def function_call_from(response: LlmResponse) -> LlmResponse:
     return response.model_copy(update={"content": Content(role=response.content.role, parts=(call,))})
 
 
-def shimmed(request: LlmRequest) -> LlmRequest:
-    """A copy of ``request`` in the form Gemma 3 takes (see the module)."""
+def shimmed(request: LlmRequest, *, instruction_as_user_turn: bool = True, framework_ids: bool = False
+            ) -> LlmRequest:
+    """A copy of ``request`` in the form Gemma 3 takes (see the module); with
+    ``instruction_as_user_turn`` false the system instruction stays one (litellm sends
+    it as the system prompt); ``framework_ids``: see :func:`_call_text`."""
     request = request.model_copy(deep=True)
-    request.contents = [c for c in (_as_text(c) for c in request.contents) if c is not None]
+    request.contents = [c for c in (_as_text(c, framework_ids=framework_ids) for c in request.contents)
+                        if c is not None]
     if request.tools:
         request.append_instructions([tools_instruction(list(request.tools))])
         request.tools = []
-    if request.system_instruction:
+    if request.system_instruction and instruction_as_user_turn:
         first = Content(role="user", parts=(Part(text=request.system_instruction),))
         if request.contents and request.contents[0] != first:
             request.contents = [first, *request.contents]

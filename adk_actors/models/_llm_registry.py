@@ -194,5 +194,7 @@ for _regexes, _name in (([r"gemini-.*", r"gemma-4.*", r"model-optimizer-.*",
 for _regex in LITE_LLM_MODELS:
     _entries[_regex] = ("adk_actors.models._lite_llm", "LiteLlm")
 _entries[r"gemma-.*"] = ("adk_actors.models._gemma", "Gemma")  # Gemma 3 (after Gemini's gemma-4.*, as google-adk)
+_entries[r"apigee\/.*"] = ("adk_actors.models._apigee", "ApigeeLlm")
+_entries[r"ollama/gemma3.*"] = ("adk_actors.models._gemma_ollama", "Gemma3Ollama")  # the litellm extra
 for _regex in (r"gpt-.*", r"o\d+-.*"):
     _entries[_regex] = ("adk_actors.models._openai_llm", "OpenAILlm")

@@ -89,6 +89,16 @@ class Gemini(_HttpLlm):
         return [r"gemini-.*", r"gemma-4.*", r"model-optimizer-.*", r"projects\/.+\/locations\/.+\/endpoints\/.+",
                 r"projects\/.+\/locations\/.+\/publishers\/google\/models\/gemini.+"]
 
+    def connector_options(self) -> dict[str, Any]:
+        """The connector's options from the fields: ``retry_options`` as our retry
+        policy (google.genai's defaults for unset fields), none without them."""
+        if self.retry_options is None:
+            return {}
+        given = self.retry_options
+        return {"retry": RetryPolicy(max_attempts=given.attempts if given.attempts is not None else 5,
+                                     base_delay=given.initial_delay if given.initial_delay is not None else 1.0,
+                                     max_delay=given.max_delay if given.max_delay is not None else 60.0)}
+
     def build_connector(self) -> HttpModel:
         """In order: refuse what is not built (a google.genai client or its
         arguments, the interactions API) with a ModelError
@@ -103,12 +113,7 @@ class Gemini(_HttpLlm):
         if self.use_interactions_api:
             raise ModelError("Gemini(use_interactions_api=True): the interactions API is not built yet",
                              error_type="unsupported")
-        options: dict[str, Any] = {}
-        if self.retry_options is not None:
-            given = self.retry_options
-            options["retry"] = RetryPolicy(max_attempts=given.attempts if given.attempts is not None else 5,
-                                           base_delay=given.initial_delay if given.initial_delay is not None else 1.0,
-                                           max_delay=given.max_delay if given.max_delay is not None else 60.0)
+        options = self.connector_options()
         if uses_vertex_ai(os.environ) or self.model.startswith("projects/"):
             connector: GeminiModel = vertex_gemini(self.model, os.environ, base_url=self.base_url, **options)
         else:

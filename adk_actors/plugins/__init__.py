@@ -1,16 +1,22 @@
 """google-adk's ``google.adk.plugins``: :class:`BasePlugin` to subclass, and the
 built-in plugins, each at google-adk's module path (re-exported here as google-adk
 re-exports them: :class:`LoggingPlugin`, :class:`ReflectAndRetryToolPlugin`,
-:class:`DebugLoggingPlugin`, and the ``tool_result_classifier`` types). Such
+:class:`ReflectAndRetryModelPlugin`, :class:`ToolCallIntegrityPlugin` (and its
+error), :class:`ForceEscalationPlugin`, :class:`DebugLoggingPlugin`, and the
+``tool_result_classifier`` types). Such
 plugins run on the engine's plugin pipeline beside this project's own kind
 (``adk_actors.engine.Plugin``); see :mod:`adk_actors.plugins.base_plugin`."""
 
 from ..engine._plugins import PluginError
 from ._callback_helpers import ToolResultClassification, ToolResultClassifier
+from ._force_escalation_plugin import ForceEscalationPlugin
+from ._reflect_retry_model_plugin import ReflectAndRetryModelPlugin
+from ._tool_call_integrity_plugin import ToolCallIntegrityError, ToolCallIntegrityPlugin
 from .base_plugin import BasePlugin
 from .debug_logging_plugin import DebugLoggingPlugin
 from .logging_plugin import LoggingPlugin
 from .reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 
-__all__ = ["BasePlugin", "DebugLoggingPlugin", "LoggingPlugin", "PluginError", "ReflectAndRetryToolPlugin",
-           "ToolResultClassification", "ToolResultClassifier"]
+__all__ = ["BasePlugin", "DebugLoggingPlugin", "ForceEscalationPlugin", "LoggingPlugin", "PluginError", "ReflectAndRetryModelPlugin",
+           "ReflectAndRetryToolPlugin",
+           "ToolCallIntegrityError", "ToolCallIntegrityPlugin", "ToolResultClassification", "ToolResultClassifier"]

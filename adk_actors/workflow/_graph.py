@@ -15,8 +15,12 @@ an edge into START; a routed edge from START; DEFAULT_ROUTE in a list of routes;
 edges between the same nodes on the same route; a node START cannot reach; a cycle of
 unconditional edges (no exit and no limit); an LlmAgent of ``mode="chat"`` after a node
 other than START (it talks over the session's history: it takes no node's output).
-An LlmAgent of ``mode="task"`` as a node is refused with
-:class:`WorkflowConfigurationError` (not supported here yet).
+An LlmAgent of ``mode="task"`` as a node (google-adk's task agent, ended by
+``finish_task``, see ``_task``) is refused with :class:`WorkflowConfigurationError`
+after a node other than START (here the user's next message runs the graph again
+from START, so only a task agent right after START is taken up where it waited, as
+google-adk takes it up), or when its ``output_schema`` is not a type pydantic checks
+values with.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ._errors import GraphValidationError, WorkflowConfigurationError
 from ._nodes import START, as_node
+from ._task import FinishTaskTool
 
 __all__ = ["DEFAULT_ROUTE", "Edge", "Graph", "build_graph"]
 
@@ -229,10 +234,13 @@ def build_graph(items: Iterable[Any], *, workflow: str) -> Graph:
         _check_cycles(graph)
         for edge in edges:
             if str(getattr(edge.to_node, "mode", None) or "") == "task":
-                raise WorkflowConfigurationError(
-                    f"agent {edge.to_node.name!r} has mode='task': a task agent as a workflow node (google-adk's "
-                    f"multi-turn task finished by finish_task) is not supported here yet; give it "
-                    f"mode='single_turn' or 'chat'")
+                if edge.from_node is not START:
+                    raise WorkflowConfigurationError(
+                        f"agent {edge.to_node.name!r} has mode='task' and follows node {edge.from_node.name!r}: a "
+                        f"task agent node is supported here right after START only (a task agent after another "
+                        f"node, taken up where it waited on the user's next message, is not built yet); put it "
+                        f"right after START, or give it mode='single_turn'")
+                FinishTaskTool(getattr(edge.to_node, "output_schema", None), edge.to_node.name)  # its schema checked
             if str(getattr(edge.to_node, "mode", None) or "") == "chat" and edge.from_node is not START:
                 raise GraphValidationError(
                     f"agent {edge.to_node.name!r} has mode='chat' and follows node {edge.from_node.name!r}: a chat "

@@ -23,7 +23,10 @@ output is its final answer's text (``message_as_output``), or with an
 ``include_contents`` is set to ``"default"`` sees the session's events too, its input
 among them where its run started. An LlmAgent of ``mode="chat"`` talks over the
 session's history instead and gives no output: it waits (see ``wait_for_output``
-below).
+below). An LlmAgent of ``mode="task"`` (``run_task_node``) sees its input and its own
+events and the user's answers since it started (across turns); it has the
+``finish_task`` tool (``_task``), and the call of it that is accepted gives the
+node's output and ends the agent's run; its text answers give none: it waits.
 
 A node that asks for input (a ``RequestInput``, see ``_input``) waits: its question
 is committed, nothing after it is triggered, the rest of the graph runs on, and the
@@ -75,6 +78,7 @@ give it without running again; the others run again, without a decision.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import dataclasses
 import heapq
@@ -102,6 +106,7 @@ from ._input import AskKey, Continuation, Record, interrupt_ids
 from ._nodes import ROUTE_KEY, START, BaseNode, Context, FunctionNode, JoinNode, node_event
 from ._parallel_worker import REPORTED
 from ._processes import ProcessPool
+from ._task import FinishTaskTool, finish_call_args, finished, task_output
 
 __all__ = ["CONTINUATION", "Frame", "run_graph", "take_frame"]
 
@@ -190,6 +195,26 @@ class _NodeSession:
 
     def commit(self, event: Event) -> None:
         self._session.commit(event)
+
+
+class _TaskSession(_NodeSession):
+    """The session as a task agent node sees it (google-adk's task scope): the state as
+    it is; as events, its input (as a user message) first, then its node path's events
+    (of every invocation of the session) and the user's messages that came while it
+    waited (after an event of its path, before the one that ended a task there)."""
+
+    @property
+    def events(self) -> list[Event]:
+        seen: list[Event] = []
+        waiting = False  # an event of this path came last, and it did not end the task
+        for event in self._session.events:
+            info = event.node_info
+            if info is not None and info.path == self._path:
+                seen.append(event)
+                waiting = self._path not in (info.output_for or [])
+            elif waiting and event.author == "user" and (info is None or not info.path):
+                seen.append(event)
+        return [self._first, *seen]
 
 
 def _common_branch(branches: list[str]) -> str:
@@ -295,11 +320,16 @@ def _chat(agent: Any) -> bool:
     return not getattr(agent, "_is_workflow", False) and str(getattr(agent, "mode", None) or "") == "chat"
 
 
+def _task(agent: Any) -> bool:
+    """Is ``agent`` an LlmAgent node of ``mode="task"`` (see ``run_task_node``)?"""
+    return not getattr(agent, "_is_workflow", False) and str(getattr(agent, "mode", None) or "") == "task"
+
+
 def waits_for_output(node: Any) -> bool:
     """Does ``node`` finish only with an output or a route (google-adk's
-    ``wait_for_output``)? Its own setting, a node's or an agent's; a chat agent's
-    always (google-adk sets it on the node it builds of one)."""
-    return bool(getattr(node, "wait_for_output", False)) or _chat(node)
+    ``wait_for_output``)? Its own setting, a node's or an agent's; a chat or task
+    agent's always (google-adk sets it on the node it builds of one)."""
+    return bool(getattr(node, "wait_for_output", False)) or _chat(node) or _task(node)
 
 
 def _safe(node: BaseNode) -> bool:
@@ -413,6 +443,8 @@ class _GraphRun:
         input is the user's message: it follows START only, see ``_graph``), and its
         answer is no output: it waits for one (``waits_for_output``), so nothing after it
         runs, as in google-adk."""
+        if _task(agent):
+            return await self.run_task_node(agent, ctx, path, node_input, terminal, record)
         outcome = _Outcome()
         is_workflow = getattr(agent, "_is_workflow", False)
         chat = _chat(agent)
@@ -455,6 +487,56 @@ class _GraphRun:
             outcome.output, outcome.has_output = child.output, True
         if is_workflow and child.waiting:
             outcome.waiting = True
+        return outcome
+
+    async def run_task_node(self, agent: Any, ctx: Any, path: str, node_input: Any, terminal: bool,
+                            record: Any = None) -> _Outcome:
+        """An LlmAgent of ``mode="task"`` (google-adk's task agent as a node), in order:
+        it runs with the ``finish_task`` tool added to its tools (``_task``), its
+        ``output_schema`` and ``output_key`` kept for that tool and this node (a task
+        agent's text answers are neither parsed nor stored), over its task scope
+        (:class:`_TaskSession`: its input, then its own events and the user's answers).
+        Its events are stamped with the node's path. A ``finish_task`` call is
+        remembered; the response that accepts it becomes the node's output
+        (:func:`task_output`, on that event, with ``output_key`` set in its state
+        delta), and the agent's run is closed there: the model is not asked again. An
+        answer in text (a question to the user) gives no output: the node waits
+        (``waits_for_output``) and the user's next message runs it again. On resume,
+        ``record`` is this node run's committed events, which the engine meets first."""
+        outcome = _Outcome()
+        tool = FinishTaskTool(getattr(agent, "output_schema", None), agent.name)
+        output_key = getattr(agent, "output_key", None)
+        runner = agent.model_copy(update={"tools": [*agent.tools, tool], "output_schema": None, "output_key": None})
+        message = as_user_content(node_input)
+        first = Event(author="user", invocation_id=ctx.invocation_id, content=message, branch=ctx.branch)
+        agent_ctx = dataclasses.replace(ctx, session=_TaskSession(ctx.session, path, first, ctx.invocation_id),
+                                        user_content=message)
+        if record is not None:
+            agent_ctx = dataclasses.replace(agent_ctx, replay=record)
+        pending: dict[str, Any] | None = None
+        async with contextlib.aclosing(runner.run(agent_ctx)) as events:
+            async for event in events:
+                if event.node_info is not None and path in (event.node_info.output_for or []):
+                    outcome.output, outcome.has_output = _recorded_output(event), True  # a replayed end
+                    await self.emit(event)
+                    break
+                called = finish_call_args(event)  # live, or replayed from the record
+                if called is not None:
+                    pending = called
+                if event.node_info is None:
+                    update: dict[str, Any] = {"node_info": NodeInfo(path=path)}
+                    if called is None and pending is not None and finished(event):
+                        output = task_output(tool, pending)
+                        outcome.output, outcome.has_output = output, True
+                        update["node_info"] = NodeInfo(path=path, output_for=self.output_for(path, terminal))
+                        update["output"] = output
+                        if output_key:
+                            update["actions"] = event.actions.model_copy(update={
+                                "state_delta": {**event.actions.state_delta, output_key: output}})
+                    event = event.model_copy(update=update)
+                await self.emit(event)
+                if outcome.has_output:
+                    break
         return outcome
 
     @staticmethod

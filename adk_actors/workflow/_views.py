@@ -24,6 +24,7 @@ from typing import Any
 
 from ._graph import DEFAULT_ROUTE
 from ._nodes import START, BaseNode, FunctionNode, JoinNode
+from ._task import FINISH_TASK
 
 __all__ = ["graph_views", "is_workflow", "node_info", "node_statuses", "workflow_dot", "workflow_info"]
 
@@ -73,6 +74,8 @@ def _agent(agent: Any, *, as_node: bool) -> dict[str, Any]:
         info["global_instruction"] = global_instruction if isinstance(global_instruction, str) else ""
     if hasattr(agent, "tools"):
         info["tools"] = [{"name": _tool_name(tool), "type": "tool"} for tool in agent.tools or ()]
+        if mode == "task":  # a task agent has finish_task last (added when it runs: ``_task``)
+            info["tools"].append({"name": FINISH_TASK, "type": "tool"})
     if hasattr(agent, "model"):
         if as_node or mode is not None:
             info["mode"] = node_mode if as_node else mode

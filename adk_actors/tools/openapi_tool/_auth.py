@@ -4,7 +4,9 @@ A scheme says where a credential goes (an OpenAPI security scheme: fastapi's
 ``APIKey``, ``HTTPBearer``, ``HTTPBase``, ``OAuth2``, ``OpenIdConnect``, or the same
 as a dict); a credential is what goes there (:class:`AuthCredential`, the fields of
 google-adk's: ``api_key``, ``http`` with a token or a user name and password, ``oauth2``
-with an access token). google-adk's own objects are taken too, field by field.
+with a client, a code or tokens). google-adk's own objects are taken too, field by
+field. Getting an OAuth2 token (client credentials, an authorization code, a refresh)
+is ``_oauth2``'s.
 
 :func:`credential_to_param` turns a (scheme, credential) pair into one request
 parameter and its value, as google-adk does: an API key into the header, query
@@ -34,6 +36,7 @@ from fastapi.openapi.models import (
     OpenIdConnect,
     Schema,
     SecurityBase,
+    SecuritySchemeType,
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -49,6 +52,7 @@ __all__ = [
     "HttpAuth",
     "HttpCredentials",
     "OAuth2Auth",
+    "OpenIdConnectWithConfig",
     "as_credential",
     "as_scheme",
     "credential_to_param",
@@ -90,13 +94,23 @@ class HttpAuth(_Model):
 
 
 class OAuth2Auth(_Model):
-    """An OAuth2 client and its tokens (only ``access_token`` is used here)."""
+    """An OAuth2 client and its tokens, google-adk's fields: the client
+    (``client_id``, ``client_secret``, ``token_endpoint_auth_method``), an
+    authorization code to exchange (``auth_code``, ``redirect_uri``) and the tokens
+    (``access_token``, ``refresh_token``, ``id_token``, ``expires_at``/``expires_in``);
+    see ``_oauth2`` for their use."""
 
     client_id: str | None = None
     client_secret: Annotated[str | None, Field(repr=False)] = None
+    redirect_uri: str | None = None
+    auth_code: Annotated[str | None, Field(repr=False)] = None
     access_token: Annotated[str | None, Field(repr=False)] = None
     refresh_token: Annotated[str | None, Field(repr=False)] = None
+    id_token: Annotated[str | None, Field(repr=False)] = None
     expires_at: int | None = None
+    expires_in: int | None = None
+    token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post", "client_secret_jwt",
+                                        "private_key_jwt", "none"] | None = None
 
 
 class AuthCredential(_Model):
@@ -119,7 +133,7 @@ def _register(credential: AuthCredential) -> None:
             register_secret(value)
     if credential.oauth2 is not None:
         for secret in (credential.oauth2.access_token, credential.oauth2.refresh_token,
-                       credential.oauth2.client_secret):
+                       credential.oauth2.client_secret, credential.oauth2.id_token, credential.oauth2.auth_code):
             register_secret(secret)
 
 
@@ -146,13 +160,31 @@ def as_credential(value: Any) -> AuthCredential | None:
     return credential
 
 
+class OpenIdConnectWithConfig(SecurityBase):
+    """google-adk's OpenID Connect scheme with its provider's configuration written
+    out (``authorization_endpoint``, ``token_endpoint``, ``grant_types_supported``...)
+    instead of a discovery URL."""
+
+    type_: SecuritySchemeType = Field(default=SecuritySchemeType.openIdConnect, alias="type")
+    authorization_endpoint: str
+    token_endpoint: str
+    userinfo_endpoint: str | None = None
+    revocation_endpoint: str | None = None
+    token_endpoint_auth_methods_supported: list[str] | None = None
+    grant_types_supported: list[str] | None = None
+    scopes: list[str] | None = None
+
+
 def dict_to_auth_scheme(data: dict[str, Any]) -> SecurityBase:
     """An OpenAPI security scheme object as fastapi's model of it (``apiKey``,
-    ``http`` bearer or other, ``oauth2``, ``openIdConnect``). Raises
+    ``http`` bearer or other, ``oauth2``, ``openIdConnect``; an ``openIdConnect`` one
+    with a ``token_endpoint`` as :class:`OpenIdConnectWithConfig`). Raises
     :class:`OpenApiAuthError` for a missing or unknown ``type`` or fields that do
     not fit it."""
     kind = data.get("type")
     models: dict[str, type[SecurityBase]] = {"apiKey": APIKey, "oauth2": OAuth2, "openIdConnect": OpenIdConnect}
+    if kind == "openIdConnect" and "token_endpoint" in data:
+        models["openIdConnect"] = OpenIdConnectWithConfig
     if kind == "http":
         model: type[SecurityBase] = HTTPBearer if str(data.get("scheme", "")).lower() == "bearer" else HTTPBase
     elif isinstance(kind, str) and kind in models:

@@ -13,7 +13,12 @@ A call (:meth:`RestApiTool.call`), in order:
    ``openapi_<tool name>``) with the scheme as ``auth_scheme``
    (``tool_context.request_credential``, which ends the turn with an auth request),
    sends nothing, and answers google-adk's
-   ``{"pending": True, "message": ...}``. Without a scheme nothing is added;
+   ``{"pending": True, "message": ...}``. Without a scheme nothing is added. Under
+   an OAuth2 or OpenID Connect scheme, the tool's own credential with an OAuth2
+   client (``client_id``...) gets its access token from the token endpoint first
+   (client credentials, an authorization code, or a refresh token; see ``_oauth2``),
+   reused from ``oauth2_tokens`` while it is valid; a token endpoint that fails
+   raises :class:`~._oauth2.OAuth2TokenError` and sends nothing;
 2. each argument goes where its parameter says: path parameters substituted into the
    path (percent-encoded, ``/`` included; a ``.`` or ``..`` segment refused), query
    parameters (None left out), headers and cookies (numbers as text, booleans as
@@ -28,7 +33,9 @@ A call (:meth:`RestApiTool.call`), in order:
 4. the answer: a 2xx response's JSON (its text as ``{"text": ...}`` when it is not
    JSON); any other status (a redirect too) as google-adk's error, ``{"error": "Tool <name> execution
    failed. ... Execution Error: Status Code: <code>, <body>"}``; a refused target, a
-   bad path argument or a timeout as the same error with its reason. Other transport
+   bad path argument or a timeout as the same error with its reason. A 401 to a
+   request that carried a token the tool fetched gets the token renewed once and the
+   request sent once more. Other transport
    failures (connection refused) are raised, and the run turns them into the call's
    error response. Known secrets are blanked out of every error text.
 
@@ -62,6 +69,7 @@ from ._auth import (
 )
 from ._auth import credential_to_param as _credential_to_param
 from ._network import HttpxClientFactory, send
+from ._oauth2 import OAuth2TokenError, OAuth2Tokens, grant_of
 from ._spec import (
     MAX_TOOL_NAME_LENGTH,
     ApiParameter,
@@ -160,6 +168,8 @@ class RestApiTool(BaseTool):
         self._allow_private_network_access = allow_private_network_access
         self._parameters: list[ApiParameter] = (operation_parameters(self.operation) if should_parse_operation
                                                 else [])
+        #: the OAuth2 token cache (its clock decides expiry; see ``_oauth2``)
+        self.oauth2_tokens = OAuth2Tokens()
 
     @classmethod
     def from_parsed_operation(cls, parsed: ParsedOperation, ssl_verify: bool | str | ssl.SSLContext | None = None,
@@ -228,8 +238,10 @@ class RestApiTool(BaseTool):
         for param in params:
             if param.py_name not in values and param.required and param.param_schema.default is not None:
                 values[param.py_name] = param.param_schema.default
+        credential: AuthCredential | None = None
         if self.auth_scheme is not None:
             credential = self.auth_credential or self._stored_credential(tool_context)
+            await self._oauth2_token(credential)
             auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)
             if auth_param is None or not auth_values:
                 if tool_context is not None:
@@ -246,9 +258,19 @@ class RestApiTool(BaseTool):
             request["headers"].update(self._header_provider(tool_context) or {})
         where = f"{request['method'].upper()} {self.endpoint.path}"
         try:
-            response = await send(request, verify=self._ssl_verify, client_factory=self._httpx_client_factory,
-                                  allow_private_network_access=self._allow_private_network_access)
+            response = await self._send(request)
+            if (response.status_code == 401 and credential is not None and self.auth_scheme is not None
+                    and self._renewable(credential)):
+                _log.info("tool %s: %s answered 401: the OAuth2 token is renewed once", self.name, where)
+                self.oauth2_tokens.forget(credential)
+                await self._oauth2_token(credential)
+                auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)
+                if auth_param is not None and auth_values:
+                    request["headers"].update({auth_param.original_name: auth_values[auth_param.py_name]})
+                    response = await self._send(request)
         except ValueError as exc:
+            if isinstance(exc, OAuth2TokenError):
+                raise
             return self._error(str(exc))
         except httpx.TimeoutException as exc:
             _log.warning("tool %s: %s timed out", self.name, where)
@@ -261,6 +283,28 @@ class RestApiTool(BaseTool):
             return response.json()
         except ValueError:
             return {"text": redact(response.text)}
+
+    async def _send(self, request: dict[str, Any]) -> httpx.Response:
+        return await send(request, verify=self._ssl_verify, client_factory=self._httpx_client_factory,
+                          allow_private_network_access=self._allow_private_network_access)
+
+    def _renewable(self, credential: AuthCredential | None) -> bool:
+        """Whether a 401 may be met with a new OAuth2 token: the tool's own OAuth2
+        credential under a scheme with a grant this tool can run."""
+        return (credential is not None and credential is self.auth_credential and credential.oauth2 is not None
+                and credential.http is None and grant_of(self.auth_scheme) is not None)
+
+    async def _oauth2_token(self, credential: AuthCredential | None) -> None:
+        """For an OAuth2 or OpenID Connect scheme and a credential with an OAuth2
+        client: make sure it holds a valid access token (``oauth2_tokens``: reused
+        while valid, else fetched; see ``_oauth2``). Raises OAuth2TokenError."""
+        if credential is None or credential.oauth2 is None or credential.http is not None:
+            return
+        if grant_of(self.auth_scheme) is None or self.auth_scheme is None:
+            return
+        await self.oauth2_tokens.token(self.auth_scheme, credential, verify=self._ssl_verify,
+                                       client_factory=self._httpx_client_factory,
+                                       allow_private_network_access=self._allow_private_network_access)
 
     def _request(self, params: list[ApiParameter], values: dict[str, Any]) -> dict[str, Any]:
         """httpx's request arguments for ``values`` (see the module); a path argument

@@ -1,0 +1,9 @@
+"""google-adk's ``openapi_tool.auth.credential_exchangers`` path."""
+
+from ..._exchangers import (
+    AuthCredentialMissingError,
+    BaseAuthCredentialExchanger,
+    OAuth2CredentialExchanger,
+)
+
+__all__ = ["AuthCredentialMissingError", "BaseAuthCredentialExchanger", "OAuth2CredentialExchanger"]
