@@ -40,6 +40,7 @@ __all__ = [
     "FunctionCall",
     "FunctionDeclaration",
     "FunctionResponse",
+    "FunctionResponsePart",
     "GroundingMetadata",
     "LiveRequest",
     "LlmRequest",
@@ -93,12 +94,6 @@ class FunctionCall(_Model):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-class FunctionResponse(_Model):
-    id: str | None = None
-    name: str
-    response: dict[str, Any] = Field(default_factory=dict)
-
-
 class Blob(_Model):
     """Inline binary data (an image, a file) with its MIME type."""
 
@@ -115,6 +110,35 @@ class FileData(_Model):
     file_uri: str | None = None
     mime_type: str | None = None
     display_name: str | None = None
+
+
+class FunctionResponsePart(_Model):
+    """Media a tool handed back with its response (google.genai's
+    ``FunctionResponsePart``): inline bytes or a URI, each with its MIME type."""
+
+    inline_data: Blob | None = None
+    file_data: FileData | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _foreign(cls, data: Any) -> Any:
+        return fields_of_foreign(cls, data)
+
+    @classmethod
+    def from_bytes(cls, *, data: bytes, mime_type: str) -> FunctionResponsePart:
+        return cls(inline_data=Blob(mime_type=mime_type, data=data))
+
+    @classmethod
+    def from_uri(cls, *, file_uri: str, mime_type: str) -> FunctionResponsePart:
+        return cls(file_data=FileData(file_uri=file_uri, mime_type=mime_type))
+
+
+class FunctionResponse(_Model):
+    id: str | None = None
+    name: str
+    response: dict[str, Any] = Field(default_factory=dict)
+    #: media the tool returned, taken out of ``response`` (google.genai's ``parts``)
+    parts: list[FunctionResponsePart] | None = None
 
 
 class ExecutableCode(_Model):
@@ -166,8 +190,9 @@ class Part(_Model):
         return cls(inline_data=Blob(mime_type=mime_type, data=data))
 
     @classmethod
-    def from_function_response(cls, *, name: str, response: dict[str, Any]) -> Part:
-        return cls(function_response=FunctionResponse(name=name, response=response))
+    def from_function_response(cls, *, name: str, response: dict[str, Any],
+                               parts: list[FunctionResponsePart] | None = None) -> Part:
+        return cls(function_response=FunctionResponse(name=name, response=response, parts=parts))
 
     @classmethod
     def from_executable_code(cls, *, code: str, language: Any = "PYTHON") -> Part:

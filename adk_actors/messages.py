@@ -15,8 +15,9 @@ whose ``code`` is one of ``ERROR_CODES``. A malformed message gets an
 A run: ``Call(RunRequest)`` is answered at once with ``Reply(RunAccepted)``; then
 the caller receives, in order, ``AdkEvent`` messages (each non-partial event is
 committed to the store before it is sent; partial events are streamed in batches)
-and exactly one terminal message: ``RunDone`` or ``RunFailed`` (a ``batched``
-request gets them in ``RunMessages`` envelopes, same order, same single terminal).
+and exactly one terminal message: ``RunDone`` or ``RunFailed``. The messages that
+are ready together come in one ``RunMessages`` envelope (same order, same single
+terminal); one alone comes as itself: handle both.
 ``RunAccepted.session`` is the address of the partition holding the session. A
 request sent with ``reply_accepted=False`` gets no ``RunAccepted``: its first
 answer is the run's first message, or an ``ErrorReply``.
@@ -100,8 +101,11 @@ __all__ = [
 #: 16 added ``RewindSession`` (google-adk's ``Runner.rewind_async``) and the error code
 #: ``invocation_not_found``;
 #: 17 added the error code ``holder_gone``: a request handed on to the session's holder,
-#: whose host stopped taking connections before it answered (it may have acted on it).
-PROTOCOL_VERSION = 17
+#: whose host stopped taking connections before it answered (it may have acted on it);
+#: 18 removed ``RunRequest.batched``: every run's messages come as a batched request's
+#: did (in ``RunMessages`` envelopes when several are ready together); a sender that
+#: still passes ``batched=`` gets a TypeError building the request.
+PROTOCOL_VERSION = 18
 
 #: A request a partition takes as a ``Cast`` and ignores: sent to learn whether its
 #: process is there (a refused delivery says it is gone) without an answer that could
@@ -183,10 +187,9 @@ class _SessionRef:
 @dataclass(frozen=True)
 class RunRequest(_SessionRef):
     """Run one user turn. ``reject_if_busy`` fails at once (``busy``) instead of
-    waiting behind a run already in progress on the session. With ``batched``, the
-    messages of the run that are ready together (events committed in one go, and
-    the terminal message) arrive in one :class:`RunMessages` envelope instead of one
-    by one: fewer messages on the wire (the Runner asks for it). With
+    waiting behind a run already in progress on the session. The messages of the run
+    that are ready together (events committed in one go, and the terminal message)
+    arrive in one :class:`RunMessages` envelope; one alone arrives as itself. With
     ``reply_accepted=False`` a taken request is not answered with ``RunAccepted``:
     the run's messages are the answer; a refused one still gets its ``ErrorReply``
     (``not_running`` from a partition that does not hold the session: ask the host's
@@ -199,7 +202,8 @@ class RunRequest(_SessionRef):
     ``new_message``; its caller sends it :class:`LiveInput` messages for as long as it
     keeps it open, and it ends with the input ``close`` (``RunDone``), a cancel, or its
     deadline (``RunConfig.timeout``, else the host's ``run_timeout``). It holds the
-    session like any run: other runs of the session wait for its end."""
+    session like any run: other runs of the session wait for its end. A request both
+    ``live`` and a ``resume`` is refused ``invalid_request``."""
 
     new_message: Content = field(default_factory=lambda: Content.user(""))
     run_config: RunConfig | None = None
@@ -208,7 +212,6 @@ class RunRequest(_SessionRef):
     reject_if_busy: bool = False
     run_id: str = field(default_factory=lambda: f"run-{uuid.uuid4().hex}")
     version: int = PROTOCOL_VERSION
-    batched: bool = False
     reply_accepted: bool = True
     live: bool = False
     #: durable runs: the id of an earlier run of the session to continue from its
@@ -311,8 +314,8 @@ class RunFailed:
 @dataclass(frozen=True)
 class RunMessages:
     """Several messages of one run (``AdkEvent``s, perhaps ending with its ``RunDone``
-    or ``RunFailed``), in order, in one envelope; sent only to a caller whose
-    ``RunRequest`` was ``batched``. Handle each as if it had come alone."""
+    or ``RunFailed``), in order, in one envelope: what was ready together for a run's
+    caller (its follower's catch-up, too). Handle each as if it had come alone."""
 
     run_id: str
     messages: tuple[AdkEvent | RunDone | RunFailed, ...]

@@ -5,8 +5,9 @@ split, this module holds only what a user of the library writes code against; th
 rest is public too, in two modules of its own:
 
 * :mod:`supervision.protocol`: the messages servers and supervisors exchange
-  (``Init``, ``Shutdown``, ``ErrorReply``, ...) and the typed error each error reply
-  becomes: for code that speaks to a server from a plain Thespian actor.
+  (``Call``, ``Reply``, ``Init``, ``Shutdown``, ``ErrorReply``, ...) and the typed error
+  each error reply becomes: for code that speaks to a server from a plain Thespian
+  actor.
 * :mod:`supervision.lowlevel`: OS plumbing (pids, pidfds, ports, Thespian's logs and
   loops), the speed devices and the parts for building servers and supervisors of
   your own (``Job``, ``HealthMonitor``, ``RestartIntensity``, ...).
@@ -28,14 +29,14 @@ What is here, by use:
 * starting and talking: :func:`start_actor_system` (refuses a busy port at once;
   every actor dies with its parent), :func:`start_supervisor`, :func:`start_server`,
   :func:`stop_server`, :class:`SupervisorClient`, :func:`call`, :func:`cast`,
-  :func:`call_name`, :func:`whereis`, and :class:`Call` / :class:`Reply`, the
-  request and answer a Thespian actor sends and gets;
+  :func:`call_name`, :func:`whereis` (the ``Call`` and ``Reply`` they exchange are
+  in :mod:`supervision.protocol`);
 * time: :class:`Clock` (trio's shape), passed in;
 * errors: :class:`SupervisionError` (every error of the library),
-  :class:`SpecError`, :class:`CallError` (every failed call; the specific ones are in
-  :mod:`supervision.protocol`), :class:`CallTimeout`, :class:`BadRequest` (raise it
-  to refuse input), :class:`ServerCrashed`, :class:`ServerNotRunning` (and
-  :class:`ServerDiedAnswering`: the server a call was handed to died before answering).
+  :class:`SpecError`, :class:`CallError` (every failed call; the specific ones, such
+  as ``ServerDiedAnswering``, are in :mod:`supervision.protocol`), :class:`CallTimeout`,
+  :class:`BadRequest` (raise it to refuse input), :class:`ServerCrashed`,
+  :class:`ServerNotRunning`.
 """
 
 from ._client import (
@@ -54,12 +55,10 @@ from ._exceptions import (
     CallError,
     CallTimeout,
     ServerCrashed,
-    ServerDiedAnswering,
     ServerNotRunning,
     SpecError,
     SupervisionError,
 )
-from ._messages import Call, Reply
 from ._partition_supervisor import PartitionSupervisor
 from ._registry import Registry
 from ._server import NO_REPLY, CallerRef, GenServer
@@ -83,7 +82,6 @@ __all__ = [
     "AutoShutdown",
     "Backoff",
     "BadRequest",
-    "Call",
     "CallError",
     "CallTimeout",
     "CallerRef",
@@ -97,10 +95,8 @@ __all__ = [
     "PartitionSupervisor",
     "PartitionSupervisorSpec",
     "Registry",
-    "Reply",
     "Restart",
     "ServerCrashed",
-    "ServerDiedAnswering",
     "ServerNotRunning",
     "SpecError",
     "Strategy",

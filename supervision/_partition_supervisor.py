@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from ._exceptions import BadRequest, ChildRestarting, ServerNotRunning, SpecError
 from ._messages import Cast, StartChild, ToPartitions
-from ._server import FORWARDED, NO_REPLY, CallerRef, _describe
+from ._server_types import FORWARDED, NO_REPLY, CallerRef, describe
 from ._spec import (
     ChildSpec,
     DynamicSupervisorSpec,
@@ -117,7 +117,7 @@ class PartitionSupervisor(Supervisor):
         try:
             index = partition_index(request.partition_key, len(self.child_records))
         except Exception as exc:  # a key that is no string: the caller's error, never our crash
-            raise BadRequest(f"{type(request).__name__} names no routable key ({_describe(exc)})") from None
+            raise BadRequest(f"{type(request).__name__} names no routable key ({describe(exc)})") from None
         if self.stopping or self.leaving:
             raise ServerNotRunning("the partitions are shutting down")
         partition = self.child_records[index]

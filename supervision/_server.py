@@ -31,7 +31,9 @@ Lifecycle, in order:
 Process monitors (OTP's ``monitor/2`` for local processes): :meth:`GenServer.monitor_process`
 watches a pid through a Linux pidfd, so ``handle_process_down(tag)`` is called once when
 that process ends, whatever Thespian noticed (of several children that die together,
-Thespian may report only one: see :mod:`supervision._supervisor`).
+Thespian may report only one: see :mod:`supervision._supervisor`). The monitors, the
+timers and the clock are the server's base (:mod:`supervision._server_base`); this
+module is its contract: the hooks, the dispatch of each message, the lifecycle.
 
 Extension points, for a server that runs its own lifecycle (as
 :class:`~supervision.Supervisor` does: its start waits for its children, its shutdown
@@ -57,19 +59,11 @@ from outside. In the order a message meets them:
 
 from __future__ import annotations
 
-import heapq
-import logging
-import math
 import os
-import time
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any, Final
+from typing import Any
 
 from thespian.actors import (
-    Actor,
     ActorExitRequest,
     ActorSystemMessage,
     ChildActorExited,
@@ -78,9 +72,7 @@ from thespian.actors import (
     WatchMessage,
 )
 
-from ._clock import MONOTONIC, ManualClock
-from ._exceptions import BadRequest, CallError, UnknownRequest
-from ._frame_chunk import call_on_fresh_chunk
+from ._exceptions import CallError, UnknownRequest
 from ._health import HEALTH_PING
 from ._messages import (
     NORMAL,
@@ -101,74 +93,16 @@ from ._messages import (
     Reply,
     Shutdown,
 )
-from ._system import forked_by, node_id, open_pidfd, pid_space, set_parent_death_signal
+from ._server_base import ServerBase
+from ._server_types import FORWARDED, IGNORE, NO_REPLY, CallerRef, describe
+from ._system import node_id, pid_space
 
 __all__ = ["FORWARDED", "IGNORE", "NO_REPLY", "CallerRef", "GenServer"]
-
-
-class _Sentinel:
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return self._name
-
-
-#: Return from ``handle_call`` to reply later with :meth:`GenServer.reply`.
-NO_REPLY: Final = _Sentinel("NO_REPLY")
-#: Return from ``handle_call`` when the call was forwarded to another server that replies.
-FORWARDED: Final = _Sentinel("FORWARDED")
-#: Return from ``init`` to not start (the supervisor keeps the spec, OTP's ``ignore``).
-IGNORE: Final = _Sentinel("IGNORE")
 
 _REPLY_TYPES = (Reply, ErrorReply, InitOk, InitFailed)
 
 
-@dataclass(frozen=True)
-class _ChildDown:
-    """A monitored child's pidfd fired (see ``GenServer.monitor_child``)."""
-
-    pid: int
-
-
-#: After a monitored child's pidfd fired: how long Thespian's own ChildActorExited may
-#: take before the server makes it.
-CHILD_DOWN_GRACE = 0.05
-
-
-@dataclass(frozen=True)
-class CallerRef:
-    """Where (and under which ref) to send the reply of one call; ``watch``: the caller
-    watches whoever has the call (:meth:`GenServer.hand_over`)."""
-
-    address: Any
-    ref: str
-    watch: bool = False
-
-
-#: The clock seam. Unset, every server's ``clock`` is ``time.monotonic`` and its timers
-#: are Thespian's. Set in an actor system's environment before it starts (its actors
-#: inherit it) to a comma-separated list of server class names, or ``*`` for all: those
-#: servers get a manual clock, which stands still until they are sent ``AdvanceClock``;
-#: then the timers due fire at once, in order. Restart windows, backoff, passivation
-#: and grace periods are tested exactly that way, without waiting for them.
-MANUAL_CLOCK_VARIABLE: Final = "SUPERVISION_MANUAL_CLOCK"
-
-
-class _TimersDue:
-    """The payload of the one Thespian wakeup a server keeps armed for its timers."""
-
-
-_TIMERS_DUE: Final = _TimersDue()
-_LOST_WAKEUP: Final = 1.0  # seconds
-
-
-def _manual_clock_for(name: str) -> bool:
-    wanted = {part.strip() for part in os.environ.get(MANUAL_CLOCK_VARIABLE, "").split(",")}
-    return "*" in wanted or name in wanted
-
-
-class GenServer(Actor):  # type: ignore[misc]
+class GenServer(ServerBase):
     """Base class for supervised actors; override the ``init``/``handle_*`` hooks.
 
     ``self.clock()`` is the time (seconds, monotonic) every deadline of the server is
@@ -176,42 +110,17 @@ class GenServer(Actor):  # type: ignore[misc]
     :data:`MANUAL_CLOCK_VARIABLE`)."""
 
     def __init__(self) -> None:
-        super().__init__()
-        set_parent_death_signal(started_by=forked_by())  # in the actor's own process, just forked
-        # The clock seam (see _clock): a ManualClock when MANUAL_CLOCK_VARIABLE names this server.
-        self._manual_clock: ManualClock | None = (ManualClock(time.monotonic())
-                                                  if _manual_clock_for(type(self).__name__) else None)
-        # Timers (send_after): a heap of (due on self.clock, order, payload). On the real
-        # clock ONE Thespian wakeup is armed, for the earliest (``_arms``: the due times
-        # of those armed and not fired yet). Thespian keeps its wakeups in a list it
-        # sorts on every add (Python comparisons), so one per timer made every
-        # send_after cost O(pending timers): a partition arming a 600 s deadline per
-        # run slowed down with every turn it had served (bench/turns.py bursts).
-        self._timers: list[tuple[float, int, Any]] = []
-        self._timer_order = 0
-        self._arms: list[float] = []
-        self.clock: Callable[[], float] = (self._manual_clock or MONOTONIC).current_time
+        super().__init__()  # the clock, timers and watches (ServerBase)
         self.supervisor: Any = None
         self.registry: Any = None
         self.child_id: str | None = None
-        self.log = logging.getLogger(f"supervision.{type(self).__name__}")
         self._initialized = False
         self._init_received = False
-        self._stopping = False
         self._terminated = False
         self._current: CallerRef | None = None
         self._pending: dict[str, CallerRef] = {}
-        self._watch_fds: list[int] = []
-        self._monitors: dict[int, Any] = {}  # pidfd -> tag
-        self._child_monitors: dict[int, Any] = {}  # pid -> address (see monitor_child)
 
-    def createActor(self, actorClass: Any, *args: Any, **kwargs: Any) -> Any:
-        """Thespian's ``createActor``, called from the start of a fresh frame chunk: the
-        child is forked inside it, so its loop never runs on a chunk's edge
-        (``_frame_chunk``: a partition spent a third of a millisecond per turn there)."""
-        return call_on_fresh_chunk(super().createActor, actorClass, *args, **kwargs)
-
-    # -- hooks -------------------------------------------------------------------------
+    # -- hooks (``handle_timeout``, ``handle_watch``, ``handle_process_down``: ServerBase) ---
 
     def init(self, args: Any) -> Any:
         """Set up state from ``args``; raise to fail the start; return IGNORE to not run."""
@@ -248,20 +157,11 @@ class GenServer(Actor):  # type: ignore[misc]
     def handle_cast(self, request: Any) -> None:
         self.log.warning("unhandled cast %s", type(request).__name__)
 
-    def handle_timeout(self, payload: Any) -> None:
-        """A timer set with :meth:`send_after` fired."""
-
     def handle_info(self, message: Any, sender: Any) -> None:
         """Any other message. The default answers senders of unknown messages with an error."""
         if isinstance(message, (ActorSystemMessage, Exiting, *_REPLY_TYPES)):
             return
         self.send(sender, ErrorReply(None, "unknown_message", f"{type(self).__name__} does not handle {type(message).__name__}"))
-
-    def handle_watch(self, ready: list[int]) -> None:
-        """File descriptors registered with :meth:`watch_fds` are readable."""
-
-    def handle_process_down(self, tag: Any) -> None:
-        """A process watched with :meth:`monitor_process` ended (called once per monitor)."""
 
     def terminate(self, reason: ExitReason) -> None:
         """Last words before the process exits (not called after kill -9)."""
@@ -287,106 +187,6 @@ class GenServer(Actor):  # type: ignore[misc]
     def reply_error(self, caller: CallerRef, error: CallError) -> None:
         self._pending.pop(caller.ref, None)
         self.send(caller.address, ErrorReply(caller.ref, error.code, error.detail))
-
-    def send_after(self, seconds: float, payload: Any = None) -> None:
-        """Deliver ``payload`` to ``handle_timeout`` after ``seconds`` of :attr:`clock`
-        (not cancellable). Timers due at the same time fire in the order they were set."""
-        self._timer_order += 1
-        heapq.heappush(self._timers, (self.clock() + max(seconds, 0.001), self._timer_order, payload))
-        if not self._manual_clock:
-            self._arm_timers()
-
-    def _arm_timers(self) -> None:
-        """Arm a Thespian wakeup for the earliest timer, unless one is armed no later.
-        An armed wakeup overdue by ``_LOST_WAKEUP`` is taken for lost (a server drops
-        wakeups while it stops or before its init), so that it cannot hold the timers
-        back for ever; if it comes after all, it only fires what is due."""
-        now = time.monotonic()
-        while self._arms and self._arms[0] < now - _LOST_WAKEUP:
-            heapq.heappop(self._arms)
-        if self._timers and (not self._arms or self._timers[0][0] < self._arms[0]):
-            due = self._timers[0][0]
-            heapq.heappush(self._arms, due)
-            self.wakeupAfter(timedelta(seconds=max(due - now, 0.001)), payload=_TIMERS_DUE)
-
-    def _on_wakeup(self, message: WakeupMessage) -> None:
-        if isinstance(message.payload, _TimersDue):
-            self._fire_due_timers()
-        else:  # a wakeupAfter of a subclass's own
-            self.handle_timeout(message.payload)
-
-    def _fire_due_timers(self) -> None:
-        """The armed wakeup fired (Thespian fires them in order: the earliest): each
-        timer due by now goes to ``handle_timeout``, in order; then the next is armed."""
-        if self._arms:
-            heapq.heappop(self._arms)
-        try:
-            while self._timers and self._timers[0][0] <= time.monotonic() and not self._stopping:
-                _, _, payload = heapq.heappop(self._timers)
-                self.handle_timeout(payload)
-        finally:
-            self._arm_timers()
-
-    def _advance_clock(self, seconds: float) -> int:
-        """Move the manual clock ``seconds`` ahead, firing every timer due by then in
-        order (each at its own due time); how many fired."""
-        clock = self._manual_clock
-        if clock is None:
-            raise BadRequest(f"{type(self).__name__} runs on the real clock (see {MANUAL_CLOCK_VARIABLE})")
-        if not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
-            raise BadRequest("AdvanceClock needs a finite number of seconds >= 0")
-        target = clock.current_time() + seconds
-        fired = 0
-        while self._timers and self._timers[0][0] <= target and not self._stopping:
-            due, _, payload = heapq.heappop(self._timers)
-            clock.advance_to(due)
-            self._dispatch(WakeupMessage(timedelta(0), payload), self.myAddress)
-            fired += 1
-        clock.advance_to(target)
-        return fired
-
-    def watch_fds(self, fds: list[int]) -> None:
-        """Have ``handle_watch`` called when any of these descriptors becomes readable."""
-        self._watch_fds = list(fds)
-
-    def monitor_process(self, pid: int, tag: Any) -> bool:
-        """Call ``handle_process_down(tag)`` once when local process ``pid`` ends.
-
-        In order: a pidfd is opened for ``pid`` and watched with the actor's other
-        descriptors. Returns False, and watches nothing, where pidfds are missing
-        (not Linux, kernel < 5.3) or ``pid`` is already gone. ``tag`` must be hashable
-        and unique among this actor's monitors; a second monitor with it replaces the first.
-        """
-        self.demonitor_process(tag)
-        fd = open_pidfd(pid)
-        if fd is None:
-            return False
-        self._monitors[fd] = tag
-        return True
-
-    def monitor_child(self, address: Any, pid: int) -> bool:
-        """Make sure the death of child actor ``address`` (process ``pid``) is reported.
-
-        Thespian reports a child's death with ``ChildActorExited``, but when two
-        children die at once it may report only one (and then waits for the other
-        for ever when this actor exits). In order: the child's pidfd is watched; when
-        it fires and no ``ChildActorExited`` for ``address`` came within
-        ``CHILD_DOWN_GRACE`` seconds, the server sends itself the one Thespian did not
-        make (Thespian's handling of it, after ours, forgets the child there too). So
-        ``ChildActorExited`` arrives exactly once per monitored child either way.
-        Returns False (nothing watched) where pidfds are missing or ``pid`` is gone."""
-        self._child_monitors[pid] = address
-        if self.monitor_process(pid, _ChildDown(pid)):
-            return True
-        del self._child_monitors[pid]
-        return False
-
-    def demonitor_process(self, tag: Any) -> None:
-        """Stop watching the process monitored under ``tag`` (nothing if there is none)."""
-        for fd, known in list(self._monitors.items()):
-            if known == tag:
-                del self._monitors[fd]
-                os.close(fd)
 
     def stop(self, reason: ExitReason = NORMAL) -> None:
         """Exit with ``reason``: pending callers get an error, ``terminate`` runs, the
@@ -421,21 +221,6 @@ class GenServer(Actor):  # type: ignore[misc]
             return ThespianWatch([*self._watch_fds, *self._monitors])
         return None
 
-    def _take_downs(self, message: Any) -> Any:
-        """Act on the monitors among ``message.ready``; the rest goes on as a WatchMessage
-        (None when nothing is left). Each ended process's pidfd is closed, then
-        ``handle_process_down`` runs."""
-        rest = [fd for fd in message.ready if fd not in self._monitors]
-        downs = [fd for fd in message.ready if fd in self._monitors]
-        for fd in downs:
-            tag = self._monitors.pop(fd)
-            os.close(fd)
-            if isinstance(tag, _ChildDown):
-                self.wakeupAfter(timedelta(seconds=CHILD_DOWN_GRACE), payload=tag)
-            elif not self._stopping:
-                self.handle_process_down(tag)
-        return WatchMessage(rest) if rest else None
-
     def _dispatch(self, message: Any, sender: Any) -> None:
         """One message, in order: the child monitors' bookkeeping; ``on_message``; an
         ``ActorExitRequest``; then by the server's state (stopping, starting, running)."""
@@ -453,23 +238,6 @@ class GenServer(Actor):  # type: ignore[misc]
             self._dispatch_starting(message, sender)
         else:
             self._dispatch_running(message, sender)
-
-    def _track_child_monitors(self, message: Any) -> bool:
-        """Keep :meth:`monitor_child`'s books: a reported child is watched no more; a
-        watched child's grace over with no report gets the report made here. True when
-        ``message`` was the monitors' own (a grace timer)."""
-        if isinstance(message, ChildActorExited) and self._child_monitors:
-            for pid, address in list(self._child_monitors.items()):
-                if address == message.childAddress:
-                    del self._child_monitors[pid]
-                    self.demonitor_process(_ChildDown(pid))
-        elif isinstance(message, WakeupMessage) and isinstance(message.payload, _ChildDown):
-            address = self._child_monitors.pop(message.payload.pid, None)
-            if address is not None:  # Thespian lost it (see monitor_child)
-                self.log.warning("child pid %s ended with no ChildActorExited; handled as dead", message.payload.pid)
-                self.send(self.myAddress, ChildActorExited(address))
-            return True
-        return False
 
     def _dispatch_stopping(self, message: Any, sender: Any) -> None:
         """On its way out: a call is answered ``not_running``, a child's exit still heard."""
@@ -528,8 +296,8 @@ class GenServer(Actor):  # type: ignore[misc]
         try:
             result = self.init(args)
         except Exception as exc:
-            self.log.error("init failed: %s", _describe(exc), exc_info=True)
-            self.refuse_init(starter, _describe(exc))
+            self.log.error("init failed: %s", describe(exc), exc_info=True)
+            self.refuse_init(starter, describe(exc))
             return
         if result is IGNORE:
             self.send(starter, InitOk(os.getpid(), ignored=True, child_id=self.child_id, node=node_id()))
@@ -639,7 +407,7 @@ class GenServer(Actor):  # type: ignore[misc]
                 raise  # a crash (receiveMessage)
             self._current = None
             self.log.error("a %s failed: %s (answered %s; the server carries on)\n%s", type(message.request).__name__,
-                           _describe(exc), answer.code, "".join(traceback.format_exception(exc)))
+                           describe(exc), answer.code, "".join(traceback.format_exception(exc)))
             self.send(caller.address, ErrorReply(caller.ref, answer.code, answer.detail))
             return
         self._current = None
@@ -657,7 +425,7 @@ class GenServer(Actor):  # type: ignore[misc]
         self.handle_cast(message.request)
 
     def _crash(self, exc: BaseException) -> None:
-        reason = ExitReason(ExitKind.CRASH, _describe(exc))
+        reason = ExitReason(ExitKind.CRASH, describe(exc))
         self.log.error("crashed: %s\n%s", reason.detail, "".join(traceback.format_exception(exc)))
         if self._current is not None:
             self._pending[self._current.ref] = self._current
@@ -691,8 +459,3 @@ class GenServer(Actor):  # type: ignore[misc]
         """Leave gracefully: Thespian drains our outgoing sends, stops our children, exits."""
         self._stopping = True
         self.send(self.myAddress, ActorExitRequest())
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -11,6 +11,12 @@ when that arrives. Jobs run one at a time, in order, as OTP's supervisor handles
 thing at a time; calls such as ``which_children`` are answered at once, even while a
 job waits.
 
+In three modules, each a layer of the class: :mod:`supervision._supervisor_steps` (its
+state, the job engine, and the steps a job is made of: start, stop, kill, forget a
+child), :mod:`supervision._supervisor_jobs` (OTP's procedures, each a job), and this
+one: the actor that takes each message (children's answers and exits, timers, the
+health check, calls, shutdown) and queues the jobs.
+
 A supervisor learns of every child's death, whatever it is doing (starting,
 stopping, restarting a group): besides ``ChildActorExited``, every running local
 child is watched through a pidfd (:meth:`GenServer.monitor_process`). When two
@@ -31,33 +37,22 @@ waits for the children, ``on_shutdown_request`` / ``on_exit_request`` /
 
 from __future__ import annotations
 
-import os
-import signal
-from collections import deque
 from collections.abc import Generator, Sequence
-from dataclasses import replace
 from typing import Any
 
 from thespian.actors import ActorExitRequest, ChildActorExited
 
 from ._exceptions import (
     BadRequest,
-    CallError,
-    ChildAlreadyPresent,
-    ChildAlreadyStarted,
-    ChildNotFound,
     ChildRestarting,
     ChildRunning,
-    MaxChildren,
     SpecError,
-    StartFailed,
     UnknownRequest,
 )
 from ._health import HealthMonitor
 from ._messages import (
     KILLED,
     SHUTDOWN,
-    Cast,
     ChildCounts,
     ChildInfo,
     CountChildren,
@@ -68,31 +63,22 @@ from ._messages import (
     ExitReason,
     GetChildSpec,
     GetRegistry,
-    Init,
     InitFailed,
     InitOk,
-    Register,
     Reply,
     RestartChild,
-    Shutdown,
     StartChild,
-    Started,
     TerminateChild,
-    Unregister,
     WhichChildren,
 )
-from ._registry import REGISTRY_OWNER
-from ._server import NO_REPLY, CallerRef, GenServer, _describe
+from ._server_types import NO_REPLY, CallerRef, describe
 from ._spec import (
-    AutoShutdown,
     ChildSpec,
     ChildType,
     DynamicSupervisorSpec,
-    Restart,
-    Strategy,
     SupervisorSpec,
-    import_object,
 )
+from ._supervisor_jobs import SupervisorJobs
 from ._supervisor_state import (
     LIVE_STATUSES,
     STARTED,
@@ -106,54 +92,24 @@ from ._supervisor_state import (
     WaitFor,
     WaitTimedOut,
 )
-from ._system import node_id
+from ._supervisor_steps import Job, sigkill
 from ._timing import RestartIntensity
 
-__all__ = ["DynamicSupervisor", "Job", "Supervisor"]
+__all__ = ["DynamicSupervisor", "Supervisor"]
 
-#: How long to wait for a process to disappear after SIGKILL before giving up on it.
-_KILL_GRACE = 5.0
 #: After a child's pidfd says it ended: how long Thespian's own ChildActorExited (and
 #: the child's Exiting, sent before it) may take before the death is handled without them.
 _DOWN_GRACE = 0.05
-#: A supervisor's job: a generator that yields what it waits for, and is sent the answer.
-Job = Generator[Wait, Any, Any]
 _START_WAITS = (WaitFor.START, WaitFor.STARTS)
 
 
-class Supervisor(GenServer):
+class Supervisor(SupervisorJobs):
     """OTP supervisor over static children (see :class:`SupervisorSpec`).
 
-    Subclasses may override :meth:`configure` to build their spec from ``init`` args.
+    Subclasses may override :meth:`configure` to build their spec from ``init`` args,
+    and the hooks ``on_child_started`` / ``on_child_gone`` (called by its steps, see
+    :class:`~supervision._supervisor_steps.SupervisorSteps`).
     """
-
-    dynamic = False
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._children: list[ChildRecord] = []
-        self._jobs: deque[Job] = deque()
-        self._job: Job | None = None
-        self._wait: Wait | None = None
-        self._seq = 0
-        self._tickets = 0  # the last pending restart's number (``_schedule_restart``)
-        self._intensity = RestartIntensity(3, 5.0)
-        self._strategy = Strategy.ONE_FOR_ONE
-        self._auto_shutdown = AutoShutdown.NEVER
-        self._max_children: int | None = None
-        self._starter: Any = None
-        self._child_registry: Any = None
-        self._leaving = False
-        self._next_dynamic_id = 0
-        self._health: HealthMonitor | None = None
-
-    # -- hooks for subclasses ----------------------------------------------------------------
-
-    def on_child_started(self, child_id: str, address: Any, pid: int | None) -> None:
-        """Called after every successful (re)start of a child."""
-
-    def on_child_gone(self, child_id: str) -> None:
-        """Called when a child's process has ended (whatever happens next)."""
 
     # -- for subclasses that manage dynamic children themselves ------------------------
     # A DynamicSupervisor subclass (``dynamic = True``) may decide which children to
@@ -225,7 +181,7 @@ class Supervisor(GenServer):
         try:
             spec = self.configure(args)
         except Exception as exc:
-            self.refuse_init(starter, _describe(exc))
+            self.refuse_init(starter, describe(exc))
             return
         self._intensity = RestartIntensity(spec.intensity, spec.period)
         self._health = HealthMonitor(spec.health) if spec.health is not None else None
@@ -394,7 +350,7 @@ class Supervisor(GenServer):
                 continue
             self.log.error("child %s (pid %s) is %s; killing it", child.spec.id, child.pid, verdict.reason)
             child.reported = ExitReason(ExitKind.CRASH, verdict.reason)
-            _sigkill(child.pid)
+            sigkill(child.pid)
 
     def on_shutdown_request(self, sender: Any) -> None:
         """``Shutdown`` (from our supervisor): stop every child, then exit (``_leave_job``)."""
@@ -471,422 +427,6 @@ class Supervisor(GenServer):
         if child.alive or (running_counts and child.status in (ChildStatus.RUNNING, ChildStatus.STARTING)):
             raise ChildRunning(child_id)
         return child
-
-    # -- the job engine ----------------------------------------------------------------
-
-    def _enqueue(self, job: Job) -> None:
-        self._jobs.append(job)
-        self._run_next()
-
-    def _run_next(self) -> None:
-        while self._job is None and self._jobs and not self.stopping:
-            self._job = self._jobs.popleft()
-            self._advance(None)
-
-    def _resume(self, value: Any) -> None:
-        self._wait = None
-        self._advance(value)
-        self._run_next()
-
-    def _advance(self, value: Any) -> None:
-        job = self._job
-        assert job is not None
-        try:
-            wait = job.send(value)
-        except StopIteration:
-            self._job = None
-            self._wait = None
-            return
-        self._seq += 1
-        wait.seq = self._seq
-        self._wait = wait
-        if wait.timeout is not None:
-            self.send_after(wait.timeout, WaitTimedOut(wait.seq))
-        if wait.kind is WaitFor.EXITS and all(not c.alive for c in wait.children):
-            self._resume(None)
-
-    # -- steps (generators) -------------------------------------------------------------
-
-    def _start(self, child: ChildRecord) -> Generator[Wait, Any, str | None]:
-        """Start ``child``; return None on success or the reason it failed."""
-        failure = self._launch(child)
-        if failure is not None:
-            return failure
-        result = yield Wait(WaitFor.START, (child,), child.spec.start_timeout)
-        return (yield from self._settle_start(child, result))
-
-    def _start_concurrently(self, children: list[ChildRecord]) -> Generator[Wait, Any, dict[str, str | None]]:
-        """Start several (dynamic) children at once: each gets its process and Init, then
-        one wait for all their answers (the longest start_timeout). Returns each
-        child's failure (None: started), by child id. Each child ends as :meth:`_start`
-        leaves it."""
-        failures: dict[str, str | None] = {}
-        launched: list[ChildRecord] = []
-        for child in children:
-            failure = self._launch(child)
-            if failure is None:
-                launched.append(child)
-            else:
-                failures[child.spec.id] = failure
-        if launched:
-            wait = Wait(WaitFor.STARTS, tuple(launched), max(c.spec.start_timeout for c in launched))
-            yield wait
-            for child in launched:
-                failures[child.spec.id] = yield from self._settle_start(child, wait.answers.get(child.spec.id, TIMEOUT))
-        return failures
-
-    def _launch(self, child: ChildRecord) -> str | None:
-        """Give ``child`` a process and send it Init; the reason if that failed."""
-        child.incarnation += 1
-        child.reported = None
-        child.stop_requested = child.killed = False
-        try:
-            target = import_object(child.spec.start_path)
-            if not (isinstance(target, type) and issubclass(target, GenServer)):
-                raise SpecError(f"{child.spec.start_path} is not a GenServer subclass")
-            child.address = self.createActor(target)
-        except Exception as exc:
-            child.status = ChildStatus.UNDEFINED
-            return _describe(exc)
-        if child.status is not ChildStatus.RESTARTING:  # a retry stays "restarting" until it is up (OTP)
-            child.status = ChildStatus.STARTING
-        self.send(
-            child.address,
-            Init(args=child.spec.args, supervisor=self.myAddress, child_id=child.spec.id, registry=self._child_registry),
-        )
-        return None
-
-    def _settle_start(self, child: ChildRecord, result: Any) -> Generator[Wait, Any, str | None]:
-        """Act on a launched child's answer to Init (or TIMEOUT); None if it runs."""
-        if result is TIMEOUT:
-            yield from self._kill(child)
-            return f"no reply to init within {child.spec.start_timeout} s"
-        if isinstance(result, InitFailed):
-            if child.alive:
-                yield Wait(WaitFor.EXIT, (child,), _KILL_GRACE)
-                self._forget_process(child, KILLED)
-            child.status = ChildStatus.UNDEFINED
-            return result.reason
-        if result is STARTED:
-            return None  # settled when its InitOk came (see _answer_start)
-        assert isinstance(result, InitOk)
-        if result.ignored:
-            if child.alive:
-                yield Wait(WaitFor.EXIT, (child,), _KILL_GRACE)
-                self._forget_process(child, KILLED)
-            child.status = ChildStatus.UNDEFINED
-            return None
-        self._started(child, result)
-        return None
-
-    def _started(self, child: ChildRecord, result: InitOk) -> None:
-        child.pid = result.pid
-        child.status = ChildStatus.RUNNING
-        child.local = result.node == node_id()
-        if child.local:
-            self.monitor_process(result.pid, child.process_tag)
-        if child.backoff is not None:
-            child.backoff.started(self.clock())
-        if child.spec.provides_registry:
-            self._child_registry = child.address
-            # Its owner is found there too (as REGISTRY_OWNER): the tree's top, for its actors.
-            self.send(child.address, Cast(Register(REGISTRY_OWNER, self.myAddress, os.getpid(), node_id())))
-        if child.spec.name is not None and self._child_registry is not None:
-            self.send(self._child_registry, Cast(Register(child.spec.name, child.address, child.pid, node_id())))
-        self.on_child_started(child.spec.id, child.address, child.pid)
-
-    def _kill(self, child: ChildRecord) -> Generator[Wait, Any, None]:
-        if not child.alive:
-            return
-        child.stop_requested = True
-        child.killed = True
-        if child.pid is not None:
-            _sigkill(child.pid)
-        else:
-            self.send(child.address, ActorExitRequest())
-        result = yield Wait(WaitFor.EXIT, (child,), _KILL_GRACE)
-        if result is TIMEOUT:
-            self.log.error("child %s (pid %s) did not exit after SIGKILL; forgetting it", child.spec.id, child.pid)
-            self._forget_process(child, KILLED)
-
-    def _stop(self, child: ChildRecord) -> Generator[Wait, Any, None]:
-        """Stop one child as its ``shutdown`` spec says and wait until it is gone."""
-        if not child.alive:
-            return
-        child.status = ChildStatus.STOPPING
-        shutdown = child.spec.shutdown
-        if shutdown == "brutal_kill":
-            yield from self._kill(child)
-            return
-        child.stop_requested = True
-        self.send(child.address, Shutdown())
-        timeout = None if shutdown == "infinity" else float(shutdown)  # type: ignore[arg-type]
-        result = yield Wait(WaitFor.EXIT, (child,), timeout)
-        if result is TIMEOUT:
-            self.log.warning("child %s ignored shutdown for %s s; killing it", child.spec.id, timeout)
-            yield from self._kill(child)
-
-    def _stop_many(self, children: list[ChildRecord]) -> Generator[Wait, Any, None]:
-        """Stop children one at a time, in the order given (callers pass reverse start order)."""
-        for child in children:
-            yield from self._stop(child)
-
-    def _stop_concurrently(self, children: list[ChildRecord]) -> Generator[Wait, Any, None]:
-        """Dynamic children: signal all at once, one shared deadline (none if any
-        waits ``infinity``), then kill the rest (:meth:`_kill_stragglers`)."""
-        live = [c for c in children if c.alive]
-        if not live:
-            return
-        timeouts = [t for t in map(self._ask_to_stop, live) if t is not None]
-        infinite = any(c.spec.shutdown == "infinity" for c in live)
-        result = yield Wait(WaitFor.EXITS, tuple(live), None if infinite else max(timeouts, default=0.0))
-        if result is TIMEOUT:
-            yield from self._kill_stragglers([c for c in live if c.alive])
-
-    def _ask_to_stop(self, child: ChildRecord) -> float | None:
-        """Stop ``child`` as its spec's ``shutdown`` says (``brutal_kill``: SIGKILL;
-        otherwise ``Shutdown``); how long to wait for it (None: ``infinity``)."""
-        child.status = ChildStatus.STOPPING
-        child.stop_requested = True
-        if child.spec.shutdown == "brutal_kill":
-            child.killed = True
-            if child.pid is not None:
-                _sigkill(child.pid)
-            return _KILL_GRACE
-        self.send(child.address, Shutdown())
-        return None if child.spec.shutdown == "infinity" else float(child.spec.shutdown)  # type: ignore[arg-type]
-
-    def _kill_stragglers(self, stragglers: list[ChildRecord]) -> Generator[Wait, Any, None]:
-        """SIGKILL each; those still not gone after ``_KILL_GRACE`` are forgotten."""
-        for child in stragglers:
-            child.killed = True
-            if child.pid is not None:
-                _sigkill(child.pid)
-        result = yield Wait(WaitFor.EXITS, tuple(stragglers), _KILL_GRACE)
-        if result is TIMEOUT:
-            for child in stragglers:
-                if child.alive:
-                    self._forget_process(child, KILLED)
-
-    # -- jobs ---------------------------------------------------------------------------
-
-    def _start_all_job(self, concurrent: bool) -> Job:
-        """Start the children in order (or all at once: ``SupervisorSpec.concurrent_start``);
-        at the first failure, stop those started, in reverse order, and fail the start."""
-        started: list[ChildRecord] = []
-        together: dict[str, str | None] = {}
-        if concurrent:
-            together = yield from self._start_concurrently(list(self._children))
-        for child in list(self._children):
-            failure = together[child.spec.id] if concurrent else (yield from self._start(child))
-            if failure is not None:
-                self.log.error("child %s failed to start: %s", child.spec.id, failure)
-                running = [c for c in self._children if c.alive and c not in started] if concurrent else []
-                yield from self._stop_many(list(reversed(started + running)))
-                self.refuse_init(self._starter, f"child {child.spec.id!r} failed to start: {failure}")
-                return
-            if child.status is ChildStatus.UNDEFINED and child.spec.restart is Restart.TEMPORARY:
-                self._children.remove(child)  # an ignored temporary child is not kept
-            else:
-                started.append(child)
-        self.answer_init(self._starter)
-        if self._health is not None:
-            self.send_after(self._health.check.interval, HealthCheckDue())
-
-    def _child_exited_job(self, child: ChildRecord, incarnation: int, reason: ExitReason) -> Job:
-        if child not in self._children or child.incarnation != incarnation or child.status is not ChildStatus.DEAD:
-            return
-        child.exit_reason = reason
-        restart = child.spec.restart
-        wanted = restart is Restart.PERMANENT or (restart is Restart.TRANSIENT and reason.abnormal)
-        if reason.abnormal:
-            self.log.error("child %s exited: %s", child.spec.id, reason)
-        if not wanted:
-            if restart is Restart.TEMPORARY or self.dynamic:
-                self._children.remove(child)
-            else:
-                child.status = ChildStatus.UNDEFINED
-            if child.spec.significant and self._auto_shutdown_due(child):
-                yield from self._leave_job(SHUTDOWN, notify=True)
-            return
-        yield from self._restart_job(child)
-
-    def _auto_shutdown_due(self, exited: ChildRecord) -> bool:
-        if self._auto_shutdown is AutoShutdown.ANY_SIGNIFICANT:
-            return True
-        if self._auto_shutdown is AutoShutdown.ALL_SIGNIFICANT:
-            return not any(c.alive for c in self._children if c.spec.significant and c is not exited)
-        return False
-
-    def _restart_job(self, failed: ChildRecord) -> Job:
-        """Apply the strategy to a failed child: stop the bystanders, restart the group."""
-        index = self._children.index(failed)
-        if self._strategy is Strategy.ONE_FOR_ALL:
-            group = list(self._children)
-        elif self._strategy is Strategy.REST_FOR_ONE:
-            group = self._children[index:]
-        else:
-            group = [failed]
-        bystanders = [c for c in group if c is not failed]
-        yield from self._stop_many(list(reversed(bystanders)))
-        for child in bystanders:
-            if child.spec.restart is Restart.TEMPORARY:
-                self._children.remove(child)  # temporary children are never restarted
-        group = [c for c in group if c in self._children]
-        waits = failed.backoff is not None and failed.backoff.policy.after_crashes
-        delay = failed.backoff.next_delay(self.clock()) if waits and failed.backoff is not None else 0.0
-        ticket = self._schedule_restart(group, delay)
-        if delay <= 0:
-            yield from self._start_group_job(ticket)
-
-    def _schedule_restart(self, group: list[ChildRecord], delay: float) -> int:
-        """Make ``group`` one pending restart and return its ticket: each child is
-        ``restarting`` and belongs to this restart only (a restart it was waiting in
-        before, a sibling's backoff timer or retry, no longer starts it: this one
-        does, in start order). With ``delay`` > 0 a timer starts it then; otherwise
-        the caller starts it at once, or queues it (:meth:`_start_group_job`)."""
-        self._tickets += 1
-        ticket = self._tickets
-        for child in group:
-            child.status = ChildStatus.RESTARTING
-            child.restart_ticket = ticket
-        if delay > 0:
-            self.send_after(delay, RestartDue(ticket))
-        return ticket
-
-    def _start_group_job(self, ticket: int) -> Job:
-        """(Re)start, in start order, the children still waiting in restart ``ticket``
-        (none: a later restart took them all over, and this one is void); the restart
-        is counted against the intensity first (over it: the supervisor leaves). At a
-        failed start, that child and those after it become a new pending restart,
-        after that child's backoff (at once: queued), and are counted again then."""
-        ordered = [c for c in self._children if c.status is ChildStatus.RESTARTING and c.restart_ticket == ticket]
-        if not ordered:
-            return
-        if not self._intensity.add_restart(self.clock()):
-            self.log.error("reached max restart intensity (%s in %s s); shutting down",
-                           self._intensity.intensity, self._intensity.period)
-            yield from self._leave_job(SHUTDOWN, notify=True)
-            return
-        for position, child in enumerate(ordered):
-            if child not in self._children or child.restart_ticket != ticket:
-                continue  # forgotten, or taken over by a later restart while this one waited
-            child.restarts += 1
-            failure = yield from self._start(child)
-            if failure is not None:
-                self.log.error("restart of %s failed: %s", child.spec.id, failure)
-                rest = [c for c in ordered[position:] if c in self._children and c.restart_ticket == ticket]
-                delay = child.backoff.next_delay(self.clock()) if child.backoff is not None else 0.0
-                retry = self._schedule_restart(rest, delay)
-                if delay <= 0:
-                    self._jobs.append(self._start_group_job(retry))
-                return
-            if child.status is ChildStatus.UNDEFINED and child.spec.restart is Restart.TEMPORARY:
-                self._children.remove(child)
-
-    def _leave_job(self, reason: ExitReason, *, notify: bool) -> Job:
-        """Stop every child in shutdown order, then exit with ``reason``."""
-        if self._leaving:
-            return
-        self._leaving = True
-        self._jobs.clear()
-        if self.dynamic:
-            yield from self._stop_concurrently(list(self._children))
-        else:
-            yield from self._stop_many(list(reversed(self._children)))
-        self.exit_now(reason, detail="supervisor shut down", notify=notify)
-
-    def _start_child_job(self, spec: ChildSpec, caller: CallerRef) -> Job:
-        try:
-            self._check_start_child(spec)
-        except Exception as err:
-            self.reply_error(caller, err if isinstance(err, CallError) else BadRequest(str(err)))
-            return
-        if self.dynamic:
-            self._next_dynamic_id += 1
-            spec = replace(spec, id=f"{spec.id}#{self._next_dynamic_id}")
-        child = ChildRecord(spec)
-        self._children.append(child)
-        failure = yield from self._start(child)
-        if failure is not None:
-            self._children.remove(child)
-            self.reply_error(caller, StartFailed(f"child {spec.id!r} failed to start: {failure}"))
-            return
-        if child.status is ChildStatus.UNDEFINED and (self.dynamic or spec.restart is Restart.TEMPORARY):
-            self._children.remove(child)
-        self.reply(caller, Started(spec.id, child.address if child.status is ChildStatus.RUNNING else None, child.pid))
-
-    def _terminate_child_job(self, child: ChildRecord, caller: CallerRef) -> Job:
-        if child in self._children:
-            if self.dynamic:
-                yield from self._stop_concurrently([child])
-            else:
-                yield from self._stop(child)
-            if child.spec.restart is Restart.TEMPORARY or self.dynamic:
-                if child in self._children:
-                    self._children.remove(child)
-            else:
-                child.status = ChildStatus.UNDEFINED
-        self.reply(caller, "ok")
-
-    def _restart_child_job(self, child: ChildRecord, caller: CallerRef) -> Job:
-        if child not in self._children or child.alive:
-            self.reply_error(caller, ChildRunning(child.spec.id))
-            return
-        failure = yield from self._start(child)
-        if failure is not None:
-            self.reply_error(caller, StartFailed(f"child {child.spec.id!r} failed to start: {failure}"))
-            return
-        self.reply(caller, Started(child.spec.id, child.address, child.pid))
-
-    # -- bookkeeping ---------------------------------------------------------------------
-
-    def _check_start_child(self, spec: Any) -> None:
-        if not isinstance(spec, ChildSpec):
-            raise BadRequest(f"start_child needs a ChildSpec, got {type(spec).__name__}")
-        if self.dynamic:
-            if self._max_children is not None and len(self._children) >= self._max_children:
-                raise MaxChildren(f"max_children ({self._max_children}) reached")
-            return
-        for child in self._children:
-            if child.spec.id == spec.id:
-                if child.alive:
-                    raise ChildAlreadyStarted(spec.id)
-                raise ChildAlreadyPresent(spec.id)
-
-    def _lookup(self, child_id: str) -> ChildRecord:
-        for child in self._children:
-            if child.spec.id == child_id:
-                return child
-        raise ChildNotFound(child_id)
-
-    def _find_by_address(self, address: Any) -> ChildRecord | None:
-        for child in self._children:
-            if child.address is not None and child.address == address:
-                return child
-        return None
-
-    def _forget_process(self, child: ChildRecord, reason: ExitReason) -> None:
-        registered = child.spec.name is not None and not child.spec.provides_registry
-        if registered and self._child_registry is not None and child.address is not None:
-            assert child.spec.name is not None
-            self.send(self._child_registry, Cast(Unregister(child.spec.name, child.address)))
-        self.demonitor_process(child.process_tag)
-        if self._health is not None:
-            self._health.forget((child.spec.id, child.incarnation))
-        child.address = None
-        child.pid = None
-        child.exit_reason = reason
-        self.on_child_gone(child.spec.id)
-        if child.status is ChildStatus.STOPPING:
-            child.status = ChildStatus.UNDEFINED
-
-
-def _sigkill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 class DynamicSupervisor(Supervisor):

@@ -29,10 +29,11 @@ from ._exceptions import ActorSystemError, PortInUse
 from ._frame_chunk import call_on_fresh_chunk
 from ._health import HealthMonitor, HealthVerdict, ProcessProgress, read_progress
 from ._partition_supervisor import partition_index
-from ._server import FORWARDED, IGNORE, MANUAL_CLOCK_VARIABLE
+from ._server_base import MANUAL_CLOCK_VARIABLE
+from ._server_types import FORWARDED, IGNORE
 from ._spec import import_object
 from ._start import attach_actor_system, stop_actor_system_on_port
-from ._supervisor import Job
+from ._supervisor_steps import Job
 from ._system import (
     check_port_free,
     children_of,

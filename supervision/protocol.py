@@ -4,12 +4,12 @@ error each error reply becomes.
 Public so that code which speaks to a server from a plain Thespian actor (rather
 than through :func:`supervision.call`) can build and read these messages; a user of
 :class:`supervision.GenServer` and :class:`supervision.SupervisorClient` needs none of
-them. :class:`~supervision.Call` and :class:`~supervision.Reply`, the request and
-answer everyone uses, are in :mod:`supervision` itself.
+them.
 
-* calls and answers: :class:`Cast`, :class:`ErrorReply` (its ``code`` names one of
-  the errors below; :func:`error_for_code` makes it), :class:`Handed` (a call was
-  handed to another server, which will answer);
+* calls and answers: :class:`Call` (its ``ref`` is what the :class:`Reply` or
+  :class:`ErrorReply` answering it carries), :class:`Cast`, :class:`ErrorReply` (its
+  ``code`` names one of the errors below; :func:`error_for_code` makes it),
+  :class:`Handed` (a call was handed to another server, which will answer);
 * a server's life: :class:`Init`, :class:`InitOk`, :class:`InitFailed`,
   :class:`OsPid`, :class:`PidSpace`, :class:`Shutdown`, :class:`Exiting` with its
   :class:`ExitReason` (:class:`ExitKind`), :class:`AdvanceClock` (a manual clock's
@@ -19,7 +19,9 @@ answer everyone uses, are in :mod:`supervision` itself.
   names its partition);
 * the registry: :class:`WhereIs`, :class:`Lookup`, :data:`REGISTRY_OWNER`;
 * the errors a call can end with beyond :mod:`supervision`'s own:
-  :class:`UnknownRequest`, :class:`NameNotFound`, and :class:`ChildError` with the
+  :class:`UnknownRequest`, :class:`NameNotFound`, :class:`ServerDiedAnswering` (a
+  :class:`~supervision.ServerNotRunning`: the server a call was handed to died before
+  answering, so it may have acted on it), and :class:`ChildError` with the
   OTP supervisor's refusals (:class:`ChildRunning`, :class:`ChildRestarting`,
   :class:`ChildNotFound`, :class:`ChildAlreadyPresent`, :class:`ChildAlreadyStarted`,
   :class:`MaxChildren`, :class:`StartFailed`).
@@ -34,6 +36,7 @@ from ._exceptions import (
     ChildRunning,
     MaxChildren,
     NameNotFound,
+    ServerDiedAnswering,
     StartFailed,
     UnknownRequest,
     error_for_code,
@@ -41,6 +44,7 @@ from ._exceptions import (
 from ._health import HEALTH_PING
 from ._messages import (
     AdvanceClock,
+    Call,
     Cast,
     ChildCounts,
     ChildInfo,
@@ -55,6 +59,7 @@ from ._messages import (
     Lookup,
     OsPid,
     PidSpace,
+    Reply,
     Shutdown,
     StartChild,
     Started,
@@ -68,6 +73,7 @@ __all__ = [
     "HEALTH_PING",
     "REGISTRY_OWNER",
     "AdvanceClock",
+    "Call",
     "Cast",
     "ChildAlreadyPresent",
     "ChildAlreadyStarted",
@@ -91,6 +97,8 @@ __all__ = [
     "NameNotFound",
     "OsPid",
     "PidSpace",
+    "Reply",
+    "ServerDiedAnswering",
     "Shutdown",
     "StartChild",
     "StartFailed",

@@ -697,10 +697,6 @@ def test_force_escalation_plugin_refuses_what_google_adk_refuses() -> None:
     assert (ForceEscalationPlugin().name, ForceEscalationPlugin().tool_name) == (Theirs().name, Theirs().tool_name)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the engine gives a function call without an id a new Part holding only the call "
-    "(adk_actors/engine/_flow_model.py, with_call_ids), so its thought signature is lost; "
-    "copying the part with the new call (part.model_copy(update={'function_call': ...})) keeps it"))
 def test_a_thought_signature_goes_back_with_its_part_as_on_google_adk(gemini: StubServer) -> None:
     """Gemini's ``thoughtSignature`` on a function call comes back, with that call, in
     the next request (Gemini 3 refuses a function call sent back without it)."""

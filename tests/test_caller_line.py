@@ -13,7 +13,7 @@ import pytest
 
 from adk_actors.runtime._caller_line import CallerLine, LineClosed, LineServer, RunnerLine
 from adk_actors.runtime._run_transport import LineTransport, NotTaken
-from supervision import Call
+from supervision.protocol import Call
 
 
 def connected(tmp_path: Path) -> tuple[LineServer, CallerLine, RunnerLine]:

@@ -138,7 +138,7 @@ def test_crash_replies_to_every_pending_caller_and_the_process_exits(actor_syste
     server = start_server(actor_system, Strict)
     pid = call(actor_system, server, "pid")
     with actor_system.private() as other:
-        from supervision import Call
+        from supervision.protocol import Call
 
         parked = Call("park")
         other.tell(server, parked)
@@ -154,7 +154,7 @@ def test_crash_replies_to_every_pending_caller_and_the_process_exits(actor_syste
 def test_deferred_reply(actor_system: Any) -> None:
     server = start_server(actor_system, Strict)
     with actor_system.private() as other:
-        from supervision import Call, Reply
+        from supervision.protocol import Call, Reply
 
         parked = Call("park")
         other.tell(server, parked)

@@ -48,8 +48,7 @@ from adk_actors.runtime._follow import followed
 from adk_actors.runtime._routing import Router
 from adk_actors.runtime._run_stream import RunStream, drive, drive_async
 from adk_actors.runtime._run_transport import NotTaken
-from supervision import Call, Reply
-from supervision.protocol import ErrorReply, Handed
+from supervision.protocol import Call, ErrorReply, Handed, Reply
 
 APP = "app"
 

@@ -31,7 +31,8 @@ from adk_actors.messages import (
     session_key,
 )
 from adk_actors.runtime import Host
-from supervision import Call, CallError, Reply, SupervisorClient, call
+from supervision import CallError, SupervisorClient, call
+from supervision.protocol import Call, Reply
 from supervision.testing import pid_alive, wait_until
 
 
@@ -63,12 +64,12 @@ def until_terminal(endpoint: Any, run_id: str, timeout: float = 15.0) -> list[An
 
 def batched_turns(host: Host, app: str, turns: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:
     """Create session ann/s1 of ``app``, then send it each of ``turns`` in order, as a
-    batched RunRequest through its partition; yield (text, every envelope of that run)."""
+    RunRequest through its partition; yield (text, every envelope of that run)."""
     host.runner(app).create_session("ann", "s1")
     partition = host.partition_for(app, "ann", "s1")
     with host.system.private() as endpoint:
         for text in turns:
-            request = RunRequest(app, "ann", "s1", new_message=Content.user(text), batched=True)
+            request = RunRequest(app, "ann", "s1", new_message=Content.user(text))
             call(endpoint, partition, request, timeout=10)
             yield text, until_terminal(endpoint, request.run_id)
 
@@ -108,26 +109,24 @@ def test_the_runner_goes_back_to_the_partition_when_the_sessions_process_is_gone
     assert texts(list(runner.run("ann", "s1", "three")))[-1] == "echo: three (turn 3)"
 
 
-def test_batched_and_unbatched_callers_get_the_same_messages_in_the_same_order(host: Host) -> None:
+def test_a_caller_gets_each_event_once_in_order_then_one_end(host: Host) -> None:
+    """A caller that sends a RunRequest itself (no Runner) gets the run's messages in
+    order, each once, envelopes or not, and exactly one terminal message, last."""
     host.runner("counter").create_session("ann", "s1")
     partition = host.partition_for("counter", "ann", "s1")
-    shapes = []
     with host.system.private() as endpoint:
-        for batched in (False, True):
-            request = RunRequest("counter", "ann", "s1", new_message=Content.user("go"), batched=batched)
-            accepted = call(endpoint, partition, request, timeout=10)
-            assert isinstance(accepted, RunAccepted) and accepted.run_id == request.run_id
-            received = until_terminal(endpoint, request.run_id)
-            if not batched:
-                assert not any(isinstance(m, RunMessages) for m in received)
-            messages = flatten(received)
-            events = [m for m in messages if isinstance(m, AdkEvent)]
-            assert [m.seq for m in events] == list(range(len(events)))
-            assert isinstance(messages[-1], RunDone) and messages[-1].event_count == len(events)
-            assert sum(isinstance(m, (RunDone, RunFailed)) for m in messages) == 1
-            shapes.append([(e.event.author, bool(e.event.content and e.event.content.function_calls),
-                            bool(e.event.content and e.event.content.function_responses)) for e in events])
-    assert shapes[0] == shapes[1] and len(shapes[0]) == 4  # user, call, response, answer
+        request = RunRequest("counter", "ann", "s1", new_message=Content.user("go"))
+        accepted = call(endpoint, partition, request, timeout=10)
+        assert isinstance(accepted, RunAccepted) and accepted.run_id == request.run_id
+        messages = flatten(until_terminal(endpoint, request.run_id))
+    events = [m for m in messages if isinstance(m, AdkEvent)]
+    assert [m.seq for m in events] == list(range(len(events)))
+    assert isinstance(messages[-1], RunDone) and messages[-1].event_count == len(events)
+    assert sum(isinstance(m, (RunDone, RunFailed)) for m in messages) == 1
+    shape = [(e.event.author, bool(e.event.content and e.event.content.function_calls),
+              bool(e.event.content and e.event.content.function_responses)) for e in events]
+    assert shape == [("user", False, False), ("counter", True, False), ("counter", False, True),
+                     ("counter", False, False)]  # user, call, response, answer
 
 
 def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused_to_another_request(host: Host) -> None:
@@ -270,10 +269,10 @@ def test_a_request_sent_straight_to_a_known_session_is_answered_by_its_run(host:
     host.runner("echo").create_session("ann", "s1")
     partition = host.partition_for("echo", "ann", "s1")
     with host.system.private() as endpoint:
-        first = RunRequest("echo", "ann", "s1", new_message=Content.user("one"), batched=True)
+        first = RunRequest("echo", "ann", "s1", new_message=Content.user("one"))
         accepted = call(endpoint, partition, first, timeout=10)
         until_terminal(endpoint, first.run_id)
-        quiet = RunRequest("echo", "ann", "s1", new_message=Content.user("two"), batched=True, reply_accepted=False)
+        quiet = RunRequest("echo", "ann", "s1", new_message=Content.user("two"), reply_accepted=False)
         endpoint.tell(accepted.session, Call(quiet))
         received = []
         while not any(isinstance(m, (RunDone, RunFailed)) for m in flatten(
@@ -351,7 +350,7 @@ def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None
     host.runner("sleepy").create_session("ann", "s1")
     partition = host.partition_for("sleepy", "ann", "s1")
     with host.system.private() as endpoint:
-        request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 1.5"), batched=True)
+        request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 1.5"))
         call(endpoint, partition, request, timeout=10)
         first = endpoint.listen(10)
         arrived = time.monotonic()

@@ -32,6 +32,7 @@ from adk_actors.messages import (
 from adk_actors.runtime._partition_timers import CancelGraceOver, CatchUp, RunDeadline
 from adk_actors.runtime._run_protocol import RunOutcome, RunOutput
 from adk_actors.runtime._session import Session, SessionRun
+from adk_actors.runtime._turns import NewTurn
 from adk_actors.store import SessionStores, SQLiteSessionStore
 from supervision import BadRequest, CallError
 from supervision.testing import ManualClock
@@ -118,6 +119,11 @@ def request(run_id: str, text: str = "hi", **fields: Any) -> RunRequest:
     return RunRequest("app", "ann", "s1", new_message=Content.user(text), run_id=run_id, **fields)
 
 
+def unpacked(messages: list[Any]) -> list[Any]:
+    """A caller's messages, each envelope's in its place."""
+    return [m for message in messages for m in (message.messages if isinstance(message, RunMessages) else (message,))]
+
+
 def reply(run_id: str, text: str, **fields: Any) -> Event:
     return Event(author="bot", invocation_id=f"e-{run_id.removeprefix('run-')}", content=Content.model(text),
                  **fields)
@@ -136,16 +142,18 @@ def test_a_turn_commits_each_event_before_its_caller_hears_of_it_and_ends_once(o
     session.on_output(session.active, RunOutput("run-1", [typing, first]))
     session.on_output(session.active, RunOutput("run-1", [last], RunOutcome("run-1", True)))
     got = [(message, held) for to, message, held in owner.sent if to == "caller-a"]
-    assert [m for m, _ in got] == [AdkEvent("run-1", typing, 0), AdkEvent("run-1", first, 1),
-                                   AdkEvent("run-1", last, 2), RunDone("run-1", last.id, 3)]
-    assert [held for _, held in got] == [1, 1, 2, 2]  # each final event was in the store before it went out
+    assert [m for m, _ in got] == [  # what one output made, in one envelope
+        RunMessages("run-1", (AdkEvent("run-1", typing, 0), AdkEvent("run-1", first, 1))),
+        RunMessages("run-1", (AdkEvent("run-1", last, 2), RunDone("run-1", last.id, 3)))]
+    assert [held for _, held in got] == [1, 2]  # each final event was in the store before it went out
     stored = owner.store.get_session("app", "ann", "s1")
     assert [e.id for e in stored.events] == [first.id, last.id] == [e.id for e in session.events]
     assert session.last_update == stored.last_update_time == clock.current_time()  # the store's clock
     assert owner.store.run_status("run-1") == "done" and owner.ended == [("run-1", "done")]
     assert session.active is None
-    session.on_output(SessionRun(request("run-1"), "caller-a"), RunOutput("run-1", [reply("run-1", "late")]))
-    assert len(owner.to("caller-a")) == 4 and len(owner.store.get_session("app", "ann", "s1").events) == 2
+    late = SessionRun(request("run-1"), "caller-a", NewTurn(Content.user("hi")))
+    session.on_output(late, RunOutput("run-1", [reply("run-1", "late")]))
+    assert len(owner.to("caller-a")) == 2 and len(owner.store.get_session("app", "ann", "s1").events) == 2
 
 
 def test_runs_wait_their_turn_up_to_the_queue_limit_and_the_same_run_again_changes_its_caller(
@@ -166,7 +174,7 @@ def test_runs_wait_their_turn_up_to_the_queue_limit_and_the_same_run_again_chang
     assert owner.dispatched == ["run-1", "run-2"]  # its turn came
     assert session.active is not None
     session.on_output(session.active, RunOutput("run-2", [reply("run-2", "yes")], RunOutcome("run-2", True)))
-    assert owner.to("caller-b") == [] and [type(m) for m in owner.to("caller-b2")] == [AdkEvent, RunDone]
+    assert owner.to("caller-b") == [] and [type(m) for m in unpacked(owner.to("caller-b2"))] == [AdkEvent, RunDone]
     owner.store.close()
 
 
@@ -242,13 +250,13 @@ def test_a_turn_over_its_event_limit_stores_up_to_the_limit_and_fails(clock: Man
     owner = LocalOwner(clock, limits=Limits(max_events_per_turn=2))
     owner.store.create_session("app", "ann", "s1")
     session = session_of(owner)
-    session.take(request("run-1", batched=True), "caller-a")
+    session.take(request("run-1"), "caller-a")
     assert session.active is not None
     events = [reply("run-1", f"step {n}") for n in range(3)]
     session.on_output(session.active, RunOutput("run-1", events))
     assert [e.id for e in owner.store.get_session("app", "ann", "s1").events] == [e.id for e in events[:2]]
     assert owner.cancelled == [("run-1", "the turn went over its limit of 2 events")]
-    [envelope] = owner.to("caller-a")  # a batched caller: one envelope for what was ready together
+    [envelope] = owner.to("caller-a")  # one envelope for what was ready together
     assert envelope == RunMessages("run-1", (AdkEvent("run-1", events[0], 0), AdkEvent("run-1", events[1], 1)))
     [(_, _, then)] = owner.abandoned
     then()
@@ -290,5 +298,16 @@ def test_the_same_request_again_after_its_run_ended_gets_what_was_committed_and_
     assert owner.dispatched == ["run-1"] and owner.to("caller-a2") == []  # nothing before the answer
     assert owner.timers == [(0, CatchUp(session.key, "run-1"))]
     session.caught_up("run-1")
-    assert owner.to("caller-a2") == [AdkEvent("run-1", done, 0), RunDone("run-1", done.id, 1)]
+    assert owner.to("caller-a2") == [RunMessages("run-1", (AdkEvent("run-1", done, 0), RunDone("run-1", done.id, 1)))]
     assert len(owner.store.get_session("app", "ann", "s1").events) == 1
+
+
+def test_a_request_both_live_and_a_resume_is_refused_and_records_nothing(owner: LocalOwner) -> None:
+    session = session_of(owner)
+    session.take(request("run-1"), "caller-a")
+    assert session.active is not None
+    session.on_output(session.active, RunOutput("run-1", [reply("run-1", "done")], RunOutcome("run-1", True)))
+    with pytest.raises(BadRequest, match="live or resumes a run, not both"):
+        session.take(request("run-2", live=True, resume="run-1"), "caller-b")
+    assert owner.store.run_status("run-2") is None and owner.store.run_status("run-1") == "done"
+    assert owner.dispatched == ["run-1"] and owner.to("caller-b") == []

@@ -27,12 +27,11 @@ CORE = {
     "Strategy", "Restart", "ChildType", "AutoShutdown", "Backoff", "HealthCheck",
     # starting, stopping and talking
     "start_actor_system", "start_supervisor", "start_server", "stop_server", "SupervisorClient",
-    "call", "cast", "call_name", "whereis", "Call", "Reply",
+    "call", "cast", "call_name", "whereis",
     # time
     "Clock",
     # the key errors
     "SupervisionError", "SpecError", "CallError", "CallTimeout", "BadRequest", "ServerCrashed", "ServerNotRunning",
-    "ServerDiedAnswering",
 }
 
 
@@ -44,7 +43,8 @@ def test_the_core_is_the_small_set_a_user_needs() -> None:
 def test_plumbing_and_wire_messages_are_not_in_the_core() -> None:
     for name in ("proc_stat", "open_pidfd", "free_port", "process_alive", "call_on_fresh_chunk", "ask_delivered"):
         assert name in supervision.lowlevel.__all__ and not hasattr(supervision, name), name
-    for name in ("Init", "InitOk", "Shutdown", "Exiting", "ErrorReply", "Cast", "OsPid", "StartChild"):
+    for name in ("Call", "Reply", "Init", "InitOk", "Shutdown", "Exiting", "ErrorReply", "Cast", "OsPid", "StartChild",
+                 "ServerDiedAnswering"):
         assert name in supervision.protocol.__all__ and not hasattr(supervision, name), name
 
 

@@ -46,7 +46,8 @@ import json
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from enum import Enum
+from typing import Any
 
 from .._decisions import CallDecision, PendingCall
 from .._exceptions import AdkError, RunStopped
@@ -59,6 +60,7 @@ __all__ = [
     "NothingToResume",
     "PendingCall",
     "Replay",
+    "ReplayVerdict",
     "ReplayedStep",
     "is_idempotent",
 ]
@@ -91,18 +93,29 @@ def is_idempotent(tool: Any, name: str) -> bool:
     return name in ("transfer_to_agent", "exit_loop") or bool(getattr(tool, "idempotent", False))
 
 
+class ReplayVerdict(Enum):
+    """What the flow does after a replayed step (see :class:`ReplayedStep`)."""
+
+    END = "end"  #: the agent's flow ended with this step
+    NEXT = "next"  #: its loop goes on: the next step
+    LIVE = "live"  #: nothing of the step's model call was committed: do the step now
+    PENDING = "pending"  #: the model event's calls have no response: run or decide them, then go on
+    ANSWER = "answer"  #: set_model_response accepted an answer whose own event was not committed
+
+
 @dataclass
 class ReplayedStep:
     """One step of an LlmAgent's flow, taken from the committed events.
 
-    ``verdict``: ``end`` (the agent's flow ended with this step), ``next`` (its loop
-    goes on: the next step), ``live`` (nothing of the step's model call was committed:
-    do the step now), ``pending`` (the model event's ``calls`` have no response: run
-    or decide them, then go on as live), ``answer`` (``set_model_response`` accepted a
-    structured answer whose own event was not committed: make it, and the flow ends)."""
+    ``verdict`` (a :class:`ReplayVerdict`): ``END`` (the agent's flow ended with this
+    step), ``NEXT`` (its loop goes on: the next step), ``LIVE`` (nothing of the step's
+    model call was committed: do the step now), ``PENDING`` (the model event's
+    ``calls`` have no response: run or decide them, then go on as live), ``ANSWER``
+    (``set_model_response`` accepted a structured answer whose own event was not
+    committed: make it, and the flow ends)."""
 
     events: list[Event]
-    verdict: Literal["end", "next", "live", "pending", "answer"]
+    verdict: ReplayVerdict
     model_calls: int = 0
     calls: list[FunctionCall] = field(default_factory=list)
 
@@ -193,34 +206,34 @@ class Replay:
         while queue and not _is_model_step(queue[0][1]):
             events.append(self.take(author, branch))
         if not queue:
-            return ReplayedStep(events, "live")
+            return ReplayedStep(events, ReplayVerdict.LIVE)
         if queue[0][1].id == self._final_error:
             queue.popleft()  # the failure that ended the run: the step is tried again
-            return ReplayedStep(events, "live")
+            return ReplayedStep(events, ReplayVerdict.LIVE)
         model = self.take(author, branch)
         events.append(model)
         calls = list(model.content.function_calls) if model.content is not None else []
         if model.error_code or not calls:
-            return ReplayedStep(events, "end", 1)
+            return ReplayedStep(events, ReplayVerdict.END, 1)
         if not queue or not _answers(queue[0][1], calls):
-            return ReplayedStep(events, "pending", 1, calls)
+            return ReplayedStep(events, ReplayVerdict.PENDING, 1, calls)
         answered = self.take(author, branch)
         events.append(answered)
         if answered.actions.requested_auth_configs:
             head = queue[0][1] if queue else None
             if head is not None and head.content is None and head.actions.requested_auth_configs:
                 events.append(self.take(author, branch))
-            return ReplayedStep(events, "end", 1)
+            return ReplayedStep(events, ReplayVerdict.END, 1)
         if answered.actions.set_model_response is not None:  # a structured answer: its event ends the flow
             head = queue[0][1] if queue else None
             if head is not None and head.content is not None and head.content.role == "model" \
                     and not head.content.function_calls and not head.error_code:
                 events.append(self.take(author, branch))
-                return ReplayedStep(events, "end", 1)
-            return ReplayedStep(events, "answer", 1)
+                return ReplayedStep(events, ReplayVerdict.END, 1)
+            return ReplayedStep(events, ReplayVerdict.ANSWER, 1)
         if answered.actions.transfer_to_agent or answered.actions.skip_summarization:
-            return ReplayedStep(events, "end", 1)
-        return ReplayedStep(events, "next", 1)
+            return ReplayedStep(events, ReplayVerdict.END, 1)
+        return ReplayedStep(events, ReplayVerdict.NEXT, 1)
 
     def pending_results(self, agent: str, calls: list[FunctionCall], tools: Mapping[str, Any],
                         not_run: set[str] | frozenset[str] = frozenset(),

@@ -2,7 +2,8 @@
 
 Request side: ``system`` carries the instruction; turns alternate user/assistant
 (consecutive same-role turns are merged); tool calls are ``tool_use`` blocks (ids
-kept, Anthropic pairs by id) and results ``tool_result`` blocks in a user turn;
+kept, Anthropic pairs by id) and results ``tool_result`` blocks in a user turn
+(with the media a tool returned as blocks of their own, see :func:`_media_block`);
 images are base64 ``image`` blocks; ``max_tokens`` is required (default 4096); a
 response schema goes in ``output_config.format`` (``json_schema``); sampling
 parameters (temperature, top_p) are not sent: the current API takes none.
@@ -17,7 +18,15 @@ import base64
 import json
 from typing import Any
 
-from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part, UsageMetadata
+from .._types import (
+    Content,
+    FunctionCall,
+    FunctionResponsePart,
+    LlmRequest,
+    LlmResponse,
+    Part,
+    UsageMetadata,
+)
 from ._context_cache import anthropic_breakpoints
 from ._errors import (
     ContentBlocked,
@@ -48,10 +57,33 @@ def _blocks(content: Content) -> list[dict[str, Any]]:
             blocks.append({"type": "tool_use", "id": call.id or call.name, "name": call.name, "input": call.args})
         elif part.function_response is not None:
             result = part.function_response
+            text = json.dumps(result.response, default=str)
             blocks.append({"type": "tool_result", "tool_use_id": result.id or result.name,
-                           "content": json.dumps(result.response, default=str),
+                           "content": [{"type": "text", "text": text}, *map(_media_block, result.parts)]
+                           if result.parts else text,
                            **({"is_error": True} if "error" in result.response else {})})
     return blocks
+
+
+def _media_block(media: FunctionResponsePart) -> dict[str, Any]:
+    """A tool's media as a block of its ``tool_result``: inline bytes as a base64
+    ``image`` block (an ``image/*`` type) or ``document`` block (a PDF); a URI as an
+    ``image`` / ``document`` ``url`` block when it is ``http(s)``; anything else, which
+    Anthropic cannot take, as a text block that names what was left out."""
+    blob, file = media.inline_data, media.file_data
+    if blob is not None:
+        kind = "image" if blob.mime_type.startswith("image/") else \
+            "document" if blob.mime_type == "application/pdf" else None
+        if kind is not None:
+            return {"type": kind, "source": {"type": "base64", "media_type": blob.mime_type,
+                                             "data": base64.b64encode(blob.data).decode()}}
+        return {"type": "text", "text": f"[the tool returned {blob.mime_type} data, not sent: Anthropic does not "
+                                        f"take it]"}
+    uri, mime = (file.file_uri or "", file.mime_type or "") if file is not None else ("", "")
+    kind = "image" if mime.startswith("image/") else "document" if mime == "application/pdf" else None
+    if kind is not None and uri.startswith(("https://", "http://")):
+        return {"type": kind, "source": {"type": "url", "url": uri}}
+    return {"type": "text", "text": f"[the tool returned a file, not sent: {mime or 'no type'} at {uri}]"}
 
 
 def _messages(request: LlmRequest) -> list[dict[str, Any]]:

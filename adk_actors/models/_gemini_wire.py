@@ -12,6 +12,7 @@ from .._types import (
     ExecutableCode,
     FileData,
     FunctionCall,
+    FunctionResponsePart,
     Part,
 )
 
@@ -19,7 +20,10 @@ __all__ = ["gemini_parts", "to_parts"]
 
 
 def gemini_parts(content: Content) -> list[dict[str, Any]]:
-    """``content``'s parts in Gemini's JSON (each with its thought signature, base64)."""
+    """``content``'s parts in Gemini's JSON (each with its thought signature, base64; a
+    function response with the media its tool returned as its ``parts``, whose keys are
+    snake_case as google-genai sends them: ``inline_data`` / ``mime_type``, which the
+    API takes as it takes camelCase)."""
     parts: list[dict[str, Any]] = []
     for part in content.parts:
         size = len(parts)
@@ -36,7 +40,9 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
         elif part.function_response is not None:
             result = part.function_response
             parts.append({"functionResponse": {"name": result.name, "response": result.response,
-                                               **({"id": result.id} if result.id else {})}})
+                                               **({"id": result.id} if result.id else {}),
+                                               **({"parts": [_response_media(media) for media in result.parts]}
+                                                  if result.parts else {})}})
         elif part.executable_code is not None:
             parts.append({"executableCode": part.executable_code.model_dump(mode="json", by_alias=True,
                                                                             exclude_none=True)})
@@ -46,6 +52,19 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
         if part.thought_signature is not None and len(parts) > size:
             parts[-1]["thoughtSignature"] = base64.b64encode(part.thought_signature).decode()
     return parts
+
+
+def _response_media(media: FunctionResponsePart) -> dict[str, Any]:
+    """One media part of a function response in google-genai's JSON of it (snake_case
+    keys, bytes in URL-safe base64 as google-genai encodes them, no unset field)."""
+    out: dict[str, Any] = {}
+    if media.inline_data is not None:
+        blob = media.inline_data
+        out["inline_data"] = {"mime_type": blob.mime_type, "data": base64.urlsafe_b64encode(blob.data).decode(),
+                              **({"display_name": blob.display_name} if blob.display_name is not None else {})}
+    if media.file_data is not None:
+        out["file_data"] = media.file_data.model_dump(mode="json", exclude_none=True)
+    return out
 
 
 def to_parts(raw: list[dict[str, Any]]) -> list[Part]:

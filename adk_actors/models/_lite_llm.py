@@ -260,7 +260,11 @@ def _message(content: Content, provider: str, tool_role: str = "tool") -> list[d
     results = [{"role": tool_role, "tool_call_id": p.function_response.id or "",
                 "content": _json(p.function_response.response)}
                for p in parts if p.function_response is not None]
-    rest = [p for p in parts if p.function_response is None]
+    # a tool's inline media cannot ride in its tool message (text only): it follows,
+    # with the content's other parts, as google-adk's LiteLlm sends it (a URI is not sent)
+    rest = [m for p in parts for m in ([p] if p.function_response is None else
+                                       [Part(inline_data=r.inline_data) for r in p.function_response.parts or ()
+                                        if r.inline_data is not None])]
     if results:
         return results + (_message(Content(role=content.role, parts=rest), provider, tool_role) if rest else [])
     if content.role not in ("model", "assistant"):

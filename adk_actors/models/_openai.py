@@ -4,7 +4,9 @@ Also what a LiteLLM proxy, Ollama, vLLM, OpenRouter and Azure-style endpoints sp
 through ``base_url``. Mapping, request side: the system instruction is the first
 ``system`` message; a model turn with tool calls is an ``assistant`` message with
 ``tool_calls`` (arguments as a JSON string, ids kept); each tool result is a ``tool``
-message with its ``tool_call_id``; images are ``image_url`` data URLs; tools are
+message with its ``tool_call_id``, the inline media its tool returned (a function
+response's ``parts``) following the tool messages in a ``user`` message (a file URI
+is not sent); images are ``image_url`` data URLs; tools are
 ``{"type": "function", "function": {...}}``; ``response_schema`` becomes
 ``response_format`` (``json_schema``). Response side: text, tool calls (streamed
 argument deltas are joined by index), finish reason, usage; ``content_filter`` is a
@@ -32,7 +34,13 @@ def _messages(request: LlmRequest) -> list[dict[str, Any]]:
         calls = [p.function_call for p in content.parts if p.function_call is not None]
         results = [p.function_response for p in content.parts if p.function_response is not None]
         pieces: list[dict[str, Any]] = []
-        for part in content.parts:
+        # a tool's media cannot ride in its ``tool`` message (text only): it follows the
+        # tool messages in the user message, as google-adk's LiteLlm sends it
+        shown = [m for p in content.parts for m in ([p] if p.function_response is None else
+                                                    [Part(inline_data=r.inline_data)
+                                                     for r in p.function_response.parts or ()
+                                                     if r.inline_data is not None])]
+        for part in shown:
             if part.text is not None and not part.thought:
                 pieces.append({"type": "text", "text": part.text})
             elif part.inline_data is not None:

@@ -35,8 +35,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from supervision import BadRequest, Call, CallerRef, GenServer, Reply
-from supervision.protocol import REGISTRY_OWNER, Cast, ErrorReply, ToPartitions, WhereIs
+from supervision import BadRequest, CallerRef, GenServer
+from supervision.protocol import (
+    REGISTRY_OWNER,
+    Call,
+    Cast,
+    ErrorReply,
+    Reply,
+    ToPartitions,
+    WhereIs,
+)
 
 from ._placement import ClusterView, Member
 

@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, TypeAlias
 
-from supervision import Call
-from supervision.protocol import ErrorReply
+from supervision.protocol import Call, ErrorReply
 
 from .._exceptions import AdkError
 from ..messages import RunAccepted, RunRequest

@@ -29,7 +29,7 @@ MAX_FOLLOWS = 100
 def follow_request(request: RunRequest, error: RunFailedError, seen: Seen) -> FollowRun:
     """The request that joins the run ``error`` names, after the events ``seen`` gave."""
     return FollowRun(request.app_name, request.user_id, request.session_id, run_id=error.resumed_as,
-                     after=seen.last, batched=True)
+                     after=seen.last)
 
 
 def followed(run: Callable[[RunRequest, bool], Iterator[Event]], request: RunRequest, *, follows: bool,

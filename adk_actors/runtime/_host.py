@@ -27,35 +27,28 @@ short backoff, and is never counted against the root's budget; only a whole
 use up the root's budget; only the three root children can. Leaving the block stops the
 tree in reverse order (runs in flight get ``RunFailed(interrupted)``), then the actor
 system if the host started it.
+
+Its parts: the configuration and its checks (``_host_config``), the tree's spec
+(``_host_tree``, imported only by a host that starts); here, starting and stopping the
+tree, and where a caller's requests go (the partitions, a cluster's members).
 """
 
 from __future__ import annotations
 
-import ipaddress
-import logging
 import os
 import signal
 import socket
 import threading
 import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from supervision import (
-    Backoff,
     CallTimeout,
-    ChildSpec,
-    ChildType,
-    HealthCheck,
-    PartitionSupervisorSpec,
-    Registry,
     ServerNotRunning,
-    Strategy,
     SupervisionError,
     Supervisor,
     SupervisorClient,
-    SupervisorSpec,
     call,
     start_actor_system,
     start_supervisor,
@@ -73,28 +66,14 @@ from supervision.protocol import ChildNotFound, PidSpace
 
 from .._exceptions import HostError
 from .._files import private_dir, private_file
-from ..jobs import JobsConfig
-from ..messages import Limits, partition_of, session_key
-from ..models import BreakerConfig
+from ..messages import partition_of, session_key
 from ..otel import quiet_unused_a2a_spans
-from ._cluster import ClusterActor, ClusterArgs
-from ._job_calls import JobsArgs
+from ._host_config import HostConfig, check_cluster
 from ._jobs_client import Jobs
-from ._mcp_supervisor import MCP_SUPERVISOR
 from ._placement import ClusterView, Member, Reachability, ranked
 from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
-
-#: How a service and the jobs actor are restarted: the first restart after 20 ms, each
-#: consecutive one twice as late, up to 5 s; a child that ran 1 s is back to the first.
-#: One whose start keeps failing (its store out of reach: a network cut) is tried ever
-#: less often, so that an outage of tens of seconds does not spend the restart budgets
-#: and stop the host.
-RESTART_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0)
-#: The session partitions': the same, but a partition that crashed while it ran (killed)
-#: comes back at once, its sessions waiting on it; only a failed start waits.
-PARTITION_BACKOFF = Backoff(min_delay=0.02, max_delay=5.0, reset_after=1.0, after_crashes=False)
 
 #: Thespian's own log (its transport's and admin's warnings), in the host's data folder
 #: unless ``THESPLOG_FILE`` names another file (``supervision.lowlevel.direct_thespian_log``).
@@ -108,114 +87,6 @@ VIEW_FRESH = 1.0
 #: restarting (rest_for_one, after an earlier child died) may be stopping its partitions
 #: meanwhile and never answer: the caller asks the root again instead of waiting for it.
 LIST_WAIT = 2.0
-
-
-@dataclass
-class HostConfig:
-    apps: dict[str, str]  # app name -> root agent import path ("package.module:root_agent") or YAML file
-    data_dir: str = "data"
-    # A folder of YAML apps (<agents_dir>/<name>/root_agent.yaml), served as they appear
-    # (the agent builder saves there); None: the configured apps only.
-    agents_dir: str | None = None
-    # google-adk's conformance runner records and replays cases under this folder (see
-    # runtime._conformance); None: a turn asking for either fails.
-    conformance_dir: str | None = None
-    port: int | None = None
-    partitions: int = 2
-    idle_timeout: float = 300.0
-    # A run's deadline when its RunConfig sets none (None: no deadline). A run that
-    # hangs (a tool blocked forever) then fails with "timeout" instead of holding its
-    # session, and every turn queued behind it, forever.
-    run_timeout: float | None = 600.0
-    # A run that must stop (killed, cancelled, timed out, its session crashed or moved)
-    # may take this long to stop at a step boundary; past it, the run worker process
-    # holding it is killed, and its other runs end interrupted (resumed where their app
-    # allows). Its caller hears of its end only once it stopped or its process is dead.
-    run_stop_grace: float = 2.0
-    max_queued_runs: int = 8
-    run_workers: int = 2  # per partition: the processes every turn of its sessions runs on
-    runs_per_worker: int = 0  # turns a run worker runs at once (0: no limit; 1: a process per turn)
-    max_run_workers: int = 32  # per partition, with runs_per_worker: beyond, turns wait
-    worker_cached_events: int = 50_000  # history events a run worker keeps for its sessions' next turns
-    # Turns whose trace (adk_actors.tracing) each session keeps; 0: none recorded. Off for
-    # an embedded host, on for `serve` (its console reads them): tracing costs about a
-    # tenth of the throughput of a CPU-bound host (docs/benchmarks.md).
-    trace_turns: int = 0
-    log_file: str | None = None
-    log_level: int = logging.INFO  # of the actors' log (log_file)
-    address: str = "127.0.0.1"  # the actor system's address: it listens there only
-    # Restart budgets, at every level (root, services, the session supervisors): sized
-    # to tell a crash loop from kills of healthy actors. A child that dies at start is
-    # restarted within 10-50 ms, so 40 restarts in 10 s stop a crash loop within a second
-    # or two; kills of running actors, even one every 200 ms spread over the tree, stay
-    # well under it at any one level (adk-actors chaos soak). Past it, the level gives up
-    # and escalates; past the root's, every child stops in order and the host exits.
-    root_intensity: int = 40
-    root_period: float = 10.0
-    #: Every supervisor health-checks its children, and every partition its run workers
-    #: (``supervision.HealthCheck``): one that is alive but no longer answers (stopped,
-    #: stuck in a handler) is killed and restarted. None: no checks.
-    health: HealthCheck | None = field(default_factory=HealthCheck)
-    #: A session that crashes more than ``session_intensity`` times within
-    #: ``session_period`` seconds fails: it answers ``session_failed`` until reset.
-    session_intensity: int = 5
-    session_period: float = 60.0
-    #: A partition whose run workers die, unasked, more than ``worker_intensity`` times
-    #: within ``worker_period`` seconds exits, and its supervisor restarts it.
-    worker_intensity: int = 20
-    worker_period: float = 5.0
-    services_intensity: int = 40
-    services_period: float = 10.0
-    sessions_intensity: int = 40  # the session partitions' supervisor's
-    session_shutdown: float = 10.0  # how long a partition may take to stop (its runs are interrupted)
-    sessions_period: float = 10.0
-    models: dict[str, str] = field(default_factory=dict)  # model name -> OpenAI-compatible base URL
-    breakers: bool = True
-    breaker: BreakerConfig = field(default_factory=BreakerConfig)
-    max_artifact_bytes: int = 50 * 1024 * 1024
-    artifacts_dir: str = ""  # where artifacts' files are kept; empty: <data_dir>/artifacts ([artifacts] dir)
-    limits: Limits = field(default_factory=Limits)  # message size, events per turn, sessions per user
-    model_options: dict[str, Any] = field(default_factory=dict)  # e.g. {"retry": RetryPolicy(...), "timeout": 60}
-    #: Background jobs (``[jobs]``): its queues, backoff and cron schedules; None: no
-    #: ``jobs`` actor in the tree.
-    jobs: JobsConfig | None = field(default_factory=JobsConfig)
-    #: Clients of the host that live in its tree (the HTTP server): the root's last
-    #: children, so a restart of the sessions or the services restarts them too.
-    clients: tuple[ChildSpec, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    #: The session store: empty, SQLite in ``data_dir``; a ``postgresql://`` URL, that
-    #: database (``[store] url``). See ``store_location``.
-    store_url: str = ""
-    lease_seconds: float = 15.0  # a partition's lease on a session it holds (renewed every third)
-
-    #: A cluster (``[cluster]``, docs/scaling.md): the leader's ``<address>:<port>``; the
-    #: host whose own address it is, is the leader. Empty: no cluster. Members need one
-    #: shared store (``store_url``).
-    cluster_join: str = ""
-    cluster_checkin: float = 5.0  # members check in with the leader this often (3 missed: gone)
-    cluster_refresh: float = 1.0  # the leader reads the members and sends the view this often
-    #: A cluster's actor systems speak unauthenticated pickle: they may listen on a
-    #: loopback or private address only, unless this is set.
-    cluster_allow_public: bool = False
-
-    def __post_init__(self) -> None:
-        """A ``run_stop_grace`` that is no number of seconds in (0, 600]: :class:`HostError`."""
-        grace = self.run_stop_grace
-        if isinstance(grace, bool) or not isinstance(grace, (int, float)) or not 0 < grace <= 600:
-            raise HostError(f"run_stop_grace must be seconds in (0, 600], not {grace!r}")
-
-    @property
-    def store_path(self) -> str:
-        """The SQLite file of the embedded store (where it is, or would be)."""
-        return str(Path(self.data_dir) / "sessions.db")
-
-    @property
-    def store_location(self) -> str:
-        """What every process of the host opens as its session store
-        (``store.open_session_store``): the URL, else the SQLite file."""
-        return self.store_url or self.store_path
-
 
 
 class Host:
@@ -249,6 +120,7 @@ class Host:
             _artifacts,
             _breakers,
             _credentials,
+            _host_tree,
             _jobs,
             _memory,
             _partition,
@@ -266,9 +138,8 @@ class Host:
         started it)."""
         self.load_tree_code()
         from ..log import JSON_LINES
+        from ._host_tree import tree_spec
         from ._jobs import check_jobs
-        from ._partition import PartitionArgs, SessionPartition
-        from ._run_workers import WorkerLimits
 
         check_jobs(self.config.jobs, self.config.apps, self.config.agents_dir)  # ConfigError: nothing started
         private_dir(self.config.data_dir)
@@ -284,41 +155,7 @@ class Host:
                                              log_level=self.config.log_level, log_formatter=JSON_LINES,
                                              convention=leader,
                                              convention_checkin=self.config.cluster_checkin if leader else None)
-        lines_dir = str(Path(self.config.data_dir) / "lines")
-        partition_args = PartitionArgs(store=self.config.store_location, apps=dict(self.config.apps),
-                                       lines_dir=lines_dir, lease_holder=self.holder_name,
-                                       lease_seconds=self.config.lease_seconds,
-                                       agents_dir=self.config.agents_dir, conformance_dir=self.config.conformance_dir,
-                                       idle_timeout=self.config.idle_timeout,
-                                       run_timeout=self.config.run_timeout,
-                                       max_queued_runs=self.config.max_queued_runs,
-                                       partitions=self.config.partitions,
-                                       workers=WorkerLimits(self.config.run_workers, self.config.runs_per_worker,
-                                                            self.config.max_run_workers,
-                                                            stop_grace=self.config.run_stop_grace),
-                                       trace_turns=self.config.trace_turns,
-                                       limits=self.config.limits,
-                                       session_intensity=self.config.session_intensity,
-                                       session_period=self.config.session_period)
-        tree = SupervisorSpec(
-            children=(
-                ChildSpec(id="registry", start=Registry, provides_registry=True),
-                ChildSpec.supervisor("run_pools", self._pools_spec(lines_dir), name="run_pools"),
-                ChildSpec.supervisor("sessions", PartitionSupervisorSpec(
-                    partitions=self.config.partitions, partition_start=SessionPartition, partition_args=partition_args,
-                    partition_prefix="sessions", partition_start_timeout=60.0, partition_type=ChildType.WORKER,
-                    partition_shutdown=self.config.session_shutdown, intensity=self.config.sessions_intensity,
-                    period=self.config.sessions_period, health=self.config.health,
-                    partition_backoff=PARTITION_BACKOFF), name="sessions"),
-                ChildSpec.supervisor("services", self._services_spec()),
-                *self._jobs_spec(),
-                *self.config.clients,
-            ),
-            strategy=Strategy.REST_FOR_ONE,
-            intensity=self.config.root_intensity,
-            period=self.config.root_period,
-            health=self.config.health,
-        )
+        tree = tree_spec(self.config, self.holder_name)
         try:
             self.root = start_supervisor(self.system, tree, timeout=120.0,
                                          global_name=ROOT_NAME if self.config.extra.get("global_root") or self.config.clients else None)
@@ -327,82 +164,6 @@ class Host:
             raise
         self._root_pid = _parent_of(self.root.pids().get("registry"))
         return self
-
-    def _pools_spec(self, lines_dir: str) -> SupervisorSpec:
-        """One pool of run workers per session partition (``pool-<i>`` serves
-        ``sessions-<i>``), one_for_one: a pool over its workers' restart intensity is
-        restarted alone, at once, and the partitions' own intensity bounds this
-        supervisor's. Started before the partitions, whose turns run on them."""
-        from ._link import worker_line_path
-        from ._run_pool import PoolArgs, RunPool
-        from ._run_protocol import WorkerSettings
-
-        worker = WorkerSettings(apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
-                                conformance_dir=self.config.conformance_dir,
-                                model_base_urls=dict(self.config.models), model_options=dict(self.config.model_options),
-                                cached_events=self.config.worker_cached_events, trace=self.config.trace_turns > 0)
-        return SupervisorSpec(
-            children=tuple(
-                ChildSpec(id=f"pool-{index}", start=RunPool, args=PoolArgs(
-                    replace(worker, partition_line=worker_line_path(lines_dir, self.holder_name, index)),
-                    run_workers=self.config.run_workers, max_run_workers=self.config.max_run_workers,
-                    health=self.config.health, services=self.config.breakers,
-                    worker_intensity=self.config.worker_intensity, worker_period=self.config.worker_period),
-                    shutdown=self.config.session_shutdown)
-                for index in range(self.config.partitions)),
-            strategy=Strategy.ONE_FOR_ONE,
-            intensity=self.config.sessions_intensity,
-            period=self.config.sessions_period,
-            health=self.config.health,
-            concurrent_start=True,
-        )
-
-    def _services_spec(self) -> SupervisorSpec:
-        """The service actors, one_for_one, each restarted after a short backoff (so a
-        service that keeps dying does not spin), with a restart budget of their own."""
-        from ._approvals import ApprovalActor
-        from ._artifacts import ArtifactActor
-        from ._breakers import CircuitBreakerActor
-        from ._credentials import CredentialActor
-        from ._memory import MemoryActor
-
-        backoff = RESTART_BACKOFF
-        data = Path(self.config.data_dir)
-        return SupervisorSpec(
-            children=(
-                ChildSpec(id="breakers", start=CircuitBreakerActor, args=self.config.breaker, name="breakers",
-                          backoff=backoff),
-                ChildSpec(id="artifacts", start=ArtifactActor, name="artifacts", backoff=backoff,
-                          args={"root": self.config.artifacts_dir or str(data / "artifacts"), "max_bytes": self.config.max_artifact_bytes}),
-                ChildSpec(id="memory", start=MemoryActor, name="memory", backoff=backoff,
-                          args={"memory": self.config.store_url or str(data / "memory.db"),
-                                "session_store": self.config.store_location, "host": self.holder_name}),
-                ChildSpec(id="approvals", start=ApprovalActor, name="approvals", backoff=backoff,
-                          args={"path": self.config.store_url or str(data / "approvals.db"),
-                                "session_store": self.config.store_location, "host": self.holder_name}),
-                ChildSpec(id="credentials", start=CredentialActor, name="credentials", backoff=backoff,
-                          args={"path": self.config.store_url or str(data / "credentials.db"),
-                                "host": self.holder_name}),
-                # MCP toolsets: one actor each, started by the first run that needs it (runtime._mcp).
-                ChildSpec.supervisor("mcp", SupervisorSpec(children=(), strategy=Strategy.ONE_FOR_ONE,
-                                                           intensity=30, period=60.0, actor_class=MCP_SUPERVISOR),
-                                     name="mcp"),
-                *self._cluster_spec(),
-            ),
-            strategy=Strategy.ONE_FOR_ONE,
-            intensity=self.config.services_intensity,
-            period=self.config.services_period,
-            health=self.config.health,
-            concurrent_start=True,  # none needs another to start: 30-40 ms of serve's start (bench/startup.py)
-        )
-
-    def _cluster_spec(self) -> tuple[ChildSpec, ...]:
-        """The ``cluster`` actor (a service), in a cluster only."""
-        leader = check_cluster(self.config)
-        if leader is None:
-            return ()
-        args = ClusterArgs(name=self.holder_name, leader=f"{leader[0]}:{leader[1]}", refresh=self.config.cluster_refresh)
-        return (ChildSpec(id="cluster", start=ClusterActor, args=args, name="cluster", backoff=RESTART_BACKOFF),)
 
     def cluster_view(self, timeout: float = 5.0) -> ClusterView | None:
         """The cluster as this host sees it (None outside a cluster, or before its first
@@ -492,18 +253,6 @@ class Host:
         :data:`VIEW_FRESH`)."""
         return self._members_answer.answers(member.name, time.monotonic(),
                                             lambda: takes_connection(member.sessions) is not False)
-
-    def _jobs_spec(self) -> tuple[ChildSpec, ...]:
-        """The ``jobs`` actor (after the sessions it runs agents on), if jobs are on."""
-        from ._jobs import JobQueueActor
-
-        if self.config.jobs is None:
-            return ()
-        args = JobsArgs(path=self.config.store_url or str(Path(self.config.data_dir) / "jobs.db"),
-                        config=self.config.jobs, apps=dict(self.config.apps), agents_dir=self.config.agents_dir,
-                        node=self.holder_name)
-        return (ChildSpec(id="jobs", start=JobQueueActor, args=args, name="jobs",
-                          backoff=RESTART_BACKOFF),)
 
     @property
     def jobs(self) -> Jobs:
@@ -723,31 +472,6 @@ class Host:
 
     def runner(self, app_name: str, **kwargs: Any) -> Any:
         return Runner(self, app_name, **kwargs)
-
-
-def check_cluster(config: HostConfig) -> tuple[str, int] | None:
-    """The leader's (address, port) of a host in a cluster, or None outside one. Raises
-    :class:`HostError` for a malformed ``cluster_join``, a cluster without a shared
-    store, or one whose actor systems would listen beyond a private network (their
-    sockets take unauthenticated pickle: an any-address or public one needs
-    ``cluster_allow_public``)."""
-    if not config.cluster_join:
-        return None
-    host, _, port = config.cluster_join.rpartition(":")
-    try:
-        leader = (str(ipaddress.ip_address(host)), int(port))
-    except ValueError:
-        raise HostError(f"[cluster] join must be the leader's <ip address>:<port>, not {config.cluster_join!r}") from None
-    if not config.store_url:
-        raise HostError("a cluster's hosts share one store: set [store] url (PostgreSQL)")
-    own = ipaddress.ip_address(config.address)
-    if own.is_unspecified:
-        raise HostError(f"a cluster's actor systems speak unauthenticated pickle: [host] address {config.address} "
-                        "would listen on every network; name the host's private address")
-    if not (own.is_private or own.is_loopback) and not config.cluster_allow_public:
-        raise HostError(f"a cluster's actor systems speak unauthenticated pickle: [host] address {config.address} "
-                        "is public; put the hosts on a private network (or set [cluster] allow_public)")
-    return leader
 
 
 def _parent_of(pid: int | None) -> int | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["CancelGraceOver", "CatchUp", "CheckWorkers", "FlushLines", "ForwardRecheck", "KillCondemned", "MoveHome",
-           "PassivateIdle", "RenewLeases", "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "StalledRun",
+           "PassivateIdle", "RenewLeases", "ResumeInterrupted", "RunDeadline", "SendLater", "ShrinkWorkers", "SlowToStop", "StalledRun",
            "WorkerInitOverdue"]
 
 
@@ -94,6 +94,15 @@ class CatchUp:
 class StalledRun:
     """Run ``run_id``, which must stop, may still run on the worker at ``worker`` once its
     grace is over: that worker is then killed (``RunWorkers``)."""
+
+    run_id: str
+    worker: Any
+
+
+@dataclass(frozen=True)
+class SlowToStop:
+    """Run ``run_id``, told to stop a moment ago, may still run on the worker at
+    ``worker``: that worker then takes no new turn (``RunWorkers``)."""
 
     run_id: str
     worker: Any

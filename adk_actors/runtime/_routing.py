@@ -29,13 +29,12 @@ from typing import Any
 from supervision import (
     CallError,
     CallTimeout,
-    ServerDiedAnswering,
     ServerNotRunning,
     SupervisorClient,
     call,
 )
 from supervision.lowlevel import ask_delivered, partition_index, takes_connection
-from supervision.protocol import Cast
+from supervision.protocol import Cast, ServerDiedAnswering
 
 from .._exceptions import (
     AdkError,

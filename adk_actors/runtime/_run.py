@@ -37,7 +37,7 @@ to one of them (``_run_workers``). In order, for a worker:
    turn's outcome, when it stopped, tells the partition it did. A turn that has not
    stopped within the host's ``run_stop_grace`` gets this process killed (SIGKILL,
    by its pool), with every other turn it holds (``_run_workers``).
-5. ``LiveSend``: an input of a live run (``StartRun.live``: the engine's
+5. ``LiveSend``: an input of a live run (``StartRun.turn`` a ``LiveTurn``: the engine's
    ``run_live_invocation``), handed to its turn's input queue on the worker thread's
    loop, in order; kept until the run starts when its StartRun has not come yet. A
    run whose model falls ``_WAITING_INPUTS`` inputs behind is cancelled.
@@ -51,6 +51,12 @@ process dies, every turn it held fails ``killed`` (the partition sees its line e
 and the pool starts another worker. If its line ends (the partition died or stopped),
 the worker exits, normally: its turns died with the partition, and the pool starts
 another, which connects to the partition's next self.
+
+``RunActor`` (here: its start, line, inputs and output) inherits
+``_run_engine.WorkerTurns`` (a turn on the worker thread: the engine run by the
+turn's kind), which inherits ``_run_services.WorkerServices`` (the host's services
+from the worker's threads); ``_run_wake`` has the doorbell and the rule for when
+held events go.
 """
 
 
@@ -58,42 +64,29 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
-import dataclasses
 import os
 import queue
-import selectors
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from supervision import BadRequest, Call, GenServer, Reply
+from supervision import BadRequest
 from supervision.lowlevel import call_on_fresh_chunk
-from supervision.protocol import Cast, ErrorReply, ExitKind, ExitReason, Lookup
+from supervision.protocol import ErrorReply, ExitKind, ExitReason, Reply
 
-from .._secrets import redact
 from .._types import Event, LiveRequest
 from .._validate import check_fields
 from ..engine import (
     AppCatalog,
-    CancelToken,
-    EndedByDecision,
-    ModelRaised,
-    NeedsDecision,
-    RunCancelled,
     SessionView,
-    resume_invocation,
-    run_invocation,
-    run_live_invocation,
 )
 from ..messages import session_key
-from ..models import close_pooled_clients, resolve_model
-from ..tracing import TraceRecorder, pack
-from ._conformance import conformance_plugin
+from ..models import close_pooled_clients
+from ..tracing import TraceRecorder
 from ._link import RunLink
+from ._run_engine import Turn, WorkerTurns
 from ._run_protocol import (
     Cancel,
     Committed,
@@ -106,9 +99,10 @@ from ._run_protocol import (
     WorkerHello,
     WorkerSettings,
 )
-from ._services_client import SERVICE_WAIT, ServiceError, service_bridges
+from ._run_wake import FINAL_WINDOW, HOLD_LIMIT, Doorbell, WaitWatchingSelector, release_due
+from ._services_client import ServiceError
 
-__all__ = ["PARTIAL_WINDOW", "Doorbell", "RunActor"]
+__all__ = ["FINAL_WINDOW", "HOLD_LIMIT", "PARTIAL_WINDOW", "Doorbell", "RunActor", "release_due"]
 
 #: Inputs of live runs that have not started here yet are kept for this many runs, this many each.
 _EARLY_RUNS = 64
@@ -118,15 +112,6 @@ _EARLY_INPUTS = 1000
 _WAITING_INPUTS = 1000
 #: Partial (streaming) events after the first of a burst are sent in batches this often.
 PARTIAL_WINDOW = 0.03
-#: A non-partial event waits for the events and outcome that follow it while the worker
-#: computes (a scripted or cached turn then costs one message instead of one per event):
-#: held events go once the worker has used this much of its thread's CPU time since the
-#: last of them, and at once when the worker's loop would wait.
-FINAL_WINDOW = 0.002
-#: ... and at most this much of the worker's CPU time since the first of them.
-HOLD_LIMIT = 0.02
-#: How long a run waits for its partition to say its tool call is on record (see the module, 3).
-COMMIT_WAIT = 30.0
 #: A worker that finds no partition listening tries again this long after, then twice
 #: as long each time, up to CONNECT_MAX.
 CONNECT_FIRST = 0.01
@@ -140,83 +125,11 @@ class ConnectPartition:
     delay: float
 
 
-def release_due(timeout: float | None, now: float, *, first: float, last: float) -> bool:
-    """Should a worker holding events release them at this turn of its loop? ``timeout``:
-    what the loop is about to wait (None: until something happens); ``now``, ``first``,
-    ``last``: the worker's CPU clock now and at its first and last held events.
-    Yes when the loop is about to wait, or after FINAL_WINDOW since the last held event,
-    or HOLD_LIMIT since the first."""
-    return timeout is None or timeout > 0 or now - last >= FINAL_WINDOW or now - first >= HOLD_LIMIT
 
 
-class _WaitWatchingSelector(selectors.DefaultSelector):
-    """The worker loop's selector: tells ``before_select`` the timeout of each select
-    before making it (None or > 0: the loop is about to wait)."""
-
-    def __init__(self, before_select: Callable[[float | None], None]) -> None:
-        super().__init__()
-        self._before_select = before_select
-
-    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
-        self._before_select(timeout)
-        return super().select(timeout)
 
 
-class Doorbell:
-    """A pipe that threads ring to wake an actor's main thread (it watches ``read_fd``
-    with ``ThespianWatch``); rings between two answers make one byte.
-
-    The order in :meth:`answer` is what makes it safe: drain the pipe first, re-arm
-    second, and only then read what the threads queued. A ring that lands while the
-    pipe is drained either finds the bell not yet re-armed (its item is queued before
-    it rang, so the read that follows the answer gets it) or writes a byte that stays
-    (one more wakeup). Re-arming first would let a ring's byte be drained with the bell
-    left rung: every later ring would be skipped and the main thread never woken (a
-    turn that hangs; seen under a burst of 100 sessions)."""
-
-    def __init__(self) -> None:
-        self.read_fd, self.write_fd = os.pipe()
-        os.set_blocking(self.read_fd, False)
-        self._rung = False
-
-    def ring(self) -> None:
-        """Any thread, after queueing something for the main thread."""
-        if not self._rung:
-            self._rung = True
-            try:
-                os.write(self.write_fd, b"x")
-            except OSError:  # closed: the actor is exiting
-                pass
-
-    def answer(self) -> None:
-        """Main thread, woken: re-arm the bell, before reading what was queued."""
-        try:
-            while os.read(self.read_fd, 4096):
-                pass
-        except OSError:  # BlockingIOError included: the pipe is drained
-            pass
-        self._rung = False
-
-    def close(self) -> None:
-        for fd in (self.read_fd, self.write_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-
-@dataclass
-class _Turn:
-    """A turn this worker runs: its StartRun, its session view and its cancel token."""
-
-    start: StartRun
-    view: SessionView
-    cancel: CancelToken = field(default_factory=CancelToken)
-    #: a live run's inputs, put there on the worker thread's loop (call_soon_threadsafe)
-    inputs: asyncio.Queue[LiveRequest] = field(default_factory=asyncio.Queue)
-
-
-class RunActor(GenServer):
+class RunActor(WorkerTurns):
     """A pooled run worker (see the module)."""
 
     check_request = staticmethod(check_fields)  # malformed requests: invalid_request, never a crash
@@ -225,7 +138,7 @@ class RunActor(GenServer):
         super().__init__()
         self._settings = WorkerSettings(apps={})
         self._catalog = AppCatalog()
-        self._turns: dict[str, _Turn] = {}
+        self._turns: dict[str, Turn] = {}
         #: session key -> the history this worker last received for it (see StartRun.known).
         self._histories: OrderedDict[str, list[Event]] = OrderedDict()
         self._cached = 0  # events in _histories
@@ -369,7 +282,7 @@ class RunActor(GenServer):
         self._remember(key, history)
         view = SessionView(app_name=start.app_name, user_id=start.user_id, session_id=start.session_id,
                            state=dict(start.state), events=list(history))
-        turn = _Turn(start, view)
+        turn = Turn(start, view)
         self._turns[start.run_id] = turn
         self._services.clear()  # looked up afresh: a service may have restarted since
         self._loop_ready.wait(5.0)
@@ -392,7 +305,7 @@ class RunActor(GenServer):
     def _worker(self) -> None:
         """Worker thread: one asyncio loop for every turn of this process; ends (closing
         the pooled HTTP clients) when the loop is stopped."""
-        loop = asyncio.SelectorEventLoop(_WaitWatchingSelector(self._before_select))
+        loop = asyncio.SelectorEventLoop(WaitWatchingSelector(self._before_select))
         asyncio.set_event_loop(loop)
         self._loop = loop
         self._loop_ready.set()
@@ -417,86 +330,6 @@ class RunActor(GenServer):
             self._queue.put(("release", run_id, None))
         self._queue.put((kind, run_id, item))
         self._bell.ring()
-
-    async def _run_turn(self, turn: _Turn) -> None:
-        """Worker thread: run the engine for one turn; hand every event, then the outcome
-        (with the turn's spans, when they are recorded)."""
-        start, settings = turn.start, self._settings
-        run_id = start.run_id
-        try:
-            app = self._catalog.load(start.app_name)
-            conformance = conformance_plugin({**turn.view.state, **(start.state_delta or {})},
-                                             start.run_config.streaming_mode.value, settings.conformance_dir)
-            base_urls = settings.model_base_urls or {}
-            options = dict(settings.model_options or {})
-            services = settings.registry is not None
-            context: dict[str, Any] = dict(
-                run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
-                policies=app.policies, cancel=turn.cancel, invocation_id=start.invocation_id,
-                context_cache_config=app.context_cache_config,
-                resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
-                **(service_bridges(self) if services else {}), run_id=run_id,
-                committed=lambda: self._committed(run_id))
-            if start.live:
-                events = run_live_invocation(app.root_agent, turn.view, turn.inputs, **context)
-            elif start.resume:
-                del context["invocation_id"]
-                events = resume_invocation(app.root_agent, turn.view, invocation_id=start.invocation_id,
-                                           decisions=start.decisions, message=start.new_message,
-                                           state_delta=start.state_delta, **context)
-            else:
-                events = run_invocation(app.root_agent, turn.view, start.new_message, state_delta=start.state_delta,
-                                        **context)
-            async with contextlib.aclosing(events):
-                async for event in events:
-                    self._hand("event", run_id, event)
-        except RunCancelled as exc:
-            outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
-        except NeedsDecision as exc:  # a resumed run, before calls that may have run
-            outcome = RunOutcome(run_id, False, "needs_decision", "NeedsDecision", redact(exc.detail()))
-        except EndedByDecision as exc:
-            outcome = RunOutcome(run_id, False, "cancelled", "EndedByDecision", str(exc))
-        except ModelRaised as exc:  # after its error event
-            outcome = RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
-        except BaseException as exc:
-            outcome = RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
-        else:
-            outcome = RunOutcome(run_id, True)
-        if self._recorder is not None:
-            outcome = dataclasses.replace(outcome, trace=pack(start.invocation_id,
-                                                              self._recorder.take(start.invocation_id)))
-        self._hand("outcome", run_id, outcome)
-
-    async def _committed(self, run_id: str) -> None:
-        """Worker thread: return once the partition says every event the run handed over
-        is in the store (``RunOutput.barrier``, answered ``Committed``). RunCancelled when
-        it says the run ended there; a RuntimeError when it does not answer within
-        ``COMMIT_WAIT``: either way the tool waiting for it does not run."""
-        self._next_barrier += 1
-        barrier = (run_id, self._next_barrier)
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._barriers[barrier] = future
-        try:
-            self._hand("barrier", run_id, barrier[1])
-            try:
-                ok = await asyncio.wait_for(future, COMMIT_WAIT)
-            except TimeoutError:
-                raise RuntimeError(f"the session's partition did not confirm the tool call was stored within "
-                                   f"{COMMIT_WAIT} s; the tool did not run") from None
-        finally:
-            self._barriers.pop(barrier, None)
-        if not ok:
-            raise RunCancelled("the run ended on its session before its tool call was stored; the tool did not run")
-
-    def _on_committed(self, answer: Committed) -> None:
-        """Main thread: the partition's answer to a barrier, passed to the run waiting on it."""
-        def settle() -> None:
-            future = self._barriers.get((answer.run_id, answer.barrier))
-            if future is not None and not future.done():
-                future.set_result(answer.ok)
-
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(settle)
 
     def _before_select(self, timeout: float | None) -> None:
         """Worker thread, at each turn of its loop: release the held events (and wake the
@@ -571,66 +404,6 @@ class RunActor(GenServer):
             self._through_thespian.discard(run_id)
 
     # -- services (breakers, artifacts ...) reached from the worker and tool threads ------
-
-    def _post(self, item: tuple[str, str, Any, Any]) -> None:
-        """Any thread: hand a service request to the main thread."""
-        self._requests.put(item)
-        self._bell.ring()
-
-    def service_call(self, name: str, request: Any) -> concurrent.futures.Future[Any]:
-        """Call the host service registered as ``name``; the answer arrives in the future."""
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        self._post(("call", name, request, future))
-        return future
-
-    def service_result(self, name: str, request: Any, timeout_error: type[Exception] = RuntimeError) -> Any:
-        """From a tool's thread: call the host service ``name`` and wait for its answer,
-        at most ``SERVICE_WAIT`` seconds. No answer: forget its address (it may have
-        restarted) and raise ``timeout_error``; a refusal raises :class:`ServiceError`."""
-        future = self.service_call(name, request)
-        try:
-            return future.result(timeout=SERVICE_WAIT)
-        except concurrent.futures.TimeoutError:
-            self.service_forget(name)
-            raise timeout_error(f"the {name} service did not answer within {SERVICE_WAIT} s") from None
-
-    def service_cast(self, name: str, request: Any) -> None:
-        self._post(("cast", name, request, None))
-
-    def service_forget(self, name: str) -> None:
-        """Look the service up again next time (it did not answer: it may have restarted)."""
-        self._post(("forget", name, None, None))
-
-    def _serve_requests(self) -> None:
-        while True:
-            try:
-                kind, name, request, future = self._requests.get_nowait()
-            except queue.Empty:
-                return
-            if kind == "forget":
-                self._services.pop(name, None)
-                continue
-            address = self._services.get(name)
-            if address is not None:
-                self._send_to_service(kind, address, request, future)
-                continue
-            if self._registry is None:
-                if future is not None:
-                    future.set_exception(ServiceError(name, "not_running", "this run has no service registry"))
-                continue
-            self._waiting.setdefault(name, []).append((kind, request, future))
-            if name not in self._lookups.values():
-                lookup = Call(Lookup(name, 0.5))
-                self._lookups[lookup.ref] = name
-                self.send(self._registry, lookup)
-
-    def _send_to_service(self, kind: str, address: Any, request: Any, future: Any) -> None:
-        if kind == "cast":
-            self.send(address, Cast(request))
-        else:
-            call = Call(request)
-            self._service_calls[call.ref] = future
-            self.send(address, call)
 
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, (Reply, ErrorReply)) and message.ref in self._lookups:

@@ -39,9 +39,18 @@ import signal
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supervision import BadRequest, CallerRef, GenServer, HealthCheck, Reply
+from supervision import BadRequest, CallerRef, GenServer, HealthCheck
 from supervision.lowlevel import HealthMonitor, RestartIntensity, proc_stat
-from supervision.protocol import ErrorReply, Exiting, ExitKind, ExitReason, Init, InitOk, Shutdown
+from supervision.protocol import (
+    ErrorReply,
+    Exiting,
+    ExitKind,
+    ExitReason,
+    Init,
+    InitOk,
+    Reply,
+    Shutdown,
+)
 
 from ..log import get_logger
 from ..messages import LiveWorkers

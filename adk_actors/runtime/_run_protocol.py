@@ -23,11 +23,11 @@ from typing import Any
 
 from supervision import BadRequest
 
-from .._decisions import CallDecision
 from .._extras import missing_extra
-from .._types import Content, Event, LiveRequest, RunConfig
+from .._types import Event, LiveRequest, RunConfig
 from ..engine import AppCatalog
 from ..tracing import PackedTrace
+from ._turns import RunTurn
 
 __all__ = [
     "Cancel",
@@ -84,12 +84,11 @@ class StartRun:
     known: tuple[int, str | None] | None
     events: list[Event]
     state: dict[str, Any]
-    new_message: Content
+    #: what the turn runs: a user message (NewTurn), a live conversation whose inputs
+    #: come as LiveSend (LiveTurn), or invocation_id continued from its committed
+    #: events (ResumeTurn)
+    turn: RunTurn
     run_config: RunConfig
-    state_delta: dict[str, Any] | None = None  # committed on the user's event
-    live: bool = False  # a live conversation: its inputs come as LiveSend
-    resume: bool = False  # continue invocation_id from the committed events (no new_message)
-    decisions: dict[str, CallDecision] | None = None  # for the calls a resumed run stopped before
 
     def __str__(self) -> str:  # what Thespian logs for it (see supervision._messages)
         return f"StartRun({self.run_id})"

@@ -27,8 +27,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from supervision import Reply
-from supervision.protocol import ErrorReply, error_for_code
+from supervision.protocol import ErrorReply, Reply, error_for_code
 
 from .._exceptions import RunFailedError
 from .._types import Event

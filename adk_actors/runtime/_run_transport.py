@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from supervision import Call, ServerNotRunning
+from supervision import ServerNotRunning
 from supervision.lowlevel import ask_delivered
+from supervision.protocol import Call
 
 from ._caller_line import LineClosed, RunnerLine
 

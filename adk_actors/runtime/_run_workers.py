@@ -25,35 +25,26 @@ A worker's line that ends (its process died) fails the turns it held (``killed``
 pool's job.
 
 A turn that must stop (killed, cancelled, timed out, over its limit, its session
-crashed or let go: ``abandon``) is told to (``Cancel``), and its session's terminal
-message waits (OTP's ``shutdown`` with a timeout, then ``brutal_kill``): it is sent
-once the worker reports the turn ended (it stopped at a step boundary), or once the
-worker's process is gone. A worker that still runs the turn ``stop_grace`` seconds
-after it was told is killed (SIGKILL): its pool starts another in its place
-(``RetireWorker``) and kills it (``StopWorker``); should it still live another
-``stop_grace`` later, the partition kills it itself. The other turns it held end
-``interrupted`` (``RunWorkerKilled``: their apps may resume them, see durable runs).
-No caller hears that a turn ended while its work may still go on. With
+crashed or let go) is told to (``Cancel``); its session's terminal message waits for
+the worker to stop it or die, and a worker that does not stop it in time is killed
+(``_worker_stops.WorkerStops.abandon``, inherited). What the checkout keeps of each
+worker, and needs of its partition, is in ``_worker_state``. With
 ``runs_per_worker``, workers idle beyond ``run_workers`` for ``WORKER_IDLE_STOP`` are
 stopped.
 """
 
 from __future__ import annotations
 
-import os
-import select
-import signal
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from supervision.lowlevel import open_pidfd, process_alive
+from supervision.lowlevel import process_alive
 from supervision.protocol import Cast
 
 from .._types import LiveRequest, RunConfig
 from ._link import RunLink, WorkerLineServer
-from ._partition_timers import ShrinkWorkers, StalledRun
+from ._partition_timers import ShrinkWorkers, SlowToStop, StalledRun
 from ._run_protocol import (
     Cancel,
     Committed,
@@ -63,13 +54,14 @@ from ._run_protocol import (
     NeedHistory,
     PartitionAt,
     PartitionHello,
-    RetireWorker,
     RunOutput,
     StartRun,
     StopWorker,
     WorkerHello,
 )
-from ._session import CANCEL_GRACE, Session, SessionRun
+from ._session import Session, SessionRun
+from ._worker_state import Worker, WorkerHost, WorkerLimits
+from ._worker_stops import WorkerStops, wait_exited
 
 __all__ = ["AFFINITY_SLACK", "GROW_WAIT", "RunWorkers", "WorkerHost", "WorkerLimits"]
 
@@ -83,54 +75,7 @@ WORKER_IDLE_STOP = 5.0
 GROW_WAIT = 5.0
 
 
-@dataclass(frozen=True)
-class WorkerLimits:
-    """How busy the workers may be (see the module)."""
-
-    run_workers: int = 2
-    runs_per_worker: int = 0  # 0: no limit; 1: a process per turn
-    max_run_workers: int = 32
-    stop_grace: float = CANCEL_GRACE  # a turn that must stop may take this long before its worker is killed
-
-
-class WorkerHost(Protocol):
-    """What the workers' checkout needs from its partition."""
-
-    myAddress: Any
-    slog: Any
-
-    @property
-    def stopping(self) -> bool: ...
-
-    def clock(self) -> float: ...
-
-    def send(self, address: Any, message: Any) -> None: ...
-
-    def send_after(self, seconds: float, payload: Any = None) -> None: ...
-
-    def lines_changed(self) -> None:
-        """The workers' lines changed (``RunWorkers.fds``): watch them again."""
-
-    def run_output(self, session: Session, run: SessionRun, output: RunOutput) -> None:
-        """Commit and relay the output of a live run (the partition's job)."""
-
-
-@dataclass
-class _Worker:
-    address: Any
-    link: RunLink
-    pid: int
-    pool: Any  # the pool that started it
-    runs: set[str] = field(default_factory=set)  # run ids it was given and has not ended
-    known: dict[str, tuple[int, str | None]] = field(default_factory=dict)  # session key -> history sent
-    retired: bool = False  # no new turn (its pool was told)
-    stop_asked: bool = False  # its pool was asked to end it
-    idle_since: float = 0.0  # the partition's clock when its last turn ended
-    unresponsive: bool = False  # condemned by its pool's health check
-    killed: bool = False  # killed here: a turn it held did not stop within its grace
-
-
-class RunWorkers:
+class RunWorkers(WorkerStops):
     """The run workers connected to one partition (see the module). Every method runs
     on the partition's main thread."""
 
@@ -140,11 +85,11 @@ class RunWorkers:
         self.limits = limits
         self.server = WorkerLineServer(line_path)
         self.hellos: list[RunLink] = []  # lines connected that have not said hello yet
-        self.workers: list[_Worker] = []
+        self.workers: list[Worker] = []
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs given to the workers (not ended)
         self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker
         #: run id -> (its worker, what to do once it stopped there): turns told to stop (see abandon)
-        self.stopping: dict[str, tuple[_Worker, Callable[[], None]]] = {}
+        self.stopping: dict[str, tuple[Worker, Callable[[], None]]] = {}
         self.pool: Any = None  # the pool whose worker said hello last (greeted with PartitionAt)
         self.growing = 0  # workers asked of the pool that have not said hello yet
         self.grow_asked = 0.0  # when last asked
@@ -197,22 +142,6 @@ class RunWorkers:
     def cancel(self, run: SessionRun, reason: str) -> None:
         if run.worker is not None:
             self.host.send(run.worker.address, Cast(Cancel(run.run_id, reason)))
-
-    def abandon(self, run: SessionRun, *, waited: bool, then: Callable[[], None]) -> None:
-        """``run`` ended on its session without its worker's outcome (the worker was told
-        to stop it, ``stop_grace`` ago if ``waited``). ``then`` (the run's terminal
-        message) is called once the worker reports the run ended or its process is gone
-        (now, if the worker does not hold the run); a worker that still holds it
-        ``stop_grace`` after it was told (now, if ``waited``) is killed (see the module)."""
-        worker = run.worker
-        if not isinstance(worker, _Worker) or worker not in self.workers or run.run_id not in worker.runs:
-            self._settle(then)
-            return
-        self.stopping[run.run_id] = (worker, then)
-        if waited:
-            self._stalled(run.run_id, worker.address)
-        else:
-            self.host.send_after(self.limits.stop_grace, StalledRun(run.run_id, worker.address))
 
     def run_ended(self, run: SessionRun) -> None:
         """``run`` ended on its session: no worker holds it for the partition any more."""
@@ -268,6 +197,8 @@ class RunWorkers:
             self._shrink()
         elif isinstance(payload, StalledRun):
             self._stalled(payload.run_id, payload.worker)
+        elif isinstance(payload, SlowToStop):
+            self._slow_to_stop(payload.run_id, payload.worker)
         else:
             return False
         return True
@@ -303,7 +234,7 @@ class RunWorkers:
             line.close()
             self.host.lines_changed()
             return
-        worker = _Worker(hello.address, line, hello.pid, hello.pool, idle_since=self.host.clock())
+        worker = Worker(hello.address, line, hello.pid, hello.pool, idle_since=self.host.clock())
         self.workers.append(worker)
         if hello.pool != self.pool:  # a new pool (restarted): what the last one was asked for is lost
             self.pool, self.growing = hello.pool, 0
@@ -315,21 +246,18 @@ class RunWorkers:
         if not self.host.stopping:
             self._dispatch_backlog()
 
-    def _to_worker(self, worker: _Worker, message: Any) -> None:
+    def _to_worker(self, worker: Worker, message: Any) -> None:
         """On the worker's line, or through Thespian when the line does not take it."""
         if not worker.link.send(message):
             self.host.send(worker.address, Cast(message))
 
-    def _read_link(self, worker: _Worker) -> None:
+    def _read_link(self, worker: Worker) -> None:
         """What waits on ``worker``'s line, in order (also before a message from it that
         came through Thespian, or its exit: those came later)."""
         for message in worker.link.receive():
             self._from_worker(message, worker)
         if worker.link.closed and worker in self.workers:  # its process is gone
             self._remove(worker)
-
-    def _worker_at(self, address: Any) -> _Worker | None:
-        return next((w for w in self.workers if w.address == address), None)
 
     def _dispatch_backlog(self) -> None:
         """Give waiting turns (oldest first) to workers with room, while there are some."""
@@ -344,7 +272,7 @@ class RunWorkers:
             self.runs.pop(run.run_id, None)
             self.dispatch(session, run)
 
-    def _choose_worker(self, key: str) -> _Worker | None:
+    def _choose_worker(self, key: str) -> Worker | None:
         """The worker for a turn of session ``key``; None when none may take it now. A
         chosen worker whose process is known to be gone (its line's end not read yet) is
         handled as gone, and another is chosen (one liveness check per turn)."""
@@ -354,7 +282,7 @@ class RunWorkers:
                 return worker
             self._worker_gone(worker)
 
-    def _pick_worker(self, key: str) -> _Worker | None:
+    def _pick_worker(self, key: str) -> Worker | None:
         open_workers = [w for w in self.workers if not w.retired]
         limit = self.limits.runs_per_worker
         if limit:
@@ -381,68 +309,18 @@ class RunWorkers:
         self.growing, self.grow_asked = 1, now
         self.host.send(self.pool, GrowPool())
 
-    def _stalled(self, run_id: str, address: Any) -> None:
-        """Run ``run_id`` was told to stop ``stop_grace`` ago: if ``address``'s worker
-        still runs it, it is killed by its pool; if it was asked of the pool a grace ago
-        already and still lives, it is killed here."""
-        worker = self._worker_at(address)
-        if worker is None or run_id not in worker.runs:
-            return
-        if worker.killed:
-            if process_alive(worker.pid):
-                self.host.slog.error("run worker not killed by its pool: killed here", worker_pid=worker.pid)
-                try:
-                    os.kill(worker.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            return
-        self._kill(worker, run_id)
-
-    def _kill(self, worker: _Worker, run_id: str) -> None:
-        """Kill ``worker``: a turn it holds did not stop within its grace. Its pool starts
-        another in its place and kills it; its line's end then ends its turns (see
-        ``_remove``). Checked again ``stop_grace`` later (``_stalled``)."""
-        worker.killed = True
-        self.host.slog.warning("run worker killed: a turn it held did not stop within its grace",
-                               worker_pid=worker.pid, run=run_id, grace=self.limits.stop_grace,
-                               other_runs=len(worker.runs) - 1)
-        if not worker.retired:
-            worker.retired = True
-            if not self.host.stopping:
-                self.host.send(worker.pool, RetireWorker(worker.address))
-        worker.stop_asked = True
-        self.host.send(worker.pool, StopWorker(worker.address, True))
-        self.host.send_after(self.limits.stop_grace, StalledRun(run_id, worker.address))
-
-    def _settle(self, then: Callable[[], None]) -> None:
-        """Call ``then`` (a stopped turn's end); a failure is logged, the partition goes on."""
-        try:
-            then()
-        except Exception as exc:
-            self.host.slog.error("a stopped run's end failed", error=f"{type(exc).__name__}: {exc}", exc_info=True)
-
-    def _kill_if_done(self, worker: _Worker) -> None:
-        if not any(run_id in self.runs for run_id in worker.runs):
-            self._stop(worker)
-
-    def _stop(self, worker: _Worker, *, kill: bool = True) -> None:
-        """Ask ``worker``'s pool to end it (once)."""
-        if not worker.stop_asked:
-            worker.stop_asked = True
-            self.host.send(worker.pool, StopWorker(worker.address, kill))
-
-    def _worker_gone(self, worker: _Worker) -> None:
+    def _worker_gone(self, worker: Worker) -> None:
         """A worker's process is gone (its line ended): its live runs fail, and the
         turns waiting go to the others (its pool replaces it)."""
         self._read_link(worker)  # what it sent before it died (its line's end removes it)
         if worker in self.workers:
             self._remove(worker)
 
-    def _remove(self, worker: _Worker) -> None:
+    def _remove(self, worker: Worker) -> None:
         self.workers.remove(worker)
         worker.link.close()
         self.host.lines_changed()
-        _wait_exited(worker.pid)  # its line ends as it exits: its turns' ends are told once it has
+        wait_exited(worker.pid)  # its line ends as it exits: its turns' ends are told once it has
         for run_id in sorted(worker.runs):
             stopping = self.stopping.pop(run_id, None)
             if stopping is not None:  # told to stop: its process is gone now
@@ -457,13 +335,13 @@ class RunWorkers:
 
     # -- messages from workers -----------------------------------------------------------------
 
-    def _from_worker(self, message: Any, worker: _Worker) -> None:
+    def _from_worker(self, message: Any, worker: Worker) -> None:
         if isinstance(message, RunOutput):
             self._on_output(message, worker)
         elif isinstance(message, NeedHistory):
             self._resend(message.run_id, worker)
 
-    def _on_output(self, output: RunOutput, worker: _Worker) -> None:
+    def _on_output(self, output: RunOutput, worker: Worker) -> None:
         if worker not in self.workers:
             return
         if output.outcome is not None:
@@ -488,7 +366,7 @@ class RunWorkers:
                 self.shrink_armed = True
                 self.host.send_after(WORKER_IDLE_STOP, ShrinkWorkers())
 
-    def _idle_workers(self) -> list[_Worker]:
+    def _idle_workers(self) -> list[Worker]:
         return [w for w in self.workers if not w.retired and not w.runs]
 
     def _shrink(self) -> None:
@@ -507,7 +385,7 @@ class RunWorkers:
             self.shrink_armed = True
             self.host.send_after(WORKER_IDLE_STOP, ShrinkWorkers())
 
-    def _resend(self, run_id: str, worker: _Worker) -> None:
+    def _resend(self, run_id: str, worker: Worker) -> None:
         """A worker lacked the history a StartRun counted on: send it whole."""
         live = self.runs.get(run_id)
         if live is None or live[1].worker is not worker:
@@ -522,25 +400,4 @@ def _start_run(session: Session, run: SessionRun, known: tuple[int, str | None] 
                events: list[Any]) -> StartRun:
     return StartRun(run_id=run.run_id, invocation_id=run.invocation_id, app_name=session.app_name,
                     user_id=session.user_id, session_id=session.session_id, known=known, events=list(events),
-                    state=session.fresh_state(), new_message=run.request.new_message,
-                    run_config=run.request.run_config or RunConfig(), state_delta=run.request.state_delta,
-                    live=run.request.live, resume=bool(run.request.resume), decisions=run.request.decisions)
-
-
-#: How long a killed worker whose line has ended may take to finish exiting.
-EXIT_WAIT = 1.0
-
-
-def _wait_exited(pid: int) -> None:
-    """Wait (``EXIT_WAIT`` at most) until process ``pid`` has exited. A dying worker's
-    line ends while the kernel tears the process down (its descriptors are closed
-    before it is a zombie): whether it was killed for a turn that would not stop, by
-    its pool's health check or from outside, its turns' callers are told only once it
-    is dead."""
-    pidfd = open_pidfd(pid)
-    if pidfd is None:  # gone already (or no pidfds here)
-        return
-    try:
-        select.select([pidfd], [], [], EXIT_WAIT)
-    finally:
-        os.close(pidfd)
+                    state=session.fresh_state(), turn=run.turn, run_config=run.request.run_config or RunConfig())

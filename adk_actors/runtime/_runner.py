@@ -23,52 +23,46 @@ later calls once its answer came.
 The parts, each in a module of its own: the calls to sessions and services
 (``_runner_calls``, inherited), where calls go and how they are asked again
 (``_routing.Router``, through the host's :class:`~._host_view.HostView`), the endpoint
-pool (``_endpoints``), a run's direct send to its partition (``_direct_route``), one
-run's stream (``_run_stream``: a pure state machine, fed by a blocking transport or an
-asyncio line), and following the host's resumes (``_follow``). What is left here:
-starting runs, one way or the other, and live runs.
+pool (``_endpoints``), carrying one run, straight to its partition or through the host
+(``_run_carrier``, inherited; ``_direct_route``, and ``_run_stream``: a pure state
+machine fed by a blocking transport or an asyncio line), and following the host's
+resumes (``_follow``). What is left here: the run requests, and live runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import math
-import time
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from supervision import Call
-
 from .._decisions import CallDecision
 from .._event_print import print_event
 from .._exceptions import (
-    AdkError,
-    HostError,
     InvalidRequestError,
     RunFailedError,
     SessionNotFoundError,
 )
 from .._types import Content, Event, LiveRequest, RunConfig
-from ..messages import CancelRun, FollowRun, LiveInput, ResumeRun, RunAccepted, RunRequest
-from ._async_line import AsyncRunnerLine
+from ..messages import CancelRun, FollowRun, LiveInput, ResumeRun, RunRequest
 from ._direct_route import DirectRoute
-from ._endpoints import EndpointPool, PrivateEndpoint
+from ._endpoints import EndpointPool
 from ._follow import follow_request, followed
 from ._host_view import HostView
 from ._live_run import LiveRun, iterate_in_thread
 from ._routing import Router, checked
-from ._run_stream import RunStream, Seen, drive, drive_async
-from ._run_transport import HolderGone, NotTaken, RunTransport, ThespianTransport
-from ._runner_calls import ServiceCalls, SessionCalls
+from ._run_carrier import RunCarrier
+from ._run_stream import Seen
+from ._run_transport import NotTaken, ThespianTransport
+from ._runner_calls import ServiceCalls
 
 __all__ = ["Runner"]
 
 _debug_log = logging.getLogger("adk_actors.runtime")
 
 
-class Runner(SessionCalls, ServiceCalls):
+class Runner(RunCarrier, ServiceCalls):
     """A host's app, from plain Python code (see the module)."""
 
     def __init__(self, host: HostView, app_name: str, *, timeout: float = 660.0, call_timeout: float = 30.0,
@@ -167,7 +161,7 @@ class Runner(SessionCalls, ServiceCalls):
         RunFailedError as ``run`` does (following on when the host resumes it on its
         own). A run that ended already yields its events and ends so. Its earlier caller
         hears nothing more of it. InvalidRequestError for a run the session never had."""
-        request = checked(FollowRun(self.app_name, user_id, session_id, run_id=run_id, after=after, batched=True))
+        request = checked(FollowRun(self.app_name, user_id, session_id, run_id=run_id, after=after))
         yield from self._followed(request, run_config)
 
     async def run_async(self, user_id: str, session_id: str, message: str | Content, *,
@@ -212,7 +206,7 @@ class Runner(SessionCalls, ServiceCalls):
     def _resume_request(self, user_id: str, session_id: str, run_id: str,
                         decisions: Mapping[str, CallDecision] | None, run_config: RunConfig | None,
                         new_run_id: str | None) -> RunRequest:
-        request = ResumeRun(self.app_name, user_id, session_id, run_config=run_config, batched=True, resume=run_id,
+        request = ResumeRun(self.app_name, user_id, session_id, run_config=run_config, resume=run_id,
                             decisions=dict(decisions) if decisions else None)
         if new_run_id:
             request = replace(request, run_id=new_run_id)
@@ -225,112 +219,11 @@ class Runner(SessionCalls, ServiceCalls):
         content = Content.user(message) if isinstance(message, str) else message
         request = RunRequest(self.app_name, user_id, session_id, new_message=content, run_config=run_config,
                              state_delta=dict(state_delta) if state_delta else None,
-                             reject_if_busy=reject_if_busy, batched=True,
+                             reject_if_busy=reject_if_busy,
                              create_session=self.auto_create_session if create_session is None else create_session)
         if run_id:
             request = replace(request, run_id=run_id)
         return checked(request)  # type: ignore[no-any-return]
-
-    def _run(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True) -> Iterator[Event]:
-        """The run's events: sent straight to the session's partition first (unless not
-        ``direct``: ``_direct_route``), then through the host's current partition."""
-        endpoint = self._endpoints.lease(self._router.peer(request.user_id, request.session_id)) if direct else None
-        handed_on = False
-        try:
-            if endpoint is not None:
-                start = self._direct.send(endpoint, request)
-                if start is not None:
-                    try:
-                        yield from self._stream(endpoint, *start, run_config, request)
-                        return
-                    except NotTaken as gone:
-                        # That partition was gone (or died during the run: asked again, the
-                        # restarted one answers with the run's recorded end), or the holder
-                        # it handed the run to stopped (it may have taken it: HolderGone).
-                        handed_on = isinstance(gone, HolderGone)
-                # From an endpoint of its own: this one's last send was refused, and Thespian may
-                # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
-                endpoint.clean = False
-                self._endpoints.give_back(endpoint)
-            endpoint = self._endpoints.new()
-            accepted = self._start_run(endpoint, request, maybe_taken=handed_on)
-            yield from self._stream(endpoint, accepted, None, None, ThespianTransport(endpoint.context), run_config,
-                                    request)
-        finally:
-            if endpoint is not None:
-                self._endpoints.give_back(endpoint)
-
-    def _start_run(self, endpoint: PrivateEndpoint, request: RunRequest, *, maybe_taken: bool = False) -> RunAccepted:
-        """Ask the partition that owns the session to start the run (the host's list of
-        partitions looked up again while one restarts; ``maybe_taken``: see
-        ``Router.request``). A refusal marks ``endpoint`` clean (nothing more will come
-        for this run); no answer leaves it unclean (one may still come, so it is not
-        reused)."""
-        try:
-            accepted: RunAccepted = self._router.request(endpoint.context, request, request.session_id,
-                                                         request.user_id, maybe_taken=maybe_taken)
-        except HostError:
-            raise
-        except Exception:
-            endpoint.clean = True
-            raise
-        return accepted
-
-    def _run_limit(self, run_config: RunConfig | None) -> float:
-        """How long a caller waits for a run's end: the Runner's ``timeout``, or the
-        run's own deadline and 10 s more (the host ends it at its deadline)."""
-        return self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
-
-    def _stream(self, leased: PrivateEndpoint, accepted: RunAccepted, first: Any, ref: str | None,
-                transport: RunTransport, run_config: RunConfig | None, request: RunRequest) -> Iterator[Event]:
-        """Yield the run's events until its terminal message (``first``: one that came
-        already), as ``transport`` brings them (``_run_stream.drive``). ``ref``: the
-        direct call's ref, whose error reply raises NotTaken for ``not_running``, else
-        its typed error. A transport that ends (its partition died) raises NotTaken too:
-        asked again, the restarted partition answers with the run's recorded end. The
-        endpoint is clean once the run's end came."""
-        stream = RunStream(accepted.run_id, ref, self._run_limit(run_config), time.monotonic(),
-                           orphan_grace=self.orphan_grace)
-
-        def lost() -> bool:  # gone: its restarted self is asked for the session, and reports the run first
-            if self._router.partition_there(accepted.session):
-                return False
-            self._reactivate(request.user_id, request.session_id)
-            return True
-
-        try:
-            yield from drive(stream, transport, first, time.monotonic, lost)
-        finally:
-            if stream.ended:
-                leased.clean = True
-
-    def _reactivate(self, user_id: str, session_id: str) -> None:
-        """Ask the session's partition for its state: that loads the session
-        again if it is not running, and a restarted one tells the callers of its
-        interrupted runs before it answers."""
-        try:
-            self.get_state(user_id, session_id)
-        except AdkError:
-            pass  # the host is restarting more than the session: orphan_grace decides
-
-    async def _stream_async(self, line: AsyncRunnerLine, request: RunRequest,
-                            run_config: RunConfig | None) -> AsyncIterator[Event]:
-        """Send the run on ``line`` (no RunAccepted: its messages are the answer) and
-        yield its events until its terminal message (``_run_stream.drive_async``). The
-        line's end before the run's (its partition died) raises NotTaken: asked again,
-        the restarted partition answers with the run's end."""
-        message = Call(replace(request, reply_accepted=False))
-        queue = line.open(request.run_id, message.ref)
-        try:
-            if not line.send(message):
-                raise NotTaken()
-            loop = asyncio.get_running_loop()
-            stream = RunStream(request.run_id, message.ref, self._run_limit(run_config), loop.time(),
-                               probe_every=math.inf)
-            async for event in drive_async(stream, queue, loop.time):
-                yield event
-        finally:
-            line.release(request.run_id, message.ref)
 
     # -- live runs ----------------------------------------------------------------------------
 
@@ -373,7 +266,7 @@ class Runner(SessionCalls, ServiceCalls):
         """Start a live run on the session (see ``_live_run``): returns once the
         session's partition accepted it; raises the typed error it answered instead."""
         request = checked(RunRequest(self.app_name, user_id, session_id, run_config=run_config,
-                                     reject_if_busy=reject_if_busy, batched=True, live=True,
+                                     reject_if_busy=reject_if_busy, live=True,
                                      create_session=self.auto_create_session))
         endpoint = self._endpoints.new()
         try:

@@ -8,9 +8,10 @@ store uses (``_types.apply_state_delta``).
 
 A turn, in order:
 
-1. ``take``: the ``RunRequest`` is checked (non-empty message, size limit, the same
-   run id again), recorded as running in the store (a ``resume`` of an earlier run:
-   its invocation, once), and answered ``RunAccepted``;
+1. ``take``: the ``RunRequest`` is read as its turn (``_turns``: new, live, resume
+   or follow), checked (non-empty message, size limit, the same run id again),
+   recorded as running in the store (a ``ResumeTurn`` of an earlier run: its
+   invocation, once), and answered ``RunAccepted``;
    the run starts now or waits behind the run in progress (runs are serialized:
    writes never interleave; the queue is bounded, ``busy`` beyond it).
 2. ``begin``: the partition gives the turn to one of its run workers
@@ -19,9 +20,11 @@ A turn, in order:
 3. ``on_output``: the worker's events; each non-partial one is appended to the store
    (atomically with its state delta, duplicates ignored; the last ones with the
    run's end and its trace) BEFORE it is relayed to the caller (a live run's inputs
-   reach its worker through ``live_input``, in order); partial ones are relayed as they come. The session is the only sender to
-   the caller, so order holds, and the only sender of the one terminal message
-   (``RunDone`` / ``RunFailed``): on the run's outcome, on its worker's death
+   reach its worker through ``live_input``, in order); partial ones are relayed as
+   they come; what one output makes goes to the caller in one ``RunMessages``
+   envelope. The session is the only sender to the caller, so order holds, and the
+   only sender of the one terminal message (``RunDone`` / ``RunFailed``): on the
+   run's outcome, on its worker's death
    (``killed``), on its deadline (``timeout``) or on ``cancel``. A run ended
    without its worker's outcome (killed, timed out, not stopped within the host's
    ``run_stop_grace`` of a cancel) is told to stop, and its terminal message waits
@@ -32,11 +35,14 @@ A turn, in order:
 A run another request started can be joined (``FollowRun``, see ``follow``): its
 follower gets the run's committed events it may have missed, then the run's
 messages, then its end, as its caller would have.
+
+``take`` and ``follow`` (with :class:`SessionRun`) are in ``_session_requests``
+(``SessionRequests``, which ``Session`` inherits); a rewind's artifact side is in
+``_session_rewind``.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -48,41 +54,25 @@ from supervision import BadRequest, CallError
 
 from .._exceptions import InvocationNotFoundError
 from .._rewind import rewind_event
-from .._types import Event, EventActions, LiveRequest, Part, RunConfig, apply_state_delta
+from .._types import Event, EventActions, LiveRequest, RunConfig, apply_state_delta
 from ..messages import (
-    FAILURE_REASONS,
     AdkEvent,
-    FollowRun,
     Limits,
-    RunAccepted,
     RunDone,
     RunFailed,
-    RunInfo,
     RunMessages,
     RunRequest,
     SessionInfo,
-    session_key,
 )
-from ..store import (
-    Lease,
-    RunExists,
-    RunNotResumable,
-    SessionStores,
-    Unstorable,
-    request_of,
-    request_text,
-)
-from ._partition_timers import CancelGraceOver, CatchUp, RunDeadline, SendLater
+from ..store import Lease, SessionStores, Unstorable
+from ._partition_timers import CancelGraceOver, RunDeadline
 from ._run_protocol import RunOutcome, RunOutput
+from ._session_requests import CANCEL_GRACE, KEPT_ENDS, SessionRequests, SessionRun
+from ._session_rewind import NotSaved, SavedVersions
+from ._turns import LiveTurn
 
 __all__ = ["CANCEL_GRACE", "Session", "SessionOwner", "SessionRun"]
 
-#: How long a run that must stop may take before its worker is killed, by default
-#: (the host's ``run_stop_grace``).
-CANCEL_GRACE = 2.0
-#: How many of its latest runs' terminal messages a session keeps, as they were sent,
-#: for a caller that follows a run after its end (``FollowRun``).
-KEPT_ENDS = 16
 
 
 class SessionOwner(Protocol):
@@ -129,33 +119,10 @@ class SessionOwner(Protocol):
         as allowed (added to the failure's detail); else None."""
 
 
-@dataclass
-class SessionRun:
-    request: RunRequest
-    caller: Any
-    invocation_id: str = ""  # as the store recorded the run (a resumed run continues its original's)
-    attempt: int = 0  # how many resumes lie behind it
-    worker: Any = None  # the partition's handle of the worker running it
-    seq: int = 0
-    final_event_id: str | None = None
-    outcome: RunOutcome | None = None
-    started: float = 0.0
-    deadline: float | None = None  # seconds: the RunConfig's timeout, else the host's run_timeout
-    cancel_requested: bool = False
-    end_stored: bool = False  # the store has the run's end already
-    committed: int = 0  # non-partial events of this run in the store
-    held: list[Any] | None = None  # messages for a batched caller, sent as one envelope
-    agent: str | None = None  # the author of its last event (what the tree shows)
-    queued_at: float = 0.0  # the store's clock (epoch seconds): when it was taken
-    live_inputs: list[LiveRequest] = field(default_factory=list)  # a live run's, until it has a worker
-
-    @property
-    def run_id(self) -> str:
-        return self.request.run_id
 
 
 @dataclass
-class Session:
+class Session(SessionRequests):
     owner: SessionOwner
     app_name: str
     user_id: str
@@ -167,13 +134,9 @@ class Session:
     waiting: deque[SessionRun] = field(default_factory=deque)
     idle_since: float = 0.0  # the owner's clock at its last request or run end
     lease: Lease | None = None  # its single-writer lease: every write names it (store.Lease)
-    #: run id -> (its new follower, whether batched, the messages held for it until CatchUp): see follow
-    catching_up: dict[str, tuple[Any, bool, list[Any]]] = field(default_factory=dict)
+    #: run id -> (its new follower, the messages held for it until CatchUp): see follow
+    catching_up: dict[str, tuple[Any, list[Any]]] = field(default_factory=dict)
     ends: dict[str, RunDone | RunFailed] = field(default_factory=dict)  # the latest KEPT_ENDS runs' ends
-
-    @property
-    def key(self) -> str:
-        return session_key(self.app_name, self.user_id, self.session_id)
 
     # -- reads and state ----------------------------------------------------------------------
 
@@ -214,11 +177,11 @@ class Session:
             raise CallError(f"session {self.session_id!r} changed while its rewind was prepared: ask again",
                             code="busy")
         try:
-            event = rewind_event(self.events, self.state, invocation_id, _SavedVersions(artifact_delta),
+            event = rewind_event(self.events, self.state, invocation_id, SavedVersions(artifact_delta),
                                  (self.app_name, self.user_id, self.session_id))
         except InvocationNotFoundError as exc:
             raise CallError(str(exc), code="invocation_not_found") from None
-        except _NotSaved as exc:
+        except NotSaved as exc:
             raise CallError(f"session {self.session_id!r} changed while its rewind was prepared ({exc}): ask again",
                             code="busy") from None
         try:
@@ -244,140 +207,6 @@ class Session:
         return stored_events
 
     # -- runs --------------------------------------------------------------------------------
-
-    def take(self, request: RunRequest, caller: Any) -> RunAccepted:
-        """Accept a run request (see the module, 1), or raise a CallError. A
-        ``FollowRun`` joins a run instead (``follow``)."""
-        if isinstance(request, FollowRun):
-            return self.follow(request, caller)
-        if not request.live and not request.resume and not request.new_message.parts:
-            raise BadRequest("a RunRequest needs a non-empty new_message")
-        too_large = None if request.live else self.owner.limits.message_too_large(request.new_message)
-        if too_large is not None:
-            raise CallError(too_large, code="limit_exceeded")
-        for position, known in enumerate([self.active, *self.waiting]):
-            if known is not None and known.run_id == request.run_id:
-                # The same request again (a caller retrying, maybe from another endpoint:
-                # the Runner does when it took the first for undelivered): the run is
-                # already ours, and what it sends from now on goes to the caller that asked
-                # last, so that caller's stream ends; before, it waited on for its deadline.
-                known.caller = caller
-                return RunAccepted(request.run_id, position, os.getpid(), self.owner.address)
-        busy = self.active is not None
-        if busy and (request.reject_if_busy or len(self.waiting) >= self.owner.max_queued_runs):
-            raise CallError(f"session {self.session_id!r} is running another turn", code="busy")
-        try:
-            kept = None if request.resume or request.live else request_text(request.new_message, request.state_delta)
-            recorded = self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id,
-                                                  self.owner.durable_address(caller), lease=self.lease,
-                                                  resumes=request.resume or None, request=kept)
-        except RunNotResumable as exc:
-            raise CallError(str(exc), code="invalid_request") from None
-        except RunExists as exc:
-            status = self.owner.store.run_status(request.run_id)
-            if status not in ("interrupted", "resumed"):
-                info = self._recorded_run(request.run_id)
-                if status != "running" and kept is not None and info is not None and info.request == kept:
-                    # The same request again, from a caller that never heard this run's end
-                    # (its partition died after committing it): answered as its follower is,
-                    # with the run's committed events and its end.
-                    return self.follow(FollowRun(request.app_name, request.user_id, request.session_id,
-                                                 run_id=request.run_id, batched=request.batched,
-                                                 reply_accepted=request.reply_accepted), caller)
-                raise CallError(str(exc), code="invalid_request") from None  # a run id is never reused
-            # The same run again, from a caller that lost the partition that took it (it
-            # died before the caller heard from it, and its restarted self ended the run
-            # interrupted, and may have resumed it since): the caller gets that end, with
-            # the run that resumes it, just after this answer.
-            last = self.owner.store.last_run(self.app_name, self.user_id, self.session_id)
-            resumed_as = last.run_id if last is not None and last.resumes == request.run_id else ""
-            self.owner.send_after(0, SendLater(RunFailed(request.run_id, "interrupted", "PartitionRestarted",
-                                                         "the session's partition was restarted while this run "
-                                                         "was in flight", resumed_as=resumed_as), caller))
-            return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
-        original = request_of(recorded.request) if request.resume else None
-        if original is not None:  # a resume carries the message: the run may have committed nothing yet
-            request = replace(request, new_message=original[0], state_delta=original[1])
-        run = SessionRun(request=request, caller=caller, invocation_id=recorded.invocation_id,
-                         attempt=recorded.attempt, queued_at=self.owner.store.clock.current_time())
-        if busy:
-            self.waiting.append(run)
-            return RunAccepted(request.run_id, len(self.waiting), os.getpid(), self.owner.address)
-        self._begin(run)
-        return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
-
-    def follow(self, request: FollowRun, caller: Any) -> RunAccepted:
-        """Make ``caller`` the caller of run ``request.run_id`` (``FollowRun``), in order:
-        the run is looked for among the session's running and waiting runs, else in the
-        store (``invalid_request`` when the session never had it); the committed events
-        of its invocation after event ``request.after`` are held for the follower, with
-        every message the run sends meanwhile and, for a run that ended, its end (as it
-        was sent when the session still keeps it, else rebuilt from its recorded
-        status); the partition's ``CatchUp`` timer sends them (``caught_up``), after
-        this answer: a caller that waits for a call's answer drops what comes before it."""
-        run = next((known for known in [self.active, *self.waiting]
-                    if known is not None and known.run_id == request.run_id and known.outcome is None), None)
-        end: RunDone | RunFailed | None = None
-        if run is not None:
-            invocation = run.invocation_id
-            run.caller = caller
-        else:
-            info = self._recorded_run(request.run_id)
-            if info is None:
-                raise CallError(f"no run {request.run_id!r} on this session", code="invalid_request")
-            invocation = info.invocation_id
-            end = self.ends.get(request.run_id) or self._recorded_end(info)
-        missed = self._committed_after(invocation, request.after)
-        held: list[Any] = [AdkEvent(request.run_id, event, seq) for seq, event in enumerate(missed)]
-        if end is not None:
-            held.append(end)
-        self.catching_up[request.run_id] = (caller, request.batched, held)
-        self.owner.send_after(0, CatchUp(self.key, request.run_id))
-        return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
-
-    def _recorded_run(self, run_id: str) -> RunInfo | None:
-        """Run ``run_id`` as the store records it, if it is one of this session's."""
-        info = self.owner.store.run_info(run_id)
-        if info is None or (info.app_name, info.user_id, info.session_id) != (
-                self.app_name, self.user_id, self.session_id):
-            return None
-        return info
-
-    def _committed_after(self, invocation_id: str, after: str) -> list[Event]:
-        """The session's events of ``invocation_id`` after event ``after`` (all of them
-        when it is empty or not one of the session's)."""
-        start = 0
-        if after:
-            start = next((position + 1 for position in range(len(self.events) - 1, -1, -1)
-                          if self.events[position].id == after), 0)
-        return [event for event in self.events[start:] if event.invocation_id == invocation_id]
-
-    def _recorded_end(self, info: RunInfo) -> RunDone | RunFailed:
-        """The end of a run the session keeps no end of, from its recorded status:
-        ``RunDone`` (its last event that is no error), else ``RunFailed`` for that reason,
-        naming the run that resumes it when that is the session's latest. A status that
-        is no failure reason (``resumed``; ``running`` in the store, with no run here:
-        its partition died) ends it ``interrupted``."""
-        if info.status == "done":
-            final = next((event.id for event in reversed(self.events)
-                          if event.invocation_id == info.invocation_id and not event.error_code), None)
-            return RunDone(info.run_id, final, 0)
-        last = self.owner.store.last_run(self.app_name, self.user_id, self.session_id)
-        resumed_as = last.run_id if last is not None and last.resumes == info.run_id else ""
-        reason = info.status if info.status in FAILURE_REASONS else "interrupted"
-        return RunFailed(info.run_id, reason, "RunEnded", f"the run ended {info.status}", resumed_as=resumed_as)
-
-    def caught_up(self, run_id: str) -> None:
-        """Send the follower of run ``run_id`` what ``follow`` held for it (in one
-        envelope for a batched one); from now on the run's messages go to it as they come."""
-        follower, batched, held = self.catching_up.pop(run_id, (None, False, []))
-        if follower is None or not held:
-            return
-        if batched:
-            self.owner.send(follower, RunMessages(run_id, tuple(held)))
-        else:
-            for message in held:
-                self.owner.send(follower, message)
 
     def _begin(self, run: SessionRun) -> None:
         run.started = self.owner.clock()
@@ -451,7 +280,7 @@ class Session:
         for run in [self.active, *self.waiting]:
             if run is None or run.run_id != run_id or run.outcome is not None:
                 continue
-            if not run.request.live:
+            if not isinstance(run.turn, LiveTurn):
                 raise CallError(f"run {run_id!r} is not a live run", code="invalid_request")
             if run is self.active and run.worker is not None:
                 self.owner.live_on_worker(run, request)
@@ -461,11 +290,11 @@ class Session:
         raise CallError(f"no live run {run_id!r} in progress on this session", code="invalid_request")
 
     def on_output(self, run: SessionRun, output: RunOutput) -> None:
-        """The worker's events (and outcome): committed, relayed, and, for a batched
-        caller, sent in one envelope."""
+        """The worker's events (and outcome): committed, relayed, and sent to the caller
+        in one envelope (a ``RunMessages``, or the message alone when it is one)."""
         if run is not self.active or run.outcome is not None:
             return  # ended already (timed out, cancelled, over its limit)
-        run.held = [] if run.request.batched else None
+        run.held = []
         try:
             self._relay(run, output)
             if output.outcome is not None and run.outcome is None:
@@ -565,8 +394,8 @@ class Session:
                       abandon=True, waited=True)
 
     def _to_caller(self, run: SessionRun, message: Any) -> None:
-        """Send ``message`` to the run's caller, or, while a batched caller's output is
-        handled, hold it for one envelope."""
+        """Send ``message`` to the run's caller, or, while the run's output is handled,
+        hold it for one envelope."""
         if run.held is not None:
             run.held.append(message)
         else:
@@ -577,7 +406,7 @@ class Session:
         that nobody follows), or hold it for a follower still catching up (``follow``)."""
         catching_up = self.catching_up.get(run.run_id)
         if catching_up is not None:
-            catching_up[2].extend(message.messages if isinstance(message, RunMessages) else (message,))
+            catching_up[1].extend(message.messages if isinstance(message, RunMessages) else (message,))
         elif run.caller is not None:
             self.owner.send(run.caller, message)
 
@@ -650,23 +479,3 @@ class Session:
             self.owner.store.end_run(run.run_id, "interrupted")
         except Exception:
             pass
-
-
-class _NotSaved(Exception):
-    """A rewind needs an artifact version its caller did not save."""
-
-
-class _SavedVersions:
-    """The artifact side of a rewind its caller already did: ``rewind_event`` asks it to
-    save each artifact it restores, and gets the version the caller saved."""
-
-    def __init__(self, versions: dict[str, int]) -> None:
-        self.versions = versions
-
-    def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Part:
-        return Part(text=f"{name}@{version}")  # stands for the version the caller copied
-
-    def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
-        if name not in self.versions:
-            raise _NotSaved(f"artifact {name!r} was not restored")
-        return self.versions[name]

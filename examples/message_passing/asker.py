@@ -5,7 +5,8 @@
 which hands it to the partition holding the session now (a partition that
 restarts meanwhile gets it once it runs again). It then receives the
 run's ``AdkEvent`` messages and the terminal ``RunDone`` / ``RunFailed`` in its
-mailbox like any other message, and keeps the final answers. ``Call("answers")``
+mailbox like any other message (those ready together in one ``RunMessages``
+envelope), and keeps the final answers. ``Call("answers")``
 returns them. Run ``python examples/message_passing/asker.py`` for a demo.
 """
 
@@ -16,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from adk_actors import Content
-from adk_actors.messages import AdkEvent, RunAccepted, RunDone, RunFailed, RunRequest
-from supervision import Call, CallerRef, GenServer, Reply
-from supervision.protocol import Cast, ErrorReply
+from adk_actors.messages import AdkEvent, RunAccepted, RunDone, RunFailed, RunMessages, RunRequest
+from supervision import CallerRef, GenServer
+from supervision.protocol import Call, Cast, ErrorReply, Reply
 
 
 class Asker(GenServer):
@@ -44,7 +45,10 @@ class Asker(GenServer):
     def handle_info(self, message: Any, sender: Any) -> None:
         if isinstance(message, Reply) and isinstance(message.value, RunAccepted):
             return  # the run is on its way
-        if isinstance(message, ErrorReply):
+        if isinstance(message, RunMessages):  # several of a run's messages at once, in order
+            for each in message.messages:
+                self.handle_info(each, sender)
+        elif isinstance(message, ErrorReply):
             self.answers[message.ref or "?"] = f"refused: {message.code}"
         elif isinstance(message, AdkEvent):
             event = message.event

@@ -1,0 +1,62 @@
+"""What the steps of an LlmAgent's flow share: the outcome each step ends with, which
+the flow's loop (``_flow._loop``) matches on, the attributes of a step's spans, and
+the value an answer leaves under the agent's ``output_key``.
+
+A step is a small object: the loop relays the events of its ``events()`` (each is
+committed by the caller as it is yielded), then reads its ``outcome``:
+
+* :class:`StepOutcome` ``NEXT``: the loop goes on with its next step;
+* ``END``: the agent's flow ends here;
+* ``LIVE`` (a replayed step only): nothing of this step's model call is on record,
+  so the model step runs now;
+* :class:`ToolCalls` (the model step only): the model's answer called tools; the
+  tool step runs them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from .._types import FunctionCall
+from ._context import InvocationContext
+
+__all__ = ["StepOutcome", "ToolCalls", "output_value", "span_meta"]
+
+
+class StepOutcome(Enum):
+    """How a step of the flow ended, when it called no tool."""
+
+    NEXT = "next"  #: the loop goes on: the next step
+    END = "end"  #: the agent's flow ends
+    LIVE = "live"  #: replay only: the model step runs now
+
+
+@dataclass(frozen=True)
+class ToolCalls:
+    """The model's answer called tools: its ``calls`` (with ids), and the step's
+    ``tools`` by name."""
+
+    calls: tuple[FunctionCall, ...]
+    tools: dict[str, Any]
+
+
+def span_meta(agent: Any, ctx: InvocationContext, **extra: Any) -> dict[str, Any]:
+    """The attributes of a model or tool span: the agent, the invocation, the branch,
+    the session's address, then ``extra``."""
+    session = ctx.session
+    return {"agent": agent.name, "invocation_id": ctx.invocation_id, "branch": ctx.branch,
+            "app": session.app_name, "user": session.user_id, "session": session.session_id, **extra}
+
+
+def output_value(agent: Any, text: str) -> Any:
+    """What an answer's ``text`` leaves under the agent's ``output_key``: the text, or
+    with an ``output_schema`` the JSON it holds (the text when it holds none)."""
+    if agent.output_schema is None:
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

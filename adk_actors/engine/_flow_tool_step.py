@@ -1,0 +1,108 @@
+"""The tool step of a flow: the model's calls run, and the events that answer them.
+
+:class:`ToolStep`, in order: the run's cancellation checked; when a called tool must
+not run twice (not idempotent), the calls are put on record first
+(``ctx.committed``, a host's run; embedded runs have none); the calls run
+concurrently (``_flow_tools.run_tool``); :class:`AnswerStep` gives their events; the
+results are put on record before the run goes on (a crash later must not leave a
+side effect done but not on record). Its outcome is :class:`StepOutcome` ``END`` when
+the agent's flow ends there, else ``NEXT``.
+
+:class:`AnswerStep` (also used by a resumed step whose calls were pending), in order:
+the ONE tool-response event (none when only long-running calls were made: the turn
+ends, they are answered later); then the structured answer's event when
+``set_model_response`` accepted one (the flow ends), or an auth request of its own
+(the turn ends); a transfer or ``skip_summarization`` ends the flow too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import Any
+
+from .._types import Content, Event, EventActions, FunctionCall, Part
+from ..compiler._tools import SET_MODEL_RESPONSE
+from ._context import InvocationContext
+from ._flow_step import StepOutcome, ToolCalls, output_value
+from ._flow_tools import run_tool, tool_response_event
+from ._resume import is_idempotent
+
+__all__ = ["AnswerStep", "ToolStep", "structured_answer"]
+
+
+def structured_answer(ctx: InvocationContext, tool_event: Event) -> Event | None:
+    """The answer's event after a tool-response event in which ``set_model_response``
+    accepted a structured answer (``actions.set_model_response``): the model's text, the
+    answer as JSON, and the answer under the agent's ``output_key``. None otherwise (no
+    such call, or the tool refused its arguments: the model is asked again)."""
+    answer = tool_event.actions.set_model_response
+    if answer is None or not any(r.name == SET_MODEL_RESPONSE for r in tool_event.get_function_responses()):
+        return None
+    agent = ctx.agent
+    text = json.dumps(answer, ensure_ascii=False)
+    state_delta = {agent.output_key: output_value(agent, text)} if getattr(agent, "output_key", None) else {}
+    return ctx.event(content=Content(role="model", parts=(Part(text=text),)),
+                     actions=EventActions(state_delta=state_delta))
+
+
+class AnswerStep:
+    """The events that answer a model event's ``calls`` (their ``results``); its
+    ``outcome`` is ``END`` when the agent's flow ends there (only long-running calls,
+    auth, a transfer, ``skip_summarization``, or a structured answer), else ``NEXT``."""
+
+    def __init__(self, ctx: InvocationContext, calls: list[FunctionCall],
+                 results: list[tuple[dict[str, Any] | None, Any]]) -> None:
+        self.ctx, self.calls, self.results = ctx, calls, results
+        self.outcome = StepOutcome.NEXT
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        ctx = self.ctx
+        tool_event = tool_response_event(ctx, self.calls, self.results)
+        if tool_event is None:
+            self.outcome = StepOutcome.END  # only long-running calls, each to be answered later: the turn ends
+            return
+        yield tool_event
+        answer = structured_answer(ctx, tool_event)
+        if answer is not None:
+            yield answer
+            self.outcome = StepOutcome.END
+            return
+        if tool_event.actions.requested_auth_configs:
+            # Auth as a return value: the turn ends with an auth request of its own (no
+            # content, so the history the model sees is not polluted).
+            yield ctx.event(actions=EventActions(requested_auth_configs=dict(tool_event.actions.requested_auth_configs)),
+                            turn_complete=True)
+            self.outcome = StepOutcome.END
+            return
+        if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization:
+            self.outcome = StepOutcome.END
+
+
+class ToolStep:
+    """The model's ``calls`` run and answered (see the module's docstring)."""
+
+    def __init__(self, agent: Any, ctx: InvocationContext, calls: ToolCalls) -> None:
+        self.agent, self.ctx, self.calls = agent, ctx, calls
+        self.outcome = StepOutcome.NEXT
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        agent, ctx = self.agent, self.ctx
+        calls, tools = list(self.calls.calls), self.calls.tools
+        ctx.check_cancelled()
+        # Steps with a tool that must not run twice are put on record (a host's run; None: embedded)
+        committed = None if all(is_idempotent(tools.get(c.name), c.name) for c in calls) else ctx.committed
+        if committed is not None:
+            await committed()  # the calls are on record before a tool that must not run twice runs
+        results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
+        answer = AnswerStep(ctx, calls, list(results))
+        async with aclosing(answer.events()) as events:
+            async for event in events:
+                yield event
+        if committed is not None:
+            # ... and their results before the run goes on: a crash later must not leave
+            # a side effect done but not on record (its resume would stop for a decision).
+            await committed()
+        self.outcome = answer.outcome

@@ -1,0 +1,260 @@
+"""The sessions a partition holds: activated from the store, leased, let go, resumed.
+
+:class:`PartitionHolding` is the part of ``SessionPartition`` (which inherits it) that
+keeps its sessions in memory. In order: a request for a session not held activates
+it (``_session``): its lease first (``SessionLeased`` when another host's partition
+holds it), then its read from the store (runs a dead holder left ``running`` end
+``interrupted``), then its latest run, when a crash interrupted it and its app
+resumes such runs (``App.resume_interrupted``), is resumed. Held, its lease is
+renewed every third of ``lease_seconds`` (a session whose lease another holder took
+is dropped); idle for ``idle_timeout`` it is passivated (its lease released); dropped
+(deleted, crashed, its lease lost) its runs end ``interrupted``. At start, the runs
+orphaned by the partition's earlier self end ``interrupted``, their callers told the
+id of the run that will resume them when their app resumes such runs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from supervision import CallerRef, CallError
+
+from ..messages import CreateSession, LastRun, ResumeRun, RunFailed, RunRequest, session_key
+from ..store import RunRecord, SessionLeased, SessionNotFound, SessionStores, StoreError, Unreadable
+from ._partition_homes import PartitionHomes
+from ._partition_timers import PassivateIdle, RenewLeases, ResumeInterrupted
+from ._run_workers import RunWorkers
+from ._session import Session, SessionRun
+from ._turns import LiveTurn
+
+__all__ = ["PartitionHolding"]
+
+
+class PartitionHolding(PartitionHomes):
+    """The sessions held in memory, their leases, and the runs a crash interrupted (see the module)."""
+
+    store: SessionStores
+    holder: str  # this partition's name among the store's writers
+    pool: RunWorkers
+    idle_timer_armed: bool
+    #: interrupted run id -> the id of the run that will resume it (its caller was told: see _fail_orphan)
+    resume_ids: dict[str, str]
+
+    def _create(self, request: CreateSession, caller: CallerRef | None = None, homed: bool = True) -> Any:
+        """Create a session and hold it (``SessionPartition``)."""
+        raise NotImplementedError
+
+    def _last_run(self, request: LastRun) -> Any:
+        """The session's latest run as stored. One stored ``running`` that no process
+        here runs, of a session this partition would serve but does not hold, may be
+        a dead host's: the session is activated here (which ends that host's runs
+        ``interrupted`` once its lease ran out) and the run read again. A session held
+        elsewhere, unknown or unreadable leaves the answer as stored."""
+        found = self.store.last_run(request.app_name, request.user_id, request.session_id)
+        if (found is None or found.status != "running" or found.run_id in self.pool.runs
+                or request.key in self.sessions or not self._ours(request.key)
+                or self._home_elsewhere(request.key) is not None):
+            return found
+        try:
+            self._session(request)
+        except (CallError, SessionLeased):
+            return found
+        return self.store.last_run(request.app_name, request.user_id, request.session_id)
+
+    def _create_if_missing(self, request: RunRequest) -> None:
+        """The run's session, created with an empty state when neither held nor stored
+        (``RunRequest.create_session``); one made meanwhile by another holder is as good."""
+        if request.key in self.sessions or self.store.session_exists(request.app_name, request.user_id,
+                                                                     request.session_id):
+            return
+        try:
+            self._create(CreateSession(request.app_name, request.user_id, request.session_id, {}))
+        except CallError as error:
+            if error.code != "session_exists":
+                raise
+
+    def _session(self, request: Any) -> Session:
+        """The session a request names: held, or loaded from the store and held."""
+        session = self.sessions.get(request.key)
+        if session is not None:
+            return session
+        self._tell(request.key, "activating")
+        try:
+            # The lease first, then the read: no other holder can write between them.
+            lease = self._lease(request.app_name, request.user_id, request.session_id)
+            data = self.store.get_session(request.app_name, request.user_id, request.session_id)
+            if lease.epoch > 1:  # held before: by another host that died with runs in flight?
+                for record in self.store.running_runs(request.app_name, request.user_id, request.session_id):
+                    if record.run_id not in self.pool.runs:
+                        self._fail_orphan(record, "the host that held the session stopped while this run was "
+                                                  "in flight")
+        except SessionNotFound:
+            self._tell(request.key, "activation_failed", "unknown_session")
+            raise CallError(f"no session {request.session_id!r} for {request.app_name}/{request.user_id}",
+                            code="unknown_session") from None
+        except Unreadable as exc:
+            self._tell(request.key, "activation_failed", f"session_unreadable: {exc}")
+            raise CallError(str(exc), code="session_unreadable") from None
+        session = self._hold(Session(self, data.app_name, data.user_id, data.id, data.state, data.events,
+                                     data.last_update_time, lease=lease))
+        self._resume_after_activation(session)
+        return session
+
+    def _lease(self, app: str, user: str, session_id: str) -> Any:
+        """This partition's lease on a session it is about to hold (``store.Lease``,
+        naming this partition's address for other hosts to forward to); SessionLeased
+        when another host's partition holds it (never two writers)."""
+        return self.store.acquire_lease(app, user, session_id, self.holder, self.config.lease_seconds,
+                                        address=self.address)
+
+    def _let_go(self, session: Session) -> None:
+        """Release a session's lease (passivated or dropped here): another holder may
+        take it at once. A store that fails here is logged: the lease expires alone."""
+        if session.lease is None:
+            return
+        try:
+            self.store.release_lease(session.lease)
+        except StoreError as exc:
+            self.slog.warning("a session's lease was not released; it expires on its own", session=session.key,
+                              error=str(exc))
+
+    def _renew_leases(self) -> None:
+        """Renew the leases of every session held here; a session whose lease another
+        holder took (this partition was cut off from the store for longer than a
+        lease) is dropped: its runs end ``interrupted``, and its new holder serves it."""
+        self.send_after(self.config.lease_seconds / 3, RenewLeases())
+        if not self.sessions:
+            return
+        try:
+            held = self.store.renew_leases(self.holder, self.config.lease_seconds)
+        except StoreError as exc:
+            self.slog.warning("leases not renewed: the store failed", error=str(exc))
+            return
+        for key, session in list(self.sessions.items()):
+            if (session.app_name, session.user_id, session.session_id) not in held:
+                self.slog.warning("a session's lease was taken by another holder; dropped here", session=key)
+                self._drop(key, "the session moved to another host (its lease was taken)")
+
+    def _hold(self, session: Session) -> Session:
+        session.idle_since = self.clock()
+        self.sessions[session.key] = session
+        faults = self.faults.get(session.key)
+        if faults is not None and faults.down:  # back after a crash: OTP's restarted child
+            faults.down = False
+            self._tell(session.key, "restarted", faults.last)
+        else:
+            self._tell(session.key, "activated")
+        if not self.idle_timer_armed:
+            self.idle_timer_armed = True
+            self.send_after(self.config.idle_timeout, PassivateIdle())
+        return session
+
+    def _passivate(self) -> None:
+        """Drop the sessions idle for ``idle_timeout`` (no run, no request); come back
+        when the next one would be due."""
+        self.idle_timer_armed = False
+        now = self.clock()
+        for key, session in list(self.sessions.items()):
+            if session.active is None and not session.waiting and now - session.idle_since >= self.config.idle_timeout:
+                del self.sessions[key]
+                self._forget(key)
+                self._let_go(session)
+                self._tell(key, "passivated")
+        for key, faults in list(self.faults.items()):  # quiet for a period, and not failed: forgotten
+            if not faults.failed and key not in self.sessions and (
+                    not faults.crashes or now - faults.crashes[-1] > self.config.session_period):
+                del self.faults[key]
+        if self.sessions:
+            self.idle_timer_armed = True
+            due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
+            self.send_after(max(due - now, 0.05), PassivateIdle())
+
+    def _drop(self, key: str, why: str) -> None:
+        """Let go of session ``key`` held in memory (nothing if it is not held): its
+        runs end ``interrupted`` with ``why`` (a running one is told to stop on its
+        worker, and its end waits until it stopped there or the worker, killed past
+        ``run_stop_grace``, is gone); the store's copy is read again on its next request."""
+        session = self.sessions.pop(key, None)
+        if session is None:
+            return
+        for run in [session.active, *session.waiting]:
+            if run is not None:
+                self.pool.drop(run)
+        session.interrupt(why, stop_active=True)
+        self._forget(key)
+        self._let_go(session)
+
+    def _forget(self, key: str) -> None:
+        self.pool.forget(key)
+
+    def _fail_orphaned_runs(self) -> None:
+        """At start: the runs of our sessions that died with our earlier self (or with a
+        host whose lease on them ran out) end ``interrupted``, their callers told. The
+        sessions of those whose app resumes crashed runs are activated just after
+        (``ResumeInterrupted``: activation resumes them)."""
+        resumed: list[tuple[str, str, str]] = []
+        for app, user, session_id, record in self.store.orphaned_runs(self.holder):
+            if self._ours(session_key(app, user, session_id)):
+                self._fail_orphan(record, "the session's partition was restarted while this run was in flight")
+                if self._resume_limit(app) > 0:
+                    resumed.append((app, user, session_id))
+        if resumed:
+            self.send_after(0.001, ResumeInterrupted(tuple(dict.fromkeys(resumed))))
+
+    def _resume_limit(self, app: str) -> int:
+        """How many times a crashed run of ``app`` is resumed on its own (``App.resume_interrupted``)."""
+        try:
+            return int(self.catalog.load(app).resume_interrupted)
+        except Exception:
+            return 0
+
+    def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | str | None:
+        """The request resuming ``run`` when a crash ended it (its worker died) and its app
+        resumes such runs, fewer times so far than it allows; why not, when it has been
+        resumed as often as allowed; else None."""
+        if self.stopping or isinstance(run.turn, LiveTurn) or failed.error_type not in (
+                "RunActorDied", "RunActorUnresponsive", "RunWorkerKilled"):
+            return None
+        limit = self._resume_limit(session.app_name)
+        if limit <= 0:
+            return None
+        if run.attempt >= limit:
+            return f"resumed {run.attempt} times already, the most its app allows: not resumed again"
+        return ResumeRun(session.app_name, session.user_id, session.session_id, run_config=run.request.run_config,
+                         resume=run.run_id)
+
+    def _resume_after_activation(self, session: Session) -> None:
+        """A session just activated: its latest run, when a crash of a partition or host
+        ended it ``interrupted`` and nothing ran on the session since, is resumed (its
+        app's ``resume_interrupted``, fewer times so far than it allows)."""
+        limit = self._resume_limit(session.app_name)
+        if limit <= 0:
+            return
+        last = self.store.last_run(session.app_name, session.user_id, session.session_id)
+        if last is None or last.status != "interrupted" or last.attempt >= limit:
+            return
+        latest = next((e.invocation_id for e in reversed(session.events) if not e.invocation_id.startswith("p-")), None)
+        if latest != last.invocation_id:
+            return
+        try:
+            resume = ResumeRun(session.app_name, session.user_id, session.session_id, resume=last.run_id)
+            run_id = self.resume_ids.pop(last.run_id, "")
+            session.resume(replace(resume, run_id=run_id) if run_id else resume)
+        except StoreError as exc:  # the store failed, or the lease went meanwhile: the request goes on without it
+            self.slog.warning("an interrupted run was not resumed", run=last.run_id, error=str(exc))
+
+    def _fail_orphan(self, record: RunRecord, why: str) -> None:
+        """End a run whose partition or host died ``interrupted``, telling its caller;
+        when its app resumes such runs (and has not as often as it allows), the caller
+        is told the id of the run that will resume it once its session is activated
+        (``_resume_after_activation``), so it can follow it (``FollowRun``)."""
+        resumed_as = ""
+        info = self.store.run_info(record.run_id)
+        if info is not None and info.attempt < self._resume_limit(info.app_name):
+            resumed_as = self.resume_ids[record.run_id] = f"run-{uuid.uuid4().hex}"
+        if record.caller is not None:
+            self.send(record.caller, RunFailed(record.run_id, "interrupted", "PartitionRestarted", why,
+                                               resumed_as=resumed_as))
+        self.store.end_run(record.run_id, "interrupted")

@@ -1,0 +1,151 @@
+"""How a Runner carries one run: :class:`RunCarrier`, which ``Runner`` inherits.
+
+A blocking run (``_run``), in order: it is sent straight to the session's partition
+as last listed, on a leased endpoint of the Runner's pool (``_direct_route``); if
+that partition was gone (``NotTaken``), or was never listed, it is sent again from a
+new endpoint through the host's current partition (``_start_run``, through the
+Runner's ``Router``, which asks again while partitions restart). Its messages are then
+read until its terminal one (``_stream``: the pure ``_run_stream.RunStream`` fed by
+a ``RunTransport``); while it is silent its partition is probed, and a partition
+found gone is asked for the session (``_reactivate``): its restarted self reports the
+run's end first. An endpoint is given back clean once the run's end came; one whose
+last send was refused, or whose answer may still come, is not reused.
+
+An asyncio run (``_stream_async``) goes on the event loop's direct line to the
+partition (``_async_line``) with no ``RunAccepted``: its messages are the answer; the
+line's end before the run's raises ``NotTaken`` and the caller goes the blocking way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from typing import Any
+
+from supervision.protocol import Call
+
+from .._exceptions import AdkError, HostError
+from .._types import Event, RunConfig
+from ..messages import RunAccepted, RunRequest
+from ._async_line import AsyncRunnerLine
+from ._direct_route import DirectRoute
+from ._endpoints import EndpointPool, PrivateEndpoint
+from ._run_stream import RunStream, drive, drive_async
+from ._run_transport import HolderGone, NotTaken, RunTransport, ThespianTransport
+from ._runner_calls import SessionCalls
+
+__all__ = ["RunCarrier"]
+
+
+class RunCarrier(SessionCalls):
+    """Carries the Runner's runs (see the module); the session calls it inherits
+    (``get_state``) wake a restarted partition."""
+
+    timeout: float
+    orphan_grace: float
+    _endpoints: EndpointPool
+    _direct: DirectRoute
+
+    def _run(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True) -> Iterator[Event]:
+        """The run's events: sent straight to the session's partition first (unless not
+        ``direct``: ``_direct_route``), then through the host's current partition."""
+        endpoint = self._endpoints.lease(self._router.peer(request.user_id, request.session_id)) if direct else None
+        handed_on = False
+        try:
+            if endpoint is not None:
+                start = self._direct.send(endpoint, request)
+                if start is not None:
+                    try:
+                        yield from self._stream(endpoint, *start, run_config, request)
+                        return
+                    except NotTaken as gone:
+                        # That partition was gone (or died during the run: asked again, the
+                        # restarted one answers with the run's recorded end), or the holder
+                        # it handed the run to stopped (it may have taken it: HolderGone).
+                        handed_on = isinstance(gone, HolderGone)
+                # From an endpoint of its own: this one's last send was refused, and Thespian may
+                # still be retrying it (seen under kills: the next call on it got no answer for 30 s).
+                endpoint.clean = False
+                self._endpoints.give_back(endpoint)
+            endpoint = self._endpoints.new()
+            accepted = self._start_run(endpoint, request, maybe_taken=handed_on)
+            yield from self._stream(endpoint, accepted, None, None, ThespianTransport(endpoint.context), run_config,
+                                    request)
+        finally:
+            if endpoint is not None:
+                self._endpoints.give_back(endpoint)
+
+    def _start_run(self, endpoint: PrivateEndpoint, request: RunRequest, *, maybe_taken: bool = False) -> RunAccepted:
+        """Ask the partition that owns the session to start the run (the host's list of
+        partitions looked up again while one restarts; ``maybe_taken``: see
+        ``Router.request``). A refusal marks ``endpoint`` clean (nothing more will come
+        for this run); no answer leaves it unclean (one may still come, so it is not
+        reused)."""
+        try:
+            accepted: RunAccepted = self._router.request(endpoint.context, request, request.session_id,
+                                                         request.user_id, maybe_taken=maybe_taken)
+        except HostError:
+            raise
+        except Exception:
+            endpoint.clean = True
+            raise
+        return accepted
+
+    def _run_limit(self, run_config: RunConfig | None) -> float:
+        """How long a caller waits for a run's end: the Runner's ``timeout``, or the
+        run's own deadline and 10 s more (the host ends it at its deadline)."""
+        return self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
+
+    def _stream(self, leased: PrivateEndpoint, accepted: RunAccepted, first: Any, ref: str | None,
+                transport: RunTransport, run_config: RunConfig | None, request: RunRequest) -> Iterator[Event]:
+        """Yield the run's events until its terminal message (``first``: one that came
+        already), as ``transport`` brings them (``_run_stream.drive``). ``ref``: the
+        direct call's ref, whose error reply raises NotTaken for ``not_running``, else
+        its typed error. A transport that ends (its partition died) raises NotTaken too:
+        asked again, the restarted partition answers with the run's recorded end. The
+        endpoint is clean once the run's end came."""
+        stream = RunStream(accepted.run_id, ref, self._run_limit(run_config), time.monotonic(),
+                           orphan_grace=self.orphan_grace)
+
+        def lost() -> bool:  # gone: its restarted self is asked for the session, and reports the run first
+            if self._router.partition_there(accepted.session):
+                return False
+            self._reactivate(request.user_id, request.session_id)
+            return True
+
+        try:
+            yield from drive(stream, transport, first, time.monotonic, lost)
+        finally:
+            if stream.ended:
+                leased.clean = True
+
+    def _reactivate(self, user_id: str, session_id: str) -> None:
+        """Ask the session's partition for its state: that loads the session
+        again if it is not running, and a restarted one tells the callers of its
+        interrupted runs before it answers."""
+        try:
+            self.get_state(user_id, session_id)
+        except AdkError:
+            pass  # the host is restarting more than the session: orphan_grace decides
+
+    async def _stream_async(self, line: AsyncRunnerLine, request: RunRequest,
+                            run_config: RunConfig | None) -> AsyncIterator[Event]:
+        """Send the run on ``line`` (no RunAccepted: its messages are the answer) and
+        yield its events until its terminal message (``_run_stream.drive_async``). The
+        line's end before the run's (its partition died) raises NotTaken: asked again,
+        the restarted partition answers with the run's end."""
+        message = Call(replace(request, reply_accepted=False))
+        queue = line.open(request.run_id, message.ref)
+        try:
+            if not line.send(message):
+                raise NotTaken()
+            loop = asyncio.get_running_loop()
+            stream = RunStream(request.run_id, message.ref, self._run_limit(run_config), loop.time(),
+                               probe_every=math.inf)
+            async for event in drive_async(stream, queue, loop.time):
+                yield event
+        finally:
+            line.release(request.run_id, message.ref)

@@ -1,0 +1,156 @@
+"""One turn on a run worker's thread: the engine run for it, its events handed over.
+
+:class:`WorkerTurns` is the part of ``_run.RunActor`` (which inherits it) that runs on
+the worker thread's loop. In order, for a turn (``_run_turn``): the app is loaded, its
+plugins and the services' bridges set up; the engine's entry point is chosen by the
+turn's kind (``StartRun.turn``: ``NewTurn`` -> ``run_invocation``, ``LiveTurn`` ->
+``run_live_invocation``, ``ResumeTurn`` -> ``resume_invocation``); each event it
+yields is handed to the main thread (``RunActor._hand``), then the outcome (its
+failure's reason from the exception that ended it; with the turn's spans when they
+are recorded). Before a tool that must not run twice, the turn waits (``_committed``)
+until the partition says its events are stored (``Committed``), ``COMMIT_WAIT`` at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._secrets import redact
+from .._types import LiveRequest
+from ..engine import (
+    AppCatalog,
+    CancelToken,
+    EndedByDecision,
+    ModelRaised,
+    NeedsDecision,
+    RunCancelled,
+    SessionView,
+    resume_invocation,
+    run_invocation,
+    run_live_invocation,
+)
+from ..models import resolve_model
+from ..tracing import TraceRecorder, pack
+from ._conformance import conformance_plugin
+from ._run_protocol import Committed, RunOutcome, StartRun, WorkerSettings
+from ._run_services import WorkerServices
+from ._services_client import service_bridges
+from ._turns import LiveTurn, NewTurn, ResumeTurn
+
+__all__ = ["COMMIT_WAIT", "Turn", "WorkerTurns"]
+
+#: How long a run waits for its partition to say its tool call is on record (see ``_run``, 3).
+COMMIT_WAIT = 30.0
+
+
+@dataclass
+class Turn:
+    """A turn this worker runs: its StartRun, its session view and its cancel token."""
+
+    start: StartRun
+    view: SessionView
+    cancel: CancelToken = field(default_factory=CancelToken)
+    #: a live run's inputs, put there on the worker thread's loop (call_soon_threadsafe)
+    inputs: asyncio.Queue[LiveRequest] = field(default_factory=asyncio.Queue)
+
+
+class WorkerTurns(WorkerServices):
+    """The turns on the worker thread (see the module)."""
+
+    _settings: WorkerSettings
+    _catalog: AppCatalog
+    _recorder: TraceRecorder | None  # records the turns' spans (WorkerSettings.trace)
+    _loop: asyncio.AbstractEventLoop | None  # the worker thread's
+    #: (run id, barrier) -> what the worker thread waits on before a tool that must
+    #: not run twice (see _committed); set on the worker thread's loop
+    _barriers: dict[tuple[str, int], asyncio.Future[bool]]
+    _next_barrier: int
+
+    def _hand(self, kind: str, run_id: str, item: Any) -> None:
+        """Worker thread: queue an event, an outcome or a barrier for the main thread (``RunActor``)."""
+        raise NotImplementedError
+
+    async def _run_turn(self, turn: Turn) -> None:
+        """Worker thread: run the engine for one turn; hand every event, then the outcome
+        (with the turn's spans, when they are recorded)."""
+        start, settings = turn.start, self._settings
+        run_id = start.run_id
+        try:
+            app = self._catalog.load(start.app_name)
+            delta = None if isinstance(start.turn, LiveTurn) else start.turn.state_delta
+            conformance = conformance_plugin({**turn.view.state, **(delta or {})},
+                                             start.run_config.streaming_mode.value, settings.conformance_dir)
+            base_urls = settings.model_base_urls or {}
+            options = dict(settings.model_options or {})
+            services = settings.registry is not None
+            context: dict[str, Any] = dict(
+                run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
+                policies=app.policies, cancel=turn.cancel, invocation_id=start.invocation_id,
+                context_cache_config=app.context_cache_config,
+                resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
+                **(service_bridges(self) if services else {}), run_id=run_id,
+                committed=lambda: self._committed(run_id))
+            match start.turn:
+                case LiveTurn():
+                    events = run_live_invocation(app.root_agent, turn.view, turn.inputs, **context)
+                case ResumeTurn(decisions=decisions, message=message, state_delta=state_delta):
+                    del context["invocation_id"]
+                    events = resume_invocation(app.root_agent, turn.view, invocation_id=start.invocation_id,
+                                               decisions=decisions, message=message, state_delta=state_delta,
+                                               **context)
+                case NewTurn(message=message, state_delta=state_delta):
+                    events = run_invocation(app.root_agent, turn.view, message, state_delta=state_delta, **context)
+            async with contextlib.aclosing(events):
+                async for event in events:
+                    self._hand("event", run_id, event)
+        except RunCancelled as exc:
+            outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
+        except NeedsDecision as exc:  # a resumed run, before calls that may have run
+            outcome = RunOutcome(run_id, False, "needs_decision", "NeedsDecision", redact(exc.detail()))
+        except EndedByDecision as exc:
+            outcome = RunOutcome(run_id, False, "cancelled", "EndedByDecision", str(exc))
+        except ModelRaised as exc:  # after its error event
+            outcome = RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
+        except BaseException as exc:
+            outcome = RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
+        else:
+            outcome = RunOutcome(run_id, True)
+        if self._recorder is not None:
+            outcome = dataclasses.replace(outcome, trace=pack(start.invocation_id,
+                                                              self._recorder.take(start.invocation_id)))
+        self._hand("outcome", run_id, outcome)
+
+    async def _committed(self, run_id: str) -> None:
+        """Worker thread: return once the partition says every event the run handed over
+        is in the store (``RunOutput.barrier``, answered ``Committed``). RunCancelled when
+        it says the run ended there; a RuntimeError when it does not answer within
+        ``COMMIT_WAIT``: either way the tool waiting for it does not run."""
+        self._next_barrier += 1
+        barrier = (run_id, self._next_barrier)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._barriers[barrier] = future
+        try:
+            self._hand("barrier", run_id, barrier[1])
+            try:
+                ok = await asyncio.wait_for(future, COMMIT_WAIT)
+            except TimeoutError:
+                raise RuntimeError(f"the session's partition did not confirm the tool call was stored within "
+                                   f"{COMMIT_WAIT} s; the tool did not run") from None
+        finally:
+            self._barriers.pop(barrier, None)
+        if not ok:
+            raise RunCancelled("the run ended on its session before its tool call was stored; the tool did not run")
+
+    def _on_committed(self, answer: Committed) -> None:
+        """Main thread: the partition's answer to a barrier, passed to the run waiting on it."""
+        def settle() -> None:
+            future = self._barriers.get((answer.run_id, answer.barrier))
+            if future is not None and not future.done():
+                future.set_result(answer.ok)
+
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(settle)
