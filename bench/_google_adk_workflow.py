@@ -6,8 +6,8 @@ their own and runs ``PYTHON -s -E _google_adk_workflow.py REPO ROUNDS RUNS`` the
 ``sys.path``; issue 60), with ``GOOGLE_GEMINI_BASE_URL`` naming the bench's Gemini
 REST stand-in on 127.0.0.1 and ``GOOGLE_API_KEY`` a dummy key.
 
-The graph (the same as bench/workflow_graph.py's, which is ours with our imports):
-START -> ``parse`` -> (``shout``, ``count``, ``first``) -> ``join`` -> ``summarize``
+The graph is bench/_ten_node_graph.py's (copied beside this file; ours runs the same
+file with its imports rewritten): START -> ``parse`` -> (``shout``, ``count``, ``first``) -> ``join`` -> ``summarize``
 -> ``writer`` (an LlmAgent on Gemini: one request to the stand-in) -> ``record`` ->
 ``check`` -> ``finish``: ten nodes. Each run is one ``run_async`` turn of a new
 session of an ``InMemoryRunner``; after ``warm`` runs, ``ROUNDS`` rounds of ``RUNS``
@@ -27,56 +27,14 @@ import time
 from typing import Any
 
 from _google_adk_agent import repo_modules, setup
-from google.adk.agents import LlmAgent
+from _ten_node_graph import root
 from google.adk.runners import InMemoryRunner
-from google.adk.workflow import START, JoinNode, Workflow
 from google.genai import types
 
 #: The repository's top-level packages: none may be loaded in this process.
 OUR_PACKAGES = frozenset({"adk_actors", "supervision", "bench", "tests"})
 
 
-def parse(node_input: Any, ctx: Any) -> list[str]:
-    text = "".join(p.text or "" for p in node_input.parts) if hasattr(node_input, "parts") else str(node_input)
-    ctx.state["topic"] = text
-    return text.split()
-
-
-def shout(node_input: list[str]) -> str:
-    return " ".join(word.upper() for word in node_input)
-
-
-def count(node_input: list[str]) -> int:
-    return len(node_input)
-
-
-def first(node_input: list[str]) -> str:
-    return node_input[0] if node_input else ""
-
-
-def summarize(node_input: dict[str, Any], ctx: Any) -> str:
-    summary = f"{node_input['count']} words, first {node_input['first']}: {node_input['shout']}"
-    ctx.state["summary"] = summary
-    return summary
-
-
-def record(node_input: Any, ctx: Any) -> str:
-    ctx.state["runs"] = ctx.state.get("runs", 0) + 1
-    return str(node_input)
-
-
-def check(node_input: str) -> dict[str, Any]:
-    return {"line": node_input, "ok": bool(node_input)}
-
-
-def finish(node_input: dict[str, Any], summary: str) -> str:
-    return f"{summary} => {node_input['line']}"
-
-
-writer = LlmAgent(name="writer", model="gemini-2.5-flash", instruction="Write one line about: {summary}")
-root = Workflow(name="ten", edges=[
-    (START, parse, (shout, count, first), JoinNode(name="join"), summarize, writer, record, check, finish),
-])
 
 
 async def one_run(runner: InMemoryRunner, index: int) -> tuple[float, Any, dict[str, Any]]:

@@ -77,13 +77,13 @@ def check_report(report: dict[str, Any], who: str) -> None:
 
 
 def run_side(python: str, args: list[str], timeout: float = 1800, script: str = "_google_adk_side.py",
-             env: dict[str, str] | None = None) -> dict[str, Any]:
+             env: dict[str, str] | None = None, files: tuple[str, ...] = ()) -> dict[str, Any]:
     """google-adk's half (bench/``script`` ``args``, bench/_google_adk_side.py unless
-    told) run by ``python -s -E`` in a folder of its own, with :func:`peer_env`
-    plus ``env``: its JSON object, once :func:`check_report` passed.
+    told; with the bench/``files`` it imports beside it) run by ``python -s -E`` in a
+    folder of its own, with :func:`peer_env` plus ``env``: its JSON object, once :func:`check_report` passed.
     :class:`PeerFailed` with its stderr's tail if it exits non-zero (3: it loaded
     files of the repository, raised as :class:`PeerImportedRepo`)."""
-    folder = peer_folder("side", AGENT_FILE, HERE / script)
+    folder = peer_folder("side", AGENT_FILE, HERE / script, *(HERE / name for name in files))
     try:
         done = subprocess.run([interpreter(python), "-s", "-E", script, str(ROOT), *args], cwd=folder,
                               env=peer_env(env), capture_output=True, text=True, timeout=timeout)

@@ -1,8 +1,8 @@
 """The graphs of bench/workflows.py on our side (imported by the host's processes by
 path: ``bench.workflow_graph:<name>``).
 
-- ``ten``: bench/_google_adk_workflow.py's 10-node graph, the same nodes with our
-  imports: START -> ``parse`` -> (``shout``, ``count``, ``first``) -> ``join`` ->
+- ``ten``: bench/_ten_node_graph.py's 10-node graph, the file google-adk's half runs,
+  its imports rewritten (``google.adk`` to ``adk_actors``): START -> ``parse`` -> (``shout``, ``count``, ``first``) -> ``join`` ->
   ``summarize`` -> ``writer`` (an LlmAgent on Gemini) -> ``record`` -> ``check`` ->
   ``finish``.
 - ``resuming``: an app that resumes its crashed runs on its own
@@ -22,52 +22,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from adk_actors import LlmAgent
 from adk_actors.engine import App
-from adk_actors.workflow import START, FunctionNode, JoinNode, Workflow
+from adk_actors.workflow import START, FunctionNode, Workflow
 
 
-def parse(node_input: Any, ctx: Any) -> list[str]:
-    text = "".join(p.text or "" for p in node_input.parts) if hasattr(node_input, "parts") else str(node_input)
-    ctx.state["topic"] = text
-    return text.split()
+def _rewritten(file: str) -> dict[str, Any]:
+    """The names ``file`` (beside this one, written with google-adk's imports) defines,
+    run with ``google.adk`` rewritten to ``adk_actors`` in its text."""
+    path = Path(__file__).with_name(file)
+    source = path.read_text().replace("google.adk", "adk_actors")
+    names: dict[str, Any] = {"__name__": f"bench.{path.stem}_ours", "__file__": str(path)}
+    exec(compile(source, str(path), "exec"), names)
+    return names
 
 
-def shout(node_input: list[str]) -> str:
-    return " ".join(word.upper() for word in node_input)
-
-
-def count(node_input: list[str]) -> int:
-    return len(node_input)
-
-
-def first(node_input: list[str]) -> str:
-    return node_input[0] if node_input else ""
-
-
-def summarize(node_input: dict[str, Any], ctx: Any) -> str:
-    summary = f"{node_input['count']} words, first {node_input['first']}: {node_input['shout']}"
-    ctx.state["summary"] = summary
-    return summary
-
-
-def record(node_input: Any, ctx: Any) -> str:
-    ctx.state["runs"] = ctx.state.get("runs", 0) + 1
-    return str(node_input)
-
-
-def check(node_input: str) -> dict[str, Any]:
-    return {"line": node_input, "ok": bool(node_input)}
-
-
-def finish(node_input: dict[str, Any], summary: str) -> str:
-    return f"{summary} => {node_input['line']}"
-
-
-writer = LlmAgent(name="writer", model="gemini-2.5-flash", instruction="Write one line about: {summary}")
-ten = Workflow(name="ten", edges=[
-    (START, parse, (shout, count, first), JoinNode(name="join"), summarize, writer, record, check, finish),
-])
+ten = _rewritten("_ten_node_graph.py")["root"]
 
 
 def _started(work_dir: str, name: str) -> None:

@@ -137,7 +137,7 @@ def _final_output(events: list[Any], path: str) -> Any:
 def peer_ten(python: str, rounds: int, runs: int, stand_in: StubServer) -> dict[str, Any]:
     """google-adk's half of the 10-node graph (bench/_google_adk_workflow.py), isolated
     (bench/_peer.py's ``run_side``), against ``stand_in``."""
-    return run_side(python, [str(rounds), str(runs)], script="_google_adk_workflow.py",
+    return run_side(python, [str(rounds), str(runs)], script="_google_adk_workflow.py", files=("_ten_node_graph.py",),
                     env={"GOOGLE_GEMINI_BASE_URL": stand_in.url, "GOOGLE_API_KEY": "bench-key-not-a-secret",
                          "ADK_DISABLE_TELEMETRY": "1"})
 
