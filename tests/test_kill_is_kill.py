@@ -127,9 +127,11 @@ def test_a_run_cut_by_its_sessions_crash_ends_once_its_worker_is_dead(host: Host
     check_stopped_and_resumed(marks, victim, bystander, patient, "interrupted")
 
 
-def test_a_killed_run_that_stops_in_its_grace_spares_its_worker(host: Host, tmp_path: Path) -> None:
+def test_a_killed_run_that_stops_in_its_grace_spares_the_runs_beside_it(host: Host, tmp_path: Path) -> None:
     """A run that stops within its grace (its tool returns) ends ``killed`` once it has,
-    and the worker and the runs beside it go on."""
+    and the run beside it goes on to its end on the same worker. That worker, still
+    running the killed turn ``STOP_NOTICE`` after it was told, may have been retired
+    (no new turn for it, a replacement started): it is stopped only once its turns end."""
     marks = tmp_path / "marks"
     marker, patient = host.runner("marker"), host.runner("patient", follow_resumes=False)
     marker.create_session("ann", "m")
@@ -146,7 +148,11 @@ def test_a_killed_run_that_stops_in_its_grace_spares_its_worker(host: Host, tmp_
     bystander.join()
     assert bystander.error is None and bystander.events is not None
     assert bystander.events[-1].content.text == "rested well"
-    assert call(host.system, host.partitions()[0], LiveWorkers()) == workers  # not killed
+    now = call(host.system, host.partitions()[0], LiveWorkers())
+    assert len(now) == len(workers)  # kept, or replaced one for one
+    if now != workers:  # retired: stopped once the bystander's turn had ended (above), not killed under it
+        wait_until(lambda: not any(process_alive(pid) for pid in workers), timeout=30,
+                   message="the retired worker stopped")
 
 
 def test_a_jobs_next_attempt_starts_only_after_the_last_ones_process_is_gone(actor_system: Any,
