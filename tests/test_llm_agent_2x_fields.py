@@ -94,11 +94,16 @@ def both(agent: str, answers: list[StubResponse], server: StubServer, *, fail_fi
     return runs[0], runs[1]
 
 
-def assert_same(theirs: dict[str, Any], ours: dict[str, Any]) -> None:
+def assert_same(theirs: dict[str, Any], ours: dict[str, Any], *, calls_timed: bool = False) -> None:
     """The same events, stored events, state and model calls; the same exception class
-    raised (its message compared where a case says)."""
-    for key in ("events", "stored", "state", "model_calls", "unused_answers"):
+    raised (its message compared where a case says). With ``calls_timed`` (a deadline
+    that may pass before or after a side's model request is sent: a loaded machine
+    delays either side's start), the model calls are not compared, only bounded."""
+    for key in ("events", "stored", "state") + (() if calls_timed else ("model_calls", "unused_answers")):
         assert ours[key] == theirs[key], key
+    if calls_timed:
+        for run in (theirs, ours):
+            assert run["model_calls"] <= 1 and run["unused_answers"] <= 1  # asked at most once, nothing used
     assert (ours["raised"] or ("",))[0] == (theirs["raised"] or ("",))[0]
 
 
@@ -199,7 +204,7 @@ def test_an_agent_past_its_timeout_is_cancelled_and_fails(gemini: StubServer) ->
     late = StubResponse(json=gemini_response("Too late.").json, delay=2.0)
     theirs, ours = both(agent, [late], gemini)
     assert theirs["raised"][0] == "NodeTimeoutError"
-    assert_same(theirs, ours)
+    assert_same(theirs, ours, calls_timed=True)  # CI beside two CPU burners: google-adk timed out before asking
     # each side words the message its own way; both name the agent and the seconds
     for run in (theirs, ours):
         assert "'slow'" in run["raised"][1] and "0.5" in run["raised"][1]
