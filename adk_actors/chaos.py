@@ -50,7 +50,7 @@ from typing import Any
 
 from supervision import CallError, CallTimeout, SupervisionError, SupervisorClient, call
 from supervision.lowlevel import partition_index, pid_space, proc_stat, process_alive, read_progress
-from supervision.protocol import PidSpace
+from supervision.protocol import ChildInfo, PidSpace, WhichChildren
 
 from ._exceptions import AdkError, RunFailedError, SessionFailedError
 from ._types import RunConfig
@@ -93,14 +93,22 @@ def scaled_deadline(timeout: float) -> float:
     return timeout * min(max(per_cpu, 1.0), 10.0)
 
 
+#: The shortest time a process must go without CPU time and without being runnable
+#: to be taken for stuck: the kernel counts CPU time in ticks of 10 ms, and a busy
+#: process at load waits its turn for the CPU or on a socket or a disk for tens of
+#: milliseconds at a time (a 70 ms window called a partition writing 1 MB states dead).
+PROGRESS_WINDOW_FLOOR = 1.0
+
+
 class _Progress:
     """Whether a process makes progress while a call to it waits (``alive`` for
-    :func:`supervision.call`): it is gone, or it has used no CPU time for ``window``
-    seconds without being runnable (stopped, or blocked), and the call ends at once;
-    otherwise it is taken for busy and the call goes on."""
+    :func:`supervision.call`): it is gone or stopped (SIGSTOP), or it has used no CPU
+    time for ``window`` seconds (at least ``PROGRESS_WINDOW_FLOOR``) without being
+    runnable (blocked), and the call ends at once; otherwise it is taken for busy and
+    the call goes on."""
 
     def __init__(self, pid: int, window: float) -> None:
-        self.pid, self.window = pid, window
+        self.pid, self.window = pid, max(window, PROGRESS_WINDOW_FLOOR)
         self.mark = time.monotonic()
         first = read_progress(pid)
         self.cpu = first.cpu if first is not None else None
@@ -111,6 +119,8 @@ class _Progress:
         seen = read_progress(self.pid)
         if seen is None or seen.state in "ZXx":
             self.gone = True
+            return False
+        if seen.state in "Tt":  # stopped: it will not answer until continued
             return False
         if seen.state in "RD" or (self.cpu is not None and seen.cpu != self.cpu):
             self.mark = now  # runnable, or it used CPU since the last look: busy, not stuck
@@ -194,15 +204,15 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
     system = endpoint
     rows: list[dict[str, Any]] = []
     top = root or host.root.address
-    local = _local_pids(system, top, timeout)
+    local = _local_pids(system, top, max(timeout, 2.0))  # as long as the root's own answer below
     page = {"skip": max(offset, 0), "left": max(sessions, 0)}
 
     def ask(info: Any, request: Any) -> Any:
         return _ask(system, info.address, info.pid if local else None, request, timeout, patient)
 
-    def walk(client: Any, path: str, depth: int) -> None:
-        for info in client.which_children():
-            row = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
+    def walk(children: list[ChildInfo], path: str, depth: int) -> None:
+        for info in children:
+            row: dict[str, Any] = {"path": f"{path}{info.id}", "id": info.id, "type": info.type, "status": info.status,
                    "pid": info.pid, "restarts": info.restarts, "depth": depth, "last_exit": info.last_exit}
             rows.append(row)
             try:
@@ -224,14 +234,17 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
                 continue
             if info.type == "supervisor" and info.address is not None:
                 try:
-                    walk(SupervisorClient(system, info.address,
-                                          timeout=scaled_deadline(timeout) if patient else timeout),
-                         f"{path}{info.id}/", depth + 1)
+                    below = ask(info, WhichChildren())
+                except _Busy as busy:
+                    row["status"], row["why"] = "busy", str(busy)
+                    continue
                 except (CallTimeout, CallError) as exc:
                     row["status"], row["why"] = "unreachable", f"{type(exc).__name__}: {exc}"
+                    continue
+                walk(below, f"{path}{info.id}/", depth + 1)
 
-    walk(SupervisorClient(system, top, timeout=scaled_deadline(max(timeout, 2.0)) if patient else max(timeout, 2.0)),
-         "", 0)
+    walk(SupervisorClient(system, top, timeout=scaled_deadline(max(timeout, 2.0)) if patient else max(timeout, 2.0))
+         .which_children(), "", 0)
     return rows
 
 

@@ -14,8 +14,8 @@ them.
   :class:`OsPid`, :class:`PidSpace`, :class:`Shutdown`, :class:`Exiting` with its
   :class:`ExitReason` (:class:`ExitKind`), :class:`AdvanceClock` (a manual clock's
   tick), :data:`HEALTH_PING`;
-* supervisors: :class:`StartChild`, :class:`Started`, :class:`ChildInfo`,
-  :class:`ChildCounts`, :class:`ToPartitions`, and :class:`Keyed` (a request that
+* supervisors: :class:`StartChild`, :class:`Started`, :class:`WhichChildren` (its
+  answer a list of :class:`ChildInfo`), :class:`ChildCounts`, :class:`ToPartitions`, and :class:`Keyed` (a request that
   names its partition);
 * the registry: :class:`WhereIs`, :class:`Lookup`, :data:`REGISTRY_OWNER`;
 * the errors a call can end with beyond :mod:`supervision`'s own:
@@ -65,6 +65,7 @@ from ._messages import (
     Started,
     ToPartitions,
     WhereIs,
+    WhichChildren,
 )
 from ._partition_supervisor import Keyed
 from ._registry import REGISTRY_OWNER
@@ -106,5 +107,6 @@ __all__ = [
     "ToPartitions",
     "UnknownRequest",
     "WhereIs",
+    "WhichChildren",
     "error_for_code",
 ]
