@@ -123,7 +123,9 @@ def test_a_session_becomes_an_eval_case_that_passes_then_fails_when_its_expectat
     info = client.get(f"{base}/metrics-info").json()["metricsInfo"]
     assert {m["metricName"] for m in info} == {"tool_trajectory_avg_score", "response_match_score",
                                                "final_response_match_v2", "rubric_based_final_response_quality_v1",
-                                               "rubric_based_tool_use_quality_v1", "hallucinations_v1"}
+                                               "rubric_based_tool_use_quality_v1", "hallucinations_v1",
+                                               "rubric_based_multi_turn_trajectory_quality_v1",
+                                               "per_turn_user_simulator_quality_v1"}
 
 
 def test_an_eval_set_written_by_google_adk_runs_here(client: httpx.Client, served: dict[str, Any]) -> None:

@@ -12,10 +12,13 @@ from ._judge import FINAL_RESPONSE_MATCH_V2, JudgeModelOptions, LlmAsAJudgeCrite
 from ._metrics import (
     DEFAULT_THRESHOLDS,
     HALLUCINATIONS_V1,
+    PER_TURN_USER_SIMULATOR_QUALITY,
     RESPONSE_MATCH,
     RUBRIC_FINAL_RESPONSE,
+    RUBRIC_MULTI_TURN_TRAJECTORY,
     RUBRIC_TOOL_USE,
     TOOL_TRAJECTORY,
+    VERTEX_METRICS,
     metrics_info,
     rouge1_f,
     score_async,
@@ -41,6 +44,8 @@ from ._models import (
 )
 from ._rubrics import RubricsBasedCriterion
 from ._run import EVAL_SESSION_PREFIX, case_from_session, invocations_of, run_eval_set
+from ._simulator_quality import LlmBackedUserSimulatorCriterion
+from ._vertex import VertexEvalRequired
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -48,10 +53,13 @@ __all__ = [
     "FINAL_RESPONSE_MATCH_V2",
     "HALLUCINATIONS_V1",
     "NUM_RUNS",
+    "PER_TURN_USER_SIMULATOR_QUALITY",
     "RESPONSE_MATCH",
     "RUBRIC_FINAL_RESPONSE",
+    "RUBRIC_MULTI_TURN_TRAJECTORY",
     "RUBRIC_TOOL_USE",
     "TOOL_TRAJECTORY",
+    "VERTEX_METRICS",
     "AgentEvaluator",
     "ConversationScenario",
     "EvalCase",
@@ -74,11 +82,13 @@ __all__ = [
     "InvocationEvents",
     "JudgeModelOptions",
     "LlmAsAJudgeCriterion",
+    "LlmBackedUserSimulatorCriterion",
     "MetricInfo",
     "Rubric",
     "RubricContent",
     "RubricsBasedCriterion",
     "SessionInput",
+    "VertexEvalRequired",
     "case_from_session",
     "get_eval_metrics_from_config",
     "get_evaluation_criteria_or_default",

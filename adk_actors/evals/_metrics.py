@@ -18,14 +18,20 @@
 * ``rubric_based_final_response_quality_v1``, ``rubric_based_tool_use_quality_v1``:
   a judge model's yes or no per rubric (see ``_rubrics``).
 * ``hallucinations_v1``: the share of supported sentences (see ``_hallucinations``).
+* ``rubric_based_multi_turn_trajectory_quality_v1``: a judge model's yes or no per
+  rubric on the whole conversation, scored on its last invocation (see ``_multi_turn``).
+* ``per_turn_user_simulator_quality_v1``: whether the user simulator kept to its
+  scenario, turn by turn (see ``_simulator_quality``).
 
 Each passes when its score reaches the threshold (the criterion's, else the
 metric's; the host's ``adk-actors eval`` defaults are 1.0 and 0.8 for the first two,
 google-adk's ``test_config.json`` defaults). The informational efficiency metrics
 (``_efficiency``) report a value, never pass or fail, and take no threshold.
-google-adk's other metrics (``safety_v1``, which is Vertex AI's own eval service;
-``response_evaluation_score``; the multi-turn and user-simulator-quality ones) are not
-offered here: an unknown metric name is an :class:`EvalError`.
+google-adk's metrics that Vertex AI's eval service scores (``safety_v1``,
+``response_evaluation_score``, ``multi_turn_task_success_v1``,
+``multi_turn_trajectory_quality_v1``, ``multi_turn_tool_use_quality_v1``) are not
+offered here: naming one is a :class:`~._vertex.VertexEvalRequired` saying what it
+needs (see ``_vertex``); an unknown metric name is an :class:`EvalError`.
 """
 
 from __future__ import annotations
@@ -57,8 +63,21 @@ from ._models import (
     MetricInfo,
     MetricValueInfo,
 )
+from ._multi_turn import RUBRIC_MULTI_TURN_TRAJECTORY, multi_turn_trajectory_score
 from ._rouge import rouge1_f
-from ._rubrics import RUBRIC_FINAL_RESPONSE, RUBRIC_METRICS, RUBRIC_TOOL_USE, rubric_score
+from ._rubrics import (
+    RUBRIC_FINAL_RESPONSE,
+    RUBRIC_METRICS,
+    RUBRIC_TOOL_USE,
+    RubricsBasedCriterion,
+    rubric_score,
+)
+from ._simulator_quality import (
+    PER_TURN_USER_SIMULATOR_QUALITY,
+    LlmBackedUserSimulatorCriterion,
+    simulator_quality_score,
+)
+from ._vertex import VERTEX_METRICS, VertexEvalRequired, vertex_required
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -66,11 +85,15 @@ __all__ = [
     "HALLUCINATIONS_V1",
     "JUDGE_METRICS",
     "MATCH_TYPES",
+    "PER_TURN_USER_SIMULATOR_QUALITY",
     "RESPONSE_MATCH",
     "RUBRIC_FINAL_RESPONSE",
+    "RUBRIC_MULTI_TURN_TRAJECTORY",
     "RUBRIC_TOOL_USE",
     "TOOL_TRAJECTORY",
+    "VERTEX_METRICS",
     "EvalError",
+    "VertexEvalRequired",
     "check_metric",
     "metrics_info",
     "rouge1_f",
@@ -83,7 +106,12 @@ __all__ = [
 TOOL_TRAJECTORY = "tool_trajectory_avg_score"
 RESPONSE_MATCH = "response_match_score"
 DEFAULT_THRESHOLDS = {TOOL_TRAJECTORY: 1.0, RESPONSE_MATCH: 0.8}
-JUDGE_METRICS = (FINAL_RESPONSE_MATCH_V2, *RUBRIC_METRICS, HALLUCINATIONS_V1)
+JUDGE_METRICS = (FINAL_RESPONSE_MATCH_V2, *RUBRIC_METRICS, HALLUCINATIONS_V1, RUBRIC_MULTI_TURN_TRAJECTORY,
+                 PER_TURN_USER_SIMULATOR_QUALITY)
+#: each judge metric's criterion type (google-adk's), where it is not LlmAsAJudgeCriterion
+_CRITERIA: dict[str, type[LlmAsAJudgeCriterion]] = {
+    **dict.fromkeys((*RUBRIC_METRICS, RUBRIC_MULTI_TURN_TRAJECTORY), RubricsBasedCriterion),
+    PER_TURN_USER_SIMULATOR_QUALITY: LlmBackedUserSimulatorCriterion}
 
 #: the trajectory criterion's match types (google-adk's ``ToolTrajectoryCriterion.MatchType``)
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
@@ -149,6 +177,11 @@ _DESCRIPTIONS = {
                      "tool calls and their answers; the mean over rubrics and invocations.",
     HALLUCINATIONS_V1: "The share of the response's sentences a judge model finds supported by the context "
                        "(the user's message, the tool calls and their answers) or asserting no fact; the mean.",
+    RUBRIC_MULTI_TURN_TRAJECTORY: "A judge model's yes (1.0) or no (0.0) on each rubric of type TRAJECTORY_QUALITY "
+                                  "for the whole conversation, scored on its last invocation; the mean over rubrics.",
+    PER_TURN_USER_SIMULATOR_QUALITY: "Whether the user simulator kept to its conversation scenario: the starting "
+                                     "prompt, then a judge model's verdict on each later message and on the stop; "
+                                     "the share of passing turns.",
 }
 
 
@@ -178,6 +211,8 @@ def threshold_of(metric: EvalMetric) -> float:
     """The criterion's threshold, else the metric's, else (the host's trajectory and
     response metrics only) its default; EvalError for an unknown metric, a bad
     criterion, or a judge metric without a threshold."""
+    if metric.metric_name in VERTEX_METRICS:
+        raise vertex_required(metric)
     if metric.metric_name not in _SCORERS and metric.metric_name not in JUDGE_METRICS:
         offered = sorted((*_SCORERS, *JUDGE_METRICS, *EFFICIENCY_METRICS))
         if metric.metric_name in EFFICIENCY_METRICS:
@@ -186,7 +221,7 @@ def threshold_of(metric: EvalMetric) -> float:
     if metric.metric_name == TOOL_TRAJECTORY:
         _match_type(metric.criterion)
     if metric.metric_name in JUDGE_METRICS:
-        return criterion_of(metric, LlmAsAJudgeCriterion).threshold
+        return criterion_of(metric, _CRITERIA.get(metric.metric_name, LlmAsAJudgeCriterion)).threshold
     given = _criterion_value(metric.criterion, "threshold", "threshold", metric.threshold)
     if given is None:
         return DEFAULT_THRESHOLDS[metric.metric_name]
@@ -229,6 +264,12 @@ async def score_async(metric: EvalMetric, pairs: list[tuple[Invocation, Invocati
     if metric.metric_name in RUBRIC_METRICS:
         return _results(metric, threshold,
                         await rubric_score(metric, pairs, resolve or models.resolve_model, case))
+    if metric.metric_name == RUBRIC_MULTI_TURN_TRAJECTORY:
+        return _results(metric, threshold,
+                        await multi_turn_trajectory_score(metric, pairs, resolve or models.resolve_model, case))
+    if metric.metric_name == PER_TURN_USER_SIMULATOR_QUALITY:
+        return _results(metric, threshold,
+                        await simulator_quality_score(metric, pairs, resolve or models.resolve_model, case))
     return _plain_scores(metric, threshold, pairs)
 
 

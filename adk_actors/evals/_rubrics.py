@@ -54,8 +54,8 @@ from ._judge import (
 )
 from ._models import EvalCase, EvalMetric, Invocation, Rubric
 
-__all__ = ["RUBRIC_FINAL_RESPONSE", "RUBRIC_METRICS", "RUBRIC_TOOL_USE", "RubricsBasedCriterion", "parse_rubric_answer",
-           "rubric_score"]
+__all__ = ["RUBRIC_FINAL_RESPONSE", "RUBRIC_METRICS", "RUBRIC_TOOL_USE", "RubricsBasedCriterion", "effective_rubrics",
+           "parse_rubric_answer", "rubric_outcome", "rubric_score", "vote_rubrics"]
 
 RUBRIC_FINAL_RESPONSE = "rubric_based_final_response_quality_v1"
 RUBRIC_TOOL_USE = "rubric_based_tool_use_quality_v1"
@@ -105,7 +105,7 @@ def parse_rubric_answer(answer: str) -> list[tuple[str | None, str, str, float |
     return blocks
 
 
-def _rubrics(criterion: RubricsBasedCriterion, kind: str, case: EvalCase | None,
+def effective_rubrics(criterion: RubricsBasedCriterion, kind: str, case: EvalCase | None,
              expected: Invocation | None) -> list[Rubric]:
     chosen: dict[str, Rubric] = {}
     attached = [*((case.rubrics or []) if case is not None else []),
@@ -159,55 +159,52 @@ def _prompt(metric: str, invocation: Invocation, rubrics: list[Rubric], with_int
     return "\n\n".join(parts)
 
 
-async def rubric_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
-                       resolve: Callable[[str], Any], case: EvalCase | None = None) -> JudgeOutcome:
-    """A rubric metric over one case's (actual, expected) invocations (see the module)."""
-    criterion = criterion_of(metric, RubricsBasedCriterion)
+async def vote_rubrics(judge: Any, criterion: RubricsBasedCriterion, prompt: str, rubrics: list[Rubric]
+                       ) -> tuple[float | None, str, list[dict[str, Any]]]:
+    """Steps 3 and 4 for one prompt: ``num_samples`` answers of ``judge`` (at most
+    ``parallelism_limit`` at once), each parsed into rubric verdicts, voted per rubric.
+    Answers (score, why not scored, the rubric scores); a failed judge call gives no
+    score and says why."""
     options = criterion.judge_model_options
-    kind = _TYPES[metric.metric_name]
-    judge = resolve(options.judge_model)
     gate = asyncio.Semaphore(options.parallelism_limit)
+    by_id = {r.rubric_id: r for r in rubrics}
+    by_text = {_plain(r.rubric_content.text_property): r for r in rubrics}
+    request = LlmRequest(model=options.judge_model, contents=[Content.user(prompt)],
+                         config=dict(options.judge_model_config or {}))
 
-    async def sample(request: LlmRequest) -> str | BaseException:
+    async def sample() -> str | BaseException:
         async with gate:
             try:
                 return await ask(judge, request)
             except (AdkError, OSError, ValueError) as exc:
                 return exc
 
-    async def one(actual: Invocation, expected: Invocation | None) -> tuple[float | None, str, list[dict[str, Any]]]:
-        try:
-            rubrics = _rubrics(criterion, kind, case, expected)
-        except EvalError as exc:
-            return None, str(exc), []
-        by_id = {r.rubric_id: r for r in rubrics}
-        by_text = {_plain(r.rubric_content.text_property): r for r in rubrics}
-        prompt = _prompt(metric.metric_name, actual, rubrics, criterion.include_intermediate_responses_in_final)
-        request = LlmRequest(model=options.judge_model, contents=[Content.user(prompt)],
-                             config=dict(options.judge_model_config or {}))
-        answers = await asyncio.gather(*(sample(request) for _ in range(options.num_samples)))
-        failed = [a for a in answers if isinstance(a, BaseException)]
-        if failed:
-            return None, f"the judge call failed: {type(failed[0]).__name__}: {failed[0]}", []
-        votes: dict[str, list[tuple[float | None, str]]] = {}
-        for answer in answers:
-            assert isinstance(answer, str)
-            for rubric_id, said, why, value in parse_rubric_answer(answer):
-                rubric = by_id.get(rubric_id or "") or by_text.get(_plain(said))
-                if rubric is not None:
-                    votes.setdefault(rubric.rubric_id, []).append((value, why))
-        scored: list[dict[str, Any]] = []
-        for rubric_id, cast in votes.items():
-            yes = [v for v in cast if v[0] == 1.0]
-            no = [v for v in cast if v[0] is not None and v[0] != 1.0]
-            value, why = (cast[0] if not yes and not no else yes[0] if len(yes) > len(no) else no[0])
-            scored.append({"rubric_id": rubric_id, "rationale": why, "score": value})
-        known = [s["score"] for s in scored if s["score"] is not None]
-        if not known:
-            return None, "the judge's answers gave no verdict on any rubric (ID/Property/Rationale/Verdict)", scored
-        return statistics.fmean(known), "", scored
+    answers = await asyncio.gather(*(sample() for _ in range(options.num_samples)))
+    failed = [a for a in answers if isinstance(a, BaseException)]
+    if failed:
+        return None, f"the judge call failed: {type(failed[0]).__name__}: {failed[0]}", []
+    votes: dict[str, list[tuple[float | None, str]]] = {}
+    for answer in answers:
+        assert isinstance(answer, str)
+        for rubric_id, said, why, value in parse_rubric_answer(answer):
+            rubric = by_id.get(rubric_id or "") or by_text.get(_plain(said))
+            if rubric is not None:
+                votes.setdefault(rubric.rubric_id, []).append((value, why))
+    scored: list[dict[str, Any]] = []
+    for rubric_id, cast in votes.items():
+        yes = [v for v in cast if v[0] == 1.0]
+        no = [v for v in cast if v[0] is not None and v[0] != 1.0]
+        value, why = (cast[0] if not yes and not no else yes[0] if len(yes) > len(no) else no[0])
+        scored.append({"rubric_id": rubric_id, "rationale": why, "score": value})
+    known = [s["score"] for s in scored if s["score"] is not None]
+    if not known:
+        return None, "the judge's answers gave no verdict on any rubric (ID/Property/Rationale/Verdict)", scored
+    return statistics.fmean(known), "", scored
 
-    results = [await one(actual, expected) for actual, expected in pairs]
+
+def rubric_outcome(results: list[tuple[float | None, str, list[dict[str, Any]]]]) -> JudgeOutcome:
+    """The outcome of a rubric metric from each invocation's (score, why, rubric
+    scores): overall, the mean of every rubric score, and each rubric's mean."""
     every = [s for _, _, scored in results for s in scored]
     means = []
     for rubric_id in dict.fromkeys(s["rubric_id"] for s in every):
@@ -218,3 +215,21 @@ async def rubric_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocat
                         details=[{"rubric_scores": scored} if scored else {} for _, _, scored in results],
                         overall=statistics.fmean(known) if known else None,
                         overall_details={"rubric_scores": means} if means else {})
+
+
+async def rubric_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
+                       resolve: Callable[[str], Any], case: EvalCase | None = None) -> JudgeOutcome:
+    """A rubric metric over one case's (actual, expected) invocations (see the module)."""
+    criterion = criterion_of(metric, RubricsBasedCriterion)
+    kind = _TYPES[metric.metric_name]
+    judge = resolve(criterion.judge_model_options.judge_model)
+
+    async def one(actual: Invocation, expected: Invocation | None) -> tuple[float | None, str, list[dict[str, Any]]]:
+        try:
+            rubrics = effective_rubrics(criterion, kind, case, expected)
+        except EvalError as exc:
+            return None, str(exc), []
+        prompt = _prompt(metric.metric_name, actual, rubrics, criterion.include_intermediate_responses_in_final)
+        return await vote_rubrics(judge, criterion, prompt, rubrics)
+
+    return rubric_outcome([await one(actual, expected) for actual, expected in pairs])

@@ -37,7 +37,7 @@ from .._types import Content, LlmRequest
 from ._errors import EvalError
 from ._models import ConversationScenario
 
-__all__ = ["STOP_SIGNAL", "LlmBackedUserSimulator", "LlmBackedUserSimulatorConfig", "simulator_config"]
+__all__ = ["STOP_SIGNAL", "LlmBackedUserSimulator", "LlmBackedUserSimulatorConfig", "persona_text", "simulator_config"]
 
 STOP_SIGNAL = "</finished>"
 _PLACEHOLDER = re.compile(r"{{\s*([a-z_]+)(?:\.([a-z_]+))?\s*}}")
@@ -76,7 +76,7 @@ def simulator_config(given: dict[str, Any] | None) -> LlmBackedUserSimulatorConf
     return config
 
 
-def _persona_text(persona: dict[str, Any] | str | None) -> str:
+def persona_text(persona: dict[str, Any] | str | None) -> str:
     if persona is None:
         return ""
     return persona if isinstance(persona, str) else json.dumps(persona, ensure_ascii=False, indent=2)
@@ -128,7 +128,7 @@ class LlmBackedUserSimulator:
         persona = self.scenario.user_persona
         custom = self.config.custom_instructions
         if custom is None:
-            return _default_prompt(self.scenario.conversation_plan, history, _persona_text(persona))
+            return _default_prompt(self.scenario.conversation_plan, history, persona_text(persona))
         values = {"stop_signal": STOP_SIGNAL, "conversation_plan": self.scenario.conversation_plan,
                   "conversation_history": history}
 
@@ -137,7 +137,7 @@ class LlmBackedUserSimulator:
             if name == "persona":
                 if attribute and isinstance(persona, dict):
                     return str(persona.get(attribute, ""))
-                return _persona_text(persona)
+                return persona_text(persona)
             return values.get(name, match.group(0))
 
         return _PLACEHOLDER.sub(fill, custom)

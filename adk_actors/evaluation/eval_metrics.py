@@ -10,11 +10,13 @@ from ..evals import (
     HallucinationsCriterion,
     JudgeModelOptions,
     LlmAsAJudgeCriterion,
+    LlmBackedUserSimulatorCriterion,
     MetricInfo,
     Rubric,
     RubricsBasedCriterion,
 )
 
 __all__ = ["EvalMetric", "EvalMetricResult", "EvalMetricResultPerInvocation", "EvalStatus",
-           "HallucinationsCriterion", "JudgeModelOptions", "LlmAsAJudgeCriterion", "MetricInfo", "Rubric",
+           "HallucinationsCriterion", "JudgeModelOptions", "LlmAsAJudgeCriterion",
+           "LlmBackedUserSimulatorCriterion", "MetricInfo", "Rubric",
            "RubricsBasedCriterion"]

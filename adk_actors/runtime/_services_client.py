@@ -31,6 +31,7 @@ from ._service_calls import (
     AddSessionToMemory,
     CallApproval,
     CallMcpTool,
+    Credential,
     Deny,
     GetCredential,
     ListArtifacts,
@@ -217,6 +218,10 @@ class _RemoteCredentials:
         return credential
 
     def put(self, app: str, user: str, key: str, credential: Any) -> None:
+        """Store ``credential`` (a :class:`Credential`, or a dict of its fields: a tool
+        below the runtime's layer gives one) for the user."""
+        if isinstance(credential, dict):
+            credential = Credential.model_validate(credential)
         self.actor.service_result("credentials", PutCredential(app, user, key, credential))
 
 

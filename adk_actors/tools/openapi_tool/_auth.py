@@ -96,13 +96,19 @@ class HttpAuth(_Model):
 class OAuth2Auth(_Model):
     """An OAuth2 client and its tokens, google-adk's fields: the client
     (``client_id``, ``client_secret``, ``token_endpoint_auth_method``), an
-    authorization code to exchange (``auth_code``, ``redirect_uri``) and the tokens
+    authorization code to exchange (``auth_code``, or the ``auth_response_uri`` that
+    carries it, ``redirect_uri``; the request's ``auth_uri`` and ``state``) and the tokens
     (``access_token``, ``refresh_token``, ``id_token``, ``expires_at``/``expires_in``);
     see ``_oauth2`` for their use."""
 
     client_id: str | None = None
     client_secret: Annotated[str | None, Field(repr=False)] = None
     redirect_uri: str | None = None
+    #: the authorization URL the user is sent to, and its ``state`` (an auth request's)
+    auth_uri: str | None = None
+    state: str | None = None
+    #: the URL the authorization server redirected the user to (an auth response's; it holds the code)
+    auth_response_uri: Annotated[str | None, Field(repr=False)] = None
     auth_code: Annotated[str | None, Field(repr=False)] = None
     access_token: Annotated[str | None, Field(repr=False)] = None
     refresh_token: Annotated[str | None, Field(repr=False)] = None
@@ -133,7 +139,8 @@ def _register(credential: AuthCredential) -> None:
             register_secret(value)
     if credential.oauth2 is not None:
         for secret in (credential.oauth2.access_token, credential.oauth2.refresh_token,
-                       credential.oauth2.client_secret, credential.oauth2.id_token, credential.oauth2.auth_code):
+                       credential.oauth2.client_secret, credential.oauth2.id_token, credential.oauth2.auth_code,
+                       credential.oauth2.auth_response_uri):
             register_secret(secret)
 
 

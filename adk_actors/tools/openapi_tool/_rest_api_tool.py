@@ -18,7 +18,11 @@ A call (:meth:`RestApiTool.call`), in order:
    client (``client_id``...) gets its access token from the token endpoint first
    (client credentials, an authorization code, or a refresh token; see ``_oauth2``),
    reused from ``oauth2_tokens`` while it is valid; a token endpoint that fails
-   raises :class:`~._oauth2.OAuth2TokenError` and sends nothing;
+   raises :class:`~._oauth2.OAuth2TokenError` and sends nothing. Under an
+   authorization-code flow whose tool credential is only the client, each user has
+   their own token in the credential service, got from their auth response in the
+   session state and stored there (see ``_user_auth``); the auth request then
+   carries the authorization URL;
 2. each argument goes where its parameter says: path parameters substituted into the
    path (percent-encoded, ``/`` included; a ``.`` or ``..`` segment refused), query
    parameters (None left out), headers and cookies (numbers as text, booleans as
@@ -79,6 +83,7 @@ from ._spec import (
     operation_parameters,
     snake_case,
 )
+from ._user_auth import auth_request, auth_response, code_of, stored_form, user_flow
 
 __all__ = ["RestApiTool", "snake_to_lower_camel"]
 
@@ -211,11 +216,13 @@ class RestApiTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext | None) -> Any:
         return await self.call(args=args, tool_context=tool_context)
 
-    def _stored_credential(self, tool_context: ToolContext | None) -> AuthCredential | None:
-        """The credential service's credential under ``credential_key``, as ours."""
-        if tool_context is None or not self.credential_key:
+    def _stored_credential(self, tool_context: ToolContext | None, key: str | None = None) -> AuthCredential | None:
+        """The credential service's credential under ``key`` (default
+        ``credential_key``), as ours."""
+        key = key or self.credential_key
+        if tool_context is None or not key:
             return None
-        stored = tool_context.get_credential(self.credential_key)
+        stored = tool_context.get_credential(key)
         if stored is None:
             return None
 
@@ -240,13 +247,20 @@ class RestApiTool(BaseTool):
                 values[param.py_name] = param.param_schema.default
         credential: AuthCredential | None = None
         if self.auth_scheme is not None:
-            credential = self.auth_credential or self._stored_credential(tool_context)
-            await self._oauth2_token(credential)
+            per_user = user_flow(self.auth_scheme, self.auth_credential)
+            if per_user:
+                credential = await self._user_credential(tool_context)
+            else:
+                credential = self.auth_credential or self._stored_credential(tool_context)
+                await self._oauth2_token(credential)
             auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)
             if auth_param is None or not auth_values:
                 if tool_context is not None:
-                    tool_context.request_credential(self.credential_key or f"openapi_{self.name}", {
-                        "auth_scheme": self.auth_scheme.model_dump(mode="json", by_alias=True, exclude_none=True)})
+                    key = self.credential_key or f"openapi_{self.name}"
+                    asked = {"auth_scheme": self.auth_scheme.model_dump(mode="json", by_alias=True, exclude_none=True)}
+                    if per_user and self.auth_credential is not None and self.auth_credential.oauth2 is not None:
+                        asked = auth_request(self.auth_scheme, self.auth_credential.oauth2, key)
+                    tool_context.request_credential(key, asked)
                 return dict(_PENDING)
             params.insert(0, auth_param)
             values.update(auth_values)
@@ -283,6 +297,43 @@ class RestApiTool(BaseTool):
             return response.json()
         except ValueError:
             return {"text": redact(response.text)}
+
+    async def _user_credential(self, tool_context: ToolContext | None) -> AuthCredential | None:
+        """This user's credential under the authorization code flow (``_user_auth``):
+        the credential service's, else one from the user's auth response in the state
+        (exchanged, stored, the state entry cleared), else None (the user is asked).
+        Raises OpenApiAuthError for an auth response that cannot be used,
+        OAuth2TokenError when the token endpoint refuses the code."""
+        if tool_context is None or self.auth_scheme is None or self.auth_credential is None \
+                or self.auth_credential.oauth2 is None:
+            return None
+        key = self.credential_key or f"openapi_{self.name}"
+        stored = self._stored_credential(tool_context, key)
+        if stored is not None:
+            return stored
+        found = auth_response(tool_context.state, key)
+        if found is None:
+            return None
+        name, answer = found
+        assert answer.oauth2 is not None
+        client = self.auth_credential.oauth2
+        if answer.oauth2.access_token:  # a token the client got itself (google-adk's string form)
+            tokens = client.model_copy(update={"access_token": answer.oauth2.access_token})
+        else:
+            tokens = client.model_copy(update={"auth_code": code_of(answer.oauth2),
+                                               "redirect_uri": answer.oauth2.redirect_uri or client.redirect_uri})
+            await OAuth2Tokens(clock=self.oauth2_tokens.clock).token(
+                self.auth_scheme, AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=tokens),
+                verify=self._ssl_verify, client_factory=self._httpx_client_factory,
+                allow_private_network_access=self._allow_private_network_access)
+        tool_context.state[name] = None  # the code is spent: it is not read again
+        service = tool_context.invocation.credentials
+        if service is not None:
+            session = tool_context.invocation.session
+            service.put(session.app_name, session.user_id, key, stored_form(self.auth_scheme, tokens))
+            _log.info("tool %s: the user's authorization was exchanged and stored under %r", self.name, key)
+        return as_credential(AuthCredential(auth_type=AuthCredentialTypes.HTTP, http=HttpAuth(
+            scheme="bearer", credentials=HttpCredentials(token=tokens.access_token))))
 
     async def _send(self, request: dict[str, Any]) -> httpx.Response:
         return await send(request, verify=self._ssl_verify, client_factory=self._httpx_client_factory,
