@@ -27,6 +27,7 @@ from pydantic.alias_generators import to_camel
 
 from ._cache_types import CacheMetadata, ContextCacheConfig
 from ._grounding import GroundingMetadata
+from ._schema import output_schema_json
 
 __all__ = [
     "Blob",
@@ -537,11 +538,25 @@ class RequestConfig(dict[str, Any]):
         return dict, (dict(self),)
 
 
+class ToolsDict(dict[str, Any]):
+    """A request's tools by name (``LlmRequest.tools_dict``): the tool objects are
+    shared, never copied (a deep copy of the request copies the map only), and they
+    stay in their process (pickled, the map is empty: tools travel by import path)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ToolsDict:
+        return ToolsDict(self)
+
+    def __reduce__(self) -> Any:
+        return ToolsDict, ()
+
+
 class LlmRequest(_Model):
     """One call to a model. A ``before_model`` callback may change it in place, as in
     google-adk: ``contents`` is a list, ``config`` a :class:`RequestConfig`,
-    ``append_instructions`` adds to the system instruction. The flow then
-    :meth:`settles` it before the model gets it."""
+    ``append_instructions`` adds to the system instruction, ``tools_dict`` is the step's
+    tools by name, ``append_tools`` declares and adds more (callable by the model in
+    this step), ``set_output_schema`` asks for JSON. The flow then :meth:`settles` it
+    before the model gets it."""
 
     model: str = ""
     system_instruction: str = ""
@@ -557,6 +572,8 @@ class LlmRequest(_Model):
     cache_config: ContextCacheConfig | None = None
     cache_metadata: CacheMetadata | None = None
     cacheable_contents_token_count: int | None = None
+    #: the step's tools by name, as google-adk's (never dumped; see :class:`ToolsDict`)
+    tools_dict: dict[str, Any] = Field(default_factory=ToolsDict, exclude=True)
 
     @model_validator(mode="after")
     def _config_view(self) -> LlmRequest:
@@ -568,6 +585,34 @@ class LlmRequest(_Model):
         blank line (google-adk's ``LlmRequest.append_instructions``)."""
         texts = instructions if isinstance(instructions, list) else [_instruction_text(instructions)]
         self.system_instruction = "\n\n".join(t for t in [self.system_instruction, *texts] if t)
+
+    def append_tools(self, tools: Sequence[Any]) -> None:
+        """Declare each of ``tools`` (its ``declaration()``, else google-adk's
+        ``_get_declaration()``; a tool that declares nothing is skipped) after the
+        request's tools, and put it in ``tools_dict`` under its name (a tool already
+        there of that name is replaced, as in google-adk). A declaration that is not
+        FunctionDeclaration-shaped raises pydantic's ValidationError."""
+        for tool in tools or ():
+            declare = getattr(tool, "declaration", None)
+            declared = declare() if callable(declare) else tool._get_declaration()
+            if declared is None:
+                continue
+            if not isinstance(declared, FunctionDeclaration):
+                declared = FunctionDeclaration.model_validate(
+                    declared.model_dump(exclude_none=True) if isinstance(declared, BaseModel) else declared)
+            self.tools.append(declared)
+            self.tools_dict[tool.name] = tool
+
+    def set_output_schema(self, output_schema: Any = None, *, base_model: Any = None) -> None:
+        """Ask the model for JSON of ``output_schema`` (a pydantic model class or a JSON
+        schema dict; ``base_model`` is google-adk's older name): the config's
+        ``response_schema`` and ``response_mime_type``. Neither given: a ValueError, as
+        google-adk's; another kind of schema: :class:`AgentDefinitionError`."""
+        schema = output_schema or base_model
+        if schema is None:
+            raise ValueError("Either output_schema or base_model must be provided.")
+        self.config["response_schema"] = output_schema_json(schema)
+        self.config["response_mime_type"] = "application/json"
 
     def settle(self) -> LlmRequest:
         """After callback code changed it: ``contents`` it added as google.genai objects

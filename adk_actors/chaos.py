@@ -411,6 +411,7 @@ class SoakReport:
     resumed_completed: int = 0  # ... of which ended well after their resumes
     resume_attempts: int = 0  # resumes made (one run may need several: killed again)
     results_twice: int = 0  # tool calls whose result was committed twice in a session (must be 0)
+    nodes_twice: int = 0  # graph node runs whose output was committed twice in one run (must be 0)
     faults_by_host: dict[str, int] = field(default_factory=dict)  # --cluster: the faults dealt on each host
     problems: list[str] = field(default_factory=list)  # what failed the soak, in words (a few of each kind)
 
@@ -419,7 +420,8 @@ class SoakReport:
         return (self.host_alive and self.tree_restored and self.lost == 0 and self.hung == 0
                 and not self.untyped_failures and self.next_turn_valid == self.sessions and self.orphans == 0
                 and self.stopped_left == 0 and self.jobs_unfinished == 0 and self.jobs_overlaps == 0
-                and self.results_twice == 0 and (self.resumed is None or self.resumed_completed == self.resumed))
+                and self.results_twice == 0 and self.nodes_twice == 0
+                and (self.resumed is None or self.resumed_completed == self.resumed))
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}
@@ -455,6 +457,8 @@ class SoakReport:
             *([f"resumed            {self.resumed} runs a kill ended: {self.resumed_completed} completed after "
                f"{self.resume_attempts} resumes"] if self.resumed is not None else []),
             f"results twice      {self.results_twice} (a tool call's result committed twice)",
+            *([f"nodes twice        {self.nodes_twice} (a graph node run's output committed twice in one run)"]
+              if self.nodes_twice else []),
             f"result             {'PASSED' if self.passed else 'FAILED'}",
             *(f"  problem: {problem}" for problem in self.problems),
         ]
@@ -693,6 +697,11 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         answered = Counter(p.function_response.id for e in events if e.content is not None
                            for p in e.content.parts if p.function_response is not None and p.function_response.id)
         report.results_twice += sum(1 for n in answered.values() if n > 1)
+        outputs = Counter((e.invocation_id, e.node_info.path) for e in events
+                          if e.node_info is not None and e.output is not None)
+        report.nodes_twice += sum(1 for n in outputs.values() if n > 1)
+        report.problems.extend(f"node run {path} of run {run} in session {member.id}: output committed {n} times"
+                               for (run, path), n in outputs.items() if n > 1)
     for member in members:
         valid = one_turn(member, "one more turn: weather in Oslo?")
         report.next_turn_valid += valid

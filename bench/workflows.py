@@ -8,7 +8,7 @@ Run::
 
 The graph: START -> ``make_items`` (the list of ``--items`` work sizes) -> ``burn`` as a
 parallel worker (one pure-Python loop per item, bench/_cpu_items.py, sized at start
-so that one item takes about ``--item-seconds`` alone on this machine) -> ``total``. Each graph run is a whole
+so that one item takes about ``--item-seconds`` of CPU on this machine) -> ``total``. Each graph run is a whole
 invocation in this process (``run_invocation``, no host), and a run in processes
 starts its own pool (one process per core, started as items need them) and ends it:
 its time includes the processes' start (each imports the function's module, here
@@ -94,38 +94,50 @@ def _graph(items: list[int], processes: bool) -> Workflow:
 
 
 def rounds_for(seconds: float) -> int:
-    """How many rounds of ``burn`` take about ``seconds`` here, alone (the fastest of
-    five probes: on a busy machine the slower ones waited for a core)."""
+    """How many rounds of ``burn`` take about ``seconds`` of CPU here (the fastest of
+    five probes, timed in CPU time: on a busy machine the wall time of a probe counts
+    its waits for a core too, and would size the items smaller than said)."""
     probe = 200_000
     took = []
     for _ in range(5):
-        started = time.perf_counter()
+        started = time.process_time()
         burn(probe)
-        took.append(time.perf_counter() - started)
+        took.append(time.process_time() - started)
     return max(1, int(probe * seconds / max(min(took), 1e-6)))
 
 
-def run_once(graph: Workflow) -> tuple[float, Any]:
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its children that ended (the pool's processes,
+    reaped when the run closes its pool)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def run_once(graph: Workflow) -> tuple[float, float, Any]:
+    """One run: its wall time, the CPU time it took (this process and its pool's), its result."""
     async def go() -> Any:
         session = SessionView()
         outputs = [e.output async for e in run_invocation(graph, session, Content.user("go"), invocation_id="b-1")
                    if e.node_info is not None and e.node_info.path == "fan@1/total@1"]
         return outputs[-1] if outputs else None
 
-    started = time.perf_counter()
+    cpu, started = _cpu_seconds(), time.perf_counter()
     result = asyncio.run(asyncio.wait_for(go(), timeout=600))
-    return time.perf_counter() - started, result
+    return time.perf_counter() - started, _cpu_seconds() - cpu, result
 
 
-def measure(graph: Workflow, repeats: int) -> tuple[float, Any]:
-    times, results = [], set()
+def measure(graph: Workflow, repeats: int) -> tuple[float, Any, float]:
+    """The median wall time of ``repeats`` runs, their result, and the cores they kept
+    busy (CPU seconds over wall seconds, summed over the runs)."""
+    times, cpus, results = [], [], set()
     for _ in range(repeats):
-        took, result = run_once(graph)
+        took, cpu, result = run_once(graph)
         times.append(took)
+        cpus.append(cpu)
         results.add(result)
     if len(results) != 1:
         raise SystemExit(f"runs disagree: {results}")
-    return statistics.median(times), results.pop()
+    return statistics.median(times), results.pop(), sum(cpus) / sum(times)
 
 
 def _final_output(events: list[Any], path: str) -> Any:
@@ -369,29 +381,34 @@ def fanout(args: argparse.Namespace, load_before: float) -> None:
     """The fan-out of CPU-bound items, in threads and in processes (see the module), printed."""
     rounds = rounds_for(args.item_seconds)
     work = [rounds] * args.items
-    threads, in_threads = measure(_graph(work, processes=False), args.repeats)
-    processes, in_processes = measure(_graph(work, processes=True), args.repeats)
+    threads, in_threads, threads_cores = measure(_graph(work, processes=False), args.repeats)
+    processes, in_processes, processes_cores = measure(_graph(work, processes=True), args.repeats)
     if in_threads != in_processes:
         raise SystemExit(f"threads gave {in_threads}, processes {in_processes}")
-    start_cost, _ = measure(_graph([0] * args.items, processes=True), args.repeats)
+    start_cost, _, _ = measure(_graph([0] * args.items, processes=True), args.repeats)
 
     print(f"\nworkflows benchmark: a fan-out of {args.items} CPU-bound items (~{args.item_seconds:.2f} s each "
           f"alone, {rounds:,} rounds) through a Workflow's parallel worker; {os.cpu_count()} cores, "
           f"median of {args.repeats} runs\n")
-    rows = [("items in threads (google-adk's way)", threads),
-            ("items in processes (processes=True)", processes),
-            ("  of which the pool's start (items of no work)", start_cost)]
-    width = max(len(label) for label, _ in rows)
-    print(f"| {'measure':<{width}} | {'median s':>9} |")
-    print(f"|{'-' * (width + 2)}|{'-' * 11}|")
-    for label, value in rows:
-        print(f"| {label:<{width}} | {value:>9.3f} |")
+    rows = [("items in threads (google-adk's way)", threads, f"{threads_cores:.2f}"),
+            ("items in processes (processes=True)", processes, f"{processes_cores:.2f}"),
+            ("  of which the pool's start (items of no work)", start_cost, "")]
+    width = max(len(label) for label, _, _ in rows)
+    print(f"| {'measure':<{width}} | {'median s':>9} | {'cores busy':>10} |")
+    print(f"|{'-' * (width + 2)}|{'-' * 11}|{'-' * 12}|")
+    for label, value, cores in rows:
+        print(f"| {label:<{width}} | {value:>9.3f} | {cores:>10} |")
     print(f"\nspeed-up, processes vs threads: {threads / processes:.2f}x "
           f"(ideal here: {min(args.items, os.cpu_count() or 1)}x, less the pool's start)")
+    # The cores a run kept busy: its CPU seconds (this process's and its pool's) over its
+    # wall seconds. On an idle machine, threads keep 1 busy and processes min(items, cores);
+    # on a shared one each gets its share of the cores, and the speed-up is at most the
+    # ratio of what they got.
+    print(f"cores kept busy: threads {threads_cores:.2f}, processes {processes_cores:.2f}: "
+          f"the speed-up those shares allow is {processes_cores / max(threads_cores, 1e-9):.2f}x")
     print(f"sum of the items alone: {args.items * args.item_seconds:.2f} s; same results both ways: {in_threads}")
     print(f"machine load (1-minute average) before: {load_before:.1f}, after: {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores (a busy machine leaves the processes no idle core to scale onto)")
-
 
 if __name__ == "__main__":
     main()

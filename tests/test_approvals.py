@@ -70,8 +70,9 @@ def test_timeout_is_a_deny_and_no_service_means_no_run() -> None:
 def test_google_adk_style_require_confirmation() -> None:
     RAN.clear()
     big_only = FunctionTool(wire_money, require_confirmation=lambda args: args["amount"] > 50)
-    events = run(agent(tool=big_only), "pay")  # no approval service: it may not run
-    assert "needs a human's approval" in summary(events)[2][1] and RAN == []
+    events = run(agent(tool=big_only), "pay")  # no approval service: held as google-adk holds it (issue 52)
+    assert summary(events)[2][1] == "call:adk_request_confirmation" and RAN == []
+    assert "requires confirmation" in summary(events)[3][1]
 
 
 def test_a_decision_made_before_anyone_waits_is_not_lost(actor_system: Any, tmp_path: Path) -> None:

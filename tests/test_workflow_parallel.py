@@ -24,6 +24,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -606,3 +608,27 @@ def test_a_run_worker_killed_with_kill_9_leaves_no_item_process_behind(host: Hos
     wait_until(lambda: not any(process_alive(pid) for pid in pids), timeout=10,
                message=f"item processes {pids} outlived their killed run worker")
 
+
+
+def test_a_function_of_a_module_in_the_current_folder_runs_in_processes_from_a_script_on_stdin(
+        tmp_path: Path) -> None:
+    """``python -`` (or ``-c``, or a REPL) has the current folder on its path as ``""``:
+    a node function of a module found there runs in the pool's processes too (they are
+    given that folder, not ``""``, which would be theirs)."""
+    (tmp_path / "here_items.py").write_text("def double(node_input: int) -> int:\n    return node_input * 2\n")
+    script = (
+        "import asyncio\n"
+        "from adk_actors import Content\n"
+        "from adk_actors.engine import SessionView, run_invocation\n"
+        "from adk_actors.workflow import START, Workflow, node\n"
+        "from here_items import double\n"
+        "def items() -> list[int]:\n    return [1, 2, 3]\n"
+        "graph = Workflow(name='w', edges=[(START, node(items), node(double, parallel_worker=True, processes=True))])\n"
+        "async def go():\n"
+        "    return [e.output async for e in run_invocation(graph, SessionView(), Content.user('go'), invocation_id='i')\n"
+        "            if e.node_info is not None and e.node_info.path == 'w@1/double@1']\n"
+        "print(asyncio.run(go()))\n")
+    done = subprocess.run([sys.executable, "-"], input=script, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[[2, 4, 6]]"

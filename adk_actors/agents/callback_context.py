@@ -51,6 +51,8 @@ class Actions:
     skip_summarization: bool | None = None
     transfer_to_agent: str | None = None
     requested_auth_configs: dict[str, Any] = field(default_factory=dict)
+    #: function call id -> the ToolConfirmation a tool asked for (google-adk's field)
+    requested_tool_confirmations: dict[str, Any] = field(default_factory=dict)
     #: the structured answer the ``set_model_response`` tool accepted (google-adk's field)
     set_model_response: Any = None
 
@@ -59,6 +61,7 @@ class Actions:
                             escalate=self.escalate or None, skip_summarization=self.skip_summarization or None,
                             transfer_to_agent=self.transfer_to_agent,
                             requested_auth_configs=dict(self.requested_auth_configs),
+                            requested_tool_confirmations=dict(self.requested_tool_confirmations),
                             set_model_response=self.set_model_response)
 
 
@@ -100,16 +103,34 @@ class CallbackContext:
         session = self.invocation.session
         return session.app_name, session.user_id, session.session_id
 
-    def save_artifact(self, filename: str, artifact: Any) -> Any:
+    def save_artifact(self, filename: str, artifact: Any, custom_metadata: dict[str, Any] | None = None) -> Any:
         """Save ``artifact`` (a Part, ours or google.genai's) as the next version of
-        ``filename``; the version number (from 0). Recorded in ``actions.artifact_delta``."""
+        ``filename``, with ``custom_metadata`` when given (kept with the version, read
+        back by :meth:`get_artifact_version`); the version number (from 0). Recorded in
+        ``actions.artifact_delta``. Metadata given to a service that keeps none (a
+        host's, whose artifacts are actors) is a ``NotImplementedError``."""
+        service = self.invocation.artifacts
+        if custom_metadata is not None and not getattr(service, "keeps_metadata", False):
+            raise NotImplementedError(f"{type(service).__name__} keeps no custom metadata with artifact versions")
 
         def work() -> int:
-            version: int = self.invocation.artifacts.save(*self._where(), filename, ours(artifact, Part))
+            part = ours(artifact, Part)
+            version: int = (service.save(*self._where(), filename, part) if custom_metadata is None
+                            else service.save(*self._where(), filename, part, custom_metadata=custom_metadata))
             self.actions.artifact_delta[filename] = version
             return version
 
         return both_ways(work)
+
+    def get_artifact_version(self, filename: str, version: int | None = None) -> Any:
+        """What was recorded with a version of ``filename`` (the latest unless
+        ``version``), as google-adk's ``ArtifactVersion``, or None when there is no such
+        version. A ``NotImplementedError`` from a service that records nothing of
+        versions (a host's, whose artifacts are actors)."""
+        service = self.invocation.artifacts
+        if not getattr(service, "keeps_metadata", False):
+            raise NotImplementedError(f"{type(service).__name__} keeps no artifact version metadata")
+        return both_ways(lambda: service.version(*self._where(), filename, version))
 
     def load_artifact(self, filename: str, version: int | None = None) -> Any:
         """The Part saved as ``filename`` (its latest version, or ``version``), or None."""

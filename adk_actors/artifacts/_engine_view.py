@@ -9,7 +9,7 @@ from typing import Any
 from .. import _service_loop
 from .._types import Part
 from ..types import ours
-from .base_artifact_service import BaseArtifactService
+from .base_artifact_service import ArtifactVersion, BaseArtifactService
 
 __all__ = ["EngineArtifacts", "engine_artifacts"]
 
@@ -24,11 +24,26 @@ class EngineArtifacts:
     def _name(self, method: str) -> str:
         return f"{type(self.service).__name__}.{method}"
 
-    def save(self, app: str, user: str, session: str, name: str, part: Part) -> int:
+    #: a google-adk service keeps custom metadata with each version (``save``'s
+    #: ``custom_metadata``, :meth:`version`)
+    keeps_metadata = True
+
+    def save(self, app: str, user: str, session: str, name: str, part: Part,
+             custom_metadata: dict[str, Any] | None = None) -> int:
         """``save_artifact``'s version number."""
         version = _service_loop.call(lambda: self.service.save_artifact(
-            app_name=app, user_id=user, filename=name, artifact=part, session_id=session), self._name("save_artifact"))
+            app_name=app, user_id=user, filename=name, artifact=part, session_id=session,
+            custom_metadata=custom_metadata), self._name("save_artifact"))
         return int(version)
+
+    def version(self, app: str, user: str, session: str, name: str, version: int | None = None
+                ) -> ArtifactVersion | None:
+        """``get_artifact_version``'s answer (None: no such version)."""
+        found = _service_loop.call(lambda: self.service.get_artifact_version(
+            app_name=app, user_id=user, filename=name, session_id=session, version=version),
+            self._name("get_artifact_version"))
+        return found if found is None or isinstance(found, ArtifactVersion) else ArtifactVersion.model_validate(
+            found.model_dump() if hasattr(found, "model_dump") else found)
 
     def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Part | None:
         """``load_artifact``'s part as ours (google.genai's converted), or None."""

@@ -10,14 +10,25 @@ separator, a control character or ``..`` is refused (InvalidArtifactName, a
 ``ValueError``) where google-adk would nest folders; an id that could escape its
 place is an InputValidationError. As in google-adk's, a filename given without a
 ``session_id`` is the user's (kept, and listed, as ``user:<filename>``), and a text
-artifact's version has no MIME type. The store's calls are quick local file writes made
-on the caller's event loop.
+artifact's version has no MIME type; an inline part's ``display_name`` is kept with its
+version (in the store's custom metadata, under a key of ours that is never shown) and
+given back by ``load_artifact``. The store's calls are quick local file writes made on
+the caller's event loop.
+
+:class:`FileArtifactVersion` is google-adk's model of a version's persisted metadata
+(``ArtifactVersion`` with ``file_name`` and ``display_name``, camelCase in JSON). As
+google-adk's, ``list_artifact_versions`` and ``get_artifact_version`` give
+``ArtifactVersion``; what this service persists is the store's JSON, not that model,
+and ``canonical_uri`` names the store's file of the version.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from pydantic import ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from .._rewind import is_tombstone
 from .._types import Part
@@ -26,10 +37,23 @@ from ..store import FileArtifactStore
 from .artifact_util import validate_path_segment
 from .base_artifact_service import ArtifactVersion, BaseArtifactService, ensure_part
 
-__all__ = ["FileArtifactService"]
+__all__ = ["FileArtifactService", "FileArtifactVersion"]
 
 _USER = "user:"
 _USER_PLACE = "_user"
+#: where a part's display name is kept in the store's custom metadata (never shown)
+_DISPLAY_NAME = "adk_actors:display_name"
+
+
+class FileArtifactVersion(ArtifactVersion):
+    """google-adk's persisted metadata of a file-backed version: an
+    :class:`ArtifactVersion` with ``file_name`` (the filename the caller gave) and
+    ``display_name`` (the part's ``inline_data.display_name``, if any)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    file_name: str = Field(description="Original filename supplied by the caller.")
+    display_name: str | None = None
 
 
 class FileArtifactService(BaseArtifactService):
@@ -55,8 +79,9 @@ class FileArtifactService(BaseArtifactService):
         app, user, place, name = where
         payload = self.root_dir / app / user / place / name.removeprefix(_USER) / f"{meta['version']}.bin"
         mime_type = None if meta.get("kind") == "text" else meta.get("mime_type")
+        custom = {k: v for k, v in (meta.get("custom_metadata") or {}).items() if k != _DISPLAY_NAME}
         return ArtifactVersion(version=int(meta["version"]), canonical_uri=payload.as_uri(),
-                               custom_metadata=dict(meta.get("custom_metadata") or {}),
+                               custom_metadata=custom,
                                create_time=float(meta.get("created", 0.0)), mime_type=mime_type)
 
     async def save_artifact(self, *, app_name: str, user_id: str, filename: str, artifact: Any,
@@ -64,14 +89,26 @@ class FileArtifactService(BaseArtifactService):
         """Write the next version of ``filename`` (a part with text or inline data;
         the store's ArtifactError, a ``ValueError``, for anything else); its number."""
         where = self._where(app_name, user_id, filename, session_id)
-        return self.store.save(*where, ensure_part(artifact), custom_metadata)
+        part = ensure_part(artifact)
+        display = part.inline_data.display_name if part.inline_data is not None else None
+        if display:
+            custom_metadata = {**(custom_metadata or {}), _DISPLAY_NAME: display}
+        return self.store.save(*where, part, custom_metadata)
 
     async def load_artifact(self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None,
                             version: int | None = None) -> Part | None:
         """The latest version (or ``version``), None when there is none or it is a
-        rewind's tombstone."""
-        part = self.store.load(*self._where(app_name, user_id, filename, session_id), version)
-        return None if part is None or is_tombstone(part) else part
+        rewind's tombstone; an inline part with the display name it was saved with."""
+        where = self._where(app_name, user_id, filename, session_id)
+        part = self.store.load(*where, version)
+        if part is None or is_tombstone(part):
+            return None
+        if part.inline_data is not None:
+            display = ((self.store.metadata(*where, version) or {}).get("custom_metadata") or {}).get(_DISPLAY_NAME)
+            if display:
+                part = part.model_copy(update={"inline_data": part.inline_data.model_copy(
+                    update={"display_name": display})})
+        return part
 
     async def list_artifact_keys(self, *, app_name: str, user_id: str, session_id: str | None = None) -> list[str]:
         """The session's filenames (with ``session_id``) and the user's (``user:...``), sorted."""

@@ -5,7 +5,9 @@ Each pass of the loop, in order: check cancellation and the LLM-call budget
 the steps, each a small object in its own module whose events the loop relays and
 whose typed outcome (``_flow_step.StepOutcome`` or ``ToolCalls``) it matches on (a
 step's events are closed with the loop, so that a run closed mid-step ends its spans
-at once, as one generator would):
+at once, as one generator would). Before the first pass, :class:`ConfirmationStep`
+(``_confirmation``): the calls a user's ``adk_request_confirmation`` answers confirm or
+reject run again, as google-adk's flow does.
 
 1. :class:`ReplayStep` (``_flow_replay``): in a resumed run, the next committed step
    given again; its outcome ends the flow, goes on to the next pass, or (``LIVE``:
@@ -41,13 +43,14 @@ from typing import Any
 
 from .._tree import find_agent
 from .._types import Event
+from ._confirmation import ConfirmationStep
 from ._context import InvocationContext
 from ._flow_model import ModelRaised, ModelStepError
 from ._flow_model_step import ModelStep
 from ._flow_replay import ReplayStep
 from ._flow_request import preload_memories, resolve_tools, template_artifacts
 from ._flow_step import StepOutcome, ToolCalls
-from ._flow_tool_step import ToolStep
+from ._flow_tool_step import AnswerStep, ToolStep
 from ._flow_tools import long_running_ids, run_tool, tool_response_event
 
 __all__ = [
@@ -107,7 +110,14 @@ async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Even
 
 
 async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
-    """The passes of the module's docstring: replay step, model step, tool step."""
+    """The passes of the module's docstring: replay step, model step, tool step; first,
+    the calls a user's confirmation answers run again (``_confirmation``)."""
+    confirmed = ConfirmationStep(agent, ctx)
+    async with aclosing(confirmed.events(run_tool, AnswerStep, resolve_tools)) as rerun:
+        async for event in rerun:
+            yield event
+    if confirmed.outcome is StepOutcome.END:
+        return
     for _ in range(agent.max_iterations):
         ctx.check_cancelled()
         budget = ctx.run_config.max_llm_calls

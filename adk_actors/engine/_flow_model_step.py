@@ -77,6 +77,7 @@ class ModelStep:
         request = await step_request(agent, ctx, tools, extra_tools)
         cb = CallbackContext(ctx)
         response = await self._before_model(cb, request)
+        tools = request.tools_dict  # as google-adk's flow: the calls go to the tools the request has now
         if response is None:
             async with aclosing(self._ask(request, cb)) as asked:
                 async for event in asked:

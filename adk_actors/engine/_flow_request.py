@@ -25,7 +25,7 @@ from .._cache_types import cache_state
 from .._callables import is_plain_function
 from .._exceptions import AdkError
 from .._tree import inherited_model
-from .._types import Compaction, Content, Event, EventActions, LlmRequest, Part
+from .._types import Compaction, Content, Event, EventActions, LlmRequest, Part, ToolsDict
 from ..compiler import CompileContext, Summarize, build_request, history, referenced_artifacts
 from ..compiler._tools import SET_MODEL_RESPONSE, canonical_tools, is_toolset, uses_response_tool
 from ..models._base import model_name
@@ -35,6 +35,7 @@ from ..tools._function import FunctionTool, in_daemon_thread
 from ..tools._set_model_response import SetModelResponseTool
 from ..tools._single_turn import single_turn_tools
 from ._code_execution import code_request
+from ._confirmation import request_history
 from ._context import CallbackContext, InvocationContext
 from ._flow_model import one_model
 
@@ -227,9 +228,10 @@ async def step_request(agent: Any, ctx: InvocationContext, tools: dict[str, Any]
     ``process_llm_request`` hooks (toolsets first); code parts as text."""
     memories = await preload_memories(agent, ctx)
     request = build_request(agent, CompileContext(
-        state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
+        state=ctx.session.state, events=request_history(ctx.session.events, ctx.branch), run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
         memories=memories, artifacts=template_artifacts(agent, ctx)))
+    request.tools_dict = ToolsDict(tools)  # google-adk's name -> tool map, for callbacks (and append_tools)
     if ctx.context_cache_config is not None:  # the App's context caching: the last call's cache
         request.cache_config = ctx.context_cache_config
         request.cache_metadata, request.cacheable_contents_token_count = cache_state(

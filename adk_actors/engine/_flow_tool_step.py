@@ -3,14 +3,16 @@
 :class:`ToolStep`, in order: the run's cancellation checked; when a called tool must
 not run twice (not idempotent), the calls are put on record first
 (``ctx.committed``, a host's run; embedded runs have none); the calls run
-concurrently (``_flow_tools.run_tool``); :class:`AnswerStep` gives their events; the
+concurrently (``_flow_tools.run_tool``), a single-turn sub-agent's own events given as
+they come (``_run_calls``, google-adk's order); :class:`AnswerStep` gives their events; the
 results are put on record before the run goes on (a crash later must not leave a
 side effect done but not on record). Its outcome is :class:`StepOutcome` ``END`` when
 the agent's flow ends there, else ``NEXT``.
 
 :class:`AnswerStep` (also used by a resumed step whose calls were pending), in order:
 the ONE tool-response event (none when only long-running calls were made: the turn
-ends, they are answered later); then the structured answer's event when
+ends, they are answered later), preceded by google-adk's ``adk_request_confirmation``
+event when a call asked for a confirmation (``_confirmation``); then the structured answer's event when
 ``set_model_response`` accepted one (the flow ends), or an auth request of its own
 (the turn ends); a transfer or ``skip_summarization`` ends the flow too.
 """
@@ -25,6 +27,8 @@ from typing import Any
 
 from .._types import Content, Event, EventActions, FunctionCall, Part
 from ..compiler._tools import SET_MODEL_RESPONSE
+from ..tools._single_turn import SUB_EVENTS, SingleTurnAgentTool
+from ._confirmation import request_event
 from ._context import InvocationContext
 from ._flow_step import StepOutcome, ToolCalls, output_value
 from ._flow_tools import run_tool, tool_response_event
@@ -64,6 +68,9 @@ class AnswerStep:
         if tool_event is None:
             self.outcome = StepOutcome.END  # only long-running calls, each to be answered later: the turn ends
             return
+        asked = request_event(ctx, self.calls, tool_event)
+        if asked is not None:  # google-adk's order: the confirmation requests, then the responses
+            yield asked
         yield tool_event
         answer = structured_answer(ctx, tool_event)
         if answer is not None:
@@ -81,6 +88,37 @@ class AnswerStep:
             self.outcome = StepOutcome.END
 
 
+async def _run_calls(agent: Any, ctx: InvocationContext, calls: list[FunctionCall], tools: dict[str, Any],
+                     results: list[Any]) -> AsyncGenerator[Event, None]:
+    """The calls run concurrently, their results put in ``results`` (in the calls'
+    order; a tool step's failure raised). When a call goes to a single-turn sub-agent,
+    the events its run shows (``tools._single_turn.SUB_EVENTS``) are given as they come;
+    closed early, the calls still running are cancelled."""
+    if not any(isinstance(tools.get(c.name), SingleTurnAgentTool) for c in calls):
+        results.extend(await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls)))
+        return
+    queue: asyncio.Queue[Event] = asyncio.Queue()
+    token = SUB_EVENTS.set(queue)
+    try:  # the tasks take the queue with the context they are made in
+        running: asyncio.Future[Any] = asyncio.ensure_future(asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls)))
+    finally:
+        SUB_EVENTS.reset(token)
+    try:
+        while not running.done():
+            waiting: asyncio.Future[Any] = asyncio.ensure_future(queue.get())
+            await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if waiting.done():
+                yield waiting.result()
+            else:
+                waiting.cancel()
+        while not queue.empty():
+            yield queue.get_nowait()
+        results.extend(running.result())
+    finally:
+        if not running.done():
+            running.cancel()
+
+
 class ToolStep:
     """The model's ``calls`` run and answered (see the module's docstring)."""
 
@@ -96,8 +134,11 @@ class ToolStep:
         committed = None if all(is_idempotent(tools.get(c.name), c.name) for c in calls) else ctx.committed
         if committed is not None:
             await committed()  # the calls are on record before a tool that must not run twice runs
-        results = await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls))
-        answer = AnswerStep(ctx, calls, list(results))
+        results: list[Any] = []
+        async with aclosing(_run_calls(agent, ctx, calls, tools, results)) as shown:
+            async for event in shown:  # a single-turn sub-agent's own events, as they come
+                yield event
+        answer = AnswerStep(ctx, calls, results)
         async with aclosing(answer.events()) as events:
             async for event in events:
                 yield event

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import inspect
 import json
 import logging
 import weakref
@@ -50,7 +51,9 @@ from ..tools._agent_tool import AgentTool
 from ..tools._base import ToolContext
 from ..tools._classes import BaseTool
 from ..tools._function import ToolArgumentError
+from ..tools.tool_confirmation import ToolConfirmation
 from ._callbacks import Fallback, Retry, call_chain, check_decision
+from ._confirmation import call_requirement, gate
 from ._context import InvocationContext, RunCancelled
 from ._flow_step import span_meta
 from ._policy import Deny
@@ -90,20 +93,24 @@ def long_running_ids(calls: list[FunctionCall], tools: dict[str, Any]) -> tuple[
     return tuple(c.id for c in calls if c.id and getattr(tools.get(c.name), "is_long_running", False))
 
 
-async def run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> ToolResult:
+async def run_tool(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any], *,
+                   confirmation: ToolConfirmation | None = None) -> ToolResult:
     """The call's response (None: a long-running tool that answers later) and its
-    ToolContext."""
+    ToolContext; ``confirmation``: the human's answer when the call runs again after
+    one (its ``tool_context.tool_confirmation``)."""
     with telemetry.span(("adk", "tool"), span_meta(agent, ctx, tool=call.name, function_call_id=call.id)) as meta:
-        result, context = await _answer_call(agent, ctx, call, tools)
+        result, context = await _answer_call(agent, ctx, call, tools, confirmation)
         meta["args"], meta["response"] = call.args, result
         if result is not None and "error" in result:
             meta["error"] = str(result["error"])[:200]
         return result, context
 
 
-async def _answer_call(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any]) -> ToolResult:
+async def _answer_call(agent: Any, ctx: InvocationContext, call: FunctionCall, tools: dict[str, Any],
+                       confirmation: ToolConfirmation | None) -> ToolResult:
     """Steps 1-7 of the module's docstring."""
     context = ToolContext(ctx, call.id, call.name)
+    context.tool_confirmation = confirmation
     args = dict(call.args)
     if call.name == TRANSFER_TO_AGENT:
         return _transfer(agent, ctx, args, context), context
@@ -114,6 +121,8 @@ async def _answer_call(agent: Any, ctx: InvocationContext, call: FunctionCall, t
     if refusal is not None:
         return refusal, context
     result: Any = await _before_tool(agent, ctx, tool, args, context)
+    if result is None and ctx.approvals is None:  # without our approvals, google-adk's gate
+        result = await gate(tool, args, context)
     if result is None:
         result = await _guarded_run(agent, ctx, tool, args, context)
     # After-tool hooks see the tool's own return value, as google-adk's do.
@@ -150,6 +159,9 @@ async def _refusal(agent: Any, ctx: InvocationContext, call: FunctionCall, tool:
     needed, timeout, hint = confirmation(agent, tool, call.name, args)
     if not needed:
         return None
+    policy = getattr(agent, "confirmation_policy", None)
+    if ctx.approvals is None and (policy is None or not policy.needs(call.name, args)):
+        return None  # the tool's own requirement, without an approval service: google-adk's gate
     if ctx.approvals is None:
         return {"error": f"The call to {call.name} needs a human's approval and no approval service is "
                          f"available, so it did not run."}
@@ -242,7 +254,10 @@ def confirmation(agent: Any, tool: Any, name: str, args: dict[str, Any]) -> tupl
         return True, policy.timeout, policy.hint or f"{agent.name} wants to call {name}"
     required = getattr(tool, "require_confirmation", False)
     if callable(required):
-        required = required(args)
+        required = call_requirement(required, args, None)
+        if inspect.isawaitable(required):  # an async requirement cannot be awaited here: approval is asked
+            getattr(required, "close", lambda: None)()
+            required = True
     return bool(required), 60.0, getattr(tool, "confirmation_hint", None) or f"{agent.name} wants to call {name}"
 
 
@@ -385,6 +400,7 @@ def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], resul
         merged.state_delta.update(taken.state_delta)
         merged.artifact_delta.update(taken.artifact_delta)
         merged.requested_auth_configs.update(taken.requested_auth_configs)
+        merged.requested_tool_confirmations.update(taken.requested_tool_confirmations)
         merged.escalate = merged.escalate or taken.escalate
         merged.skip_summarization = merged.skip_summarization or taken.skip_summarization
         merged.transfer_to_agent = taken.transfer_to_agent or merged.transfer_to_agent

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from .._grounding import GroundingMetadata
-from .._types import Content, FunctionDeclaration, Part
+from .._types import Content, Event, FunctionDeclaration, Part
 from ..agents._llm_agent import LlmAgent
 from ._base import ToolContext
 from ._classes import BaseTool
@@ -112,6 +112,10 @@ class AgentTool(BaseTool):
             text = json.dumps(args, ensure_ascii=False, sort_keys=True)
         return Content(role="user", parts=(Part(text=text),))
 
+    def _child_event(self, event: Event, tool_context: ToolContext) -> None:
+        """Each event of the child's run, as it comes; an AgentTool keeps them to itself
+        (google-adk's shows none in the caller's stream)."""
+
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         if self.skip_summarization:
             tool_context.actions.skip_summarization = True
@@ -125,6 +129,7 @@ class AgentTool(BaseTool):
         error: str | None = None
         pending: set[str] = set()
         async for event in parent.run_isolated(self.agent, child, self._message(args)):
+            self._child_event(event, tool_context)
             for key, value in event.actions.state_delta.items():
                 tool_context.state[key] = value
             if event.error_message:

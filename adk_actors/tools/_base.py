@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .._types import FunctionDeclaration
 from ..agents.callback_context import CallbackContext
+from .tool_confirmation import ToolConfirmation
 
 if TYPE_CHECKING:  # tools see the engine's context only through the instance they are given
     from ..engine._context import InvocationContext
@@ -49,6 +50,8 @@ class ToolContext(CallbackContext):
         super().__init__(ctx)
         self.function_call_id = function_call_id
         self.tool_name = tool_name
+        #: the human's answer when this call runs again after a confirmation (google-adk's)
+        self.tool_confirmation: ToolConfirmation | None = None
         self.shown_text: str | None = None  # the call's answer shown as text too (an AgentTool's, skipping summary)
         self._loop: Any = None
         try:
@@ -102,15 +105,33 @@ class ToolContext(CallbackContext):
         app, user, _ = self._where()
         return service.get(app, user, key)
 
-    def request_confirmation(self, hint: str, timeout: float = 60.0) -> bool:
-        """Ask a human to approve what this tool is about to do, and wait (at most
-        ``timeout`` seconds; no decision is a no). Call it from a sync tool (tools run
-        on their own thread); the run's actor stays responsive meanwhile."""
+    def request_confirmation(self, hint: str | None = None, *, payload: Any | None = None,
+                             timeout: float | None = None) -> bool | None:
+        """Ask a human to confirm this call, in one of two ways.
+
+        google-adk's (no ``timeout``): a :class:`ToolConfirmation` with ``hint`` and
+        ``payload`` is put on this call's actions (``requested_tool_confirmations``) and
+        None is returned; the tool returns what it has, the run emits an
+        ``adk_request_confirmation`` call, and when the user answers it the tool runs
+        again with ``tool_context.tool_confirmation`` set. A ``ValueError`` when this
+        context belongs to no function call.
+
+        Ours (with ``timeout``, the seeds' blocking approval): the run's approval service
+        is asked and this waits for the decision (at most ``timeout`` seconds; no
+        decision, or no service, is a no) and returns it. Call it from a sync tool
+        (tools run on their own thread); the run's actor stays responsive meanwhile."""
+        if timeout is None:
+            if not self.function_call_id:
+                raise ValueError("request_confirmation needs a function call id: it can only be used in a tool "
+                                 "context")
+            self.actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
+                hint=hint or "", payload=payload)
+            return None
         service = self.invocation.approvals
         if service is None or self._loop is None:
             return False
         future = asyncio.run_coroutine_threadsafe(
-            service.request(self.invocation, self.tool_name or "tool", {"hint": hint}, hint, timeout),
+            service.request(self.invocation, self.tool_name or "tool", {"hint": hint}, hint or "", timeout),
             self._loop)
         decision = future.result(timeout + 30.0)
         return bool(decision.approved)

@@ -1,13 +1,18 @@
 """The process a function node's calls run in when its node asks for processes
 (``node(..., processes=True)``, see ``_processes``): started as
 ``python -P <this file> PARENT_PID`` by its run's pool. It imports nothing of
-adk_actors (only supervision's low level and the functions' modules), so that it
-starts fast; ``_processes`` takes its framing from here.
+adk_actors nor of supervision (whose package alone takes ~0.1 s to import on a busy
+machine: a pool's start would pay it once per process), only the standard library
+and the functions' modules, so that it starts fast; ``_processes`` takes its framing
+from here.
 
 In order: it asks Linux to kill it when the thread of its parent that started it
-ends (``PR_SET_PDEATHSIG``, supervision's ``set_parent_death_signal``; a parent
-already gone: it dies at once); it keeps its stdout for answers and sends what the
-functions print to stderr instead; then, one call at a time until its stdin ends,
+ends (``PR_SET_PDEATHSIG`` through ``prctl``, as supervision's
+``set_parent_death_signal`` does, and as it is turned off by
+``SUPERVISION_NO_PDEATHSIG=1``; a parent already gone: it dies at once); it keeps
+its stdout for answers and sends what the functions print to stderr instead; then,
+one call at a time until its stdin ends (or its answers' pipe is closed: the pool is
+gone, and it ends quietly),
 it reads a call (a length-prefixed pickle: the function's reference and its keyword
 arguments), finds the function (importing its module; a node found there is
 unwrapped to its function), calls it and writes the answer: ``("ok", result)``, or
@@ -18,17 +23,17 @@ read or its result cannot be written.
 
 from __future__ import annotations
 
+import ctypes
 import importlib
-import inspect
 import os
 import pickle
 import runpy
+import signal
 import struct
 import sys
 import traceback
+import types
 from typing import IO, Any
-
-from supervision.lowlevel import set_parent_death_signal
 
 __all__ = ["main", "read_frame", "resolve", "write_frame"]
 
@@ -54,7 +59,7 @@ def _unwrap(found: Any) -> Any:
     """A node found by a function's name (``@node`` replaced the function with it): its
     function (a parallel worker's: that of the node it runs per item)."""
     for _ in range(4):
-        if inspect.isfunction(found):
+        if isinstance(found, types.FunctionType):
             return found
         inner = getattr(found, "node", None)
         if inner is not None and hasattr(inner, "func"):
@@ -119,13 +124,33 @@ def _serve(calls: IO[bytes], answers: IO[bytes]) -> None:
         write_frame(answers, body)
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """SIGKILL to this process when the thread of ``parent`` that started it ends; at
+    once if ``parent`` is already gone (this process was re-parented). Nothing where
+    Linux's ``prctl`` is missing or ``SUPERVISION_NO_PDEATHSIG=1``."""
+    if not sys.platform.startswith("linux") or os.environ.get("SUPERVISION_NO_PDEATHSIG") == "1":
+        return
+    try:
+        if ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+            return
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def main(argv: list[str]) -> int:
-    parent = int(argv[1])
-    set_parent_death_signal(started_by=parent)
+    _die_with(int(argv[1]))
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # what the functions print goes to stderr, never into the answers
     sys.stdout = sys.stderr
-    _serve(sys.stdin.buffer, answers)
+    try:
+        _serve(sys.stdin.buffer, answers)
+    except BrokenPipeError:
+        pass  # the pool is gone (its run ended, or its process was killed): nobody to answer
     return 0
 
 

@@ -167,7 +167,9 @@ class ProcessPool:
 
     def _start(self, node_name: str) -> subprocess.Popen[bytes]:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+        # ("" on sys.path, as ``python -c`` or ``-`` put it, is the current folder, which
+        # PYTHONPATH cannot carry as such: the process is given the folder by name.)
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(path or os.curdir) for path in sys.path)
         try:
             process = subprocess.Popen(
                 [sys.executable, "-P", _CHILD, str(os.getpid())],

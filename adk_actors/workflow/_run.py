@@ -1,7 +1,9 @@
 """One run of a workflow graph inside an invocation: what ``Workflow._run_async_impl``
 does.
 
-In order: the nodes after START are triggered with the workflow's input (the user's
+In order: on a host, the invocation's store is asked to confirm every event so far
+(the user's message; a nested graph's parent's events: ``ctx.committed``); then the
+nodes after START are triggered with the workflow's input (the user's
 message for a root workflow; the predecessor's output for a nested one). Then, while
 any node is triggered or running: each triggered node that is not already running
 starts (as an asyncio task, up to ``max_concurrency`` at once; a node triggered again
@@ -912,6 +914,11 @@ class _GraphRun:
 
     async def run(self) -> AsyncIterator[Event]:
         self.read_record()
+        if self.ctx.committed is not None:
+            # what came before (the user's message; a nested graph's parent's events) is
+            # stored before a first node starts: a crash then never leaves a side effect
+            # of a node for a run the store does not have
+            await self.ctx.committed()
         starts = self.graph.successors(START.name)
         base = self.ctx.branch or ""
         recorded = getattr(self.ctx, "replay", None) is not None
