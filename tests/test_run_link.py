@@ -87,29 +87,3 @@ def test_a_forked_child_holding_an_inherited_end_hides_the_peers_death_unless_it
     assert readable(theirs, 1.0)  # with the child gone, it shows either way
     assert theirs.receive() == []
     assert theirs.closed
-
-
-def test_a_killed_peer_shows_as_gone_without_reading_what_it_sent() -> None:
-    """How a partition checks the worker it chose for a turn (``peer_gone``): there
-    while its process runs, even with a message of its waiting (which is still read
-    after); gone once kill -9 ended it, as soon as it is reaped or before."""
-    ours, theirs = RunLink.pair()
-    child = os.fork()
-    if child == 0:  # the worker: say something, then wait to be killed
-        ours.close()
-        theirs.send("an output")
-        time.sleep(30)
-        os._exit(0)
-    theirs.close()
-    try:
-        assert readable(ours, 5.0)
-        assert not ours.peer_gone()  # a message waits: the peer is there
-        assert ours.receive() == ["an output"]
-        assert not ours.peer_gone()  # nothing waits: still there
-        os.kill(child, 9)
-    finally:
-        os.waitpid(child, 0)
-    assert ours.peer_gone()
-    assert ours.receive() == []
-    assert ours.closed
-    assert ours.peer_gone()  # a line closed here is gone too

@@ -57,11 +57,8 @@ class DirectRoute:
                                                                               request.session_id)
         except AdkError:  # the partitions restart: the Runner's start of the run waits for them
             return None
-        known = endpoint.lines.get(str(address)) if home is None else None
-        if home is None and (known is None or known.closed) and self.host.partition_alive(address) is False:
-            # Its process is gone: the host's current partition is asked. A line still
-            # open is not looked behind (a /proc read a turn): the partition's death is
-            # the line's end, which refuses the send or ends the wait. (The wait below
+        if home is None and self.host.partition_alive(address) is False:
+            # Its process is gone: the host's current partition is asked. (The wait below
             # is not cut in slices to look at the process meanwhile, as a call does: each
             # of Thespian's listen() costs enough that, for every turn of a burst, it
             # tripled the client's CPU per turn: docs/benchmarks.md.)

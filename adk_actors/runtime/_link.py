@@ -117,18 +117,6 @@ class RunLink:
         except OSError:  # BlockingIOError (full), BrokenPipeError, ConnectionResetError ...
             return False
 
-    def peer_gone(self) -> bool:
-        """Whether the peer has hung up (its process exited: the kernel closed its end),
-        looked at without reading (one system call); a line closed here is gone too."""
-        if self._sock is None:
-            return True
-        try:
-            return self._sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except (BlockingIOError, InterruptedError):
-            return False  # nothing waiting: the peer is there
-        except OSError:
-            return True
-
     def receive(self) -> list[Any]:
         """Every message waiting on the line, in order (none if nothing is there). The
         peer gone (end-of-file, or a reset) closes the line."""

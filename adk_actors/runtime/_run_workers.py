@@ -39,6 +39,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from supervision.lowlevel import process_alive
 from supervision.protocol import Cast
 
 from .._types import LiveRequest, RunConfig
@@ -273,12 +274,11 @@ class RunWorkers(WorkerStops):
 
     def _choose_worker(self, key: str) -> Worker | None:
         """The worker for a turn of session ``key``; None when none may take it now. A
-        chosen worker whose process is gone (its line's end not read yet) is handled as
-        gone, and another is chosen (one look at its line per turn: the kernel closed
-        its end when it exited; a /proc read cost the turn 20 us more)."""
+        chosen worker whose process is known to be gone (its line's end not read yet) is
+        handled as gone, and another is chosen (one liveness check per turn)."""
         while True:
             worker = self._pick_worker(key)
-            if worker is None or not worker.link.peer_gone():
+            if worker is None or process_alive(worker.pid):
                 return worker
             self._worker_gone(worker)
 
