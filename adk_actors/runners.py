@@ -25,8 +25,10 @@ The engine reaches a google-adk artifact or memory service through
 In order, a turn: the session is read with the session service's ``get_session`` (a
 missing one is a :class:`SessionNotFoundError`, which is also a ``ValueError`` as
 google-adk's; or it is made with ``create_session`` first when the runner was made
-with ``auto_create_session=True``); the message (our Content or google.genai's,
-always taken as the user's) is run by the engine with the runner's artifact and
+with ``auto_create_session=True``); a message with a function response whose id
+matches no function call of the session's live events (those no rewind took back) is
+refused with google-adk's ``ValueError``, before anything is stored or run; the
+message (our Content or google.genai's, always taken as the user's) is run by the engine with the runner's artifact and
 memory services and the app's plugins and policies; each non-partial event is handed
 to the session service's ``append_event`` with the session read, as it comes, and the
 event it returns (its ``temp:`` keys taken out of its delta) is the one yielded. The
@@ -62,6 +64,36 @@ from .types import ours
 __all__ = ["InMemoryRunner", "Runner"]
 
 logger = logging.getLogger(__name__)
+
+
+def _live_events(events: list[Event]) -> list[Event]:
+    """``events`` without the ones a rewind took back: walking from the newest, a rewind
+    event (``rewind_before_invocation_id``) and everything from its invocation's first
+    event up to it are left out (a rewind naming no earlier invocation is kept)."""
+    first: dict[str, int] = {}
+    for index, event in enumerate(events):
+        first.setdefault(event.invocation_id, index)
+    kept: list[Event] = []
+    index = len(events) - 1
+    while index >= 0:
+        target = events[index].actions.rewind_before_invocation_id
+        if target and first.get(target, index) < index:
+            index = first[target] - 1
+            continue
+        kept.append(events[index])
+        index -= 1
+    kept.reverse()
+    return kept
+
+
+def _unmatched_response_ids(events: list[Event], message: Content) -> set[str]:
+    """The ids of ``message``'s function responses that no function call of the live
+    ``events`` has (responses without an id are not looked at)."""
+    wanted = {response.id for response in message.function_responses if response.id}
+    if not wanted:
+        return set()
+    called = {call.id for event in _live_events(events) for call in event.get_function_calls()}
+    return wanted - called
 
 
 class Runner:
@@ -124,7 +156,9 @@ class Runner:
         """One turn (see the module): the agents' events as they come, the user's own
         first only with ``yield_user_message``. No message is a ``ValueError``; so is a
         root LlmAgent of ``mode="single_turn"`` (google-adk's rule: a root agent chats),
-        before anything is read or written."""
+        before anything is read or written; and a function response answering no call
+        of the session (google-adk's text), once the session is read and before
+        anything is written."""
         if new_message is None:
             raise ValueError("run_async needs a new_message")
         if getattr(self.agent, "mode", None) == "single_turn":
@@ -134,6 +168,10 @@ class Runner:
         if message.role != "user":
             message = Content(role="user", parts=message.parts)
         session = await self._session(user_id, session_id)
+        unmatched = _unmatched_response_ids(session.events, message)
+        if unmatched:
+            raise ValueError(f"Function call not found for function response ids: {unmatched}. Ensure each "
+                             "function response ID matches an existing function call in the session history.")
         view = SessionView(app_name=self.app_name, user_id=user_id, session_id=session_id,
                            state=dict(session.state), events=list(session.events))
         first = True

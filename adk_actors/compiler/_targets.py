@@ -12,7 +12,7 @@ such a tool (a tool whose ``builtin_search`` is true: ``google_search`` without
 transfer targets when they would all be its parent or peers (the agent keeps its
 search), and is an :class:`AgentDefinitionError` when a sub-agent would be one.
 
-A sub-agent or peer whose ``mode`` is ``single_turn`` (google-adk 2.x) is no target:
+A sub-agent or peer whose ``mode`` is ``single_turn`` or ``task`` (google-adk 2.x) is no target:
 its parent LlmAgent calls it as a tool instead (``adk_actors.engine._flow``).
 """
 
@@ -49,8 +49,8 @@ def parent_of(agent: Any, root: Any) -> Any:
 
 def delegated(agent: Any) -> bool:
     """Is ``agent`` called as a tool by its parent rather than transferred to
-    (google-adk's ``mode="single_turn"``)?"""
-    return getattr(agent, "mode", None) == "single_turn"
+    (google-adk's ``mode="single_turn"`` or ``"task"``)?"""
+    return getattr(agent, "mode", None) in ("single_turn", "task")
 
 
 def transfer_targets(agent: Any, root: Any) -> list[Any]:

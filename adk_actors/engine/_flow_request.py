@@ -33,7 +33,7 @@ from ..tools._base import ToolContext
 from ..tools._classes import BaseTool, BaseToolset, process_request
 from ..tools._function import FunctionTool, in_daemon_thread
 from ..tools._set_model_response import SetModelResponseTool
-from ..tools._single_turn import single_turn_tools
+from ..workflow._task_agent import delegate_tools
 from ._code_execution import code_request
 from ._confirmation import request_history
 from ._context import CallbackContext, InvocationContext
@@ -89,7 +89,7 @@ async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, A
         name = getattr(tool, "name", None)
         if name is not None:
             tools[name] = tool
-    for delegate in single_turn_tools(agent):  # google-adk 2.x: a single_turn sub-agent is a tool, after the rest
+    for delegate in delegate_tools(agent):  # google-adk 2.x: a single_turn or task sub-agent is a tool, after the rest
         extra.append(delegate)
         tools[delegate.name] = delegate
     if uses_response_tool(agent, CompileContext(root_agent=ctx.root_agent, extra_tools=extra)):

@@ -52,6 +52,7 @@ from ..tools._base import ToolContext
 from ..tools._classes import BaseTool
 from ..tools._function import ToolArgumentError
 from ..tools.tool_confirmation import ToolConfirmation
+from ..workflow._task_agent import delegates
 from ._callbacks import Fallback, Retry, call_chain, check_decision
 from ._confirmation import call_requirement, gate
 from ._context import InvocationContext, RunCancelled
@@ -80,6 +81,8 @@ _MEDIA_DEPTH = 1
 #: a call's context -> the media parts taken out of its tool's result, for the
 #: function response's ``parts`` (:func:`tool_response_event`)
 _media_of: weakref.WeakKeyDictionary[Any, list[FunctionResponsePart]] = weakref.WeakKeyDictionary()
+#: the tool contexts of calls to task sub-agents (their response event is authored by the user)
+_delegated: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def tool_context(ctx: InvocationContext, call: FunctionCall) -> ToolContext:
@@ -220,6 +223,8 @@ def _shown(tool: Any, context: ToolContext, result: Any) -> dict[str, Any]:
     rest, media = take_media(result)
     if media is not None:
         _media_of[context] = media
+    if delegates(tool):  # a task sub-agent's result: answered by a user-authored event (google-adk's)
+        _delegated.add(context)
     response = as_dict(rest)
     if context.actions.skip_summarization and isinstance(tool, AgentTool) and "error" not in response \
             and result not in (None, "", {"result": None}):
@@ -387,7 +392,9 @@ def as_dict(result: Any) -> dict[str, Any]:
 def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], results: list[ToolResult]) -> Event | None:
     """One event with the responses of the calls answered now (a long-running tool that
     answered None is answered later; each with the media its tool returned as its
-    ``parts``) and their tools' actions merged; None when no call was answered."""
+    ``parts``) and their tools' actions merged; None when no call was answered. When
+    every call answered is a task sub-agent's, its author is ``user`` (google-adk's
+    synthesized response to a task delegation)."""
     parts = []
     merged = Actions()
     for call, (response, context) in zip(calls, results, strict=True):
@@ -408,4 +415,6 @@ def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], resul
             merged.set_model_response = taken.set_model_response
     if not parts:
         return None
-    return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=merged.event_actions())
+    answered = [context for (response, context) in results if response is not None]
+    author = {"author": "user"} if all(c in _delegated for c in answered) else {}  # task delegations only
+    return ctx.event(content=Content(role="user", parts=tuple(parts)), actions=merged.event_actions(), **author)

@@ -2,8 +2,10 @@
 
 Requests: ``SaveArtifact`` -> version; ``LoadArtifact`` -> Part or None;
 ``ListArtifacts`` -> names (session and ``user:`` ones); ``ArtifactVersions`` ->
-[int]; ``DeleteArtifact`` -> bool. A bad name or an artifact over the size limit is
-answered with ``bad_request`` and nothing is written. The data lives in files
+[int]; ``ArtifactMetadata`` -> what was recorded with a version (custom metadata,
+MIME type, time...) or None; ``DeleteArtifact`` -> bool. A bad name, custom metadata
+that is not a JSON object or an artifact over the size limit is answered with
+``bad_request`` and nothing is written. The data lives in files
 (atomic writes), so a restarted actor (after kill -9 too) serves everything it had
 acknowledged. A request the file system fails (a disk that is full, a path that is
 a file) is answered ``internal_error`` and the actor carries on: it keeps nothing in
@@ -13,6 +15,7 @@ disk (it would only crash again, and use up its supervisor's restarts).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError, GenServer
@@ -31,6 +34,19 @@ from ._service_calls import (
 __all__ = ["ArtifactActor"]
 
 
+def _check_metadata(custom_metadata: Any) -> None:
+    """``custom_metadata`` is None or a JSON object (string keys, values JSON can hold),
+    else :class:`BadRequest` naming what is wrong, before anything is written."""
+    if custom_metadata is None:
+        return
+    if not isinstance(custom_metadata, dict) or not all(isinstance(key, str) for key in custom_metadata):
+        raise BadRequest("custom_metadata must be a dict with string keys")
+    try:
+        json.dumps(custom_metadata, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise BadRequest(f"custom_metadata must be JSON: {exc}") from None
+
+
 class ArtifactActor(GenServer):
     check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
@@ -40,6 +56,7 @@ class ArtifactActor(GenServer):
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
         try:
             if isinstance(request, SaveArtifact):
+                _check_metadata(request.custom_metadata)
                 return self.store.save(request.app_name, request.user_id, request.session_id, request.name,
                                        request.part, request.custom_metadata)
             if isinstance(request, LoadArtifact):

@@ -22,6 +22,8 @@ from supervision.protocol import StartChild
 
 from .._exceptions import McpCallTimeout, McpUnavailable
 from .._secrets import register_secret
+from ..artifacts.artifact_util import get_artifact_uri
+from ..artifacts.base_artifact_service import ArtifactVersion
 from ..engine import Decision
 from ..models import ModelError
 from ..store import ArtifactError
@@ -29,6 +31,7 @@ from ._service_calls import (
     MCP_TOOLSET_ACTOR,
     Acquire,
     AddSessionToMemory,
+    ArtifactMetadata,
     CallApproval,
     CallMcpTool,
     Credential,
@@ -105,7 +108,14 @@ class _BreakerBridge:
 
 class _RemoteArtifacts:
     """The engine's artifact service for a run: the host's artifact actor (sync calls
-    from tool threads; each waits at most ``SERVICE_WAIT`` seconds)."""
+    from tool threads; each waits at most ``SERVICE_WAIT`` seconds). A bad name or
+    metadata the actor refuses is an :class:`ArtifactError` with its reason; an actor
+    that does not answer, an :class:`ArtifactError` saying so."""
+
+    #: the artifact actor keeps custom metadata with each version (its store's JSON
+    #: beside the data, so a restarted actor has it too): ``save``'s
+    #: ``custom_metadata``, :meth:`version`
+    keeps_metadata = True
 
     def __init__(self, actor: ServiceCaller) -> None:
         self.actor = actor
@@ -116,9 +126,28 @@ class _RemoteArtifacts:
         except ServiceError as error:
             raise ArtifactError(error.detail if error.code == "bad_request" else str(error)) from None
 
-    def save(self, app: str, user: str, session: str, name: str, part: Any) -> int:
-        version: int = self._call(SaveArtifact(app, user, session, name, part))
+    def save(self, app: str, user: str, session: str, name: str, part: Any,
+             custom_metadata: dict[str, Any] | None = None) -> int:
+        """The actor stores the next version of ``name`` (with ``custom_metadata``); its
+        number."""
+        version: int = self._call(SaveArtifact(app, user, session, name, part, custom_metadata))
         return version
+
+    def version(self, app: str, user: str, session: str, name: str, version: int | None = None
+                ) -> ArtifactVersion | None:
+        """What the actor recorded with a version of ``name`` (the latest unless
+        ``version``) as google-adk's ``ArtifactVersion``: its custom metadata, MIME type
+        (``text/plain`` for text, as the in-memory service says), create time and an
+        ``artifact://`` URI naming it (the user's shape for a ``user:`` name); None when
+        there is no such artifact or version."""
+        meta: dict[str, Any] | None = self._call(ArtifactMetadata(app, user, session, name, version))
+        if meta is None:
+            return None
+        number = int(meta["version"])
+        where = None if name.startswith("user:") else session
+        return ArtifactVersion(version=number, canonical_uri=get_artifact_uri(app, user, name, number, where),
+                               custom_metadata=dict(meta.get("custom_metadata") or {}),
+                               create_time=float(meta.get("created", 0.0)), mime_type=meta.get("mime_type"))
 
     def load(self, app: str, user: str, session: str, name: str, version: int | None = None) -> Any:
         return self._call(LoadArtifact(app, user, session, name, version))
