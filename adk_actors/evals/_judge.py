@@ -44,7 +44,7 @@ from .._types import Content, LlmRequest, LlmResponse
 from ._errors import EvalError
 from ._models import EvalMetric, Invocation, InvocationEvents
 
-__all__ = ["FINAL_RESPONSE_MATCH_V2", "JudgeModelOptions", "JudgeOutcome", "LlmAsAJudgeCriterion", "ask",
+__all__ = ["FINAL_RESPONSE_MATCH_V2", "JudgeModelOptions", "JudgeOutcome", "JudgeVoter", "LlmAsAJudgeCriterion", "ask",
            "criterion_of", "joined_text", "judge_score", "response_text", "verdict"]
 
 FINAL_RESPONSE_MATCH_V2 = "final_response_match_v2"
@@ -156,6 +156,43 @@ async def ask(model: Any, request: LlmRequest) -> str:
     return joined_text(final.content) or ""
 
 
+class JudgeVoter:
+    """Asks one judge model for a verdict ``num_samples`` times per prompt, at most
+    ``parallelism_limit`` calls at once across every prompt it is given, and takes the
+    majority of the answers ``parse`` reads as 1.0 or 0.0.
+
+    ``vote`` gives ``(score, "")``, or ``(None, why)`` when a call failed (its error
+    named) or no answer held a verdict (``verdict_field`` named)."""
+
+    def __init__(self, judge: Any, options: JudgeModelOptions, parse: Callable[[str], float | None],
+                 verdict_field: str) -> None:
+        self._judge = judge
+        self._options = options
+        self._parse = parse
+        self._verdict_field = verdict_field
+        self._gate = asyncio.Semaphore(options.parallelism_limit)
+
+    async def _sample(self, request: LlmRequest) -> float | BaseException | None:
+        async with self._gate:
+            try:
+                return self._parse(await ask(self._judge, request))
+            except (AdkError, OSError, ValueError) as exc:
+                return exc
+
+    async def vote(self, prompt: str) -> tuple[float | None, str]:
+        """The majority verdict on ``prompt`` (see the class)."""
+        request = LlmRequest(model=self._options.judge_model, contents=[Content.user(prompt)],
+                             config=dict(self._options.judge_model_config or {}))
+        samples = await asyncio.gather(*(self._sample(request) for _ in range(self._options.num_samples)))
+        failed = [s for s in samples if isinstance(s, BaseException)]
+        if failed:
+            return None, f"the judge call failed: {type(failed[0]).__name__}: {failed[0]}"
+        yes, no = samples.count(1.0), samples.count(0.0)
+        if not yes and not no:
+            return None, f"the judge's answers had no verdict ({self._verdict_field})"
+        return (1.0 if yes > no else 0.0), ""
+
+
 @dataclass
 class JudgeOutcome:
     """A judge metric's scores per invocation, why one has none ("" when it has one),
@@ -176,31 +213,14 @@ async def judge_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocati
     criterion = criterion_of(metric, LlmAsAJudgeCriterion)
     options = criterion.judge_model_options
     judge = resolve(options.judge_model)
-    gate = asyncio.Semaphore(options.parallelism_limit)
-
-    async def sample(request: LlmRequest) -> float | BaseException | None:
-        async with gate:
-            try:
-                return verdict(await ask(judge, request))
-            except (AdkError, OSError, ValueError) as exc:
-                return exc
+    voter = JudgeVoter(judge, options, verdict, "is_the_agent_response_valid")
 
     async def one(actual: Invocation, expected: Invocation | None) -> tuple[float | None, str]:
         if expected is None:
             return None, "no expected invocation to compare with"
         both = criterion.include_intermediate_responses_in_final
-        prompt = _prompt(joined_text(expected.user_content) or "", response_text(actual, both) or "",
-                         response_text(expected, both) or "")
-        request = LlmRequest(model=options.judge_model, contents=[Content.user(prompt)],
-                             config=dict(options.judge_model_config or {}))
-        samples = await asyncio.gather(*(sample(request) for _ in range(options.num_samples)))
-        failed = [s for s in samples if isinstance(s, BaseException)]
-        if failed:
-            return None, f"the judge call failed: {type(failed[0]).__name__}: {failed[0]}"
-        votes = [s for s in samples if isinstance(s, float)]
-        if not votes:
-            return None, "the judge's answers had no verdict (is_the_agent_response_valid)"
-        return (1.0 if votes.count(1.0) > votes.count(0.0) else 0.0), ""
+        return await voter.vote(_prompt(joined_text(expected.user_content) or "", response_text(actual, both) or "",
+                                         response_text(expected, both) or ""))
 
     results = [await one(actual, expected) for actual, expected in pairs]
     return JudgeOutcome([score for score, _ in results], [why for _, why in results])

@@ -25,14 +25,11 @@ failed judge call leaves its invocation not evaluated.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable
 from typing import Any
 
-from .._exceptions import AdkError
-from .._types import Content, LlmRequest
-from ._judge import JudgeOutcome, LlmAsAJudgeCriterion, ask, criterion_of, joined_text
+from ._judge import JudgeOutcome, JudgeVoter, LlmAsAJudgeCriterion, criterion_of, joined_text
 from ._models import ConversationScenario, EvalCase, EvalMetric, Invocation
 from ._simulator import STOP_SIGNAL, persona_text
 
@@ -114,28 +111,10 @@ async def simulator_quality_score(metric: EvalMetric, pairs: list[tuple[Invocati
                else "the conversation has no invocation")
         return JudgeOutcome([None] * len(actual), [why] * len(actual))
     options = criterion.judge_model_options
-    judge = resolve(options.judge_model)
-    gate = asyncio.Semaphore(options.parallelism_limit)
-
-    async def sample(request: LlmRequest) -> float | BaseException | None:
-        async with gate:
-            try:
-                return validity(await ask(judge, request))
-            except (AdkError, OSError, ValueError) as exc:
-                return exc
+    voter = JudgeVoter(resolve(options.judge_model), options, validity, "is_valid")
 
     async def judged(before: list[Invocation], message: str) -> tuple[float | None, str]:
-        prompt = _prompt(scenario, _history(before), message, criterion.stop_signal)
-        request = LlmRequest(model=options.judge_model, contents=[Content.user(prompt)],
-                             config=dict(options.judge_model_config or {}))
-        samples = await asyncio.gather(*(sample(request) for _ in range(options.num_samples)))
-        failed = [s for s in samples if isinstance(s, BaseException)]
-        if failed:
-            return None, f"the judge call failed: {type(failed[0]).__name__}: {failed[0]}"
-        yes, no = samples.count(1.0), samples.count(0.0)
-        if not yes and not no:
-            return None, "the judge's answers had no verdict (is_valid)"
-        return (1.0 if yes > no else 0.0), ""
+        return await voter.vote(_prompt(scenario, _history(before), message, criterion.stop_signal))
 
     first = joined_text(actual[0].user_content)
     results: list[tuple[float | None, str]] = [
