@@ -22,10 +22,13 @@ from typing import Any
 
 from ._exceptions import AdkError
 
-__all__ = ["MAX_NAME_BYTES", "ArtifactError", "InvalidArtifactName", "InvalidName", "escaped", "name_problem",
-           "validate_name"]
+__all__ = ["EVAL_SESSION_PREFIX", "MAX_NAME_BYTES", "ArtifactError", "InvalidArtifactName", "InvalidName", "escaped",
+           "name_problem", "validate_name"]
 
 MAX_NAME_BYTES = 255
+#: The sessions an eval run makes start with this (google-adk's prefix); session lists
+#: leave them out (``adk_actors.evals``, the HTTP API).
+EVAL_SESSION_PREFIX = "___eval___session___"
 _FORBIDDEN = re.compile(r"[/\\\x00-\x1f\x7f-\x9f]")
 
 

@@ -511,7 +511,10 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     hosts must share this machine (their processes are killed by pid).
     ``all_sessions``: the sessions and runs crashed and killed may be anyone's on the
     host; without it, only the soak's own (the sessions it made: another user's
-    sessions on the host are never touched).
+    sessions on the host are never touched). The tree must be restored within
+    ``restore_timeout`` seconds scaled to the load (:func:`scaled_deadline`: a restarted
+    process's imports take as much longer as the CPUs are shared); otherwise the soak
+    fails, saying what was not restored, and reads no session back.
     Raises ``ValueError`` for bad arguments (``check_soak_arguments``)."""
     kinds = check_soak_arguments(sessions=sessions, duration=duration, interval=interval, targets=targets,
                                  stops=stops)
@@ -674,11 +677,13 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         _release(stopped_pids)
         return report
     report.tree_restored, report.restore_seconds, unrestored = _wait_restored(
-        walk, restore_timeout, stopped_pids, hosts=len(views[0].members) if views else 0)
+        walk, scaled_deadline(restore_timeout), stopped_pids, hosts=len(views[0].members) if views else 0)
     report.problems.extend(f"not restored: {row}" for row in unrestored[:10])
     report.stopped_left = _release(stopped_pids)
     seen.look(walk())
     report.restarts = dict(seen.restarts)
+    if not report.tree_restored:  # a part of the tree is still down: its sessions cannot be read back; FAILED, why said
+        return report
     for member in members:
         try:
             runner.get_state(user, member.id)

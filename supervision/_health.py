@@ -23,6 +23,13 @@ ping has gone unanswered ``timeout`` seconds:
    ``ceiling``, 12 x ``timeout`` unless set: a minute with the defaults) is the end:
    a handler that spins for ever is *stuck* too.
 
+Under load a parent's ``scale`` (:func:`load_scaled` in supervisors and run pools)
+stretches the windows of rules 2-3 and the default ceiling of rule 4 by the load per
+CPU (at most ten times): at load 80 on 2 cores a process gets 1/40 of a CPU, a 3 s
+import takes two minutes, and a parent starved as long may judge an idle child
+before its ping has even reached it. Rule 1 is not stretched: a stopped child is
+found at ``timeout`` whatever the load.
+
 A stuck child is *unresponsive*: its parent logs it, records the reason (each reason
 starts ``unresponsive:``), and kills it (SIGKILL), and its ordinary restart follows.
 A process that has already ended (gone, or a zombie) is left to the exit its parent
@@ -50,6 +57,7 @@ gone.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -57,11 +65,15 @@ from typing import Final, Literal
 from ._messages import Call
 from ._spec import HealthCheck
 
-__all__ = ["HEALTH_PING", "HealthCheck", "HealthMonitor", "HealthVerdict", "ProcessProgress", "read_progress"]
+__all__ = ["HEALTH_PING", "HealthCheck", "HealthMonitor", "HealthVerdict", "ProcessProgress", "load_scaled",
+           "read_progress"]
 
 #: The request of a health check's call. Every GenServer answers it with ``"ok"``
 #: before its own ``check_request`` and ``handle_call`` see anything.
 HEALTH_PING: Final = "health-ping"
+
+#: A deadline :func:`load_scaled` stretches at most this many times.
+LOAD_SCALE_CAP: Final = 10.0
 
 #: ``/proc/PID/stat`` states of a process that will not run until it is continued.
 _STOPPED: Final = frozenset("Tt")
@@ -87,6 +99,20 @@ def read_progress(pid: int) -> ProcessProgress | None:
         return ProcessProgress(fields[0].decode(), int(fields[11]) + int(fields[12]))
     except (OSError, IndexError, ValueError):
         return None
+
+
+def load_scaled(seconds: float) -> float:
+    """``seconds`` times this machine's 1-minute load average per CPU when that is above
+    1 (a process gets only its share of the CPUs: a start that takes 1 s idle takes
+    20 s at load 40 on 2 cores), at most ``LOAD_SCALE_CAP`` times; ``seconds`` as it
+    is when the load cannot be read. For deadlines of work that must be done whatever
+    the load (a child's start), and the no-progress windows of health checks
+    (``HealthMonitor.scale``)."""
+    try:
+        per_cpu = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        per_cpu = 1.0
+    return seconds * min(max(per_cpu, 1.0), LOAD_SCALE_CAP)
 
 
 @dataclass(frozen=True)
@@ -117,6 +143,11 @@ class HealthMonitor:
 
     check: HealthCheck
     read: Callable[[int], ProcessProgress | None] = read_progress
+    #: Stretches the no-CPU window and the default ceiling (rules 2-4), not the first
+    #: judgement (a stopped child is found at ``timeout``): ``load_scaled`` in a parent
+    #: on a machine whose CPUs are shared (a child idle because its ping has not
+    #: reached it yet, its parent starved, is not stuck), the identity by default.
+    scale: Callable[[float], float] = float
     _pending: dict[Hashable, _Pending] = field(default_factory=dict)
     _refs: dict[str, Hashable] = field(default_factory=dict)
 
@@ -150,7 +181,8 @@ class HealthMonitor:
         pings its next incarnation afresh); a ``busy`` one starts a new window, and is
         in the list only the first time it is found busy in this wait."""
         verdicts: list[HealthVerdict] = []
-        timeout, limit = float(self.check.timeout), self.check.limit
+        timeout, window = float(self.check.timeout), self.scale(self.check.timeout)
+        limit = self.check.limit if self.check.ceiling is not None else max(self.scale(self.check.limit), window)
         for key, pending in list(self._pending.items()):
             waited = now - pending.since
             if waited < timeout:
@@ -167,8 +199,8 @@ class HealthMonitor:
             elif waited >= limit:
                 verdicts.append(HealthVerdict(key, "stuck", f"unresponsive: busy but no answer to a health check "
                                                       f"within {limit:g} s"))
-            elif now - pending.mark < timeout:
-                continue  # busy, inside its new window
+            elif now - pending.mark < window:
+                continue  # inside its (first, or new) window
             elif pending.cpu is None:  # unreadable when pinged: this is the first window's start
                 pending.mark, pending.cpu = now, progress.cpu
             elif progress.cpu == pending.cpu:

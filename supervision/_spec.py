@@ -169,7 +169,7 @@ class ChildSpec:
     significant: bool = False
     name: str | None = None
     backoff: Backoff | None = None
-    start_timeout: float = 10.0
+    start_timeout: float = 10.0  # seconds to answer Init, times the load per CPU (``load_scaled``)
     provides_registry: bool = False
 
     def __post_init__(self) -> None:

@@ -49,7 +49,7 @@ from ._exceptions import (
     SpecError,
     UnknownRequest,
 )
-from ._health import HealthMonitor
+from ._health import HealthMonitor, load_scaled
 from ._messages import (
     KILLED,
     SHUTDOWN,
@@ -184,7 +184,7 @@ class Supervisor(SupervisorJobs):
             self.refuse_init(starter, describe(exc))
             return
         self._intensity = RestartIntensity(spec.intensity, spec.period)
-        self._health = HealthMonitor(spec.health) if spec.health is not None else None
+        self._health = HealthMonitor(spec.health, scale=load_scaled) if spec.health is not None else None
         self._strategy = spec.strategy
         self._auto_shutdown = spec.auto_shutdown
         self._child_registry = self.registry

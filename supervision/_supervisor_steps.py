@@ -43,7 +43,7 @@ from ._exceptions import (
     MaxChildren,
     SpecError,
 )
-from ._health import HealthMonitor
+from ._health import HealthMonitor, load_scaled
 from ._messages import (
     KILLED,
     Cast,
@@ -157,8 +157,9 @@ class SupervisorSteps(GenServer):
         failure = self._launch(child)
         if failure is not None:
             return failure
-        result = yield Wait(WaitFor.START, (child,), child.spec.start_timeout)
-        return (yield from self._settle_start(child, result))
+        wait = Wait(WaitFor.START, (child,), load_scaled(child.spec.start_timeout))
+        result = yield wait
+        return (yield from self._settle_start(child, result, wait.timeout))
 
     def _start_concurrently(self, children: list[ChildRecord]) -> Generator[Wait, Any, dict[str, str | None]]:
         """Start several (dynamic) children at once: each gets its process and Init, then
@@ -174,10 +175,11 @@ class SupervisorSteps(GenServer):
             else:
                 failures[child.spec.id] = failure
         if launched:
-            wait = Wait(WaitFor.STARTS, tuple(launched), max(c.spec.start_timeout for c in launched))
+            wait = Wait(WaitFor.STARTS, tuple(launched), load_scaled(max(c.spec.start_timeout for c in launched)))
             yield wait
             for child in launched:
-                failures[child.spec.id] = yield from self._settle_start(child, wait.answers.get(child.spec.id, TIMEOUT))
+                failures[child.spec.id] = yield from self._settle_start(child, wait.answers.get(child.spec.id, TIMEOUT),
+                                                                        wait.timeout)
         return failures
 
     def _launch(self, child: ChildRecord) -> str | None:
@@ -201,11 +203,12 @@ class SupervisorSteps(GenServer):
         )
         return None
 
-    def _settle_start(self, child: ChildRecord, result: Any) -> Generator[Wait, Any, str | None]:
-        """Act on a launched child's answer to Init (or TIMEOUT); None if it runs."""
+    def _settle_start(self, child: ChildRecord, result: Any,
+                      waited: float | None = None) -> Generator[Wait, Any, str | None]:
+        """Act on a launched child's answer to Init (or TIMEOUT, after ``waited`` s); None if it runs."""
         if result is TIMEOUT:
             yield from self._kill(child)
-            return f"no reply to init within {child.spec.start_timeout} s"
+            return f"no reply to init within {waited if waited is not None else child.spec.start_timeout:g} s"
         if isinstance(result, InitFailed):
             if child.alive:
                 yield Wait(WaitFor.EXIT, (child,), _KILL_GRACE)

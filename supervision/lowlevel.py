@@ -27,7 +27,7 @@ from ._client import ask_delivered, find_global
 from ._clock import MonotonicClock, WallClock
 from ._exceptions import ActorSystemError, PortInUse
 from ._frame_chunk import call_on_fresh_chunk
-from ._health import HealthMonitor, HealthVerdict, ProcessProgress, read_progress
+from ._health import HealthMonitor, HealthVerdict, ProcessProgress, load_scaled, read_progress
 from ._partition_supervisor import partition_index
 from ._server_base import MANUAL_CLOCK_VARIABLE
 from ._server_types import FORWARDED, IGNORE
@@ -76,6 +76,7 @@ __all__ = [
     "forked_by",
     "free_port",
     "import_object",
+    "load_scaled",
     "open_pidfd",
     "partition_index",
     "pid_space",

@@ -19,7 +19,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "adk_actors"
 LAYERS = (
     ("types", {"_types", "types", "planners", "events", "examples",
-               "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files", "_decisions",
+               "_exceptions", "_schema", "_tree", "_secrets", "_validate", "_callables", "_names", "_files", "_decisions", "_artifact_version",
                "log", "telemetry", "tracing", "messages"}),
     ("agents", {"agents"}),
     ("compiler", {"compiler"}),

@@ -4,6 +4,7 @@ used run id)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import threading
@@ -448,3 +449,43 @@ def test_a_turn_waits_while_the_hosts_partitions_cannot_be_listed(host: Host) ->
     finally:
         del host.partitions
     assert lookups["n"] > 5
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def test_bad_run_input_on_the_runners_line_is_refused_typed_and_nothing_of_it_is_stored(host: Host) -> None:
+    """Bad input to a run on the Runner's line (a field of the wrong type, a lone
+    surrogate, a value nested deeper than the host's limit of 32 though within what any
+    host accepts, 100), on both the blocking and the asyncio line: each refused with
+    InvalidRequestError, nothing of it stored, the partition keeps its pid; a value
+    nested as deep as the limit is taken and stored."""
+    runner = host.runner("echo")
+    runner.create_session("ann", "s1")
+    pid = partition_pid(host, "echo", "ann", "s1")
+    assert texts(list(runner.run("ann", "s1", "hello")))[-1].startswith("echo: hello")  # the line is open now
+    with pytest.raises(InvalidRequestError, match=r"RunRequest\.state_delta"):
+        list(runner.run("ann", "s1", "x", state_delta={1: "a key that is not text"}))  # type: ignore[dict-item]
+    with pytest.raises(InvalidRequestError, match=r"RunRequest\.new_message"):
+        list(runner.run("ann", "s1", {"role": "user", "parts": [{"text": "x"}]}))  # type: ignore[arg-type]
+    with pytest.raises(InvalidRequestError, match="surrogate"):
+        list(runner.run("ann", "s1", "x \ud800"))
+    with pytest.raises(InvalidRequestError, match="nested deeper than 32"):
+        list(runner.run("ann", "s1", "deep", state_delta={"x": _nested(40)}))
+
+    async def deep_async() -> None:
+        async for _ in runner.run_async("ann", "s1", "deep", state_delta={"x": _nested(40)}):
+            pass
+
+    with pytest.raises(InvalidRequestError, match="nested deeper than 32"):
+        asyncio.run(deep_async())
+    session = runner.get_session("ann", "s1")
+    assert texts(session.events)[0] == "hello" and len(session.events) == 2 and "x" not in session.state
+    assert partition_pid(host, "echo", "ann", "s1") == pid
+    events = list(runner.run("ann", "s1", "at the limit", state_delta={"x": _nested(31)}))
+    assert texts(events)[-1].startswith("echo: at the limit")
+    assert runner.get_session("ann", "s1").state["x"] == _nested(31)

@@ -22,13 +22,14 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from .._artifact_version import ARTIFACT_SCHEME, get_artifact_uri
 from ..errors.input_validation_error import InputValidationError
 
 __all__ = ["ParsedArtifactUri", "get_artifact_uri", "is_artifact_ref", "parse_artifact_uri",
            "resolve_artifact_reference", "validate_artifact_reference_scope", "validate_path_segment",
            "validate_session_id"]
 
-_SCHEME = "artifact://"
+_SCHEME = ARTIFACT_SCHEME
 #: how many references a load follows before it gives up (google-adk's bound)
 _MAX_ARTIFACT_REFERENCE_DEPTH = 5
 
@@ -66,15 +67,6 @@ def parse_artifact_uri(uri: str) -> ParsedArtifactUri | None:
         app, user, filename, version = found.groups()
         return ParsedArtifactUri(app, user, None, filename, int(version))
     return None
-
-
-def get_artifact_uri(app_name: str, user_id: str, filename: str, version: int, session_id: str | None = None) -> str:
-    """The ``artifact://`` URI of a version: the session's shape when ``session_id`` is
-    given (and not empty), else the user's. Nothing is checked nor escaped."""
-    where = f"apps/{app_name}/users/{user_id}"
-    if session_id:
-        where += f"/sessions/{session_id}"
-    return f"{_SCHEME}{where}/artifacts/{filename}/versions/{version}"
 
 
 def is_artifact_ref(artifact: Any) -> bool:

@@ -11,30 +11,13 @@ in-process Runner uses any subclass: its agents' ``save_artifact`` /
 from __future__ import annotations
 
 import abc
-import time
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
-
+from .._artifact_version import ArtifactVersion
 from .._types import Part
 from ..types import ours
 
 __all__ = ["ArtifactVersion", "BaseArtifactService", "ensure_part"]
-
-
-class ArtifactVersion(BaseModel):
-    """What is known of one version: ``version``, ``canonical_uri`` (where its data
-    is), ``custom_metadata``, ``create_time`` (seconds since the epoch) and
-    ``mime_type``."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
-
-    version: int
-    canonical_uri: str
-    custom_metadata: dict[str, Any] = Field(default_factory=dict)
-    create_time: float = Field(default_factory=time.time)
-    mime_type: str | None = None
 
 
 def ensure_part(artifact: Any) -> Part:

@@ -12,7 +12,10 @@ place is an InputValidationError. As in google-adk's, a filename given without a
 ``session_id`` is the user's (kept, and listed, as ``user:<filename>``), and a text
 artifact's version has no MIME type; an inline part's ``display_name`` is kept with its
 version (in the store's custom metadata, under a key of ours that is never shown) and
-given back by ``load_artifact``. The store's calls are quick local file writes made on
+given back by ``load_artifact``. ``custom_metadata`` must be a JSON object (string keys,
+values JSON holds as they are, no NaN or infinity), as a host's artifact actor requires:
+anything else is an InputValidationError (a ``ValueError``) raised before anything is
+written. The store's calls are quick local file writes made on
 the caller's event loop.
 
 :class:`FileArtifactVersion` is google-adk's model of a version's persisted metadata
@@ -24,6 +27,7 @@ and ``canonical_uri`` names the store's file of the version.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +58,23 @@ class FileArtifactVersion(ArtifactVersion):
 
     file_name: str = Field(description="Original filename supplied by the caller.")
     display_name: str | None = None
+
+
+def _checked_metadata(custom_metadata: Any) -> None:
+    """Refuse ``custom_metadata`` that is not None or a JSON object (string keys, values
+    JSON holds as they are: no set, no object, no NaN or infinity), with an
+    InputValidationError naming what is wrong."""
+    if custom_metadata is None:
+        return
+    if not isinstance(custom_metadata, dict):
+        raise InputValidationError(f"custom_metadata must be a dict, not {type(custom_metadata).__name__}.")
+    odd = next((key for key in custom_metadata if not isinstance(key, str)), None)
+    if odd is not None:
+        raise InputValidationError(f"custom_metadata's keys must be strings, not {type(odd).__name__} ({odd!r}).")
+    try:
+        json.dumps(custom_metadata, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InputValidationError(f"custom_metadata must be JSON: {exc}") from None
 
 
 class FileArtifactService(BaseArtifactService):
@@ -87,9 +108,13 @@ class FileArtifactService(BaseArtifactService):
     async def save_artifact(self, *, app_name: str, user_id: str, filename: str, artifact: Any,
                             session_id: str | None = None, custom_metadata: dict[str, Any] | None = None) -> int:
         """Write the next version of ``filename`` (a part with text or inline data;
-        the store's ArtifactError, a ``ValueError``, for anything else); its number."""
+        the store's ArtifactError, a ``ValueError``, for anything else) with
+        ``custom_metadata``; its number. The name, the part and the metadata are
+        checked first (an InputValidationError for metadata JSON cannot hold as it
+        is): a refused call writes nothing."""
         where = self._where(app_name, user_id, filename, session_id)
         part = ensure_part(artifact)
+        _checked_metadata(custom_metadata)
         display = part.inline_data.display_name if part.inline_data is not None else None
         if display:
             custom_metadata = {**(custom_metadata or {}), _DISPLAY_NAME: display}

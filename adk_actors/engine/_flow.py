@@ -7,7 +7,9 @@ whose typed outcome (``_flow_step.StepOutcome`` or ``ToolCalls``) it matches on 
 step's events are closed with the loop, so that a run closed mid-step ends its spans
 at once, as one generator would). Before the first pass, :class:`ConfirmationStep`
 (``_confirmation``): the calls a user's ``adk_request_confirmation`` answers confirm or
-reject run again, as google-adk's flow does.
+reject run again, as google-adk's flow does; before it, :class:`CredentialStep`
+(``_credential_request``): the calls a user's ``adk_request_credential`` answers name
+run again with the credential kept for them.
 
 1. :class:`ReplayStep` (``_flow_replay``): in a resumed run, the next committed step
    given again; its outcome ends the flow, goes on to the next pass, or (``LIVE``:
@@ -37,7 +39,7 @@ event, however many hops it makes.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
@@ -45,6 +47,7 @@ from .._tree import find_agent
 from .._types import Event
 from ._confirmation import ConfirmationStep
 from ._context import InvocationContext
+from ._credential_request import CredentialStep
 from ._flow_model import ModelRaised, ModelStepError
 from ._flow_model_step import ModelStep
 from ._flow_replay import ReplayStep
@@ -109,14 +112,35 @@ async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Even
         _trampoline.set(outer)
 
 
+class _AnsweredCalls:
+    """The calls a user answered since the last turn, run again: first those a
+    credential answers (``_credential_request``), then those a confirmation answers
+    (``_confirmation``). ``outcome`` is END when the confirmations ended the run."""
+
+    def __init__(self, agent: Any, ctx: InvocationContext) -> None:
+        self.agent, self.ctx = agent, ctx
+        self.outcome: StepOutcome = StepOutcome.NEXT
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        credentials = CredentialStep(self.agent, self.ctx)
+        async with aclosing(credentials.events(resolve_tools)) as rerun:
+            async for event in rerun:
+                yield event
+        confirmed = ConfirmationStep(self.agent, self.ctx)
+        async with aclosing(confirmed.events(run_tool, AnswerStep, resolve_tools)) as rerun:
+            async for event in rerun:
+                yield event
+        self.outcome = confirmed.outcome
+
+
 async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
-    """The passes of the module's docstring: replay step, model step, tool step; first,
-    the calls a user's confirmation answers run again (``_confirmation``)."""
-    confirmed = ConfirmationStep(agent, ctx)
-    async with aclosing(confirmed.events(run_tool, AnswerStep, resolve_tools)) as rerun:
+    """The passes of the module's docstring: first the calls the user answered
+    (``_AnsweredCalls``), then replay step, model step, tool step."""
+    answers = _AnsweredCalls(agent, ctx)
+    async with aclosing(answers.events()) as rerun:
         async for event in rerun:
             yield event
-    if confirmed.outcome is StepOutcome.END:
+    if answers.outcome is StepOutcome.END:
         return
     for _ in range(agent.max_iterations):
         ctx.check_cancelled()

@@ -33,10 +33,12 @@ from ..tools._base import ToolContext
 from ..tools._classes import BaseTool, BaseToolset, process_request
 from ..tools._function import FunctionTool, in_daemon_thread
 from ..tools._set_model_response import SetModelResponseTool
+from ..tools.transfer_to_agent_tool import add_transfer_tool
 from ..workflow._task_agent import delegate_tools
 from ._code_execution import code_request
 from ._confirmation import request_history
 from ._context import CallbackContext, InvocationContext
+from ._credential_request import without_requests
 from ._flow_model import one_model
 
 __all__ = [
@@ -92,7 +94,8 @@ async def resolve_tools(agent: Any, ctx: InvocationContext) -> tuple[dict[str, A
     for delegate in delegate_tools(agent):  # google-adk 2.x: a single_turn or task sub-agent is a tool, after the rest
         extra.append(delegate)
         tools[delegate.name] = delegate
-    if uses_response_tool(agent, CompileContext(root_agent=ctx.root_agent, extra_tools=extra)):
+    if getattr(agent, "output_schema", None) is not None and uses_response_tool(  # (no schema: no context built)
+            agent, CompileContext(root_agent=ctx.root_agent, extra_tools=extra)):
         tools[SET_MODEL_RESPONSE] = SetModelResponseTool(agent.output_schema)  # declared by the compiler
     return tools, extra, problems
 
@@ -228,10 +231,13 @@ async def step_request(agent: Any, ctx: InvocationContext, tools: dict[str, Any]
     ``process_llm_request`` hooks (toolsets first); code parts as text."""
     memories = await preload_memories(agent, ctx)
     request = build_request(agent, CompileContext(
-        state=ctx.session.state, events=request_history(ctx.session.events, ctx.branch), run_config=ctx.run_config,
+        state=ctx.session.state,
+        events=without_requests(ctx.session.events, request_history(ctx.session.events, ctx.branch)),
+        run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
         memories=memories, artifacts=template_artifacts(agent, ctx)))
     request.tools_dict = ToolsDict(tools)  # google-adk's name -> tool map, for callbacks (and append_tools)
+    add_transfer_tool(request)  # google-adk's map holds its transfer tool too
     if ctx.context_cache_config is not None:  # the App's context caching: the last call's cache
         request.cache_config = ctx.context_cache_config
         request.cache_metadata, request.cacheable_contents_token_count = cache_state(

@@ -12,9 +12,12 @@ the agent's flow ends there, else ``NEXT``.
 :class:`AnswerStep` (also used by a resumed step whose calls were pending), in order:
 the ONE tool-response event (none when only long-running calls were made: the turn
 ends, they are answered later), preceded by google-adk's ``adk_request_confirmation``
-event when a call asked for a confirmation (``_confirmation``); then the structured answer's event when
-``set_model_response`` accepted one (the flow ends), or an auth request of its own
-(the turn ends); a transfer or ``skip_summarization`` ends the flow too.
+event when a call asked for a confirmation (``_confirmation``), and before that google-adk's
+``adk_request_credential`` event when a call asked for a credential (``_credential_request``);
+then the structured answer's event when ``set_model_response`` accepted one (the flow
+ends); a credential request ends the flow, and a request made our way
+(``request_credential(key, config)``) with an auth request event of its own; a transfer
+or ``skip_summarization`` ends the flow too.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from ..compiler._tools import SET_MODEL_RESPONSE
 from ..tools._single_turn import SUB_EVENTS, SingleTurnAgentTool
 from ._confirmation import request_event
 from ._context import InvocationContext
+from ._credential_request import is_adk_request
+from ._credential_request import request_event as credential_event
 from ._flow_step import StepOutcome, ToolCalls, output_value
 from ._flow_tools import run_tool, tool_response_event
 from ._resume import is_idempotent
@@ -68,6 +73,9 @@ class AnswerStep:
         if tool_event is None:
             self.outcome = StepOutcome.END  # only long-running calls, each to be answered later: the turn ends
             return
+        credential = credential_event(ctx, tool_event)
+        if credential is not None:  # google-adk's order: the credential requests first
+            yield credential
         asked = request_event(ctx, self.calls, tool_event)
         if asked is not None:  # google-adk's order: the confirmation requests, then the responses
             yield asked
@@ -77,11 +85,14 @@ class AnswerStep:
             yield answer
             self.outcome = StepOutcome.END
             return
-        if tool_event.actions.requested_auth_configs:
+        if credential is not None:  # google-adk ends the invocation after a credential request
+            self.outcome = StepOutcome.END
+            return
+        own = {k: v for k, v in tool_event.actions.requested_auth_configs.items() if not is_adk_request(v)}
+        if own:
             # Auth as a return value: the turn ends with an auth request of its own (no
             # content, so the history the model sees is not polluted).
-            yield ctx.event(actions=EventActions(requested_auth_configs=dict(tool_event.actions.requested_auth_configs)),
-                            turn_complete=True)
+            yield ctx.event(actions=EventActions(requested_auth_configs=own), turn_complete=True)
             self.outcome = StepOutcome.END
             return
         if tool_event.actions.transfer_to_agent or tool_event.actions.skip_summarization:

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 from .._exceptions import AdkError
+from .._names import EVAL_SESSION_PREFIX
 from .._types import Content, Event
 from ._errors import EvalError
 from ._metrics import check_metric, score, unscored
@@ -45,9 +46,6 @@ from ._models import (
 )
 
 __all__ = ["EVAL_SESSION_PREFIX", "case_from_session", "invocation_from", "invocations_of", "run_eval_set", "said_by_user"]
-
-#: Sessions an eval run makes start with this (google-adk's prefix).
-EVAL_SESSION_PREFIX = "___eval___session___"
 
 
 class TurnRunner(Protocol):

@@ -8,7 +8,7 @@ it, and send it this actor's pid as its owner (it stops with its owner); else st
 one (it stops with this actor: ``PR_SET_PDEATHSIG``, SIGTERM, then its own watch of
 its owner) and hand it its settings and owner on stdin, and the front door
 (``HttpArgs.listen_fd``, the listening socket ``serve`` owns: a server's end never
-closes it); wait up to ``START_WAIT`` seconds for ``READY <port>`` (anything
+closes it); wait up to ``START_WAIT`` seconds (scaled to the load) for ``READY <port>`` (anything
 else: the start fails, with the process's last words in its log), then watch its
 pid. When the process ends (kill -9 included) the actor crashes, so its supervisor
 restarts both; when the actor is stopped, ``terminate`` stops the process (SIGTERM,
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from supervision import CallerRef, ChildSpec, GenServer
-from supervision.lowlevel import open_pidfd, set_parent_death_signal
+from supervision.lowlevel import load_scaled, open_pidfd, set_parent_death_signal
 
 from .._files import private_file
 from ..config import HttpSection
@@ -115,7 +115,7 @@ class HttpServerActor(GenServer):
             self.server_pid, from_server = self.process.pid, stdout.fileno()
             self._send_line(stdin.fileno(), {**args.launch(), **owner})
             stdin.close()
-        line = self._first_line(from_server, time.monotonic() + START_WAIT)
+        line = self._first_line(from_server, time.monotonic() + load_scaled(START_WAIT))  # its imports, at load
         if not line.startswith("READY "):
             self._stop_process()
             raise RuntimeError(f"the HTTP server did not start ({line or 'no answer'}); see {args.log_file}")

@@ -8,11 +8,16 @@
   artifact routes;
 * ``_runs`` (``/run``, ``/run_sse``) and ``_live`` (``/run_live``);
 * ``_trace``, ``_evals``, ``_builder``, ``_dev``: the ``/dev`` routes adk-web calls;
-* ``_console``: the console, approvals and credentials;
+* ``_console``: the console, approvals and credentials; ``_jobs``: the job queue;
 * ``_a2a``: every app as an A2A agent at ``/a2a/{app}`` (when a2a-sdk is installed);
 * ``_mcp``: every app as an MCP tool at ``/mcp`` (when the mcp SDK is installed).
-  Both are imported on their first request (``_lazy``), and answer 501 with the pip
-  command when their extra is missing.
+  Both answer 501 with the pip command when their extra is missing.
+
+``_a2a``, ``_mcp``, ``_evals``, ``_builder``, ``_trace``, ``_console`` and ``_jobs``
+are imported on their first request (``_lazy``; :data:`LAZY_ROUTERS`), so that a
+server starts without what most starts never use; their routes are matched in the
+same order and answer the same as if imported at the start, and the OpenAPI schema
+lists them.
 
 What every route shares (the host's apps, a Runner per app, the request's right to
 act for a user) is one :class:`~adk_actors.http._deps.HostApi` injected as a
@@ -24,45 +29,58 @@ user ``ann`` reaches only ``/apps/{app}/users/ann/...`` and runs whose ``userId`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Mount, Route
 
 from .. import __version__
 from ..config import HttpSection
 from ..engine import AppCatalog
-from ..evals import EvalFiles
 from ..messages import Limits
-from . import (
-    _artifacts,
-    _builder,
-    _console,
-    _dev,
-    _evals,
-    _info,
-    _jobs,
-    _live,
-    _memory,
-    _runs,
-    _sessions,
-    _trace,
-)
+from . import _artifacts, _dev, _info, _live, _memory, _runs, _sessions
 from ._adk_web import adk_web_files, mount_adk_web
 from ._deps import HostApi
 from ._errors import SafeJSONResponse, add_error_handlers, check_path_names
 from ._guard import Guard
-from ._lazy import LazyExtra
+from ._lazy import LazyExtra, LazyRouter
 
 __all__ = ["create_app"]
 
 #: Where the MCP routes are (``_mcp.PATH``; that module is imported on their first request).
 MCP_PATH = "/mcp"
 
-#: The routers every host serves, in the order their routes are matched.
-ROUTERS = (_info.router, _sessions.router, _runs.router, _live.router, _artifacts.router, _memory.router,
-           _trace.router, _builder.router, _dev.router, _console.router, _jobs.router)
+#: The routers imported on their first request (``_lazy.LazyRouter``): (module, the path
+#: templates all its routes are at or below, what they serve: a 501's first words).
+#: tests/test_http_lazy_routes.py checks the templates against the routes.
+LAZY_ROUTERS: dict[str, tuple[str, Sequence[str], str]] = {
+    "trace": ("adk_actors.http._trace", ("/dev/apps/{app}/debug/trace",), "The trace API"),
+    "builder": ("adk_actors.http._builder", ("/dev/apps/{app}/builder",), "The agent builder"),
+    "console": ("adk_actors.http._console", ("/", "/console", "/apps/{app}/users/{user}/approvals",
+                                             "/apps/{app}/users/{user}/credentials"), "The console"),
+    "jobs": ("adk_actors.http._jobs", ("/jobs",), "The job API"),
+    "evals": ("adk_actors.http._evals", tuple(f"/dev/apps/{{app}}/{name}" for name in (
+        "eval_sets", "eval-sets", "eval_results", "eval-results", "metrics-info")), "The eval API"),
+}
+
+#: The routers every host serves (a name: one of LAZY_ROUTERS), in the order their
+#: routes are matched; the eval routes come last, when the host keeps eval sets.
+ROUTERS: tuple[APIRouter | str, ...] = (_info.router, _sessions.router, _runs.router, _live.router,
+                                        _artifacts.router, _memory.router, "trace", "builder", _dev.router,
+                                        "console", "jobs")
+
+
+def _include(api: FastAPI, router: APIRouter | str, lazy: list[LazyRouter]) -> None:
+    """``router`` in ``api``; a name of LAZY_ROUTERS: its stand-in (appended to ``lazy``)."""
+    if isinstance(router, str):
+        module, prefixes, what = LAZY_ROUTERS[router]
+        stand_in = LazyRouter(api, module, prefixes, what=what)
+        api.router.routes.append(stand_in)
+        lazy.append(stand_in)
+    else:
+        api.include_router(router)
 
 
 def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str | None = None, *,
@@ -77,14 +95,24 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
     api = FastAPI(title="adk-actors", version=__version__, redirect_slashes=False,
                   default_response_class=SafeJSONResponse, dependencies=[Depends(check_path_names)],
                   description="google-adk's HTTP API, served by an adk-actors host.")
-    api.state.host_api = HostApi(host, apps, EvalFiles(evals_dir) if evals_dir is not None else None,
-                                 http_functions, auto_create_session=section.auto_create_session)
+    api.state.host_api = HostApi(host, apps, evals_dir, http_functions,
+                                 auto_create_session=section.auto_create_session)
     add_error_handlers(api)
+    lazy: list[LazyRouter] = []
     for router in ROUTERS:
-        if router is not _console.router or section.console:  # `adk-actors api_server`: no console
-            api.include_router(router)
+        if router != "console" or section.console:  # `adk-actors api_server`: no console
+            _include(api, router, lazy)
     if evals_dir is not None:
-        api.include_router(_evals.router)
+        _include(api, "evals", lazy)
+    plain_openapi = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema, every lazy router loaded first (the schema names all routes)."""
+        for stand_in in lazy:
+            stand_in.load_now()
+        return plain_openapi()
+
+    api.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to change the schema
     # The A2A and MCP routes import their SDKs on their first request (``_lazy``: 0.5-0.7 s
     # each, most of this server's start otherwise); without the extra they answer 501
     # with the pip command, logged: not a 404 that looks like a wrong URL.

@@ -15,7 +15,6 @@ from starlette.requests import HTTPConnection
 
 from .._exceptions import UnknownAppError
 from ..engine import BUILDER_ASSISTANT, ROOT_AGENT_FILE, AppCatalog, load_agent_config
-from ..evals import EvalFiles
 from ._guard import OPERATOR
 
 __all__ = ["Api", "HostApi", "host_api"]
@@ -23,14 +22,15 @@ __all__ = ["Api", "HostApi", "host_api"]
 
 class HostApi:
     """The host behind the routes: its apps, one Runner per app (made on first use;
-    with ``auto_create_session``, its runs create a missing session), its eval files
-    (None: no eval routes), and the job functions a request may enqueue."""
+    with ``auto_create_session``, its runs create a missing session), the folder of its
+    eval sets (None: no eval routes; ``_evals`` reads it), and the job functions a
+    request may enqueue."""
 
-    def __init__(self, host: Any, apps: AppCatalog, evals: EvalFiles | None = None,
+    def __init__(self, host: Any, apps: AppCatalog, evals_dir: str | None = None,
                  http_functions: frozenset[str] = frozenset(), *, auto_create_session: bool = False) -> None:
         self.host = host
         self.apps = apps
-        self.evals = evals
+        self.evals_dir = evals_dir
         self.http_functions = http_functions
         self.auto_create_session = auto_create_session
         self._runners: dict[str, Any] = {}

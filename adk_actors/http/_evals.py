@@ -9,10 +9,15 @@ every route here needs the operator (on loopback without tokens, anyone: as
 ``adk web``). Errors: an unknown set, case or result is a 404 (a set that is not
 there is a 400 on the routes where google-adk answers 400); a bad id or an unknown
 metric a 400.
+
+The routes are included on their first request (``_lazy``): importing the eval kit is
+most of what they cost the server's start. The host's eval folder is opened then, as
+one :class:`~adk_actors.evals.EvalFiles` for the process.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -40,6 +45,10 @@ router = APIRouter(prefix="/dev/apps/{app}", tags=["evaluation"])
 
 _T = TypeVar("_T")
 
+#: One EvalFiles per folder in this process: its lock orders the changes of a set.
+_opened: dict[str, EvalFiles] = {}
+_opening = threading.Lock()
+
 
 class _Body(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
@@ -65,9 +74,13 @@ def _files(api: HostApi, request: Request, app: str) -> EvalFiles:
     """The host's eval files, for the operator only (403), for an app the host runs (404)."""
     require_operator(request, "read or run eval sets")
     api.runner(app)  # an unknown app: 404
-    if api.evals is None:
+    if api.evals_dir is None:
         raise HTTPException(404, "this host keeps no eval sets")
-    return api.evals
+    with _opening:
+        files = _opened.get(api.evals_dir)
+        if files is None:
+            files = _opened[api.evals_dir] = EvalFiles(api.evals_dir)
+    return files
 
 
 def _answer(work: Callable[[], _T], missing: int = 404) -> _T:

@@ -80,7 +80,9 @@ async def run_sse(body: RunAgentRequest, request: Request, api: Api) -> Any:
     run, message, config = _prepare(body, request, api)
     events = run.run_async(body.user_id, body.session_id, message, run_config=config, state_delta=body.state_delta)
     first = await anext(events)  # the run was accepted (or this raises, before any stream)
-    return StreamingResponse(_sse(events, first), media_type="text/event-stream")
+    # an answer to a function call (adk-web names the asking event) is streamed unsplit, as google-adk's
+    return StreamingResponse(_sse(events, first, split=body.function_call_event_id is None),
+                             media_type="text/event-stream")
 
 
 @router.get("/apps/{app_name}/users/{user_id}/sessions/{session_id}/runs/last")
@@ -145,13 +147,15 @@ def _answers(events: list[Event]) -> list[Event]:
     return [event for position, event in enumerate(events) if not is_user_echo(position, event)]
 
 
-async def _sse(events: AsyncIterator[Event], first: Event) -> AsyncIterator[str]:
+async def _sse(events: AsyncIterator[Event], first: Event, *, split: bool = True) -> AsyncIterator[str]:
     """One ``data:`` line per event (``first`` too, unless it is the user's own),
-    compact JSON, a blank line after each; a run that fails ends with google-adk's
-    error line (``json.dumps`` spacing, snake_case details, as there)."""
+    compact JSON, a blank line after each; an event with content and an
+    ``artifactDelta`` is split in two (``sse_events``) unless ``split`` is False (the
+    request named a ``functionCallEventId``, as google-adk's); a run that fails ends
+    with google-adk's error line (``json.dumps`` spacing, snake_case details, as there)."""
 
     def line(event: Event) -> str:
-        return "".join(f"data: {compact_json(frame)}\n\n" for frame in sse_events(event))
+        return "".join(f"data: {compact_json(frame)}\n\n" for frame in (sse_events(event) if split else [event]))
 
     if not is_user_echo(0, first):
         yield line(first)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from .._exceptions import SessionExistsError, SessionNotFoundError
-from ..evals import EVAL_SESSION_PREFIX
+from .._names import EVAL_SESSION_PREFIX
 from ..workflow import waiting_inputs
 from ._deps import Api, HostApi
 from ._wire import session_json

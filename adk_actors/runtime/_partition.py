@@ -36,8 +36,9 @@ and the session is then activated here from the store.
 The class is split by job: ``SessionPartition`` (here: its start, requests, lines and
 turns) inherits ``_partition_holding.PartitionHolding`` (the sessions held: activation,
 leases, passivation, crash-interrupted runs resumed), which inherits
-``_partition_homes.PartitionHomes`` (forwards to a session's holder or home), which
-inherits ``_partition_faults.PartitionFaults`` (crashes, failures, watchers, statuses).
+``_partition_homes.PartitionHomes`` (forwards to a session's holder or home; the
+fence of a dead caller's write), which inherits ``_partition_faults.PartitionFaults``
+(crashes, failures, watchers, statuses).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from supervision import BadRequest, CallerRef, CallError
-from supervision.lowlevel import FORWARDED, takes_connection
+from supervision.lowlevel import FORWARDED
 from supervision.protocol import Call
 
 from .._types import LiveRequest
@@ -329,6 +330,7 @@ class SessionPartition(PartitionHolding):
         if isinstance(request, GetState):
             return session.fresh_state()
         if isinstance(request, UpdateState):
+            self._check_caller_lives(request, caller, "state update")
             return session.update_state(request.state_delta)
         if isinstance(request, CancelRun):
             return session.cancel(request.run_id)
@@ -342,14 +344,7 @@ class SessionPartition(PartitionHolding):
             # again, and is then sent to the home).
             raise CallError(f"session {request.session_id!r} is moving to its home host: ask again",
                             code="not_running")
-        if (not isinstance(request, FollowRun) and not isinstance(caller.address, CallerLine)
-                and takes_connection(caller.address, HOLDER_CONNECT_WAIT) is False):
-            # Its caller died before the turn got here (held up on a hop, its host killed):
-            # it was told the turn failed, and its next turn may be in already. Never taken
-            # now, so it is never written after that one (issue 59). A caller only too busy
-            # to take a connection asks again.
-            raise CallError(f"the caller of this turn on session {request.session_id!r} takes no connection: "
-                            "it was not taken", code="not_running")
+        self._check_caller_lives(request, caller, "turn")
         accepted = session.take(request, caller.address)
         return accepted if request.reply_accepted else FORWARDED
 

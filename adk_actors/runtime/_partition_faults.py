@@ -93,7 +93,7 @@ class PartitionFaults(GenServer):
     watchers: dict[str, list[Any]]  # session key -> who watches its life (WatchSession)
     slog: Any
 
-    def _drop(self, key: str, why: str) -> None:
+    def _drop(self, key: str, why: str, *, resume: bool = False) -> None:
         """Let go of session ``key`` (``_partition_holding``)."""
         raise NotImplementedError
 
@@ -128,9 +128,11 @@ class PartitionFaults(GenServer):
     def _crash_session(self, key: str, reason: str) -> None:
         """Session ``key`` crashed (a handler of its failed, or on request): its view is
         dropped (``_drop``: its runs end ``interrupted``, and it is read from the store
-        on its next request), and the crash counts: more than ``session_intensity``
-        within ``session_period`` seconds and it fails, answering ``session_failed``
-        until an operator resets it (OTP's restart intensity, per session)."""
+        on its next request; its run in progress resumes when its app resumes crashed
+        runs and this crash does not fail the session), and the crash counts: more
+        than ``session_intensity`` within ``session_period`` seconds and it fails,
+        answering ``session_failed`` until an operator resets it (OTP's restart
+        intensity, per session)."""
         faults = self.faults.setdefault(key, Faults())
         now = self.clock()
         faults.crashes.append(now)
@@ -139,7 +141,9 @@ class PartitionFaults(GenServer):
         faults.restarts += 1
         faults.last = reason
         faults.down = True
-        self._drop(key, f"the session crashed ({reason})")
+        # its run in progress resumes, unless this crash fails the session
+        self._drop(key, f"the session crashed ({reason})",
+                   resume=not faults.failed and len(faults.crashes) <= self.config.session_intensity)
         self._tell(key, "crashed", reason)
         if len(faults.crashes) > self.config.session_intensity and not faults.failed:
             faults.failed = True

@@ -171,18 +171,25 @@ class PartitionHolding(PartitionHomes):
             due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
             self.send_after(max(due - now, 0.05), PassivateIdle())
 
-    def _drop(self, key: str, why: str) -> None:
+    def _drop(self, key: str, why: str, *, resume: bool = False) -> None:
         """Let go of session ``key`` held in memory (nothing if it is not held): its
         runs end ``interrupted`` with ``why`` (a running one is told to stop on its
         worker, and its end waits until it stopped there or the worker, killed past
-        ``run_stop_grace``, is gone); the store's copy is read again on its next request."""
+        ``run_stop_grace``, is gone); the store's copy is read again on its next request.
+        With ``resume`` (the session crashed), the run in progress, when its app resumes
+        crashed runs (fewer times so far than it allows), is resumed once its end is
+        stored, its caller told the id of the run that resumes it (``Session.interrupt``)."""
         session = self.sessions.pop(key, None)
         if session is None:
             return
         for run in [session.active, *session.waiting]:
             if run is not None:
                 self.pool.drop(run)
-        session.interrupt(why, stop_active=True)
+        active, resumed_as = session.active, ""
+        if (resume and active is not None and active.outcome is None and not isinstance(active.turn, LiveTurn)
+                and active.attempt < self._resume_limit(session.app_name)):
+            resumed_as = self.resume_ids[active.run_id] = f"run-{uuid.uuid4().hex}"
+        session.interrupt(why, stop_active=True, resumed_as=resumed_as)
         self._forget(key)
         self._let_go(session)
 

@@ -20,6 +20,7 @@ from supervision import CallerRef, CallError
 from supervision.lowlevel import FORWARDED, takes_connection
 from supervision.protocol import ErrorReply
 
+from ..messages import FollowRun
 from ..store import SessionLeased
 from ._caller_line import CallerLine
 from ._partition_faults import PartitionFaults
@@ -53,6 +54,20 @@ class PartitionHomes(PartitionFaults):
     def _forget(self, key: str) -> None:
         """Forget what the workers hold of session ``key`` (``_partition_holding``)."""
         raise NotImplementedError
+
+    def _check_caller_lives(self, request: Any, caller: CallerRef, what: str) -> None:
+        """The fence of a write (issue 59): its caller must be there still (through
+        Thespian: it takes a TCP connection now; on a Runner's line: the line did not end
+        with the write), else ``not_running`` and nothing is written: a caller that died
+        first was told it failed, and its next write may be taken first (a busy one asks again).
+        A FollowRun writes nothing: not checked."""
+        if isinstance(request, FollowRun):
+            return
+        gone = (caller.address.closed if isinstance(caller.address, CallerLine)
+                else takes_connection(caller.address, HOLDER_CONNECT_WAIT) is False)
+        if gone:
+            raise CallError(f"the caller of this {what} on session {request.session_id!r} takes no connection: "
+                            "it was not taken", code="not_running")
 
     def _forward(self, request: Any, caller: CallerRef, held: SessionLeased) -> Any:
         """Another host's partition holds the session: the request goes on to it, and it

@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from supervision import BadRequest, CallerRef, GenServer, HealthCheck
-from supervision.lowlevel import HealthMonitor, RestartIntensity, proc_stat
+from supervision.lowlevel import HealthMonitor, RestartIntensity, load_scaled, proc_stat
 from supervision.protocol import (
     ErrorReply,
     Exiting,
@@ -116,7 +116,7 @@ class RunPool(GenServer):
         load_apps(args.worker.apps, args.worker.agents_dir)  # once here: every worker inherits them
         self.children: list[_Child] = []
         self.intensity = RestartIntensity(args.worker_intensity, args.worker_period)
-        self.health = HealthMonitor(args.health) if args.health is not None else None
+        self.health = HealthMonitor(args.health, scale=load_scaled) if args.health is not None else None
         self.partition: Any = None  # known once it greets us
         for _ in range(max(1, args.run_workers)):
             self._start_worker()

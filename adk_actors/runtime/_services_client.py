@@ -20,10 +20,9 @@ from pydantic import SecretStr
 from supervision import Backoff, ChildSpec
 from supervision.protocol import StartChild
 
+from .._artifact_version import ArtifactVersion, get_artifact_uri
 from .._exceptions import McpCallTimeout, McpUnavailable
 from .._secrets import register_secret
-from ..artifacts.artifact_util import get_artifact_uri
-from ..artifacts.base_artifact_service import ArtifactVersion
 from ..engine import Decision
 from ..models import ModelError
 from ..store import ArtifactError
@@ -35,6 +34,7 @@ from ._service_calls import (
     CallApproval,
     CallMcpTool,
     Credential,
+    DeleteCredential,
     Deny,
     GetCredential,
     ListArtifacts,
@@ -245,6 +245,11 @@ class _RemoteCredentials:
             if isinstance(value, SecretStr):
                 register_secret(value.get_secret_value())
         return credential
+
+    def delete(self, app: str, user: str, key: str) -> bool:
+        """Forget the user's credential ``key`` (a token the API rejected); whether
+        there was one."""
+        return bool(self.actor.service_result("credentials", DeleteCredential(app, user, key)))
 
     def put(self, app: str, user: str, key: str, credential: Any) -> None:
         """Store ``credential`` (a :class:`Credential`, or a dict of its fields: a tool

@@ -65,7 +65,7 @@ from ..messages import (
     SessionInfo,
 )
 from ..store import Lease, SessionStores, Unstorable
-from ._partition_timers import CancelGraceOver, RunDeadline
+from ._partition_timers import CancelGraceOver, ResumeInterrupted, RunDeadline
 from ._run_protocol import RunOutcome, RunOutput
 from ._session_requests import CANCEL_GRACE, KEPT_ENDS, SessionRequests, SessionRun
 from ._session_rewind import NotSaved, SavedVersions
@@ -452,15 +452,19 @@ class Session(SessionRequests):
         finally:
             self.waiting.extend(waiting)
 
-    def interrupt(self, why: str, *, stop_active: bool = False) -> None:
+    def interrupt(self, why: str, *, stop_active: bool = False, resumed_as: str = "") -> None:
         """The session is let go (its partition stops, it crashed, its lease went): every
         run not ended gets ``RunFailed(interrupted)``. With ``stop_active``, the run in
         progress is told to stop on its worker, and its end goes once it stopped there
-        or its worker is gone (``SessionOwner.abandon``)."""
+        or its worker is gone (``SessionOwner.abandon``). ``resumed_as``: the id of the
+        run that resumes the run in progress (its app resumes crashed runs): its caller
+        is told it, and once that run's end is stored the session is activated again
+        (``ResumeInterrupted``), which resumes it."""
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
                 run.outcome = RunOutcome(run.run_id, False, "interrupted")
-                terminal = RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq)
+                terminal = RunFailed(run.run_id, "interrupted", "SessionStopped", why, run.seq,
+                                     resumed_as=resumed_as if run is self.active else "")
                 if stop_active and run is self.active and run.worker is not None:
                     self.owner.cancel_on_worker(run, why)
                     self.owner.abandon(run, waited=False, then=partial(self._interrupted, run, terminal))
@@ -479,3 +483,5 @@ class Session(SessionRequests):
             self.owner.store.end_run(run.run_id, "interrupted")
         except Exception:
             pass
+        if terminal.resumed_as:
+            self.owner.send_after(0.001, ResumeInterrupted(((self.app_name, self.user_id, self.session_id),)))

@@ -194,11 +194,10 @@ class SessionRequests:
                 if status != "running" and kept is not None and info is not None and info.request == kept:
                     return self.follow(FollowTurn(request.run_id), caller)
                 raise CallError(str(exc), code="invalid_request") from None
-        last = self.owner.store.last_run(self.app_name, self.user_id, self.session_id)
-        resumed_as = last.run_id if last is not None and last.resumes == request.run_id else ""
         self.owner.send_after(0, SendLater(RunFailed(request.run_id, "interrupted", "PartitionRestarted",
                                                      "the session's partition was restarted while this run "
-                                                     "was in flight", resumed_as=resumed_as), caller))
+                                                     "was in flight", resumed_as=self._resumed_as(request.run_id)),
+                                           caller))
         return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
 
     def follow(self, turn: FollowTurn, caller: Any) -> RunAccepted:
@@ -251,17 +250,26 @@ class SessionRequests:
     def _recorded_end(self, info: RunInfo) -> RunDone | RunFailed:
         """The end of a run the session keeps no end of, from its recorded status:
         ``RunDone`` (its last event that is no error), else ``RunFailed`` for that reason,
-        naming the run that resumes it when that is the session's latest. A status that
-        is no failure reason (``resumed``; ``running`` in the store, with no run here:
-        its partition died) ends it ``interrupted``."""
+        naming the run that continues it when that is the session's latest
+        (``_resumed_as``). A status that is no failure reason (``resumed``; ``running``
+        in the store, with no run here: its partition died) ends it ``interrupted``."""
         if info.status == "done":
             final = next((event.id for event in reversed(self.events)
                           if event.invocation_id == info.invocation_id and not event.error_code), None)
             return RunDone(info.run_id, final, 0)
-        last = self.owner.store.last_run(self.app_name, self.user_id, self.session_id)
-        resumed_as = last.run_id if last is not None and last.resumes == info.run_id else ""
         reason = info.status if info.status in FAILURE_REASONS else "interrupted"
-        return RunFailed(info.run_id, reason, "RunEnded", f"the run ended {info.status}", resumed_as=resumed_as)
+        return RunFailed(info.run_id, reason, "RunEnded", f"the run ended {info.status}",
+                         resumed_as=self._resumed_as(info.run_id))
+
+    def _resumed_as(self, run_id: str) -> str:
+        """The run that continues run ``run_id`` now: the session's latest run when it is
+        a resume of the same invocation (of ``run_id``, or of a resume of it: a run
+        resumed, interrupted again and resumed again); else ""."""
+        last = self.owner.store.last_run(self.app_name, self.user_id, self.session_id)
+        if last is None or last.run_id == run_id or not last.resumes:
+            return ""
+        info = self.owner.store.run_info(run_id)
+        return last.run_id if info is not None and info.invocation_id == last.invocation_id else ""
 
     def caught_up(self, run_id: str) -> None:
         """Send the follower of run ``run_id`` what ``follow`` held for it, in one

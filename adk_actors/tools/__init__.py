@@ -22,6 +22,7 @@ from ._gemini_builtins import enterprise_web_search_tool as enterprise_web_searc
 from ._gemini_builtins import google_maps_grounding, google_search, url_context
 from .example_tool import ExampleTool
 from .get_user_choice_tool import get_user_choice
+from .transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 
 __all__ = [
     "AgentTool",
@@ -36,6 +37,7 @@ __all__ = [
     "ToolContext",
     "ToolPredicate",
     "Toolset",
+    "TransferToAgentTool",
     "enterprise_web_search",
     "exit_loop",
     "get_user_choice",
@@ -45,6 +47,7 @@ __all__ = [
     "load_artifacts",
     "load_memory",
     "preload_memory",
+    "transfer_to_agent",
     "url_context",
 ]
 

@@ -136,7 +136,49 @@ class ToolContext(CallbackContext):
         decision = future.result(timeout + 30.0)
         return bool(decision.approved)
 
-    def request_credential(self, key: str, auth_config: dict[str, Any]) -> dict[str, Any]:
-        """Auth as a return value: the turn ends with an auth request the caller acts on."""
-        self.requested_auth[self.function_call_id or key] = {"credential_key": key, **auth_config}
-        return {"status": "auth_required", "credential_key": key}
+    def request_credential(self, auth_config: Any, legacy_config: dict[str, Any] | None = None) -> Any:
+        """Ask the client for a credential, in one of two ways.
+
+        google-adk's (``request_credential(auth_config)``, an ``adk_actors.auth.AuthConfig``):
+        the auth request made from it (an OAuth2 client's authorization URL and state,
+        no configured secret) is put on this call's actions (``requested_auth_configs``)
+        and None is returned; the tool returns what it has, the run emits an
+        ``adk_request_credential`` call and ends, and when the client answers it this
+        call runs again, :meth:`get_auth_response` giving the credential. A
+        ``ValueError`` when this context belongs to no function call (google-adk's
+        text) or the config cannot make a request (google-adk's); a ``TypeError`` for
+        anything but an ``AuthConfig``.
+
+        Ours (``request_credential(key, auth_config_dict)``): the turn ends with an auth
+        request event of its own, and ``{"status": "auth_required", ...}`` is returned."""
+        if legacy_config is not None:
+            key = str(auth_config)
+            self.requested_auth[self.function_call_id or key] = {"credential_key": key, **legacy_config}
+            return {"status": "auth_required", "credential_key": key}
+        if not self.function_call_id:
+            raise ValueError("request_credential requires function_call_id. This method can only be used in a tool "
+                             "context, not a callback context. Consider using save_credential/load_credential "
+                             "instead.")
+        make = getattr(auth_config, "_client_request", None)
+        if not callable(make):
+            raise TypeError(f"request_credential takes an AuthConfig (adk_actors.auth), not "
+                            f"{type(auth_config).__name__}")
+        self.requested_auth[self.function_call_id] = make()
+        return None
+
+    def get_auth_response(self, auth_config: Any) -> Any:
+        """The credential the client answered for ``auth_config`` (an
+        ``adk_actors.auth.AuthConfig``), or None (google-adk's): read from the session
+        state (``temp:<credential key>``, then ``<credential key>``); an OAuth2 answer
+        still holding an authorization code has it exchanged at the token endpoint with
+        the config's own client first (this blocks: call it from a sync tool, as
+        google-adk's does), the token kept under ``temp:<credential key>`` for this
+        invocation only (never in an event). Raises ``OpenApiAuthError`` for a redirect
+        that cannot be used (an error, no code, a state not the request's) and
+        ``OAuth2TokenError`` when the token endpoint refuses; ``TypeError`` for anything
+        but an ``AuthConfig``."""
+        read = getattr(auth_config, "_auth_response", None)
+        if not callable(read):
+            raise TypeError(f"get_auth_response takes an AuthConfig (adk_actors.auth), not "
+                            f"{type(auth_config).__name__}")
+        return read(self.invocation.session.state)

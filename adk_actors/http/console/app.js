@@ -588,7 +588,7 @@ async function refreshTree() {
   treePage.total = tree.sessions;
   const shown = tree.rows.filter((row) => row.type === "session").length;
   $("tree-shown").textContent = `sessions ${shown ? tree.offset + 1 : 0}-${tree.offset + shown} of ${tree.sessions}` +
-    (tree.search ? ` matching "${tree.search}"` : "");
+    (tree.search ? ` matching "${tree.search}"` : "") + busyNote(tree.rows);
   $("tree-prev").disabled = tree.offset === 0;
   $("tree-next").disabled = tree.offset + shown >= tree.sessions;
   $("tree").tBodies[0].replaceChildren(...tree.rows.map((row) => element("tr", { "data-path": row.path },
@@ -651,11 +651,19 @@ async function jobAction(id, action) {
   await refreshJobs();
 }
 
+// What the count of sessions leaves out: those of the partitions too busy to list them.
+function busyNote(rows) {
+  const busy = rows.filter((row) => row.status === "busy" && /^sessions\/[^/]+$/.test(row.path)).length;
+  return busy ? ` (not counting the sessions of ${busy} busy partition${busy > 1 ? "s" : ""})` : "";
+}
+
 // What a row of the tree is called: a process by its id, a session by its user and id,
 // a run by the agent that made its last event and how many events it sent.
 function label(row) {
   if (row.type === "session") return `${row.user}/${row.session}`;
   if (row.type === "run") return `run ${row.run.slice(4, 12)} (${row.agent || "starting"}, ${row.events} events)`;
+  // A partition too busy to list its sessions in time: they are not under it this time, and it says so.
+  if (row.status === "busy" && /^sessions\/[^/]+$/.test(row.path)) return `${row.id} (busy: its sessions not listed)`;
   return row.id + (row.sessions !== undefined ? ` (${row.sessions} sessions)` : "");
 }
 

@@ -14,7 +14,8 @@ grant's fields), the client authenticated as the credential's
 ``token_endpoint_auth_method`` says: ``client_secret_basic`` (the default; HTTP Basic of
 the form-encoded id and secret), ``client_secret_post`` (both in the body), or
 ``none`` (a public client: ``client_id`` in the body; also when no secret is given).
-No scope is sent (as google-adk's). The answer's ``access_token`` (required),
+No scope is sent (as google-adk's). A code asked for with PKCE is exchanged with its
+``code_verifier`` (an extra field of the credential's ``oauth2``). The answer's ``access_token`` (required),
 ``refresh_token``, ``id_token`` and ``expires_in`` go into the credential's ``oauth2``
 (``expires_at`` = the clock's now + ``expires_in``), and every token is registered as a
 secret at once.
@@ -106,6 +107,9 @@ def _form(grant: str, oauth2: OAuth2Auth) -> tuple[dict[str, str], dict[str, str
         fields["code"] = oauth2.auth_code or ""
         if oauth2.redirect_uri:
             fields["redirect_uri"] = oauth2.redirect_uri
+        verifier = (oauth2.model_extra or {}).get("code_verifier")
+        if isinstance(verifier, str) and verifier:  # PKCE (RFC 7636): the verifier of the request's challenge
+            fields["code_verifier"] = verifier
     elif grant == REFRESH_TOKEN:
         fields["refresh_token"] = oauth2.refresh_token or ""
     method = oauth2.token_endpoint_auth_method or "client_secret_basic"

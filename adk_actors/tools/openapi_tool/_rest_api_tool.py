@@ -39,7 +39,9 @@ A call (:meth:`RestApiTool.call`), in order:
    failed. ... Execution Error: Status Code: <code>, <body>"}``; a refused target, a
    bad path argument or a timeout as the same error with its reason. A 401 to a
    request that carried a token the tool fetched gets the token renewed once and the
-   request sent once more. Other transport
+   request sent once more; a 401 rejecting a user's own token (authorization code
+   flow) asks the user again, at most once until a call succeeds (``_user_auth``).
+   Other transport
    failures (connection refused) are raised, and the run turns them into the call's
    error response. Known secrets are blanked out of every error text.
 
@@ -83,7 +85,16 @@ from ._spec import (
     operation_parameters,
     snake_case,
 )
-from ._user_auth import auth_request, auth_response, code_of, stored_form, user_flow
+from ._user_auth import (
+    auth_request,
+    auth_response,
+    code_of,
+    note_success,
+    reauthorize,
+    stored_form,
+    token_rejected,
+    user_flow,
+)
 
 __all__ = ["RestApiTool", "snake_to_lower_camel"]
 
@@ -246,6 +257,7 @@ class RestApiTool(BaseTool):
             if param.py_name not in values and param.required and param.param_schema.default is not None:
                 values[param.py_name] = param.param_schema.default
         credential: AuthCredential | None = None
+        per_user = False
         if self.auth_scheme is not None:
             per_user = user_flow(self.auth_scheme, self.auth_credential)
             if per_user:
@@ -289,6 +301,14 @@ class RestApiTool(BaseTool):
         except httpx.TimeoutException as exc:
             _log.warning("tool %s: %s timed out", self.name, where)
             return self._error(f"Request timed out ({type(exc).__name__}).")
+        if per_user and tool_context is not None and self.auth_scheme is not None \
+                and self.auth_credential is not None and self.auth_credential.oauth2 is not None:
+            key = self.credential_key or f"openapi_{self.name}"
+            if token_rejected(response.status_code, response.headers.get("www-authenticate")):
+                _log.warning("tool %s: %s rejected the user's token: the user is asked again", self.name, where)
+                return reauthorize(tool_context, self.name, key, auth_request(
+                    self.auth_scheme, self.auth_credential.oauth2, key), response.status_code, response.text)
+            note_success(tool_context, key)
         if not response.is_success:  # a redirect too (never followed), as google-adk's
             _log.warning("tool %s: %s answered %d", self.name, where, response.status_code)
             return self._error(f"Status Code: {response.status_code}, {response.text}")

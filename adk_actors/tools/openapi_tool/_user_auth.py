@@ -30,6 +30,18 @@ user's token, in order:
 Without a credential service (an in-process run given none), the exchanged token
 serves that call only, and the next call asks the user again.
 
+When the API answers 401 to a request made with the user's token and the answer
+rejects the token (:func:`token_rejected`, google-adk's reading: a ``WWW-Authenticate``
+challenge naming ``invalid_token``, or none), :func:`reauthorize` asks the user again
+(google-adk's recovery): the stored credential is deleted, a new auth request ends the
+turn, and the call answers google-adk's ``{"pending": True, "message": ...}``. Asking
+is budgeted per credential key, once (``_adk_reauth_requests:<key>`` in the session
+state, kept across turns, as google-adk's): a second rejection before any call with
+the key succeeds is google-adk's error saying re-authorizing did not help, and the
+stored credential is left in place. :func:`note_success` refills the budget after any
+answer that is not a 401. Unlike google-adk, the token is not refreshed first (the
+credential service refreshes a token only when it is about to expire).
+
 A token never enters an event, a state entry or a log line: the exchange's tokens are
 registered as secrets at once, and only the credential service keeps them.
 """
@@ -43,12 +55,18 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from fastapi.openapi.models import OAuth2, SecurityBase
 
-from ..._secrets import register_secret
+from ..._secrets import redact, register_secret
 from ._auth import AuthCredential, AuthCredentialTypes, OAuth2Auth, OpenIdConnectWithConfig
 from ._errors import OpenApiAuthError
 from ._oauth2 import AUTHORIZATION_CODE, grant_of, token_url_of
 
-__all__ = ["auth_request", "auth_response", "code_of", "stored_form", "user_flow"]
+__all__ = ["REAUTH_PENDING", "auth_request", "auth_response", "code_of", "note_success", "reauthorize",
+           "stored_form", "token_rejected", "user_flow"]
+
+#: google-adk's answer of a call whose token the API rejected: the user is asked again
+REAUTH_PENDING = {"pending": True, "message": "Needs your authorization to access your data."}
+#: how many times the user is asked again before a call with the key succeeds (google-adk's)
+MAX_REAUTH_REQUESTS = 1
 
 
 def user_flow(scheme: SecurityBase | None, credential: AuthCredential | None) -> bool:
@@ -142,3 +160,45 @@ def stored_form(scheme: SecurityBase, tokens: OAuth2Auth) -> dict[str, Any]:
     return {"kind": "oauth2", "access_token": tokens.access_token, "refresh_token": tokens.refresh_token,
             "expires_at": float(tokens.expires_at) if tokens.expires_at is not None else None,
             "token_url": token_url_of(scheme), "client_id": tokens.client_id, "client_secret": tokens.client_secret}
+
+
+def token_rejected(status: int, challenge: str | None) -> bool:
+    """Did the API reject the token (google-adk's reading of a 401)? A 401 whose
+    ``WWW-Authenticate`` challenge names ``invalid_token``, or has none (a 401 for
+    ``insufficient_scope`` is not: asking again would ask for the same scopes)."""
+    text = (challenge or "").lower()
+    return status == 401 and ("invalid_token" in text or not text)
+
+
+def budget_key(key: str) -> str:
+    """The session state key of the re-authorization budget of credential ``key``."""
+    return f"_adk_reauth_requests:{key}"
+
+
+def reauthorize(tool_context: Any, tool_name: str, key: str, request: dict[str, Any], status: int,
+                details: str) -> dict[str, Any]:
+    """After the API rejected the user's token under ``key`` (see the module): within
+    the budget, the stored credential is deleted, ``request`` (the auth request) is
+    asked and google-adk's pending answer returned; past it, google-adk's error."""
+    budget = budget_key(key)
+    asked = tool_context.state.get(budget) or 0
+    if asked >= MAX_REAUTH_REQUESTS:
+        return {"error": redact(
+            f"Tool {tool_name} execution failed. The user already re-authorized this connection and the API still "
+            "rejected the credential, so retrying will not help. Report this to the user and suggest checking the "
+            f"application's access or permission settings. Status Code: {status}, {details}")}
+    tool_context.request_credential(key, request)
+    tool_context.state[budget] = asked + 1
+    service = tool_context.invocation.credentials
+    delete = getattr(service, "delete", None)
+    if callable(delete):
+        session = tool_context.invocation.session
+        delete(session.app_name, session.user_id, key)
+    return dict(REAUTH_PENDING)
+
+
+def note_success(tool_context: Any, key: str) -> None:
+    """A call with credential ``key`` got past the API's authentication: its
+    re-authorization budget is refilled."""
+    if tool_context.state.get(budget_key(key)):
+        tool_context.state[budget_key(key)] = 0

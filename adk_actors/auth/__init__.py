@@ -1,0 +1,11 @@
+"""google-adk's ``google.adk.auth``: what a tool asks the client to collect
+(:class:`AuthConfig`), the credential kinds, and :class:`AuthHandler` (the steps of the
+``adk_request_credential`` round trip; the flow's part is ``engine._credential_request``)."""
+
+from .auth_credential import AuthCredential, AuthCredentialTypes, OAuth2Auth
+from .auth_handler import AuthHandler
+from .auth_schemes import AuthScheme, AuthSchemeType, OpenIdConnectWithConfig
+from .auth_tool import AuthConfig, AuthToolArguments
+
+__all__ = ["AuthConfig", "AuthCredential", "AuthCredentialTypes", "AuthHandler", "AuthScheme", "AuthSchemeType",
+           "AuthToolArguments", "OAuth2Auth", "OpenIdConnectWithConfig"]
