@@ -52,6 +52,7 @@ from ._rewind import rewind_event
 from ._types import Content, Event, RunConfig
 from .artifacts import InMemoryArtifactService
 from .artifacts._engine_view import engine_artifacts
+from .compiler import live_events
 from .engine import App, SessionView, run_invocation
 from .errors.session_not_found_error import SessionNotFoundError
 from .memory import InMemoryMemoryService
@@ -66,33 +67,13 @@ __all__ = ["InMemoryRunner", "Runner"]
 logger = logging.getLogger(__name__)
 
 
-def _live_events(events: list[Event]) -> list[Event]:
-    """``events`` without the ones a rewind took back: walking from the newest, a rewind
-    event (``rewind_before_invocation_id``) and everything from its invocation's first
-    event up to it are left out (a rewind naming no earlier invocation is kept)."""
-    first: dict[str, int] = {}
-    for index, event in enumerate(events):
-        first.setdefault(event.invocation_id, index)
-    kept: list[Event] = []
-    index = len(events) - 1
-    while index >= 0:
-        target = events[index].actions.rewind_before_invocation_id
-        if target and first.get(target, index) < index:
-            index = first[target] - 1
-            continue
-        kept.append(events[index])
-        index -= 1
-    kept.reverse()
-    return kept
-
-
 def _unmatched_response_ids(events: list[Event], message: Content) -> set[str]:
     """The ids of ``message``'s function responses that no function call of the live
     ``events`` has (responses without an id are not looked at)."""
     wanted = {response.id for response in message.function_responses if response.id}
     if not wanted:
         return set()
-    called = {call.id for event in _live_events(events) for call in event.get_function_calls()}
+    called = {call.id for event in live_events(events) for call in event.get_function_calls()}
     return wanted - called
 
 

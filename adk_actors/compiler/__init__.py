@@ -13,7 +13,7 @@ from ._compressors import (
     Truncate,
     estimate_tokens,
 )
-from ._contents import INTERRUPTED_RESULT, branch_visible, build_contents
+from ._contents import INTERRUPTED_RESULT, branch_visible, build_contents, live_events
 from ._context import CompileContext
 from ._instructions import compile, compile_split
 from ._providers import InstructionProvider, Verbatim, resolve_provider
@@ -49,6 +49,7 @@ __all__ = [
     "estimate_tokens",
     "history",
     "is_toolset",
+    "live_events",
     "model_combines_schema_and_tools",
     "referenced_artifacts",
     "resolve_provider",
