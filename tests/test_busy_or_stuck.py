@@ -25,7 +25,7 @@ import pytest
 from liveness_actors import Spinner
 
 from supervision import ChildSpec, HealthCheck, SpecError, SupervisionError, SupervisorClient, call
-from supervision.lowlevel import HealthMonitor, ProcessProgress, read_progress
+from supervision.lowlevel import HealthMonitor, ProcessProgress, load_scaled, read_progress
 from supervision.testing import pid_alive, probe_args, wait_until
 
 # -- the decision, on a fake clock and a fake /proc ---------------------------------------
@@ -67,6 +67,48 @@ def test_a_silent_child_that_uses_no_cpu_is_stuck_after_the_timeout() -> None:
     assert found[0].reason.startswith("unresponsive:") and "no CPU time" in found[0].reason
     assert health.judge(100.0) == []  # forgotten: its next incarnation is pinged afresh
     assert health.ping("a", now=100.0, pid=11) is not None
+
+
+def test_under_load_the_no_cpu_window_and_the_ceiling_stretch_but_a_stopped_child_is_found_at_the_timeout() -> None:
+    """A parent on a loaded machine (its ``scale``, here x4): a child idle because its
+    ping has not reached it yet is not taken for stuck at the timeout, only once the
+    stretched window passes without CPU; a busy one is given the stretched ceiling; a
+    stopped one is found at the plain timeout."""
+    fake = FakeProc()
+    for pid in (10, 20, 30):
+        fake.set(pid, "S", cpu=100)
+    health = HealthMonitor(HealthCheck(interval=1.0, timeout=5.0), read=fake.read, scale=lambda s: 4 * s)
+    for key, pid in (("idle", 10), ("busy", 20), ("stopped", 30)):
+        health.ping(key, now=0.0, pid=pid)
+    fake.set(30, "T", cpu=100)
+    found = health.judge(5.0)
+    assert kinds(found) == [("stopped", "stuck")]  # not stretched
+    for now in (10.0, 19.9):
+        fake.burn(20, 10)
+        assert health.judge(now) == []  # inside the stretched window: neither judged
+    fake.burn(20, 10)
+    assert sorted(kinds(health.judge(20.0))) == [("busy", "busy"), ("idle", "stuck")]  # 4 x 5 s
+    limit = 4 * HealthCheck(interval=1.0, timeout=5.0).limit
+    fake.burn(20, 10)
+    assert [k for k in kinds(health.judge(limit - 0.1)) if k[1] == "stuck"] == []
+    fake.burn(20, 10)
+    found = health.judge(limit)
+    assert kinds(found) == [("busy", "stuck")] and f"within {limit:g} s" in found[0].reason
+
+
+@pytest.mark.parametrize(("load", "expected"), [(0.5, 2.0), (2.0, 2.0), (8.0, 8.0), (1000.0, 20.0), (None, 2.0)])
+def test_load_scaled_stretches_by_the_load_per_cpu_never_shrinks_and_is_capped(
+        monkeypatch: pytest.MonkeyPatch, load: float | None, expected: float) -> None:
+    """2 s on a 2-CPU machine: as it is up to load 2, x load/2 above, at most x10; as it
+    is when the load cannot be read."""
+    def getloadavg() -> tuple[float, float, float]:
+        if load is None:
+            raise OSError("no load average here")
+        return (load, load, load)
+
+    monkeypatch.setattr(os, "getloadavg", getloadavg)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert load_scaled(2.0) == pytest.approx(expected)
 
 
 def test_a_stopped_child_is_stuck_at_the_timeout_whatever_its_cpu_did() -> None:
