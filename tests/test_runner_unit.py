@@ -17,7 +17,7 @@ import math
 import queue
 import socket
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -38,6 +38,7 @@ from adk_actors.messages import (
     RunAccepted,
     RunDone,
     RunFailed,
+    RunInfo,
     RunMessages,
     RunRequest,
 )
@@ -552,3 +553,65 @@ def test_a_resume_not_followed_or_refused_raises_the_failure_that_named_it() -> 
         with pytest.raises(RunFailedError) as failed:
             list(followed(run, first, follows=follows))
         assert (failed.value.run_id, failed.value.resumed_as) == (first.run_id, "run-2")
+
+
+
+# -- a resume the host made but whose report was not seen in the orphan grace -------------------
+
+
+def silent_then_resumed(resumer: RunInfo | None) -> tuple[list[Any], list[Event], RunFailedError | None]:
+    """Run "run-1" through a Runner's follow rule: it gives one event, then goes silent,
+    its partition gone past the orphan grace (the restarted partition's report never
+    seen); the session's last run is ``resumer``. The requests asked, the events given
+    and the failure raised."""
+    clock = FakeClock()
+    before, after = event("before the crash"), event("after the resume")
+    runner = Runner(FakeHost(Partition("only", refuses_elsewhere)), APP, orphan_grace=3.0)
+    looked_up: list[tuple[str, str]] = []
+
+    def last_run(user_id: str, session_id: str) -> RunInfo | None:
+        looked_up.append((user_id, session_id))
+        return resumer
+
+    runner.last_run = last_run  # type: ignore[method-assign]
+    asked: list[Any] = []
+
+    def run(request: RunRequest, direct: bool) -> Iterator[Event]:
+        asked.append(request)
+        if isinstance(request, FollowRun):
+            yield before  # the catch-up repeats what was given
+            yield after
+            return
+        stream = RunStream(request.run_id, None, 60.0, clock.now, orphan_grace=3.0)
+        yield from drive(stream, ScriptedTransport([AdkEvent(request.run_id, before, 0)], clock), None, clock,
+                         lambda: True)
+
+    first = replace(RunRequest(APP, "u", "s", new_message=Content.user("hi")), run_id="run-1")
+    got: list[Event] = []
+    runner._run = lambda request, run_config, direct=True: run(request, direct)  # type: ignore[method-assign]
+    try:
+        for e in runner._followed(first, None):
+            got.append(e)
+    except RunFailedError as error:
+        assert looked_up == [("u", "s")]
+        return asked, got, error
+    assert looked_up == [("u", "s")]
+    return asked, got, None
+
+
+def test_a_run_gone_silent_whose_session_last_run_resumes_it_is_followed_to_the_resumed_runs_end() -> None:
+    asked, got, error = silent_then_resumed(RunInfo("run-2", APP, "u", "s", "running", "inv", resumes="run-1"))
+
+    assert error is None
+    assert [text_of(e) for e in got] == ["before the crash", "after the resume"]
+    assert isinstance(asked[1], FollowRun) and asked[1].run_id == "run-2"
+
+
+def test_a_run_gone_silent_whose_session_last_run_is_unrelated_fails_host_gone_as_before() -> None:
+    for unrelated in (None, RunInfo("run-9", APP, "u", "s", "done", "inv"),
+                      RunInfo("run-9", APP, "u", "s", "running", "inv", resumes="run-0")):
+        asked, got, error = silent_then_resumed(unrelated)
+
+        assert error is not None and (error.run_id, error.reason, error.error_type, error.resumed_as) \
+            == ("run-1", "killed", "HostGone", "")
+        assert [text_of(e) for e in got] == ["before the crash"] and len(asked) == 1

@@ -40,6 +40,7 @@ from typing import Any
 from .._decisions import CallDecision
 from .._event_print import print_event
 from .._exceptions import (
+    AdkError,
     InvalidRequestError,
     RunFailedError,
     SessionNotFoundError,
@@ -201,7 +202,17 @@ class Runner(RunCarrier, ServiceCalls):
                   seen: Seen | None = None, failure: RunFailedError | None = None) -> Iterator[Event]:
         """``_run``'s events, following the host's own resumes of the run (``_follow``)."""
         return followed(lambda asked, straight: self._run(asked, run_config, straight), request,
-                        follows=self.follow_resumes, direct=direct, seen=seen, failure=failure)
+                        follows=self.follow_resumes, direct=direct, seen=seen, failure=failure,
+                        resumed_by=lambda run_id: self._resumed_by(request.user_id, request.session_id, run_id))
+
+    def _resumed_by(self, user_id: str, session_id: str, run_id: str) -> str:
+        """The session's last run when it resumes run ``run_id`` (``RunInfo.resumes``),
+        else "" (also when the host cannot say: the run's failure stands)."""
+        try:
+            last = self.last_run(user_id, session_id)
+        except AdkError:
+            return ""
+        return last.run_id if last is not None and last.resumes == run_id else ""
 
     def _resume_request(self, user_id: str, session_id: str, run_id: str,
                         decisions: Mapping[str, CallDecision] | None, run_config: RunConfig | None,
