@@ -189,6 +189,8 @@ def test_a_failed_run_is_resumed_once_as_a_run_of_its_invocation_that_keeps_its_
     assert request_of(second.request) == (Content.user("book it"), {"trip": "oslo"})
     assert store.run_status("run-first") == "resumed" and store.run_info("run-2") == second
     assert store.last_run("app", "ann", "s1") == second and store.last_run("app", "bob", "s9") is None
+    store.end_run("run-first", "interrupted")  # a late end, stored after its resume began
+    assert store.run_status("run-first") == "resumed"  # keeps it: its resume stays followable
     with pytest.raises(RunNotResumable, match="resumed already"):
         store.start_run("app", "ann", "s1", "run-3", None, resumes="run-first")
     with pytest.raises(RunExists):  # the same resume sent again: its run id is known

@@ -384,7 +384,7 @@ class PostgresSessionStore:
                 cur.execute("UPDATE sessions SET state=%s, update_time=%s WHERE app_name=%s AND user_id=%s AND id=%s",
                             (json.dumps(state), now, app, user, session_id))
             if end_run is not None:
-                cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s", (end_run[1], now, end_run[0]))
+                cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s AND status<>'resumed'", (end_run[1], now, end_run[0]))
             if trace is not None:
                 self._insert_trace(cur, app, user, session_id, trace, keep_turns)
         return stored_events
@@ -446,7 +446,7 @@ class PostgresSessionStore:
 
     def end_run(self, run_id: str, status: str) -> None:
         with self._tx() as cur:
-            cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s",
+            cur.execute("UPDATE runs SET status=%s, ended=%s WHERE run_id=%s AND status<>'resumed'",
                         (status, self.clock.current_time(), run_id))
 
     def all_running_runs(self) -> list[tuple[str, str, str, RunRecord]]:

@@ -519,7 +519,9 @@ def _insert_trace(db: sqlite3.Connection, app: str, user: str, session_id: str, 
 
 
 def _end_run(db: sqlite3.Connection, run_id: str, status: str, now: float) -> None:
-    db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=?", (status, now, run_id))
+    """Record how run ``run_id`` ended; a run marked ``resumed`` keeps that (a late end,
+    stored after its resume began, must not make it look unresumed)."""
+    db.execute("UPDATE runs SET status=?, ended=? WHERE run_id=? AND status<>'resumed'", (status, now, run_id))
 
 
 class _Transaction:
