@@ -46,7 +46,7 @@ import asyncio
 import importlib
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -59,6 +59,19 @@ from .._extras import EXTRAS
 from ._missing_extra import MissingExtra
 
 __all__ = ["LazyExtra", "LazyRouter"]
+
+
+def _import_unless_missing(module: str, packages: Collection[str]) -> tuple[ModuleType | None, str | None]:
+    """``(module, None)`` once imported; ``(None, package)`` when the import failed for
+    want of one of ``packages`` (an optional extra's top-level package); any other
+    import error is raised."""
+    try:
+        return importlib.import_module(module), None
+    except ModuleNotFoundError as missing:
+        top = (missing.name or "").partition(".")[0]
+        if top not in packages:
+            raise
+        return None, top
 
 
 class LazyExtra:
@@ -90,12 +103,8 @@ class LazyExtra:
 
     def _import(self) -> ModuleType | None:
         """The module, or None when the extra's own package is missing."""
-        try:
-            return importlib.import_module(self._module)
-        except ModuleNotFoundError as missing:
-            if (missing.name or "").partition(".")[0] != self._extra:
-                raise
-            return None
+        module, _ = _import_unless_missing(self._module, {self._extra})
+        return module
 
 
 def _prefix_pattern(prefixes: Sequence[str]) -> re.Pattern[str]:
@@ -173,14 +182,10 @@ class LazyRouter(BaseRoute):
     def _import(self) -> ModuleType | None:
         """The module, or None (and :class:`MissingExtra` to answer) when an optional
         extra's package is missing; any other error is raised."""
-        try:
-            return importlib.import_module(self.module)
-        except ModuleNotFoundError as missing:
-            top = (missing.name or "").partition(".")[0]
-            if top not in EXTRAS:
-                raise
-            self._missing = MissingExtra(EXTRAS[top][0], self._what)
-            return None
+        module, missing = _import_unless_missing(self.module, EXTRAS)
+        if missing is not None:
+            self._missing = MissingExtra(EXTRAS[missing][0], self._what)
+        return module
 
     def _install(self, module: ModuleType | None) -> None:
         """Include the module's router at this stand-in's place in the app's routes (in
