@@ -24,7 +24,8 @@ from adk_actors.store import PostgresSessionStore
 from supervision.lowlevel import free_port
 from supervision.testing import wait_until
 
-__all__ = ["APPS", "CHECKIN", "HOLDERS_READER", "LEASE", "Cluster", "holders", "others_of", "per_home", "stored_texts", "turn"]
+__all__ = ["APPS", "CHECKIN", "HOLDERS_READER", "LEASE", "Cluster", "held_at_home", "holders", "others_of", "per_home",
+           "stored_texts", "turn"]
 
 LEASE = 2.0
 CHECKIN = 1.0  # [cluster] checkin_seconds of the hosts
@@ -49,6 +50,29 @@ def holders(url: str) -> dict[str, str]:
     with psycopg.connect(url, application_name=HOLDERS_READER) as conn:
         rows = conn.execute("SELECT session_id, holder FROM session_leases WHERE app_name='echo'").fetchall()
     return {str(session): str(holder).split("/", 1)[0] for session, holder in rows if holder}
+
+
+def held_at_home(url: str, homes: dict[str, str], via: list[str], timeout: float) -> tuple[dict[str, str], int]:
+    """Session id -> the host holding its lease once every session of ``homes`` is held
+    by its home (or as it stands at ``timeout``), and how many were not at first. A
+    partition passes over a home that took no connection within ``HOLDER_CONNECT_WAIT``
+    when asked (as a loaded machine's may not) and holds the session itself; it lets
+    the session go once the home answers (``AWAY_RECHECK``), and the session's next
+    request (here a read, which writes nothing, through a host of ``via``) activates it
+    at home."""
+    deadline, first = time.monotonic() + timeout, None
+    while True:
+        with psycopg.connect(url, application_name=HOLDERS_READER) as conn:
+            rows = conn.execute("SELECT session_id, holder, expires FROM session_leases WHERE app_name='echo'").fetchall()
+        held = {str(session): (str(holder).split("/", 1)[0], float(expires) == 0) for session, holder, expires in rows}
+        away = [s for s in homes if held.get(s, ("", False))[0] != homes[s]]
+        first = len(away) if first is None else first
+        if not away or time.monotonic() > deadline:
+            return {s: holder for s, (holder, _) in held.items()}, first
+        for n, session in enumerate(away):
+            if held.get(session, ("", True))[1]:  # let go: its next request activates it at home
+                httpx.get(f"{via[n % len(via)]}/apps/echo/users/ann/sessions/{session}", timeout=30)
+        time.sleep(0.2)
 
 
 def per_home(prefix: str, members: list[Member], each: int) -> list[str]:

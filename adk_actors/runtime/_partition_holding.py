@@ -149,6 +149,7 @@ class PartitionHolding(PartitionHomes):
         if not self.idle_timer_armed:
             self.idle_timer_armed = True
             self.send_after(self.config.idle_timeout, PassivateIdle())
+        self._watch_home(session.key)
         return session
 
     def _passivate(self) -> None:

@@ -8,7 +8,11 @@ another host's partition holds (its lease) is forwarded to that holder
 (``_forward``), once its host is seen to take a connection (``_host_answers``), and
 ``FORWARD_RECHECK`` later the holder's host is looked at again (``holder_gone`` to the
 caller when it stopped). A new cluster view lets go of the idle sessions whose home is
-now elsewhere (``_move_home``); busy ones leave once their runs have ended.
+now elsewhere (``_move_home``); busy ones leave once their runs have ended. A session
+held here because its home was passed over (it took no connection when asked: dead,
+cut off, or too busy to answer within ``HOLDER_CONNECT_WAIT``) is looked at again every
+``AWAY_RECHECK`` while the view names that home: once the home answers, it goes home
+as above (``_watch_home``).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from ._partition_timers import ForwardRecheck, MoveHome
 from ._placement import ClusterView, Homed, Member, Reachability, ranked
 from ._session import Session
 
-__all__ = ["FORWARD_RECHECK", "HOLDER_CONNECT_WAIT", "PartitionHomes"]
+__all__ = ["AWAY_RECHECK", "FORWARD_RECHECK", "HOLDER_CONNECT_WAIT", "PartitionHomes"]
 
 #: How long a partition waits for another host's actor system to take a connection
 #: before it forwards a request to that host (see PartitionHomes._host_answers).
@@ -36,6 +40,9 @@ HOLDER_CONNECT_WAIT = 0.25
 #: How long after forwarding a request the holder's host is looked at again (see
 #: PartitionHomes._recheck_forward).
 FORWARD_RECHECK = 0.3
+#: How often a partition holding sessions whose home (in the view) was passed over
+#: looks at that home again (see PartitionHomes._watch_home).
+AWAY_RECHECK = 2.0
 
 
 class PartitionHomes(PartitionFaults):
@@ -109,6 +116,31 @@ class PartitionHomes(PartitionFaults):
                 return member
         return None
 
+    def _away_from_home(self, key: str) -> bool:
+        """Is the session's home, by the view's whole ranking, another member (one that
+        did not take a connection when last asked, or the session would not be here)?"""
+        view, me = self.view, self.config.lease_holder
+        if view is None or view.member(me) is None:
+            return False
+        for member in view.ranked(key):
+            if member.name == me:
+                return False
+            if member.sessions is not None:
+                return True
+        return False
+
+    def _watch_home(self, key: str) -> None:
+        """A session was just held here: when it is away from its home (passed over),
+        ``_move_home`` runs ``AWAY_RECHECK`` later, and again while any held session is
+        away, so that it goes home once that home answers again."""
+        if self._away_from_home(key):
+            self._arm_move_home(AWAY_RECHECK)
+
+    def _arm_move_home(self, after: float) -> None:
+        if not self.move_armed:
+            self.move_armed = True
+            self.send_after(after, MoveHome())
+
     def _send_home(self, request: Any, caller: CallerRef, home: Member) -> Any:
         """Send a request to its session's home (its ``sessions`` supervisor routes it to
         the partition), which answers the caller itself. A Runner's direct line reaches
@@ -138,15 +170,17 @@ class PartitionHomes(PartitionFaults):
         leases released), so that their next request activates them there. Busy ones
         are *leaving*: they take no new run (``not_running``: the caller asks again and
         is sent home), and go once their runs in flight and queued have ended (looked at
-        again as each run ends, and a second later)."""
+        again as each run ends, and a second later). Sessions still away from a home
+        that does not answer are looked at again ``AWAY_RECHECK`` later."""
         live = self._live_members()
         self.leaving = set()
         if not live:
             return
         me = self.config.lease_holder
-        busy = False
+        busy = away = False
         for key, session in list(self.sessions.items()):
             if ranked(key, live)[0].name == me:
+                away = away or self._away_from_home(key)
                 continue
             if session.active is not None or session.waiting:
                 busy = True
@@ -156,9 +190,8 @@ class PartitionHomes(PartitionFaults):
             self._forget(key)
             self._let_go(session)
             self._tell(key, "passivated")
-        if busy and not self.move_armed:
-            self.move_armed = True
-            self.send_after(1.0, MoveHome())
+        if busy or away:
+            self._arm_move_home(1.0 if busy else AWAY_RECHECK)
 
     def _recheck_forward(self, holder: str, address: Any, ref: str, held: str) -> None:
         """``FORWARD_RECHECK`` after a forward: a holder's host that no longer takes a
