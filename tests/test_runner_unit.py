@@ -303,6 +303,25 @@ def test_a_home_that_refuses_the_call_itself_is_forgotten_and_the_hosts_own_part
     assert host.forgotten == [gone] and [r.run_id for r in own.calls] == [request.run_id]
 
 
+def test_a_turn_its_home_did_not_take_is_asked_again_while_the_home_holds_it_never_refused() -> None:
+    # Thespian gave up sending the turn to its home (CI: a home too busy to acknowledge
+    # in time had taken it and written it, and the caller was answered 503 "held by"
+    # that home, a refusal that says nothing was written). The turn may have been taken:
+    # this host's partition, which finds the session held by the home, is asked again
+    # with the same run id until the session's holder answers it, never refused.
+    gone = Partition("home", refuses_elsewhere, alive=False)
+    own = Partition("own", runs([event("one")], elsewhere=2))
+    host = HomeHost(own, gone)
+    clock = FakeClock()
+    router = Router(host, APP, 30.0, EndpointPool(lambda: host.system), clock=clock, sleep=clock.sleep)
+    request = RunRequest(APP, "u", "s", new_message=Content.user("hi"))
+
+    with host.system.private() as endpoint:
+        assert router.request(endpoint, request, "s", "u").run_id == request.run_id
+
+    assert host.forgotten == [gone] and [r.run_id for r in own.calls] == [request.run_id] * 3
+
+
 def holder_gone_first(then: Callable[[Partition, Call, FakeEndpoint], None]
                       ) -> Callable[[Partition, Call, FakeEndpoint], None]:
     """A partition that handed the first call on to the session's holder and then found

@@ -3,7 +3,7 @@
 A call to a session (``Router.call``) leases an endpoint (``_endpoints``) and, in
 order: goes to the session's home when it lives on another member of a cluster (that
 member's ``sessions`` supervisor; one that refuses is forgotten and the host's own
-partition asked), else to the host's partition for the session, whose process is
+partition asked, a turn as one that may have been taken: see below), else to the host's partition for the session, whose process is
 watched while the call waits (``HostView.partition_alive``). While the partition
 restarts it is asked again: at once with the partition's new address after the first
 failure, then every ``RESTART_POLL`` seconds. A run request handed to another host's
@@ -186,8 +186,15 @@ class Router:
                 # host can look so), and this host's partition would refuse a session held
                 # there. The caller asks the home again, the same request (the same run id).
                 raise
-            except ServerNotRunning:  # gone (restarted elsewhere, or its host): this host's partition
+            except ServerNotRunning as exc:  # gone (restarted elsewhere, or its host): this host's partition
                 self.host.forget_home(home)
+                if isinstance(request, RunRequest):
+                    # Thespian gave up sending it, which is no proof that it was not
+                    # delivered (a transmit whose acknowledgement timed out, on a home
+                    # too busy or cut off; one delivered just before its host died): a
+                    # turn may have been taken, so it is never answered by a refusal
+                    # that says nothing was written, but asked again (the same run id).
+                    raise ServerDiedAnswering(f"a turn sent to its session's home may have been taken: {exc}") from exc
         address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
         alive = self.host.partition_alive(address) if address is not None else False
         if alive is False:
