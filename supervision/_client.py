@@ -84,6 +84,8 @@ def call(
     dropped and listening goes on; if ``alive`` is given it is
     checked every ``poll`` seconds while waiting (OTP's monitor: a server that died
     after taking the message makes the call fail at once instead of at the timeout).
+    The call carries its deadline (``Call.deadline``: now on the wall clock plus
+    ``timeout``), for a server that should not act on a call its caller gave up on.
     The call asks to be told where it goes (``Call.watch``): a server that forwards it
     says so (:class:`Handed`), and from then on the server it went to is watched, by
     whether it takes a connection, every ``poll`` seconds.
@@ -96,7 +98,7 @@ def call(
     refusal is told from a short wait by its timing, which a wait of a few
     milliseconds cannot do reliably (a call taken for refused would be sent twice).
     """
-    message = Call(request, watch=True)
+    message = Call(request, watch=True, deadline=time.time() + timeout)
     deadline = time.monotonic() + timeout
     handed = False
     if alive is None:

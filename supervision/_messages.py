@@ -124,13 +124,18 @@ class Call:
 
     ``reply_to`` lets a server forward a call; by default the reply goes to the sender.
     ``watch``: the caller watches whoever has its call; a server that forwards it tells
-    the caller so (:class:`Handed`), and passes ``watch`` on.
+    the caller so (:class:`Handed`), and passes ``watch`` on. ``deadline``: when the
+    caller stops waiting for the answer, in epoch seconds of its wall clock
+    (``time.time()``), or None; passed on with the call (``CallerRef.deadline``).
+    Absolute, not a budget: the time a call waits in a busy server's socket is the
+    time that matters, and the server cannot see it (see ``CallerRef.gave_up``).
     """
 
     request: Any
     ref: str = field(default_factory=new_ref)
     reply_to: Any = None
     watch: bool = False
+    deadline: float | None = None
 
     def __str__(self) -> str:
         return f"Call({type(self.request).__name__}, ref={self.ref})"

@@ -176,11 +176,13 @@ class GenServer(ServerBase):
     def hand_over(self, caller: CallerRef, request: Any, to: Any) -> None:
         """Forward ``caller``'s call of ``request`` to the server at ``to``, which answers
         the caller itself; a caller that watches (``CallerRef.watch``) is told (``Handed``)
-        and watches ``to`` from now on. Return FORWARDED from ``handle_call`` after it; a
+        and watches ``to`` from now on; its deadline (``CallerRef.deadline``) goes on with
+        it. Return FORWARDED from ``handle_call`` after it; a
         call deferred earlier (NO_REPLY) and handed over now is no longer this server's
         to answer (its exit fails it no more)."""
         self._pending.pop(caller.ref, None)
-        self.send(to, Call(request, ref=caller.ref, reply_to=caller.address, watch=caller.watch))
+        self.send(to, Call(request, ref=caller.ref, reply_to=caller.address, watch=caller.watch,
+                           deadline=caller.deadline))
         if caller.watch:
             self.send(caller.address, Handed(caller.ref, to))
 
@@ -378,7 +380,7 @@ class GenServer(ServerBase):
         self._on_call(message, sender)
 
     def _on_call(self, message: Call, sender: Any) -> None:
-        caller = CallerRef(message.reply_to or sender, message.ref, message.watch)
+        caller = CallerRef(message.reply_to or sender, message.ref, message.watch, message.deadline)
         if isinstance(message.request, str) and message.request == HEALTH_PING:  # see supervision._health
             self.send(caller.address, Reply(caller.ref, "ok"))
             return

@@ -31,11 +31,21 @@ IGNORE: Final = _Sentinel("IGNORE")
 @dataclass(frozen=True)
 class CallerRef:
     """Where (and under which ref) to send the reply of one call; ``watch``: the caller
-    watches whoever has the call (:meth:`GenServer.hand_over`)."""
+    watches whoever has the call (:meth:`GenServer.hand_over`); ``deadline``: when the
+    caller stops waiting (``Call.deadline``: epoch seconds of its wall clock), or None."""
 
     address: Any
     ref: str
     watch: bool = False
+    deadline: float | None = None
+
+    def gave_up(self, now: float, margin: float = 0.0) -> bool:
+        """Has the caller stopped waiting, or will it within ``margin`` seconds? ``now``
+        is this process's wall clock (``time.time()``): the caller's deadline is its
+        own wall time, so a clock behind the caller's by more than ``margin`` can take
+        a call its caller gave up on (on one machine the clocks are one). False for a
+        call with no deadline."""
+        return self.deadline is not None and now + margin >= self.deadline
 
 
 def describe(exc: BaseException) -> str:

@@ -18,7 +18,15 @@ over a Unix socket instead, for its runs only:
   the Runner's end reads with a timeout;
 * the partition is the only process holding its ends (its run workers close what they
   inherit with the fork), so its death is an end-of-file at the Runner at once:
-  the run was interrupted.
+  the run was interrupted;
+* the Runner's end may outlive the Runner: a child it forked (``os.fork``, a
+  ``multiprocessing`` worker; ``SOCK_CLOEXEC`` only closes it at an ``exec``) holds the
+  socket open, so the line never ends when the Runner dies. The partition therefore
+  knows its peer (``SO_PEERCRED``: the pid that connected, watched through a pidfd,
+  so a pid used again is not taken for it) and asks, before it writes what a line
+  brought, whether that process still runs (``CallerLine.caller_gone``). A
+  Runner's process also closes its lines in the children it forks
+  (``os.register_at_fork``), which then connect lines of their own.
 
 The line is a fast path: a Runner that cannot connect, or whose send fails, uses
 Thespian as before.
@@ -32,18 +40,95 @@ import pickle
 import select
 import socket
 import struct
+import weakref
 from pathlib import Path
 from typing import Any
 
 from .._files import private_dir, socket_name
 from ._link import connect_unix, read_waiting
 
-__all__ = ["HEADER", "MAX_FRAME", "CallerLine", "LineClosed", "LineServer", "RunnerLine", "frame_of"]
+__all__ = ["HEADER", "MAX_FRAME", "CallerLine", "LineClosed", "LineServer", "PeerProcess", "RunnerLine", "frame_of",
+           "peer_pid", "process_start"]
 
 #: A frame's header: the length of its pickle.
 HEADER = struct.Struct(">I")
 #: The most a frame may carry (a pickled message); a larger one closes the line.
 MAX_FRAME = 64 * 1024 * 1024
+
+
+#: SO_PEERCRED's answer: the peer's pid, uid and gid.
+_PEERCRED = struct.Struct("3i")
+
+
+def peer_pid(sock: socket.socket) -> int | None:
+    """The pid of the process that connected the Unix socket ``sock`` (as this process
+    sees pids), or None when the system cannot say (no ``SO_PEERCRED``, or a peer in a
+    pid space this one cannot see: 0)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    try:
+        pid, _, _ = _PEERCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, option, _PEERCRED.size))
+    except OSError:
+        return None
+    return pid if pid > 0 else None
+
+
+def process_start(pid: int) -> str | None:
+    """When process ``pid`` started (``/proc/PID/stat``'s starttime, in clock ticks since
+    boot: with the pid, it names one process for ever); None when no such process runs
+    (gone, or a zombie: dead, not yet reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if len(fields) < 20 or fields[0] in (b"Z", b"X", b"x"):
+        return None
+    return fields[19].decode()
+
+
+class PeerProcess:
+    """The process that connected a line, and whether it has ended (``ended``). Watched
+    through a pidfd (readable once that process ended; it names that process, never
+    another given its pid later): one ``poll`` per look. Where pidfds are missing, by
+    its start time in ``/proc/PID/stat`` (one read per look). A process gone before it
+    is watched (it connected while the partition was busy, and died) has ended."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.ended = False
+        self._fd: int | None = None
+        self._poll: Any = None
+        self._start: str | None = None
+        try:
+            self._fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            self.ended = True
+            return
+        except (AttributeError, OSError):  # no pidfds here: /proc tells
+            self._start = process_start(pid)
+            self.ended = self._start is None
+            return
+        self._poll = select.poll()
+        self._poll.register(self._fd, select.POLLIN)
+
+    def gone(self) -> bool:
+        """Has the process ended (looked at now)?"""
+        if not self.ended:
+            self.ended = bool(self._poll.poll(0)) if self._poll is not None else process_start(self.pid) != self._start
+            if self.ended:
+                self.close()
+        return self.ended
+
+    def close(self) -> None:
+        """Stop watching (the pidfd closed); ``gone`` then says what was last seen."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+            self._poll = None
+            self._start = None
+            self.ended = True
 
 
 class LineClosed(Exception):
@@ -116,9 +201,13 @@ class CallerLine:
         self.fd = sock.fileno()
         self._in = bytearray()
         self._out = bytearray()
+        # Who connected (see the module). None: the system cannot say, and the line's
+        # end alone tells that its Runner is gone.
+        pid = peer_pid(sock)
+        self.peer = PeerProcess(pid) if pid is not None else None
 
     def __repr__(self) -> str:
-        return f"CallerLine(fd={self.fd})"
+        return f"CallerLine(fd={self.fd}, peer={self.peer.pid if self.peer is not None else None})"
 
     def __reduce__(self) -> Any:  # a line is no address another process could use
         raise TypeError("a CallerLine is not sent anywhere")
@@ -126,6 +215,13 @@ class CallerLine:
     @property
     def closed(self) -> bool:
         return self._sock is None
+
+    @property
+    def caller_gone(self) -> bool:
+        """Is the Runner at the other end gone: the line ended, or the process that
+        connected it no longer runs (a child it forked may hold the line open)? A
+        ``poll`` of its pidfd (see ``PeerProcess``), for a write only."""
+        return self._sock is None or (self.peer is not None and self.peer.gone())
 
     @property
     def pending(self) -> bool:
@@ -168,10 +264,14 @@ class CallerLine:
             self._sock.close()
             self._sock = None
             self._out.clear()
+        if self.peer is not None:
+            self.peer.close()
 
 
 class RunnerLine:
-    """A Runner endpoint's end of its line to one partition (one thread at a time)."""
+    """A Runner endpoint's end of its line to one partition (one thread at a time).
+    Closed in a child the process forks (see the module): only the Runner's own
+    process speaks on it."""
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock: socket.socket | None = sock
@@ -179,6 +279,7 @@ class RunnerLine:
         self._ready: list[Any] = []
         self._poll = select.poll()  # (select() cannot take a descriptor over 1023)
         self._poll.register(sock, select.POLLIN)
+        _RUNNER_LINES.add(self)
 
     @classmethod
     def connect(cls, path: str) -> RunnerLine | None:
@@ -226,3 +327,18 @@ class RunnerLine:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+
+#: The Runner lines open in this process, closed in a child it forks.
+_RUNNER_LINES: weakref.WeakSet[RunnerLine] = weakref.WeakSet()
+
+
+def _close_lines_in_child() -> None:
+    """In a forked child: close its copies of the parent's lines (the parent's stay
+    open), so that the line ends when the Runner's process does, and two processes
+    never read and write one stream."""
+    for line in list(_RUNNER_LINES):
+        line.close()
+
+
+os.register_at_fork(after_in_child=_close_lines_in_child)

@@ -48,9 +48,11 @@ class DirectRoute:
         self.router = router
         self._async_lines = AsyncLines()  # run_async's lines, one per event loop and partition
 
-    def send(self, endpoint: PrivateEndpoint, request: RunRequest) -> DirectStart | None:
+    def send(self, endpoint: PrivateEndpoint, request: RunRequest, deadline: float | None = None) -> DirectStart | None:
         """Send ``request`` straight to the session's partition from ``endpoint`` (see
-        the module); None when it started nothing there."""
+        the module); None when it started nothing there. ``deadline``: when the Runner
+        stops waiting for the run (epoch seconds, ``Call.deadline``): a partition that
+        gets to the request only later does not take it."""
         try:
             home = self.host.session_home(request.app_name, request.user_id, request.session_id)
             address = home if home is not None else self.host.partition_for(request.app_name, request.user_id,
@@ -63,7 +65,7 @@ class DirectRoute:
             # of Thespian's listen() costs enough that, for every turn of a burst, it
             # tripled the client's CPU per turn: docs/benchmarks.md.)
             return None
-        message = Call(replace(request, reply_accepted=False))
+        message = Call(replace(request, reply_accepted=False), deadline=deadline)
         line = self.line(endpoint, address) if home is None else None  # another member: through Thespian
         transport: RunTransport = (LineTransport(line) if line is not None
                                    else ThespianTransport(endpoint.context, address, self.router.partition_there))

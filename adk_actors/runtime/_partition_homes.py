@@ -13,6 +13,9 @@ held here because its home was passed over (it took no connection when asked: de
 cut off, or too busy to answer within ``HOLDER_CONNECT_WAIT``) is looked at again every
 ``AWAY_RECHECK`` while the view names that home: once the home answers, it goes home
 as above (``_watch_home``).
+
+It also fences writes (``_check_caller_lives``): a state update or a turn whose caller
+died, or whose deadline passed, before the partition took it is refused, unwritten.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from __future__ import annotations
 import socket
 from typing import Any
 
-from supervision import CallerRef, CallError
-from supervision.lowlevel import FORWARDED, takes_connection
+from supervision import CallerRef, CallError, Clock
+from supervision.lowlevel import FORWARDED, WallClock, takes_connection
 from supervision.protocol import ErrorReply
 
 from ..messages import FollowRun
@@ -32,7 +35,7 @@ from ._partition_timers import ForwardRecheck, MoveHome
 from ._placement import ClusterView, Homed, Member, Reachability, ranked
 from ._session import Session
 
-__all__ = ["AWAY_RECHECK", "FORWARD_RECHECK", "HOLDER_CONNECT_WAIT", "PartitionHomes"]
+__all__ = ["AWAY_RECHECK", "DEADLINE_MARGIN", "FORWARD_RECHECK", "HOLDER_CONNECT_WAIT", "PartitionHomes"]
 
 #: How long a partition waits for another host's actor system to take a connection
 #: before it forwards a request to that host (see PartitionHomes._host_answers).
@@ -43,6 +46,11 @@ FORWARD_RECHECK = 0.3
 #: How often a partition holding sessions whose home (in the view) was passed over
 #: looks at that home again (see PartitionHomes._watch_home).
 AWAY_RECHECK = 2.0
+#: A write whose caller's deadline is this close (seconds) is refused as if it had
+#: passed (see PartitionHomes._check_caller_lives): it covers the write and its answer's
+#: way back, and clocks of several hosts up to this far apart (NTP keeps a LAN's
+#: within milliseconds; on one machine the clock is one).
+DEADLINE_MARGIN = 0.1
 
 
 class PartitionHomes(PartitionFaults):
@@ -53,6 +61,8 @@ class PartitionHomes(PartitionFaults):
     hosts_seen: Reachability  # which other hosts take a connection
     leaving: set[str]  # busy sessions whose home is another member: they move once idle
     move_armed: bool
+    #: The wall clock a caller's deadline is read against (see _check_caller_lives).
+    wall_clock: Clock = WallClock()
 
     def _let_go(self, session: Session) -> None:
         """Release a session's lease (``_partition_holding``)."""
@@ -63,14 +73,26 @@ class PartitionHomes(PartitionFaults):
         raise NotImplementedError
 
     def _check_caller_lives(self, request: Any, caller: CallerRef, what: str) -> None:
-        """The fence of a write (issue 59): its caller must be there still (through
-        Thespian: it takes a TCP connection now; on a Runner's line: the line did not end
-        with the write), else ``not_running`` and nothing is written: a caller that died
-        first was told it failed, and its next write may be taken first (a busy one asks again).
-        A FollowRun writes nothing: not checked."""
+        """The fence of a write (issue 59), in order; a write that fails it is refused and
+        nothing is written, since its caller was told (or will be) that it failed, and its
+        next write may have been taken first. A FollowRun writes nothing: not checked.
+
+        1. The caller's deadline (``CallerRef.deadline``: epoch seconds of the caller's
+           wall clock, stamped by ``supervision.call`` and carried through every hop)
+           has not passed, nor will within ``DEADLINE_MARGIN``, by this host's wall
+           clock (``wall_clock``, the real one even where ``clock`` is a manual one:
+           the deadline is another process's real time): else ``deadline_exceeded``
+           (a caller that gave up while this partition was busy).
+        2. The caller is there still (through Thespian: it takes a TCP connection now;
+           on a Runner's line: the line did not end, and the process that connected it
+           still runs, see ``CallerLine.caller_gone``): else ``not_running`` (a busy
+           caller asks again)."""
         if isinstance(request, FollowRun):
             return
-        gone = (caller.address.closed if isinstance(caller.address, CallerLine)
+        if caller.gave_up(self.wall_clock.current_time(), DEADLINE_MARGIN):
+            raise CallError(f"the caller of this {what} on session {request.session_id!r} stopped waiting for "
+                            "it before it was taken (its deadline passed): it was not taken", code="deadline_exceeded")
+        gone = (caller.address.caller_gone if isinstance(caller.address, CallerLine)
                 else takes_connection(caller.address, HOLDER_CONNECT_WAIT) is False)
         if gone:
             raise CallError(f"the caller of this {what} on session {request.session_id!r} takes no connection: "

@@ -6,7 +6,9 @@ that partition was gone (``NotTaken``), or was never listed, it is sent again fr
 new endpoint through the host's current partition (``_start_run``, through the
 Runner's ``Router``, which asks again while partitions restart). Its messages are then
 read until its terminal one (``_stream``: the pure ``_run_stream.RunStream`` fed by
-a ``RunTransport``); while it is silent its partition is probed, and a partition
+a ``RunTransport``); a direct send carries when the Runner stops waiting for the run
+(``Call.deadline``: a partition that gets to it later does not take it); while it is
+silent its partition is probed, and a partition
 found gone is asked for the session (``_reactivate``): its restarted self reports the
 run's end first. An endpoint is given back clean once the run's end came; one whose
 last send was refused, or whose answer may still come, is not reused.
@@ -56,7 +58,7 @@ class RunCarrier(SessionCalls):
         handed_on = False
         try:
             if endpoint is not None:
-                start = self._direct.send(endpoint, request)
+                start = self._direct.send(endpoint, request, time.time() + self._run_limit(run_config))
                 if start is not None:
                     try:
                         yield from self._stream(endpoint, *start, run_config, request)
@@ -137,7 +139,7 @@ class RunCarrier(SessionCalls):
         yield its events until its terminal message (``_run_stream.drive_async``). The
         line's end before the run's (its partition died) raises NotTaken: asked again,
         the restarted partition answers with the run's end."""
-        message = Call(replace(request, reply_accepted=False))
+        message = Call(replace(request, reply_accepted=False), deadline=time.time() + self._run_limit(run_config))
         queue = line.open(request.run_id, message.ref)
         try:
             if not line.send(message):
