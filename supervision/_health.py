@@ -66,7 +66,7 @@ from ._messages import Call
 from ._spec import HealthCheck
 
 __all__ = ["HEALTH_PING", "HealthCheck", "HealthMonitor", "HealthVerdict", "ProcessProgress", "load_scaled",
-           "read_progress"]
+           "read_load", "read_progress"]
 
 #: The request of a health check's call. Every GenServer answers it with ``"ok"``
 #: before its own ``check_request`` and ``handle_call`` see anything.
@@ -101,17 +101,29 @@ def read_progress(pid: int) -> ProcessProgress | None:
         return None
 
 
-def load_scaled(seconds: float) -> float:
+def read_load() -> tuple[float, int]:
+    """This machine's 1-minute load average and its number of CPUs (at least 1);
+    OSError when the load average cannot be read."""
+    return os.getloadavg()[0], os.cpu_count() or 1
+
+
+def load_scaled(seconds: float, read: Callable[[], tuple[float, int]] = read_load) -> float:
     """``seconds`` times this machine's 1-minute load average per CPU when that is above
     1 (a process gets only its share of the CPUs: a start that takes 1 s idle takes
     20 s at load 40 on 2 cores), at most ``LOAD_SCALE_CAP`` times; ``seconds`` as it
     is when the load cannot be read. For deadlines of work that must be done whatever
     the load (a child's start), and the no-progress windows of health checks
-    (``HealthMonitor.scale``)."""
+    (``HealthMonitor.scale``).
+
+    In order: ``read()`` (:func:`read_load` unless given: a test passes its own) gives
+    the load average and the CPUs; an OSError from it, or a count of CPUs below 1,
+    counts as no load (factor 1); the factor is the load per CPU, at least 1 and at
+    most ``LOAD_SCALE_CAP``."""
     try:
-        per_cpu = os.getloadavg()[0] / (os.cpu_count() or 1)
+        load, cpus = read()
     except OSError:
-        per_cpu = 1.0
+        return float(seconds)
+    per_cpu = load / cpus if cpus >= 1 else 1.0
     return seconds * min(max(per_cpu, 1.0), LOAD_SCALE_CAP)
 
 

@@ -17,7 +17,8 @@ A user of :mod:`supervision`'s core names needs none of it. Here, by use:
 * parts for servers and supervisors of your own: the ``handle_call`` / ``init``
   sentinels :data:`FORWARDED` and :data:`IGNORE`, :class:`Job` (a supervisor's job,
   a generator of waits), :func:`partition_index`, :class:`HealthMonitor` /
-  :class:`HealthVerdict`, :class:`RestartIntensity`, :class:`BackoffState`,
+  :class:`HealthVerdict`, :func:`load_scaled` (a deadline stretched by the load, read by
+  :func:`read_load`, at most :data:`LOAD_SCALE_CAP` times), :class:`RestartIntensity`, :class:`BackoffState`,
   :func:`import_object`, :func:`find_global`, and the clocks :class:`MonotonicClock`
   and :class:`WallClock` (with :data:`MANUAL_CLOCK_VARIABLE`, the environment
   variable that gives servers a manual one).
@@ -27,7 +28,15 @@ from ._client import ask_delivered, find_global
 from ._clock import MonotonicClock, WallClock
 from ._exceptions import ActorSystemError, PortInUse
 from ._frame_chunk import call_on_fresh_chunk
-from ._health import HealthMonitor, HealthVerdict, ProcessProgress, load_scaled, read_progress
+from ._health import (
+    LOAD_SCALE_CAP,
+    HealthMonitor,
+    HealthVerdict,
+    ProcessProgress,
+    load_scaled,
+    read_load,
+    read_progress,
+)
 from ._partition_supervisor import partition_index
 from ._server_base import MANUAL_CLOCK_VARIABLE
 from ._server_types import FORWARDED, IGNORE
@@ -54,6 +63,7 @@ from ._timing import BackoffState, RestartIntensity
 __all__ = [
     "FORWARDED",
     "IGNORE",
+    "LOAD_SCALE_CAP",
     "MANUAL_CLOCK_VARIABLE",
     "ActorSystemError",
     "BackoffState",
@@ -83,6 +93,7 @@ __all__ = [
     "poll_thespian_loops",
     "proc_stat",
     "process_alive",
+    "read_load",
     "read_progress",
     "set_parent_death_signal",
     "stop_actor_system_on_port",

@@ -289,10 +289,12 @@ def test_a_child_that_spins_past_the_ceiling_is_killed(
 # -- slow work off the message loop: the mcp SDK ---------------------------------------
 
 #: A host in a fresh Python, which has not imported the mcp SDK (a test process has: its
-#: actors would be forked with it). It prints which of its processes have the SDK's
-#: native code (cryptography's, which only the SDK brings in among the tree's imports)
-#: mapped once the mcp supervisor has started (before any toolset), then answers one MCP turn. Its app is named by
-#: import path: only the run workers import it (and the SDK with it), as under ``serve``.
+#: actors would be forked with it). It answers one MCP turn, then prints which of its
+#: processes have the SDK's native code (cryptography's, which only the SDK brings in
+#: among the tree's imports) mapped: the toolset actor imports it in its own ``init``,
+#: never the mcp supervisor (tests/test_mcp_start_off_loop.py shows it answering
+#: meanwhile). Its app is named by import path: only the run workers and the toolset
+#: actor import it (and the SDK with it), as under ``serve``.
 FRESH_HOST = r"""
 import json, sys, time
 from pathlib import Path
@@ -308,22 +310,20 @@ config = HostConfig(apps={"mcp_stdio": "mcp_agents:stdio_agent"}, data_dir=sys.a
 with Host(config) as host:
     services = host.services()
     mcp = next(c for c in services.which_children() if c.id == "mcp")
-    deadline = time.monotonic() + 60  # it imports the SDK once started, on a timer of its own
-    while not has_sdk(mcp.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    seen = {"host": "mcp" in sys.modules, "services": has_sdk(host.root.child("services").pid),
-            "mcp": has_sdk(mcp.pid)}
     runner = host.runner("mcp_stdio", timeout=60.0)
     runner.create_session("ann", "s1")
     events = list(runner.run("ann", "s1", "call whoami"))
     after = next(c for c in services.which_children() if c.id == "mcp")
+    [toolset] = SupervisorClient(host.system, after.address).which_children()
+    seen = {"host": "mcp" in sys.modules, "services": has_sdk(host.root.child("services").pid),
+            "mcp": has_sdk(mcp.pid), "toolset": has_sdk(toolset.pid)}
     seen.update(answered=any(" said: " in (e.content.text or "") for e in events if e.content is not None),
                 same_pid=after.pid == mcp.pid, restarts=after.restarts)
     print(json.dumps(seen))
 """
 
 
-def test_the_mcp_supervisor_imports_the_sdk_once_started_and_is_not_restarted_by_a_toolset_start(
+def test_the_mcp_sdk_is_imported_by_the_toolset_actor_only_and_the_supervisor_is_not_restarted(
         tmp_path: Path) -> None:
     tests = Path(__file__).parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")]),
@@ -332,6 +332,7 @@ def test_the_mcp_supervisor_imports_the_sdk_once_started_and_is_not_restarted_by
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["host"] is False and seen["services"] is False  # neither the host nor the services import it...
-    assert seen["mcp"] is True  # ...but the mcp supervisor had it before any toolset started
+    assert seen["host"] is False and seen["services"] is False  # neither the host nor the services import it,
+    assert seen["mcp"] is False  # nor the mcp supervisor, even once a toolset has served a turn...
+    assert seen["toolset"] is True  # ...only its toolset actor
     assert seen["answered"] and seen["same_pid"] and seen["restarts"] == 0

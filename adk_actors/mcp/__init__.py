@@ -15,6 +15,7 @@ from ._params import (
     StdioConnectionParams,
     StdioServerParameters,
     StreamableHTTPConnectionParams,
+    connection_params,
     toolset_key,
 )
 from ._server import AgentAnswer, apps_server
@@ -40,5 +41,6 @@ __all__ = [
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
     "apps_server",
+    "connection_params",
     "toolset_key",
 ]

@@ -24,6 +24,7 @@ __all__ = [
     "StdioConnectionParams",
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
+    "connection_params",
     "toolset_key",
 ]
 
@@ -60,3 +61,17 @@ def toolset_key(params: ConnectionParams) -> str:
     same key in every process (a hash: headers may hold secrets and never show)."""
     body = f"{type(params).__name__}:{params.model_dump_json()}"
     return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+_KINDS: dict[str, type[StdioConnectionParams] | type[SseConnectionParams] | type[StreamableHTTPConnectionParams]] = {
+    kind.__name__: kind for kind in (StdioConnectionParams, SseConnectionParams, StreamableHTTPConnectionParams)}
+
+
+def connection_params(kind: str, text: str) -> ConnectionParams:
+    """The parameters of class ``kind`` (``"StdioConnectionParams"``, ...) that the JSON
+    ``text`` holds (as ``model_dump_json`` wrote them); ValueError for another class
+    name, pydantic's ValidationError (a ValueError) for JSON that does not fit it."""
+    model = _KINDS.get(kind)
+    if model is None:
+        raise ValueError(f"{kind!r} is not an MCP connection parameters class (one of {', '.join(sorted(_KINDS))})")
+    return model.model_validate_json(text)

@@ -33,7 +33,9 @@ __all__ = ["McpService", "McpTool", "McpToolset", "McpToolsetSpec"]
 
 @dataclass(frozen=True)
 class McpToolsetSpec:
-    """What a host's toolset actor needs to know of a toolset (sent to it as is)."""
+    """What a host's toolset actor needs to know of a toolset (sent to it as plain
+    strings, the key and the parameters' class name and JSON: ``runtime._mcp``, whose
+    supervisor never imports the mcp SDK; :func:`connection_params` reads them back)."""
 
     key: str
     params: ConnectionParams

@@ -2,19 +2,33 @@
 parameters), shared by every run of the host.
 
     services
-    └── mcp             one_for_one (``McpSupervisor``: imports this module, and the mcp
-        │               SDK, as it starts, before it serves); children on first use
+    └── mcp             one_for_one (``McpSupervisor``); children on first use; it never
+        │               imports the mcp SDK
         ├── mcp-<key>   one MCP server's connection (McpToolsetActor)
         └── ...
 
 A run that needs toolset ``key`` asks the actor registered as ``mcp:<key>``; when
-there is none, it asks the ``mcp`` supervisor to start it (``StartChild``; one
-already there is as good) and asks again (``_services_client``). The actor:
+there is none, it asks the ``mcp`` supervisor to start it (``StartChild`` of
+:func:`~adk_actors.runtime._services_client.mcp_toolset_child`; one already there is
+as good) and asks again (``_services_client``).
 
-1. on ``init``, opens the connection (``McpConnection.open``: the stdio server is
+This module imports nothing of the mcp SDK, and the toolset's start arguments
+(:class:`McpToolsetStart`) are plain strings: the supervisor imports this module to
+start a child, and unpickles the arguments, on its message loop, which must stay free
+to answer its own health checks; the SDK's import (~0.5 s of CPU idle, many seconds
+under load) is the toolset actor's, in its own process, during its ``init``. The cost:
+every start of a toolset actor, restarts included, imports the SDK again (it is not
+forked from an image that has it).
+
+The actor:
+
+1. on ``init``, imports the SDK (``adk_actors.mcp``, by :data:`MCP_CLIENT`), reads its
+   connection parameters from the start arguments (a bad one: no start, with the
+   reason), and opens the connection (``McpConnection.open``: the stdio server is
    started, the tools listed) on an event loop thread of its own, within the
-   parameters' ``timeout``; failing that, it does not start (the run's tool call
-   gets the reason);
+   parameters' ``timeout``; failing that, it does not start (the run's tool call gets
+   the reason); the ``mcp`` supervisor waits for all this without blocking (its
+   ``start_timeout``, stretched with the load);
 2. answers ``ListMcpTools`` from the list it got, and runs each ``CallMcpTool`` on
    its loop without blocking its messages (the answer comes back through a pipe it
    watches), with the call's deadline: a timeout is answered ``mcp_timeout``;
@@ -29,25 +43,34 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import os
 import queue
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from supervision import NO_REPLY, CallerRef, CallError, GenServer
 
 from .._exceptions import McpCallTimeout, McpError
 from .._validate import check_message
-from ..mcp import McpConnection, McpToolsetSpec
-from ._service_calls import CallMcpTool, ListMcpTools
+from ._service_calls import CallMcpTool, ListMcpTools, McpToolsetStart
 
-__all__ = ["McpToolsetActor"]
+if TYPE_CHECKING:  # (for the annotations only: the actor imports it in ``init``)
+    from ..mcp import McpConnection
+
+__all__ = ["MCP_CLIENT", "McpToolsetActor"]
+
+#: The module a toolset actor imports in its ``init`` (and the mcp SDK with it).
+MCP_CLIENT: Final = "adk_actors.mcp"
 
 
 class McpToolsetActor(GenServer):
     check_request = staticmethod(check_message)  # malformed requests: invalid_request, never a crash
 
-    def init(self, args: McpToolsetSpec) -> None:
+    def init(self, args: McpToolsetStart) -> None:
+        """Import the SDK, read the parameters, open the connection (see the module)."""
+        client = importlib.import_module(MCP_CLIENT)  # here, in this actor's process: the SDK
+        params = client.connection_params(args.kind, args.params)  # ValueError: no start
         self.toolset = args
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-connection", daemon=True)
@@ -58,8 +81,8 @@ class McpToolsetActor(GenServer):
         self.watch_fds([self._bell_read])
         self.connection: McpConnection | None = None
         self._in_flight: dict[str, CallerRef] = {}
-        opening = asyncio.run_coroutine_threadsafe(McpConnection.open(args.params), self._loop)
-        self.connection = opening.result(args.params.timeout + 5.0)  # McpUnavailable: no start
+        opening = asyncio.run_coroutine_threadsafe(client.McpConnection.open(params), self._loop)
+        self.connection = opening.result(params.timeout + 5.0)  # McpUnavailable: no start
         if self.connection.server_pid is not None:
             self.monitor_process(self.connection.server_pid, "server")
 

@@ -41,6 +41,7 @@ __all__ = [
     "ListArtifacts",
     "ListMcpTools",
     "LoadArtifact",
+    "McpToolsetStart",
     "PutCredential",
     "Record",
     "RegisterApproval",
@@ -286,6 +287,24 @@ class SearchMemory:
 
 #: The toolset actor, named so that importing this module does not import the mcp SDK.
 MCP_TOOLSET_ACTOR = "adk_actors.runtime._mcp:McpToolsetActor"
+
+
+@dataclass(frozen=True)
+class McpToolsetStart:
+    """A toolset actor's start arguments: the toolset's ``key``, and its connection
+    parameters as the name of their class (``StdioConnectionParams``, ...) and their
+    JSON. Plain strings, so that the ``mcp`` supervisor, which holds them and unpickles
+    them, never imports the mcp SDK that the parameters' classes come from: only the
+    toolset actor does, in its own process (``_mcp``)."""
+
+    key: str
+    kind: str
+    params: str
+
+    @classmethod
+    def of(cls, toolset: Any) -> McpToolsetStart:
+        """The start arguments of ``toolset`` (an ``adk_actors.mcp.McpToolsetSpec``)."""
+        return cls(toolset.key, type(toolset.params).__name__, toolset.params.model_dump_json())
 
 
 @dataclass(frozen=True)

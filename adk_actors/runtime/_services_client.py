@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from pydantic import SecretStr
 
 from supervision import Backoff, ChildSpec
+from supervision.lowlevel import load_scaled
 from supervision.protocol import StartChild
 
 from .._artifact_version import ArtifactVersion, get_artifact_uri
@@ -40,6 +41,7 @@ from ._service_calls import (
     ListArtifacts,
     ListMcpTools,
     LoadArtifact,
+    McpToolsetStart,
     PutCredential,
     Record,
     RegisterApproval,
@@ -48,7 +50,7 @@ from ._service_calls import (
     WaitDecision,
 )
 
-__all__ = ["BREAKER_WAIT", "SERVICE_WAIT", "ServiceCaller", "ServiceError", "service_bridges"]
+__all__ = ["BREAKER_WAIT", "SERVICE_WAIT", "ServiceCaller", "ServiceError", "mcp_toolset_child", "service_bridges"]
 
 
 class ServiceCaller(Protocol):
@@ -297,10 +299,8 @@ class _RemoteMcp:
         except ServiceError as error:
             if error.code != "not_running":
                 raise _mcp_error(error) from None
-        child = ChildSpec(id=f"mcp-{toolset.key}", start=MCP_TOOLSET_ACTOR, args=toolset, name=name,
-                          backoff=MCP_BACKOFF, start_timeout=toolset.params.timeout + 10.0)
         try:
-            await self._once("mcp", StartChild(child), toolset.params.timeout + 15.0)
+            await self._once("mcp", StartChild(mcp_toolset_child(toolset)), load_scaled(toolset.params.timeout + 15.0))
         except ServiceError as error:
             if error.code not in ("already_present", "already_started"):
                 raise McpUnavailable(f"the MCP server could not be started: {error.detail}") from None
@@ -318,6 +318,16 @@ class _RemoteMcp:
             return await asyncio.wait_for(asyncio.wrap_future(future), wait)
         except TimeoutError:
             raise _McpNotYet(f"the MCP toolset did not answer within {wait:g} s") from None
+
+
+def mcp_toolset_child(toolset: Any) -> ChildSpec:
+    """The ``mcp`` supervisor's child for ``toolset`` (an ``adk_actors.mcp.McpToolsetSpec``):
+    ``mcp-<key>``, registered as ``mcp:<key>``, restarted with ``MCP_BACKOFF``; its
+    arguments are :class:`McpToolsetStart` (no SDK object: see ``_mcp``); its start (the
+    SDK's import, the server's start and handshake) may take the parameters' timeout
+    and 10 s more, stretched with the load by the supervisor."""
+    return ChildSpec(id=f"mcp-{toolset.key}", start=MCP_TOOLSET_ACTOR, args=McpToolsetStart.of(toolset),
+                     name=f"mcp:{toolset.key}", backoff=MCP_BACKOFF, start_timeout=toolset.params.timeout + 10.0)
 
 
 class _McpNotYet(McpUnavailable):
