@@ -348,7 +348,7 @@ def test_the_round_trip_on_a_host_keeps_every_secret_out(provider: Provider, sys
     assert not any(key.startswith("temp:") for key in session.state)
 
 
-# -- a 401 on a stored token asks the user again (the OpenAPI tool) ----------------------
+# -- a provider that revokes tokens (the OpenAPI tool's 401) ------------------------------
 
 
 class RevokingProvider(Provider):
@@ -371,65 +371,9 @@ class RevokingProvider(Provider):
         return status, body
 
 
-@pytest.fixture
-def revoking(monkeypatch: pytest.MonkeyPatch) -> Iterator[RevokingProvider]:
-    provider = RevokingProvider()
-    provider.thread.start()
-    monkeypatch.setenv("ADK_TEST_OAUTH_PROVIDER_URL", provider.url)
-    try:
-        yield provider
-    finally:
-        provider.server.shutdown()
-        provider.server.server_close()
-        provider.thread.join(timeout=10)
-
-
-def test_a_rejected_token_asks_the_user_again_once(revoking: RevokingProvider, request: pytest.FixtureRequest,
-                                                   tmp_path: Path) -> None:
-    from test_adk56_openapi_user_auth import CALL, KEY, _asked, _auth_response
-
-    from adk_actors.runtime import Host, HostConfig
-
-    provider = revoking
-    system = request.getfixturevalue("actor_system")
-
-    def said(events: list[Any]) -> Any:
-        return [r.response for e in events if e.content is not None for r in e.content.function_responses]
-
-    with Host(HostConfig(apps={"who": "adk56_oauth_agent:who_agent"}, data_dir=str(tmp_path / "data")),
-              system=system) as host:
-        runner = host.runner("who")
-        runner.create_session("ann", "s1")
-
-        def sign_in(code: str) -> list[Any]:
-            config = _asked(list(runner.run("ann", "s1", CALL)))
-            redirect = provider.sign_in(config["exchanged_auth_credential"]["oauth2"]["auth_uri"], code)
-            return list(runner.run("ann", "s1", CALL, state_delta={f"temp:{KEY}": _auth_response(config, redirect)}))
-
-        assert said(sign_in("code-rej-1"))[-1] == {"token_number": 1}
-        provider.revoke(1)
-        rejected = list(runner.run("ann", "s1", CALL))
-        assert said(rejected) == [{"pending": True, "message": "Needs your authorization to access your data."}]
-        assert rejected[-1].actions.requested_auth_configs  # the turn ends with a new auth request
-        assert runner.get_session("ann", "s1").state[f"_adk_reauth_requests:{KEY}"] == 1
-        # the rejected token was deleted: the next call asks without calling the API
-        gets = len(provider.of("GET"))
-        assert sign_in("code-rej-2")[-1].content.text == 'who_am_i said: {"token_number": 2}'
-        assert len(provider.of("GET")) == gets + 1
-        assert runner.get_session("ann", "s1").state[f"_adk_reauth_requests:{KEY}"] == 0  # refilled
-
-        # asked again once; the new token is rejected too: google-adk's error, not a third ask
-        provider.revoke(2)
-        assert said(list(runner.run("ann", "s1", CALL)))[-1]["pending"] is True
-        provider.revoke_new = True
-        failed = said(sign_in("code-rej-3"))
-        assert "The user already re-authorized this connection" in failed[-1]["error"]
-        assert "Status Code: 401" in failed[-1]["error"]
-        again = said(list(runner.run("ann", "s1", CALL)))  # the credential was kept: no new ask
-        assert "already re-authorized" in again[-1]["error"]
-        everything = "".join(e.to_json() for e in runner.get_session("ann", "s1").events)
-    for secret in (CLIENT_SECRET, *provider.revoked, *provider.refresh_tokens):
-        assert secret not in everything
+# The OpenAPI tool's recovery from a 401 (refresh, then the user asked again once) is
+# tested side by side with google-adk in tests/test_adk56_openapi_auth.py, which uses
+# this provider.
 
 
 # -- PKCE for a public client (no client secret) ---------------------------------------

@@ -144,9 +144,15 @@ def _auth_response(auth_config: dict[str, Any], redirect: str) -> dict[str, Any]
 
 
 def _asked(events: list[Any]) -> dict[str, Any]:
-    [config] = events[-1].actions.requested_auth_configs.values()
-    assert events[-1].content is None
-    return dict(config)
+    """The auth config of the turn's ``adk_request_credential`` call (google-adk's round
+    trip), snake_case as google-adk's ``AuthConfig`` dumps it in Python."""
+    from adk_actors.auth import AuthConfig
+
+    [asked] = [c for e in events for c in e.get_function_calls() if c.name == "adk_request_credential"]
+    assert not any(e.content is not None and e.content.text and e.author != "user" for e in events)  # it ends asking
+    dumped: dict[str, Any] = AuthConfig.model_validate(asked.args["authConfig"]).model_dump(
+        mode="json", exclude_none=True)
+    return dumped
 
 
 CALL = "call who_am_i"
@@ -238,7 +244,9 @@ def test_the_auth_request_is_google_adks() -> None:
     from google.adk.auth.auth_handler import AuthHandler
     from google.adk.auth.auth_tool import AuthConfig
 
-    from adk_actors.tools.openapi_tool._user_auth import auth_request
+    from adk_actors.auth import AuthConfig as OurConfig
+    from adk_actors.auth import AuthCredential, AuthCredentialTypes
+    from adk_actors.auth import AuthHandler as OurHandler
     from adk_actors.tools.openapi_tool.auth import OAuth2Auth
 
     scheme = OAuth2.model_validate({"type": "oauth2", "flows": {"authorizationCode": {
@@ -247,8 +255,9 @@ def test_the_auth_request_is_google_adks() -> None:
     theirs = AuthHandler(AuthConfig(auth_scheme=scheme, credential_key=KEY, raw_auth_credential=TheirCredential(
         auth_type=TheirTypes.OAUTH2, oauth2=TheirOAuth2(client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
                                                         redirect_uri=REDIRECT_URI)))).generate_auth_request()
-    ours = auth_request(scheme, OAuth2Auth(client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
-                                           redirect_uri=REDIRECT_URI), KEY)
+    ours = OurHandler(OurConfig(auth_scheme=scheme, credential_key=KEY, raw_auth_credential=AuthCredential(
+        auth_type=AuthCredentialTypes.OAUTH2, oauth2=OAuth2Auth(client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
+                                                                redirect_uri=REDIRECT_URI)))).generate_auth_request()
 
     def url(auth_uri: str) -> tuple[str, dict[str, str]]:
         split = urlsplit(auth_uri)
@@ -257,10 +266,11 @@ def test_the_auth_request_is_google_adks() -> None:
         return f"{split.scheme}://{split.netloc}{split.path}", query
 
     assert theirs.exchanged_auth_credential is not None and theirs.exchanged_auth_credential.oauth2 is not None
-    assert url(ours["exchanged_auth_credential"]["oauth2"]["auth_uri"]) == url(
+    assert ours.exchanged_auth_credential is not None and ours.exchanged_auth_credential.oauth2 is not None
+    assert url(ours.exchanged_auth_credential.oauth2.auth_uri or "") == url(
         theirs.exchanged_auth_credential.oauth2.auth_uri or "")
-    assert ours["credential_key"] == theirs.credential_key == KEY
-    assert CLIENT_SECRET not in json.dumps(ours) and CLIENT_SECRET not in theirs.model_dump_json()
+    assert ours.credential_key == theirs.credential_key == KEY
+    assert CLIENT_SECRET not in ours.model_dump_json() and CLIENT_SECRET not in theirs.model_dump_json()
 
 
 @pytest.mark.parametrize(("redirect", "words"), [
@@ -270,13 +280,12 @@ def test_the_auth_request_is_google_adks() -> None:
 ])
 def test_an_auth_response_that_cannot_be_used_is_a_typed_error(redirect: str, words: str) -> None:
     from adk_actors.tools.openapi_tool import OpenApiAuthError
-    from adk_actors.tools.openapi_tool._user_auth import auth_response, code_of
+    from adk_actors.tools.openapi_tool._user_auth import code_of
+    from adk_actors.tools.openapi_tool.auth import AuthCredential
 
-    state = {f"temp:{KEY}": {"auth_type": "oauth2", "oauth2": {"state": "s1", "auth_response_uri": redirect}}}
-    found = auth_response(state, KEY)
-    assert found is not None and found[0] == f"temp:{KEY}" and found[1].oauth2 is not None
+    found = AuthCredential.model_validate({"auth_type": "oauth2", "oauth2": {"state": "s1",
+                                                                             "auth_response_uri": redirect}})
+    assert found.oauth2 is not None
     with pytest.raises(OpenApiAuthError, match=words):
-        code_of(found[1].oauth2)
-    assert "c1" not in repr(found[1])  # the redirect holds the code: out of the repr
-    with pytest.raises(OpenApiAuthError, match="not an AuthCredential"):
-        auth_response({KEY: {"auth_type": "telepathy"}}, KEY)
+        code_of(found.oauth2)
+    assert "c1" not in repr(found)  # the redirect holds the code: out of the repr

@@ -509,12 +509,18 @@ def test_a_scheme_without_a_credential_asks_for_one(store: PetStore) -> None:
                  if part.function_response is not None]
     assert [r.response for r in responses] == [{"pending": True, "message": "Needs your authorization to access "
                                                                             "your data."}]
-    asked = events[-1]  # the turn ends with the auth request
-    assert asked.content is None and asked.turn_complete
-    [config] = asked.actions.requested_auth_configs.values()
-    assert config["credential_key"] == "pet_store"
-    assert config["auth_scheme"] == {"type": "apiKey", "in": "header", "name": "X-Api-Key"}
+    config = adk_request_credential(events)  # the turn ends asking for the credential (google-adk's call)
+    assert config["credentialKey"] == "pet_store"
+    assert config["authScheme"] == {"type": "apiKey", "in": "header", "name": "X-Api-Key"}
     assert store.requests == []
+
+
+def adk_request_credential(events: list[Any]) -> dict[str, Any]:
+    """The ``authConfig`` of the one ``adk_request_credential`` call the turn ended with."""
+    [asked] = [c for e in events for c in e.get_function_calls() if c.name == "adk_request_credential"]
+    assert asked.id in next(e for e in events if asked in e.get_function_calls()).long_running_tool_ids
+    assert not any(e.content is not None and e.content.text for e in events[-2:])  # no answer after it
+    return dict(asked.args["authConfig"])
 
 
 # -- bad specs ------------------------------------------------------------------------------
@@ -578,8 +584,8 @@ def test_on_a_host_the_key_comes_from_the_credential_service(pets_host: Host, st
     runner = pets_host.runner("pets")
     runner.create_session("ann", "s1")
     first = list(runner.run("ann", "s1", 'call show_pet_by_id {"pet_id": 1}'))
-    [config] = first[-1].actions.requested_auth_configs.values()  # no key yet: the user is asked
-    assert config["credential_key"] == "pet_store" and first[-1].content is None
+    config = adk_request_credential(first)  # no key yet: the user is asked
+    assert config["credentialKey"] == "pet_store"
     assert store.requests == []
     runner.put_credential("ann", "pet_store", Credential(kind="api_key", api_key=SecretStr(API_KEY)))
     second = list(runner.run("ann", "s1", 'call show_pet_by_id {"pet_id": 1}'))

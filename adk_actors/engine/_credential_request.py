@@ -14,7 +14,8 @@ the request's) carrying the ``AuthConfig`` with the credential filled in
 (``exchangedAuthCredential.oauth2.authResponseUri``, an access token, an API key), or
 that credential alone. :class:`CredentialStep` runs first in the next flow of the
 agent, in order: the answers read from the last event with content when it is the
-user's (none: nothing happens); an answer whose id no call in the history has is
+user's (none: nothing happens), each as the user's message carried it (its stored event
+has known secrets blanked out); an answer whose id no call in the history has is
 google-adk's ``ValueError`` (its runner's text); an id that is a call but not a
 credential request is ignored with google-adk's warning; each other answer is pinned
 to the request the run sent (its OAuth state must be the request's) and kept under
@@ -107,6 +108,17 @@ def _answers(events: Sequence[Event]) -> dict[str, Any]:
     return {}
 
 
+def _unredacted(message: Content | None, ids: set[str]) -> dict[str, Any]:
+    """The answers among ``ids`` as the user's message that began this invocation
+    carried them: its stored event has every value this process knows as a secret
+    blanked out (an API key or token the client gives again would arrive as ``***``)."""
+    if message is None:
+        return {}
+    return {p.function_response.id: p.function_response.response for p in message.parts
+            if p.function_response is not None and p.function_response.name == REQUEST_EUC
+            and p.function_response.id in ids}
+
+
 def _requests(events: Sequence[Event], ids: set[str]) -> dict[str, AuthToolArguments]:
     """request id -> the arguments of the ``adk_request_credential`` call, for ``ids``
     (a call whose arguments do not parse is left out)."""
@@ -146,6 +158,7 @@ class CredentialStep:
         answers = _answers(events)
         if not answers:
             return
+        answers.update(_unredacted(ctx.user_content, set(answers)))
         called = {c.id for e in events for c in e.get_function_calls()}
         missing = set(answers) - called
         if missing:  # google-adk's runner refuses such an answer

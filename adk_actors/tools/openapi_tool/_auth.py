@@ -27,6 +27,7 @@ import base64
 import enum
 from typing import Annotated, Any, Literal
 
+import httpx
 from fastapi.openapi.models import (
     APIKey,
     APIKeyIn,
@@ -52,11 +53,14 @@ __all__ = [
     "HttpAuth",
     "HttpCredentials",
     "OAuth2Auth",
+    "OpenIdConfig",
     "OpenIdConnectWithConfig",
     "as_credential",
     "as_scheme",
     "credential_to_param",
     "dict_to_auth_scheme",
+    "openid_dict_to_scheme_credential",
+    "openid_url_to_scheme_credential",
     "token_to_scheme_credential",
 ]
 
@@ -295,3 +299,70 @@ def token_to_scheme_credential(token_type: Literal["apikey", "oauth2Token"],
     if credential is not None:
         _register(credential)
     return scheme, credential
+
+
+class OpenIdConfig(BaseModel, hide_input_in_errors=True):
+    """google-adk's OpenID Connect client configuration (its fields)."""
+
+    client_id: str
+    auth_uri: str
+    token_uri: str
+    client_secret: Annotated[str, Field(repr=False)]
+    redirect_uri: str | None
+
+
+def openid_dict_to_scheme_credential(config_dict: dict[str, Any], scopes: list[str], credential_dict: dict[str, Any],
+                                     ) -> tuple[OpenIdConnectWithConfig, AuthCredential]:
+    """google-adk's helper: an OpenID provider's configuration (at least
+    ``authorization_endpoint`` and ``token_endpoint``) and ``scopes`` as an
+    :class:`OpenIdConnectWithConfig` scheme, and the client in ``credential_dict``
+    (``client_id``, ``client_secret``, maybe ``redirect_uri``; also as the one entry of a
+    client file downloaded from Google, ``{"web": {...}}``) as an ``openIdConnect``
+    credential, its secret registered. ``config_dict`` gets the ``scopes`` (and an empty
+    ``openIdConnectUrl`` when it has none), as google-adk's. A configuration that does
+    not fit, or a client without its id or secret, is a ValueError
+    (:class:`OpenApiAuthError`) naming what is wrong, never a secret."""
+    config_dict["scopes"] = scopes
+    config_dict.setdefault("openIdConnectUrl", "")
+    try:
+        scheme = OpenIdConnectWithConfig.model_validate(config_dict)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(step) for step in first["loc"]) or "value"
+        raise OpenApiAuthError(f"Invalid OpenID Connect configuration: {where}: {first['msg']}") from None
+    if len(credential_dict) == 1:
+        [inner] = credential_dict.values()
+        if isinstance(inner, dict) and "client_id" in inner and "client_secret" in inner:
+            credential_dict = inner
+    missing = [name for name in ("client_id", "client_secret") if name not in credential_dict]
+    if missing:
+        raise OpenApiAuthError(f"Missing required fields in credential_dict: {', '.join(missing)}")
+    credential = AuthCredential(auth_type=AuthCredentialTypes.OPEN_ID_CONNECT, oauth2=OAuth2Auth(
+        client_id=credential_dict["client_id"], client_secret=credential_dict["client_secret"],
+        redirect_uri=credential_dict.get("redirect_uri")))
+    _register(credential)
+    return scheme, credential
+
+
+def openid_url_to_scheme_credential(openid_url: str, scopes: list[str], credential_dict: dict[str, Any],
+                                    ) -> tuple[OpenIdConnectWithConfig, AuthCredential]:
+    """google-adk's helper: the provider's configuration fetched from its discovery
+    URL (``GET``, 10 s), then :func:`openid_dict_to_scheme_credential` with
+    ``openIdConnectUrl`` set to the URL. A URL that cannot be reached or an answer that
+    is not JSON is a ValueError (:class:`OpenApiAuthError`); a non-2xx answer is
+    httpx's ``HTTPStatusError``, as google-adk's."""
+    try:
+        response = httpx.get(openid_url, timeout=10)
+        response.raise_for_status()
+        config_dict = response.json()
+    except httpx.RequestError as exc:
+        raise OpenApiAuthError(f"Failed to fetch OpenID configuration from {openid_url}: "
+                               f"{type(exc).__name__}: {exc}") from None
+    except ValueError as exc:
+        raise OpenApiAuthError(f"Invalid JSON response from OpenID configuration endpoint {openid_url}: "
+                               f"{exc}") from None
+    if not isinstance(config_dict, dict):
+        raise OpenApiAuthError(f"Invalid JSON response from OpenID configuration endpoint {openid_url}: "
+                               "not an object")
+    config_dict["openIdConnectUrl"] = openid_url
+    return openid_dict_to_scheme_credential(config_dict, scopes, credential_dict)

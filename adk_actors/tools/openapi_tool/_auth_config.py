@@ -57,6 +57,26 @@ def _digest(value: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def without_extras(model: Any) -> Any:
+    """A copy of ``model`` without its own extra fields (google-adk's digests leave a
+    model's ``model_extra`` out, e.g. an OpenID scheme's ``openIdConnectUrl``)."""
+    if not getattr(model, "model_extra", None):
+        return model
+    copy = model.model_copy(deep=True)
+    copy.model_extra.clear()
+    return copy
+
+
+def scheme_digest(scheme: SecurityBase) -> str:
+    """google-adk's digest of an auth scheme (its extras left out)."""
+    return _digest(without_extras(scheme).model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def credential_digest(credential: AuthCredential) -> str:
+    """google-adk's digest of a credential (its own extras left out)."""
+    return _digest(wire(without_extras(credential)))
+
+
 class AuthConfig(_Model):
     """What a tool asks for (google-adk's fields). Without ``credential_key``, the key
     is google-adk's default: ``adk_<scheme type>_<digest>_<credential type>_<digest>``
@@ -79,16 +99,15 @@ class AuthConfig(_Model):
             self.credential_key = self._default_key()
 
     def _default_key(self) -> str:
-        scheme = self.auth_scheme.model_dump(mode="json", by_alias=True, exclude_none=True)
-        kind = scheme.get("type", "")
-        key = f"adk_{kind}_{_digest(scheme)}_"
+        kind = self.auth_scheme.model_dump(mode="json", by_alias=True, exclude_none=True).get("type", "")
+        key = f"adk_{kind}_{scheme_digest(self.auth_scheme)}_"
         credential = self.raw_auth_credential
         if credential is None:
             return key
         if credential.oauth2 is not None:
             credential = credential.model_copy(update={"oauth2": credential.oauth2.model_copy(
                 update=dict.fromkeys(_TRANSIENT))})
-        return f"{key}{credential.auth_type.value}_{_digest(wire(credential))}"
+        return f"{key}{credential.auth_type.value}_{credential_digest(credential)}"
 
     def _client_request(self) -> dict[str, Any]:
         """The auth request a tool's ``request_credential`` puts on its call's actions:

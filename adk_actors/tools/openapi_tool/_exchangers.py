@@ -25,7 +25,8 @@ from fastapi.openapi.models import SecurityBase
 from ._auth import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials, as_credential
 from ._oauth2 import OAuth2TokenError, OAuth2Tokens
 
-__all__ = ["AuthCredentialMissingError", "BaseAuthCredentialExchanger", "OAuth2CredentialExchanger"]
+__all__ = ["AuthCredentialMissingError", "AutoAuthCredentialExchanger", "BaseAuthCredentialExchanger",
+           "OAuth2CredentialExchanger"]
 
 _log = logging.getLogger("adk_actors.tools.openapi")
 
@@ -95,3 +96,26 @@ class OAuth2CredentialExchanger(BaseAuthCredentialExchanger):
                 _log.warning("OAuth2 refresh failed, the old token is kept: %s", exc)
         if not oauth2.access_token:
             oauth2.access_token, oauth2.expires_at = stale
+
+
+class AutoAuthCredentialExchanger(BaseAuthCredentialExchanger):
+    """google-adk's: the exchanger of the credential's type (``custom_exchangers``
+    adds or replaces classes by type): OAuth2 and OpenID Connect credentials go to
+    :class:`OAuth2CredentialExchanger`; any other credential (an API key, HTTP, a
+    service account) is returned as it is; None as None."""
+
+    def __init__(self, custom_exchangers: dict[str, type[BaseAuthCredentialExchanger]] | None = None) -> None:
+        self.exchangers: dict[str, type[BaseAuthCredentialExchanger]] = {
+            AuthCredentialTypes.OAUTH2: OAuth2CredentialExchanger,
+            AuthCredentialTypes.OPEN_ID_CONNECT: OAuth2CredentialExchanger,
+        }
+        self.exchangers.update(custom_exchangers or {})
+
+    def exchange_credential(self, auth_scheme: SecurityBase,
+                            auth_credential: AuthCredential | None = None) -> AuthCredential | None:
+        if auth_credential is None:
+            return None
+        exchanger = self.exchangers.get(auth_credential.auth_type)
+        if exchanger is None:
+            return auth_credential
+        return exchanger().exchange_credential(auth_scheme, auth_credential)

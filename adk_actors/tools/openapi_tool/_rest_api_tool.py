@@ -6,23 +6,17 @@ its description (else its summary), and the JSON schema of its arguments
 
 A call (:meth:`RestApiTool.call`), in order:
 
-1. auth: with an auth scheme, the credential is the tool's own, else the one the
-   credential service holds under ``credential_key`` for this user (an API key, or an
-   OAuth2 access token sent as a bearer token); with none (or an OAuth2 credential
-   without a token), the call asks for one under ``credential_key`` (else
-   ``openapi_<tool name>``) with the scheme as ``auth_scheme``
-   (``tool_context.request_credential``, which ends the turn with an auth request),
-   sends nothing, and answers google-adk's
-   ``{"pending": True, "message": ...}``. Without a scheme nothing is added. Under
-   an OAuth2 or OpenID Connect scheme, the tool's own credential with an OAuth2
-   client (``client_id``...) gets its access token from the token endpoint first
-   (client credentials, an authorization code, or a refresh token; see ``_oauth2``),
-   reused from ``oauth2_tokens`` while it is valid; a token endpoint that fails
-   raises :class:`~._oauth2.OAuth2TokenError` and sends nothing. Under an
-   authorization-code flow whose tool credential is only the client, each user has
-   their own token in the credential service, got from their auth response in the
-   session state and stored there (see ``_user_auth``); the auth request then
-   carries the authorization URL;
+1. auth (none without an auth scheme): the tool's own credential when it makes the
+   request's auth by itself (an API key, HTTP auth, an OAuth2 token, or an OAuth2
+   client this tool gets a token for at the token endpoint: client credentials, a
+   configured code or refresh token; see ``_oauth2``; reused from ``oauth2_tokens``
+   while valid; a token endpoint that fails raises
+   :class:`~._oauth2.OAuth2TokenError` and sends nothing). Otherwise (no credential,
+   or an OAuth2 / OpenID Connect client that needs the user's login) google-adk's
+   ``ToolAuthHandler`` (``_tool_auth_handler``): the user's kept credential (refreshed
+   when expired), else the client's answer to an ``adk_request_credential`` call (its
+   code exchanged), else the client is asked (the run ends with that call) and the
+   call answers google-adk's ``{"pending": True, "message": ...}`` without sending;
 2. each argument goes where its parameter says: path parameters substituted into the
    path (percent-encoded, ``/`` included; a ``.`` or ``..`` segment refused), query
    parameters (None left out), headers and cookies (numbers as text, booleans as
@@ -38,9 +32,11 @@ A call (:meth:`RestApiTool.call`), in order:
    JSON); any other status (a redirect too) as google-adk's error, ``{"error": "Tool <name> execution
    failed. ... Execution Error: Status Code: <code>, <body>"}``; a refused target, a
    bad path argument or a timeout as the same error with its reason. A 401 to a
-   request that carried a token the tool fetched gets the token renewed once and the
-   request sent once more; a 401 rejecting a user's own token (authorization code
-   flow) asks the user again, at most once until a call succeeds (``_user_auth``).
+   request that carried a token the tool fetched itself gets the token renewed once
+   and the request sent once more; a 401 rejecting a user's token
+   (:func:`~._user_auth.token_rejected`) goes to google-adk's recovery: refreshed
+   and the call made again, else the user asked again (pending), else google-adk's
+   error saying re-authorizing did not help (``_tool_auth_handler``).
    Other transport
    failures (connection refused) are raised, and the run turns them into the call's
    error response. Known secrets are blanked out of every error text.
@@ -75,7 +71,7 @@ from ._auth import (
 )
 from ._auth import credential_to_param as _credential_to_param
 from ._network import HttpxClientFactory, send
-from ._oauth2 import OAuth2TokenError, OAuth2Tokens, grant_of
+from ._oauth2 import CLIENT_CREDENTIALS, OAuth2TokenError, OAuth2Tokens, grant_of
 from ._spec import (
     MAX_TOOL_NAME_LENGTH,
     ApiParameter,
@@ -85,16 +81,8 @@ from ._spec import (
     operation_parameters,
     snake_case,
 )
-from ._user_auth import (
-    auth_request,
-    auth_response,
-    code_of,
-    note_success,
-    reauthorize,
-    stored_form,
-    token_rejected,
-    user_flow,
-)
+from ._tool_auth_handler import ToolAuthHandler
+from ._user_auth import token_rejected
 
 __all__ = ["RestApiTool", "snake_to_lower_camel"]
 
@@ -249,6 +237,28 @@ class RestApiTool(BaseTool):
                 scheme="bearer", credentials=HttpCredentials(token=token))))
         return None
 
+    def _serves_itself(self) -> bool:
+        """Whether the tool's own credential makes the request's auth without the user
+        (an API key, HTTP auth, an OAuth2 token, or an OAuth2 client this tool can get a
+        token for: client credentials, a configured code or refresh token)."""
+        credential = self.auth_credential
+        if credential is None:
+            return False
+        if credential.api_key or credential.http is not None:
+            return True
+        oauth2 = credential.oauth2
+        if oauth2 is None:
+            return credential.auth_type not in (AuthCredentialTypes.OAUTH2, AuthCredentialTypes.OPEN_ID_CONNECT)
+        if oauth2.access_token or oauth2.auth_code or oauth2.auth_response_uri or oauth2.refresh_token:
+            return True
+        return bool(oauth2.client_id) and grant_of(self.auth_scheme) == CLIENT_CREDENTIALS
+
+    def _auth_handler(self, tool_context: ToolContext | None) -> ToolAuthHandler:
+        return ToolAuthHandler.from_tool_context(
+            tool_context, self.auth_scheme, self.auth_credential, credential_key=self.credential_key,
+            verify=self._ssl_verify, client_factory=self._httpx_client_factory,
+            allow_private_network_access=self._allow_private_network_access)
+
     async def call(self, *, args: dict[str, Any], tool_context: ToolContext | None) -> Any:
         """Call the API with the model's ``args`` (see the module)."""
         params = list(self._parameters)
@@ -257,25 +267,25 @@ class RestApiTool(BaseTool):
             if param.py_name not in values and param.required and param.param_schema.default is not None:
                 values[param.py_name] = param.param_schema.default
         credential: AuthCredential | None = None
-        per_user = False
+        handler: ToolAuthHandler | None = None
         if self.auth_scheme is not None:
-            per_user = user_flow(self.auth_scheme, self.auth_credential)
-            if per_user:
-                credential = await self._user_credential(tool_context)
-            else:
-                credential = self.auth_credential or self._stored_credential(tool_context)
+            auth_param: ApiParameter | None = None
+            auth_values: dict[str, Any] | None = None
+            if self._serves_itself():
+                credential = self.auth_credential
                 await self._oauth2_token(credential)
-            auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)
+                auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)
             if auth_param is None or not auth_values:
-                if tool_context is not None:
-                    key = self.credential_key or f"openapi_{self.name}"
-                    asked = {"auth_scheme": self.auth_scheme.model_dump(mode="json", by_alias=True, exclude_none=True)}
-                    if per_user and self.auth_credential is not None and self.auth_credential.oauth2 is not None:
-                        asked = auth_request(self.auth_scheme, self.auth_credential.oauth2, key)
-                    tool_context.request_credential(key, asked)
-                return dict(_PENDING)
-            params.insert(0, auth_param)
-            values.update(auth_values)
+                credential = None
+                handler = self._auth_handler(tool_context)
+                prepared = await handler.prepare_auth_credentials()
+                if prepared.state == "pending":
+                    return dict(_PENDING)
+                credential = prepared.auth_credential
+                auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)
+            if auth_param is not None and auth_values:
+                params.insert(0, auth_param)
+                values.update(auth_values)
         try:
             request = self._request(params, values)
         except _BadArgument as exc:
@@ -285,12 +295,12 @@ class RestApiTool(BaseTool):
         where = f"{request['method'].upper()} {self.endpoint.path}"
         try:
             response = await self._send(request)
-            if (response.status_code == 401 and credential is not None and self.auth_scheme is not None
+            if (response.status_code == 401 and handler is None and credential is not None
                     and self._renewable(credential)):
                 _log.info("tool %s: %s answered 401: the OAuth2 token is renewed once", self.name, where)
                 self.oauth2_tokens.forget(credential)
                 await self._oauth2_token(credential)
-                auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)
+                auth_param, auth_values = _credential_to_param(self.auth_scheme, credential)  # type: ignore[arg-type]
                 if auth_param is not None and auth_values:
                     request["headers"].update({auth_param.original_name: auth_values[auth_param.py_name]})
                     response = await self._send(request)
@@ -301,14 +311,14 @@ class RestApiTool(BaseTool):
         except httpx.TimeoutException as exc:
             _log.warning("tool %s: %s timed out", self.name, where)
             return self._error(f"Request timed out ({type(exc).__name__}).")
-        if per_user and tool_context is not None and self.auth_scheme is not None \
-                and self.auth_credential is not None and self.auth_credential.oauth2 is not None:
-            key = self.credential_key or f"openapi_{self.name}"
-            if token_rejected(response.status_code, response.headers.get("www-authenticate")):
-                _log.warning("tool %s: %s rejected the user's token: the user is asked again", self.name, where)
-                return reauthorize(tool_context, self.name, key, auth_request(
-                    self.auth_scheme, self.auth_credential.oauth2, key), response.status_code, response.text)
-            note_success(tool_context, key)
+        if handler is not None:
+            if response.status_code != 401:
+                handler.note_successful_call()
+            if (response.status_code == 401 and credential is not None and tool_context is not None
+                    and token_rejected(response.status_code, response.headers.get("www-authenticate"))):
+                recovered = await self._recover(handler, args, tool_context, response, where)
+                if recovered is not None:
+                    return recovered
         if not response.is_success:  # a redirect too (never followed), as google-adk's
             _log.warning("tool %s: %s answered %d", self.name, where, response.status_code)
             return self._error(f"Status Code: {response.status_code}, {response.text}")
@@ -318,42 +328,27 @@ class RestApiTool(BaseTool):
         except ValueError:
             return {"text": redact(response.text)}
 
-    async def _user_credential(self, tool_context: ToolContext | None) -> AuthCredential | None:
-        """This user's credential under the authorization code flow (``_user_auth``):
-        the credential service's, else one from the user's auth response in the state
-        (exchanged, stored, the state entry cleared), else None (the user is asked).
-        Raises OpenApiAuthError for an auth response that cannot be used,
-        OAuth2TokenError when the token endpoint refuses the code."""
-        if tool_context is None or self.auth_scheme is None or self.auth_credential is None \
-                or self.auth_credential.oauth2 is None:
-            return None
-        key = self.credential_key or f"openapi_{self.name}"
-        stored = self._stored_credential(tool_context, key)
-        if stored is not None:
-            return stored
-        found = auth_response(tool_context.state, key)
-        if found is None:
-            return None
-        name, answer = found
-        assert answer.oauth2 is not None
-        client = self.auth_credential.oauth2
-        if answer.oauth2.access_token:  # a token the client got itself (google-adk's string form)
-            tokens = client.model_copy(update={"access_token": answer.oauth2.access_token})
-        else:
-            tokens = client.model_copy(update={"auth_code": code_of(answer.oauth2),
-                                               "redirect_uri": answer.oauth2.redirect_uri or client.redirect_uri})
-            await OAuth2Tokens(clock=self.oauth2_tokens.clock).token(
-                self.auth_scheme, AuthCredential(auth_type=AuthCredentialTypes.OAUTH2, oauth2=tokens),
-                verify=self._ssl_verify, client_factory=self._httpx_client_factory,
-                allow_private_network_access=self._allow_private_network_access)
-        tool_context.state[name] = None  # the code is spent: it is not read again
-        service = tool_context.invocation.credentials
-        if service is not None:
-            session = tool_context.invocation.session
-            service.put(session.app_name, session.user_id, key, stored_form(self.auth_scheme, tokens))
-            _log.info("tool %s: the user's authorization was exchanged and stored under %r", self.name, key)
-        return as_credential(AuthCredential(auth_type=AuthCredentialTypes.HTTP, http=HttpAuth(
-            scheme="bearer", credentials=HttpCredentials(token=tokens.access_token))))
+    async def _recover(self, handler: ToolAuthHandler, args: dict[str, Any], tool_context: ToolContext,
+                       response: httpx.Response, where: str) -> Any:
+        """After the API rejected the user's token (google-adk's recovery, one call
+        chain at a time): refreshed, the call is made again; the user asked again,
+        the pending answer; the budget spent, google-adk's error; else None."""
+        with handler.claim_recovery() as claimed:
+            if not claimed:
+                return None
+            recovery = await handler.handle_unauthorized_error()
+            _log.warning("tool %s: %s rejected the user's token: %s", self.name, where, recovery)
+            if recovery == "refreshed":
+                return await self.call(args=args, tool_context=tool_context)
+            if recovery == "reauth_requested":
+                return dict(_PENDING)
+            if recovery == "reauth_limit_reached":
+                return {"error": redact(
+                    f"Tool {self.name} execution failed. The user already re-authorized this connection and the "
+                    "API still rejected the credential, so retrying will not help. Report this to the user and "
+                    "suggest checking the application's access or permission settings. Status Code: "
+                    f"{response.status_code}, {response.text}")}
+        return None
 
     async def _send(self, request: dict[str, Any]) -> httpx.Response:
         return await send(request, verify=self._ssl_verify, client_factory=self._httpx_client_factory,

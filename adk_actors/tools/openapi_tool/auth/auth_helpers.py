@@ -2,9 +2,13 @@
 
 from .._auth import (
     INTERNAL_AUTH_PREFIX,
+    OpenIdConfig,
     credential_to_param,
     dict_to_auth_scheme,
+    openid_dict_to_scheme_credential,
+    openid_url_to_scheme_credential,
     token_to_scheme_credential,
 )
 
-__all__ = ["INTERNAL_AUTH_PREFIX", "credential_to_param", "dict_to_auth_scheme", "token_to_scheme_credential"]
+__all__ = ["INTERNAL_AUTH_PREFIX", "OpenIdConfig", "credential_to_param", "dict_to_auth_scheme",
+           "openid_dict_to_scheme_credential", "openid_url_to_scheme_credential", "token_to_scheme_credential"]

@@ -2,8 +2,10 @@
 
 from ..._exchangers import (
     AuthCredentialMissingError,
+    AutoAuthCredentialExchanger,
     BaseAuthCredentialExchanger,
     OAuth2CredentialExchanger,
 )
 
-__all__ = ["AuthCredentialMissingError", "BaseAuthCredentialExchanger", "OAuth2CredentialExchanger"]
+__all__ = ["AuthCredentialMissingError", "AutoAuthCredentialExchanger", "BaseAuthCredentialExchanger",
+           "OAuth2CredentialExchanger"]
