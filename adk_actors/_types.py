@@ -471,28 +471,25 @@ class UsageMetadata(_Model):
 
 
 class FunctionDeclaration(_Model):
-    """A tool as the model sees it: name, description, JSON-schema parameters.
-
-    google-genai's ``parameters_json_schema=`` (a JSON schema, as google-adk's own
-    tools declare theirs) is taken as ``parameters``; giving both is a ValueError."""
+    """A tool as the model sees it: name, description, and its parameters as google-genai's
+    declaration has them, in one of two fields: ``parameters`` (a JSON schema in Gemini's
+    OpenAPI subset, adapted for each provider) or ``parameters_json_schema`` (a full JSON
+    schema, kept as given and sent as given: Gemini's ``parametersJsonSchema``, the
+    other providers' tool schema). Both are kept when both are given (google-genai does
+    not refuse it either; Gemini does)."""
 
     name: str
     description: str = ""
     parameters: dict[str, Any] | None = None
+    parameters_json_schema: Any = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _json_schema_parameters(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            key = next((k for k in ("parameters_json_schema", "parametersJsonSchema") if k in data), None)
-            if key is not None:
-                data = dict(data)
-                schema = data.pop(key)
-                if data.get("parameters") is not None and schema is not None:
-                    raise ValueError("give parameters or parameters_json_schema, not both")
-                if schema is not None:
-                    data["parameters"] = schema
-        return data
+    @property
+    def parameters_schema(self) -> dict[str, Any] | None:
+        """The parameters' JSON schema, whichever field holds it (``parameters_json_schema``
+        first), for a provider with a single schema of a tool's parameters."""
+        if isinstance(self.parameters_json_schema, dict):
+            return self.parameters_json_schema
+        return self.parameters
 
 
 def _instruction_text(value: Any) -> str:

@@ -53,7 +53,7 @@ from ._types import Content, Event, RunConfig
 from .artifacts import InMemoryArtifactService
 from .artifacts._engine_view import engine_artifacts
 from .compiler import live_events
-from .engine import App, SessionView, run_invocation
+from .engine import App, SessionView, answered_invocation, run_invocation
 from .errors.session_not_found_error import SessionNotFoundError
 from .memory import InMemoryMemoryService
 from .memory._engine_view import engine_memory
@@ -138,8 +138,9 @@ class Runner:
         first only with ``yield_user_message``. No message is a ``ValueError``; so is a
         root LlmAgent of ``mode="single_turn"`` (google-adk's rule: a root agent chats),
         before anything is read or written; and a function response answering no call
-        of the session (google-adk's text), once the session is read and before
-        anything is written."""
+        of the session (google-adk's text), or answering calls of two invocations
+        (google-adk's text), once the session is read and before anything is written.
+        A message answering calls goes on in their invocation (google-adk's rule)."""
         if new_message is None:
             raise ValueError("run_async needs a new_message")
         if getattr(self.agent, "mode", None) == "single_turn":
@@ -153,10 +154,13 @@ class Runner:
         if unmatched:
             raise ValueError(f"Function call not found for function response ids: {unmatched}. Ensure each "
                              "function response ID matches an existing function call in the session history.")
+        # an answer to calls goes on in their invocation (google-adk's): its events carry that id
+        answered = answered_invocation(session.events, message, strict=True)
         view = SessionView(app_name=self.app_name, user_id=user_id, session_id=session_id,
                            state=dict(session.state), events=list(session.events))
         first = True
         async for event in run_invocation(self.agent, view, message, state_delta=state_delta,
+                                          invocation_id=answered,
                                           run_config=run_config, artifacts=engine_artifacts(self.artifact_service),
                                           memory=engine_memory(self.memory_service), plugins=self.plugins,
                                           policies=self.policies, resolve_model=resolve_model,

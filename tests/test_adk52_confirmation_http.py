@@ -9,11 +9,15 @@ answers as adk-web does, with a new message whose part is a function response na
 ``adk_request_confirmation`` (``{"response": "<json>"}``, adk-web's form, or the plain
 ``confirmed`` / ``payload`` fields); the original call runs again with
 ``tool_context.tool_confirmation`` set. Compared on both servers: every event of both
-turns (authors, contents, actions, long-running ids; call ids by order of appearance;
-event ids, timestamps, usage, ``invocationId`` and ``nodeInfo`` left out, see
-``_VOLATILE``), the session's final state, and the model requests. The answer also
-works after a kill -9 of every process of the host (a new host on the same data), and
-an answer to no request is google-adk's ``ValueError`` as the stream's error line.
+turns (authors, contents, actions, long-running ids; call ids and invocation ids by
+order of appearance; event ids, timestamps, usage and ``nodeInfo`` left out, see
+``_VOLATILE``), the session's final state, and the model requests. The answering turn
+goes on in the invocation of the call it answers, as google-adk's does: every event
+of it (the user's answer too) carries the asking event's ``invocationId``. The answer also
+works after a kill -9 of every process of the host (a new host on the same data); an
+answering turn whose run worker is killed mid-way is resumed by the host from its own
+user event of the shared invocation; and an answer to no request is google-adk's
+``ValueError`` as the stream's error line, word for word.
 
 A tool made with ``FunctionTool(require_confirmation=True)`` on a host keeps the seeds'
 blocking approval (every host has an approval service): the stream shows the call, the
@@ -200,17 +204,23 @@ def converse(http: httpx.Client, server: StubServer, script: list[StubResponse],
             "unused": len(server.responses)}
 
 
-#: what differs by nature between two runs (ids, times, usage), and two known
-#: differences (docs/design.md): google-adk's ``nodeInfo`` (none on an LlmAgent's
-#: events here), and the answering turn's ``invocationId`` (google-adk's is the answered
-#: call's, ours a new one; within a turn, one id on both, asserted below)
-_VOLATILE = {"id", "timestamp", "usageMetadata", "modelVersion", "invocationId", "nodeInfo"}
+#: what differs by nature between two runs (ids, times, usage), and a known
+#: difference (docs/design.md): google-adk's ``nodeInfo`` (none on an LlmAgent's
+#: events here)
+_VOLATILE = {"id", "timestamp", "usageMetadata", "modelVersion", "nodeInfo"}
 
 
 def rows(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Events as compared: volatile fields out, function-call ids (random on both sides)
-    as ``call-N`` by order of appearance, wherever they are named."""
+    as ``call-N`` by order of appearance, wherever they are named, and invocation ids
+    (random too) as ``inv-N`` by order of appearance."""
     seen: dict[str, str] = {}
+    invocations: dict[str, str] = {}
+
+    def numbered(event: dict[str, Any]) -> dict[str, Any]:
+        if "invocationId" not in event:
+            return event
+        return {**event, "invocationId": invocations.setdefault(event["invocationId"], f"inv-{len(invocations)}")}
 
     def named(value: Any) -> Any:
         if isinstance(value, str) and value.startswith("adk-"):
@@ -221,7 +231,7 @@ def rows(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return [named(v) for v in value]
         return value
 
-    return [named({k: v for k, v in event.items() if k not in _VOLATILE}) for event in events]
+    return [named(numbered({k: v for k, v in event.items() if k not in _VOLATILE})) for event in events]
 
 
 def both(theirs: httpx.Client, ours: httpx.Client, server: StubServer, script: list[StubResponse],
@@ -268,9 +278,19 @@ def test_a_tool_that_asks_is_answered_as_adk_web_answers(theirs: httpx.Client, o
     assert deltas == [{"receipt.txt": 0}]
     assert sum(1 for e in their_run["second"] if "content" not in e) == (0 if as_adk_web else 1)
     assert_same(their_run, our_run)
-    # within a turn, one invocation
-    for turn in (our_run["first"], our_run["second"]):
-        assert len({e["invocationId"] for e in turn}) == 1
+    # the answer goes on in the asking invocation: every event of the second turn, and
+    # the stored answer, carry the asking event's invocation id, on both
+    for run in (their_run, our_run):
+        assert_answered_in_the_asking_invocation(run)
+
+
+def assert_answered_in_the_asking_invocation(run: dict[str, Any]) -> None:
+    asking = next(e["invocationId"] for e in run["first"] if _asked([e]) is not None)
+    assert {e["invocationId"] for e in run["first"]} == {asking}
+    assert run["second"] and {e["invocationId"] for e in run["second"]} == {asking}, run["second"]
+    answers = [e for e in run["stored"]["events"] if e["author"] == "user"
+               and any("functionResponse" in p for p in (e.get("content") or {}).get("parts", []))]
+    assert [e["invocationId"] for e in answers] == [asking]
 
 
 def test_a_rejection_over_run(theirs: httpx.Client, ours: httpx.Client, stand_in: StubServer) -> None:
@@ -278,6 +298,8 @@ def test_a_rejection_over_run(theirs: httpx.Client, ours: httpx.Client, stand_in
     assert their_run["stored"]["state"] == {}
     assert {"name": "transfer", "response": {"status": "rejected"}} in _responses(their_run["second"])
     assert_same(their_run, our_run)
+    for run in (their_run, our_run):
+        assert_answered_in_the_asking_invocation(run)
 
 
 def test_an_unanswered_request_leaves_the_session_as_google_adks(theirs: httpx.Client, ours: httpx.Client,
@@ -379,7 +401,7 @@ def _error_line(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
 def test_an_answer_to_no_request_is_an_error_line_and_the_right_one_still_works(
         theirs: httpx.Client, ours: httpx.Client, stand_in: StubServer) -> None:
     """An answer whose id no call has: google-adk's ``ValueError`` as the stream's error
-    line on both (ours stores the message first, see tests/test_adk52_confirmation.py);
+    line on both, word for word (ours stores the message first, see tests/test_adk52_confirmation.py);
     then the answer to the real request runs the call again, on both."""
     lines, states = [], []
     for http in (theirs, ours):
@@ -402,7 +424,8 @@ def test_an_answer_to_no_request_is_an_error_line_and_the_right_one_still_works(
     assert their_line["error_details"]["error_type"] == our_line["error_details"]["error_type"] == "ValueError"
     assert "Function call not found for function response ids: {'adk-no-such-request'}" in \
         their_line["error_details"]["error_message"]
-    assert their_line["error_details"]["error_message"] in our_line["error_details"]["error_message"]
+    assert our_line["error_details"]["error_message"] == their_line["error_details"]["error_message"]
+    assert our_line["error"] == their_line["error"]
     assert states[0] == states[1] == {"moved": 5}
 
 
@@ -447,7 +470,102 @@ def test_the_answer_after_a_kill_9_of_the_whole_host(tmp_path: Path, environment
                   if line.startswith("data: ")]
         assert _responses(second)[0] == {"name": "transfer", "response": {"status": "done", "limit": 2}}
         assert second[-1]["content"]["parts"] == [{"text": "Sent."}]
+        # read back from the stored session: the answer goes on in the asking invocation
+        asking_invocation = next(e["invocationId"] for e in first if _asked([e]) is not None)
+        assert {e["invocationId"] for e in second} == {asking_invocation}
         stored = http.get("/apps/bank/users/ann/sessions/s-killed").json()
         assert stored["state"] == {"moved": 5}
         assert http.get("/apps/bank/users/ann/sessions/s-killed/artifacts").json() == ["receipt.txt"]
+    assert len(stand_in.responses) == 0
+
+
+# -- the answering turn killed mid-way, resumed by the host --------------------------------
+
+RESUMING = '''
+import os
+
+from adk_actors.agents import Agent
+from adk_actors.engine import App
+from adk_actors.tools.tool_context import ToolContext
+
+
+def transfer(amount: int, tool_context: ToolContext) -> dict:
+    """Moves money."""
+    if tool_context.tool_confirmation is None:
+        tool_context.request_confirmation(hint="Approve the transfer?", payload={"limit": 0})
+        return {"status": "waiting"}
+    with open(os.environ["ADK52_WORKER_PID"], "a") as out:  # the run worker it runs on
+        out.write(f"{os.getpid()}\\n")
+    tool_context.state["moved"] = amount
+    return {"status": "done"}
+
+
+bank_app = App(root_agent=Agent(name="bank", model="gemini-2.5-flash", instruction="Move money when asked.",
+                                tools=[transfer]), resume_interrupted=2)
+'''
+
+
+def test_an_answering_turn_killed_mid_way_is_resumed_in_its_own_turn(tmp_path: Path, environment: dict[str, str],
+                                                                     stand_in: StubServer) -> None:
+    """The answering turn (in the asking turn's invocation) ran the confirmed call, and
+    its run worker is killed with SIGKILL while the model is asked next: the host
+    resumes it (``App(resume_interrupted=2)``) from the answer's own user event, not
+    from the invocation's first one: the call is not run again, the model is asked the
+    same again, and the client's stream goes on to the answer, as one run."""
+    import dataclasses
+    import signal
+
+    pids = tmp_path / "worker.pids"
+    (tmp_path / "adk52_resume_app.py").write_text(RESUMING)
+    with stand_in._lock:
+        stand_in.requests.clear()
+        stand_in.responses.clear()
+    stand_in.add(calls(("transfer", {"amount": 5})), gemini_response("Waiting for approval."),
+                 dataclasses.replace(gemini_response("Too late."), delay=20), gemini_response("Sent."))
+    env = {**environment, "PYTHONPATH": os.pathsep.join([str(TESTS), str(tmp_path)]), "ADK52_WORKER_PID": str(pids)}
+    body = {"appName": "bank", "userId": "ann", "sessionId": "s-resumed"}
+    with serving(tmp_path, apps='bank = "adk52_resume_app:bank_app"\n', env=env) as served, \
+            httpx.Client(base_url=served["url"], timeout=90) as http:
+        assert http.post("/apps/bank/users/ann/sessions", json={"sessionId": "s-resumed"}).status_code == 200
+        first = _stream(http, "/run_sse", {**body, "newMessage": {"role": "user", "parts": [{"text": "send money"}]}})
+        asked = _asked(first)
+        assert asked is not None
+        asking_invocation = next(e["invocationId"] for e in first if _asked([e]) is not None)
+        reply = {"role": "user", "parts": [{"functionResponse": {"id": asked["id"], "name": CONFIRM,
+                                                                 "response": {"confirmed": True}}}]}
+        streamed: list[dict[str, Any]] = []
+
+        def answer() -> None:
+            with httpx.Client(base_url=served["url"], timeout=90) as own, \
+                    own.stream("POST", "/run_sse", json={**body, "newMessage": reply}) as answered:
+                assert answered.status_code == 200
+                streamed.extend(json.loads(line[len("data: "):]) for line in answered.iter_lines()
+                                if line.startswith("data: "))
+
+        runner = threading.Thread(target=answer, name="answering-run", daemon=True)
+        runner.start()
+        # the confirmed call ran, and the model is being asked (held by the stand-in): kill -9
+        wait_until(lambda: len(stand_in.requests) == 3 and pids.exists(), timeout=60)
+        [pid] = pids.read_text().split()
+        os.kill(int(pid), signal.SIGKILL)
+        runner.join(90)
+        assert not runner.is_alive()
+        stored = http.get("/apps/bank/users/ann/sessions/s-resumed").json()
+    assert all("error" not in event for event in streamed), streamed
+    assert streamed[-1]["content"]["parts"] == [{"text": "Sent."}]
+    assert len(pids.read_text().split()) == 1, "the confirmed call ran once"
+    assert stored["state"] == {"moved": 5}
+    events = stored["events"]
+    answers = [e for e in events if e["author"] == "user" and _responses([e])]
+    assert len(answers) == 1 and answers[0]["invocationId"] == asking_invocation
+    after = events[events.index(answers[0]):]
+    assert {e["invocationId"] for e in after} == {asking_invocation}
+    assert _responses([e for e in after if e["author"] != "user"]) == [{"name": "transfer",
+                                                                        "response": {"status": "done"}}]
+    # the client saw this turn's events once each, in order, and none of the asking turn's
+    assert [e["id"] for e in streamed] == [e["id"] for e in after if e["author"] != "user"]
+    assert [e["content"]["parts"] for e in after if e["author"] == "bank" and "content" in e][-1] == [{"text": "Sent."}]
+    # the resumed run asked the model what the killed one had asked
+    requests = request_rows(stand_in)
+    assert len(requests) == 4 and requests[3] == requests[2]
     assert len(stand_in.responses) == 0

@@ -23,7 +23,13 @@ from ._context import (
     State,
 )
 from ._flow import ModelRaised
-from ._invocation import resume_invocation, run_invocation, select_agent
+from ._invocation import (
+    answered_invocation,
+    own_user_event,
+    resume_invocation,
+    run_invocation,
+    select_agent,
+)
 from ._live import LIVE_UNSUPPORTED, run_live_invocation
 from ._plugins import (
     HookResult,
@@ -102,6 +108,7 @@ __all__ = [
     "RunCancelled",
     "SessionView",
     "State",
+    "answered_invocation",
     "app_file_path",
     "as_app",
     "builder_assistant",
@@ -109,6 +116,7 @@ __all__ = [
     "is_idempotent",
     "load_agent_config",
     "load_dotenv_for_agent",
+    "own_user_event",
     "read_yaml",
     "remember_explicit_env",
     "resume_invocation",

@@ -13,7 +13,9 @@ request's). :class:`ConfirmationStep` runs first in the next flow of that agent,
 the answers read from the last user event (none: nothing happens); an answer whose id
 no call in the history has is google-adk's ``ValueError``; those already acted on
 (a result of the original call after the answer) dropped, and when every answer was, the
-flow ends there (google-adk ends the invocation); each remaining answer's request found
+flow ends there (google-adk ends the invocation), unless the invocation that acted on
+them is being resumed (``ctx.replay``: its replay hands the results back and the flow
+goes on); each remaining answer's request found
 in the history (made by this agent) and its original call checked, as google-adk checks
 it (a ``ValueError`` otherwise: in the history, its tool known, needing confirmation or
 having asked, the same name and arguments); the original calls run again, each with
@@ -198,8 +200,11 @@ class ConfirmationStep:
         originals = _requests(events, agent.name, set(answers))
         fresh = {rid: call for rid, call in originals.items() if not _consumed(events, rid, call)}
         if not fresh:
-            if originals:
-                self.outcome = StepOutcome.END  # answered again, already acted on: the invocation ends
+            # answered again, already acted on: the invocation ends; unless this is the
+            # invocation that acted on it, resumed (its replay hands the results back)
+            if originals and not (ctx.replay is not None and all(
+                    _consumed(events, rid, call, ctx.invocation_id) for rid, call in originals.items())):
+                self.outcome = StepOutcome.END
             return
         tools, _, _ = await resolve_tools(agent, ctx)
         for call in fresh.values():
@@ -213,11 +218,13 @@ class ConfirmationStep:
         self.outcome = answer.outcome
 
 
-def _consumed(events: Sequence[Event], request_id: str, call: FunctionCall) -> bool:
-    """Was the call run again after the first answer to ``request_id``?"""
+def _consumed(events: Sequence[Event], request_id: str, call: FunctionCall, invocation_id: str | None = None) -> bool:
+    """Was the call run again after the first answer to ``request_id`` (in invocation
+    ``invocation_id``, when given)?"""
     first = next((i for i, e in enumerate(events) if e.author == "user"
                   and any(r.id == request_id for r in e.get_function_responses())), len(events))
-    return any(r.id == call.id for e in events[first + 1:] if e.author != "user" for r in e.get_function_responses())
+    return any(r.id == call.id for e in events[first + 1:] if e.author != "user"
+               and invocation_id in (None, e.invocation_id) for r in e.get_function_responses())
 
 
 def _is_confirmation(event: Event) -> bool:

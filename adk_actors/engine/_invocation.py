@@ -12,13 +12,22 @@ or cancellation.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
 from contextlib import asynccontextmanager
 from typing import Any
 
 from .._tree import find_agent
 from .._types import Content, Event, EventActions, RunConfig
 from ..agents import LlmAgent
+from ..compiler import live_events
 from ._agents import run_agent
 from ._context import CancelToken, InvocationContext, SessionView
 from ._flow import run_llm_flow
@@ -33,8 +42,8 @@ from ._services import (
     MemoryService,
 )
 
-__all__ = ["after_run", "checked_message", "deliver", "early_reply", "new_invocation_context", "resume_invocation",
-           "run_invocation", "select_agent"]
+__all__ = ["after_run", "answered_invocation", "checked_message", "deliver", "early_reply", "new_invocation_context",
+           "own_user_event", "resume_invocation", "run_invocation", "select_agent"]
 
 
 class _Engine:
@@ -92,6 +101,46 @@ def select_agent(root: Any, events: list[Event], new_message: Content | None = N
         if agent is not None and _transferable_to_root(agent):
             return agent
     return root
+
+
+def answered_invocation(events: Sequence[Event], message: Content | None, *, strict: bool = False) -> str | None:
+    """The invocation a turn whose message is ``message`` continues (google-adk's rule:
+    a message of function responses is answered in the invocation of the calls it
+    answers, so its events carry that invocation's id). In order: the ids of the
+    message's function responses (none: None); the live ``events`` (rewinds applied)
+    walked from the last back, each event that made one of those calls naming its
+    invocation; None when a response answers no call found, or the calls belong to more
+    than one invocation (the turn is then an invocation of its own); with ``strict``,
+    the latter is google-adk's ``ValueError`` instead."""
+    wanted = {r.id for r in (message.function_responses if message is not None else ()) if r.id}
+    if not wanted:
+        return None
+    found: set[str] = set()
+    for event in reversed(live_events(events)):
+        calls = {call.id for call in event.get_function_calls()} & wanted
+        if calls:
+            found.add(event.invocation_id)
+            wanted -= calls
+            if not wanted:
+                break
+    if strict and not wanted and len(found) > 1:
+        raise ValueError(f"Function responses resolve to multiple invocations: {found}. All function responses in "
+                         "a single message must belong to the same invocation.")
+    return found.pop() if not wanted and len(found) == 1 else None
+
+
+def own_user_event(events: Sequence[Event], invocation_id: str, message: Content | None) -> int | None:
+    """The index in ``events`` of the user event of the turn that sent ``message`` in
+    invocation ``invocation_id``; None when it has none (yet). An invocation holds
+    several user events when turns answered its calls (:func:`answered_invocation`):
+    a message of function responses is the last user event of the invocation that
+    carries those responses; any other message (or none) is the invocation's first
+    user event, the turn that began it."""
+    answers = {r.id for r in (message.function_responses if message is not None else ()) if r.id}
+    own = [i for i, e in enumerate(events) if e.invocation_id == invocation_id and e.author == "user"]
+    if not answers:
+        return own[0] if own else None
+    return next((i for i in reversed(own) if answers <= {r.id for r in events[i].get_function_responses()}), None)
 
 
 def new_invocation_context(
@@ -260,7 +309,9 @@ async def resume_invocation(
 ) -> AsyncGenerator[Event, None]:
     """Continue invocation ``invocation_id`` of ``session`` from its committed events
     (see ``_resume``); yields only the events made now. In order: its user event is
-    found (none: the run was killed before it committed it, and it begins again from
+    found (:func:`own_user_event`: the one of the turn that sent ``message``, when an
+    invocation holds several; none: the run was killed before it committed it, and it
+    begins again from
     ``message`` and ``state_delta``, as the runs table kept them; without them,
     :class:`NothingToResume`); the agent that answered
     it is chosen again from the history before it; the agents run in replay from there.
@@ -268,7 +319,7 @@ async def resume_invocation(
     again; ``after_run`` does. ``decisions``: call id -> :class:`CallDecision`, for calls
     left without a committed result. ``context``: as :func:`new_invocation_context`'s."""
     events = session.events
-    start = next((i for i, e in enumerate(events) if e.invocation_id == invocation_id and e.author == "user"), None)
+    start = own_user_event(events, invocation_id, message)
     if start is None and message is not None and message.parts:
         # Killed before its user event was committed: the run begins again, from its message.
         async for event in run_invocation(root_agent, session, message, state_delta=state_delta,

@@ -166,11 +166,24 @@ async def _sse(events: AsyncIterator[Event], first: Event, *, split: bool = True
         yield _failure_line(error)
 
 
+#: the ends of a run that an exception raised in its agent (a tool, a model, a callback,
+#: google-adk's own checks) caused: their error line is google-adk's, that exception's
+_RAISED = ("error", "model_error")
+
+
 def _failure_line(error: AdkError) -> str:
-    """google-adk's error line for a run that failed (``json.dumps`` spacing, snake_case
-    details, as there); a run that needs decisions adds its ``pending_calls``."""
+    """google-adk's error line for a run that failed: ``data: {"error": "<type>:
+    <message>", "error_details": {"error_type", "error_message", "timestamp"}}`` with
+    ``json.dumps`` spacing. A run that an exception of its agent ended gives that
+    exception's type and message, as google-adk's (``str(exc)``); a run that ended
+    otherwise (a deadline, a kill, a cancel...: google-adk has none of these) says how
+    first, ``<reason>: <detail>``. A run that needs decisions adds its
+    ``pending_calls`` and ``run_id``."""
     kind = error.error_type if isinstance(error, RunFailedError) and error.error_type else type(error).__name__
-    text = detail_of(error)
+    if isinstance(error, RunFailedError) and error.reason in _RAISED:
+        text = error.detail
+    else:
+        text = detail_of(error)
     details: dict[str, Any] = {"error_type": kind, "error_message": text, "timestamp": time.time()}
     if isinstance(error, RunFailedError) and error.pending_calls:
         details["pending_calls"] = error.pending_calls

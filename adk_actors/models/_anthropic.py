@@ -162,7 +162,7 @@ class AnthropicModel(HttpModel):
             body["system"] = request.system_instruction
         if request.tools:
             body["tools"] = [{"name": t.name, "description": t.description,
-                              "input_schema": t.parameters or {"type": "object", "properties": {}}}
+                              "input_schema": t.parameters_schema or {"type": "object", "properties": {}}}
                              for t in request.tools]
             choice = config.get("tool_choice")
             if choice == "any":

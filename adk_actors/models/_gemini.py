@@ -5,7 +5,8 @@ another such as system; contents that end with one other than user's get a user
 turn, :data:`GO_ON`, after them, as google-adk does); ``functionCall`` /
 ``functionResponse`` parts (ids kept when present); ``inlineData`` images; tool
 parameters adapted to Gemini's OpenAPI subset (``$ref`` inlined, unsupported keys
-such as ``additionalProperties``, ``title`` and ``$defs`` dropped);
+such as ``additionalProperties``, ``title`` and ``$defs`` dropped), a declaration's
+``parameters_json_schema`` sent as given under that key (as google-genai sends it);
 ``generationConfig`` with ``responseMimeType`` / ``responseSchema``; Gemini's own
 tools (``request.builtin_tools``: ``googleSearch``, ``urlContext``, ``codeExecution``...)
 as entries of ``tools`` after the function declarations. ``connect`` opens a Live API conversation (``_gemini_live``). Response side:
@@ -125,7 +126,10 @@ class GeminiModel(HttpModel):
         if request.tools or request.builtin_tools:
             declared = [{"functionDeclarations": [
                 {"name": t.name, "description": t.description,
-                 **({"parameters": gemini_schema(t.parameters)} if t.parameters else {})} for t in request.tools]}]
+                 **({"parameters": gemini_schema(t.parameters)} if t.parameters else {}),
+                 # a full JSON schema goes as given, under google-genai's own key
+                 **({"parameters_json_schema": t.parameters_json_schema} if t.parameters_json_schema is not None
+                    else {})} for t in request.tools]}]
             body["tools"] = (declared if request.tools else []) + [dict(entry) for entry in request.builtin_tools]
             if any("enterpriseWebSearch" in entry for entry in request.builtin_tools):
                 raise InvalidRequestError("enterprise_web_search is Gemini's on Vertex AI only: the Gemini API "

@@ -46,7 +46,7 @@ class GemmaFunctionCallModel(BaseModel):
 def _declaration_json(tool: FunctionDeclaration) -> str:
     """A declaration as google.genai's ``FunctionDeclaration`` dumps it (no nulls)."""
     fields: dict[str, Any] = {"description": tool.description or None, "name": tool.name,
-                              "parameters_json_schema": tool.parameters}
+                              "parameters_json_schema": tool.parameters_schema}
     return json.dumps({k: v for k, v in fields.items() if v is not None}, separators=(",", ":"),
                       ensure_ascii=False)
 

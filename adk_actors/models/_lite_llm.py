@@ -397,7 +397,7 @@ def _response_format(schema: Any, model: str) -> dict[str, Any] | None:
 
 
 def _tool(declaration: Any) -> dict[str, Any]:
-    parameters = copy.deepcopy(declaration.parameters) if declaration.parameters else \
+    parameters = copy.deepcopy(declaration.parameters_schema) if declaration.parameters_schema else \
         {"type": "object", "properties": {}}
     _lowercase_types(parameters)
     return {"type": "function", "function": {"name": declaration.name, "description": declaration.description or "",

@@ -117,7 +117,7 @@ class OpenAIModel(HttpModel):
         if request.tools:
             body["tools"] = [{"type": "function", "function": {
                 "name": t.name, "description": t.description,
-                "parameters": t.parameters or {"type": "object", "properties": {}}}} for t in request.tools]
+                "parameters": t.parameters_schema or {"type": "object", "properties": {}}}} for t in request.tools]
             choice = _tool_choice(config.get("tool_choice"))
             if choice is not None:
                 body["tool_choice"] = choice

@@ -154,8 +154,8 @@ def _request_json(request: LlmRequest) -> dict[str, Any]:
         config["system_instruction"] = request.system_instruction
     if request.tools:
         config["tools"] = [{"function_declarations": [
-            {"name": t.name, "description": t.description, **({"parameters_json_schema": t.parameters}
-                                                             if t.parameters else {})} for t in request.tools]}]
+            {"name": t.name, "description": t.description, **({"parameters_json_schema": t.parameters_schema}
+                                                             if t.parameters_schema else {})} for t in request.tools]}]
     return {"model": request.model, "contents": [c.model_dump(mode="json", exclude_none=True) for c in request.contents],
             **({"config": config} if config else {})}
 

@@ -243,12 +243,14 @@ class Session(SessionRequests):
 
     def _continuing(self, run_id: str) -> SessionRun | None:
         """The running or waiting run that continues the invocation of run ``run_id``
-        (which ended and was resumed), or None."""
+        (which ended and was resumed: a resume, ``attempt`` > 0; not a new turn that
+        answers its calls, which shares its invocation too), or None."""
         info = self._recorded_run(run_id)
         if info is None:
             return None
         return next((run for run in [self.active, *self.waiting] if run is not None and run.run_id != run_id
-                     and run.invocation_id == info.invocation_id and run.outcome is None), None)
+                     and run.attempt > 0 and run.invocation_id == info.invocation_id and run.outcome is None),
+                    None)
 
     def kill(self, run_id: str) -> bool:
         """End run ``run_id``, ``killed`` (``KillRun``): a running one is told to stop on

@@ -25,7 +25,8 @@ from typing import Any, Protocol
 
 from supervision import BadRequest, CallError
 
-from .._types import Event, LiveRequest
+from .._types import Content, Event, LiveRequest
+from ..engine import answered_invocation, own_user_event
 from ..messages import (
     FAILURE_REASONS,
     AdkEvent,
@@ -178,13 +179,17 @@ class SessionRequests:
         interrupted (and maybe resumed since) by a partition that died before its caller
         heard from it sends that end to the caller, after this answer; any other is
         refused ``invalid_request`` (a run id is never reused), as is a run that cannot
-        be resumed."""
+        be resumed. A new turn whose message answers function calls of one invocation
+        is recorded as that invocation's (``engine.answered_invocation``), as google-adk
+        runs it."""
         resumes = turn.resumes if isinstance(turn, ResumeTurn) else None
         kept = request_text(turn.message, turn.state_delta) if isinstance(turn, NewTurn) else None
+        # a message answering calls goes on in their invocation (google-adk's rule)
+        answered = answered_invocation(self.events, turn.message) if isinstance(turn, NewTurn) else None
         try:
             return self.owner.store.start_run(self.app_name, self.user_id, self.session_id, request.run_id,
                                               self.owner.durable_address(caller), lease=self.lease,
-                                              resumes=resumes, request=kept)
+                                              resumes=resumes, request=kept, invocation_id=answered)
         except RunNotResumable as exc:
             raise CallError(str(exc), code="invalid_request") from None
         except RunExists as exc:
@@ -213,16 +218,19 @@ class SessionRequests:
         run = next((known for known in [self.active, *self.waiting]
                     if known is not None and known.run_id == turn.run_id and known.outcome is None), None)
         end: RunDone | RunFailed | None = None
+        message: Content | None = None
         if run is not None:
             invocation = run.invocation_id
             run.caller = caller
+            message = run.turn.message if isinstance(run.turn, NewTurn | ResumeTurn) else None
         else:
             info = self._recorded_run(turn.run_id)
             if info is None:
                 raise CallError(f"no run {turn.run_id!r} on this session", code="invalid_request")
             invocation = info.invocation_id
             end = self.ends.get(turn.run_id) or self._recorded_end(info)
-        missed = self._committed_after(invocation, turn.after)
+            message = (request_of(info.request) or (None, None))[0]
+        missed = self._committed_after(invocation, turn.after, message)
         held: list[Any] = [AdkEvent(turn.run_id, event, seq) for seq, event in enumerate(missed)]
         if end is not None:
             held.append(end)
@@ -238,24 +246,38 @@ class SessionRequests:
             return None
         return info
 
-    def _committed_after(self, invocation_id: str, after: str) -> list[Event]:
-        """The session's events of ``invocation_id`` after event ``after`` (all of them
-        when it is empty or not one of the session's)."""
+    def _committed_after(self, invocation_id: str, after: str, message: Content | None = None) -> list[Event]:
+        """The session's events of the run's own turn of ``invocation_id`` (the turn that
+        sent ``message``: an invocation holds several turns when some answered its calls,
+        ``engine.own_user_event``) after event ``after``; all of that turn's when
+        ``after`` is empty or not one of the session's (none when an answering turn has
+        committed nothing yet). The turn's events end where the invocation's next turn
+        begins."""
+        events = self.events
         start = 0
         if after:
-            start = next((position + 1 for position in range(len(self.events) - 1, -1, -1)
-                          if self.events[position].id == after), 0)
-        return [event for event in self.events[start:] if event.invocation_id == invocation_id]
+            start = next((position + 1 for position in range(len(events) - 1, -1, -1)
+                          if events[position].id == after), 0)
+        own = own_user_event(events, invocation_id, message)
+        if start == 0:
+            answers = message is not None and any(r.id for r in message.function_responses)
+            start = own if own is not None else (len(events) if answers else 0)
+        begin = own if own is not None else start
+        stop = next((i for i in range(begin + 1, len(events))
+                     if events[i].author == "user" and events[i].invocation_id == invocation_id), len(events))
+        return [event for event in events[start:stop] if event.invocation_id == invocation_id]
 
     def _recorded_end(self, info: RunInfo) -> RunDone | RunFailed:
         """The end of a run the session keeps no end of, from its recorded status:
-        ``RunDone`` (its last event that is no error), else ``RunFailed`` for that reason,
-        naming the run that continues it when that is the session's latest
-        (``_resumed_as``). A status that is no failure reason (``resumed``; ``running``
-        in the store, with no run here: its partition died) ends it ``interrupted``."""
+        ``RunDone`` (the last event of its own turn that is no error), else ``RunFailed``
+        for that reason, naming the run that continues it when that is the session's
+        latest (``_resumed_as``). A status that is no failure reason (``resumed``;
+        ``running`` in the store, with no run here: its partition died) ends it
+        ``interrupted``."""
         if info.status == "done":
-            final = next((event.id for event in reversed(self.events)
-                          if event.invocation_id == info.invocation_id and not event.error_code), None)
+            message = (request_of(info.request) or (None, None))[0]
+            final = next((event.id for event in reversed(self._committed_after(info.invocation_id, "", message))
+                          if not event.error_code), None)
             return RunDone(info.run_id, final, 0)
         reason = info.status if info.status in FAILURE_REASONS else "interrupted"
         return RunFailed(info.run_id, reason, "RunEnded", f"the run ended {info.status}",

@@ -422,14 +422,15 @@ class PostgresSessionStore:
     # -- runs -------------------------------------------------------------------------------------
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
-                  lease: Lease | None = None, resumes: str | None = None, request: str | None = None) -> RunInfo:
+                  lease: Lease | None = None, resumes: str | None = None, request: str | None = None,
+                  invocation_id: str | None = None) -> RunInfo:
         """As ``SQLiteSessionStore.start_run``; the run to resume is read ``FOR UPDATE``,
         so two hosts resuming it at once resume it once."""
         with self._tx() as cur:
             if lease is not None:
                 check_fence(self._lease_row(cur, app, user, session_id), lease)
             return recorded_run(cur.execute, True, (app, user, session_id), run_id, caller,
-                                resumes, request, self.clock.current_time())
+                                resumes, request, self.clock.current_time(), invocation_id)
 
     def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
         """The session's latest run, or None if it never had one."""

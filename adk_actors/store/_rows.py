@@ -216,7 +216,8 @@ def event_span(packed: Any, event_id: str) -> TraceSpan | None:
 
 
 def recorded_run(execute: Any, postgres: bool, session: tuple[str, str, str], run_id: str, caller: Any,
-                 resumes: str | None, request: str | None, now: float) -> RunInfo:
+                 resumes: str | None, request: str | None, now: float,
+                 invocation_id: str | None = None) -> RunInfo:
     """Record a run as running at ``now`` (the store's clock), inside the caller's
     transaction (``execute``: its cursor's, with ``?`` marks on SQLite, ``%s`` on
     PostgreSQL); answer it as recorded.
@@ -228,7 +229,7 @@ def recorded_run(execute: Any, postgres: bool, session: tuple[str, str, str], ru
         return text.replace("?", "%s") if postgres else text
 
     app, user, session_id = session
-    info = RunInfo(run_id, app, user, session_id, "running", invocation_of(run_id), request=request)
+    info = RunInfo(run_id, app, user, session_id, "running", invocation_id or invocation_of(run_id), request=request)
     if resumes is not None:
         if execute(sql("SELECT 1 FROM runs WHERE run_id=?"), (run_id,)).fetchone() is not None:
             raise RunExists(f"run id {run_id!r} was used already")

@@ -360,17 +360,20 @@ class SQLiteSessionStore:
     # -- runs -------------------------------------------------------------------------------------
 
     def start_run(self, app: str, user: str, session_id: str, run_id: str, caller: Any,
-                  lease: Lease | None = None, resumes: str | None = None, request: str | None = None) -> RunInfo:
+                  lease: Lease | None = None, resumes: str | None = None, request: str | None = None,
+                  invocation_id: str | None = None) -> RunInfo:
         """Record a run as running, and answer it as recorded. RunExists if its id was
         ever used; with ``lease``, LeaseLost when the session's lease is no longer that
         one. With ``resumes``, the run continues that run of the session (its
         invocation, one more attempt), which is marked ``resumed`` in the same
-        transaction; RunNotResumable when it cannot be (``_base.resumed_run``)."""
+        transaction; RunNotResumable when it cannot be (``_base.resumed_run``).
+        ``invocation_id``: the invocation a new run continues (a turn answering calls
+        of an earlier one); without it, the run's own (``_base.invocation_of``)."""
         with self._tx() as db:
             if lease is not None:
                 check_fence(self._lease_row(db, app, user, session_id), lease)
             return recorded_run(db.execute, False, (app, user, session_id), run_id, caller,
-                                resumes, request, self.clock.current_time())
+                                resumes, request, self.clock.current_time(), invocation_id)
 
     def last_run(self, app: str, user: str, session_id: str) -> RunInfo | None:
         """The session's latest run, or None if it never had one."""

@@ -60,5 +60,5 @@ def add_transfer_tool(request: LlmRequest) -> None:
     declared = next((d for d in request.tools if d.name == TRANSFER_TO_AGENT), None)
     if declared is None or TRANSFER_TO_AGENT in request.tools_dict:
         return
-    names = ((declared.parameters or {}).get("properties") or {}).get("agent_name", {}).get("enum") or ()
+    names = ((declared.parameters_schema or {}).get("properties") or {}).get("agent_name", {}).get("enum") or ()
     request.tools_dict[TRANSFER_TO_AGENT] = transfer_tool(tuple(names))

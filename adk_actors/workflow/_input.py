@@ -178,8 +178,13 @@ def find_continuation(root_path: str, events: Iterable[Event], invocation_id: st
     parent: dict[str, str] = {}  # a continuing invocation -> the one it answered
     first_message: dict[str, Any] = {}
     history = list(events)
-    for event in history:
-        if event.invocation_id == invocation_id:
+    # this turn's events are left out: those of its invocation from its user event on (an
+    # answering turn goes on in the invocation it answers, so earlier ones stay in)
+    ids = {r.id for r in responses}
+    own = [i for i, e in enumerate(history) if e.invocation_id == invocation_id and e.author == "user"]
+    current = next((i for i in reversed(own) if ids <= {r.id for r in history[i].get_function_responses()}), 0)
+    for index, event in enumerate(history):
+        if event.invocation_id == invocation_id and index >= current:
             continue
         if event.author == "user":
             first_message.setdefault(event.invocation_id, event.content)
