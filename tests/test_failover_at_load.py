@@ -431,7 +431,9 @@ def test_a_member_and_then_the_leader_killed_at_load_lose_nothing_and_their_sess
                              f"after turns its caller sent later; {late_evidence(url, session, late, mine, phases)}")
             refused = [o.text for o in mine if o.status == 503 and "is held by" in o.detail]
             assert not set(refused) & set(said), (  # a refusal that promises nothing was written
-                f"{session}: {sorted(set(refused) & set(said))} answered 503 session_elsewhere and written")
+                f"{session}: {sorted(set(refused) & set(said))} answered 503 session_elsewhere and written: "
+                f"{[(t, outcome[t].entry, round(outcome[t].sent, 2), round(outcome[t].ended, 2), outcome[t].detail) for t in sorted(set(refused) & set(said))]}; "
+                f"{late_evidence(url, session, sorted(set(refused) & set(said)), mine, phases)}")
             turns = 0
             for i, (author, text, _) in enumerate(events):
                 if author == "user":
