@@ -55,6 +55,7 @@ Commands (each talks to a running host on ``--port``, default from the config):
 from __future__ import annotations
 
 import argparse
+import gc
 import ipaddress
 import json
 import logging
@@ -176,6 +177,34 @@ def _say(line: str, error: bool) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """``serve``, ``web``, ``api_server``: the cyclic garbage collector is off while the
+    kit is imported (:func:`_serve`), and back on, with what was imported frozen
+    (:func:`_freeze_imported`), before each process is forked (the HTTP server's, then
+    the actor system's), or on any way out."""
+    gc.disable()
+    try:
+        return _serve(args)
+    finally:
+        gc.enable()
+
+
+def _freeze_imported() -> None:
+    """Keep what ``serve`` has imported out of every later collection, here and in every
+    process forked from here, then turn the collector on again.
+
+    Why: importing the kit makes some 150,000 objects that live as long as the process
+    (classes, pydantic schemas, module dicts). With the collector on, it walks them
+    again and again while they are made: 70-90 ms of the 0.7-0.8 s of CPU ``serve``
+    spent before its actor system started, all of it on the way to the first turn
+    (bench/first_hour.py). Once frozen, no collection here or in a forked actor (whose
+    first full collection would touch, and so copy, every page of them) walks them
+    again. The few cycles made and dropped while importing stay allocated (about 1 MB,
+    shared by the forks)."""
+    gc.freeze()
+    gc.enable()
+
+
+def _serve(args: argparse.Namespace) -> int:
     from supervision import HealthCheck
     from supervision.lowlevel import PortInUse, check_port_free
 
@@ -237,6 +266,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 1
         http = replace(http, listen_fd=door.fileno())
+    _freeze_imported()  # before the first fork
     standby = fork_standby(http.launch(), http.log_file) if http is not None else None
     # The handler only sets a flag: a signal handler runs in the main thread between two
     # bytecodes, and one that called threading.Event.set() while that thread was inside
@@ -248,6 +278,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .log import configure_logging
 
     configure_logging(json=True, level=settings.logging.level)
+    # The code of every actor of the tree (Host.start imports it too), while the HTTP
+    # server's process imports the web stack on the other core; frozen before the
+    # actor system is forked.
+    gc.disable()
+    Host.load_tree_code()
+    _freeze_imported()
     host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
                            store_url=settings.store.url, lease_seconds=settings.store.lease_seconds,
                            cluster_join=join,

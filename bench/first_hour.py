@@ -13,7 +13,10 @@ with ``.venv/bin/adk-actors web DIR --port P --admin_port Q`` as a real subproce
 * **ready**: from the command's start to ``/list-apps`` naming the app (asked every
   10 ms), and to the first ``/run`` answered on a new session: cold (the first start,
   a new data folder) and warm (a second start, after SIGTERM, on the same folder).
-  ``--starts`` repeats both on a new folder each time.
+  ``--starts`` repeats both on a new folder each time. With the first ``/run``, the CPU
+  time all the server's processes have used by then (its process group, read from
+  ``/proc``): a figure the machine's other load does not stretch as it does the
+  wall-clock ones (the load average is printed with them).
 * **edit -> turn**: ``--edits`` times, ``agent.py`` is rewritten with a new answer
   text; from the moment the write ends, ``/run`` is asked on a new session each time
   (every 10 ms) until its answer is the new text.
@@ -95,6 +98,7 @@ PEER = Side("google-adk", PEER_AGENT, lambda folder, port, _admin: [
 class Served:
     ready: float  # command start -> /list-apps names the app
     first: float  # command start -> a first turn answered
+    first_cpu: float | None  # CPU seconds of the server's process group by then (None: no /proc)
     edits: list[float]  # each edit: agent.py written -> a turn with its text
     answer: str  # the agent's answer at the end
 
@@ -157,6 +161,23 @@ def listed(http: httpx.Client) -> bool:
         return False
 
 
+def group_cpu(group: int) -> float | None:
+    """CPU seconds (user + system, with their reaped children's) of the live processes
+    of process group ``group``; None where there is no ``/proc``."""
+    if not os.path.isdir("/proc"):
+        return None
+    ticks = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[2]) == group:  # pgrp; then utime, stime, cutime, cstime at 11-14
+            ticks += sum(int(value) for value in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def stop(process: subprocess.Popen[bytes]) -> None:
     """SIGTERM to the server's process group, then SIGKILL after 30 s."""
     if process.poll() is None:
@@ -184,6 +205,7 @@ def serve(side: Side, folder: Path, log: Path, edits: int, answer: str) -> Serve
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
             ready = until(lambda: listed(http), "/list-apps", process, log) - began
             first = until(lambda: turn(http) == answer, "a first turn", process, log) - began
+            first_cpu = group_cpu(process.pid)  # (its own group: start_new_session)
             times = []
             for n in range(edits):
                 new = f"{side.name} answer {n} {uuid.uuid4().hex[:6]}"
@@ -191,7 +213,7 @@ def serve(side: Side, folder: Path, log: Path, edits: int, answer: str) -> Serve
                 written = time.monotonic()
                 times.append(until(lambda: turn(http) == new, f"the answer {new!r}", process, log) - written)
                 answer = new
-            return Served(ready, first, times, answer)
+            return Served(ready, first, first_cpu, times, answer)
     finally:
         stop(process)
 
@@ -205,7 +227,7 @@ def measure(side: Side, starts: int, edits: int) -> dict[str, list[float]]:
     """``starts`` times, on a new temporary folder: a cold start with ``edits`` edits,
     then a warm start (same folder, the last edit's answer) with none."""
     result: dict[str, list[float]] = {"cold_ready": [], "cold_first": [], "warm_ready": [], "warm_first": [],
-                                      "edits": []}
+                                      "cold_first_cpu": [], "warm_first_cpu": [], "edits": []}
     for _ in range(starts):
         with tempfile.TemporaryDirectory(prefix="first-hour-") as tmp:
             folder, log = Path(tmp) / "agents", Path(tmp) / "server.log"
@@ -215,6 +237,8 @@ def measure(side: Side, starts: int, edits: int) -> dict[str, list[float]]:
             for key, run in (("cold", cold), ("warm", warm)):
                 result[f"{key}_ready"].append(run.ready)
                 result[f"{key}_first"].append(run.first)
+                if run.first_cpu is not None:
+                    result[f"{key}_first_cpu"].append(run.first_cpu)
             result["edits"].extend(cold.edits)
     return result
 
@@ -230,11 +254,14 @@ def main() -> None:
     sides = [OURS, PEER] if args.peer else [OURS]
     results = {side.name: measure(side, args.starts, args.edits) for side in sides}
 
-    print(f"{args.starts} cold + warm start(s), {args.edits} edit(s) per side; seconds\n")
+    print(f"{args.starts} cold + warm start(s), {args.edits} edit(s) per side; seconds; load average "
+          f"{os.getloadavg()[0]:.1f} at the end (wall-clock figures stretch with it, CPU ones much less)\n")
     print("| measure | " + " | ".join(f"{s.name} median | p90" for s in sides) + " |")
     print("|---|" + "---|---|" * len(sides))
     for key, label in (("cold_ready", "cold start -> /list-apps"), ("cold_first", "cold start -> first /run"),
+                       ("cold_first_cpu", "cold start -> first /run: CPU of the server's processes"),
                        ("warm_ready", "warm start -> /list-apps"), ("warm_first", "warm start -> first /run"),
+                       ("warm_first_cpu", "warm start -> first /run: CPU of the server's processes"),
                        ("edits", "agent.py written -> a turn with the new text")):
         cells = []
         for side in sides:

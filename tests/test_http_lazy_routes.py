@@ -1,4 +1,4 @@
-"""The eval, agent builder, trace, console and job routes are imported on their first request
+"""The eval, agent builder, trace, agent graph, console and job routes are imported on their first request
 (``http._lazy.LazyRouter``): a server answers ``/list-apps`` without their modules
 (the eval kit most of all), and once asked serves them as a server that imported them
 at its start: same answers, same order of matching, the same OpenAPI schema.
@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 LAZY_MODULES = ["adk_actors.evals", "adk_actors.http._evals", "adk_actors.http._builder", "adk_actors.http._trace",
-                "adk_actors.http._console", "adk_actors.http._jobs"]
+                "adk_actors.http._dev", "adk_actors.http._console", "adk_actors.http._jobs"]
 
 # Requests to the lazy routes (and their neighbours), in order: (method, path, JSON body).
 REQUESTS: list[tuple[str, str, Any]] = [
@@ -42,7 +42,10 @@ REQUESTS: list[tuple[str, str, Any]] = [
     ("POST", "/dev/apps/weather_bot/builder/cancel", None),
     ("POST", "/jobs", {"function": 3}),  # 422
     ("GET", "/list-apps", None),
-    ("GET", "/dev/apps/weather_bot/build_graph", None),  # _dev, eager, between two lazy routers
+    ("GET", "/dev/apps/weather_bot/build_graph", None),  # _dev, lazy, between two other lazy routers
+    ("GET", "/dev/apps/weather_bot/graph", None),
+    ("GET", "/dev/apps/nope/build_graph_image", None),  # an unknown app: 404
+    ("GET", "/config/telemetry", None),
     ("GET", "/", None),  # the console's page
     ("GET", "/console/app.js", None),
     ("GET", "/console/api/whoami", None),
@@ -131,17 +134,21 @@ def test_lazy_routes_are_imported_on_first_use_and_answer_as_if_imported_at_the_
     assert lazily["said"] == eagerly["said"]
     statuses = [status for status, _ in lazily["said"]]
     assert statuses == [200, 200, 422, 200, 200, 200, 404, 404, 405, 404, 200, 200, 400, 422, 200, 200,
-                        200, 200, 200, 503]
+                        200, 404, 200, 200, 200, 200, 503]
     assert json.loads(lazily["said"][3][1]) == {"evalSetIds": ["s1"]}
     assert json.loads(lazily["said"][4][1])["name"] == "first"
     assert "unknown app 'nope'" in lazily["said"][7][1]
     assert lazily["said"][11][1] == ""
-    assert lazily["said"][16][1].startswith("<!doctype html>")
-    assert json.loads(lazily["said"][18][1]) == {"principal": "*", "operator": True}
+    assert json.loads(lazily["said"][15][1])["root_agent"]["name"] == "weather_bot"
+    assert json.loads(lazily["said"][16][1])["dotSrc"].startswith("digraph")
+    assert json.loads(lazily["said"][18][1]) == {"telemetry": False}
+    assert lazily["said"][19][1].startswith("<!doctype html>")
+    assert json.loads(lazily["said"][21][1]) == {"principal": "*", "operator": True}
     # The published schema is the same, and names the lazy routes.
     assert lazily["schema"] == eagerly["schema"] == eagerly["schema_first"]
     assert {"/dev/apps/{app}/eval-sets/{eval_set_id}/run", "/dev/apps/{app}/builder/save", "/jobs/{job_id}",
-            "/dev/apps/{app}/debug/trace/{event_id}", "/run", "/list-apps"} <= set(lazily["schema"])
+            "/dev/apps/{app}/debug/trace/{event_id}", "/dev/apps/{app}/build_graph", "/config/telemetry", "/run",
+            "/list-apps"} <= set(lazily["schema"])
 
 
 def test_a_lazy_module_that_fails_to_import_fails_its_requests_clearly_and_nothing_else(tmp_path: Path) -> None:

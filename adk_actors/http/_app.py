@@ -13,11 +13,12 @@
 * ``_mcp``: every app as an MCP tool at ``/mcp`` (when the mcp SDK is installed).
   Both answer 501 with the pip command when their extra is missing.
 
-``_a2a``, ``_mcp``, ``_evals``, ``_builder``, ``_trace``, ``_console`` and ``_jobs``
-are imported on their first request (``_lazy``; :data:`LAZY_ROUTERS`), so that a
+``_a2a``, ``_mcp``, ``_evals``, ``_builder``, ``_trace``, ``_dev``, ``_console`` and
+``_jobs`` are imported on their first request (``_lazy``; :data:`LAZY_ROUTERS`), so that a
 server starts without what most starts never use; their routes are matched in the
 same order and answer the same as if imported at the start, and the OpenAPI schema
-lists them.
+lists them. :func:`warm_up` does the rest of the first requests' one-time work ahead,
+for the server process ``serve`` forks before its tree starts.
 
 What every route shares (the host's apps, a Runner per app, the request's right to
 act for a user) is one :class:`~adk_actors.http._deps.HostApi` injected as a
@@ -32,25 +33,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Mount, Route
+from starlette.types import Message
 
 from .. import __version__
 from ..config import HttpSection
 from ..engine import AppCatalog
 from ..messages import Limits
-from . import _artifacts, _dev, _info, _live, _memory, _runs, _sessions
+from . import _artifacts, _info, _live, _memory, _runs, _sessions
 from ._adk_web import adk_web_files, mount_adk_web
 from ._deps import HostApi
 from ._errors import SafeJSONResponse, add_error_handlers, check_path_names
 from ._guard import Guard
 from ._lazy import LazyExtra, LazyRouter
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "warm_up"]
 
 #: Where the MCP routes are (``_mcp.PATH``; that module is imported on their first request).
 MCP_PATH = "/mcp"
+
+#: The path of :func:`warm_up`'s request: one no route serves (tests/test_http_lazy_routes.py).
+WARM_UP_PATH = "/.warm-up"
 
 #: The routers imported on their first request (``_lazy.LazyRouter``): (module, the path
 #: templates all its routes are at or below, what they serve: a 501's first words).
@@ -61,6 +67,10 @@ LAZY_ROUTERS: dict[str, tuple[str, Sequence[str], str]] = {
     "console": ("adk_actors.http._console", ("/", "/console", "/apps/{app}/users/{user}/approvals",
                                              "/apps/{app}/users/{user}/credentials"), "The console"),
     "jobs": ("adk_actors.http._jobs", ("/jobs",), "The job API"),
+    "dev": ("adk_actors.http._dev", ("/dev/apps/{app}/build_graph", "/dev/apps/{app}/build_graph_image",
+                                     "/dev/apps/{app}/graph",
+                                     "/dev/apps/{app}/users/{user}/sessions/{session}/events/{event}/graph",
+                                     "/config/telemetry"), "The agent graph API"),
     "evals": ("adk_actors.http._evals", tuple(f"/dev/apps/{{app}}/{name}" for name in (
         "eval_sets", "eval-sets", "eval_results", "eval-results", "metrics-info")), "The eval API"),
 }
@@ -68,7 +78,7 @@ LAZY_ROUTERS: dict[str, tuple[str, Sequence[str], str]] = {
 #: The routers every host serves (a name: one of LAZY_ROUTERS), in the order their
 #: routes are matched; the eval routes come last, when the host keeps eval sets.
 ROUTERS: tuple[APIRouter | str, ...] = (_info.router, _sessions.router, _runs.router, _live.router,
-                                        _artifacts.router, _memory.router, "trace", "builder", _dev.router,
+                                        _artifacts.router, _memory.router, "trace", "builder", "dev",
                                         "console", "jobs")
 
 
@@ -131,3 +141,40 @@ def create_app(host: Any, apps: AppCatalog, section: HttpSection, evals_dir: str
         guarded = CORSMiddleware(guarded, allow_origins=section.allow_origins, allow_methods=["*"],
                                  allow_headers=["*"])
     return guarded
+
+
+async def warm_up(app: Any) -> None:
+    """Do now, in the server's event loop, the work the app's first requests would do
+    on the way to their answer, for a server that has the time: the process ``serve``
+    forked ahead waits for the host's tree (``_standby``), and the first ``/run`` of a
+    new host then waits for this work no longer (measured: the first session and turn
+    took about 30 ms of this process's CPU without it, 5-10 ms with it, as later ones do).
+
+    In order: ``app`` (``create_app``'s, and any ASGI wrapper of it, each keeping the
+    app it wraps as ``app``) is unwrapped to the FastAPI app; one GET of
+    ``WARM_UP_PATH``, which no route serves, is routed through it, so that Starlette
+    builds its middleware stack and FastAPI each included router's routes (their
+    dependencies and parameter models: it builds them at the first request that
+    reaches the router); then anyio's worker thread, on which FastAPI runs the plain
+    (not ``async``) routes, is started. Its 404 is dropped, nothing asks the host and
+    nothing is logged; a lazy router's module is not imported (no lazy router claims
+    the path)."""
+    api = app
+    while not isinstance(api, FastAPI):
+        api = api.app
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+             "path": WARM_UP_PATH, "raw_path": WARM_UP_PATH.encode(), "root_path": "", "query_string": b"",
+             "headers": [(b"host", b"127.0.0.1")], "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0)}
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        return None
+
+    await api(scope, receive, send)
+    await anyio.to_thread.run_sync(_nothing)
+
+
+def _nothing() -> None:
+    return None

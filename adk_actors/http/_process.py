@@ -15,7 +15,8 @@ SIGTERM.
 A process forked ahead by ``serve`` (``_standby``) has its settings from its parent
 and starts before the host's tree: it builds its app, takes the front door, serves
 and prints ``READY <port>`` at once, answering what needs no host (``/list-apps``:
-see ``_gate``) while every other request waits at the gate. When its owner's line
+see ``_gate``) while every other request waits at the gate; meanwhile it does the
+work of its first requests that needs no host (``_app.warm_up``). When its owner's line
 comes (the ``http`` actor, the tree's last child, claimed it), it watches that owner
 as above, attaches to the host and opens the gate. An attach that fails, or no
 owner within ``OWNER_WAIT`` seconds, stops the process with status 1 (its actor sees
@@ -52,7 +53,7 @@ from supervision.lowlevel import open_pidfd, process_alive
 from ..config import HttpSection
 from ..engine import AppCatalog
 from ..runtime import Host, HostConfig
-from ._app import create_app
+from ._app import create_app, warm_up
 from ._errors import HOST_UNAVAILABLE, RETRY_AFTER
 from ._front_door import BACKLOG, open_front_door
 from ._gate import WAIT, HostGate
@@ -239,6 +240,7 @@ def _serve(launch: dict[str, Any], host: Host, app: Draining, gate: HostGate, se
             print(f"READY {sock.getsockname()[1]}", flush=True)
             if owner_line is not None:
                 attaching = asyncio.create_task(_attach_when_owned(launch, host, gate, owner_line, server, failed))
+                await _warm_up(app)
         while not server.should_exit and not task.done():  # set by uvicorn's SIGTERM handler
             await asyncio.sleep(0.1)
         if attaching is not None:
@@ -282,6 +284,17 @@ async def _attach_when_owned(launch: dict[str, Any], host: Host, gate: HostGate,
         server.should_exit = True
         return
     gate.open()
+
+
+async def _warm_up(app: Any) -> None:
+    """While the process forked ahead waits for its owner: the app's first-request work
+    (``_app.warm_up``); a failure is only written on stderr (the first request does
+    that work then)."""
+    try:
+        await warm_up(app)
+    except Exception as exc:
+        print(f"the HTTP server's warm-up failed (its first requests do that work): {type(exc).__name__}: {exc}",
+              file=sys.stderr, flush=True)
 
 
 def _owned(line: dict[str, Any]) -> None:
