@@ -77,3 +77,21 @@ def test_serve_gives_the_collector_back_when_it_fails_to_start(tmp_path: Path) -
     assert gc.isenabled()
     assert main(["serve", "--config", str(config)]) == 2
     assert gc.isenabled()
+
+
+def test_the_tree_code_imports_no_web_stack_until_a_credential_answer_needs_it() -> None:
+    """``serve`` loads the code of every actor before its actor system starts, on the
+    way to the first turn: the auth types (FastAPI's OpenAPI models and the OpenAPI
+    toolset, ~0.25 s of import) stay out of it until a run reads a credential answer,
+    and then they load."""
+    probe = ("import sys\n"
+             "from adk_actors.runtime import Host\n"
+             "Host.load_tree_code()\n"
+             "before = sorted(m for m in ('fastapi', 'adk_actors.auth', 'adk_actors.tools.openapi_tool') "
+             "if m in sys.modules)\n"
+             "from adk_actors.engine import _credential_request\n"
+             "_credential_request._requests([], set())\n"
+             "print(before, 'fastapi' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[-2] == "[] True"

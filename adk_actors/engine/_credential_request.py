@@ -41,16 +41,18 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Sequence
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from .._types import Content, Event, FunctionCall, Part
-from ..auth._requests import store_answer
-from ..auth.auth_tool import REQUEST_EUC_FUNCTION_CALL_NAME as REQUEST_EUC
-from ..auth.auth_tool import AuthToolArguments
+from ..tools._credential_call import REQUEST_EUC_FUNCTION_CALL_NAME as REQUEST_EUC
 from ._context import InvocationContext
 from ._flow_tools import run_tool, tool_response_event
+
+if TYPE_CHECKING:
+    from ..auth.auth_tool import AuthToolArguments
 
 __all__ = ["REQUEST_EUC", "CredentialStep", "is_adk_request", "request_event", "without_requests"]
 
@@ -119,15 +121,24 @@ def _unredacted(message: Content | None, ids: set[str]) -> dict[str, Any]:
             and p.function_response.id in ids}
 
 
+def _auth(module: str) -> Any:
+    """``adk_actors.auth.<module>``, imported when this process first reads a
+    credential answer: the auth types bring FastAPI's OpenAPI models and the OpenAPI
+    toolset (~0.25 s of import), which no run without such an answer needs, nor a
+    host's start (``bench/first_hour.py``)."""
+    return import_module(f"adk_actors.auth.{module}")
+
+
 def _requests(events: Sequence[Event], ids: set[str]) -> dict[str, AuthToolArguments]:
     """request id -> the arguments of the ``adk_request_credential`` call, for ``ids``
     (a call whose arguments do not parse is left out)."""
+    arguments = _auth("auth_tool").AuthToolArguments
     found: dict[str, AuthToolArguments] = {}
     for event in events:
         for call in event.get_function_calls():
             if call.id in ids and call.name == REQUEST_EUC:
                 try:
-                    found[call.id] = AuthToolArguments.model_validate(dict(call.args or {}))
+                    found[call.id] = arguments.model_validate(dict(call.args or {}))
                 except (ValidationError, TypeError, ValueError):
                     continue
     return found
@@ -172,7 +183,7 @@ class CredentialStep:
                 _log.warning("Ignoring auth response for function call ID %r, which this session never requested.",
                              request_id)
                 continue
-            stored = store_answer(request.auth_config, response, ctx.session.state, request_id)
+            stored = _auth("_requests").store_answer(request.auth_config, response, ctx.session.state, request_id)
             if stored is not None and stored.credential_key:
                 keys.add(stored.credential_key)
         resume = _to_resume(events, requests, keys)

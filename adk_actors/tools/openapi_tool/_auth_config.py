@@ -14,13 +14,11 @@ from fastapi.openapi.models import SecurityBase
 from pydantic import BaseModel, ConfigDict, SerializeAsAny, field_validator
 from pydantic.alias_generators import to_camel
 
+from .._credential_call import REQUEST_EUC_FUNCTION_CALL_NAME
 from ._auth import AuthCredential, as_scheme
 from ._auth_requests import auth_response, generate_auth_request
 
 __all__ = ["REQUEST_EUC_FUNCTION_CALL_NAME", "AuthConfig", "AuthToolArguments"]
-
-#: the name of the function call that asks the client for a credential (google-adk's)
-REQUEST_EUC_FUNCTION_CALL_NAME = "adk_request_credential"
 
 #: the OAuth2 fields of one sign-in, left out of a default credential key
 _TRANSIENT = ("auth_uri", "state", "auth_response_uri", "auth_code", "access_token", "refresh_token", "expires_at",
