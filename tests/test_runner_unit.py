@@ -322,6 +322,41 @@ def test_a_turn_its_home_did_not_take_is_asked_again_while_the_home_holds_it_nev
     assert host.forgotten == [gone] and [r.run_id for r in own.calls] == [request.run_id] * 3
 
 
+class SlowHomeHost(HomeHost):
+    """A host of a cluster whose session's home (another member) takes the direct turn
+    but answers nothing within the direct send's first wait, and then takes no
+    connection (the home's address refuses: ``dead_holder``), as a home on a loaded
+    machine may look."""
+
+    def __init__(self, listed: Partition, home: Partition) -> None:
+        super().__init__(listed, home)
+        self.remote = home
+
+    def partition_alive(self, address: Any) -> bool | None:
+        return None if address is self.remote else super().partition_alive(address)
+
+    def is_member_sessions(self, address: Any) -> bool:
+        return address is self.remote
+
+
+def test_a_direct_turn_its_home_took_but_did_not_answer_is_asked_again_never_refused(dead_holder: Any) -> None:
+    # A suite run at load: the Runner's direct send to the session's home (another
+    # member) got no answer in its first wait and the home then took no connection in
+    # time; the Runner took the turn for not taken and asked this host's partition,
+    # which found the session held by that home: 503 "held by", and the home had
+    # written the turn. It may have been taken, so it is asked again with its run id.
+    home = Partition("home", lambda partition, call, endpoint: None)  # takes it, answers nothing yet
+    home.addressDetails = dead_holder.addressDetails  # type: ignore[attr-defined]
+    told = [event("one")]
+    own = Partition("own", runs(told, elsewhere=2))
+    runner = Runner(SlowHomeHost(own, home), APP)
+
+    got = list(runner.run("u", "s", "hi", run_id="run-1"))
+
+    assert [e.id for e in got] == [e.id for e in told]
+    assert [r.run_id for r in home.calls] == ["run-1"] and [r.run_id for r in own.calls] == ["run-1"] * 3
+
+
 def holder_gone_first(then: Callable[[Partition, Call, FakeEndpoint], None]
                       ) -> Callable[[Partition, Call, FakeEndpoint], None]:
     """A partition that handed the first call on to the session's holder and then found

@@ -27,7 +27,7 @@ from ._caller_line import RunnerLine
 from ._endpoints import PrivateEndpoint
 from ._host_view import HostView
 from ._routing import Router
-from ._run_transport import LineTransport, NotTaken, RunTransport, ThespianTransport
+from ._run_transport import HolderGone, LineTransport, NotTaken, RunTransport, ThespianTransport
 
 __all__ = ["FIRST_WAIT", "DirectRoute", "DirectStart"]
 
@@ -50,7 +50,8 @@ class DirectRoute:
 
     def send(self, endpoint: PrivateEndpoint, request: RunRequest, deadline: float | None = None) -> DirectStart | None:
         """Send ``request`` straight to the session's partition from ``endpoint`` (see
-        the module); None when it started nothing there. ``deadline``: when the Runner
+        the module); None when it started nothing there; :class:`HolderGone` when the
+        session's home on another member may have taken it but did not answer. ``deadline``: when the Runner
         stops waiting for the run (epoch seconds, ``Call.deadline``): a partition that
         gets to the request only later does not take it."""
         try:
@@ -74,6 +75,11 @@ class DirectRoute:
         except NotTaken:
             if home is not None:
                 self.host.forget_home(home)  # this host's partition is asked meanwhile
+                # Another member's, which took no connection or did not acknowledge in
+                # time (dead, or too busy on a loaded machine): it may have taken the
+                # turn, so its next request is never answered by a refusal that says
+                # nothing was written (HolderGone: asked again with the same run id).
+                raise HolderGone(f"the home of session {request.session_id!r} did not answer") from None
             return None  # it died: whether it took the request, its next self says
         if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":
             return None

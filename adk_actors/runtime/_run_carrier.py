@@ -58,7 +58,10 @@ class RunCarrier(SessionCalls):
         handed_on = False
         try:
             if endpoint is not None:
-                start = self._direct.send(endpoint, request, time.time() + self._run_limit(run_config))
+                try:
+                    start = self._direct.send(endpoint, request, time.time() + self._run_limit(run_config))
+                except HolderGone:  # its home may have taken it: asked again, never refused
+                    start, handed_on = None, True
                 if start is not None:
                     try:
                         yield from self._stream(endpoint, *start, run_config, request)
