@@ -124,32 +124,30 @@ class PartitionHomes(PartitionFaults):
             return []
         return [m for m in view.members if m.name == me or (m.sessions is not None and self._host_answers(m.name))]
 
+    def _ranked_above_me(self, key: str) -> list[Member]:
+        """The view's members that serve sessions and rank above this host for ``key``,
+        in rank order; empty outside a cluster, or while this host is not in the view."""
+        view, me = self.view, self.config.lease_holder
+        if view is None or view.member(me) is None:
+            return []
+        above: list[Member] = []
+        for member in view.ranked(key):
+            if member.name == me:
+                break
+            if member.sessions is not None:
+                above.append(member)
+        return above
+
     def _home_elsewhere(self, key: str) -> Member | None:
         """The session's home when it is another member (the first of the ranking whose
         host takes a connection: a dead or cut-off home is passed over); None when it
         is this host, or outside a cluster."""
-        view, me = self.view, self.config.lease_holder
-        if view is None or view.member(me) is None:
-            return None
-        for member in view.ranked(key):
-            if member.name == me:
-                return None
-            if member.sessions is not None and self._host_answers(member.name):
-                return member
-        return None
+        return next((member for member in self._ranked_above_me(key) if self._host_answers(member.name)), None)
 
     def _away_from_home(self, key: str) -> bool:
         """Is the session's home, by the view's whole ranking, another member (one that
         did not take a connection when last asked, or the session would not be here)?"""
-        view, me = self.view, self.config.lease_holder
-        if view is None or view.member(me) is None:
-            return False
-        for member in view.ranked(key):
-            if member.name == me:
-                return False
-            if member.sessions is not None:
-                return True
-        return False
+        return bool(self._ranked_above_me(key))
 
     def _watch_home(self, key: str) -> None:
         """A session was just held here: when it is away from its home (passed over),
