@@ -9,16 +9,19 @@ is missing. ``tests/test_google_adk_name_table.py`` checks that the page is curr
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import inspect
 import json
+import os
 import pkgutil
 import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AREA_REASONS", "Row", "google_adk_version", "name_rows", "page"]
+__all__ = ["AREA_REASONS", "GoogleNames", "Row", "cached_google_names", "google_adk_version", "google_key", "google_names",
+           "name_rows", "page"]
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "google-adk.md"
 
@@ -29,7 +32,7 @@ AREA_REASONS: dict[str, str] = {
     "agents": "not built yet (issue 52): google-adk 2.x agent kinds and configs",
     "apps": "not built yet (issue 52): compaction and cache configs",
     "artifacts": "the services are here (issue 52; `GcsArtifactService` refused when made: no Google Cloud client), with `artifact_util`'s `artifact://` references (built, parsed, checked on save and followed on load by `InMemoryArtifactService`, as google-adk's); `FileArtifactVersion` and version metadata on every service, a host's artifacts actor too",
-    "auth": "here (issue 56): `AuthConfig`, `AuthHandler`, the credential kinds and google-adk's `adk_request_credential` round trip (`tool_context.request_credential` / `get_auth_response`, PKCE for a public client); not built: google-adk's credential services, `CredentialManager`, auth providers, the exchanger and refresher registries (credentials are kept here by the host's credential service: `tool_context.get_credential`)",
+    "auth": "here (issue 56): `AuthConfig`, `AuthHandler`, the credential kinds and google-adk's `adk_request_credential` round trip (`tool_context.request_credential` / `get_auth_response`, PKCE for a public client); and `CredentialManager` (its `get_auth_credential` and `request_credential`, the credential kept by the host's credential service); not built: google-adk's credential services, auth providers, the exchanger and refresher registries (credentials are kept here by the host's credential service: `tool_context.get_credential`)",
     "cli": "google-adk's CLI internals; the CLI here is `adk-actors` (web, api_server, run, eval)",
     "code_executors": "here: the local, sandboxed and built-in executors (issue 56); not built: the container, GKE, Vertex AI and Agent Engine sandbox executors (Google Cloud and Docker), `CodeExecutorContext`",
     "errors": "here: `StaleSessionError` (raised by the in-process database session services, as google-adk's; a host's sessions have one writer and never raise it); not built: the tool-execution errors",
@@ -52,7 +55,7 @@ AREA_REASONS: dict[str, str] = {
     "sessions": "the session services are here (issue 52; `VertexAiSessionService` refused when made: no Google Cloud client)",
     "skills": "google-adk's skills (experimental): out of scope",
     "telemetry": "telemetry is `adk_actors.telemetry` and `adk_actors.otel` here",
-    "tools": "here: function, agent, long-running, memory, artifact and Gemini's built-in tools, MCP toolsets, `OpenAPIToolset`/`RestApiTool` (API key, bearer and basic auth; OAuth2 and OpenID Connect by client credentials, an authorization code or a refresh token, and `OAuth2CredentialExchanger`); not built yet (issues 52, 56): OpenAPI's auto and service-account exchangers, skills, model consult (only its `ForceEscalationPlugin` is here), simulators, retrieval, computer use, Google Cloud tools",
+    "tools": "here: function, agent, long-running, memory, artifact and Gemini's built-in tools, MCP toolsets, `OpenAPIToolset`/`RestApiTool` (API key, bearer and basic auth; OAuth2 and OpenID Connect by client credentials, an authorization code or a refresh token; a user's login through `adk_request_credential` with google-adk's `ToolAuthHandler` refresh and 401 recovery; the OpenID helpers, `OAuth2CredentialExchanger` and `AutoAuthCredentialExchanger`); not built yet (issues 52, 56): OpenAPI's service-account exchanger, skills, model consult (only its `ForceEscalationPlugin` is here), simulators, retrieval, computer use, Google Cloud tools",
     "utils": "google-adk's helpers: nothing a user imports",
     "workflow": "graph workflows are `adk_actors.workflow` (issue 55), `RequestInput` at `adk_actors.events`, with `node`, `Node`, parallel workers and `ctx.run_node`; every public name is here",
 }
@@ -93,12 +96,18 @@ def google_adk_version() -> str:
     return version("google-adk")
 
 
-def name_rows() -> tuple[list[Row], list[str]]:
-    """Every public name of google-adk's importable public modules, each with whether it
-    resolves here; and the public modules that do not import with the dev dependencies."""
+#: google-adk's side of the table: each importable public module with its public
+#: names, in walk order; and the public modules that do not import.
+GoogleNames = tuple[list[tuple[str, list[str]]], list[str]]
+
+
+def google_names() -> GoogleNames:
+    """google-adk's public modules (no ``_``-prefixed part below ``google.adk``), each
+    imported in turn: those that import, with their public names; those that raise, by
+    name. Depends only on what is installed (see :func:`google_key`)."""
     import google.adk
 
-    rows: list[Row] = []
+    modules: list[tuple[str, list[str]]] = []
     unimported: list[str] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -110,9 +119,59 @@ def name_rows() -> tuple[list[Row], list[str]]:
             except Exception:
                 unimported.append(info.name)
                 continue
-            ours = "adk_actors" + info.name[len("google.adk"):]
-            rows.extend(Row(info.name, name, _has(ours, name)) for name in _public_names(module, info.name))
-    return rows, sorted(unimported)
+            modules.append((info.name, _public_names(module, info.name)))
+    return modules, sorted(unimported)
+
+
+def google_key() -> str:
+    """What :func:`google_names` depends on, hashed: google-adk's version and its
+    installed files' RECORD (each file's hash), every installed distribution's name and
+    version (a module imports or not with them), the Python version, and the code of
+    :func:`google_names` and :func:`_public_names`."""
+    from importlib.metadata import distribution, distributions
+
+    adk = distribution("google-adk")
+    installed = sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions())
+    code = inspect.getsource(google_names) + inspect.getsource(_public_names)
+    text = json.dumps([adk.version, adk.read_text("RECORD") or "", installed, sys.version, code])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cached_google_names(folder: Path) -> tuple[GoogleNames, bool]:
+    """:func:`google_names`, kept in ``folder`` under :func:`google_key` (importing every
+    module of google-adk takes ~30 s; what it finds changes only with what is
+    installed). In order: the file for today's key is read if it is there and whole;
+    otherwise the names are found again and written (to a temporary file renamed into
+    place, so a reader never sees half of one; a folder that cannot be written keeps
+    nothing). Also says whether the file was used."""
+    path = folder / f"google-adk-names-{google_key()}.json"
+    try:
+        found = json.loads(path.read_text())
+        return ([(str(m), [str(n) for n in names]) for m, names in found["modules"]],
+                [str(m) for m in found["unimported"]]), True
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    modules, unimported = google_names()
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps({"modules": modules, "unimported": unimported}))
+        partial.replace(path)
+    except OSError:  # not kept (a read-only or full folder): found again next time
+        partial.unlink(missing_ok=True)
+    return (modules, unimported), False
+
+
+def name_rows(google: GoogleNames | None = None) -> tuple[list[Row], list[str]]:
+    """Every public name of google-adk's importable public modules (``google``, else
+    found now by :func:`google_names`), each with whether it resolves here (always
+    looked up now); and the public modules that do not import with the dev dependencies."""
+    modules, unimported = google if google is not None else google_names()
+    rows: list[Row] = []
+    for module_name, names in modules:
+        ours = "adk_actors" + module_name[len("google.adk"):]
+        rows.extend(Row(module_name, name, _has(ours, name)) for name in names)
+    return rows, unimported
 
 
 def page(rows: list[Row], unimported: list[str]) -> str:
@@ -143,10 +202,17 @@ def page(rows: list[Row], unimported: list[str]) -> str:
 def main() -> int:
     """Write the page; with ``--json``, print the rows and the modules that did not
     import instead (the test reads them from a process of their own: importing every
-    module of google-adk has effects on the process that imports them)."""
-    rows, unimported = name_rows()
+    module of google-adk has effects on the process that imports them). With
+    ``--cache FOLDER``, google-adk's side comes from :func:`cached_google_names`;
+    whether each name is here is looked up every time."""
+    cached = False
+    if "--cache" in sys.argv:
+        google, cached = cached_google_names(Path(sys.argv[sys.argv.index("--cache") + 1]))
+        rows, unimported = name_rows(google)
+    else:
+        rows, unimported = name_rows()
     if "--json" in sys.argv:
-        print(json.dumps({"version": google_adk_version(), "unimported": unimported,
+        print(json.dumps({"version": google_adk_version(), "unimported": unimported, "cached": cached,
                           "rows": [[r.module, r.name, r.here] for r in rows]}))
         return 0
     PAGE.write_text(page(rows, unimported))
