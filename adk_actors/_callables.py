@@ -171,12 +171,16 @@ def _docstring(func: Callable[..., Any]) -> tuple[str, dict[str, str]]:
     return "\n".join(description_lines).strip(), params
 
 
-def _strip_titles(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {k: _strip_titles(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
-    if isinstance(schema, list):
-        return [_strip_titles(v) for v in schema]
-    return schema
+def _declared_parameters(func: Callable[..., Any], fields: dict[str, Any]) -> dict[str, Any] | None:
+    """The parameters' JSON schema as google-adk 2.13 declares it (its default
+    ``JSON_SCHEMA_FOR_FUNC_DECL``): pydantic's schema of a model named
+    ``<function name>Params`` with each parameter's type and default (titles kept, no
+    per-parameter descriptions), or None for a function with no parameter."""
+    if not fields:
+        return None
+    plain: dict[str, Any] = {key: (annotation, spec.default) for key, (annotation, spec) in fields.items()}
+    model: type[BaseModel] = create_model(f"{getattr(func, '__name__', 'function')}Params", **plain)
+    return model.model_json_schema()
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,8 @@ def _describe(func: Callable[..., Any], extra_args: tuple[Any, ...], name: str |
               description: str | None) -> FunctionDescription:
     name = name or func.__name__
     doc_description, doc_params = _docstring(func)
+    # google-adk declares the whole docstring; a description given by hand replaces it
+    declared_description = description if description is not None else (inspect.getdoc(func) or "")
     description = description if description is not None else doc_description
     signature = inspect.signature(func)
     try:
@@ -214,12 +220,12 @@ def _describe(func: Callable[..., Any], extra_args: tuple[Any, ...], name: str |
         fields[param.name] = (annotation, Field(default, description=doc_params.get(param.name)))
     try:
         arguments: type[BaseModel] = create_model(f"{name}_arguments", **fields)
-        schema = _strip_titles(arguments.model_json_schema())
+        declared = _declared_parameters(func, fields)
     except Exception as exc:
         raise AgentDefinitionError(f"tool {name!r}: cannot derive a schema from its signature: {exc}") from exc
     return FunctionDescription(
         func=func, extra_args=extra_args, name=name, description=description, arguments=arguments,
-        declaration=FunctionDeclaration(name=name, description=description, parameters=schema),
+        declaration=FunctionDeclaration(name=name, description=declared_description, parameters_json_schema=declared),
         wants_context=any(p.name == "tool_context" for p in params),
         is_async=inspect.iscoroutinefunction(func))
 

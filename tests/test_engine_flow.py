@@ -156,13 +156,18 @@ def test_unknown_transfer_target_is_an_error_result_not_a_crash() -> None:
 
 
 def test_declaration_is_derived_from_signature_and_docstring() -> None:
+    # google-adk 2.13's shape (its JSON_SCHEMA_FOR_FUNC_DECL, on by default): the whole
+    # docstring describes the tool, and its parameters are pydantic's JSON schema of them
+    # (tests/test_adk52_tool_schemas.py checks it against google-adk's request body).
     declaration = FunctionTool(get_weather).declaration()
-    assert declaration.description == "Current weather for a city."
-    assert declaration.parameters == {
+    assert declaration.description == "Current weather for a city.\n\nArgs:\n    city: The city to look up.\n    unit: C or F."
+    assert declaration.parameters is None
+    assert declaration.parameters_json_schema == {
         "type": "object",
+        "title": "get_weatherParams",
         "properties": {
-            "city": {"type": "string", "description": "The city to look up."},
-            "unit": {"type": "string", "description": "C or F.", "default": "C"},
+            "city": {"type": "string", "title": "City"},
+            "unit": {"type": "string", "title": "Unit", "default": "C"},
         },
         "required": ["city"],
     }
@@ -172,7 +177,7 @@ def test_declaration_is_derived_from_signature_and_docstring() -> None:
 def test_function_tool_forms() -> None:
     assert FunctionTool(f"{__name__}:get_weather").name == "get_weather"
     triple = FunctionTool((THIS, "scaled", [3]))
-    assert list(triple.declaration().parameters["properties"]) == ["value"]  # type: ignore[index]
+    assert list(triple.declaration().parameters_schema["properties"]) == ["value"]  # type: ignore[index]
     model = ScriptedModel([call("scaled", value=5), "15"])
     events = run(LlmAgent(name="calc", model=model, tools=[triple]), "5 times 3?")
     assert summary(events)[2] == ("calc", "result:scaled={'result': 15}")

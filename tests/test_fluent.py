@@ -835,7 +835,7 @@ def test_t_tools_join_with_a_bar_and_wrap_a_call_with_a_cache_a_time_limit_or_an
     assert results[:3] == [{"city": "Oslo", "weather": "sunny"}, {"city": "Oslo", "weather": "sunny"}, {"days": 2}]
     assert "did not answer within 0.2 s" in str(results[3])
     declared = {d.name: d for d in (t.declaration() for t in agent.build().tools)}
-    assert set(declared) == {"lookup", "forecast", "slow"} and "city" in str(declared["lookup"].parameters)
+    assert set(declared) == {"lookup", "forecast", "slow"} and "city" in str(declared["lookup"].parameters_schema)
 
     approvals = InMemoryApprovals()
 

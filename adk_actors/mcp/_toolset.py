@@ -120,7 +120,7 @@ class McpTool:
         self.idempotent = bool(info.get("idempotent", False))
 
     def declaration(self) -> FunctionDeclaration:
-        return FunctionDeclaration(name=self.name, description=self.description, parameters=self.input_schema)
+        return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=self.input_schema)
 
     async def run(self, tool_context: Any, args: dict[str, Any]) -> dict[str, Any]:
         return await self.toolset.call(tool_context.invocation, self.server_name, args)

@@ -125,7 +125,7 @@ class GeminiModel(HttpModel):
             body["systemInstruction"] = {"parts": [{"text": request.system_instruction}]}
         if request.tools or request.builtin_tools:
             declared = [{"functionDeclarations": [
-                {"name": t.name, "description": t.description,
+                {"name": t.name, **({"description": t.description} if t.description else {}),  # none: left out
                  **({"parameters": gemini_schema(t.parameters)} if t.parameters else {}),
                  # a full JSON schema goes as given, under google-genai's own key
                  **({"parameters_json_schema": t.parameters_json_schema} if t.parameters_json_schema is not None

@@ -96,10 +96,10 @@ class AgentTool(BaseTool):
     def _get_declaration(self) -> FunctionDeclaration:
         schema = _input_schema(self.agent)
         if schema is not None:
-            parameters = _without_titles(TypeAdapter(schema).json_schema())
+            parameters = TypeAdapter(schema).json_schema()  # titles kept, as google-adk sends it
         else:
             parameters = {"type": "object", "properties": {"request": {"type": "string"}}, "required": ["request"]}
-        return FunctionDeclaration(name=self.name, description=self.description, parameters=parameters)
+        return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=parameters)
 
     def _message(self, args: dict[str, Any]) -> Content:
         schema = _input_schema(self.agent)

@@ -58,7 +58,7 @@ class LoadMemoryTool(FunctionTool):
         super().__init__(_load_memory, name="load_memory")
 
     def _get_declaration(self) -> FunctionDeclaration:
-        return FunctionDeclaration(name=self.name, description=self.description, parameters={
+        return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema={
             "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: LlmRequest) -> None:

@@ -94,7 +94,7 @@ class LoadArtifactsTool(BaseTool):
         self._enable_spreadsheet_parsing = enable_spreadsheet_parsing
 
     def _get_declaration(self) -> FunctionDeclaration:
-        return FunctionDeclaration(name=self.name, description=self.description, parameters={
+        return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema={
             "type": "object", "properties": {"artifact_names": {"type": "array", "items": {"type": "string"}}}})
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
