@@ -9,20 +9,27 @@ Event readers, and the requests the stand-in received, as the model reads them
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
+import os
 import re
 import sys
+import threading
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from adk_actors.testing import StubResponse, StubServer, gemini_response
+from supervision.lowlevel import free_port
+from supervision.testing import wait_until
 
-__all__ = ["assert_alike", "calls", "event_rows", "gemini", "request_rows", "rewritten", "run_case", "run_program",
-           "stand_in"]
+__all__ = ["assert_alike", "calls", "event_rows", "gemini", "gemini_by_environment", "google_adk_api_server",
+           "request_rows", "rewritten", "run_case", "run_program", "stand_in"]
 
 
 def rewritten(source: str) -> str:
@@ -30,6 +37,58 @@ def rewritten(source: str) -> str:
     source = source.replace("from google.genai import types", "from adk_actors import types")
     source = source.replace("google.genai.types", "adk_actors.types")
     return re.sub(r"\bgoogle\.adk\b", "adk_actors", source)
+
+
+@contextlib.contextmanager
+def gemini_by_environment(url: str) -> Iterator[dict[str, str]]:
+    """google-genai's own variables naming the Gemini stand-in at ``url`` (and no other
+    Gemini or Vertex AI setting), in this process's environment while it lasts, for
+    both servers of a side-by-side test; what was there before is put back."""
+    names = {"GOOGLE_API_KEY": "test-key-not-a-secret", "GOOGLE_GEMINI_BASE_URL": url, "ADK_DISABLE_TELEMETRY": "1"}
+    cleared = ("GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
+               "GOOGLE_CLOUD_LOCATION")
+    saved = {name: os.environ.get(name) for name in (*names, *cleared)}
+    for name in cleared:
+        os.environ.pop(name, None)
+    os.environ.update(names)
+    try:
+        yield names
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextlib.contextmanager
+def google_adk_api_server(agents: Path, program: str, apps: dict[str, str]) -> Iterator[httpx.Client]:
+    """google-adk's FastAPI app (what ``adk api_server`` serves: ``get_fast_api_app``,
+    in-memory services) on uvicorn on a free loopback port, serving ``program`` as the
+    agent folders under ``agents`` that ``apps`` names (app -> the program's agent
+    variable, each folder's ``root_agent``); a client of it. (google-adk and uvicorn
+    are imported here: only the tests that run its server need them.)"""
+    import uvicorn
+    from google.adk.cli.fast_api import get_fast_api_app
+
+    for app, name in apps.items():
+        (agents / app).mkdir()
+        (agents / app / "__init__.py").write_text("from . import agent\n")
+        (agents / app / "agent.py").write_text(program + f"\nroot_agent = {name}\n")
+    served = get_fast_api_app(agents_dir=str(agents), web=False, session_service_uri="memory://",
+                              artifact_service_uri="memory://", memory_service_uri="memory://")
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(served, host="127.0.0.1", port=port, log_level="critical"))
+    thread = threading.Thread(target=server.run, name="google-adk-api-server", daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: server.started or not thread.is_alive(), timeout=30)
+        assert server.started, "google-adk's app did not start"
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+            yield http
+    finally:
+        server.should_exit = True
+        thread.join(30)
 
 
 def calls(*items: tuple[str, dict[str, Any]]) -> StubResponse:

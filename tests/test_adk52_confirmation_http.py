@@ -39,10 +39,15 @@ from typing import Any
 import httpx
 import pytest
 from conftest import serving
-from google_adk_harness import calls, request_rows, rewritten
+from google_adk_harness import (
+    calls,
+    gemini_by_environment,
+    google_adk_api_server,
+    request_rows,
+    rewritten,
+)
 
 from adk_actors.testing import StubResponse, StubServer, gemini_response
-from supervision.lowlevel import free_port
 from supervision.testing import wait_until
 
 pytest.importorskip("google.adk")
@@ -94,50 +99,17 @@ def stand_in() -> Iterator[StubServer]:
 def environment(stand_in: StubServer) -> Iterator[dict[str, str]]:
     """google-genai's own variables naming the stand-in, for both servers (google-adk's
     runs in this process, ours is given them in its environment)."""
-    names = {"GOOGLE_API_KEY": "test-key-not-a-secret", "GOOGLE_GEMINI_BASE_URL": stand_in.url,
-             "ADK_DISABLE_TELEMETRY": "1"}
-    cleared = ("GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
-               "GOOGLE_CLOUD_LOCATION")
-    saved = {name: os.environ.get(name) for name in (*names, *cleared)}
-    for name in cleared:
-        os.environ.pop(name, None)
-    os.environ.update(names)
-    try:
+    with gemini_by_environment(stand_in.url) as names:
         yield names
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 @pytest.fixture(scope="module")
 def theirs(tmp_path_factory: pytest.TempPathFactory, environment: dict[str, str]) -> Iterator[httpx.Client]:
     """google-adk's FastAPI app (``adk api_server``'s routes) on uvicorn, on a free
     loopback port, serving the program as apps ``bank`` and ``gated``."""
-    import uvicorn
-    from google.adk.cli.fast_api import get_fast_api_app
-
-    agents = tmp_path_factory.mktemp("agents")
-    for app, name in (("bank", "root_agent"), ("gated", "gated_agent")):
-        (agents / app).mkdir()
-        (agents / app / "__init__.py").write_text("from . import agent\n")
-        (agents / app / "agent.py").write_text(PROGRAM + f"\nroot_agent = {name}\n")
-    app = get_fast_api_app(agents_dir=str(agents), web=False, session_service_uri="memory://",
-                           artifact_service_uri="memory://", memory_service_uri="memory://")
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, name="google-adk-api-server", daemon=True)
-    thread.start()
-    try:
-        wait_until(lambda: server.started or not thread.is_alive(), timeout=30)
-        assert server.started, "google-adk's app did not start"
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
-            yield http
-    finally:
-        server.should_exit = True
-        thread.join(30)
+    with google_adk_api_server(tmp_path_factory.mktemp("agents"), PROGRAM,
+                               {"bank": "root_agent", "gated": "gated_agent"}) as http:
+        yield http
 
 
 @pytest.fixture(scope="module")
