@@ -190,7 +190,10 @@ def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that was free a moment ago on ``host``, picked at random below the
     kernel's ephemeral range where there is room: a port from that range (what binding
     port 0 gives) can be handed to an outgoing connection before the caller binds it,
-    and a host's many connections made that happen (a test's server could not bind)."""
+    and a host's many connections made that happen (a test's server could not bind).
+    Such a port is free on every address (it is tried on the wildcard address), as
+    :func:`check_port_free` demands: a port free on 127.0.0.2 but bound on 127.0.0.1
+    by another process failed a host's start (CI, a cluster's member)."""
     low, _ = _ephemeral_ports()
     for _ in range(64 if low > _LOWEST_FREE_PORT + 1000 else 0):
         port = random.randrange(_LOWEST_FREE_PORT, low)
@@ -198,7 +201,7 @@ def free_port(host: str = "127.0.0.1") -> int:
             continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
-                sock.bind((host, port))
+                sock.bind(("", port))
             except OSError:
                 continue
             _GIVEN_PORTS.add(port)

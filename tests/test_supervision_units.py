@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import socket
 
 import pytest
 
@@ -15,8 +16,9 @@ from supervision import (
     SpecError,
     Strategy,
     SupervisorSpec,
+    _system,
 )
-from supervision.lowlevel import BackoffState, RestartIntensity
+from supervision.lowlevel import BackoffState, RestartIntensity, free_port
 from supervision.testing import Probe
 
 
@@ -166,3 +168,19 @@ def test_health_monitor_pings_one_at_a_time_and_finds_who_stopped_answering() ->
         HealthCheck(interval=1.0, timeout=0.5)
     with pytest.raises(SpecError):
         HealthCheck(interval=0, timeout=5)
+
+
+def test_free_port_gives_no_port_another_address_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host on 127.0.0.2 is given a port free on every address: a port a process holds
+    on 127.0.0.1 is passed over (a host's start checks the wildcard address too, and
+    failed a cluster's member in CI when it was not)."""
+    with socket.socket() as held, socket.socket() as spare:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        spare.bind(("", 0))
+        free = spare.getsockname()[1]
+        spare.close()
+        tried = iter([held.getsockname()[1], free])
+        monkeypatch.setattr(_system.random, "randrange", lambda low, high: next(tried))
+        monkeypatch.setattr(_system, "_ephemeral_ports", lambda: (65000, 65001))  # room to pick below it
+        assert free_port("127.0.0.2") == free
