@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import session_workers
 from durable_agents import counted
 from engine_helpers import summary
 from late_turn_actors import Relay
@@ -23,8 +22,9 @@ from test_runtime import in_thread
 
 from adk_actors import Content, Event
 from adk_actors._exceptions import RunFailedError
-from adk_actors.messages import RunRequest
+from adk_actors.messages import RunRequest, WorkerRuns
 from adk_actors.runtime import Host, HostConfig
+from supervision import call
 from supervision.protocol import Call
 from supervision.testing import pid_alive, wait_until
 
@@ -83,8 +83,11 @@ def test_turns_queued_behind_a_crashed_run_run_in_order_on_the_restarted_session
         if crash == "crash_session":
             runner.crash_session("ann", "s1", "crashed by the test")
         else:
-            for worker in session_workers(host, "durable", "ann", "s1"):
-                os.kill(worker, signal.SIGKILL)
+            # the worker of the paused run only: the queued turns start on another one
+            # once it ended (killing every worker of the pool would race with them)
+            runs = call(host.system, host.partition_for("durable", "ann", "s1"), WorkerRuns(), timeout=10)
+            (worker,) = [pid for pid, held in runs.items() if "run-first" in held]
+            os.kill(worker, signal.SIGKILL)
         thread.join(30)
         for _, waiter, _ in queued:
             waiter.join(60)
