@@ -8,9 +8,7 @@ holds it), then its read from the store (runs a dead holder left ``running`` end
 resumes such runs (``App.resume_interrupted``), is resumed. Held, its lease is
 renewed every third of ``lease_seconds`` (a session whose lease another holder took
 is dropped); idle for ``idle_timeout`` it is passivated (its lease released); dropped
-(deleted, crashed, its lease lost) its runs end ``interrupted``, except, after a crash,
-the turns queued behind its run in progress: they run, in order, on the session read
-again (``_requeue``), or end ``SessionFailed`` when the crash failed it. At start, the runs
+(deleted, crashed, its lease lost) its runs end ``interrupted``. At start, the runs
 orphaned by the partition's earlier self end ``interrupted``, their callers told the
 id of the run that will resume them when their app resumes such runs.
 """
@@ -18,18 +16,14 @@ id of the run that will resume them when their app resumes such runs.
 from __future__ import annotations
 
 import uuid
-from collections import deque
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 from supervision import CallerRef, CallError
-from supervision.lowlevel import takes_connection
 
 from ..messages import CreateSession, LastRun, ResumeRun, RunFailed, RunRequest, session_key
 from ..store import RunRecord, SessionLeased, SessionNotFound, SessionStores, StoreError, Unreadable
-from ._caller_line import CallerLine
-from ._partition_homes import HOLDER_CONNECT_WAIT, PartitionHomes
+from ._partition_homes import PartitionHomes
 from ._partition_timers import PassivateIdle, RenewLeases, ResumeInterrupted
 from ._run_workers import RunWorkers
 from ._session import Session, SessionRun
@@ -81,10 +75,8 @@ class PartitionHolding(PartitionHomes):
             if error.code != "session_exists":
                 raise
 
-    def _session(self, request: Any, keep: set[str] | frozenset[str] = frozenset()) -> Session:
-        """The session a request names: held, or loaded from the store and held. The
-        runs in ``keep`` (accepted before a crash, to run on it: ``_requeue``) are not
-        taken for a dead holder's."""
+    def _session(self, request: Any) -> Session:
+        """The session a request names: held, or loaded from the store and held."""
         session = self.sessions.get(request.key)
         if session is not None:
             return session
@@ -95,7 +87,7 @@ class PartitionHolding(PartitionHomes):
             data = self.store.get_session(request.app_name, request.user_id, request.session_id)
             if lease.epoch > 1:  # held before: by another host that died with runs in flight?
                 for record in self.store.running_runs(request.app_name, request.user_id, request.session_id):
-                    if record.run_id not in self.pool.runs and record.run_id not in keep:
+                    if record.run_id not in self.pool.runs:
                         self._fail_orphan(record, "the host that held the session stopped while this run was "
                                                   "in flight")
         except SessionNotFound:
@@ -180,18 +172,14 @@ class PartitionHolding(PartitionHomes):
             due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
             self.send_after(max(due - now, 0.05), PassivateIdle())
 
-    def _drop(self, key: str, why: str, *, resume: bool = False, queued: str = "") -> None:
+    def _drop(self, key: str, why: str, *, resume: bool = False) -> None:
         """Let go of session ``key`` held in memory (nothing if it is not held): its
         runs end ``interrupted`` with ``why`` (a running one is told to stop on its
         worker, and its end waits until it stopped there or the worker, killed past
         ``run_stop_grace``, is gone); the store's copy is read again on its next request.
         With ``resume`` (the session crashed), the run in progress, when its app resumes
         crashed runs (fewer times so far than it allows), is resumed once its end is
-        stored, its caller told the id of the run that resumes it (``Session.interrupt``).
-        With ``queued`` (the session crashed), the turns waiting behind the run in
-        progress, which never began, are kept out of that and handed, once its end is
-        stored, to ``_requeue``: ``"run"`` runs them on the session read again, ``"fail"``
-        (the crash failed the session) ends them ``SessionFailed``."""
+        stored, its caller told the id of the run that resumes it (``Session.interrupt``)."""
         session = self.sessions.pop(key, None)
         if session is None:
             return
@@ -202,82 +190,9 @@ class PartitionHolding(PartitionHomes):
         if (resume and active is not None and active.outcome is None and not isinstance(active.turn, LiveTurn)
                 and active.attempt < self._resume_limit(session.app_name)):
             resumed_as = self.resume_ids[active.run_id] = f"run-{uuid.uuid4().hex}"
-        kept = [run for run in session.waiting if run.outcome is None and not isinstance(run.turn, LiveTurn)]
-        if queued and kept:
-            session.waiting = deque(r for r in session.waiting if r not in kept)
-        requeue = (partial(self._requeue, key, kept, queued == "fail", active if resumed_as else None)
-                   if queued and kept else None)
-        due: list[bool] = []  # the run in progress ended before the lease below was let go
-
-        def then() -> None:
-            if released and requeue is not None:
-                requeue()
-            else:
-                due.append(True)
-
-        released = False
-        session.interrupt(why, stop_active=True, resumed_as=resumed_as, then=then)
+        session.interrupt(why, stop_active=True, resumed_as=resumed_as)
         self._forget(key)
-        self._let_go(session)  # (before the session is held again: its lease is not this one)
-        released = True
-        if due and requeue is not None:
-            requeue()
-
-    def _requeue(self, key: str, runs: list[SessionRun], failed: bool, resumes: SessionRun | None) -> None:
-        """The turns a crashed session had accepted but not begun (``_drop``), in order,
-        once its run in progress ended. First ``resumes``, that run when its app resumes
-        it (its caller was told the id of the run resuming it), is resumed on the session
-        read again (activation alone would not: the latest run stored is a queued one).
-        Then each the store no longer has running (ended meanwhile, its caller told) is
-        skipped; each whose caller is gone (its Runner's line
-        ended, its address takes no connection) ends ``interrupted`` unseen; with
-        ``failed`` (the crash failed the session), or when the session cannot be held
-        again (this partition stopping or the session moving, gone from the store,
-        another host holding it), each ends ``interrupted`` with the error type
-        ``SessionFailed`` or ``SessionStopped`` saying why; the others are taken back,
-        in order, by the session read again from the store (``Session.requeue``), after
-        the run that resumes the crashed one, if any. Each caller gets one end."""
-        session: Session | None = None
-        if resumes is not None and not (failed or self.stopping or key in self.leaving):
-            try:
-                session = self._session(resumes.request, keep={r.run_id for r in runs})
-                run_id = self.resume_ids.pop(resumes.run_id, "")
-                resume = ResumeRun(session.app_name, session.user_id, session.session_id,
-                                   run_config=resumes.request.run_config, resume=resumes.run_id)
-                session.resume(replace(resume, run_id=run_id) if run_id else resume)
-            except (CallError, SessionLeased, StoreError) as exc:
-                self.slog.warning("an interrupted run was not resumed", run=resumes.run_id, error=str(exc))
-        for run in runs:
-            try:  # ended meanwhile (a request activated the session and took it for a dead holder's): told already
-                if self.store.run_status(run.run_id) != "running":
-                    continue
-            except StoreError:
-                pass
-            why, error_type = "", "SessionStopped"
-            gone = (run.caller.caller_gone if isinstance(run.caller, CallerLine)
-                    else takes_connection(run.caller, HOLDER_CONNECT_WAIT) is False)
-            if failed:
-                why, error_type = ("the session failed (it crashed more often than its restart intensity "
-                                   "allows; session_failed until an operator resets it) before this turn "
-                                   "began"), "SessionFailed"
-            elif gone:
-                why = "the session crashed before this turn began, and its caller is gone"
-            elif self.stopping or key in self.leaving:
-                why = "the session crashed before this turn began, and it is not held here any more"
-            elif session is None:
-                try:
-                    session = self._session(run.request, keep={r.run_id for r in runs})
-                except (CallError, SessionLeased, StoreError) as exc:
-                    why = f"the session crashed before this turn began, and was not read again: {exc}"
-            if why or session is None:
-                if not gone:
-                    self.send(run.caller, RunFailed(run.run_id, "interrupted", error_type, why))
-                try:
-                    self.store.end_run(run.run_id, "interrupted")
-                except StoreError:
-                    pass
-                continue
-            session.requeue(run)
+        self._let_go(session)
 
     def _forget(self, key: str) -> None:
         self.pool.forget(key)

@@ -454,17 +454,14 @@ class Session(SessionRequests):
         finally:
             self.waiting.extend(waiting)
 
-    def interrupt(self, why: str, *, stop_active: bool = False, resumed_as: str = "",
-                  then: Callable[[], None] | None = None) -> None:
+    def interrupt(self, why: str, *, stop_active: bool = False, resumed_as: str = "") -> None:
         """The session is let go (its partition stops, it crashed, its lease went): every
         run not ended gets ``RunFailed(interrupted)``. With ``stop_active``, the run in
         progress is told to stop on its worker, and its end goes once it stopped there
         or its worker is gone (``SessionOwner.abandon``). ``resumed_as``: the id of the
         run that resumes the run in progress (its app resumes crashed runs): its caller
         is told it, and once that run's end is stored the session is activated again
-        (``ResumeInterrupted``), which resumes it. ``then`` is called once the end of the
-        run in progress is sent and stored (at once when none is in progress)."""
-        after: Callable[[], None] | None = then
+        (``ResumeInterrupted``), which resumes it."""
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
                 run.outcome = RunOutcome(run.run_id, False, "interrupted")
@@ -472,18 +469,15 @@ class Session(SessionRequests):
                                      resumed_as=resumed_as if run is self.active else "")
                 if stop_active and run is self.active and run.worker is not None:
                     self.owner.cancel_on_worker(run, why)
-                    self.owner.abandon(run, waited=False, then=partial(self._interrupted, run, terminal, after))
-                    after = None
+                    self.owner.abandon(run, waited=False, then=partial(self._interrupted, run, terminal))
                 else:
                     self._interrupted(run, terminal)
         for run_id in list(self.catching_up):
             self.caught_up(run_id)
         self.active = None
         self.waiting.clear()
-        if after is not None:
-            after()
 
-    def _interrupted(self, run: SessionRun, terminal: RunFailed, then: Callable[[], None] | None = None) -> None:
+    def _interrupted(self, run: SessionRun, terminal: RunFailed) -> None:
         """Send an interrupted run's end and record it (a store that fails: its next
         partition finds it running and ends it)."""
         self._deliver(run, terminal)
@@ -493,5 +487,3 @@ class Session(SessionRequests):
             pass
         if terminal.resumed_as:
             self.owner.send_after(0.001, ResumeInterrupted(((self.app_name, self.user_id, self.session_id),)))
-        if then is not None:
-            then()
