@@ -6,7 +6,7 @@ one connect and close to the caller's port per turn, on the partition's main thr
 This bench times serial text turns that go through Thespian (the path of a turn sent
 from another host's front door; the Runner's direct line, which needs no connection,
 is turned off in this process), on a real host (2 partitions, their run workers, SQLite),
-with the check and without it (``takes_connection`` of the partition module replaced by
+with the check and without it (``takes_connection`` of the partition's homes module replaced by
 one that says yes, before the actor system forks its processes: they inherit it).
 
 Run::
@@ -38,7 +38,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-import adk_actors.runtime._partition as partition_module  # noqa: E402
+import adk_actors.runtime._partition_homes as partition_module  # noqa: E402
 from adk_actors.messages import LiveWorkers  # noqa: E402
 from adk_actors.runtime import Host, HostConfig  # noqa: E402
 from adk_actors.runtime._direct_route import DirectRoute  # noqa: E402

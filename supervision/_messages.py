@@ -126,7 +126,9 @@ class Call:
     ``watch``: the caller watches whoever has its call; a server that forwards it tells
     the caller so (:class:`Handed`), and passes ``watch`` on. ``deadline``: when the
     caller stops waiting for the answer, in epoch seconds of its wall clock
-    (``time.time()``), or None; passed on with the call (``CallerRef.deadline``).
+    (``time.time()``), or None; passed on with the call (``CallerRef.deadline``). A
+    server answers a call whose deadline is anything else (a string, a bool, NaN)
+    ``bad_request`` at once, before any handler sees it.
     Absolute, not a budget: the time a call waits in a busy server's socket is the
     time that matters, and the server cannot see it (see ``CallerRef.gave_up``).
     """

@@ -14,8 +14,10 @@ Lifecycle, in order:
    :class:`~supervision.protocol.PidSpace` are answered at once, before any hook.
    :class:`Cast` goes to ``handle_cast``, timers to ``handle_timeout``, anything
    else to ``handle_info``.
-4. ``check_request`` sees every Call's and Cast's request first (a malformed one is
-   answered with its ``CallError``, or dropped if a cast). A handler that raises
+4. A Call whose ``deadline`` is neither None nor a number (a string, a bool, NaN) is
+   answered ``bad_request`` before anything else sees it. ``check_request`` sees
+   every Call's and Cast's request first (a malformed one is answered with its
+   ``CallError``, or dropped if a cast). A handler that raises
    :class:`~supervision.CallError` (e.g. ``BadRequest``)
    answers the caller with that error and carries on. Any other exception from
    ``handle_call`` goes to ``handle_error``, which may answer it with a CallError
@@ -94,7 +96,7 @@ from ._messages import (
     Shutdown,
 )
 from ._server_base import ServerBase
-from ._server_types import FORWARDED, IGNORE, NO_REPLY, CallerRef, describe
+from ._server_types import FORWARDED, IGNORE, NO_REPLY, CallerRef, checked_deadline, describe
 from ._system import node_id, pid_space
 
 __all__ = ["FORWARDED", "IGNORE", "NO_REPLY", "CallerRef", "GenServer"]
@@ -380,7 +382,15 @@ class GenServer(ServerBase):
         self._on_call(message, sender)
 
     def _on_call(self, message: Call, sender: Any) -> None:
-        caller = CallerRef(message.reply_to or sender, message.ref, message.watch, message.deadline)
+        """One call, in order: its deadline checked (one that is no number, or NaN, is
+        answered ``bad_request`` and goes no further: no handler sees it); the questions
+        every server answers at once; ``check_request`` and ``handle_call``."""
+        try:
+            deadline = checked_deadline(message.deadline)
+        except CallError as err:
+            self.send(message.reply_to or sender, ErrorReply(message.ref, err.code, err.detail))
+            return
+        caller = CallerRef(message.reply_to or sender, message.ref, message.watch, deadline)
         if isinstance(message.request, str) and message.request == HEALTH_PING:  # see supervision._health
             self.send(caller.address, Reply(caller.ref, "ok"))
             return

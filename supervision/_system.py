@@ -164,9 +164,15 @@ _GIVEN_PORTS: set[int] = set()  # given by free_port in this process: not given 
 def takes_connection(address: Any, wait: float = 0.25) -> bool | None:
     """Does the actor at ``address`` take a TCP connection now? (Each actor of a
     ``multiprocTCPBase`` system listens on a port of its own; a dead one's refuses.)
-    None when ``address`` is no TCP address. A wait longer than ``wait`` is a no (a host
-    cut off)."""
-    where = getattr(getattr(address, "addressDetails", None), "sockname", None)
+    ``address`` is an actor's address, or a ``"<host>:<port>"`` string (an actor
+    system's, as a lease names its holder). None when it is neither (a string with no
+    ``:``). A wait longer than ``wait`` is a no (a host cut off), as is a port that is
+    no number."""
+    if isinstance(address, str):
+        host, colon, port = address.rpartition(":")
+        where: Any = (host, port) if colon else None
+    else:
+        where = getattr(getattr(address, "addressDetails", None), "sockname", None)
     if not where or len(where) < 2:
         return None
     try:

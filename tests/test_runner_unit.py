@@ -322,6 +322,38 @@ def test_a_turn_its_home_did_not_take_is_asked_again_while_the_home_holds_it_nev
     assert host.forgotten == [gone] and [r.run_id for r in own.calls] == [request.run_id] * 3
 
 
+def test_a_read_its_home_did_not_take_forgets_the_home_and_is_answered_by_the_hosts_partition_at_once() -> None:
+    # The other half of the rule for a home that did not answer (Router.home_did_not_answer):
+    # a read wrote nothing either way, so the host's own partition's refusal is its answer.
+    gone = Partition("home", refuses_elsewhere, alive=False)
+    own = Partition("own", refuses_elsewhere)
+    host = HomeHost(own, gone)
+    clock = FakeClock()
+    router = Router(host, APP, 30.0, EndpointPool(lambda: host.system), clock=clock, sleep=clock.sleep)
+
+    with host.system.private() as endpoint, pytest.raises(SessionElsewhereError):
+        router.request(endpoint, GetState(APP, "u", "s"), "s", "u")
+
+    assert host.forgotten == [gone] and [type(r) for r in own.calls] == [GetState]
+
+
+def test_a_direct_turn_its_home_refused_is_asked_again_with_its_run_id_never_refused() -> None:
+    # The Runner's direct send to the session's home (another member) is refused at once:
+    # the same rule as a call's (the home forgotten, the turn may have been taken), so
+    # this host's partition, which finds the session held by that home, is asked again
+    # with the same run id until the session's holder runs it, never refused.
+    gone = Partition("home", refuses_elsewhere, alive=False)
+    told = [event("one")]
+    own = Partition("own", runs(told, elsewhere=2))
+    host = HomeHost(own, gone)
+    runner = Runner(host, APP)
+
+    got = list(runner.run("u", "s", "hi", run_id="run-1"))
+
+    assert [e.id for e in got] == [e.id for e in told]
+    assert host.forgotten == [gone] and [r.run_id for r in own.calls] == ["run-1"] * 3
+
+
 class SlowHomeHost(HomeHost):
     """A host of a cluster whose session's home (another member) takes the direct turn
     but answers nothing within the direct send's first wait, and then takes no

@@ -17,7 +17,7 @@ from supervision import (
     Strategy,
     SupervisorSpec,
 )
-from supervision.lowlevel import BackoffState, RestartIntensity, free_port
+from supervision.lowlevel import BackoffState, RestartIntensity, free_port, takes_connection
 from supervision.testing import Probe
 
 
@@ -182,3 +182,18 @@ def test_free_port_gives_no_port_another_address_holds(monkeypatch: pytest.Monke
         tried = iter([held.getsockname()[1], free])
         monkeypatch.setattr(random, "randrange", lambda low, high: next(tried))
         assert free_port("127.0.0.2") == free
+
+
+def test_takes_connection_reads_a_host_port_string_as_a_lease_names_its_holder() -> None:
+    """``"<host>:<port>"``, as a lease names a holder's actor system: a listening port is
+    a yes, a closed one or a port that is no number a no, a string with no port None."""
+    with socket.socket() as listening, socket.socket() as closed:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        closed.bind(("127.0.0.1", 0))
+        gone = closed.getsockname()[1]
+        closed.close()
+        assert takes_connection(f"127.0.0.1:{listening.getsockname()[1]}") is True
+        assert takes_connection(f"127.0.0.1:{gone}") is False
+        assert takes_connection("127.0.0.1:http-ish") is False
+        assert takes_connection("no-port-here") is None

@@ -51,7 +51,8 @@ class DirectRoute:
     def send(self, endpoint: PrivateEndpoint, request: RunRequest, deadline: float | None = None) -> DirectStart | None:
         """Send ``request`` straight to the session's partition from ``endpoint`` (see
         the module); None when it started nothing there; :class:`HolderGone` when the
-        session's home on another member may have taken it but did not answer. ``deadline``: when the Runner
+        session's home on another member may have taken it but did not answer (the home
+        forgotten: ``Router.home_did_not_answer``, the rule a call's retries use too). ``deadline``: when the Runner
         stops waiting for the run (epoch seconds, ``Call.deadline``): a partition that
         gets to the request only later does not take it."""
         try:
@@ -73,12 +74,11 @@ class DirectRoute:
         try:
             answer = transport.first(message, FIRST_WAIT)
         except NotTaken:
-            if home is not None:
-                self.host.forget_home(home)  # this host's partition is asked meanwhile
-                # Another member's, which took no connection or did not acknowledge in
-                # time (dead, or too busy on a loaded machine): it may have taken the
-                # turn, so its next request is never answered by a refusal that says
-                # nothing was written (HolderGone: asked again with the same run id).
+            # Another member's, which took no connection or did not acknowledge in time
+            # (dead, or too busy on a loaded machine): the Router's one rule for a home
+            # that did not answer (a turn may have been taken: HolderGone, asked again
+            # with the same run id, never refused).
+            if home is not None and self.router.home_did_not_answer(home, request):
                 raise HolderGone(f"the home of session {request.session_id!r} did not answer") from None
             return None  # it died: whether it took the request, its next self says
         if isinstance(answer, ErrorReply) and answer.ref == message.ref and answer.code == "not_running":

@@ -20,7 +20,6 @@ died, or whose deadline passed, before the partition took it is refused, unwritt
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 from supervision import CallerRef, CallError, Clock
@@ -228,18 +227,9 @@ class PartitionHomes(PartitionFaults):
 
     def _host_answers(self, holder: str) -> bool:
         """Does the actor system of ``holder`` (``<address>:<port>/partition-<n>``) take a
-        TCP connection now? Asked before each forward (a killed host refuses at once, a
-        cut-off one within ``HOLDER_CONNECT_WAIT``); one that did not is not asked again
-        for a second."""
+        TCP connection now (supervision's ``takes_connection``)? Asked before each
+        forward (a killed host refuses at once, a cut-off one within
+        ``HOLDER_CONNECT_WAIT``); one that did not is not asked again for a second."""
         where = holder.split("/", 1)[0]
-        return self.hosts_seen.answers(where, self.clock(), lambda: _takes_connection(where))
-
-
-def _takes_connection(where: str) -> bool:
-    """Does ``<address>:<port>`` take a TCP connection within ``HOLDER_CONNECT_WAIT``?"""
-    address, _, port = where.rpartition(":")
-    try:
-        socket.create_connection((address, int(port)), timeout=HOLDER_CONNECT_WAIT).close()
-    except (OSError, ValueError):
-        return False
-    return True
+        return self.hosts_seen.answers(where, self.clock(),
+                                       lambda: takes_connection(where, HOLDER_CONNECT_WAIT) is True)

@@ -187,13 +187,7 @@ class Router:
                 # there. The caller asks the home again, the same request (the same run id).
                 raise
             except ServerNotRunning as exc:  # gone (restarted elsewhere, or its host): this host's partition
-                self.host.forget_home(home)
-                if isinstance(request, RunRequest):
-                    # Thespian gave up sending it, which is no proof that it was not
-                    # delivered (a transmit whose acknowledgement timed out, on a home
-                    # too busy or cut off; one delivered just before its host died): a
-                    # turn may have been taken, so it is never answered by a refusal
-                    # that says nothing was written, but asked again (the same run id).
+                if self.home_did_not_answer(home, request):
                     raise ServerDiedAnswering(f"a turn sent to its session's home may have been taken: {exc}") from exc
         address = self.host.partition_for(self.app_name, user_id, session_id, refresh=refresh)
         alive = self.host.partition_alive(address) if address is not None else False
@@ -205,6 +199,22 @@ class Router:
         return call(context, address, request, timeout=max(0.1, deadline - self.clock()),
                     alive=None if alive is None else lambda: self.host.partition_alive(address) is True,
                     poll=ALIVE_POLL)
+
+    def home_did_not_answer(self, home: Any, request: Any) -> bool:
+        """The one rule for a request sent to its session's home on another member that
+        did not answer (the send failed, or no acknowledgement or first answer came in
+        time), for both ways a request goes there (:meth:`_ask`, and the direct send of
+        a run, ``DirectRoute.send``). In order: the home is forgotten (this host's
+        partition is asked meanwhile, until the host names a home again); then True
+        when ``request`` is a turn (a :class:`RunRequest`), which may have been taken
+        there all the same (a send whose acknowledgement timed out on a home too busy
+        or cut off; one delivered just before its host died): its caller raises its
+        own "may have been taken" error (``ServerDiedAnswering``, ``HolderGone``) and
+        asks again, the same request (the same run id), never answered by a refusal
+        that says nothing was written. False for a read, which wrote nothing either
+        way: the caller asks this host's partition as for a session with no home."""
+        self.host.forget_home(home)
+        return isinstance(request, RunRequest)
 
     def _wait_or_raise(self, error: CallError, deadline: float, lost_with_a_holder: bool) -> None:
         """After the host answered ``error``: wait before asking again (``not_running``;
