@@ -6,7 +6,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,13 @@ import pytest
 from adk_actors.runtime import Host, HostConfig
 from supervision import ChildSpec, SupervisorClient, SupervisorSpec, start_supervisor
 from supervision.lowlevel import free_port
-from supervision.testing import kill_marked_processes, process_marker, wait_until
+from supervision.testing import (
+    LeftoverProcesses,
+    kill_marked_processes,
+    process_marker,
+    running_actor_system,
+    wait_until,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,6 +32,21 @@ ROOT = Path(__file__).resolve().parents[1]
 Host.load_tree_code()
 
 pytest_plugins = ["supervision.testing"]
+
+#: The files that take longest (60-130 worker-seconds each on CI), longest first. With
+#: ``--no-loadscope-reorder`` (pyproject) xdist hands the workers whole files in
+#: collection order, so these start first instead of last (its own order, most tests
+#: first, left them for the end, where one worker ran on alone). Order only: a file
+#: not named keeps its place after them.
+SLOWEST_FIRST = ("test_mcp_client.py", "test_tree_recovery.py", "test_cluster.py", "test_runtime.py",
+                 "test_console.py", "test_durable_runs.py", "test_many_hosts.py", "test_kill_is_kill.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Move the items of ``SLOWEST_FIRST``'s files to the front, in its order; every
+    other item keeps its order (a stable sort)."""
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 @pytest.fixture(scope="session")
@@ -70,6 +91,71 @@ def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
 
     with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
         yield running
+
+
+class SharedHost:
+    """One host, on an actor system of its own, for those tests of a module that neither
+    kill, stop nor reconfigure it and use sessions of their own (starting a host is
+    ~23 actor processes in sequence; stopping one waits for each).
+
+    :meth:`get` hands a test the host: the same one while its tree is as it started
+    (each child of the root, and each child of the root's supervisors, reported running
+    in the process it started in); a tree found otherwise (a test broke it, or a
+    restart is under way) is stopped, its system with it, and a fresh host started in
+    its place, so that a test that breaks the host fails alone. :meth:`close` stops
+    whatever runs (the system's leftover processes raise, as the ``actor_system``
+    fixture's do)."""
+
+    def __init__(self, folder: Path, config: Callable[[Path], HostConfig]) -> None:
+        self.folder, self.config = folder, config
+        self.host: Host | None = None
+        self._stack: ExitStack | None = None
+        self._tree: dict[str, tuple[str, int | None]] | None = None
+        self._started = 0
+
+    def get(self) -> Host:
+        if self.host is not None and (self._tree is None or self.tree() != self._tree):
+            try:
+                self.close()
+            except LeftoverProcesses:  # killed: the test that broke the tree has failed, not this one
+                pass
+        if self.host is None:
+            self._started += 1
+            data = self.folder / f"host-{self._started}"
+            with ExitStack() as stack:
+                system = stack.enter_context(running_actor_system(data / "logs"))
+                self.host = stack.enter_context(Host(self.config(data / "data"), system=system))
+                self._stack = stack.pop_all()  # (a failed start: the system is shut down on the way out)
+            self._tree = self.tree()
+        return self.host
+
+    def tree(self) -> dict[str, tuple[str, int | None]] | None:
+        """(status, pid) of the root's children and of its supervisors' children, by path,
+        asked from an endpoint of its own; None when a supervisor does not answer within
+        5 s, or a child is not running."""
+        host = self.host
+        if host is None or host.root is None:
+            return None
+        try:
+            with host.system.private() as endpoint:
+                rows: dict[str, tuple[str, int | None]] = {}
+                for info in SupervisorClient(endpoint, host.root.address, timeout=5.0).which_children():
+                    rows[info.id] = (info.status, info.pid)
+                    if info.type == "supervisor" and info.address is not None:
+                        for inner in SupervisorClient(endpoint, info.address, timeout=5.0).which_children():
+                            rows[f"{info.id}/{inner.id}"] = (inner.status, inner.pid)
+        except Exception:  # a supervisor restarting, or not answering
+            return None
+        if any(status != "running" for status, _ in rows.values()):
+            return None
+        return rows
+
+    def close(self) -> None:
+        """Stop the host, then its system (:class:`LeftoverProcesses` if processes of it
+        were left, killed); nothing when none runs."""
+        stack, self._stack, self.host, self._tree = self._stack, None, None, None
+        if stack is not None:
+            stack.close()
 
 
 @contextmanager

@@ -33,6 +33,7 @@ from adk_actors import HostError
 from adk_actors.runtime import ClusterView, Host, HostConfig, Member, ranked
 from adk_actors.runtime._host import check_cluster
 from adk_actors.runtime._placement import Reachability
+from adk_actors.store import PostgresSessionStore
 from supervision.testing import kill_marked_processes, wait_until
 
 SOAK_SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "3"))
@@ -128,6 +129,16 @@ def test_a_cluster_host_refuses_to_listen_beyond_a_private_network(tmp_path: Pat
         check_cluster(HostConfig(**{**base, "cluster_join": "leader.example"}, address="10.0.0.2"))
 
 
+def sleeping(url: str, session: str) -> bool:
+    """Is the ``sleepy`` turn of ann's ``session`` in its tool (its call stored)?"""
+    store = PostgresSessionStore(url)
+    try:
+        return any(e.content is not None and e.content.function_calls
+                   for e in store.get_session("sleepy", "ann", session).events)
+    finally:
+        store.close()
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, postgres: Any) -> Iterator[Cluster]:
     with contextlib.ExitStack() as stack:
@@ -180,7 +191,8 @@ def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_the
                       timeout=30).status_code == 200
     caller = threading.Thread(target=lambda: answers.append(turn(hosts[0]["url"], slow, "sleep 5", "sleepy", 60)))
     caller.start()
-    time.sleep(1.0)  # the turn runs on the victim, streamed to the leader's HTTP process
+    # the turn runs on the victim, streamed to the leader's HTTP process
+    wait_until(lambda: sleeping(url, slow), timeout=30, interval=0.1, message=f"the turn of {slow} in its tool")
     kill_marked_processes(hosts[2]["marker"], grace=0)
     killed = time.monotonic()
     served_again: dict[str, float] = {}

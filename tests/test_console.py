@@ -9,12 +9,13 @@ import os
 import re
 import signal
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import serving
-from console_browser import CHROMIUM, browser_page, needs_chromium
+from console_browser import CHROMIUM, needs_chromium
 
 from adk_actors.testing import StubServer, gemini_response
 from supervision.testing import wait_until
@@ -43,9 +44,57 @@ def served(tmp_path_factory: pytest.TempPathFactory, gemini: StubServer) -> Iter
         yield info
 
 
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Any]:
+    """Playwright for the module's tests (its sync API runs one at a time in a thread)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as started:
+        yield started
+
+
+class Browser:
+    """The module's Chromium, launched once (a launch is most of a short test's time);
+    each test gets a context of its own from it. One found disconnected (crashed) is
+    launched again, so that a test that crashed it fails alone."""
+
+    def __init__(self, playwright: Any) -> None:
+        self.playwright = playwright
+        self.browser: Any = None
+
+    @contextmanager
+    def page(self, **context: Any) -> Iterator[tuple[Any, list[str]]]:
+        """A tab in a new context (``context``: Playwright's ``new_context`` options; a
+        1400 x 900 viewport unless given), and the list the errors its page raises are
+        appended to; the context is closed afterwards, whatever happened."""
+        if self.browser is None or not self.browser.is_connected():
+            self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        opened = self.browser.new_context(**{"viewport": {"width": 1400, "height": 900}, **context})
+        try:
+            tab = opened.new_page()
+            errors: list[str] = []
+            tab.on("pageerror", lambda error: errors.append(str(error)))
+            yield tab, errors
+        finally:
+            opened.close()
+
+    def close(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Any) -> Iterator[Browser]:
+    shared = Browser(playwright)
+    try:
+        yield shared
+    finally:
+        shared.close()
+
+
 @pytest.fixture
-def page(served: dict[str, Any]) -> Iterator[Any]:
-    with browser_page() as (tab, errors):
+def page(served: dict[str, Any], browser: Browser) -> Iterator[Any]:
+    with browser.page() as (tab, errors):
         yield tab
         assert errors == [], f"the page raised: {errors}"
 
@@ -189,10 +238,10 @@ def test_a_stopped_actor_is_shown_restarted_as_unresponsive(page: Any, served: d
     page.screenshot(path=str(tmp_path / "tree-unresponsive.png"))
 
 
-def test_the_console_fits_a_phone(served: dict[str, Any], tmp_path: Path) -> None:
+def test_the_console_fits_a_phone(served: dict[str, Any], browser: Browser, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
-    with browser_page(viewport={"width": 390, "height": 844}, is_mobile=True) as (phone, _errors):
+    with browser.page(viewport={"width": 390, "height": 844}, is_mobile=True) as (phone, _errors):
         phone.goto(served["url"] + "/?app=weather_bot")
         expect(phone.locator("#message")).to_be_visible()
         width = phone.evaluate("document.documentElement.scrollWidth")
@@ -267,7 +316,7 @@ def test_google_adks_web_ui_makes_and_runs_an_eval_set(page: Any, served: dict[s
 
 
 def test_google_adks_agent_builder_makes_an_app_that_answers(served: dict[str, Any], gemini: StubServer,
-                                                            tmp_path: Path) -> None:
+                                                            browser: Browser, tmp_path: Path) -> None:
     """adk-web's agent builder, unchanged, on our host: a new app is created and its
     assistant panel greets the user (our builder assistant, its model a real HTTP
     server speaking Gemini's wire format); the instruction is written in the form and
@@ -280,7 +329,7 @@ def test_google_adks_agent_builder_makes_an_app_that_answers(served: dict[str, A
 
     if adk_web_files() is None:
         pytest.skip("google-adk is not installed")
-    with browser_page() as (page, errors):
+    with browser.page() as (page, errors):
         refused: list[str] = []
         page.on("response", lambda r: refused.append(r.url) if r.status >= 400 and "/dev-ui/" not in r.url else None)
         page.goto(served["url"] + "/dev-ui/?app=weather_bot")
@@ -317,51 +366,52 @@ def test_google_adks_agent_builder_makes_an_app_that_answers(served: dict[str, A
         assert refused == [] and errors == [], (refused, errors)
 
 
-def test_google_adks_web_ui_talks_to_an_app_through_the_microphone(served: dict[str, Any], tmp_path: Path) -> None:
+def test_google_adks_web_ui_talks_to_an_app_through_the_microphone(served: dict[str, Any], playwright: Any,
+                                                                  tmp_path: Path) -> None:
     """adk-web's microphone button, unchanged, on our host: Chromium's fake microphone
     streams audio over ``/run_live``; the scripted voice model hears a second of it and
     answers in speech; adk-web draws both transcriptions; stopping the call leaves the
     conversation stored in the session as text."""
     import httpx
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from adk_actors.http._adk_web import adk_web_files
 
     if adk_web_files() is None:
         pytest.skip("google-adk is not installed")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-            "--autoplay-policy=no-user-gesture-required"])
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 900}, permissions=["microphone"])
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            sockets: list[str] = []
-            page.on("websocket", lambda socket: sockets.append(socket.url))
-            page.goto(served["url"] + "/dev-ui/?app=streaming")
-            call_button = page.locator("app-call-controls button").last
-            expect(call_button).to_be_enabled(timeout=15000)
-            call_button.click()
-            # A second of audio at least makes a turn (more when the machine is slow to pass it on).
-            heard = re.compile(r"^\(\d+\.\d s of audio\)$")
-            expect(page.get_by_text(heard).first).to_be_visible(timeout=20000)
-            expect(page.get_by_text(re.compile(r"^You said: \(\d+\.\d s of audio\)\.$")).first).to_be_visible(
-                timeout=20000)
-            page.screenshot(path=str(tmp_path / "adk-web-voice.png"))
-            call_button.click()  # hang up
-            assert sockets and "/run_live?" in sockets[0] and "modalities=AUDIO" in sockets[0]
-            session_id = sockets[0].split("session_id=")[1].split("&")[0]
-            url = f"{served['url']}/apps/streaming/users/user/sessions/{session_id}"
-            events = httpx.get(url).json()["events"]
-            texts = [(e["author"], e["content"]["parts"][0]["text"]) for e in events if "content" in e]
-            (user, said), (agent, answer) = texts[:2]
-            assert (user, agent) == ("user", "streamer") and heard.match(said), texts
-            assert float(said[1:].split()[0]) >= 1.0 and answer == f"You said: {said}.", texts
-            assert errors == [], errors
-        finally:
-            browser.close()
+    # a browser of its own: a fake microphone, and leave to use it without asking
+    microphone = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+        "--autoplay-policy=no-user-gesture-required"])
+    try:
+        context = microphone.new_context(viewport={"width": 1400, "height": 900}, permissions=["microphone"])
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        sockets: list[str] = []
+        page.on("websocket", lambda socket: sockets.append(socket.url))
+        page.goto(served["url"] + "/dev-ui/?app=streaming")
+        call_button = page.locator("app-call-controls button").last
+        expect(call_button).to_be_enabled(timeout=15000)
+        call_button.click()
+        # A second of audio at least makes a turn (more when the machine is slow to pass it on).
+        heard = re.compile(r"^\(\d+\.\d s of audio\)$")
+        expect(page.get_by_text(heard).first).to_be_visible(timeout=20000)
+        expect(page.get_by_text(re.compile(r"^You said: \(\d+\.\d s of audio\)\.$")).first).to_be_visible(
+            timeout=20000)
+        page.screenshot(path=str(tmp_path / "adk-web-voice.png"))
+        call_button.click()  # hang up
+        assert sockets and "/run_live?" in sockets[0] and "modalities=AUDIO" in sockets[0]
+        session_id = sockets[0].split("session_id=")[1].split("&")[0]
+        url = f"{served['url']}/apps/streaming/users/user/sessions/{session_id}"
+        events = httpx.get(url).json()["events"]
+        texts = [(e["author"], e["content"]["parts"][0]["text"]) for e in events if "content" in e]
+        (user, said), (agent, answer) = texts[:2]
+        assert (user, agent) == ("user", "streamer") and heard.match(said), texts
+        assert float(said[1:].split()[0]) >= 1.0 and answer == f"You said: {said}.", texts
+        assert errors == [], errors
+    finally:
+        microphone.close()
 
 
 def test_the_jobs_panel_shows_states_and_errors_and_retries_a_discarded_job(page: Any, served: dict[str, Any],
@@ -396,7 +446,8 @@ def test_the_jobs_panel_shows_states_and_errors_and_retries_a_discarded_job(page
         host.disconnect()
 
 
-def test_normal_use_of_a_plain_host_makes_no_failing_request_and_no_console_error(tmp_path: Path) -> None:
+def test_normal_use_of_a_plain_host_makes_no_failing_request_and_no_console_error(browser: Browser,
+                                                                                 tmp_path: Path) -> None:
     """The console on a fresh host, used as a person would: open it, make a session
     (no run yet), chat, open another app, come back by reload. No request the page makes
     answers 4xx/5xx (a session without a run gets an empty answer), and the browser's
@@ -405,7 +456,7 @@ def test_normal_use_of_a_plain_host_makes_no_failing_request_and_no_console_erro
 
     apps = ('weather_bot = "examples.weather_bot.agent:root_agent"\n'
             'notes = "runtime_agents:notes_agent"\n')
-    with serving(tmp_path, apps=apps) as plain, browser_page() as (tab, errors):
+    with serving(tmp_path, apps=apps) as plain, browser.page() as (tab, errors):
         failed: list[str] = []
         logged: list[str] = []
         tab.on("response", lambda response: failed.append(f"{response.status} {response.request.method} "

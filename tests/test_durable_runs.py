@@ -12,6 +12,7 @@ import signal
 import time
 import uuid
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -406,7 +407,9 @@ def test_kill_9_at_step_boundaries_then_resume_ends_as_an_uninterrupted_run(host
         wait_until(lambda counts=counts: Path(f"{counts}.pid").exists() or not thread.is_alive(), timeout=20)
         if thread.is_alive():
             paused += 1
-            time.sleep(0.1)  # what the worker released before it waited is committed
+            # what the worker released before it waited is committed: the events it counted
+            wait_until(partial(_committed_at_least, runner, session, cut), timeout=10,
+                       message=f"the {cut} events before the pause committed")
             if cut % 2:
                 os.kill(int(Path(f"{counts}.pid").read_text()), signal.SIGKILL)  # the run's worker
             else:
@@ -421,6 +424,12 @@ def test_kill_9_at_step_boundaries_then_resume_ends_as_an_uninterrupted_run(host
         sends = {k: n for k, n in counted(counts).items() if k.startswith("send:")}
         assert sends == {"send:first": 1, "send:right": 1}, (cut, sends)
     assert paused >= len(CUTS) * 3 // 4  # a count the parallel branches pass together is no boundary
+
+
+def _committed_at_least(runner: Any, session: str, count: int) -> bool:
+    """Has session ``session`` (of ann) stored ``count`` events of its run, at least?"""
+    stored = runner.get_session("ann", session).events
+    return sum(1 for e in stored if not e.invocation_id.startswith("p-")) >= count
 
 
 def _resume_deciding_as_a_human_would(runner: Any, session: str, run_id: str, counts: Path) -> None:

@@ -72,17 +72,24 @@ class Turn:
         assert not self.thread.is_alive(), "the turn did not end"
 
 
+def napping(patient: Any, user: str, session: str) -> bool:
+    """Is the patient's nap call on record (a call is, before its tool runs)?"""
+    return any(e.content is not None and e.content.function_calls
+               for e in patient.get_session(user, session).events)
+
+
 def start_victim_and_bystander(host: Host, tmp_path: Path) -> tuple[Path, Turn, Turn, Any]:
-    """A marker run (30 s of marks) and a patient run (an 8 s nap: it still runs when the
-    victim's grace ends, even on a loaded machine) on the one worker,
-    both started, the marks flowing."""
+    """A marker run (30 s of marks), then, once its marks flow, a patient run (a 6 s
+    nap, and its resumed run's nap again: it still naps when the victim's grace ends,
+    even on a loaded machine) on the one worker, both in their tools."""
     marks = tmp_path / "marks"
     marker, patient = host.runner("marker"), host.runner("patient", follow_resumes=False)
     marker.create_session("ann", "m")
     patient.create_session("bob", "p")
-    bystander = Turn(patient, "bob", "p", "nap 8")
     victim = Turn(marker, "ann", "m", f"mark {marks} 30", marks=marks, run_id="run-victim")
     wait_until(lambda: size(marks) > 0, timeout=15, message="the marker's first mark")
+    bystander = Turn(patient, "bob", "p", "nap 6")
+    wait_until(lambda: napping(patient, "bob", "p"), timeout=15, message="the patient's nap begun")
     assert len(call(host.system, host.partitions()[0], LiveWorkers())) == 1  # one worker holds both
     return marks, victim, bystander, patient
 
@@ -92,7 +99,9 @@ def check_stopped_and_resumed(marks: Path, victim: Turn, bystander: Turn, patien
     interrupted, was resumed, and the resuming run completes."""
     victim.join()
     assert victim.error is not None and victim.error.reason == reason, victim.error
-    time.sleep(1.5)
+    writers = {int(line.split()[0]) for line in marks.read_text().splitlines()}
+    wait_until(lambda: not any(process_alive(pid) for pid in writers), timeout=5,
+               message="the marks' writer gone")  # (the caller was told once it was dead)
     assert size(marks) == victim.size_at_end > 0  # nothing written after the caller was told
     bystander.join()
     failed = bystander.error

@@ -185,7 +185,9 @@ def test_many_hosts_on_one_database_spread_sessions_stay_within_their_connection
         for loader in loaders:
             loader.start()
         try:
-            time.sleep(1.0)
+            firsts = list(acknowledged)[:3]  # each caller's first session
+            wait_until(lambda: all(acknowledged[s] for s in firsts) or refused, timeout=30,
+                       message="a turn of each caller answered")  # the load runs
             kill_marked_processes(hosts[victim]["marker"], grace=0)
             killed = time.monotonic()
             served_again: dict[str, float] = {}

@@ -6,12 +6,13 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import runtime_agents
-from conftest import session_workers, wait_workers_gone
+from conftest import SharedHost, session_workers, wait_workers_gone
 
 from adk_actors import RunConfig
 from adk_actors._exceptions import (
@@ -27,6 +28,21 @@ from adk_actors.runtime import Host, HostConfig
 from supervision import CallError, SupervisorClient, call
 from supervision.protocol import OsPid, UnknownRequest
 from supervision.testing import pid_alive, wait_until
+
+
+@pytest.fixture(scope="module")
+def shared_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedHost]:
+    hosts = SharedHost(tmp_path_factory.mktemp("runtime"),
+                       lambda data: HostConfig(apps=runtime_agents.APPS, data_dir=str(data)))
+    yield hosts
+    hosts.close()
+
+
+@pytest.fixture
+def shared(shared_hosts: SharedHost) -> Host:
+    """The module's default host, for tests that neither kill, stop nor reconfigure it,
+    each on users of its own (the ``counter`` app's ``app:`` state is the one test's)."""
+    return shared_hosts.get()
 
 
 def texts(events: list[Any]) -> list[str]:
@@ -61,18 +77,18 @@ def in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
     return thread, box
 
 
-def test_conversation_keeps_history_and_persists_every_event(host: Host) -> None:
-    runner = host.runner("echo")
-    runner.create_session("ann", "s1")
-    assert texts(list(runner.run("ann", "s1", "hello"))) == ["hello", "echo: hello (turn 1)"]
-    assert texts(list(runner.run("ann", "s1", "again"))) == ["again", "echo: again (turn 2)"]
-    session = runner.get_session("ann", "s1")
+def test_conversation_keeps_history_and_persists_every_event(shared: Host) -> None:
+    runner = shared.runner("echo")
+    runner.create_session("conv", "s1")
+    assert texts(list(runner.run("conv", "s1", "hello"))) == ["hello", "echo: hello (turn 1)"]
+    assert texts(list(runner.run("conv", "s1", "again"))) == ["again", "echo: again (turn 2)"]
+    session = runner.get_session("conv", "s1")
     assert texts(session.events) == ["hello", "echo: hello (turn 1)", "again", "echo: again (turn 2)"]
-    assert [s.id for s in runner.list_sessions("ann")] == ["s1"]
+    assert [s.id for s in runner.list_sessions("conv")] == ["s1"]
 
 
-def test_state_scopes_across_users_and_sessions(host: Host) -> None:
-    runner = host.runner("counter")
+def test_state_scopes_across_users_and_sessions(shared: Host) -> None:
+    runner = shared.runner("counter")
     for user, sid in (("ann", "a1"), ("ann", "a2"), ("bob", "b1")):
         runner.create_session(user, sid)
     assert texts(list(runner.run("ann", "a1", "go")))[-1] == "count is 1"
@@ -85,25 +101,25 @@ def test_state_scopes_across_users_and_sessions(host: Host) -> None:
     assert all("temp:scratch" not in e.actions.state_delta for e in stored)
 
 
-def test_typed_errors_for_bad_requests(host: Host) -> None:
-    runner = host.runner("echo")
+def test_typed_errors_for_bad_requests(shared: Host) -> None:
+    runner = shared.runner("echo")
     with pytest.raises(SessionNotFoundError):
-        list(runner.run("ann", "nope", "hi"))
-    runner.create_session("ann", "s1")
+        list(runner.run("typed", "nope", "hi"))
+    runner.create_session("typed", "s1")
     with pytest.raises(SessionExistsError):
-        runner.create_session("ann", "s1")
+        runner.create_session("typed", "s1")
     with pytest.raises(UnknownAppError):
-        host.runner("no_such_app").create_session("ann")
-    partition = host.partitions()[0]
+        shared.runner("no_such_app").create_session("typed")
+    partition = shared.partitions()[0]
     with pytest.raises(UnknownRequest):
-        call(host.system, partition, runtime_agents.__name__)  # not a request at all: answered, no crash
+        call(shared.system, partition, runtime_agents.__name__)  # not a request at all: answered, no crash
     with pytest.raises(CallError) as malformed:
-        call(host.system, partition, GetState("echo", "", "s1"))  # malformed: answered, no crash
+        call(shared.system, partition, GetState("echo", "", "s1"))  # malformed: answered, no crash
     assert malformed.value.code == "invalid_request" and "user id" in malformed.value.detail
-    assert texts(list(runner.run("ann", "s1", "still fine")))[-1] == "echo: still fine (turn 1)"
-    runner.delete_session("ann", "s1")
+    assert texts(list(runner.run("typed", "s1", "still fine")))[-1] == "echo: still fine (turn 1)"
+    runner.delete_session("typed", "s1")
     with pytest.raises(SessionNotFoundError):
-        runner.get_session("ann", "s1")
+        runner.get_session("typed", "s1")
 
 
 def test_session_process_killed_between_turns_comes_back_with_its_history(host: Host) -> None:
@@ -158,24 +174,24 @@ def test_run_worker_killed_mid_run_fails_within_a_second(host: Host) -> None:
     assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
 
 
-def test_concurrent_runs_on_one_session_are_serialized(host: Host, tmp_path: Path) -> None:
-    runner = host.runner("sleepy")
-    runner.create_session("ann", "s1")
+def test_concurrent_runs_on_one_session_are_serialized(shared: Host, tmp_path: Path) -> None:
+    runner = shared.runner("sleepy")
+    runner.create_session("serial", "s1")
     in_tool = tmp_path / "in-tool"
-    first, first_box = in_thread(lambda: list(runner.run("ann", "s1", f"sleep 2 {in_tool}")))
+    first, first_box = in_thread(lambda: list(runner.run("serial", "s1", f"sleep 2 {in_tool}")))
     wait_until(in_tool.exists)
     with pytest.raises(SessionBusyError):
-        list(runner.run("ann", "s1", "now or never", reject_if_busy=True))
-    second, second_box = in_thread(lambda: list(runner.run("ann", "s1", "after you")))
+        list(runner.run("serial", "s1", "now or never", reject_if_busy=True))
+    second, second_box = in_thread(lambda: list(runner.run("serial", "s1", "after you")))
     first.join(10)
     second.join(10)
     assert texts(first_box["result"])[-1] == "woke up" and texts(second_box["result"])[-1] == "awake: after you"
-    stored = texts(runner.get_session("ann", "s1").events)
+    stored = texts(runner.get_session("serial", "s1").events)
     assert stored == [f"sleep 2 {in_tool}", "woke up", "after you", "awake: after you"]  # no interleaving
 
 
-def test_fifty_sessions_in_parallel(host: Host) -> None:
-    runner = host.runner("echo")
+def test_fifty_sessions_in_parallel(shared: Host) -> None:
+    runner = shared.runner("echo")
     for i in range(50):
         runner.create_session("crowd", f"s{i}")
     results: dict[int, list[str]] = {}
@@ -191,31 +207,31 @@ def test_fifty_sessions_in_parallel(host: Host) -> None:
     assert all(results[i] == [f"msg {i}", f"echo: msg {i} (turn 1)"] for i in range(50))
 
 
-def test_a_run_output_from_any_actor_but_the_runs_own_is_ignored(host: Host, actor_system: Any) -> None:
+def test_a_run_output_from_any_actor_but_the_runs_own_is_ignored(shared: Host) -> None:
     """A partition takes a run's events and outcome only from the worker running it: a
     forged RunOutput with the run's id, sent mid-run by another endpoint, neither
     reaches the history nor ends the run."""
     from adk_actors import Content, Event
     from adk_actors.runtime._run_protocol import RunOutcome, RunOutput
 
-    runner = host.runner("sleepy")
+    runner = shared.runner("sleepy")
     runner.create_session("u", "forge")
     assert texts(list(runner.run("u", "forge", "hello"))) == ["hello", "awake: hello"]
-    partition = host.partition_for("sleepy", "u", "forge")
+    partition = shared.partition_for("sleepy", "u", "forge")
     thread, box = in_thread(lambda: texts(list(runner.run("u", "forge", "sleep 1", run_id="run-forge"))))
     wait_until(lambda: len(runner.get_session("u", "forge").events) >= 4, timeout=10)  # the tool call is stored
     forged = Event(author="sleepy", invocation_id="run-forge", content=Content.model("forged"))
-    actor_system.tell(partition, RunOutput("run-forge", [forged], RunOutcome("run-forge", True)))
+    shared.system.tell(partition, RunOutput("run-forge", [forged], RunOutcome("run-forge", True)))
     thread.join(15)
     assert box.get("result") == ["sleep 1", "woke up"], box
     history = texts(runner.get_session("u", "forge").events)
     assert "forged" not in history and history[-1] == "woke up"
 
 
-def test_one_runner_used_from_many_threads_at_once(host: Host) -> None:
+def test_one_runner_used_from_many_threads_at_once(shared: Host) -> None:
     """Session CRUD, turns and service calls from 30 threads sharing one Runner (a
     Thespian endpoint serves one thread at a time: each call needs its own)."""
-    runner = host.runner("echo")
+    runner = shared.runner("echo")
     errors: list[BaseException] = []
     seen: dict[int, tuple[dict[str, Any], list[str], int]] = {}
 
@@ -246,7 +262,8 @@ def test_a_run_that_never_ends_meets_the_hosts_deadline_and_frees_its_session(tm
     """No RunConfig timeout: the host's run_timeout ends a run whose tool blocks far
     longer, with one RunFailed(timeout); the turn queued behind it then runs, and so do
     later turns (before, such a session was held, with its queue, forever)."""
-    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), run_timeout=0.5)
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), run_timeout=0.5,
+                        run_stop_grace=0.5)
     with Host(config, system=actor_system) as host:
         runner = host.runner("sleepy")
         runner.create_session("ann", "s1")
@@ -257,30 +274,35 @@ def test_a_run_that_never_ends_meets_the_hosts_deadline_and_frees_its_session(tm
         stuck.join(10)
         error = stuck_box.get("error")
         assert isinstance(error, RunFailedError) and error.reason == "timeout", stuck_box
-        # told once its worker was killed: the deadline, then run_stop_grace (2 s)
+        # told once its worker was killed: the deadline, then run_stop_grace (0.5 s here)
         assert "0.5 s deadline" in error.detail and stuck_box["at"] - began < 5.0
         queued.join(10)
         assert queued_box.get("result", [None])[-1] == "awake: after", queued_box
         assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
 
 
-def test_cancel_and_deadline(host: Host, tmp_path: Path) -> None:
-    runner = host.runner("sleepy")
-    runner.create_session("ann", "s1")
-    began = time.monotonic()
-    with pytest.raises(RunFailedError) as timed_out:
-        list(runner.run("ann", "s1", "sleep 60", run_config=RunConfig(timeout=0.5)))
-    # told once its worker was killed (the deadline, then run_stop_grace: 2 s), not when the tool ends
-    assert timed_out.value.reason == "timeout" and time.monotonic() - began < 15
-    in_tool = tmp_path / "in-tool"
-    thread, box = in_thread(lambda: list(runner.run("ann", "s1", f"sleep 60 {in_tool}", run_id="run-to-cancel")))
-    wait_until(in_tool.exists)
-    cancel_at = time.monotonic()
-    runner.cancel("run-to-cancel")
-    thread.join(20)
-    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "cancelled"
-    assert box["at"] - cancel_at < 15  # the kill after the grace period, not the tool's end
-    assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
+def test_cancel_and_deadline(actor_system: Any, tmp_path: Path) -> None:
+    """A RunConfig timeout and a cancel each end a turn whose tool would run 60 s: its
+    caller is told once the worker was killed, past ``run_stop_grace`` (0.5 s here; the
+    default's 2 s: test_a_run_that_will_not_stop_...), not when the tool ends."""
+    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), run_stop_grace=0.5)
+    with Host(config, system=actor_system) as host:
+        runner = host.runner("sleepy")
+        runner.create_session("ann", "s1")
+        began = time.monotonic()
+        with pytest.raises(RunFailedError) as timed_out:
+            list(runner.run("ann", "s1", "sleep 60", run_config=RunConfig(timeout=0.5)))
+        # told once its worker was killed (the deadline, then run_stop_grace), not when the tool ends
+        assert timed_out.value.reason == "timeout" and time.monotonic() - began < 15
+        in_tool = tmp_path / "in-tool"
+        thread, box = in_thread(lambda: list(runner.run("ann", "s1", f"sleep 60 {in_tool}", run_id="run-to-cancel")))
+        wait_until(in_tool.exists)
+        cancel_at = time.monotonic()
+        runner.cancel("run-to-cancel")
+        thread.join(20)
+        assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "cancelled"
+        assert box["at"] - cancel_at < 15  # the kill after the grace period, not the tool's end
+        assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
 
 
 def test_passivation_and_transparent_reactivation(actor_system: Any, tmp_path: Path) -> None:
@@ -342,98 +364,98 @@ def test_registry_killed_restarts_the_tree_and_conversations_continue(host: Host
     assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
 
 
-def test_run_async(host: Host) -> None:
+def test_run_async(shared: Host) -> None:
     import asyncio
 
-    runner = host.runner("echo")
-    runner.create_session("ann", "s1")
+    runner = shared.runner("echo")
+    runner.create_session("async", "s1")
 
     async def go() -> list[str]:
-        return [e.content.text async for e in runner.run_async("ann", "s1", "async hi") if e.content]
+        return [e.content.text async for e in runner.run_async("async", "s1", "async hi") if e.content]
 
     assert asyncio.run(go()) == ["async hi", "echo: async hi (turn 1)"]
 
 
 def test_auto_create_session_makes_a_missing_session_for_its_run_and_continues_an_existing_one(
-        host: Host) -> None:
+        shared: Host) -> None:
     """google-adk's ``Runner(auto_create_session=True)``: a run on a session that does
     not exist creates it (empty state, the turn stored in it); the next turn continues
     it; a Runner without it still refuses; ``create_session=`` decides per call."""
     import asyncio
 
-    plain, creating = host.runner("echo"), host.runner("echo", auto_create_session=True)
+    plain, creating = shared.runner("echo"), shared.runner("echo", auto_create_session=True)
     with pytest.raises(SessionNotFoundError):
-        list(plain.run("ann", "new-1", "hi"))
-    assert texts(list(creating.run("ann", "new-1", "hi")))[-1] == "echo: hi (turn 1)"
-    assert texts(list(creating.run("ann", "new-1", "again")))[-1] == "echo: again (turn 2)"
-    made = plain.get_session("ann", "new-1")
+        list(plain.run("auto", "new-1", "hi"))
+    assert texts(list(creating.run("auto", "new-1", "hi")))[-1] == "echo: hi (turn 1)"
+    assert texts(list(creating.run("auto", "new-1", "again")))[-1] == "echo: again (turn 2)"
+    made = plain.get_session("auto", "new-1")
     assert [e.content.text for e in made.events if e.content] == ["hi", "echo: hi (turn 1)", "again",
                                                                    "echo: again (turn 2)"]
 
     async def first_turns() -> list[list[str]]:
         async def turn(session_id: str) -> list[str]:
-            return [e.content.text async for e in plain.run_async("bob", session_id, "x", create_session=True)
+            return [e.content.text async for e in plain.run_async("auto-bob", session_id, "x", create_session=True)
                     if e.content]
         return await asyncio.gather(*(turn(f"c{i % 3}") for i in range(9)))
 
     answers = asyncio.run(first_turns())  # three new sessions, three turns each, all at once
     assert sorted(a[-1] for a in answers) == sorted(f"echo: x (turn {n})" for _ in range(3) for n in (1, 2, 3))
     with pytest.raises(SessionNotFoundError):
-        list(creating.run("ann", "new-2", "no", create_session=False))
+        list(creating.run("auto", "new-2", "no", create_session=False))
 
 
 def test_the_same_request_again_for_a_run_that_ended_gets_its_events_and_end_another_is_refused(
-        host: Host) -> None:
+        shared: Host) -> None:
     """A caller whose partition died after it committed the run's end, but before it
     said so, sends the same request again: it gets the run's committed events and its
     end (as a follower does), the run is not run twice. A different request with the
     same run id is refused: a run id is never reused."""
     import asyncio
 
-    runner = host.runner("echo")
-    runner.create_session("ann", "again")
-    first = list(runner.run("ann", "again", "hello", run_id="run-asked-twice"))
-    again = list(runner.run("ann", "again", "hello", run_id="run-asked-twice"))
+    runner = shared.runner("echo")
+    runner.create_session("twice", "again")
+    first = list(runner.run("twice", "again", "hello", run_id="run-asked-twice"))
+    again = list(runner.run("twice", "again", "hello", run_id="run-asked-twice"))
     assert [e.id for e in again if e.author != "user"] == [e.id for e in first if e.author != "user"]
     assert texts(again)[-1] == "echo: hello (turn 1)"
 
     async def again_async() -> list[str]:
-        return [e.id async for e in runner.run_async("ann", "again", "hello", run_id="run-asked-twice")]
+        return [e.id async for e in runner.run_async("twice", "again", "hello", run_id="run-asked-twice")]
 
     assert set(asyncio.run(again_async())) >= {e.id for e in first if e.author != "user"}
     with pytest.raises(InvalidRequestError):
-        list(runner.run("ann", "again", "something else", run_id="run-asked-twice"))
-    assert texts(list(runner.run("ann", "again", "next")))[-1] == "echo: next (turn 2)"  # ran once: turn 2
+        list(runner.run("twice", "again", "something else", run_id="run-asked-twice"))
+    assert texts(list(runner.run("twice", "again", "next")))[-1] == "echo: next (turn 2)"  # ran once: turn 2
 
 
-def test_an_actor_uses_an_agent_only_by_message_passing(host: Host) -> None:
+def test_an_actor_uses_an_agent_only_by_message_passing(shared: Host) -> None:
     from examples.message_passing.asker import Asker
     from supervision import start_server
     from supervision.protocol import Cast
 
-    host.runner("echo").create_session("ann", "s1")
-    asker = start_server(host.system, Asker, {"app": "echo", "sessions": host.sessions_address()})
-    host.system.tell(asker, Cast(("ask", "ann", "s1", "hello from an actor")))
-    host.system.tell(asker, Cast(("ask", "ann", "missing", "nobody home")))
-    answers = wait_until(lambda: (a := call(host.system, asker, "answers")) and len(a) == 2 and a, timeout=10)
+    shared.runner("echo").create_session("asker", "s1")
+    asker = start_server(shared.system, Asker, {"app": "echo", "sessions": shared.sessions_address()})
+    shared.system.tell(asker, Cast(("ask", "asker", "s1", "hello from an actor")))
+    shared.system.tell(asker, Cast(("ask", "asker", "missing", "nobody home")))
+    answers = wait_until(lambda: (a := call(shared.system, asker, "answers")) and len(a) == 2 and a, timeout=10)
     assert sorted(answers.values()) == ["echo: hello from an actor (turn 1)", "refused: unknown_session"]
 
 
-def test_a_runner_serving_many_sessions_keeps_a_bounded_number_of_sockets_open(host: Host) -> None:
+def test_a_runner_serving_many_sessions_keeps_a_bounded_number_of_sockets_open(shared: Host) -> None:
     """An endpoint keeps a socket to every session actor it talked to, and Thespian
     watches them all at each turn of its loop: a Runner that reused one endpoint for
     every session had a turn's CPU grow with the sessions it had ever served."""
-    runner = host.runner("echo")
-    runner.create_session("ann", "s0")
-    list(runner.run("ann", "s0", "hi"))
+    runner = shared.runner("echo")
+    runner.create_session("sockets", "s0")
+    list(runner.run("sockets", "s0", "hi"))
     before = len(os.listdir("/proc/self/fd"))
     for i in range(1, 50):
-        runner.create_session("ann", f"s{i}")
-        assert [e.content.text for e in runner.run("ann", f"s{i}", "hi") if e.content][-1] == "echo: hi (turn 1)"
+        runner.create_session("sockets", f"s{i}")
+        assert [e.content.text for e in runner.run("sockets", f"s{i}", "hi") if e.content][-1] == "echo: hi (turn 1)"
     grown = len(os.listdir("/proc/self/fd")) - before
     assert grown <= 25, f"{grown} more descriptors open after serving 49 more sessions"
     # The sessions served before are served still (their endpoint may be a new one).
-    assert [e.content.text for e in runner.run("ann", "s1", "again") if e.content][-1] == "echo: again (turn 2)"
+    assert [e.content.text for e in runner.run("sockets", "s1", "again") if e.content][-1] == "echo: again (turn 2)"
 
 
 def test_a_run_that_will_not_stop_gets_its_worker_killed_after_the_grace_and_its_neighbour_interrupted(
