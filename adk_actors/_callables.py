@@ -6,7 +6,10 @@
   gives the function and the extra arguments to call it with.
 * Function tools: :func:`describe_function` derives what a model is told about a
   Python function (its name, its description from the docstring, a JSON schema of
-  its parameters from the type hints; ``tool_context`` is injected, never declared)
+  its parameters from the type hints; the context parameter, the first annotated
+  with a context type (google-adk's ``Context``, ``ToolContext``, ``CallbackContext``,
+  registered by :func:`register_context_type`), else one named ``tool_context``, is
+  injected, never declared)
   and the pydantic model its arguments are validated with. A function given as
   ``"module:func"`` or ``(module, func, extra_args)`` is resolved first. Results
   are cached per function, so the engine can wrap a plain function every turn at
@@ -26,7 +29,7 @@ import re
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import ModuleType
+from types import ModuleType, UnionType
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, create_model
@@ -43,6 +46,7 @@ __all__ = [
     "describe_function",
     "is_plain_function",
     "provider_target",
+    "register_context_type",
     "resolve_function",
 ]
 
@@ -193,8 +197,27 @@ class FunctionDescription:
     description: str
     arguments: type[BaseModel]
     declaration: FunctionDeclaration
-    wants_context: bool
+    context_param: str | None  # the parameter the tool's context is passed as, if any
     is_async: bool
+
+
+_CONTEXT_TYPES: list[type] = []
+
+
+def register_context_type(kind: type) -> None:
+    """Make a parameter annotated with ``kind`` (or a subclass of it, or an optional
+    one) a function tool's context parameter: the agent layer registers its
+    ``CallbackContext``, of which google-adk's ``Context`` and ``ToolContext`` are
+    names here. Functions described earlier keep their description (cached)."""
+    if kind not in _CONTEXT_TYPES:
+        _CONTEXT_TYPES.append(kind)
+
+
+def _is_context_type(annotation: Any) -> bool:
+    """Is ``annotation`` a registered context type, or a union with one (``X | None``)?"""
+    if typing.get_origin(annotation) in (typing.Union, UnionType):
+        return any(_is_context_type(arg) for arg in typing.get_args(annotation) if arg is not type(None))
+    return isinstance(annotation, type) and any(issubclass(annotation, kind) for kind in _CONTEXT_TYPES)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -212,8 +235,10 @@ def _describe(func: Callable[..., Any], extra_args: tuple[Any, ...], name: str |
         hints = {}
     params = list(signature.parameters.values())[len(extra_args):]
     fields: dict[str, Any] = {}
+    context_param = next((p.name for p in params if _is_context_type(hints.get(p.name, p.annotation))),
+                         "tool_context" if any(p.name == "tool_context" for p in params) else None)
     for param in params:
-        if param.name == "tool_context" or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+        if param.name == context_param or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
@@ -226,7 +251,7 @@ def _describe(func: Callable[..., Any], extra_args: tuple[Any, ...], name: str |
     return FunctionDescription(
         func=func, extra_args=extra_args, name=name, description=description, arguments=arguments,
         declaration=FunctionDeclaration(name=name, description=declared_description, parameters_json_schema=declared),
-        wants_context=any(p.name == "tool_context" for p in params),
+        context_param=context_param,
         is_async=inspect.iscoroutinefunction(func))
 
 

@@ -50,6 +50,7 @@ from typing import Any
 from ._event_print import print_event
 from ._rewind import rewind_event
 from ._types import Content, Event, RunConfig
+from .agents.invocation_context import LlmCallsLimitExceededError
 from .artifacts import InMemoryArtifactService
 from .artifacts._engine_view import engine_artifacts
 from .compiler import live_events
@@ -140,7 +141,10 @@ class Runner:
         before anything is read or written; and a function response answering no call
         of the session (google-adk's text), or answering calls of two invocations
         (google-adk's text), once the session is read and before anything is written.
-        A message answering calls goes on in their invocation (google-adk's rule)."""
+        A message answering calls goes on in their invocation (google-adk's rule). A
+        run that reaches ``RunConfig.max_llm_calls`` raises google-adk's
+        ``LlmCallsLimitExceededError`` after its error event (``error_code`` the error's
+        name, as google-adk's) is kept and yielded."""
         if new_message is None:
             raise ValueError("run_async needs a new_message")
         if getattr(self.agent, "mode", None) == "single_turn":
@@ -166,11 +170,16 @@ class Runner:
                                           policies=self.policies, resolve_model=resolve_model,
                                           context_cache_config=self.app.context_cache_config,
                                           approvals=self.approvals):
+            limit_reached = event.error_code == "max_llm_calls"
+            if limit_reached:  # google-adk's: an error event named by its exception's type, then the raise
+                event = event.model_copy(update={"error_code": LlmCallsLimitExceededError.__name__})
             if not event.partial:  # yielded as kept (google-adk's: its temp: keys taken out)
                 event = await self.session_service.append_event(session, event) or event
             users_own, first = first and event.author == "user", False
             if yield_user_message or not users_own:
                 yield event
+            if limit_reached:
+                raise LlmCallsLimitExceededError(event.error_message or "the run reached RunConfig.max_llm_calls")
 
     def run(self, *, user_id: str, session_id: str, new_message: Any, state_delta: dict[str, Any] | None = None,
             run_config: RunConfig | None = None) -> Iterator[Event]:

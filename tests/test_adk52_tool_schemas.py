@@ -8,6 +8,14 @@ the Gemini API. ``load_memory`` declares ``{"query": string}`` the same way. The
 program runs in process on google-adk and on ours (imports rewritten) against one
 Gemini stand-in on 127.0.0.1, and the ``tools`` of the request bodies must be equal,
 key by key, as received.
+
+The tools the flow adds are declared the same way: ``transfer_to_agent`` (pydantic's
+schema of its function, ``agent_name``'s enum the agent's targets, first among the
+request's declarations), a ``mode="task"`` sub-agent's delegation tool (its
+``input_schema``'s schema, else google-adk's one-string ``request``) and the task
+agent's ``finish_task`` (its ``output_schema``'s schema, a non-object one wrapped under
+``result``), all under ``parameters_json_schema``; only the descriptions of
+``transfer_to_agent`` and ``finish_task`` are our own words.
 """
 
 from __future__ import annotations
@@ -110,3 +118,88 @@ def test_tool_declarations_reach_gemini_as_google_adk_sends_them(gemini: StubSer
             assert ours[name]["description"] and theirs[name]["description"]
             ours[name].pop("description"), theirs[name].pop("description")
         assert ours[name] == theirs[name], name
+
+
+# -- the tools the flow adds: transfer_to_agent, task delegation, finish_task -------------
+
+TEAM = '''
+from pydantic import BaseModel
+
+from google.adk.agents import Agent
+from google.adk.runners import InMemoryRunner
+from google.genai import types
+
+
+class Trip(BaseModel):
+    city: str
+    nights: int = 1
+
+
+class Ask(BaseModel):
+    topic: str
+
+
+def ping() -> str:
+    """Say hello."""
+    return "pong"
+
+
+helper = Agent(name="helper", model="gemini-2.5-flash", description="Helps.", instruction="Help.")
+booker = Agent(name="booker", model="gemini-2.5-flash", description="Books trips.", instruction="Book.",
+               mode="task", input_schema=Ask, output_schema=Trip, tools=[ping])
+counter = Agent(name="counter", model="gemini-2.5-flash", description="Counts.", instruction="Count.",
+                mode="task", output_schema=list[str])
+root_agent = Agent(name="desk", model="gemini-2.5-flash", instruction="Route.", tools=[ping],
+                   sub_agents=[helper, booker, counter])
+
+
+async def main():
+    runner = InMemoryRunner(agent=root_agent, app_name="trips")
+    session = await runner.session_service.create_session(app_name="trips", user_id="u")
+    async for _ in runner.run_async(user_id="u", session_id=session.id,
+                                    new_message=types.Content(role="user", parts=[types.Part(text="go")])):
+        pass
+'''
+
+#: the desk delegates to each task agent, each finishes its task, the desk answers
+TEAM_SCRIPT = [
+    ("booker", {"topic": "Paris"}),
+    ("finish_task", {"city": "Paris", "nights": 2}),
+    ("counter", {"request": "count the cities"}),
+    ("finish_task", {"result": ["Paris"]}),
+]
+
+# the flow's tools whose description is our own wording (the seeds' concise transfer
+# tool; finish_task's sentence): everything else of their declaration must be equal
+FLOW_OWN_WORDS = {"transfer_to_agent", "finish_task"}
+
+
+def _every_request_declares(server: StubServer, source: str) -> list[list[dict[str, Any]]]:
+    answers = [gemini_response(function_calls=[call]) for call in TEAM_SCRIPT] + [gemini_response(text="done")]
+    run_program(source, answers, server)
+    assert not server.responses, "the whole script is used"
+    return [[d for tool in r.body.get("tools", []) for d in tool.get("functionDeclarations", [])]
+            for r in server.requests]
+
+
+def test_the_flows_own_tools_reach_gemini_as_google_adk_declares_them(gemini: StubServer) -> None:  # noqa: F811
+    """transfer_to_agent, a task agent's delegation tool and its finish_task (an object
+    schema, and a list wrapped under ``result``), in every request of a run that uses
+    them all: the same declarations in the same order, key by key as received (the
+    JSON schema under ``parameters_json_schema``, pydantic's titles and defaults kept,
+    ``agent_name``'s enum the targets of each agent), our own words aside."""
+    theirs = _every_request_declares(gemini, TEAM)
+    ours = _every_request_declares(gemini, rewritten(TEAM))
+    names = [[d["name"] for d in request] for request in theirs]
+    assert names == [["transfer_to_agent", "ping", "booker", "counter"],
+                     ["transfer_to_agent", "ping", "finish_task"],
+                     ["transfer_to_agent", "ping", "booker", "counter"],
+                     ["transfer_to_agent", "finish_task"],
+                     ["transfer_to_agent", "ping", "booker", "counter"]]
+    assert [[d["name"] for d in request] for request in ours] == names
+    for their_request, our_request in zip(theirs, ours, strict=True):
+        for their, our in zip(their_request, our_request, strict=True):
+            assert "parameters" not in their and ("parameters_json_schema" in their or their["name"] == "ping")
+            if their["name"] in FLOW_OWN_WORDS:
+                assert our.pop("description") and their.pop("description")
+            assert our == their, their["name"]

@@ -128,7 +128,7 @@ def test_the_tool_itself_is_google_adks() -> None:
     theirs, ours = Theirs(["bank", "shop"]), TransferToAgentTool(["bank", "shop"])
     assert ours.name == theirs.name == "transfer_to_agent" and ours.is_long_running is theirs.is_long_running
     their_schema = theirs._get_declaration().parameters_json_schema
-    our_schema = ours._get_declaration().parameters
+    our_schema = ours._get_declaration().parameters_json_schema
     assert our_schema["properties"]["agent_name"]["enum"] == their_schema["properties"]["agent_name"]["enum"]
     assert our_schema["required"] == their_schema["required"] == ["agent_name"]
     context = ToolContext(SimpleNamespace(session=SimpleNamespace(state={})), "call-1")

@@ -14,10 +14,12 @@ they do the work and return the result. An async function that calls one without
 from __future__ import annotations
 
 import asyncio
+from abc import ABCMeta
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .._callables import register_context_type
 from .._types import EventActions, Part, SearchMemoryResponse, State
 from ..types import ours
 
@@ -65,8 +67,14 @@ class Actions:
                             set_model_response=self.set_model_response)
 
 
-class CallbackContext:
-    """The view of one invocation a callback gets (see the module)."""
+class CallbackContext(metaclass=ABCMeta):  # noqa: B024 (for register, see the docstring)
+    """The view of one invocation a callback gets (see the module); google-adk's
+    ``Context`` too (``agents.context``). Abstract methods it has none: the metaclass
+    only lets another context class be registered as one (``CallbackContext.register``)."""
+
+    #: the function call a tool context answers (google-adk's ``Context.function_call_id``):
+    #: None for a callback; a tool's context sets its own
+    function_call_id: str | None = None
 
     def __init__(self, ctx: Any) -> None:
         self.invocation = ctx
@@ -83,6 +91,27 @@ class CallbackContext:
         """The run's view of its session, its events and state (google-adk's
         ``ReadonlyContext.session``)."""
         return self.invocation.session
+
+    def get_invocation_context(self) -> Any:
+        """The invocation this context views (google-adk's ``get_invocation_context()``)."""
+        return self.invocation
+
+    @property
+    def user_content(self) -> Any:
+        """The user's message that began the invocation (google-adk's ``user_content``)."""
+        return self.invocation.user_content
+
+    @property
+    def branch(self) -> str | None:
+        """The invocation's branch, ``parent.child`` for an agent under a parallel
+        agent, else None (google-adk's ``branch``)."""
+        branch: str | None = self.invocation.branch
+        return branch
+
+    @property
+    def run_config(self) -> Any:
+        """The run's :class:`~adk_actors.RunConfig` (google-adk's ``run_config``)."""
+        return self.invocation.run_config
 
     @property
     def agent_name(self) -> str:
@@ -153,3 +182,7 @@ class CallbackContext:
         session = self.invocation.session
         return both_ways(lambda: self.invocation.memory.add_session(
             session.app_name, session.user_id, session.session_id, list(session.events)))
+
+
+# a function tool's parameter annotated CallbackContext, Context or ToolContext is its context
+register_context_type(CallbackContext)

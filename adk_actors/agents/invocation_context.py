@@ -10,13 +10,34 @@ google-adk's: ``session`` (``state``, ``events``, ``id``), ``invocation_id``,
 google-adk's ``artifact_service`` / ``memory_service`` / ``session_service`` (the
 engine's services have other methods; a custom agent reaches artifacts and memory
 through a ``CallbackContext(ctx)``), ``plugin_manager`` and the live-only fields.
+
+:class:`LlmCallsLimitExceededError` is google-adk's error for a run that reached
+``RunConfig.max_llm_calls`` (raised by the in-process runners, see the class); :func:`new_invocation_context_id` makes an invocation id
+as google-adk's does (``e-`` and a random UUID), the form the engine's ids have.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["InvocationContext"]
+from .._exceptions import AdkError
+from .._types import new_invocation_id
+
+__all__ = ["InvocationContext", "LlmCallsLimitExceededError", "new_invocation_context_id"]
+
+
+class LlmCallsLimitExceededError(AdkError):
+    """google-adk's error for a run that asks its model for more calls than
+    ``RunConfig.max_llm_calls`` allows (an :class:`~adk_actors.AdkError` here, so an
+    ``Exception``). The in-process runners (``adk_actors.runners``) raise it, as
+    google-adk's do, once the events before the limit are yielded and kept; on a host
+    such a run ends with the engine's error event ``max_llm_calls`` (a run's end is
+    an event there, for every caller of every transport)."""
+
+
+def new_invocation_context_id() -> str:
+    """A new invocation id: ``e-`` then a random UUID (google-adk's form)."""
+    return new_invocation_id()
 
 
 class InvocationContext:

@@ -87,7 +87,7 @@ class FunctionTool(BaseTool):
         self.idempotent = bool(getattr(described.func, "idempotent", False)) if idempotent is None else idempotent
         self.name, self.description = described.name, described.description
         self.arguments: type[BaseModel] = described.arguments
-        self.wants_context = described.wants_context
+        self.context_param = described.context_param
         self._declaration = described.declaration
         self._is_async = described.is_async
 
@@ -101,8 +101,8 @@ class FunctionTool(BaseTool):
             problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
             raise ToolArgumentError(f"invalid arguments for {self.name}: {problems}") from None
         kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
-        if self.wants_context:
-            kwargs["tool_context"] = tool_context
+        if self.context_param is not None:
+            kwargs[self.context_param] = tool_context
         if self._is_async:
             return await self.func(*self.extra_args, **kwargs)
         return await in_daemon_thread(self.func, *self.extra_args, **kwargs)

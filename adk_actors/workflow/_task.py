@@ -5,7 +5,10 @@ A task agent talks with the user over as many turns as it needs; it ends its tas
 calling ``finish_task`` with its result. :class:`FinishTaskTool` declares that call:
 its parameters are the agent's ``output_schema`` (a pydantic model or any type a
 pydantic ``TypeAdapter`` takes; without one, an object with one string ``result``),
-wrapped in an object under ``result`` when the schema is not an object's. Before
+wrapped in an object under ``result`` when the schema is not an object's (the
+schema's ``$defs`` then at the top), declared as google-adk 2.13 declares it: a plain
+JSON schema, pydantic's as made (titles and defaults kept), under
+``parameters_json_schema``. Before
 each model call it adds a line to the system instruction saying when to call it. Run,
 it checks the arguments against the schema: valid, its response is ``Task
 completed.``; not valid, an ``{"error": ...}`` naming what was wrong (the model is
@@ -76,7 +79,7 @@ class FinishTaskTool(BaseTool):
             defs = schema.pop("$defs", None)
             schema = {"type": "object", "properties": {self.wrapper: schema}, "required": [self.wrapper],
                       **({"$defs": defs} if defs else {})}
-        return FunctionDeclaration(name=self.name, description=self.description, parameters=schema)
+        return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=schema)
 
     async def process_llm_request(self, *, tool_context: ToolContext, llm_request: Any) -> None:
         llm_request.append_instructions([_INSTRUCTION])

@@ -3,7 +3,8 @@
 
 The parent's model sees the task sub-agent as a tool named after it: its
 parameters are the sub-agent's ``input_schema`` (else one string, ``request``,
-described as google-adk describes it), its description the sub-agent's description
+described as google-adk describes it), a plain JSON schema under
+``parameters_json_schema`` as google-adk 2.13 declares it, its description the sub-agent's description
 followed by google-adk's sentence that the tool delegates and must not be called
 in parallel with other tools. :func:`delegate_tools` gives, in the sub-agents'
 order, that tool for each task sub-agent and a
@@ -39,7 +40,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from .._types import Content, FunctionDeclaration, Part
-from ..tools._agent_tool import _input_schema, _without_titles
+from ..tools._agent_tool import _input_schema
 from ..tools._base import ToolContext
 from ..tools._single_turn import SingleTurnAgentTool
 from ._task import FinishTaskTool, finish_call_args, finished, task_output
@@ -55,14 +56,17 @@ class TaskAgentTool(SingleTurnAgentTool):
     """A task sub-agent as its parent's tool (see the module)."""
 
     def _get_declaration(self) -> FunctionDeclaration:
+        """google-adk 2.13's declaration: the input schema's JSON schema as pydantic makes
+        it (titles kept), else the default one-string ``request`` object (its title
+        google-adk's model's), under ``parameters_json_schema``."""
         schema = _input_schema(self.agent)
         if schema is not None:
-            parameters = _without_titles(TypeAdapter(schema).json_schema())
+            parameters = TypeAdapter(schema).json_schema()
         else:
-            parameters = {"type": "object", "properties": {"request": {"type": "string", "description": _REQUEST}},
-                          "required": ["request"]}
+            parameters = {"type": "object", "title": "_DefaultTaskInput", "required": ["request"],
+                          "properties": {"request": {"type": "string", "title": "Request", "description": _REQUEST}}}
         description = f"{self.description}{_DELEGATES}".strip()
-        return FunctionDeclaration(name=self.name, description=description, parameters=parameters)
+        return FunctionDeclaration(name=self.name, description=description, parameters_json_schema=parameters)
 
     def _message(self, args: dict[str, Any]) -> Content:
         return Content(role="user", parts=(Part(text=json.dumps(args, ensure_ascii=False)),))
