@@ -476,12 +476,15 @@ class FunctionDeclaration(_Model):
     OpenAPI subset, adapted for each provider) or ``parameters_json_schema`` (a full JSON
     schema, kept as given and sent as given: Gemini's ``parametersJsonSchema``, the
     other providers' tool schema). Both are kept when both are given (google-genai does
-    not refuse it either; Gemini does)."""
+    not refuse it either; Gemini does). ``response_json_schema``: a JSON schema of the
+    tool's result where it is known (an MCP tool's ``outputSchema``), sent to Gemini as
+    given, as google-adk sends it; other providers have no place for it."""
 
     name: str
     description: str = ""
     parameters: dict[str, Any] | None = None
     parameters_json_schema: Any = None
+    response_json_schema: Any = None
 
     @property
     def parameters_schema(self) -> dict[str, Any] | None:

@@ -42,7 +42,7 @@ AREA_REASONS: dict[str, str] = {
     "examples": "not built yet (issue 52)",
     "features": "google-adk's experimental feature flags: nothing here to switch",
     "flows": "google-adk's request pipeline; the compiler (`adk_actors.compiler`, seeds 000/003) does this here",
-    "integrations": "Google Cloud integrations (BigQuery, Application Integration, ...): out of scope",
+    "integrations": "here: the OpenAI integration (`OpenAILlm`, `OpenAIResponsesLlm`, `AzureOpenAIResponsesLlm`, issue 56); the Google Cloud integrations (BigQuery, Application Integration, ...): out of scope",
     "labs": "google-adk's experiments: out of scope",
     "live": "live runs are `Runner.run_live` and `/run_live` here; google-adk's live internals are not mirrored",
     "memory": "the services are here (issue 52; the Vertex AI ones refused when made: no Google Cloud client)",

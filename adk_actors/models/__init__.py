@@ -1,10 +1,12 @@
 """Models: the protocol, the provider connectors (Gemini, Anthropic, OpenAI-compatible),
 resolution by name, typed errors, retries, and ScriptedModel for offline use; and
 google-adk's model classes on those connectors (``Gemini``, ``AnthropicLlm``,
-``Claude``, ``LiteLlm``, ``ApigeeLlm``, ``Gemma3Ollama``, the ``BaseLlm`` base and
-``LLMRegistry``; see ``_providers``, ``_lite_llm``, ``_apigee``, ``_gemma_ollama`` and
-``_llm_registry``), also at google-adk's module paths (``google_llm``, ``anthropic_llm``,
-``lite_llm``, ``apigee_llm``, ``gemma_llm``, ``base_llm``, ``registry``).
+``Claude``, ``LiteLlm``, ``ApigeeLlm``, ``Gemma3Ollama``, ``OpenAIResponsesLlm`` /
+``AzureOpenAIResponsesLlm`` (OpenAI's Responses API, ``_openai_responses_llm``; also at
+``adk_actors.integrations.openai``), the ``BaseLlm`` base and ``LLMRegistry``; see
+``_providers``, ``_lite_llm``, ``_apigee``, ``_gemma_ollama`` and ``_llm_registry``),
+also at google-adk's module paths (``google_llm``, ``anthropic_llm``, ``lite_llm``,
+``apigee_llm``, ``gemma_llm``, ``base_llm``, ``registry``).
 
 The connectors and what resolves a name to one are loaded on first use (PEP 562):
 they bring httpx and websockets, which a client of a running host (the Runner,
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
     from ._lite_llm import LiteLlm
     from ._openai import OpenAIModel
     from ._openai_llm import OpenAILlm
+    from ._openai_responses import OpenAIResponsesModel
+    from ._openai_responses_llm import AzureOpenAIResponsesLlm, OpenAIResponsesLlm
     from ._providers import AnthropicLlm, Claude, Gemini
     from ._registry import resolve_model
 
@@ -64,13 +68,16 @@ _CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemi
                "OpenAIModel": "._openai", "resolve_model": "._registry", "AnthropicLlm": "._providers",
                "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._lite_llm",
                "Gemma": "._gemma", "OpenAILlm": "._openai_llm",
-               "ApigeeLlm": "._apigee", "Gemma3Ollama": "._gemma_ollama"}
+               "ApigeeLlm": "._apigee", "Gemma3Ollama": "._gemma_ollama",
+               "OpenAIResponsesModel": "._openai_responses", "OpenAIResponsesLlm": "._openai_responses_llm",
+               "AzureOpenAIResponsesLlm": "._openai_responses_llm"}
 
 __all__ = [
     "AnthropicLlm",
     "AnthropicModel",
     "ApigeeLlm",
     "AuthenticationError",
+    "AzureOpenAIResponsesLlm",
     "BadRequestError",
     "BaseLlm",
     "BreakerConfig",
@@ -99,6 +106,8 @@ __all__ = [
     "ModelTimeout",
     "OpenAILlm",
     "OpenAIModel",
+    "OpenAIResponsesLlm",
+    "OpenAIResponsesModel",
     "Overloaded",
     "Permit",
     "RateLimited",

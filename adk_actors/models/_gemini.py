@@ -129,6 +129,8 @@ class GeminiModel(HttpModel):
                  **({"parameters": gemini_schema(t.parameters)} if t.parameters else {}),
                  # a full JSON schema goes as given, under google-genai's own key
                  **({"parameters_json_schema": t.parameters_json_schema} if t.parameters_json_schema is not None
+                    else {}),
+                 **({"response_json_schema": t.response_json_schema} if t.response_json_schema is not None
                     else {})} for t in request.tools]}]
             body["tools"] = (declared if request.tools else []) + [dict(entry) for entry in request.builtin_tools]
             if any("enterpriseWebSearch" in entry for entry in request.builtin_tools):
