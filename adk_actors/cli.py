@@ -22,6 +22,9 @@ Commands (each talks to a running host on ``--port``, default from the config):
   of QUERY; ``--replay``, ``--resume``, ``--save_session`` ... (``_repl``).
   ``create NAME``: google-adk's ``adk create``, an agent folder that runs offline
   until its model's key is set (``_create``).
+* ``eval APP|AGENT_DIR EVAL_SET[:CASE,...]...``: eval sets run and scored, a line per
+  case, a summary per set, exit 1 if a case did not pass; on an app of the host, or
+  (an AGENT_DIR) google-adk's ``adk eval`` in this process (``evals._folder``).
 * ``chat APP``: turns from standard input until EOF.
   Both talk to the host's actor system on ``--port``, or to its HTTP API with
   ``--url URL [--token T]`` (a host elsewhere, or behind bearer tokens).
@@ -733,46 +736,137 @@ def _config_metrics(path: str) -> list[Any]:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    """Run eval set files (google-adk's ``*.evalset.json``) against the host; one line
-    per case (its status and each metric's score); exit 1 if a case did not pass."""
-    from pydantic import ValidationError
-
-    from .evals import EvalSet, EvalStatus, run_eval_set
-
+    """Run eval sets (google-adk's ``*.evalset.json``; ``FILE:CASE,CASE`` picks cases)
+    and print one line per case (its status and each scored metric), what a failed
+    case got wrong, a summary per set; exit 1 if a case did not pass. An AGENT_DIR
+    (a folder, and no ``--url`` or ``--port``) is evaluated in this process
+    (:func:`_eval_folder`); an APP on the host. Before anything runs, a bad option, a
+    file that is no eval set or a case it lacks is a ConfigError (exit 2)."""
     if args.config_file_path and args.metric:
         raise ConfigError("give --metric or --config_file_path, not both")
+    if Path(args.app).is_dir() and not args.url and not args.port:
+        return _eval_folder(args)
+    from .evals import EvalError, check_cases, parse_eval_targets, read_eval_set_file, run_eval_set
+
     metrics = _config_metrics(args.config_file_path) if args.config_file_path else _metrics(args.metric)
-    sets = []
-    for path in args.files:
-        try:
-            sets.append(EvalSet.model_validate_json(Path(path).read_text()))
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read it: {exc.strerror}") from None
-        except ValidationError as exc:  # the first error's place and message, not the file's content
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "the file"
-            raise ConfigError(f"{path}: not an eval set ({where}: {first['msg']})") from None
-    runner, close = _runner_for(args)
-    passed = True
+    picked = []
     try:
-        for eval_set in sets:
-            result = run_eval_set(runner, args.app, eval_set, metrics)
-            if args.json:
-                print(json.dumps(result.wire()), flush=True)
-            for case in result.eval_case_results:
-                ok = case.final_eval_status == EvalStatus.PASSED
-                passed = passed and ok
-                scores = ", ".join(f"{m.metric_name} {m.score:.2f}" if m.score is not None else
-                                   f"{m.metric_name} -" for m in case.overall_eval_metric_results)
-                if not args.json:
-                    status = _color("32", "PASS") if ok else _color("31", case.final_eval_status.name)
-                    print(f"{status} {eval_set.eval_set_id}/{case.eval_id}: {scores}", flush=True)
-                    for line in _eval_differences(case, every=True) if args.print_detailed_results else \
-                            [] if ok else _eval_differences(case):
-                        print(line, flush=True)
+        for target, case_ids in parse_eval_targets(args.files).items():
+            eval_set = read_eval_set_file(target)
+            check_cases(eval_set, case_ids, target)
+            picked.append((eval_set, case_ids))
+    except EvalError as exc:
+        raise ConfigError(str(exc)) from None
+    runner, close = _runner_for(args)
+    results = []
+    try:
+        for eval_set, case_ids in picked:
+            result = run_eval_set(runner, args.app, eval_set, metrics, case_ids)
+            results.append(result)
+            _print_eval_set(result, {}, args.json, args.print_detailed_results)
     finally:
         close()
-    return 0 if passed else 1
+    return _eval_summary(results, args.json)
+
+
+def _eval_folder(args: argparse.Namespace) -> int:
+    """``eval AGENT_DIR EVAL_SET[:CASE,...]...``, google-adk's ``adk eval``, in this
+    process (``evals._folder``), in order: the folder loaded as ``run AGENT_DIR`` loads
+    it (its ``.env`` first); every eval set read (a file, or the id of a set in
+    AGENT_DIR) and its picked cases checked; the metrics (``--metric``, else the eval
+    config: ``--config_file_path``, else ``test_config.json`` beside the one file
+    named, else the defaults) checked; then each set's cases run once and scored, and
+    printed as they are done. Any failure before the run is a ConfigError (exit 2)."""
+    import asyncio
+
+    from ._repl import load_agent_folder
+    from .evals import (
+        EvalError,
+        check_cases,
+        check_metrics,
+        check_simulator,
+        eval_config_for,
+        eval_set_for,
+        evaluate_app,
+        get_eval_metrics_from_config,
+        parse_eval_targets,
+    )
+
+    app, app_name, folder = load_agent_folder(args.app)
+    targets = parse_eval_targets(args.files)
+    try:
+        picked = []
+        for target, case_ids in targets.items():
+            eval_set = eval_set_for(target, folder)
+            check_cases(eval_set, case_ids, target)
+            picked.append((eval_set, case_ids))
+        simulated: dict[str, Any] | None = None
+        if args.metric:
+            metrics = _metrics(args.metric)
+        else:
+            config = eval_config_for(args.config_file_path, list(targets))
+            metrics, simulated = get_eval_metrics_from_config(config), config.user_simulator_config
+        check_metrics(metrics)
+        check_simulator([eval_set for eval_set, _ in picked], simulated)
+    except EvalError as exc:
+        raise ConfigError(str(exc)) from None
+
+    async def evaluate_all() -> list[Any]:
+        done = []
+        for eval_set, case_ids in picked:
+            ran = await evaluate_app(app, eval_set, metrics, case_ids, simulated, result_prefix=app_name)
+            _print_eval_set(ran.result, ran.errors, args.json, args.print_detailed_results)
+            done.append(ran.result)
+        return done
+
+    return _eval_summary(asyncio.run(evaluate_all()), args.json)
+
+
+def _print_eval_set(result: Any, errors: dict[str, str], as_json: bool, detailed: bool) -> None:
+    """One set's results: ``--json``, the result as google-adk serves it; else a line per
+    case (``PASS``, or its status in red, then each metric's score but the
+    informational ones), the error that stopped its turns, and what it got wrong (with
+    ``detailed``, every invocation and metric, passed ones too)."""
+    from .evals import EvalStatus
+
+    if as_json:
+        print(json.dumps(result.wire()), flush=True)
+        return
+    for case in result.eval_case_results:
+        ok = case.final_eval_status == EvalStatus.PASSED
+        scores = ", ".join(f"{m.metric_name} {m.score:.2f}" if m.score is not None else f"{m.metric_name} -"
+                           for m in case.overall_eval_metric_results if m.eval_status != EvalStatus.INFORMATIONAL)
+        status = _color("32", "PASS") if ok else _color("31", case.final_eval_status.name)
+        print(f"{status} {result.eval_set_id}/{case.eval_id}: {scores or '(no metric results)'}", flush=True)
+        if case.eval_id in errors:
+            print(f"  error: {errors[case.eval_id]}", flush=True)
+        if detailed:
+            for metric in case.overall_eval_metric_results:
+                print(f"  metric {metric.metric_name}: {metric.eval_status.name}, score {_number(metric.score)}, "
+                      f"threshold {_number(metric.threshold)}", flush=True)
+        for line in _eval_differences(case, every=True) if detailed else [] if ok else _eval_differences(case):
+            print(line, flush=True)
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def _eval_summary(results: list[Any], as_json: bool) -> int:
+    """google-adk's ``Eval Run Summary`` (cases passed and failed per set; not with
+    ``--json``); 0 when every case passed, else 1."""
+    from .evals import EvalStatus
+
+    counts: dict[str, list[int]] = {}
+    for result in results:
+        for case in result.eval_case_results:
+            count = counts.setdefault(result.eval_set_id, [0, 0])
+            count[0 if case.final_eval_status == EvalStatus.PASSED else 1] += 1
+    if not as_json:
+        print("Eval Run Summary", flush=True)
+        for eval_set_id, (passed, failed) in counts.items():
+            print(f"{eval_set_id}:\n  Tests passed: {passed}\n  Tests failed: {failed}", flush=True)
+    return 0 if counts and not any(failed for _, failed in counts.values()) else 1
 
 
 def _eval_differences(case: Any, *, every: bool = False) -> list[str]:
@@ -797,6 +891,10 @@ def _eval_differences(case: Any, *, every: bool = False) -> list[str]:
         if expected is not None:
             lines.append(f"    expected response: {_content_text(expected.final_response)!r}")
         lines.append(f"    actual response:   {_content_text(actual.final_response)!r}")
+        if every:
+            lines.append("    metrics:           " + (", ".join(
+                f"{m.metric_name} {m.eval_status.name} {_number(m.score)}" for m in row.eval_metric_results)
+                or "(none)"))
     return lines
 
 
@@ -1341,18 +1439,24 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--user", default=DEFAULT_USER, help=f"whose session (default: {DEFAULT_USER})")
     chat.add_argument("--session")
     chat.set_defaults(func=cmd_chat)
-    evaluate = remote(common(sub.add_parser("eval", help="run eval set files against an app; exit 1 if a case fails")))
-    evaluate.add_argument("app")
-    evaluate.add_argument("files", nargs="+", help="google-adk eval set files (*.evalset.json)")
+    evaluate = remote(common(sub.add_parser("eval", help="run eval sets against an app, or on AGENT_DIR in this "
+                                                        "process (google-adk's adk eval); exit 1 if a case fails")))
+    evaluate.add_argument("app", metavar="APP|AGENT_DIR",
+                          help="an app of the host; or an agent folder (agent.py or root_agent.yaml), evaluated in "
+                               "this process")
+    evaluate.add_argument("files", nargs="+", metavar="EVAL_SET[:CASE,...]",
+                          help="google-adk eval set files (*.evalset.json), or with an AGENT_DIR the id of a set "
+                               "in it; ':CASE,CASE' runs only those cases")
     evaluate.add_argument("--metric", action="append", default=[],
                           help="NAME[=THRESHOLD], repeatable (default: tool_trajectory_avg_score=1.0 "
-                               "response_match_score=0.8)")
+                               "response_match_score=0.8; with an AGENT_DIR, the eval config's criteria)")
     evaluate.add_argument("--print_detailed_results", action="store_true",
                           help="print expected against actual for every invocation, passed cases too "
                                "(failed ones always are)")
     evaluate.add_argument("--config_file_path", default=None,
                           help="a google-adk eval config (test_config.json: criteria with thresholds, match types, "
-                               "judge models, rubrics); instead of --metric")
+                               "judge models, rubrics); instead of --metric (with an AGENT_DIR, default: the "
+                               "test_config.json beside the one eval set file named)")
     evaluate.set_defaults(func=cmd_eval)
     status = common(sub.add_parser("status", help="the live supervision tree"))
     status.add_argument("--offset", type=int, default=0, help="the first held session shown (default: 0)")

@@ -1,12 +1,24 @@
 """Evaluations: eval sets of conversations, run against a host and scored (google-adk's
 eval sets, files and HTTP routes; see ``_run`` for a run and ``_metrics`` for the
 metrics), or in this process by google-adk's ``AgentEvaluator`` (``_agent_evaluator``,
-with ``test_config.json`` files read by ``_config``)."""
+with ``test_config.json`` files read by ``_config``), or on an agent folder's app
+(``eval AGENT_DIR``, google-adk's ``adk eval``: ``_folder``)."""
 
 from ._agent_evaluator import NUM_RUNS, AgentEvaluator, EvalFailed
 from ._config import EvalConfig, get_eval_metrics_from_config, get_evaluation_criteria_or_default
 from ._errors import EvalError
 from ._files import EvalFiles, EvalNotFound
+from ._folder import (
+    AppEvalResult,
+    check_cases,
+    check_metrics,
+    check_simulator,
+    eval_config_for,
+    eval_set_for,
+    evaluate_app,
+    parse_eval_targets,
+    read_eval_set_file,
+)
 from ._hallucinations import HallucinationsCriterion
 from ._judge import FINAL_RESPONSE_MATCH_V2, JudgeModelOptions, LlmAsAJudgeCriterion
 from ._metrics import (
@@ -61,6 +73,7 @@ __all__ = [
     "TOOL_TRAJECTORY",
     "VERTEX_METRICS",
     "AgentEvaluator",
+    "AppEvalResult",
     "ConversationScenario",
     "EvalCase",
     "EvalCaseResult",
@@ -90,10 +103,18 @@ __all__ = [
     "SessionInput",
     "VertexEvalRequired",
     "case_from_session",
+    "check_cases",
+    "check_metrics",
+    "check_simulator",
+    "eval_config_for",
+    "eval_set_for",
+    "evaluate_app",
     "get_eval_metrics_from_config",
     "get_evaluation_criteria_or_default",
     "invocations_of",
     "metrics_info",
+    "parse_eval_targets",
+    "read_eval_set_file",
     "rouge1_f",
     "run_eval_set",
     "score_async",

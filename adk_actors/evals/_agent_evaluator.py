@@ -53,7 +53,7 @@ import os
 import statistics
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -324,9 +324,12 @@ class AgentEvaluator:
 
     @staticmethod
     async def _infer(agent: Any, app: App | None, case: EvalCase, sessions: InMemorySessionService,
-                     artifact_service: Any, simulated: LlmBackedUserSimulatorConfig | None = None) -> _Run:
+                     artifact_service: Any, simulated: LlmBackedUserSimulatorConfig | None = None,
+                     *, quiet: bool = False) -> _Run:
         """One run of ``case`` (step 3): its conversation's user messages, or those of
-        the user simulator (``simulated``) for a ``conversation_scenario`` case."""
+        the user simulator (``simulated``) for a ``conversation_scenario`` case. A
+        failure is kept in the run's ``error`` and logged (an error with its traceback;
+        ``quiet``, for a caller that reports ``error`` itself: at debug level)."""
         given = case.session_input
         app_name = given.app_name if given and given.app_name else "EvaluationGenerator"
         user_id = given.user_id if given and given.user_id else "test_user_id"
@@ -337,9 +340,9 @@ class AgentEvaluator:
                 await sessions.create_session(app_name=app_name, user_id=user_id, session_id=session_id,
                                               state=dict(given.state) if given else {})
             if app is not None:
-                runner = Runner(app=App(root_agent=agent, plugins=app.plugins, policies=app.policies,
-                                        name=app.name), app_name=app_name, session_service=sessions,
-                                artifact_service=artifact_service)
+                # the app as it is (its plugins, policies, context cache), its root the agent evaluated
+                runner = Runner(app=app if agent is app.root_agent else replace(app, root_agent=agent),
+                                app_name=app_name, session_service=sessions, artifact_service=artifact_service)
             else:
                 runner = Runner(agent=agent, app_name=app_name, session_service=sessions,
                                 artifact_service=artifact_service)
@@ -371,7 +374,8 @@ class AgentEvaluator:
                     said += [("user", message), *[(e.author, e.content) for e in made if e.content is not None]]
             run.actual = actual
         except Exception as exc:  # the agent's code may raise anything: the run fails, the others go on
-            logger.error("inference failed for eval case %r: %s", case.eval_id, exc, exc_info=True)
+            logger.log(logging.DEBUG if quiet else logging.ERROR, "inference failed for eval case %r: %s",
+                       case.eval_id, exc, exc_info=True)
             run.error = f"{type(exc).__name__}: {exc}"
         return run
 
