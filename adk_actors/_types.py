@@ -54,6 +54,7 @@ __all__ = [
     "SearchMemoryResponse",
     "State",
     "StreamingMode",
+    "ToolThreadPoolConfig",
     "Transcription",
     "UsageMetadata",
     "apply_state_delta",
@@ -673,8 +674,21 @@ class StreamingMode(enum.StrEnum):
     SSE = "sse"
 
 
+class ToolThreadPoolConfig(_Model):
+    """google-adk's bound on the threads that run synchronous tool functions
+    (``RunConfig.tool_thread_pool_config``): at most ``max_workers`` (at least 1,
+    default 4) such calls of the runs on one event loop run at once, the others wait
+    for a free worker (see ``tools._tool_pool``). An unknown key is refused."""
+
+    max_workers: int = Field(default=4, ge=1)
+
+
 class RunConfig(_Model):
-    """Per-run settings; ``generate_config`` overrides the agent's key by key."""
+    """Per-run settings; ``generate_config`` overrides the agent's key by key.
+    ``tool_thread_pool_config``: None (the default), each synchronous tool call runs
+    on a daemon thread of its own, every call of a step at once; set, those calls
+    (and synchronous ``require_confirmation`` predicates) share the bounded pool of
+    daemon workers it names (see ``tools._tool_pool``)."""
 
     streaming_mode: StreamingMode = StreamingMode.NONE
     max_llm_calls: int = Field(default=500, ge=1)
@@ -684,6 +698,7 @@ class RunConfig(_Model):
     #: live runs: "TEXT" or "AUDIO" answers (None: the model's default, audio for a
     #: live model); ignored by turns
     response_modalities: tuple[Literal["TEXT", "AUDIO"], ...] | None = None
+    tool_thread_pool_config: ToolThreadPoolConfig | None = None
 
 
 def apply_state_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:

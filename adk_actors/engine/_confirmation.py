@@ -43,6 +43,7 @@ from typing import Any
 from .._types import Content, Event, FunctionCall, Part
 from ..tools._base import ToolContext
 from ..tools._single_turn import sub_branch
+from ..tools._tool_pool import pool_size, run_sync_call
 from ..tools.tool_confirmation import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME as CONFIRM
 from ..tools.tool_confirmation import ToolConfirmation
 from ._context import InvocationContext
@@ -96,17 +97,28 @@ async def tool_requires_confirmation(tool: Any, args: dict[str, Any], context: T
     ``check_require_confirmation(args, tool_context)``; else its ``require_confirmation``:
     a bool, or a callable given the call's arguments by name and ``tool_context`` when
     it has that parameter (google-adk's) or, when it does not take them so, as one
-    dict (ours); awaited when it returns an awaitable."""
+    dict (ours); awaited when it returns an awaitable. A synchronous callable runs on
+    the run's tool thread pool when its ``RunConfig.tool_thread_pool_config`` is set
+    (as google-adk's does), else on the loop; its exception is raised here either way."""
     check = getattr(tool, "check_require_confirmation", None)
     required = getattr(tool, "require_confirmation", None)
     if required is None and callable(check):
         return bool(await check(args, context))
     if callable(required):
-        answer = call_requirement(required, args, context)
+        workers = pool_size(context)
+        if workers is not None and not _is_async_callable(required):
+            answer = await run_sync_call(workers, call_requirement, required, args, context)
+        else:
+            answer = call_requirement(required, args, context)
         if inspect.isawaitable(answer):
             answer = await answer
         return answer is True
     return bool(required)
+
+
+def _is_async_callable(target: Any) -> bool:
+    """Does calling ``target`` give a coroutine (an ``async def`` function or ``__call__``)?"""
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(type(target).__call__)
 
 
 async def gate(tool: Any, args: dict[str, Any], context: ToolContext) -> dict[str, Any] | None:

@@ -7,8 +7,10 @@ from the type hints and the docstring (``tool_context`` is injected, never
 declared). A plain function in an agent's ``tools`` is wrapped by the engine when a
 turn runs, as google-adk does. When run: validate the model's
 arguments (a ValidationError goes back to the model as the tool's error), call the
-function (sync functions on a worker thread, so concurrent calls really overlap),
-and return a dict (a non-dict result is wrapped as ``{"result": value}``).
+function (a sync function on a daemon thread of its own, so concurrent calls really
+overlap; when the run's ``RunConfig.tool_thread_pool_config`` is set, on that bounded
+pool of daemon workers instead, see ``_tool_pool``), and return a dict (a non-dict
+result is wrapped as ``{"result": value}``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .._exceptions import AdkError
 from .._types import FunctionDeclaration
 from ._base import ToolContext
 from ._classes import BaseTool
+from ._tool_pool import pool_size, run_sync_call
 
 __all__ = ["FunctionTool", "LongRunningFunctionTool", "ToolArgumentError", "idempotent"]
 
@@ -105,6 +108,9 @@ class FunctionTool(BaseTool):
             kwargs[self.context_param] = tool_context
         if self._is_async:
             return await self.func(*self.extra_args, **kwargs)
+        workers = pool_size(tool_context)
+        if workers is not None:
+            return await run_sync_call(workers, self.func, *self.extra_args, **kwargs)
         return await in_daemon_thread(self.func, *self.extra_args, **kwargs)
 
 
