@@ -38,10 +38,9 @@ def look(callback_context, llm_request):
     row = {"agent": callback_context.agent_name, "names": sorted(tools)}
     if transfer is not None:
         declaration = transfer._get_declaration()
-        # google-adk declares it by parameters_json_schema, ours by parameters (a dict)
-        parameters = getattr(declaration, "parameters_json_schema", None) or declaration.parameters
+        parameters = declaration.parameters_json_schema  # both declare it by a plain JSON schema
         row["transfer"] = {"name": transfer.name, "is_tool": isinstance(transfer, BaseTool),
-                           "declared": declaration.name,
+                           "declared": declaration.name, "by_schema": declaration.parameters is None,
                            "agents": parameters["properties"]["agent_name"]["enum"]}
     SEEN.append(row)
     return None
@@ -92,7 +91,8 @@ def test_the_root_with_sub_agents_finds_transfer_to_agent_beside_its_tools(gemin
     theirs, ours = both([gemini_response("Hi.")], gemini)
     assert theirs["seen"] == [{"agent": "root", "names": ["balance", "transfer_to_agent"],
                                "transfer": {"name": "transfer_to_agent", "is_tool": True,
-                                            "declared": "transfer_to_agent", "agents": ["bank", "shop"]}}]
+                                            "declared": "transfer_to_agent", "by_schema": True,
+                                            "agents": ["bank", "shop"]}}]
     assert ours == theirs
 
 
@@ -127,10 +127,12 @@ def test_the_tool_itself_is_google_adks() -> None:
     assert transfer_to_agent.__name__ == their_function.__name__
     theirs, ours = Theirs(["bank", "shop"]), TransferToAgentTool(["bank", "shop"])
     assert ours.name == theirs.name == "transfer_to_agent" and ours.is_long_running is theirs.is_long_running
-    their_schema = theirs._get_declaration().parameters_json_schema
-    our_schema = ours._get_declaration().parameters_json_schema
-    assert our_schema["properties"]["agent_name"]["enum"] == their_schema["properties"]["agent_name"]["enum"]
-    assert our_schema["required"] == their_schema["required"] == ["agent_name"]
+    for reason in (False, True):  # the whole schema (titles, enum, the optional reason), as google-adk's
+        their_schema = Theirs(["bank", "shop"], include_transfer_reason=reason)._get_declaration().parameters_json_schema
+        our_schema = TransferToAgentTool(["bank", "shop"], include_transfer_reason=reason)._get_declaration(
+        ).parameters_json_schema
+        assert our_schema == their_schema and ("transfer_reason" in our_schema["properties"]) is reason
+    assert ours._get_declaration().parameters_json_schema["required"] == ["agent_name"]
     context = ToolContext(SimpleNamespace(session=SimpleNamespace(state={})), "call-1")
     assert asyncio.run(ours.run_async(args={"agent_name": "shop"}, tool_context=context)) is None
     assert context.actions.transfer_to_agent == "shop"

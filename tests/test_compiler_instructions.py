@@ -61,7 +61,8 @@ def test_golden_weather_bot() -> None:
         "You can delegate tasks to the following agents using the transfer_to_agent tool:\n"
         "- detail_agent: Provides detailed weather analysis\n\n" + TRANSFER_FOOTER
     )
-    assert [t.name for t in request.tools] == ["get_weather", "transfer_to_agent"]
+    # google-adk's order: the flow's transfer tool first, then the agent's own
+    assert [t.name for t in request.tools] == ["transfer_to_agent", "get_weather"]
     assert request.contents == [Content(role="user", parts=(Part(text="What's the forecast?"),))]
     assert request.config == {"temperature": 0.3}
     assert request.model == "gemini-flash-latest"
@@ -100,10 +101,14 @@ def test_golden_router_with_two_sub_agents() -> None:
         "- news: Handles news-related questions\n\n" + TRANSFER_FOOTER
     )
     assert [t.name for t in request.tools] == ["transfer_to_agent"]
-    params = request.tools[0].parameters
-    assert params is not None
-    assert params["properties"]["agent_name"]["enum"] == ["weather", "news"]
-    assert params["required"] == ["agent_name"]
+    # google-adk 2.13's shape: pydantic's JSON schema of its function's parameters,
+    # titles kept, agent_name's enum the targets; our short description
+    declared = request.tools[0]
+    assert declared.parameters is None
+    assert declared.parameters_json_schema == {
+        "properties": {"agent_name": {"title": "Agent Name", "type": "string", "enum": ["weather", "news"]}},
+        "required": ["agent_name"], "title": "transfer_to_agentParams", "type": "object"}
+    assert declared.description == "Hand the conversation to another agent that is better suited to answer it."
 
 
 def test_sub_agent_sees_parent_and_peer_as_targets() -> None:
@@ -115,7 +120,8 @@ def test_sub_agent_sees_parent_and_peer_as_targets() -> None:
         "- router\n- news: Handles news-related questions\n\n" + TRANSFER_FOOTER
     )
     request = build_request(weather, CompileContext(root_agent=router))
-    assert [t.name for t in request.tools] == ["get_weather", "transfer_to_agent"]
+    assert [t.name for t in request.tools] == ["transfer_to_agent", "get_weather"]
+    assert request.tools[0].parameters_schema["properties"]["agent_name"]["enum"] == ["router", "news"]
 
 
 def test_disallowed_transfers_remove_targets() -> None:
@@ -201,8 +207,8 @@ def test_output_schema_with_tools_uses_set_model_response(model: str) -> None:
     only for Gemini on Vertex AI, tests/test_google_adk_agent_fields.py)."""
     agent = LlmAgent(name="extractor", model=model, output_schema=Answer, tools=[GET_WEATHER])
     request = build_request(agent, CompileContext())
-    assert [t.name for t in request.tools] == ["get_weather", "set_model_response"]
-    assert request.tools[1].parameters == Answer.model_json_schema()
+    assert [t.name for t in request.tools] == ["set_model_response", "get_weather"]  # google-adk's order
+    assert request.tools[0].parameters == Answer.model_json_schema()
     assert "response_schema" not in request.config and "response_mime_type" not in request.config
     assert "set_model_response tool" in request.system_instruction
 

@@ -1,5 +1,6 @@
-"""The tools a request declares: the agent's own, the caller's resolved toolsets,
-``transfer_to_agent`` when there are targets, ``set_model_response`` when needed."""
+"""The tools a request declares, in google-adk's order: ``set_model_response`` when
+needed, ``transfer_to_agent`` when there are targets, the agent's own, the caller's
+resolved toolsets."""
 
 from __future__ import annotations
 
@@ -100,30 +101,34 @@ def uses_response_tool(agent: Any, ctx: CompileContext) -> bool:
 
 
 def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
+    """``transfer_to_agent``'s declaration offering ``target_names``, in google-adk
+    2.13's shape: a plain JSON schema under ``parameters_json_schema`` (pydantic's schema
+    of its function's parameters, titles kept: ``transfer_to_agentParams``, ``agent_name``
+    titled ``Agent Name``, its ``enum`` the names in the order given, and required), with
+    our short description (the seeds' wording, not google-adk's docstring). A new object
+    each time: a caller may change it."""
     return FunctionDeclaration(
         name=TRANSFER_TO_AGENT,
         description="Hand the conversation to another agent that is better suited to answer it.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "agent_name": {
-                    "type": "string",
-                    "enum": target_names,
-                    "description": "The name of the agent to transfer to.",
-                }
-            },
+        parameters_json_schema={
+            "properties": {"agent_name": {"title": "Agent Name", "type": "string", "enum": list(target_names)}},
             "required": ["agent_name"],
+            "title": f"{TRANSFER_TO_AGENT}Params",
+            "type": "object",
         },
     )
 
 
 def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration]:
-    """The declarations of a request, in order; a duplicate name is a CompileError."""
+    """The declarations of a request, in google-adk 2.13's order (its flow adds its own
+    tools before the agent's): ``set_model_response`` when the structured answer comes
+    through it, then ``transfer_to_agent`` when the agent has transfer targets (see
+    :func:`transfer_declaration`), then the agent's own tools in their order, then the
+    caller's resolved toolsets' (``ctx.extra_tools``); a tool whose ``declaration()`` is
+    None is left out. A duplicate name is a CompileError, as is a tool that gives no
+    declaration."""
     tools = [t for t in canonical_tools(agent, ctx.root_agent) if not is_toolset(t)] + list(ctx.extra_tools)
-    declarations = [d for d in map(_declared, tools) if d is not None]
-    targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
-    if targets:
-        declarations.append(transfer_declaration([t.name for t in targets]))
+    declarations: list[FunctionDeclaration] = []
     if uses_response_tool(agent, ctx):
         declarations.append(
             FunctionDeclaration(
@@ -132,6 +137,10 @@ def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration
                 parameters=output_schema_json(agent.output_schema),
             )
         )
+    targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
+    if targets:
+        declarations.append(transfer_declaration([t.name for t in targets]))
+    declarations.extend(d for d in map(_declared, tools) if d is not None)
     seen: set[str] = set()
     for declaration in declarations:
         if declaration.name in seen:

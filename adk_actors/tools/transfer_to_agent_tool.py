@@ -7,13 +7,11 @@ is what a step's ``LlmRequest.tools_dict`` holds under that name when the agent 
 transfer, as google-adk's does, so that a ``before_model_callback`` or a plugin finds
 it there beside the agent's own tools.
 
-Its declaration is google-adk 2.13's shape: a plain JSON schema under
-``parameters_json_schema`` (pydantic's schema of :func:`transfer_to_agent`'s
-parameters, titles included: ``transfer_to_agentParams``, ``Agent Name``), its
-``agent_name`` limited to the agents it was made with, ``transfer_reason`` left out;
-the description is the compiler's (the seeds' wording, not google-adk's docstring).
-:func:`add_transfer_tool` puts that declaration in a step's request in place of the
-compiler's, first among its declarations, where google-adk's request has it.
+Its declaration is the compiler's (``compiler._tools.transfer_declaration``: google-adk
+2.13's shape, a plain JSON schema under ``parameters_json_schema`` with pydantic's
+titles, ``agent_name`` limited to the agents it was made with, our short description),
+so a request declares the same thing on every path (a step, a live conversation, any
+other reader of the compiler) and the tool in ``tools_dict`` declares it too.
 """
 
 from __future__ import annotations
@@ -45,20 +43,20 @@ class TransferToAgentTool(FunctionTool):
     the reason is taken and not kept)."""
 
     def __init__(self, agent_names: list[str], include_transfer_reason: bool = False) -> None:
-        """The function's own declaration (``parameters_json_schema``, see the module),
-        then: its description the compiler's; ``enum`` of the agent names on
-        ``agent_name``; ``transfer_reason`` dropped unless ``include_transfer_reason``."""
+        """In order: the function tool of :func:`transfer_to_agent`; its declaration
+        replaced by the compiler's for ``agent_names`` (see the module), its description
+        the compiler's; with ``include_transfer_reason``, the function's own schema of
+        ``transfer_reason`` (pydantic's: a string defaulting to ``""``) added to it."""
         super().__init__(transfer_to_agent)
         self._agent_names = list(agent_names)
         self._include_transfer_reason = include_transfer_reason
-        schema = copy.deepcopy(self._declaration.parameters_json_schema) if self._declaration else {}
-        properties = schema.setdefault("properties", {})
-        properties.setdefault("agent_name", {"type": "string"})["enum"] = list(self._agent_names)
-        if not include_transfer_reason:
-            properties.pop("transfer_reason", None)
-        self.description = transfer_declaration(self._agent_names).description
-        self._declaration = FunctionDeclaration(name=TRANSFER_TO_AGENT, description=self.description,
-                                                parameters_json_schema=schema)
+        own = (self._declaration.parameters_json_schema if self._declaration is not None else None) or {}
+        declared = transfer_declaration(self._agent_names)
+        reason = (own.get("properties") or {}).get("transfer_reason")
+        if include_transfer_reason and reason is not None:
+            declared.parameters_json_schema["properties"]["transfer_reason"] = copy.deepcopy(reason)
+        self.description = declared.description
+        self._declaration = declared
 
     def _get_declaration(self) -> FunctionDeclaration | None:
         """Its declaration (a copy: a caller may change it)."""
@@ -74,16 +72,13 @@ def transfer_tool(agent_names: tuple[str, ...]) -> TransferToAgentTool:
 
 def add_transfer_tool(request: LlmRequest) -> None:
     """When ``request`` declares ``transfer_to_agent`` (the compiler's declaration) and
-    its ``tools_dict`` has no tool of that name, in order: the transfer tool for the
-    agents the declaration offers is put there; the compiler's declaration is taken out
-    of ``request.tools`` and a copy of the tool's own (google-adk's shape, see the
-    module) put first in its place. A request that declares no transfer, or whose map
-    already has such a tool (a caller's own), is left as it is."""
+    its ``tools_dict`` has no tool of that name, the transfer tool for the agents the
+    declaration offers is put there; ``request.tools`` is left as it is (the compiler's
+    declaration is already google-adk's shape, in google-adk's place). A request that
+    declares no transfer, or whose map already has such a tool (a caller's own), is
+    left as it is."""
     declared = next((d for d in request.tools if d.name == TRANSFER_TO_AGENT), None)
     if declared is None or TRANSFER_TO_AGENT in request.tools_dict:
         return
     names = ((declared.parameters_schema or {}).get("properties") or {}).get("agent_name", {}).get("enum") or ()
-    tool = request.tools_dict[TRANSFER_TO_AGENT] = transfer_tool(tuple(names))
-    own = tool._get_declaration()
-    if own is not None:
-        request.tools = [own, *(d for d in request.tools if d is not declared)]
+    request.tools_dict[TRANSFER_TO_AGENT] = transfer_tool(tuple(names))
