@@ -182,8 +182,6 @@ def test_a_sync_require_confirmation_predicate_runs_where_google_adks_does(
         assert ours == theirs
 
 
-@pytest.mark.xfail(strict=True, reason="the first ask (engine/_flow_tools.confirmation, from _refusal) "
-                                       "still runs on the loop: _flow_tools.py is not this change's file")
 def test_with_the_config_every_ask_of_the_predicate_runs_on_the_pool(gemini: StubServer) -> None:  # noqa: F811
     answers = [calls(("delete", {"path": "/tmp/x"})), gemini_response("Deleted.")]
     theirs, ours = both(PREDICATE, gemini, answers, 3)

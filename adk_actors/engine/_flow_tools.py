@@ -51,6 +51,7 @@ from ..tools._agent_tool import AgentTool
 from ..tools._base import ToolContext
 from ..tools._classes import BaseTool
 from ..tools._function import ToolArgumentError
+from ..tools._tool_pool import pool_size, run_sync_call
 from ..tools.tool_confirmation import ToolConfirmation
 from ..workflow._task_agent import delegates
 from ._callbacks import Fallback, Retry, call_chain, check_decision
@@ -154,12 +155,19 @@ def _transfer(agent: Any, ctx: InvocationContext, args: dict[str, Any], context:
 async def _refusal(agent: Any, ctx: InvocationContext, call: FunctionCall, tool: Any,
                    args: dict[str, Any]) -> dict[str, Any] | None:
     """The error result of a call that may not run (denied by policy; an approval it
-    needs cannot be asked for, or was not given); None when it may run."""
+    needs cannot be asked for, or was not given); None when it may run. Whether it
+    needs one is asked of a ``require_confirmation`` callable on the run's tool thread
+    pool when its ``RunConfig.tool_thread_pool_config`` is set, else on the loop."""
     if ctx.policies is not None:
         verdict = ctx.policies.authorize_tool(ctx, call.name, args)
         if isinstance(verdict, Deny):
             return {"error": f"The call to {call.name} was denied by policy: {verdict.reason}"}
-    needed, timeout, hint = confirmation(agent, tool, call.name, args)
+    workers = pool_size(ctx)
+    if workers is not None and callable(getattr(tool, "require_confirmation", None)):
+        # a predicate is the tool's code: on the run's tool thread pool, as google-adk runs it
+        needed, timeout, hint = await run_sync_call(workers, confirmation, agent, tool, call.name, args)
+    else:
+        needed, timeout, hint = confirmation(agent, tool, call.name, args)
     if not needed:
         return None
     policy = getattr(agent, "confirmation_policy", None)
