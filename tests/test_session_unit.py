@@ -89,6 +89,9 @@ class LocalOwner:
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None:
         self.ended.append((run.run_id, status))
 
+    def follow_stopping(self, run_id: str, caller: Any) -> bool:
+        return False  # no crashed session's run is stopping here
+
     def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | str | None:
         return None
 

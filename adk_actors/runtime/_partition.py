@@ -171,6 +171,7 @@ class SessionPartition(PartitionHolding):
         self.watchers: dict[str, list[Any]] = {}  # session key -> who watches its life (WatchSession)
         #: interrupted run id -> the id of the run that will resume it (its caller was told: see _fail_orphan)
         self.resume_ids: dict[str, str] = {}
+        self.draining_runs: dict[str, SessionRun] = {}  # dropped sessions' runs not stopped yet (_drop)
         self.idle_timer_armed = False
         self.log_runs_ended_well = enabled_for("adk_actors.session", logging.DEBUG)
         self.slog = get_logger("adk_actors.session", actor=f"partition:{os.getpid()}")

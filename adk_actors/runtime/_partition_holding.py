@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from supervision import CallerRef, CallError
@@ -51,9 +52,10 @@ class PartitionHolding(PartitionHomes):
         here runs, of a session this partition would serve but does not hold, may be
         a dead host's: the session is activated here (which ends that host's runs
         ``interrupted`` once its lease ran out) and the run read again. A session held
-        elsewhere, unknown or unreadable leaves the answer as stored."""
+        elsewhere, unknown or unreadable, or a run still stopping here (``_runs_here``),
+        leaves the answer as stored."""
         found = self.store.last_run(request.app_name, request.user_id, request.session_id)
-        if (found is None or found.status != "running" or found.run_id in self.pool.runs
+        if (found is None or found.status != "running" or self._runs_here(found.run_id)
                 or request.key in self.sessions or not self._ours(request.key)
                 or self._home_elsewhere(request.key) is not None):
             return found
@@ -75,8 +77,16 @@ class PartitionHolding(PartitionHomes):
             if error.code != "session_exists":
                 raise
 
+    def _runs_here(self, run_id: str) -> bool:
+        """Does a worker of this partition run ``run_id``: live, or told to stop and not
+        stopped yet (its session crashed or was let go: ``_drop``)? Such a run is no dead
+        host's: its end is stored once it stopped, never before."""
+        return run_id in self.pool.runs or run_id in self.pool.stopping
+
     def _session(self, request: Any) -> Session:
-        """The session a request names: held, or loaded from the store and held."""
+        """The session a request names: held, or loaded from the store and held. A run
+        the store has ``running`` that no worker here runs (``_runs_here``) was a dead
+        holder's: it ends ``interrupted`` (``_fail_orphan``), and is resumed as below."""
         session = self.sessions.get(request.key)
         if session is not None:
             return session
@@ -87,7 +97,7 @@ class PartitionHolding(PartitionHomes):
             data = self.store.get_session(request.app_name, request.user_id, request.session_id)
             if lease.epoch > 1:  # held before: by another host that died with runs in flight?
                 for record in self.store.running_runs(request.app_name, request.user_id, request.session_id):
-                    if record.run_id not in self.pool.runs:
+                    if not self._runs_here(record.run_id):
                         self._fail_orphan(record, "the host that held the session stopped while this run was "
                                                   "in flight")
         except SessionNotFound:
@@ -179,7 +189,10 @@ class PartitionHolding(PartitionHomes):
         ``run_stop_grace``, is gone); the store's copy is read again on its next request.
         With ``resume`` (the session crashed), the run in progress, when its app resumes
         crashed runs (fewer times so far than it allows), is resumed once its end is
-        stored, its caller told the id of the run that resumes it (``Session.interrupt``)."""
+        stored, its caller told the id of the run that resumes it (``Session.interrupt``):
+        on the session read again by then (a request came meanwhile: its activation left
+        that run alone, as it was still stopping), else on its activation that follows
+        (``ResumeInterrupted``). Never while the run may still go on on its worker."""
         session = self.sessions.pop(key, None)
         if session is None:
             return
@@ -190,9 +203,35 @@ class PartitionHolding(PartitionHomes):
         if (resume and active is not None and active.outcome is None and not isinstance(active.turn, LiveTurn)
                 and active.attempt < self._resume_limit(session.app_name)):
             resumed_as = self.resume_ids[active.run_id] = f"run-{uuid.uuid4().hex}"
-        session.interrupt(why, stop_active=True, resumed_as=resumed_as)
+        stopping = active if active is not None and active.outcome is None and active.worker is not None else None
+        if stopping is not None:
+            self.draining_runs[stopping.run_id] = stopping
+        session.interrupt(why, stop_active=True, resumed_as=resumed_as,
+                          then=partial(self._stopped, key, stopping.run_id if stopping else "", bool(resumed_as)))
         self._forget(key)
         self._let_go(session)
+
+    def follow_stopping(self, run_id: str, caller: Any) -> bool:
+        """Make ``caller`` the caller of run ``run_id`` when it is a dropped session's run
+        still stopping here (``Session.follow``: a follower that came meanwhile): it gets
+        the run's end once it stopped, naming the run that resumes it, if any. False for
+        any other run."""
+        run = self.draining_runs.get(run_id)
+        if run is None:
+            return False
+        run.caller = caller
+        return True
+
+    def _stopped(self, key: str, run_id: str, resume: bool) -> None:
+        """The run in progress of session ``key``'s dropped self (``run_id``; "" for none)
+        stopped and its end is stored and sent (``_drop``). With ``resume``: if the session
+        was read again meanwhile, the run is resumed there now (``_resume_after_activation``:
+        when it is still the session's latest run); if not, its activation resumes it
+        (``ResumeInterrupted``)."""
+        self.draining_runs.pop(run_id, None)
+        session = self.sessions.get(key)
+        if resume and session is not None:
+            self._resume_after_activation(session)
 
     def _forget(self, key: str) -> None:
         self.pool.forget(key)

@@ -113,6 +113,8 @@ class SessionOwner(Protocol):
 
     def run_ended(self, session: Session, run: SessionRun, status: str) -> None: ...
 
+    def follow_stopping(self, run_id: str, caller: Any) -> bool: ...  # see _session_requests
+
     def auto_resume(self, session: Session, run: SessionRun, failed: RunFailed) -> RunRequest | str | None:
         """The request that resumes ``run``, which a crash just ended (``failed``), when
         its app resumes such runs on its own; why it is not resumed, when it was as often
@@ -454,14 +456,16 @@ class Session(SessionRequests):
         finally:
             self.waiting.extend(waiting)
 
-    def interrupt(self, why: str, *, stop_active: bool = False, resumed_as: str = "") -> None:
+    def interrupt(self, why: str, *, stop_active: bool = False, resumed_as: str = "",
+                  then: Callable[[], None] | None = None) -> None:
         """The session is let go (its partition stops, it crashed, its lease went): every
         run not ended gets ``RunFailed(interrupted)``. With ``stop_active``, the run in
         progress is told to stop on its worker, and its end goes once it stopped there
         or its worker is gone (``SessionOwner.abandon``). ``resumed_as``: the id of the
         run that resumes the run in progress (its app resumes crashed runs): its caller
         is told it, and once that run's end is stored the session is activated again
-        (``ResumeInterrupted``), which resumes it."""
+        (``ResumeInterrupted``), which resumes it. ``then`` is called once the run in
+        progress stopped and its end is stored (at once when none is stopping)."""
         for run in [self.active, *self.waiting]:
             if run is not None and run.outcome is None:
                 run.outcome = RunOutcome(run.run_id, False, "interrupted")
@@ -469,17 +473,20 @@ class Session(SessionRequests):
                                      resumed_as=resumed_as if run is self.active else "")
                 if stop_active and run is self.active and run.worker is not None:
                     self.owner.cancel_on_worker(run, why)
-                    self.owner.abandon(run, waited=False, then=partial(self._interrupted, run, terminal))
+                    self.owner.abandon(run, waited=False, then=partial(self._interrupted, run, terminal, then))
+                    then = None
                 else:
                     self._interrupted(run, terminal)
         for run_id in list(self.catching_up):
             self.caught_up(run_id)
         self.active = None
         self.waiting.clear()
+        if then is not None:
+            then()
 
-    def _interrupted(self, run: SessionRun, terminal: RunFailed) -> None:
+    def _interrupted(self, run: SessionRun, terminal: RunFailed, then: Callable[[], None] | None = None) -> None:
         """Send an interrupted run's end and record it (a store that fails: its next
-        partition finds it running and ends it)."""
+        partition finds it running and ends it), then call ``then``."""
         self._deliver(run, terminal)
         try:
             self.owner.store.end_run(run.run_id, "interrupted")
@@ -487,3 +494,5 @@ class Session(SessionRequests):
             pass
         if terminal.resumed_as:
             self.owner.send_after(0.001, ResumeInterrupted(((self.app_name, self.user_id, self.session_id),)))
+        if then is not None:
+            then()

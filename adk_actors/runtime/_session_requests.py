@@ -94,6 +94,10 @@ class _Owner(Protocol):
 
     def send_after(self, seconds: float, payload: Any) -> None: ...
 
+    def follow_stopping(self, run_id: str, caller: Any) -> bool:
+        """Make ``caller`` the caller of ``run_id`` when it is a crashed session's run still
+        stopping on its worker; False for any other run."""
+
 
 class SessionRequests:
     """A session's run requests and followers (see the module)."""
@@ -207,8 +211,10 @@ class SessionRequests:
 
     def follow(self, turn: FollowTurn, caller: Any) -> RunAccepted:
         """Make ``caller`` the caller of run ``turn.run_id`` (``FollowRun``), in order:
-        the run is looked for among the session's running and waiting runs, else in the
-        store (``invalid_request`` when the session never had it); the committed events
+        the run is looked for among the session's running and waiting runs, then among
+        its crashed self's still stopping (the follower then gets its end alone, once it
+        stopped: ``follow_stopping``), else in the store (``invalid_request`` when the
+        session never had it); the committed events
         of its invocation after event ``turn.after`` are held for the follower, with
         every message the run sends meanwhile and, for a run that ended, its end (as it
         was sent when the session still keeps it, else rebuilt from its recorded
@@ -223,6 +229,11 @@ class SessionRequests:
             invocation = run.invocation_id
             run.caller = caller
             message = run.turn.message if isinstance(run.turn, NewTurn | ResumeTurn) else None
+        elif self.owner.follow_stopping(turn.run_id, caller):
+            # a run of this session's crashed self, still stopping (the partition's
+            # PartitionHolding.follow_stopping): its end, once it stopped, names the run
+            # resuming it, whose follow brings the events missed
+            return RunAccepted(turn.run_id, 0, os.getpid(), self.owner.address)
         else:
             info = self._recorded_run(turn.run_id)
             if info is None:
