@@ -260,14 +260,19 @@ class RunWorkers(WorkerStops):
             self._remove(worker)
 
     def _dispatch_backlog(self) -> None:
-        """Give waiting turns (oldest first) to workers with room, while there are some."""
+        """Give waiting turns (oldest first) to workers with room, while there are some.
+        Choosing a worker may find one dead, whose removal hands the backlog out itself:
+        then this goes on from the backlog as it is now, not with the turn it looked at."""
         while self.backlog:
-            session, run = self.backlog[0]
+            head = self.backlog[0]
+            session, run = head
             if run.outcome is not None or run.run_id not in self.runs:
                 self.backlog.popleft()  # ended while it waited (cancelled, timed out)
                 continue
             if self._choose_worker(session.key) is None:
                 return
+            if not self.backlog or self.backlog[0] is not head:  # handed out meanwhile (_remove)
+                continue
             self.backlog.popleft()
             self.runs.pop(run.run_id, None)
             self.dispatch(session, run)
