@@ -50,7 +50,12 @@ ANN, BOB = "ann-token-0123456789abcdef", "bob-token-0123456789abcdef"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A served host; its A2A routes loaded by one card request first (the first A2A
+    request imports a2a-sdk: http/_lazy.py; at load that took over 10 s on CI), with a
+    deadline for a loaded machine: these tests assert what A2A answers, not how soon."""
     with serving(tmp_path_factory.mktemp("a2a"), apps=APPS) as running:
+        loaded = httpx.get(f"{running['url']}/a2a/weather_bot/.well-known/agent-card.json", timeout=120)
+        assert loaded.status_code == 200, loaded.text
         yield running
 
 
