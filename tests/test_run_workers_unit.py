@@ -4,7 +4,9 @@ process, with real lines (socket pairs) and a fake partition: no actor system.
 A dead worker found while the backlog is handed out is removed, and its removal hands
 out the backlog itself (``_remove``): the outer hand-out then goes on from the backlog
 as it now is, never with the turn it had looked at (given twice, or a deque emptied
-under it: an IndexError out of the partition's handler)."""
+under it: an IndexError out of the partition's handler). And the run actor's answers
+of host services (``runtime._run``): one that comes after its caller gave up is
+dropped."""
 
 from __future__ import annotations
 
@@ -80,3 +82,27 @@ def test_a_dead_worker_found_while_the_backlog_is_handed_out_gives_each_turn_onc
         alive_peer.close()
     finally:
         workers.close()
+
+
+def test_a_service_answer_that_comes_after_its_caller_gave_up_is_dropped() -> None:
+    """A run's service call whose caller cancelled its future (its wait gave up) and
+    whose answer comes later: the answer is dropped; the run actor does not die of it."""
+    import concurrent.futures
+
+    from adk_actors.runtime._run import RunActor
+    from adk_actors.runtime._run_services import ServiceError
+    from supervision.protocol import ErrorReply, Reply
+
+    actor = RunActor.__new__(RunActor)  # no actor system: only its service answers are handled
+    gave_up: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    failed: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    waiting: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    gave_up.cancel()
+    actor._lookups, actor._waiting = {}, {}
+    actor._service_calls = {"late": gave_up, "late-error": failed, "on-time": waiting}
+    failed.cancel()
+    actor.handle_info(Reply("late", 1), None)
+    actor.handle_info(ErrorReply("late-error", "not_running"), None)
+    actor.handle_info(ErrorReply("on-time", "not_running", "gone"), None)
+    assert gave_up.cancelled() and failed.cancelled() and actor._service_calls == {}
+    assert isinstance(waiting.exception(timeout=0), ServiceError)

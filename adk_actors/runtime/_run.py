@@ -412,16 +412,20 @@ class RunActor(WorkerTurns):
             waiting = self._waiting.pop(name, [])
             if entry is None:
                 for _, _, future in waiting:
-                    if future is not None:
+                    if future is not None and not future.done():
                         future.set_exception(ServiceError(name, "not_running", f"no {name} service is registered"))
                 return
             self._services[name] = entry[0]
             for kind, request, future in waiting:
                 self._send_to_service(kind, entry[0], request, future)
         elif isinstance(message, Reply) and message.ref in self._service_calls:
-            self._service_calls.pop(message.ref).set_result(message.value)
+            future = self._service_calls.pop(message.ref)
+            if not future.done():  # its caller may have given up (cancelled): a late answer is dropped
+                future.set_result(message.value)
         elif isinstance(message, ErrorReply) and message.ref in self._service_calls:
-            self._service_calls.pop(message.ref).set_exception(ServiceError("service", message.code, message.detail))
+            future = self._service_calls.pop(message.ref)
+            if not future.done():
+                future.set_exception(ServiceError("service", message.code, message.detail))
         else:
             super().handle_info(message, sender)
 
