@@ -1,7 +1,12 @@
 """MCP toolsets on a host: real MCP servers written with the ``mcp`` SDK
 (``tests/mcp_servers.py``) over stdio, streamable HTTP and SSE; one connection per
 toolset and host in a supervised actor; a server that crashes, hangs, is killed, or
-never starts; and no server process outliving its actor."""
+never starts; and no server process outliving its actor.
+
+The tests share one host (``SharedHost``: a new one if a test broke its tree), each
+on a user of its own: a server or toolset actor a test kills comes back before the
+test ends (it waits for that), so the next test finds the host as it was, its
+toolsets started already."""
 
 from __future__ import annotations
 
@@ -12,14 +17,15 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from conftest import last_text, serving
+from conftest import SharedHost, last_text, serving
 
 from supervision import SupervisorClient
 from supervision.lowlevel import free_port
@@ -56,20 +62,31 @@ def _listening(port: int) -> bool:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
+@pytest.fixture(scope="module")
+def mcp_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedHost]:
+    hosts = SharedHost(tmp_path_factory.mktemp("mcp"), lambda data: HostConfig(apps=mcp_agents.APPS, data_dir=str(data)))
+    yield hosts
+    hosts.close()
+
+
+#: The user of the test that runs (``mcp_host``): each test's sessions are its own.
+USER = ["ann"]
+
+
 @pytest.fixture
-def mcp_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    with Host(HostConfig(apps=mcp_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
-        yield running
+def mcp_host(mcp_hosts: SharedHost, request: pytest.FixtureRequest) -> Host:
+    USER[0] = f"ann-{request.node.name}"
+    return mcp_hosts.get()
 
 
 def ask(host: Host, app: str, text: str, session: str = "s1") -> tuple[str, list[Any]]:
-    """One turn; (the final answer, every event)."""
+    """One turn, as the test's user; (the final answer, every event)."""
     runner = host.runner(app, timeout=60.0)
     try:
-        runner.create_session("ann", session)
+        runner.create_session(USER[0], session)
     except Exception:
         pass
-    events = list(runner.run("ann", session, text))
+    events = list(runner.run(USER[0], session, text))
     answers = [e.content.text for e in events if e.author != "user" and e.content is not None and e.content.text]
     return (answers[-1] if answers else ""), events
 
@@ -90,6 +107,15 @@ def server_pid(host: Host, app: str = "mcp_stdio", session: str = "s1") -> int:
     return int(said(answer)["structuredContent"]["result"])
 
 
+def _asked(host: Host, session: str, tool: str) -> bool:
+    """Whether the session's run has called ``tool`` (its call event is stored)."""
+    try:
+        events = host.runner("mcp_stdio", timeout=10.0).get_session(USER[0], session).events
+    except Exception:  # (not created yet)
+        return False
+    return any(e.content is not None and any(c.name == tool for c in e.content.function_calls) for e in events)
+
+
 def new_server(host: Host, session: str) -> int:
     """The server's pid once a call reaches one again; meanwhile each call's answer is
     a typed tool error (McpUnavailable), never a failed run."""
@@ -108,6 +134,8 @@ def new_server(host: Host, session: str) -> int:
 
 
 def test_a_stdio_servers_tools_are_the_agents_and_one_server_serves_every_run(mcp_host: Host) -> None:
+    stdio = f"mcp-{mcp_agents.stdio_agent.tools[0].spec.key}"
+    others = [c.id for c in toolset_actors(mcp_host) if c.id != stdio]  # (other tests' toolsets, shared host)
     answer, events = ask(mcp_host, "mcp_stdio", "tools?")
     assert answer == "add, crash, hang, linger, shout, whoami"
     answer, events = ask(mcp_host, "mcp_stdio", 'call add {"a": 2, "b": 40}')
@@ -117,7 +145,7 @@ def test_a_stdio_servers_tools_are_the_agents_and_one_server_serves_every_run(mc
     assert call.content.function_calls[0].args == {"a": 2, "b": 40}
     first = server_pid(mcp_host, session="s1")
     assert server_pid(mcp_host, session="s2") == first  # another session, another run: the same server
-    assert [c.id for c in toolset_actors(mcp_host)] == [f"mcp-{mcp_agents.stdio_agent.tools[0].spec.key}"]
+    assert sorted(c.id for c in toolset_actors(mcp_host)) == sorted([*others, stdio])  # one actor for it, no other
 
 
 def test_a_filter_and_a_prefix_choose_and_name_the_tools(mcp_host: Host) -> None:
@@ -141,7 +169,7 @@ def test_a_crash_while_another_call_hangs_fails_both_typed_and_the_server_comes_
     before = server_pid(mcp_host)
     with ThreadPoolExecutor(2) as pool:
         hanging = pool.submit(ask, mcp_host, "mcp_stdio", "call hang", "s2")
-        time.sleep(0.3)  # the hang is in flight when the server dies
+        wait_until(lambda: _asked(mcp_host, "s2", "hang"), timeout=30)  # the hang is on its way when the server dies
         crashed = pool.submit(ask, mcp_host, "mcp_stdio", "call crash", "s3")
         errors = [said(call.result(timeout=30)[0])["error"] for call in (hanging, crashed)]
     assert all(error.startswith(("McpUnavailable: ", "McpCallTimeout: ")) for error in errors), errors
@@ -192,29 +220,46 @@ def test_http_servers_streamable_and_sse(http_server: str, mcp_host: Host, app: 
     assert said(answer) == {"error": "McpCallTimeout: the MCP tool 'hang' did not answer within 2 s"}
 
 
-def test_no_stdio_server_outlives_serve_killed_with_sigkill(tmp_path: Path) -> None:
-    with serving(tmp_path, apps='mcp_stdio = "mcp_agents:stdio_agent"\n') as served:
-        url = served["url"]
-        httpx.post(f"{url}/apps/mcp_stdio/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
-        server = int(said(last_text(url, "mcp_stdio", "call whoami"))["structuredContent"]["result"])
-        assert pid_alive(server)
-        assert said(last_text(url, "mcp_stdio", "call linger"))["structuredContent"] == {"result": "lingering"}
-        os.kill(served["process"].pid, signal.SIGKILL)
-        wait_until(lambda: not pid_alive(server), timeout=10)
+@pytest.fixture(scope="module")
+def served_mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], dict[str, Any]]]:
+    """``adk-actors serve`` with the stdio and the notes apps, shared by the tests below
+    (the last one kills it): one that finds it killed gets a new one (its own notes)."""
+    with ExitStack() as stack:
+        current: dict[str, Any] = {}
+
+        def get() -> dict[str, Any]:
+            if not current or current["process"].poll() is not None:
+                folder = tmp_path_factory.mktemp("served")
+                notes = folder / "notes.json"
+                current.clear()
+                current.update(stack.enter_context(serving(
+                    folder, apps='mcp_stdio = "mcp_agents:stdio_agent"\nmcp_notes = "examples.mcp_notes.agent:root_agent"\n',
+                    env={"NOTES_FILE": str(notes)})), notes=notes)
+            return current
+        yield get
 
 
-def test_the_mcp_notes_example_keeps_notes_in_its_server(tmp_path: Path) -> None:
-    notes_file = tmp_path / "notes.json"
-    with serving(tmp_path, apps='mcp_notes = "examples.mcp_notes.agent:root_agent"\n',
-                 env={"NOTES_FILE": str(notes_file)}) as served:
-        url = served["url"]
-        httpx.post(f"{url}/apps/mcp_notes/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
+def test_the_mcp_notes_example_keeps_notes_in_its_server(served_mcp: Callable[[], dict[str, Any]]) -> None:
+    served = served_mcp()
+    url, notes_file = served["url"], served["notes"]
+    httpx.post(f"{url}/apps/mcp_notes/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
 
-        def say(text: str) -> str:
-            return last_text(url, "mcp_notes", text)
+    def say(text: str) -> str:
+        return last_text(url, "mcp_notes", text)
 
-        assert say("note buy milk") == "Noted. You have 1 notes."
-        assert say("note call Oslo office") == "Noted. You have 2 notes."
-        assert say("notes?") == "Your notes: buy milk; call Oslo office"
-        assert say("find oslo") == "Your notes: call Oslo office"
+    assert say("note buy milk") == "Noted. You have 1 notes."
+    assert say("note call Oslo office") == "Noted. You have 2 notes."
+    assert say("notes?") == "Your notes: buy milk; call Oslo office"
+    assert say("find oslo") == "Your notes: call Oslo office"
     assert json.loads(notes_file.read_text()) == ["buy milk", "call Oslo office"]
+
+
+def test_no_stdio_server_outlives_serve_killed_with_sigkill(served_mcp: Callable[[], dict[str, Any]]) -> None:
+    served = served_mcp()  # (killed here: the module's last test)
+    url = served["url"]
+    httpx.post(f"{url}/apps/mcp_stdio/users/ann/sessions/s1", json={}, timeout=10).raise_for_status()
+    server = int(said(last_text(url, "mcp_stdio", "call whoami"))["structuredContent"]["result"])
+    assert pid_alive(server)
+    assert said(last_text(url, "mcp_stdio", "call linger"))["structuredContent"] == {"result": "lingering"}
+    os.kill(served["process"].pid, signal.SIGKILL)
+    wait_until(lambda: not pid_alive(server), timeout=10)
