@@ -61,9 +61,6 @@ def _declared(server: StubServer, source: str) -> dict[str, dict[str, Any]]:
     return {d["name"]: d for tool in tools for d in tool.get("functionDeclarations", [])}
 
 
-@pytest.mark.xfail(strict=True, reason="needs files outside issue 52's MCP set: FunctionDeclaration.response_json_schema "
-                                       "(adk_actors/_types.py), sent by models/_gemini.py, filled from the server's "
-                                       "outputSchema (adk_actors/mcp/_connection.py, adk_actors/mcp/_toolset.py)")
 def test_an_mcp_tool_declares_its_output_schema_as_google_adk_does(gemini: StubServer) -> None:  # noqa: F811
     theirs = _declared(gemini, PROGRAM)
     ours = _declared(gemini, rewritten(PROGRAM))

@@ -33,14 +33,16 @@ __all__ = ["McpConnection", "tool_info"]
 
 
 def tool_info(tool: Any) -> dict[str, Any]:
-    """What the model needs of a listed tool: its name, description and JSON schema as
-    the server gave it; and whether the server says a call may be repeated
-    (``idempotentHint`` or ``readOnlyHint``: a resumed run reruns such a call)."""
+    """What the model needs of a listed tool: its name, description and JSON schemas as
+    the server gave them (its input's; its output's, ``outputSchema``, when it has one);
+    and whether the server says a call may be repeated (``idempotentHint`` or
+    ``readOnlyHint``: a resumed run reruns such a call)."""
     hints = getattr(tool, "annotations", None)
     repeatable = hints is not None and bool(getattr(hints, "idempotent_hint", False) or
                                             getattr(hints, "read_only_hint", False))
     return {"name": tool.name, "description": tool.description or "",
             "input_schema": dict(tool.input_schema or {"type": "object", "properties": {}}),
+            "output_schema": dict(tool.output_schema) if getattr(tool, "output_schema", None) else None,
             "idempotent": repeatable}
 
 

@@ -117,10 +117,14 @@ class McpTool:
         self.name = f"{toolset.tool_name_prefix}_{self.server_name}" if toolset.tool_name_prefix else self.server_name
         self.description: str = info["description"]
         self.input_schema: dict[str, Any] = info["input_schema"]
+        self.output_schema: dict[str, Any] | None = info.get("output_schema")
         self.idempotent = bool(info.get("idempotent", False))
 
     def declaration(self) -> FunctionDeclaration:
-        return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=self.input_schema)
+        """The server's schemas as given: its input's as the parameters, its output's
+        (when it has one) as ``response_json_schema`` (google-adk's McpTool's)."""
+        return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=self.input_schema,
+                                   response_json_schema=self.output_schema)
 
     async def run(self, tool_context: Any, args: dict[str, Any]) -> dict[str, Any]:
         return await self.toolset.call(tool_context.invocation, self.server_name, args)
