@@ -108,6 +108,10 @@ class SupervisorSteps(GenServer):
         self._leaving = False
         self._next_dynamic_id = 0
         self._health: HealthMonitor | None = None
+        #: the last process's incarnation number: one count for every child, so that a
+        #: child removed and added again under its id never repeats a tag of its old self
+        #: (a timer of its old process's end would take the new one for dead)
+        self._incarnations = 0
 
     # -- hooks for subclasses ----------------------------------------------------------------
 
@@ -184,7 +188,8 @@ class SupervisorSteps(GenServer):
 
     def _launch(self, child: ChildRecord) -> str | None:
         """Give ``child`` a process and send it Init; the reason if that failed."""
-        child.incarnation += 1
+        self._incarnations += 1
+        child.incarnation = self._incarnations
         child.reported = None
         child.stop_requested = child.killed = False
         try:

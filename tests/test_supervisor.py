@@ -473,3 +473,24 @@ def test_backoff_delays_the_restart(actor_system: Any, start_sup: Start, events:
     wait_until(lambda: sup.child("c").status == "restarting")
     wait_until(lambda: restarted(sup, "c", old), timeout=5)
     assert time.monotonic() - killed_at >= 0.4
+
+
+def test_a_temporary_child_killed_and_started_again_under_its_id_at_once_lives_on(
+        actor_system: Any, start_sup: Start, events: Path) -> None:
+    """A temporary child killed (-9), removed, and started again under the same id at
+    once: the new process is not taken for the old one's end (a timer of the old
+    process's end fires ~50 ms after it; a new record's first tag must differ)."""
+    sup = start_sup([probe("witness", events)])
+    for _ in range(5):
+        sup.start_child(probe("x", events, restart="temporary"))
+        old = sup.child("x").pid
+        assert old is not None
+        os.kill(old, signal.SIGKILL)
+        wait_until(lambda: "x" not in [i.id for i in sup.which_children()], interval=0.001,
+                   message="the temporary child removed")
+        sup.start_child(probe("x", events, restart="temporary"))
+        new = sup.child("x").pid
+        time.sleep(0.3)  # the old process's end timer (50 ms) has fired by now
+        info = sup.child("x")
+        assert info.status == "running" and info.pid == new and pid_alive(new), info
+        sup.terminate_child("x")  # a temporary child's spec goes with it
