@@ -28,8 +28,6 @@ __all__ = [
     "SessionNotFoundError",
     "SessionUnreadableError",
     "UnknownAppError",
-    "refused_before_run",
-    "unmatched_responses",
 ]
 
 
@@ -153,20 +151,3 @@ class McpUnavailable(McpError):
 
 class McpCallTimeout(McpError):
     """An MCP tool call's deadline fired (the connection stays)."""
-
-
-def unmatched_responses(missing: set[str]) -> ValueError:
-    """google-adk's refusal of a message whose function responses answer no call of the
-    session (``missing``: their ids), as its runner raises it before the agent runs: a
-    ``ValueError`` (its type is what callers and the HTTP error line see), marked so
-    that no error event of the agent is made for it (:func:`refused_before_run`)."""
-    error = ValueError(f"Function call not found for function response ids: {missing}. Ensure each function "
-                       "response ID matches an existing function call in the session history.")
-    error.refused_before_run = True  # type: ignore[attr-defined]
-    return error
-
-
-def refused_before_run(error: BaseException) -> bool:
-    """Was ``error`` a refusal of the message itself (:func:`unmatched_responses`), which
-    google-adk raises before its agent runs (so no error event of the agent)?"""
-    return getattr(error, "refused_before_run", False) is True

@@ -48,7 +48,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ._event_print import print_event
-from ._exceptions import unmatched_responses
 from ._rewind import rewind_event
 from ._types import Content, Event, RunConfig
 from .agents.invocation_context import LlmCallsLimitExceededError
@@ -157,7 +156,8 @@ class Runner:
         session = await self._session(user_id, session_id)
         unmatched = _unmatched_response_ids(session.events, message)
         if unmatched:
-            raise unmatched_responses(unmatched)
+            raise ValueError(f"Function call not found for function response ids: {unmatched}. Ensure each "
+                             "function response ID matches an existing function call in the session history.")
         # an answer to calls goes on in their invocation (google-adk's): its events carry that id
         answered = answered_invocation(session.events, message, strict=True)
         view = SessionView(app_name=self.app_name, user_id=user_id, session_id=session_id,

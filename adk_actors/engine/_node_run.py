@@ -23,11 +23,7 @@ made one for that error just before. A run that is stopped or cancelled
 retried.
 
 An agent with none of these settings anywhere in its tree runs as it is, with no
-extra work per event; when it is an ``LlmAgent`` and its run raises (its code: a
-callback, a hook), the error event above is still made before the exception goes on,
-as google-adk's node runner makes it (a model's error has made its own:
-``ModelRaised``). Its ``error_code`` is the exception's ``status`` when that is a
-string (an API's canonical status, as google-adk prefers), else its class name.
+extra work per event.
 """
 
 from __future__ import annotations
@@ -36,23 +32,14 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .._exceptions import RunStopped, refused_before_run
+from .._exceptions import RunStopped
 from .._node_settings import check_state_delta, retry_allowed, retry_delay, retry_delays
 from .._tree import find_agent
 from .._types import Event, NodeInfo
-from ..agents import LlmAgent
 from ..workflow import NodeTimeoutError, Workflow
 from ._context import InvocationContext, RunCancelled
-from ._flow_model import ModelRaised
 
 __all__ = ["run_as_node", "schema_for"]
-
-
-def error_code(error: BaseException) -> str:
-    """An error event's ``error_code`` for ``error``: its ``status`` when a string (an
-    API's canonical status), else its class name (google-adk's rule)."""
-    status = getattr(error, "status", None)
-    return status if isinstance(status, str) else type(error).__name__
 
 
 def _declares_schema(agent: Any) -> bool:
@@ -135,15 +122,8 @@ async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event
     timeout = getattr(agent, "timeout", None)
     schema = _declares_schema(ctx.root_agent) or _declares_schema(agent)
     if config is None and timeout is None and not schema:
-        try:
-            async for event in agent.run(ctx):
-                yield event
-        except (RunStopped, RunCancelled, asyncio.CancelledError, ModelRaised):
-            raise
-        except Exception as failure:
-            if isinstance(agent, LlmAgent) and not refused_before_run(failure):
-                yield ctx.event(author=agent.name, error_code=error_code(failure), error_message=str(failure))
-            raise
+        async for event in agent.run(ctx):
+            yield event
         return
     attempts = 1 if isinstance(agent, Workflow) else retry_delays(config)[0]
     attempt = 1
@@ -163,16 +143,14 @@ async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event
             raise
         except Exception as exc:
             error = exc
-        if refused_before_run(error):  # the message itself was refused: not the agent's error
-            raise error
         if isinstance(agent, Workflow):
             # a node's error fails its graph after the node's own error event (not made
             # twice); the workflow's own (its timeout) is the workflow node's, on its path
-            if last is None or (last.error_code, last.error_message) != (error_code(error), str(error)):
-                yield ctx.event(author=agent.name, error_code=error_code(error), error_message=str(error),
+            if last is None or (last.error_code, last.error_message) != (type(error).__name__, str(error)):
+                yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error),
                                 node_info=NodeInfo(path=f"{agent.name}@1"))
             raise error
-        yield ctx.event(author=agent.name, error_code=error_code(error), error_message=str(error))
+        yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error))
         if attempt >= attempts or not retry_allowed(config, error):
             raise error
         await asyncio.sleep(retry_delay(config, attempt))
