@@ -208,7 +208,12 @@ def test_output_schema_with_tools_uses_set_model_response(model: str) -> None:
     agent = LlmAgent(name="extractor", model=model, output_schema=Answer, tools=[GET_WEATHER])
     request = build_request(agent, CompileContext())
     assert [t.name for t in request.tools] == ["set_model_response", "get_weather"]  # google-adk's order
-    assert request.tools[0].parameters == Answer.model_json_schema()
+    # google-adk's shape (tests/test_adk52_set_model_response.py): the schema of a model
+    # named set_model_responseParams made of the output schema's fields
+    assert request.tools[0].parameters is None
+    schema = request.tools[0].parameters_json_schema
+    assert schema is not None and schema["title"] == "set_model_responseParams"
+    assert schema["properties"] == Answer.model_json_schema()["properties"]
     assert "response_schema" not in request.config and "response_mime_type" not in request.config
     assert "set_model_response tool" in request.system_instruction
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, create_model
+
 from .._callables import describe_function, is_plain_function
 from .._exceptions import CompileError
 from .._schema import output_schema_json
@@ -16,12 +18,15 @@ from ._targets import root_of, transfer_targets
 
 __all__ = [
     "SET_MODEL_RESPONSE",
+    "SET_MODEL_RESPONSE_WORDS",
     "TRANSFER_TO_AGENT",
     "canonical_tools",
     "declaration_of",
     "effective_tools",
     "has_own_tools",
     "model_combines_schema_and_tools",
+    "response_tool_declaration",
+    "response_tool_parameters",
     "transfer_declaration",
     "uses_response_tool",
 ]
@@ -119,10 +124,64 @@ def transfer_declaration(target_names: list[str]) -> FunctionDeclaration:
     )
 
 
+#: our words for ``set_model_response`` (google-adk's are its function's docstring)
+SET_MODEL_RESPONSE_WORDS = "Give your final answer, structured as the schema requires."
+
+
+def response_tool_parameters(output_schema: Any) -> dict[str, Any]:
+    """``set_model_response``'s parameters as google-adk 2.13 declares them: pydantic's
+    JSON schema of a model named ``set_model_responseParams``, titles kept.
+
+    For a pydantic model class its fields are that model's, each with its type and its
+    default (a default factory is called; a required field has none), so a field's
+    constraints and aliases are not declared; then each field's description (and those
+    of nested properties and list items) is put back from the class's own schema. For a
+    JSON-schema dict the one field is ``response``, any JSON object, which the model's
+    answer is given under. Anything else raises AgentDefinitionError (as
+    :func:`output_schema_json` does)."""
+    if isinstance(output_schema, type) and issubclass(output_schema, BaseModel):
+        fields: dict[str, Any] = {
+            name: (info.annotation, ... if info.is_required() else info.get_default(call_default_factory=True))
+            for name, info in output_schema.model_fields.items()
+        }
+        params: type[BaseModel] = create_model(f"{SET_MODEL_RESPONSE}Params", **fields)
+        schema: dict[str, Any] = params.model_json_schema()
+        _copy_descriptions(output_schema.model_json_schema(), schema)
+        return schema
+    output_schema_json(output_schema)  # refuses what is no output schema
+    params = create_model(f"{SET_MODEL_RESPONSE}Params", response=(dict, ...))
+    wrapped: dict[str, Any] = params.model_json_schema()
+    return wrapped
+
+
+def _copy_descriptions(source: dict[str, Any], target: dict[str, Any]) -> None:
+    """Puts each non-empty ``description`` of ``source``'s properties and list items on
+    the same place of ``target``, walking both down together; a place ``target`` lacks
+    is skipped."""
+    pairs: list[tuple[Any, Any]] = []
+    for name, prop in (source.get("properties") or {}).items():
+        pairs.append((prop, (target.get("properties") or {}).get(name)))
+    pairs.append((source.get("items"), target.get("items")))
+    for here, there in pairs:
+        if not isinstance(here, dict) or not isinstance(there, dict):
+            continue
+        if isinstance(here.get("description"), str) and here["description"]:
+            there["description"] = here["description"]
+        _copy_descriptions(here, there)
+
+
+def response_tool_declaration(output_schema: Any) -> FunctionDeclaration:
+    """``set_model_response``'s declaration for ``output_schema``: its parameters under
+    ``parameters_json_schema`` (see :func:`response_tool_parameters`), our own short
+    description. A new object each time."""
+    return FunctionDeclaration(name=SET_MODEL_RESPONSE, description=SET_MODEL_RESPONSE_WORDS,
+                               parameters_json_schema=response_tool_parameters(output_schema))
+
+
 def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration]:
     """The declarations of a request, in google-adk 2.13's order (its flow adds its own
     tools before the agent's): ``set_model_response`` when the structured answer comes
-    through it, then ``transfer_to_agent`` when the agent has transfer targets (see
+    through it (see :func:`response_tool_declaration`), then ``transfer_to_agent`` when the agent has transfer targets (see
     :func:`transfer_declaration`), then the agent's own tools in their order, then the
     caller's resolved toolsets' (``ctx.extra_tools``); a tool whose ``declaration()`` is
     None is left out. A duplicate name is a CompileError, as is a tool that gives no
@@ -130,13 +189,7 @@ def effective_tools(agent: Any, ctx: CompileContext) -> list[FunctionDeclaration
     tools = [t for t in canonical_tools(agent, ctx.root_agent) if not is_toolset(t)] + list(ctx.extra_tools)
     declarations: list[FunctionDeclaration] = []
     if uses_response_tool(agent, ctx):
-        declarations.append(
-            FunctionDeclaration(
-                name=SET_MODEL_RESPONSE,
-                description="Give your final answer, structured as the schema requires.",
-                parameters=output_schema_json(agent.output_schema),
-            )
-        )
+        declarations.append(response_tool_declaration(agent.output_schema))
     targets = transfer_targets(agent, root_of(agent, ctx.root_agent))
     if targets:
         declarations.append(transfer_declaration([t.name for t in targets]))

@@ -59,11 +59,14 @@ from .._types import (
     Event,
     EventActions,
     LiveRequest,
+    LlmRequest,
     LlmResponse,
     Transcription,
     new_event_id,
 )
 from ..compiler import CompileContext, build_request
+from ..compiler._instructions import output_schema_instruction
+from ..compiler._tools import SET_MODEL_RESPONSE
 from ..models import is_live_model
 from ..models._llm_registry import BaseLlm
 from ..tools._base import ToolContext
@@ -204,6 +207,20 @@ async def _turn_by_turn(agent: Any, ctx: InvocationContext,
                 yield answer
 
 
+def _without_response_tool(agent: Any, tools: dict[str, Any], request: LlmRequest) -> LlmRequest:
+    """A live conversation has no ``set_model_response`` (as google-adk, which skips its
+    output-schema step when live): the tool is taken out of ``tools`` (so a call of it
+    is an unknown tool's), its declaration out of the request's, and the sentence the
+    compiler adds about it out of the system instruction (the schema's own stays). A
+    request without it is returned as is."""
+    if tools.pop(SET_MODEL_RESPONSE, None) is None and all(d.name != SET_MODEL_RESPONSE for d in request.tools):
+        return request
+    instruction = request.system_instruction.replace(
+        output_schema_instruction(agent, True), output_schema_instruction(agent, False))
+    return request.model_copy(update={
+        "tools": [d for d in request.tools if d.name != SET_MODEL_RESPONSE], "system_instruction": instruction})
+
+
 async def _converse(agent: Any, model: Any, ctx: InvocationContext,
                     inputs: asyncio.Queue[LiveRequest]) -> AsyncGenerator[Event, None]:
     """The conversation with a live model (see the module, 3)."""
@@ -215,6 +232,7 @@ async def _converse(agent: Any, model: Any, ctx: InvocationContext,
         state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
         memories=memories, artifacts=template_artifacts(agent, ctx)))
+    request = _without_response_tool(agent, tools, request)
     # Gemini's own tools (google_search...) and google-adk tools' hooks shape the setup, as in a turn
     await process_request([*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()],
                           lambda: ToolContext(ctx, None), request)

@@ -1,7 +1,9 @@
 """The ``set_model_response`` tool: how an agent with both an ``output_schema`` and
 tools gives its structured answer (google-adk's ``SetModelResponseTool``).
 
-The compiler declares the tool (its parameters are the output schema's); the flow runs
+The compiler declares the tool as google-adk does (``response_tool_parameters``: the
+fields of the output schema's class, or one ``response`` object for a JSON-schema dict;
+a live conversation does not declare it); the flow runs
 a call of it like any other tool (before/after-tool hooks included), and when the tool
 accepted the arguments it makes the answer's own event from
 ``actions.set_model_response`` (see ``adk_actors.engine._flow``).
@@ -13,7 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..compiler._tools import SET_MODEL_RESPONSE
+from .._types import FunctionDeclaration
+from ..compiler._tools import (
+    SET_MODEL_RESPONSE,
+    SET_MODEL_RESPONSE_WORDS,
+    response_tool_declaration,
+)
 from ._base import ToolContext
 from ._classes import BaseTool
 
@@ -25,8 +32,9 @@ class SetModelResponseTool(BaseTool):
     structured answer.
 
     In order: with a pydantic model class, the arguments are validated by it and the
-    answer is its dump without None fields; with a JSON-schema dict, the arguments are
-    the answer as given (the compiler declares that schema as the parameters). The
+    answer is its dump without None fields; with a JSON-schema dict, the answer is the
+    ``response`` argument as given (the compiler declares that one parameter, as
+    google-adk does; None when the model left it out). The
     answer is put in ``tool_context.actions.set_model_response`` and returned as the
     call's response. Arguments the model class refuses are no answer: the response is
     an ``{"error": ...}`` naming what was wrong and asking for the call again, and
@@ -38,9 +46,12 @@ class SetModelResponseTool(BaseTool):
     idempotent = True
 
     def __init__(self, output_schema: Any) -> None:
-        super().__init__(name=SET_MODEL_RESPONSE,
-                         description="Give your final answer, structured as the schema requires.")
+        super().__init__(name=SET_MODEL_RESPONSE, description=SET_MODEL_RESPONSE_WORDS)
         self.output_schema = output_schema
+
+    def _get_declaration(self) -> FunctionDeclaration:
+        """What the compiler declares for this output schema (``response_tool_declaration``)."""
+        return response_tool_declaration(self.output_schema)
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         schema = self.output_schema
@@ -52,6 +63,6 @@ class SetModelResponseTool(BaseTool):
                 return {"error": f"The arguments of {SET_MODEL_RESPONSE} do not match the output schema:\n{error}\n"
                                  f"Call {SET_MODEL_RESPONSE} again with every required field, of the right type."}
         else:
-            answer = dict(args)
+            answer = args.get("response")
         tool_context.actions.set_model_response = answer
         return answer
