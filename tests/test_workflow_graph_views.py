@@ -100,8 +100,13 @@ asking_app = Workflow(name="asking_app", edges=[(START, prep, ask, ship)])
 
 @pytest.fixture(scope="module")
 def theirs(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """google-adk's FastAPI app (adk web's routes) on an agents folder with the program."""
+    """google-adk's FastAPI app (adk web's routes) on an agents folder with the program.
+
+    ``web=True`` turns on google-adk's process-wide YAML key denylist; it is turned
+    back off after the module, so a later test on this worker loading a YAML agent with
+    google-adk's ``from_config`` sees the loader as a program does."""
     from fastapi.testclient import TestClient
+    from google.adk.agents import config_agent_utils
     from google.adk.cli.fast_api import get_fast_api_app
 
     agents = tmp_path_factory.mktemp("agents")
@@ -110,8 +115,11 @@ def theirs(tmp_path_factory: pytest.TempPathFactory) -> Any:
     (agents / "graphs" / "agent.py").write_text(GRAPH)
     app = get_fast_api_app(agents_dir=str(agents), web=True, session_service_uri="memory://",
                            artifact_service_uri="memory://", memory_service_uri="memory://")
-    with TestClient(app) as client:
-        yield client
+    try:
+        with TestClient(app) as client:
+            yield client
+    finally:
+        config_agent_utils._set_enforce_yaml_key_denylist(False)
 
 
 @pytest.fixture(scope="module")
