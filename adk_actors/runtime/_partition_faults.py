@@ -93,7 +93,7 @@ class PartitionFaults(GenServer):
     watchers: dict[str, list[Any]]  # session key -> who watches its life (WatchSession)
     slog: Any
 
-    def _drop(self, key: str, why: str, *, resume: bool = False) -> None:
+    def _drop(self, key: str, why: str, *, resume: bool = False, queued: str = "") -> None:
         """Let go of session ``key`` (``_partition_holding``)."""
         raise NotImplementedError
 
@@ -129,7 +129,9 @@ class PartitionFaults(GenServer):
         """Session ``key`` crashed (a handler of its failed, or on request): its view is
         dropped (``_drop``: its runs end ``interrupted``, and it is read from the store
         on its next request; its run in progress resumes when its app resumes crashed
-        runs and this crash does not fail the session), and the crash counts: more
+        runs and this crash does not fail the session; the turns queued behind it, which
+        never began, run in order on the session read again, or end ``SessionFailed``
+        when this crash fails it), and the crash counts: more
         than ``session_intensity`` within ``session_period`` seconds and it fails,
         answering ``session_failed`` until an operator resets it (OTP's restart
         intensity, per session)."""
@@ -141,9 +143,10 @@ class PartitionFaults(GenServer):
         faults.restarts += 1
         faults.last = reason
         faults.down = True
-        # its run in progress resumes, unless this crash fails the session
-        self._drop(key, f"the session crashed ({reason})",
-                   resume=not faults.failed and len(faults.crashes) <= self.config.session_intensity)
+        # its run in progress resumes, unless this crash fails the session; the turns
+        # queued behind it run on its restarted self (or end SessionFailed)
+        fails = faults.failed or len(faults.crashes) > self.config.session_intensity
+        self._drop(key, f"the session crashed ({reason})", resume=not fails, queued="fail" if fails else "run")
         self._tell(key, "crashed", reason)
         if len(faults.crashes) > self.config.session_intensity and not faults.failed:
             faults.failed = True

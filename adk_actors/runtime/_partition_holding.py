@@ -8,7 +8,10 @@ holds it), then its read from the store (runs a dead holder left ``running`` end
 resumes such runs (``App.resume_interrupted``), is resumed. Held, its lease is
 renewed every third of ``lease_seconds`` (a session whose lease another holder took
 is dropped); idle for ``idle_timeout`` it is passivated (its lease released); dropped
-(deleted, crashed, its lease lost) its runs end ``interrupted``. At start, the runs
+(deleted, crashed, its lease lost) its runs end ``interrupted``, except, after a crash,
+the turns queued behind its run in progress: once that run stopped they run, in
+order, on the session read again (``_requeue``), or end ``SessionFailed`` when the
+crash failed it. At start, the runs
 orphaned by the partition's earlier self end ``interrupted``, their callers told the
 id of the run that will resume them when their app resumes such runs.
 """
@@ -16,15 +19,18 @@ id of the run that will resume them when their app resumes such runs.
 from __future__ import annotations
 
 import uuid
+from collections import deque
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from supervision import CallerRef, CallError
+from supervision.lowlevel import takes_connection
 
 from ..messages import CreateSession, LastRun, ResumeRun, RunFailed, RunRequest, session_key
 from ..store import RunRecord, SessionLeased, SessionNotFound, SessionStores, StoreError, Unreadable
-from ._partition_homes import PartitionHomes
+from ._caller_line import CallerLine
+from ._partition_homes import HOLDER_CONNECT_WAIT, PartitionHomes
 from ._partition_timers import PassivateIdle, RenewLeases, ResumeInterrupted
 from ._run_workers import RunWorkers
 from ._session import Session, SessionRun
@@ -79,9 +85,10 @@ class PartitionHolding(PartitionHomes):
 
     def _runs_here(self, run_id: str) -> bool:
         """Does a worker of this partition run ``run_id``: live, or told to stop and not
-        stopped yet (its session crashed or was let go: ``_drop``)? Such a run is no dead
-        host's: its end is stored once it stopped, never before."""
-        return run_id in self.pool.runs or run_id in self.pool.stopping
+        stopped yet (its session crashed or was let go: ``_drop``), or is it a turn queued
+        behind such a run, kept to run after it (``_drop``)? Such a run is no dead host's:
+        its end is stored once it stopped (or it runs), never before."""
+        return run_id in self.pool.runs or run_id in self.pool.stopping or run_id in self.draining_runs
 
     def _session(self, request: Any) -> Session:
         """The session a request names: held, or loaded from the store and held. A run
@@ -182,7 +189,7 @@ class PartitionHolding(PartitionHomes):
             due = min(s.idle_since for s in self.sessions.values()) + self.config.idle_timeout
             self.send_after(max(due - now, 0.05), PassivateIdle())
 
-    def _drop(self, key: str, why: str, *, resume: bool = False) -> None:
+    def _drop(self, key: str, why: str, *, resume: bool = False, queued: str = "") -> None:
         """Let go of session ``key`` held in memory (nothing if it is not held): its
         runs end ``interrupted`` with ``why`` (a running one is told to stop on its
         worker, and its end waits until it stopped there or the worker, killed past
@@ -192,11 +199,19 @@ class PartitionHolding(PartitionHomes):
         stored, its caller told the id of the run that resumes it (``Session.interrupt``):
         on the session read again by then (a request came meanwhile: its activation left
         that run alone, as it was still stopping), else on its activation that follows
-        (``ResumeInterrupted``). Never while the run may still go on on its worker."""
+        (``ResumeInterrupted``). Never while the run may still go on on its worker.
+        With ``queued`` (the session crashed: ``"run"``, or ``"fail"`` when the crash
+        failed it), the turns waiting behind the run in progress, which never began, are
+        not ended: they wait here (followers join them: ``follow_stopping``) until that
+        run stopped and the session's lease was let go, then go to ``_requeue``."""
         session = self.sessions.pop(key, None)
         if session is None:
             return
-        for run in [session.active, *session.waiting]:
+        kept = ([r for r in session.waiting if r.outcome is None and not isinstance(r.turn, LiveTurn)]
+                if queued else [])
+        if kept:
+            session.waiting = deque(r for r in session.waiting if r not in kept)
+        for run in [session.active, *session.waiting, *kept]:
             if run is not None:
                 self.pool.drop(run)
         active, resumed_as = session.active, ""
@@ -204,12 +219,28 @@ class PartitionHolding(PartitionHomes):
                 and active.attempt < self._resume_limit(session.app_name)):
             resumed_as = self.resume_ids[active.run_id] = f"run-{uuid.uuid4().hex}"
         stopping = active if active is not None and active.outcome is None and active.worker is not None else None
-        if stopping is not None:
-            self.draining_runs[stopping.run_id] = stopping
-        session.interrupt(why, stop_active=True, resumed_as=resumed_as,
-                          then=partial(self._stopped, key, stopping.run_id if stopping else "", bool(resumed_as)))
+        for run in [stopping, *kept]:
+            if run is not None:
+                self.draining_runs[run.run_id] = run
+        pending: list[partial[None]] = []  # a requeue due before the lease below was let go
+        released = False
+
+        def stopped() -> None:
+            # with turns kept, _requeue resumes the crashed run itself, ahead of them
+            self._stopped(key, stopping.run_id if stopping else "", bool(resumed_as) and not kept)
+            if kept:
+                requeue = partial(self._requeue, key, kept, queued == "fail", active if resumed_as else None)
+                if released:
+                    requeue()
+                else:
+                    pending.append(requeue)
+
+        session.interrupt(why, stop_active=True, resumed_as=resumed_as, then=stopped)
         self._forget(key)
-        self._let_go(session)
+        self._let_go(session)  # before the session is held again (_requeue): its lease is not the new one
+        released = True
+        for requeue in pending:
+            requeue()
 
     def follow_stopping(self, run_id: str, caller: Any) -> bool:
         """Make ``caller`` the caller of run ``run_id`` when it is a dropped session's run
@@ -232,6 +263,70 @@ class PartitionHolding(PartitionHomes):
         session = self.sessions.get(key)
         if resume and session is not None:
             self._resume_after_activation(session)
+
+    def _requeue(self, key: str, runs: list[SessionRun], failed: bool, resumes: SessionRun | None) -> None:
+        """The turns a crashed session had accepted but not begun (``_drop``), in order,
+        once its run in progress stopped and its lease was let go. First ``resumes``,
+        that run when its app resumes it (its caller was told the id of the run resuming
+        it), is resumed on the session read again (its activation would not: the latest
+        run stored is a queued one). Then, for each run: one the store no longer has
+        ``running`` (ended meanwhile, its caller told) is skipped; one whose caller is
+        gone (its Runner's line ended, or its address takes no connection; a host's own
+        resume has no caller and is not gone) ends ``interrupted`` unseen; with ``failed`` (the crash failed the session) each ends
+        ``interrupted``, error type ``SessionFailed``; when the session cannot be held
+        again (this partition stopping, the session moving, gone from the store,
+        another host holding it) each ends ``interrupted``, ``SessionStopped``, saying
+        why; the others are taken back, in order, by the session read again
+        (``Session.requeue``), behind the run that resumes the crashed one, if any.
+        Each caller gets one end."""
+        try:
+            self._requeue_runs(key, runs, failed, resumes)
+        finally:  # until here, held as this partition's: activating the session leaves them alone
+            for run in runs:
+                self.draining_runs.pop(run.run_id, None)
+
+    def _requeue_runs(self, key: str, runs: list[SessionRun], failed: bool, resumes: SessionRun | None) -> None:
+        """``_requeue``'s steps, the runs still held as this partition's."""
+        session: Session | None = None
+        if resumes is not None and not (failed or self.stopping or key in self.leaving):
+            try:
+                session = self._session(resumes.request)
+                resume = ResumeRun(session.app_name, session.user_id, session.session_id,
+                                   run_config=resumes.request.run_config, resume=resumes.run_id)
+                run_id = self.resume_ids.pop(resumes.run_id, "")
+                session.resume(replace(resume, run_id=run_id) if run_id else resume)
+            except (CallError, SessionLeased, StoreError) as exc:
+                self.slog.warning("an interrupted run was not resumed", run=resumes.run_id, error=str(exc))
+        for run in runs:
+            try:
+                if self.store.run_status(run.run_id) != "running":
+                    continue
+            except StoreError:
+                pass
+            why, error_type = "", "SessionStopped"
+            gone = (run.caller.caller_gone if isinstance(run.caller, CallerLine)  # (a host's own resume: no caller)
+                    else run.caller is not None and takes_connection(run.caller, HOLDER_CONNECT_WAIT) is False)
+            if failed:
+                why, error_type = ("the session failed (it crashed more often than its restart intensity allows; "
+                                   "session_failed until an operator resets it) before this turn began"), "SessionFailed"
+            elif gone:
+                why = "the session crashed before this turn began, and its caller is gone"
+            elif self.stopping or key in self.leaving:
+                why = "the session crashed before this turn began, and it is not held here any more"
+            elif session is None:
+                try:
+                    session = self._session(run.request)
+                except (CallError, SessionLeased, StoreError) as exc:
+                    why = f"the session crashed before this turn began, and was not read again: {exc}"
+            if why or session is None:
+                if not gone and run.caller is not None:
+                    self.send(run.caller, RunFailed(run.run_id, "interrupted", error_type, why))
+                try:
+                    self.store.end_run(run.run_id, "interrupted")
+                except StoreError:
+                    pass
+                continue
+            session.requeue(run)
 
     def _forget(self, key: str) -> None:
         self.pool.forget(key)

@@ -163,6 +163,14 @@ class SessionRequests:
         self._begin(run)
         return RunAccepted(request.run_id, 0, os.getpid(), self.owner.address)
 
+    def requeue(self, run: SessionRun) -> None:
+        """Take back a run this session's crashed self accepted but never began
+        (``PartitionHolding._requeue``): it begins now, or waits behind the runs here."""
+        if self.active is None:
+            self._begin(run)
+        else:
+            self.waiting.append(run)
+
     def _taken_again(self, run_id: str, caller: Any) -> RunAccepted | None:
         """The same request again, for a run running or waiting here (a caller retrying,
         maybe from another endpoint: the Runner does when it took the first for
