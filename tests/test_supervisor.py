@@ -3,14 +3,18 @@
 Themes follow OTP's supervisor_SUITE: restart type x exit reason, strategies with
 kill -9 and with exceptions, escalation, shutdown order and timeouts, temporary
 bystanders, significant children, failing restarts, introspection, orphans.
+
+What is timed (a backoff, a shutdown timeout, the grace after a child's pidfd fired)
+is tested on the supervisor's manual clock (``manual_system``): the test moves the
+clock on and sees what happens just before and at the due time, never waiting for it.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import time
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +33,9 @@ from supervision import (
     call,
     start_supervisor,
 )
+from supervision.lowlevel import MANUAL_CLOCK_VARIABLE
 from supervision.protocol import (
+    AdvanceClock,
     ChildAlreadyPresent,
     ChildAlreadyStarted,
     ChildNotFound,
@@ -38,7 +44,7 @@ from supervision.protocol import (
     StartFailed,
     UnknownRequest,
 )
-from supervision.testing import pid_alive, read_events, wait_until
+from supervision.testing import pid_alive, read_events, running_actor_system, wait_until
 
 Start = Callable[..., SupervisorClient]
 
@@ -64,6 +70,37 @@ def restarted(sup: SupervisorClient, child_id: str, old_pid: int) -> bool:
 
 def starts(events: Path) -> list[str]:
     return [e[1] for e in read_events(events) if e[0] == "start"]
+
+
+def init_failures(events: Path) -> int:
+    return sum(1 for e in read_events(events) if e[0] == "init_failed")
+
+
+@pytest.fixture
+def manual_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """An actor system whose supervisors run on a manual clock (``MANUAL_CLOCK_VARIABLE``):
+    their timers (backoff, a child's end seen by its pidfd) fire only when the test
+    moves the clock on (:func:`advance`), never by waiting; the children's is real."""
+    monkeypatch.setenv(MANUAL_CLOCK_VARIABLE, "Supervisor")
+    with running_actor_system(tmp_path / "logs") as system:
+        yield system
+
+
+def advance(system: Any, sup: SupervisorClient, seconds: float) -> int:
+    """Move ``sup``'s manual clock ``seconds`` on; how many of its timers fired (each
+    handled before the answer)."""
+    fired: int = call(system, sup.address, AdvanceClock(seconds))
+    return fired
+
+
+def settled(sup: SupervisorClient, events: Path) -> None:
+    """Return once ``sup`` is done with the restart in progress (a failed start and the
+    retry it schedules included): a child started now is started after it, as the
+    supervisor's jobs run one at a time, in order. That child (temporary, named for
+    the moment) is then removed."""
+    witness = f"settled-{len(sup.which_children())}-{init_failures(events)}"
+    sup.start_child(probe(witness, events, restart="temporary"))
+    sup.terminate_child(witness)
 
 
 # -- restart type x exit reason --------------------------------------------------------
@@ -244,25 +281,33 @@ def test_an_earlier_child_that_dies_while_a_later_ones_restart_keeps_failing_is_
 
 
 def test_a_backoff_after_failed_starts_only_restarts_a_crashed_child_at_once_and_spaces_failed_starts(
-    actor_system: Any, start_sup: Start, events: Path, tmp_path: Path
+    manual_system: Any, events: Path, tmp_path: Path
 ) -> None:
     """``Backoff(after_crashes=False)`` (the session partitions'): a child killed while it
-    ran is back at once (well before the backoff's delay); while its start keeps failing,
-    the tries are spaced by the backoff (how they double: test_supervision_units)."""
+    ran is back at once (the supervisor's clock standing still); while its start keeps
+    failing, the tries are spaced by the backoff, to the clock (how they double:
+    test_supervision_units)."""
+    system = manual_system
     flag = tmp_path / "fail"
     backoff = Backoff(min_delay=1.5, max_delay=1.5, jitter=0, reset_after=0.1, after_crashes=False)
-    sup = start_sup([probe("c", events, fail_flag=flag, backoff=backoff)], intensity=1000, period=60)
-    time.sleep(0.3)  # it has run longer than its quiet period
-    old = make_exit(actor_system, sup, "c", "killed")
-    killed_at = time.monotonic()
-    wait_until(lambda: restarted(sup, "c", old), timeout=5, interval=0.01)
-    assert time.monotonic() - killed_at < 1.5  # no backoff after a crash
+    sup = start_supervisor(system, SupervisorSpec(children=(probe("c", events, fail_flag=flag, backoff=backoff),),
+                                                  intensity=1000, period=60))
+    advance(system, sup, 0.3)  # it has run longer than its quiet period
+    old = make_exit(system, sup, "c", "killed")
+    wait_until(lambda: restarted(sup, "c", old), timeout=10, interval=0.01)  # no backoff after a crash
     flag.write_text("on")
-    old = make_exit(actor_system, sup, "c", "killed")
-    wait_until(lambda: len([e for e in read_events(events) if e[0] == "init_failed"]) >= 2, timeout=10)
-    failed = [float(e[3]) for e in read_events(events) if e[0] == "init_failed"]
-    assert failed[1] - failed[0] >= 1.5  # a failed start waits its backoff
+    old = make_exit(system, sup, "c", "killed")
+    wait_until(lambda: init_failures(events) == 1, timeout=10)  # restarted at once: its start fails
+    settled(sup, events)
+    tries = sup.child("c").restarts
+    advance(system, sup, 1.499)
+    assert sup.child("c").restarts == tries and init_failures(events) == 1  # a failed start waits its backoff
+    advance(system, sup, 0.002)
+    assert sup.child("c").restarts == tries + 1  # then it is tried again
+    wait_until(lambda: init_failures(events) == 2, timeout=10)
+    settled(sup, events)
     flag.unlink()
+    advance(system, sup, 1.5)
     wait_until(lambda: restarted(sup, "c", old), timeout=10)
 
 
@@ -345,16 +390,30 @@ def test_shutdown_stops_children_in_reverse_order(actor_system: Any, start_sup: 
     wait_until(lambda: not any(pid_alive(p) for p in pids.values() if p))
 
 
-def test_child_ignoring_shutdown_is_killed_after_its_timeout(actor_system: Any, start_sup: Start, events: Path) -> None:
-    sup = start_sup([probe("calm", events), probe("stubborn", events, ignore_shutdown=True, shutdown=0.5)])
+def test_child_ignoring_shutdown_is_killed_after_its_timeout(manual_system: Any, events: Path) -> None:
+    """A child that ignores its shutdown is killed once its ``shutdown`` timeout has
+    passed on the supervisor's clock, not before; the supervisor then goes on (the
+    next child in shutdown order) and is gone."""
+    system = manual_system
+    sup = start_supervisor(system, SupervisorSpec(children=(
+        probe("calm", events), probe("stubborn", events, ignore_shutdown=True, shutdown=0.5))))
     stubborn = sup.child("stubborn").pid
-    began = time.monotonic()
-    sup.stop(timeout=10)
-    took = time.monotonic() - began
     assert stubborn is not None
-    wait_until(lambda: not pid_alive(stubborn))
-    assert 0.5 <= took < 5, took  # waited its timeout, then killed it; did not hang
-    assert [e[1] for e in read_events(events) if e[0] == "terminate"] == ["stubborn", "calm"]
+    stopping = threading.Thread(target=sup.stop, kwargs={"timeout": 30}, daemon=True)
+    stopping.start()
+
+    def terminated() -> list[str]:
+        return [e[1] for e in read_events(events) if e[0] == "terminate"]
+
+    # It has its shutdown request (the supervisor set the timeout's timer as it sent it).
+    wait_until(lambda: terminated() == ["stubborn"], timeout=10)
+    assert advance(system, sup, 0.499) == 0  # nothing is due before its timeout
+    assert pid_alive(stubborn) and terminated() == ["stubborn"]
+    assert advance(system, sup, 0.002) >= 1  # its timeout: killed
+    wait_until(lambda: not pid_alive(stubborn), timeout=10)
+    stopping.join(30)
+    assert not stopping.is_alive()  # the supervisor went on and is gone: it did not hang
+    assert terminated() == ["stubborn", "calm"]
 
 
 def test_brutal_kill_skips_terminate(actor_system: Any, start_sup: Start, events: Path) -> None:
@@ -466,21 +525,29 @@ def test_no_orphans_after_a_supervisor_is_killed(actor_system: Any, start_sup: S
     wait_until(lambda: restarted(sup, "nested", nested_pid))
 
 
-def test_backoff_delays_the_restart(actor_system: Any, start_sup: Start, events: Path) -> None:
-    sup = start_sup([probe("c", events, backoff=Backoff(min_delay=0.4, max_delay=0.4, jitter=0))])
-    old = make_exit(actor_system, sup, "c", "killed")
-    killed_at = time.monotonic()
-    wait_until(lambda: sup.child("c").status == "restarting")
-    wait_until(lambda: restarted(sup, "c", old), timeout=5)
-    assert time.monotonic() - killed_at >= 0.4
+def test_backoff_delays_the_restart(manual_system: Any, events: Path) -> None:
+    """A child with a backoff, killed, is restarted once its delay has passed on the
+    supervisor's clock, not before."""
+    system = manual_system
+    sup = start_supervisor(system, SupervisorSpec(children=(
+        probe("c", events, backoff=Backoff(min_delay=0.4, max_delay=0.4, jitter=0)),)))
+    old = make_exit(system, sup, "c", "killed")
+    wait_until(lambda: sup.child("c").status == "restarting")  # its restart is due in 0.4 s of the clock
+    advance(system, sup, 0.399)
+    assert sup.child("c").status == "restarting" and sup.child("c").restarts == 0
+    advance(system, sup, 0.002)
+    assert sup.child("c").restarts == 1  # tried now
+    wait_until(lambda: restarted(sup, "c", old), timeout=10)
 
 
 def test_a_temporary_child_killed_and_started_again_under_its_id_at_once_lives_on(
-        actor_system: Any, start_sup: Start, events: Path) -> None:
+        manual_system: Any, events: Path) -> None:
     """A temporary child killed (-9), removed, and started again under the same id at
     once: the new process is not taken for the old one's end (a timer of the old
-    process's end fires ~50 ms after it; a new record's first tag must differ)."""
-    sup = start_sup([probe("witness", events)])
+    process's end fires 50 ms of the supervisor's clock after its pidfd did; a new
+    record's first tag must differ)."""
+    system = manual_system
+    sup = start_supervisor(system, SupervisorSpec(children=(probe("witness", events),)))
     for _ in range(5):
         sup.start_child(probe("x", events, restart="temporary"))
         old = sup.child("x").pid
@@ -490,7 +557,10 @@ def test_a_temporary_child_killed_and_started_again_under_its_id_at_once_lives_o
                    message="the temporary child removed")
         sup.start_child(probe("x", events, restart="temporary"))
         new = sup.child("x").pid
-        time.sleep(0.3)  # the old process's end timer (50 ms) has fired by now
+        # The old process's end timer fires (the clock moved on in 50 ms steps until a
+        # timer fired: the pidfd may be seen just after the child was removed).
+        wait_until(lambda: advance(system, sup, 0.05) > 0, timeout=10, interval=0.01,
+                   message="the old process's end timer fired")
         info = sup.child("x")
         assert info.status == "running" and info.pid == new and pid_alive(new), info
         sup.terminate_child("x")  # a temporary child's spec goes with it
