@@ -55,6 +55,7 @@ from .artifacts import InMemoryArtifactService
 from .artifacts._engine_view import engine_artifacts
 from .compiler import live_events
 from .engine import App, SessionView, answered_invocation, run_invocation
+from .engine._compaction_adk import compact_after_invocation
 from .errors.session_not_found_error import SessionNotFoundError
 from .memory import InMemoryMemoryService
 from .memory._engine_view import engine_memory
@@ -180,6 +181,7 @@ class Runner:
                 yield event
             if limit_reached:
                 raise LlmCallsLimitExceededError(event.error_message or "the run reached RunConfig.max_llm_calls")
+        await compact_after_invocation(self.app, self.session_service, session)  # App.events_compaction_config
 
     def run(self, *, user_id: str, session_id: str, new_message: Any, state_delta: dict[str, Any] | None = None,
             run_config: RunConfig | None = None) -> Iterator[Event]:

@@ -1,5 +1,7 @@
-"""google-adk's import path of ``App`` (``from google.adk.apps import App``)."""
+"""google-adk's import path of ``App`` and ``ResumabilityConfig``
+(``from google.adk.apps import App``)."""
 
-from ..engine._app import App
+from ._configs import ResumabilityConfig
+from .app import App
 
-__all__ = ["App"]
+__all__ = ["App", "ResumabilityConfig"]

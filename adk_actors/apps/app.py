@@ -1,13 +1,18 @@
-"""google-adk's import path of ``App`` (``from google.adk.apps.app import App``) and of
-``validate_app_name``."""
+"""google-adk's ``google.adk.apps.app``: ``App`` with google-adk's app-wide configs
+(``EventsCompactionConfig``, ``ResumabilityConfig``) and ``validate_app_name``."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
-from ..engine._app import App
+from ..engine._app import App as _EngineApp
+from ..engine._compaction_adk import register
+from ._configs import EventsCompactionConfig, ResumabilityConfig
+from .llm_event_summarizer import LlmEventSummarizer
 
-__all__ = ["App", "validate_app_name"]
+__all__ = ["App", "EventsCompactionConfig", "ResumabilityConfig", "validate_app_name"]
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 
@@ -20,3 +25,41 @@ def validate_app_name(name: str) -> None:
         raise ValueError(f"invalid app name {name!r}: a letter, then letters, digits, '_' or '-'")
     if name == "user":
         raise ValueError("invalid app name 'user': the name of the end user's messages")
+
+
+def _config(value: Any, kind: type[Any], field: str) -> Any:
+    if value is None or isinstance(value, kind):
+        return value
+    if isinstance(value, dict):
+        return kind.model_validate(value)
+    raise TypeError(f"App.{field} must be a {kind.__name__} (or a dict of its fields), not {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class App(_EngineApp):
+    """The engine's ``App`` (root agent, plugins, policies, ``resume_interrupted``,
+    name, context cache) with google-adk's two configs:
+
+    * ``events_compaction_config``: google-adk's event compaction for this app's runs
+      (a dict is read as one): the in-process Runner summarizes after an invocation,
+      and before a model request by the token threshold (``engine._compaction_adk``).
+      Our own ``Summarize`` compressors of agents go on as they are.
+    * ``resumability_config``: accepted with google-adk's field and kept. Our durable
+      runs need no switch: a host keeps every run's committed steps and
+      ``Runner.resume`` resumes any of them; crashed runs resume on their own only with
+      ``resume_interrupted`` (our setting, left as given).
+
+    Made: the name checked (as the engine's ``App``), the configs checked (a TypeError
+    for another type), then the compaction config registered for the root agent's runs.
+    """
+
+    events_compaction_config: EventsCompactionConfig | None = None
+    resumability_config: ResumabilityConfig | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "events_compaction_config", _config(
+            self.events_compaction_config, EventsCompactionConfig, "events_compaction_config"))
+        object.__setattr__(self, "resumability_config", _config(
+            self.resumability_config, ResumabilityConfig, "resumability_config"))
+        register(self.root_agent, self.events_compaction_config, LlmEventSummarizer)

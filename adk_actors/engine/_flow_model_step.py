@@ -3,7 +3,9 @@
 :class:`ModelStep`, in order:
 
 1. the step's tools (a toolset's error event given first), a compaction event when
-   the history is due one, then the request (``_flow_request``);
+   the history is due one (our ``Summarize`` compressor's, then google-adk's token
+   threshold of ``App.events_compaction_config``: ``_compaction_adk``), then the
+   request (``_flow_request``);
 2. before-model hooks (agent's, then plugins'): an answer skips the model, and then
    no after-model hook runs (as in google-adk); the request the hooks may have
    changed in place is settled (one the model cannot be sent raises
@@ -33,6 +35,7 @@ from .._types import Event, EventActions, LlmRequest, LlmResponse, StreamingMode
 from ..models._base import model_name
 from ._callbacks import CallbackError, call_chain
 from ._code_execution import code_step
+from ._compaction_adk import compact_before_request
 from ._context import CallbackContext, InvocationContext
 from ._flow_model import (
     ModelRaised,
@@ -74,6 +77,9 @@ class ModelStep:
         compaction = await summarize_if_due(agent, ctx)
         if compaction is not None:
             yield compaction  # committed before the request is built, which then reads it
+        summary = await compact_before_request(agent, ctx.root_agent, ctx.session.events)
+        if summary is not None:
+            yield summary  # google-adk's token-threshold summary (App.events_compaction_config), likewise
         request = await step_request(agent, ctx, tools, extra_tools)
         cb = CallbackContext(ctx)
         response = await self._before_model(cb, request)

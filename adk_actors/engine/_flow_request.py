@@ -36,6 +36,7 @@ from ..tools._set_model_response import SetModelResponseTool
 from ..tools.transfer_to_agent_tool import add_transfer_tool
 from ..workflow._task_agent import delegate_tools
 from ._code_execution import code_request
+from ._compaction_adk import request_events
 from ._confirmation import request_history
 from ._context import CallbackContext, InvocationContext
 from ._credential_request import without_requests
@@ -226,13 +227,15 @@ def own_contents(request: LlmRequest) -> None:
 
 async def step_request(agent: Any, ctx: InvocationContext, tools: dict[str, Any], extra_tools: list[Any]) -> LlmRequest:
     """The request of this step, in order: memories preloaded; the compiler's request
-    (state, events, tools, artifacts); the context cache; copies of the contents when
+    (state, events with google-adk's summaries applied (``_compaction_adk``), tools,
+    artifacts); the context cache; copies of the contents when
     others will see it; a built-in code executor's hook, then the tools' and toolsets'
     ``process_llm_request`` hooks (toolsets first); code parts as text."""
     memories = await preload_memories(agent, ctx)
+    events = request_events(list(ctx.session.events), agent.name)  # google-adk's summaries applied
     request = build_request(agent, CompileContext(
         state=ctx.session.state,
-        events=without_requests(ctx.session.events, request_history(ctx.session.events, ctx.branch)),
+        events=without_requests(events, request_history(events, ctx.branch)),
         run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
         memories=memories, artifacts=template_artifacts(agent, ctx)))
