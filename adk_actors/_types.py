@@ -279,6 +279,22 @@ class Compaction(_Model):
     summary: str
 
 
+class EventCompaction(Compaction):
+    """google-adk's compaction (``actions.compaction`` of a summary event, its import
+    path ``adk_actors.events.event_actions``): the events whose timestamps lie from
+    ``start_timestamp`` to ``end_timestamp`` (seconds) are replaced in later model
+    requests by ``compacted_content``, placed where the range ends
+    (``engine._compaction_adk``). A :class:`Compaction` whose own fields
+    (``message_count``, ``summary``) are unused and left out of its dump; read back
+    from JSON by its fields (see ``EventActions.compaction``)."""
+
+    start_timestamp: float
+    end_timestamp: float
+    compacted_content: Content
+    message_count: int = Field(default=0, ge=0, exclude=True)
+    summary: str = Field(default="", exclude=True)
+
+
 class Transcription(_Model):
     """Speech as text (a live run's ``input_transcription`` / ``output_transcription``);
     ``finished`` marks the last piece of one utterance."""
@@ -295,7 +311,9 @@ class EventActions(_Model):
     skip_summarization: bool | None = None
     requested_auth_configs: dict[str, Any] = Field(default_factory=dict)
     requested_tool_confirmations: dict[str, Any] = Field(default_factory=dict)
-    compaction: Compaction | None = None
+    #: our ``Summarize`` compressor's ``Compaction`` or google-adk's ``EventCompaction``;
+    #: JSON is read back as the one whose fields it has
+    compaction: EventCompaction | Compaction | None = None
     #: the route(s) a workflow graph's node chose (google-adk 2.x), matched against its edges
     route: bool | int | str | list[bool | int | str] | None = None
     #: set on a rewind event only (``Runner.rewind_async``): the invocation whose events,

@@ -55,7 +55,7 @@ from .artifacts import InMemoryArtifactService
 from .artifacts._engine_view import engine_artifacts
 from .compiler import live_events
 from .engine import App, SessionView, answered_invocation, run_invocation
-from .engine._compaction_adk import compact_after_invocation
+from .engine._compaction_adk import compact_after_invocation, is_summary
 from .errors.session_not_found_error import SessionNotFoundError
 from .memory import InMemoryMemoryService
 from .memory._engine_view import engine_memory
@@ -170,6 +170,7 @@ class Runner:
                                           memory=engine_memory(self.memory_service), plugins=self.plugins,
                                           policies=self.policies, resolve_model=resolve_model,
                                           context_cache_config=self.app.context_cache_config,
+                                          events_compaction_config=self.app.events_compaction_config,
                                           approvals=self.approvals):
             limit_reached = event.error_code == "max_llm_calls"
             if limit_reached:  # google-adk's: an error event named by its exception's type, then the raise
@@ -177,7 +178,8 @@ class Runner:
             if not event.partial:  # yielded as kept (google-adk's: its temp: keys taken out)
                 event = await self.session_service.append_event(session, event) or event
             users_own, first = first and event.author == "user", False
-            if yield_user_message or not users_own:
+            # a google-adk summary made inside the invocation: kept, not yielded (google-adk's)
+            if (yield_user_message or not users_own) and not is_summary(event):
                 yield event
             if limit_reached:
                 raise LlmCallsLimitExceededError(event.error_message or "the run reached RunConfig.max_llm_calls")

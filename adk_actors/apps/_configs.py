@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .base_events_summarizer import BaseEventsSummarizer
+from .llm_event_summarizer import LlmEventSummarizer
 
 __all__ = ["EventsCompactionConfig", "ResumabilityConfig"]
 
@@ -29,7 +30,8 @@ class EventsCompactionConfig(BaseModel):
       count reaches the threshold, all but the last ``event_retention_size`` raw events
       are summarized (before a model request, and after an invocation);
     * ``summarizer``: who summarizes (None: an ``LlmEventSummarizer`` of the root
-      agent's model, made when first needed).
+      agent's model, made by :meth:`_default_summarizer` when first needed and kept
+      here, as google-adk does).
 
     Each pair is set together and at least one pair is set: a ValueError otherwise,
     as google-adk's."""
@@ -54,3 +56,8 @@ class EventsCompactionConfig(BaseModel):
             raise ValueError("At least one compaction trigger must be configured: token_threshold with "
                              "event_retention_size, or compaction_interval with overlap_size.")
         return self
+
+    def _default_summarizer(self, model: object) -> BaseEventsSummarizer:
+        """The summarizer used when ``summarizer`` is None: an ``LlmEventSummarizer``
+        of ``model`` (the engine calls it with the root agent's model)."""
+        return LlmEventSummarizer(model)

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine._app import App as _EngineApp
-from ..engine._compaction_adk import register
 from ._configs import EventsCompactionConfig, ResumabilityConfig
-from .llm_event_summarizer import LlmEventSummarizer
 
 __all__ = ["App", "EventsCompactionConfig", "ResumabilityConfig", "validate_app_name"]
 
@@ -41,17 +39,20 @@ class App(_EngineApp):
     name, context cache) with google-adk's two configs:
 
     * ``events_compaction_config``: google-adk's event compaction for this app's runs
-      (a dict is read as one): the in-process Runner summarizes after an invocation,
-      and before a model request by the token threshold (``engine._compaction_adk``).
-      Our own ``Summarize`` compressors of agents go on as they are.
+      (a dict is read as one): the engine's ``App`` field, carried on each run's
+      context; the in-process Runner and a host's run worker summarize after an
+      invocation, the model step before a model request by the token threshold
+      (``engine._compaction_adk``). Our own ``Summarize`` compressors of agents go on
+      as they are.
     * ``resumability_config``: accepted with google-adk's field and kept. Our durable
       runs need no switch: a host keeps every run's committed steps and
       ``Runner.resume`` resumes any of them; crashed runs resume on their own only with
       ``resume_interrupted`` (our setting, left as given).
 
-    Made: the name checked (as the engine's ``App``), the configs checked (a TypeError
-    for another type), then the compaction config registered for the root agent's runs.
-    """
+    Made: the name checked (as the engine's ``App``), then the configs checked (a
+    dict read as one, a ValueError from its checks; a TypeError for another type).
+    Nothing is kept outside the App: one root agent may serve two apps with two
+    configs."""
 
     events_compaction_config: EventsCompactionConfig | None = None
     resumability_config: ResumabilityConfig | None = None
@@ -62,4 +63,3 @@ class App(_EngineApp):
             self.events_compaction_config, EventsCompactionConfig, "events_compaction_config"))
         object.__setattr__(self, "resumability_config", _config(
             self.resumability_config, ResumabilityConfig, "resumability_config"))
-        register(self.root_agent, self.events_compaction_config, LlmEventSummarizer)

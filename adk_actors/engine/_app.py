@@ -41,6 +41,11 @@ class App:
     #: google-adk's ``App.context_cache_config``: context caching for every LLM agent of
     #: the app (Gemini's cachedContents, Claude's cache_control); None: none
     context_cache_config: ContextCacheConfig | None = None
+    #: google-adk's ``App.events_compaction_config`` (``adk_actors.apps.EventsCompactionConfig``,
+    #: checked by ``adk_actors.apps.App``): google-adk's event compaction of this app's
+    #: sessions (``engine._compaction_adk``); None: none. Each run reads it from its
+    #: context, so one root agent may serve two apps with two configs.
+    events_compaction_config: Any = None
 
     def __post_init__(self) -> None:
         if self.name and (not _APP_NAME.match(self.name) or self.name == "user"):

@@ -5,19 +5,21 @@ A google-adk summary is an event whose ``actions.compaction`` is an
 later requests by its content. Our own ``Summarize`` compressor's ``Compaction``
 events (``_flow_request.summarize_if_due``) are left as they are by everything here.
 
-* :func:`register` / :func:`config_of`: an app's config by its root agent (the flow
-  knows the root agent, not the app);
 * :func:`request_events`: the events a request is built from, google-adk's summaries
   applied (the summary put where its range ends, as the agent's own turn);
 * :func:`compact_before_request`: the token-threshold rule, before a model request;
-* :func:`compact_after_invocation`: after an invocation, the token-threshold rule
-  and, if it did not summarize, the sliding window; the summary is appended to the
-  session through the session service.
+* :func:`summary_after_invocation`: after an invocation, the token-threshold rule
+  and, if it did not summarize, the sliding window; :func:`compact_after_invocation`
+  (the in-process Runner) appends its summary to the session through the session
+  service, a host's run worker hands it over as the run's last event.
 
-Summarizing: the config's summarizer (None: the default ``adk_actors.apps.App``
-registers, an ``LlmEventSummarizer`` of the root agent's model, kept on the config as
-google-adk does; a root agent with no model: ValueError, as google-adk's); a
-summarizer that raises is logged and nothing is compacted, the full history is used.
+The config is the App's ``events_compaction_config``, carried on the invocation's
+context (``InvocationContext.events_compaction_config``) and read from there: nothing
+here keeps state between runs. Summarizing: the config's summarizer (None: the
+config's ``_default_summarizer``, an ``LlmEventSummarizer`` of the root agent's model,
+kept on the config as google-adk does; a root agent with no model: ValueError, as
+google-adk's); a summarizer that raises is logged and nothing is compacted, the full
+history is used.
 """
 
 from __future__ import annotations
@@ -32,36 +34,20 @@ from .._types import Content, Event, EventActions
 from ..compiler import live_events
 from ..events.event_actions import EventCompaction
 
-__all__ = ["compact_after_invocation", "compact_before_request", "config_of", "register", "request_events"]
+__all__ = ["compact_after_invocation", "compact_before_request", "is_summary", "request_events",
+           "summary_after_invocation"]
 
 _log = logging.getLogger("adk_actors.compaction")
-
-_CONFIGS: dict[int, tuple[Any, Any, Any]] = {}  # id(root agent) -> (root agent, config, default summarizer)
-
-
-def register(root_agent: Any, config: Any, default_summarizer: Any = None) -> None:
-    """Keep ``config`` as the compaction config of runs of ``root_agent`` (None: none),
-    with ``default_summarizer`` (called with the model) for a config without one."""
-    if config is None:
-        _CONFIGS.pop(id(root_agent), None)
-    else:
-        _CONFIGS[id(root_agent)] = (root_agent, config, default_summarizer)
-
-
-def _registered(root_agent: Any) -> tuple[Any, Any, Any] | None:
-    kept = _CONFIGS.get(id(root_agent))
-    return kept if kept is not None and kept[0] is root_agent else None
-
-
-def config_of(root_agent: Any) -> Any:
-    """The compaction config registered for ``root_agent``, or None."""
-    kept = _registered(root_agent)
-    return kept[1] if kept is not None else None
-
 
 def _summary_of(event: Event) -> EventCompaction | None:
     compaction = event.actions.compaction
     return compaction if isinstance(compaction, EventCompaction) else None
+
+
+def is_summary(event: Event) -> bool:
+    """Whether ``event`` is a google-adk summary (its ``actions.compaction`` an
+    ``EventCompaction``), not our ``Summarize`` compressor's."""
+    return _summary_of(event) is not None
 
 
 def _lost(event: Event) -> bool:
@@ -273,15 +259,16 @@ def _window_range(events: list[Event], interval: int, overlap: int) -> list[Even
 
 
 def _summarizer(config: Any, root_agent: Any) -> Any:
-    """The config's summarizer; None there: the registered default
-    (``LlmEventSummarizer``) of the root agent's model, kept on the config. A root
-    agent with no model, or no default registered: ValueError."""
+    """The config's summarizer; None there: the config's default
+    (``_default_summarizer``: an ``LlmEventSummarizer``) of the root agent's model,
+    kept on the config. A root agent with no model, or a config with no default:
+    ValueError."""
     if config.summarizer is None:
-        kept = _registered(root_agent)
         model = inherited_model(root_agent, root_agent) if hasattr(root_agent, "model") else None
-        if not model or kept is None or kept[2] is None:
+        default = getattr(config, "_default_summarizer", None)
+        if not model or default is None:
             raise ValueError("No LlmAgent model available for event compaction summarizer.")
-        config.summarizer = kept[2](model)
+        config.summarizer = default(model)
     return config.summarizer
 
 
@@ -308,31 +295,40 @@ async def _token_compaction(config: Any, events: list[Event], root_agent: Any, a
     return await _summarize(config, root_agent, chosen)
 
 
-async def compact_before_request(agent: Any, root_agent: Any, events: Sequence[Event]) -> Event | None:
-    """The token-threshold rule before ``agent``'s model request (counts of its own
+async def compact_before_request(agent: Any, config: Any, root_agent: Any, events: Sequence[Event]) -> Event | None:
+    """The token-threshold rule of ``config`` (the invocation's
+    ``events_compaction_config``) before ``agent``'s model request (counts of its own
     calls only): the summary event, or None (no config, under the threshold, nothing
     worth summarizing, or the summarizer gave none)."""
-    config = config_of(root_agent)
     if config is None:
         return None
     return await _token_compaction(config, list(events), root_agent, agent.name)
 
 
-async def compact_after_invocation(app: Any, session_service: Any, session: Any) -> Event | None:
-    """After an invocation of ``app`` ended: with an ``events_compaction_config``, the
-    token-threshold rule, then (when it summarized nothing) the sliding window, over
-    the session's live events; a summary is appended to ``session`` through
-    ``session_service`` and returned. None: nothing summarized."""
-    config = getattr(app, "events_compaction_config", None)
+async def summary_after_invocation(config: Any, root_agent: Any, events: Sequence[Event]) -> Event | None:
+    """After an invocation of ``root_agent`` ended, with ``config`` (an
+    ``events_compaction_config``; None: nothing): the token-threshold rule, then (when
+    it summarized nothing) the sliding window, over the live ones of the session's
+    ``events``. The summary event to append, or None: nothing summarized (a summarizer
+    that raised is logged). No summarizer and a root agent with no model: ValueError."""
     if config is None:
         return None
-    root_agent = app.root_agent
-    summary = await _token_compaction(config, list(session.events), root_agent, "")
+    summary = await _token_compaction(config, list(events), root_agent, "")
     if summary is None and config.compaction_interval is not None and config.overlap_size is not None:
-        events = list(live_events(list(session.events)))
-        chosen = _window_range(events, config.compaction_interval, config.overlap_size)
-        if chosen and _worth_it(events, chosen):
+        live = list(live_events(list(events)))
+        chosen = _window_range(live, config.compaction_interval, config.overlap_size)
+        if chosen and _worth_it(live, chosen):
             summary = await _summarize(config, root_agent, chosen)
+    return summary
+
+
+async def compact_after_invocation(app: Any, session_service: Any, session: Any) -> Event | None:
+    """After an invocation of ``app`` ended (the in-process Runner): its
+    ``events_compaction_config``'s :func:`summary_after_invocation` over ``session``'s
+    events; a summary is appended to ``session`` through ``session_service`` and
+    returned. None: nothing summarized."""
+    summary = await summary_after_invocation(getattr(app, "events_compaction_config", None), app.root_agent,
+                                             session.events)
     if summary is not None:
         await session_service.append_event(session, summary)
     return summary

@@ -111,6 +111,7 @@ class InvocationContext(_public.InvocationContext):
     #: yielded (an embedded run), nothing to wait for.
     committed: Callable[[], Awaitable[None]] | None = None
     context_cache_config: Any = None  # the App's ContextCacheConfig (None: no context caching)
+    events_compaction_config: Any = None  # the App's EventsCompactionConfig (None: no google-adk compaction)
     #: work started beside the invocation (``dispatch``), one for all its contexts
     background: Background = field(default_factory=Background)
     #: the user's message that began the invocation (google-adk's ``ctx.user_content``)

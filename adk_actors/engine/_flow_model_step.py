@@ -77,9 +77,10 @@ class ModelStep:
         compaction = await summarize_if_due(agent, ctx)
         if compaction is not None:
             yield compaction  # committed before the request is built, which then reads it
-        summary = await compact_before_request(agent, ctx.root_agent, ctx.session.events)
+        summary = await compact_before_request(agent, ctx.events_compaction_config, ctx.root_agent,
+                                               ctx.session.events)
         if summary is not None:
-            yield summary  # google-adk's token-threshold summary (App.events_compaction_config), likewise
+            yield summary  # google-adk's token-threshold summary, likewise (the in-process Runner stores it, unyielded)
         request = await step_request(agent, ctx, tools, extra_tools)
         cb = CallbackContext(ctx)
         response = await self._before_model(cb, request)

@@ -163,9 +163,11 @@ def new_invocation_context(
     run_id: str = "",
     committed: Callable[[], Awaitable[None]] | None = None,
     context_cache_config: Any = None,
+    events_compaction_config: Any = None,
 ) -> InvocationContext:
     """The context of one invocation of ``root_agent`` on ``session`` (in-memory
-    artifact and memory services when none are given)."""
+    artifact and memory services when none are given; the App's context cache and
+    event compaction configs carried as given)."""
     return InvocationContext(
         session=session,
         root_agent=root_agent,
@@ -187,6 +189,7 @@ def new_invocation_context(
         engine=ENGINE,
         committed=committed,
         context_cache_config=context_cache_config,
+        events_compaction_config=events_compaction_config,
     )
 
 

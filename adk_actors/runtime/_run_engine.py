@@ -5,10 +5,15 @@ the worker thread's loop. In order, for a turn (``_run_turn``): the app is loade
 plugins and the services' bridges set up; the engine's entry point is chosen by the
 turn's kind (``StartRun.turn``: ``NewTurn`` -> ``run_invocation``, ``LiveTurn`` ->
 ``run_live_invocation``, ``ResumeTurn`` -> ``resume_invocation``); each event it
-yields is handed to the main thread (``RunActor._hand``), then the outcome (its
-failure's reason from the exception that ended it; with the turn's spans when they
-are recorded). Before a tool that must not run twice, the turn waits (``_committed``)
-until the partition says its events are stored (``Committed``), ``COMMIT_WAIT`` at most.
+yields is handed to the main thread (``RunActor._hand``); after a new or resumed
+turn's last event, with the app's ``events_compaction_config``, google-adk's
+post-invocation compaction (``engine._compaction_adk.summary_after_invocation``), its
+summary handed over as the run's last event (stored as any other, and its caller sees
+it, unlike google-adk's Runner; a summarizer that raises: logged, no summary); then
+the outcome (its failure's reason from the exception that ended it, compaction's
+included; with the turn's spans when they are recorded). Before a tool that must not
+run twice, the turn waits (``_committed``) until the partition says its events are
+stored (``Committed``), ``COMMIT_WAIT`` at most.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from ..engine import (
     run_invocation,
     run_live_invocation,
 )
+from ..engine._compaction_adk import summary_after_invocation
 from ..models import resolve_model
 from ..tracing import TraceRecorder, pack
 from ._conformance import conformance_plugin
@@ -90,7 +96,7 @@ class WorkerTurns(WorkerServices):
             context: dict[str, Any] = dict(
                 run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
                 policies=app.policies, cancel=turn.cancel, invocation_id=start.invocation_id,
-                context_cache_config=app.context_cache_config,
+                context_cache_config=app.context_cache_config, events_compaction_config=app.events_compaction_config,
                 resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
                 **(service_bridges(self) if services else {}), run_id=run_id,
                 committed=lambda: self._committed(run_id))
@@ -107,6 +113,12 @@ class WorkerTurns(WorkerServices):
             async with contextlib.aclosing(events):
                 async for event in events:
                     self._hand("event", run_id, event)
+            if not isinstance(start.turn, LiveTurn):  # google-adk's post-invocation compaction (not after live)
+                summary = await summary_after_invocation(app.events_compaction_config, app.root_agent,
+                                                         turn.view.events)
+                if summary is not None:  # committed to the session as the run's last event
+                    turn.view.commit(summary)
+                    self._hand("event", run_id, summary)
         except RunCancelled as exc:
             outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
         except NeedsDecision as exc:  # a resumed run, before calls that may have run
