@@ -24,7 +24,9 @@ Commands (each talks to a running host on ``--port``, default from the config):
   until its model's key is set (``_create``).
 * ``eval APP|AGENT_DIR EVAL_SET[:CASE,...]...``: eval sets run and scored, a line per
   case, a summary per set, exit 1 if a case did not pass; on an app of the host, or
-  (an AGENT_DIR) google-adk's ``adk eval`` in this process (``evals._folder``).
+  (an AGENT_DIR) google-adk's ``adk eval`` in this process (``evals._folder``), each
+  set's results saved as google-adk saves them, in ``AGENT_DIR/.adk/eval_history/``
+  (listed by ``web DIR`` on ``/dev/apps/APP/eval_results``, and by google-adk's ``adk web``).
 * ``chat APP``: turns from standard input until EOF.
   Both talk to the host's actor system on ``--port``, or to its HTTP API with
   ``--url URL [--token T]`` (a host elsewhere, or behind bearer tokens).
@@ -776,7 +778,10 @@ def _eval_folder(args: argparse.Namespace) -> int:
     AGENT_DIR) and its picked cases checked; the metrics (``--metric``, else the eval
     config: ``--config_file_path``, else ``test_config.json`` beside the one file
     named, else the defaults) checked; then each set's cases run once and scored, and
-    printed as they are done. Any failure before the run is a ConfigError (exit 2)."""
+    printed as they are done; each set's result is saved where google-adk's ``adk eval``
+    saves it, ``AGENT_DIR/.adk/eval_history/<app>_<set>_<time>.evalset_result.json``
+    (its path said on standard error). Any failure before the run is a ConfigError
+    (exit 2); a result that cannot be saved is an error line, and the exit code is 1."""
     import asyncio
 
     from ._repl import load_agent_folder
@@ -791,8 +796,9 @@ def _eval_folder(args: argparse.Namespace) -> int:
         get_eval_metrics_from_config,
         parse_eval_targets,
     )
+    from .evals._files import HISTORY_DIR, save_result_file
 
-    app, app_name, folder = load_agent_folder(args.app)
+    app, _app_name, folder = load_agent_folder(args.app)
     targets = parse_eval_targets(args.files)
     try:
         picked = []
@@ -811,15 +817,25 @@ def _eval_folder(args: argparse.Namespace) -> int:
     except EvalError as exc:
         raise ConfigError(str(exc)) from None
 
+    unsaved: list[str] = []
+
     async def evaluate_all() -> list[Any]:
         done = []
         for eval_set, case_ids in picked:
-            ran = await evaluate_app(app, eval_set, metrics, case_ids, simulated, result_prefix=app_name)
+            ran = await evaluate_app(app, eval_set, metrics, case_ids, simulated, result_prefix=folder.name)
             _print_eval_set(ran.result, ran.errors, args.json, args.print_detailed_results)
+            try:
+                saved = save_result_file(folder, ran.result, ran.sessions)
+                print(f"eval results saved: {saved}", file=sys.stderr, flush=True)
+            except (OSError, EvalError) as exc:
+                unsaved.append(eval_set.eval_set_id)
+                _say(f"the results of eval set {eval_set.eval_set_id} were not saved in "
+                     f"{folder / HISTORY_DIR}: {exc}", True)
             done.append(ran.result)
         return done
 
-    return _eval_summary(asyncio.run(evaluate_all()), args.json)
+    verdict = _eval_summary(asyncio.run(evaluate_all()), args.json)
+    return 1 if unsaved else verdict
 
 
 def _print_eval_set(result: Any, errors: dict[str, str], as_json: bool, detailed: bool) -> None:

@@ -22,7 +22,12 @@ The steps, in the order the CLI takes them; every check comes before any case ru
    a ``conversation_scenario`` case played by the user simulator), then is scored
    with the same metrics as a host's eval runs (a judge or simulator model resolved by
    the model registry, as the agent's own model is). A case whose turn raised fails
-   without metric results; the error is returned beside the result.
+   without metric results; the error is returned beside the result, and so is each
+   case's session. The result's id is google-adk's (``<app>_<eval set>_<time>``);
+5. :func:`._files.save_result_file`: the CLI saves each set's result where
+   google-adk's ``adk eval`` saves its own, ``AGENT_DIR/.adk/eval_history/<id>.evalset_result.json``,
+   in its JSON (the sessions as ``session_details``), so ``adk web`` and a host
+   serving the folder (``/dev/apps/<app>/eval_results``) list it.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from ..sessions import InMemorySessionService
 from ._agent_evaluator import AgentEvaluator
 from ._config import EvalConfig, get_evaluation_criteria_or_default
 from ._errors import EvalError
+from ._files import new_result_id
 from ._metrics import check_metric
 from ._models import EvalCaseResult, EvalMetric, EvalSet, EvalSetResult
 from ._simulator import simulator_config
@@ -51,10 +57,13 @@ _SET_SUFFIX = ".evalset.json"
 
 @dataclass
 class AppEvalResult:
-    """One eval set's run: its result, and per case id the error that stopped a case's turns."""
+    """One eval set's run: its result, per case id the error that stopped a case's turns,
+    and per case id its session."""
 
     result: EvalSetResult
     errors: dict[str, str] = field(default_factory=dict)
+    #: per case id, the session its turns ran in (the result file's ``session_details``)
+    sessions: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_eval_targets(arguments: Sequence[str]) -> dict[str, list[str]]:
@@ -145,9 +154,11 @@ async def evaluate_app(app: Any, eval_set: EvalSet, metrics: list[EvalMetric], c
                        user_simulator_config: dict[str, Any] | None = None,
                        result_prefix: str = "") -> AppEvalResult:
     """Run the picked cases of ``eval_set`` (all when ``case_ids`` is empty) on ``app``
-    once each and score them (see the module, step 4). Raises EvalError for a picked
-    case the set lacks, a metric or simulator config that is not valid, or a case with
-    neither or both of a conversation and a scenario, before any case runs."""
+    once each and score them (see the module, step 4); the result's id is
+    ``<result_prefix>_<eval set id>_<time the last case ended>`` (google-adk's, with the
+    app's name). Raises EvalError for a picked case the set lacks, a metric or simulator
+    config that is not valid, or a case with neither or both of a conversation and a
+    scenario, before any case runs."""
     check_cases(eval_set, case_ids, eval_set.eval_set_id)
     check_metrics(metrics)
     cases = [case for case in eval_set.eval_cases if not case_ids or case.eval_id in case_ids]
@@ -156,14 +167,20 @@ async def evaluate_app(app: Any, eval_set: EvalSet, metrics: list[EvalMetric], c
     sessions = InMemorySessionService()
     results: list[EvalCaseResult] = []
     errors: dict[str, str] = {}
-    began = time.time()
+    made: dict[str, Any] = {}
     for case in cases:
         run = await AgentEvaluator._infer(app.root_agent, app, case, sessions, None, simulated, quiet=True)
         if run.error:
             errors[case.eval_id] = run.error
         results.append(await AgentEvaluator._score(eval_set.eval_set_id, run, metrics))
-    result_id = f"{result_prefix or 'eval'}_{eval_set.eval_set_id}_{began:.6f}".replace(".", "_")
+        given = case.session_input  # the session the case ran in, under _infer's names
+        session = await sessions.get_session(app_name=given.app_name if given and given.app_name
+                                             else "EvaluationGenerator", user_id=run.user_id,
+                                             session_id=run.session_id)
+        if session is not None:
+            made[case.eval_id] = session
+    done = time.time()
+    result_id = new_result_id(result_prefix or "eval", eval_set.eval_set_id, done)
     return AppEvalResult(EvalSetResult(eval_set_result_id=result_id, eval_set_result_name=result_id,
                                        eval_set_id=eval_set.eval_set_id, eval_case_results=results,
-                                       creation_timestamp=began), errors)
-
+                                       creation_timestamp=done), errors, made)

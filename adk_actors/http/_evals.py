@@ -12,7 +12,12 @@ metric a 400.
 
 The routes are included on their first request (``_lazy``): importing the eval kit is
 most of what they cost the server's start. The host's eval folder is opened then, as
-one :class:`~adk_actors.evals.EvalFiles` for the process.
+one :class:`~adk_actors.evals.EvalFiles` for the process: an app of the agents folder
+(``adk-actors web DIR``) keeps its sets and results in its own folder, as google-adk
+does (``DIR/<app>/<set>.evalset.json``, ``DIR/<app>/.adk/eval_history/``), so the
+results ``adk-actors eval DIR/<app>`` and google-adk's ``adk eval`` save are listed
+here; any other app under ``data/evals/<app>/``. Files an older host kept under
+``data/evals`` are still read.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from .._exceptions import AdkError
 from ..evals import (
     EvalCase,
     EvalError,
@@ -32,10 +38,12 @@ from ..evals import (
     EvalMetric,
     EvalNotFound,
     EvalSet,
+    EvalSetResult,
     case_from_session,
     metrics_info,
     run_eval_set,
 )
+from ..evals._files import new_result_id
 from ._deps import Api, HostApi
 from ._guard import require_operator
 
@@ -45,8 +53,8 @@ router = APIRouter(prefix="/dev/apps/{app}", tags=["evaluation"])
 
 _T = TypeVar("_T")
 
-#: One EvalFiles per folder in this process: its lock orders the changes of a set.
-_opened: dict[str, EvalFiles] = {}
+#: One EvalFiles per (eval folder, agents folder) in this process: its lock orders the changes of a set.
+_opened: dict[tuple[str, str | None], EvalFiles] = {}
 _opening = threading.Lock()
 
 
@@ -76,10 +84,11 @@ def _files(api: HostApi, request: Request, app: str) -> EvalFiles:
     api.runner(app)  # an unknown app: 404
     if api.evals_dir is None:
         raise HTTPException(404, "this host keeps no eval sets")
+    agents_dir = api.apps.agents_dir
     with _opening:
-        files = _opened.get(api.evals_dir)
+        files = _opened.get((api.evals_dir, agents_dir))
         if files is None:
-            files = _opened[api.evals_dir] = EvalFiles(api.evals_dir)
+            files = _opened[(api.evals_dir, agents_dir)] = EvalFiles(api.evals_dir, agents_dir)
     return files
 
 
@@ -177,11 +186,28 @@ for _route in ("/eval_sets/{eval_set_id}/evals/{eval_id}", "/eval-sets/{eval_set
     router.delete(_route)(delete_case)
 
 
+def _sessions(runner: Any, result: EvalSetResult) -> dict[str, Any]:
+    """Per case id, the session its run made (None-less: a session not found is left out)."""
+    found: dict[str, Any] = {}
+    for case in result.eval_case_results:
+        try:
+            found[case.eval_id] = runner.get_session(case.user_id or "", case.session_id)
+        except AdkError:
+            continue
+    return found
+
+
 def _run(api: HostApi, files: EvalFiles, app: str, eval_set_id: str, body: RunEvalBody) -> list[dict[str, Any]]:
+    """Run the set's picked cases, save the result (google-adk's file and id, each case's
+    session in it) in the app's ``.adk/eval_history``, and answer the case results."""
     eval_set = _answer(lambda: files.get_set(app, eval_set_id), missing=400)
-    result = _answer(lambda: run_eval_set(api.runner(app), app, eval_set, body.eval_metrics,
-                                          body.eval_case_ids or body.eval_ids))
-    _answer(lambda: files.save_result(app, result))
+    runner = api.runner(app)
+    ran = _answer(lambda: run_eval_set(runner, app, eval_set, body.eval_metrics,
+                                       body.eval_case_ids or body.eval_ids))
+    named = new_result_id(app, eval_set_id, ran.creation_timestamp)  # as google-adk names its results
+    result = ran.model_copy(update={"eval_set_result_id": named, "eval_set_result_name": named})
+    sessions = _sessions(runner, result)
+    _answer(lambda: files.save_result(app, result, sessions))
     return [{**case.wire(), "evalMetricResults": []} for case in result.eval_case_results]
 
 
