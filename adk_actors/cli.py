@@ -66,6 +66,7 @@ import json
 import logging
 import os
 import random
+import shlex
 import signal
 import sys
 import threading
@@ -485,7 +486,7 @@ def _print_event(event: Any, as_json: bool) -> None:
 
 
 def _turn(runner: Any, user: str, session: str, message: str | Content, as_json: bool, app: str = "",
-          url: str | None = None, token: str | None = None) -> bool:
+          url: str | None = None, token: str | None = None, host_flags: str = "") -> bool:
     """One turn, its events printed as they come; True when it ended well, False when
     the run sent an error event (``a2a_unavailable``, a model's error ...). A session
     made here is named by this message (``__session_metadata__.displayName``, as the
@@ -494,7 +495,9 @@ def _turn(runner: Any, user: str, session: str, message: str | Content, as_json:
     ``APPROVAL_POLL`` seconds (on a thread: a Runner serves many threads; with ``url``,
     over the host's HTTP API) and each is announced once, with the commands that
     decide it (:class:`_ApprovalWatch`). A question a workflow node asks
-    (``RequestInput``) is announced with how to answer it (:func:`_announce_inputs`)."""
+    (``RequestInput``) is announced with how to answer it (:func:`_announce_inputs`).
+    The commands printed carry ``host_flags`` (:func:`_host_flags`: the ``--port`` and
+    ``--config`` this command was given), so they reach the same host."""
     try:
         runner.get_session(user, session)
     except SessionNotFoundError:  # named as the console names its own: by the first message
@@ -502,7 +505,7 @@ def _turn(runner: Any, user: str, session: str, message: str | Content, as_json:
         name = text if len(text) <= 47 else f"{text[:47]}..."
         runner.create_session(user, session, state={"__session_metadata__": {"displayName": name}})
     watch = _ApprovalWatch(_pending_approvals(runner, app, user, url, token), app, session, as_json, url, user,
-                           with_token=bool(token))
+                           with_token=bool(token), host_flags=host_flags)
     failed = False
     try:
         for event in runner.run(user, session, message):
@@ -510,7 +513,7 @@ def _turn(runner: Any, user: str, session: str, message: str | Content, as_json:
             failed = failed or bool(event.error_code)
             if event.content is not None and any(part.function_call is not None for part in event.content.parts):
                 watch.start()
-                _announce_inputs(event, as_json, app, session, user, url)
+                _announce_inputs(event, as_json, app, session, user, url, host_flags)
     finally:
         watch.stop()
     return not failed
@@ -527,14 +530,26 @@ def _answer_example(schema: Any) -> str:
     return f"'{{{fields}}}'"
 
 
-def _answer_command(app: str, interrupt_id: str, session: str, user: str, url: str | None, answer: str) -> str:
+def _host_flags(args: argparse.Namespace) -> str:
+    """The flags that chose this command's host (``--port``, ``--config``), to repeat in
+    the commands it prints; "" when it used the defaults or the HTTP API (``--url``)."""
+    if getattr(args, "url", None):
+        return ""
+    flags = f" --port {int(args.port)}" if getattr(args, "port", None) else ""
+    config = getattr(args, "config", None)
+    return flags + (f" --config {shlex.quote(str(config))}" if config else "")
+
+
+def _answer_command(app: str, interrupt_id: str, session: str, user: str, url: str | None, answer: str,
+                    host_flags: str = "") -> str:
     """The ``adk-actors inputs answer`` command that answers request ``interrupt_id``."""
-    where = f" --url {url}" if url else ""
+    where = f" --url {url}" if url else host_flags
     who = f" --user {user}" if user != DEFAULT_USER else ""
     return f"adk-actors inputs answer {app} {interrupt_id} {answer} --session {session}{who}{where}"
 
 
-def _announce_inputs(event: Any, as_json: bool, app: str, session: str, user: str, url: str | None) -> None:
+def _announce_inputs(event: Any, as_json: bool, app: str, session: str, user: str, url: str | None,
+                     host_flags: str = "") -> None:
     """Each request for input ``event`` makes (a workflow node's ``RequestInput``),
     told once: ``waiting for input ID (NODE PATH): MESSAGE``, its payload, its
     response schema (or that any JSON value or text will do) and the ``adk-actors
@@ -547,7 +562,8 @@ def _announce_inputs(event: Any, as_json: bool, app: str, session: str, user: st
     from .workflow import waiting_inputs
 
     for ask in waiting_inputs([event]):
-        command = _answer_command(app, ask.interrupt_id, session, user, url, _answer_example(ask.response_schema))
+        command = _answer_command(app, ask.interrupt_id, session, user, url, _answer_example(ask.response_schema),
+                                  host_flags)
         if as_json:
             print(json.dumps({"input": ask.to_dict(), "answer": command}, default=str), file=sys.stderr, flush=True)
             continue
@@ -593,9 +609,10 @@ class _ApprovalWatch:
     poll. Started at the run's first tool call; stopped when the run ends."""
 
     def __init__(self, pending: Callable[[], list[dict[str, Any]]], app: str, session: str, as_json: bool,
-                 url: str | None = None, user: str = DEFAULT_USER, *, with_token: bool = False) -> None:
+                 url: str | None = None, user: str = DEFAULT_USER, *, with_token: bool = False,
+                 host_flags: str = "") -> None:
         self._pending, self._app, self._session, self._json = pending, app, session, as_json
-        self._url, self._user, self._with_token = url, user, with_token
+        self._url, self._user, self._with_token, self._host_flags = url, user, with_token, host_flags
         self._seen: set[str] = set()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -624,8 +641,8 @@ class _ApprovalWatch:
 
     def _commands(self, approval_id: str) -> tuple[str, str]:
         if self._url is None:
-            return (f"adk-actors approvals approve {self._app} {approval_id}",
-                    f"adk-actors approvals deny {self._app} {approval_id} --reason '...'")
+            return (f"adk-actors approvals approve {self._app} {approval_id}{self._host_flags}",
+                    f"adk-actors approvals deny {self._app} {approval_id} --reason '...'{self._host_flags}")
         where = (f"{self._url.rstrip('/')}/apps/{quote(self._app, safe='')}/users/{quote(self._user, safe='')}"
                  f"/approvals/{approval_id}")
         # the token itself is never printed: the command names the variable that holds it
@@ -684,7 +701,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     runner, close = _runner_for(args)
     try:
         ended_well = _turn(runner, args.user, args.session or f"cli-{uuid.uuid4().hex[:8]}", args.message, args.json,
-                           args.app, args.url, _token(args))
+                           args.app, args.url, _token(args), _host_flags(args))
     finally:
         close()
     return 0 if ended_well else 1
@@ -700,7 +717,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         for line in sys.stdin:
             if line.strip():
                 ended_well = _turn(runner, args.user, session, line.strip(), args.json, args.app, args.url,
-                                   _token(args)) and ended_well
+                                   _token(args), _host_flags(args)) and ended_well
     finally:
         close()
     return 0 if ended_well else 1
@@ -1272,7 +1289,7 @@ def cmd_inputs(args: argparse.Namespace) -> int:
             value = args.answer  # text
         message = Content(role="user", parts=(request_input_response(args.id, value),))
         return 0 if _turn(runner, args.user, args.session, message, args.json, args.app, args.url,
-                          _token(args)) else 1
+                          _token(args), _host_flags(args)) else 1
     finally:
         close()
 

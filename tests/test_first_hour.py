@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -95,16 +96,21 @@ def test_a_run_waiting_for_approval_prints_the_id_and_the_commands_that_end_the_
                             r"\(a payment needs your approval\)", text)
         assert waiting, text + (run.stderr.read() if run.poll() is not None and run.stderr else "")
         approval = waiting.group(1)
-        approve = re.search(r"approve: (adk-actors approvals approve hitl \S+)", text)
-        assert approve and approve.group(1) == f"adk-actors approvals approve hitl {approval}"
-        assert f"deny:    adk-actors approvals deny hitl {approval} --reason" in text
+        approve = re.search(r"approve: (adk-actors approvals approve hitl .+)", text)
+        # the flags that chose the host come along: the command reaches the same host
+        config = shlex.quote(str(served["config"]))
+        assert approve and approve.group(1) == f"adk-actors approvals approve hitl {approval} --config {config}"
+        assert f"deny:    adk-actors approvals deny hitl {approval} --reason '...' --config {config}" in text
         # the console's user sees the CLI's session and its waiting approval
         pending = httpx.get(f"{served['url']}/apps/hitl/users/{DEFAULT_USER}/approvals", timeout=30).json()
         assert [a["id"] for a in pending] == [approval]
         sessions = httpx.get(f"{served['url']}/apps/hitl/users/{DEFAULT_USER}/sessions", timeout=30).json()
         assert "first-hour-pay" in [s["id"] for s in sessions]
-        # the printed command, as printed (the executable `adk-actors` is this package's CLI)
-        decided = cli(served, *approve.group(1).split()[1:])
+        # the printed command, as printed (the executable `adk-actors` is this package's CLI),
+        # with no flag of ours added
+        decided = subprocess.run([sys.executable, "-m", "adk_actors.cli", *shlex.split(approve.group(1))[1:]],
+                                 capture_output=True, text=True, timeout=120, cwd=ROOT,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
         assert decided.returncode == 0 and decided.stdout.strip() == f"approved {approval}", decided.stderr
         out, err = run.communicate(timeout=60)
     finally:

@@ -21,6 +21,8 @@ from ..engine import APP_NAME, AppCatalog
 
 __all__ = ["AgentFolderWatcher"]
 
+_SOURCE_SUFFIXES = frozenset({".py", ".yaml", ".yml"})  # what an app's code is written in
+
 
 class AgentFolderWatcher:
     """Watches ``catalog.agents_dir``; ``report(line, error)`` is told each outcome."""
@@ -48,8 +50,11 @@ class AgentFolderWatcher:
         self._thread.join(timeout=2)
 
     def _names(self, paths: set[str]) -> set[str]:
-        """The apps the changed ``paths`` belong to: ``DIR/<name>/...``; a ``DIR/.env``
-        concerns every app; hidden folders (the host's data) and others are no app's."""
+        """The apps the changed ``paths`` belong to: a source file (``.py``, ``.yaml``,
+        ``.yml``) or ``.env`` under ``DIR/<name>/``, outside hidden folders and
+        ``__pycache__``; a ``DIR/.env`` concerns every app. Other files (an eval set, a
+        saved eval result in ``.adk/eval_history``, the host's data) are no app's, as
+        google-adk's reloader takes only those kinds of file."""
         names: set[str] = set()
         for path in paths:
             try:
@@ -58,7 +63,9 @@ class AgentFolderWatcher:
                 continue
             if parts == (".env",):
                 names.update(self.catalog.names())
-            elif len(parts) > 1 and APP_NAME.fullmatch(parts[0]):
+            elif (len(parts) > 1 and APP_NAME.fullmatch(parts[0])
+                  and not any(p.startswith(".") or p == "__pycache__" for p in parts[1:-1])
+                  and (parts[-1] == ".env" or Path(parts[-1]).suffix in _SOURCE_SUFFIXES)):
                 names.add(parts[0])
         return names
 
