@@ -169,19 +169,34 @@ def serving(tmp_path: Path, host_settings: str = "", *, more_toml: str = "",
     the ``[apps]`` lines, ``more_toml`` more sections, ``env`` more environment
     (``tests/`` is on its ``PYTHONPATH``, for ``runtime_agents``), ``prefix`` a command it
     runs under (``ip netns exec NAME``), ``port`` its actor system's (default: a free one).
-    Afterwards: SIGTERM (if it still runs), then every marked process is killed."""
-    port = port or free_port()
+    Afterwards: SIGTERM (if it still runs), then every marked process is killed.
+
+    Ports it picked itself that another process took before the host bound them (a
+    free port is free only a moment: other tests and programs run beside) are picked
+    again, up to three times; a port given, or any other failure to start, fails."""
     config = tmp_path / "host.toml"
-    http = "" if "[http]" in more_toml else f"[http]\nport = {free_port()}\n"  # tests never meet on one
-    config.write_text(f'[host]\nport = {port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
-                      f'{host_settings}{http}[apps]\n{apps}{more_toml}')
     out, err = tmp_path / "serve.out", tmp_path / "serve.err"
-    with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
-        process = subprocess.Popen([*prefix, sys.executable, "-m", "adk_actors.cli", "serve", "--config", str(config)],
-                                   cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,),
-                                   env={**os.environ, "PYTHONPATH": str(ROOT / "tests"), **(env or {})})
+    for attempt in range(3):
+        actor_port = port or free_port()
+        http = "" if "[http]" in more_toml else f"[http]\nport = {free_port()}\n"  # tests never meet on one
+        config.write_text(f'[host]\nport = {actor_port}\ndata_dir = "{tmp_path / "data"}"\nshutdown_timeout = 10\n'
+                          f'{host_settings}{http}[apps]\n{apps}{more_toml}')
+        with process_marker(tmp_path) as (marker, fd), open(out, "w") as stdout, open(err, "w") as stderr:
+            process = subprocess.Popen([*prefix, sys.executable, "-m", "adk_actors.cli", "serve", "--config",
+                                        str(config)], cwd=ROOT, stdout=stdout, stderr=stderr, pass_fds=(fd,),
+                                       env={**os.environ, "PYTHONPATH": str(ROOT / "tests"), **(env or {})})
+        try:
+            wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=90)  # at load
+        except BaseException:
+            process.kill()
+            kill_marked_processes(marker, grace=15)
+            raise
+        taken = process.poll() is not None and "already in use" in err.read_text()
+        if not taken or attempt == 2 or (port is not None and "[http]" in more_toml):
+            break
+        kill_marked_processes(marker, grace=15)
+    port = actor_port
     try:
-        wait_until(lambda: "listening" in out.read_text() or process.poll() is not None, timeout=90)  # at load
         assert process.poll() is None, err.read_text()
         found = re.search(r"HTTP API and console: (\S+)", out.read_text())
         yield {"port": port, "process": process, "marker": marker, "out": out, "err": err, "config": config,
