@@ -28,6 +28,7 @@ from adk_actors import (
     Event,
     HostError,
     InvalidRequestError,
+    Part,
     RunFailedError,
     SessionElsewhereError,
 )
@@ -49,6 +50,7 @@ from adk_actors.runtime._follow import followed
 from adk_actors.runtime._routing import Router
 from adk_actors.runtime._run_stream import RunStream, drive, drive_async
 from adk_actors.runtime._run_transport import NotTaken
+from adk_actors.runtime._service_calls import ListApprovals
 from supervision.protocol import Call, ErrorReply, Handed, Reply
 
 APP = "app"
@@ -701,3 +703,42 @@ def test_a_run_gone_silent_whose_session_last_run_is_unrelated_fails_host_gone_a
         assert error is not None and (error.run_id, error.reason, error.error_type, error.resumed_as) \
             == ("run-1", "killed", "HostGone", "")
         assert [text_of(e) for e in got] == ["before the crash"] and len(asked) == 1
+
+
+# -- the service groups -------------------------------------------------------------------------
+
+
+def test_each_service_group_sends_what_its_flat_method_sends_and_approvals_still_lists_when_called() -> None:
+    runner = Runner(FakeHost(Partition("only", hands_to(None))), APP)
+    sent: list[tuple[str, Any]] = []
+
+    def service(child_id: str, request: Any) -> Any:
+        sent.append((child_id, request))
+        return 0
+
+    runner._router.service = service  # type: ignore[method-assign]
+    note = Part(text="n")
+    pairs: list[tuple[Callable[[], Any], Callable[[], Any]]] = [
+        (lambda: runner.artifacts.save("u", "s", "a", note), lambda: runner.save_artifact("u", "s", "a", note)),
+        (lambda: runner.artifacts.load("u", "s", "a", 2), lambda: runner.load_artifact("u", "s", "a", 2)),
+        (lambda: runner.artifacts.list("u", "s"), lambda: runner.list_artifacts("u", "s")),
+        (lambda: runner.artifacts.versions("u", "s", "a"), lambda: runner.artifact_versions("u", "s", "a")),
+        (lambda: runner.artifacts.metadata("u", "s", "a"), lambda: runner.artifact_metadata("u", "s", "a")),
+        (lambda: runner.artifacts.delete("u", "s", "a"), lambda: runner.delete_artifact("u", "s", "a")),
+        (lambda: runner.memory.add_session("u", "s"), lambda: runner.add_session_to_memory("u", "s")),
+        (lambda: runner.memory.search("u", "q", 3), lambda: runner.search_memory("u", "q", 3)),
+        (lambda: runner.approvals.list("u", None), lambda: runner.approvals("u", None)),
+        (lambda: runner.approvals.approve("a1"), lambda: runner.approve("a1")),
+        (lambda: runner.approvals.deny("a1", "no"), lambda: runner.deny("a1", "no")),
+        (lambda: runner.credentials.put("u", "k", {"t": 1}), lambda: runner.put_credential("u", "k", {"t": 1})),
+        (lambda: runner.credentials.delete("u", "k"), lambda: runner.delete_credential("u", "k")),
+        (lambda: runner.breakers.states(), lambda: runner.breaker_states()),
+    ]
+    for grouped, flat in pairs:
+        sent.clear()
+        grouped()
+        flat()
+        assert len(sent) == 2 and sent[0] == sent[1], sent
+    sent.clear()
+    runner.approvals("u")
+    assert sent == [("approvals", ListApprovals(APP, "u", "pending"))]

@@ -1,5 +1,7 @@
 """The actor runtime: supervised session partitions holding the sessions, run workers
-streaming each run's events, the services, background jobs, the host and the Runner."""
+streaming each run's events, the services, background jobs, the host and the Runner.
+``adk_actors.runtime.testing`` (imported on its own: it loads the engine) holds
+``LocalHost``, a host in the test's process for unit tests of code using a Runner."""
 
 from ._host import Host, HostConfig
 from ._jobs_client import Jobs

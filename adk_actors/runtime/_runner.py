@@ -21,7 +21,7 @@ a Thespian endpoint of its own (an endpoint serves one thread at a time), kept f
 later calls once its answer came.
 
 The parts, each in a module of its own: the calls to sessions and services
-(``_runner_calls``, inherited), where calls go and how they are asked again
+(``_runner_calls``, inherited; the services' also grouped: ``runner.artifacts``...), where calls go and how they are asked again
 (``_routing.Router``, through the host's :class:`~._host_view.HostView`), the endpoint
 pool (``_endpoints``), carrying one run, straight to its partition or through the host
 (``_run_carrier``, inherited; ``_direct_route``, and ``_run_stream``: a pure state
@@ -40,7 +40,6 @@ from typing import Any
 from .._decisions import CallDecision
 from .._event_print import print_event
 from .._exceptions import (
-    AdkError,
     InvalidRequestError,
     RunFailedError,
     SessionNotFoundError,
@@ -118,13 +117,8 @@ class Runner(RunCarrier, ServiceCalls):
         is committed with the message); raise RunFailedError on failure. A session that
         does not exist is refused (SessionNotFoundError), or created for the turn with
         ``create_session`` (None: the Runner's ``auto_create_session``)."""
-        request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id,
-                                    create_session)
-        self._runs[request.run_id] = (user_id, session_id)
-        try:
-            yield from self._followed(request, run_config)
-        finally:
-            self._runs.pop(request.run_id, None)
+        yield from self._tracked(self._run_request(user_id, session_id, message, run_config, state_delta,
+                                                   reject_if_busy, run_id, create_session), run_config)
 
     def resume(self, user_id: str, session_id: str, run_id: str, *,
                decisions: Mapping[str, CallDecision] | None = None, run_config: RunConfig | None = None,
@@ -135,12 +129,8 @@ class Runner(RunCarrier, ServiceCalls):
         (``needs_decision``: its ``pending_calls`` each need a :class:`CallDecision`, given
         in ``decisions`` by call id on the next resume). A run is resumed once:
         ``invalid_request`` for one resumed already, still running, done or cancelled."""
-        request = self._resume_request(user_id, session_id, run_id, decisions, run_config, new_run_id)
-        self._runs[request.run_id] = (user_id, session_id)
-        try:
-            yield from self._followed(request, run_config)
-        finally:
-            self._runs.pop(request.run_id, None)
+        yield from self._tracked(self._resume_request(user_id, session_id, run_id, decisions, run_config,
+                                                      new_run_id), run_config)
 
     async def resume_async(self, user_id: str, session_id: str, run_id: str, *,
                            decisions: Mapping[str, CallDecision] | None = None, run_config: RunConfig | None = None,
@@ -198,21 +188,20 @@ class Runner(RunCarrier, ServiceCalls):
         finally:
             self._runs.pop(request.run_id, None)
 
+    def _tracked(self, request: RunRequest, run_config: RunConfig | None) -> Iterator[Event]:
+        """``_followed``'s events, the run known to :meth:`cancel` meanwhile."""
+        self._runs[request.run_id] = (request.user_id, request.session_id)
+        try:
+            yield from self._followed(request, run_config)
+        finally:
+            self._runs.pop(request.run_id, None)
+
     def _followed(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True,
                   seen: Seen | None = None, failure: RunFailedError | None = None) -> Iterator[Event]:
         """``_run``'s events, following the host's own resumes of the run (``_follow``)."""
         return followed(lambda asked, straight: self._run(asked, run_config, straight), request,
                         follows=self.follow_resumes, direct=direct, seen=seen, failure=failure,
                         resumed_by=lambda run_id: self._resumed_by(request.user_id, request.session_id, run_id))
-
-    def _resumed_by(self, user_id: str, session_id: str, run_id: str) -> str:
-        """The session's last run when it resumes run ``run_id`` (``RunInfo.resumes``),
-        else "" (also when the host cannot say: the run's failure stands)."""
-        try:
-            last = self.last_run(user_id, session_id)
-        except AdkError:
-            return ""
-        return last.run_id if last is not None and last.resumes == run_id else ""
 
     def _resume_request(self, user_id: str, session_id: str, run_id: str,
                         decisions: Mapping[str, CallDecision] | None, run_config: RunConfig | None,

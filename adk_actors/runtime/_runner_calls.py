@@ -4,7 +4,8 @@ Each method builds one request of the message API, checks it against the input r
 (an :class:`InvalidRequestError` before anything is sent), and hands it to the Runner's
 :class:`~._routing.Router`: a session's request goes to the partition owning the
 session, asked again while it restarts; a service's (artifacts, memory, approvals,
-credentials, breakers) to that service under the host's root. The answer is returned
+credentials, breakers) to that service under the host's root (``ServiceCalls``'
+methods, also grouped by service: ``runner.artifacts.save``, ``runner.approvals.approve``). The answer is returned
 as the host gave it; an error answer is raised as its typed ``adk_actors`` error. The
 classes hold no state of their own: ``Runner`` inherits them, and they reach the host
 only through ``self._router``.
@@ -16,7 +17,7 @@ import asyncio
 import uuid
 from typing import Any
 
-from .._exceptions import SessionNotFoundError
+from .._exceptions import AdkError, SessionNotFoundError
 from .._rewind import is_tombstone, rewind_event
 from .._types import Part, RunConfig
 from ..messages import (
@@ -58,7 +59,7 @@ from ._service_calls import (
 )
 from ._session_watch import SessionWatch
 
-__all__ = ["ServiceCalls", "SessionCalls"]
+__all__ = ["Approvals", "Artifacts", "Breakers", "Credentials", "Memory", "ServiceCalls", "SessionCalls"]
 
 
 class SessionCalls:
@@ -99,6 +100,15 @@ class SessionCalls:
         result: RunInfo | None = self._router.call(LastRun(self._router.app_name, user_id, session_id),
                                                    session_id, user_id)
         return result
+
+    def _resumed_by(self, user_id: str, session_id: str, run_id: str) -> str:
+        """The session's last run when it resumes run ``run_id`` (``RunInfo.resumes``),
+        else "" (also when the host cannot say: the run's failure stands)."""
+        try:
+            last = self.last_run(user_id, session_id)
+        except AdkError:
+            return ""
+        return last.run_id if last is not None and last.resumes == run_id else ""
 
     def event_trace(self, event_id: str, user_id: str | None = None) -> TraceSpan | None:
         """The span of the model call that made event ``event_id``, or None (not kept,
@@ -177,9 +187,31 @@ class SessionCalls:
 
 
 class ServiceCalls:
-    """Calls to the host's services for the Runner's app (see the module)."""
+    """Calls to the host's services for the Runner's app (see the module): each a flat
+    method (``save_artifact``), and the same calls grouped by service (``artifacts.save``)."""
 
     _router: Router
+
+    @property
+    def artifacts(self) -> Artifacts:
+        return Artifacts(self)
+
+    @property
+    def memory(self) -> Memory:
+        return Memory(self)
+
+    @property
+    def approvals(self) -> Approvals:
+        """The approvals group; called, it lists them as ``approvals.list`` does."""
+        return Approvals(self)
+
+    @property
+    def credentials(self) -> Credentials:
+        return Credentials(self)
+
+    @property
+    def breakers(self) -> Breakers:
+        return Breakers(self)
 
     def save_artifact(self, user_id: str, session_id: str, name: str, part: Part,
                       custom_metadata: dict[str, Any] | None = None) -> int:
@@ -223,7 +255,7 @@ class ServiceCalls:
         found: list[Any] = self._router.service("memory", SearchMemory(self._router.app_name, user_id, query, limit))
         return found
 
-    def approvals(self, user_id: str | None = None, status: str | None = "pending") -> list[Any]:
+    def _list_approvals(self, user_id: str | None = None, status: str | None = "pending") -> list[Any]:
         """Approvals of this app (pending by default)."""
         found: list[Any] = self._router.service("approvals", ListApprovals(self._router.app_name, user_id, status))
         return found
@@ -246,6 +278,47 @@ class ServiceCalls:
         failures, when it may close...), by model name."""
         states: dict[str, Any] = self._router.service("breakers", BreakerStatus())
         return states
+
+
+class Artifacts:
+    """``runner.artifacts``: the artifact calls of :class:`ServiceCalls`, by shorter names."""
+
+    def __init__(self, calls: ServiceCalls) -> None:
+        self.save, self.load, self.delete = calls.save_artifact, calls.load_artifact, calls.delete_artifact
+        self.list, self.versions, self.metadata = calls.list_artifacts, calls.artifact_versions, \
+            calls.artifact_metadata
+
+
+class Memory:
+    """``runner.memory``: ``add_session`` (``add_session_to_memory``) and ``search`` (``search_memory``)."""
+
+    def __init__(self, calls: ServiceCalls) -> None:
+        self.add_session, self.search = calls.add_session_to_memory, calls.search_memory
+
+
+class Approvals:
+    """``runner.approvals``: ``list`` (also the group called: ``runner.approvals(user_id)``),
+    ``approve`` and ``deny``."""
+
+    def __init__(self, calls: ServiceCalls) -> None:
+        self.list, self.approve, self.deny = calls._list_approvals, calls.approve, calls.deny
+
+    def __call__(self, user_id: str | None = None, status: str | None = "pending") -> list[Any]:
+        return self.list(user_id, status)
+
+
+class Credentials:
+    """``runner.credentials``: ``put`` (``put_credential``) and ``delete`` (``delete_credential``)."""
+
+    def __init__(self, calls: ServiceCalls) -> None:
+        self.put, self.delete = calls.put_credential, calls.delete_credential
+
+
+class Breakers:
+    """``runner.breakers``: ``states()`` (``breaker_states``)."""
+
+    def __init__(self, calls: ServiceCalls) -> None:
+        self.states = calls.breaker_states
 
 
 class _HostArtifacts:
