@@ -21,11 +21,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._secrets import redact
-from .._types import LiveRequest
+from .._types import Event, LiveRequest
 from ..engine import (
     AppCatalog,
     CancelToken,
@@ -45,12 +46,58 @@ from ._conformance import conformance_plugin
 from ._run_protocol import Committed, RunOutcome, StartRun, WorkerSettings
 from ._run_services import WorkerServices
 from ._services_client import service_bridges
-from ._turns import LiveTurn, NewTurn, ResumeTurn
+from ._turns import LiveTurn, NewTurn, ResumeTurn, RunTurn
 
-__all__ = ["COMMIT_WAIT", "Turn", "WorkerTurns"]
+__all__ = ["COMMIT_WAIT", "Turn", "WorkerTurns", "failed_outcome", "invocation_events"]
 
 #: How long a run waits for its partition to say its tool call is on record (see ``_run``, 3).
 COMMIT_WAIT = 30.0
+
+
+async def invocation_events(app: Any, turn: RunTurn, view: SessionView, invocation_id: str,
+                            inputs: asyncio.Queue[LiveRequest] | None = None,
+                            **context: Any) -> AsyncGenerator[Event, None]:
+    """The events of ``turn`` of ``app`` on ``view``, in order: the engine's entry point
+    chosen by the turn's kind (``NewTurn`` -> ``run_invocation``, ``ResumeTurn`` ->
+    ``resume_invocation``, ``LiveTurn`` -> ``run_live_invocation`` fed by ``inputs``),
+    each event it yields; then, after a new or resumed turn, with the app's
+    ``events_compaction_config``, google-adk's post-invocation summary
+    (``summary_after_invocation``), committed to ``view`` and yielded last. What the
+    engine raises goes through (see :func:`failed_outcome`)."""
+    match turn:
+        case LiveTurn():
+            events = run_live_invocation(app.root_agent, view, inputs or asyncio.Queue(),
+                                         invocation_id=invocation_id, **context)
+        case ResumeTurn(decisions=decisions, message=message, state_delta=state_delta):
+            events = resume_invocation(app.root_agent, view, invocation_id=invocation_id, decisions=decisions,
+                                       message=message, state_delta=state_delta, **context)
+        case NewTurn(message=message, state_delta=state_delta):
+            events = run_invocation(app.root_agent, view, message, state_delta=state_delta,
+                                    invocation_id=invocation_id, **context)
+    async with contextlib.aclosing(events):
+        async for event in events:
+            yield event
+    if not isinstance(turn, LiveTurn):  # google-adk's post-invocation compaction (not after live)
+        summary = await summary_after_invocation(app.events_compaction_config, app.root_agent, view.events)
+        if summary is not None:  # committed to the session as the run's last event
+            view.commit(summary)
+            yield summary
+
+
+def failed_outcome(run_id: str, exc: BaseException) -> RunOutcome:
+    """The outcome of run ``run_id`` that ``exc`` ended: cancelled (``RunCancelled``, or
+    ``EndedByDecision``), ``needs_decision`` (a resumed run before calls that may have
+    run), ``model_error`` (after its error event), else ``error``; each detail redacted."""
+    match exc:
+        case RunCancelled():
+            return RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
+        case NeedsDecision():
+            return RunOutcome(run_id, False, "needs_decision", "NeedsDecision", redact(exc.detail()))
+        case EndedByDecision():
+            return RunOutcome(run_id, False, "cancelled", "EndedByDecision", str(exc))
+        case ModelRaised():
+            return RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
+    return RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
 
 
 @dataclass
@@ -95,40 +142,17 @@ class WorkerTurns(WorkerServices):
             services = settings.registry is not None
             context: dict[str, Any] = dict(
                 run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
-                policies=app.policies, cancel=turn.cancel, invocation_id=start.invocation_id,
+                policies=app.policies, cancel=turn.cancel,
                 context_cache_config=app.context_cache_config, events_compaction_config=app.events_compaction_config,
                 resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
                 **(service_bridges(self) if services else {}), run_id=run_id,
                 committed=lambda: self._committed(run_id))
-            match start.turn:
-                case LiveTurn():
-                    events = run_live_invocation(app.root_agent, turn.view, turn.inputs, **context)
-                case ResumeTurn(decisions=decisions, message=message, state_delta=state_delta):
-                    del context["invocation_id"]
-                    events = resume_invocation(app.root_agent, turn.view, invocation_id=start.invocation_id,
-                                               decisions=decisions, message=message, state_delta=state_delta,
-                                               **context)
-                case NewTurn(message=message, state_delta=state_delta):
-                    events = run_invocation(app.root_agent, turn.view, message, state_delta=state_delta, **context)
+            events = invocation_events(app, start.turn, turn.view, start.invocation_id, turn.inputs, **context)
             async with contextlib.aclosing(events):
                 async for event in events:
                     self._hand("event", run_id, event)
-            if not isinstance(start.turn, LiveTurn):  # google-adk's post-invocation compaction (not after live)
-                summary = await summary_after_invocation(app.events_compaction_config, app.root_agent,
-                                                         turn.view.events)
-                if summary is not None:  # committed to the session as the run's last event
-                    turn.view.commit(summary)
-                    self._hand("event", run_id, summary)
-        except RunCancelled as exc:
-            outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
-        except NeedsDecision as exc:  # a resumed run, before calls that may have run
-            outcome = RunOutcome(run_id, False, "needs_decision", "NeedsDecision", redact(exc.detail()))
-        except EndedByDecision as exc:
-            outcome = RunOutcome(run_id, False, "cancelled", "EndedByDecision", str(exc))
-        except ModelRaised as exc:  # after its error event
-            outcome = RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
         except BaseException as exc:
-            outcome = RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
+            outcome = failed_outcome(run_id, exc)
         else:
             outcome = RunOutcome(run_id, True)
         if self._recorder is not None:

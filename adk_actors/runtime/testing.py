@@ -34,20 +34,13 @@ from typing import Any
 from supervision import BadRequest, CallError, SupervisorClient
 from supervision.protocol import Call, ErrorReply, Reply
 
-from .._secrets import redact
 from .._types import LiveRequest, RunConfig
 from .._validate import check_fields
 from ..engine import (
     AppCatalog,
     CancelToken,
-    EndedByDecision,
-    ModelRaised,
-    NeedsDecision,
-    RunCancelled,
     SessionView,
     as_app,
-    resume_invocation,
-    run_invocation,
 )
 from ..messages import (
     CancelRun,
@@ -66,6 +59,7 @@ from ..messages import (
 from ..models import resolve_model
 from ..store import SessionExists, SessionNotFound, SessionStores, SQLiteSessionStore
 from ._partition_timers import CancelGraceOver, RunDeadline
+from ._run_engine import failed_outcome, invocation_events
 from ._run_protocol import RunOutcome, RunOutput
 from ._session import Session, SessionRun
 from ._turns import NewTurn, ResumeTurn
@@ -350,29 +344,14 @@ class _LocalPartition:
                 run_config=run.request.run_config or RunConfig(), plugins=app.plugins, policies=app.policies,
                 cancel=token, context_cache_config=app.context_cache_config,
                 events_compaction_config=app.events_compaction_config, resolve_model=resolve_model, run_id=run_id)
-            match run.turn:
-                case ResumeTurn(decisions=decisions, message=message, state_delta=state_delta):
-                    events = resume_invocation(app.root_agent, view, invocation_id=run.invocation_id,
-                                               decisions=decisions, message=message, state_delta=state_delta,
-                                               **context)
-                case NewTurn(message=message, state_delta=state_delta):
-                    events = run_invocation(app.root_agent, view, message, state_delta=state_delta,
-                                            invocation_id=run.invocation_id, **context)
-                case _:
-                    raise BadRequest(f"a LocalHost does not run a {type(run.turn).__name__}")
+            if not isinstance(run.turn, NewTurn | ResumeTurn):
+                raise BadRequest(f"a LocalHost does not run a {type(run.turn).__name__}")
+            events = invocation_events(app, run.turn, view, run.invocation_id, **context)
             async with contextlib.aclosing(events):
                 async for event in events:
                     self._locked(session.on_output, run, RunOutput(run_id, [event]))
-        except RunCancelled as exc:
-            outcome = RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
-        except NeedsDecision as exc:
-            outcome = RunOutcome(run_id, False, "needs_decision", "NeedsDecision", redact(exc.detail()))
-        except EndedByDecision as exc:
-            outcome = RunOutcome(run_id, False, "cancelled", "EndedByDecision", str(exc))
-        except ModelRaised as exc:
-            outcome = RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
         except Exception as exc:
-            outcome = RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
+            outcome = failed_outcome(run_id, exc)
         else:
             outcome = RunOutcome(run_id, True)
         self._locked(session.on_output, run, RunOutput(run_id, [], outcome))
