@@ -497,7 +497,8 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     processes are a SIGSTOP instead of a SIGKILL (spread evenly, not drawn: a short soak
     stops as many as its share says): an actor alive but silent, which the host's health
     checks must find, kill and restart (one still there at the end fails the soak).
-    The faults go on past ``duration`` (up to three times as long) until ``min_faults``
+    The faults go on past ``duration`` (up to three times as long, scaled to the load:
+    :func:`scaled_deadline`) until ``min_faults``
     have been dealt and every kind of target that was seen alive was hit: on a loaded
     machine a walk of the tree, needed to pick each victim, can take longer than
     ``interval``, and a soak must not pass on fewer faults than asked. The report's ``duration`` is the time the faults really took. ``jobs``:
@@ -634,12 +635,13 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     stopped_pids: list[int] = []
     present: set[str] = set()  # the kinds that had a live target at some walk
     began = time.monotonic()
+    overtime = scaled_deadline(3 * duration)  # at load a fault takes longer to deal
 
     def dealing() -> bool:
         spent = time.monotonic() - began
         dealt = sum(kills.values()) + sum(stopped.values())
         unhit = present - set(kills) - set(stopped)
-        return spent < duration or ((dealt < min_faults or bool(unhit)) and spent < 3 * duration)
+        return spent < duration or ((dealt < min_faults or bool(unhit)) and spent < overtime)
 
     to_processes = 0  # faults dealt to an actor of its own process: the ones a stop may be
     while dealing():
