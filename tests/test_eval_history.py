@@ -18,15 +18,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import test_eval_in_process
 from google_adk_harness import rewritten
 from test_eval_in_process import (
     ADK,
@@ -35,7 +34,6 @@ from test_eval_in_process import (
     WRONG_TOOL,
     _environment,
     _folder,
-    _Handler,
     eval_cli,
     sets,
 )
@@ -44,20 +42,8 @@ from supervision.lowlevel import free_port
 from supervision.testing import kill_marked_processes, process_marker, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
+stand_in = test_eval_in_process.stand_in  # its module-scoped Gemini stand-in, a fixture here too
 SAVED = re.compile(r"^weather_mixed_\d+\.\d+\.evalset_result\.json$")
-
-
-@pytest.fixture(scope="module")
-def gemini() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def history(folder: Path) -> list[Path]:
@@ -88,13 +74,13 @@ def statuses(result: dict[str, Any]) -> dict[str, int]:
 
 
 @pytest.mark.skipif(not ADK.exists(), reason="google-adk's adk console script is not installed")
-def test_ours_saves_the_file_google_adks_adk_eval_saves(tmp_path: Path, gemini: str) -> None:
+def test_ours_saves_the_file_google_adks_adk_eval_saves(tmp_path: Path, stand_in: str) -> None:
     from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
     from adk_actors.evals import EvalFiles
 
-    theirs = _folder(tmp_path / "theirs", AGENT, gemini)
-    ours = _folder(tmp_path / "ours", rewritten(AGENT), gemini)
+    theirs = _folder(tmp_path / "theirs", AGENT, stand_in)
+    ours = _folder(tmp_path / "ours", rewritten(AGENT), stand_in)
     done = subprocess.run([str(ADK), "eval", str(theirs), *sets(theirs, "mixed")], cwd=theirs.parent,
                           env=_environment(), capture_output=True, text=True, timeout=180)
     assert done.returncode == 1, done.stdout + done.stderr[-3000:]  # a case of "mixed" fails
@@ -126,8 +112,8 @@ def test_ours_saves_the_file_google_adks_adk_eval_saves(tmp_path: Path, gemini: 
     assert {c.eval_id: int(c.final_eval_status) for c in copied.eval_case_results} == statuses(their_result)
 
 
-def test_a_result_that_cannot_be_saved_is_an_error_and_exit_1(tmp_path: Path, gemini: str) -> None:
-    ours = _folder(tmp_path / "ours", rewritten(AGENT), gemini)
+def test_a_result_that_cannot_be_saved_is_an_error_and_exit_1(tmp_path: Path, stand_in: str) -> None:
+    ours = _folder(tmp_path / "ours", rewritten(AGENT), stand_in)
     (ours / ".adk").write_text("a file where the folder should be")
     ran = eval_cli(ours, *sets(ours, "passing"))
     assert "passing:\n  Tests passed: 2\n  Tests failed: 0\n" in ran.stdout
@@ -162,10 +148,10 @@ def web(agents: Path, tmp_path: Path) -> Iterator[str]:
 
 
 def test_a_served_folder_answers_every_saved_result_and_saves_its_runs_beside_them(
-        tmp_path: Path, gemini: str) -> None:
+        tmp_path: Path, stand_in: str) -> None:
     from google.adk.evaluation.eval_result import EvalSetResult
 
-    ours = _folder(tmp_path / "ours", rewritten(AGENT), gemini)
+    ours = _folder(tmp_path / "ours", rewritten(AGENT), stand_in)
     assert eval_cli(ours, *sets(ours, "mixed")).returncode == 1
     [cli_file] = history(ours)
     # an older host kept its sets and results under DIR/.adk-actors/evals/<app>/
