@@ -132,10 +132,28 @@ def open_pidfd(pid: int) -> int | None:
 
 
 def process_alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone)."""
-    stat = proc_stat(pid)
-    if stat is not None:
-        return stat[0] != "Z"
+    """True while ``pid`` runs. Gone: no such process, a zombie (dead, not yet reaped),
+    or one with a SIGKILL pending (killed, not yet scheduled to exit: under load that
+    lasts milliseconds, and a turn given to it then would die with it)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
+        state = fields[b"State"].split()[0]
+        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
+    except FileNotFoundError:
+        return False
+    except (OSError, KeyError, IndexError, ValueError):
+        return _signal_zero_alive(pid)
+    return state not in (b"Z", b"X") and not pending & _SIGKILL_BIT
+
+
+#: SIGKILL's bit in ``/proc/PID/status``'s pending-signal masks
+_SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+
+
+def _signal_zero_alive(pid: int) -> bool:
+    """Where ``/proc`` does not tell: whether signal 0 reaches ``pid`` (not on Linux,
+    where ``/proc`` should have answered: gone)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -267,6 +267,17 @@ def session_workers(host: Any, app: str, user: str, session: str) -> list[int]:
     return workers
 
 
+def run_worker(host: Any, app: str, user: str, session: str, run_id: str) -> int:
+    """The pid of the run worker that runs ``run_id`` of session (app, user, session)."""
+    from adk_actors.messages import WorkerRuns
+    from supervision import call
+
+    holders: dict[int, list[str]] = call(host.system, host.partition_for(app, user, session, refresh=True),
+                                         WorkerRuns(), timeout=5)
+    (pid,) = [pid for pid, runs in holders.items() if run_id in runs]
+    return pid
+
+
 def wait_workers_gone(host: Any, app: str, user: str, session: str, pids: list[int]) -> None:
     """Wait until the partition of session (app, user, session) has seen each of the
     workers ``pids`` (killed) go: a turn started sooner may be given to one still dying,
