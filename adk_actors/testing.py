@@ -7,6 +7,9 @@ statuses with headers (``Retry-After``), server-sent-event streams written chunk
 chunk (with delays), streams cut off mid-way (a chunked body that never ends
 properly), malformed bodies, and delays longer than a client's timeout. Every request
 is recorded (path, headers, JSON body) so tests assert on the exact wire payload.
+Or give it ``respond``, a function from each request to its answer, for a stand-in
+that answers by what it is asked (``gemini_answers`` makes one from a function of a
+``generateContent`` body, for the plain and the streamed route alike).
 
 The builders below produce each provider's documented response shapes: OpenAI Chat
 Completions (plain and streamed, tool-call deltas by index), Anthropic Messages (plain
@@ -21,6 +24,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,6 +40,7 @@ __all__ = [
     "anthropic_error",
     "anthropic_message",
     "anthropic_stream",
+    "gemini_answers",
     "gemini_cached_content",
     "gemini_error",
     "gemini_response",
@@ -68,8 +73,12 @@ class RecordedRequest:
 
 
 class StubServer:
-    def __init__(self) -> None:
+    """See the module. ``respond``: answer each request by it instead of the scripted
+    answers (each request is still recorded first)."""
+
+    def __init__(self, respond: Callable[[RecordedRequest], StubResponse] | None = None) -> None:
         self.responses: deque[StubResponse] = deque()
+        self.respond = respond
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         server = self
@@ -92,12 +101,15 @@ class StubServer:
                     body: Any = json.loads(raw) if raw else None
                 except ValueError:
                     body = raw
+                request = RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body,
+                                          (str(self.client_address[0]), int(self.client_address[1])))
                 with server._lock:
-                    server.requests.append(RecordedRequest("POST", self.path, {k.lower(): v for k, v in
-                                                                             self.headers.items()}, body,
-                                                           (str(self.client_address[0]), int(self.client_address[1]))))
-                    scripted = server.responses.popleft() if server.responses else StubResponse(
-                        status=500, json={"error": {"message": "the stub has no scripted response left"}})
+                    server.requests.append(request)
+                    scripted = None if server.respond else server.responses.popleft() if server.responses else \
+                        StubResponse(status=500, json={"error": {"message": "the stub has no scripted response left"}})
+                if scripted is None:
+                    assert server.respond is not None
+                    scripted = server.respond(request)
                 if scripted.delay:
                     time.sleep(scripted.delay)
                 try:
@@ -300,6 +312,18 @@ def gemini_cached_content(name: str = "cachedContents/stub-cache-1", model: str 
     return StubResponse(json={"name": name, "model": model, "displayName": "stub", "createTime": stamp + "Z",
                               "updateTime": stamp + "Z", "expireTime": expire + "Z",
                               "usageMetadata": {"totalTokenCount": 2100}})
+
+
+def gemini_answers(answer: Callable[[Any], Any]) -> Callable[[RecordedRequest], StubResponse]:
+    """A ``StubServer`` ``respond`` function from ``answer``, a function from a
+    ``generateContent`` request body to its response body: that body as JSON, or as one
+    server-sent event on the ``streamGenerateContent`` route."""
+    def respond(request: RecordedRequest) -> StubResponse:
+        reply = answer(request.body)
+        if "streamGenerateContent" in request.path:
+            return StubResponse(sse=[f"data: {json.dumps(reply)}"])
+        return StubResponse(json=reply)
+    return respond
 
 
 def gemini_stream(pieces: list[str], finish: str = "STOP", **kwargs: Any) -> StubResponse:

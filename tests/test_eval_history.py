@@ -42,7 +42,8 @@ from supervision.lowlevel import free_port
 from supervision.testing import kill_marked_processes, process_marker, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
-stand_in = test_eval_in_process.stand_in  # its module-scoped Gemini stand-in, a fixture here too
+stand_in_server = test_eval_in_process.stand_in_server  # its module-scoped Gemini stand-in, fixtures here too
+stand_in = test_eval_in_process.stand_in
 SAVED = re.compile(r"^weather_mixed_\d+\.\d+\.evalset_result\.json$")
 
 

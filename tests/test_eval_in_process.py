@@ -16,16 +16,14 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from google_adk_harness import rewritten
 
-from adk_actors.testing import gemini_response
+from adk_actors.testing import StubServer, gemini_answers, gemini_response
 
 ROOT = Path(__file__).resolve().parents[1]
 ADK = ROOT / ".venv" / "bin" / "adk"
@@ -68,39 +66,16 @@ def answer(body: dict[str, Any]) -> Any:
     return gemini_response(function_calls=[("get_weather", {"city": asked.group(1)})]).json
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    asked: ClassVar[list[str]] = []  # the paths of the requests received (shared by the module's tests)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        _Handler.asked.append(self.path)
-        reply = answer(body)
-        if "stream" in self.path:
-            payload, kind = f"data: {json.dumps(reply)}\n\n".encode(), "text/event-stream"
-        else:
-            payload, kind = json.dumps(reply).encode(), "application/json"
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+@pytest.fixture(scope="module")
+def stand_in_server() -> Iterator[StubServer]:
+    """The Gemini stand-in: ``answer`` to each request (the requests are recorded)."""
+    with StubServer(gemini_answers(answer)) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
-def stand_in() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+def stand_in(stand_in_server: StubServer) -> str:
+    return stand_in_server.url
 
 
 def _user(text: str) -> dict[str, Any]:
@@ -243,8 +218,9 @@ def test_the_eval_config_beside_the_file_or_given_is_used(ours: Path, tmp_path: 
     assert "FAILED failing/wrong_tool: tool_trajectory_avg_score 0.00\n" in given.stdout
 
 
-def test_bad_input_is_one_line_and_exit_2_before_anything_runs(ours: Path, tmp_path: Path) -> None:
-    asked = len(_Handler.asked)
+def test_bad_input_is_one_line_and_exit_2_before_anything_runs(ours: Path, tmp_path: Path,
+                                                               stand_in_server: StubServer) -> None:
+    asked = len(stand_in_server.requests)
     (tmp_path / "empty").mkdir()
     (tmp_path / "garbled.evalset.json").write_text("{not json")
     (tmp_path / "other.evalset.json").write_text(json.dumps({"eval_cases": "none"}))
@@ -261,7 +237,7 @@ def test_bad_input_is_one_line_and_exit_2_before_anything_runs(ours: Path, tmp_p
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ") and says in done.stderr, done.stderr
         assert done.stdout == ""
-    assert len(_Handler.asked) == asked, "a model was called before the input was checked"
+    assert len(stand_in_server.requests) == asked, "a model was called before the input was checked"
 
 
 def test_a_yaml_agent_folder_and_a_turn_that_fails(ours: Path, tmp_path: Path, stand_in: str) -> None:

@@ -18,9 +18,7 @@ import csv
 import json
 import re
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ from google_adk_harness import rewritten
 
 from adk_actors.evals import AgentEvaluator, EvalError, EvalFailed, EvalFiles, EvalSet
 from adk_actors.models import BaseLlm, LLMRegistry, LlmResponse
-from adk_actors.testing import gemini_response
+from adk_actors.testing import StubServer, gemini_answers, gemini_response
 from adk_actors.types import Content
 
 AGENT = '''
@@ -129,38 +127,10 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     return gemini_response(function_calls=calls).json
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-        reply = answer(body)
-        if "stream" in self.path:
-            payload = f"data: {json.dumps(reply)}\n\n".encode()
-            kind = "text/event-stream"
-        else:
-            payload, kind = json.dumps(reply).encode(), "application/json"
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-
 @pytest.fixture(scope="module")
 def stand_in() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with StubServer(gemini_answers(answer)) as server:
+        yield server.url
 
 
 @pytest.fixture
