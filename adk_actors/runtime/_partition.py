@@ -198,19 +198,22 @@ class SessionPartition(PartitionHolding):
         or deletion, a request for one session (``_route``), an operator's or a tool's
         (``_operate``, ``_inspect``). One another host sent here (``Homed``: this host is
         its session's home) must name a session."""
-        homed = isinstance(request, Homed)  # sent here by another host: this host is its home
-        if homed:
+        if isinstance(request, Homed):  # sent here by another host: this host is its home
             request = request.request
             if not isinstance(request, SESSION_REQUESTS):
                 raise BadRequest(f"{type(request).__name__} is not sent to a session's home")
+        elif isinstance(request, (CreateSession, *ROUTED)):
+            home = self._home_of(request)
+            if home is not None:
+                return self._send_home(request, caller, home)
         if isinstance(request, READS):
             return self._read(request)
         if isinstance(request, CreateSession):
-            return self._create(request, caller, homed)
+            return self._create(request)
         if isinstance(request, DeleteSession):
             return self._delete(request, caller)
         if isinstance(request, ROUTED):
-            return self._route(request, caller, homed)
+            return self._route(request, caller)
         if isinstance(request, HeldSessions):
             return self._held(request.offset, request.limit, request.search)
         if isinstance(request, (CrashSession, ResetSession, KillRun, WatchSession)):
@@ -253,16 +256,12 @@ class SessionPartition(PartitionHolding):
         elif request != PROBE:  # a probe only needed to be delivered
             super().handle_cast(request)
 
-    def _create(self, request: CreateSession, caller: CallerRef | None = None, homed: bool = True) -> Any:
-        """Create a session and hold it. One whose id the caller names is created at its
-        home (another member of the cluster: the request is sent there); one it names
-        none gets an id whose home is here, and of this partition."""
+    def _create(self, request: CreateSession) -> Any:
+        """Create a session and hold it (one sent to its home elsewhere went there:
+        ``_home_of``). One whose id the caller names none gets an id whose home is here,
+        and of this partition."""
         self._check_app(request.app_name)
         session_id = request.session_id
-        if session_id and not homed and caller is not None:
-            home = self._home_elsewhere(request.key)
-            if home is not None:
-                return self._send_home(request, caller, home)
         live = self._live_members()
         while not session_id:  # one of ours, for a caller that names none
             candidate = uuid.uuid4().hex
@@ -308,13 +307,10 @@ class SessionPartition(PartitionHolding):
             raise CallError(str(exc), code="unknown_session") from None
         return "deleted"
 
-    def _route(self, request: Any, caller: CallerRef, homed: bool = False) -> Any:
+    def _route(self, request: Any, caller: CallerRef) -> Any:
+        """A request of one session (one whose home is elsewhere went there: ``_home_of``)."""
         self._check_app(request.app_name)  # (its names were checked by check_request: the grammar)
         self._check_ours(request.key)
-        if not homed and request.key not in self.sessions:
-            home = self._home_elsewhere(request.key)
-            if home is not None:
-                return self._send_home(request, caller, home)
         faults = self.faults.get(request.key)
         if faults is not None and faults.failed:
             raise CallError(f"session {request.session_id!r} failed: it crashed {faults.restarts} times "

@@ -68,15 +68,6 @@ class Faults:
 #: until the session is deleted or more watch it.
 _MAX_WATCHERS = 16
 
-_ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput, RewindSession)
-_SESSION_REQUESTS = (*_ROUTED, CreateSession, DeleteSession)  # each names one session (its ``key``)
-_READS = (ListSessions, GetTrace, GetEventTrace, LastRun)  # change nothing: a failure leaves nothing to drop
-
-
-#: Watchers a session keeps (``WatchSession``): one that went away without a word stays
-#: until the session is deleted or more watch it.
-_MAX_WATCHERS = 16
-
 ROUTED = (RunRequest, GetSession, GetState, CancelRun, UpdateState, LiveInput, RewindSession)
 SESSION_REQUESTS = (*ROUTED, CreateSession, DeleteSession)  # each names one session (its ``key``)
 READS = (ListSessions, GetTrace, GetEventTrace, LastRun)  # change nothing: a failure leaves nothing to drop

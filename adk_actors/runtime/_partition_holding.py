@@ -24,7 +24,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from supervision import CallerRef, CallError
+from supervision import CallError
 from supervision.lowlevel import takes_connection
 
 from ..messages import CreateSession, LastRun, ResumeRun, RunFailed, RunRequest, session_key
@@ -49,7 +49,7 @@ class PartitionHolding(PartitionHomes):
     #: interrupted run id -> the id of the run that will resume it (its caller was told: see _fail_orphan)
     resume_ids: dict[str, str]
 
-    def _create(self, request: CreateSession, caller: CallerRef | None = None, homed: bool = True) -> Any:
+    def _create(self, request: CreateSession) -> Any:
         """Create a session and hold it (``SessionPartition``)."""
         raise NotImplementedError
 

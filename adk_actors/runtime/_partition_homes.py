@@ -26,7 +26,7 @@ from supervision import CallerRef, CallError, Clock
 from supervision.lowlevel import FORWARDED, WallClock, takes_connection
 from supervision.protocol import ErrorReply
 
-from ..messages import FollowRun
+from ..messages import CreateSession, FollowRun
 from ..store import SessionLeased
 from ._caller_line import CallerLine
 from ._partition_faults import PartitionFaults
@@ -136,6 +136,22 @@ class PartitionHomes(PartitionFaults):
             if member.sessions is not None:
                 above.append(member)
         return above
+
+    def _home_of(self, request: Any) -> Member | None:
+        """Where a request a caller (not another host) sent here must go: its session's
+        home when that is another member of the cluster, for the creation of a session
+        whose id the caller names and for a request of a session not held here (one held
+        here is served here, even away from its home). Its app, and for a session's
+        request its partition, are checked first: their errors are this host's."""
+        self._check_app(request.app_name)
+        if isinstance(request, CreateSession):
+            if not request.session_id:
+                return None
+        else:
+            self._check_ours(request.key)
+            if request.key in self.sessions:
+                return None
+        return self._home_elsewhere(request.key)
 
     def _home_elsewhere(self, key: str) -> Member | None:
         """The session's home when it is another member (the first of the ranking whose
