@@ -26,6 +26,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
+from supervision.lowlevel import load_scaled
+
 from .._exceptions import McpCallTimeout, McpUnavailable
 from ._params import ConnectionParams, SseConnectionParams, StdioConnectionParams
 
@@ -79,12 +81,14 @@ class McpConnection:
 
     @classmethod
     async def open(cls, params: ConnectionParams) -> McpConnection:
-        """Connect, shake hands and list the tools within ``params.timeout``
-        (McpUnavailable otherwise, with nothing left running)."""
+        """Connect, shake hands and list the tools within ``params.timeout``, stretched
+        by this machine's load (``load_scaled``: this process and the server get only
+        their share of the CPUs); McpUnavailable otherwise, with nothing left running."""
         stack = AsyncExitStack()
         before = _children() if isinstance(params, StdioConnectionParams) else set()
+        limit = load_scaled(params.timeout)
         try:
-            async with asyncio.timeout(params.timeout):
+            async with asyncio.timeout(limit):
                 client = await stack.enter_async_context(Client(await _transport(params, stack)))
                 listed = await client.list_tools()
         except BaseException as exc:
@@ -93,7 +97,7 @@ class McpConnection:
                     await stack.aclose()
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            why = f"no answer within {params.timeout:g} s" if isinstance(exc, TimeoutError) else _reason(exc)
+            why = f"no answer within {limit:.3g} s" if isinstance(exc, TimeoutError) else _reason(exc)
             raise McpUnavailable(f"the MCP server could not be reached: {why}") from None
         started = sorted(_children() - before)
         return cls(params, client, stack, [tool_info(t) for t in listed.tools], started[0] if started else None)

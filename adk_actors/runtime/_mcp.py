@@ -66,6 +66,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from supervision import NO_REPLY, CallerRef, CallError, GenServer, ServerNotRunning
+from supervision.lowlevel import load_scaled
 from supervision.protocol import Cast
 
 from .._exceptions import McpCallTimeout, McpError
@@ -112,7 +113,8 @@ async def _open(args: McpToolsetStart) -> McpConnection:
     """(On the connection's thread.) Import the SDK, read the parameters, open."""
     client = importlib.import_module(MCP_CLIENT)  # here, in this actor's process: the SDK
     params = client.connection_params(args.kind, args.params)  # ValueError: no start
-    connection: McpConnection = await asyncio.wait_for(client.McpConnection.open(params), params.timeout + 5.0)
+    connection: McpConnection = await asyncio.wait_for(client.McpConnection.open(params),
+                                                       load_scaled(params.timeout) + 5.0)
     return connection
 
 
