@@ -11,9 +11,8 @@ A turn, in order:
 1. ``take``: the ``RunRequest`` is read as its turn (``_turns``: new, live, resume
    or follow), checked (non-empty message, size limit, the same run id again),
    recorded as running in the store (a ``ResumeTurn`` of an earlier run: its
-   invocation, once), and answered ``RunAccepted``;
-   the run starts now or waits behind the run in progress (runs are serialized:
-   writes never interleave; the queue is bounded, ``busy`` beyond it).
+   invocation, once), and answered ``RunAccepted``; the run starts now or waits behind
+   the run in progress (serialized; the queue is bounded, ``busy`` beyond it).
 2. ``begin``: the partition gives the turn to one of its run workers
    (``SessionOwner.dispatch``) with what the turn needs; a deadline is armed (the
    RunConfig's timeout, else the host's ``run_timeout``).
@@ -21,10 +20,10 @@ A turn, in order:
    (atomically with its state delta, duplicates ignored; the last ones with the
    run's end and its trace) BEFORE it is relayed to the caller (a live run's inputs
    reach its worker through ``live_input``, in order); partial ones are relayed as
-   they come; what one output makes goes to the caller in one ``RunMessages``
-   envelope. The session is the only sender to the caller, so order holds, and the
-   only sender of the one terminal message (``RunDone`` / ``RunFailed``): on the
-   run's outcome, on its worker's death
+   they come (google-adk's compaction summary is kept, not relayed); what one output
+   makes goes to the caller in one ``RunMessages`` envelope. The session is the only
+   sender to the caller, so order holds, and the only sender of the one terminal
+   message (``RunDone`` / ``RunFailed``): on the run's outcome, on its worker's death
    (``killed``), on its deadline (``timeout``) or on ``cancel``. A run ended
    without its worker's outcome (killed, timed out, not stopped within the host's
    ``run_stop_grace`` of a cancel) is told to stop, and its terminal message waits
@@ -55,6 +54,7 @@ from supervision import BadRequest, CallError
 from .._exceptions import InvocationNotFoundError
 from .._rewind import rewind_event
 from .._types import Event, EventActions, LiveRequest, RunConfig, apply_state_delta
+from ..engine._compaction_adk import is_summary
 from ..messages import (
     AdkEvent,
     Limits,
@@ -119,8 +119,6 @@ class SessionOwner(Protocol):
         """The request that resumes ``run``, which a crash just ended (``failed``), when
         its app resumes such runs on its own; why it is not resumed, when it was as often
         as allowed (added to the failure's detail); else None."""
-
-
 
 
 @dataclass
@@ -310,7 +308,7 @@ class Session(SessionRequests):
 
     def _relay(self, run: SessionRun, output: RunOutput) -> None:
         """Commit the output's non-partial events in one transaction (with the run's end
-        when the outcome came along), then relay every event to the caller. Events past
+        when the outcome came along), then relay every event (the summary aside) to the caller. Events past
         the turn's limit (``Limits.max_events_per_turn``) are neither stored nor relayed:
         the run is stopped and fails with ``TooManyEvents``."""
         finals = [event for event in output.events if not event.partial]
@@ -330,12 +328,14 @@ class Session(SessionRequests):
                 return
             run.end_stored = end_run is not None
             for event, stored in zip(finals, stored_events, strict=True):
-                if stored is not None and not event.error_code:
+                if stored is not None and not event.error_code and not is_summary(event):
                     run.final_event_id = event.id
         run.committed += len(finals)
         if output.events:
             run.agent = output.events[-1].author
         for event in finals if over else output.events:
+            if is_summary(event):
+                continue
             self._to_caller(run, AdkEvent(run.run_id, event, run.seq))
             run.seq += 1
         if over:
