@@ -33,6 +33,7 @@ from .._tree import inherited_model
 from .._types import Content, Event, EventActions
 from ..compiler import live_events
 from ..events.event_actions import EventCompaction
+from ._prefix_scan import PrefixScan
 
 __all__ = ["compact_after_invocation", "compact_before_request", "is_summary", "request_events",
            "summary_after_invocation"]
@@ -70,6 +71,10 @@ def _ranges(events: list[Event]) -> list[tuple[int, float, float]]:
     return [f for f in found if f[0] in kept]
 
 
+#: Whether a session's events hold a compaction of either kind (its new events read only)
+_has_compaction = PrefixScan(lambda event: event.actions.compaction is not None)
+
+
 def request_events(events: list[Event], agent_name: str) -> list[Event]:
     """``events`` as a request reads them: each kept google-adk summary becomes an event
     of ``agent_name`` with the summary as content at its range's end; raw events in any
@@ -77,6 +82,8 @@ def request_events(events: list[Event], agent_name: str) -> list[Event]:
     order. A summary a JSON store kept without its google-adk fields (a ``Compaction``
     of no messages and no summary: ours always have one) is left out, and the history
     it covered stays. ``events`` itself when it holds neither."""
+    if not _has_compaction(events):
+        return events
     if any(_lost(e) for e in events):
         events = [e for e in events if not _lost(e)]
     if not any(_summary_of(e) is not None for e in events):

@@ -37,9 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncGenerator, Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -50,6 +48,7 @@ from .._types import Content, Event, FunctionCall, Part
 from ..tools._credential_call import REQUEST_EUC_FUNCTION_CALL_NAME as REQUEST_EUC
 from ._context import InvocationContext
 from ._flow_tools import run_tool, tool_response_event
+from ._prefix_scan import PrefixScan
 
 if TYPE_CHECKING:
     from ..auth.auth_tool import AuthToolArguments
@@ -208,29 +207,8 @@ def _is_credential(event: Event) -> bool:
         any(r.name == REQUEST_EUC for r in event.get_function_responses())
 
 
-#: id(list) -> (its first and last read events, how many were read, a credential
-#: event seen): a session's list only grows, so a step reads only its new events
-_seen: OrderedDict[int, tuple[Event, Event, int, bool]] = OrderedDict()
-_SEEN_KEPT = 1024
-_seen_lock = threading.Lock()
-
-
-def _has_credential_events(events: Sequence[Event]) -> bool:
-    if not events:
-        return False
-    key = id(events)
-    with _seen_lock:
-        known = _seen.get(key)
-    start, found = 0, False
-    if known is not None and known[2] <= len(events) and events[0] is known[0] and events[known[2] - 1] is known[1]:
-        start, found = known[2], known[3]
-    found = found or any(_is_credential(events[i]) for i in range(start, len(events)))
-    with _seen_lock:
-        _seen[key] = (events[0], events[-1], len(events), found)
-        _seen.move_to_end(key)
-        while len(_seen) > _SEEN_KEPT:
-            _seen.popitem(last=False)
-    return found
+#: Whether a session's events hold a credential request or answer (its new events read only)
+_has_credential_events = PrefixScan(_is_credential)
 
 
 def without_requests(events: Sequence[Event], history: Sequence[Event]) -> Sequence[Event]:

@@ -232,7 +232,7 @@ async def step_request(agent: Any, ctx: InvocationContext, tools: dict[str, Any]
     others will see it; a built-in code executor's hook, then the tools' and toolsets'
     ``process_llm_request`` hooks (toolsets first); code parts as text."""
     memories = await preload_memories(agent, ctx)
-    events = request_events(list(ctx.session.events), agent.name)  # google-adk's summaries applied
+    events = request_events(ctx.session.events, agent.name)  # google-adk's summaries applied (or the list itself)
     request = build_request(agent, CompileContext(
         state=ctx.session.state,
         events=without_requests(events, request_history(events, ctx.branch)),
