@@ -209,8 +209,8 @@ def test_a_failed_run_ends_its_stream_with_google_adks_error_line(theirs: httpx.
     gives google-genai's ``ClientError: 400 INVALID_ARGUMENT. {<the API's JSON>}``), and
     google-adk 2.13 streams an error event before the line when its root LlmAgent's run
     raises (its node runner's; none for a custom agent or a SequentialAgent at the
-    root), ours for a model's error only (see the next test): the events are compared
-    without error events."""
+    root), and so does ours (the next test; a model's error event is named by our model
+    errors too): the events are compared without error events."""
     app, script = FAILURES[case]
     their_turn = sse_turn(theirs, model, app, f"f-{len(case)}", script, "break it")
     assert their_turn["unused"] == 0, "the case must use its script on google-adk"
@@ -248,9 +248,6 @@ def _error_events(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if k not in _VOLATILE} for row in rows if row.get("errorCode")]
 
 
-@pytest.mark.xfail(strict=True, reason="the error event is made where the root agent's run fails: "
-                                       "adk_actors/engine/_node_run.py (run_as_node's path without node settings), "
-                                       "outside issue 52's error-event file set")
 def test_an_exception_of_the_agents_code_is_streamed_and_stored_as_google_adks_error_event(
         theirs: httpx.Client, ours: httpx.Client, model: StubServer) -> None:
     """google-adk 2.13 (its node runner): when the root LlmAgent's run raises (here its

@@ -578,8 +578,9 @@ def test_a_raising_plugin_fails_its_run_in_a_host_with_a_typed_error_and_the_hos
         assert texts[-1] == "echo: hello"
         texts = [e.content.text for e in runner.run("ann", session.id, "canned please") if e.content is not None]
         assert texts[-1] == "a canned answer"
+        # the plugin's error is kept as the agent's error event, as google-adk keeps it
         assert [e.author for e in runner.get_session("ann", session.id).events] == [
-            "user", "user", "guarded", "user", "guarded"]
+            "user", "guarded", "user", "guarded", "user", "guarded"]
 
 
 def test_a_plugin_answering_what_its_hook_cannot_take_fails_the_turn_with_a_typed_error(gemini: StubServer) -> None:

@@ -12,7 +12,7 @@ schema refuses fails the attempt with :class:`StateSchemaError` before that even
 delivered; with a ``timeout`` the whole attempt, delivery of its events included, must
 end within that many seconds, else it is cancelled and fails with
 :class:`NodeTimeoutError`. A failed attempt becomes an error event of the agent
-(``error_code`` the exception's class name, ``error_message`` its text); then, when
+(:func:`error_event`); then, when
 ``retry_config`` allows another attempt (google-adk's count, delays and exception
 names), the agent runs again after the delay, seeing the session as it is now (the
 failed attempt's events included); else the exception is raised to the caller. A root
@@ -22,8 +22,21 @@ made one for that error just before. A run that is stopped or cancelled
 (``RunStopped``, ``RunCancelled``, asyncio's cancellation) is never an error event nor
 retried.
 
-An agent with none of these settings anywhere in its tree runs as it is, with no
-extra work per event.
+An agent with none of these settings anywhere in its tree runs as it is; when its run
+raises (an exception of its own code, its callbacks', a plugin hook's it runs, its
+model's), and the invocation's root agent is one google-adk 2.13 runs through its node
+runner (an ``LlmAgent`` or a ``Workflow``; a root ``SequentialAgent``, ``LoopAgent``,
+``ParallelAgent`` or custom agent makes none), the same error event is yielded, then
+the exception raised to the caller unchanged.
+
+The error event (:func:`error_event`), as google-adk's node runner makes it: of the
+agent that ran (``author`` its name), ``error_code`` the exception's ``status`` when that
+is a string (an API's canonical status), else its class name (a :class:`PluginError` is
+google-adk's ``RuntimeError``), ``error_message`` its text, no content. None is made when
+the run's last event is already the error event of that failure (a model's error event,
+made by the model step before :class:`ModelRaised`; a workflow node's own), nor for
+google-adk's runner's refusal of an answer to no call (a ``ValueError``, raised before its
+node runs).
 """
 
 from __future__ import annotations
@@ -36,10 +49,13 @@ from .._exceptions import RunStopped
 from .._node_settings import check_state_delta, retry_allowed, retry_delay, retry_delays
 from .._tree import find_agent
 from .._types import Event, NodeInfo
+from ..agents import LlmAgent
 from ..workflow import NodeTimeoutError, Workflow
 from ._context import InvocationContext, RunCancelled
+from ._flow_model import ModelRaised
+from ._plugins import PluginError
 
-__all__ = ["run_as_node", "schema_for"]
+__all__ = ["error_event", "run_as_node", "schema_for"]
 
 
 def _declares_schema(agent: Any) -> bool:
@@ -115,6 +131,53 @@ async def _timed(events: AsyncIterator[Event], timeout: float, name: str) -> Asy
         await asyncio.gather(task, return_exceptions=True)
 
 
+def _error_code(error: BaseException) -> str:
+    status = getattr(error, "status", None)
+    if isinstance(status, str):
+        return status
+    return "RuntimeError" if isinstance(error, PluginError) else type(error).__name__
+
+
+def error_event(agent: Any, ctx: InvocationContext, error: BaseException) -> Event:
+    """The error event of ``agent``'s failed run (see the module); a ``Workflow``'s is on
+    its node path (``<name>@1``)."""
+    path = {"node_info": NodeInfo(path=f"{agent.name}@1")} if isinstance(agent, Workflow) else {}
+    return ctx.event(author=agent.name, error_code=_error_code(error), error_message=str(error), **path)
+
+
+#: google-adk's runner refuses a message answering no call of the session (its
+#: ``_resolve_invocation_id_from_fr``) before its node runs, so with no error event; ours
+#: finds it in the flow's first step (``_confirmation``, ``_credential_request``)
+_RUNNER_REFUSAL = "Function call not found for function response ids:"
+
+
+def _already_made(last: Event | None, error: BaseException) -> bool:
+    """Whether no error event is to be made for ``error``: ``last`` (the run's last
+    event) is already its error event (a model step's before :class:`ModelRaised`, or
+    one with the same code and text), or it is google-adk's runner's refusal."""
+    if type(error) is ValueError and str(error).startswith(_RUNNER_REFUSAL):
+        return True
+    if last is None or not last.error_code:
+        return False
+    return isinstance(error, ModelRaised) or (last.error_code, last.error_message) == (_error_code(error), str(error))
+
+
+async def _plain(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
+    """``agent`` run as it is; when it raises, the error event (under an ``LlmAgent`` or
+    ``Workflow`` root, see the module), then the exception."""
+    last: Event | None = None
+    try:
+        async for event in agent.run(ctx):
+            last = event
+            yield event
+    except (RunStopped, RunCancelled):
+        raise
+    except Exception as exc:
+        if isinstance(ctx.root_agent, LlmAgent | Workflow) and not _already_made(last, exc):
+            yield error_event(agent, ctx, exc)
+        raise
+
+
 async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:
     """Run ``agent`` (the invocation's agent, ``ctx`` made for it) with its node
     settings; see the module for the order of things and what fails how."""
@@ -122,7 +185,7 @@ async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event
     timeout = getattr(agent, "timeout", None)
     schema = _declares_schema(ctx.root_agent) or _declares_schema(agent)
     if config is None and timeout is None and not schema:
-        async for event in agent.run(ctx):
+        async for event in _plain(agent, ctx):
             yield event
         return
     attempts = 1 if isinstance(agent, Workflow) else retry_delays(config)[0]
@@ -146,11 +209,11 @@ async def run_as_node(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event
         if isinstance(agent, Workflow):
             # a node's error fails its graph after the node's own error event (not made
             # twice); the workflow's own (its timeout) is the workflow node's, on its path
-            if last is None or (last.error_code, last.error_message) != (type(error).__name__, str(error)):
-                yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error),
-                                node_info=NodeInfo(path=f"{agent.name}@1"))
+            if not _already_made(last, error):
+                yield error_event(agent, ctx, error)
             raise error
-        yield ctx.event(author=agent.name, error_code=type(error).__name__, error_message=str(error))
+        if not _already_made(last, error):
+            yield error_event(agent, ctx, error)
         if attempt >= attempts or not retry_allowed(config, error):
             raise error
         await asyncio.sleep(retry_delay(config, attempt))
