@@ -124,6 +124,8 @@ def test_a_drafted_and_saved_app_is_served_at_once(served: dict[str, Any], http:
     ("helper/root_agent.yaml", b"name: [helper\n", "not valid YAML"),
     ("helper/root_agent.yaml", b"name: helper\nsub_agents:\n  - config_path: ./missing.yaml\n", "missing.yaml"),
     ("helper/root_agent.yaml", b"name: helper\nmodle: x\n", "modle"),
+    ("helper/root_agent.yaml", b"name: helper\ntools:\n  - name: AgentTool\n    args: {agent: {config_path: ./x.yaml}}\n",
+     "key 'args' is not allowed"),  # google-adk's denylist, as adk web applies it
 ])
 def test_a_bad_upload_is_refused_and_changes_nothing(served: dict[str, Any], http: httpx.Client,
                                                      name: str, content: bytes, problem: str) -> None:

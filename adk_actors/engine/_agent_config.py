@@ -48,7 +48,7 @@ from ..tools import (
     url_context,
 )
 
-__all__ = ["BUILT_IN_TOOLS", "ROOT_AGENT_FILE", "AgentConfig", "check_builder_upload", "load_agent_config", "read_yaml"]
+__all__ = ["BLOCKED_KEYS", "BUILT_IN_TOOLS", "ROOT_AGENT_FILE", "AgentConfig", "BlockedKeyError", "check_blocked_keys", "check_builder_upload", "load_agent_config", "read_yaml"]
 
 ROOT_AGENT_FILE = "root_agent.yaml"
 BUILT_IN_TOOLS: dict[str, Any] = {"exit_loop": exit_loop, "load_artifacts": load_artifacts, "load_memory": load_memory,
@@ -125,9 +125,64 @@ def read_yaml(path: Path, error: type[AdkError], label: str) -> Any:
         raise error(f"{label}: not valid YAML: {exc}") from None
 
 
-def read_config(path: Path) -> AgentConfig:
-    """Parse and validate one agent file (AgentDefinitionError when it is not one)."""
-    return agent_document(read_yaml(path, AgentDefinitionError, str(path)), str(path))
+def read_config(path: Path, *, deny_blocked_keys: bool = False) -> AgentConfig:
+    """Parse one agent file; when ``deny_blocked_keys``, refuse a blocked key in it
+    (:func:`check_blocked_keys`); then validate it (AgentDefinitionError when it is not one)."""
+    data = read_yaml(path, AgentDefinitionError, str(path))
+    if deny_blocked_keys:
+        check_blocked_keys(data, str(path))
+    return agent_document(data, str(path))
+
+
+BLOCKED_KEYS = frozenset({"args"})
+_MCP_TOOLSETS = frozenset(f"{prefix}{name}" for name in ("MCPToolset", "McpToolset")
+                          for prefix in ("", "google.adk.tools.", "google.adk.tools.mcp_tool.",
+                                         "google.adk.tools.mcp_tool.mcp_toolset."))
+_LLM_AGENT_CLASSES = frozenset(f"{prefix}{name}" for name in ("Agent", "LlmAgent")
+                               for prefix in ("", "google.adk.agents.", "google.adk.agents.llm_agent."))
+
+
+class BlockedKeyError(AgentDefinitionError):
+    """An agent file holds a key refused while the host serves the console or builder."""
+
+
+def _deny(node: Any, where: str) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in BLOCKED_KEYS:
+                raise BlockedKeyError(f"{where}: key {key!r} is not allowed in agent files while the "
+                                      "console/builder is served (it can make the host run code)")
+            _deny(value, where)
+    elif isinstance(node, list):
+        for item in node:
+            _deny(item, where)
+
+
+def check_blocked_keys(data: Any, where: str) -> None:
+    """Refuse (BlockedKeyError naming ``where`` and the key) a blocked key (``args``)
+    anywhere in the parsed agent file ``data``, at any depth, as google-adk does when
+    ``adk web`` serves its UI. The one exemption: ``args`` of an MCP toolset entry in
+    an LLM agent's ``tools`` (only that entry's own ``args``; keys under other tool
+    keys are still checked)."""
+    if not isinstance(data, dict):
+        _deny(data, where)
+        return
+    agent_class = data.get("agent_class", "LlmAgent")
+    llm = isinstance(agent_class, str) and agent_class in _LLM_AGENT_CLASSES
+    for key, value in data.items():
+        if key != "tools" or not llm or not isinstance(value, list):
+            _deny({key: value}, where)
+            continue
+        for tool in value:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(tool, dict):
+                _deny(tool, where)
+                continue
+            for tool_key, tool_value in tool.items():
+                if tool_key not in BLOCKED_KEYS:
+                    _deny(tool_value, where)
+                elif not (isinstance(name, str) and name in _MCP_TOOLSETS):
+                    _deny({tool_key: tool_value}, where)
 
 
 def agent_document(data: Any, path: str) -> AgentConfig:
@@ -159,8 +214,9 @@ def _code(reference: str, where: str) -> Any:
 class _Loader:
     """Loads one app's files, each once, refusing paths outside ``root`` and cycles."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, deny_blocked_keys: bool = False) -> None:
         self.root = root.resolve()
+        self.deny_blocked_keys = deny_blocked_keys
         self.loading: list[Path] = []
 
     def file(self, base: Path, relative: str) -> Path:
@@ -174,7 +230,7 @@ class _Loader:
             raise AgentDefinitionError(f"{path}: agents refer to each other in a circle ({path.name})")
         self.loading.append(path)
         try:
-            return self._build(path, read_config(path))
+            return self._build(path, read_config(path, deny_blocked_keys=self.deny_blocked_keys))
         finally:
             self.loading.pop()
 
@@ -231,11 +287,13 @@ class _Loader:
         return cls(**fields)
 
 
-def load_agent_config(path: str | Path) -> Any:
+def load_agent_config(path: str | Path, *, serving_console: bool = False) -> Any:
     """The agent ``path`` (an agent file, usually an app's ``root_agent.yaml``)
-    defines, with every agent it refers to; the app's folder is the file's."""
+    defines, with every agent it refers to; the app's folder is the file's.
+    ``serving_console`` (the host serves the console or builder) refuses, in each
+    file before it is validated, the keys :func:`check_blocked_keys` blocks."""
     path = Path(path).resolve()
-    return _Loader(path.parent).agent(path)
+    return _Loader(path.parent, serving_console).agent(path)
 
 
 def _code_references(node: Any, where: str) -> list[str]:
