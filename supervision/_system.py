@@ -132,28 +132,12 @@ def open_pidfd(pid: int) -> int | None:
 
 
 def process_alive(pid: int) -> bool:
-    """True while ``pid`` runs. Gone: no such process, a zombie (dead, not yet reaped),
-    or one with a SIGKILL pending (killed, not yet scheduled to exit: under load that
-    lasts milliseconds, and a turn given to it then would die with it)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
-        state = fields[b"State"].split()[0]
-        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
-    except FileNotFoundError:
-        return False
-    except (OSError, KeyError, IndexError, ValueError):
-        return _signal_zero_alive(pid)
-    return state not in (b"Z", b"X") and not pending & _SIGKILL_BIT
-
-
-#: SIGKILL's bit in ``/proc/PID/status``'s pending-signal masks
-_SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
-
-
-def _signal_zero_alive(pid: int) -> bool:
-    """Where ``/proc`` does not tell: whether signal 0 reaches ``pid`` (not on Linux,
-    where ``/proc`` should have answered: gone)."""
+    """True while ``pid`` runs (a zombie, dead but not yet reaped, counts as gone; one
+    killed but not yet exited counts as running: it still holds its sockets, see
+    :func:`kill_pending`)."""
+    stat = proc_stat(pid)
+    if stat is not None:
+        return stat[0] != "Z"
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -161,6 +145,23 @@ def _signal_zero_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return not sys.platform.startswith("linux")
+
+
+#: SIGKILL's bit in ``/proc/PID/status``'s pending-signal masks
+_SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+
+
+def kill_pending(pid: int) -> bool:
+    """Whether ``pid`` has a SIGKILL pending: killed, not yet scheduled to exit (under
+    load that lasts milliseconds; work given to it then dies with it). False where
+    ``/proc`` does not tell, or for no such process."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
+        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
+    except (OSError, KeyError, ValueError):
+        return False
+    return bool(pending & _SIGKILL_BIT)
 
 
 def pid_space() -> tuple[str, int] | None:

@@ -3,7 +3,7 @@ public for code that builds servers and supervisors of its own or must reach the
 
 A user of :mod:`supervision`'s core names needs none of it. Here, by use:
 
-* processes: :func:`process_alive`, :func:`proc_stat`, :func:`children_of`,
+* processes: :func:`process_alive`, :func:`kill_pending`, :func:`proc_stat`, :func:`children_of`,
   :func:`open_pidfd` (a descriptor readable when any process ends),
   :func:`pid_space` (whose pids these are), :func:`set_parent_death_signal`,
   :func:`forked_by`, :func:`read_progress` / :class:`ProcessProgress`;
@@ -50,6 +50,7 @@ from ._system import (
     direct_thespian_log,
     forked_by,
     free_port,
+    kill_pending,
     open_pidfd,
     pid_space,
     poll_thespian_loops,
@@ -86,6 +87,7 @@ __all__ = [
     "forked_by",
     "free_port",
     "import_object",
+    "kill_pending",
     "load_scaled",
     "open_pidfd",
     "partition_index",

@@ -39,7 +39,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from supervision.lowlevel import process_alive
+from supervision.lowlevel import kill_pending, process_alive
 from supervision.protocol import Cast
 
 from .._types import LiveRequest, RunConfig
@@ -279,11 +279,12 @@ class RunWorkers(WorkerStops):
 
     def _choose_worker(self, key: str) -> Worker | None:
         """The worker for a turn of session ``key``; None when none may take it now. A
-        chosen worker whose process is known to be gone (its line's end not read yet) is
-        handled as gone, and another is chosen (one liveness check per turn)."""
+        chosen worker whose process is known to be gone (its line's end not read yet), or
+        killed and not yet exited (a SIGKILL pending), is handled as gone, and another is
+        chosen (one liveness check per turn)."""
         while True:
             worker = self._pick_worker(key)
-            if worker is None or process_alive(worker.pid):
+            if worker is None or (process_alive(worker.pid) and not kill_pending(worker.pid)):
                 return worker
             self._worker_gone(worker)
 
