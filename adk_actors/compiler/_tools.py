@@ -10,7 +10,7 @@ from pydantic import BaseModel, create_model
 
 from .._callables import describe_function, is_plain_function
 from .._exceptions import CompileError
-from .._schema import output_schema_json
+from .._schema import list_item_model, output_schema_json
 from .._tree import inherited_model
 from .._types import FunctionDeclaration, model_name
 from ._context import CompileContext
@@ -149,7 +149,13 @@ def response_tool_parameters(output_schema: Any) -> dict[str, Any]:
         _copy_descriptions(output_schema.model_json_schema(), schema)
         return schema
     output_schema_json(output_schema)  # refuses what is no output schema
-    params = create_model(f"{SET_MODEL_RESPONSE}Params", response=(dict, ...))
+    item = list_item_model(output_schema)
+    if item is not None:  # list[Model]: one ``items`` field, the list
+        params = create_model(f"{SET_MODEL_RESPONSE}Params", items=(list[item], ...))  # type: ignore[valid-type]
+    elif isinstance(output_schema, dict):
+        params = create_model(f"{SET_MODEL_RESPONSE}Params", response=(dict, ...))
+    else:  # another typing type: one ``response`` field of that type
+        params = create_model(f"{SET_MODEL_RESPONSE}Params", response=(output_schema, ...))
     wrapped: dict[str, Any] = params.model_json_schema()
     return wrapped
 

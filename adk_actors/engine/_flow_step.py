@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .._schema import model_class, validate_output
 from .._types import FunctionCall
 from ._context import InvocationContext
 
@@ -53,10 +54,20 @@ def span_meta(agent: Any, ctx: InvocationContext, **extra: Any) -> dict[str, Any
 
 def output_value(agent: Any, text: str) -> Any:
     """What an answer's ``text`` leaves under the agent's ``output_key``: the text, or
-    with an ``output_schema`` the JSON it holds (the text when it holds none)."""
-    if agent.output_schema is None:
+    with an ``output_schema`` the JSON it holds (the text when it holds none); for a
+    typing type (``list[Model]``, ``list[str]``, ...) that JSON validated by pydantic, a
+    list of models stored as a list of dicts (:func:`validate_output`), the plain JSON
+    when it does not validate."""
+    schema = agent.output_schema
+    if schema is None:
         return text
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except ValueError:
         return text
+    if isinstance(schema, dict) or model_class(schema) is not None:
+        return value
+    try:
+        return validate_output(schema, text)
+    except ValueError:
+        return value

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from .._schema import list_item_model
 from .._types import FunctionDeclaration
 from ..compiler._tools import (
     SET_MODEL_RESPONSE,
@@ -62,6 +63,13 @@ class SetModelResponseTool(BaseTool):
             except ValidationError as error:
                 return {"error": f"The arguments of {SET_MODEL_RESPONSE} do not match the output schema:\n{error}\n"
                                  f"Call {SET_MODEL_RESPONSE} again with every required field, of the right type."}
+        elif list_item_model(schema) is not None:
+            try:
+                items = TypeAdapter(schema).validate_python(args.get("items", []))
+            except ValidationError as error:
+                return {"error": f"The arguments of {SET_MODEL_RESPONSE} do not match the output schema:\n{error}\n"
+                                 f"Call {SET_MODEL_RESPONSE} again with every required field, of the right type."}
+            answer = [item.model_dump(mode="json", exclude_none=True) for item in items]
         else:
             answer = args.get("response")
         tool_context.actions.set_model_response = answer
