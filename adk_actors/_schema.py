@@ -53,20 +53,12 @@ def output_schema_json(schema: Any) -> dict[str, Any]:
     return result
 
 
-def validate_output(schema: Any, text: str) -> Any:
-    """The value an answer's JSON ``text`` leaves under ``output_key``, as google-adk
-    stores it: for a model class its dump without None fields, for ``list[M]`` a list
-    of such dumps, for a JSON-schema dict the parsed JSON, for another type the value
-    pydantic validated. Raises ValueError (pydantic's ValidationError) when the text
-    does not match."""
-    import json
-
-    if isinstance(schema, dict):
-        return json.loads(text)
-    cls = model_class(schema)
-    if cls is not None:
-        return cls.model_validate_json(text).model_dump(exclude_none=True)
-    value = TypeAdapter(schema).validate_json(text)
+def validate_output(schema: Any, value: Any) -> Any:
+    """The value an answer's parsed JSON ``value`` leaves under ``output_key`` for a
+    typing output schema, as google-adk stores it: the value pydantic validated, for
+    ``list[M]`` a list of the models' dumps without None fields. Raises pydantic's
+    ValidationError (a ValueError) when it does not match."""
+    validated = TypeAdapter(schema).validate_python(value)
     if list_item_model(schema) is not None:
-        return [item.model_dump(exclude_none=True) for item in value]
-    return value
+        return [item.model_dump(exclude_none=True) for item in validated]
+    return validated

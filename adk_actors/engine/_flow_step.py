@@ -68,6 +68,6 @@ def output_value(agent: Any, text: str) -> Any:
     if isinstance(schema, dict) or model_class(schema) is not None:
         return value
     try:
-        return validate_output(schema, text)
+        return validate_output(schema, value)
     except ValueError:
         return value

@@ -57,20 +57,16 @@ class SetModelResponseTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         schema = self.output_schema
         answer: Any
-        if isinstance(schema, type) and issubclass(schema, BaseModel):
-            try:
+        try:
+            if isinstance(schema, type) and issubclass(schema, BaseModel):
                 answer = schema.model_validate(args).model_dump(mode="json", exclude_none=True)
-            except ValidationError as error:
-                return {"error": f"The arguments of {SET_MODEL_RESPONSE} do not match the output schema:\n{error}\n"
-                                 f"Call {SET_MODEL_RESPONSE} again with every required field, of the right type."}
-        elif list_item_model(schema) is not None:
-            try:
+            elif list_item_model(schema) is not None:
                 items = TypeAdapter(schema).validate_python(args.get("items", []))
-            except ValidationError as error:
-                return {"error": f"The arguments of {SET_MODEL_RESPONSE} do not match the output schema:\n{error}\n"
-                                 f"Call {SET_MODEL_RESPONSE} again with every required field, of the right type."}
-            answer = [item.model_dump(mode="json", exclude_none=True) for item in items]
-        else:
-            answer = args.get("response")
+                answer = [item.model_dump(mode="json", exclude_none=True) for item in items]
+            else:
+                answer = args.get("response")
+        except ValidationError as error:
+            return {"error": f"The arguments of {SET_MODEL_RESPONSE} do not match the output schema:\n{error}\n"
+                             f"Call {SET_MODEL_RESPONSE} again with every required field, of the right type."}
         tool_context.actions.set_model_response = answer
         return answer
