@@ -134,11 +134,11 @@ def _vetted(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
     if urllib.request.getproxies().get(parts.scheme) and not urllib.request.proxy_bypass(host):
         if literal is None:
             try:
-                if any(_refused(a) for a in _resolved(host, port)):
-                    raise ValueError(f"Blocked host: {host}")
-            except ValueError as exc:
-                if str(exc).startswith("Blocked"):
-                    raise  # (a name not resolved here is the proxy's to resolve)
+                addresses = _resolved(host, port)
+            except ValueError:
+                addresses = []  # not resolved here: the proxy's to resolve
+            if any(_refused(a) for a in addresses):
+                raise ValueError(f"Blocked host: {host}")
         return url, {}, {}
     addresses = [literal] if literal is not None else _resolved(host, port)
     if any(_refused(a) for a in addresses):
