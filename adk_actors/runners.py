@@ -56,6 +56,7 @@ from .artifacts._engine_view import engine_artifacts
 from .compiler import live_events
 from .engine import App, SessionView, answered_invocation, run_invocation
 from .engine._compaction_adk import compact_after_invocation, is_summary
+from .engine._flow_step import unmatched_answer
 from .errors.session_not_found_error import SessionNotFoundError
 from .memory import InMemoryMemoryService
 from .memory._engine_view import engine_memory
@@ -157,8 +158,7 @@ class Runner:
         session = await self._session(user_id, session_id)
         unmatched = _unmatched_response_ids(session.events, message)
         if unmatched:
-            raise ValueError(f"Function call not found for function response ids: {unmatched}. Ensure each "
-                             "function response ID matches an existing function call in the session history.")
+            raise unmatched_answer(unmatched)
         # an answer to calls goes on in their invocation (google-adk's): its events carry that id
         answered = answered_invocation(session.events, message, strict=True)
         view = SessionView(app_name=self.app_name, user_id=user_id, session_id=session_id,

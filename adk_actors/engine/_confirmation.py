@@ -47,7 +47,7 @@ from ..tools._tool_pool import pool_size, run_sync_call
 from ..tools.tool_confirmation import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME as CONFIRM
 from ..tools.tool_confirmation import ToolConfirmation
 from ._context import InvocationContext
-from ._flow_step import StepOutcome
+from ._flow_step import StepOutcome, unmatched_answer
 
 __all__ = ["ConfirmationStep", "call_requirement", "gate", "request_event", "request_history", "tool_requires_confirmation"]
 
@@ -207,8 +207,7 @@ class ConfirmationStep:
         called = {c.id for e in events for c in e.get_function_calls()}
         missing = set(answers) - called
         if missing:  # google-adk's runner refuses such an answer (for any function response)
-            raise ValueError(f"Function call not found for function response ids: {missing}. Ensure each function "
-                             "response ID matches an existing function call in the session history.")
+            raise unmatched_answer(missing)
         originals = _requests(events, agent.name, set(answers))
         fresh = {rid: call for rid, call in originals.items() if not _consumed(events, rid, call)}
         if not fresh:

@@ -47,6 +47,7 @@ from pydantic import ValidationError
 from .._types import Content, Event, FunctionCall, Part
 from ..tools._credential_call import REQUEST_EUC_FUNCTION_CALL_NAME as REQUEST_EUC
 from ._context import InvocationContext
+from ._flow_step import unmatched_answer
 from ._flow_tools import run_tool, tool_response_event
 from ._prefix_scan import PrefixScan
 
@@ -172,8 +173,7 @@ class CredentialStep:
         called = {c.id for e in events for c in e.get_function_calls()}
         missing = set(answers) - called
         if missing:  # google-adk's runner refuses such an answer
-            raise ValueError(f"Function call not found for function response ids: {missing}. Ensure each function "
-                             "response ID matches an existing function call in the session history.")
+            raise unmatched_answer(missing)
         requests = _requests(events, set(answers))
         keys: set[str] = set()
         for request_id, response in answers.items():

@@ -71,3 +71,14 @@ def output_value(agent: Any, text: str) -> Any:
         return validate_output(schema, value)
     except ValueError:
         return value
+
+
+#: The start of google-adk's runner's refusal of a message answering no call of the
+#: session (raised before its node runs, so with no error event: ``_node_run``)
+UNMATCHED_ANSWER = "Function call not found for function response ids:"
+
+
+def unmatched_answer(ids: Any) -> ValueError:
+    """google-adk's refusal (a ``ValueError``, its words) of answers ``ids`` to no call."""
+    return ValueError(f"{UNMATCHED_ANSWER} {ids}. Ensure each function response ID matches an existing "
+                      "function call in the session history.")

@@ -53,6 +53,7 @@ from ..agents import LlmAgent
 from ..workflow import NodeTimeoutError, Workflow
 from ._context import InvocationContext, RunCancelled
 from ._flow_model import ModelRaised
+from ._flow_step import UNMATCHED_ANSWER
 from ._plugins import PluginError
 
 __all__ = ["error_event", "run_as_node", "schema_for"]
@@ -145,17 +146,11 @@ def error_event(agent: Any, ctx: InvocationContext, error: BaseException) -> Eve
     return ctx.event(author=agent.name, error_code=_error_code(error), error_message=str(error), **path)
 
 
-#: google-adk's runner refuses a message answering no call of the session (its
-#: ``_resolve_invocation_id_from_fr``) before its node runs, so with no error event; ours
-#: finds it in the flow's first step (``_confirmation``, ``_credential_request``)
-_RUNNER_REFUSAL = "Function call not found for function response ids:"
-
-
 def _already_made(last: Event | None, error: BaseException) -> bool:
     """Whether no error event is to be made for ``error``: ``last`` (the run's last
     event) is already its error event (a model step's before :class:`ModelRaised`, or
     one with the same code and text), or it is google-adk's runner's refusal."""
-    if type(error) is ValueError and str(error).startswith(_RUNNER_REFUSAL):
+    if type(error) is ValueError and str(error).startswith(UNMATCHED_ANSWER):  # (ours: in the flow's first step)
         return True
     if last is None or not last.error_code:
         return False
