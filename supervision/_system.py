@@ -149,19 +149,28 @@ def process_alive(pid: int) -> bool:
 
 #: SIGKILL's bit in ``/proc/PID/status``'s pending-signal masks
 _SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+#: the kernel's PF_EXITING, in ``/proc/PID/stat``'s flags: set as a process begins to exit
+_PF_EXITING = 0x4
 
 
 def kill_pending(pid: int) -> bool:
-    """Whether ``pid`` has a SIGKILL pending: killed, not yet scheduled to exit (under
-    load that lasts milliseconds; work given to it then dies with it). False where
-    ``/proc`` does not tell, or for no such process."""
+    """Whether ``pid`` is killed but not yet gone: a SIGKILL pending (not yet scheduled
+    to act on it; under load that lasts milliseconds, and work given to it then dies
+    with it), or its exit begun (the kernel takes the pending SIGKILL off as it starts
+    the exit, which tears down its memory before it is a zombie). Read in that order,
+    so a process between the two is not missed. False where ``/proc`` does not tell,
+    or for no such process."""
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
         pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
-    except (OSError, KeyError, ValueError):
+        if pending & _SIGKILL_BIT:
+            return True
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            flags = int(stat.read().rsplit(b") ", 1)[1].split()[6])
+    except (OSError, KeyError, ValueError, IndexError):
         return False
-    return bool(pending & _SIGKILL_BIT)
+    return bool(flags & _PF_EXITING)
 
 
 def pid_space() -> tuple[str, int] | None:

@@ -16,6 +16,10 @@ from supervision.lowlevel import kill_pending, process_alive
 
 BUSY = "while True: pass"
 SLEEPING = "import time; time.sleep(60)"
+IGNORES_TERM = (
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('ignoring', flush=True); time.sleep(60)"
+)
 
 
 def _started(code: str, n: int) -> list[subprocess.Popen[bytes]]:
@@ -40,8 +44,13 @@ def test_processes_killed_at_once_have_the_kill_pending_as_soon_as_each_kill_ret
 
 
 def test_a_stopped_process_is_alive_and_a_signal_it_handles_is_no_kill() -> None:
-    (child,) = _started("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)", 1)
+    # The child says when it ignores SIGTERM: sent before that (its start takes
+    # long at load), SIGTERM's default action would end it even while stopped.
+    child = subprocess.Popen(
+        [sys.executable, "-c", IGNORES_TERM], stdout=subprocess.PIPE
+    )
     try:
+        assert child.stdout is not None and child.stdout.readline() == b"ignoring\n"
         os.kill(child.pid, signal.SIGSTOP)
         os.kill(child.pid, signal.SIGTERM)  # pending while it is stopped, ignored once it runs
         assert process_alive(child.pid) and not kill_pending(child.pid)
