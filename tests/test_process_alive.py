@@ -46,9 +46,7 @@ def test_processes_killed_at_once_have_the_kill_pending_as_soon_as_each_kill_ret
 def test_a_stopped_process_is_alive_and_a_signal_it_handles_is_no_kill() -> None:
     # The child says when it ignores SIGTERM: sent before that (its start takes
     # long at load), SIGTERM's default action would end it even while stopped.
-    child = subprocess.Popen(
-        [sys.executable, "-c", IGNORES_TERM], stdout=subprocess.PIPE
-    )
+    child = subprocess.Popen([sys.executable, "-c", IGNORES_TERM], stdout=subprocess.PIPE)
     try:
         assert child.stdout is not None and child.stdout.readline() == b"ignoring\n"
         os.kill(child.pid, signal.SIGSTOP)
