@@ -46,7 +46,7 @@ def _adk_refuses(data: Any) -> bool:
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
-def test_refused_by_both_when_serving_console(name: str) -> None:
+def test_refused_by_both_when_denying_blocked_keys(name: str) -> None:
     data = yaml.safe_load(REFUSED[name])
     assert _adk_refuses(data)
     with pytest.raises(BlockedKeyError, match=r"f\.yaml.*'args'"):
@@ -76,12 +76,12 @@ def _app(tmp_path: Path) -> Path:
     return root
 
 
-def test_loader_refuses_args_only_when_serving_console(tmp_path: Path) -> None:
+def test_loader_refuses_args_only_when_denying_blocked_keys(tmp_path: Path) -> None:
     root = _app(tmp_path)
     agent = load_agent_config(root)  # `run` / api_server: no check, as google-adk
     assert agent.name == "helper" and [t.name for t in agent.tools] == ["critic"]
     with pytest.raises(BlockedKeyError, match=re.escape(str(root))):
-        load_agent_config(root, serving_console=True)
+        load_agent_config(root, deny_blocked_keys=True)
 
 
 def test_sub_agent_file_checked_too(tmp_path: Path) -> None:
@@ -89,4 +89,4 @@ def test_sub_agent_file_checked_too(tmp_path: Path) -> None:
     root = tmp_path / "root_agent.yaml"
     root.write_text(ACCEPTED["sub_agent"])
     with pytest.raises(BlockedKeyError, match=r"critic\.yaml"):
-        load_agent_config(root, serving_console=True)
+        load_agent_config(root, deny_blocked_keys=True)

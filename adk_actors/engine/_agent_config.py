@@ -143,15 +143,16 @@ _LLM_AGENT_CLASSES = frozenset(f"{prefix}{name}" for name in ("Agent", "LlmAgent
 
 
 class BlockedKeyError(AgentDefinitionError):
-    """An agent file holds a key refused while the host serves the console or builder."""
+    """An agent file the builder writes holds a key google-adk refuses there (it can make
+    the host run code)."""
 
 
 def _deny(node: Any, where: str) -> None:
     if isinstance(node, dict):
         for key, value in node.items():
             if key in BLOCKED_KEYS:
-                raise BlockedKeyError(f"{where}: key {key!r} is not allowed in agent files while the "
-                                      "console/builder is served (it can make the host run code)")
+                raise BlockedKeyError(f"{where}: key {key!r} is not allowed in an agent file the "
+                                      "builder writes (it can make the host run code)")
             _deny(value, where)
     elif isinstance(node, list):
         for item in node:
@@ -287,13 +288,13 @@ class _Loader:
         return cls(**fields)
 
 
-def load_agent_config(path: str | Path, *, serving_console: bool = False) -> Any:
+def load_agent_config(path: str | Path, *, deny_blocked_keys: bool = False) -> Any:
     """The agent ``path`` (an agent file, usually an app's ``root_agent.yaml``)
     defines, with every agent it refers to; the app's folder is the file's.
-    ``serving_console`` (the host serves the console or builder) refuses, in each
+    ``deny_blocked_keys`` (set for what the agent builder writes) refuses, in each
     file before it is validated, the keys :func:`check_blocked_keys` blocks."""
     path = Path(path).resolve()
-    return _Loader(path.parent, serving_console).agent(path)
+    return _Loader(path.parent, deny_blocked_keys).agent(path)
 
 
 def _code_references(node: Any, where: str) -> list[str]:

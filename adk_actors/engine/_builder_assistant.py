@@ -91,7 +91,7 @@ class _Draft:
         if not root.is_file():
             return f"there is no {ROOT_AGENT_FILE} yet"
         try:
-            load_agent_config(root, serving_console=True)  # what the builder writes: google-adk's key denylist
+            load_agent_config(root, deny_blocked_keys=True)  # what the builder writes: google-adk's key denylist
         except AgentDefinitionError as exc:
             return str(exc).replace(str(self.folder) + "/", "")
         return None

@@ -127,7 +127,7 @@ async def save(app: str, files: list[UploadFile], request: Request, api: Api, tm
         if not (staged / ROOT_AGENT_FILE).is_file():
             raise HTTPException(400, f"the app has no {ROOT_AGENT_FILE}")
         try:
-            load_agent_config(staged / ROOT_AGENT_FILE, serving_console=True)  # google-adk's key denylist too
+            load_agent_config(staged / ROOT_AGENT_FILE, deny_blocked_keys=True)  # google-adk's key denylist too
         except AgentDefinitionError as exc:
             raise HTTPException(400, str(exc).replace(str(staged), app)) from None
         _copy_yaml(staged, private_dir(folder))
