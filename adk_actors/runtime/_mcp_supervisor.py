@@ -24,8 +24,7 @@ job does:
    ``Started``. It casts :class:`~adk_actors.runtime._mcp.ToolsetOpenFailed`: the
    callers get ``start_failed`` with the reason once a job stopped the child and
    forgot it (as a failed start is forgotten); its process ends first: the same,
-   with that reason (the callers are answered a moment after it is forgotten:
-   ``_FORGET_GRACE``). No ``ToolsetOpened`` within the child's ``start_timeout``
+   with that reason. No ``ToolsetOpened`` within the child's ``start_timeout``
    (stretched with the load): the same, the child is killed;
 3. a child that opens during a restart (no caller waits for it) and fails is cast
    :class:`~adk_actors.runtime._mcp.OpenGiveUp`, and crashes with the reason: the
@@ -68,21 +67,6 @@ class _OpenDue:
 
     child_id: str
     pid: int | None
-
-
-@dataclass(frozen=True)
-class _Forgotten:
-    """Toolset ``child_id``, which did not open, is forgotten: answer its callers."""
-
-    child_id: str
-    reason: str
-
-
-#: How long after a toolset that did not open is forgotten its callers are answered
-#: (so that a new start of it comes after that): the supervisor handles a child's
-#: death its pidfd reported after a grace (50 ms) of its own, and would take a new
-#: child of the same id, started within it, for that one.
-_FORGET_GRACE = 0.25
 
 
 class McpSupervisor(Supervisor):
@@ -152,11 +136,7 @@ class McpSupervisor(Supervisor):
             super().handle_cast(request)
 
     def handle_timeout(self, payload: Any) -> None:
-        """Its own timers (a toolset's time to open, a forgotten one's answer); the rest
-        as any supervisor."""
-        if isinstance(payload, _Forgotten):
-            self._answer_failed(payload.child_id, payload.reason)
-            return
+        """Its own timer (a toolset's time to open); the rest as any supervisor."""
         if isinstance(payload, _OpenDue):
             if self._opens_now(payload.child_id, payload.pid):
                 record = next((r for r in self.child_records if r.spec.id == payload.child_id), None)
@@ -189,10 +169,12 @@ class McpSupervisor(Supervisor):
 
     def _forget_job(self, child_id: str, reason: str) -> Generator[Any, Any, None]:
         """A first start that did not open: stop the child (if it still runs) and
-        forget it (its restart, if one was due, is void), then, ``_FORGET_GRACE``
-        later, answer its callers (a ``StartChild`` meanwhile joins them)."""
+        forget it (its restart, if one was due, is void), then answer its callers (a
+        ``StartChild`` meanwhile joins them). A start of it after that is a new child:
+        the supervisor's incarnation numbers never repeat, so the old process's end,
+        reported late, is not taken for the new one's."""
         yield from self.stop_children([child_id])
-        self.send_after(_FORGET_GRACE, _Forgotten(child_id, reason))
+        self._answer_failed(child_id, reason)
 
     def _answer_failed(self, child_id: str, reason: str) -> None:
         for caller in self._waiting.pop(child_id, []):
