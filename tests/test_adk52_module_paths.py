@@ -278,6 +278,15 @@ across two lines of the source file</p><ul><li>one two three</li><li>one two thr
 </body></html>"""
 
 
+LATIN_TEXT = "Crème brûlée à la façon du café"
+LATIN_1_PAGES = {
+    "/latin1": ('<html><head><meta charset="iso-8859-1"></head><body><p>' + LATIN_TEXT
+                + "</p></body></html>").encode("latin-1"),
+    "/latin1-http-equiv": ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+                           "</head><body><p>" + LATIN_TEXT + "</p></body></html>").encode("cp1252"),
+}
+
+
 class _Pages(BaseHTTPRequestHandler):
     """The site, also as an HTTP proxy in front of it (a request's target in absolute form)."""
 
@@ -289,6 +298,13 @@ class _Pages(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(PAGE)))
             self.end_headers()
             self.wfile.write(PAGE)
+        elif path in LATIN_1_PAGES:
+            body = LATIN_1_PAGES[path]
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")  # no charset: the page's <meta> names it
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
         elif path == "/moved":
             self.send_response(302)
             self.send_header("Location", "/page")
@@ -333,14 +349,20 @@ def test_load_web_page_returns_the_pages_text_lines_of_more_than_three_words(sit
     assert load_web_page(f"{site}/page") == EXPECTED_TEXT
 
 
-def test_load_web_page_gives_google_adks_text_for_the_same_page(site: str) -> None:
-    pytest.importorskip("bs4")
-    pytest.importorskip("lxml")
+@pytest.mark.parametrize("path", ["/page", *sorted(LATIN_1_PAGES)])
+def test_load_web_page_gives_google_adks_text_for_the_same_page(site: str, path: str) -> None:
     from google.adk.tools import load_web_page as theirs
 
     from adk_actors.tools.load_web_page import load_web_page
 
-    assert load_web_page(f"{site}/page") == theirs.load_web_page(f"{site}/page")  # both through the proxy
+    assert load_web_page(f"{site}{path}") == theirs.load_web_page(f"{site}{path}")  # both through the proxy
+
+
+@pytest.mark.parametrize("path", sorted(LATIN_1_PAGES))
+def test_load_web_page_reads_a_page_in_the_charset_its_meta_names(site: str, path: str) -> None:
+    from adk_actors.tools.load_web_page import load_web_page
+
+    assert load_web_page(f"{site}{path}") == LATIN_TEXT
 
 
 @pytest.mark.parametrize("path", ["/moved", "/missing"])

@@ -14,7 +14,9 @@ not resolve here is left to the proxy; an address literal is checked as it is.
 
 from __future__ import annotations
 
+import codecs
 import ipaddress
+import re
 import socket
 import time
 import urllib.request
@@ -29,6 +31,10 @@ __all__ = ["load_web_page"]
 _TIMEOUT_SECONDS = 30.0
 _BODY_SECONDS = 60.0
 _MAX_BYTES = 10 * 1024 * 1024
+#: a ``<meta charset=...>`` or ``<meta http-equiv=... content="...; charset=...">``
+_META_CHARSET = re.compile(rb"<meta[^>]*?charset\s*=\s*[\"']?\s*([A-Za-z0-9._:-]+)", re.IGNORECASE)
+#: byte order marks, longest first
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 #: elements whose text is not the page's (code, styles, templates)
 _HIDDEN = frozenset({"script", "style", "template"})
 
@@ -170,7 +176,24 @@ def _fetch(url: str) -> str:
                 raise ValueError(f"Response body is too large: {url}")
             if time.monotonic() > deadline:
                 raise ValueError(f"Timed out reading response body: {url}")
-        return body.decode(response.encoding or "utf-8", errors="replace")
+        return body.decode(_page_encoding(response.charset_encoding, bytes(body)), errors="replace")
+
+
+def _page_encoding(declared: str | None, body: bytes) -> str:
+    """The encoding a page is read in, as a browser picks it, in order: its byte order
+    mark, the charset its Content-Type names, a ``<meta>`` charset in its first 1,024
+    bytes, else UTF-8. A name Python does not know counts as none."""
+    found = [name for mark, name in _BOMS if body.startswith(mark)][:1]
+    found += [declared] if declared else []
+    meta = _META_CHARSET.search(body[:1024])
+    if meta is not None:
+        found.append(meta.group(1).decode("ascii"))
+    for name in found:
+        try:
+            return codecs.lookup(name).name
+        except LookupError:
+            continue
+    return "utf-8"
 
 
 def load_web_page(url: str) -> str:
