@@ -6,9 +6,8 @@ server's ``outputSchema`` under ``response_json_schema``, and the Gemini API req
 carries both keys as given. The same program (an agent with an ``McpToolset`` of
 ``tests/mcp_servers.py`` over stdio) runs in process on google-adk and on ours (imports
 rewritten) against one Gemini stand-in on 127.0.0.1; the declarations as received are
-compared key by key. Left out of the comparison: the description, which google-adk
-2.13 fences as untrusted text (``<<<BEGIN_UNTRUSTED_TOOL_DESCRIPTION>>>``, with a
-sentence about it in the system instruction) and we send as the server wrote it.
+compared key by key, the description too (fenced as untrusted text on both sides,
+``<<<BEGIN_UNTRUSTED_TOOL_DESCRIPTION>>>``).
 """
 
 from __future__ import annotations
@@ -71,5 +70,5 @@ def test_an_mcp_tool_declares_its_output_schema_as_google_adk_does(gemini: StubS
     assert "Add two whole numbers." in theirs["add"]["description"]
     for name in theirs:
         their, our = dict(theirs[name]), dict(ours[name])
-        assert their.pop("description") and our.pop("description")
+        assert their["description"].startswith("<<<BEGIN_UNTRUSTED_TOOL_DESCRIPTION>>>\n")
         assert our == their, name

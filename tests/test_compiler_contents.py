@@ -29,6 +29,11 @@ from adk_actors.compiler import (
     build_request,
     history,
 )
+from adk_actors.compiler._fencing import (
+    OTHER_AGENT_CONTEXT_PREAMBLE,
+    QUOTED_CONTENT_BEGIN,
+    QUOTED_CONTENT_END,
+)
 
 
 def user(text: str, **kw: object) -> Event:
@@ -66,14 +71,20 @@ def test_roles_and_other_agents_as_context() -> None:
         said("bot", "partial thing", partial=True),
     ]
     messages = build_contents("bot", events, new_message=Content.user("next"))
-    assert texts(messages) == [
+    # another agent's turn: google-adk 2.13's preamble, each payload between its quote
+    # markers (tests/test_adk52_fencing.py compares it with google-adk's byte for byte)
+    context = "For context: below is a transcript of what another agent did, quoted between"
+    assert [(role, text.replace(OTHER_AGENT_CONTEXT_PREAMBLE, "<preamble>")) for role, text in texts(messages)] == [
         ("user", "hi"),
         ("model", "hello"),
-        ("user", 'For context: | [helper] called tool `lookup` with parameters: {"q": "x"}'),
-        ("user", 'For context: | [helper] `lookup` tool returned result: {"value": 3}'),
-        ("user", "For context: | [helper] said: found 3"),
+        ("user", "<preamble> | [helper] called tool `lookup` with parameters:\n"
+                 f"{QUOTED_CONTENT_BEGIN}\n{{'q': 'x'}}\n{QUOTED_CONTENT_END}"),
+        ("user", "<preamble> | [helper] `lookup` tool returned result:\n"
+                 f"{QUOTED_CONTENT_BEGIN}\n{{'value': 3}}\n{QUOTED_CONTENT_END}"),
+        ("user", f"<preamble> | [helper] said:\n{QUOTED_CONTENT_BEGIN}\nfound 3\n{QUOTED_CONTENT_END}"),
         ("user", "next"),
     ]
+    assert OTHER_AGENT_CONTEXT_PREAMBLE.startswith(context)
 
 
 def test_branch_visibility_isolates_parallel_siblings() -> None:
@@ -84,7 +95,8 @@ def test_branch_visibility_isolates_parallel_siblings() -> None:
     events = [user("go"), said("a", "from a", branch="par.a"), said("b", "from b", branch="par.b"),
               said("root", "root speaks", branch="par")]
     seen = [t for _, t in texts(build_contents("a", events, branch="par.a"))]
-    assert seen == ["go", "from a", "For context: | [root] said: root speaks"]
+    assert seen == ["go", "from a", f"{OTHER_AGENT_CONTEXT_PREAMBLE} | [root] said:\n{QUOTED_CONTENT_BEGIN}\n"
+                                    f"root speaks\n{QUOTED_CONTENT_END}"]
 
 
 def test_interrupted_call_gets_a_synthetic_result() -> None:

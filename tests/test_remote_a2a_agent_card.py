@@ -255,13 +255,9 @@ def test_the_same_card_sends_the_same_request_and_shows_the_same_answer(server: 
     assert _seen(ours) == _seen(theirs)
     assert set(_seen(ours)["events"][0]["metadata"]) == {"a2a:context_id", "a2a:request", "a2a:response"}
     # a card given (or once had) names the agent for a parent that transfers to it;
-    # google-adk fences one that came off the network in its quote markers, ours takes
-    # the text (capped) as a parent's instruction quotes any other agent's: unfenced
-    assert our_agent.description == "Says what it heard."
-    if form == "url":
-        assert "Says what it heard." in their_agent.description
-    else:
-        assert their_agent.description == our_agent.description
+    # one that came off the network is fenced in the quote markers on both sides
+    assert their_agent.description == our_agent.description
+    assert (our_agent.description == "Says what it heard.") is (form != "url")
 
 
 def _error_of(events: list[Any]) -> Any:

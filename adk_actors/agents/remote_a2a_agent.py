@@ -9,11 +9,14 @@ with ``card_url`` (ours, a URL).
 When it runs, in order:
 
 1. its card is had on first use and kept (:mod:`._a2a_card`; a card that cannot be
-   had is tried again next time); an empty ``description`` takes the card's;
+   had is tried again next time); an empty ``description`` takes the card's (one
+   fetched from a URL cut to 1,024 characters and fenced as another agent's words,
+   as google-adk 2.13 takes it);
 2. what it sends is google-adk's: the session's events since its last answer (all of
    them before its first), oldest first: the user's parts, and another agent's turn
-   quoted as context (``For context:``, ``[agent] said: ...``, as our request compiler
-   words it), each marked ``is_user_input``; a tool's result it did not ask for as text; in the
+   quoted as context, fenced as our request compiler fences it (google-adk 2.13's
+   preamble and quote markers: :func:`._fencing.other_agent_message`), each marked
+   ``is_user_input``; a tool's result it did not ask for as text; in the
    A2A context of its last answer (so a conversation goes on there), and in the task
    of that answer when it was waiting for input; with ``a2a_request_meta_provider``'s
    metadata (a provider that raises, or gives no JSON object, is an error event,
@@ -60,9 +63,11 @@ from ._a2a_card import (
     AgentCardResolutionError,
     card_from_source,
     check_card,
+    is_url,
 )
 from ._a2a_parts import a2a_parts, content_of
 from ._base import AgentBase
+from ._fencing import other_agent_message, quote_untrusted
 
 __all__ = ["A2A_METADATA_PREFIX", "AGENT_CARD_WELL_KNOWN_PATH", "DEFAULT_TIMEOUT", "A2AClientError",
            "AgentCardResolutionError", "RemoteA2aAgent"]
@@ -189,7 +194,7 @@ class RemoteA2aAgent(AgentBase):
         check_card(card)
         self._card = card
         if not self.description and card.description:
-            self.description = card.description[:1024]
+            self.description = _adopted_description(card.description, self._source)
         return card
 
     # -- what is sent ----------------------------------------------------------------------
@@ -216,7 +221,7 @@ class RemoteA2aAgent(AgentBase):
                 continue
             users = event.author == "user"
             if event.author not in ("user", self.name):
-                content = _as_context(event)  # quoted, it is the user's input (google-adk's marking)
+                content = other_agent_message(event)  # fenced, it is the user's input (google-adk's marking)
                 if content is None:
                     continue
                 users = True
@@ -304,24 +309,23 @@ def _waiting_task(metadata: dict[str, Any], context_id: str) -> str:
     return str(metadata.get(A2A_METADATA_PREFIX + "task_id") or "")
 
 
-def _as_context(event: Event) -> Content | None:
-    """Another agent's turn as context for the remote agent (our compiler's words)."""
-    assert event.content is not None
-    said: list[Part] = [Part(text="For context:")]
-    for part in event.content.parts:
-        if part.thought:
-            continue
-        if part.text:
-            said.append(Part(text=f"[{event.author}] said: {part.text}"))
-        elif part.function_call is not None:
-            call = part.function_call
-            said.append(Part(text=f"[{event.author}] called tool `{call.name}` with parameters: "
-                                  f"{json.dumps(call.args, sort_keys=True, default=str)}"))
-        elif part.function_response is not None:
-            result = part.function_response
-            said.append(Part(text=f"[{event.author}] `{result.name}` tool returned result: "
-                                  f"{json.dumps(result.response, sort_keys=True, default=str)}"))
-    return Content(role="user", parts=tuple(said)) if len(said) > 1 else None
+#: a card's description longer than this (from the network) is cut, and says so
+_MAX_CARD_DESCRIPTION = 1024
+_TRUNCATED = "... [truncated]"
+
+
+def _adopted_description(description: str, source: str) -> str:
+    """The description an agent takes from its card (google-adk 2.13's): a card fetched
+    from a URL is peer-controlled text that a parent's instruction will quote, so it is
+    cut to :data:`_MAX_CARD_DESCRIPTION` characters (then ``... [truncated]`` is added)
+    and fenced between the quote markers (:func:`._fencing.quote_untrusted`); a card
+    read from a file is the caller's own text: as it is."""
+    if not is_url(source):
+        return description
+    capped = description[:_MAX_CARD_DESCRIPTION]
+    if len(capped) < len(description):
+        capped += _TRUNCATED
+    return quote_untrusted(capped)
 
 
 def _model(parts: list[Any]) -> Content:

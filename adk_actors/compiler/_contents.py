@@ -13,8 +13,11 @@ In order:
    user message (not a tool result) or the last text from another agent.
 3. **Roles.** User events -> role user; the current agent's events keep their role
    (model; its tool results are user-role); other agents' events become user-role
-   context: "For context:", then "[A] said: ...", "[A] called tool `f` with
-   parameters: {json}", "[A] `f` tool returned result: {json}".
+   context fenced as google-adk 2.13 fences them (:func:`._fencing.other_agent_message`):
+   its "For context: ..." preamble, then "[A] said:", "[A] called tool `f` with
+   parameters:", "[A] `f` tool returned result:" (and, with ``include_thoughts``,
+   "[A] thought:"), each followed by its payload between the quote markers (markers
+   inside a payload elided); an event with nothing left to relay is dropped.
 4. **Compaction.** A compaction event replaces the first ``message_count`` messages
    assembled so far with one summary message.
 5. **Pairing.** Each of the current agent's tool calls is immediately followed by its
@@ -24,7 +27,8 @@ In order:
 6. The context's ``new_message``, if any, comes last.
 
 Steps 1, 3 and 4 are a fold over the events, and a session's history only grows: the
-messages folded from a history are kept (per agent, branch and session, the last
+messages folded from a history are kept (per agent, branch, session and whether
+thoughts are relayed, the last
 ``FOLDS_KEPT`` of them in this process), and the next call on a longer history that
 begins with the same events continues from them. A prefix is known by its first
 event's id, its length and its last event's id (events never change; ids are
@@ -34,14 +38,13 @@ session compiles in about half the time (docs/benchmarks.md).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .._types import Content, Event, FunctionCall, FunctionResponse, Part
+from ._fencing import other_agent_message
 
 __all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents", "live_events"]
 
@@ -59,7 +62,7 @@ class _Fold:
     has_calls: bool  # a message holds a tool call or a tool result
 
 
-_folds: OrderedDict[tuple[str, str | None, str], _Fold] = OrderedDict()
+_folds: OrderedDict[tuple[str, str | None, bool, str], _Fold] = OrderedDict()
 _folds_lock = threading.Lock()
 
 
@@ -93,33 +96,6 @@ def live_events(events: Sequence[Event]) -> Sequence[Event]:
         index -= 1
     kept.reverse()
     return kept
-
-
-def _to_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
-
-
-def _other_agent_message(event: Event) -> Content | None:
-    assert event.content is not None
-    author = event.author
-    parts: list[Part] = [Part(text="For context:")]
-    for part in event.content.parts:
-        if part.thought:
-            continue
-        if part.text is not None:
-            if part.text:
-                parts.append(Part(text=f"[{author}] said: {part.text}"))
-        elif part.function_call is not None:
-            call = part.function_call
-            parts.append(Part(text=f"[{author}] called tool `{call.name}` with parameters: {_to_json(call.args)}"))
-        elif part.function_response is not None:
-            result = part.function_response
-            parts.append(Part(text=f"[{author}] `{result.name}` tool returned result: {_to_json(result.response)}"))
-        else:
-            parts.append(part)
-    if len(parts) == 1:
-        return None
-    return Content(role="user", parts=tuple(parts))
 
 
 def _own_message(event: Event) -> Content:
@@ -205,9 +181,10 @@ def _pair_calls(messages: list[Content]) -> list[Content]:
 
 
 def _fold(agent_name: str, events: Sequence[Event], branch: str | None, messages: list[Content],
-          has_calls: bool) -> tuple[list[Content], bool]:
+          has_calls: bool, include_thoughts: bool = False) -> tuple[list[Content], bool]:
     """Steps 1, 3 and 4 over ``events``, after ``messages`` (folded from the events
-    before them); also whether any message holds a tool call or result."""
+    before them); also whether any message holds a tool call or result.
+    ``include_thoughts``: other agents' thoughts are relayed too."""
     for event in events:
         if event.partial:
             continue
@@ -220,7 +197,8 @@ def _fold(agent_name: str, events: Sequence[Event], branch: str | None, messages
         content = event.content
         if content is None or not content.parts:
             continue
-        message = _own_message(event) if event.author in ("user", agent_name) else _other_agent_message(event)
+        message = (_own_message(event) if event.author in ("user", agent_name)
+                   else other_agent_message(event, include_thoughts=include_thoughts))
         if message is not None:
             messages.append(message)
             if not has_calls:
@@ -231,12 +209,13 @@ def _fold(agent_name: str, events: Sequence[Event], branch: str | None, messages
     return messages, has_calls
 
 
-def _fold_continued(agent_name: str, events: Sequence[Event], branch: str | None) -> tuple[list[Content], bool]:
+def _fold_continued(agent_name: str, events: Sequence[Event], branch: str | None,
+                    include_thoughts: bool = False) -> tuple[list[Content], bool]:
     """:func:`_fold` over all of ``events``, continued from the fold kept for a prefix of
     them when there is one; the new fold is kept in its place."""
     if not events:
         return [], False
-    key = (agent_name, branch, events[0].id)
+    key = (agent_name, branch, include_thoughts, events[0].id)
     with _folds_lock:
         kept = _folds.get(key)
     messages: list[Content] = []
@@ -244,7 +223,7 @@ def _fold_continued(agent_name: str, events: Sequence[Event], branch: str | None
     start = 0
     if kept is not None and kept.count <= len(events) and events[kept.count - 1].id == kept.last_id:
         start, messages, has_calls = kept.count, list(kept.messages), kept.has_calls
-    messages, has_calls = _fold(agent_name, events[start:], branch, messages, has_calls)
+    messages, has_calls = _fold(agent_name, events[start:], branch, messages, has_calls, include_thoughts)
     with _folds_lock:
         _folds[key] = _Fold(len(events), events[-1].id, tuple(messages), has_calls)
         _folds.move_to_end(key)
@@ -260,13 +239,17 @@ def build_contents(
     branch: str | None = None,
     include_contents: str = "default",
     new_message: Content | None = None,
+    include_thoughts: bool = False,
 ) -> list[Content]:
-    """The request history for ``agent_name`` from ``events`` (see the module doc for the rules)."""
+    """The request history for ``agent_name`` from ``events`` (see the module doc for the
+    rules). ``include_thoughts`` (google-adk's RunConfig
+    ``include_thoughts_from_other_agents``): other agents' thoughts are relayed as
+    context too; with ``include_contents="none"`` they never are, as in google-adk."""
     events = live_events(events)
     if include_contents == "none":
         messages, has_calls = _fold(agent_name, events[_current_turn_start(events, agent_name):], branch, [], False)
     else:
-        messages, has_calls = _fold_continued(agent_name, events, branch)
+        messages, has_calls = _fold_continued(agent_name, events, branch, include_thoughts)
     if has_calls:
         messages = _pair_calls(messages)
     if new_message is not None:

@@ -3,7 +3,9 @@
 ``McpToolset(connection_params=..., tool_filter=[...], tool_name_prefix=...)`` is a
 toolset (``adk_actors.tools.Toolset``): for each model request it gives the server's
 tools (those ``tool_filter`` keeps: a list of names, or a predicate on a tool's
-name), each with its description and JSON schema as the server listed them. A call
+name), each with its description and JSON schema as the server listed them; in a model
+request, as google-adk 2.13 sends them, that text is fenced as untrusted (see
+:meth:`McpTool.process_llm_request`). A call
 returns the server's ``CallToolResult`` as JSON (``content``, ``structuredContent``,
 ``isError``), as google-adk's ``MCPTool`` does, and has a deadline
 (``call_timeout``); a server that cannot be reached or dies fails the call with a
@@ -19,16 +21,24 @@ this object, one per event loop, until :meth:`McpToolset.close`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .._types import FunctionDeclaration
+from .._types import FunctionDeclaration, LlmRequest
+from ..compiler._fencing import (
+    TOOL_DESCRIPTION_PREAMBLE,
+    fence_schema_descriptions,
+    fence_tool_description,
+)
 from ._connection import McpConnection
 from ._params import ConnectionParams, StdioConnectionParams, StdioServerParameters, toolset_key
 
 __all__ = ["McpService", "McpTool", "McpToolset", "McpToolsetSpec"]
+
+_log = logging.getLogger("adk_actors.mcp")
 
 
 @dataclass(frozen=True)
@@ -68,10 +78,14 @@ class McpToolset:
         return f"McpToolset({self.name!r}, {type(self.spec.params).__name__})"
 
     async def get_tools(self, ctx: Any) -> list[McpTool]:
-        """The server's tools that the filter keeps (McpError when it cannot be reached)."""
+        """The server's tools that the filter keeps, sorted by their server's name (as
+        google-adk 2.13 sorts them: the order the server lists them in is not part of
+        the protocol, and a request's tools stay in the same order turn after turn).
+        McpError when the server cannot be reached."""
         service: McpService | None = getattr(ctx, "mcp", None)
         listed = await service.list_tools(self.spec) if service is not None else (await self._connection()).tools
-        return [McpTool(self, info) for info in listed if self._keeps(info["name"])]
+        kept = [McpTool(self, info) for info in listed if self._keeps(info["name"])]
+        return sorted(kept, key=lambda tool: tool.server_name)
 
     async def call(self, ctx: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Call the server's tool ``name`` (see the module)."""
@@ -122,9 +136,41 @@ class McpTool:
 
     def declaration(self) -> FunctionDeclaration:
         """The server's schemas as given: its input's as the parameters, its output's
-        (when it has one) as ``response_json_schema`` (google-adk's McpTool's)."""
+        (when it has one) as ``response_json_schema`` (google-adk's McpTool's
+        ``_get_declaration``: the server's own text, for listings; a model request gets
+        :meth:`fenced_declaration` instead)."""
         return FunctionDeclaration(name=self.name, description=self.description, parameters_json_schema=self.input_schema,
                                    response_json_schema=self.output_schema)
+
+    def fenced_declaration(self) -> FunctionDeclaration:
+        """:meth:`declaration` with the server's text fenced as untrusted, as google-adk
+        2.13 sends it: the description between the untrusted tool-description markers
+        (an empty one as it is), and every ``description`` in the input and output
+        schemas too (not the values under ``default``, ``enum``, ``examples``,
+        ``example``, ``const``), markers found in any string or key elided
+        (``compiler._fencing.fence_schema_descriptions``). New objects: the tool's own
+        schemas are not changed."""
+        return FunctionDeclaration(
+            name=self.name, description=fence_tool_description(self.description),
+            parameters_json_schema=fence_schema_descriptions(self.input_schema),
+            response_json_schema=None if self.output_schema is None else fence_schema_descriptions(self.output_schema))
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: LlmRequest) -> None:
+        """Before the model sees a request (google-adk's hook, run by the flow for each
+        tool of the step), in order: the last declaration of this tool's name in
+        ``llm_request.tools`` is replaced by :meth:`fenced_declaration` (none there: an
+        error is logged, as google-adk logs it, and nothing replaced); then
+        :data:`TOOL_DESCRIPTION_PREAMBLE` is added to the system instruction, after a
+        blank line, unless the instruction holds it already (once per request, however
+        many MCP tools it has)."""
+        for index in range(len(llm_request.tools) - 1, -1, -1):
+            if llm_request.tools[index].name == self.name:
+                llm_request.tools[index] = self.fenced_declaration()
+                break
+        else:
+            _log.error("Failed to find function declaration for tool %r in LlmRequest to apply fencing.", self.name)
+        if TOOL_DESCRIPTION_PREAMBLE not in llm_request.system_instruction:
+            llm_request.append_instructions([TOOL_DESCRIPTION_PREAMBLE])
 
     async def run(self, tool_context: Any, args: dict[str, Any]) -> dict[str, Any]:
         return await self.toolset.call(tool_context.invocation, self.server_name, args)
