@@ -7,6 +7,9 @@ from ..tools.openapi_tool._auth import (
     HttpAuth,
     HttpCredentials,
     OAuth2Auth,
+    ServiceAccount,
+    ServiceAccountCredential,
 )
 
-__all__ = ["AuthCredential", "AuthCredentialTypes", "HttpAuth", "HttpCredentials", "OAuth2Auth"]
+__all__ = ["AuthCredential", "AuthCredentialTypes", "HttpAuth", "HttpCredentials", "OAuth2Auth", "ServiceAccount",
+           "ServiceAccountCredential"]

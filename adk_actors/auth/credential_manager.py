@@ -7,8 +7,9 @@ per-manager credential exchangers and refreshers by credential type
 own docstring shows, or ``_refresher_registry.register`` as on google-adk).
 
 A new manager registers google-adk's defaults: :class:`OAuth2CredentialExchanger` and
-:class:`OAuth2CredentialRefresher` for OAuth2 and OpenID Connect credentials (no
-service-account exchanger: see ``get_auth_credential``'s step 6).
+:class:`OAuth2CredentialRefresher` for OAuth2 and OpenID Connect credentials, and
+``ServiceAccountCredentialExchanger`` for service accounts (a Google access or ID token
+as an HTTP bearer credential; see ``tools.openapi_tool._service_account``).
 
 :meth:`CredentialManager.get_auth_credential`, in order (google-adk's):
 
@@ -41,8 +42,10 @@ service-account exchanger: see ``get_auth_credential``'s step 6).
 5. else, under a client-credentials flow, a copy of the config's credential; else None
    (then call :meth:`request_credential` and end the call);
 6. the exchanger registered for the credential's type exchanges it (an OAuth2 one
-   first gets the config's client id and secret when it lacks them); no exchanger,
-   nothing done;
+   first gets the config's client id and secret when it lacks them); a synchronous
+   OpenAPI exchanger (``exchange_credential``, as the service-account one) runs in a
+   thread and its result counts as exchanged, its errors raised (a service account's
+   ``AuthCredentialMissingError``); no exchanger, nothing done;
 7. when not exchanged, the refresher registered for its type is asked whether a
    refresh is needed, and if so refreshes it;
 8. a credential still holding only an unredeemed code is dropped (None, with
@@ -64,7 +67,9 @@ from fastapi.openapi.models import OAuth2, SecuritySchemeType
 
 from ..tools.openapi_tool._auth import AuthCredential, AuthCredentialTypes, as_credential
 from ..tools.openapi_tool._auth_config import AuthConfig
+from ..tools.openapi_tool._exchanger_base import BaseAuthCredentialExchanger
 from ..tools.openapi_tool._oauth2 import CLIENT_CREDENTIALS, grant_of
+from ..tools.openapi_tool._service_account import ServiceAccountCredentialExchanger
 from ..tools.openapi_tool._tool_auth_handler import ToolContextCredentialStore
 from .auth_provider_registry import AuthProviderRegistry
 from .auth_schemes import CustomAuthScheme
@@ -139,9 +144,11 @@ class CredentialManager:
         for kind in _OAUTH_TYPES:
             self._exchanger_registry.register(kind, exchanger)
             self._refresher_registry.register(kind, refresher)
+        self._exchanger_registry.register(AuthCredentialTypes.SERVICE_ACCOUNT, ServiceAccountCredentialExchanger())
 
     def register_credential_exchanger(self, credential_type: AuthCredentialTypes,
-                                      exchanger_instance: BaseCredentialExchanger) -> None:
+                                      exchanger_instance: BaseCredentialExchanger | BaseAuthCredentialExchanger,
+                                      ) -> None:
         """This manager exchanges ``credential_type`` credentials with ``exchanger_instance``."""
         self._exchanger_registry.register(credential_type, exchanger_instance)
 
@@ -245,6 +252,10 @@ class CredentialManager:
         exchanger = self._exchanger_registry.get_exchanger(credential.auth_type)
         if exchanger is None:
             return credential, False
+        if isinstance(exchanger, BaseAuthCredentialExchanger):  # synchronous (google-auth blocks): a thread
+            exchanged = await asyncio.to_thread(exchanger.exchange_credential, self._auth_config.auth_scheme,
+                                                credential)
+            return (as_credential(exchanged) or credential), exchanged is not None
         working = self._with_client(credential) if credential.auth_type in _OAUTH_TYPES else credential
         result = await exchanger.exchange(working, self._auth_config.auth_scheme)
         if result.was_exchanged:

@@ -4,16 +4,19 @@ A scheme says where a credential goes (an OpenAPI security scheme: fastapi's
 ``APIKey``, ``HTTPBearer``, ``HTTPBase``, ``OAuth2``, ``OpenIdConnect``, or the same
 as a dict); a credential is what goes there (:class:`AuthCredential`, the fields of
 google-adk's: ``api_key``, ``http`` with a token or a user name and password, ``oauth2``
-with a client, a code or tokens). google-adk's own objects are taken too, field by
-field. Getting an OAuth2 token (client credentials, an authorization code, a refresh)
-is ``_oauth2``'s.
+with a client, a code or tokens, ``service_account`` with a Google service account's
+key or the application default credentials: :class:`ServiceAccount`). google-adk's own
+objects are taken too, field by field. Getting an OAuth2 token (client credentials, an
+authorization code, a refresh) is ``_oauth2``'s; turning a service account into a
+bearer token is ``_service_account``'s.
 
 :func:`credential_to_param` turns a (scheme, credential) pair into one request
 parameter and its value, as google-adk does: an API key into the header, query
 parameter or cookie the scheme names; an HTTP token into ``Authorization: Bearer``;
 an HTTP user name and password into ``Authorization: Basic``; an OAuth2 or OpenID
 Connect scheme's token (an ``http`` token, or an ``oauth2`` access token) into
-``Authorization: Bearer``.
+``Authorization: Bearer``. A service-account credential becomes no parameter by itself:
+it is exchanged for a token first (``_service_account``), and that token is sent.
 
 Secrets stay out of sight: the credential fields that hold one are left out of
 ``repr`` and validation errors, and every secret a credential carries is registered
@@ -34,12 +37,14 @@ from fastapi.openapi.models import (
     HTTPBase,
     HTTPBearer,
     OAuth2,
+    OAuthFlowClientCredentials,
+    OAuthFlows,
     OpenIdConnect,
     Schema,
     SecurityBase,
     SecuritySchemeType,
 )
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..._secrets import register_secret
@@ -55,12 +60,16 @@ __all__ = [
     "OAuth2Auth",
     "OpenIdConfig",
     "OpenIdConnectWithConfig",
+    "ServiceAccount",
+    "ServiceAccountCredential",
     "as_credential",
     "as_scheme",
     "credential_to_param",
     "dict_to_auth_scheme",
     "openid_dict_to_scheme_credential",
     "openid_url_to_scheme_credential",
+    "service_account_dict_to_scheme_credential",
+    "service_account_scheme_credential",
     "token_to_scheme_credential",
 ]
 
@@ -123,6 +132,51 @@ class OAuth2Auth(_Model):
                                         "private_key_jwt", "none"] | None = None
 
 
+class ServiceAccountCredential(_Model):
+    """A Google service account's JSON key, google-adk's fields (``type`` on the wire,
+    ``type_`` in Python). ``private_key_id`` and ``private_key`` are left out of
+    ``repr`` and validation errors, and registered as secrets when a credential
+    carrying them is taken (:func:`as_credential`)."""
+
+    type_: str = Field("", alias="type")
+    project_id: str
+    private_key_id: Annotated[str, Field(repr=False)]
+    private_key: Annotated[str, Field(repr=False)]
+    client_email: str
+    client_id: str
+    auth_uri: str
+    token_uri: str
+    auth_provider_x509_cert_url: str
+    client_x509_cert_url: str
+    universe_domain: str
+
+
+class ServiceAccount(_Model):
+    """What a service-account credential asks for, google-adk's fields: the key
+    (``service_account_credential``) or the application default credentials
+    (``use_default_credential``); the ``scopes`` of an access token (needed with a key;
+    by default the cloud-platform scope with the default credentials); or an ID token
+    for ``audience`` instead (``use_id_token``). Validation, in order: no key without
+    the default credentials is a ValueError, and so is an ID token without an
+    audience (pydantic's ``ValidationError``, no input value in its text)."""
+
+    service_account_credential: ServiceAccountCredential | None = None
+    scopes: list[str] | None = None
+    use_default_credential: bool | None = False
+    use_id_token: bool | None = False
+    audience: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> ServiceAccount:
+        if not self.use_default_credential and self.service_account_credential is None:
+            raise ValueError("a service account needs its key (service_account_credential) unless "
+                             "use_default_credential is set")
+        if self.use_id_token and not self.audience:
+            raise ValueError("an ID token (use_id_token) needs the audience it is for: the URL of the "
+                             "service that receives it")
+        return self
+
+
 class AuthCredential(_Model):
     """A credential, as google-adk's ``AuthCredential``."""
 
@@ -131,7 +185,7 @@ class AuthCredential(_Model):
     api_key: Annotated[str | None, Field(repr=False)] = None
     http: HttpAuth | None = None
     oauth2: OAuth2Auth | None = None
-    service_account: Annotated[Any, Field(repr=False)] = None
+    service_account: Annotated[ServiceAccount | None, Field(repr=False)] = None
 
 
 def _register(credential: AuthCredential) -> None:
@@ -146,6 +200,10 @@ def _register(credential: AuthCredential) -> None:
                        credential.oauth2.client_secret, credential.oauth2.id_token, credential.oauth2.auth_code,
                        credential.oauth2.auth_response_uri):
             register_secret(secret)
+    key = credential.service_account.service_account_credential if credential.service_account else None
+    if key is not None:
+        register_secret(getattr(key, "private_key", None))
+        register_secret(getattr(key, "private_key_id", None))
 
 
 def as_credential(value: Any) -> AuthCredential | None:
@@ -238,10 +296,10 @@ def _header(value: str, description: str) -> tuple[ApiParameter, dict[str, Any]]
 def credential_to_param(scheme: SecurityBase, credential: AuthCredential | None,
                         ) -> tuple[ApiParameter | None, dict[str, Any] | None]:
     """The request parameter ``credential`` becomes under ``scheme`` and its value
-    (see the module); (None, None) when there is nothing to send (no credential, or an
-    OAuth2 credential without a token). Raises :class:`OpenApiAuthError` when the
+    (see the module); (None, None) when there is nothing to send (no credential, an
+    OAuth2 credential without a token, or a service account not yet exchanged). Raises :class:`OpenApiAuthError` when the
     credential does not fit the scheme."""
-    if credential is None:
+    if credential is None or credential.auth_type == AuthCredentialTypes.SERVICE_ACCOUNT:
         return None, None
     kind = _kind(scheme)
     if kind == "apiKey" and credential.api_key:
@@ -366,3 +424,34 @@ def openid_url_to_scheme_credential(openid_url: str, scopes: list[str], credenti
                                "not an object")
     config_dict["openIdConnectUrl"] = openid_url
     return openid_dict_to_scheme_credential(config_dict, scopes, credential_dict)
+
+
+#: google-adk's placeholder token URL of a service account's scheme (no request goes
+#: there: the key's own ``token_uri``, or the default credentials, say where to go)
+_SERVICE_ACCOUNT_TOKEN_URL = "https://oauth2.mtls.googleapis.com/token"
+
+
+def _service_account_scheme() -> OAuth2:
+    """An OAuth2 client-credentials scheme, as google-adk gives a service account:
+    ``CredentialManager`` exchanges the credential of such a scheme without asking."""
+    return OAuth2(flows=OAuthFlows(clientCredentials=OAuthFlowClientCredentials(
+        tokenUrl=_SERVICE_ACCOUNT_TOKEN_URL, scopes={})))
+
+
+def service_account_scheme_credential(config: ServiceAccount) -> tuple[OAuth2, AuthCredential]:
+    """google-adk's helper: ``config`` as a ``serviceAccount`` credential (its key's
+    secrets registered) and the OAuth2 client-credentials scheme it goes with; the
+    exchange (``_service_account``) turns it into an HTTP bearer credential."""
+    credential = AuthCredential(auth_type=AuthCredentialTypes.SERVICE_ACCOUNT, service_account=config)
+    _register(credential)
+    return _service_account_scheme(), credential
+
+
+def service_account_dict_to_scheme_credential(config: dict[str, Any], scopes: list[str],
+                                              ) -> tuple[OAuth2, AuthCredential]:
+    """google-adk's helper: a service account's JSON key (as a dict) and the ``scopes``
+    of its access tokens as :func:`service_account_scheme_credential` makes them. The
+    key is taken as it is, unchecked, as google-adk's (a field it lacks fails at the
+    exchange, as google-auth says)."""
+    key = ServiceAccountCredential.model_construct(**config)
+    return service_account_scheme_credential(ServiceAccount(service_account_credential=key, scopes=scopes))

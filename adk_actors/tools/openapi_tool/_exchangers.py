@@ -9,11 +9,14 @@ OAuth2 access token is returned as an HTTP bearer credential, refreshed first wh
 has expired (by the exchanger's clock) and a refresh token is at hand (a refresh that
 fails keeps the old token, as google-adk's); without an access token, None (the tool
 then gets one itself, see ``_oauth2``, or asks the user).
+
+:class:`~._service_account.ServiceAccountCredentialExchanger`, for service-account
+credentials: a Google access token or ID token as an HTTP bearer credential (see
+``_service_account``).
 """
 
 from __future__ import annotations
 
-import abc
 import asyncio
 import concurrent.futures
 import logging
@@ -23,29 +26,14 @@ from collections.abc import Callable
 from fastapi.openapi.models import SecurityBase
 
 from ._auth import AuthCredential, AuthCredentialTypes, HttpAuth, HttpCredentials, as_credential
+from ._exchanger_base import AuthCredentialMissingError, BaseAuthCredentialExchanger
 from ._oauth2 import OAuth2TokenError, OAuth2Tokens
+from ._service_account import ServiceAccountCredentialExchanger
 
 __all__ = ["AuthCredentialMissingError", "AutoAuthCredentialExchanger", "BaseAuthCredentialExchanger",
-           "OAuth2CredentialExchanger"]
+           "OAuth2CredentialExchanger", "ServiceAccountCredentialExchanger"]
 
 _log = logging.getLogger("adk_actors.tools.openapi")
-
-
-class AuthCredentialMissingError(Exception):
-    """A credential the exchange needs is missing."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class BaseAuthCredentialExchanger(abc.ABC):
-    """Turns a (scheme, credential) pair into the credential a request carries."""
-
-    @abc.abstractmethod
-    def exchange_credential(self, auth_scheme: SecurityBase,
-                            auth_credential: AuthCredential | None = None) -> AuthCredential | None:
-        """The usable credential, or None when none can be made yet."""
 
 
 class OAuth2CredentialExchanger(BaseAuthCredentialExchanger):
@@ -101,13 +89,15 @@ class OAuth2CredentialExchanger(BaseAuthCredentialExchanger):
 class AutoAuthCredentialExchanger(BaseAuthCredentialExchanger):
     """google-adk's: the exchanger of the credential's type (``custom_exchangers``
     adds or replaces classes by type): OAuth2 and OpenID Connect credentials go to
-    :class:`OAuth2CredentialExchanger`; any other credential (an API key, HTTP, a
-    service account) is returned as it is; None as None."""
+    :class:`OAuth2CredentialExchanger`, service accounts to
+    :class:`ServiceAccountCredentialExchanger`; any other credential (an API key,
+    HTTP) is returned as it is; None as None. The exchanger's errors are raised."""
 
     def __init__(self, custom_exchangers: dict[str, type[BaseAuthCredentialExchanger]] | None = None) -> None:
         self.exchangers: dict[str, type[BaseAuthCredentialExchanger]] = {
             AuthCredentialTypes.OAUTH2: OAuth2CredentialExchanger,
             AuthCredentialTypes.OPEN_ID_CONNECT: OAuth2CredentialExchanger,
+            AuthCredentialTypes.SERVICE_ACCOUNT: ServiceAccountCredentialExchanger,
         }
         self.exchangers.update(custom_exchangers or {})
 

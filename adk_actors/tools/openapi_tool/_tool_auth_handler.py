@@ -19,7 +19,10 @@ it and recovers from a 401 (google-adk 2.13's rules and state keys).
    without a ``client_id`` its ``AuthCredentialMissingError``;
 4. the credential is made ready to send (:class:`~._exchangers.AutoAuthCredentialExchanger`:
    an OAuth2 token becomes an HTTP bearer credential; a failure is logged and the call
-   goes out without auth, as google-adk's).
+   goes out without auth, as google-adk's). A service account is exchanged for a
+   Google token in a thread (google-auth blocks), and its failure is raised (its
+   ``AuthCredentialMissingError``: the call sends nothing and the run gets the error,
+   where google-adk's sends the request without auth).
 
 The ``auth_config`` is google-adk's: the scheme, the tool's credential, and the tool's
 ``credential_key`` (else google-adk's default key).
@@ -49,6 +52,7 @@ google-adk's store key, so the state keys are google-adk's.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import threading
@@ -329,8 +333,13 @@ class ToolAuthHandler:
                 return AuthPreparationResult(state="pending", auth_scheme=self.auth_scheme,
                                              auth_credential=self.auth_credential)
             self._store_credential(credential)
-        return AuthPreparationResult(state="done", auth_scheme=self.auth_scheme,
-                                     auth_credential=self._exchange_credential(credential))
+        if credential.auth_type == AuthCredentialTypes.SERVICE_ACCOUNT:
+            assert self.auth_scheme is not None
+            exchanged = await asyncio.to_thread(self.credential_exchanger.exchange_credential, self.auth_scheme,
+                                                credential)
+        else:
+            exchanged = self._exchange_credential(credential)
+        return AuthPreparationResult(state="done", auth_scheme=self.auth_scheme, auth_credential=exchanged)
 
     async def _get_existing_credential(self) -> AuthCredential | None:
         if self.credential_store is None:

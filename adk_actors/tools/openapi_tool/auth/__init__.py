@@ -9,8 +9,11 @@ from .._auth import (
     HttpCredentials,
     OAuth2Auth,
     OpenIdConnectWithConfig,
+    ServiceAccount,
+    ServiceAccountCredential,
 )
 from . import auth_helpers, credential_exchangers
 
 __all__ = ["AuthCredential", "AuthCredentialTypes", "HttpAuth", "HttpCredentials", "OAuth2Auth",
-           "OpenIdConnectWithConfig", "auth_helpers", "credential_exchangers"]
+           "OpenIdConnectWithConfig", "ServiceAccount", "ServiceAccountCredential", "auth_helpers",
+           "credential_exchangers"]

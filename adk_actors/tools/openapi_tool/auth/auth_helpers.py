@@ -7,8 +7,12 @@ from .._auth import (
     dict_to_auth_scheme,
     openid_dict_to_scheme_credential,
     openid_url_to_scheme_credential,
+    service_account_dict_to_scheme_credential,
+    service_account_scheme_credential,
     token_to_scheme_credential,
 )
 
 __all__ = ["INTERNAL_AUTH_PREFIX", "OpenIdConfig", "credential_to_param", "dict_to_auth_scheme",
-           "openid_dict_to_scheme_credential", "openid_url_to_scheme_credential", "token_to_scheme_credential"]
+           "openid_dict_to_scheme_credential", "openid_url_to_scheme_credential",
+           "service_account_dict_to_scheme_credential", "service_account_scheme_credential",
+           "token_to_scheme_credential"]

@@ -5,7 +5,8 @@ from ..._exchangers import (
     AutoAuthCredentialExchanger,
     BaseAuthCredentialExchanger,
     OAuth2CredentialExchanger,
+    ServiceAccountCredentialExchanger,
 )
 
 __all__ = ["AuthCredentialMissingError", "AutoAuthCredentialExchanger", "BaseAuthCredentialExchanger",
-           "OAuth2CredentialExchanger"]
+           "OAuth2CredentialExchanger", "ServiceAccountCredentialExchanger"]

@@ -1,5 +1,5 @@
 """google-adk's import path of the exchangers' base and its error."""
 
-from ..._exchangers import AuthCredentialMissingError, BaseAuthCredentialExchanger
+from ..._exchanger_base import AuthCredentialMissingError, BaseAuthCredentialExchanger
 
 __all__ = ["AuthCredentialMissingError", "BaseAuthCredentialExchanger"]
