@@ -18,7 +18,7 @@ import pytest
 from google.genai import types as gtypes
 from pydantic import BaseModel
 
-from adk_actors import Agent, AgentDefinitionError, types
+from adk_actors import Agent, types
 from adk_actors._types import LlmRequest
 
 #: google-adk passes its contexts here; neither planner reads them
@@ -148,13 +148,6 @@ def test_plan_re_act_processing_gives_google_adks_parts(answer: list[dict[str, A
     ours = PlanReActPlanner().process_planning_response(NO_CONTEXT, [Part.model_validate(p) for p in answer])
     theirs = TheirPlanner().process_planning_response(NO_CONTEXT, [gtypes.Part.model_validate(p) for p in answer])
     assert shown(ours) == shown(theirs)
-
-
-def test_an_agent_given_plan_re_act_is_refused_rather_than_run_without_it() -> None:
-    from adk_actors.planners import PlanReActPlanner
-
-    with pytest.raises(AgentDefinitionError, match="PlanReActPlanner is not built"):
-        Agent(name="planned", planner=PlanReActPlanner())
 
 
 def example_pairs() -> tuple[list[Any], list[Any]]:

@@ -75,10 +75,7 @@ def test_definitions_google_adk_has_and_we_do_not_are_refused_by_name() -> None:
     import pytest
 
     from adk_actors import AgentDefinitionError, types
-    from adk_actors.planners import PlanReActPlanner
 
-    with pytest.raises(AgentDefinitionError, match="PlanReActPlanner is not built"):
-        Agent(name="x", planner=PlanReActPlanner())
     with pytest.raises(AgentDefinitionError, match="not both"):
         Agent(name="x", generate_config={"temperature": 1}, generate_content_config={"temperature": 0})
     with pytest.raises(AgentDefinitionError, match="response_modalities"):

@@ -110,7 +110,9 @@ class LlmAgent(AgentBase):
     google-adk's ``generate_content_config=`` (a ``types.GenerateContentConfig``, ours
     or google.genai's) is kept as ours and its settings become the ``generate_config``
     dict, and a ``planner``'s settings are laid over it (the planner's thinking config
-    wins, as in google-adk); giving both ``generate_config`` and
+    wins, as in google-adk). Any other planner (``PlanReActPlanner``, a ``BasePlanner``
+    subclass) is applied by the flow on every model call, as google-adk's
+    (``planners._apply``). Giving both ``generate_config`` and
     ``generate_content_config`` is an error, and so are tools, a system instruction, a
     response schema or a base URL in it (google-adk's refusals).
 

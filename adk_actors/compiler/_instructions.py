@@ -1,10 +1,10 @@
-"""The system instruction: global -> instruction -> identity -> output schema -> memories
--> transfer -> few-shot examples.
+"""The system instruction: global -> instruction -> identity -> a planner's planning
+instruction -> output schema -> memories -> transfer -> few-shot examples.
 
 Parts are joined by a blank line; empty parts are dropped. ``compile_split`` gives
 (static, dynamic): static = global + identity + transfer (byte-identical across
 turns while the definition is unchanged, for context caching), dynamic =
-instruction + output schema.
+instruction + planning + output schema.
 
 An agent with a ``static_instruction`` (google-adk 2.x) has it in the instruction's
 place, as it is (no placeholder filled; its text parts joined by a blank line, each
@@ -17,6 +17,7 @@ but a user message of the contents, :func:`labelled_instruction`, placed by
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .._schema import output_schema_json
@@ -173,26 +174,29 @@ def _system_instruction_of_agent(agent: Any, ctx: CompileContext) -> str:
     return agent_instruction(agent, ctx)
 
 
-def compile_split(agent: Any, ctx: CompileContext) -> tuple[str, str]:
+def compile_split(agent: Any, ctx: CompileContext, planning: str = "") -> tuple[str, str]:
+    """(static, dynamic) as the module says; ``planning`` (a planner's instruction)
+    opens the dynamic part's text after the agent's own instruction."""
     own = _system_instruction_of_agent(agent, ctx)
     has_static = bool(getattr(agent, "static_instruction", None))
     static = _join([global_instruction(agent, ctx), own if has_static else "", identity_instruction(agent),
                     transfer_instruction(agent, ctx)])
-    dynamic = _join([own if not has_static else "",
+    dynamic = _join([own if not has_static else "", planning,
                      output_schema_instruction(agent, uses_response_tool(agent, ctx)),
                      memory_instruction(ctx), examples_instruction(agent, ctx)])
     return static, dynamic
 
 
-def compile(agent: Any, ctx: CompileContext) -> str:
-    return _join(
-        [
-            global_instruction(agent, ctx),
-            _system_instruction_of_agent(agent, ctx),
-            identity_instruction(agent),
-            output_schema_instruction(agent, uses_response_tool(agent, ctx)),
-            memory_instruction(ctx),
-            transfer_instruction(agent, ctx),
-            examples_instruction(agent, ctx),
-        ]
-    )
+def compile(agent: Any, ctx: CompileContext, planning: Callable[[str], str | None] | None = None) -> str:
+    """The system instruction (see the module), in order: the global instruction, the
+    agent's own, its identity; then, with ``planning``, its text: ``planning`` is
+    called once with the instruction so far and what it returns (None or "" for
+    none) comes next, where google-adk's planner appends its instruction; then the
+    output schema, memories, transfer targets and examples. What ``planning``
+    raises is raised."""
+    parts = [global_instruction(agent, ctx), _system_instruction_of_agent(agent, ctx), identity_instruction(agent)]
+    if planning is not None:
+        parts.append(planning(_join(parts)) or "")
+    parts += [output_schema_instruction(agent, uses_response_tool(agent, ctx)), memory_instruction(ctx),
+              transfer_instruction(agent, ctx), examples_instruction(agent, ctx)]
+    return _join(parts)

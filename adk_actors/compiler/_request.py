@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._schema import output_schema_json
 from .._tree import inherited_model
 from .._types import Content, LlmRequest, Part, model_name
+from ..planners._apply import without_thought_marks
 from ._compressors import Summarize
 from ._contents import build_contents
 from ._context import CompileContext
@@ -57,13 +59,22 @@ def with_instruction_message(agent: Any, ctx: CompileContext, contents: list[Con
     return [*contents[:at], *added, *contents[at:]]
 
 
-def build_request(agent: Any, ctx: CompileContext) -> LlmRequest:
-    """Compile one request, in order: instruction, history (then the agent's
-    compressor; then, with a ``static_instruction``, the instruction as a message:
-    :func:`with_instruction_message`), tools, and the config: the agent's
-    ``generate_config`` overlaid key by key with the RunConfig's; an output schema also
-    sets ``response_schema`` and ``response_mime_type``, unless it travels in the
-    ``set_model_response`` tool."""
+def build_request(agent: Any, ctx: CompileContext,
+                  planning: Callable[[LlmRequest], str | None] | None = None) -> LlmRequest:
+    """Compile one request, in order: history (then the agent's compressor; then, with
+    a ``static_instruction``, the instruction as a message:
+    :func:`with_instruction_message`), the config (the agent's ``generate_config``
+    overlaid key by key with the RunConfig's; an output schema also sets
+    ``response_schema`` and ``response_mime_type``, unless it travels in the
+    ``set_model_response`` tool), the system instruction, then the tools.
+
+    ``planning`` (the flow gives it for an agent whose planner plans in the request,
+    ``planners._apply``) is called once, while the system instruction is compiled,
+    with the request as google-adk's planner reads it: its model, config, contents
+    and the system instruction up to the agent's identity, no tools yet; the text it
+    returns joins the system instruction there (``compile``), and then every thought
+    mark of the contents is cleared (copies: the session's events keep theirs). What
+    ``planning`` raises is raised."""
     contents = history(agent, ctx)
     compressor = getattr(agent, "context_compressor", None)
     if compressor is not None and not isinstance(compressor, Summarize):
@@ -74,10 +85,16 @@ def build_request(agent: Any, ctx: CompileContext) -> LlmRequest:
     if schema is not None and not uses_response_tool(agent, ctx):
         config["response_schema"] = output_schema_json(schema)
         config["response_mime_type"] = "application/json"
-    return LlmRequest(
-        model=model_name(inherited_model(agent, ctx.root_agent or agent)),
-        system_instruction=compile(agent, ctx),
-        contents=list(contents),
-        tools=list(effective_tools(agent, ctx)),
-        config=config,
-    )
+    request = LlmRequest(model=model_name(inherited_model(agent, ctx.root_agent or agent)),
+                         contents=list(contents), config=config)
+    if planning is None:
+        request.system_instruction = compile(agent, ctx)
+    else:
+        def planned(so_far: str) -> str | None:
+            request.system_instruction = so_far
+            return planning(request)
+
+        request.system_instruction = compile(agent, ctx, planned)
+        request.contents = without_thought_marks(request.contents)
+    request.tools = list(effective_tools(agent, ctx))
+    return request

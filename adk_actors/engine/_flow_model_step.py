@@ -14,6 +14,9 @@
    when the RunConfig asks, all sharing the final event's id; a failure its error
    hooks let through gives an error event, then raises ``ModelRaised``;
 4. after-model hooks may replace the answer; grounding an AgentTool left is added;
+   the agent's planner rewrites the answer's parts (a before-model hook's answer's too;
+   each streamed piece's as well), after an event of the state it wrote, if any
+   (``planners._apply``, where google-adk's NL-planning response processor runs);
 5. the answer as events: an error answer's event ends the flow; code in the answer is
    run and the model asked again (outcome ``NEXT``); a built-in code executor's images
    are saved first; an answer without calls is the final event (``END``; ``NEXT``
@@ -33,6 +36,7 @@ from .. import telemetry
 from .._tree import inherited_model
 from .._types import Event, EventActions, LlmRequest, LlmResponse, StreamingMode
 from ..models._base import model_name
+from ..planners._apply import answer_planner, planned_content
 from ._callbacks import CallbackError, call_chain
 from ._code_execution import code_step
 from ._compaction_adk import compact_before_request
@@ -93,6 +97,9 @@ class ModelStep:
             assert isinstance(response, LlmResponse)
             response = propagated_grounding(response, tools, ctx)
         assert isinstance(response, LlmResponse)
+        response, planned = self._planned(response)
+        if planned is not None:
+            yield planned
         async with aclosing(self._answered(response, dict(cb.actions.state_delta), tools)) as answered:
             async for event in answered:
                 yield event
@@ -123,6 +130,9 @@ class ModelStep:
             try:
                 async for part in call_model(agent, ctx, request, cb):
                     if part.partial:
+                        part, planned = self._planned(part)
+                        if planned is not None:
+                            yield planned
                         yield partial_event(ctx, self.event_id, part)
                     else:
                         self._answer = part
@@ -137,6 +147,18 @@ class ModelStep:
             kind, message = error_type(failure.error), str(failure.error) or type(failure.error).__name__
             yield ctx.event(id=self.event_id, error_code=kind, error_message=message)
             raise ModelRaised(kind, message) from failure.error
+
+    def _planned(self, response: LlmResponse) -> tuple[LlmResponse, Event | None]:
+        """``response`` with its parts as the agent's planner keeps them
+        (``planners._apply``; as it is without a planner that rewrites answers), and
+        the event of what the planner did through its context (its actions) when it
+        wrote state (else None), which comes before the answer's, as google-adk's does."""
+        planner = answer_planner(self.agent)
+        if planner is None or response.content is None or not response.content.parts:
+            return response, None
+        cb = CallbackContext(self.ctx)
+        response = response.model_copy(update={"content": planned_content(planner, cb, response.content)})
+        return response, (self.ctx.event(actions=cb.actions.event_actions()) if cb.actions.state_delta else None)
 
     async def _after_model(self, cb: CallbackContext, response: Any) -> Any:
         """The model's answer, or the after-model hooks' (agent's, then plugins')."""

@@ -2,11 +2,12 @@
 
 ``BuiltInPlanner(thinking_config=...)`` asks the model to think before it answers: an
 agent given it sends ``thinking_config`` with every request (Gemini's thinking
-settings; other providers ignore it), as google-adk's does. ``PlanReActPlanner`` gives
-google-adk's two steps (a planning instruction, and the model's tagged answer split
-into thoughts and a final answer) as methods, but the adk-actors flow does not apply
-them yet: an agent given one is refused when it is defined
-(:class:`AgentDefinitionError`), rather than run without its planning.
+settings; other providers ignore it), as google-adk's does. ``PlanReActPlanner``, and any
+``BasePlanner`` subclass of the user's, is applied by the flow as google-adk applies
+it (``planners._apply``): its planning instruction joins the system instruction of
+every request, whose thought marks are cleared, and the model's answers are rewritten
+by its ``process_planning_response`` (a PlanReActPlanner's plan and reasoning become
+thoughts, its final answer the text the user reads).
 """
 
 from .base_planner import BasePlanner

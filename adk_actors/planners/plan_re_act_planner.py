@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._exceptions import AgentDefinitionError
 from .._types import LlmRequest, Part
 from .base_planner import BasePlanner
 
@@ -66,15 +65,10 @@ def _as_thought(part: Part) -> None:
 
 class PlanReActPlanner(BasePlanner):
     """google-adk's plan-then-act planner, which needs no thinking support from the
-    model. Its two steps are here as methods; the adk-actors flow does not call them
-    yet, so an agent given one is refused when it is defined (:meth:`generate_config`)."""
-
-    def generate_config(self) -> dict[str, Any]:
-        """Raises :class:`AgentDefinitionError`: the flow would run the agent without
-        this planner's instruction and answer processing."""
-        raise AgentDefinitionError(
-            "PlanReActPlanner is not built into the adk-actors flow: write the plan-then-act steps into the "
-            "instruction, or use BuiltInPlanner(thinking_config=...) with a model that thinks")
+    model. The flow applies it as google-adk's does (``planners._apply``): its
+    instruction is added to every request's system instruction, and each answer of the
+    model goes through :meth:`process_planning_response`, so the plan, reasoning and
+    tool-call texts become thoughts and the final answer is what the user reads."""
 
     def build_planning_instruction(self, readonly_context: Any, llm_request: LlmRequest) -> str:
         """The instruction that asks for a tagged plan, tool calls, reasoning and a

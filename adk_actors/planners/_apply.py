@@ -1,0 +1,77 @@
+"""How a flow applies an agent's planner, at the two places google-adk 2.13's
+NL-planning request and response processors do (the flow calls these; the planners
+themselves only answer).
+
+* Building a request: a planner that is no :class:`BuiltInPlanner`
+  (:func:`instruction_planner`) is asked for its planning instruction, which goes
+  into the system instruction after the agent's own instruction and identity, and
+  the thought marks of the request's contents are cleared
+  (:func:`without_thought_marks`), so the model reads its earlier plans as text.
+* An answer: a planner whose ``process_planning_response`` is not
+  :class:`BuiltInPlanner`'s (:func:`answer_planner`) rewrites the answer's parts
+  (:func:`planned_content`), after the after-model hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .._types import Content, Part
+from ..types import ours
+from .base_planner import BasePlanner
+from .built_in_planner import BuiltInPlanner
+
+__all__ = ["answer_planner", "instruction_planner", "planned_content", "without_thought_marks"]
+
+
+def instruction_planner(agent: Any) -> BasePlanner | None:
+    """``agent``'s planner when it plans in the request (any planner but a
+    :class:`BuiltInPlanner`, whose only part is its thinking config), else None."""
+    planner = getattr(agent, "planner", None)
+    if planner is None or isinstance(planner, BuiltInPlanner):
+        return None
+    return planner if isinstance(planner, BasePlanner) else None
+
+
+def answer_planner(agent: Any) -> BasePlanner | None:
+    """``agent``'s planner when it rewrites the model's answers: one whose
+    ``process_planning_response`` is its own (a :class:`BuiltInPlanner` subclass
+    that defines one counts too), else None."""
+    planner = getattr(agent, "planner", None)
+    if not isinstance(planner, BasePlanner):
+        return None
+    if type(planner).process_planning_response is BuiltInPlanner.process_planning_response:
+        return None
+    return planner
+
+
+def without_thought_marks(contents: Sequence[Content]) -> list[Content]:
+    """``contents`` with every part's ``thought`` mark cleared (set to None). A
+    content with a marked part is replaced by a copy whose marked parts are copies;
+    the others, and every part without a mark, are the same objects (a session's
+    events are never changed)."""
+    cleared: list[Content] = []
+    for content in contents:
+        if not any(part.thought is not None for part in content.parts):
+            cleared.append(content)
+            continue
+        parts = tuple(part.model_copy(update={"thought": None}) if part.thought is not None else part
+                      for part in content.parts)
+        cleared.append(content.model_copy(update={"parts": parts}))
+    return cleared
+
+
+def planned_content(planner: BasePlanner, callback_context: Any, content: Content | None) -> Content | None:
+    """``content`` as ``planner`` keeps it, in order: None or a content without parts
+    is returned as it is; otherwise the planner's ``process_planning_response`` gets
+    copies of the parts (in a list it may change, as google-adk's may), and the
+    content gets the parts it returns (google.genai's made ours), or, when it returns
+    None or no parts, the copies as the planner left them. What the planner raises
+    is raised."""
+    if content is None or not content.parts:
+        return content
+    parts = [part.model_copy() for part in content.parts]
+    processed = planner.process_planning_response(callback_context, parts)
+    kept = processed if processed else parts
+    return content.model_copy(update={"parts": tuple(ours(part, Part) for part in kept)})
