@@ -5,8 +5,10 @@ bench/turns.py), and read again when the session was rewound."""
 
 from __future__ import annotations
 
+import pickle
+
 from adk_actors import Event
-from adk_actors.engine._prefix_scan import PrefixScan
+from adk_actors._prefix_scan import PrefixScan
 from adk_actors.types import Content, Part
 
 
@@ -34,3 +36,27 @@ def test_a_rewound_list_is_read_again_and_an_empty_one_matches_nothing() -> None
     rewound = history[:10] + _events(12, 10)  # the model's event rewound away, two new ones
     assert not scan(rewound)
     assert not scan([])
+
+
+def test_a_run_workers_next_turn_with_stored_copies_reads_only_the_new_events() -> None:
+    """The next turn on a run worker: the events the last scan read come back as the
+    stored copies the partition sends (new objects, unpickled), the new ones after them."""
+    read: list[str] = []
+    scan = PrefixScan(lambda e: read.append(e.id) is not None and False)
+    history = _events(1_000)
+    assert not scan(history)
+    copies = pickle.loads(pickle.dumps(history[-2:]))  # the previous turn's events, as stored
+    next_turn = history[:-2] + copies + _events(1_002, 1_000)
+    read.clear()
+    assert not scan(next_turn)
+    assert read == [e.id for e in next_turn[1_000:]]
+
+
+def test_lists_with_the_same_ids_but_other_events_are_told_apart() -> None:
+    """Events are told by id and timestamp: a list whose events reuse another's ids
+    (built by hand) is read from its start."""
+    scan = PrefixScan(lambda e: e.author == "model")
+    first = [Event(id=f"e{i}", author="user", timestamp=1.0 + i) for i in range(5)]
+    assert not scan(first)
+    other = [Event(id=f"e{i}", author="model" if i == 2 else "user", timestamp=10.0 + i) for i in range(6)]
+    assert scan(other)

@@ -43,6 +43,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._prefix_scan import PrefixScan
 from .._types import Content, Event, FunctionCall, FunctionResponse, Part
 from ._fencing import other_agent_message
 
@@ -72,12 +73,16 @@ def branch_visible(event_branch: str | None, current: str | None) -> bool:
     return current.startswith(event_branch + ".")
 
 
+#: whether a history holds a rewind (read incrementally as the session grows)
+_has_rewind = PrefixScan(lambda event: bool(event.actions.rewind_before_invocation_id))
+
+
 def live_events(events: Sequence[Event]) -> Sequence[Event]:
     """``events`` without those a rewind took back (step 0 of the module): walking from
     the last event back, a rewind event is dropped with everything after the first
     event of the invocation it names (a name that no earlier event has: the rewind
     event alone). ``events`` itself when there is no rewind."""
-    if not any(e.actions.rewind_before_invocation_id for e in events):
+    if not _has_rewind(events):
         return events
     first: dict[str, int] = {}
     for index, event in enumerate(events):

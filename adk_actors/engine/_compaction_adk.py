@@ -29,11 +29,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from .._prefix_scan import PrefixScan
 from .._tree import inherited_model
 from .._types import Content, Event, EventActions
 from ..compiler import live_events
 from ..events.event_actions import EventCompaction
-from ._prefix_scan import PrefixScan
 
 __all__ = ["compact_after_invocation", "compact_before_request", "is_summary", "request_events",
            "summary_after_invocation"]

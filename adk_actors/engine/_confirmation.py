@@ -26,7 +26,7 @@ events of a single-turn sub-agent's run as a tool (``tools._single_turn``) left 
 unless the step is inside that run; when a confirmation was asked, the confirmation
 requests and answers left out, and the history ending in the re-run call's result
 rearranged as google-adk's contents are (the events between the call and its latest
-result left out). Whether either applies is read incrementally (:func:`_marks`), so
+result left out). Whether either applies is read incrementally (:class:`~adk_actors._prefix_scan.PrefixScan`), so
 a long session's step does not scan its whole history again.
 """
 
@@ -34,12 +34,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
+from .._prefix_scan import PrefixScan
 from .._types import Content, Event, FunctionCall, Part
 from ..tools._base import ToolContext
 from ..tools._single_turn import sub_branch
@@ -243,38 +242,10 @@ def _is_confirmation(event: Event) -> bool:
         any(r.name == CONFIRM for r in event.get_function_responses())
 
 
-#: a history's marks as last read: id(list) -> (its first and last read events, how
-#: many were read, a sub-branch event seen, a confirmation asked); a session's list only
-#: grows, so the next step reads only its new events (the last ``_MARKS_KEPT`` lists)
-_marks_read: OrderedDict[int, tuple[Event, Event, int, bool, bool]] = OrderedDict()
-_MARKS_KEPT = 1024
-_marks_lock = threading.Lock()
-
-
-def _marks(events: Sequence[Event]) -> tuple[bool, bool]:
-    """(a single-turn sub-agent's event is in ``events``, a call asked for a
-    confirmation in them), read from where the last read of this list stopped when it
-    is the same list grown (its first and last read events the same objects)."""
-    if not events:
-        return False, False
-    key = id(events)
-    with _marks_lock:
-        known = _marks_read.get(key)
-    start, has_sub, has_confirmation = 0, False, False
-    if known is not None and known[2] <= len(events) and events[0] is known[0] and events[known[2] - 1] is known[1]:
-        start, has_sub, has_confirmation = known[2], known[3], known[4]
-    for index in range(start, len(events)):
-        event = events[index]
-        if event.branch and "@" in event.branch:
-            has_sub = True
-        if event.actions.requested_tool_confirmations:
-            has_confirmation = True
-    with _marks_lock:
-        _marks_read[key] = (events[0], events[-1], len(events), has_sub, has_confirmation)
-        _marks_read.move_to_end(key)
-        while len(_marks_read) > _MARKS_KEPT:
-            _marks_read.popitem(last=False)
-    return has_sub, has_confirmation
+#: whether a history holds a single-turn sub-agent's event / a confirmation request
+#: (each read incrementally as the session grows, :class:`PrefixScan`)
+_has_sub_branch = PrefixScan(lambda event: bool(event.branch and "@" in event.branch))
+_has_confirmation_request = PrefixScan(lambda event: bool(event.actions.requested_tool_confirmations))
 
 
 def request_history(events: Sequence[Event], branch: str | None = None) -> Sequence[Event]:
@@ -284,7 +255,7 @@ def request_history(events: Sequence[Event], branch: str | None = None) -> Seque
     for a confirmation, without the confirmation requests and answers and, when its
     last event answers a call made before the event just preceding it, without the
     events between that call and its last answer. ``events`` itself when neither applies."""
-    has_sub, has_confirmation = _marks(events)
+    has_sub, has_confirmation = _has_sub_branch(events), _has_confirmation_request(events)
     if not (has_sub or has_confirmation):
         return events
     if has_sub:

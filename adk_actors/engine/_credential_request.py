@@ -44,12 +44,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from .._prefix_scan import PrefixScan
 from .._types import Content, Event, FunctionCall, Part
 from ..tools._credential_call import REQUEST_EUC_FUNCTION_CALL_NAME as REQUEST_EUC
 from ._context import InvocationContext
 from ._flow_step import unmatched_answer
 from ._flow_tools import run_tool, tool_response_event
-from ._prefix_scan import PrefixScan
 
 if TYPE_CHECKING:
     from ..auth.auth_tool import AuthToolArguments
