@@ -717,6 +717,9 @@ class RunConfig(_Model):
     #: live model); ignored by turns
     response_modalities: tuple[Literal["TEXT", "AUDIO"], ...] | None = None
     tool_thread_pool_config: ToolThreadPoolConfig | None = None
+    #: google-adk's: other agents' thoughts relayed to the model as quoted context
+    #: (``[agent] thought:``) instead of left out
+    include_thoughts_from_other_agents: bool = False
 
 
 def apply_state_delta(state: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ def history(agent: Any, ctx: CompileContext) -> list[Any]:
         branch=ctx.branch,
         include_contents=getattr(agent, "include_contents", "default"),
         new_message=ctx.new_message,
+        include_thoughts=ctx.run_config.include_thoughts_from_other_agents,
     )
 
 
