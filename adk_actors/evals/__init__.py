@@ -37,6 +37,7 @@ from ._metrics import (
 )
 from ._models import (
     ConversationScenario,
+    DurationDetails,
     EvalCase,
     EvalCaseResult,
     EvalMetric,
@@ -75,6 +76,7 @@ __all__ = [
     "AgentEvaluator",
     "AppEvalResult",
     "ConversationScenario",
+    "DurationDetails",
     "EvalCase",
     "EvalCaseResult",
     "EvalConfig",

@@ -17,7 +17,9 @@
    ``adk-eval-session-<uuid>`` unless the case pins one, with the case's state; the
    case's user messages (or the user simulator's) sent one after the other by our in-process
    :class:`~adk_actors.runners.Runner` (each turn's events making one actual
-   invocation, as google-adk makes them). A turn that raises fails that run of the
+   invocation, as google-adk makes them, with the seconds the turn took and, of
+   those, the seconds a model call and a tool were in flight: ``_timing``; the user
+   simulator's own time is outside). A turn that raises fails that run of the
    case, which then has no metric results;
 4. scoring, once all runs are in: each metric on each run's (actual, expected)
    invocations (``_metrics``: scores as google-adk's). A judge metric whose judge
@@ -84,6 +86,7 @@ from ._models import (
 )
 from ._run import invocation_from, said_by_user
 from ._simulator import LlmBackedUserSimulator, LlmBackedUserSimulatorConfig, simulator_config
+from ._timing import busy_intervals
 
 __all__ = ["NUM_RUNS", "AgentEvaluator", "EvalFailed"]
 
@@ -362,15 +365,19 @@ class AgentEvaluator:
                         message = await simulator.next_message(said)
                     if message is None:
                         break
-                    began, started = time.time(), time.monotonic()
+                    began = time.time()
                     made: list[Event] = []
-                    async for event in runner.run_async(user_id=user_id, session_id=session_id,
-                                                        new_message=message):
-                        if not event.partial and not said_by_user(event):
-                            made.append(event)
+                    with busy_intervals() as busy:  # the turn's model and tool time (_timing)
+                        started = busy.clock()
+                        async for event in runner.run_async(user_id=user_id, session_id=session_id,
+                                                            new_message=message):
+                            if not event.partial and not said_by_user(event):
+                                made.append(event)
+                        took = busy.clock() - started
                     invocation_id = made[0].invocation_id if made else f"e-{uuid.uuid4()}"
-                    actual.append(invocation_from(invocation_id, message, began, made).model_copy(
-                        update={"duration": round(time.monotonic() - started, 3)}))
+                    actual.append(invocation_from(invocation_id, message, began, made).model_copy(update={
+                        "duration": round(took, 3), "model_duration": round(busy.model_seconds(), 3),
+                        "tool_duration": round(busy.tool_seconds(), 3)}))
                     said += [("user", message), *[(e.author, e.content) for e in made if e.content is not None]]
             run.actual = actual
         except Exception as exc:  # the agent's code may raise anything: the run fails, the others go on

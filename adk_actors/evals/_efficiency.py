@@ -12,13 +12,18 @@ Per invocation:
   prompt) plus output (candidates and thoughts); each count in
   ``details["token_usage_details"]``, a count no call reported being None;
 * ``invocation_duration_v1``: the seconds the turn took, as measured while it ran
-  (``Invocation.duration``; None for one read back from a file); the split into
-  model, tool and framework time that google-adk also reports is not measured here
-  (None).
+  (``Invocation.duration``; None for one read back from a file), and where they went
+  in ``details["duration_details"]`` (a :class:`DurationDetails`, every field present):
+  ``total_seconds`` the duration, ``model_seconds`` and ``tool_seconds`` the
+  invocation's ``model_duration`` and ``tool_duration`` (measured with it: ``_timing``),
+  ``framework_seconds`` the rest of the total (never below 0, rounded to the
+  millisecond); all None for an untimed invocation, and the framework's None when a
+  part is (an invocation timed before the split was measured: not all framework).
 
 Overall: the mean of the invocations' values that are not None (the token counts:
 each averaged over every invocation, one that did not report a count counting 0
-unless none did; the duration parts over the timed invocations).
+unless none did; each duration part over the invocations that have it, rounded to the
+millisecond; all None when none was timed, no details when there is no invocation).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from collections.abc import Callable
 
 from ._errors import EvalError
 from ._models import (
+    DurationDetails,
     EvalMetric,
     EvalMetricResult,
     EvalStatus,
@@ -98,9 +104,19 @@ def _value(name: str) -> Callable[[Invocation], float | None]:
 def _details(name: str, invocation: Invocation) -> dict[str, object]:
     if name == TOKEN_USAGE:
         return {"token_usage_details": {k: v for k, v in _tokens(invocation).items() if v is not None}}
-    if name == INVOCATION_DURATION and invocation.duration is not None:
-        return {"duration_details": {"total_seconds": invocation.duration}}
+    if name == INVOCATION_DURATION:
+        return {"duration_details": _split(invocation).model_dump()}
     return {}
+
+
+def _split(invocation: Invocation) -> DurationDetails:
+    """Where the invocation's seconds went (see the module); all None when untimed."""
+    total = invocation.duration
+    if total is None:
+        return DurationDetails()
+    model, tool = invocation.model_duration, invocation.tool_duration
+    framework = None if model is None or tool is None else round(max(total - model - tool, 0.0), 3)
+    return DurationDetails(total_seconds=total, model_seconds=model, tool_seconds=tool, framework_seconds=framework)
 
 
 def _overall_details(name: str, actual: list[Invocation]) -> dict[str, object]:
@@ -112,9 +128,13 @@ def _overall_details(name: str, actual: list[Invocation]) -> dict[str, object]:
             if present:
                 averaged[field] = sum(present) / len(each)
         return {"token_usage_details": averaged}
-    if name == INVOCATION_DURATION:
-        timed = [invocation.duration for invocation in actual if invocation.duration is not None]
-        return {"duration_details": {"total_seconds": round(statistics.fmean(timed), 3)}} if timed else {}
+    if name == INVOCATION_DURATION and actual:
+        splits = [_split(invocation).model_dump() for invocation in actual]
+        means: dict[str, float | None] = {}
+        for part in DurationDetails.model_fields:
+            present = [split[part] for split in splits if split[part] is not None]
+            means[part] = round(statistics.fmean(present), 3) if present else None
+        return {"duration_details": DurationDetails(**means).model_dump()}
     return {}
 
 

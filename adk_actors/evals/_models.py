@@ -15,13 +15,14 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, field_serializer
 from pydantic.alias_generators import to_camel
 
 from .._types import Content, FunctionCall, FunctionResponse, Part, UsageMetadata
 
 __all__ = [
     "ConversationScenario",
+    "DurationDetails",
     "EvalCase",
     "EvalCaseResult",
     "EvalMetric",
@@ -95,8 +96,15 @@ class Invocation(_Eval):
     creation_timestamp: float = 0.0
     #: rubrics for this invocation only (an expected invocation's go to the actual one)
     rubrics: list[Rubric] | None = None
-    #: the seconds the turn took, measured while it ran (None: not timed)
+    #: the seconds the turn took, measured while it ran (None: not timed: read back
+    #: from a session or a file, or run where this process could not time it)
     duration: float | None = None
+    #: of ``duration``, the seconds at least one model call was in flight (overlapping
+    #: calls counted once); set with ``duration``, else None
+    model_duration: float | None = None
+    #: of ``duration``, the seconds inside a tool that were not model time (an
+    #: AgentTool's child model calls count as model time only); set with ``duration``
+    tool_duration: float | None = None
 
     def tool_calls(self) -> list[FunctionCall]:
         """The tool calls made, in order (either form of ``intermediate_data``)."""
@@ -175,10 +183,44 @@ class EvalMetric(_Eval):
     criterion: dict[str, Any] | None = None
 
 
+class DurationDetails(_Eval):
+    """Where an ``invocation_duration_v1`` score's seconds went (google-adk's): the
+    parts add up to the total, ``framework_seconds`` being what the model and the tools
+    leave of it (never below 0). A part is None when it was not measured (n/a), not 0.
+    In a metric result's ``details["duration_details"]`` as ``model_dump()`` gives it."""
+
+    total_seconds: float | None = None
+    model_seconds: float | None = None
+    tool_seconds: float | None = None
+    framework_seconds: float | None = None
+
+
+def _camel_keys(value: Any, drop_none: bool) -> Any:
+    """``value`` with every dict key in camelCase (and, ``drop_none``, no None values)."""
+    if isinstance(value, dict):
+        return {to_camel(str(k)): _camel_keys(v, drop_none) for k, v in value.items()
+                if not (drop_none and v is None)}
+    if isinstance(value, list):
+        return [_camel_keys(v, drop_none) for v in value]
+    return value
+
+
 class EvalMetricResult(EvalMetric):
     score: float | None = None
     eval_status: EvalStatus
+    #: google-adk's ``EvalMetricResultDetails`` fields (``rubric_scores``,
+    #: ``token_usage_details``, ``duration_details``) as plain data, snake_case, plus
+    #: ``error`` when a metric could not be scored
     details: dict[str, Any] = Field(default_factory=dict)
+
+    @field_serializer("details")
+    def _details_out(self, details: dict[str, Any], info: SerializationInfo) -> dict[str, Any]:
+        """By alias (the wire, ``wire()``), camelCase as google-adk serves its details
+        (nulls left out with ``exclude_none``); otherwise (files) as kept."""
+        if not info.by_alias:
+            return details
+        camel: dict[str, Any] = _camel_keys(details, info.exclude_none)
+        return camel
 
 
 class EvalMetricResultPerInvocation(_Eval):

@@ -1,0 +1,127 @@
+"""Where a turn's seconds went, measured while an eval runs it: how long its model
+calls and its tool runs were in flight (google-adk 2.13's ``Invocation.model_duration``
+and ``tool_duration``).
+
+``with busy_intervals() as busy:`` around the turn, in order:
+
+1. the first such block in the process attaches one handler to the engine's telemetry
+   (the ``adk.llm`` and ``adk.tool`` spans: start, stop, exception); the last block to
+   end detaches it;
+2. the block's collector is put in a context variable, which every task the turn
+   starts inherits (concurrent tool calls, parallel sub-agents, an ``AgentTool``'s
+   child run); the handler records a span only into the collector of the context the
+   span runs in, so a run of this process outside the block (another eval, a judge, the
+   user simulator) is never counted;
+3. a span's start is read off :data:`clock`; its stop, or its exception (a model or
+   tool that failed), closes its interval. A span still open when the block ends is
+   not counted.
+
+Then ``busy.model_seconds()`` is the time at least one model call was in flight
+(overlapping calls counted once) and ``busy.tool_seconds()`` the time inside a tool
+that was not already model time (an ``AgentTool``'s child model calls run inside its
+tool span: they count as model time only). Both are the union of intervals, never a
+sum, so the rest of the turn -- the framework's own time -- is never negative.
+
+A model span covers the call from its request to its last response, retries
+included; a streamed answer's chunks are handed on inside it (google-adk times each
+chunk's wait only). A tool span covers the tool's before- and after-tool hooks with
+the tool, as google-adk's does.
+
+:data:`clock` (``time.monotonic``) is the seam a test replaces to make every reading
+exact; the turn's own total is read off the collector's clock too.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import telemetry
+
+__all__ = ["BusyIntervals", "busy_intervals", "clock"]
+
+#: the clock every eval timing is read off (a test's seam)
+clock: Callable[[], float] = time.monotonic
+
+_HANDLER_ID = "adk_actors.evals.busy_intervals"
+_SPANS: dict[tuple[str, ...], str] = {("adk", "llm"): "model", ("adk", "tool"): "tool"}
+_EVENTS = [(*prefix, what) for prefix in _SPANS for what in ("start", "stop", "exception")]
+_current: contextvars.ContextVar[BusyIntervals | None] = contextvars.ContextVar("adk_eval_busy", default=None)
+_lock = threading.Lock()
+_blocks = 0  # blocks open in the process; the handler is attached while there is one
+
+
+def _union(intervals: list[tuple[float, float]]) -> float:
+    """How long the union of ``intervals`` (start, end) covers: overlaps count once."""
+    covered, reach = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        if end > reach:
+            covered += end - max(start, reach)
+            reach = end
+    return covered
+
+
+@dataclass
+class BusyIntervals:
+    """One turn's model and tool intervals, as (start, end) readings of ``clock``."""
+
+    clock: Callable[[], float]
+    model: list[tuple[float, float]] = field(default_factory=list)
+    tool: list[tuple[float, float]] = field(default_factory=list)
+    _open: dict[str, tuple[str, float]] = field(default_factory=dict)
+
+    def opened(self, span_id: str, kind: str) -> None:
+        self._open[span_id] = (kind, self.clock())
+
+    def closed(self, span_id: str) -> None:
+        """Close the span's interval (a span this collector did not see open: ignored)."""
+        begun = self._open.pop(span_id, None)
+        if begun is not None:
+            kind, start = begun
+            (self.model if kind == "model" else self.tool).append((start, self.clock()))
+
+    def model_seconds(self) -> float:
+        """Seconds with at least one model call in flight."""
+        return _union(self.model)
+
+    def tool_seconds(self) -> float:
+        """Seconds inside a tool that were not already model time."""
+        return _union(self.model + self.tool) - _union(self.model)
+
+
+def _handle(event: tuple[str, ...], measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
+    busy = _current.get()
+    span_id = metadata.get("span_id")
+    if busy is None or not isinstance(span_id, str):
+        return
+    if event[-1] == "start":
+        busy.opened(span_id, _SPANS[event[:-1]])
+    else:
+        busy.closed(span_id)
+
+
+@contextmanager
+def busy_intervals() -> Iterator[BusyIntervals]:
+    """Collect the intervals of the model calls and tool runs inside the block (see the
+    module); the handler is detached and the context variable reset on the way out,
+    also when the block raises."""
+    global _blocks
+    with _lock:
+        if _blocks == 0:
+            telemetry.attach(_HANDLER_ID, _EVENTS, _handle)
+        _blocks += 1
+    busy = BusyIntervals(clock=clock)
+    token = _current.set(busy)
+    try:
+        yield busy
+    finally:
+        _current.reset(token)
+        with _lock:
+            _blocks -= 1
+            if _blocks == 0:
+                telemetry.detach(_HANDLER_ID)
