@@ -1,0 +1,274 @@
+"""The one loader of agent files (google-adk's Agent Config YAML): both
+``adk_actors.engine.load_agent_config`` (what serves an app's ``root_agent.yaml``) and
+google-adk's public path :func:`adk_actors.agents.config_agent_utils.from_config` run
+it.
+
+Loading a file does, in order: read and parse it (``yaml.safe_load``), run the
+caller's per-file check on the parsed data (the engine's key denylist), validate it
+against :class:`AgentFile` (an unknown key is an error), follow its agent references
+(``config_path`` relative to the file, never absolute nor outside the first file's
+folder; ``code`` a dotted name of an agent object), resolve its tools and callbacks
+by name, and make the agent. Every failure is an
+:class:`~adk_actors.AgentDefinitionError` (a ValueError) naming the file; a file that
+is not there is also a FileNotFoundError (:class:`AgentFileNotFoundError`).
+
+Names are resolved as google-adk resolves them: a bare tool name is a name in the
+tools package (``adk_actors.tools``, looked up by name when a file names one, as
+google-adk looks its bare names up in ``google.adk.tools``); a dotted name is
+imported, except from the standard library and the YAML parsers (google-adk's module
+denylist: such a reference could make the host run code).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from supervision.lowlevel import import_object
+
+from .._exceptions import AdkError, AgentDefinitionError
+from ._base import AgentLike
+from ._llm_agent import LlmAgent
+from ._tool_configs import ToolConfig
+from ._workflow import LoopAgent, ParallelAgent, SequentialAgent
+from .common_configs import AgentRefConfig, CodeConfig
+
+__all__ = ["AGENT_CLASSES", "AGENT_TOOL", "BUILT_IN_TOOL_NAMES", "CALLBACK_KEYS", "CODE_KEYS", "TOOLS_PACKAGE", "AgentFile",
+           "AgentFileNotFoundError",
+           "agent_document", "import_reference", "load_agent_file", "read_yaml", "resolve_agent_code"]
+
+#: where a bare tool name is looked up (google-adk: ``google.adk.tools``)
+TOOLS_PACKAGE = "adk_actors.tools"
+#: the bare tool names a file may use without ``args``
+BUILT_IN_TOOL_NAMES = frozenset({"exit_loop", "load_artifacts", "load_memory", "google_search", "url_context",
+                                 "google_maps_grounding", "enterprise_web_search"})
+AGENT_TOOL = "AgentTool"
+AGENT_CLASSES: dict[str, type[Any]] = {"LlmAgent": LlmAgent, "Agent": LlmAgent, "SequentialAgent": SequentialAgent,
+                                       "ParallelAgent": ParallelAgent, "LoopAgent": LoopAgent}
+_AGENT_CALLBACKS = ("before_agent_callbacks", "after_agent_callbacks")
+_LLM_CALLBACKS = ("before_model_callbacks", "after_model_callbacks", "before_tool_callbacks", "after_tool_callbacks")
+CALLBACK_KEYS = (*_AGENT_CALLBACKS, *_LLM_CALLBACKS)
+#: the fields an LlmAgent takes as they are in the file (tools and callbacks are resolved)
+_LLM_FIELDS = ("model", "instruction", "global_instruction", "output_key", "include_contents",
+               "disallow_transfer_to_parent", "disallow_transfer_to_peers", "static_instruction",
+               "generate_content_config")
+#: the LlmAgent keys that name code (``model_code`` sets ``model``)
+CODE_KEYS = ("model_code", "input_schema", "output_schema")
+#: top-level modules a reference may not import: all of the standard library, the
+#: ones removed from it that can still be installed, CPython's test packages, and the
+#: YAML parsers (their unsafe loaders build arbitrary objects)
+_REFUSED_MODULES = (frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
+                    | {"asynchat", "asyncore", "cgi", "commands", "crypt", "distutils", "imp", "mailcap", "nntplib",
+                       "pipes", "smtpd", "telnetlib", "uu", "test", "_testcapi", "_testinternalcapi", "yaml",
+                       "ruamel"})
+
+
+class AgentFileNotFoundError(AgentDefinitionError, FileNotFoundError):
+    """An agent file (the one loaded, or one a ``config_path`` names) is not there: a
+    FileNotFoundError, as google-adk raises, and an AgentDefinitionError naming it."""
+
+
+class AgentFile(BaseModel):
+    """One agent file, the fields this kit runs (google-adk's agent config keys; an
+    unknown key is refused). The engine exports it as ``AgentConfig``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_class: str = "LlmAgent"
+    name: str
+    description: str = ""
+    model: str = ""
+    instruction: str = ""
+    global_instruction: str = ""
+    #: google-adk's LlmAgent keys passed on as they are (the agent validates them)
+    static_instruction: Any = None
+    generate_content_config: dict[str, Any] | None = None
+    #: code by dotted name: the model object (instead of ``model``), the schemas
+    model_code: CodeConfig | None = None
+    input_schema: CodeConfig | None = None
+    output_schema: CodeConfig | None = None
+    sub_agents: list[AgentRefConfig] = Field(default_factory=list)
+    tools: list[ToolConfig] = Field(default_factory=list)
+    output_key: str | None = None
+    include_contents: Literal["default", "none"] = "default"
+    disallow_transfer_to_parent: bool = False
+    disallow_transfer_to_peers: bool = False
+    max_iterations: int | None = Field(default=None, ge=0)
+    before_agent_callbacks: list[CodeConfig] = Field(default_factory=list)
+    after_agent_callbacks: list[CodeConfig] = Field(default_factory=list)
+    before_model_callbacks: list[CodeConfig] = Field(default_factory=list)
+    after_model_callbacks: list[CodeConfig] = Field(default_factory=list)
+    before_tool_callbacks: list[CodeConfig] = Field(default_factory=list)
+    after_tool_callbacks: list[CodeConfig] = Field(default_factory=list)
+
+
+class _AgentToolArgs(BaseModel):
+    """``AgentTool``'s ``args`` (google-adk's ``AgentToolConfig``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: AgentRefConfig
+    skip_summarization: bool = False
+    include_plugins: bool = True
+
+
+def read_yaml(path: Path, error: type[AdkError], label: str) -> Any:
+    """The YAML document in ``path`` (``yaml.safe_load``); ``error`` naming ``label``
+    when the file cannot be read or is not YAML."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{label}: cannot read it: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise error(f"{label}: not valid YAML: {exc}") from None
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'file'}: {e['msg']}" for e in exc.errors())
+
+
+def agent_document(data: Any, path: str) -> AgentFile:
+    """Validate the parsed YAML of one agent file, named ``path`` in errors
+    (AgentDefinitionError when it is not one; its references are not followed)."""
+    if not isinstance(data, dict):
+        raise AgentDefinitionError(f"{path}: an agent file holds a mapping (name: ..., model: ...)")
+    try:
+        config = AgentFile.model_validate(data)
+    except ValidationError as exc:
+        raise AgentDefinitionError(f"{path}: {_problems(exc)}") from None
+    if config.agent_class not in AGENT_CLASSES:
+        raise AgentDefinitionError(f"{path}: agent_class {config.agent_class!r} is not one of {sorted(AGENT_CLASSES)}")
+    return config
+
+
+def import_reference(reference: str, where: str) -> Any:
+    """The object a dotted name (``package.module.name``) or import path
+    (``package.module:name``) names, imported. AgentDefinitionError naming ``where``
+    when it is neither, names a refused module (standard library, YAML parsers), or
+    cannot be imported."""
+    path = reference if ":" in reference else ":".join(reference.rsplit(".", 1))
+    if ":" not in path or not path.split(":", 1)[0]:
+        raise AgentDefinitionError(f"{where}: {reference!r} is not an import path (package.module.name)")
+    top = path.split(":", 1)[0].split(".", 1)[0]
+    if top in _REFUSED_MODULES:
+        raise AgentDefinitionError(f"{where}: {reference!r}: an agent file may not import from {top!r} (the standard "
+                                   "library and the YAML parsers are refused: they can run code on the host); name "
+                                   "your own package's code")
+    try:
+        return import_object(path)
+    except (ImportError, AttributeError) as exc:
+        raise AgentDefinitionError(f"{where}: cannot import {reference!r}: {exc}") from None
+
+
+def resolve_agent_code(code: str, where: str) -> Any:
+    """The agent object the dotted name ``code`` names (:func:`import_reference`);
+    AgentDefinitionError naming ``where`` when it is a class, another callable or
+    anything else that is not an agent."""
+    agent = import_reference(code, where)
+    if isinstance(agent, type):
+        raise AgentDefinitionError(f"{where}: {code!r} is a class; name an agent object (or the class in agent_class)")
+    if not isinstance(agent, AgentLike):
+        kind = "a callable" if callable(agent) else type(agent).__name__
+        raise AgentDefinitionError(f"{where}: {code!r} is {kind}, not an agent")
+    return agent
+
+
+class _Loader:
+    """Loads one app's files, each reference once, refusing paths outside ``root`` and
+    circles; ``check`` runs on each file's parsed data before it is validated."""
+
+    def __init__(self, root: Path, check: Callable[[Any, str], None] | None = None) -> None:
+        self.root = root.resolve()
+        self.check = check
+        self.loading: list[Path] = []
+
+    def file(self, base: Path, relative: str) -> Path:
+        if Path(relative).is_absolute():
+            raise AgentDefinitionError(f"{base}: config_path {relative!r} is absolute; name the file relative to "
+                                       "this one")
+        path = (base.parent / relative).resolve()
+        if not path.is_relative_to(self.root):
+            raise AgentDefinitionError(f"{base}: {relative!r} is outside the app's folder {self.root}")
+        return path
+
+    def agent(self, path: Path) -> Any:
+        if path in self.loading:
+            raise AgentDefinitionError(f"{path}: agents refer to each other in a circle ({path.name})")
+        if not path.is_file():
+            raise AgentFileNotFoundError(f"{path}: cannot read it: there is no such file")
+        self.loading.append(path)
+        try:
+            data = read_yaml(path, AgentDefinitionError, str(path))
+            if self.check is not None:
+                self.check(data, str(path))
+            return self._build(path, agent_document(data, str(path)))
+        finally:
+            self.loading.pop()
+
+    def ref(self, base: Path, ref: AgentRefConfig) -> Any:
+        if ref.code is not None:
+            return resolve_agent_code(ref.code, str(base))
+        assert ref.config_path is not None  # AgentRefConfig holds one of the two
+        return self.agent(self.file(base, ref.config_path))
+
+    def tool(self, path: Path, tool: ToolConfig) -> Any:
+        args = tool.args.model_dump() if tool.args is not None else {}
+        if tool.name in BUILT_IN_TOOL_NAMES and not args:
+            return import_object(f"{TOOLS_PACKAGE}:{tool.name}")
+        if tool.name == AGENT_TOOL:
+            try:
+                config = _AgentToolArgs.model_validate(args)
+            except ValidationError as exc:
+                raise AgentDefinitionError(f"{path}: AgentTool takes args {{agent: {{config_path: ...}} or "
+                                           f"{{code: ...}}, skip_summarization, include_plugins}}: "
+                                           f"{_problems(exc)}") from None
+            agent_tool = import_object(f"{TOOLS_PACKAGE}:{AGENT_TOOL}")
+            return agent_tool(self.ref(path, config.agent), skip_summarization=config.skip_summarization,
+                              include_plugins=config.include_plugins)
+        if args:
+            raise AgentDefinitionError(f"{path}: tool {tool.name!r}: tools with args are not supported "
+                                       f"(only AgentTool takes args)")
+        if "." not in tool.name:
+            raise AgentDefinitionError(f"{path}: tool {tool.name!r} is not built in (built-ins: "
+                                       f"{', '.join(sorted(BUILT_IN_TOOL_NAMES))}, AgentTool) nor an import path")
+        return import_reference(tool.name, str(path))
+
+    def _callbacks(self, path: Path, config: AgentFile, keys: tuple[str, ...]) -> dict[str, Any]:
+        """The agent's callback fields (``before_model_callback``...) for the given keys."""
+        return {key.removesuffix("s"): [import_reference(ref.name, str(path)) for ref in refs]
+                for key in keys if (refs := getattr(config, key))}
+
+    def _build(self, path: Path, config: AgentFile) -> Any:
+        cls = AGENT_CLASSES[config.agent_class]
+        fields: dict[str, Any] = {"name": config.name, "description": config.description,
+                                  "sub_agents": [self.ref(path, ref) for ref in config.sub_agents],
+                                  **self._callbacks(path, config, _AGENT_CALLBACKS)}
+        if cls is LlmAgent:
+            if config.model and config.model_code is not None:
+                raise AgentDefinitionError(f"{path}: model, model_code: give one of them")
+            fields.update({key: value for key in _LLM_FIELDS if (value := getattr(config, key)) is not None},
+                          tools=[self.tool(path, tool) for tool in config.tools],
+                          **self._callbacks(path, config, _LLM_CALLBACKS),
+                          **{key.removesuffix("_code"): import_reference(ref.name, str(path)) for key in CODE_KEYS
+                             if (ref := getattr(config, key)) is not None})
+        elif given := [key for key in (*_LLM_FIELDS, *CODE_KEYS, "tools", *_LLM_CALLBACKS)
+                       if getattr(config, key) != AgentFile.model_fields[key].get_default(call_default_factory=True)]:
+            raise AgentDefinitionError(f"{path}: {', '.join(given)}: only an LlmAgent has these")
+        if cls is LoopAgent:
+            fields["max_iterations"] = config.max_iterations or 0
+        elif config.max_iterations is not None:
+            raise AgentDefinitionError(f"{path}: max_iterations: only a LoopAgent has it")
+        return cls(**fields)
+
+
+def load_agent_file(path: Path, *, root: Path | None = None, check: Callable[[Any, str], None] | None = None) -> Any:
+    """The agent the file ``path`` defines, with every agent it refers to, loaded as
+    the module says; references stay inside ``root`` (the file's folder when not
+    given); ``check`` runs on each file's parsed data first."""
+    path = path.resolve()
+    return _Loader(root if root is not None else path.parent, check).agent(path)
