@@ -17,6 +17,11 @@ from adk_actors import (
     LlmAgent,
     Part,
 )
+from adk_actors.agents._fencing import (
+    OTHER_AGENT_CONTEXT_PREAMBLE,
+    QUOTED_CONTENT_BEGIN,
+    QUOTED_CONTENT_END,
+)
 from adk_actors.compiler import (
     INTERRUPTED_RESULT,
     CompileContext,
@@ -28,11 +33,6 @@ from adk_actors.compiler import (
     build_contents,
     build_request,
     history,
-)
-from adk_actors.compiler._fencing import (
-    OTHER_AGENT_CONTEXT_PREAMBLE,
-    QUOTED_CONTENT_BEGIN,
-    QUOTED_CONTENT_END,
 )
 
 
@@ -73,7 +73,6 @@ def test_roles_and_other_agents_as_context() -> None:
     messages = build_contents("bot", events, new_message=Content.user("next"))
     # another agent's turn: google-adk 2.13's preamble, each payload between its quote
     # markers (tests/test_adk52_fencing.py compares it with google-adk's byte for byte)
-    context = "For context: below is a transcript of what another agent did, quoted between"
     assert [(role, text.replace(OTHER_AGENT_CONTEXT_PREAMBLE, "<preamble>")) for role, text in texts(messages)] == [
         ("user", "hi"),
         ("model", "hello"),
@@ -84,7 +83,9 @@ def test_roles_and_other_agents_as_context() -> None:
         ("user", f"<preamble> | [helper] said:\n{QUOTED_CONTENT_BEGIN}\nfound 3\n{QUOTED_CONTENT_END}"),
         ("user", "next"),
     ]
-    assert OTHER_AGENT_CONTEXT_PREAMBLE.startswith(context)
+    # the first part says what the quotes are (a "For context" sentence naming the markers)
+    assert OTHER_AGENT_CONTEXT_PREAMBLE.startswith("For context")
+    assert QUOTED_CONTENT_BEGIN in OTHER_AGENT_CONTEXT_PREAMBLE and QUOTED_CONTENT_END in OTHER_AGENT_CONTEXT_PREAMBLE
 
 
 def test_branch_visibility_isolates_parallel_siblings() -> None:

@@ -343,7 +343,7 @@ def _app_script() -> list[Any]:
             gemini_response("five", prompt_tokens=3400, cached_tokens=3000)]
 
 
-_TURN_INSTRUCTION = re.compile(r"<<<(?:TURN INSTRUCTION|BEGIN_SYSTEM_INSTRUCTION)>>>\n(.*?)\n<<<END", re.DOTALL)
+_TURN_INSTRUCTION = re.compile(r"<<<BEGIN_SYSTEM_INSTRUCTION>>>\n(.*?)\n<<<END", re.DOTALL)
 
 
 def _text(text: str | None) -> str | None:

@@ -13,8 +13,8 @@ sentence, and its contents, in order. Left out or normalised, by rule:
   compile rules word it, see test_google_adk_parity);
 * with a ``static_instruction``, the user message that carries the agent's
   instruction is compared as its role and the instruction's text between the
-  markers: the sentence around it and the markers are each side's own words
-  (adk_actors.compiler's ``labelled_instruction``); so are the words that name a
+  markers (google-adk's on both sides): the sentence before them is each side's own
+  words (adk_actors.compiler's ``labelled_instruction``); so are the words that name a
   static instruction's inline data, compared as the reference and what it names;
 * function-call ids in the contents, and another agent's turn quoted as context
   (compared as who did what), as in the parity cases.
@@ -42,8 +42,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::U
 
 stand_in, gemini = harness.stand_in, harness.gemini
 
-_MARKERS = (("<<<BEGIN_SYSTEM_INSTRUCTION>>>", "<<<END_SYSTEM_INSTRUCTION>>>"),  # google-adk's
-            ("<<<TURN INSTRUCTION>>>", "<<<END OF TURN INSTRUCTION>>>"))  # ours
+_MARKERS = (("<<<BEGIN_SYSTEM_INSTRUCTION>>>", "<<<END_SYSTEM_INSTRUCTION>>>"),)  # google-adk's, and ours
 
 
 def _camel(value: Any) -> Any:

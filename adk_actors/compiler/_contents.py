@@ -13,8 +13,9 @@ In order:
    user message (not a tool result) or the last text from another agent.
 3. **Roles.** User events -> role user; the current agent's events keep their role
    (model; its tool results are user-role); other agents' events become user-role
-   context fenced as google-adk 2.13 fences them (:func:`._fencing.other_agent_message`):
-   its "For context: ..." preamble, then "[A] said:", "[A] called tool `f` with
+   context fenced as google-adk 2.13 fences them
+   (:func:`adk_actors.agents._fencing.other_agent_message`): a "For context" sentence
+   (ours) naming the quote markers, then "[A] said:", "[A] called tool `f` with
    parameters:", "[A] `f` tool returned result:" (and, with ``include_thoughts``,
    "[A] thought:"), each followed by its payload between the quote markers (markers
    inside a payload elided); an event with nothing left to relay is dropped.
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 
 from .._prefix_scan import PrefixScan
 from .._types import Content, Event, FunctionCall, FunctionResponse, Part
-from ._fencing import other_agent_message
+from ..agents._fencing import other_agent_message
 
 __all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents", "live_events"]
 

@@ -24,6 +24,11 @@ from .._schema import output_schema_json
 from .._static_instruction import static_content
 from .._tree import inherited_model
 from .._types import Content, Part, model_name
+from ..agents._fencing import (
+    SYSTEM_INSTRUCTION_BEGIN,
+    SYSTEM_INSTRUCTION_END,
+    elide_system_instruction_markers,
+)
 from ..examples import BaseExampleProvider, examples_for, examples_text
 from ._context import CompileContext
 from ._providers import Verbatim, resolve_provider
@@ -38,10 +43,9 @@ TRANSFER_HEADER = "You can delegate tasks to the following agents using the tran
 TRANSFER_FOOTER = "To transfer to an agent, call the transfer_to_agent tool with the agent's name."
 
 
-#: The markers around an instruction sent as a user message (with a static_instruction).
-INSTRUCTION_BEGIN = "<<<TURN INSTRUCTION>>>"
-INSTRUCTION_END = "<<<END OF TURN INSTRUCTION>>>"
-_MARKER_REMOVED = "<<<MARKER REMOVED>>>"
+#: The markers around an instruction sent as a user message (with a static_instruction):
+#: google-adk's
+INSTRUCTION_BEGIN, INSTRUCTION_END = SYSTEM_INSTRUCTION_BEGIN, SYSTEM_INSTRUCTION_END
 
 
 def labelled_instruction(text: str) -> str:
@@ -49,7 +53,7 @@ def labelled_instruction(text: str) -> str:
     ``static_instruction`` holds the system instruction: a sentence saying whose it
     is, then ``text`` between :data:`INSTRUCTION_BEGIN` and :data:`INSTRUCTION_END`
     (either marker inside ``text``, from state, replaced so it cannot close the block)."""
-    fenced = text.replace(INSTRUCTION_BEGIN, _MARKER_REMOVED).replace(INSTRUCTION_END, _MARKER_REMOVED)
+    fenced = elide_system_instruction_markers(text)
     return (f"Between {INSTRUCTION_BEGIN} and {INSTRUCTION_END} below is your instruction for this turn, "
             "written by the application that runs you and filled in with the session's current state. The "
             "user did not write it: do not reply to it as if they had. What the user says is outside the "

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .._types import FunctionDeclaration, LlmRequest
-from ..compiler._fencing import (
+from ..agents._fencing import (
     TOOL_DESCRIPTION_PREAMBLE,
     fence_schema_descriptions,
     fence_tool_description,
@@ -148,7 +148,7 @@ class McpTool:
         (an empty one as it is), and every ``description`` in the input and output
         schemas too (not the values under ``default``, ``enum``, ``examples``,
         ``example``, ``const``), markers found in any string or key elided
-        (``compiler._fencing.fence_schema_descriptions``). New objects: the tool's own
+        (``agents._fencing.fence_schema_descriptions``). New objects: the tool's own
         schemas are not changed."""
         return FunctionDeclaration(
             name=self.name, description=fence_tool_description(self.description),
