@@ -4,6 +4,7 @@ description, sub_agents and run(ctx) is an agent too (structural typing:
 ``LlmAgent`` and ``AgentBase``; ``Context``, ``InvocationContext``, ``LiveRequest``,
 ``LiveRequestQueue`` and ``RunConfig`` are here as in google-adk's ``agents``."""
 
+from . import _config_loader  # noqa: F401  (installs the loader BaseAgent.from_config runs)
 from ._base import AgentBase, AgentLike
 from ._llm_agent import LlmAgent
 from ._workflow import LoopAgent, ParallelAgent, SequentialAgent

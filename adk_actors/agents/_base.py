@@ -7,6 +7,14 @@ built (identifier names, unique in the tree, one parent, no cycles); the engine
 runs the before/after-agent callbacks (the agent's own first, then plugins) around
 its ``_run_impl`` (:mod:`adk_actors.engine._agents`).
 
+An agent file (google-adk's Agent Config YAML) may name any subclass of this base by
+its dotted name (``agent_class: my_pkg.agents.MyAgent``); the class's
+``config_type`` (a :class:`BaseAgentConfig` subclass, by default that class) is the
+schema of its file and its deprecated hooks ``from_config`` / ``_parse_config`` run as
+google-adk runs them. The agent-file loader (:mod:`adk_actors.agents._config_loader`,
+above this module) does the work: it installs itself here when it is imported
+(:func:`install_config_builder`).
+
 google-adk's custom agents subclass this base (``BaseAgent``) and override
 ``_run_async_impl(ctx)``, which the default ``_run_impl`` runs; they call their
 sub-agents with ``run_async(ctx)`` (and ``run_live(ctx)``), which runs them on the
@@ -16,8 +24,8 @@ same engine, hooks and commits included.
 from __future__ import annotations
 
 import typing
-from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from pydantic import (
     BaseModel,
@@ -28,13 +36,34 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from typing_extensions import deprecated
 
 from .._exceptions import AgentDefinitionError
 from .._node_settings import RetryConfig, as_retry_config
 from .._tree import check_agent_name, find_agent, validate_tree
 from .._types import Event
+from .base_agent_config import BaseAgentConfig
 
-__all__ = ["AgentBase", "AgentLike"]
+__all__ = ["AgentBase", "AgentLike", "ConfigBuilder", "install_config_builder"]
+
+_Agent = TypeVar("_Agent", bound="AgentBase")
+#: what :meth:`AgentBase.from_config` runs: (the agent class, its config as given, the
+#: config file's absolute path) -> the agent
+ConfigBuilder = Callable[[type[Any], Any, str], Any]
+_config_builders: list[ConfigBuilder] = []
+
+#: google-adk 2.13 deprecates the class hooks of its YAML loader; these say so
+FROM_CONFIG_DEPRECATION = ("BaseAgent.from_config is deprecated (google-adk 2.13) and will be removed: load an "
+                           "agent file with adk_actors.agents.config_agent_utils.from_config")
+PARSE_CONFIG_DEPRECATION = ("BaseAgent._parse_config is deprecated (google-adk 2.13) and will be removed: declare "
+                            "the agent's fields on its class, the loader maps a file's keys onto them")
+
+
+def install_config_builder(builder: ConfigBuilder) -> None:
+    """Make ``builder`` what :meth:`AgentBase.from_config` runs, replacing any other.
+    The agent-file loader calls it when it is imported: it builds agents of the classes
+    defined above this module, so this module cannot import it."""
+    _config_builders[:] = [builder]
 
 
 @runtime_checkable
@@ -74,6 +103,10 @@ class AgentBase(BaseModel):
     timeout: float | None = None
     state_schema: type[BaseModel] | None = None
 
+    #: the schema of this class's agent file (google-adk's deprecated ``config_type``):
+    #: a subclass names its own :class:`BaseAgentConfig` subclass for its own keys
+    config_type: ClassVar[type[BaseModel]] = BaseAgentConfig
+
     _parent: Any = PrivateAttr(default=None)
 
     def __init__(self, **data: Any) -> None:
@@ -82,6 +115,40 @@ class AgentBase(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise _definition_error(exc, data.get("name")) from None
+
+    @classmethod
+    @deprecated(FROM_CONFIG_DEPRECATION)
+    def from_config(cls: type[_Agent], config: BaseModel | dict[str, Any], config_abs_path: str) -> _Agent:
+        """google-adk's deprecated class hook (it warns ``DeprecationWarning``): an agent
+        of this class from ``config`` (its config model, whose unset fields are left
+        out and extra keys kept, or the mapping a file holds), as the agent-file loader
+        builds one: ``config``'s keys are validated (a built-in kind's as its file's
+        are, another class's against :attr:`config_type`) and mapped onto the class's
+        fields (sub-agents loaded relative to
+        ``config_abs_path``, the file's absolute path; code references imported), then
+        :meth:`_parse_config`, if the class overrides it, gets ``config`` as given and
+        the mapped keyword arguments and returns the ones the agent is made with.
+        AgentDefinitionError naming the file for a config that is neither, a key the
+        schema refuses, a reference that cannot be resolved or an agent that cannot be
+        made. (The loader installs this; if nothing imported it, AgentDefinitionError.)"""
+        if not _config_builders:
+            raise AgentDefinitionError(f"{config_abs_path}: the agent-file loader is not loaded; import "
+                                       "adk_actors.agents.config_agent_utils first")
+        agent = _config_builders[0](cls, config, config_abs_path)
+        if not isinstance(agent, cls):
+            raise AgentDefinitionError(f"{config_abs_path}: from_config of {cls.__name__} made a "
+                                       f"{type(agent).__name__}")
+        return agent
+
+    @classmethod
+    @deprecated(PARSE_CONFIG_DEPRECATION)
+    def _parse_config(cls, config: Any, config_abs_path: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """google-adk's deprecated hook (it warns ``DeprecationWarning``): the keyword
+        arguments an agent of this class is made with, given its file's config model,
+        the file's absolute path and the arguments the loader mapped from the file. A
+        subclass overrides it to turn its own config keys into fields; this one returns
+        ``kwargs`` unchanged."""
+        return kwargs
 
     @field_validator("name")
     @classmethod

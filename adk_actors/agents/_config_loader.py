@@ -17,11 +17,32 @@ tools package (``adk_actors.tools``, looked up by name when a file names one, as
 google-adk looks its bare names up in ``google.adk.tools``); a dotted name is
 imported, except from the standard library and the YAML parsers (google-adk's module
 denylist: such a reference could make the host run code).
+
+``agent_class`` is a built-in kind (LlmAgent, Agent, SequentialAgent, ParallelAgent,
+LoopAgent, also under google-adk's ``google.adk.agents`` names) or the dotted name of
+an agent class: a subclass of ``BaseAgent`` (:class:`~._base.AgentBase`), imported as
+any reference is. Such a custom class is loaded as google-adk loads it, in order: if it
+overrides ``from_config``, that makes the agent (given the file validated into its
+``config_type``); otherwise the file is validated against its ``config_type`` (a
+:class:`BaseAgentConfig` subclass, which keeps keys it does not know; a subclass of a
+built-in kind that names no config of its own refuses them), its keys that name the
+class's fields are mapped onto them (``sub_agents`` loaded as references, ``tools`` of
+an LlmAgent subclass as tools, ``x_callbacks`` onto ``x_callback``, ``x_code`` and the
+schemas as code references, other values as they are), then, if the class overrides
+``_parse_config``, it warns ``DeprecationWarning`` and gets the validated config and
+those keyword arguments and returns the ones the agent is made with. A dotted name
+that cannot be imported, is refused, or names no agent class is an
+AgentDefinitionError naming the file.
+
+Importing this module installs it as what ``BaseAgent.from_config(config,
+config_abs_path)`` runs (:func:`~._base.install_config_builder`).
 """
 
 from __future__ import annotations
 
+import logging
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -32,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from supervision.lowlevel import import_object
 
 from .._exceptions import AdkError, AgentDefinitionError
-from ._base import AgentLike
+from ._base import AgentBase, AgentLike, install_config_builder
 from ._llm_agent import LlmAgent
 from ._tool_configs import ToolConfig
 from ._workflow import LoopAgent, ParallelAgent, SequentialAgent
@@ -40,7 +61,10 @@ from .common_configs import AgentRefConfig, CodeConfig
 
 __all__ = ["AGENT_CLASSES", "AGENT_TOOL", "BUILT_IN_TOOL_NAMES", "CALLBACK_KEYS", "CODE_KEYS", "TOOLS_PACKAGE", "AgentFile",
            "AgentFileNotFoundError",
-           "agent_document", "import_reference", "load_agent_file", "read_yaml", "resolve_agent_code"]
+           "agent_class_of", "agent_document", "build_from_config", "import_reference", "load_agent_file",
+           "read_yaml", "resolve_agent_code"]
+
+_log = logging.getLogger(__name__)
 
 #: where a bare tool name is looked up (google-adk: ``google.adk.tools``)
 TOOLS_PACKAGE = "adk_actors.tools"
@@ -52,6 +76,10 @@ AGENT_CLASSES: dict[str, type[Any]] = {"LlmAgent": LlmAgent, "Agent": LlmAgent, 
                                        "ParallelAgent": ParallelAgent, "LoopAgent": LoopAgent}
 _AGENT_CALLBACKS = ("before_agent_callbacks", "after_agent_callbacks")
 _LLM_CALLBACKS = ("before_model_callbacks", "after_model_callbacks", "before_tool_callbacks", "after_tool_callbacks")
+#: the package google-adk's files name its built-in agent classes in
+_GOOGLE_ADK_AGENTS = "google.adk.agents."
+#: fields whose value, given as a dotted name or ``{name: ...}``, is code to import
+_SCHEMA_FIELDS = ("input_schema", "output_schema")
 CALLBACK_KEYS = (*_AGENT_CALLBACKS, *_LLM_CALLBACKS)
 #: the fields an LlmAgent takes as they are in the file (tools and callbacks are resolved)
 _LLM_FIELDS = ("model", "instruction", "global_instruction", "output_key", "include_contents",
@@ -178,6 +206,54 @@ def resolve_agent_code(code: str, where: str) -> Any:
     return agent
 
 
+def agent_class_of(name: Any, where: str) -> str | type[AgentBase]:
+    """What ``agent_class: name`` names: a built-in kind's name (a bare name, checked
+    later with the rest of the file; a dotted one of ours or google-adk's), or a custom
+    agent class, imported (:func:`import_reference`). AgentDefinitionError naming
+    ``where`` when the dotted name cannot be imported, is refused, or names something
+    that is not a subclass of BaseAgent."""
+    if not isinstance(name, str) or "." not in name:
+        return name if isinstance(name, str) else "LlmAgent" if name is None else str(name)
+    if name.startswith(_GOOGLE_ADK_AGENTS) and name.rsplit(".", 1)[-1] in AGENT_CLASSES:
+        return name.rsplit(".", 1)[-1]
+    try:
+        found = import_reference(name, f"{where}: agent_class")
+    except AgentDefinitionError:
+        raise
+    except Exception as exc:  # the named module failed while it was being imported
+        raise AgentDefinitionError(f"{where}: agent_class {name!r}: importing it failed: {exc!r}") from exc
+    for kind, cls in AGENT_CLASSES.items():
+        if found is cls:
+            return kind
+    if not (isinstance(found, type) and issubclass(found, AgentBase)):
+        what = f"the class {found.__qualname__}" if isinstance(found, type) else type(found).__name__
+        raise AgentDefinitionError(f"{where}: agent_class {name!r} is {what}, not an agent class (a subclass of "
+                                   "BaseAgent)")
+    return found
+
+
+def _overrides(cls: type[AgentBase], hook: str) -> bool:
+    """Whether ``cls`` defines the class hook ``hook`` itself (or inherits another
+    class's) rather than BaseAgent's."""
+    return getattr(getattr(cls, hook), "__func__", None) is not getattr(getattr(AgentBase, hook), "__func__", None)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of a warning its caller issues that names the first frame
+    outside this package's agents modules (the user's call that loads the file)."""
+    here = str(Path(__file__).parent)
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(here):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _builtin_kind(cls: type[Any]) -> type[Any] | None:
+    """The built-in kind ``cls`` is a subclass of, if any."""
+    return next((kind for kind in (LlmAgent, SequentialAgent, ParallelAgent, LoopAgent) if issubclass(cls, kind)),
+                None)
+
+
 class _Loader:
     """Loads one app's files, each reference once, refusing paths outside ``root`` and
     circles; ``check`` runs on each file's parsed data before it is validated."""
@@ -206,9 +282,115 @@ class _Loader:
             data = read_yaml(path, AgentDefinitionError, str(path))
             if self.check is not None:
                 self.check(data, str(path))
-            return self._build(path, agent_document(data, str(path)))
+            if not isinstance(data, dict):
+                return agent_document(data, str(path))  # refuses it
+            kind = agent_class_of(data.get("agent_class", "LlmAgent"), str(path))
+            if isinstance(kind, str):
+                if "agent_class" in data:
+                    data = {**data, "agent_class": kind}
+                return self._build(path, agent_document(data, str(path)))
+            if _overrides(kind, "from_config"):  # the class makes its agent itself
+                return kind.from_config(self.config_model(path, kind, data), str(path))
+            return self.custom(path, kind, data, None)
         finally:
             self.loading.pop()
+
+    def config_model(self, path: Path, cls: type[AgentBase], data: dict[str, Any]) -> Any:
+        """``data`` validated into ``cls``'s ``config_type`` (the data itself when the
+        class names none); AgentDefinitionError naming the file when it does not fit."""
+        schema = getattr(cls, "config_type", None)
+        if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+            return data
+        try:
+            return schema.model_validate(data)
+        except ValidationError as exc:
+            raise AgentDefinitionError(f"{path}: {cls.__name__} ({schema.__name__}): {_problems(exc)}") from None
+
+    def custom(self, path: Path, cls: type[AgentBase], data: dict[str, Any], given: Any) -> Any:
+        """An agent of the custom class ``cls`` from its file's ``data`` (see the
+        module); ``given`` is the config ``from_config`` was called with (None when
+        loading a file: the hook then warns, and gets the validated config)."""
+        model = self.config_model(path, cls, data)
+        kwargs = self.fields(path, cls, data, refuse_unknown=model is data or (
+            _builtin_kind(cls) is not None and cls.config_type is AgentBase.config_type))
+        if _overrides(cls, "_parse_config"):
+            if given is None:
+                warnings.warn(f"{cls.__name__}._parse_config is deprecated (google-adk 2.13) and will be removed: "
+                              "declare the agent's fields on its class, the loader maps a file's keys onto them",
+                              DeprecationWarning, stacklevel=_caller_level())
+            kwargs = cls._parse_config(model if given is None else given, str(path), kwargs)
+        try:
+            return cls(**kwargs)
+        except ValidationError as exc:
+            raise AgentDefinitionError(f"{path}: {cls.__name__}: {_problems(exc)}") from None
+        except (AgentDefinitionError, TypeError) as exc:
+            raise AgentDefinitionError(f"{path}: {cls.__name__}: {exc}") from exc
+
+    def fields(self, path: Path, cls: type[AgentBase], data: dict[str, Any], *, refuse_unknown: bool) -> dict[str, Any]:
+        """The keyword arguments ``data``'s keys map to on ``cls``'s fields (see the
+        module); a key that names no field is dropped (the class's config took it) or,
+        with ``refuse_unknown``, an AgentDefinitionError naming the file."""
+        fields = cls.model_fields
+        kwargs: dict[str, Any] = {}
+        unknown = []
+        for key, value in data.items():
+            if key == "agent_class":
+                continue
+            if key.endswith("_code") and (field := key.removesuffix("_code")) in fields:
+                kwargs[field] = self.code(path, key, value)
+            elif key.endswith("_callbacks") and (field := key.removesuffix("s")) in fields:
+                kwargs[field] = [self.code(path, key, item) for item in self.items(path, key, value)]
+            elif key not in fields:
+                unknown.append(key)
+            elif key == "sub_agents":
+                kwargs[key] = [self.ref(path, self.reference(path, item)) for item in self.items(path, key, value)]
+            elif key == "tools" and issubclass(cls, LlmAgent):
+                kwargs[key] = [self.tool(path, self.tool_config(path, item)) for item in self.items(path, key, value)]
+            elif key.endswith("_callback") and value is not None:
+                kwargs[key] = ([self.code(path, key, item) for item in value] if isinstance(value, list)
+                               else self.code(path, key, value))
+            elif (key in _SCHEMA_FIELDS and isinstance(value, str)) or (
+                    key in (*_SCHEMA_FIELDS, "model") and isinstance(value, dict) and "name" in value):
+                kwargs[key] = self.code(path, key, value)
+            else:
+                kwargs[key] = value
+        if unknown and refuse_unknown:
+            raise AgentDefinitionError(f"{path}: {', '.join(unknown)}: {cls.__name__} has no such field")
+        if unknown:
+            _log.debug("%s: %s takes no field %s; its config keeps them", path, cls.__name__, sorted(unknown))
+        return kwargs
+
+    @staticmethod
+    def items(path: Path, key: str, value: Any) -> list[Any]:
+        if not isinstance(value, list):
+            raise AgentDefinitionError(f"{path}: {key}: a list, got {type(value).__name__}")
+        return value
+
+    @staticmethod
+    def reference(path: Path, item: Any) -> AgentRefConfig:
+        try:
+            return AgentRefConfig.model_validate(item) if isinstance(item, dict) else AgentRefConfig(config_path=item)
+        except ValidationError as exc:
+            raise AgentDefinitionError(f"{path}: sub_agents: {_problems(exc)}") from None
+
+    @staticmethod
+    def tool_config(path: Path, item: Any) -> ToolConfig:
+        try:
+            return ToolConfig.model_validate(item) if isinstance(item, dict) else ToolConfig(name=item)
+        except ValidationError as exc:
+            raise AgentDefinitionError(f"{path}: tools: {_problems(exc)}") from None
+
+    @staticmethod
+    def code(path: Path, key: str, value: Any) -> Any:
+        """The object a code reference names (a dotted name, or ``{name: ...}``; a name
+        starting with ``.`` is in the package of the file's folder, as google-adk reads it)."""
+        name = value.get("name") if isinstance(value, dict) else value
+        if not isinstance(name, str) or not name:
+            raise AgentDefinitionError(f"{path}: {key}: a code reference is a dotted name or {{name: ...}}, "
+                                       f"got {value!r}")
+        if name.startswith("."):
+            name = path.parent.name + name
+        return import_reference(name, f"{path}: {key}")
 
     def ref(self, base: Path, ref: AgentRefConfig) -> Any:
         if ref.code is not None:
@@ -264,6 +446,34 @@ class _Loader:
         elif config.max_iterations is not None:
             raise AgentDefinitionError(f"{path}: max_iterations: only a LoopAgent has it")
         return cls(**fields)
+
+
+def build_from_config(cls: type[Any], config: Any, config_abs_path: str) -> Any:
+    """What ``cls.from_config(config, config_abs_path)`` does (installed on BaseAgent):
+    ``config`` (a pydantic model: its set fields and extra keys; or a dict) is the
+    file's data; a built-in kind's file is loaded as one (its ``agent_class`` being
+    ``cls``'s), another class's as the module says for a custom class, its
+    ``_parse_config`` (if overridden) given ``config`` as it came, without warning
+    again. References are resolved relative to ``config_abs_path`` and stay in its
+    folder. AgentDefinitionError naming the path for a config of another type and for
+    anything the loader refuses."""
+    path = Path(config_abs_path).absolute()
+    if isinstance(config, BaseModel):
+        data = config.model_dump(exclude_unset=True)
+        data.update(config.model_extra or {})
+    elif isinstance(config, dict):
+        data = dict(config)
+    else:
+        raise AgentDefinitionError(f"{path}: from_config takes the agent's config (a pydantic model) or a dict, "
+                                   f"got {type(config).__name__}")
+    loader = _Loader(path.parent)
+    kind = next((kind for kind, built_in in AGENT_CLASSES.items() if cls is built_in), None)
+    if kind is not None:
+        return loader._build(path, agent_document({**data, "agent_class": kind}, str(path)))
+    return loader.custom(path, cls, data, config)
+
+
+install_config_builder(build_from_config)
 
 
 def load_agent_file(path: Path, *, root: Path | None = None, check: Callable[[Any, str], None] | None = None) -> Any:

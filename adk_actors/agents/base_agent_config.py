@@ -4,7 +4,10 @@ fields every agent file has (``agent_class``, ``name``, ``description``,
 custom agent class's own fields). google-adk 2.13 deprecates it: making one (or
 validating data into one) warns ``DeprecationWarning`` "BaseAgentConfig is
 deprecated", as there; so does subclassing it outside this package. Files are loaded
-by :func:`adk_actors.agents.config_agent_utils.from_config`, which does not need it."""
+by :func:`adk_actors.agents.config_agent_utils.from_config`. It is ``BaseAgent``'s
+``config_type``: a custom agent class names a subclass of it (with its own keys) as
+its ``config_type``, and the loader validates the class's file against it and hands
+the result to the class's ``_parse_config`` / ``from_config`` hooks, as google-adk does."""
 
 from __future__ import annotations
 

@@ -5,7 +5,15 @@ and fail with :class:`~adk_actors.AgentDefinitionError`, a ValueError as google-
 are, naming the file or the reference.
 
 * :func:`from_config` (``path``): the loader's agent (its sub-agents, tools and
-  callbacks resolved); a file that is not there is also a FileNotFoundError.
+  callbacks resolved); a file that is not there is also a FileNotFoundError. Its
+  ``agent_class`` is a built-in kind or the dotted name of a ``BaseAgent`` subclass of
+  the user's, loaded as google-adk loads one: the class's own ``from_config`` if it
+  overrides it, else the file validated against its ``config_type``, mapped onto its
+  fields and passed through its ``_parse_config`` hook (which warns
+  ``DeprecationWarning``). A dotted name that is refused (the standard library, the
+  YAML parsers), cannot be imported, or names no agent class is an
+  AgentDefinitionError naming the file. ``BaseAgent.from_config(config,
+  config_abs_path)`` (google-adk's deprecated class method) runs the same loader.
 * :func:`resolve_fully_qualified_name`, :func:`resolve_code_reference`,
   :func:`resolve_callbacks`: the objects dotted names name, imported (never from the
   standard library or the YAML parsers).
