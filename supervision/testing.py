@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ._clock import ManualClock
+from ._health import load_scaled
 from ._messages import ExitKind, ExitReason
 from ._server import IGNORE, CallerRef, GenServer
 from ._start import start_actor_system
@@ -146,8 +147,10 @@ def process_marker(directory: str | Path) -> Iterator[tuple[Path, int]]:
 
 
 def kill_marked_processes(marker: str | Path, grace: float = 3.0) -> list[int]:
-    """Wait up to ``grace`` s for marked processes to end, then SIGKILL the rest."""
-    deadline = time.monotonic() + grace
+    """Wait up to ``grace`` s, stretched by the machine's load (:func:`load_scaled`: a
+    process ending at load 14 on 2 cores gets a seventh of a CPU to do it), for marked
+    processes to end, then SIGKILL the rest and return their pids."""
+    deadline = time.monotonic() + load_scaled(grace)
     pids = find_marked_processes(marker)
     while pids and time.monotonic() < deadline:
         time.sleep(0.05)
