@@ -11,7 +11,10 @@ the agent has no executor or one the model runs itself (``BuiltInCodeExecutor``)
 failed in a row, or when the answer holds no code; otherwise finds the first code (an
 ``executable_code`` part with no result after it, else the earliest block between one of
 the delimiters in the answer's text), and yields the answer cut after that code, its
-code as an ``executable_code`` part (thought parts kept in front); runs the code on a
+code as an ``executable_code`` part (thought parts kept in front: under a planner that
+rewrites answers, which marks its own text as thought, only the thoughts the model
+signed, ``thought_signature``, count as such; the planner's are searched for code as
+the rest of the answer); runs the code on a
 daemon thread, with the session's id as execution id when the executor is stateful
 (kept in state under ``_code_execution_context``); and yields the result as a
 ``code_execution_result`` part (failed when the run wrote to stderr), with the
@@ -35,6 +38,7 @@ from ..code_executors import (
     CodeExecutionResult,
     CodeExecutionUtils,
 )
+from ..planners._apply import answer_planner
 from ..tools._function import in_daemon_thread
 from ._context import InvocationContext
 
@@ -135,8 +139,10 @@ async def code_step(agent: Any, ctx: InvocationContext, response: LlmResponse,
         return  # no executor, or the model ran the code itself (BuiltInCodeExecutor)
     if ctx.counters.get(_ERRORS, 0) >= executor.error_retry_attempts:
         return
-    thoughts = tuple(p for p in response.content.parts if p.thought)
-    answer = Content(role=response.content.role, parts=tuple(p for p in response.content.parts if not p.thought))
+    signed_only = answer_planner(agent) is not None  # a planner's thoughts carry no signature
+    thoughts = tuple(p for p in response.content.parts if p.thought and (p.thought_signature or not signed_only))
+    answer = Content(role=response.content.role,
+                     parts=tuple(p for p in response.content.parts if all(p is not t for t in thoughts)))
     found = first_code(answer, executor.code_block_delimiters)
     if found is None:
         return

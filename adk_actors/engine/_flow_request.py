@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from .._cache_types import cache_state
@@ -32,7 +31,7 @@ from .._types import Compaction, Content, Event, EventActions, LlmRequest, Part,
 from ..compiler import CompileContext, Summarize, build_request, history, referenced_artifacts
 from ..compiler._tools import SET_MODEL_RESPONSE, canonical_tools, is_toolset, uses_response_tool
 from ..models._base import model_name
-from ..planners._apply import instruction_planner
+from ..planners._apply import planning_call
 from ..tools._base import ToolContext
 from ..tools._classes import BaseTool, BaseToolset, process_request
 from ..tools._function import FunctionTool, in_daemon_thread
@@ -229,22 +228,11 @@ def own_contents(request: LlmRequest) -> None:
             request.config[key] = copy.deepcopy(value)
 
 
-def _planning(agent: Any, ctx: InvocationContext) -> Callable[[LlmRequest], str | None] | None:
-    """What asks ``agent``'s planner for its planning instruction, when it plans in
-    the request (``planners._apply.instruction_planner``): its
-    ``build_planning_instruction`` with a context of the invocation (read, as
-    google-adk's readonly one) and the request so far; None without such a planner."""
-    planner = instruction_planner(agent)
-    if planner is None:
-        return None
-    return lambda request: planner.build_planning_instruction(CallbackContext(ctx), request)
-
-
 async def step_request(agent: Any, ctx: InvocationContext, tools: dict[str, Any], extra_tools: list[Any]) -> LlmRequest:
     """The request of this step, in order: memories preloaded; the compiler's request
     (state, events with google-adk's summaries applied (``_compaction_adk``), tools,
     artifacts; a planner's instruction, and the contents' thought marks cleared:
-    :func:`_planning`); the context cache; copies of the contents when
+    :func:`~adk_actors.planners._apply.planning_call`); the context cache; copies of the contents when
     others will see it; a built-in code executor's hook, then the tools' and toolsets'
     ``process_llm_request`` hooks (toolsets first); code parts as text."""
     memories = await preload_memories(agent, ctx)
@@ -254,7 +242,7 @@ async def step_request(agent: Any, ctx: InvocationContext, tools: dict[str, Any]
         events=without_requests(events, request_history(events, ctx.branch)),
         run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
-        memories=memories, artifacts=template_artifacts(agent, ctx)), planning=_planning(agent, ctx))
+        memories=memories, artifacts=template_artifacts(agent, ctx)), planning=planning_call(agent, lambda: CallbackContext(ctx)))
     request.tools_dict = ToolsDict(tools)  # google-adk's name -> tool map, for callbacks (and append_tools)
     add_transfer_tool(request)  # google-adk's map holds its transfer tool too
     if ctx.context_cache_config is not None:  # the App's context caching: the last call's cache

@@ -6,7 +6,9 @@ as its caller keeps it open.
 1. runs the ``before_run`` plugins (content from one ends the run with that reply);
    chooses the agent that answers as a turn does (``select_agent``), resolves its
    tools and compiles its request from the session (system instruction, tools,
-   history), with ``RunConfig.response_modalities``;
+   history), with ``RunConfig.response_modalities``; with a planner that plans in the
+   request, its planning instruction joins the system instruction and the history's
+   thought marks are cleared, as in a turn (``planners._apply``);
 2. if that agent's model cannot hold a live conversation (no ``connect``: Anthropic,
    OpenAI-compatible), serves the caller turn by turn: each ``content`` input is an
    ordinary turn (its user event, then the agent's flow, streamed); any other input
@@ -33,7 +35,12 @@ as its caller keeps it open.
      words of a turn cut short by the end of the conversation are committed all the
      same. Tool calls are committed (``long_running_tool_ids``), run as in a turn
      (policy, hooks, tool), their results committed as one event and sent back to the
-     model.
+     model. With a planner that rewrites answers (``planners._apply``), each piece the
+     model sends (text, audio, tool calls) goes through it before anything else is
+     done with it, and so does a text answer as a whole when it is committed (its
+     words as the model sent them); what the planner writes to state is committed in
+     an event of its own, just before; spoken words (transcriptions) are not planned,
+     as google-adk's.
 
 A model error ends the run by raising it. Every event goes through ``deliver`` as a
 turn's do (``on_event`` plugins; the output policy for the committed ones); an
@@ -69,9 +76,10 @@ from ..compiler._instructions import output_schema_instruction
 from ..compiler._tools import SET_MODEL_RESPONSE
 from ..models import is_live_model
 from ..models._llm_registry import BaseLlm
+from ..planners._apply import answer_planner, planned_content, planning_call
 from ..tools._base import ToolContext
 from ..tools._classes import BaseToolset, process_request
-from ._context import InvocationContext, SessionView
+from ._context import CallbackContext, InvocationContext, SessionView
 from ._flow import (
     long_running_ids,
     preload_memories,
@@ -101,6 +109,15 @@ _CANCEL_POLL = 0.25
 class _End:
     def __init__(self, error: BaseException | None = None) -> None:
         self.error = error
+
+
+class _Saved:
+    """An event the receiving loop waits on (``done``) until it is committed: what a
+    planner wrote to state, which its next call reads, as in google-adk's flow."""
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+        self.done = asyncio.Event()
 
 
 async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asyncio.Queue[LiveRequest],
@@ -231,7 +248,8 @@ async def _converse(agent: Any, model: Any, ctx: InvocationContext,
     request = build_request(agent, CompileContext(
         state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
-        memories=memories, artifacts=template_artifacts(agent, ctx)))
+        memories=memories, artifacts=template_artifacts(agent, ctx)),
+        planning=planning_call(agent, lambda: CallbackContext(ctx)))
     request = _without_response_tool(agent, tools, request)
     # Gemini's own tools (google_search...) and google-adk tools' hooks shape the setup, as in a turn
     await process_request([*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()],
@@ -239,7 +257,7 @@ async def _converse(agent: Any, model: Any, ctx: InvocationContext,
     modalities = ctx.run_config.response_modalities
     if modalities:
         request = request.model_copy(update={"config": {**request.config, "response_modalities": list(modalities)}})
-    out: asyncio.Queue[Event | _End] = asyncio.Queue()
+    out: asyncio.Queue[Event | _End | _Saved] = asyncio.Queue()
     async with model.connect(request) as connection:
         conversation = _Conversation(agent, ctx, connection, tools, out)
         tasks = [asyncio.create_task(conversation.send_inputs(inputs)),
@@ -258,7 +276,13 @@ async def _converse(agent: Any, model: Any, ctx: InvocationContext,
                     while not out.empty():
                         if isinstance(left := out.get_nowait(), Event):
                             yield left
+                        elif isinstance(left, _Saved):
+                            yield left.event
                     return
+                if isinstance(item, _Saved):
+                    yield item.event  # committed once the caller asks for the next one
+                    item.done.set()
+                    continue
                 yield item
         finally:
             for task in tasks:
@@ -270,12 +294,13 @@ class _Conversation:
     """The two loops of a live conversation and what they have heard so far."""
 
     def __init__(self, agent: Any, ctx: InvocationContext, connection: Any, tools: dict[str, Any],
-                 out: asyncio.Queue[Event | _End]) -> None:
+                 out: asyncio.Queue[Event | _End | _Saved]) -> None:
         self.agent, self.ctx, self.connection, self.tools, self.out = agent, ctx, connection, tools, out
         self.heard: list[str] = []  # the user's speech since it was last committed
         self.said: list[str] = []  # the agent's speech (or text) since it was last committed
         self.spoken = False  # the agent answers with speech (transcriptions) rather than text
         self.answer_id = new_event_id()  # the pieces of one answer share its committed event's id
+        self.saving: list[_Saved] = []  # the planner's state events not yet committed
 
     async def send_inputs(self, inputs: asyncio.Queue[LiveRequest]) -> None:
         try:
@@ -305,6 +330,7 @@ class _Conversation:
         try:
             async for response in self.connection.receive():
                 await self._answer(response)
+                await self._settled()
         except BaseException as exc:
             self.out.put_nowait(_End(exc))
             raise
@@ -316,17 +342,18 @@ class _Conversation:
             self._hear(response.input_transcription)
             return
         self._commit_heard()
+        raw = response.content
+        content = self._planned(raw)
         if response.output_transcription is not None:
             self.spoken = True
             self.said.append(response.output_transcription.text or "")
             out.put_nowait(ctx.event(id=self.answer_id, output_transcription=_piece(response.output_transcription),
                                      partial=True))
-        content = response.content
         if content is not None and content.function_calls:
             await self._run_tools(content, version)
         elif content is not None and content.parts:
-            if not self.spoken:
-                self.said.append(content.text)
+            if not self.spoken and raw is not None:
+                self.said.append(raw.text)  # the whole answer goes through the planner once more
             out.put_nowait(ctx.event(id=self.answer_id, content=content, partial=True, model_version=version))
         if response.interrupted:
             self._commit_said()
@@ -336,6 +363,28 @@ class _Conversation:
                 out.put_nowait(ctx.event(usage_metadata=response.usage_metadata, model_version=version))
             self._commit_said()
             out.put_nowait(ctx.event(turn_complete=True, model_version=version))
+
+    def _planned(self, content: Content | None) -> Content | None:
+        """``content`` as the agent's planner keeps it (``planners._apply``: as it is
+        without a planner that rewrites answers, or without parts); when the planner
+        wrote state through its context, the event of its actions goes out first (the
+        receiving loop waits for its commit: :meth:`_settled`). What the planner raises
+        is raised: it ends the conversation as a model error does."""
+        planner = answer_planner(self.agent)
+        if planner is None or content is None or not content.parts:
+            return content
+        cb = CallbackContext(self.ctx)
+        content = planned_content(planner, cb, content)
+        if cb.actions.state_delta:
+            self.saving.append(saved := _Saved(self.ctx.event(actions=cb.actions.event_actions())))
+            self.out.put_nowait(saved)
+        return content
+
+    async def _settled(self) -> None:
+        """Wait until the planner's state events are committed (its next call, and the
+        tools, read that state)."""
+        while self.saving:
+            await self.saving.pop(0).done.wait()
 
     def commit_pending(self) -> None:
         """Commit what was heard and said since the last end of turn (the conversation
@@ -362,7 +411,8 @@ class _Conversation:
         self.said.clear()
         if text:  # google-adk marks a live answer not partial, a text one not interrupted
             spoken = Transcription(text=text, finished=True) if self.spoken else None
-            self.out.put_nowait(self.ctx.event(id=self.answer_id, content=Content.model(text), output_transcription=spoken,
+            content = Content.model(text) if self.spoken else self._planned(Content.model(text))
+            self.out.put_nowait(self.ctx.event(id=self.answer_id, content=content, output_transcription=spoken,
                                                partial=False, interrupted=None if self.spoken else False))
         self.spoken = False
         self.answer_id = new_event_id()
@@ -371,6 +421,7 @@ class _Conversation:
         """Commit the calls, run them (as a turn does), commit their results, send them back."""
         ctx = self.ctx
         self._commit_said()
+        await self._settled()
         calls = [c if c.id else c.model_copy(update={"id": f"adk-{uuid.uuid4()}"})
                  for c in content.function_calls]
         self.out.put_nowait(ctx.event(content=Content(role="model", parts=tuple(

@@ -1,12 +1,14 @@
 """How a flow applies an agent's planner, at the two places google-adk 2.13's
 NL-planning request and response processors do (the flow calls these; the planners
-themselves only answer).
+themselves only answer): a turn's steps, and a live run (its setup request, and each
+response of the live model).
 
 * Building a request: a planner that is no :class:`BuiltInPlanner`
   (:func:`instruction_planner`) is asked for its planning instruction, which goes
   into the system instruction after the agent's own instruction and identity, and
   the thought marks of the request's contents are cleared
-  (:func:`without_thought_marks`), so the model reads its earlier plans as text.
+  (:func:`without_thought_marks`), so the model reads its earlier plans as text;
+  :func:`planning_call` is what asks the planner, for ``compiler.build_request``.
 * An answer: a planner whose ``process_planning_response`` is not
   :class:`BuiltInPlanner`'s (:func:`answer_planner`) rewrites the answer's parts
   (:func:`planned_content`), after the after-model hooks.
@@ -14,15 +16,15 @@ themselves only answer).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._types import Content, Part
+from .._types import Content, LlmRequest, Part
 from ..types import ours
 from .base_planner import BasePlanner
 from .built_in_planner import BuiltInPlanner
 
-__all__ = ["answer_planner", "instruction_planner", "planned_content", "without_thought_marks"]
+__all__ = ["answer_planner", "instruction_planner", "planned_content", "planning_call", "without_thought_marks"]
 
 
 def instruction_planner(agent: Any) -> BasePlanner | None:
@@ -32,6 +34,19 @@ def instruction_planner(agent: Any) -> BasePlanner | None:
     if planner is None or isinstance(planner, BuiltInPlanner):
         return None
     return planner if isinstance(planner, BasePlanner) else None
+
+
+def planning_call(agent: Any, context: Callable[[], Any]) -> Callable[[LlmRequest], str | None] | None:
+    """What asks ``agent``'s planner for its planning instruction (the ``planning``
+    of ``compiler.build_request``) when it plans in the request
+    (:func:`instruction_planner`), else None: called with the request so far, it makes
+    a context with ``context()`` and returns the planner's
+    ``build_planning_instruction`` of that context and the request (what that raises
+    is raised)."""
+    planner = instruction_planner(agent)
+    if planner is None:
+        return None
+    return lambda request: planner.build_planning_instruction(context(), request)
 
 
 def answer_planner(agent: Any) -> BasePlanner | None:
