@@ -15,7 +15,8 @@ Per invocation:
   (``Invocation.duration``; None for one read back from a file), and where they went
   in ``details["duration_details"]`` (a :class:`DurationDetails`, every field present):
   ``total_seconds`` the duration, ``model_seconds`` and ``tool_seconds`` the
-  invocation's ``model_duration`` and ``tool_duration`` (measured with it: ``_timing``),
+  invocation's ``model_duration`` and ``tool_duration`` (measured with it: ``_timing``;
+  for a turn a host ran, read from its trace: ``_run``),
   ``framework_seconds`` the rest of the total (never below 0, rounded to the
   millisecond); all None for an untimed invocation, and the framework's None when a
   part is (an invocation timed before the split was measured: not all framework).

@@ -6,8 +6,19 @@
    prefix, which the HTTP API's session lists leave out) with the case's initial
    state, for the case's user;
 2. send the case's user messages one after the other, as turns of that session, each
-   turn's events making one actual invocation (as ``invocations_of`` makes them);
+   turn's events making one actual invocation (as ``invocations_of`` makes them), timed
+   (see below);
 3. score each metric on the (actual, expected) pairs (``_metrics.score``).
+
+A turn that ends well is timed here, at the caller: its ``duration`` is from the
+turn's request to its terminal message (the hops to the host and back included, as a
+user's wall time includes them), read off ``_timing.clock``. Where its seconds went
+(``model_duration``, ``tool_duration``) comes from the turn's trace, when the runner
+keeps one (``session_trace``: a host's Runner whose ``trace_turns`` is not 0): the
+spans the run worker recorded of the turn's model calls and tool runs
+(``_timing.split_of_spans``). Without them -- no trace kept, an ``HttpRunner``, a
+trace that cannot be read -- both stay None: the turn is timed, its split is not
+known. A turn that fails is not timed.
 
 The case passes when every metric passes, fails when one fails, and is not evaluated
 when no metric could be (a judge that gave no verdict). A turn that fails (a deadline, a
@@ -28,6 +39,7 @@ from typing import Any, Protocol
 from .._exceptions import AdkError
 from .._names import EVAL_SESSION_PREFIX
 from .._types import Content, Event
+from . import _timing
 from ._errors import EvalError
 from ._metrics import check_metric, score, unscored
 from ._models import (
@@ -55,6 +67,28 @@ class TurnRunner(Protocol):
                        state: dict[str, Any] | None = None) -> Any: ...
 
     def run(self, user_id: str, session_id: str, message: str | Content) -> Iterator[Event]: ...
+
+
+def _split(runner: TurnRunner, user_id: str, session_id: str, invocation_id: str) -> tuple[float, float] | None:
+    """(model seconds, tool seconds) of the turn ``invocation_id`` from the session's
+    trace, when the runner keeps one (``session_trace``); None when it keeps none, the
+    turn has no span in it, or the trace cannot be read."""
+    trace = getattr(runner, "session_trace", None)
+    if not callable(trace):
+        return None
+    try:
+        spans = trace(session_id, user_id)
+    except (AdkError, OSError):
+        return None
+    return _timing.split_of_spans(span for span in spans if span.invocation_id == invocation_id)
+
+
+def _timed(runner: TurnRunner, user_id: str, session_id: str, invocation: Invocation, took: float) -> Invocation:
+    """``invocation`` with its ``duration`` (``took``) and, when the trace says, its split
+    (see the module), each rounded to the millisecond."""
+    split = _split(runner, user_id, session_id, invocation.invocation_id)
+    model, tool = (None, None) if split is None else (round(split[0], 3), round(split[1], 3))
+    return invocation.model_copy(update={"duration": round(took, 3), "model_duration": model, "tool_duration": tool})
 
 
 def _is_final(event: Event) -> bool:
@@ -122,14 +156,16 @@ def _run_case(runner: TurnRunner, eval_set_id: str, case: EvalCase, metrics: lis
     for invocation in expected:
         # The turn's own events (a Runner streams the user's event first, HTTP does not).
         made: list[Event] = []
-        began = time.time()
+        began, started = time.time(), _timing.clock()
         try:
             made.extend(event for event in runner.run(user, session_id, invocation.user_content)
                         if not event.partial and not said_by_user(event))
         except AdkError as exc:
             error = f"{type(exc).__name__}: {exc}"
+        took = _timing.clock() - started
         if made:
-            actual.append(invocation_from(made[0].invocation_id, invocation.user_content, began, made))
+            ran = invocation_from(made[0].invocation_id, invocation.user_content, began, made)
+            actual.append(ran if error else _timed(runner, user, session_id, ran, took))
         if error:
             break
     pairs: list[tuple[Invocation, Invocation | None]] = list(zip(actual, expected, strict=False))

@@ -29,6 +29,11 @@ the tool, as google-adk's does.
 
 :data:`clock` (``time.monotonic``) is the seam a test replaces to make every reading
 exact; the turn's own total is read off the collector's clock too.
+
+A turn run elsewhere (a host's run worker) is not seen by this process's telemetry.
+:func:`split_of_spans` gives the same two figures from the turn's recorded trace spans
+(``adk_actors.tracing``: the worker's ``generate_content`` and ``execute_tool`` spans,
+which the worker's own telemetry timed), by the same union rule.
 """
 
 from __future__ import annotations
@@ -36,14 +41,15 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import telemetry
+from ..tracing import TraceSpan
 
-__all__ = ["BusyIntervals", "busy_intervals", "clock"]
+__all__ = ["BusyIntervals", "busy_intervals", "clock", "split_of_spans"]
 
 #: the clock every eval timing is read off (a test's seam)
 clock: Callable[[], float] = time.monotonic
@@ -51,6 +57,7 @@ clock: Callable[[], float] = time.monotonic
 _HANDLER_ID = "adk_actors.evals.busy_intervals"
 _SPANS: dict[tuple[str, ...], str] = {("adk", "llm"): "model", ("adk", "tool"): "tool"}
 _EVENTS = [(*prefix, what) for prefix in _SPANS for what in ("start", "stop", "exception")]
+_SPAN_KINDS = {"generate_content": "model", "execute_tool": "tool"}  # trace spans' operation names
 _current: contextvars.ContextVar[BusyIntervals | None] = contextvars.ContextVar("adk_eval_busy", default=None)
 _lock = threading.Lock()
 _blocks = 0  # blocks open in the process; the handler is attached while there is one
@@ -125,3 +132,20 @@ def busy_intervals() -> Iterator[BusyIntervals]:
             _blocks -= 1
             if _blocks == 0:
                 telemetry.detach(_HANDLER_ID)
+
+
+def split_of_spans(spans: Iterable[TraceSpan]) -> tuple[float, float] | None:
+    """(model seconds, tool seconds) of one turn from its recorded trace spans, by the
+    rule of :class:`BusyIntervals` (unions; a tool's model time is model time only):
+    each ``generate_content`` span is a model interval, each ``execute_tool`` span a tool
+    interval, from its start to its end (nanoseconds, read as seconds); other spans
+    (``invoke_agent``) count for neither. None when there is no span at all (the turn
+    was not traced: nothing says where its time went)."""
+    busy = BusyIntervals(clock=clock)
+    seen = False
+    for span in spans:
+        seen = True
+        kind = _SPAN_KINDS.get(str(span.attributes.get("gen_ai.operation.name", "")))
+        if kind is not None:
+            (busy.model if kind == "model" else busy.tool).append((span.start_time / 1e9, span.end_time / 1e9))
+    return (busy.model_seconds(), busy.tool_seconds()) if seen else None
