@@ -55,14 +55,28 @@ from supervision.lowlevel import import_object
 from .._exceptions import AdkError, AgentDefinitionError
 from ._base import AgentBase, AgentLike, install_config_builder
 from ._llm_agent import LlmAgent
-from ._tool_configs import ToolConfig
+from ._tool_configs import ToolArgsConfig, ToolConfig
 from ._workflow import LoopAgent, ParallelAgent, SequentialAgent
 from .common_configs import AgentRefConfig, CodeConfig
 
-__all__ = ["AGENT_CLASSES", "AGENT_TOOL", "BUILT_IN_TOOL_NAMES", "CALLBACK_KEYS", "CODE_KEYS", "TOOLS_PACKAGE", "AgentFile",
-           "AgentFileNotFoundError",
-           "agent_class_of", "agent_document", "build_from_config", "import_reference", "load_agent_file",
-           "read_yaml", "resolve_agent_code"]
+__all__ = [
+    "AGENT_CLASSES",
+    "AGENT_TOOL",
+    "BUILT_IN_TOOL_NAMES",
+    "CALLBACK_KEYS",
+    "CODE_KEYS",
+    "MCP_TOOLSET_NAMES",
+    "TOOLS_PACKAGE",
+    "AgentFile",
+    "AgentFileNotFoundError",
+    "agent_class_of",
+    "agent_document",
+    "build_from_config",
+    "import_reference",
+    "load_agent_file",
+    "read_yaml",
+    "resolve_agent_code",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -72,6 +86,12 @@ TOOLS_PACKAGE = "adk_actors.tools"
 BUILT_IN_TOOL_NAMES = frozenset({"exit_loop", "load_artifacts", "load_memory", "google_search", "url_context",
                                  "google_maps_grounding", "enterprise_web_search"})
 AGENT_TOOL = "AgentTool"
+#: the names an agent file gives the MCP toolset (google-adk's paths, and ours): its
+#: ``args`` are the toolset's config (``McpToolset.from_config``)
+MCP_TOOLSET_NAMES = frozenset(f"{prefix}{name}" for name in ("MCPToolset", "McpToolset")
+                              for root in ("google.adk", "adk_actors")
+                              for prefix in ("", f"{root}.tools.", f"{root}.tools.mcp_tool.",
+                                             f"{root}.tools.mcp_tool.mcp_toolset."))
 AGENT_CLASSES: dict[str, type[Any]] = {"LlmAgent": LlmAgent, "Agent": LlmAgent, "SequentialAgent": SequentialAgent,
                                        "ParallelAgent": ParallelAgent, "LoopAgent": LoopAgent}
 _AGENT_CALLBACKS = ("before_agent_callbacks", "after_agent_callbacks")
@@ -412,9 +432,15 @@ class _Loader:
             agent_tool = import_object(f"{TOOLS_PACKAGE}:{AGENT_TOOL}")
             return agent_tool(self.ref(path, config.agent), skip_summarization=config.skip_summarization,
                               include_plugins=config.include_plugins)
+        if tool.name in MCP_TOOLSET_NAMES:
+            toolset = import_object(f"{TOOLS_PACKAGE}.mcp_tool:McpToolset")
+            try:
+                return toolset.from_config(tool.args or ToolArgsConfig(), str(path))
+            except ValueError as exc:
+                raise AgentDefinitionError(f"{path}: tool {tool.name!r}: {exc}") from None
         if args:
             raise AgentDefinitionError(f"{path}: tool {tool.name!r}: tools with args are not supported "
-                                       f"(only AgentTool takes args)")
+                                       f"(only AgentTool and McpToolset take args)")
         if "." not in tool.name:
             raise AgentDefinitionError(f"{path}: tool {tool.name!r} is not built in (built-ins: "
                                        f"{', '.join(sorted(BUILT_IN_TOOL_NAMES))}, AgentTool) nor an import path")

@@ -43,6 +43,7 @@ from ..agents._config_loader import (
     AGENT_TOOL,
     BUILT_IN_TOOL_NAMES,
     CODE_KEYS,
+    MCP_TOOLSET_NAMES,
     agent_document,
     load_agent_file,
     read_yaml,
@@ -68,9 +69,6 @@ def read_config(path: Path, *, deny_blocked_keys: bool = False) -> AgentConfig:
 
 
 BLOCKED_KEYS = frozenset({"args"})
-_MCP_TOOLSETS = frozenset(f"{prefix}{name}" for name in ("MCPToolset", "McpToolset")
-                          for prefix in ("", "google.adk.tools.", "google.adk.tools.mcp_tool.",
-                                         "google.adk.tools.mcp_tool.mcp_toolset."))
 _LLM_AGENT_CLASSES = frozenset(f"{prefix}{name}" for name in ("Agent", "LlmAgent")
                                for prefix in ("", "google.adk.agents.", "google.adk.agents.llm_agent."))
 
@@ -115,7 +113,7 @@ def check_blocked_keys(data: Any, where: str) -> None:
             for tool_key, tool_value in tool.items():
                 if tool_key not in BLOCKED_KEYS:
                     _deny(tool_value, where)
-                elif not (isinstance(name, str) and name in _MCP_TOOLSETS):
+                elif not (isinstance(name, str) and name in MCP_TOOLSET_NAMES):
                     _deny({tool_key: tool_value}, where)
 
 

@@ -3,19 +3,28 @@
 * :class:`McpToolset`: an MCP server's tools in an agent's ``tools`` (stdio, SSE,
   streamable HTTP), as google-adk names it; on a host, the connection lives in a
   supervised actor per toolset (``runtime._mcp``);
+* :func:`to_mcp_server`: one agent as an MCP server (google-adk's);
+  :func:`adk_to_mcp_tool_type` and :func:`gemini_to_json_schema`, a tool and a schema
+  as MCP and JSON schema see them; :class:`McpToolsetConfig`, an agent file's
+  ``McpToolset`` args;
 * :func:`apps_server`: a host's apps as MCP tools (``adk-actors mcp`` on stdio, and
   the host's ``/mcp`` over streamable HTTP).
 """
 
 from .._exceptions import McpCallTimeout, McpError, McpUnavailable
+from ._agent_server import to_mcp_server
 from ._connection import McpConnection
+from ._conversion import adk_to_mcp_tool_type, gemini_to_json_schema
 from ._params import (
+    ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR,
     ConnectionParams,
+    McpToolsetConfig,
     SseConnectionParams,
     StdioConnectionParams,
     StdioServerParameters,
     StreamableHTTPConnectionParams,
     connection_params,
+    toolset_arguments,
     toolset_key,
 )
 from ._server import AgentAnswer, apps_server
@@ -25,6 +34,7 @@ from ._toolset import McpService, McpTool, McpToolset, McpToolsetSpec
 MCPToolset = McpToolset
 
 __all__ = [
+    "ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR",
     "AgentAnswer",
     "ConnectionParams",
     "MCPToolset",
@@ -34,13 +44,18 @@ __all__ = [
     "McpService",
     "McpTool",
     "McpToolset",
+    "McpToolsetConfig",
     "McpToolsetSpec",
     "McpUnavailable",
     "SseConnectionParams",
     "StdioConnectionParams",
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
+    "adk_to_mcp_tool_type",
     "apps_server",
     "connection_params",
+    "gemini_to_json_schema",
+    "to_mcp_server",
+    "toolset_arguments",
     "toolset_key",
 ]

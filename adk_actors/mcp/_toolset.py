@@ -34,7 +34,13 @@ from ..agents._fencing import (
     fence_tool_description,
 )
 from ._connection import McpConnection
-from ._params import ConnectionParams, StdioConnectionParams, StdioServerParameters, toolset_key
+from ._params import (
+    ConnectionParams,
+    StdioConnectionParams,
+    StdioServerParameters,
+    toolset_arguments,
+    toolset_key,
+)
 
 __all__ = ["McpService", "McpTool", "McpToolset", "McpToolsetSpec"]
 
@@ -76,6 +82,13 @@ class McpToolset:
 
     def __repr__(self) -> str:
         return f"McpToolset({self.name!r}, {type(self.spec.params).__name__})"
+
+    @classmethod
+    def from_config(cls, config: Any, config_abs_path: str) -> McpToolset:
+        """The toolset an agent file's ``McpToolset`` entry describes: its ``args``
+        (``config``) read by :func:`toolset_arguments` (which raises, as described
+        there, for args that do not fit); ``config_abs_path`` is not used."""
+        return cls(**toolset_arguments(config))
 
     async def get_tools(self, ctx: Any) -> list[McpTool]:
         """The server's tools that the filter keeps, sorted by their server's name (as

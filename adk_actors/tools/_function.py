@@ -88,7 +88,8 @@ class FunctionTool(BaseTool):
         described = describe_function(func, name=name, description=description)
         self.func, self.extra_args = described.func, described.extra_args
         self.idempotent = bool(getattr(described.func, "idempotent", False)) if idempotent is None else idempotent
-        self.name, self.description = described.name, described.description
+        # google-adk's: the whole docstring (or the description given), as declared
+        self.name, self.description = described.name, described.declaration.description or ""
         self.arguments: type[BaseModel] = described.arguments
         self.context_param = described.context_param
         self._declaration = described.declaration

@@ -1,9 +1,12 @@
 """google-adk's import path of ``McpToolset`` (and of the names its samples import
-with it): :mod:`adk_actors.mcp`'s."""
+with it, and ``McpToolsetConfig``, an agent file's ``McpToolset`` args):
+:mod:`adk_actors.mcp`'s."""
 
 from ...mcp import (
+    ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR,
     MCPToolset,
     McpToolset,
+    McpToolsetConfig,
     SseConnectionParams,
     StdioConnectionParams,
     StdioServerParameters,
@@ -11,8 +14,10 @@ from ...mcp import (
 )
 
 __all__ = [
+    "ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR",
     "MCPToolset",
     "McpToolset",
+    "McpToolsetConfig",
     "SseConnectionParams",
     "StdioConnectionParams",
     "StdioServerParameters",
