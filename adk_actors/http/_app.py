@@ -30,6 +30,7 @@ user ``ann`` reaches only ``/apps/{app}/users/ann/...`` and runs whose ``userId`
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +38,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import Mount, Route
-from starlette.types import Message
+from starlette.types import Message, Scope
 
 from .. import __version__
 from ..config import HttpSection
@@ -151,20 +152,22 @@ async def warm_up(app: Any) -> None:
     took about 30 ms of this process's CPU without it, 5-10 ms with it, as later ones do).
 
     In order: ``app`` (``create_app``'s, and any ASGI wrapper of it, each keeping the
-    app it wraps as ``app``) is unwrapped to the FastAPI app; one GET of
-    ``WARM_UP_PATH``, which no route serves, is routed through it, so that Starlette
-    builds its middleware stack and FastAPI each included router's routes (their
-    dependencies and parameter models: it builds them at the first request that
-    reaches the router); then anyio's worker thread, on which FastAPI runs the plain
-    (not ``async``) routes, is started. Its 404 is dropped, nothing asks the host and
-    nothing is logged; a lazy router's module is not imported (no lazy router claims
-    the path)."""
+    app it wraps as ``app``) is unwrapped to the FastAPI app; each of the app's routes,
+    one at a time, is asked whether it serves a GET of ``WARM_UP_PATH`` (none does), so
+    that FastAPI builds an included router's routes (their dependencies and parameter
+    models: it builds them the first time the router is matched), and the event loop
+    takes its turn after each, so that a request that came meanwhile (the first
+    ``/list-apps`` most often: a starting server is polled with it) is served between
+    two routers instead of after 30-60 ms of this work; then one GET of
+    ``WARM_UP_PATH`` is routed through the app, so that Starlette builds its middleware
+    stack; last, anyio's worker thread, on which FastAPI runs the plain (not ``async``)
+    routes, is started (its first use imports anyio's asyncio backend). The 404 is
+    dropped, nothing asks the host and nothing is logged; a lazy router's module is not
+    imported (no lazy router claims the path). An error is raised to the caller
+    (``_process`` writes it on stderr; the first requests then do the rest of the work)."""
     api = app
     while not isinstance(api, FastAPI):
         api = api.app
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-             "path": WARM_UP_PATH, "raw_path": WARM_UP_PATH.encode(), "root_path": "", "query_string": b"",
-             "headers": [(b"host", b"127.0.0.1")], "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0)}
 
     async def receive() -> Message:
         return {"type": "http.request", "body": b"", "more_body": False}
@@ -172,8 +175,18 @@ async def warm_up(app: Any) -> None:
     async def send(message: Message) -> None:
         return None
 
-    await api(scope, receive, send)
+    for route in list(api.router.routes):  # (a lazy router may replace itself meanwhile)
+        route.matches(_warm_up_scope())
+        await asyncio.sleep(0)
+    await api(_warm_up_scope(), receive, send)
     await anyio.to_thread.run_sync(_nothing)
+
+
+def _warm_up_scope() -> Scope:
+    """A new ASGI scope of a GET of ``WARM_UP_PATH`` from the loopback (routing writes into it)."""
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+            "path": WARM_UP_PATH, "raw_path": WARM_UP_PATH.encode(), "root_path": "", "query_string": b"",
+            "headers": [(b"host", b"127.0.0.1")], "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0)}
 
 
 def _nothing() -> None:

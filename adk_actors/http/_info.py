@@ -7,6 +7,7 @@ import platform
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
+from starlette.concurrency import run_in_threadpool
 
 from .. import __version__
 from ..agents import LlmAgent
@@ -51,13 +52,24 @@ def version() -> dict[str, str]:
 
 
 @router.get("/list-apps")
-def list_apps(api: Api, detailed: bool = False, relative_path: str | None = None) -> Any:
+async def list_apps(api: Api, detailed: bool = False, relative_path: str | None = None) -> Any:
     """The apps' names (``detailed``: a summary of each). An app the agent builder has
     drafted but not saved is listed too (adk-web opens it in builder mode by name); it
-    cannot run until it is saved."""
+    cannot run until it is saved.
+
+    The names are read on the event loop (a listing of the agents folder: a few ``stat``
+    calls per entry), so the answer waits for no worker thread: this is the request
+    a starting server is polled with (``_app.warm_up``), while its loop is busy
+    building the other routes. The summaries load each app's agent (its import): on
+    a worker thread."""
     names = sorted({*api.apps.names(), *api.apps.drafts()})
     if not detailed:
         return names
+    return await run_in_threadpool(_summaries, api, names)
+
+
+def _summaries(api: HostApi, names: list[str]) -> dict[str, Any]:
+    """``/list-apps?detailed=true``'s answer: google-adk's summary of each app."""
     return {"apps": [{**_summary(api, name), "agents": None} for name in names]}
 
 
