@@ -28,8 +28,8 @@ from adk_actors.testing import StubResponse, StubServer, gemini_response
 from supervision.lowlevel import free_port
 from supervision.testing import wait_until
 
-__all__ = ["assert_alike", "calls", "event_rows", "gemini", "gemini_by_environment", "google_adk_api_server",
-           "request_rows", "rewritten", "run_case", "run_program", "stand_in"]
+__all__ = ["agent_packages", "assert_alike", "calls", "event_rows", "gemini", "gemini_by_environment",
+           "google_adk_api_server", "on_stand_in", "request_rows", "rewritten", "run_case", "run_program", "stand_in"]
 
 
 def rewritten(source: str) -> str:
@@ -104,16 +104,39 @@ def stand_in() -> Iterator[StubServer]:
         yield server
 
 
-@pytest.fixture
-def gemini(stand_in: StubServer, monkeypatch: pytest.MonkeyPatch) -> StubServer:
-    """The stand-in, named to both sides by environment variables alone."""
+def on_stand_in(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Name the Gemini stand-in at ``url`` to both sides by environment variables alone
+    (google-genai's own: a google-adk user's environment serves ours unchanged)."""
     for name in ("GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
                  "GOOGLE_CLOUD_LOCATION"):
         monkeypatch.delenv(name, raising=False)
-    # google-genai's own variables: a google-adk user's environment serves ours unchanged
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-a-secret")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stand_in.url)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
     monkeypatch.setenv("ADK_DISABLE_TELEMETRY", "1")
+
+
+def agent_packages(folder: Path, source: str, their: str, our: str,
+                   monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """For a fixture to ``yield from``: two importable agent packages under
+    ``folder/agents``, ``their`` (google-adk's ``source``) and ``our`` (it rewritten),
+    each ``agent.py`` imported by its ``__init__``; ``folder`` is yielded, then both
+    packages are forgotten (``sys.modules``)."""
+    for package, text in ((their, source), (our, rewritten(source))):
+        where = folder / "agents" / package
+        where.mkdir(parents=True)
+        (where / "__init__.py").write_text("from . import agent\n")
+        (where / "agent.py").write_text(text)
+    monkeypatch.syspath_prepend(str(folder / "agents"))
+    yield folder
+    for package in (their, our):
+        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+            del sys.modules[name]
+
+
+@pytest.fixture
+def gemini(stand_in: StubServer, monkeypatch: pytest.MonkeyPatch) -> StubServer:
+    """The stand-in, named to both sides by environment variables alone."""
+    on_stand_in(stand_in.url, monkeypatch)
     return stand_in
 
 

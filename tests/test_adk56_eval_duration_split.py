@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator as TheirEvaluator
 from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
-from google_adk_harness import rewritten
+from google_adk_harness import agent_packages, on_stand_in
 
 from adk_actors.evals import AgentEvaluator, EvalConfig, EvalFiles, EvalSet, Invocation, _timing
 from adk_actors.evals._efficiency import efficiency_results
@@ -124,28 +124,14 @@ def stand_in() -> Iterator[str]:
 
 
 @pytest.fixture
-def on_stand_in(stand_in: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
-                 "GOOGLE_CLOUD_LOCATION"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-a-secret")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stand_in)
-    monkeypatch.setenv("ADK_DISABLE_TELEMETRY", "1")
+def named_stand_in(stand_in: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    on_stand_in(stand_in, monkeypatch)
 
 
 @pytest.fixture
-def agents(on_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def agents(named_stand_in: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """``their_trips56`` (google-adk) and ``our_trips56`` (the same source rewritten)."""
-    for package, source in (("their_trips56", AGENT), ("our_trips56", rewritten(AGENT))):
-        folder = tmp_path / "agents" / package
-        folder.mkdir(parents=True)
-        (folder / "__init__.py").write_text("from . import agent\n")
-        (folder / "agent.py").write_text(source)
-    monkeypatch.syspath_prepend(str(tmp_path / "agents"))
-    yield tmp_path
-    for package in ("their_trips56", "our_trips56"):
-        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
-            del sys.modules[name]
+    yield from agent_packages(tmp_path, AGENT, "their_trips56", "our_trips56", monkeypatch)
 
 
 def _turn(text: str, response: str, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
@@ -325,7 +311,7 @@ def _exact_agent(clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def exact(on_stand_in: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
+def exact(named_stand_in: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeClock]:
     clock = FakeClock()
     monkeypatch.setattr(_timing, "clock", clock)
     monkeypatch.setattr(PACE, "clock", clock)

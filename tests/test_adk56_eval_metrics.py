@@ -27,14 +27,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator as TheirEvaluator
-from google_adk_harness import rewritten
+from google_adk_harness import agent_packages, on_stand_in
 
 from adk_actors.evals import (
     AgentEvaluator,
@@ -163,22 +162,8 @@ def agents(stand_in: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     """Two importable agent packages, ``their_weather56`` (google-adk) and
     ``our_weather56`` (the same source rewritten), on the stand-in by environment
     variables alone."""
-    for name in ("GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
-                 "GOOGLE_CLOUD_LOCATION"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-a-secret")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stand_in)
-    monkeypatch.setenv("ADK_DISABLE_TELEMETRY", "1")
-    for package, source in (("their_weather56", AGENT), ("our_weather56", rewritten(AGENT))):
-        folder = tmp_path / "agents" / package
-        folder.mkdir(parents=True)
-        (folder / "__init__.py").write_text("from . import agent\n")
-        (folder / "agent.py").write_text(source)
-    monkeypatch.syspath_prepend(str(tmp_path / "agents"))
-    yield tmp_path
-    for package in ("their_weather56", "our_weather56"):
-        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
-            del sys.modules[name]
+    on_stand_in(stand_in, monkeypatch)
+    yield from agent_packages(tmp_path, AGENT, "their_weather56", "our_weather56", monkeypatch)
 
 
 def _user(text: str) -> dict[str, Any]:

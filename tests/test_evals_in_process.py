@@ -17,14 +17,13 @@ import asyncio
 import csv
 import json
 import re
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from google.adk.evaluation.agent_evaluator import AgentEvaluator as TheirEvaluator
-from google_adk_harness import rewritten
+from google_adk_harness import agent_packages, on_stand_in, rewritten
 
 from adk_actors.evals import AgentEvaluator, EvalError, EvalFailed, EvalFiles, EvalSet
 from adk_actors.models import BaseLlm, LLMRegistry, LlmResponse
@@ -137,22 +136,8 @@ def stand_in() -> Iterator[str]:
 def agents(stand_in: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Two importable agent packages, ``their_weather`` (google-adk) and ``our_weather``
     (the same source rewritten), on the stand-in by environment variables alone."""
-    for name in ("GEMINI_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT",
-                 "GOOGLE_CLOUD_LOCATION"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("GOOGLE_API_KEY", "test-key-not-a-secret")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", stand_in)
-    monkeypatch.setenv("ADK_DISABLE_TELEMETRY", "1")
-    for package, source in (("their_weather", AGENT), ("our_weather", rewritten(AGENT))):
-        folder = tmp_path / "agents" / package
-        folder.mkdir(parents=True)
-        (folder / "__init__.py").write_text("from . import agent\n")
-        (folder / "agent.py").write_text(source)
-    monkeypatch.syspath_prepend(str(tmp_path / "agents"))
-    yield tmp_path
-    for package in ("their_weather", "our_weather"):
-        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
-            del sys.modules[name]
+    on_stand_in(stand_in, monkeypatch)
+    yield from agent_packages(tmp_path, AGENT, "their_weather", "our_weather", monkeypatch)
 
 
 def _user(text: str) -> dict[str, Any]:
