@@ -83,8 +83,10 @@ def test_roles_and_other_agents_as_context() -> None:
         ("user", f"<preamble> | [helper] said:\n{QUOTED_CONTENT_BEGIN}\nfound 3\n{QUOTED_CONTENT_END}"),
         ("user", "next"),
     ]
-    # the first part says what the quotes are (a "For context" sentence naming the markers)
-    assert OTHER_AGENT_CONTEXT_PREAMBLE.startswith("For context")
+    # the first part says what the quotes are: a sentence naming the markers, starting
+    # "For context:" as google-adk's (programs, such as the examples' scripted models,
+    # tell relayed turns by it)
+    assert OTHER_AGENT_CONTEXT_PREAMBLE.startswith("For context:")
     assert QUOTED_CONTENT_BEGIN in OTHER_AGENT_CONTEXT_PREAMBLE and QUOTED_CONTENT_END in OTHER_AGENT_CONTEXT_PREAMBLE
 
 
