@@ -695,7 +695,13 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     if resume:
         report.resumed = report.resumed or 0
         for member in members:  # those the faults left to resume, on the restored tree
-            resumed_to_the_end(member, 5)
+            before = report.resumed_completed
+            if member.to_resume:
+                resumed_to_the_end(member, 5)
+                if report.resumed_completed == before:
+                    report.problems.append(f"the resume of session {member.id}'s run did not complete: "
+                                           f"{member.last_failure}")
+    report.typed_failures, report.untyped_failures = dict(typed), dict(untyped)  # the final resumes' too
     say("reading every session back")
     for member in members:
         events = runner.get_session(user, member.id).events
