@@ -153,7 +153,7 @@ class SessionPartition(PartitionHolding):
         self.catalog = load_apps(args.apps, args.agents_dir)
         self.index = int(self.child_id.rsplit("-", 1)[1]) if self.child_id and self.child_id[-1].isdigit() else 0
         self.holder = f"{args.lease_holder}/partition-{self.index}"
-        self.store = open_session_store(args.store,
+        self.store = open_session_store(args.store, lease_seconds=args.lease_seconds,
                                         application_name=connection_name(args.lease_holder, f"partition-{self.index}"))
         self.pool = RunWorkers(self, worker_line_path(args.lines_dir, args.lease_holder, self.index), args.workers)
         self.hosts_seen = Reachability(1.0, keep_success=False)  # which other hosts take a connection

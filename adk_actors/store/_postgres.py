@@ -148,22 +148,43 @@ def cut_off_within(seconds: int) -> dict[str, int]:
             "keepalives_count": max(seconds // 2, 1)}
 
 
+def server_limits(seconds: int, idle_transaction: float) -> str:
+    """The settings each connection asks its server for, the other end of
+    :func:`cut_off_within`: the server ends this connection's session when its client
+    stopped answering (the same TCP limits), and when a transaction of it stays idle,
+    waiting for its client's next statement, longer than ``idle_transaction`` seconds.
+    A client cut off or stopped in the middle of a transaction would otherwise keep it
+    open, and its row locks held, until the server noticed it gone: never, by
+    default; every writer of those rows (another host taking a lease the stalled one
+    held) would wait as long. The server rolls the transaction back: nothing of it is
+    committed, and its client's next statement fails (a StoreError)."""
+    milliseconds = max(int(idle_transaction * 1000), 1)
+    return (f"SET idle_in_transaction_session_timeout = {milliseconds}; SET tcp_user_timeout = {seconds * 1000}; "
+            f"SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; "
+            f"SET tcp_keepalives_count = {max(seconds // 2, 1)}")
 
 
-
-def open_pool(url: str, size: int, connect_timeout: float, name: str, application_name: str = "") -> ConnectionPool:
+def open_pool(url: str, size: int, connect_timeout: float, name: str, application_name: str = "",
+              idle_transaction: float | None = None) -> ConnectionPool:
     """An open pool of ``1`` to ``size`` autocommit connections to ``url``, each replaced
     when found broken, each called ``application_name`` in PostgreSQL when one is given
-    (:func:`connection_name`; else what the URL or ``PGAPPNAME`` says). One connection is
+    (:func:`connection_name`; else what the URL or ``PGAPPNAME`` says), each with
+    :func:`server_limits` set as it is made (a transaction idle longer than
+    ``idle_transaction`` seconds, ``connect_timeout`` by default, is ended). One connection is
     made first, on its own: its error says why (refused, a wrong password ...), where the
     pool's says only that it is not ready. Raises psycopg.Error or PoolTimeout (the pool
     closed) when the server cannot be reached within ``connect_timeout`` seconds."""
     seconds = max(int(connect_timeout), 1)
     named: dict[str, Any] = {"application_name": application_name} if application_name else {}
     psycopg.connect(url, connect_timeout=seconds, **named).close()
+    limits = server_limits(seconds, connect_timeout if idle_transaction is None else idle_transaction)
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        conn.execute(limits.encode())
+
     pool = ConnectionPool(url, min_size=1, max_size=max(size, 1), open=False, timeout=30.0,
                           kwargs={"autocommit": True, "connect_timeout": seconds, **cut_off_within(seconds), **named},
-                          check=ConnectionPool.check_connection, name=name)
+                          configure=configure, check=ConnectionPool.check_connection, name=name)
     try:
         pool.open(wait=True, timeout=connect_timeout)
     except PoolTimeout:
@@ -174,9 +195,12 @@ def open_pool(url: str, size: int, connect_timeout: float, name: str, applicatio
 
 class PostgresSessionStore:
     def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 10.0,
-                 application_name: str = "", clock: Clock | None = None) -> None:
+                 application_name: str = "", clock: Clock | None = None, lease_seconds: float | None = None) -> None:
         """Open a pool of up to ``pool_size`` connections to ``url`` (called
-        ``application_name`` in PostgreSQL, when given) and migrate the schema;
+        ``application_name`` in PostgreSQL, when given; a transaction of theirs left idle
+        for a third of ``lease_seconds``, the leases' renewal period, or else for
+        ``connect_timeout``, is ended by the server: ``server_limits``, so that a holder
+        stalled mid-write keeps no row locked past its lease) and migrate the schema;
         StoreError (its message without the password) when the server cannot be
         reached within ``connect_timeout`` seconds or the schema cannot be made.
         ``clock``: unless given, the times the store writes (run and update times) are
@@ -187,7 +211,8 @@ class PostgresSessionStore:
         self._lease_clock = clock  # None: the database's clock (see _lease_now)
         self.path = redacted_url(url)  # how the store is named in messages (never the password)
         try:
-            self._pool = open_pool(url, pool_size, connect_timeout, "adk-actors-sessions", application_name)
+            self._pool = open_pool(url, pool_size, connect_timeout, "adk-actors-sessions", application_name,
+                                   None if lease_seconds is None else lease_seconds / 3)
         except (psycopg.Error, PoolTimeout) as exc:
             raise StoreError(f"cannot open the session store {self.path}: {reason_without_password(exc, url)}") from None
         try:
