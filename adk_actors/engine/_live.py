@@ -5,10 +5,11 @@ as its caller keeps it open.
 
 1. runs the ``before_run`` plugins (content from one ends the run with that reply);
    chooses the agent that answers as a turn does (``select_agent``), resolves its
-   tools and compiles its request from the session (system instruction, tools,
-   history), with ``RunConfig.response_modalities``; with a planner that plans in the
-   request, its planning instruction joins the system instruction and the history's
-   thought marks are cleared, as in a turn (``planners._apply``);
+   tools and compiles its request from the session (``engine._live_setup``: system
+   instruction, tools, history, a built-in code executor's tool), with
+   ``RunConfig.response_modalities``; with a planner that plans in the request, its
+   planning instruction joins the system instruction and the history's thought marks
+   are cleared, as in a turn (``planners._apply``);
 2. if that agent's model cannot hold a live conversation (no ``connect``: Anthropic,
    OpenAI-compatible), serves the caller turn by turn: each ``content`` input is an
    ordinary turn (its user event, then the agent's flow, streamed); any other input
@@ -33,9 +34,16 @@ as its caller keeps it open.
      in the history (google-adk keeps only the transcriptions); then a committed
      ``turn_complete`` event. Events from the model carry its ``model_version``. The
      words of a turn cut short by the end of the conversation are committed all the
-     same. Tool calls are committed (``long_running_tool_ids``), run as in a turn
-     (policy, hooks, tool), their results committed as one event and sent back to the
-     model. With a planner that rewrites answers (``planners._apply``), each piece the
+     same (as the model sent them, code left unrun). With a ``code_executor``
+     (``engine._live_code``), code in a whole text answer runs and its events stand in
+     for the answer's; code the model ran itself and its result are committed as they
+     come (after the text before them). Tool calls are committed
+     (``long_running_tool_ids``) after the words said before them, and run as in a turn
+     (policy, hooks, tool; ``engine._live_tools``: non-blocking tools in the
+     background, streaming tools answering "pending" and streaming their values to the
+     model), the others' results committed as one event and sent back to the model;
+     the receiving loop waits for those, the caller's inputs still go through. With a
+     planner that rewrites answers (``planners._apply``), each piece the
      model sends (text, audio, tool calls) goes through it before anything else is
      done with it, and so does a text answer as a whole when it is committed (its
      words as the model sent them); what the planner writes to state is committed in
@@ -48,8 +56,9 @@ answer's streamed text is filtered as a whole, as in a turn (its pieces share th
 of its committed event). Audio cannot be filtered: when an output policy rewrites
 text, the agent's audio and transcription pieces are not streamed at all; only its
 filtered, committed words are sent.
-Transfers are committed but the conversation stays with its agent. ``after_run``
-plugins always run.
+Transfers are committed but the conversation stays with its agent. When the
+conversation ends, the tools still running in its background are cancelled.
+``after_run`` plugins always run.
 """
 
 from __future__ import annotations
@@ -66,28 +75,15 @@ from .._types import (
     Event,
     EventActions,
     LiveRequest,
-    LlmRequest,
     LlmResponse,
     Transcription,
     new_event_id,
 )
-from ..compiler import CompileContext, build_request
-from ..compiler._instructions import output_schema_instruction
-from ..compiler._tools import SET_MODEL_RESPONSE
 from ..models import is_live_model
 from ..models._llm_registry import BaseLlm
-from ..planners._apply import answer_planner, planned_content, planning_call
-from ..tools._base import ToolContext
-from ..tools._classes import BaseToolset, process_request
+from ..planners._apply import answer_planner, planned_content
 from ._context import CallbackContext, InvocationContext, SessionView
-from ._flow import (
-    long_running_ids,
-    preload_memories,
-    resolve_tools,
-    run_tool,
-    template_artifacts,
-    tool_response_event,
-)
+from ._flow import long_running_ids
 from ._invocation import (
     after_run,
     checked_message,
@@ -96,6 +92,9 @@ from ._invocation import (
     new_invocation_context,
     select_agent,
 )
+from ._live_code import answer_events, code_events, has_code, step_event
+from ._live_setup import live_setup
+from ._live_tools import LiveTools
 from ._policy import StreamFilter
 
 __all__ = ["LIVE_UNSUPPORTED", "run_live_invocation"]
@@ -224,39 +223,12 @@ async def _turn_by_turn(agent: Any, ctx: InvocationContext,
                 yield answer
 
 
-def _without_response_tool(agent: Any, tools: dict[str, Any], request: LlmRequest) -> LlmRequest:
-    """A live conversation has no ``set_model_response`` (as google-adk, which skips its
-    output-schema step when live): the tool is taken out of ``tools`` (so a call of it
-    is an unknown tool's), its declaration out of the request's, and the sentence the
-    compiler adds about it out of the system instruction (the schema's own stays). A
-    request without it is returned as is."""
-    if tools.pop(SET_MODEL_RESPONSE, None) is None and all(d.name != SET_MODEL_RESPONSE for d in request.tools):
-        return request
-    instruction = request.system_instruction.replace(
-        output_schema_instruction(agent, True), output_schema_instruction(agent, False))
-    return request.model_copy(update={
-        "tools": [d for d in request.tools if d.name != SET_MODEL_RESPONSE], "system_instruction": instruction})
-
-
 async def _converse(agent: Any, model: Any, ctx: InvocationContext,
                     inputs: asyncio.Queue[LiveRequest]) -> AsyncGenerator[Event, None]:
     """The conversation with a live model (see the module, 3)."""
-    tools, extra_tools, problems = await resolve_tools(agent, ctx)
+    request, tools, problems = await live_setup(agent, ctx)
     for problem in problems:
         yield problem
-    memories = await preload_memories(agent, ctx)
-    request = build_request(agent, CompileContext(
-        state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
-        root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
-        memories=memories, artifacts=template_artifacts(agent, ctx)),
-        planning=planning_call(agent, lambda: CallbackContext(ctx)))
-    request = _without_response_tool(agent, tools, request)
-    # Gemini's own tools (google_search...) and google-adk tools' hooks shape the setup, as in a turn
-    await process_request([*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()],
-                          lambda: ToolContext(ctx, None), request)
-    modalities = ctx.run_config.response_modalities
-    if modalities:
-        request = request.model_copy(update={"config": {**request.config, "response_modalities": list(modalities)}})
     out: asyncio.Queue[Event | _End | _Saved] = asyncio.Queue()
     async with model.connect(request) as connection:
         conversation = _Conversation(agent, ctx, connection, tools, out)
@@ -288,6 +260,7 @@ async def _converse(agent: Any, model: Any, ctx: InvocationContext,
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await conversation.tools.close()
 
 
 class _Conversation:
@@ -295,7 +268,8 @@ class _Conversation:
 
     def __init__(self, agent: Any, ctx: InvocationContext, connection: Any, tools: dict[str, Any],
                  out: asyncio.Queue[Event | _End | _Saved]) -> None:
-        self.agent, self.ctx, self.connection, self.tools, self.out = agent, ctx, connection, tools, out
+        self.agent, self.ctx, self.connection, self.out = agent, ctx, connection, out
+        self.tools = LiveTools(agent, ctx, tools, out.put_nowait, connection.send_tool_results)
         self.heard: list[str] = []  # the user's speech since it was last committed
         self.said: list[str] = []  # the agent's speech (or text) since it was last committed
         self.spoken = False  # the agent answers with speech (transcriptions) rather than text
@@ -351,17 +325,19 @@ class _Conversation:
                                      partial=True))
         if content is not None and content.function_calls:
             await self._run_tools(content, version)
+        elif content is not None and has_code(content):
+            await self._commit_code(content, version)
         elif content is not None and content.parts:
             if not self.spoken and raw is not None:
                 self.said.append(raw.text)  # the whole answer goes through the planner once more
             out.put_nowait(ctx.event(id=self.answer_id, content=content, partial=True, model_version=version))
         if response.interrupted:
-            self._commit_said()
+            await self._commit_answer()
             out.put_nowait(ctx.event(interrupted=True, partial=True))
         if response.turn_complete:
             if response.usage_metadata is not None:
                 out.put_nowait(ctx.event(usage_metadata=response.usage_metadata, model_version=version))
-            self._commit_said()
+            await self._commit_answer()
             out.put_nowait(ctx.event(turn_complete=True, model_version=version))
 
     def _planned(self, content: Content | None) -> Content | None:
@@ -406,32 +382,67 @@ class _Conversation:
             self.out.put_nowait(self.ctx.event(author="user", content=Content.user(text), partial=False,
                                                input_transcription=Transcription(text=text, finished=True)))
 
-    def _commit_said(self) -> None:
-        text = "".join(self.said).strip()
+    def _said(self) -> tuple[Event | None, bool]:
+        """The event that commits what the agent said since the last one (None: nothing),
+        and whether it was spoken; the next answer starts."""
+        text = "".join(self.said)
         self.said.clear()
-        if text:  # google-adk marks a live answer not partial, a text one not interrupted
-            spoken = Transcription(text=text, finished=True) if self.spoken else None
-            content = Content.model(text) if self.spoken else self._planned(Content.model(text))
-            self.out.put_nowait(self.ctx.event(id=self.answer_id, content=content, output_transcription=spoken,
-                                               partial=False, interrupted=None if self.spoken else False))
+        event, spoken = None, self.spoken
+        text = text.strip() if spoken else text  # a text answer as the model sent it (google-adk's)
+        if text.strip():  # google-adk marks a live answer not partial, a text one not interrupted
+            content = Content.model(text) if spoken else self._planned(Content.model(text))
+            event = self.ctx.event(id=self.answer_id, content=content, partial=False,
+                                   output_transcription=Transcription(text=text, finished=True) if spoken else None,
+                                   interrupted=None if spoken else False)
         self.spoken = False
         self.answer_id = new_event_id()
+        return event, spoken
+
+    def _commit_said(self) -> None:
+        """Commit what the agent said as it is (the conversation has ended)."""
+        event, _ = self._said()
+        if event is not None:
+            self.out.put_nowait(event)
+
+    async def _commit_answer(self) -> None:
+        """Commit what the agent said; a text answer with code the agent's executor runs
+        is committed as that code and its result instead, one the model ran itself after
+        the executor's step event (``_live_code``)."""
+        event, spoken = self._said()
+        for committed in [] if event is None else [event] if spoken else await answer_events(
+                self.agent, self.ctx, event):
+            self.out.put_nowait(committed)
+
+    async def _commit_code(self, content: Content, model_version: str | None) -> None:
+        """Code the model ran itself, or its result: its text so far streamed and
+        committed first, then these parts committed as they are (``_live_code``)."""
+        words = tuple(p for p in content.parts if p.executable_code is None and p.code_execution_result is None)
+        if words:
+            self.said.append("".join(p.text or "" for p in words))
+            self.out.put_nowait(self.ctx.event(id=self.answer_id, content=Content(role=content.role, parts=words),
+                                               partial=True, model_version=model_version))
+        await self._commit_answer()
+        code = Content(role=content.role, parts=tuple(p for p in content.parts if all(p is not w for w in words)))
+        for committed in await code_events(self.agent, self.ctx, code, model_version):
+            self.out.put_nowait(committed)
 
     async def _run_tools(self, content: Content, model_version: str | None) -> None:
         """Commit the calls, run them (as a turn does), commit their results, send them back."""
         ctx = self.ctx
-        self._commit_said()
+        await self._commit_answer()
         await self._settled()
         calls = [c if c.id else c.model_copy(update={"id": f"adk-{uuid.uuid4()}"})
                  for c in content.function_calls]
-        self.out.put_nowait(ctx.event(content=Content(role="model", parts=tuple(
-            p.model_copy(update={"function_call": c}) for p, c in zip(
-                [p for p in content.parts if p.function_call is not None], calls, strict=True))),
-            actions=EventActions(), model_version=model_version, long_running_tool_ids=long_running_ids(calls, self.tools)))
-        results = await asyncio.gather(*(run_tool(self.agent, ctx, call, self.tools) for call in calls))
-        event = tool_response_event(ctx, calls, results)
+        called = Content(role="model", parts=tuple(p.model_copy(update={"function_call": c}) for p, c in zip(
+            [p for p in content.parts if p.function_call is not None], calls, strict=True)))
+        step, called = await step_event(self.agent, ctx, called)
+        if step is not None:
+            self.out.put_nowait(step)
+        self.out.put_nowait(ctx.event(content=called, actions=EventActions(), model_version=model_version,
+                                      long_running_tool_ids=long_running_ids(calls, self.tools.tools)))
+        event = await self.tools.answer(calls)  # non-blocking tools answer later, on their own
         if event is None:
-            return  # long-running calls only: their results come later
+            return  # long-running or non-blocking calls only: their results come later
         self.out.put_nowait(event)
         if event.content is not None:
             await self.connection.send_tool_results(event.content.function_responses)

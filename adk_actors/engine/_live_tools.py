@@ -1,0 +1,227 @@
+"""The tool calls of a live conversation, run as google-adk 2.13's live flow runs them.
+
+A :class:`LiveTools` belongs to one conversation (``engine._live``). When the model
+calls tools, :meth:`LiveTools.answer` is given the calls (already committed as the
+agent's event) and, in order:
+
+1. starts each call to a *non-blocking* tool (one whose ``behavior`` is
+   ``NON_BLOCKING``, or with no ``behavior`` but a ``response_scheduling``; not a
+   streaming tool) on a task of its own: the call runs as in a turn (policy, hooks,
+   tool); its result, once there, is committed as an event of its own (``emit``) and
+   sent back to the model (``send``). Meanwhile the conversation goes on: the model's
+   next words are not held up by the tool;
+2. runs every other call side by side, as in a turn, and gives back the one event of
+   their results (None when there is none: long-running tools only). The receiving
+   loop waits for these, as google-adk's does; a synchronous function runs on a thread
+   (``RunConfig.tool_thread_pool_config``'s pool when set), so the caller's inputs keep
+   reaching the model meanwhile. Among them:
+
+   * a *streaming* tool (a function tool whose function is an async generator): its
+     hooks run as for any tool, but the tool only starts its generator on a task of its
+     own and answers at once ``{"status": "The function is running asynchronously and
+     the results are pending."}``. Each value the generator then yields goes to the
+     model as a further function response of that call (not an event); an ``Event`` it
+     yields is shown to the user instead: an event of the agent carrying its content
+     only (as a user's content), on the branch ``<tool>@<call id>``, committed. A value
+     returned in place of a generator (an error result) is sent the same way; if the
+     generator raises, the model is told ``Invoking `<tool>()` failed with an internal
+     error.`` and the error is logged;
+   * a call to the agent's own tool named ``stop_streaming`` with a ``function_name``:
+     the tool itself does not run; the streams of that function still running are
+     cancelled (each given up to a second to stop) and the call answers whether they
+     stopped (``Successfully stopped streaming function <name>``), did not stop yet
+     (``The task is not cancelled yet for <name>.``), or there was none (``No active
+     streaming function named <name> found``), under ``status``. An error a stopped
+     stream had raised is raised here, as the tool's failure.
+
+:meth:`LiveTools.close` cancels what still runs (background calls, streams) when the
+conversation ends; their results are then dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from .._types import Content, Event, FunctionCall, FunctionResponse
+from ..types import ours
+from ._context import InvocationContext
+from ._flow import run_tool, tool_response_event
+from ._flow_tools import as_dict, take_media
+
+__all__ = ["PENDING", "STOP_STREAMING", "LiveTools", "is_non_blocking", "is_streaming"]
+
+_log = logging.getLogger("adk_actors.live")
+
+#: a streaming tool's first answer (google-adk's words: the model reads them)
+PENDING = "The function is running asynchronously and the results are pending."
+#: the name of the tool that stops a streaming tool (the agent gives it; google-adk's)
+STOP_STREAMING = "stop_streaming"
+#: how long a cancelled stream is given to stop
+_STOP_WAIT = 1.0
+
+
+def is_streaming(tool: Any) -> bool:
+    """A function tool whose function is an async generator (google-adk's streaming tool)."""
+    func = getattr(tool, "func", None)
+    if not callable(func):
+        return False
+    return inspect.isasyncgenfunction(func) or inspect.isasyncgenfunction(type(func).__call__)
+
+
+def _named(value: Any) -> str:
+    """An enum member's (ours, google.genai's) or a string's name."""
+    return str(getattr(value, "value", value) or "").upper()
+
+
+def is_non_blocking(tool: Any) -> bool:
+    """A tool whose calls run in the background of a live conversation (see the module)."""
+    if tool is None or is_streaming(tool):
+        return False
+    behavior = getattr(tool, "behavior", None)
+    if behavior is not None:
+        return _named(behavior) == "NON_BLOCKING"
+    return getattr(tool, "response_scheduling", None) is not None
+
+
+class LiveTools:
+    """What one conversation's tool calls need (see the module). ``emit`` commits an
+    event of the conversation; ``send`` sends function responses to the model."""
+
+    def __init__(self, agent: Any, ctx: InvocationContext, tools: dict[str, Any], emit: Callable[[Event], None],
+                 send: Callable[[Sequence[FunctionResponse]], Awaitable[None]]) -> None:
+        self.agent, self.ctx, self.emit, self.send = agent, ctx, emit, send
+        self.streams: dict[str, tuple[str, asyncio.Task[None]]] = {}  # call id -> (tool name, its task)
+        self.background: set[asyncio.Task[None]] = set()
+        self.tools = dict(tools)
+        for name, tool in tools.items():
+            if is_streaming(tool):
+                self.tools[name] = self._streaming(tool)
+        stopper = self.tools.get(STOP_STREAMING)
+        if stopper is not None:
+            self.tools[STOP_STREAMING] = self._stopper(stopper)
+
+    async def answer(self, calls: list[FunctionCall]) -> Event | None:
+        """Start the non-blocking calls, run the others; the event of the others' results."""
+        blocking = []
+        for call in calls:
+            if is_non_blocking(self.tools.get(call.name)):
+                task = asyncio.create_task(self._in_background(call))
+                self.background.add(task)
+                task.add_done_callback(self.background.discard)
+            else:
+                blocking.append(call)
+        if not blocking:
+            return None
+        results = await asyncio.gather(*(run_tool(self.agent, self.ctx, call, self.tools) for call in blocking))
+        return tool_response_event(self.ctx, blocking, list(results))
+
+    async def close(self) -> None:
+        """Cancel the background calls and the streams still running, and wait for them."""
+        tasks = [*self.background, *(task for _, task in self.streams.values())]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _in_background(self, call: FunctionCall) -> None:
+        """A non-blocking call: run it, commit its result, send it to the model."""
+        try:
+            result = await run_tool(self.agent, self.ctx, call, self.tools)
+            event = tool_response_event(self.ctx, [call], [result])
+            if event is None:
+                return
+            self.emit(event)
+            if event.content is not None:
+                await self.send(event.content.function_responses)
+        except Exception:
+            _log.exception("the non-blocking tool %s failed", call.name)
+
+    def _streaming(self, tool: Any) -> Any:
+        """A copy of a streaming ``tool`` whose run starts its stream (see the module)."""
+        live = copy.copy(tool)
+
+        async def run(tool_context: Any, args: dict[str, Any]) -> Any:
+            made = await tool.run(tool_context, args)  # the arguments checked, the generator made
+            call_id = tool_context.function_call_id or ""
+            task = asyncio.create_task(self._stream(tool, call_id, made))
+            self.streams[call_id] = (tool.name, task)
+            task.add_done_callback(lambda done: self._forget(call_id, done))
+            return {"status": PENDING}
+
+        live.run = run
+        return live
+
+    def _forget(self, call_id: str, task: asyncio.Task[None]) -> None:
+        if self.streams.get(call_id, ("", None))[1] is task:
+            del self.streams[call_id]
+
+    async def _stream(self, tool: Any, call_id: str, made: Any) -> None:
+        """Relay what a streaming tool yields (see the module)."""
+        try:
+            if not inspect.isasyncgen(made):
+                await self.send([self._response(tool, call_id, made)])
+                return
+            async with contextlib.aclosing(made) as chunks:
+                async for chunk in chunks:
+                    if isinstance(chunk, Event) or type(chunk).__name__ == "Event":
+                        self._show(tool, call_id, chunk)
+                    else:
+                        await self.send([self._response(tool, call_id, chunk)])
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            _log.exception("the streaming tool %s failed", tool.name)
+            failed = {"error": f"Invoking `{tool.name}()` failed with an internal error."}
+            with contextlib.suppress(Exception):  # the conversation may be over
+                await self.send([self._response(tool, call_id, failed)])
+
+    def _show(self, tool: Any, call_id: str, yielded: Any) -> None:
+        """An event a streaming tool yielded, shown to the user: its content only."""
+        content = getattr(yielded, "content", None)
+        if content is None:
+            _log.warning("the streaming tool %s yielded an event with no content: nothing is shown", tool.name)
+            return
+        shown = ours(content, Content).model_copy(update={"role": "user"})
+        self.emit(self.ctx.event(content=shown, branch=f"{tool.name}@{call_id}" if call_id else tool.name))
+
+    def _response(self, tool: Any, call_id: str, value: Any) -> FunctionResponse:
+        """One value of a stream as a function response of its call (a FunctionResponse
+        given by the tool: its ``response``)."""
+        if type(value).__name__ == "FunctionResponse" and hasattr(value, "response"):
+            value = value.response
+        rest, media = take_media(value)
+        return FunctionResponse(id=call_id or None, name=tool.name, response=as_dict(rest), parts=media)
+
+    def _stopper(self, tool: Any) -> Any:
+        """A copy of the agent's ``stop_streaming`` tool that stops streams (see the module)."""
+        live = copy.copy(tool)
+
+        async def run(tool_context: Any, args: dict[str, Any]) -> Any:
+            name = args.get("function_name")
+            if "function_name" not in args:
+                return await tool.run(tool_context, args)
+            if not isinstance(name, str):
+                raise ValueError("stop_streaming takes the name of a function (a string)")
+            return await self._stop(name)
+
+        live.run = run
+        return live
+
+    async def _stop(self, name: str) -> dict[str, Any]:
+        running = {call_id: task for call_id, (tool, task) in self.streams.items() if tool == name and not task.done()}
+        if not running:
+            return {"status": f"No active streaming function named {name} found"}
+        for task in running.values():
+            task.cancel()
+        await asyncio.wait(running.values(), timeout=_STOP_WAIT)
+        for task in running.values():
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+        if all(task.done() for task in running.values()):
+            return {"status": f"Successfully stopped streaming function {name}"}
+        return {"status": f"The task is not cancelled yet for {name}."}
