@@ -34,6 +34,18 @@ those keyword arguments and returns the ones the agent is made with. A dotted na
 that cannot be imported, is refused, or names no agent class is an
 AgentDefinitionError naming the file.
 
+``agent_class`` may also name a workflow node class (``Workflow``, ``FunctionNode``,
+``JoinNode``, bare as google-adk's names are looked up in ``google.adk.workflow``, or
+dotted, ours, google-adk's or a subclass of them): such a file, and a ``Workflow``'s
+``edges`` (chains, fan-outs, routing maps, ``from_node``/``to_node`` mappings, agent
+files, functions by dotted name and inline node definitions), are read as google-adk
+2.13 reads them, by :mod:`._config_edges` (a key such a class has not is logged and
+ignored, as there). ``sub_agents`` takes references only (``config_path`` or
+``code``): an inline agent definition there is refused, as google-adk refuses it. An
+LlmAgent is given the keys its file sets, and only those (as google-adk maps them: a
+workflow reads an ``include_contents`` that was set as asking for the session's
+history).
+
 Importing this module installs it as what ``BaseAgent.from_config(config,
 config_abs_path)`` runs (:func:`~._base.install_config_builder`).
 """
@@ -54,6 +66,7 @@ from supervision.lowlevel import import_object
 
 from .._exceptions import AdkError, AgentDefinitionError
 from ._base import AgentBase, AgentLike, install_config_builder
+from ._config_edges import GOOGLE_ADK_WORKFLOW, NodeBuilder, is_node_class, workflow_class
 from ._llm_agent import LlmAgent
 from ._tool_configs import ToolArgsConfig, ToolConfig
 from ._workflow import LoopAgent, ParallelAgent, SequentialAgent
@@ -190,7 +203,8 @@ def agent_document(data: Any, path: str) -> AgentFile:
     except ValidationError as exc:
         raise AgentDefinitionError(f"{path}: {_problems(exc)}") from None
     if config.agent_class not in AGENT_CLASSES:
-        raise AgentDefinitionError(f"{path}: agent_class {config.agent_class!r} is not one of {sorted(AGENT_CLASSES)}")
+        raise AgentDefinitionError(f"{path}: agent_class {config.agent_class!r} is not one of {sorted(AGENT_CLASSES)} "
+                                   "nor a class of adk_actors.workflow (Workflow, FunctionNode, JoinNode)")
     return config
 
 
@@ -236,6 +250,8 @@ def agent_class_of(name: Any, where: str) -> str | type[AgentBase]:
         return name if isinstance(name, str) else "LlmAgent" if name is None else str(name)
     if name.startswith(_GOOGLE_ADK_AGENTS) and name.rsplit(".", 1)[-1] in AGENT_CLASSES:
         return name.rsplit(".", 1)[-1]
+    if name.startswith(GOOGLE_ADK_WORKFLOW) and (node_class := workflow_class(name)) is not None:
+        return node_class
     try:
         found = import_reference(name, f"{where}: agent_class")
     except AgentDefinitionError:
@@ -245,10 +261,10 @@ def agent_class_of(name: Any, where: str) -> str | type[AgentBase]:
     for kind, cls in AGENT_CLASSES.items():
         if found is cls:
             return kind
-    if not (isinstance(found, type) and issubclass(found, AgentBase)):
+    if not (isinstance(found, type) and (issubclass(found, AgentBase) or is_node_class(found))):
         what = f"the class {found.__qualname__}" if isinstance(found, type) else type(found).__name__
         raise AgentDefinitionError(f"{where}: agent_class {name!r} is {what}, not an agent class (a subclass of "
-                                   "BaseAgent)")
+                                   "BaseAgent) nor a workflow node class")
     return found
 
 
@@ -304,16 +320,29 @@ class _Loader:
                 self.check(data, str(path))
             if not isinstance(data, dict):
                 return agent_document(data, str(path))  # refuses it
-            kind = agent_class_of(data.get("agent_class", "LlmAgent"), str(path))
-            if isinstance(kind, str):
-                if "agent_class" in data:
-                    data = {**data, "agent_class": kind}
-                return self._build(path, agent_document(data, str(path)))
-            if _overrides(kind, "from_config"):  # the class makes its agent itself
-                return kind.from_config(self.config_model(path, kind, data), str(path))
-            return self.custom(path, kind, data, None)
+            return self.from_data(path, data, str(path))
         finally:
             self.loading.pop()
+
+    def from_data(self, path: Path, data: dict[str, Any], where: str, builder: NodeBuilder | None = None) -> Any:
+        """The agent or node ``data`` (the file ``path``'s keys, or a node mapping in its
+        edges, named ``where`` in errors) defines, by its ``agent_class``: a built-in
+        kind's, a workflow node class's (:class:`._config_edges.NodeBuilder`, ``builder``
+        when given, so a file's nodes are made once) or a custom class's (see the
+        module)."""
+        kind = agent_class_of(data.get("agent_class", "LlmAgent"), where)
+        if isinstance(kind, str):
+            node_class = workflow_class(kind) if kind not in AGENT_CLASSES else None
+            if node_class is None:
+                if "agent_class" in data:
+                    data = {**data, "agent_class": kind}
+                return self._build(path, agent_document(data, where))
+            kind = node_class
+        if is_node_class(kind):
+            return (builder or NodeBuilder(self, path)).build(kind, data)
+        if _overrides(kind, "from_config"):  # the class makes its agent itself
+            return kind.from_config(self.config_model(path, kind, data), str(path))
+        return self.custom(path, kind, data, None)
 
     def config_model(self, path: Path, cls: type[AgentBase], data: dict[str, Any]) -> Any:
         """``data`` validated into ``cls``'s ``config_type`` (the data itself when the
@@ -459,7 +488,10 @@ class _Loader:
         if cls is LlmAgent:
             if config.model and config.model_code is not None:
                 raise AgentDefinitionError(f"{path}: model, model_code: give one of them")
-            fields.update({key: value for key in _LLM_FIELDS if (value := getattr(config, key)) is not None},
+            # only the keys the file gives (google-adk maps those alone): a workflow reads
+            # an include_contents that was set as asking for the session's history
+            fields.update({key: value for key in _LLM_FIELDS
+                           if key in config.model_fields_set and (value := getattr(config, key)) is not None},
                           tools=[self.tool(path, tool) for tool in config.tools],
                           **self._callbacks(path, config, _LLM_CALLBACKS),
                           **{key.removesuffix("_code"): import_reference(ref.name, str(path)) for key in CODE_KEYS
@@ -478,7 +510,8 @@ def build_from_config(cls: type[Any], config: Any, config_abs_path: str) -> Any:
     """What ``cls.from_config(config, config_abs_path)`` does (installed on BaseAgent):
     ``config`` (a pydantic model: its set fields and extra keys; or a dict) is the
     file's data; a built-in kind's file is loaded as one (its ``agent_class`` being
-    ``cls``'s), another class's as the module says for a custom class, its
+    ``cls``'s), a Workflow's (or another node class's) as :mod:`._config_edges` reads
+    one, another class's as the module says for a custom class, its
     ``_parse_config`` (if overridden) given ``config`` as it came, without warning
     again. References are resolved relative to ``config_abs_path`` and stay in its
     folder. AgentDefinitionError naming the path for a config of another type and for
@@ -496,6 +529,8 @@ def build_from_config(cls: type[Any], config: Any, config_abs_path: str) -> Any:
     kind = next((kind for kind, built_in in AGENT_CLASSES.items() if cls is built_in), None)
     if kind is not None:
         return loader._build(path, agent_document({**data, "agent_class": kind}, str(path)))
+    if is_node_class(cls):  # a Workflow (an agent here): its edges read as a file's
+        return NodeBuilder(loader, path).build(cls, data)
     return loader.custom(path, cls, data, config)
 
 

@@ -65,6 +65,7 @@ from ._a2a_card import (
     check_card,
     is_url,
 )
+from ._a2a_credentials import without_credential_parts
 from ._a2a_parts import a2a_parts, content_of
 from ._base import AgentBase
 from ._fencing import other_agent_message, quote_untrusted
@@ -216,6 +217,7 @@ class RemoteA2aAgent(AgentBase):
                      for p in e.content.parts if p.function_call is not None and p.function_call.id}
         parts: list[Any] = []
         for event in reversed(taken):
+            event = without_credential_parts(event)  # before anything reads it (google-adk's order)
             content = event.content
             if content is None or not content.parts:
                 continue

@@ -7,7 +7,9 @@ settings; other providers ignore it), as google-adk's does. ``PlanReActPlanner``
 it (``planners._apply``): its planning instruction joins the system instruction of
 every request, whose thought marks are cleared, and the model's answers are rewritten
 by its ``process_planning_response`` (a PlanReActPlanner's plan and reasoning become
-thoughts, its final answer the text the user reads).
+thoughts, its final answer the text the user reads). An object of another type
+assigned to ``agent.planner`` after the agent was made (its constructor refuses one)
+is applied as a ``PlanReActPlanner``, as google-adk applies it.
 """
 
 from .base_planner import BasePlanner

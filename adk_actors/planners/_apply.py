@@ -3,6 +3,12 @@ NL-planning request and response processors do (the flow calls these; the planne
 themselves only answer): a turn's steps, and a live run (its setup request, and each
 response of the live model).
 
+* Which planner: the agent's ``planner`` when it is a :class:`BasePlanner`; a
+  ``planner`` that is set (truthy) but is no BasePlanner (an object assigned to the
+  field after the agent was made: the constructor refuses one) is replaced by a
+  fresh :class:`PlanReActPlanner` each time it is asked for, as google-adk 2.13's
+  ``_get_planner`` replaces it (:func:`agent_planner`); its own methods are never
+  called.
 * Building a request: a planner that is no :class:`BuiltInPlanner`
   (:func:`instruction_planner`) is asked for its planning instruction, which goes
   into the system instruction after the agent's own instruction and identity, and
@@ -23,17 +29,28 @@ from .._types import Content, LlmRequest, Part
 from ..types import ours
 from .base_planner import BasePlanner
 from .built_in_planner import BuiltInPlanner
+from .plan_re_act_planner import PlanReActPlanner
 
-__all__ = ["answer_planner", "instruction_planner", "planned_content", "planning_call", "without_thought_marks"]
+__all__ = ["agent_planner", "answer_planner", "instruction_planner", "planned_content", "planning_call", "without_thought_marks"]
+
+
+def agent_planner(agent: Any) -> BasePlanner | None:
+    """The planner the flow applies for ``agent``, in order: None when it has no
+    ``planner`` field or the field is None or falsy; the planner itself when it is a
+    :class:`BasePlanner`; otherwise a new :class:`PlanReActPlanner` (google-adk's
+    fallback for a planner of another type)."""
+    planner = getattr(agent, "planner", None)
+    if not planner:
+        return None
+    return planner if isinstance(planner, BasePlanner) else PlanReActPlanner()
 
 
 def instruction_planner(agent: Any) -> BasePlanner | None:
-    """``agent``'s planner when it plans in the request (any planner but a
-    :class:`BuiltInPlanner`, whose only part is its thinking config), else None."""
-    planner = getattr(agent, "planner", None)
-    if planner is None or isinstance(planner, BuiltInPlanner):
-        return None
-    return planner if isinstance(planner, BasePlanner) else None
+    """``agent``'s planner (:func:`agent_planner`) when it plans in the request (any
+    planner but a :class:`BuiltInPlanner`, whose only part is its thinking config),
+    else None."""
+    planner = agent_planner(agent)
+    return None if planner is None or isinstance(planner, BuiltInPlanner) else planner
 
 
 def planning_call(agent: Any, context: Callable[[], Any]) -> Callable[[LlmRequest], str | None] | None:
@@ -50,11 +67,11 @@ def planning_call(agent: Any, context: Callable[[], Any]) -> Callable[[LlmReques
 
 
 def answer_planner(agent: Any) -> BasePlanner | None:
-    """``agent``'s planner when it rewrites the model's answers: one whose
-    ``process_planning_response`` is its own (a :class:`BuiltInPlanner` subclass
-    that defines one counts too), else None."""
-    planner = getattr(agent, "planner", None)
-    if not isinstance(planner, BasePlanner):
+    """``agent``'s planner (:func:`agent_planner`) when it rewrites the model's
+    answers: one whose ``process_planning_response`` is its own (a
+    :class:`BuiltInPlanner` subclass that defines one counts too), else None."""
+    planner = agent_planner(agent)
+    if planner is None:
         return None
     if type(planner).process_planning_response is BuiltInPlanner.process_planning_response:
         return None
