@@ -21,11 +21,19 @@ metadata, a message's parts and their tool arguments) must be a JSON value whose
 text encodes as UTF-8 and whose nesting is at most ``max_depth`` objects or arrays
 (``{}`` is 1 deep, ``{"a": []}`` 2). What breaks a rule is refused whole, before
 anything of it is stored, and the error says where (``state_delta.a.b``).
+
+:func:`check_input` also applies two limits of one request, the same on every host
+(:func:`limit_problem`): the state it sets at once (a new session's ``state``, a run's
+or an update's ``state_delta``) is at most ``MAX_STATE_BYTES`` of JSON text, and a
+run's message has at most ``MAX_MESSAGE_PARTS`` parts. Over either, the request is
+refused ``limit_exceeded`` (``LimitExceededError``; HTTP 413), naming the limit; the
+message's own size is ``Limits.max_message_bytes``, checked by the session.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import typing
 from typing import Any
 
@@ -35,15 +43,31 @@ from supervision import BadRequest
 
 from ._names import escaped, name_problem
 
-__all__ = ["INVALID_REQUEST", "MAX_JSON_DEPTH", "NAME_FIELDS", "check_fields", "check_input", "check_message",
-           "invalid", "value_problem"]
+__all__ = ["INVALID_REQUEST", "LIMIT_EXCEEDED", "MAX_JSON_DEPTH", "MAX_MESSAGE_PARTS", "MAX_STATE_BYTES", "NAME_FIELDS",
+           "check_fields", "check_input", "check_message", "invalid", "limit_problem", "value_problem"]
 
 INVALID_REQUEST = "invalid_request"
+LIMIT_EXCEEDED = "limit_exceeded"
 
 #: The deepest nesting any host accepts (``[limits] max_json_depth`` may not be set
 #: higher): the store reads back what is nested this deep inside its events (pydantic's
 #: JSON reader stops at 200 levels, the event's own structure included).
 MAX_JSON_DEPTH = 100
+
+#: The most state one request may set at once (a new session's ``state``, a run's or an
+#: update's ``state_delta``): bytes of its JSON text (UTF-8). A session's whole state
+#: is read, copied to each run and written back with every change: one caller's 50 MB
+#: value would make every later turn of that session (and its user's session list)
+#: slow, for good.
+MAX_STATE_BYTES = 1024 * 1024
+#: The most parts a caller's message (a run's ``new_message``) may have: each part is
+#: kept, and sent to the model again, on every later turn of the session (100,000
+#: empty parts are only 300 kB of JSON, under ``Limits.max_message_bytes``).
+MAX_MESSAGE_PARTS = 1000
+#: The request fields that set state (``MAX_STATE_BYTES``), and the one that is a
+#: caller's message (``MAX_MESSAGE_PARTS``).
+_STATE_FIELDS = ("state", "state_delta")
+_MESSAGE_FIELD = "new_message"
 
 #: Request fields that hold names (``_names``), and what each is called in an error.
 NAME_FIELDS = {"app_name": "app name", "user_id": "user id", "session_id": "session id"}
@@ -69,9 +93,20 @@ def check_fields(request: Any) -> None:
             error = exc.errors()[0]
             where = ".".join(str(p) for p in (name, *error["loc"]))
             raise invalid(f"{type(request).__name__}.{where}: {error['msg']}") from None
-        if isinstance(checked, BaseModel) and checked is not value:  # a dict that would make one
-            raise invalid(f"{type(request).__name__}.{name}: must be a {type(checked).__name__}, "
-                          f"got {type(value).__name__}")
+        if isinstance(checked, BaseModel) and checked is not value:  # a dict, or a model of another library
+            raise invalid(f"{type(request).__name__}.{name}: must be {_class_name(type(checked), type(value))}, "
+                          f"got {_class_name(type(value), type(checked))}")
+
+
+def _class_name(cls: type, other: type) -> str:
+    """``cls`` as an error names it: ``a Content``, or with its module when ``other``
+    has the same name (``adk_actors.types.Content``, ``google.genai.types.Content``)."""
+    if cls.__name__ != other.__name__:
+        return f"a {cls.__name__}"
+    module = cls.__module__
+    if module.startswith("adk_actors."):
+        module = "adk_actors.types"  # where a user imports ours from
+    return f"{module}.{cls.__qualname__}"
 
 
 def _field_adapters(cls: type) -> list[tuple[str, TypeAdapter[Any]]]:
@@ -104,7 +139,9 @@ def check_input(request: Any, max_depth: int) -> None:
     """Raise :func:`invalid` if a field of dataclass ``request`` breaks the input rules
     (see the module): a name field (``NAME_FIELDS``; None passes) outside the name
     grammar, or any other field holding text that cannot be encoded or nesting deeper
-    than ``max_depth``. The first problem found is named."""
+    than ``max_depth``. The first problem found is named. Then the limits of one
+    request (:func:`limit_problem`): over one, ``BadRequest`` with code
+    ``limit_exceeded``, naming it."""
     if not dataclasses.is_dataclass(request) or isinstance(request, type):
         return
     for item in dataclasses.fields(request):
@@ -115,6 +152,43 @@ def check_input(request: Any, max_depth: int) -> None:
             problem = value_problem(value, max_depth, item.name)
         if problem is not None:
             raise invalid(f"{type(request).__name__}.{problem}" if item.name not in NAME_FIELDS else problem)
+    for item in dataclasses.fields(request):
+        problem = limit_problem(item.name, getattr(request, item.name, None))
+        if problem is not None:
+            raise BadRequest(f"{type(request).__name__}.{problem}", code=LIMIT_EXCEEDED)
+
+
+def limit_problem(field: str, value: Any) -> str | None:
+    """Why request field ``field`` (snake_case) is over a limit of one request, as
+    ``"<field>: ..., the limit is N"``, or None: a ``state`` or ``state_delta`` dict
+    whose JSON text is over ``MAX_STATE_BYTES`` (anything not JSON is counted as its
+    ``str``), a ``new_message`` (a Content, or its JSON as a dict) of more than
+    ``MAX_MESSAGE_PARTS`` parts. Run after :func:`value_problem` passed (its text
+    encodes, its nesting is within what ``json`` writes)."""
+    if field in _STATE_FIELDS and isinstance(value, dict) and value:
+        size = _json_bytes(value, MAX_STATE_BYTES)
+        if size > MAX_STATE_BYTES:
+            return f"{field}: the state given has over {MAX_STATE_BYTES} bytes as JSON; the limit is {MAX_STATE_BYTES}"
+    if field == _MESSAGE_FIELD:
+        parts = value.get("parts") if isinstance(value, dict) else getattr(value, "parts", None)
+        if isinstance(parts, list) and len(parts) > MAX_MESSAGE_PARTS:
+            return f"{field}: the message has {len(parts)} parts; the limit is {MAX_MESSAGE_PARTS}"
+    return None
+
+
+def _json_bytes(value: dict[str, Any], limit: int) -> int:
+    """The size of ``value``'s JSON text in UTF-8, or a number over ``limit`` as soon as
+    it is over (counted key by key: a small state costs one small encoding)."""
+    size = 2
+    for key, item in value.items():
+        try:
+            text = json.dumps({key: item}, ensure_ascii=False, default=str)
+        except (ValueError, RecursionError):  # not JSON (value_problem says why)
+            continue
+        size += len(text.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            break
+    return size
 
 
 def value_problem(value: Any, max_depth: int, where: str = "value") -> str | None:

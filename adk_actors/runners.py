@@ -48,8 +48,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ._event_print import print_event
+from ._exceptions import InvalidRequestError
 from ._rewind import rewind_event
 from ._types import Content, Event, RunConfig
+from ._validate import MAX_JSON_DEPTH, value_problem
 from .agents.invocation_context import LlmCallsLimitExceededError
 from .artifacts import InMemoryArtifactService
 from .artifacts._engine_view import engine_artifacts
@@ -155,6 +157,10 @@ class Runner:
         message = ours(new_message, Content)
         if message.role != "user":
             message = Content(role="user", parts=message.parts)
+        problem = (value_problem(message, MAX_JSON_DEPTH, "new_message")
+                   or value_problem(state_delta, MAX_JSON_DEPTH, "state_delta"))
+        if problem is not None:  # before the session is read: nothing stored, the session runs on
+            raise InvalidRequestError(problem)
         session = await self._session(user_id, session_id)
         unmatched = _unmatched_response_ids(session.events, message)
         if unmatched:

@@ -22,7 +22,10 @@ In order, for HTTP and WebSocket requests:
 4. **Body limit**: a declared ``Content-Length`` over ``max_body_bytes`` is 413 at
    once; otherwise the body is read here, and one that grows past the limit is 413
    before any route sees a byte of it (the route then reads the buffered body).
-5. **Storable input**: a JSON body is parsed once here; text that cannot be encoded
+5. **Storable input**: every body is parsed as JSON once here, whatever its
+   ``Content-Type`` says (none, ``application/JSON``, ``text/plain``: FastAPI or
+   a2a-sdk read some of those as JSON too); one that is not JSON passes (its route
+   says so). Text that cannot be encoded
    (a lone surrogate such as ``"\ud800"``, a valid JSON escape) or nesting deeper
    than the host's ``[limits] max_json_depth`` (counted from each top-level field:
    ``state``, ``stateDelta``, ``newMessage``, ``customMetadata`` ...) is a 422
@@ -30,7 +33,13 @@ In order, for HTTP and WebSocket requests:
    (``_validate.value_problem``, the rule the session partitions apply too), and so
    is a name field (``appName``, ``userId``, ``sessionId``, ``filename``) outside
    the name grammar (``_names``). A body too deeply nested for the JSON parser
-   itself is refused the same way.
+   itself is refused the same way, and so are numbers that are not JSON (``NaN``,
+   ``Infinity``: they would be kept as ``null``) and integers of more than
+   ``MAX_INT_DIGITS`` digits (Python's limit: a route would answer 400).
+6. **Limits of one request**: a top-level ``state`` or ``stateDelta`` over
+   ``_validate.MAX_STATE_BYTES`` of JSON, or a ``newMessage`` of more than
+   ``_validate.MAX_MESSAGE_PARTS`` parts, is a 413 ``{"detail": ...}`` naming the
+   limit (``_validate.limit_problem``, which the partitions apply too).
 
 A WebSocket refused by a guard is closed with code 1008 before it is accepted.
 """
@@ -47,7 +56,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from .._names import escaped, name_problem
-from .._validate import value_problem
+from .._validate import limit_problem, value_problem
 from ..config import HttpSection
 
 __all__ = ["OPERATOR", "Guard", "require_operator"]
@@ -59,6 +68,10 @@ _LOOPBACK_NAMES = frozenset({"localhost"})
 _OPEN_PATHS = {"/health", "/", "/console/app.js", "/console/app.css"}
 #: Top-level body fields that are names (``_names``), and what each is called.
 _BODY_NAMES = {"appName": "app name", "userId": "user id", "sessionId": "session id", "filename": "artifact name"}
+#: Top-level body fields a limit of one request applies to (``limit_problem``), by the
+#: request field they become (both spellings: the routes take either).
+_LIMITED = {"state": "state", "stateDelta": "state_delta", "state_delta": "state_delta",
+            "newMessage": "new_message", "new_message": "new_message"}
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -139,9 +152,9 @@ class Guard:
             if buffered is None:
                 await _detail(send, 413, f"the request body is over {self.section.max_body_bytes} bytes")
                 return
-            problem = self._body_problem(buffered) if "json" in headers.get("content-type", "") else None
-            if problem is not None:
-                await _detail(send, 422, problem)
+            refused = self._body_problem(buffered) if buffered else None
+            if refused is not None:
+                await _detail(send, *refused)
                 return
             await self.app(scope, _replay(buffered, receive), send)
             return
@@ -177,24 +190,32 @@ class Guard:
         own_port = server[1] if server else None
         return (name in _LOOPBACK_NAMES or _loopback_literal(name)) and port in (None, own_port)
 
-    def _body_problem(self, body: bytes) -> str | None:
-        """Why a JSON body breaks the input rules (module, 5), or None (also when it is
-        not JSON at all: the route says so)."""
+    def _body_problem(self, body: bytes) -> tuple[int, str] | None:
+        """(422, why) when a body breaks the input rules (module, 5), (413, why) when it
+        is over a limit of one request (module, 6), or None (also when it is not JSON
+        at all: the route says so)."""
         try:
-            value = json.loads(body)
+            value = json.loads(body, parse_constant=_not_json_number, parse_int=_bounded_int)
         except RecursionError:
-            return f"the body is nested deeper than {self.max_json_depth} levels (the host's [limits] max_json_depth)"
+            return 422, f"the body is nested deeper than {self.max_json_depth} levels (the host's [limits] max_json_depth)"
+        except _NotJson as refused:
+            return 422, str(refused)
         except ValueError:
             return None
         if not isinstance(value, dict):
-            return value_problem(value, self.max_json_depth + 1, "body")
+            problem = value_problem(value, self.max_json_depth + 1, "body")
+            return (422, problem) if problem is not None else None
         for key, field_value in value.items():
             if key in _BODY_NAMES and isinstance(field_value, str):
                 problem = name_problem(field_value, _BODY_NAMES[key])
             else:
                 problem = value_problem(key, 1, "body") or value_problem(field_value, self.max_json_depth, escaped(key))
             if problem is not None:
-                return problem
+                return 422, problem
+        for key, field in _LIMITED.items():
+            problem = limit_problem(field, value.get(key))
+            if problem is not None:
+                return 413, key + problem.removeprefix(field)
         return None
 
     def _principal(self, headers: dict[str, str]) -> str | None:
@@ -225,6 +246,28 @@ class Guard:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
+
+
+#: The most digits of an integer in a body: Python's own limit on turning text into an
+#: int (``sys.get_int_max_str_digits``), which JSON parsers past this door apply too.
+MAX_INT_DIGITS = 4300
+
+
+class _NotJson(ValueError):
+    """A body that Python's JSON parser reads, but that is not JSON a host can keep."""
+
+
+def _not_json_number(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (RFC 8259): kept, they would
+    come back as ``null``; refused instead."""
+    raise _NotJson(f"the body holds {name}, which is not a JSON number (RFC 8259)")
+
+
+def _bounded_int(text: str) -> int:
+    """An integer of the body, or :class:`_NotJson` past ``MAX_INT_DIGITS`` digits."""
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _NotJson(f"the body holds an integer of {len(text.lstrip('-'))} digits; the limit is {MAX_INT_DIGITS}")
+    return int(text)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

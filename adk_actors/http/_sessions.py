@@ -1,7 +1,8 @@
 """google-adk's session routes, under ``/apps/{app}/users/{user}/sessions``.
 
 What differs, on purpose: ``PATCH .../sessions/{id}`` applies ``stateDelta`` with the
-kit's one rule (a key set to null is deleted; google-adk stores a null). Creating a
+kit's one rule (a key set to null is deleted; google-adk stores a null). State given
+at once is at most ``_validate.MAX_STATE_BYTES`` of JSON (413 over it). Creating a
 session with ``temp:`` keys in its state leaves them out, as google-adk does. The
 deprecated ``POST .../sessions/{id}`` (its body: the initial state) still works.
 Ours only: ``GET .../sessions/{id}/inputs``, the questions the session waits for.
@@ -15,8 +16,9 @@ from fastapi import APIRouter, Body, HTTPException, Request
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
-from .._exceptions import SessionExistsError, SessionNotFoundError
+from .._exceptions import LimitExceededError, SessionExistsError, SessionNotFoundError
 from .._names import EVAL_SESSION_PREFIX
+from .._validate import limit_problem
 from ..workflow import waiting_inputs
 from ._deps import Api, HostApi
 from ._wire import session_json
@@ -42,7 +44,13 @@ class PatchSessionBody(_Camel):
 
 
 def _create(api: HostApi, app: str, user: str, session_id: str | None, state: dict[str, Any] | None) -> Any:
+    """Create the session with ``state`` but its ``temp:`` keys: 413 for a state over
+    ``MAX_STATE_BYTES`` (the deprecated route's whole body is the state, which the
+    guard does not look into), 409 for an id taken, else the session."""
     kept = {k: v for k, v in (state or {}).items() if not k.startswith("temp:")}
+    too_large = limit_problem("state", kept)
+    if too_large is not None:
+        raise LimitExceededError(too_large)
     try:
         info = api.runner(app).create_session(user, session_id, kept)
     except SessionExistsError:

@@ -100,13 +100,15 @@ def typed_error(error: CallError) -> AdkError:
 
 
 def checked(request: Any) -> Any:
-    """``request`` itself, or :class:`InvalidRequestError` when it breaks the input rules
-    at the most any host accepts (``MAX_JSON_DEPTH``): refused here, before it is
-    pickled (a value nested 1,000 deep cannot be); the host applies its own limits."""
+    """``request`` itself, or the typed error of the input rule it breaks at the most any
+    host accepts (``MAX_JSON_DEPTH``; the limits on a message's parts and a request's
+    state: :class:`LimitExceededError`; else :class:`InvalidRequestError`): refused
+    here, before it is pickled (a value nested 1,000 deep cannot be); the host applies
+    its own limits."""
     try:
         check_input(request, MAX_JSON_DEPTH)
     except CallError as exc:
-        raise InvalidRequestError(exc.detail) from None
+        raise typed_error(exc) from None
     return request
 
 

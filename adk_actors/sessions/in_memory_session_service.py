@@ -17,7 +17,9 @@ import time
 import uuid
 from typing import Any
 
+from .._exceptions import InvalidRequestError
 from .._types import Event, apply_state_delta
+from .._validate import MAX_JSON_DEPTH, value_problem
 from ..errors.already_exists_error import AlreadyExistsError
 from ..errors.session_not_found_error import SessionNotFoundError
 from ..store import split_delta
@@ -69,7 +71,9 @@ class InMemorySessionService(BaseSessionService):
                              session_id: str | None = None) -> Session:
         """A new session (see :meth:`BaseSessionService.create_session`): the id
         given (spaces around it removed) or a random UUID; AlreadyExistsError when
-        the user has a session of that id in the app."""
+        the user has a session of that id in the app; InvalidRequestError (a
+        ValueError) for a state no store could keep (nested deeper than
+        ``MAX_JSON_DEPTH``, a lone surrogate), nothing made."""
         return self._create(app_name, user_id, state, session_id)
 
     def create_session_sync(self, *, app_name: str, user_id: str, state: dict[str, Any] | None = None,
@@ -82,6 +86,9 @@ class InMemorySessionService(BaseSessionService):
         session_id = session_id.strip() if session_id else None
         if session_id and session_id in self.sessions.get(app_name, {}).get(user_id, {}):
             raise AlreadyExistsError(f"Session with id {session_id} already exists.")
+        problem = value_problem(state, MAX_JSON_DEPTH, "state")
+        if problem is not None:  # a state no later turn could copy: refused, nothing made
+            raise InvalidRequestError(problem)
         own = self._apply_scoped(app_name, user_id, dict(state or {}))
         stored = Session(id=session_id or str(uuid.uuid4()), app_name=app_name, user_id=user_id,
                          state=copy.deepcopy(own), last_update_time=time.time())
