@@ -36,6 +36,7 @@ from ._exceptions import (
     UnknownAppError,
 )
 from ._types import Content, Event
+from .tracing import TraceSpan
 
 __all__ = ["HttpRunner"]
 
@@ -76,6 +77,19 @@ class HttpRunner:
         """The session as google-adk's JSON (``id``, ``state``, ``events`` ...)."""
         found: dict[str, Any] = self._send("GET", f"{self._sessions(user_id)}/{quote(session_id, safe='')}")
         return found
+
+    def session_trace(self, session_id: str, user_id: str) -> list[TraceSpan]:
+        """The session's trace as the host keeps it (google-adk's ``GET
+        /dev/apps/{app}/debug/trace/session/{session_id}``, the runner's token's user: the
+        route names none, so ``user_id`` is not sent), through this runner's requests
+        (its token, deadline and typed errors; an empty list while the host's
+        ``trace_turns`` is 0). ValueError when the answer is no list of spans."""
+        del user_id
+        served = self._send("GET", f"/dev/apps/{quote(self.app_name, safe='')}/debug/trace/session/"
+                                   f"{quote(session_id, safe='')}")
+        if not isinstance(served, list):
+            raise ValueError(f"a session trace is a list of spans, not {type(served).__name__}")
+        return [TraceSpan.from_web_ui(span) for span in served]
 
     def create_session(self, user_id: str, session_id: str | None = None,
                        state: dict[str, Any] | None = None) -> dict[str, Any]:

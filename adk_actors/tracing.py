@@ -11,6 +11,12 @@ spans into :class:`TraceSpan` records, in the shape google-adk's trace view read
   the token usage and the finish reason.
 * ``execute_tool <tool>``: one per tool call, with its arguments and its response.
 
+An ``AgentTool``'s agent runs as an invocation of its own inside the tool's span. Its
+spans are the turn's, as google-adk's are (its child run shares the caller's trace):
+they join the trace of the span they start in, under it (its ``invoke_agent`` under the
+``execute_tool`` span, and so on down), keep their own invocation id
+(``gcp.vertex.agent.invocation_id``), and are taken with the turn that ran the tool.
+
 When a turn ends, the worker takes the turn's spans (:meth:`TraceRecorder.take`),
 packs them (:func:`pack`: JSON, zlib-compressed, about a quarter of the size, with
 the ids of the events the model calls made) and sends them with its outcome. The
@@ -92,6 +98,25 @@ class TraceSpan:
                 "trace_id": self.trace_id, "span_id": self.span_id, "parent_span_id": self.parent_span_id,
                 "attributes": self.attributes, "logs": []}
 
+    @classmethod
+    def from_web_ui(cls, served: Any) -> TraceSpan:
+        """A span as ``/debug/trace/session/{id}`` serves it (:meth:`web_ui`), read back:
+        its ``logs`` dropped. A ValueError when it is not one (not an object, a field
+        missing or of the wrong type)."""
+        if not isinstance(served, dict):
+            raise ValueError(f"a served span is an object, not {type(served).__name__}")
+        try:
+            name, start, end = served["name"], served["start_time"], served["end_time"]
+            trace_id, span_id, parent = served["trace_id"], served["span_id"], served.get("parent_span_id")
+            attributes = served.get("attributes") or {}
+        except KeyError as missing:
+            raise ValueError(f"a served span has no {missing}") from None
+        numbers = (start, end, trace_id, span_id) + (() if parent is None else (parent,))
+        if (not isinstance(name, str) or not isinstance(attributes, dict)
+                or not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers)):
+            raise ValueError(f"a served span has a field of the wrong type: {name!r}")
+        return cls(name, start, end, trace_id, span_id, parent, attributes)
+
     def flat(self) -> dict[str, Any]:
         """The span's attributes with its ids, as google-adk's ``/debug/trace/{event_id}``
         serves them."""
@@ -171,6 +196,7 @@ class _Open:
     span_id: int
     parent_span_id: int | None
     attributes: dict[str, Any]
+    turn: str  # the invocation whose turn the span is kept with (an AgentTool's child run: its caller's)
 
 
 class TraceRecorder:
@@ -220,8 +246,8 @@ class TraceRecorder:
         done = TraceSpan(opened.name, opened.start_time, time.time_ns(), opened.trace_id, opened.span_id,
                          opened.parent_span_id, attributes)
         with self._lock:
-            if invocation in self._trace_ids:  # not taken already (a turn that ended without it)
-                self._done.setdefault(invocation, []).append(done)
+            if opened.turn in self._trace_ids:  # not taken already (a turn that ended without it)
+                self._done.setdefault(opened.turn, []).append(done)
 
     def _start(self, kind: str, key: str, invocation: str, metadata: Mapping[str, Any]) -> None:
         operation = _OPERATIONS[kind]
@@ -237,10 +263,13 @@ class TraceRecorder:
             attributes["gen_ai.tool.name"] = str(metadata.get("tool") or "")
             attributes["gen_ai.tool.call.id"] = str(metadata.get("function_call_id") or "")
         with self._lock:
-            trace_id = self._trace_ids.setdefault(invocation, new_id())
             parent = self._open.get(str(metadata.get("parent_span_id") or ""))
+            if parent is not None:  # inside a span being recorded: its turn's, also from a child invocation
+                turn, trace_id = parent.turn, parent.trace_id
+            else:
+                turn, trace_id = invocation, self._trace_ids.setdefault(invocation, new_id())
             self._open[key] = _Open(f"{operation} {target}", time.time_ns(), trace_id, new_id(),
-                                    parent.span_id if parent is not None else None, attributes)
+                                    parent.span_id if parent is not None else None, attributes, turn)
 
 
 def _context_cache_telemetry() -> bool:

@@ -13,12 +13,15 @@
 A turn that ends well is timed here, at the caller: its ``duration`` is from the
 turn's request to its terminal message (the hops to the host and back included, as a
 user's wall time includes them), read off ``_timing.clock``. Where its seconds went
-(``model_duration``, ``tool_duration``) comes from the turn's trace, when the runner
-keeps one (``session_trace``: a host's Runner whose ``trace_turns`` is not 0): the
-spans the run worker recorded of the turn's model calls and tool runs
-(``_timing.split_of_spans``). Without them -- no trace kept, an ``HttpRunner``, a
-trace that cannot be read -- both stay None: the turn is timed, its split is not
-known. A turn that fails is not timed.
+(``model_duration``, ``tool_duration``) comes from the session's trace, read when the
+turn has ended: a host's Runner's ``session_trace``, or for an ``HttpRunner`` the
+host's ``GET /dev/apps/{app}/debug/trace/session/{session_id}`` (google-adk's route,
+``HttpRunner.session_trace``; kept while the host's ``trace_turns`` is not 0). Of it, the spans of the turn's trace
+(``_timing.spans_of_turn``: an ``AgentTool``'s child run's too) give the split, by
+the in-process rule (``_timing.split_of_spans``). Without them -- no trace kept, no
+span of the turn in it, a trace that cannot be read or does not parse (a host that
+refuses the route, another server) -- both stay None: the turn is timed, its split
+is not known. A turn that fails is not timed.
 
 The case passes when every metric passes, fails when one fails, and is not evaluated
 when no metric could be (a judge that gave no verdict). A turn that fails (a deadline, a
@@ -71,16 +74,16 @@ class TurnRunner(Protocol):
 
 def _split(runner: TurnRunner, user_id: str, session_id: str, invocation_id: str) -> tuple[float, float] | None:
     """(model seconds, tool seconds) of the turn ``invocation_id`` from the session's
-    trace, when the runner keeps one (``session_trace``); None when it keeps none, the
-    turn has no span in it, or the trace cannot be read."""
+    trace (see the module); None when the runner keeps none, the turn has no span in
+    it, or the trace cannot be read."""
     trace = getattr(runner, "session_trace", None)
     if not callable(trace):
         return None
     try:
         spans = trace(session_id, user_id)
-    except (AdkError, OSError):
+    except (AdkError, OSError, ValueError):
         return None
-    return _timing.split_of_spans(span for span in spans if span.invocation_id == invocation_id)
+    return _timing.split_of_spans(_timing.spans_of_turn(spans, invocation_id))
 
 
 def _timed(runner: TurnRunner, user_id: str, session_id: str, invocation: Invocation, took: float) -> Invocation:

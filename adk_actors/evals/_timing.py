@@ -33,7 +33,10 @@ exact; the turn's own total is read off the collector's clock too.
 A turn run elsewhere (a host's run worker) is not seen by this process's telemetry.
 :func:`split_of_spans` gives the same two figures from the turn's recorded trace spans
 (``adk_actors.tracing``: the worker's ``generate_content`` and ``execute_tool`` spans,
-which the worker's own telemetry timed), by the same union rule.
+which the worker's own telemetry timed), by the same union rule. :func:`spans_of_turn`
+picks a turn's spans out of a session's trace: the spans of the turn's trace, those of
+an ``AgentTool``'s child run included (they keep the child's invocation id, and share
+the turn's trace, under the tool's span), so its model calls are model time there too.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from typing import Any
 from .. import telemetry
 from ..tracing import TraceSpan
 
-__all__ = ["BusyIntervals", "busy_intervals", "clock", "split_of_spans"]
+__all__ = ["BusyIntervals", "busy_intervals", "clock", "spans_of_turn", "split_of_spans"]
 
 #: the clock every eval timing is read off (a test's seam)
 clock: Callable[[], float] = time.monotonic
@@ -149,3 +152,21 @@ def split_of_spans(spans: Iterable[TraceSpan]) -> tuple[float, float] | None:
         if kind is not None:
             (busy.model if kind == "model" else busy.tool).append((span.start_time / 1e9, span.end_time / 1e9))
     return (busy.model_seconds(), busy.tool_seconds()) if seen else None
+
+
+def spans_of_turn(spans: Iterable[TraceSpan], invocation_id: str) -> list[TraceSpan]:
+    """The spans of the turn of ``invocation_id`` among a session's trace ``spans``, in
+    order: the traces holding a span of that invocation; of them, the one whose last
+    span ended last (the turn just run, when an invocation went on over more than one
+    turn: function responses answered in it); every span of that trace, whatever its
+    invocation id (an ``AgentTool``'s child run has its own). Empty when no span is of
+    that invocation."""
+    spans = list(spans)
+    ends: dict[int, int] = {}
+    for span in spans:
+        if span.invocation_id == invocation_id:
+            ends[span.trace_id] = max(ends.get(span.trace_id, span.end_time), span.end_time)
+    if not ends:
+        return []
+    last = max(ends, key=lambda trace_id: ends[trace_id])
+    return [span for span in spans if span.trace_id == last]
