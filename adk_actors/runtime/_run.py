@@ -148,6 +148,7 @@ class RunActor(WorkerTurns):
         self._requests: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
         self._registry: Any = None
         self._services: dict[str, Any] = {}
+        self._service_pids: dict[str, int] = {}
         self._lookups: dict[str, str] = {}
         self._waiting: dict[str, list[tuple[str, Any, Any]]] = {}
         self._service_calls: dict[str, concurrent.futures.Future[Any]] = {}
@@ -285,6 +286,7 @@ class RunActor(WorkerTurns):
         turn = Turn(start, view)
         self._turns[start.run_id] = turn
         self._services.clear()  # looked up afresh: a service may have restarted since
+        self._service_pids.clear()
         self._loop_ready.wait(5.0)
         assert self._loop is not None
         for request in self._early_inputs.pop(start.run_id, []):
@@ -416,6 +418,8 @@ class RunActor(WorkerTurns):
                         future.set_exception(ServiceError(name, "not_running", f"no {name} service is registered"))
                 return
             self._services[name] = entry[0]
+            if isinstance(entry[1], int):
+                self._service_pids[name] = entry[1]
             for kind, request, future in waiting:
                 self._send_to_service(kind, entry[0], request, future)
         elif isinstance(message, Reply) and message.ref in self._service_calls:

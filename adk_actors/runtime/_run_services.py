@@ -15,15 +15,21 @@ from __future__ import annotations
 
 import concurrent.futures
 import queue
+import time
 from typing import Any
 
 from supervision import GenServer
+from supervision.lowlevel import process_alive
 from supervision.protocol import Call, Cast, Lookup
 
 from ._run_wake import Doorbell
 from ._services_client import SERVICE_WAIT, ServiceError
 
-__all__ = ["WorkerServices"]
+__all__ = ["SERVICE_POLL", "WorkerServices"]
+
+#: How often a tool's thread waiting on a service looks whether the service's process
+#: is still there (a read of /proc: microseconds).
+SERVICE_POLL = 0.05
 
 
 class WorkerServices(GenServer):
@@ -33,6 +39,7 @@ class WorkerServices(GenServer):
     _requests: queue.SimpleQueue[tuple[str, str, Any, Any]]
     _registry: Any  # the host's registry (None: runs use no service)
     _services: dict[str, Any]  # service name -> its address, once looked up
+    _service_pids: dict[str, int]  # service name -> its process, as the registry answered
     _lookups: dict[str, str]  # look-up call ref -> service name
     _waiting: dict[str, list[tuple[str, Any, Any]]]  # service name -> requests waiting for its look-up
     _service_calls: dict[str, concurrent.futures.Future[Any]]  # call ref -> its future
@@ -50,14 +57,26 @@ class WorkerServices(GenServer):
 
     def service_result(self, name: str, request: Any, timeout_error: type[Exception] = RuntimeError) -> Any:
         """From a tool's thread: call the host service ``name`` and wait for its answer,
-        at most ``SERVICE_WAIT`` seconds. No answer: forget its address (it may have
-        restarted) and raise ``timeout_error``; a refusal raises :class:`ServiceError`."""
+        at most ``SERVICE_WAIT`` seconds, looking every ``SERVICE_POLL`` whether the
+        service's process (its pid, as the registry answered the look-up) is still
+        there. Gone: forget its address and raise :class:`ServiceError` ``not_running``
+        at once (it died with the call; its restart answers the next one). No answer in
+        time: forget its address (it may have restarted) and raise ``timeout_error``; a
+        refusal raises :class:`ServiceError`."""
         future = self.service_call(name, request)
-        try:
-            return future.result(timeout=SERVICE_WAIT)
-        except concurrent.futures.TimeoutError:
-            self.service_forget(name)
-            raise timeout_error(f"the {name} service did not answer within {SERVICE_WAIT} s") from None
+        deadline = time.monotonic() + SERVICE_WAIT
+        while True:
+            try:
+                return future.result(timeout=max(0.0, min(SERVICE_POLL, deadline - time.monotonic())))
+            except concurrent.futures.TimeoutError:
+                pid = self._service_pids.get(name)
+                if pid is not None and not process_alive(pid):
+                    self.service_forget(name)
+                    raise ServiceError(name, "not_running", f"the {name} service stopped before it answered "
+                                       "(it is being restarted: ask again)") from None
+                if time.monotonic() >= deadline:
+                    self.service_forget(name)
+                    raise timeout_error(f"the {name} service did not answer within {SERVICE_WAIT} s") from None
 
     def service_cast(self, name: str, request: Any) -> None:
         self._post(("cast", name, request, None))
@@ -74,6 +93,7 @@ class WorkerServices(GenServer):
                 return
             if kind == "forget":
                 self._services.pop(name, None)
+                self._service_pids.pop(name, None)
                 continue
             address = self._services.get(name)
             if address is not None:
