@@ -5,7 +5,8 @@ partition as the host last listed them (a session at home on another member of a
 cluster: to that member's ``sessions`` supervisor), asking for no ``RunAccepted`` (the
 run's messages are the answer). In order, :meth:`DirectRoute.send`: finds that
 address (none while the partitions restart), skips a partition whose process is
-known to be gone, picks the carrier (the endpoint's direct line to a partition on
+known to be gone (looked at only when the endpoint has no open line to it: a line
+ends with its partition), picks the carrier (the endpoint's direct line to a partition on
 this machine, ``_caller_line``; else the endpoint itself, through Thespian), sends,
 and waits ``FIRST_WAIT`` for a first answer. It returns None when the partition is
 gone or answered ``not_running``: the request started nothing there, and the Runner
@@ -61,11 +62,14 @@ class DirectRoute:
                                                                               request.session_id)
         except AdkError:  # the partitions restart: the Runner's start of the run waits for them
             return None
-        if home is None and self.host.partition_alive(address) is False:
+        open_line = endpoint.lines.get(str(address)) if home is None else None
+        if home is None and (open_line is None or open_line.closed) and self.host.partition_alive(address) is False:
             # Its process is gone: the host's current partition is asked. (The wait below
             # is not cut in slices to look at the process meanwhile, as a call does: each
             # of Thespian's listen() costs enough that, for every turn of a burst, it
-            # tripled the client's CPU per turn: docs/benchmarks.md.)
+            # tripled the client's CPU per turn: docs/benchmarks.md.) A line still open
+            # needs no look at the process: the partition's death ends it (its send or
+            # its first read fails: NotTaken, below), without a read of /proc per turn.
             return None
         message = Call(replace(request, reply_accepted=False), deadline=deadline)
         line = self.line(endpoint, address) if home is None else None  # another member: through Thespian

@@ -113,7 +113,8 @@ class Host:
         running host needs none of it (bench/startup.py). :meth:`start` calls it before
         the actor system it starts, so every actor is forked from an image that has it;
         call it before starting an actor system you give to a Host, or each supervisor
-        restarted imports its children's code again."""
+        restarted imports its children's code again. Then builds what each forked
+        process would otherwise build at its first turn (``_warm_image``)."""
         from .. import log  # noqa: F401
         from . import (  # noqa: F401
             _approvals,
@@ -126,6 +127,9 @@ class Host:
             _partition,
             _run_pool,
         )
+        from ._warm_image import warm_image
+
+        warm_image()
 
     def start(self) -> Host:
         """Start the tree, and the actor system first if none was given. In order:

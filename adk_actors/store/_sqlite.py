@@ -295,19 +295,20 @@ class SQLiteSessionStore:
         # Serialized before the write lock is taken: the lock is held for SQL only.
         prepared = [prepared_event(event) for event in events]
         with self._tx() as db:
-            row = db.execute("SELECT state FROM sessions WHERE app_name=? AND user_id=? AND id=?",
-                             (app, user, session_id)).fetchone()
+            # The session's state and its last event's seq, in one statement.
+            row = db.execute("SELECT state, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=?1 "
+                             "AND user_id=?2 AND session_id=?3) FROM sessions WHERE app_name=?1 AND user_id=?2 "
+                             "AND id=?3", (app, user, session_id)).fetchone()
             if row is None:
                 raise SessionNotFound(f"no session {session_id!r} for {app}/{user}")
             if lease is not None:
                 check_fence(self._lease_row(db, app, user, session_id), lease)
-            state = json.loads(row[0])
-            seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE app_name=? AND user_id=? "
-                             "AND session_id=?", (app, user, session_id)).fetchone()[0]
+            seq = row[1]
             if expected_events is not None and seq != expected_events:
                 raise StaleSession(f"session {session_id!r} of {app}/{user} holds {seq} events, "
                                    f"not the {expected_events} its writer read")
             changed = False
+            state: dict[str, Any] | None = None  # read from its JSON once an event changes it
             for event, ready in zip(events, prepared, strict=True):
                 stored = self._insert_event(db, app, user, session_id, seq + 1, event, ready)
                 stored_events.append(stored)
@@ -315,11 +316,15 @@ class SQLiteSessionStore:
                     seq += 1
                     changed = True
                     app_delta, user_delta, session_delta = split_delta(event.actions.state_delta)
-                    state = apply_state_delta(state, session_delta)
+                    if session_delta:
+                        state = apply_state_delta(json.loads(row[0]) if state is None else state, session_delta)
                     self._apply_scoped(db, app, user, app_delta, user_delta, now)
-            if changed:
+            if changed and state is not None:
                 db.execute("UPDATE sessions SET state=?, update_time=? WHERE app_name=? AND user_id=? AND id=?",
                            (json.dumps(state), now, app, user, session_id))
+            elif changed:  # no event changed the session's own state: its JSON is left as stored
+                db.execute("UPDATE sessions SET update_time=? WHERE app_name=? AND user_id=? AND id=?",
+                           (now, app, user, session_id))
             if end_run is not None:
                 _end_run(db, *end_run, now)
             if trace is not None:
