@@ -484,16 +484,20 @@ def test_a_token_is_fetched_again_when_the_clock_nears_its_expiry(google: Google
     gives its own copy of the credential."""
     from adk_actors.tools.openapi_tool._service_account import ServiceAccountCredentialExchanger
 
-    now = [time.time()]
+    before = time.time()
+    now = [before]
     exchanger = ServiceAccountCredentialExchanger(clock=lambda: now[0])
     _, credential = _credentials(account.info, scopes=[SCOPE])
     scheme, _ = _scheme_of()
     first = exchanger.exchange_credential(scheme, credential)
-    now[0] += 3600 - 301
+    after = time.time()
+    # google-auth dates the hour's token by the real clock (to the second) when it came,
+    # somewhere between ``before`` and ``after`` (seconds apart on a loaded machine):
+    now[0] = int(before) + 3600 - 301  # more than 300 s before its expiry, whenever it came
     again = exchanger.exchange_credential(scheme, credential)
     assert _header(again) == _header(first) == f"Bearer {google.access_tokens[0]}" and again is not first
     assert len(google.access_tokens) == 1
-    now[0] += 2
+    now[0] = after + 3600 - 300  # within 300 s of its expiry, whenever it came
     renewed = exchanger.exchange_credential(scheme, credential)
     assert len(google.access_tokens) == 2 and _header(renewed) == f"Bearer {google.access_tokens[1]}"
     assert [r[0] for r in google.requests] == ["POST", "POST"]

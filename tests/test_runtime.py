@@ -26,6 +26,7 @@ from adk_actors._exceptions import (
 from adk_actors.messages import GetState, HeldKeys, LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
 from supervision import CallError, SupervisorClient, call
+from supervision.lowlevel import load_scaled
 from supervision.protocol import OsPid, UnknownRequest
 from supervision.testing import pid_alive, wait_until
 
@@ -43,6 +44,13 @@ def shared(shared_hosts: SharedHost) -> Host:
     """The module's default host, for tests that neither kill, stop nor reconfigure it,
     each on users of its own (the ``counter`` app's ``app:`` state is the one test's)."""
     return shared_hosts.get()
+
+
+def at_once(tool_seconds: float) -> float:
+    """How soon a caller whose run's process was killed must be told: a second, stretched
+    by the machine's load, and always before the killed run's tool would have ended by
+    itself (a caller told only then was not told by the kill)."""
+    return min(load_scaled(1.0), tool_seconds - 0.5)
 
 
 def texts(events: list[Any]) -> list[str]:
@@ -146,7 +154,7 @@ def test_session_process_killed_during_a_turn_fails_the_run_cleanly(host: Host) 
     os.kill(pid, signal.SIGKILL)
     thread.join(5)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
-    assert box["at"] - killed_at < 1.0
+    assert box["at"] - killed_at < at_once(3)
     session = runner.get_session("ann", "s1")
     assert texts(session.events)[0] == "sleep 3" and session.events[1].content.function_calls
     # the interrupted tool call is repaired by the compiler: the conversation goes on
@@ -168,7 +176,7 @@ def test_run_worker_killed_mid_run_fails_within_a_second(host: Host) -> None:
         os.kill(child, signal.SIGKILL)
     thread.join(5)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason in ("killed",)
-    assert box["at"] - killed_at < 1.0
+    assert box["at"] - killed_at < at_once(5)
     wait_workers_gone(host, "sleepy", "ann", "s1", runs)  # (another killed one may still be dying)
     assert session_pid(host, "sleepy", "ann", "s1") == pid  # the session's process was not disturbed
     assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"
@@ -343,7 +351,7 @@ def test_partition_killed_mid_run_fails_the_run_and_sessions_come_back(host: Hos
     os.kill(owner.pid, signal.SIGKILL)
     thread.join(5)
     assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "interrupted"
-    assert box["at"] - killed_at < 1.0
+    assert box["at"] - killed_at < at_once(5)
     wait_until(lambda: sessions.child(owner.id).status == "running" and sessions.child(owner.id).pid != owner.pid)
     host.partitions(refresh=True)
     assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "awake: hello"

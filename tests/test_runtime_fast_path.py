@@ -33,6 +33,7 @@ from adk_actors.messages import (
 )
 from adk_actors.runtime import Host
 from supervision import CallError, SupervisorClient, call
+from supervision.lowlevel import load_scaled
 from supervision.protocol import Call, Reply
 from supervision.testing import pid_alive, wait_until
 
@@ -237,13 +238,15 @@ def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host) -> None
     runner = host.runner("sleepy", timeout=10.0)
     runner.create_session("ann", "s1")
 
-    async def consume() -> None:
-        async for _ in runner.run_async("ann", "s1", "sleep 0.5"):
-            pass
+    async def consume(in_flight: asyncio.Event) -> None:
+        async for event in runner.run_async("ann", "s1", "sleep 3"):
+            if event.content is not None and event.content.function_calls:
+                in_flight.set()  # the tool runs: the run is surely not over
 
-    async def cancel_soon() -> str:
-        task = asyncio.create_task(consume())
-        await asyncio.sleep(0.2)
+    async def cancel_in_flight() -> str:
+        in_flight = asyncio.Event()
+        task = asyncio.create_task(consume(in_flight))
+        await asyncio.wait_for(in_flight.wait(), 10)
         task.cancel()
         try:
             await task
@@ -251,8 +254,8 @@ def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host) -> None
             return "cancelled"
         return "finished"
 
-    assert asyncio.run(cancel_soon()) == "cancelled"
-    wait_until(lambda: len(runner.get_session("ann", "s1").events) == 4, timeout=5)
+    assert asyncio.run(cancel_in_flight()) == "cancelled"
+    wait_until(lambda: len(runner.get_session("ann", "s1").events) == 4, timeout=load_scaled(10))
     assert texts(list(runner.run("ann", "s1", "hi")))[-1] == "awake: hi"
 
 
