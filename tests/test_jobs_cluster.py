@@ -124,8 +124,10 @@ def test_a_host_killed_mid_job_leaves_every_job_to_the_survivor(actor_system: An
         config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "b"), store_url=url,
                             port=free_port(), jobs=JobsConfig(tick=0.2, backoff=Backoff(0.1, 0.5, 0.0)))
         with Host(config, system=actor_system) as second:
-            jobs = [second.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 1.0},
-                                                 timeout=2.0) for _ in range(10)]
+            # 3 s of work: the first host is still in the middle of its attempt when it is
+            # killed, however slowly the look at the jobs before the kill goes on a loaded machine
+            jobs = [second.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 3.0},
+                                                 timeout=6.0) for _ in range(10)]
             a_name = f"127.0.0.1:{first['port']}"
             wait_until(lambda: any(j.node == a_name and j.state == "executing" for j in second.jobs.list()),
                        timeout=20, message="the first host took a job")
