@@ -30,6 +30,7 @@ from ._grounding import GroundingMetadata
 from ._schema import output_schema_json
 
 __all__ = [
+    "Behavior",
     "Blob",
     "CodeExecutionResult",
     "Compaction",
@@ -42,6 +43,7 @@ __all__ = [
     "FunctionDeclaration",
     "FunctionResponse",
     "FunctionResponsePart",
+    "FunctionResponseScheduling",
     "GroundingMetadata",
     "LiveRequest",
     "LlmRequest",
@@ -135,12 +137,48 @@ class FunctionResponsePart(_Model):
         return cls(file_data=FileData(file_uri=file_uri, mime_type=mime_type))
 
 
+class _AnyCase(enum.StrEnum):
+    """A google.genai enum: its members compare equal to their names, and a member is
+    found by its name in any case (``"non_blocking"``), as google.genai's are."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if isinstance(value, str):
+            return cls.__members__.get(value.upper())
+        return None
+
+
+class Behavior(_AnyCase):
+    """google.genai's ``Behavior`` of a function in a live conversation (Live API only):
+    ``BLOCKING``, the model waits for its result; ``NON_BLOCKING``, the conversation
+    goes on while it runs (see ``engine._live_tools``)."""
+
+    UNSPECIFIED = "UNSPECIFIED"
+    BLOCKING = "BLOCKING"
+    NON_BLOCKING = "NON_BLOCKING"
+
+
+class FunctionResponseScheduling(_AnyCase):
+    """google.genai's ``FunctionResponseScheduling``: when the live model reacts to a
+    non-blocking function's result: ``SILENT`` (not at all, it only knows it),
+    ``WHEN_IDLE`` (once it is done speaking), ``INTERRUPT`` (at once)."""
+
+    SCHEDULING_UNSPECIFIED = "SCHEDULING_UNSPECIFIED"
+    SILENT = "SILENT"
+    WHEN_IDLE = "WHEN_IDLE"
+    INTERRUPT = "INTERRUPT"
+
+
 class FunctionResponse(_Model):
+    """A tool's result for the model (google.genai's ``FunctionResponse``); ``scheduling``:
+    when a live model reacts to it (sent as google-genai sends it, ``scheduling``)."""
+
     id: str | None = None
     name: str
     response: dict[str, Any] = Field(default_factory=dict)
     #: media the tool returned, taken out of ``response`` (google.genai's ``parts``)
     parts: list[FunctionResponsePart] | None = None
+    scheduling: FunctionResponseScheduling | None = None
 
 
 class ExecutableCode(_Model):
@@ -394,11 +432,17 @@ class Event(_CallsAndResponses, _Model):
     @model_validator(mode="before")
     @classmethod
     def _convenience(cls, data: Any) -> Any:
-        """google-adk 2.x's shorthands: ``state=`` (the actions' state delta), ``route=``
-        (the actions' route), ``node_path=`` (``node_info.path``)."""
-        if not isinstance(data, dict) or not ({"state", "route", "node_path"} & data.keys()):
+        """google-adk 2.x's shorthands: ``message=`` (the content, as :func:`message_content`
+        makes it; with ``content`` too, a ``ValueError``), ``state=`` (the actions'
+        state delta), ``route=`` (the actions' route), ``node_path=`` (``node_info.path``)."""
+        if not isinstance(data, dict) or not ({"message", "state", "route", "node_path"} & data.keys()):
             return data
         data = dict(data)
+        message = data.pop("message", None)
+        if message is not None:
+            if data.get("content") is not None:
+                raise ValueError("'message' and 'content' are mutually exclusive. Use one or the other.")
+            data["content"] = message_content(message)
         state, route, path = data.pop("state", None), data.pop("route", None), data.pop("node_path", None)
         if state is not None or route is not None:
             actions = data.get("actions")
@@ -440,10 +484,47 @@ class Event(_CallsAndResponses, _Model):
         """google-adk's other name for ``content``."""
         return self.content
 
+    @message.setter
+    def message(self, value: Any) -> None:
+        """Set the content: ``value`` as :func:`message_content` makes it (None: no content)."""
+        self.content = None if value is None else message_content(value)
+
     @staticmethod
     def new_id() -> str:
         """A fresh event id (a random UUID), as events get by default."""
         return new_event_id()
+
+
+def message_content(value: Any) -> Content:
+    """What google-adk's ``Event(message=...)`` takes, as a Content (google.genai's
+    rules): a Content (ours, google.genai's, or a dict of one) as it is; a string, a
+    Part or a list of them as the user's, except a Part that calls a function (the
+    model's). Anything else is a ``ValueError``."""
+    if isinstance(value, Content):
+        return value
+    if isinstance(value, BaseModel) and hasattr(value, "parts"):
+        return Content.model_validate(fields_of_foreign(Content, value))
+    if isinstance(value, dict):
+        try:
+            return Content.model_validate(value)
+        except ValueError:
+            value = Part.model_validate(value)
+    if isinstance(value, (str, Part)) or (isinstance(value, BaseModel) and hasattr(value, "function_call")):
+        part = _message_part(value)
+        return Content(role="model" if part.function_call is not None else "user", parts=(part,))
+    if isinstance(value, (list, tuple)):
+        return Content(role="user", parts=tuple(_message_part(item) for item in value))
+    raise ValueError(f"Unsupported content part type: {type(value)}")
+
+
+def _message_part(value: Any) -> Part:
+    if isinstance(value, str):
+        return Part(text=value)
+    if isinstance(value, Part):
+        return value
+    if isinstance(value, BaseModel) and hasattr(value, "function_call"):
+        return Part.model_validate(fields_of_foreign(Part, value))
+    raise ValueError(f"Unsupported content part type: {type(value)}")
 
 
 class ModalityTokenCount(_Model):
@@ -497,13 +578,17 @@ class FunctionDeclaration(_Model):
     other providers' tool schema). Both are kept when both are given (google-genai does
     not refuse it either; Gemini does). ``response_json_schema``: a JSON schema of the
     tool's result where it is known (an MCP tool's ``outputSchema``), sent to Gemini as
-    given, as google-adk sends it; other providers have no place for it."""
+    given, as google-adk sends it; other providers have no place for it. ``behavior``
+    (``NON_BLOCKING``: a live conversation goes on while the function runs) is sent to
+    Gemini as given, as google-genai sends it."""
 
     name: str
     description: str = ""
     parameters: dict[str, Any] | None = None
     parameters_json_schema: Any = None
     response_json_schema: Any = None
+    #: google.genai's ``behavior``: how a live model waits for the function (sent as given)
+    behavior: Behavior | None = None
 
     @property
     def parameters_schema(self) -> dict[str, Any] | None:

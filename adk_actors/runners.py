@@ -36,14 +36,21 @@ user's own event is stored but not yielded unless ``yield_user_message=True``
 (google-adk's rule); every other event is yielded. What ``append_event`` raises (a
 store refusing text it cannot keep, a user's service failing) is raised there, after
 the events before it were kept.
+
+A live conversation (voice, video, text with a live model) is ``async for event in
+runner.run_live(user_id=..., session_id=..., live_request_queue=queue)``, the caller
+sending its inputs through a :class:`adk_actors.agents.LiveRequestQueue` (see
+:meth:`Runner.run_live`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import threading
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -53,10 +60,11 @@ from ._rewind import rewind_event
 from ._types import Content, Event, RunConfig
 from ._validate import MAX_JSON_DEPTH, value_problem
 from .agents.invocation_context import LlmCallsLimitExceededError
+from .agents.live_request_queue import LiveRequestQueue
 from .artifacts import InMemoryArtifactService
 from .artifacts._engine_view import engine_artifacts
 from .compiler import live_events
-from .engine import App, SessionView, answered_invocation, run_invocation
+from .engine import App, SessionView, answered_invocation, run_invocation, run_live_invocation
 from .engine._compaction_adk import compact_after_invocation, is_summary
 from .engine._flow_step import unmatched_answer
 from .errors.session_not_found_error import SessionNotFoundError
@@ -80,6 +88,14 @@ def _unmatched_response_ids(events: list[Event], message: Content) -> set[str]:
         return set()
     called = {call.id for event in live_events(events) for call in event.get_function_calls()}
     return wanted - called
+
+
+def _inline_media(event: Event) -> bool:
+    """Whether ``event`` carries inline audio, video or an image (a live model's; not
+    kept in a session, as google-adk's)."""
+    return event.content is not None and any(
+        part.inline_data is not None and part.inline_data.mime_type.lower().startswith(("audio/", "video/", "image/"))
+        for part in event.content.parts)
 
 
 class Runner:
@@ -190,6 +206,51 @@ class Runner:
             if limit_reached:
                 raise LlmCallsLimitExceededError(event.error_message or "the run reached RunConfig.max_llm_calls")
         await compact_after_invocation(self.app, self.session_service, session)  # App.events_compaction_config
+
+    async def run_live(self, *, user_id: str | None = None, session_id: str | None = None,
+                       live_request_queue: LiveRequestQueue, run_config: RunConfig | None = None,
+                       session: Session | None = None) -> AsyncIterator[Event]:
+        """A live conversation (google-adk's ``run_live``): the events of the engine's
+        live run (``engine.run_live_invocation``) fed by ``live_request_queue``, as
+        they come, until the caller closes the queue (or stops iterating), the model
+        ends the conversation, or it fails. In order: without
+        ``RunConfig.response_modalities`` the model is asked for ``AUDIO`` (on a copy of
+        ``run_config``, as google-adk's); the session is ``session`` when given (google-
+        adk's deprecated way: a ``DeprecationWarning``), else read with ``user_id`` and
+        ``session_id`` as :meth:`run_async` reads it (missing: ``SessionNotFoundError``
+        unless the runner creates sessions; neither given: a ``ValueError``); then each
+        event of the run that is not partial and carries no inline audio, video or
+        image is handed to the session service's ``append_event`` before it is yielded
+        (the event it returns is the one yielded). The user's own events (what the
+        caller typed, a ``state_delta`` it sent) are stored but not yielded, as
+        google-adk's; the user's transcribed speech is yielded. Every check raises at
+        the first ``__anext__``, before anything is stored; what the run raises (a
+        model error) is raised after the events before it were kept."""
+        config = run_config or RunConfig()
+        if config.response_modalities is None:  # google-adk's default for live runs, on a copy
+            config = config.model_copy(update={"response_modalities": ("AUDIO",)})
+        if session is not None:
+            warnings.warn("The `session` parameter is deprecated. Please use `user_id` and `session_id` instead.",
+                          DeprecationWarning, stacklevel=2)
+        elif user_id is None or session_id is None:
+            raise ValueError("Either session or user_id and session_id must be provided.")
+        else:
+            session = await self._session(user_id, session_id)
+        view = SessionView(app_name=self.app_name, user_id=session.user_id, session_id=session.id,
+                           state=dict(session.state), events=list(session.events))
+        live = run_live_invocation(self.agent, view, live_request_queue, run_config=config,
+                                   artifacts=engine_artifacts(self.artifact_service),
+                                   memory=engine_memory(self.memory_service), plugins=self.plugins,
+                                   policies=self.policies, resolve_model=resolve_model,
+                                   context_cache_config=self.app.context_cache_config,
+                                   events_compaction_config=self.app.events_compaction_config,
+                                   approvals=self.approvals)
+        async with contextlib.aclosing(live) as events:
+            async for event in events:
+                if not event.partial and not _inline_media(event):
+                    event = await self.session_service.append_event(session, event) or event
+                if event.author != "user" or event.input_transcription is not None:
+                    yield event
 
     def run(self, *, user_id: str, session_id: str, new_message: Any, state_delta: dict[str, Any] | None = None,
             run_config: RunConfig | None = None) -> Iterator[Event]:

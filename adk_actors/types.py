@@ -2,7 +2,8 @@
 
 A google-adk agent file moves over by changing ``from google.genai import types`` to
 ``from adk_actors import types``: ``types.Content``, ``types.Part``, ``types.Blob``,
-``types.FunctionCall`` / ``FunctionResponse`` / ``FunctionDeclaration`` are ours;
+``types.FunctionCall`` / ``FunctionResponse`` / ``FunctionDeclaration`` are ours
+(with google.genai's live enums ``Behavior`` and ``FunctionResponseScheduling``);
 ``types.ModelContent(...)`` and ``types.UserContent(...)`` build a Content with its
 role; :class:`GenerateContentConfig` (with :class:`SafetySetting`, the harm enums and
 :class:`ThinkingConfig`) is what ``generate_content_config=`` takes.
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._exceptions import InvalidRequestError
 from ._types import (
+    Behavior,
     Blob,
     CodeExecutionResult,
     Content,
@@ -31,12 +33,14 @@ from ._types import (
     FunctionDeclaration,
     FunctionResponse,
     FunctionResponsePart,
+    FunctionResponseScheduling,
     GroundingMetadata,
     Part,
     fields_of_foreign,
 )
 
 __all__ = [
+    "Behavior",
     "Blob",
     "CodeExecutionResult",
     "Content",
@@ -49,6 +53,7 @@ __all__ = [
     "FunctionDeclaration",
     "FunctionResponse",
     "FunctionResponsePart",
+    "FunctionResponseScheduling",
     "GenerateContentConfig",
     "GroundingMetadata",
     "HarmBlockThreshold",

@@ -23,7 +23,6 @@ the session.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import ssl
 import threading
@@ -199,40 +198,50 @@ async def theirs_live(url: str, tools: list[Any], client: Client, *, pool: bool 
 
 async def ours_live(url: str, tools: list[Any], client: Client, *, pool: bool = False,
                     executor: Any = None, first: str = "Weather?") -> dict[str, Any]:
-    """Ours (run_live_invocation), as :func:`theirs_live`."""
-    from adk_actors import Content, LlmAgent, RunConfig
-    from adk_actors._types import LiveRequest
-    from adk_actors.agents.run_config import ToolThreadPoolConfig
-    from adk_actors.engine import SessionView, run_live_invocation
+    """Ours, as a google-adk user writes :func:`theirs_live` with the imports rewritten
+    (the model is our connector given its key: the test without TLS sets no environment)."""
+    from adk_actors import types
+    from adk_actors.agents import Agent, LiveRequestQueue
+    from adk_actors.agents.run_config import RunConfig, ToolThreadPoolConfig
     from adk_actors.models import GeminiModel
+    from adk_actors.runners import InMemoryRunner
 
-    agent = LlmAgent(name="root", model=GeminiModel("gemini-live-2.5-flash", base_url=url, api_key="test-key"),
-                     instruction="Help.", tools=tools, **({"code_executor": executor} if executor is not None else {}))
-    session = SessionView()
-    inputs: asyncio.Queue[LiveRequest] = asyncio.Queue()
-    inputs.put_nowait(LiveRequest(content=Content.user(first)))
-    config = RunConfig(response_modalities=("TEXT",),
-                       tool_thread_pool_config=ToolThreadPoolConfig(max_workers=2) if pool else None)
-    streamed: list[Any] = []
+    model = GeminiModel("gemini-live-2.5-flash", base_url=url, api_key="test-key")
+    agent = Agent(name="root", model=model, instruction="Help.", tools=tools,
+                  **({"code_executor": executor} if executor is not None else {}))
+    runner = InMemoryRunner(agent=agent, app_name="p")
+    session = await runner.session_service.create_session(app_name="p", user_id="ann")
+    queue = LiveRequestQueue()
+    queue.send_content(types.Content(role="user", parts=[types.Part(text=first)]))
     closed: list[bool] = []
+
+    def send(text: str) -> None:
+        queue.send_content(types.Content(role="user", parts=[types.Part(text=text)]))
 
     def close() -> None:
         closed.append(True)
-        inputs.put_nowait(LiveRequest(close=True))
+        queue.close()
 
-    async with contextlib.aclosing(run_live_invocation(agent, session, inputs, run_config=config)) as events:
-        async for event in events:
-            streamed.append(event)
-            client(event, lambda text: inputs.put_nowait(LiveRequest(content=Content.user(text))), close)
-            if closed:
-                break
-    return {"streamed": rows(streamed), "stored": rows(session.events[1:]), "state": dict(session.state)}
+    config = RunConfig(response_modalities=["TEXT"],
+                       tool_thread_pool_config=ToolThreadPoolConfig(max_workers=2) if pool else None)
+    streamed = []
+    async for event in runner.run_live(user_id="ann", session_id=session.id, live_request_queue=queue,
+                                       run_config=config):
+        streamed.append(event)
+        client(event, send, close)
+        if closed:
+            break
+    stored = await runner.session_service.get_session(app_name="p", user_id="ann", session_id=session.id)
+    await runner.close()
+    assert stored is not None
+    return {"streamed": rows(streamed), "stored": rows(stored.events[1:]), "state": dict(stored.state)}
 
 
 def both(tls: ssl.SSLContext, model: Callable[[dict[str, Any]], list[dict[str, Any]]],
          run: Callable[[str, str], Any]) -> dict[str, Any]:
     """``run(side, url)`` on each side against its own stand-in answering by ``model``;
-    each side's result with what its stand-in received (``received``, ``setup``)."""
+    each side's result with what its stand-in received (``received``, ``setup``, and
+    every message after the setup as it came, ``messages``)."""
     seen: dict[str, Any] = {}
     for side in ("theirs", "ours"):
         global STAGE
@@ -246,6 +255,7 @@ def both(tls: ssl.SSLContext, model: Callable[[dict[str, Any]], list[dict[str, A
         seen[side] = asyncio.run(scenario())
         seen[side]["received"] = received(server)
         seen[side]["setup"] = snake(server.received[0])["setup"]
+        seen[side]["messages"] = [snake(message) for message in server.received[1:]]
     return seen
 
 
@@ -318,15 +328,17 @@ def test_without_a_tool_pool_our_sync_tool_still_runs_off_the_loop() -> None:
 # -- a non-blocking tool -----------------------------------------------------------------------
 
 def non_blocking(side: str) -> Any:
-    """``get_forecast`` as a FunctionTool marked NON_BLOCKING (google.genai's enum on
-    both sides: ours has no ``Behavior`` type yet, and compares by its value)."""
-    from google.adk.tools.function_tool import FunctionTool as Theirs
-    from google.genai import types as genai_types
+    """``get_forecast`` as a FunctionTool marked NON_BLOCKING, as a google-adk user marks
+    it (each side its own ``types.Behavior``)."""
+    if side == "theirs":
+        from google.adk.tools.function_tool import FunctionTool
+        from google.genai import types
+    else:
+        from adk_actors import types  # type: ignore[no-redef]
+        from adk_actors.tools import FunctionTool  # type: ignore[assignment]
 
-    from adk_actors.tools import FunctionTool as Ours
-
-    tool: Any = (Theirs if side == "theirs" else Ours)(get_forecast)
-    tool.behavior = genai_types.Behavior.NON_BLOCKING
+    tool: Any = FunctionTool(get_forecast)
+    tool.behavior = types.Behavior.NON_BLOCKING
     return tool
 
 
@@ -343,6 +355,8 @@ def test_a_non_blocking_sync_tool_lets_the_conversation_go_on_and_answers_later(
     assert ours["streamed"] == theirs["streamed"]
     assert ours["stored"] == theirs["stored"]
     assert ours["received"] == theirs["received"] == ["Forecast?", "Hello?", {"city": "Oslo", "released": True}]
+    for side in ("theirs", "ours"):  # the Live API takes a later result only for a NON_BLOCKING function
+        assert seen[side]["setup"]["tools"][0]["function_declarations"][0]["behavior"] == "NON_BLOCKING", side
     # the model's answer to "Hello?" came while the tool ran; its result after it
     texts = [r[2] for r in theirs["streamed"] if not r[0] and r[2]]
     assert texts == [(("call", "get_forecast", {"city": "Oslo"}),), ("Hi!",),
@@ -355,14 +369,10 @@ async def monitor_weather(city: str) -> Any:
     """Watch the weather of a city: readings as they come."""
     await STAGE.gates[0].wait()
     if STAGE.side == "ours":
-        from adk_actors import Content
-        from adk_actors._types import Event
-
-        yield Event(author="root", content=Content.model(f"Watching {city}."))
+        from adk_actors.events import Event
     else:
-        from google.adk.events import Event as TheirEvent
-
-        yield TheirEvent(message=f"Watching {city}.")  # type: ignore[call-arg]  # google-adk's form (ours lacks it)
+        from google.adk.events import Event  # type: ignore[assignment]
+    yield Event(message=f"Watching {city}.")  # google-adk's form, the author left to the run
     yield {"temp": 1}
     await STAGE.gates[1].wait()
     yield {"temp": 2}

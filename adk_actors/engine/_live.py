@@ -67,7 +67,7 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Any, Protocol
 
 from .._tree import inherited_model
 from .._types import (
@@ -97,12 +97,19 @@ from ._live_setup import live_setup
 from ._live_tools import LiveTools
 from ._policy import StreamFilter
 
-__all__ = ["LIVE_UNSUPPORTED", "run_live_invocation"]
+__all__ = ["LIVE_UNSUPPORTED", "LiveInputs", "run_live_invocation"]
 
 #: the error code of a live run whose agent's model cannot take audio or video
 LIVE_UNSUPPORTED = "live_unsupported"
 #: how often a live run waiting for the caller or the model looks at its cancel token
 _CANCEL_POLL = 0.25
+
+
+class LiveInputs(Protocol):
+    """Where a live run reads its caller's inputs, one at a time (an ``asyncio.Queue``
+    of them, or google-adk's ``LiveRequestQueue``)."""
+
+    async def get(self) -> LiveRequest: ...
 
 
 class _End:
@@ -119,7 +126,7 @@ class _Saved:
         self.done = asyncio.Event()
 
 
-async def run_live_invocation(root_agent: Any, session: SessionView, inputs: asyncio.Queue[LiveRequest],
+async def run_live_invocation(root_agent: Any, session: SessionView, inputs: LiveInputs,
                               **context: Any) -> AsyncGenerator[Event, None]:
     """Run the live conversation (see the module); yields every event, partial or not,
     the committed ones committed to ``session`` first. ``context``: the keyword
@@ -181,7 +188,7 @@ def _state_change(ctx: InvocationContext, delta: dict[str, Any]) -> Event:
     return ctx.event(author="user", actions=EventActions(state_delta=dict(delta)))
 
 
-async def _next_input(ctx: InvocationContext, inputs: asyncio.Queue[LiveRequest]) -> LiveRequest:
+async def _next_input(ctx: InvocationContext, inputs: LiveInputs) -> LiveRequest:
     while True:
         ctx.check_cancelled()
         try:
@@ -200,7 +207,7 @@ async def _user_event(ctx: InvocationContext, content: Content) -> tuple[Content
 
 
 async def _turn_by_turn(agent: Any, ctx: InvocationContext,
-                        inputs: asyncio.Queue[LiveRequest]) -> AsyncGenerator[Event, None]:
+                        inputs: LiveInputs) -> AsyncGenerator[Event, None]:
     """A model without live conversations: each content input is a turn (see the module, 2)."""
     while True:
         request = await _next_input(ctx, inputs)
@@ -224,7 +231,7 @@ async def _turn_by_turn(agent: Any, ctx: InvocationContext,
 
 
 async def _converse(agent: Any, model: Any, ctx: InvocationContext,
-                    inputs: asyncio.Queue[LiveRequest]) -> AsyncGenerator[Event, None]:
+                    inputs: LiveInputs) -> AsyncGenerator[Event, None]:
     """The conversation with a live model (see the module, 3)."""
     request, tools, problems = await live_setup(agent, ctx)
     for problem in problems:
@@ -276,7 +283,7 @@ class _Conversation:
         self.answer_id = new_event_id()  # the pieces of one answer share its committed event's id
         self.saving: list[_Saved] = []  # the planner's state events not yet committed
 
-    async def send_inputs(self, inputs: asyncio.Queue[LiveRequest]) -> None:
+    async def send_inputs(self, inputs: LiveInputs) -> None:
         try:
             while True:
                 request = await _next_input(self.ctx, inputs)

@@ -34,6 +34,10 @@ agent's event) and, in order:
      streaming function named <name> found``), under ``status``. An error a stopped
      stream had raised is raised here, as the tool's failure.
 
+Every function response a call or a stream sends carries the tool's
+``response_scheduling`` when it has one (a ``FunctionResponse`` a stream yields: its
+own ``scheduling`` first), as google-adk's.
+
 :meth:`LiveTools.close` cancels what still runs (background calls, streams) when the
 conversation ends; their results are then dropped.
 """
@@ -48,7 +52,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from .._types import Content, Event, FunctionCall, FunctionResponse
+from .._types import Content, Event, FunctionCall, FunctionResponse, FunctionResponseScheduling
 from ..types import ours
 from ._context import InvocationContext
 from ._flow import run_tool, tool_response_event
@@ -89,6 +93,12 @@ def is_non_blocking(tool: Any) -> bool:
     return getattr(tool, "response_scheduling", None) is not None
 
 
+def _scheduling(tool: Any) -> FunctionResponseScheduling | None:
+    """A tool's ``response_scheduling`` as our enum (None: it has none)."""
+    scheduling = getattr(tool, "response_scheduling", None)
+    return None if scheduling is None else FunctionResponseScheduling(scheduling)
+
+
 class LiveTools:
     """What one conversation's tool calls need (see the module). ``emit`` commits an
     event of the conversation; ``send`` sends function responses to the model."""
@@ -119,7 +129,7 @@ class LiveTools:
         if not blocking:
             return None
         results = await asyncio.gather(*(run_tool(self.agent, self.ctx, call, self.tools) for call in blocking))
-        return tool_response_event(self.ctx, blocking, list(results))
+        return self._scheduled(tool_response_event(self.ctx, blocking, list(results)))
 
     async def close(self) -> None:
         """Cancel the background calls and the streams still running, and wait for them."""
@@ -132,7 +142,7 @@ class LiveTools:
         """A non-blocking call: run it, commit its result, send it to the model."""
         try:
             result = await run_tool(self.agent, self.ctx, call, self.tools)
-            event = tool_response_event(self.ctx, [call], [result])
+            event = self._scheduled(tool_response_event(self.ctx, [call], [result]))
             if event is None:
                 return
             self.emit(event)
@@ -140,6 +150,21 @@ class LiveTools:
                 await self.send(event.content.function_responses)
         except Exception:
             _log.exception("the non-blocking tool %s failed", call.name)
+
+    def _scheduled(self, event: Event | None) -> Event | None:
+        """``event`` with each function response of a tool that has a
+        ``response_scheduling`` (and none of its own) carrying it (google-adk's)."""
+        if event is None or event.content is None:
+            return event
+        parts = []
+        for part in event.content.parts:
+            response = part.function_response
+            scheduling = _scheduling(self.tools.get(response.name)) if response is not None else None
+            if response is not None and response.scheduling is None and scheduling is not None:
+                part = part.model_copy(update={"function_response": response.model_copy(
+                    update={"scheduling": scheduling})})
+            parts.append(part)
+        return event.model_copy(update={"content": event.content.model_copy(update={"parts": tuple(parts)})})
 
     def _streaming(self, tool: Any) -> Any:
         """A copy of a streaming ``tool`` whose run starts its stream (see the module)."""
@@ -190,12 +215,17 @@ class LiveTools:
         self.emit(self.ctx.event(content=shown, branch=f"{tool.name}@{call_id}" if call_id else tool.name))
 
     def _response(self, tool: Any, call_id: str, value: Any) -> FunctionResponse:
-        """One value of a stream as a function response of its call (a FunctionResponse
-        given by the tool: its ``response``)."""
+        """One value of a stream as a function response of its call, with the tool's
+        ``response_scheduling`` (a FunctionResponse given by the tool: its ``response``,
+        and its own ``scheduling`` when it has one, as google-adk's)."""
+        scheduling = _scheduling(tool)
         if type(value).__name__ == "FunctionResponse" and hasattr(value, "response"):
+            own = getattr(value, "scheduling", None)
+            scheduling = FunctionResponseScheduling(own) if own is not None else scheduling
             value = value.response
         rest, media = take_media(value)
-        return FunctionResponse(id=call_id or None, name=tool.name, response=as_dict(rest), parts=media)
+        return FunctionResponse(id=call_id or None, name=tool.name, response=as_dict(rest), parts=media,
+                                scheduling=scheduling)
 
     def _stopper(self, tool: Any) -> Any:
         """A copy of the agent's ``stop_streaming`` tool that stops streams (see the module)."""

@@ -6,7 +6,8 @@ turn, :data:`GO_ON`, after them, as google-adk does); ``functionCall`` /
 ``functionResponse`` parts (ids kept when present); ``inlineData`` images; tool
 parameters adapted to Gemini's OpenAPI subset (``$ref`` inlined, unsupported keys
 such as ``additionalProperties``, ``title`` and ``$defs`` dropped), a declaration's
-``parameters_json_schema`` sent as given under that key (as google-genai sends it);
+``parameters_json_schema`` sent as given under that key (as google-genai sends it), its
+``behavior`` (``NON_BLOCKING``, live conversations) as google-genai sends it;
 ``generationConfig`` with ``responseMimeType`` / ``responseSchema``; Gemini's own
 tools (``request.builtin_tools``: ``googleSearch``, ``urlContext``, ``codeExecution``...)
 as entries of ``tools`` after the function declarations. ``connect`` opens a Live API conversation (``_gemini_live``). Response side:
@@ -131,7 +132,8 @@ class GeminiModel(HttpModel):
                  **({"parameters_json_schema": t.parameters_json_schema} if t.parameters_json_schema is not None
                     else {}),
                  **({"response_json_schema": t.response_json_schema} if t.response_json_schema is not None
-                    else {})} for t in request.tools]}]
+                    else {}),
+                 **({"behavior": str(t.behavior)} if t.behavior is not None else {})} for t in request.tools]}]
             body["tools"] = (declared if request.tools else []) + [dict(entry) for entry in request.builtin_tools]
             if any("enterpriseWebSearch" in entry for entry in request.builtin_tools):
                 raise InvalidRequestError("enterprise_web_search is Gemini's on Vertex AI only: the Gemini API "

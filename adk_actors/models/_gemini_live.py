@@ -13,7 +13,8 @@
 3. sends the request's history as one ``clientContent`` with ``turnComplete: false``
    (context, not a question).
 
-Then ``send_content`` is a ``clientContent`` turn (a tool's result: ``toolResponse``),
+Then ``send_content`` is a ``clientContent`` turn (a tool's result: ``toolResponse``, each
+result with its ``scheduling`` when it has one),
 ``send_realtime`` a ``realtimeInput`` ``audio`` or ``video`` chunk, ``send_activity``
 ``activityStart`` / ``activityEnd``. ``receive`` maps each server message:
 ``serverContent`` (``modelTurn`` parts, ``inputTranscription``,
@@ -58,7 +59,7 @@ from ._errors import (
     RateLimited,
     ServerError,
 )
-from ._gemini_wire import gemini_parts, to_parts
+from ._gemini_wire import function_response_scheduling, gemini_parts, to_parts
 from ._http import classify_status, shared_ssl_context
 
 __all__ = ["GeminiLiveConnection", "live_url", "open_gemini_live", "setup_message"]
@@ -137,7 +138,8 @@ class GeminiLiveConnection:
 
     async def send_tool_results(self, results: Sequence[FunctionResponse]) -> None:
         await self._send({"toolResponse": {"functionResponses": [
-            {"name": r.name, "response": r.response, **({"id": r.id} if r.id else {})} for r in results]}})
+            {"name": r.name, "response": r.response, **({"id": r.id} if r.id else {}),
+             **function_response_scheduling(r)} for r in results]}})
 
     async def receive(self) -> AsyncIterator[LlmResponse]:
         while True:

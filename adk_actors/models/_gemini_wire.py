@@ -12,16 +12,17 @@ from .._types import (
     ExecutableCode,
     FileData,
     FunctionCall,
+    FunctionResponse,
     FunctionResponsePart,
     Part,
 )
 
-__all__ = ["gemini_parts", "to_parts"]
+__all__ = ["function_response_scheduling", "gemini_parts", "to_parts"]
 
 
 def gemini_parts(content: Content) -> list[dict[str, Any]]:
     """``content``'s parts in Gemini's JSON (each with its thought signature, base64; a
-    function response with the media its tool returned as its ``parts``, whose keys are
+    function response with its ``scheduling`` and the media its tool returned as its ``parts``, whose keys are
     snake_case as google-genai sends them: ``inline_data`` / ``mime_type``, which the
     API takes as it takes camelCase)."""
     parts: list[dict[str, Any]] = []
@@ -41,6 +42,7 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
             result = part.function_response
             parts.append({"functionResponse": {"name": result.name, "response": result.response,
                                                **({"id": result.id} if result.id else {}),
+                                               **function_response_scheduling(result),
                                                **({"parts": [_response_media(media) for media in result.parts]}
                                                   if result.parts else {})}})
         elif part.executable_code is not None:
@@ -52,6 +54,12 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
         if part.thought_signature is not None and len(parts) > size:
             parts[-1]["thoughtSignature"] = base64.b64encode(part.thought_signature).decode()
     return parts
+
+
+def function_response_scheduling(result: FunctionResponse) -> dict[str, Any]:
+    """A function response's ``scheduling`` as google-genai sends it (its name, under
+    ``scheduling``), or nothing when it has none."""
+    return {"scheduling": str(result.scheduling)} if result.scheduling is not None else {}
 
 
 def _response_media(media: FunctionResponsePart) -> dict[str, Any]:

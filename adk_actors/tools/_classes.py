@@ -27,7 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
-from .._types import FunctionDeclaration
+from .._types import Behavior, FunctionDeclaration, FunctionResponseScheduling
 from ..compiler._tools import is_toolset
 from ..types import ours
 from ._base import ToolContext
@@ -40,21 +40,33 @@ __all__ = ["BaseTool", "BaseToolset", "ToolPredicate", "close_toolsets", "proces
 class BaseTool(ABC):
     """The base class of tools (google-adk's): ``name``, ``description``,
     ``is_long_running`` (its call ends the turn when it returns None; its real result
-    is sent later as a function response) and ``custom_metadata``."""
+    is sent later as a function response), ``custom_metadata``, and two settings of
+    live conversations (Live API only; None leaves the model's default):
+    ``behavior`` (``NON_BLOCKING``: the conversation goes on while the tool runs, and
+    its declaration says so; ``BLOCKING``: its declaration says the model waits) and
+    ``response_scheduling`` (when the model reacts to the tool's result, sent with
+    it; a tool with one and no ``behavior`` runs non-blocking too), as
+    ``engine._live_tools`` and ``engine._live_setup`` use them."""
 
     name: str
     description: str
     is_long_running: bool = False
     custom_metadata: dict[str, Any] | None = None
+    behavior: Behavior | None = None
+    response_scheduling: FunctionResponseScheduling | None = None
 
     def __init__(self, *, name: str, description: str, is_long_running: bool = False,
-                 custom_metadata: dict[str, Any] | None = None, **_live_only: Any) -> None:
-        """``_live_only`` takes google-adk's Live-API settings (``behavior``,
-        ``response_scheduling``), which our engine has no use for."""
+                 custom_metadata: dict[str, Any] | None = None, behavior: Any = None,
+                 response_scheduling: Any = None) -> None:
+        """Keep the settings; ``behavior`` and ``response_scheduling`` as our enums
+        (google.genai's members or their names taken; anything else is a ``ValueError``)."""
         self.name = name
         self.description = description
         self.is_long_running = is_long_running
         self.custom_metadata = custom_metadata
+        self.behavior = None if behavior is None else Behavior(behavior)
+        self.response_scheduling = None if response_scheduling is None else FunctionResponseScheduling(
+            response_scheduling)
 
     def _get_declaration(self) -> Any:
         """The tool as the model sees it, or None to declare nothing (google-adk's default)."""
