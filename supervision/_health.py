@@ -16,9 +16,14 @@ ping has gone unanswered ``timeout`` seconds:
 
 1. the process is stopped (state ``T``/``t``, as after ``kill -STOP``): *stuck*;
 2. its CPU time did not advance during the last ``timeout`` seconds (blocked in a
-   call, deadlocked, starved of nothing but its own progress): *stuck*;
-3. its CPU time advanced: *busy*. It gets another ``timeout`` seconds (a new window,
-   measured from now), and is judged again by 1-3 when that ends;
+   call, deadlocked, starved of nothing but its own progress): *stuck*. Until it is
+   first found busy, its CPU time is read at every check, and this window runs from
+   the last check that saw it advance: the work a child does after its ping was sent
+   (the rest of the message it was handling, the one it then blocks in) does not make
+   a blocked child busy, and costs no second window;
+3. its CPU time advanced since the last check, its ping unanswered a whole window:
+   *busy*. From then on it gets windows end to end (its CPU time read when each ends:
+   used in it, it is busy still, and gets another), and is judged by 1-3 at each end;
 4. whatever it does, a ping unanswered ``HealthCheck.limit`` seconds (its
    ``ceiling``, 12 x ``timeout`` unless set: a minute with the defaults) is the end:
    a handler that spins for ever is *stuck* too.
@@ -41,8 +46,11 @@ Cost, per child: one small message each way per ``interval``, and one read of
 ``/proc/PID/stat`` (with the defaults, 1 s: measured at ~0.25 ms of its parent's CPU
 per child per second for the messages: bench/supervision_bench.py). A stuck child is found
 ``timeout`` to ``timeout + interval`` seconds after it stopped answering (5-6 s with
-the defaults); a busy one that gets stuck, within ``timeout + interval`` of its last
-CPU tick. Only one ping per child is out at a time, so a slow child is never flooded.
+the defaults), or after the last check that saw its CPU time advance; a busy one
+that gets stuck, within two windows of its last CPU tick. While a ping is
+unanswered, and until the child is found busy, ``/proc/PID/stat`` is read at every
+check (only for such children: a well one has answered by the next check). Only one
+ping per child is out at a time, so a slow child is never flooded.
 A handler should still not block the actor's main thread (the Thespian rule: run long
 work on a thread): its callers, and the pings, wait for it.
 
@@ -144,7 +152,7 @@ class _Pending:
     pid: int | None = None
     mark: float = 0.0  # the start of the window the CPU time is compared over
     cpu: int | None = None  # the CPU time at ``mark`` (None: unknown)
-    busy: bool = False  # reported busy already (in this ping's wait)
+    busy: bool = False  # found busy already (in this ping's wait): windows end to end from then
 
 
 @dataclass
@@ -188,46 +196,67 @@ class HealthMonitor:
         return True
 
     def judge(self, now: float) -> list[HealthVerdict]:
-        """Judge every child whose ping has gone unanswered ``timeout`` seconds (the
-        rules of the module, in order): a ``stuck`` one is forgotten (whoever kills it
-        pings its next incarnation afresh); a ``busy`` one starts a new window, and is
-        in the list only the first time it is found busy in this wait."""
+        """Judge every child whose ping is unanswered (the rules of the module, in
+        order). Until a child is found busy, its CPU time is read at every call, and a
+        reading that moved starts its window afresh (rule 2); it is judged once its
+        ping has gone unanswered ``timeout`` seconds. A ``stuck`` one is forgotten
+        (whoever kills it pings its next incarnation afresh); a ``busy`` one is in the
+        list only the first time it is found busy in this wait, and from then on is
+        read and judged at each window's end."""
         verdicts: list[HealthVerdict] = []
         timeout, window = float(self.check.timeout), self.scale(self.check.timeout)
         limit = self.check.limit if self.check.ceiling is not None else max(self.scale(self.check.limit), window)
         for key, pending in list(self._pending.items()):
             waited = now - pending.since
-            if waited < timeout:
-                continue
-            if pending.pid is None:
-                verdicts.append(HealthVerdict(key, "stuck", self.check.describe()))
-                continue
-            progress = self.read(pending.pid)
-            if progress is None or progress.state in _ENDED:
-                continue  # it has ended: its parent hears of that as of any exit
-            if progress.state in _STOPPED:
-                verdicts.append(HealthVerdict(key, "stuck", f"unresponsive: stopped (state {progress.state}), "
-                                                      f"no answer to a health check within {timeout:g} s"))
-            elif waited >= limit:
-                verdicts.append(HealthVerdict(key, "stuck", f"unresponsive: busy but no answer to a health check "
-                                                      f"within {limit:g} s"))
-            elif now - pending.mark < window:
-                continue  # inside its (first, or new) window
-            elif pending.cpu is None:  # unreadable when pinged: this is the first window's start
-                pending.mark, pending.cpu = now, progress.cpu
-            elif progress.cpu == pending.cpu:
-                verdicts.append(HealthVerdict(key, "stuck", f"unresponsive: no answer to a health check and no CPU "
-                                                      f"time used for {now - pending.mark:g} s"))
-            else:
-                if not pending.busy:
-                    verdicts.append(HealthVerdict(key, "busy", f"busy: no answer to a health check for {waited:g} s, "
-                                                         f"but using CPU; waiting up to {limit:g} s"))
-                pending.busy = True
-                pending.mark, pending.cpu = now, progress.cpu
+            verdict = self._judge_one(key, pending, now, waited, (timeout, window, limit))
+            if verdict is not None:
+                verdicts.append(verdict)
         for verdict in verdicts:
             if verdict.kind == "stuck":
                 self.forget(verdict.key)
         return verdicts
+
+    def _judge_one(self, key: Hashable, pending: _Pending, now: float, waited: float,
+                   limits: tuple[float, float, float]) -> HealthVerdict | None:
+        """One child's verdict now (None: none yet), by the rules of the module; moves
+        its window as :meth:`judge` says."""
+        timeout, window, limit = limits
+        if pending.pid is None:
+            return HealthVerdict(key, "stuck", self.check.describe()) if waited >= timeout else None
+        if waited < timeout and pending.cpu is None:
+            return None  # unreadable when pinged: its first reading is taken once it is late
+        progress = self.read(pending.pid)
+        if progress is None or progress.state in _ENDED:
+            return None  # it has ended (or is not readable yet): its parent hears of that as of any exit
+        if pending.cpu is None:  # unreadable when pinged: this is the first window's start
+            pending.mark, pending.cpu = now, progress.cpu
+            return None
+        advanced = progress.cpu != pending.cpu
+        if advanced and not pending.busy:  # not found busy yet: its window runs from this reading
+            pending.mark, pending.cpu = now, progress.cpu
+        if waited < timeout:
+            return None
+        if progress.state in _STOPPED:
+            return HealthVerdict(key, "stuck", f"unresponsive: stopped (state {progress.state}), "
+                                               f"no answer to a health check within {timeout:g} s")
+        if waited >= limit:
+            return HealthVerdict(key, "stuck", f"unresponsive: busy but no answer to a health check "
+                                               f"within {limit:g} s")
+        if pending.busy and now - pending.mark < window:
+            return None  # found busy before: inside its window
+        if not advanced:
+            if now - pending.mark < window:
+                return None  # inside its window
+            return HealthVerdict(key, "stuck", f"unresponsive: no answer to a health check and no CPU "
+                                               f"time used for {now - pending.mark:g} s")
+        if waited < window:
+            return None  # using CPU, but not yet unanswered a whole window
+        pending.mark, pending.cpu = now, progress.cpu  # busy: a new window from now
+        if pending.busy:
+            return None
+        pending.busy = True
+        return HealthVerdict(key, "busy", f"busy: no answer to a health check for {waited:g} s, "
+                                          f"but using CPU; waiting up to {limit:g} s")
 
     def overdue(self, now: float) -> list[Hashable]:
         """The keys of the ``stuck`` children of :meth:`judge` (each is forgotten)."""

@@ -4,7 +4,8 @@ in a handler) is found by its parent's health check, killed, restarted and logge
 
 The hosts here check every 0.5 s with a 2 s timeout (the default is 1 s and 5 s), so a
 stopped actor is found within about 2.5 s; the tests wait on what the tree reports,
-never on a wall-clock budget.
+never on a wall-clock budget, and their deadlines for work (a restart) are stretched by
+the machine's load (``load_scaled``), as the health checks' no-CPU windows are.
 """
 
 from __future__ import annotations
@@ -27,23 +28,39 @@ from adk_actors import RunFailedError
 from adk_actors.chaos import tree_rows
 from adk_actors.messages import WorkerRuns
 from adk_actors.runtime import Host, HostConfig
+from adk_actors.store._wal import BUSY_SECONDS
 from supervision import HealthCheck, call
-from supervision.lowlevel import process_alive
+from supervision.lowlevel import HealthMonitor, ProcessProgress, load_scaled, process_alive
 from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 FAST = HealthCheck(interval=0.5, timeout=2.0)
+#: For the partition stuck in SQLite's busy handler: that handler wakes every 100 ms to
+#: try the lock again, a CPU tick every 20-30 s, which a no-CPU window of FAST's, 20 s
+#: under load (x10), often sees (and takes the partition for busy); a 5 s window seldom
+#: does, and finds it stuck well inside the store's busy wait (``BUSY_SECONDS``), while
+#: it is still stuck, whatever the load.
+TIGHT = HealthCheck(interval=0.25, timeout=0.5)
+
+
+def host_config(tmp_path: Path, health: HealthCheck) -> HostConfig:
+    return HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), health=health, partitions=2)
 
 
 @pytest.fixture
 def checked_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), health=FAST, partitions=2)
-    with Host(config, system=actor_system) as running:
+    with Host(host_config(tmp_path, FAST), system=actor_system) as running:
+        yield running
+
+
+@pytest.fixture
+def tightly_checked_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    with Host(host_config(tmp_path, TIGHT), system=actor_system) as running:
         yield running
 
 
 def row(host: Host, path: str) -> dict[str, Any]:
-    return next(r for r in tree_rows(host, timeout=3.0) if r["path"] == path)
+    return next(r for r in tree_rows(host, timeout=load_scaled(3.0)) if r["path"] == path)
 
 
 @contextmanager
@@ -70,7 +87,7 @@ def restarted_unresponsive(host: Host, path: str, old_pid: int) -> dict[str, Any
         found.update(current)
         return current["status"] == "running" and current["pid"] not in (None, old_pid)
 
-    wait_until(back, timeout=30)
+    wait_until(back, timeout=load_scaled(30.0))
     return found
 
 
@@ -135,31 +152,55 @@ def test_a_stopped_service_is_restarted_and_answers_again(checked_host: Host) ->
 
 
 def test_a_partition_stuck_in_a_handler_is_killed_and_the_call_is_served_by_its_restart(
-        checked_host: Host, tmp_path: Path) -> None:
+        tightly_checked_host: Host, tmp_path: Path) -> None:
     """Another process holds SQLite's write lock: a state update waits in the store's
-    busy handler (30 s), so the partition is stuck inside that one handler. Its health
-    check finds it, and it is killed and restarted (the caller's retry would get the
+    busy handler (``BUSY_SECONDS``), so the partition is stuck inside that one handler.
+    Its health check finds it (while it is stuck: before the busy wait ends, whatever
+    the load), and it is killed and restarted (the caller's retry would get the
     restarted one stuck too, for as long as the lock is held); once the lock is let go,
-    the update is served by the restarted partition (the caller never saw one die)."""
-    runner = checked_host.runner("echo")
+    the update is served by the restarted partition (the caller never saw one die: its
+    call's deadline covers the busy wait and a restart at this load)."""
+    host = tightly_checked_host
+    runner = host.runner("echo", call_timeout=BUSY_SECONDS + load_scaled(30.0))
     runner.create_session("dan", "d1")
-    path = f"sessions/sessions-{checked_host.partitions().index(checked_host.partition_for('echo', 'dan', 'd1'))}"
-    old_pid = row(checked_host, path)["pid"]
+    path = f"sessions/sessions-{host.partitions().index(host.partition_for('echo', 'dan', 'd1'))}"
+    old_pid = row(host, path)["pid"]
     holder = sqlite3.connect(tmp_path / "data" / "sessions.db", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # SQLite's write lock, held by this test
     answers: list[Any] = []
     updating = threading.Thread(target=lambda: answers.append(runner.update_state("dan", "d1", {"k": "v"})))
     try:
         updating.start()
-        wait_until(lambda: not process_alive(old_pid), timeout=30)  # found stuck, and killed
+        # found stuck, and killed, while it still is (past BUSY_SECONDS its update fails instead)
+        wait_until(lambda: not process_alive(old_pid), timeout=BUSY_SECONDS)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    updating.join(30)
+    updating.join(runner.call_timeout + 10.0)
     assert not updating.is_alive() and answers and answers[0].state["k"] == "v"
     assert runner.get_state("dan", "d1")["k"] == "v"
-    current = restarted_unresponsive(checked_host, path, old_pid)
+    current = restarted_unresponsive(host, path, old_pid)
     assert current["restarts"] >= 1 and "unresponsive" in (current["last_exit"] or "")
+
+
+def test_a_child_that_works_on_after_its_ping_then_blocks_is_stuck_a_window_after_its_last_tick() -> None:
+    """The health check's judgement (on its own clock, no process): a child pinged while
+    it still handles a message, which uses a tick more and then blocks in that handler
+    (as the partition above in SQLite's busy handler), is found stuck one no-CPU window
+    (stretched x10 by the load) after the check that saw its last tick, and is never
+    reported busy (that report came with a second window: 40 s at this load)."""
+    cpu = [100]
+    health = HealthMonitor(FAST, read=lambda pid: ProcessProgress("S", cpu[0]), scale=lambda seconds: 10 * seconds)
+    assert health.ping("partition", now=0.0, pid=4242) is not None
+    cpu[0] += 1  # the rest of the message it was handling when pinged; then it blocks
+    now, stuck = 0.0, []
+    while not stuck and now < 100.0:
+        now += FAST.interval
+        found = health.judge(now)
+        assert [v for v in found if v.kind == "busy"] == [], found
+        stuck = [v for v in found if v.kind == "stuck"]
+    assert now == FAST.interval + 10 * FAST.timeout
+    assert stuck[0].reason == "unresponsive: no answer to a health check and no CPU time used for 20 s"
 
 
 def test_health_checks_are_cheap_and_leave_a_healthy_tree_alone(checked_host: Host) -> None:
