@@ -53,14 +53,15 @@ from supervision.lowlevel import partition_index, pid_space, proc_stat, process_
 from supervision.protocol import ChildInfo, PidSpace, WhichChildren
 
 from ._exceptions import AdkError, RunFailedError, SessionFailedError
-from ._types import RunConfig
+from ._types import Event, RunConfig
 from .jobs import FINISHED, Backoff, JobInfo, JobSpec
 from .messages import HeldSessions, LiveWorkers, SessionStatus
 from .runtime import ClusterView, Host, Runner
+from .store._base import invocation_of
 
 __all__ = ["BUSY_WAIT_CAP", "BUSY_WAIT_FACTOR", "PROCESS_KINDS", "SESSIONS_SHOWN", "TARGET_KINDS", "SoakReport",
-           "check_soak_arguments", "cluster_trees", "find_rows", "kill_row", "scaled_deadline", "session_rows", "soak",
-           "soak_job", "tree_rows"]
+           "UnfinishedResume", "check_soak_arguments", "cluster_trees", "describe_unfinished", "find_rows",
+           "kill_row", "scaled_deadline", "session_rows", "soak", "soak_job", "tree_rows"]
 
 #: The processes that may be killed: the root's children, the service actors, the
 #: session partitions (each holds many sessions), their pools of run workers, the run
@@ -470,8 +471,76 @@ class _Session:
     id: str
     acknowledged: set[str] = field(default_factory=set)
     busy_since: float | None = None  # when the turn in flight began
-    to_resume: str = ""  # --resume: the run a kill just ended
+    to_resume: str = ""  # --resume: the run a kill just ended (a turn, or a resume of one)
+    chain: str = ""  # --resume: the turn a kill ended first, which to_resume continues
+    last_run: str = ""  # the id of its last turn or resume
     last_failure: str = ""  # how its last turn that did not end well ended
+
+
+@dataclass(frozen=True)
+class UnfinishedResume:
+    """A turn a kill ended (``first``) that its resumes did not complete: in session
+    ``session``, the last resume (run ``attempt``, resuming run ``resumed``) ended so
+    (``failure``, in words: refused, failed, or killed again at the last attempt)."""
+
+    session: str
+    first: str
+    resumed: str
+    attempt: str
+    failure: str
+
+
+def describe_unfinished(runner: Runner, user: str, unfinished: UnfinishedResume,
+                        events: list[Event] | None = None) -> str:
+    """Why a turn a kill ended was not completed by its resumes, in words, in order: the
+    turn, the run its last resume continued and how that resume ended; the session's
+    latest run as the store holds it now (its id, status, the run it resumes, its
+    attempt; which of the two runs it is); the turn's invocation as committed (how many
+    events, its last one: author and what it is, and the calls left without a
+    result). ``events``: the session's events, when read already. A store that cannot
+    be asked is said so, in place of what it holds."""
+    said = [f"the turn {unfinished.first} of session {unfinished.session}, killed, was not completed by its "
+            f"resumes: the last resume ({unfinished.attempt}, of {unfinished.resumed}) ended {unfinished.failure}"]
+    try:
+        last = runner.last_run(user, unfinished.session)
+    except AdkError as exc:
+        said.append(f"its latest run could not be read: {type(exc).__name__}: {exc}")
+    else:
+        role = {unfinished.attempt: " (the last resume)", unfinished.resumed: " (the run it resumed)"}
+        said.append("the store has no run of it" if last is None else
+                    f"the store's latest run of it: {last.run_id}{role.get(last.run_id, '')}, {last.status}, "
+                    f"resuming {last.resumes or 'nothing'}, attempt {last.attempt}")
+    try:
+        if events is None:
+            events = runner.get_session(user, unfinished.session).events
+    except AdkError as exc:
+        said.append(f"its events could not be read: {type(exc).__name__}: {exc}")
+    else:
+        invocation = invocation_of(unfinished.first)
+        own = [e for e in events if e.invocation_id == invocation]
+        answered = {r.id for e in own if e.content is not None for r in e.content.function_responses}
+        pending = [f"{c.name} ({e.author})" for e in own if e.content is not None
+                   for c in e.content.function_calls if c.id not in answered]
+        said.append(f"its invocation {invocation} has {len(own)} committed events"
+                    + (f", the last {_event_words(own[-1])}" if own else "")
+                    + (f"; calls without a result: {', '.join(pending)}" if pending else ""))
+    return "; ".join(said)
+
+
+def _event_words(event: Event) -> str:
+    """An event in a few words: its author and what it holds (an error, calls, results, text)."""
+    content = event.content
+    if event.error_code:
+        what = f"the error {event.error_code}: {event.error_message}"
+    elif content is not None and content.function_calls:
+        what = "calls of " + ", ".join(c.name for c in content.function_calls)
+    elif content is not None and content.function_responses:
+        what = "results of " + ", ".join(r.name for r in content.function_responses)
+    elif content is not None and content.text:
+        what = f"the text {content.text[:60]!r}"
+    else:
+        what = "no content"
+    return f"by {event.author}: {what}{' (final)' if event.is_final_response() else ''}"
 
 
 def check_soak_arguments(*, sessions: int, duration: float, interval: float, targets: Iterable[str],
@@ -499,14 +568,18 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     checks must find, kill and restart (one still there at the end fails the soak).
     The faults go on past ``duration`` (up to three times as long, scaled to the load:
     :func:`scaled_deadline`) until ``min_faults``
-    have been dealt and every kind of target that was seen alive was hit: on a loaded
+    have been dealt, every kind of target that was seen alive was hit and, with
+    ``resume`` (for up to three times ``duration``, not scaled), a kill ended a turn (a
+    soak with nothing to resume proves nothing): on a loaded
     machine a walk of the tree, needed to pick each victim, can take longer than
     ``interval``, and a soak must not pass on fewer faults than asked. The report's ``duration`` is the time the faults really took. ``jobs``:
     background jobs enqueued meanwhile (see the module; the host needs its jobs actor).
     ``resume``: a turn that a kill ends (``killed``, ``interrupted``) is resumed from its
     last committed step (``Runner.resume``), again while kills end it, and once more
     after the tree is restored: every one must complete (durable runs; the app's tools
-    that are not idempotent then stop a resume with ``needs_decision``, a failure).
+    that are not idempotent then stop a resume with ``needs_decision``, a failure). One
+    whose resume fails otherwise (refused, failed, or killed again at its last attempt)
+    is a problem of the report, described when it failed (:func:`describe_unfinished`).
     ``cluster``: the faults are dealt across every host of ``host``'s cluster (its
     sessions live at their homes there), and every host's tree must be restored; the
     hosts must share this machine (their processes are killed by pid).
@@ -548,13 +621,15 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     typed: Counter[str] = Counter()
     untyped: Counter[str] = Counter()
     stop = threading.Event()
+    unfinished: list[str] = []  # --resume: why each turn a kill ended was not completed by its resumes
+    asking = Runner(host, app, call_timeout=5.0)  # (a description's reads: they must not hold a talk thread long)
 
     def one_turn(member: _Session, text: str, resumes: str = "") -> bool:
         """Run a turn (``resumes``: resume that run instead); record what came back;
         True if it ended well. With ``resume``, a turn a kill ends is kept in
-        ``member.to_resume``."""
+        ``member.to_resume`` (and, when it is no resume, in ``member.chain``)."""
         member.busy_since = time.monotonic()
-        run_id = f"run-{uuid.uuid4().hex}"
+        run_id = member.last_run = f"run-{uuid.uuid4().hex}"
         try:
             events = []
             stream = (runner.resume(user, member.id, resumes, run_config=config, new_run_id=run_id) if resumes
@@ -576,6 +651,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
                 typed[exc.reason] += 1
             if resume and exc.reason in ("killed", "interrupted"):
                 member.to_resume = run_id
+                member.chain = member.chain if resumes else run_id
             member.last_failure = f"{type(exc).__name__}: {exc}"
         except AdkError as exc:
             with lock:
@@ -591,11 +667,13 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
             member.busy_since = None
         return False
 
-    def resumed_to_the_end(member: _Session, attempts: int) -> None:
+    def resumed_to_the_end(member: _Session, attempts: int, last_chance: bool = False) -> None:
         """Resume the member's run a kill ended, up to ``attempts`` times while kills end
-        it (the run still to resume stays in ``to_resume``; one that fails otherwise,
-        refused or needing a decision, is not completed)."""
-        for _ in range(attempts):
+        it (the run still to resume stays in ``to_resume``). A resume that fails
+        otherwise (refused, timed out, needing a decision) ends its turn's resumes, not
+        completed: kept in ``unfinished``, as is, with ``last_chance``, one still killed
+        at its last attempt."""
+        for attempt in range(attempts):
             if not member.to_resume:
                 return
             resumes, member.to_resume = member.to_resume, ""
@@ -604,6 +682,14 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
             if one_turn(member, "", resumes=resumes):
                 with lock:
                     report.resumed_completed += 1
+                member.chain = ""
+                return
+            if not member.to_resume or (last_chance and attempt == attempts - 1):
+                said = describe_unfinished(asking, user, UnfinishedResume(member.id, member.chain, resumes,
+                                                                          member.last_run, member.last_failure))
+                with lock:  # described now: the turns that follow change the session's latest run
+                    unfinished.append(said)
+                member.to_resume = member.chain = ""
                 return
 
     def talk(member: _Session) -> None:
@@ -641,7 +727,10 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         spent = time.monotonic() - began
         dealt = sum(kills.values()) + sum(stopped.values())
         unhit = present - set(kills) - set(stopped)
-        return spent < duration or ((dealt < min_faults or bool(unhit)) and spent < overtime)
+        # --resume: until a kill ended a turn, for 3 x duration unscaled (at load 30 partitions killed as they
+        # came back let no turn reach one for minutes: nothing was ever resumed)
+        unresumed = resume and not report.resumed and spent < 3 * duration
+        return spent < duration or ((dealt < min_faults or bool(unhit) or unresumed) and spent < overtime)
 
     to_processes = 0  # faults dealt to an actor of its own process: the ones a stop may be
     while dealing():
@@ -695,12 +784,7 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
     if resume:
         report.resumed = report.resumed or 0
         for member in members:  # those the faults left to resume, on the restored tree
-            before = report.resumed_completed
-            if member.to_resume:
-                resumed_to_the_end(member, 5)
-                if report.resumed_completed == before:
-                    report.problems.append(f"the resume of session {member.id}'s run did not complete: "
-                                           f"{member.last_failure}")
+            resumed_to_the_end(member, 5, last_chance=True)
     report.typed_failures, report.untyped_failures = dict(typed), dict(untyped)  # the final resumes' too
     say("reading every session back")
     for member in members:
@@ -715,6 +799,12 @@ def soak(host: Host, app: str, *, sessions: int = 8, duration: float = 60.0, int
         report.nodes_twice += sum(1 for n in outputs.values() if n > 1)
         report.problems.extend(f"node run {path} of run {run} in session {member.id}: output committed {n} times"
                                for (run, path), n in outputs.items() if n > 1)
+    if resume:  # why each turn a kill ended that was not completed was not; and any turn unaccounted for
+        report.problems.extend(unfinished)
+        unaccounted = (report.resumed or 0) - report.resumed_completed - len(unfinished)
+        if unaccounted:
+            report.problems.append(f"{unaccounted} turns a kill ended were neither completed by their resumes nor "
+                                   "found unfinished (a resume still in flight?)")
     for member in members:
         valid = one_turn(member, "one more turn: weather in Oslo?")
         report.next_turn_valid += valid

@@ -191,7 +191,9 @@ class SessionRequests:
         interrupted (and maybe resumed since) by a partition that died before its caller
         heard from it sends that end to the caller, after this answer; any other is
         refused ``invalid_request`` (a run id is never reused), as is a run that cannot
-        be resumed. A new turn whose message answers function calls of one invocation
+        be resumed. (The same request: a new turn with the same message, or a resume of
+        the same run: a Runner asks again so when its partition died before it heard the
+        run's end.) A new turn whose message answers function calls of one invocation
         is recorded as that invocation's (``engine.answered_invocation``), as google-adk
         runs it."""
         resumes = turn.resumes if isinstance(turn, ResumeTurn) else None
@@ -208,7 +210,9 @@ class SessionRequests:
             status = self.owner.store.run_status(request.run_id)
             if status not in ("interrupted", "resumed"):
                 info = self._recorded_run(request.run_id)
-                if status != "running" and kept is not None and info is not None and info.request == kept:
+                again = info is not None and (info.request == kept if kept is not None else
+                                              resumes is not None and info.resumes == resumes)
+                if status != "running" and again:
                     return self.follow(FollowTurn(request.run_id), caller)
                 raise CallError(str(exc), code="invalid_request") from None
         self.owner.send_after(0, SendLater(RunFailed(request.run_id, "interrupted", "PartitionRestarted",
