@@ -374,6 +374,13 @@ def stored_event_ids(data_dir: Path, app: str, session: str) -> set[str]:
         store.close()
 
 
+def assert_stored(talkers: list[Talker], data_dir: Path) -> None:
+    """Every event each talker was acknowledged is in the stopped host's store."""
+    for talker in talkers:
+        lost = talker.acknowledged - stored_event_ids(data_dir, talker.app, talker.session)
+        assert not lost, f"{talker.session}: {len(lost)} acknowledged events not in the store"
+
+
 def test_sigterm_of_serve_while_a_partition_restarts_and_turns_run_stops_cleanly_and_loses_nothing(
         tmp_path: Path) -> None:
     """``serve`` (2 partitions) with sessions talking on both and a turn napping in its
@@ -426,9 +433,7 @@ def test_sigterm_of_serve_while_a_partition_restarts_and_turns_run_stops_cleanly
             assert not running.untyped(), running.untyped()
         finally:
             host.disconnect()
-    for talker in talkers:
-        lost = talker.acknowledged - stored_event_ids(tmp_path / "data", talker.app, talker.session)
-        assert not lost, f"{talker.session}: {len(lost)} acknowledged events not in the store"
+    assert_stored(talkers, tmp_path / "data")
 
 
 # -- 4. a stopped actor and a killed one at once, under CPU burners -----------------------------------------
@@ -580,9 +585,7 @@ def test_simultaneous_crashes_past_every_intensity_stop_the_host_and_end_the_tur
         assert not running.hung() and not running.untyped()
     finally:
         host.stop(timeout=10)
-    for talker in talkers:
-        lost = talker.acknowledged - stored_event_ids(tmp_path / "data", talker.app, talker.session)
-        assert not lost, f"{talker.session}: {len(lost)} acknowledged events not in the store"
+    assert_stored(talkers, tmp_path / "data")
 
 
 # -- 6. a stop of the host while a partition restarts and a worker and a pool are killed ------------------
@@ -633,9 +636,7 @@ def test_host_stop_while_a_partition_restarts_and_a_worker_and_a_pool_are_killed
     finally:
         if not stopper.is_alive() and host.root is not None:
             host.stop(timeout=10)
-    for talker in talkers:
-        lost = talker.acknowledged - stored_event_ids(tmp_path / "data", talker.app, talker.session)
-        assert not lost, f"{talker.session}: {len(lost)} acknowledged events not in the store"
+    assert_stored(talkers, tmp_path / "data")
 
 
 # -- 7. a partition killed again and again while its workers run turns ------------------------------------
@@ -767,9 +768,7 @@ def test_sigterm_of_serve_as_its_root_gives_up_with_a_turn_in_flight_leaves_noth
             assert not running.hung() and not running.untyped()
         finally:
             host.disconnect()
-    for talker in talkers:
-        lost = talker.acknowledged - stored_event_ids(tmp_path / "data", talker.app, talker.session)
-        assert not lost, f"{talker.session}: {len(lost)} acknowledged events not in the store"
+    assert_stored(talkers, tmp_path / "data")
 
 
 # -- 10. Host.stop in the middle of an escalation, with a turn in flight -------------------------------------
@@ -811,9 +810,7 @@ def test_host_stop_in_the_middle_of_an_escalation_returns_and_leaves_nothing(act
     finally:
         if not stopper.is_alive() and host.root is not None:
             host.stop(timeout=10)
-    for talker in talkers:
-        lost = talker.acknowledged - stored_event_ids(tmp_path / "data", talker.app, talker.session)
-        assert not lost, f"{talker.session}: {len(lost)} acknowledged events not in the store"
+    assert_stored(talkers, tmp_path / "data")
 
 
 # -- 11. every run worker killed in the same instant, past the pools' intensity ------------------------------

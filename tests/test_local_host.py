@@ -132,7 +132,12 @@ def test_a_cancelled_turn_ends_once_cancelled_and_the_session_serves_the_next(be
         runner = Runner(host, "app", timeout=30.0, call_timeout=5.0)
         runner.create_session("ann", "s1")
         stream = runner.run("ann", "s1", "wait", run_id="run-wait")
-        seen = [next(stream)]  # the user's message: the run is under way
+        # Cancelled once its tool runs (the model's call seen): cancelled before its model
+        # step (the user's message alone seen, at load), the call would be left in the
+        # script for the next turn, which would then wait in the tool.
+        seen = [next(stream)]
+        while not (seen[-1].content is not None and seen[-1].content.function_calls):
+            seen.append(next(stream))
         runner.cancel("run-wait")
         with pytest.raises(RunFailedError) as failed:
             seen.extend(stream)
