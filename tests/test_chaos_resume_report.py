@@ -5,14 +5,11 @@ no more). Real hosts, real kills."""
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import session_workers, wait_workers_gone
-from test_durable_runs import APPS, _start_paused
+from test_durable_runs import APPS, _kill_paused, _start_paused
 
 from adk_actors._exceptions import RunFailedError
 from adk_actors.chaos import UnfinishedResume, describe_unfinished, soak
@@ -33,13 +30,7 @@ def test_an_unfinished_resume_is_described_by_its_failure_its_stored_run_and_its
     a result as the invocation's last event."""
     runner = host.runner("durable")
     thread, box = _start_paused(runner, tmp_path / "counts.txt", "right")  # right's send ran, no result committed
-    killed = session_workers(host, "durable", "ann", "s1")
-    for worker in killed:
-        os.kill(worker, signal.SIGKILL)
-    thread.join(10)
-    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
-    wait_workers_gone(host, "durable", "ann", "s1", killed)
-    runner.update_state("ann", "s1", {"pause_at": []})
+    _kill_paused(host, runner, thread, box)
     with pytest.raises(RunFailedError) as stopped:
         list(runner.resume("ann", "s1", "run-first", new_run_id="run-second"))
     assert stopped.value.reason == "needs_decision"

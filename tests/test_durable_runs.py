@@ -82,6 +82,19 @@ def _start_paused(runner: Any, counts: Path, step: str) -> tuple[Any, dict[str, 
     return thread, box
 
 
+def _kill_paused(host: Any, runner: Any, thread: Any, box: dict[str, Any]) -> None:
+    """kill -9 of session s1's run workers while its run (``_start_paused``) is paused:
+    its caller is told ``killed``; once the killed workers are gone (another may still be
+    dying), the pause is taken off the session's state."""
+    killed = session_workers(host, "durable", "ann", "s1")
+    for worker in killed:
+        os.kill(worker, signal.SIGKILL)
+    thread.join(10)
+    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
+    wait_workers_gone(host, "durable", "ann", "s1", killed)
+    runner.update_state("ann", "s1", {"pause_at": []})
+
+
 def _paused_pid(counts: Path) -> int:
     """The pid of the worker a paused step runs on, once the step has written it."""
     return int(wait_until(lambda: Path(f"{counts}.pid").exists() and Path(f"{counts}.pid").read_text().strip(),
@@ -96,13 +109,7 @@ def test_a_run_whose_worker_was_killed_after_a_side_effect_resumes_with_a_decisi
     thread, box = _start_paused(runner, counts, "right")  # right's send ran; its result is not committed
     pid = session_pid(host, "durable", "ann", "s1")
     assert pid is not None
-    killed = session_workers(host, "durable", "ann", "s1")
-    for worker in killed:
-        os.kill(worker, signal.SIGKILL)
-    thread.join(10)
-    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
-    wait_workers_gone(host, "durable", "ann", "s1", killed)  # (another killed one may still be dying)
-    runner.update_state("ann", "s1", {"pause_at": []})
+    _kill_paused(host, runner, thread, box)
 
     with pytest.raises(RunFailedError) as stopped:
         list(runner.resume("ann", "s1", "run-first", new_run_id="run-second"))

@@ -80,6 +80,18 @@ def session_on(app: str, partition: int, partitions: int, prefix: str, taken: se
     raise AssertionError("no session id found")  # pragma: no cover
 
 
+def talkers_on(specs: list[tuple[str, str, int]]) -> list[Talker]:
+    """A talker for each (app, what it says, partition of two), each on a session id of
+    its own that the partition owns."""
+    taken: set[str] = set()
+    talkers = []
+    for app, say, partition in specs:
+        sid = session_on(app, partition, 2, f"{app}-", taken)
+        taken.add(sid)
+        talkers.append(Talker(app, sid, say))
+    return talkers
+
+
 def kill_together(pids: list[int], sig: int = signal.SIGKILL) -> None:
     """``sig`` to every pid, one right after the other; one already gone is passed over."""
     for pid in pids:
@@ -267,14 +279,9 @@ def test_partitions_and_services_killed_in_the_same_instant_while_turns_run_lose
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2,
                         root_intensity=1000)
     with Host(config, system=actor_system) as host:
-        taken: set[str] = set()
-        talkers = []
-        for app, say, partition in [("sleepy", "sleep 0.2 t{n}", 0), ("sleepy", "sleep 0.2 t{n}", 1),
-                                    ("notes", "save note {n}", 0), ("notes", "save note {n}", 1),
-                                    ("counter", "count {n}", 0), ("counter", "count {n}", 1)]:
-            sid = session_on(app, partition, 2, f"{app}-", taken)
-            taken.add(sid)
-            talkers.append(Talker(app, sid, say))
+        talkers = talkers_on([("sleepy", "sleep 0.2 t{n}", 0), ("sleepy", "sleep 0.2 t{n}", 1),
+                              ("notes", "save note {n}", 0), ("notes", "save note {n}", 1),
+                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)])
         sleepy = host.runner("sleepy", timeout=120.0)
         napper = session_on("sleepy", 0, 2, "napper-")
         sleepy.create_session(USER, napper)
@@ -393,18 +400,12 @@ def test_sigterm_of_serve_while_a_partition_restarts_and_turns_run_stops_cleanly
         serve = served["process"]
         host = Host.connect(served["port"])
         try:
-            taken: set[str] = set()
-            talkers = []
-            for app, say, partition in [("echo", "hi {n}", 0), ("echo", "hi {n}", 1),
-                                        ("sleepy", "sleep 0.1 t{n}", 0), ("sleepy", "sleep 0.1 t{n}", 1)]:
-                sid = session_on(app, partition, 2, f"{app}-", taken)
-                taken.add(sid)
-                talkers.append(Talker(app, sid, say))
+            talkers = talkers_on([("echo", "hi {n}", 0), ("echo", "hi {n}", 1),
+                                  ("sleepy", "sleep 0.1 t{n}", 0), ("sleepy", "sleep 0.1 t{n}", 1)])
             sleepy = host.runner("sleepy", timeout=120.0, call_timeout=5.0)
-            naps = []
+            naps: list[str] = []
             for partition in (0, 1):
-                sid = session_on("sleepy", partition, 2, "napper-", taken)
-                taken.add(sid)
+                sid = session_on("sleepy", partition, 2, "napper-", set(naps))
                 sleepy.create_session(USER, sid)
                 naps.append(sid)
             # (A call that finds the host gone is asked again until its call_timeout: short here.)
@@ -481,14 +482,9 @@ def test_a_stopped_actor_and_a_killed_one_at_once_under_cpu_burners_lose_nothing
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2, health=FAST,
                         root_intensity=1000)
     with cpu_burners(2), Host(config, system=actor_system) as host:
-        taken: set[str] = set()
-        talkers = []
-        for app, say, partition in [("sleepy", "sleep 0.1 t{n}", 0), ("sleepy", "sleep 0.1 t{n}", 1),
-                                    ("notes", "save note {n}", 0), ("notes", "save note {n}", 1),
-                                    ("counter", "count {n}", 0), ("counter", "count {n}", 1)]:
-            sid = session_on(app, partition, 2, f"{app}-", taken)
-            taken.add(sid)
-            talkers.append(Talker(app, sid, say))
+        talkers = talkers_on([("sleepy", "sleep 0.1 t{n}", 0), ("sleepy", "sleep 0.1 t{n}", 1),
+                              ("notes", "save note {n}", 0), ("notes", "save note {n}", 1),
+                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)])
         with Talkers(host, talkers) as running:
             wait_until(lambda: all("ok" in t.ends for t in talkers), timeout=scaled(30.0))
             rows = rows_by_path(host)
@@ -519,13 +515,8 @@ def test_simultaneous_partition_crashes_past_the_intensity_escalate_and_the_tree
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2,
                         sessions_intensity=1, sessions_period=30.0)
     with Host(config, system=actor_system) as host:
-        taken: set[str] = set()
-        talkers = []
-        for app, say, partition in [("echo", "hi {n}", 0), ("echo", "hi {n}", 1),
-                                    ("counter", "count {n}", 0), ("counter", "count {n}", 1)]:
-            sid = session_on(app, partition, 2, f"{app}-", taken)
-            taken.add(sid)
-            talkers.append(Talker(app, sid, say))
+        talkers = talkers_on([("echo", "hi {n}", 0), ("echo", "hi {n}", 1),
+                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)])
         sleepy = host.runner("sleepy", timeout=120.0)
         napper = session_on("sleepy", 0, 2, "napper-")
         sleepy.create_session(USER, napper)
@@ -605,13 +596,8 @@ def test_host_stop_while_a_partition_restarts_and_a_worker_and_a_pool_are_killed
     host = Host(config, system=actor_system).start()
     stopper = threading.Thread(target=host.stop, kwargs={"timeout": 10.0})
     try:
-        taken: set[str] = set()
-        talkers = []
-        for app, say, partition in [("echo", "hi {n}", 0), ("echo", "hi {n}", 1),
-                                    ("counter", "count {n}", 0), ("counter", "count {n}", 1)]:
-            sid = session_on(app, partition, 2, f"{app}-", taken)
-            taken.add(sid)
-            talkers.append(Talker(app, sid, say))
+        talkers = talkers_on([("echo", "hi {n}", 0), ("echo", "hi {n}", 1),
+                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)])
         sleepy = host.runner("sleepy", timeout=120.0, call_timeout=5.0)
         napper = session_on("sleepy", 0, 2, "napper-")
         sleepy.create_session(USER, napper)
@@ -827,13 +813,8 @@ def test_every_run_worker_killed_at_once_past_the_pools_intensity_restarts_the_p
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2,
                         worker_intensity=1, worker_period=60.0, root_intensity=1000)
     with Host(config, system=actor_system) as host:
-        taken: set[str] = set()
-        talkers = []
-        for app, say, partition in [("sleepy", "sleep 0.2 t{n}", 0), ("sleepy", "sleep 0.2 t{n}", 1),
-                                    ("counter", "count {n}", 0), ("counter", "count {n}", 1)]:
-            sid = session_on(app, partition, 2, f"{app}-", taken)
-            taken.add(sid)
-            talkers.append(Talker(app, sid, say))
+        talkers = talkers_on([("sleepy", "sleep 0.2 t{n}", 0), ("sleepy", "sleep 0.2 t{n}", 1),
+                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)])
         sleepy = host.runner("sleepy", timeout=120.0)
         napper = session_on("sleepy", 1, 2, "napper-")
         sleepy.create_session(USER, napper)

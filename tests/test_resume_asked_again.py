@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import session_workers, wait_workers_gone
 from durable_agents import counted
-from test_durable_runs import APPS, _partitions_listed, _start_paused
+from test_durable_runs import APPS, _kill_paused, _partitions_listed, _start_paused
 
-from adk_actors._exceptions import RunFailedError
 from adk_actors.runtime import Host, HostConfig
 from supervision import SupervisorClient
 from supervision.testing import wait_until
@@ -32,13 +30,7 @@ def test_a_resume_asked_again_after_its_partition_died_is_followed_to_its_end(ho
     runner = host.runner("durable")
     counts = tmp_path / "counts.txt"
     thread, box = _start_paused(runner, counts, "looped")  # looped's note (idempotent) ran
-    killed = session_workers(host, "durable", "ann", "s1")
-    for worker in killed:
-        os.kill(worker, signal.SIGKILL)
-    thread.join(10)
-    assert isinstance(box.get("error"), RunFailedError) and box["error"].reason == "killed"
-    wait_workers_gone(host, "durable", "ann", "s1", killed)
-    runner.update_state("ann", "s1", {"pause_at": []})
+    _kill_paused(host, runner, thread, box)
     first = list(runner.resume("ann", "s1", "run-first", new_run_id="run-second"))
     assert [e.content.text for e in first if e.content is not None][-1] == "last done"
 
