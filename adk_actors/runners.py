@@ -187,13 +187,7 @@ class Runner:
                            state=dict(session.state), events=list(session.events))
         first = True
         async for event in run_invocation(self.agent, view, message, state_delta=state_delta,
-                                          invocation_id=answered,
-                                          run_config=run_config, artifacts=engine_artifacts(self.artifact_service),
-                                          memory=engine_memory(self.memory_service), plugins=self.plugins,
-                                          policies=self.policies, resolve_model=resolve_model,
-                                          context_cache_config=self.app.context_cache_config,
-                                          events_compaction_config=self.app.events_compaction_config,
-                                          approvals=self.approvals):
+                                          invocation_id=answered, run_config=run_config, **self._engine_services()):
             limit_reached = event.error_code == "max_llm_calls"
             if limit_reached:  # google-adk's: an error event named by its exception's type, then the raise
                 event = event.model_copy(update={"error_code": LlmCallsLimitExceededError.__name__})
@@ -206,6 +200,14 @@ class Runner:
             if limit_reached:
                 raise LlmCallsLimitExceededError(event.error_message or "the run reached RunConfig.max_llm_calls")
         await compact_after_invocation(self.app, self.session_service, session)  # App.events_compaction_config
+
+    def _engine_services(self) -> dict[str, Any]:
+        """What the engine's runs (a turn, a live conversation) are given of this runner:
+        its services, plugins, policies, model resolver and the app's settings."""
+        return {"artifacts": engine_artifacts(self.artifact_service), "memory": engine_memory(self.memory_service),
+                "plugins": self.plugins, "policies": self.policies, "resolve_model": resolve_model,
+                "context_cache_config": self.app.context_cache_config,
+                "events_compaction_config": self.app.events_compaction_config, "approvals": self.approvals}
 
     async def run_live(self, *, user_id: str | None = None, session_id: str | None = None,
                        live_request_queue: LiveRequestQueue, run_config: RunConfig | None = None,
@@ -239,12 +241,7 @@ class Runner:
         view = SessionView(app_name=self.app_name, user_id=session.user_id, session_id=session.id,
                            state=dict(session.state), events=list(session.events))
         live = run_live_invocation(self.agent, view, live_request_queue, run_config=config,
-                                   artifacts=engine_artifacts(self.artifact_service),
-                                   memory=engine_memory(self.memory_service), plugins=self.plugins,
-                                   policies=self.policies, resolve_model=resolve_model,
-                                   context_cache_config=self.app.context_cache_config,
-                                   events_compaction_config=self.app.events_compaction_config,
-                                   approvals=self.approvals)
+                                   **self._engine_services())
         async with contextlib.aclosing(live) as events:
             async for event in events:
                 if not event.partial and not _inline_media(event):
