@@ -49,6 +49,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
+@pytest.fixture(autouse=True)
+def google_adk_yaml_denylist_off() -> Iterator[None]:
+    """google-adk keeps one process-wide switch for its YAML key denylist (off unless its
+    web server turns it on): put back off after each test, so that a side by side that
+    turned it on does not decide a later test's outcome in the same worker."""
+    yield
+    utils = sys.modules.get("google.adk.agents.config_agent_utils")
+    if utils is not None and hasattr(utils, "_set_enforce_yaml_key_denylist"):
+        utils._set_enforce_yaml_key_denylist(False)
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[Any]:
     """One real PostgreSQL server for the whole run (Debian's postgresql, initdb in a
