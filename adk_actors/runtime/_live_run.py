@@ -6,18 +6,26 @@ Then, from any threads: ``send(LiveRequest)`` passes one input to it, in order (
 typed error once the run has ended); ``events()`` (or ``events_async()``) yields its
 events, partial ones included, until its terminal message (``RunFailedError`` for a
 failure); ``close()`` sends the input ``close``, after which the run ends ``RunDone``.
+
+google-adk's shape, ``runner.run_live(user_id=..., session_id=...,
+live_request_queue=queue, run_config=...)`` iterated with ``async for``, is
+:func:`fed_by_queue` over such a run: what the caller puts on the queue goes to the
+run, and the run's events come back as google-adk's ``run_live`` yields them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from .._types import Event, LiveRequest
+from .._exceptions import InvalidRequestError
+from .._types import Event, LiveRequest, RunConfig
+from ..agents.live_request_queue import LiveRequestQueue
 
-__all__ = ["LiveRun", "iterate_in_thread"]
+__all__ = ["LiveRun", "fed_by_queue", "iterate_in_thread"]
 
 
 class LiveRun:
@@ -80,3 +88,53 @@ async def iterate_in_thread(make: Callable[[], Iterator[Any]]) -> AsyncIterator[
                 return
     finally:
         stop.set()
+
+
+async def fed_by_queue(start: Callable[[RunConfig], LiveRun], queue: LiveRequestQueue,
+                       run_config: RunConfig | None) -> AsyncIterator[Event]:
+    """A live run fed by ``queue``, as google-adk's ``Runner.run_live`` is. Nothing is
+    asked until the first ``__anext__``; then, in order: without
+    ``run_config.response_modalities`` the model is asked for ``AUDIO`` (on a copy, as
+    google-adk's); ``start(config)`` asks for the run on a thread (its typed error, an unknown session or a
+    busy one, is raised here, at the first ``__anext__``); a task then passes each
+    request the caller puts on the queue to the run, in order, until one closes it;
+    meanwhile the run's events are yielded as they come, except the user's own (what
+    the caller sent is stored, not yielded back; the user's transcribed speech is
+    yielded), as google-adk's. The iteration ends with the run (``RunFailedError`` for
+    a failure). Should passing a request fail while the run goes on (the host
+    unreachable), the run is asked to close and that error is raised once its events
+    end. A caller that stops iterating early closes the run."""
+    config = run_config or RunConfig()
+    if config.response_modalities is None:  # google-adk's default for live runs
+        config = config.model_copy(update={"response_modalities": ("AUDIO",)})
+    live = await asyncio.to_thread(start, config)
+    failed: list[BaseException] = []
+
+    async def pump() -> None:
+        try:
+            while True:
+                request = await queue.get()
+                await asyncio.to_thread(live.send, request)
+                if request.close:
+                    return
+        except Exception as exc:  # the run ended meanwhile, or the host is out of reach
+            failed.append(exc)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(live.close)
+
+    pumping = asyncio.create_task(pump())
+    ended = False
+    try:
+        async for event in live.events_async():
+            if event.author != "user" or event.input_transcription is not None:
+                yield event
+        ended = True
+    finally:
+        pumping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pumping
+        if not ended and not failed:
+            with contextlib.suppress(Exception):  # ended already: nothing to close
+                await asyncio.to_thread(live.close)
+    if failed and not isinstance(failed[0], InvalidRequestError):
+        raise failed[0]

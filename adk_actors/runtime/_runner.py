@@ -35,7 +35,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, overload
 
 from .._decisions import CallDecision
 from .._event_print import print_event
@@ -45,12 +45,13 @@ from .._exceptions import (
     SessionNotFoundError,
 )
 from .._types import Content, Event, LiveRequest, RunConfig
+from ..agents.live_request_queue import LiveRequestQueue
 from ..messages import CancelRun, FollowRun, LiveInput, ResumeRun, RunRequest
 from ._direct_route import DirectRoute
 from ._endpoints import EndpointPool
 from ._follow import follow_request, followed
 from ._host_view import HostView
-from ._live_run import LiveRun, iterate_in_thread
+from ._live_run import LiveRun, fed_by_queue, iterate_in_thread
 from ._routing import Router, checked
 from ._run_carrier import RunCarrier
 from ._run_stream import Seen
@@ -261,10 +262,26 @@ class Runner(RunCarrier, ServiceCalls):
                 collected.append(event)
         return collected
 
+    @overload
     def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
-                 reject_if_busy: bool = False) -> LiveRun:
+                 reject_if_busy: bool = False, live_request_queue: None = None) -> LiveRun: ...
+
+    @overload
+    def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
+                 reject_if_busy: bool = False, live_request_queue: LiveRequestQueue) -> AsyncIterator[Event]: ...
+
+    def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
+                 reject_if_busy: bool = False,
+                 live_request_queue: LiveRequestQueue | None = None) -> LiveRun | AsyncIterator[Event]:
         """Start a live run on the session (see ``_live_run``): returns once the
-        session's partition accepted it; raises the typed error it answered instead."""
+        session's partition accepted it; raises the typed error it answered instead.
+
+        With ``live_request_queue`` (google-adk's ``run_live``, called with keywords and
+        iterated with ``async for``): see :func:`~._live_run.fed_by_queue`."""
+        if live_request_queue is not None:
+            return fed_by_queue(lambda config: self.run_live(user_id, session_id, run_config=config,
+                                                             reject_if_busy=reject_if_busy),
+                                live_request_queue, run_config)
         request = checked(RunRequest(self.app_name, user_id, session_id, run_config=run_config,
                                      reject_if_busy=reject_if_busy, live=True,
                                      create_session=self.auto_create_session))
