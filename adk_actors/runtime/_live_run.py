@@ -19,11 +19,13 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._exceptions import InvalidRequestError
 from .._types import Event, LiveRequest, RunConfig
-from ..agents.live_request_queue import LiveRequestQueue
+
+if TYPE_CHECKING:  # the queue's package loads the agent definitions; a client of a host needs none of them
+    from ..agents.live_request_queue import LiveRequestQueue
 
 __all__ = ["LiveRun", "fed_by_queue", "iterate_in_thread"]
 

@@ -35,7 +35,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from dataclasses import replace
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from .._decisions import CallDecision
 from .._event_print import print_event
@@ -45,7 +45,6 @@ from .._exceptions import (
     SessionNotFoundError,
 )
 from .._types import Content, Event, LiveRequest, RunConfig
-from ..agents.live_request_queue import LiveRequestQueue
 from ..messages import CancelRun, FollowRun, LiveInput, ResumeRun, RunRequest
 from ._direct_route import DirectRoute
 from ._endpoints import EndpointPool
@@ -57,6 +56,9 @@ from ._run_carrier import RunCarrier
 from ._run_stream import Seen
 from ._run_transport import NotTaken, ThespianTransport
 from ._runner_calls import ServiceCalls
+
+if TYPE_CHECKING:  # the queue's package loads the agent definitions; a client of a host needs none of them
+    from ..agents.live_request_queue import LiveRequestQueue
 
 __all__ = ["Runner"]
 
