@@ -333,17 +333,3 @@ def test_workflow_from_config_reads_its_edges_as_a_file(kits: Kits) -> None:
         made = Workflow.from_config({"name": "flow", "edges": [["START", "a.yaml", ".funcs.finish"]]}, str(path))
     assert shape(made)["edges"] == [("__START__", "START", "a", "agent", "None"), ("a", "agent", "finish", "function",
                                                                                    "None")]
-
-
-@pytest.mark.parametrize("key", ["parameter_binding: node_input", "output_schema: {pkg}.funcs.State"])
-def test_a_node_setting_google_adk_has_and_ours_has_not_is_refused_named(kits: Kits, key: str) -> None:
-    """google-adk takes these (its FunctionNode binds parameters from the node input,
-    its nodes validate their output); here they are a known gap, refused by name
-    rather than ignored."""
-    text = ("agent_class: Workflow\nname: flow\nedges:\n  - - START\n"
-            f"    - {{{{agent_class: FunctionNode, name: fin, func_code: .funcs.finish, {key}}}}}\n")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        assert adk_utils.from_config(kits.file("theirs", "gap", text)).graph is not None
-    with pytest.raises(AgentDefinitionError, match=f"google-adk's '{key.split(':')[0]}' is not supported here"):
-        config_agent_utils.from_config(kits.file("ours", "gap", text))

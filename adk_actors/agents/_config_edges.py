@@ -10,15 +10,20 @@ A node class's keys are mapped onto it, in order: ``agent_class`` is skipped; ``
 is the code reference (a dotted name, or ``{name: ...}``; a leading ``.`` is the
 package of the file's folder) for the field ``x``; ``x_callbacks`` names the field
 ``x_callback``; ``edges`` are read as below; ``input_schema``, ``output_schema`` and
-``state_schema`` given as a dotted name or ``{name: ...}`` are code references; any
-other value of a field is passed as it is. A field google-adk's node has and ours
-has not (``input_schema``, ``output_schema``; a function node's ``auth_config``,
-``require_confirmation``, ``parameter_binding``) is refused, named. A key that names
-no field (nor a parameter of the class's constructor), and the fields only our agents
-have (``sub_agents``, the agent callbacks: google-adk's nodes have none), are logged
-as a warning and ignored, as google-adk ignores them. The node is then made; a field its constructor does not
-take is set after, validated. What the class refuses (a bad graph too) is an
-AgentDefinitionError naming the file.
+``state_schema`` given as a dotted name or ``{name: ...}`` are code references (a
+schema given as another mapping is a JSON schema, kept as it is); a field that takes
+a callable (a function node's ``require_confirmation``) given as a dotted name or
+``{name: ...}`` is one too; any other value of a field is passed as it is
+(``require_confirmation: true``, ``parameter_binding: node_input``). A field
+google-adk's node has and ours has not (a Workflow's ``input_schema`` and
+``output_schema``; a function node's ``auth_config``) is refused, named. A key that
+names no field (nor a parameter of the class's constructor), and the fields only our
+agents have (``sub_agents``, the agent callbacks: google-adk's nodes have none), are
+logged as a warning and ignored, as google-adk ignores them. The node is then made; a
+field its constructor does not take (a function node's ``input_schema`` and
+``output_schema``, which replace those it infers) is set after, validated. What the
+class refuses (a bad graph too, a value of the wrong type, a code reference that does
+not import) is an AgentDefinitionError naming the file and the node.
 
 ``edges``, a list, each item in order:
 
@@ -44,9 +49,12 @@ mapping, its name, its file or its dotted name.
 
 from __future__ import annotations
 
+import collections.abc
 import importlib
 import inspect
 import logging
+import types
+import typing
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,7 +80,7 @@ _SCHEMAS = frozenset({"input_schema", "output_schema", "state_schema"})
 #: google-adk's node fields ours have not: refused when a file sets them (every node's,
 #: then a function node's own)
 _NOT_HERE = frozenset({"input_schema", "output_schema"})
-_NOT_HERE_FUNCTION = frozenset({"auth_config", "require_confirmation", "parameter_binding"})
+_NOT_HERE_FUNCTION = frozenset({"auth_config"})
 _EDGE_KEYS = frozenset({"from_node", "to_node", "route"})
 _START = "START"
 
@@ -113,6 +121,18 @@ def workflow_class(name: str) -> type[Any] | None:
     return found if is_node_class(found) else None
 
 
+def _takes_callable(annotation: Any) -> bool:
+    """Whether a field's annotation is a callable (or a union holding one, and no str),
+    so that a name given for it is a code reference, as google-adk reads it."""
+    origin = typing.get_origin(annotation)
+    if origin is collections.abc.Callable:
+        return True
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return str not in args and any(_takes_callable(arg) for arg in args)
+    return False
+
+
 def _names_a_field(key: str, fields: dict[str, Any]) -> bool:
     return (key in fields or (key.endswith("_code") and key.removesuffix("_code") in fields)
             or (key.endswith("_callbacks") and key.removesuffix("s") in fields))
@@ -137,7 +157,13 @@ class NodeBuilder:
         except AgentDefinitionError:
             raise
         except (ValidationError, ValueError, TypeError) as exc:
-            raise AgentDefinitionError(f"{self.path}: {cls.__name__}: {exc}") from exc
+            raise AgentDefinitionError(f"{self.path}: {self._what(cls, data)}: {exc}") from exc
+
+    @staticmethod
+    def _what(cls: type[Any], data: dict[str, Any]) -> str:
+        """The node in errors: its class, and its name when the data gives one."""
+        name = data.get("name")
+        return f"{cls.__name__} {name!r}" if isinstance(name, str) else cls.__name__
 
     def _build(self, cls: type[Any], data: dict[str, Any]) -> Any:
         fields = cls.model_fields if issubclass(cls, BaseModel) else {}
@@ -145,6 +171,7 @@ class NodeBuilder:
         named = {n for n, p in parameters.items() if n != "self" and p.kind is not inspect.Parameter.VAR_KEYWORD}
         takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
         valid = (set(fields) | named) - _AGENT_ONLY
+        what = self._what(cls, data)
         kwargs: dict[str, Any] = {}
         ignored = []
         for key, value in data.items():
@@ -152,18 +179,20 @@ class NodeBuilder:
                 continue
             target = key
             if key.endswith("_code") and key.removesuffix("_code") in valid:
-                kwargs[key.removesuffix("_code")] = self.loader.code(self.path, key, value)
+                kwargs[key.removesuffix("_code")] = self.loader.code(self.path, f"{what}: {key}", value)
                 continue
             if key.endswith("_callbacks") and key.removesuffix("s") in valid:
                 target = key.removesuffix("s")
             if target not in valid and target in self._not_here(cls):
-                raise AgentDefinitionError(f"{self.path}: {cls.__name__}: google-adk's {key!r} is not supported here")
+                raise AgentDefinitionError(f"{self.path}: {what}: google-adk's {key!r} is not supported here")
+            annotation = getattr(fields.get(target), "annotation", None)
             if target not in valid:
                 ignored.append(key)
             elif target == "edges" and isinstance(value, list):
                 kwargs[target] = self.edges(value)
-            elif target in _SCHEMAS and (isinstance(value, str) or (isinstance(value, dict) and "name" in value)):
-                kwargs[target] = self.loader.code(self.path, key, value)
+            elif (target in _SCHEMAS or _takes_callable(annotation)) and (
+                    isinstance(value, str) or (isinstance(value, dict) and "name" in value)):
+                kwargs[target] = self.loader.code(self.path, f"{what}: {key}", value)
             else:
                 kwargs[target] = value
         if ignored:
@@ -174,7 +203,7 @@ class NodeBuilder:
             for key, value in later.items():
                 node.__pydantic_validator__.validate_assignment(node, key, value)
         except (ValidationError, ValueError, TypeError) as exc:  # a bad graph too (GraphValidationError)
-            raise AgentDefinitionError(f"{self.path}: {cls.__name__}: {exc}") from exc
+            raise AgentDefinitionError(f"{self.path}: {what}: {exc}") from exc
         return node
 
     @staticmethod

@@ -13,7 +13,9 @@ raises :class:`GraphValidationError` naming the problem: a string node other tha
 or a route that is not a bool, int or str; two nodes of one name; no edge from START;
 an edge into START; a routed edge from START; DEFAULT_ROUTE in a list of routes; two
 edges between the same nodes on the same route; a node START cannot reach; a cycle of
-unconditional edges (no exit and no limit); an LlmAgent of ``mode="chat"`` after a node
+unconditional edges (no exit and no limit); an edge from a node with an
+``output_schema`` to one with an ``input_schema`` that is not equal to it (an agent's
+too; a JSON schema compared as a dict); an LlmAgent of ``mode="chat"`` after a node
 other than START (it talks over the session's history: it takes no node's output).
 An LlmAgent of ``mode="task"`` as a node (google-adk's task agent, ended by
 ``finish_task``, see ``_task``) is refused with :class:`WorkflowConfigurationError`
@@ -232,6 +234,12 @@ def build_graph(items: Iterable[Any], *, workflow: str) -> Graph:
             raise GraphValidationError(f"START reaches no edge to {unreachable}: an edge leads to a node "
                                        f"that is not in the graph from START")
         _check_cycles(graph)
+        for edge in edges:
+            given, taken = getattr(edge.from_node, "output_schema", None), getattr(edge.to_node, "input_schema", None)
+            if given and taken and given != taken:
+                raise GraphValidationError(
+                    f"Schema mismatch on edge {edge.from_node.name} -> {edge.to_node.name}: output schema {given} "
+                    f"does not match input schema {taken}")
         for edge in edges:
             if str(getattr(edge.to_node, "mode", None) or "") == "task":
                 if edge.from_node is not START:

@@ -20,9 +20,14 @@ the built node is wrapped in a parallel worker of the same name
 ``Node`` (google-adk's too) is a BaseNode to subclass: override ``run_node_impl``;
 ``Node(..., parallel_worker=True)`` runs it once per item of a list input.
 
-google-adk's ``auth_config``, ``require_confirmation`` and ``parameter_binding='node_input'``
-are accepted as keywords and refused (:class:`WorkflowConfigurationError`): not
-supported here yet.
+``require_confirmation`` (see :class:`FunctionNode`) is given to a function's node,
+or replaces a function node's; when the node asks for confirmation and
+``rerun_on_resume`` is not given, it is set True (the node runs again once answered).
+:class:`WorkflowConfigurationError` when the node asks and ``rerun_on_resume=False``
+is given, and when a truthy ``require_confirmation`` is given for a node that is no
+function node (an agent too). ``parameter_binding`` is given to a function's node
+only (a node passed in keeps its own). google-adk's ``auth_config`` is accepted as a
+keyword and refused (:class:`WorkflowConfigurationError`): not supported here yet.
 """
 
 from __future__ import annotations
@@ -41,12 +46,25 @@ __all__ = ["Node", "node"]
 
 
 def _built(node_like: Any, *, name: str | None, rerun_on_resume: bool | None, retry_config: RetryConfig | None,
-           timeout: float | None, processes: bool) -> Any:
+           timeout: float | None, processes: bool, require_confirmation: bool | Callable[..., Any] | None = None,
+           parameter_binding: Literal["state", "node_input"] = "state") -> Any:
     if isinstance(node_like, str) and node_like == "START":
         return START
     overrides: dict[str, Any] = {key: value for key, value in (
         ("name", name), ("rerun_on_resume", rerun_on_resume), ("retry_config", retry_config),
         ("timeout", timeout)) if value is not None}
+    if isinstance(node_like, FunctionNode):
+        asks = require_confirmation if require_confirmation is not None else node_like.require_confirmation
+        if asks and rerun_on_resume is False:
+            raise WorkflowConfigurationError("FunctionNode with require_confirmation requires rerun_on_resume=True. "
+                                             "The node must rerun after confirmation is provided.")
+        if require_confirmation is not None:
+            overrides["require_confirmation"] = require_confirmation
+            if require_confirmation and rerun_on_resume is None:
+                overrides["rerun_on_resume"] = True
+    elif require_confirmation and (isinstance(node_like, BaseNode) or hasattr(node_like, "sub_agents")):
+        raise WorkflowConfigurationError(
+            f"require_confirmation is only supported on FunctionNode, got {type(node_like).__name__}.")
     if isinstance(node_like, BaseNode):
         if processes and not isinstance(node_like, FunctionNode):
             raise WorkflowConfigurationError(
@@ -65,8 +83,10 @@ def _built(node_like: Any, *, name: str | None, rerun_on_resume: bool | None, re
                 f"{getattr(node_like, 'name', node_like)!r}: not supported here yet")
         return node_like
     if callable(node_like):
-        return FunctionNode(func=node_like, name=name, rerun_on_resume=bool(rerun_on_resume),
-                            retry_config=retry_config, timeout=timeout, processes=processes)
+        rerun = True if require_confirmation and rerun_on_resume is None else bool(rerun_on_resume)
+        return FunctionNode(func=node_like, name=name, rerun_on_resume=rerun, retry_config=retry_config,
+                            timeout=timeout, processes=processes, require_confirmation=require_confirmation or False,
+                            parameter_binding=parameter_binding)
     raise WorkflowConfigurationError(
         f"Invalid node type: {type(node_like)}. Node must be a BaseNode, a BaseAgent, a BaseTool, or a callable.")
 
@@ -82,18 +102,18 @@ def node(node_like: Any = None, *, name: str | None = None, rerun_on_resume: boo
             raise WorkflowConfigurationError("max_parallel_workers can only be set when parallel_worker is True.")
         if max_parallel_workers < 1:
             raise WorkflowConfigurationError("max_parallel_workers must be greater than or equal to 1.")
-    unsupported = [key for key, value in (("auth_config", auth_config), ("require_confirmation", require_confirmation),
-                                          ("parameter_binding", parameter_binding != "state")) if value]
-    if unsupported:
-        raise WorkflowConfigurationError(f"node(): {', '.join(unsupported)} is not supported here yet")
+    if auth_config:
+        raise WorkflowConfigurationError("node(): auth_config is not supported here yet")
     if node_like is None:
         def decorate(func: Any) -> Any:
             return node(func, name=name, rerun_on_resume=rerun_on_resume, retry_config=retry_config,
                         timeout=timeout, parallel_worker=parallel_worker, max_parallel_workers=max_parallel_workers,
+                        require_confirmation=require_confirmation, parameter_binding=parameter_binding,
                         processes=processes)
         return decorate
     built = _built(node_like, name=name, rerun_on_resume=rerun_on_resume, retry_config=retry_config,
-                   timeout=timeout, processes=processes)
+                   timeout=timeout, processes=processes, require_confirmation=require_confirmation,
+                   parameter_binding=parameter_binding)
     if parallel_worker:
         return _ParallelWorker(node=built, max_parallel_workers=max_parallel_workers)
     return built

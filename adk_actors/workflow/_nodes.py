@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import typing
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -33,6 +32,17 @@ from .._node_settings import RetryConfig, as_retry_config, check_state_entry
 from .._types import Content, Event, EventActions, State
 from ._errors import WorkflowConfigurationError, WorkflowDataError
 from ._input import RequestInput, request_input_event
+from ._node_data import (
+    REJECTED,
+    confirmation_answer,
+    confirmation_request,
+    content_payload,
+    inferred_schemas,
+    is_json_schema,
+    needs_confirmation,
+    signature_schemas,
+    validate_node_data,
+)
 from ._processes import ProcessPool, Shipment, shipment
 
 __all__ = ["ROUTE_KEY", "START", "BaseNode", "Context", "FunctionNode", "JoinNode", "RetryConfig", "as_node", "node_event"]
@@ -57,8 +67,10 @@ class Context:
     session ``state`` (reads see this node's writes at once; the writes go out with the
     node's output event), ``route`` (set it to choose the node's outgoing edges),
     ``actions`` (``actions.state_delta``), ``session``, ``invocation_id``, ``branch``,
-    ``node_path``, ``run_id``, ``user_content`` and ``resume_inputs`` (the answers to
-    the node's requests for input, by interrupt id, when it runs again answered).
+    ``node_path``, ``run_id``, ``user_content``, ``resume_inputs`` (the answers to
+    the node's requests for input, by interrupt id, when it runs again answered) and
+    ``tool_confirmation`` (a node that asks for confirmation: the answer it runs on,
+    else None).
     Inside a graph run: ``run_node`` (a node run as a child of this one) and
     ``processes``, the run's :class:`ProcessPool` (see ``_processes``).
 
@@ -75,6 +87,7 @@ class Context:
         self.processes = processes
         self._child_runner = child_runner
         self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
+        self.tool_confirmation: Any = None
         self.actions = EventActions()
         self.state_schema = state_schema
         self.state: State = _SchemaState(invocation.session.state, self.actions.state_delta, state_schema)
@@ -148,7 +161,9 @@ class BaseNode(BaseModel):
     and google-adk's per-node settings: ``retry_config``, ``timeout`` (seconds),
     ``description``, ``rerun_on_resume``, ``wait_for_output`` (it finishes only with an
     output or a route, see ``_run``), ``state_schema`` (a pydantic model its state writes
-    must fit, see :class:`Context`; None: its workflow's). A subclass overrides
+    must fit, see :class:`Context`; None: its workflow's), ``input_schema`` and
+    ``output_schema`` (what its input and each output are checked and coerced against,
+    see ``_node_data``; None: not checked). A subclass overrides
     ``_run_impl(*, ctx, node_input)``, an async generator of outputs or events."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -160,12 +175,24 @@ class BaseNode(BaseModel):
     retry_config: RetryConfig | None = None
     timeout: float | None = Field(default=None, gt=0)
     state_schema: type[BaseModel] | None = None
+    input_schema: Any = None
+    output_schema: Any = None
 
     @field_validator("retry_config", mode="before")
     @classmethod
     def _one_retry_config(cls, value: Any) -> Any:
         """Another module's RetryConfig (google-adk's) as ours; the rest as pydantic checks it."""
         return as_retry_config(value, RetryConfig)
+
+    @field_validator("input_schema", "output_schema")
+    @classmethod
+    def _a_schema(cls, value: Any) -> Any:
+        """A schema is None, a type, a generic alias or union of types, or a JSON schema
+        (a dict, a genai Schema); anything else is refused (a ValueError)."""
+        if value is None or isinstance(value, type) or is_json_schema(value) or typing.get_origin(value) is not None:
+            return value
+        raise ValueError(f"a schema is a type (a pydantic model class), a generic alias such as list[str], or a "
+                         f"JSON schema dict; got {type(value).__name__} {value!r}")
 
     @field_validator("name")
     @classmethod
@@ -174,9 +201,26 @@ class BaseNode(BaseModel):
             raise WorkflowConfigurationError(f"node name {value!r} must be a valid Python identifier")
         return value
 
+    def _validate_input_data(self, data: Any) -> Any:
+        """``data`` checked against ``input_schema`` (see ``_node_data``)."""
+        return validate_node_data(self.input_schema, data)
+
+    def _validate_output_data(self, data: Any) -> Any:
+        """An output checked against ``output_schema`` (see ``_node_data``)."""
+        return validate_node_data(self.output_schema, data)
+
     async def run(self, *, ctx: Any, node_input: Any) -> AsyncIterator[Event]:
-        """The node's ``_run_impl`` items as events, in order (see the module)."""
+        """The node's ``_run_impl`` items as events, in order (see the module): first
+        its input is checked against ``input_schema``, then each output it gives
+        (an event's ``output``, or a value) against ``output_schema``; a value either
+        refuses raises pydantic's ValidationError (the node run fails)."""
+        node_input = self._validate_input_data(node_input)
         async for item in self._run_impl(ctx=ctx, node_input=node_input):
+            if isinstance(item, Event):
+                if item.output is not None and self.output_schema is not None:
+                    item = item.model_copy(update={"output": self._validate_output_data(item.output)})
+            elif item is not None and not isinstance(item, RequestInput) and self.output_schema is not None:
+                item = self._validate_output_data(item)
             event = _output_event(item)
             if event is not None:
                 yield event
@@ -197,44 +241,62 @@ START = BaseNode(name="__START__")
 
 class JoinNode(BaseNode):
     """Runs once all its predecessors have finished; its output is a dict of their
-    outputs by node name (a predecessor that gave none: None)."""
+    outputs by node name (a predecessor that gave none: None). Its ``input_schema``
+    checks each predecessor's output in that dict."""
 
     @property
     def _requires_all_predecessors(self) -> bool:
         return True
 
+    def _validate_input_data(self, data: Any) -> Any:
+        if self.input_schema is not None and isinstance(data, dict):
+            return {name: validate_node_data(self.input_schema, value) for name, value in data.items()}
+        return super()._validate_input_data(data)
+
     async def _run_impl(self, *, ctx: Any, node_input: Any) -> AsyncIterator[Any]:
         yield node_input
 
 
-def _text(content: Content) -> str:
-    return "".join(part.text or "" for part in content.parts)
-
-
-def _expects_str(annotation: Any) -> bool:
-    if annotation is str:
-        return True
-    return str in typing.get_args(annotation)
-
-
 class FunctionNode(BaseNode):
     """A node that calls a function (sync or async, or a generator of either). Its
-    parameters are bound by name: ``ctx`` (a :class:`Context`), ``node_input`` (the
-    predecessor's output: the user's message for a node right after START), every other
-    from the session state (else its default; else :class:`WorkflowDataError`), each
-    coerced to its annotation (Content to its text for ``str``). What it returns (or
-    yields) is its output; the state it wrote goes with it; an Event passes as it is;
-    a ``RequestInput`` asks a human and the node waits for the answer (see ``_input``).
+    parameters are bound by name, as ``parameter_binding`` says: ``"state"`` (the
+    default): ``ctx`` (a :class:`Context`), ``node_input`` (the predecessor's output:
+    the user's message for a node right after START), every other from the session
+    state; ``"node_input"`` (a node called as a tool is): ``ctx``, every other a key
+    (or attribute) of the node input, a ``**kwargs`` taking its other keys, and
+    ``node_input`` when no key names it, the whole input if the node has a model
+    ``input_schema``. A parameter not found takes its default, else
+    :class:`WorkflowDataError`; each is coerced to its annotation (Content to its text
+    for ``str``, else its text parsed as JSON). What it returns (or yields) is its
+    output; the state it wrote goes with it; an Event passes as it is; a
+    ``RequestInput`` asks a human and the node waits for the answer (see ``_input``).
     A sync function runs on a worker thread, off the event loop. On resume, a run that
     had started and not finished may have had its effect: it runs again only when
     ``rerun_on_resume`` is True or the function is marked ``@idempotent`` (as a tool);
     by default it needs a decision, as a tool call does (see ``_run``).
+
+    Its schemas, unless given: bound from the state, ``output_schema`` the model class
+    its return hint (a generator's item type) names, ``input_schema`` the one its
+    ``node_input`` hint names; bound from the input, JSON schemas of its parameters
+    and its return hint, never enforced (see ``_node_data``).
+
+    ``require_confirmation`` (True, or a predicate of the bound arguments, see
+    ``_node_data.needs_confirmation``; it needs ``rerun_on_resume=True``, else
+    :class:`WorkflowConfigurationError`): before the function runs, in order, an
+    answer to the run's confirmation request (``ctx.tool_confirmation``) that rejects
+    makes the output ``{"error": "This tool call is rejected."}`` and the function does
+    not run; one that approves lets it run (a run that gives nothing then gives an
+    empty event); with no answer, when confirmation is needed, the node asks (see
+    ``_node_data``) and waits.
 
     ``processes=True`` (our extension, see ``_processes``): the function runs in a
     process of the run's pool instead of on a thread, so that CPU-bound calls use
     several cores. It must be a plain sync function at module level that does not
     take ``ctx``; else the node is refused when built (:class:`UnpicklableNodeError`,
     :class:`WorkflowConfigurationError`)."""
+
+    require_confirmation: bool | Callable[..., Any] = False
+    parameter_binding: Literal["state", "node_input"] = "state"
 
     _func: Callable[..., Any] = PrivateAttr()
     _shipment: Shipment | None = PrivateAttr(default=None)
@@ -243,17 +305,25 @@ class FunctionNode(BaseNode):
 
     def __init__(self, *, func: Callable[..., Any], name: str | None = None, retry_config: RetryConfig | None = None,
                  timeout: float | None = None, rerun_on_resume: bool = False, description: str | None = None,
-                 processes: bool = False, state_schema: type[BaseModel] | None = None) -> None:
+                 processes: bool = False, state_schema: type[BaseModel] | None = None,
+                 require_confirmation: bool | Callable[..., Any] = False,
+                 parameter_binding: Literal["state", "node_input"] = "state") -> None:
         """Raises :class:`WorkflowConfigurationError` when ``func`` is not callable or has
-        no name, or (``processes=True``) cannot run in a process (see the class)."""
+        no name, when it asks for confirmation without ``rerun_on_resume``, or
+        (``processes=True``) cannot run in a process (see the class)."""
         if not callable(func):
             raise WorkflowConfigurationError(f"a FunctionNode needs a callable, got {func!r}")
+        if require_confirmation and not rerun_on_resume:
+            raise WorkflowConfigurationError("FunctionNode with require_confirmation requires rerun_on_resume=True. "
+                                             "The node must rerun after confirmation is provided.")
         name = name or getattr(func, "__name__", None)
         if not name:
             raise WorkflowConfigurationError(f"{func!r} has no __name__: give the FunctionNode a name")
+        # this class's own fields, validated with the rest
+        own: dict[str, Any] = {"require_confirmation": require_confirmation, "parameter_binding": parameter_binding}
         super().__init__(name=name, retry_config=retry_config, timeout=timeout, rerun_on_resume=rerun_on_resume,
                          description=description if description is not None else inspect.getdoc(func) or "",
-                         state_schema=state_schema)
+                         state_schema=state_schema, **own)
         self._func = func
         if processes:
             self._shipment = shipment(func, name)
@@ -262,6 +332,10 @@ class FunctionNode(BaseNode):
             self._hints = typing.get_type_hints(func)
         except Exception:
             self._hints = {}
+        if parameter_binding == "state":
+            self.input_schema, self.output_schema = inferred_schemas(self._hints)
+        else:
+            self.input_schema, self.output_schema = signature_schemas(func, self._signature, self._hints)
 
     @property
     def func(self) -> Callable[..., Any]:
@@ -278,39 +352,59 @@ class FunctionNode(BaseNode):
         copied._shipment = shipment(self._func, self.name)
         return copied
 
+    def _validate_output_data(self, data: Any) -> Any:
+        if self.require_confirmation and data == REJECTED:
+            return data
+        return super()._validate_output_data(data)
+
     def _coerce(self, name: str, value: Any) -> Any:
         hint = self._hints.get(name)
         if hint is None or hint is Any:
             return value
         if isinstance(value, Content):
-            if _expects_str(hint):
-                return _text(value)
-            try:
-                value = json.loads(_text(value))
-            except ValueError:
-                value = _text(value)
+            value = content_payload(value, hint)
         try:
             return TypeAdapter(hint).validate_python(value)
         except ValidationError as exc:
             raise WorkflowDataError(f"parameter {name!r} of node {self.name!r}: {exc}") from None
 
     def _arguments(self, ctx: Context, node_input: Any) -> dict[str, Any]:
-        state = ctx.state
+        by_input = self.parameter_binding == "node_input"
+        source: Any = (node_input if isinstance(node_input, (dict, BaseModel)) else {}) if by_input else ctx.state
         arguments: dict[str, Any] = {}
         for name, parameter in self._signature.parameters.items():
-            if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+                continue
+            if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+                if by_input and isinstance(source, dict):
+                    arguments.update({key: value for key, value in source.items()
+                                      if key not in self._signature.parameters and key != "ctx"})
                 continue
             if name == "ctx":
                 arguments[name] = ctx
-            elif name == "node_input":
+                continue
+            if name == "node_input" and not by_input:
                 arguments[name] = self._coerce(name, node_input)
-            elif name in state:
-                arguments[name] = self._coerce(name, state[name])
+                continue
+            if isinstance(source, BaseModel):
+                found, value = hasattr(source, name), getattr(source, name, None)
+            else:
+                found, value = name in source, source.get(name)
+            if (not found and name == "node_input" and self.input_schema is not None
+                    and not is_json_schema(self.input_schema) and name in self._hints):
+                try:
+                    arguments[name] = self._coerce(name, node_input)
+                    continue
+                except WorkflowDataError:
+                    pass
+            if found:
+                arguments[name] = self._coerce(name, value)
             elif parameter.default is not inspect.Parameter.empty:
                 arguments[name] = parameter.default
             else:
+                where = "the node input" if by_input else "the session state"
                 raise WorkflowDataError(f"missing value for parameter {name!r} of node {self.name!r}: "
-                                        f"not in the session state and no default")
+                                        f"not in {where} and no default")
         return arguments
 
     def _event(self, ctx: Context, value: Any) -> Event | None:
@@ -333,6 +427,27 @@ class FunctionNode(BaseNode):
 
     async def _run_impl(self, *, ctx: Any, node_input: Any) -> AsyncIterator[Any]:
         arguments = self._arguments(ctx, node_input)
+        approved = False
+        if self.require_confirmation:
+            ctx.tool_confirmation = confirmation_answer(ctx.resume_inputs, ctx.node_path)
+            approved = ctx.tool_confirmation is not None
+            if ctx.tool_confirmation is not None and not ctx.tool_confirmation.confirmed:
+                yield Event(output=dict(REJECTED))
+                return
+            bound = {key: value for key, value in arguments.items() if key != "ctx"}
+            if not approved and await needs_confirmation(self.require_confirmation, ctx, node_input, bound):
+                yield confirmation_request(ctx.node_path, self.name, bound)
+                return
+        gave = False
+        async for event in self._calls(ctx, arguments):
+            if event is not None:
+                gave = True
+                yield event
+        if approved and not gave:
+            yield Event()
+
+    async def _calls(self, ctx: Any, arguments: dict[str, Any]) -> AsyncIterator[Event | None]:
+        """The function called with ``arguments``: what it gives, as events."""
         func = self._func
         if inspect.isasyncgenfunction(func):
             async for item in func(**arguments):
