@@ -3,8 +3,13 @@
 ``attach_opentelemetry(tracer)`` turns the telemetry events into spans: an agent run
 is ``invoke_agent <agent>``, a model call ``chat <model>``, a tool call
 ``execute_tool <tool>``, with the OpenTelemetry GenAI attributes (``gen_ai.*``):
-operation, agent, model, tool, conversation (the session), token usage, and the
-error type when one ends badly; an attempt of a background job is
+operation, agent, model, tool, conversation (the session; an ``AgentTool``'s child
+run's own, as google-adk's), token usage, and the error type when one ends badly; a
+model call's also google-adk's ``gcp.vertex.agent.invocation_id``; a
+graph workflow's run is ``invoke_workflow <workflow>`` (google-adk's: its
+``gen_ai.workflow.name``, ``gen_ai.workflow.nested`` when inside another span of the
+turn; in place of the workflow's ``invoke_agent`` span, which the engine opens inside
+it and this takes as it); an attempt of a background job is
 ``execute_job <function or app>`` (``adk.job.id``, ``adk.job.queue``,
 ``adk.job.attempt``), in the jobs actor's process. The spans of one invocation form one trace: each
 span's parent is the span it ran inside (a model or tool call's, its agent's), in
@@ -27,7 +32,8 @@ __all__ = ["A2A_SPANS_SWITCH", "attach_opentelemetry", "detach_opentelemetry", "
 A2A_SPANS_SWITCH = "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"
 
 HANDLER_ID = "adk-actors-opentelemetry"
-_KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool", "job": "execute_job"}
+_KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool", "job": "execute_job",
+          "workflow": "invoke_workflow"}
 
 
 def quiet_unused_a2a_spans() -> bool:
@@ -52,11 +58,20 @@ def quiet_unused_a2a_spans() -> bool:
 
 
 def attach_opentelemetry(tracer: Any = None) -> None:
+    """Attach the bridge's telemetry handler (a ValueError when it is attached already):
+    from then on, in this process and those forked from it, each span start starts a
+    span of ``tracer`` (the global provider's when None) under its parent's, if that is
+    open, and each stop or exception sets the usage, the model and the error, and ends
+    it. The engine's agent span right inside a workflow's span of the same workflow
+    and invocation starts nothing: its children go under the workflow's span. A
+    handler that raises is detached (:mod:`adk_actors.telemetry`)."""
     from opentelemetry import trace
     from opentelemetry.trace import Status, StatusCode
 
     tracer = tracer or trace.get_tracer("adk_actors")
     open_spans: dict[str, Any] = {}
+    workflows: dict[str, tuple[Any, Any]] = {}  # a workflow's span id -> (its name, its invocation)
+    same: dict[str, str] = {}  # a workflow's agent span id -> its workflow's span id (no span of its own)
     lock = threading.Lock()
 
     def handle(event: tuple[str, ...], measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
@@ -67,12 +82,27 @@ def attach_opentelemetry(tracer: Any = None) -> None:
         if phase == "start":
             operation = _KINDS[kind]
             target = metadata.get("model") if kind == "llm" else metadata.get("tool") if kind == "tool" \
-                else (metadata.get("function") or metadata.get("app")) if kind == "job" else metadata.get("agent")
+                else (metadata.get("function") or metadata.get("app")) if kind == "job" \
+                else metadata.get("workflow") if kind == "workflow" else metadata.get("agent")
+            with lock:
+                parent_id = metadata.get("parent_span_id") or ""
+                parent_id = same.get(parent_id, parent_id)
+                parent = open_spans.get(parent_id)
+                if kind == "agent" and workflows.get(parent_id) == (metadata.get("agent"),
+                                                                    metadata.get("invocation_id")):
+                    same[span_id] = parent_id  # the engine's span of a workflow's run: the workflow's
+                    return
             attributes = {"gen_ai.operation.name": operation, "gen_ai.agent.name": metadata.get("agent", ""),
                           "adk.invocation_id": metadata.get("invocation_id", ""),
                           "adk.app": metadata.get("app", ""), "adk.session": metadata.get("session", "")}
+            if kind == "workflow":
+                del attributes["gen_ai.agent.name"]
+                attributes["gen_ai.workflow.name"] = target or ""
+                if parent is not None:
+                    attributes["gen_ai.workflow.nested"] = True
             if kind == "llm":
                 attributes["gen_ai.request.model"] = metadata.get("model", "")
+                attributes["gcp.vertex.agent.invocation_id"] = metadata.get("invocation_id", "")  # google-adk's
             if kind == "tool":
                 attributes["gen_ai.tool.name"] = metadata.get("tool", "")
                 attributes["gen_ai.tool.call.id"] = metadata.get("function_call_id") or ""
@@ -81,14 +111,17 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             if kind == "job":
                 attributes.update({"adk.job.id": metadata.get("job_id", ""), "adk.job.queue": metadata.get("queue", ""),
                                    "adk.job.attempt": int(metadata.get("attempt", 0))})
-            with lock:
-                parent = open_spans.get(metadata.get("parent_span_id") or "")
             context = trace.set_span_in_context(parent) if parent is not None else None
             span = tracer.start_span(f"{operation} {target}", context=context, attributes=attributes)
             with lock:
                 open_spans[span_id] = span
+                if kind == "workflow":
+                    workflows[span_id] = (target, metadata.get("invocation_id"))
             return
         with lock:
+            if same.pop(span_id, None) is not None:
+                return  # a workflow's agent span: the workflow's span ends on its own
+            workflows.pop(span_id, None)
             span = open_spans.pop(span_id, None)
         if span is None:
             return

@@ -6,10 +6,15 @@ metadata (agent, invocation and branch ids, the model, token usage, the tool, th
 error). The engine emits ``[adk, agent|llm|tool, start|stop|exception]``, the host's
 jobs actor ``[adk, job, start|stop|exception]`` per attempt of a background job
 (``queue_time`` at start; the job, its queue, kind and attempt; at exception the
-error and the state the job is left in); a model
+error and the state the job is left in), and a graph workflow's run
+``[adk, workflow, start|stop|exception]`` (around its agent span: see
+:meth:`adk_actors.workflow.Workflow.run`); a model
 call's stop also carries the ``event_id`` of the event it made, its ``request``
 (``LlmRequest``) and ``response`` (``LlmResponse``), and a tool call's stop its
 ``args`` and ``response``.
+
+Inside :func:`in_session` (an ``AgentTool``'s child run, which google-adk runs in a new
+session of its own), the spans started say that session in their ``session``.
 
 ``attach(handler_id, events, handler)`` subscribes; a handler that raises is logged
 and detached, so telemetry can never break a run. Handlers are per process:
@@ -28,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Handler", "attach", "detach", "execute", "handlers", "span"]
+__all__ = ["Handler", "attach", "detach", "execute", "handlers", "in_session", "span"]
 
 Event = tuple[str, ...]
 Handler = Callable[[Event, dict[str, Any], dict[str, Any]], None]
@@ -72,6 +77,21 @@ def execute(event: Event, measurements: dict[str, Any], metadata: dict[str, Any]
 
 
 _enclosing: contextvars.ContextVar[str | None] = contextvars.ContextVar("adk_telemetry_span", default=None)
+_session: contextvars.ContextVar[str | None] = contextvars.ContextVar("adk_telemetry_session", default=None)
+
+
+@contextmanager
+def in_session(session_id: str) -> Iterator[None]:
+    """Inside the block (this task, and the tasks started in it), every span whose
+    metadata names a ``session`` names ``session_id`` instead; on the way out, also when
+    the block raises, the session before it is put back. (An ``AgentTool``'s child run,
+    which google-adk runs in an in-memory session of its own: its spans carry that
+    session's id as their ``gen_ai.conversation.id``.)"""
+    token = _session.set(session_id)
+    try:
+        yield
+    finally:
+        _session.reset(token)
 
 
 @contextmanager
@@ -83,11 +103,15 @@ def span(prefix: Event, metadata: dict[str, Any]) -> Iterator[dict[str, Any]]:
     ``parent_span_id`` of the span this one runs inside (None for an invocation's
     outermost): a model or tool call's parent is its agent's span, a transferred-to
     agent's the span of the agent that ran the transfer. Tasks started inside the
-    block (concurrent tool calls) inherit it.
+    block (concurrent tool calls) inherit it. Inside :func:`in_session`, a ``session``
+    in ``metadata`` is that block's.
     """
     if not _handlers:
         yield metadata
         return
+    session = _session.get()
+    if session is not None and "session" in metadata:
+        metadata["session"] = session
     began = time.monotonic()
     span_id = metadata.setdefault("span_id", uuid.uuid4().hex)  # correlates start with stop / exception
     parent = _enclosing.get()

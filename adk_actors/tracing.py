@@ -4,7 +4,14 @@ A :class:`TraceRecorder` is a telemetry handler (:mod:`adk_actors.telemetry`). T
 run workers attach one. It turns each invocation's ``agent``, ``llm`` and ``tool``
 spans into :class:`TraceSpan` records, in the shape google-adk's trace view reads:
 
-* ``invoke_agent <agent>``: one per agent run; the root of its trace.
+* ``invoke_agent <agent>``: one per agent run; the root of its trace (a workflow's:
+  see the next).
+* ``invoke_workflow <workflow>``: one per run of a graph :class:`~adk_actors.workflow.Workflow`,
+  root or nested, in place of its ``invoke_agent`` span (the engine's agent span of
+  the workflow, which opens inside the workflow's own, is taken as it: what runs
+  inside it is its child). It carries ``gen_ai.workflow.name``, and
+  ``gen_ai.workflow.nested`` (true) when it runs inside another span of the turn, as
+  google-adk's does inside another workflow or its runner's: the root workflow's has none.
 * ``generate_content <model>``: one per model call. It carries the id of the event
   the call made (``gcp.vertex.agent.event_id``), the request
   (``gcp.vertex.agent.llm_request``), the response (``gcp.vertex.agent.llm_response``),
@@ -15,7 +22,9 @@ An ``AgentTool``'s agent runs as an invocation of its own inside the tool's span
 spans are the turn's, as google-adk's are (its child run shares the caller's trace):
 they join the trace of the span they start in, under it (its ``invoke_agent`` under the
 ``execute_tool`` span, and so on down), keep their own invocation id
-(``gcp.vertex.agent.invocation_id``), and are taken with the turn that ran the tool.
+(``gcp.vertex.agent.invocation_id``), name the child's own session (google-adk runs it
+in a new in-memory session) as their ``gen_ai.conversation.id``, and are taken with
+the turn that ran the tool.
 
 When a turn ends, the worker takes the turn's spans (:meth:`TraceRecorder.take`),
 packs them (:func:`pack`: JSON, zlib-compressed, about a quarter of the size, with
@@ -66,7 +75,11 @@ MAX_CONTENTS = 10
 #: A recorded text value (a request, a response, tool arguments) is cut to this many characters.
 MAX_CHARS = 16_000
 HANDLER_ID = "adk-actors-trace"
-_OPERATIONS = {"agent": "invoke_agent", "llm": "generate_content", "tool": "execute_tool"}
+_OPERATIONS = {"agent": "invoke_agent", "llm": "generate_content", "tool": "execute_tool",
+               "workflow": "invoke_workflow"}
+#: google-adk's attributes of an ``invoke_workflow`` span (OpenTelemetry GenAI semconv 1.41)
+WORKFLOW_NAME = "gen_ai.workflow.name"
+WORKFLOW_NESTED = "gen_ai.workflow.nested"
 _EVENTS = [("adk", kind, phase) for kind in _OPERATIONS for phase in ("start", "stop", "exception")]
 
 
@@ -197,6 +210,7 @@ class _Open:
     parent_span_id: int | None
     attributes: dict[str, Any]
     turn: str  # the invocation whose turn the span is kept with (an AgentTool's child run: its caller's)
+    invocation: str = ""  # the invocation the span is of
 
 
 class TraceRecorder:
@@ -208,6 +222,7 @@ class TraceRecorder:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._open: dict[str, _Open] = {}  # telemetry's span id -> the span being recorded
+        self._same: dict[str, str] = {}  # a workflow's agent span id -> its workflow span's (not recorded)
         self._trace_ids: dict[str, int] = {}  # invocation id -> its trace id
         self._done: dict[str, list[TraceSpan]] = {}  # invocation id -> its finished spans
 
@@ -235,6 +250,8 @@ class TraceRecorder:
             self._start(kind, key, invocation, metadata)
             return
         with self._lock:
+            if self._same.pop(key, None) is not None:
+                return  # a workflow's agent span: its workflow's span ends on its own
             opened = self._open.pop(key, None)
         if opened is None:
             return
@@ -250,26 +267,45 @@ class TraceRecorder:
                 self._done.setdefault(opened.turn, []).append(done)
 
     def _start(self, kind: str, key: str, invocation: str, metadata: Mapping[str, Any]) -> None:
+        """Open the span ``key`` under its parent's (the turn's trace), or as the root of
+        a new trace for ``invocation``; a workflow's agent span is taken as the workflow's."""
         operation = _OPERATIONS[kind]
         target = metadata.get("model") if kind == "llm" else metadata.get("tool") if kind == "tool" \
-            else metadata.get("agent")
-        attributes: dict[str, Any] = {"gen_ai.operation.name": operation,
-                                      "gen_ai.agent.name": str(metadata.get("agent") or ""),
-                                      "gen_ai.conversation.id": str(metadata.get("session") or ""),
-                                      INVOCATION_ID: invocation}
+            else metadata.get("workflow") if kind == "workflow" else metadata.get("agent")
+        attributes: dict[str, Any] = {"gen_ai.operation.name": operation}
+        if kind != "workflow":
+            attributes["gen_ai.agent.name"] = str(metadata.get("agent") or "")
+        attributes["gen_ai.conversation.id"] = str(metadata.get("session") or "")
+        attributes[INVOCATION_ID] = invocation
         if kind == "llm":
             attributes["gen_ai.request.model"] = str(metadata.get("model") or "")
         elif kind == "tool":
             attributes["gen_ai.tool.name"] = str(metadata.get("tool") or "")
             attributes["gen_ai.tool.call.id"] = str(metadata.get("function_call_id") or "")
+        elif kind == "workflow":
+            attributes[WORKFLOW_NAME] = str(target or "")
         with self._lock:
-            parent = self._open.get(str(metadata.get("parent_span_id") or ""))
+            parent_key = str(metadata.get("parent_span_id") or "")
+            parent_key = self._same.get(parent_key, parent_key)
+            parent = self._open.get(parent_key)
+            if kind == "agent" and parent is not None and _is_workflow_of(parent, metadata, invocation):
+                self._same[key] = parent_key
+                return
+            if kind == "workflow" and parent is not None:
+                attributes[WORKFLOW_NESTED] = True
             if parent is not None:  # inside a span being recorded: its turn's, also from a child invocation
                 turn, trace_id = parent.turn, parent.trace_id
             else:
                 turn, trace_id = invocation, self._trace_ids.setdefault(invocation, new_id())
             self._open[key] = _Open(f"{operation} {target}", time.time_ns(), trace_id, new_id(),
-                                    parent.span_id if parent is not None else None, attributes, turn)
+                                    parent.span_id if parent is not None else None, attributes, turn, invocation)
+
+
+def _is_workflow_of(span: _Open, metadata: Mapping[str, Any], invocation: str) -> bool:
+    """Is ``span`` the workflow span of the agent span starting with ``metadata`` (the
+    engine's span of that workflow's run, right inside it)?"""
+    return (span.attributes.get("gen_ai.operation.name") == "invoke_workflow" and span.invocation == invocation
+            and span.attributes.get(WORKFLOW_NAME) == str(metadata.get("agent") or ""))
 
 
 def _context_cache_telemetry() -> bool:

@@ -129,9 +129,12 @@ def eval_a_helper_turn(http: httpx.Client) -> tuple[dict[str, Any], list[dict[st
 
 
 def assert_helper_is_model_time(details: dict[str, Any], spans: list[dict[str, Any]]) -> None:
-    """The helper's model call counted as model time: the tool's time is its span less
-    the helper's model call within it (counted as tool time, it would be the whole span:
-    a comparison of the trace's own figures, whatever the machine's load)."""
+    """The helper's model call counted as model time, not tool time. The eval runs the
+    case again (a run of its own), so its figures are compared with the delays the
+    stand-in enforces, which load only lengthens, not with the first run's spans: model
+    time holds the three delayed model calls, and tool time is less than the helper's
+    own delay (counted as tool time, the helper's call alone would exceed it). The
+    session's trace shows the helper's call inside the tool's span."""
     assert set(details) == {"totalSeconds", "modelSeconds", "toolSeconds", "frameworkSeconds"}, details
     assert details["modelSeconds"] >= 2 * MODEL_DELAY + HELPER_DELAY - 0.002, details
     [tool] = [span for span in spans if span["name"] == "execute_tool helper"]
@@ -139,7 +142,7 @@ def assert_helper_is_model_time(details: dict[str, Any], spans: list[dict[str, A
                and tool["start_time"] <= span["start_time"] and span["end_time"] <= tool["end_time"]]
     seconds = lambda span: (span["end_time"] - span["start_time"]) / 1e9  # noqa: E731
     assert seconds(inner) >= HELPER_DELAY
-    assert details["toolSeconds"] <= seconds(tool) - seconds(inner) + 0.002, (details, seconds(tool), seconds(inner))
+    assert details["toolSeconds"] < HELPER_DELAY, details
     assert details["totalSeconds"] + 0.002 >= details["modelSeconds"] + details["toolSeconds"], details
 
 

@@ -7,7 +7,9 @@ ends the caller's turn); builds the child's message (the request, or the argumen
 validated by ``input_schema`` as JSON, or, with neither, the arguments as JSON); runs
 the agent in a child session of its own (the caller's state copied in, google-adk's
 internal ``_adk`` keys left out; the caller's run config, services and cancel token;
-the caller's artifacts, as google-adk forwards them);
+the caller's artifacts, as google-adk forwards them; its telemetry spans, which
+join the caller's trace under the tool's span, name a session id of its own, a new
+UUID per call, as google-adk's child run in a new in-memory session does);
 copies each state change the child makes back into the caller's state as it happens;
 and returns the text of the child's last event with content (an ``output_schema``'s
 JSON validated into a dict). With ``propagate_grounding_metadata``, that event's
@@ -21,10 +23,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import uuid
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from .. import telemetry
 from .._grounding import GroundingMetadata
 from .._types import Content, Event, FunctionDeclaration, Part
 from ..agents._llm_agent import LlmAgent
@@ -128,17 +132,20 @@ class AgentTool(BaseTool):
         grounding: GroundingMetadata | None = None
         error: str | None = None
         pending: set[str] = set()
-        async for event in parent.run_isolated(self.agent, child, self._message(args)):
-            self._child_event(event, tool_context)
-            for key, value in event.actions.state_delta.items():
-                tool_context.state[key] = value
-            if event.error_message:
-                error = event.error_message
-            pending |= set(event.long_running_tool_ids or ())
-            if event.content is not None and event.author != "user":
-                last = event.content
-                grounding = event.grounding_metadata
-                pending -= {p.function_response.id for p in event.content.parts if p.function_response is not None}
+        # its spans' session (gen_ai.conversation.id): google-adk's child session's, a new UUID
+        with telemetry.in_session(str(uuid.uuid4())):
+            async for event in parent.run_isolated(self.agent, child, self._message(args)):
+                self._child_event(event, tool_context)
+                for key, value in event.actions.state_delta.items():
+                    tool_context.state[key] = value
+                if event.error_message:
+                    error = event.error_message
+                pending |= set(event.long_running_tool_ids or ())
+                if event.content is not None and event.author != "user":
+                    last = event.content
+                    grounding = event.grounding_metadata
+                    pending -= {p.function_response.id for p in event.content.parts
+                                if p.function_response is not None}
         if self.propagate_grounding_metadata and grounding is not None:  # for the caller's next answer
             tool_context.state[GROUNDING_KEY] = grounding.model_dump(mode="json", by_alias=True, exclude_none=True)
         if pending:

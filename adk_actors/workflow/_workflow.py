@@ -5,11 +5,14 @@ a bad graph is a :class:`GraphValidationError`); its agent nodes become its
 ``sub_agents`` (so the agent tree, ``find_agent`` and the engine know them). It is an
 agent: the engine runs its hooks around it, and a Runner, an App or a host runs it as
 the root agent. It is a node too: a workflow in another's edges runs as a nested graph
-(its events' paths under its node's, its output its terminal node's).
+(its events' paths under its node's, its output its terminal node's). Each run, root
+or nested, is a telemetry span of its own (``[adk, workflow, ...]``: google-adk's
+``invoke_workflow`` span; see :meth:`Workflow.run`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 from collections.abc import AsyncIterator
@@ -17,6 +20,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr
 
+from .. import telemetry
 from .._node_settings import RetryConfig, StateSchemaError
 from .._types import Event
 from ..agents import AgentBase
@@ -82,6 +86,24 @@ class Workflow(AgentBase):
     def graph(self) -> Graph | None:
         """The checked graph (None for a workflow without edges)."""
         return self._graph
+
+    async def run(self, ctx: Any) -> AsyncIterator[Event]:
+        """Run this workflow in ``ctx`` as every agent runs (its hooks around
+        :meth:`_run_async_impl`), inside a telemetry span ``[adk, workflow]`` that opens
+        first: its metadata names the workflow (``workflow`` and ``agent``), the
+        invocation, the branch and the session. The engine's agent span for this run
+        opens inside it; the trace handlers (``adk_actors.tracing``, ``adk_actors.otel``)
+        take that one as this span, so the run is one ``invoke_workflow <name>`` span, as
+        google-adk's. The span ends when the run does: with an exception span when the
+        run raises or is closed before its end (the run is closed with it)."""
+        session = ctx.session
+        with telemetry.span(("adk", "workflow"), {
+                "workflow": self.name, "agent": self.name, "invocation_id": ctx.invocation_id,
+                "branch": getattr(ctx, "branch", None), "app": getattr(session, "app_name", ""),
+                "user": getattr(session, "user_id", ""), "session": getattr(session, "session_id", "")}):
+            async with contextlib.aclosing(super().run(ctx)) as events:  # type: ignore[type-var]
+                async for event in events:
+                    yield event
 
     def _outermost(self) -> Workflow:
         """The root workflow of the graphs this one is nested in (itself when none)."""
