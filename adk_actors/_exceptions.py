@@ -11,6 +11,7 @@ __all__ = [
     "CompileError",
     "ConfigError",
     "HostError",
+    "HostStopped",
     "InternalError",
     "InvalidRequestError",
     "InvocationNotFoundError",
@@ -49,6 +50,14 @@ class ConfigError(AdkError, ValueError):
 
 class HostError(AdkError):
     """The host is not running, unreachable, or did not answer in time."""
+
+
+class HostStopped(HostError):
+    """The host has stopped (``Host.stop``, or its whole tree is gone: its root
+    supervisor gave up or was killed, its actor system shut down): raised at once to
+    each caller, including one that was waiting on it, instead of after the call's
+    ``call_timeout``. A part of the host restarting is waited for, as before; a
+    stopped host does not come back by itself."""
 
 
 class UnknownAppError(AdkError, LookupError):

@@ -3,8 +3,8 @@ was wrong with the request, never the host's internals.
 
 * A typed error of the kit (``AdkError``) maps to its status (:func:`status_of`) and
   a detail meant for the caller (:func:`detail_of`; a 503 never says which part of
-  the host was away: :data:`HOST_UNAVAILABLE`; it says when to ask again:
-  ``Retry-After``).
+  the host was away: :data:`HOST_UNAVAILABLE`, or :data:`HOST_STOPPED` when the whole
+  host has stopped; it says when to ask again: ``Retry-After``).
 * FastAPI's own 422 no longer echoes the input (its text may not even encode).
 * Any other exception is a bug of this server: a typed 500, its traceback logged.
 * Names in the path outside the grammar (``_names``) are 422 before any route runs
@@ -25,6 +25,7 @@ from starlette.requests import HTTPConnection
 from .._exceptions import (
     AdkError,
     HostError,
+    HostStopped,
     InternalError,
     InvalidRequestError,
     LimitExceededError,
@@ -40,7 +41,7 @@ from .._exceptions import (
 )
 from .._names import ArtifactError, name_problem
 
-__all__ = ["HOST_UNAVAILABLE", "SafeJSONResponse", "add_error_handlers", "check_path_names", "detail_of", "status_of"]
+__all__ = ["HOST_STOPPED", "HOST_UNAVAILABLE", "SafeJSONResponse", "add_error_handlers", "check_path_names", "detail_of", "status_of"]
 
 _log = logging.getLogger("adk_actors.http")
 
@@ -56,6 +57,9 @@ _STATUS: tuple[tuple[type[AdkError], int], ...] = (
 RETRY_AFTER = 2
 #: What a 503 says: why the host could not answer is in its log, not in the answer.
 HOST_UNAVAILABLE = "the host could not answer this request now (a part of it is restarting, or busy); try again"
+#: What a 503 says when the whole host has stopped (``HostStopped``): not worth asking
+#: again until it is started again.
+HOST_STOPPED = "the host has stopped: it answers no request until it is started again"
 #: The path parameters that are names (``_names``), and what each is called.
 _PATH_NAMES = {"app": "app name", "user": "user id", "session_id": "session id", "name": "artifact name",
                "app_name": "app name"}
@@ -70,6 +74,8 @@ def detail_of(error: AdkError) -> str:
         return "Session not found"
     if isinstance(error, RunFailedError):
         return f"{error.reason}: {error.detail}" if error.detail else error.reason
+    if isinstance(error, HostStopped):
+        return HOST_STOPPED
     if isinstance(error, HostError):
         return HOST_UNAVAILABLE
     return str(error)

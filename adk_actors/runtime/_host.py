@@ -64,13 +64,14 @@ from supervision.lowlevel import (
 )
 from supervision.protocol import ChildNotFound, PidSpace
 
-from .._exceptions import HostError
+from .._exceptions import HostError, HostStopped
 from .._files import private_dir, private_file
 from ..messages import partition_of, session_key
 from ..otel import quiet_unused_a2a_spans
 from ._host_config import HostConfig, check_cluster
 from ._jobs_client import Jobs
 from ._placement import ClusterView, Member, Reachability, ranked
+from ._routing import root_not_running
 from ._runner import Runner
 
 __all__ = ["ROOT_NAME", "Host", "HostConfig"]
@@ -95,6 +96,7 @@ class Host:
         self.system = system
         self._owns_system = system is None
         self.root: SupervisorClient | None = None
+        self._stopped = False  # stop() began: callers are answered HostStopped (partitions, partition_alive)
         self._partitions: list[Any] = []
         self._partition_pids: list[int | None] = []  # of the partitions, in the same order
         self._same_pids: bool | None = None  # do the partitions' pids mean the same process here? (None: not asked)
@@ -141,6 +143,7 @@ class Host:
         (``start_supervisor``'s error if one fails, with the system stopped if this Host
         started it)."""
         self.load_tree_code()
+        self._stopped = False
         from ..log import JSON_LINES
         from ._host_tree import tree_spec
         from ._jobs import check_jobs
@@ -346,11 +349,13 @@ class Host:
 
     def stop(self, timeout: float = 60.0) -> None:
         """Stop the tree gracefully (every child in reverse start order), within
-        ``timeout`` seconds; then stop the actor system if the host started it.
+        ``timeout`` seconds; then stop the actor system if the host started it. From its
+        start, callers here get :class:`HostStopped` at once, those waiting included.
 
         If the root does not stop in time (hung, or stopped with SIGSTOP), its process
         gets SIGKILL and every process of the tree dies with it (each has its parent's
         death signal); that is logged, and ``stop`` returns all the same."""
+        self._stopped = True
         try:
             if self.root is not None:
                 try:
@@ -406,14 +411,20 @@ class Host:
         Safe from any thread: the asking is done under a lock, from a private endpoint
         (a Thespian endpoint serves one thread at a time). :class:`HostError` while the
         session supervisor or a partition restarts (a supervisor that does not list its
-        partitions within ``LIST_WAIT`` is taken for restarting)."""
+        partitions within ``LIST_WAIT`` is taken for restarting); :class:`HostStopped` once
+        :meth:`stop` began, or the root refuses it or stops (``_routing.root_not_running``)."""
         with self._partitions_lock:
+            if self._stopped:
+                raise HostStopped("the host has stopped")
             root = self.root
             if root is None:
                 raise HostError("the host is not running")
             if refresh or not self._partitions:
                 with self.system.private() as endpoint:
-                    sessions = SupervisorClient(endpoint, root.address, timeout=root.timeout).child("sessions")
+                    try:
+                        sessions = SupervisorClient(endpoint, root.address, timeout=root.timeout).child("sessions")
+                    except ServerNotRunning as exc:  # HostStopped, unless the root is still starting
+                        raise root_not_running(exc) from None
                     if sessions.address is None:
                         raise HostError("the session supervisor is restarting")
                     try:
@@ -449,7 +460,8 @@ class Host:
         """Whether the partition at ``address`` (as last listed) still runs, from its
         process (no message: a few microseconds); None when that cannot be told here:
         the host's pids are not this process's (another machine or container:
-        ``supervision.lowlevel.pid_space``), or ``address`` is no partition it listed."""
+        ``supervision.lowlevel.pid_space``), or ``address`` is no partition it listed.
+        False once :meth:`stop` began (a caller waiting on it asks no more)."""
         with self._partitions_lock:
             known = list(zip(self._partitions, self._partition_pids, strict=False))
         return self.tree_process_alive(next((pid for listed, pid in known if listed == address), None))
@@ -458,7 +470,10 @@ class Host:
         """Whether process ``pid`` of the host's tree (a partition, a service) still runs,
         from the process table (no message: a few microseconds); None when that cannot
         be told here: the host's pids are not this process's (``supervision.lowlevel.pid_space``,
-        asked with the partitions' list), or ``pid`` is not known."""
+        asked with the partitions' list), or ``pid`` is not known. False once
+        :meth:`stop` began."""
+        if self._stopped:
+            return False
         if not self._same_pids or pid is None:
             return None
         return process_alive(pid)

@@ -30,7 +30,8 @@ class HostView(Protocol):
         """The host's root supervisor, or None when the host is not running."""
 
     def partitions(self, refresh: bool = False) -> list[Any]:
-        """The session partitions' addresses; :class:`HostError` while they restart."""
+        """The session partitions' addresses; :class:`HostError` while they restart,
+        :class:`HostStopped` (a HostError) once the host has stopped."""
 
     def partition_for(self, app_name: str, user_id: str, session_id: str, refresh: bool = False) -> Any:
         """The session's partition (the list asked again with ``refresh``)."""

@@ -18,6 +18,13 @@ the host's partition handed to a holder whose host it then found stopped
 call fails with :class:`HostError`; an error the host answered is raised typed
 (:func:`typed_error`). A service call (``Router.service``) finds the service under the
 host's root supervisor, and asks again while it restarts.
+
+A part of the host restarting is waited for; the whole host stopped is not: a call
+raises :class:`HostStopped` as soon as the host says so (``Host.partitions``: its
+``stop`` began, or its root supervisor is gone), before it takes an endpoint, and so
+does a call already waiting (a host that stops says its partitions and services are
+gone, so the wait ends and the call asks again). A service call knows it by the root:
+none (stopped), or one that refuses the asking or answers that it stops.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from supervision.protocol import Cast, ServerDiedAnswering
 from .._exceptions import (
     AdkError,
     HostError,
+    HostStopped,
     InternalError,
     InvalidRequestError,
     InvocationNotFoundError,
@@ -57,7 +65,7 @@ from ..messages import PROBE, LinePath, RunRequest, session_key
 from ._endpoints import EndpointPool
 from ._host_view import HostView
 
-__all__ = ["Router", "checked", "typed_error"]
+__all__ = ["Router", "checked", "root_not_running", "typed_error"]
 
 #: how often a request asks the host for a restarting partition's new address
 RESTART_POLL = 0.005
@@ -99,6 +107,17 @@ def typed_error(error: CallError) -> AdkError:
     return HostError(f"the host answered {error.code}: {error.detail}")
 
 
+def root_not_running(error: ServerNotRunning) -> HostError:
+    """What a host's root supervisor answering ``not_running`` (``error``) says to its
+    caller: :class:`HostError` while the root starts (``Host.start``: asked again, as a
+    restart is); else :class:`HostStopped`: it refused the call (its process is gone)
+    or it stops, and a root is never restarted."""
+    detail = str(error)
+    if "server starting" in detail or "not initialised" in detail:
+        return HostError(f"the host is starting: {detail}")
+    return HostStopped(f"the host has stopped (its root supervisor: {detail})")
+
+
 def checked(request: Any) -> Any:
     """``request`` itself, or the typed error of the input rule it breaks at the most any
     host accepts (``MAX_JSON_DEPTH``; the limits on a message's parts and a request's
@@ -131,18 +150,21 @@ class Router:
         """Call the partition owning the session (see the module) from an endpoint of
         this call's own; ``session_id`` empty: no session (``ListSessions``)."""
         checked(request)
-        peer = self.peer(user_id, session_id) if session_id else None
+        peer = self.peer(user_id, session_id)
         return self.pool.on_endpoint(lambda context: self.request(context, request, session_id, user_id), peer)
 
     def peer(self, user_id: str, session_id: str) -> int | None:
         """Which of the host's partitions the session's requests go to (an endpoint that
-        talked to it before has its connection open); None while the host's partitions
-        cannot be listed (they restart: the request's own retries wait for them)."""
+        talked to it before has its connection open); None for no session, and while the
+        host's partitions cannot be listed (they restart: the request's own retries wait
+        for them). :class:`HostStopped` when the host has stopped."""
         try:
             count = len(self.host.partitions())
+        except HostStopped:
+            raise
         except AdkError:
             return None
-        return partition_index(session_key(self.app_name, user_id, session_id), count)
+        return partition_index(session_key(self.app_name, user_id, session_id), count) if session_id else None
 
     def request(self, context: Any, request: Any, session_id: str, user_id: str, *,
                 maybe_taken: bool = False) -> Any:
@@ -157,6 +179,8 @@ class Router:
         while True:
             try:
                 return self._ask(context, request, session_id, user_id, deadline, refresh)
+            except HostStopped:
+                raise  # nothing to wait for
             except (ServerNotRunning, HostError) as exc:
                 # A turn handed on may have been written: never answered by a refusal that says
                 # nothing was (a read is: it wrote nothing either way).
@@ -241,15 +265,18 @@ class Router:
         """Call the host's service ``child_id`` (``artifacts``, ``memory``, ...): found
         under the root's ``services`` supervisor, looked for again while the tree
         restarts and called again when it dies while the call waits, until
-        ``call_timeout``; its error answer raised typed."""
+        ``call_timeout``; its error answer raised typed; :class:`HostStopped` once the
+        host has no root, or its root is gone (see the module)."""
         checked(request)
-        root = self.host.root
-        if root is None:
-            raise HostError("the host is not running")
+        if self.host.root is None:
+            raise HostStopped("the host is not running")
         deadline = self.clock() + self.call_timeout
 
         def ask(context: Any) -> Any:
             while True:
+                root = self.host.root
+                if root is None:
+                    raise HostStopped("the host has stopped")
                 info = self._find_service(context, root, child_id, deadline)
                 if info is not None and info.address is not None:
                     try:
@@ -263,13 +290,19 @@ class Router:
         return self.pool.on_endpoint(ask)
 
     def _find_service(self, context: Any, root: SupervisorClient, child_id: str, deadline: float) -> Any:
-        """The service's child info, or None while the tree restarts (past the deadline: HostError)."""
+        """The service's child info, or None while the tree restarts (past the deadline:
+        HostError); HostStopped when the root refuses the asking or stops (``root_not_running``)."""
         try:
-            services = SupervisorClient(context, root.address, timeout=self.call_timeout).child("services")
+            try:
+                services = SupervisorClient(context, root.address, timeout=self.call_timeout).child("services")
+            except ServerNotRunning as exc:
+                raise root_not_running(exc) from None
             if services.address is None:
                 return None
             return SupervisorClient(context, services.address, timeout=self.call_timeout).child(child_id)
-        except (CallTimeout, ServerNotRunning, CallError) as exc:  # the tree is restarting
+        except HostStopped:
+            raise
+        except (CallTimeout, ServerNotRunning, CallError, HostError) as exc:  # the tree is restarting (or starting)
             if self.clock() >= deadline:
                 raise HostError(f"the {child_id} service cannot be found: {exc}") from None
             return None

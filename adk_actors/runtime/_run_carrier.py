@@ -29,7 +29,7 @@ from typing import Any
 
 from supervision.protocol import Call
 
-from .._exceptions import AdkError, HostError
+from .._exceptions import AdkError, HostError, HostStopped
 from .._types import Event, RunConfig
 from ..messages import RunAccepted, RunRequest
 from ._async_line import AsyncRunnerLine
@@ -130,9 +130,12 @@ class RunCarrier(SessionCalls):
     def _reactivate(self, user_id: str, session_id: str) -> None:
         """Ask the session's partition for its state: that loads the session
         again if it is not running, and a restarted one tells the callers of its
-        interrupted runs before it answers."""
+        interrupted runs before it answers. ``HostStopped`` (the host has stopped) is
+        raised; any other error is left to ``orphan_grace``."""
         try:
             self.get_state(user_id, session_id)
+        except HostStopped:
+            raise  # no restart will answer: the caller is told at once
         except AdkError:
             pass  # the host is restarting more than the session: orphan_grace decides
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from supervision import CallError, CallTimeout, ServerNotRunning, call
 
-from .._exceptions import AdkError, HostError
+from .._exceptions import AdkError, HostError, HostStopped
 from ..messages import SessionLifecycle, SessionStatus, WatchSession
 from ._host_view import HostView
 
@@ -41,7 +41,8 @@ class SessionWatch:
 
     def _register(self) -> SessionStatus:
         """Register with the session's partition (the host's current one, waiting while it
-        restarts, up to ``call_timeout``); its status then."""
+        restarts, up to ``call_timeout``; ``HostStopped`` at once when the host has stopped);
+        its status then."""
         deadline = time.monotonic() + self.call_timeout
         refresh = False
         while True:
@@ -51,6 +52,8 @@ class SessionWatch:
                 status: SessionStatus = call(self._endpoint, address, self.request, timeout=2.0)
                 self._partition = address
                 return status
+            except HostStopped:
+                raise  # no restart will answer
             except (ServerNotRunning, CallTimeout, HostError) as exc:
                 if time.monotonic() >= deadline:
                     raise HostError(f"the session's partition cannot be reached to watch it: {exc}") from exc
