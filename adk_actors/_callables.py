@@ -238,7 +238,7 @@ def _describe(func: Callable[..., Any], extra_args: tuple[Any, ...], name: str |
     context_param = next((p.name for p in params if _is_context_type(hints.get(p.name, p.annotation))),
                          "tool_context" if any(p.name == "tool_context" for p in params) else None)
     for param in params:
-        if param.name == context_param or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+        if param.name in (context_param, "input_stream") or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default

@@ -171,10 +171,12 @@ class FunctionResponseScheduling(_AnyCase):
 
 class FunctionResponse(_Model):
     """A tool's result for the model (google.genai's ``FunctionResponse``); ``scheduling``:
-    when a live model reacts to it (sent as google-genai sends it, ``scheduling``)."""
+    when a live model reacts to it (sent as google-genai sends it, ``scheduling``).
+    ``name`` may be left out, as google.genai's may: a client answering a call by its
+    ``id`` only (the response is then stored and sent without a name, as google-adk's)."""
 
     id: str | None = None
-    name: str
+    name: str | None = None
     response: dict[str, Any] = Field(default_factory=dict)
     #: media the tool returned, taken out of ``response`` (google.genai's ``parts``)
     parts: list[FunctionResponsePart] | None = None
@@ -298,7 +300,7 @@ class Content(_Model):
             elif part.function_call is not None:
                 total += len(part.function_call.name) + len(json.dumps(part.function_call.args, default=str))
             elif part.function_response is not None:
-                total += len(part.function_response.name) + len(
+                total += len(part.function_response.name or "") + len(
                     json.dumps(part.function_response.response, default=str)
                 )
             elif part.inline_data is not None:

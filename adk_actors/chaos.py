@@ -535,7 +535,7 @@ def _event_words(event: Event) -> str:
     elif content is not None and content.function_calls:
         what = "calls of " + ", ".join(c.name for c in content.function_calls)
     elif content is not None and content.function_responses:
-        what = "results of " + ", ".join(r.name for r in content.function_responses)
+        what = "results of " + ", ".join(r.name or "?" for r in content.function_responses)
     elif content is not None and content.text:
         what = f"the text {content.text[:60]!r}"
     else:

@@ -12,6 +12,9 @@ to speak, ``send_audio_stream_end`` the microphone off, ``close`` the end of the
 ``close`` closes the queue too). A live run reads it with ``await queue.get()``: the
 engine's live invocation (``adk_actors.engine.run_live_invocation``) takes the queue
 as its inputs. Content and blobs may be ours or google.genai's (turned into ours).
+A live run also gives one of these queues to a streaming tool that takes an
+``input_stream: LiveRequestQueue``, with a copy of the run's input on it
+(``engine._live_tools``).
 """
 
 from __future__ import annotations

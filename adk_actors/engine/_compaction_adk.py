@@ -200,7 +200,7 @@ def _text_size(content: Content | None) -> int:
         if part.function_call is not None:
             total += len(part.function_call.name) + len(str(part.function_call.args or ""))
         if part.function_response is not None:
-            total += len(part.function_response.name) + len(str(part.function_response.response or ""))
+            total += len(part.function_response.name or "") + len(str(part.function_response.response or ""))
     return total
 
 

@@ -42,6 +42,7 @@ from .._types import (
     FunctionCall,
     FunctionResponse,
     FunctionResponsePart,
+    FunctionResponseScheduling,
     Part,
 )
 from ..agents.callback_context import Actions
@@ -82,6 +83,8 @@ _MEDIA_DEPTH = 1
 #: a call's context -> the media parts taken out of its tool's result, for the
 #: function response's ``parts`` (:func:`tool_response_event`)
 _media_of: weakref.WeakKeyDictionary[Any, list[FunctionResponsePart]] = weakref.WeakKeyDictionary()
+#: a call's context -> its tool's ``response_scheduling``, for its function response (:func:`tool_response_event`)
+_scheduling_of: weakref.WeakKeyDictionary[Any, FunctionResponseScheduling] = weakref.WeakKeyDictionary()
 #: the tool contexts of calls to task sub-agents (their response event is authored by the user)
 _delegated: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -121,6 +124,9 @@ async def _answer_call(agent: Any, ctx: InvocationContext, call: FunctionCall, t
     tool = tools.get(call.name)
     if tool is None:
         return await _unknown_tool(agent, ctx, call.name, args, tools, context), context
+    scheduling = getattr(tool, "response_scheduling", None)
+    if scheduling is not None:  # google-adk's: on every response of the tool's calls, live or not
+        _scheduling_of[context] = FunctionResponseScheduling(scheduling)
     refusal = await _refusal(agent, ctx, call, tool, args)
     if refusal is not None:
         return refusal, context
@@ -390,10 +396,6 @@ def as_dict(result: Any) -> dict[str, Any]:
     JSON form (:func:`_jsonable`), so that a model request can carry it."""
     if isinstance(result, dict):
         return _jsonable(result)  # type: ignore[no-any-return]
-    dump = getattr(result, "model_dump", None)
-    if callable(dump):
-        value = dump(mode="json")
-        return value if isinstance(value, dict) else {"result": value}
     return {"result": _jsonable(result)}
 
 
@@ -408,7 +410,8 @@ def tool_response_event(ctx: InvocationContext, calls: list[FunctionCall], resul
     for call, (response, context) in zip(calls, results, strict=True):
         if response is not None:
             parts.append(Part(function_response=FunctionResponse(id=call.id, name=call.name, response=response,
-                                                                 parts=_media_of.pop(context, None))))
+                                                                 parts=_media_of.pop(context, None),
+                                                                 scheduling=_scheduling_of.pop(context, None))))
             if getattr(context, "shown_text", None) is not None:
                 parts.append(Part(text=context.shown_text))
         taken = context.actions

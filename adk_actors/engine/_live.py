@@ -41,7 +41,9 @@ as its caller keeps it open.
      (``long_running_tool_ids``) after the words said before them, and run as in a turn
      (policy, hooks, tool; ``engine._live_tools``: non-blocking tools in the
      background, streaming tools answering "pending" and streaming their values to the
-     model), the others' results committed as one event and sent back to the model;
+     model, one that takes an ``input_stream`` fed a copy of each of the caller's
+     inputs as it is read, before it is handled, and of each function response sent),
+     the others' results committed as one event and sent back to the model;
      the receiving loop waits for those, the caller's inputs still go through. With a
      planner that rewrites answers (``planners._apply``), each piece the
      model sends (text, audio, tool calls) goes through it before anything else is
@@ -287,6 +289,8 @@ class _Conversation:
         try:
             while True:
                 request = await _next_input(self.ctx, inputs)
+                self.tools.feed(request)  # the streams that read the input get it first
+                await asyncio.sleep(0)
                 if request.close:
                     break
                 if request.state_delta:
@@ -452,4 +456,4 @@ class _Conversation:
             return  # long-running or non-blocking calls only: their results come later
         self.out.put_nowait(event)
         if event.content is not None:
-            await self.connection.send_tool_results(event.content.function_responses)
+            await self.tools.reply(event.content.function_responses)

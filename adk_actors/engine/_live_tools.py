@@ -25,7 +25,15 @@ agent's event) and, in order:
      only (as a user's content), on the branch ``<tool>@<call id>``, committed. A value
      returned in place of a generator (an error result) is sent the same way; if the
      generator raises, the model is told ``Invoking `<tool>()` failed with an internal
-     error.`` and the error is logged;
+     error.`` and the error is logged. When its function takes an ``input_stream``
+     annotated ``LiveRequestQueue`` (ours, google-adk's, or the name as a string), a
+     queue of its own is made for the call before the tool runs and passed as that
+     argument: from then until the stream ends (or is stopped), it gets a copy of every
+     request the conversation reads from the caller (:meth:`LiveTools.feed`: content,
+     blobs, activity signals, state changes, ``close``), and of every function response
+     sent to the model (:meth:`LiveTools.reply`: ``content`` of the user's role holding
+     them, ``partial`` for a stream's values), its own "pending" answer first, as
+     google-adk routes them through the caller's queue;
    * a call to the agent's own tool named ``stop_streaming`` with a ``function_name``:
      the tool itself does not run; the streams of that function still running are
      cancelled (each given up to a second to stop) and the call answers whether they
@@ -52,13 +60,24 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from .._types import Content, Event, FunctionCall, FunctionResponse, FunctionResponseScheduling
+from .._types import (
+    Content,
+    Event,
+    FunctionCall,
+    FunctionResponse,
+    FunctionResponseScheduling,
+    LiveRequest,
+    Part,
+)
+from ..agents.active_streaming_tool import ActiveStreamingTool
+from ..agents.live_request_queue import LiveRequestQueue
+from ..tools._function import INPUT_STREAM
 from ..types import ours
 from ._context import InvocationContext
 from ._flow import run_tool, tool_response_event
 from ._flow_tools import as_dict, take_media
 
-__all__ = ["PENDING", "STOP_STREAMING", "LiveTools", "is_non_blocking", "is_streaming"]
+__all__ = ["PENDING", "STOP_STREAMING", "LiveTools", "is_non_blocking", "is_streaming", "takes_input_stream"]
 
 _log = logging.getLogger("adk_actors.live")
 
@@ -76,6 +95,23 @@ def is_streaming(tool: Any) -> bool:
     if not callable(func):
         return False
     return inspect.isasyncgenfunction(func) or inspect.isasyncgenfunction(type(func).__call__)
+
+
+def takes_input_stream(tool: Any) -> bool:
+    """A streaming tool whose function takes an ``input_stream`` annotated
+    ``LiveRequestQueue``: ours, google-adk's, or the name as a string (an annotation
+    under ``from __future__ import annotations``), as google-adk tells one."""
+    if not is_streaming(tool):
+        return False
+    try:
+        parameter = inspect.signature(tool.func).parameters.get(INPUT_STREAM)
+    except (TypeError, ValueError):
+        return False
+    annotation = None if parameter is None else parameter.annotation
+    if annotation is LiveRequestQueue or annotation == "LiveRequestQueue":
+        return True
+    return (isinstance(annotation, type) and annotation.__name__ == "LiveRequestQueue"
+            and annotation.__module__.startswith("google.adk."))
 
 
 def _named(value: Any) -> str:
@@ -106,7 +142,7 @@ class LiveTools:
     def __init__(self, agent: Any, ctx: InvocationContext, tools: dict[str, Any], emit: Callable[[Event], None],
                  send: Callable[[Sequence[FunctionResponse]], Awaitable[None]]) -> None:
         self.agent, self.ctx, self.emit, self.send = agent, ctx, emit, send
-        self.streams: dict[str, tuple[str, asyncio.Task[None]]] = {}  # call id -> (tool name, its task)
+        self.streams: dict[str, tuple[str, ActiveStreamingTool]] = {}  # call id -> (tool name, its task, input)
         self.background: set[asyncio.Task[None]] = set()
         self.tools = dict(tools)
         for name, tool in tools.items():
@@ -131,9 +167,26 @@ class LiveTools:
         results = await asyncio.gather(*(run_tool(self.agent, self.ctx, call, self.tools) for call in blocking))
         return self._scheduled(tool_response_event(self.ctx, blocking, list(results)))
 
+    def feed(self, request: LiveRequest) -> None:
+        """Put a copy of ``request`` on the input queue of every stream that takes one
+        and still runs (see the module)."""
+        for _, active in list(self.streams.values()):
+            if active.stream is not None and (active.task is None or not active.task.done()):
+                active.stream.send(request)
+
+    async def reply(self, responses: Sequence[FunctionResponse], *, partial: bool = False) -> None:
+        """Send function responses to the model, a copy of them first to the streams'
+        input queues (:meth:`feed`), then letting those streams run."""
+        if not responses:
+            return
+        self.feed(LiveRequest(content=Content(role="user", parts=tuple(Part(function_response=r) for r in responses)),
+                              partial=partial))
+        await asyncio.sleep(0)
+        await self.send(responses)
+
     async def close(self) -> None:
         """Cancel the background calls and the streams still running, and wait for them."""
-        tasks = [*self.background, *(task for _, task in self.streams.values())]
+        tasks = [*self.background, *(a.task for _, a in self.streams.values() if a.task is not None)]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -147,7 +200,7 @@ class LiveTools:
                 return
             self.emit(event)
             if event.content is not None:
-                await self.send(event.content.function_responses)
+                await self.reply(event.content.function_responses)
         except Exception:
             _log.exception("the non-blocking tool %s failed", call.name)
 
@@ -159,7 +212,7 @@ class LiveTools:
         parts = []
         for part in event.content.parts:
             response = part.function_response
-            scheduling = _scheduling(self.tools.get(response.name)) if response is not None else None
+            scheduling = _scheduling(self.tools.get(response.name or "")) if response is not None else None
             if response is not None and response.scheduling is None and scheduling is not None:
                 part = part.model_copy(update={"function_response": response.model_copy(
                     update={"scheduling": scheduling})})
@@ -171,39 +224,50 @@ class LiveTools:
         live = copy.copy(tool)
 
         async def run(tool_context: Any, args: dict[str, Any]) -> Any:
-            made = await tool.run(tool_context, args)  # the arguments checked, the generator made
             call_id = tool_context.function_call_id or ""
+            active = ActiveStreamingTool(stream=LiveRequestQueue() if takes_input_stream(tool) else None)
+            if active.stream is not None:  # fed from now on, the tool is given it as its input_stream
+                tool_context._input_stream = active.stream
+                self.streams[call_id] = (tool.name, active)
+            try:
+                made = await tool.run(tool_context, args)  # the arguments checked, the generator made
+            except BaseException:
+                self._forget(call_id, None)
+                raise
             task = asyncio.create_task(self._stream(tool, call_id, made))
-            self.streams[call_id] = (tool.name, task)
+            active.task = task
+            self.streams[call_id] = (tool.name, active)
             task.add_done_callback(lambda done: self._forget(call_id, done))
             return {"status": PENDING}
 
         live.run = run
         return live
 
-    def _forget(self, call_id: str, task: asyncio.Task[None]) -> None:
-        if self.streams.get(call_id, ("", None))[1] is task:
+    def _forget(self, call_id: str, task: asyncio.Task[None] | None) -> None:
+        """Drop the stream of ``call_id`` whose task is ``task`` (None: not started)."""
+        entry = self.streams.get(call_id)
+        if entry is not None and entry[1].task is task:
             del self.streams[call_id]
 
     async def _stream(self, tool: Any, call_id: str, made: Any) -> None:
         """Relay what a streaming tool yields (see the module)."""
         try:
             if not inspect.isasyncgen(made):
-                await self.send([self._response(tool, call_id, made)])
+                await self.reply([self._response(tool, call_id, made)])
                 return
             async with contextlib.aclosing(made) as chunks:
                 async for chunk in chunks:
                     if isinstance(chunk, Event) or type(chunk).__name__ == "Event":
                         self._show(tool, call_id, chunk)
                     else:
-                        await self.send([self._response(tool, call_id, chunk)])
+                        await self.reply([self._response(tool, call_id, chunk)], partial=True)
         except asyncio.CancelledError:
             raise
         except Exception:
             _log.exception("the streaming tool %s failed", tool.name)
             failed = {"error": f"Invoking `{tool.name}()` failed with an internal error."}
             with contextlib.suppress(Exception):  # the conversation may be over
-                await self.send([self._response(tool, call_id, failed)])
+                await self.reply([self._response(tool, call_id, failed)])
 
     def _show(self, tool: Any, call_id: str, yielded: Any) -> None:
         """An event a streaming tool yielded, shown to the user: its content only."""
@@ -243,7 +307,8 @@ class LiveTools:
         return live
 
     async def _stop(self, name: str) -> dict[str, Any]:
-        running = {call_id: task for call_id, (tool, task) in self.streams.items() if tool == name and not task.done()}
+        running = {call_id: active.task for call_id, (tool, active) in self.streams.items()
+                   if tool == name and active.task is not None and not active.task.done()}
         if not running:
             return {"status": f"No active streaming function named {name} found"}
         for task in running.values():

@@ -59,7 +59,12 @@ from ._errors import (
     RateLimited,
     ServerError,
 )
-from ._gemini_wire import function_response_scheduling, gemini_parts, to_parts
+from ._gemini_wire import (
+    function_response_name,
+    function_response_scheduling,
+    gemini_parts,
+    to_parts,
+)
 from ._http import classify_status, shared_ssl_context
 
 __all__ = ["GeminiLiveConnection", "live_url", "open_gemini_live", "setup_message"]
@@ -138,7 +143,7 @@ class GeminiLiveConnection:
 
     async def send_tool_results(self, results: Sequence[FunctionResponse]) -> None:
         await self._send({"toolResponse": {"functionResponses": [
-            {"name": r.name, "response": r.response, **({"id": r.id} if r.id else {}),
+            {**function_response_name(r), "response": r.response, **({"id": r.id} if r.id else {}),
              **function_response_scheduling(r)} for r in results]}})
 
     async def receive(self) -> AsyncIterator[LlmResponse]:

@@ -17,7 +17,7 @@ from .._types import (
     Part,
 )
 
-__all__ = ["function_response_scheduling", "gemini_parts", "to_parts"]
+__all__ = ["function_response_name", "function_response_scheduling", "gemini_parts", "to_parts"]
 
 
 def gemini_parts(content: Content) -> list[dict[str, Any]]:
@@ -40,7 +40,7 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
             parts.append({"functionCall": {"name": call.name, "args": call.args, **({"id": call.id} if call.id else {})}})
         elif part.function_response is not None:
             result = part.function_response
-            parts.append({"functionResponse": {"name": result.name, "response": result.response,
+            parts.append({"functionResponse": {**function_response_name(result), "response": result.response,
                                                **({"id": result.id} if result.id else {}),
                                                **function_response_scheduling(result),
                                                **({"parts": [_response_media(media) for media in result.parts]}
@@ -54,6 +54,12 @@ def gemini_parts(content: Content) -> list[dict[str, Any]]:
         if part.thought_signature is not None and len(parts) > size:
             parts[-1]["thoughtSignature"] = base64.b64encode(part.thought_signature).decode()
     return parts
+
+
+def function_response_name(result: FunctionResponse) -> dict[str, Any]:
+    """A function response's ``name``, or nothing when it has none (google-genai sends no
+    unset field: a response given by ``id`` only goes without one)."""
+    return {"name": result.name} if result.name is not None else {}
 
 
 def function_response_scheduling(result: FunctionResponse) -> dict[str, Any]:

@@ -53,6 +53,8 @@ class ToolContext(CallbackContext):
         #: the human's answer when this call runs again after a confirmation (google-adk's)
         self.tool_confirmation: ToolConfirmation | None = None
         self.shown_text: str | None = None  # the call's answer shown as text too (an AgentTool's, skipping summary)
+        #: the live run's input fed to this call (a streaming tool's ``input_stream``, ``engine._live_tools``)
+        self._input_stream: Any = None
         self._loop: Any = None
         try:
             self._loop = asyncio.get_running_loop()  # the run's loop, for requests made from tool threads
