@@ -23,8 +23,7 @@ oldest forgotten first) and is dropped when the run ends.
 
 Where this engine differs: a request here has no ``tools_dict``, so whether the agent
 has the advisor tool is read from the request's function declarations (where
-google-adk reads its tool map: the same names, as an agent's tools are declared);
-google-adk's ``ModelConsultTool`` (its own budget check) is not built here.
+google-adk reads its tool map: the same names, as an agent's tools are declared).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 ``McpToolset`` / ``MCPToolset`` are reached here on first use, as in google-adk: they
 need the optional ``mcp`` package, which importing this package must not require.
+``ModelConsultTool`` and ``ModelConsultContextConfig`` (``.model_consult``) are reached
+on first use too, as google-adk's are.
 """
 
 import importlib
@@ -20,6 +22,7 @@ from ._classes import BaseTool, BaseToolset, ToolPredicate
 from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError, idempotent
 from ._gemini_builtins import enterprise_web_search_tool as enterprise_web_search
 from ._gemini_builtins import google_maps_grounding, google_search, url_context
+from ._request_input_tool import request_input
 from .example_tool import ExampleTool
 from .get_user_choice_tool import get_user_choice
 from .transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
@@ -31,6 +34,8 @@ __all__ = [
     "ExampleTool",
     "FunctionTool",
     "LongRunningFunctionTool",
+    "ModelConsultContextConfig",
+    "ModelConsultTool",
     "PreloadMemoryTool",
     "Tool",
     "ToolArgumentError",
@@ -47,17 +52,20 @@ __all__ = [
     "load_artifacts",
     "load_memory",
     "preload_memory",
+    "request_input",
     "transfer_to_agent",
     "url_context",
 ]
 
-_ON_FIRST_USE = {"McpToolset", "MCPToolset"}
+_ON_FIRST_USE = {"McpToolset": ".mcp_tool", "MCPToolset": ".mcp_tool",
+                 "ModelConsultTool": ".model_consult", "ModelConsultContextConfig": ".model_consult"}
 
 
 def __getattr__(name: str) -> Any:
-    """``McpToolset`` and ``MCPToolset`` from :mod:`adk_actors.tools.mcp_tool`, imported
-    when first asked for (an ImportError naming ``mcp`` when it is not installed); any
-    other unknown name is an AttributeError."""
+    """``McpToolset`` and ``MCPToolset`` from :mod:`adk_actors.tools.mcp_tool` (an
+    ImportError naming ``mcp`` when it is not installed), ``ModelConsultTool`` and
+    ``ModelConsultContextConfig`` from :mod:`adk_actors.tools.model_consult`, each
+    imported when first asked for; any other unknown name is an AttributeError."""
     if name in _ON_FIRST_USE:
-        return getattr(importlib.import_module(".mcp_tool", __name__), name)
+        return getattr(importlib.import_module(_ON_FIRST_USE[name], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

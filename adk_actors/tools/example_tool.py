@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ..examples import BaseExampleProvider, Example
 from ._classes import BaseTool
+from ._example_tool_config import ExampleToolConfig
 
-__all__ = ["ExampleTool"]
+__all__ = ["ExampleTool", "ExampleToolConfig"]
 
 
 class ExampleTool(BaseTool):
