@@ -44,7 +44,15 @@ Two more measures (issue 55), before the fan-out:
   their start with ``time.monotonic()``, one clock for every process), p50 and p99
   (nearest rank).
 
-``--skip-fanout`` leaves the fan-out out; ``--only-fanout`` the two above.
+On the host, the CPU time each kind of process spent per run of the 10-node graph is
+printed too (read from ``/proc`` before and after the measured runs; the machine is
+often shared, and CPU time moves less with the load than wall time): the session
+partitions, the run workers, the host's other processes by name, and the caller (this
+process, which also serves the Gemini stand-in).
+
+``--skip-fanout`` leaves the fan-out out; ``--only-fanout`` the two above;
+``--host-only`` runs only our host half of the 10-node graph (no google-adk, no run in
+process, no restarts, no fan-out): for comparing two versions of the code, run after run.
 """
 
 from __future__ import annotations
@@ -187,6 +195,52 @@ def ours_in_process(rounds: int, runs: int) -> dict[str, Any]:
     return asyncio.run(asyncio.wait_for(go(), timeout=600))
 
 
+def _host_processes(host: Host) -> dict[int, str]:
+    """pid -> kind of each process of ``host``'s supervision tree: ``partition``, ``run
+    worker`` (the processes a run pool started), else the child's name."""
+    kinds: dict[int, str] = {}
+
+    def walk(address: Any, depth: int) -> None:
+        for child in SupervisorClient(host.system, address).which_children():
+            if child.pid is None:
+                continue
+            kinds[child.pid] = "partition" if child.id.startswith("sessions-") else child.id
+            if child.id.startswith("pool-"):
+                for pid in Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split():
+                    kinds[int(pid)] = "run worker"
+            elif depth < 3 and child.type == "supervisor" and child.address is not None:
+                walk(child.address, depth + 1)
+
+    assert host.root is not None
+    walk(host.root.address, 0)
+    return kinds
+
+
+def _cpu_ms(pids: dict[int, str]) -> dict[int, float]:
+    """CPU milliseconds (user and system) each of ``pids`` has used; a process gone is left out."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) * 1000 / tick
+    return used
+
+
+def cpu_per_run(before: dict[int, float], after: dict[int, float], kinds: dict[int, str], caller_ms: float,
+                runs: int) -> dict[str, float]:
+    """CPU milliseconds per run by kind of process (the caller's given), and their sum."""
+    per_kind: dict[str, float] = {"caller (and the stand-in)": caller_ms / runs}
+    for pid, ms in after.items():
+        if pid in before:
+            kind = kinds[pid]
+            per_kind[kind] = per_kind.get(kind, 0.0) + (ms - before[pid]) / runs
+    per_kind["all"] = sum(per_kind.values())
+    return per_kind
+
+
 def ours_on_host(rounds: int, runs: int, restarts: int) -> dict[str, Any]:
     """On a host (defaults: two partitions, SQLite): the 10-node graph's runs, then
     ``restarts`` kills of a resumable graph's partition (see the module)."""
@@ -199,14 +253,17 @@ def ours_on_host(rounds: int, runs: int, restarts: int) -> dict[str, Any]:
             runner = host.runner("ten")
 
             def one_run(index: int) -> tuple[float, Any, dict[str, Any]]:
-                runner.create_session("u", f"s{index}")
+                user = f"u{index // 500}"  # a user has at most 1000 sessions
+                runner.create_session(user, f"s{index}")
                 began = time.perf_counter()
-                events = list(runner.run("u", f"s{index}", QUESTION))
+                events = list(runner.run(user, f"s{index}", QUESTION))
                 took = time.perf_counter() - began
-                return took, _final_output(events, "ten@1/finish@1"), runner.get_state("u", f"s{index}")
+                return took, _final_output(events, "ten@1/finish@1"), runner.get_state(user, f"s{index}")
 
             for index in range(WARM_RUNS):
                 one_run(index)
+            kinds = _host_processes(host)
+            before, caller = _cpu_ms(kinds), time.process_time()
             rounds_ms: list[list[float]] = []
             index = WARM_RUNS
             for _ in range(rounds):
@@ -216,6 +273,8 @@ def ours_on_host(rounds: int, runs: int, restarts: int) -> dict[str, Any]:
                     index += 1
                     times.append(took * 1000)
                 rounds_ms.append(times)
+            out["cpu"] = cpu_per_run(before, _cpu_ms(kinds), kinds, (time.process_time() - caller) * 1000,
+                                     rounds * runs)
             out["rounds_ms"] = rounds_ms
             out["restarts"] = [restart_once(host, work / f"restart-{i}", f"r{i}") for i in range(restarts)]
     return out
@@ -273,7 +332,7 @@ def spread(rounds_ms: list[list[float]]) -> tuple[float, float, float]:
     return statistics.median(medians), min(medians), max(medians)
 
 
-def print_ten(theirs: dict[str, Any] | None, in_process: dict[str, Any], on_host: dict[str, Any],
+def print_ten(theirs: dict[str, Any] | None, in_process: dict[str, Any] | None, on_host: dict[str, Any],
               rounds: int, runs: int) -> None:
     print(f"\n10-node graph (9 function nodes and a join around one LlmAgent node on a Gemini stand-in "
           f"on 127.0.0.1), a new session's first turn; {rounds} rounds of {runs} runs, {os.cpu_count()} cores\n")
@@ -293,6 +352,8 @@ def print_ten(theirs: dict[str, Any] | None, in_process: dict[str, Any], on_host
         print(f"| {'  spread (min-max of round medians)':<{width}} | {'':>9} | {f'{low:.1f}-{high:.1f}':>22} | "
               f"{'':>13} |")
     print("\ntarget (issue 55): <= 0.5x google-adk's run time")
+    print("\non the host, CPU ms per run by process: " + ", ".join(
+        f"{kind} {ms:.2f}" for kind, ms in sorted(on_host["cpu"].items(), key=lambda item: -item[1]) if ms >= 0.05))
 
 
 def print_restarts(samples: list[tuple[float, float]]) -> None:
@@ -330,6 +391,9 @@ def ten_and_restarts(args: argparse.Namespace) -> None:
         os.environ["GOOGLE_GEMINI_BASE_URL"] = stand_in.url
         os.environ["GOOGLE_API_KEY"] = "bench-key-not-a-secret"
         os.environ["ADK_DISABLE_TELEMETRY"] = "1"
+        if args.host_only:
+            print_ten(None, None, ours_on_host(args.rounds, args.runs, 0), args.rounds, args.runs)
+            return
         theirs = peer_ten(args.google_adk_python or sys.executable, args.rounds, args.runs, stand_in)
         asked = [_asked(stand_in)]
         in_process = ours_in_process(args.rounds, args.runs)
@@ -363,6 +427,7 @@ def main() -> None:
     parser.add_argument("--restarts", type=int, default=20, help="kills of a resumable graph's partition")
     parser.add_argument("--skip-fanout", action="store_true")
     parser.add_argument("--only-fanout", action="store_true")
+    parser.add_argument("--host-only", action="store_true", help="only our host half of the 10-node graph")
     args = parser.parse_args()
     if args.items < 1 or args.repeats < 1 or args.item_seconds <= 0:
         parser.error("--items and --repeats must be at least 1, --item-seconds above 0")
@@ -371,7 +436,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     if not args.only_fanout:
         ten_and_restarts(args)
-    if args.skip_fanout:
+    if args.skip_fanout or args.host_only:
         print(f"\nmachine load (1-minute average) before: {load_before:.1f}, after: {os.getloadavg()[0]:.1f}")
         return
     fanout(args, load_before)

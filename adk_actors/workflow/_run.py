@@ -9,11 +9,15 @@ any node is triggered or running: each triggered node that is not already runnin
 starts (as an asyncio task, up to ``max_concurrency`` at once; a node triggered again
 while it runs waits and then runs again, with the next run number); each event a node
 makes is yielded to the invocation, which commits it, before that node goes on; when
-a node finishes, the invocation's store is asked to confirm every event so far
-(``ctx.committed``, on a host), and only then are the nodes after it triggered: those
-of its edges that its route takes, each with its output as input (a fan-out to
-several nodes gives each a branch of its own, ``<name>@<run>``), a join once all its
-predecessors have finished, with their outputs by name.
+a node finishes, the nodes after it are triggered: those of its edges that its route
+takes, each with its output as input (a fan-out to several nodes gives each a branch
+of its own, ``<name>@<run>``), a join once all its predecessors have finished, with
+their outputs by name. Before any triggered node starts, the invocation's store is
+asked to confirm every event so far (``ctx.committed``, on a host: one round trip for
+all the node runs that finished since, and for all the nodes that start together);
+it is not asked when no event was yielded since it last confirmed them, nor when
+nothing starts (a branch that arrives at a join still waiting for others, a terminal
+node: the run's end stores its events).
 
 Every event of a node carries ``node_info.path`` (``wf@1/node@2``); an event with an
 output names in ``node_info.output_for`` the node paths it is the output of (a
@@ -354,6 +358,8 @@ class _GraphRun:
         self.pool = ProcessPool()  # the processes of its nodes that ask for them; none until one does
         self.schema = _inherited_schema(workflow)
         self.schemas: dict[str, Any] = {}  # node run path -> the state schema its writes are checked with
+        self.yielded = 0  # non-partial events yielded to the invocation
+        self.confirmed = -1  # ``yielded`` when the store last confirmed them (-1: not yet)
 
     # -- events ---------------------------------------------------------------------
 
@@ -912,13 +918,30 @@ class _GraphRun:
         for name, args in starting:
             running[name] = asyncio.create_task(self.run_node(name, *args))
 
+    def would_start(self, running: dict[str, asyncio.Task[None]]) -> bool:
+        """Would ``start_ready`` start a node run now (a triggered node not running, room
+        under ``max_concurrency``)?"""
+        limit = getattr(self.workflow, "max_concurrency", None)
+        if limit and limit > 0 and len(running) >= limit:
+            return False
+        return any(name not in running for name in self.state.triggers)
+
+    async def stored(self) -> None:
+        """Return once the invocation's store holds every event yielded so far (on a
+        host: ``ctx.committed``, one round trip); at once when there is no store, or
+        when no event was yielded since it last confirmed them."""
+        if self.ctx.committed is None or self.confirmed == self.yielded:
+            return
+        yielded = self.yielded
+        await self.ctx.committed()
+        self.confirmed = yielded
+
     async def run(self) -> AsyncIterator[Event]:
         self.read_record()
-        if self.ctx.committed is not None:
-            # what came before (the user's message; a nested graph's parent's events) is
-            # stored before a first node starts: a crash then never leaves a side effect
-            # of a node for a run the store does not have
-            await self.ctx.committed()
+        # what came before (the user's message; a nested graph's parent's events) is
+        # stored before a first node starts: a crash then never leaves a side effect
+        # of a node for a run the store does not have
+        await self.stored()
         starts = self.graph.successors(START.name)
         base = self.ctx.branch or ""
         recorded = getattr(self.ctx, "replay", None) is not None
@@ -933,6 +956,9 @@ class _GraphRun:
         try:
             while True:
                 if stopped is None:
+                    if self.would_start(running):
+                        # the events of the node runs that finished are stored before a next node starts
+                        await self.stored()
                     try:
                         self.start_ready(running)
                     except RunStopped as exc:
@@ -941,6 +967,8 @@ class _GraphRun:
                     break
                 kind, item, extra = await self.queue.get()
                 if kind == "event":
+                    if not item.partial:
+                        self.yielded += 1
                     yield item
                     if not extra.done():
                         extra.set_result(None)
@@ -959,8 +987,6 @@ class _GraphRun:
                     first = min((self.keys[name] for name in running), default=math.inf)
                     while finished and finished[0][0] <= first:  # resumed: in the order they had finished
                         _, _, name, outcome = heapq.heappop(finished)
-                        if self.ctx.committed is not None:
-                            await self.ctx.committed()  # the node's events are stored before any next node starts
                         self.finished(name, outcome)
             if stopped is not None:
                 raise stopped
