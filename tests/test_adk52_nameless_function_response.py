@@ -139,9 +139,6 @@ def test_a_users_answer_by_id_only_is_stored_and_sent_without_a_name(gemini: Stu
     assert ours["error"] is None and ours["unused_answers"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="google-adk's resume (flows/llm_flows/core/_resume.py) reruns a call whose "
-                                       "only answer has no name; ours (engine, not this change's) asks the model: "
-                                       "see the report")
 def test_an_answer_by_id_only_to_a_call_its_tool_left_open_reruns_the_call(gemini: StubServer) -> None:
     """The tool left the call open (None): google-adk takes a nameless answer as no
     answer, runs the call again (the tool again answers nothing), and asks no model."""

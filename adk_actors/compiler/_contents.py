@@ -25,6 +25,10 @@ In order:
    results (the latest result per call id); a call without a result (the process
    died mid-call) gets a synthetic error result saying it was interrupted; results
    with no call are dropped. Providers never see a broken history.
+   Before steps 1-5, a history whose last event answers calls made before the event
+   just preceding it (a long-running call answered later) is cut after the latest of
+   those calls and their answers put after them, as google-adk 2.13 rearranges it
+   (``_answers``: the model's words after the call's first response are not sent).
 6. The context's ``new_message``, if any, comes last.
 
 Steps 1, 3 and 4 are a fold over the events, and a session's history only grows: the
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 from .._prefix_scan import PrefixScan
 from .._types import Content, Event, FunctionCall, FunctionResponse, Part
 from ..agents._fencing import other_agent_message
+from ._answers import latest_answer_history
 
 __all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents", "live_events"]
 
@@ -252,8 +257,12 @@ def build_contents(
     ``include_thoughts_from_other_agents``): other agents' thoughts are relayed as
     context too; with ``include_contents="none"`` they never are, as in google-adk."""
     events = live_events(events)
+    rearranged = latest_answer_history(events, agent_name, branch)
     if include_contents == "none":
-        messages, has_calls = _fold(agent_name, events[_current_turn_start(events, agent_name):], branch, [], False)
+        messages, has_calls = _fold(agent_name, rearranged[_current_turn_start(rearranged, agent_name):], branch,
+                                    [], False)
+    elif rearranged is not events:  # made for this request (an event may stand for others): folded afresh
+        messages, has_calls = _fold(agent_name, rearranged, branch, [], False, include_thoughts)
     else:
         messages, has_calls = _fold_continued(agent_name, events, branch, include_thoughts)
     if has_calls:

@@ -9,7 +9,10 @@ at once, as one generator would). Before the first pass, :class:`ConfirmationSte
 (``_confirmation``): the calls a user's ``adk_request_confirmation`` answers confirm or
 reject run again, as google-adk's flow does; before it, :class:`CredentialStep`
 (``_credential_request``): the calls a user's ``adk_request_credential`` answers name
-run again with the credential kept for them.
+run again with the credential kept for them; when neither ran a call, the calls a
+user's answer leaves unsettled (``_resume.calls_to_rerun``, google-adk's resume: an
+answer by id only to a call left open) run again as a tool step, and the flow ends
+there when they end it (a long-running tool that again leaves its call open).
 
 1. :class:`ReplayStep` (``_flow_replay``): in a resumed run, the next committed step
    given again; its outcome ends the flow, goes on to the next pass, or (``LIVE``:
@@ -55,6 +58,7 @@ from ._flow_request import preload_memories, resolve_tools, template_artifacts
 from ._flow_step import StepOutcome, ToolCalls
 from ._flow_tool_step import AnswerStep, ToolStep
 from ._flow_tools import long_running_ids, run_tool, tool_response_event
+from ._resume import calls_to_rerun
 
 __all__ = [
     "ModelRaised",
@@ -115,22 +119,53 @@ async def run_llm_flow(agent: Any, ctx: InvocationContext) -> AsyncIterator[Even
 class _AnsweredCalls:
     """The calls a user answered since the last turn, run again: first those a
     credential answers (``_credential_request``), then those a confirmation answers
-    (``_confirmation``). ``outcome`` is END when the confirmations ended the run."""
+    (``_confirmation``); when neither ran anything and the run is not a resumed one
+    (``ctx.replay``), the calls google-adk's resume runs again after a user's answer
+    that does not settle them (``_resume.calls_to_rerun``: e.g. an answer by id only to
+    a call its long-running tool left open), as a tool step (``_flow_tool_step``).
+    ``outcome`` is END when the run ends there (the confirmations ended it, or the
+    calls run again left only long-running calls open, or ended the flow)."""
 
     def __init__(self, agent: Any, ctx: InvocationContext) -> None:
         self.agent, self.ctx = agent, ctx
         self.outcome: StepOutcome = StepOutcome.NEXT
 
     async def events(self) -> AsyncGenerator[Event, None]:
+        ran = False
         credentials = CredentialStep(self.agent, self.ctx)
         async with aclosing(credentials.events(resolve_tools)) as rerun:
             async for event in rerun:
+                ran = True
                 yield event
         confirmed = ConfirmationStep(self.agent, self.ctx)
         async with aclosing(confirmed.events(run_tool, AnswerStep, resolve_tools)) as rerun:
             async for event in rerun:
+                ran = True
                 yield event
         self.outcome = confirmed.outcome
+        if ran or self.outcome is StepOutcome.END or self.ctx.replay is not None:
+            return
+        async with aclosing(self._unsettled()) as rerun:
+            async for event in rerun:
+                yield event
+
+    async def _unsettled(self) -> AsyncGenerator[Event, None]:
+        """The calls of :func:`~._resume.calls_to_rerun`, run as a tool step; nothing
+        when there are none (the tools are resolved only when the invocation's last
+        event on this branch is the user's answer)."""
+        agent, ctx = self.agent, self.ctx
+        events = [e for e in ctx.session.events if e.invocation_id == ctx.invocation_id and e.branch == ctx.branch]
+        if len(events) < 2 or events[-1].author != "user" or not events[-1].get_function_responses():
+            return
+        tools, _, _ = await resolve_tools(agent, ctx)
+        calls = calls_to_rerun(events, agent.name, tools)
+        if not calls:
+            return
+        step = ToolStep(agent, ctx, ToolCalls(tuple(calls), tools))
+        async with aclosing(step.events()) as answered:
+            async for event in answered:
+                yield event
+        self.outcome = step.outcome
 
 
 async def _loop(agent: Any, ctx: InvocationContext) -> AsyncIterator[Event]:

@@ -37,14 +37,18 @@ instead of doing the work again; where an agent's events run out, it goes on liv
   when its replay ran out before them. A custom agent (neither an LlmAgent nor a
   workflow agent) cannot be entered part-way: its events are replayed, and it is
   run again from its start unless another agent spoke after it.
+
+:func:`calls_to_rerun` is google-adk's resume of a live invocation (not a durable one):
+a user's function response that answers a call without settling it (one that names no
+call, such as an answer by id only) has the call run again before the model is asked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections import deque
-from collections.abc import Mapping
+from collections import Counter, deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -62,6 +66,7 @@ __all__ = [
     "Replay",
     "ReplayVerdict",
     "ReplayedStep",
+    "calls_to_rerun",
     "is_idempotent",
 ]
 
@@ -271,3 +276,98 @@ async def decided_results(run_tool: Any, agent: Any, ctx: Any, calls: list[Funct
     by_id = {call.id: result for call, result in zip(rerun, ran, strict=True)}
     return [by_id[call.id] if call.id in by_id else (decided[call.id or ""], make_context(ctx, call))
             for call in calls]
+
+
+# -- a user's answer to a call: google-adk's rerun of a call the answer does not settle --
+
+
+def _run_ids(branch: str | None) -> set[str]:
+    """The call ids a ``name@call_id`` branch path was opened by (one per segment)."""
+    return {segment.split("@", 1)[1] for segment in (branch or "").split(".") if "@" in segment}
+
+
+def _call_index(events: Sequence[Event], agent_name: str, tools: Mapping[str, Any]) -> int | None:
+    """The index of the last event before the last that ``agent_name`` made calling a
+    tool of ``tools`` (another author's call is never run here); None when there is none."""
+    for index in range(len(events) - 2, -1, -1):
+        event = events[index]
+        if event.author == agent_name and any(c.name in tools for c in event.get_function_calls()):
+            return index
+    return None
+
+
+def _answer(events: Sequence[Event], call_index: int, ids: set[str | None], names: set[str]) -> Event:
+    """The last event after the call's that answers it (a response by one of ``ids``,
+    by one of ``names`` when it has no id, or the user's from a branch one of the calls
+    opened); the last event when none does."""
+    for event in reversed(events[call_index + 1:]):
+        for response in event.get_function_responses():
+            if (response.id is not None and response.id in ids) or (response.id is None and response.name in names) \
+                    or (event.author == "user" and ids & _run_ids(event.branch)):
+                return event
+    return events[-1]
+
+
+def _not_run(call_event: Event, later: Sequence[Event], *, open_calls_too: bool) -> list[FunctionCall]:
+    """The calls of ``call_event`` that nothing in ``later`` answers by id and name (a
+    response without an id answers one call of its name, in call order). Unless
+    ``open_calls_too``: none once the call's author spoke after it on its branch, and
+    never a long-running call (it may be answered later)."""
+    if not open_calls_too and any(e.author == call_event.author and e.branch == call_event.branch
+                                  and e.content is not None for e in later):
+        return []
+    responses = [r for e in later for r in e.get_function_responses()]
+    by_id = {(r.id, r.name) for r in responses if r.id is not None}
+    by_name = Counter(r.name for r in responses if r.id is None)
+    waiting = set() if open_calls_too else set(call_event.long_running_tool_ids or ())
+    pending: list[FunctionCall] = []
+    for call in call_event.get_function_calls():
+        if (call.id, call.name) in by_id or call.id in waiting:
+            continue
+        if by_name[call.name]:
+            by_name[call.name] -= 1
+        else:
+            pending.append(call)
+    return pending
+
+
+def calls_to_rerun(events: Sequence[Event], agent_name: str, tools: Mapping[str, Any]) -> list[FunctionCall]:
+    """The calls google-adk's resume runs again before asking the model, when the last
+    of ``events`` (the invocation's events on the agent's branch, oldest first) is the
+    user's answer to calls; [] when the model is asked as usual. In order:
+
+    1. the agent's last event calling one of its ``tools`` before the last event
+       (none: []), its long-running ids (those of the events from it on), and the
+       event answering it (:func:`_answer`);
+    2. a call still unanswered (no response carries one of its ids, or, for its
+       long-running ids, none carries one of them; a response of the answer by one
+       of its names counts): [] (the model is asked; the call stays open);
+    3. an answer with a response that names none of the calls (a response by id only
+       is one), or from a branch a call opened: the calls that no later response
+       answers by both id and name run again, long-running or not;
+    4. else, every long-running id answered: the calls no later response answers,
+       unless the agent spoke after them (a crash between the call and its response).
+    """
+    if len(events) < 2 or events[-1].author != "user" or not events[-1].get_function_responses():
+        return []
+    index = _call_index(events, agent_name, tools)
+    if index is None:
+        return []
+    call_event, later = events[index], events[index + 1:]
+    calls = call_event.get_function_calls()
+    names = {c.name for c in calls}
+    waiting = {i for e in events[index:] for i in (e.long_running_tool_ids or ())}
+    ids: set[str | None] = {c.id for c in calls} | waiting
+    answer = _answer(events, index, ids, names)
+    answered = {r.id for e in later for r in e.get_function_responses() if r.id is not None}
+    responses = answer.get_function_responses()
+    from_branch = answer.author == "user" and bool(ids & _run_ids(answer.branch))
+    open_call = (bool(waiting) and not waiting & answered) or (
+        not ids & answered and not any(r.name in names for r in responses))
+    if open_call and not from_branch:
+        return []
+    if not responses or from_branch or any(r.name not in names for r in responses):
+        return _not_run(call_event, later, open_calls_too=True)
+    if waiting - answered:
+        return []
+    return _not_run(call_event, later, open_calls_too=False)
