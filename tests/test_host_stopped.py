@@ -279,3 +279,17 @@ def test_a_root_still_starting_is_not_taken_for_a_stopped_host() -> None:
     for gone in ("server is stopping", "server shut down",
                  "WhichChildren could not be delivered: the server is not running"):
         assert isinstance(root_not_running(ServerNotRunning(gone)), HostStopped), gone
+
+
+def test_a_host_never_started_answers_host_stopped_at_once(tmp_path: Path) -> None:
+    """A Runner given a Host that was never started (no actor system, no tree) is told so
+    by a typed error at its first call, never an AttributeError of the missing system."""
+    from adk_actors.runtime import Runner
+
+    runner = Runner(Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"))), "echo",
+                    call_timeout=20.0)
+    calls: list[Callable[[], Any]] = [lambda: runner.create_session("u", "s"), lambda: list(runner.run("u", "s", "hi")),
+                                      lambda: runner.list_sessions("u"), lambda: runner.get_session("u", "s")]
+    for call in calls:
+        with pytest.raises(HostStopped, match="not running"):
+            call()

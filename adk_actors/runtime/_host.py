@@ -417,8 +417,8 @@ class Host:
             if self._stopped:
                 raise HostStopped("the host has stopped")
             root = self.root
-            if root is None:
-                raise HostError("the host is not running")
+            if root is None:  # no actor system either: never started (or disconnected), nothing to wait for
+                raise (HostStopped if self.system is None else HostError)("the host is not running")
             if refresh or not self._partitions:
                 with self.system.private() as endpoint:
                     try:
