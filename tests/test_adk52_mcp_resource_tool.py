@@ -13,6 +13,7 @@ line's wording aside), the events (the status wording aside) and the final answe
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 import json
@@ -71,7 +72,8 @@ def _camel(blob: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _run(server: StubServer, source: str) -> dict[str, Any]:
-    _, events = run_program(source, SCRIPT, server)
+    _, result = run_program(source, SCRIPT, server)
+    events, api = result if isinstance(result, tuple) else (result, None)
     assert not server.responses and len(server.requests) == 2, "the script is used"
     rows = []
     for event in events:
@@ -90,7 +92,7 @@ def _run(server: StubServer, source: str) -> dict[str, Any]:
             answer = part.get("functionResponse", {}).get("response", {})
             if "status" in answer:  # its wording is each side's own
                 answer["status"] = "..."
-    return {"events": rows, "declared": declared, "instructions": instructions, "contents": contents}
+    return {"events": rows, "declared": declared, "instructions": instructions, "contents": contents, "api": api}
 
 
 def test_resources_are_listed_and_loaded_as_on_google_adk(gemini: StubServer) -> None:  # noqa: F811
@@ -152,3 +154,119 @@ def test_content_a_server_returns_becomes_the_same_kind_of_part() -> None:
     assert ours == theirs
     assert theirs[1] == ("blob", "application/octet-stream", b"xyz") and theirs[2][1] == "image/gif"
     assert theirs[3][0] == theirs[4][0] == "text"
+
+
+# -- McpToolset(use_mcp_resources=True): the toolset's own loader and resource API ----
+
+OWN_PROGRAM = '''
+from google.adk.agents import Agent
+from google.adk.runners import InMemoryRunner
+from google.adk.tools.mcp_tool.mcp_session_manager import StdioConnectionParams
+from google.adk.tools.mcp_tool.mcp_toolset import McpToolset
+from google.genai import types
+from mcp import StdioServerParameters
+
+toolset = McpToolset(connection_params=StdioConnectionParams(
+    server_params=StdioServerParameters(command=PYTHON, args=[SERVER]), timeout=30), use_mcp_resources=True)
+root_agent = Agent(name="reader", model="gemini-2.5-flash", instruction="Answer from the resources.",
+                   tools=[toolset])
+
+
+def _dump(contents):
+    return [(type(c).__name__, c.model_dump(mode="json", by_alias=True, exclude_none=True)) for c in contents]
+
+
+async def _error(call):
+    try:
+        await call
+    except Exception as exc:
+        return type(exc).__name__
+    return None
+
+
+async def main():
+    runner = InMemoryRunner(agent=root_agent, app_name="docs")
+    session = await runner.session_service.create_session(app_name="docs", user_id="u")
+    events = []
+    try:
+        async for event in runner.run_async(user_id="u", session_id=session.id,
+                                            new_message=types.Content(role="user", parts=[types.Part(text="Notes?")])):
+            events.append(event)
+        api = {"names": await toolset.list_resources(),
+               "info": await toolset.get_resource_info("notes"),
+               "notes": _dump(await toolset.read_resource("notes")),
+               "logo": _dump(await toolset.read_resource("logo")),
+               "unknown_info": await _error(toolset.get_resource_info("missing")),
+               "unknown_read": await _error(toolset.read_resource("missing")),
+               "tools": [tool.name for tool in await toolset.get_tools()]}
+    finally:
+        await toolset.close()
+    return events, api
+'''.replace("PYTHON", repr(sys.executable)).replace("SERVER", repr(str(SERVER)))
+
+
+def test_a_toolset_with_use_mcp_resources_loads_them_as_on_google_adk(gemini: StubServer) -> None:  # noqa: F811
+    """``McpToolset(use_mcp_resources=True)`` alone (no loader of one's own): the same
+    tools declared (the server's, then ``load_mcp_resource``), the resource names in
+    the system instruction, the resources read into the second request, the same
+    events; and the toolset's own ``list_resources``, ``get_resource_info`` and
+    ``read_resource`` give the same names, metadata and SDK contents, and the same
+    error for a name the server does not have."""
+    theirs = _run(gemini, OWN_PROGRAM)
+    ours = _run(gemini, rewritten(OWN_PROGRAM))
+    their_api, our_api = theirs["api"], ours["api"]
+    assert ours["events"] == theirs["events"]
+    assert theirs["events"][1]["responses"] == [("load_mcp_resource",
+                                                 {"resource_names": ["notes", "logo", "missing"]})]
+    assert list(theirs["declared"]) == list(ours["declared"]) == ["ping", "load_mcp_resource"]
+    assert ours["declared"]["ping"] == theirs["declared"]["ping"]
+    their_loader, our_loader = theirs["declared"]["load_mcp_resource"], ours["declared"]["load_mcp_resource"]
+    assert their_loader.pop("description") and our_loader.pop("description")
+    assert our_loader == their_loader
+    listed = json.dumps(["notes", "logo"])
+    assert all(listed in text for text in theirs["instructions"] + ours["instructions"])
+    assert ours["contents"][0] == theirs["contents"][0]
+    assert ours["contents"][1][:3] == theirs["contents"][1][:3]
+
+    def read_in(contents: list[dict[str, Any]]) -> list[Any]:
+        return [(c["role"], _camel(c["parts"][1].get("inlineData")) or c["parts"][1].get("text")) for c in contents[3:]]
+
+    assert read_in(ours["contents"][1]) == read_in(theirs["contents"][1]) == [
+        ("user", "Meeting at noon. Bring the budget."),
+        ("user", {"mimeType": "image/png", "data": base64.b64encode(LOGO).decode()})]
+    assert our_api == their_api
+    assert their_api["names"] == ["notes", "logo"] and their_api["tools"] == ["ping", "load_mcp_resource"]
+    info = their_api["info"]
+    assert (info["name"], info["uri"], info["mimeType"]) == ("notes", "notes://today", "text/plain")
+    assert their_api["notes"] == [("TextResourceContents", {"uri": "notes://today", "mimeType": "text/plain",
+                                                            "text": "Meeting at noon. Bring the budget."})]
+    assert their_api["logo"][0][0] == "BlobResourceContents"
+    assert their_api["unknown_info"] == their_api["unknown_read"] == "ValueError"
+
+
+def test_use_mcp_resources_in_an_agent_file_adds_the_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent file's ``McpToolset`` args with ``use_mcp_resources: true`` make a
+    toolset that offers the loader, as google-adk's ``from_config`` does; without it,
+    none."""
+    from google.adk.tools.mcp_tool.mcp_toolset import McpToolset as Theirs
+
+    from adk_actors.mcp import McpToolset as Ours
+
+    monkeypatch.setenv("ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS", "1")
+    args = {"stdio_server_params": {"command": sys.executable, "args": [str(SERVER)]}, "use_mcp_resources": True}
+
+    async def tools(toolset: Any) -> list[str]:
+        try:
+            return [tool.name for tool in await toolset.get_tools()]
+        finally:
+            await toolset.close()
+
+    from google.adk.tools.tool_configs import ToolArgsConfig
+
+    their = asyncio.run(asyncio.wait_for(tools(Theirs.from_config(ToolArgsConfig(**args), "")), 60))
+    ours = Ours.from_config(args, "")
+    assert ours.use_mcp_resources is True
+    our = asyncio.run(asyncio.wait_for(tools(ours), 60))
+    assert our == their == ["ping", "load_mcp_resource"]
+    plain = Ours.from_config({**args, "use_mcp_resources": False}, "")
+    assert asyncio.run(asyncio.wait_for(tools(plain), 60)) == ["ping"]

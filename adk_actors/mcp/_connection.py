@@ -4,10 +4,15 @@
 ``_guard``, so it and every process it starts die with the thread that started it)
 or connects to it (SSE, streamable HTTP), does the protocol's handshake and lists
 the tools, all within ``params.timeout``; then :meth:`McpConnection.call_tool` calls
-one with a deadline and :meth:`McpConnection.close` ends it (a stdio server is
-stopped). Failures are
+one with a deadline, :meth:`McpConnection.list_resources` and
+:meth:`McpConnection.read_resource` list and read the server's resources (each with a
+deadline too), :meth:`McpConnection.answer` does any of the three for a host's toolset
+actor (a resource request is named :data:`RESOURCES_LIST` or :data:`RESOURCES_READ`,
+MCP's method names, which no tool's name can be: MCP tool names have no ``/``), and
+:meth:`McpConnection.close` ends it (a stdio server is stopped). Failures are
 typed: :class:`McpUnavailable` (the server cannot be reached, or the connection
-ended), :class:`McpCallTimeout` (the call's deadline fired; the connection stays).
+ended), :class:`McpCallTimeout` (the call's deadline fired; the connection stays),
+:class:`McpError` (the server refused a resource request; the connection stays).
 A stdio server's process id (its guardian's, which exits when the server does) is
 :attr:`McpConnection.server_pid`, for a monitor.
 """
@@ -25,13 +30,30 @@ import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import BlobResourceContents, TextResourceContents
+from pydantic import TypeAdapter
 
 from supervision.lowlevel import load_scaled
 
-from .._exceptions import McpCallTimeout, McpUnavailable
+from .._exceptions import McpCallTimeout, McpError, McpUnavailable
 from ._params import ConnectionParams, SseConnectionParams, StdioConnectionParams
 
-__all__ = ["McpConnection", "tool_info"]
+__all__ = ["RESOURCES_LIST", "RESOURCES_READ", "McpConnection", "resource_contents", "tool_info"]
+
+#: The name a resource listing travels under to a host's toolset actor (:meth:`McpConnection.answer`).
+RESOURCES_LIST = "resources/list"
+#: The name a resource read travels under (its one argument: ``uri``).
+RESOURCES_READ = "resources/read"
+
+_CONTENTS: TypeAdapter[list[TextResourceContents | BlobResourceContents]] = TypeAdapter(
+    list[TextResourceContents | BlobResourceContents])
+
+
+def resource_contents(dumped: list[dict[str, Any]]) -> list[TextResourceContents | BlobResourceContents]:
+    """The SDK's resource contents (text or blob) that :meth:`McpConnection.read_resource`
+    dumped as JSON (pydantic's ValidationError for anything else)."""
+    return _CONTENTS.validate_python(dumped)
 
 
 def tool_info(tool: Any) -> dict[str, Any]:
@@ -120,12 +142,68 @@ class McpConnection:
         answer = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return {key: answer[key] for key in ("content", "structuredContent", "isError") if key in answer}
 
+    async def list_resources(self, timeout: float) -> list[dict[str, Any]]:
+        """The server's resources (its first page of ``resources/list``, as google-adk
+        reads it), each as JSON with MCP's key names (``name``, ``uri``, ``mimeType``,
+        ...; ``meta`` for ``_meta``, as google-adk spells it), within ``timeout`` (else
+        McpCallTimeout); McpError when the server refuses, McpUnavailable when the
+        connection fails."""
+        result = await self._resource_request("list the resources", timeout, self._client.list_resources)
+        return [_dumped(resource) for resource in result.resources]
+
+    async def read_resource(self, uri: str, timeout: float) -> list[dict[str, Any]]:
+        """The contents of the resource at ``uri`` (each text or base64 ``blob``, as
+        JSON like :meth:`list_resources`; :func:`resource_contents` makes them the SDK's
+        again), with the same deadline and errors."""
+        result = await self._resource_request(f"read the resource {uri!r}", timeout,
+                                              lambda: self._client.read_resource(uri))
+        return [_dumped(content) for content in result.contents]
+
+    async def answer(self, name: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """A host toolset actor's request: ``RESOURCES_LIST`` is answered
+        ``{"resources": [...]}`` (:meth:`list_resources`), ``RESOURCES_READ``
+        ``{"contents": [...]}`` (:meth:`read_resource` of ``args["uri"]``; McpError
+        without a string ``uri``), unless the server has a tool of that name; any other
+        name is the tool's call (:meth:`call_tool`)."""
+        if name not in (RESOURCES_LIST, RESOURCES_READ) or any(tool["name"] == name for tool in self.tools):
+            return await self.call_tool(name, args, timeout)
+        if name == RESOURCES_LIST:
+            return {"resources": await self.list_resources(timeout)}
+        uri = args.get("uri")
+        if not isinstance(uri, str):
+            raise McpError("reading an MCP resource needs its uri (a string)")
+        return {"contents": await self.read_resource(uri, timeout)}
+
+    async def _resource_request(self, what: str, timeout: float, send: Any) -> Any:
+        if self.closed:
+            raise McpUnavailable("the connection to the MCP server is closed")
+        try:
+            async with asyncio.timeout(timeout):
+                return await send()
+        except TimeoutError:
+            raise McpCallTimeout(f"the MCP server did not {what} within {timeout:g} s") from None
+        except asyncio.CancelledError:
+            raise
+        except MCPError as exc:
+            raise McpError(f"the MCP server could not {what}: {exc}") from None
+        except Exception as exc:
+            self.closed = True
+            raise McpUnavailable(f"the MCP server failed to {what}: {_reason(exc)}") from None
+
     async def close(self, timeout: float = 5.0) -> None:
         """End the connection (a stdio server is asked to stop, then killed)."""
         self.closed = True
         with contextlib.suppress(BaseException):
             async with asyncio.timeout(timeout):
                 await self._stack.aclose()
+
+
+def _dumped(model: Any) -> dict[str, Any]:
+    """An SDK model as JSON with MCP's key names, ``_meta`` spelled ``meta`` (at its top)."""
+    answer: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if "_meta" in answer:
+        answer["meta"] = answer.pop("_meta")
+    return answer
 
 
 def _reason(exc: BaseException) -> str:

@@ -134,8 +134,7 @@ def toolset_arguments(config: Any) -> dict[str, Any]:
     a ValueError, when it does not fit); a stdio server is refused (ValueError) unless
     ``ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS`` is set (``1``, ``true``, ``yes``, ``on``:
     an agent file would otherwise start any command), as google-adk refuses it; auth
-    settings and ``use_mcp_resources``, which this toolset does not have, are refused
-    (ValueError naming them). ``tool_list_cache_ttl_seconds`` is accepted and has no
+    settings, which this toolset does not have, are refused (ValueError naming them). ``tool_list_cache_ttl_seconds`` is accepted and has no
     effect (the tools are listed by the connection, which lists them once)."""
     data = config.model_dump() if isinstance(config, BaseModel) else dict(config)
     parsed = McpToolsetConfig.model_validate(data)
@@ -146,9 +145,10 @@ def toolset_arguments(config: Any) -> dict[str, Any]:
                          "sse_connection_params or streamable_http_connection_params, or set "
                          f"{ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR}=1 when every agent file loaded is trusted")
     unsupported = [key for key in ("auth_scheme", "auth_credential", "credential_key")
-                   if getattr(parsed, key) is not None] + (["use_mcp_resources"] if parsed.use_mcp_resources else [])
+                   if getattr(parsed, key) is not None]
     if unsupported:
         raise ValueError(f"McpToolset args {', '.join(unsupported)}: not supported by adk-actors' McpToolset")
     params = (parsed.stdio_server_params or parsed.stdio_connection_params or parsed.sse_connection_params
               or parsed.streamable_http_connection_params)
-    return {"connection_params": params, "tool_filter": parsed.tool_filter, "tool_name_prefix": parsed.tool_name_prefix}
+    return {"connection_params": params, "tool_filter": parsed.tool_filter, "tool_name_prefix": parsed.tool_name_prefix,
+            "use_mcp_resources": parsed.use_mcp_resources}

@@ -12,6 +12,14 @@ returns the server's ``CallToolResult`` as JSON (``content``, ``structuredConten
 typed error (:class:`McpUnavailable`, :class:`McpCallTimeout`), which the run turns
 into the tool's error response: the run goes on.
 
+Resources, as google-adk 2.13 has them: :meth:`McpToolset.list_resources` (the
+resources' names), :meth:`McpToolset.get_resource_info` (one's metadata, as the server
+listed it) and :meth:`McpToolset.read_resource` (one's contents, the SDK's text and
+blob contents); each with the parameters' ``timeout`` as its deadline. With
+``use_mcp_resources=True``, :meth:`McpToolset.get_tools` adds a ``load_mcp_resource``
+tool (:class:`adk_actors.tools.load_mcp_resource_tool.LoadMcpResourceTool`) after the
+server's tools, which offers them to the model.
+
 Where the connection lives: on a host, in the host's toolset actor for these
 parameters (the invocation's ``mcp`` service: one connection per toolset and host,
 restarted with backoff, never one per run); elsewhere (the engine alone, tests), in
@@ -27,13 +35,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .._exceptions import McpError
 from .._types import FunctionDeclaration, LlmRequest
 from ..agents._fencing import (
     TOOL_DESCRIPTION_PREAMBLE,
     fence_schema_descriptions,
     fence_tool_description,
 )
-from ._connection import McpConnection
+from ..tools.load_mcp_resource_tool import LoadMcpResourceTool
+from ._connection import RESOURCES_LIST, RESOURCES_READ, McpConnection, resource_contents
 from ._params import (
     ConnectionParams,
     StdioConnectionParams,
@@ -58,7 +68,9 @@ class McpToolsetSpec:
 
 
 class McpService(Protocol):
-    """The host's MCP toolsets, as a run sees them (``InvocationContext.mcp``)."""
+    """The host's MCP toolsets, as a run sees them (``InvocationContext.mcp``).
+    ``call_tool`` carries the resource requests too: a name :data:`RESOURCES_LIST` or
+    :data:`RESOURCES_READ` (``McpConnection.answer``, in the toolset actor)."""
 
     async def list_tools(self, toolset: McpToolsetSpec) -> list[dict[str, Any]]: ...
 
@@ -69,7 +81,8 @@ class McpService(Protocol):
 class McpToolset:
     def __init__(self, *, connection_params: ConnectionParams | StdioServerParameters,
                  tool_filter: Sequence[str] | Callable[[str], bool] | None = None,
-                 tool_name_prefix: str | None = None, call_timeout: float = 60.0, name: str | None = None) -> None:
+                 tool_name_prefix: str | None = None, call_timeout: float = 60.0, name: str | None = None,
+                 use_mcp_resources: bool | None = False) -> None:
         if isinstance(connection_params, StdioServerParameters):  # google-adk takes it bare too
             connection_params = StdioConnectionParams(server_params=connection_params)
         self.spec = McpToolsetSpec(toolset_key(connection_params), connection_params)
@@ -77,6 +90,7 @@ class McpToolset:
         self.tool_filter = tool_filter
         self.tool_name_prefix = tool_name_prefix
         self.call_timeout = call_timeout
+        self.use_mcp_resources = bool(use_mcp_resources)
         self._local: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[McpConnection]] = (
             weakref.WeakKeyDictionary())
 
@@ -90,19 +104,72 @@ class McpToolset:
         there, for args that do not fit); ``config_abs_path`` is not used."""
         return cls(**toolset_arguments(config))
 
-    async def get_tools(self, ctx: Any) -> list[McpTool]:
+    async def get_tools(self, ctx: Any = None) -> list[McpTool | LoadMcpResourceTool]:
         """The server's tools that the filter keeps, sorted by their server's name (as
         google-adk 2.13 sorts them: the order the server lists them in is not part of
-        the protocol, and a request's tools stay in the same order turn after turn).
-        McpError when the server cannot be reached."""
-        service: McpService | None = getattr(ctx, "mcp", None)
+        the protocol, and a request's tools stay in the same order turn after turn),
+        then, with ``use_mcp_resources``, a ``load_mcp_resource`` tool of this toolset
+        (named with ``tool_name_prefix`` too, as google-adk's prefixing names it; the
+        filter does not apply to it). McpError when the server cannot be reached."""
+        service = _service(ctx)
         listed = await service.list_tools(self.spec) if service is not None else (await self._connection()).tools
-        kept = [McpTool(self, info) for info in listed if self._keeps(info["name"])]
-        return sorted(kept, key=lambda tool: tool.server_name)
+        kept = sorted((McpTool(self, info) for info in listed if self._keeps(info["name"])),
+                      key=lambda tool: tool.server_name)
+        tools: list[McpTool | LoadMcpResourceTool] = list(kept)
+        if self.use_mcp_resources:
+            loader = LoadMcpResourceTool(mcp_toolset=self)
+            if self.tool_name_prefix:
+                loader.name = f"{self.tool_name_prefix}_{loader.name}"
+            tools.append(loader)
+        return tools
+
+    async def list_resources(self, readonly_context: Any = None) -> list[str]:
+        """The names of the server's resources, in the server's order (its first page,
+        as google-adk lists them). The server is asked through the host's toolset actor
+        when ``readonly_context`` is a run's context on a host, else through this
+        object's own connection (opened on first use). Errors: McpUnavailable (the
+        server cannot be reached or its connection ended), McpCallTimeout (no answer
+        within the parameters' ``timeout``), McpError (the server refused)."""
+        return [str(resource.get("name")) for resource in await self._resources(readonly_context)]
+
+    async def get_resource_info(self, name: str, readonly_context: Any = None) -> dict[str, Any]:
+        """The first resource named ``name`` as the server lists it (``name``, ``uri``,
+        ``mimeType``, ``description``, ...; what the server left out is absent), asked
+        as :meth:`list_resources` asks, with its errors; ValueError when the server has
+        no resource of that name."""
+        for resource in await self._resources(readonly_context):
+            if resource.get("name") == name:
+                return resource
+        raise ValueError(f"the MCP server has no resource named {name!r}")
+
+    async def read_resource(self, name: str, readonly_context: Any = None) -> Any:
+        """The contents of the resource named ``name``, as the SDK gives them (a list of
+        ``TextResourceContents`` and ``BlobResourceContents``): its URI is found
+        (:meth:`get_resource_info`, whose errors it raises; ValueError when the resource
+        has none), then read from the server the same way, with the same deadline and
+        errors."""
+        info = await self.get_resource_info(name, readonly_context)
+        if "uri" not in info:
+            raise ValueError(f"the MCP resource {name!r} has no URI")
+        uri, timeout, service = str(info["uri"]), self._resource_timeout(), _service(readonly_context)
+        if service is not None:
+            dumped = _field(await service.call_tool(self.spec, RESOURCES_READ, {"uri": uri}, timeout), "contents")
+        else:
+            dumped = await (await self._connection()).read_resource(uri, timeout)
+        return resource_contents(dumped)
+
+    async def _resources(self, ctx: Any) -> list[dict[str, Any]]:
+        timeout, service = self._resource_timeout(), _service(ctx)
+        if service is not None:
+            return _field(await service.call_tool(self.spec, RESOURCES_LIST, {}, timeout), "resources")
+        return await (await self._connection()).list_resources(timeout)
+
+    def _resource_timeout(self) -> float:
+        return float(self.spec.params.timeout)
 
     async def call(self, ctx: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Call the server's tool ``name`` (see the module)."""
-        service: McpService | None = getattr(ctx, "mcp", None)
+        service = _service(ctx)
         if service is not None:
             return await service.call_tool(self.spec, name, args, self.call_timeout)
         return await (await self._connection()).call_tool(name, args, self.call_timeout)
@@ -131,6 +198,25 @@ class McpToolset:
         if task is None:
             task = self._local[loop] = loop.create_task(McpConnection.open(self.spec.params))
         return await asyncio.shield(task)
+
+
+def _field(answer: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The list under ``key`` of a host toolset actor's answer to a resource request;
+    McpError when there is none (the actor took the request for a tool call: the
+    server's tool result, an error, comes back instead)."""
+    found = answer.get(key)
+    if not isinstance(found, list):
+        raise McpError(f"the host's MCP toolset did not answer the resource request: {str(answer)[:300]}")
+    return found
+
+
+def _service(ctx: Any) -> McpService | None:
+    """The host's MCP service of ``ctx`` (a run's context, or a tool's or callback's,
+    whose run's it is); None elsewhere (no context, the engine alone)."""
+    service: McpService | None = getattr(ctx, "mcp", None)
+    if service is None:
+        service = getattr(getattr(ctx, "invocation", None), "mcp", None)
+    return service
 
 
 class McpTool:

@@ -45,7 +45,10 @@ The actor:
    a restart: restarted again with backoff, as a restart whose start failed);
 3. answers ``ListMcpTools`` from the list it got, and runs each ``CallMcpTool`` on
    its loop without blocking its messages (the answer comes back through a pipe it
-   watches), with the call's deadline: a timeout is answered ``mcp_timeout``;
+   watches), with the call's deadline: a timeout is answered ``mcp_timeout``. A call
+   named ``resources/list`` or ``resources/read`` (``McpConnection.answer``) lists or
+   reads the server's resources instead, the same way; the server refusing one is
+   answered ``mcp_error`` (the connection stays);
 4. crashes (let it crash) when the connection ends: a call that finds it ended, or
    the stdio server's process exiting (a pidfd monitor). Callers waiting get an
    error reply at once (``mcp_unavailable``), and the supervisor restarts it with
@@ -69,7 +72,7 @@ from supervision import NO_REPLY, CallerRef, CallError, GenServer, ServerNotRunn
 from supervision.lowlevel import load_scaled
 from supervision.protocol import Cast
 
-from .._exceptions import McpCallTimeout, McpError
+from .._exceptions import McpCallTimeout, McpError, McpUnavailable
 from .._validate import check_message
 from ._service_calls import CallMcpTool, ListMcpTools, McpToolsetStart
 
@@ -164,7 +167,7 @@ class McpToolsetActor(GenServer):
         if not isinstance(request.args, dict) or not isinstance(request.name, str):
             raise CallError("a tool call needs a name and a dict of arguments", code="invalid_request")
         future = asyncio.run_coroutine_threadsafe(
-            self.connection.call_tool(request.name, request.args, max(0.001, float(request.timeout))), self._loop)
+            self.connection.answer(request.name, request.args, max(0.001, float(request.timeout))), self._loop)
         self._in_flight[caller.ref] = caller
         future.add_done_callback(lambda done: self._answer_soon(caller, done))
         return NO_REPLY
@@ -218,7 +221,8 @@ class McpToolsetActor(GenServer):
             if error is None:
                 self.reply(caller, done.result())
             elif isinstance(error, McpError):
-                code = "mcp_timeout" if isinstance(error, McpCallTimeout) else "mcp_unavailable"
+                code = ("mcp_timeout" if isinstance(error, McpCallTimeout) else
+                        "mcp_unavailable" if isinstance(error, McpUnavailable) else "mcp_error")
                 self.reply_error(caller, CallError(str(error), code=code))
                 if code == "mcp_unavailable":
                     ended = str(error)

@@ -22,7 +22,7 @@ from supervision.lowlevel import load_scaled
 from supervision.protocol import StartChild
 
 from .._artifact_version import ArtifactVersion, get_artifact_uri
-from .._exceptions import McpCallTimeout, McpUnavailable
+from .._exceptions import McpCallTimeout, McpError, McpUnavailable
 from .._secrets import register_secret
 from ..engine import Decision
 from ..models import ModelError
@@ -335,8 +335,12 @@ class _McpNotYet(McpUnavailable):
 
 
 def _mcp_error(error: ServiceError) -> Exception:
+    """The typed error of an MCP service's refusal: a call past its deadline, the server's
+    own refusal (its connection still open: ``mcp_error``), else the server unreachable."""
     if error.code == "mcp_timeout":
         return McpCallTimeout(error.detail)
+    if error.code == "mcp_error":
+        return McpError(error.detail)
     return McpUnavailable(error.detail)
 
 

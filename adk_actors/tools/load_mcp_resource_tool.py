@@ -17,11 +17,11 @@ strings), under ``parameters_json_schema``. Before each model call of its agent:
 A call returns ``{"resource_names": [...], "status": ...}``: the contents are in the
 next request only (not in the session), so reading one again takes another call.
 
-The toolset is google-adk's kind (its own ``list_resources()`` and
-``read_resource(name)`` are used) or ours (:class:`adk_actors.mcp.McpToolset`): then
-the toolset's own connection in this process is asked. On a host, where a run reaches
-MCP servers through the host's toolset actors (``InvocationContext.mcp``), resources
-are not offered: listing fails (logged) and nothing is added.
+The toolset's own ``list_resources()`` and ``read_resource(name)`` are used: on
+google-adk's ``McpToolset`` as google-adk calls them (no context); on ours
+(:class:`adk_actors.mcp.McpToolset`) with the tool's context, so that on a host the
+host's toolset actor is asked (``InvocationContext.mcp``) and elsewhere the toolset's
+own connection in this process.
 """
 
 from __future__ import annotations
@@ -104,28 +104,14 @@ class LoadMcpResourceTool(BaseTool):
             return Part(inline_data=Blob(mime_type=mime, data=data))
         return Part(text=f"[{resource_name}: content of an unknown kind]")
 
-    async def _client(self, tool_context: ToolContext) -> Any:
-        if getattr(tool_context.invocation, "mcp", None) is not None:
-            raise RuntimeError("MCP resources are not offered through a host's toolset actors")
-        connection = await self._mcp_toolset._connection()
-        return connection._client
+    def _context(self, tool_context: ToolContext) -> tuple[Any, ...]:
+        """The arguments that come before a resource's name: the tool's context for a
+        toolset of ours (which reaches the host's MCP service through it), none for
+        google-adk's (whose ``readonly_context`` is a google-adk context)."""
+        return (tool_context,) if type(self._mcp_toolset).__module__.startswith("adk_actors.") else ()
 
     async def _list(self, tool_context: ToolContext) -> list[str]:
-        own = getattr(self._mcp_toolset, "list_resources", None)
-        if callable(own):
-            return list(await own())
-        listed = await (await self._client(tool_context)).list_resources()
-        return [resource.name for resource in listed.resources]
+        return list(await self._mcp_toolset.list_resources(*self._context(tool_context)))
 
     async def _read(self, name: str, tool_context: ToolContext) -> list[Any]:
-        own = getattr(self._mcp_toolset, "read_resource", None)
-        if callable(own):
-            return list(await own(name))
-        client = await self._client(tool_context)
-        listed = await client.list_resources()
-        found = next((r for r in listed.resources if r.name == name), None)
-        if found is None:
-            raise ValueError(f"the MCP server has no resource named {name!r}")
-        if not getattr(found, "uri", None):
-            raise ValueError(f"the MCP resource {name!r} has no URI")
-        return list((await client.read_resource(str(found.uri))).contents)
+        return list(await self._mcp_toolset.read_resource(name, *self._context(tool_context)))
