@@ -76,7 +76,8 @@ def read_waiting(sock: socket.socket, size: int) -> tuple[list[bytes], bool]:
 
 
 class RunLink:
-    """One end of a partition / worker line. Not thread-safe: the actor's main thread only."""
+    """One end of a partition / worker line. Not thread-safe: one thread at a time (a run
+    worker's main thread, and its worker thread under the actor's line lock: ``_run``)."""
 
     def __init__(self, sock: socket.socket) -> None:
         sock.setblocking(False)

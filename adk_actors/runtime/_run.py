@@ -22,7 +22,9 @@ to one of them (``_run_workers``). In order, for a worker:
    would leave only when it returns), rung once per batch, not per event. A
    non-partial event is held by the worker thread while it keeps computing, so that
    what follows it, the outcome included, leaves with it: a fast turn costs the
-   main thread one wakeup and the partition one message (one store transaction).
+   partition one message (one store transaction), and the main thread no wakeup:
+   a run that handed the main thread nothing has its whole output (its events and
+   its outcome) sent on the line by the worker thread itself (``_send_whole``).
    Held events go when the loop is about to wait (for a model, a tool, a timer), or
    once the worker thread has used ``FINAL_WINDOW`` of CPU time since the last of
    them (``HOLD_LIMIT`` since the first). Partial events are signalled at once and
@@ -73,7 +75,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supervision import BadRequest
-from supervision.lowlevel import call_on_fresh_chunk
+from supervision.lowlevel import call_on_fresh_chunk, process_alive
 from supervision.protocol import ErrorReply, ExitKind, ExitReason, Reply
 
 from .._types import Event, LiveRequest
@@ -99,7 +101,14 @@ from ._run_protocol import (
     WorkerHello,
     WorkerSettings,
 )
-from ._run_wake import FINAL_WINDOW, HOLD_LIMIT, Doorbell, WaitWatchingSelector, release_due
+from ._run_wake import (
+    FINAL_WINDOW,
+    HOLD_LIMIT,
+    Doorbell,
+    HeldEvents,
+    WaitWatchingSelector,
+    release_due,
+)
 from ._services_client import ServiceError
 
 __all__ = ["FINAL_WINDOW", "HOLD_LIMIT", "PARTIAL_WINDOW", "Doorbell", "RunActor", "release_due"]
@@ -156,10 +165,12 @@ class RunActor(WorkerTurns):
         #: (every held event may go), or "barrier" (the run's go now; see _committed).
         self._queue: queue.SimpleQueue[tuple[str, str, Any]] = queue.SimpleQueue()
         self._bell = Doorbell()  # the worker and tool threads wake the main thread with it
-        self._held: list[tuple[str, Event]] = []  # handed over, held by the worker thread
+        self._held: list[tuple[str, Event]] = []  # handed over, not yet released
         self._ready: dict[str, list[Event]] = {}  # handed over and released, not yet sent
-        self._held_since: float | None = None  # worker thread's CPU clock at its first held event
-        self._held_last = 0.0  # ... and at its last one
+        self._holds = HeldEvents()  # worker thread: the events it holds (see _hand)
+        self._to_main: set[str] = set()  # worker thread: the runs that handed the main thread anything
+        self._ended: list[RunOutput] = []  # worker thread: whole outputs to send as its loop goes to select
+        self._line_lock = threading.Lock()  # the line's reads and close, and the worker thread's sends
         self._partial_armed = False
         self._link: RunLink | None = None  # our direct line to the partition (see _link)
         self._partition: Any = None  # its address, from its PartitionHello
@@ -211,7 +222,9 @@ class RunActor(WorkerTurns):
         order. The line ended: the partition is gone, and so are our turns: exit."""
         if self._link is None:
             return
-        for message in self._link.receive():
+        with self._line_lock:  # (a line closed here while the worker thread sends on it: see _send_whole)
+            messages = self._link.receive()
+        for message in messages:
             if isinstance(message, StartRun):
                 self._start(message)
             elif isinstance(message, Committed):
@@ -265,9 +278,9 @@ class RunActor(WorkerTurns):
             self._early_inputs.popitem(last=False)
 
     def _start(self, start: StartRun) -> None:
-        """Rebuild the turn's history (answer NeedHistory if the prefix it names is not
-        the one held), remember it for the session's next turn, and hand the turn to
-        the worker thread."""
+        """Rebuild the turn's history (answer NeedHistory if the prefix it names is not the
+        one held), remember it for the session's next turn, forget the services' addresses
+        whose process has died (looked up again), and hand the turn to the worker thread."""
         if start.run_id in self._turns:
             return  # the same turn again: it runs already
         key = session_key(start.app_name, start.user_id, start.session_id)
@@ -285,8 +298,8 @@ class RunActor(WorkerTurns):
                            state=dict(start.state), events=list(history))
         turn = Turn(start, view)
         self._turns[start.run_id] = turn
-        self._services.clear()  # looked up afresh: a service may have restarted since
-        self._service_pids.clear()
+        self._service_pids = {name: pid for name, pid in self._service_pids.items() if process_alive(pid)}
+        self._services = {n: at for n, at in self._services.items() if n in self._service_pids}  # restarted: look up
         self._loop_ready.wait(5.0)
         assert self._loop is not None
         for request in self._early_inputs.pop(start.run_id, []):
@@ -318,31 +331,61 @@ class RunActor(WorkerTurns):
             loop.close()
 
     def _hand(self, kind: str, run_id: str, item: Any) -> None:
-        """Worker thread: queue an event or an outcome for the main thread; wake it now,
-        or, for a non-partial event, hold it (see ``_before_select``). What is handed
-        after held events releases them first (a partial event cannot pass them)."""
+        """Worker thread: hold a non-partial event (see ``_before_select``), or hand an
+        item to the main thread and wake it. What is handed after held events releases
+        them first (a partial event cannot pass them). An outcome takes its run's held
+        events along: when its run handed the main thread nothing (its output is all
+        here: nothing of it can be overtaken), this thread sends them itself, on the line,
+        at its loop's next select (``_send_whole``: after the turn's own tail, as the
+        thread goes idle); else they are handed over after what the run handed before."""
         if kind == "event" and not item.partial:
-            self._queue.put((kind, run_id, item))
-            self._held_last = time.thread_time()
-            if self._held_since is None:
-                self._held_since = self._held_last
+            self._holds.hold(run_id, item, time.thread_time())
             return
-        if self._held_since is not None and kind != "outcome":  # an outcome sends its run's
-            self._held_since = None
-            self._queue.put(("release", run_id, None))
+        if kind == "outcome":
+            events = self._holds.take(run_id)
+            if run_id not in self._to_main:
+                self._ended.append(RunOutput(run_id, events, item))
+                return
+            self._to_main.discard(run_id)
+            for event in events:
+                self._queue.put(("event", run_id, event))
+        else:
+            self._holds.hand_all(self._queue, self._to_main)  # (released: see HeldEvents)
+            self._to_main.add(run_id)
         self._queue.put((kind, run_id, item))
         self._bell.ring()
+
+    def _send_whole(self, output: RunOutput) -> bool:
+        """Worker thread: send the whole output of a run that handed the main thread
+        nothing on the line (one datagram, kept whole), saving the main thread's wakeup;
+        False when the line is gone, does not take it or it does not pickle: then the
+        main thread gets it, and sends it as before (through Thespian if it must)."""
+        with self._line_lock:
+            link = self._link
+            try:
+                sent = (link is not None and not link.closed and output.run_id not in self._through_thespian
+                        and link.send(output))
+            except Exception:
+                sent = False
+        if sent:
+            self._turns.pop(output.run_id, None)
+            return True
+        for event in output.events:
+            self._queue.put(("event", output.run_id, event))
+        self._queue.put(("outcome", output.run_id, output.outcome))
+        return False
 
     def _before_select(self, timeout: float | None) -> None:
         """Worker thread, at each turn of its loop: release the held events (and wake the
         main thread for them) when the loop is about to wait, or when the thread has used
-        FINAL_WINDOW of its CPU time since the last of them or HOLD_LIMIT since the first."""
-        since = self._held_since
-        if since is None:
-            return
-        if release_due(timeout, time.thread_time(), first=since, last=self._held_last):
-            self._held_since = None
-            self._queue.put(("release", "", None))
+        FINAL_WINDOW of its CPU time since the last of them or HOLD_LIMIT since the first.
+        First, the ended runs' whole outputs go (``_hand``)."""
+        ring = False
+        while self._ended:
+            ring = not self._send_whole(self._ended.pop(0)) or ring
+        if self._holds.first is not None and self._holds.due(timeout, time.thread_time()):
+            ring = self._holds.hand_all(self._queue, self._to_main) or ring
+        if ring:
             self._bell.ring()
 
     def handle_watch(self, ready: list[int]) -> None:
@@ -452,4 +495,5 @@ class RunActor(WorkerTurns):
             self._thread.join(0.5)
         self._bell.close()
         if self._link is not None:
-            self._link.close()
+            with self._line_lock:
+                self._link.close()

@@ -4,8 +4,8 @@ The worker and tool threads queue what they have for the main thread and ring it
 :class:`Doorbell` (a pipe the main thread watches). The worker thread's loop selects
 through a :class:`WaitWatchingSelector`, which tells it, before each select, how long
 the loop is about to wait; ``release_due`` then says whether the non-partial events it
-holds go now (the loop is about to wait, or ``FINAL_WINDOW`` / ``HOLD_LIMIT`` of its
-CPU time went by).
+holds (:class:`HeldEvents`, by run) go now (the loop is about to wait, or
+``FINAL_WINDOW`` / ``HOLD_LIMIT`` of its CPU time went by).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import selectors
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["FINAL_WINDOW", "HOLD_LIMIT", "Doorbell", "WaitWatchingSelector", "release_due"]
+__all__ = ["FINAL_WINDOW", "HOLD_LIMIT", "Doorbell", "HeldEvents", "WaitWatchingSelector", "release_due"]
 
 #: A non-partial event waits for the events and outcome that follow it while the worker
 #: computes (a scripted or cached turn then costs one message instead of one per event):
@@ -32,6 +33,50 @@ def release_due(timeout: float | None, now: float, *, first: float, last: float)
     Yes when the loop is about to wait, or after FINAL_WINDOW since the last held event,
     or HOLD_LIMIT since the first."""
     return timeout is None or timeout > 0 or now - last >= FINAL_WINDOW or now - first >= HOLD_LIMIT
+
+
+class HeldEvents:
+    """The worker thread's held non-partial events, by run, in the order handed, with
+    its CPU clock at the first and the last of them (``release_due``). Worker thread only."""
+
+    def __init__(self) -> None:
+        self.by_run: dict[str, list[Any]] = {}
+        self.first: float | None = None  # None: nothing held
+        self.last = 0.0
+
+    def hold(self, run_id: str, event: Any, now: float) -> None:
+        self.by_run.setdefault(run_id, []).append(event)
+        self.last = now
+        if self.first is None:
+            self.first = now
+
+    def take(self, run_id: str) -> list[Any]:
+        """One run's held events (it ended: they go with its outcome)."""
+        events = self.by_run.pop(run_id, [])
+        if not self.by_run:
+            self.first = None
+        return events
+
+    def take_all(self) -> dict[str, list[Any]]:
+        """Every run's held events (they go now)."""
+        held, self.by_run, self.first = self.by_run, {}, None
+        return held
+
+    def hand_all(self, items: Any, runs: set[str]) -> bool:
+        """Every run's held events to the main thread's queue ``items``, then a release;
+        their runs added to ``runs`` (False: none held)."""
+        held = self.take_all()
+        for run_id, events in held.items():
+            runs.add(run_id)
+            for event in events:
+                items.put(("event", run_id, event))
+        if held:
+            items.put(("release", "", None))
+        return bool(held)
+
+    def due(self, timeout: float | None, now: float) -> bool:
+        """Events are held and should go now (``release_due``)."""
+        return self.first is not None and release_due(timeout, now, first=self.first, last=self.last)
 
 
 class WaitWatchingSelector(selectors.DefaultSelector):

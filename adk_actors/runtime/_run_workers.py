@@ -39,12 +39,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from supervision.lowlevel import kill_pending, process_alive
 from supervision.protocol import Cast
 
 from .._types import LiveRequest, RunConfig
 from ._link import RunLink, WorkerLineServer
 from ._partition_timers import ShrinkWorkers, SlowToStop, StalledRun
+from ._proc_watch import ProcessWatch
 from ._run_protocol import (
     Cancel,
     Committed,
@@ -86,6 +86,9 @@ class RunWorkers(WorkerStops):
         self.server = WorkerLineServer(line_path)
         self.hellos: list[RunLink] = []  # lines connected that have not said hello yet
         self.workers: list[Worker] = []
+        #: worker pid -> the worker and its /proc files, held open from its first turn until it is
+        #: gone (``_proc_watch``)
+        self.watches: dict[int, tuple[Worker, ProcessWatch]] = {}
         self.runs: dict[str, tuple[Session, SessionRun]] = {}  # live runs given to the workers (not ended)
         self.backlog: deque[tuple[Session, SessionRun]] = deque()  # turns waiting for a worker
         #: run id -> (its worker, what to do once it stopped there): turns told to stop (see abandon)
@@ -214,6 +217,7 @@ class RunWorkers(WorkerStops):
             line.close()
         for worker in self.workers:
             worker.link.close()
+            self._forget_process(worker)
         self.server.close()
 
     # -- workers -------------------------------------------------------------------------------
@@ -281,12 +285,28 @@ class RunWorkers(WorkerStops):
         """The worker for a turn of session ``key``; None when none may take it now. A
         chosen worker whose process is known to be gone (its line's end not read yet), or
         killed and not yet exited (a SIGKILL pending), is handled as gone, and another is
-        chosen (one liveness check per turn)."""
+        chosen (one liveness check per turn, from its /proc files held open: ``_proc_watch``)."""
         while True:
             worker = self._pick_worker(key)
-            if worker is None or (process_alive(worker.pid) and not kill_pending(worker.pid)):
+            if worker is None or self._may_take_turns(worker):
                 return worker
             self._worker_gone(worker)
+
+    def _may_take_turns(self, worker: Worker) -> bool:
+        """``worker``'s process runs, and no SIGKILL is pending on it or acting on it."""
+        held = self.watches.get(worker.pid)
+        if held is None or held[0] is not worker:  # (a pid reused by a new worker: not the old one's files)
+            if held is not None:
+                held[1].close()
+            held = self.watches[worker.pid] = (worker, ProcessWatch(worker.pid))
+        return held[1].may_take_turns()
+
+    def _forget_process(self, worker: Worker) -> None:
+        """``worker`` is gone: its /proc files are closed."""
+        held = self.watches.get(worker.pid)
+        if held is not None and held[0] is worker:
+            del self.watches[worker.pid]
+            held[1].close()
 
     def _pick_worker(self, key: str) -> Worker | None:
         open_workers = [w for w in self.workers if not w.retired]
@@ -325,6 +345,7 @@ class RunWorkers(WorkerStops):
     def _remove(self, worker: Worker) -> None:
         self.workers.remove(worker)
         worker.link.close()
+        self._forget_process(worker)
         self.host.lines_changed()
         wait_exited(worker.pid)  # its line ends as it exits: its turns' ends are told once it has
         for run_id in sorted(worker.runs):
