@@ -72,10 +72,13 @@ async def turns_main(turns: int, concurrent: int, per_session: int, bursts: int)
                 sid = f"{kind}-{i}"
                 await service.create_session(app_name="bench", user_id="u", session_id=sid)
                 first_turns.append(await turn("u", sid, f"{kind} warm-up"))
+                out.setdefault(f"first_{kind}_turns", []).append(first_turns[-1])
             samples.append(await turn("u", sid, f"{kind} {i}"))
         out[f"{kind}_turn_ms"] = statistics.median(samples) * 1000
         out[f"{kind}_turn_min_ms"] = min(samples) * 1000  # for the sanity row (bench/_peer.py)
     out["first_turn_ms"] = statistics.median(first_turns) * 1000
+    for kind in ("text", "tool"):  # apart, as ours
+        out[f"first_{kind}_turn_ms"] = statistics.median(out.pop(f"first_{kind}_turns")) * 1000
     session = await service.create_session(app_name="bench", user_id="u", session_id="long")
     for i in range(1000):
         author = "user" if i % 2 == 0 else "bench"

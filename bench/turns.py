@@ -99,6 +99,7 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int, runs_per_wo
                 return timed_turn(runner, user, sid, text)
 
             first_turns = []
+            firsts: dict[str, list[float]] = {}
             for kind in ("text", "tool", "charge"):
                 samples = []
                 for i in range(turns):
@@ -108,9 +109,12 @@ def ours(turns: int, concurrent: int, per_session: int, bursts: int, runs_per_wo
                         first = turn("u", sid, f"{kind} warm-up")
                         if kind != "charge":  # google-adk's side has text and tool turns
                             first_turns.append(first)
+                            firsts.setdefault(kind, []).append(first)
                     samples.append(turn("u", sid, f"{kind} {i}"))
                 out[f"{kind}_turn_ms"] = statistics.median(samples) * 1000
             out["first_turn_ms"] = statistics.median(first_turns) * 1000
+            for kind, times in firsts.items():  # apart: a first tool turn costs more than a first text turn
+                out[f"first_{kind}_turn_ms"] = statistics.median(times) * 1000
             turn("u", "long", "text warm-up")
             samples = [turn("u", "long", f"text {i}") for i in range(max(10, turns // 2))]
             out["text_turn_1000_events_ms"] = statistics.median(samples) * 1000
@@ -209,6 +213,8 @@ def percentile(samples: list[float], share: float) -> float:
 
 ROWS = [
     ("first turn of a new session (ms, median)", "first_turn_ms", "lower"),
+    ("  of those, text turns", "first_text_turn_ms", "lower"),
+    ("  of those, tool turns", "first_tool_turn_ms", "lower"),
     ("text turn, short session (ms, median)", "text_turn_ms", "lower"),
     ("tool turn, short session (ms, median)", "tool_turn_ms", "lower"),
     ("  a tool not declared idempotent (its call stored first)", "charge_turn_ms", "lower", "tool_turn_ms"),
