@@ -9,7 +9,9 @@ model call's also google-adk's ``gcp.vertex.agent.invocation_id``; a
 graph workflow's run is ``invoke_workflow <workflow>`` (google-adk's: its
 ``gen_ai.workflow.name``, ``gen_ai.workflow.nested`` when inside another span of the
 turn; in place of the workflow's ``invoke_agent`` span, which the engine opens inside
-it and this takes as it); an attempt of a background job is
+it and this takes as it); an attempt of a workflow's function node is ``invoke_node
+<node>`` (google-adk's: under its workflow's span, no agent, and the ids of the events
+it made, ``gcp.vertex.agent.associated_event_ids``); an attempt of a background job is
 ``execute_job <function or app>`` (``adk.job.id``, ``adk.job.queue``,
 ``adk.job.attempt``), in the jobs actor's process. The spans of one invocation form one trace: each
 span's parent is the span it ran inside (a model or tool call's, its agent's), in
@@ -33,7 +35,7 @@ A2A_SPANS_SWITCH = "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"
 
 HANDLER_ID = "adk-actors-opentelemetry"
 _KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool", "job": "execute_job",
-          "workflow": "invoke_workflow"}
+          "workflow": "invoke_workflow", "node": "invoke_node"}
 
 
 def quiet_unused_a2a_spans() -> bool:
@@ -83,7 +85,8 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             operation = _KINDS[kind]
             target = metadata.get("model") if kind == "llm" else metadata.get("tool") if kind == "tool" \
                 else (metadata.get("function") or metadata.get("app")) if kind == "job" \
-                else metadata.get("workflow") if kind == "workflow" else metadata.get("agent")
+                else metadata.get("workflow") if kind == "workflow" else metadata.get("node") if kind == "node" \
+                else metadata.get("agent")
             with lock:
                 parent_id = metadata.get("parent_span_id") or ""
                 parent_id = same.get(parent_id, parent_id)
@@ -95,8 +98,9 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             attributes = {"gen_ai.operation.name": operation, "gen_ai.agent.name": metadata.get("agent", ""),
                           "adk.invocation_id": metadata.get("invocation_id", ""),
                           "adk.app": metadata.get("app", ""), "adk.session": metadata.get("session", "")}
-            if kind == "workflow":
+            if kind in ("workflow", "node"):
                 del attributes["gen_ai.agent.name"]
+            if kind == "workflow":
                 attributes["gen_ai.workflow.name"] = target or ""
                 if parent is not None:
                     attributes["gen_ai.workflow.nested"] = True
@@ -130,6 +134,8 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             span.set_attribute("gen_ai.usage.input_tokens", int(usage["prompt_token_count"]))
         if usage.get("candidates_token_count") is not None:
             span.set_attribute("gen_ai.usage.output_tokens", int(usage["candidates_token_count"]))
+        if kind == "node" and metadata.get("event_ids"):
+            span.set_attribute("gcp.vertex.agent.associated_event_ids", [str(i) for i in metadata["event_ids"]])
         if metadata.get("model_version"):
             span.set_attribute("gen_ai.response.model", str(metadata["model_version"]))
         error = metadata.get("error") or (metadata.get("kind") if phase == "exception" else None)

@@ -8,7 +8,9 @@ jobs actor ``[adk, job, start|stop|exception]`` per attempt of a background job
 (``queue_time`` at start; the job, its queue, kind and attempt; at exception the
 error and the state the job is left in), and a graph workflow's run
 ``[adk, workflow, start|stop|exception]`` (around its agent span: see
-:meth:`adk_actors.workflow.Workflow.run`); a model
+:meth:`adk_actors.workflow.Workflow.run`), and each attempt of its function nodes
+``[adk, node, start|stop|exception]`` (the node, its path; at stop the ``event_ids``
+of the events it made); a model
 call's stop also carries the ``event_id`` of the event it made, its ``request``
 (``LlmRequest``) and ``response`` (``LlmResponse``), and a tool call's stop its
 ``args`` and ``response``.

@@ -17,6 +17,12 @@ spans into :class:`TraceSpan` records, in the shape google-adk's trace view read
   (``gcp.vertex.agent.llm_request``), the response (``gcp.vertex.agent.llm_response``),
   the token usage and the finish reason.
 * ``execute_tool <tool>``: one per tool call, with its arguments and its response.
+* ``invoke_node <node>``: one per attempt of a workflow's function node (a join, a
+  parallel worker too; not an agent node nor a nested workflow), under its workflow's
+  span (a node run by ``ctx.run_node``: under the span of the node that ran it), as
+  google-adk's: ``gen_ai.operation.name`` and ``gen_ai.conversation.id`` (no agent), and
+  when the attempt succeeded with events, their ids
+  (``gcp.vertex.agent.associated_event_ids``).
 
 An ``AgentTool``'s agent runs as an invocation of its own inside the tool's span. Its
 spans are the turn's, as google-adk's are (its child run shares the caller's trace):
@@ -65,7 +71,7 @@ from . import telemetry
 from ._secrets import redact_json
 from ._types import LlmRequest, LlmResponse
 
-__all__ = ["EVENT_ID", "INVOCATION_ID", "MAX_CHARS", "MAX_CONTENTS", "PackedTrace", "TraceRecorder", "TraceSpan",
+__all__ = ["ASSOCIATED_EVENT_IDS", "EVENT_ID", "INVOCATION_ID", "MAX_CHARS", "MAX_CONTENTS", "PackedTrace", "TraceRecorder", "TraceSpan",
            "pack", "unpack"]
 
 INVOCATION_ID = "gcp.vertex.agent.invocation_id"
@@ -76,7 +82,9 @@ MAX_CONTENTS = 10
 MAX_CHARS = 16_000
 HANDLER_ID = "adk-actors-trace"
 _OPERATIONS = {"agent": "invoke_agent", "llm": "generate_content", "tool": "execute_tool",
-               "workflow": "invoke_workflow"}
+               "workflow": "invoke_workflow", "node": "invoke_node"}
+#: google-adk's attribute of an ``invoke_node`` span: the ids of the events its node made
+ASSOCIATED_EVENT_IDS = "gcp.vertex.agent.associated_event_ids"
 #: google-adk's attributes of an ``invoke_workflow`` span (OpenTelemetry GenAI semconv 1.41)
 WORKFLOW_NAME = "gen_ai.workflow.name"
 WORKFLOW_NESTED = "gen_ai.workflow.nested"
@@ -271,9 +279,10 @@ class TraceRecorder:
         a new trace for ``invocation``; a workflow's agent span is taken as the workflow's."""
         operation = _OPERATIONS[kind]
         target = metadata.get("model") if kind == "llm" else metadata.get("tool") if kind == "tool" \
-            else metadata.get("workflow") if kind == "workflow" else metadata.get("agent")
+            else metadata.get("workflow") if kind == "workflow" else metadata.get("node") if kind == "node" \
+            else metadata.get("agent")
         attributes: dict[str, Any] = {"gen_ai.operation.name": operation}
-        if kind != "workflow":
+        if kind not in ("workflow", "node"):
             attributes["gen_ai.agent.name"] = str(metadata.get("agent") or "")
         attributes["gen_ai.conversation.id"] = str(metadata.get("session") or "")
         attributes[INVOCATION_ID] = invocation
@@ -330,7 +339,7 @@ def _cache_attributes(cache: Any) -> dict[str, Any]:
 
 def _finish_attributes(kind: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """What a span learns at its end: a model call's event, request, response and
-    usage; a tool call's arguments and response; an error."""
+    usage; a tool call's arguments and response; a function node's events; an error."""
     found: dict[str, Any] = {}
     if kind == "llm":
         if metadata.get("event_id"):
@@ -350,6 +359,9 @@ def _finish_attributes(kind: str, metadata: Mapping[str, Any]) -> dict[str, Any]
             found["gen_ai.usage.input_tokens"] = int(usage["prompt_token_count"])
         if usage.get("candidates_token_count") is not None:
             found["gen_ai.usage.output_tokens"] = int(usage["candidates_token_count"])
+    elif kind == "node":
+        if metadata.get("event_ids"):
+            found[ASSOCIATED_EVENT_IDS] = [str(i) for i in metadata["event_ids"]]
     elif kind == "tool":
         if "args" in metadata:
             found["gcp.vertex.agent.tool_call_args"] = _text(metadata["args"])

@@ -6,7 +6,7 @@ process (its ``InMemoryRunner``, its spans through an in-memory exporter on the
 process's OpenTelemetry provider); on ours in this process (our ``InMemoryRunner``, its
 spans through our trace recorder, ``adk_actors.tracing``, and through the
 OpenTelemetry bridge, ``adk_actors.otel``); and on a host (``adk-actors serve``), the
-session's trace as ``/dev/apps/{app}/debug/trace/session/{id}`` serves it. Two apps:
+session's trace as ``/dev/apps/{app}/debug/trace/session/{id}`` serves it. Three apps:
 
 * ``helped``: an agent that asks ``helper`` (an ``AgentTool``). The helper's spans sit
   under the tool's span, in the turn's trace, and name the helper's own session (a new
@@ -16,10 +16,18 @@ session's trace as ``/dev/apps/{app}/debug/trace/session/{id}`` serves it. Two a
   Each workflow run is an ``invoke_workflow <name>`` span (no ``invoke_agent`` span
   of its own) with ``gen_ai.workflow.name``, and ``gen_ai.workflow.nested`` on the
   nested one only; its nodes' spans under it.
+* ``nodes``: a ``Workflow`` of function nodes (one runs a child by ``ctx.run_node``, one
+  is retried once), a join, a nested workflow of one generator node, and an agent.
+  Each attempt of a function node is an ``invoke_node <name>`` span under its
+  workflow's (the child's under its caller's), with the ids of the events it made
+  (``gcp.vertex.agent.associated_event_ids``, compared as those events' node paths);
+  the failed attempt's span has none and is failed (google-adk: its status; ours:
+  ``error.type``).
 
 What is compared of each span: its name, its place in the tree (children in the order
 they started), ``gen_ai.operation.name``, ``gen_ai.agent.name``, ``gen_ai.tool.name``,
-``gen_ai.workflow.name``, ``gen_ai.workflow.nested``, ``gen_ai.conversation.id`` (the
+``gen_ai.workflow.name``, ``gen_ai.workflow.nested``, a node's associated events, whether
+it failed, ``gen_ai.conversation.id`` (the
 caller's session, or another, UUID, session by order of appearance) and, on a model
 call's span, its invocation (the turn's, or another by order of appearance).
 What is left out, on purpose, and why:
@@ -58,12 +66,13 @@ from adk_actors.testing import StubServer, gemini_answers, gemini_response
 
 TESTS = Path(__file__).resolve().parent
 THEIRS, OURS = "their_traced56", "our_traced56"
+ASSOCIATED = "gcp.vertex.agent.associated_event_ids"
 USER = "ida"
 
 PROGRAM = '''
 from google.adk.agents import Agent
 from google.adk.tools.agent_tool import AgentTool
-from google.adk.workflow import Workflow
+from google.adk.workflow import FunctionNode, JoinNode, RetryConfig, Workflow
 
 helper = Agent(name="helper", model="gemini-2.5-flash", instruction="Take notes.", description="Takes notes.")
 helped = Agent(name="helped", model="gemini-2.5-flash", instruction="Help.", tools=[AgentTool(agent=helper)])
@@ -72,6 +81,39 @@ writer = Agent(name="writer", model="gemini-2.5-flash", instruction="Write a lin
 summer = Agent(name="summer", model="gemini-2.5-flash", instruction="Sum it up.")
 inner = Workflow(name="inner", edges=[("START", summer)])
 flow = Workflow(name="flow", edges=[("START", writer, inner)])
+
+closer = Agent(name="closer", model="gemini-2.5-flash", instruction="Write a line.")
+tries = []
+
+
+def parse(node_input):
+    return {"n": 1}
+
+
+def double(node_input):
+    return {"n": node_input["n"] * 2}
+
+
+async def fan(ctx, node_input):
+    return await ctx.run_node(FunctionNode(name="kid", func=double), node_input)
+
+
+def note(ctx, node_input):
+    ctx.state["noted"] = True
+    yield "noted"
+
+
+def flaky(node_input):
+    tries.append(1)
+    if len(tries) < 2:
+        raise RuntimeError("not yet")
+    return "steady"
+
+
+deep = Workflow(name="deep", edges=[("START", FunctionNode(name="note", func=note))])
+nodes = Workflow(name="nodes", edges=[
+    ("START", parse, (FunctionNode(name="fan", func=fan, rerun_on_resume=True), deep), JoinNode(name="meet"),
+     FunctionNode(name="flaky", func=flaky, retry_config=RetryConfig(max_attempts=2, initial_delay=0.01)), closer)])
 '''
 
 
@@ -119,7 +161,8 @@ def programs(stand_in: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 def otel_rows(spans: Any) -> list[dict[str, Any]]:
     return [{"name": s.name, "span_id": s.context.span_id, "parent_span_id": s.parent.span_id if s.parent else None,
-             "start_time": s.start_time, "attributes": dict(s.attributes or {})} for s in spans]
+             "start_time": s.start_time, "attributes": dict(s.attributes or {}),
+             "failed": s.status.status_code.name == "ERROR"} for s in spans]
 
 
 @contextlib.contextmanager
@@ -142,18 +185,19 @@ def google_adk_exporter() -> Iterator[InMemorySpanExporter]:
         exporter.shutdown()
 
 
-async def _turn(runner: Any, app: str, message: Any) -> tuple[str, str]:
-    """One turn in a new session: (the session's id, the turn's invocation id)."""
+async def _turn(runner: Any, app: str, message: Any) -> tuple[str, str, dict[str, str]]:
+    """One turn in a new session: (the session's id, the turn's invocation id, each
+    event's node path (its author outside a graph) by its id)."""
     session = await runner.session_service.create_session(app_name=app, user_id=USER)
-    invocations = [event.invocation_id async for event in
-                   runner.run_async(user_id=USER, session_id=session.id, new_message=message)]
-    assert invocations, "the turn made no event"
-    return session.id, invocations[-1]
+    events = [event async for event in runner.run_async(user_id=USER, session_id=session.id, new_message=message)]
+    assert events, "the turn made no event"
+    paths = {e.id: e.node_info.path if e.node_info is not None and e.node_info.path else e.author for e in events}
+    return session.id, events[-1].invocation_id, paths
 
 
-def google_adk_turn(app: str) -> tuple[list[dict[str, Any]], str, str]:
+def google_adk_turn(app: str) -> tuple[list[dict[str, Any]], str, str, dict[str, str]]:
     """``app`` of the program run on google-adk, one turn: its spans, the session's id,
-    the turn's invocation id."""
+    the turn's invocation id, its events' node paths by id."""
     import importlib
 
     from google.adk.runners import InMemoryRunner
@@ -163,15 +207,15 @@ def google_adk_turn(app: str) -> tuple[list[dict[str, Any]], str, str]:
     runner = InMemoryRunner(agent=root, app_name=app)
     message = types.Content(role="user", parts=[types.Part(text="Go.")])
     with google_adk_exporter() as exporter:
-        session, invocation = asyncio.run(asyncio.wait_for(_turn(runner, app, message), timeout=60))
+        session, invocation, paths = asyncio.run(asyncio.wait_for(_turn(runner, app, message), timeout=60))
         spans = otel_rows(exporter.get_finished_spans())
-    return spans, session, invocation
+    return spans, session, invocation, paths
 
 
-def our_turn(app: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str, str]:
+def our_turn(app: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str, str, dict[str, str]]:
     """``app`` of the program run on ours in this process, one turn: its spans as our
     trace recorder keeps them (``web_ui``) and as the OpenTelemetry bridge gives them,
-    the session's id, the turn's invocation id."""
+    the session's id, the turn's invocation id, its events' node paths by id."""
     import importlib
 
     from adk_actors import types
@@ -189,12 +233,12 @@ def our_turn(app: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str,
     recorder.attach("test-adk56-trace")
     attach_opentelemetry(provider.get_tracer("test"))
     try:
-        session, invocation = asyncio.run(asyncio.wait_for(_turn(runner, app, message), timeout=60))
+        session, invocation, paths = asyncio.run(asyncio.wait_for(_turn(runner, app, message), timeout=60))
     finally:
         detach_opentelemetry()
         recorder.detach("test-adk56-trace")
     recorded = [span.web_ui() for span in recorder.take(invocation)]
-    return recorded, otel_rows(exporter.get_finished_spans()), session, invocation
+    return recorded, otel_rows(exporter.get_finished_spans()), session, invocation, paths
 
 
 # -- what is compared: the tree of spans --------------------------------------------------
@@ -220,10 +264,12 @@ class _Labels:
         return self.seen.setdefault(str(value), f"{self.kind} #{len(self.seen) + 1}")
 
 
-def tree(rows: list[dict[str, Any]], session: str, invocation: str) -> list[Any]:
+def tree(rows: list[dict[str, Any]], session: str, invocation: str,
+         paths: dict[str, str] | None = None) -> list[Any]:
     """The spans as a tree of comparable nodes (see the module): each a name, what is
     compared of its attributes, and its children in the order they started; google-adk's
-    runner's wrapper of one agent's span folded into it."""
+    runner's wrapper of one agent's span folded into it. A node's associated events
+    are read as their node paths (``paths``: by event id)."""
     by_id = {row["span_id"]: row for row in rows}
     children: dict[Any, list[dict[str, Any]]] = {}
     for row in sorted(rows, key=lambda r: r["start_time"]):
@@ -245,6 +291,10 @@ def tree(rows: list[dict[str, Any]], session: str, invocation: str) -> list[Any]
         for key in ("gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.workflow.name", "gen_ai.workflow.nested"):
             if key in attributes:
                 kept[key] = attributes[key]
+        if ASSOCIATED in attributes:
+            kept["events"] = [(paths or {}).get(i, f"no event of the turn: {i}") for i in attributes[ASSOCIATED]]
+        if row.get("failed") or "error.type" in attributes:  # google-adk's: its status; ours: also error.type
+            kept["failed"] = True
         if operation != "execute_tool":
             kept["conversation"] = sessions(attributes.get("gen_ai.conversation.id"))
         if kept["operation"] == "generate_content":
@@ -287,17 +337,45 @@ FLOW = [["invoke_workflow flow", {"operation": "invoke_workflow", "gen_ai.workfl
                    _model("summer", "the caller's session", "the turn's invocation"))]]]]]
 
 
-@pytest.mark.parametrize(("app", "expected"), [("helped", HELPED), ("flow", FLOW)], ids=["agent_tool", "workflow"])
-def test_in_process_spans_are_google_adks(programs: Path, app: str, expected: list[Any]) -> None:
+def _node(name: str, *events: str, failed: bool = False, children: tuple[Any, ...] = ()) -> Any:
+    kept: dict[str, Any] = {"operation": "invoke_node"}
+    if events:
+        kept["events"] = list(events)
+    if failed:
+        kept["failed"] = True
+    kept["conversation"] = "the caller's session"
+    return [f"invoke_node {name}", kept, list(children)]
+
+
+#: what both must give for ``nodes`` (google-adk's, as read here): one span per attempt
+#: of a function node (a join's too), under its workflow's (a ``ctx.run_node`` child's
+#: under its caller's), with the node paths of the events it made; a failed attempt's
+#: with none, marked failed
+NODES = [["invoke_workflow nodes", {"operation": "invoke_workflow", "gen_ai.workflow.name": "nodes",
+                                    "conversation": "the caller's session"},
+          [_node("parse", "nodes@1/parse@1"),
+           _node("fan", "nodes@1/fan@1", children=(_node("kid", "nodes@1/fan@1/kid@1"),)),
+           ["invoke_workflow deep", {"operation": "invoke_workflow", "gen_ai.workflow.name": "deep",
+                                     "gen_ai.workflow.nested": True, "conversation": "the caller's session"},
+            [_node("note", "nodes@1/deep@1/note@1")]],
+           _node("meet", "nodes@1/meet@1"),
+           _node("flaky", failed=True),
+           _node("flaky", "nodes@1/flaky@1"),
+           _agent("closer", "the caller's session",
+                  _model("closer", "the caller's session", "the turn's invocation"))]]]
+
+
+@pytest.mark.parametrize(("app", "expected"), [("helped", HELPED), ("flow", FLOW), ("nodes", NODES)],
+                         ids=["agent_tool", "workflow", "function_nodes"])
+def test_in_process_spans_are_google_adks(programs: Path, app: str, expected: list[Any] | None) -> None:
     """The turn's spans on ours in this process, through the trace recorder and through
     the OpenTelemetry bridge, are google-adk's (see the module): an AgentTool's child
     spans name its own session; a Workflow's run is an invoke_workflow span."""
-    their_rows, their_session, their_invocation = google_adk_turn(app)
-    theirs = tree(their_rows, their_session, their_invocation)
+    theirs = tree(*google_adk_turn(app))
     assert theirs == expected, json.dumps(theirs, indent=1)  # what this file reads of google-adk's still holds
-    recorded, bridged, session, invocation = our_turn(app)
-    assert_alike(theirs, tree(recorded, session, invocation), "our trace recorder")
-    assert_alike(theirs, tree(bridged, session, invocation), "our OpenTelemetry bridge")
+    recorded, bridged, session, invocation, paths = our_turn(app)
+    assert_alike(theirs, tree(recorded, session, invocation, paths), "our trace recorder")
+    assert_alike(theirs, tree(bridged, session, invocation, paths), "our OpenTelemetry bridge")
 
 
 @pytest.mark.timeout(300)  # a host to start on a loaded machine
@@ -306,19 +384,21 @@ def test_a_hosts_session_traces_are_google_adks(programs: Path) -> None:
     serves it, is google-adk's spans of the same turn (see the module)."""
     from conftest import serving
 
-    theirs = {app: tree(*google_adk_turn(app)) for app in ("helped", "flow")}
-    assert theirs == {"helped": HELPED, "flow": FLOW}, json.dumps(theirs, indent=1)
+    apps_run = ("helped", "flow", "nodes")
+    theirs = {app: tree(*google_adk_turn(app)) for app in apps_run}
+    assert theirs == {"helped": HELPED, "flow": FLOW, "nodes": NODES}, json.dumps(theirs, indent=1)
     (programs / "host").mkdir()
     env = {"PYTHONPATH": os.pathsep.join([str(TESTS), str(programs / "agents")])}
-    apps = f'helped = "{OURS}.agent:helped"\nflow = "{OURS}.agent:flow"\n'
+    apps = "".join(f'{app} = "{OURS}.agent:{app}"\n' for app in apps_run)
     with serving(programs / "host", apps=apps, env=env) as info, \
             httpx.Client(base_url=info["url"], timeout=60) as http:
-        for app in ("helped", "flow"):
+        for app in apps_run:
             session = http.post(f"/apps/{app}/users/{USER}/sessions").json()["id"]
             ran = http.post("/run", json={"appName": app, "userId": USER, "sessionId": session,
                                           "newMessage": {"role": "user", "parts": [{"text": "Go."}]}})
             assert ran.status_code == 200, ran.text
             invocation = ran.json()[-1]["invocationId"]
+            paths = {e["id"]: (e.get("nodeInfo") or {}).get("path") or e["author"] for e in ran.json()}
             served = http.get(f"/dev/apps/{app}/debug/trace/session/{session}")
             assert served.status_code == 200, served.text
-            assert_alike(theirs[app], tree(served.json(), session, invocation), f"a host's trace of {app}")
+            assert_alike(theirs[app], tree(served.json(), session, invocation, paths), f"a host's trace of {app}")

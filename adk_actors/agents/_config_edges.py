@@ -10,13 +10,14 @@ A node class's keys are mapped onto it, in order: ``agent_class`` is skipped; ``
 is the code reference (a dotted name, or ``{name: ...}``; a leading ``.`` is the
 package of the file's folder) for the field ``x``; ``x_callbacks`` names the field
 ``x_callback``; ``edges`` are read as below; ``input_schema``, ``output_schema`` and
-``state_schema`` given as a dotted name or ``{name: ...}`` are code references (a
-schema given as another mapping is a JSON schema, kept as it is); a field that takes
+``state_schema`` (a node's, a Workflow's own) given as a dotted name or ``{name: ...}``
+are code references (a schema given as another mapping is a JSON schema, kept as it
+is); a field that takes
 a callable (a function node's ``require_confirmation``) given as a dotted name or
 ``{name: ...}`` is one too; any other value of a field is passed as it is
 (``require_confirmation: true``, ``parameter_binding: node_input``). A field
-google-adk's node has and ours has not (a Workflow's ``input_schema`` and
-``output_schema``; a function node's ``auth_config``) is refused, named. A key that
+google-adk's node has and ours has not (a function node's ``auth_config``) is
+refused, named. A key that
 names no field (nor a parameter of the class's constructor), and the fields only our
 agents have (``sub_agents``, the agent callbacks: google-adk's nodes have none), are
 logged as a warning and ignored, as google-adk ignores them. The node is then made; a
@@ -77,9 +78,7 @@ GOOGLE_ADK_WORKFLOW = "google.adk.workflow."
 #: our agents' own fields, which google-adk's workflow nodes have not
 _AGENT_ONLY = frozenset({"sub_agents", "before_agent_callback", "after_agent_callback"})
 _SCHEMAS = frozenset({"input_schema", "output_schema", "state_schema"})
-#: google-adk's node fields ours have not: refused when a file sets them (every node's,
-#: then a function node's own)
-_NOT_HERE = frozenset({"input_schema", "output_schema"})
+#: google-adk's function node fields ours have not: refused when a file sets them
 _NOT_HERE_FUNCTION = frozenset({"auth_config"})
 _EDGE_KEYS = frozenset({"from_node", "to_node", "route"})
 _START = "START"
@@ -210,7 +209,7 @@ class NodeBuilder:
     def _not_here(cls: type[Any]) -> frozenset[str]:
         """The google-adk fields of a node of ``cls``'s kind that are refused when
         ``cls`` has not got them."""
-        return _NOT_HERE | _NOT_HERE_FUNCTION if issubclass(cls, _workflow().FunctionNode) else _NOT_HERE
+        return _NOT_HERE_FUNCTION if issubclass(cls, _workflow().FunctionNode) else frozenset()
 
     # -- edges ---------------------------------------------------------------------------
 

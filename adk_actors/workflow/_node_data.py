@@ -44,7 +44,8 @@ from ..tools.tool_confirmation import ToolConfirmation
 from ._errors import WorkflowDataError
 
 __all__ = ["REJECTED", "confirmation_answer", "confirmation_interrupt_id", "confirmation_request",
-           "inferred_schemas", "is_json_schema", "needs_confirmation", "signature_schemas", "validate_node_data"]
+           "inferred_schemas", "is_json_schema", "needs_confirmation", "schema_setting", "signature_schemas",
+           "validate_node_data"]
 
 #: a rejected confirmation's output (google-adk's), never checked against the output schema
 REJECTED: dict[str, Any] = {"error": "This tool call is rejected."}
@@ -56,6 +57,15 @@ def is_json_schema(schema: Any) -> bool:
     """Whether ``schema`` is a JSON schema (a dict, or a genai ``Schema``): kept, never
     enforced."""
     return isinstance(schema, dict) or (isinstance(schema, BaseModel) and type(schema).__name__ == "Schema")
+
+
+def schema_setting(value: Any) -> Any:
+    """``value`` when it may be a schema setting: None, a type, a generic alias or union
+    of types, or a JSON schema (a dict, a genai Schema); anything else: ValueError."""
+    if value is None or isinstance(value, type) or is_json_schema(value) or typing.get_origin(value) is not None:
+        return value
+    raise ValueError(f"a schema is a type (a pydantic model class), a generic alias such as list[str], or a "
+                     f"JSON schema dict; got {type(value).__name__} {value!r}")
 
 
 def _bare(annotation: Any) -> Any:

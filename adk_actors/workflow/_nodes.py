@@ -40,6 +40,7 @@ from ._node_data import (
     inferred_schemas,
     is_json_schema,
     needs_confirmation,
+    schema_setting,
     signature_schemas,
     validate_node_data,
 )
@@ -189,10 +190,7 @@ class BaseNode(BaseModel):
     def _a_schema(cls, value: Any) -> Any:
         """A schema is None, a type, a generic alias or union of types, or a JSON schema
         (a dict, a genai Schema); anything else is refused (a ValueError)."""
-        if value is None or isinstance(value, type) or is_json_schema(value) or typing.get_origin(value) is not None:
-            return value
-        raise ValueError(f"a schema is a type (a pydantic model class), a generic alias such as list[str], or a "
-                         f"JSON schema dict; got {type(value).__name__} {value!r}")
+        return schema_setting(value)
 
     @field_validator("name")
     @classmethod

@@ -96,11 +96,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._exceptions import RunStopped
 from .._node_settings import retry_allowed, retry_delay, retry_delays
-from .._types import Content, Event, FunctionCall, NodeInfo, Part
+from .._types import Event, FunctionCall, NodeInfo
+from ._checks import checked_input, checked_output, error_event
 from ._errors import (
     NodeTimeoutError,
     WorkflowConfigurationError,
@@ -109,6 +111,8 @@ from ._errors import (
 )
 from ._graph import Graph
 from ._input import AskKey, Continuation, Record, interrupt_ids
+from ._node_session import NodeSession, TaskSession, as_user_content
+from ._node_span import node_span, note_event
 from ._nodes import ROUTE_KEY, START, BaseNode, Context, FunctionNode, JoinNode, node_event
 from ._parallel_worker import REPORTED
 from ._processes import ProcessPool
@@ -149,78 +153,6 @@ def take_frame(workflow: Any, ctx: Any) -> Frame:
         return frame
     path = f"{workflow.name}@1"
     return Frame(workflow=workflow, node_input=ctx.user_content, path=path, output_for=[path], root=True)
-
-
-def as_user_content(value: Any) -> Content:
-    """A node input as the user's message to an agent node (google-adk's rule)."""
-    if isinstance(value, Content):
-        return value.model_copy(update={"role": "user"})
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, (dict, list)):
-        text = json.dumps(value, ensure_ascii=False)
-    elif hasattr(value, "model_dump_json"):
-        text = value.model_dump_json()
-    else:
-        text = str(value)
-    return Content(role="user", parts=(Part(text=text),))
-
-
-class _NodeSession:
-    """The session as a single-turn agent node sees it: the state as it is, and as
-    events only its input (as a user message) and its own events of this node run; or,
-    with ``history`` (an agent whose ``include_contents`` is set to ``"default"``, as
-    google-adk's), the session's events with its input among them where it started."""
-
-    def __init__(self, session: Any, path: str, first: Event, invocation_id: str, history: bool = False) -> None:
-        self._session = session
-        self._path = path
-        self._first = first
-        self._invocation_id = invocation_id
-        self._start = len(session.events) if history else None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session, name)
-
-    @property
-    def id(self) -> str:
-        return str(self._session.session_id)
-
-    @property
-    def state(self) -> Any:
-        return self._session.state
-
-    @property
-    def events(self) -> list[Event]:
-        if self._start is not None:
-            events = list(self._session.events)
-            return [*events[:self._start], self._first, *events[self._start:]]
-        own = [e for e in self._session.events if e.invocation_id == self._invocation_id
-               and e.node_info is not None and e.node_info.path == self._path]
-        return [self._first, *own]
-
-    def commit(self, event: Event) -> None:
-        self._session.commit(event)
-
-
-class _TaskSession(_NodeSession):
-    """The session as a task agent node sees it (google-adk's task scope): the state as
-    it is; as events, its input (as a user message) first, then its node path's events
-    (of every invocation of the session) and the user's messages that came while it
-    waited (after an event of its path, before the one that ended a task there)."""
-
-    @property
-    def events(self) -> list[Event]:
-        seen: list[Event] = []
-        waiting = False  # an event of this path came last, and it did not end the task
-        for event in self._session.events:
-            info = event.node_info
-            if info is not None and info.path == self._path:
-                seen.append(event)
-                waiting = self._path not in (info.output_for or [])
-            elif waiting and event.author == "user" and (info is None or not info.path):
-                seen.append(event)
-        return [self._first, *seen]
 
 
 def _common_branch(branches: list[str]) -> str:
@@ -368,6 +300,7 @@ class _GraphRun:
         committed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         await self.queue.put(("event", event, committed))
         await committed
+        note_event(event)
 
     def output_for(self, path: str, terminal: bool) -> list[str]:
         return [path, *self.frame.output_for] if terminal else [path]
@@ -469,7 +402,7 @@ class _GraphRun:
             history = "include_contents" in getattr(agent, "model_fields_set", ()) and str(
                 getattr(agent, "include_contents", "")) == "default"
             agent_ctx = dataclasses.replace(
-                ctx, session=_NodeSession(ctx.session, path, first, ctx.invocation_id, history), user_content=message)
+                ctx, session=NodeSession(ctx.session, path, first, ctx.invocation_id, history), user_content=message)
         if record is not None:
             agent_ctx = dataclasses.replace(agent_ctx, replay=record)  # the engine replays its committed steps
         try:
@@ -503,7 +436,7 @@ class _GraphRun:
         it runs with the ``finish_task`` tool added to its tools (``_task``), its
         ``output_schema`` and ``output_key`` kept for that tool and this node (a task
         agent's text answers are neither parsed nor stored), over its task scope
-        (:class:`_TaskSession`: its input, then its own events and the user's answers).
+        (:class:`TaskSession`: its input, then its own events and the user's answers).
         Its events are stamped with the node's path. A ``finish_task`` call is
         remembered; the response that accepts it becomes the node's output
         (:func:`task_output`, on that event, with ``output_key`` set in its state
@@ -517,7 +450,7 @@ class _GraphRun:
         runner = agent.model_copy(update={"tools": [*agent.tools, tool], "output_schema": None, "output_key": None})
         message = as_user_content(node_input)
         first = Event(author="user", invocation_id=ctx.invocation_id, content=message, branch=ctx.branch)
-        agent_ctx = dataclasses.replace(ctx, session=_TaskSession(ctx.session, path, first, ctx.invocation_id),
+        agent_ctx = dataclasses.replace(ctx, session=TaskSession(ctx.session, path, first, ctx.invocation_id),
                                         user_content=message)
         if record is not None:
             agent_ctx = dataclasses.replace(agent_ctx, replay=record)
@@ -565,9 +498,13 @@ class _GraphRun:
     async def run_node(self, name: str, node_input: Any, use_sub: bool, branch: str, recorded: bool,
                        found: _Lookup | None) -> None:
         """One node run, retried and timed as its settings say; its outcome (or its
-        error) goes to the scheduler's queue. On resume, a ``recorded`` run was looked
-        up in the committed events (``found``, see ``look_up``); any other runs live,
-        with no replay (nothing of it can be on record)."""
+        error) goes to the scheduler's queue. First its input is checked as the node
+        takes it (``_checks.checked_input``, as google-adk's graph checks it before it
+        starts the node): refused, the node does not run, the workflow makes its own
+        error event (its path, ``<workflow>@<n>``, the error titled ``dynamic node
+        '<name>'``) and the error fails the graph run. On resume, a ``recorded`` run was
+        looked up in the committed events (``found``, see ``look_up``); any other runs
+        live, with no replay (nothing of it can be on record)."""
         node = self.graph.nodes[name]
         run = self.state.runs[name]
         path = f"{self.frame.path}/{name}@{run}"
@@ -578,6 +515,7 @@ class _GraphRun:
             ctx = dataclasses.replace(ctx, replay=None)
         terminal = self.graph.is_terminal(name)
         try:
+            node_input = await self.node_input(node, node_input)
             record, resumed, first = await self.resume_node(found, ctx, path, terminal)
             outcome = resumed if resumed is not None else await self.attempts(
                 node, ctx, path, run, node_input, terminal, first=first, record=record,
@@ -590,15 +528,28 @@ class _GraphRun:
         except BaseException as exc:
             await self.queue.put(("error", name, exc))
 
+    async def node_input(self, node: Any, node_input: Any) -> Any:
+        """``node_input`` as ``node`` takes it (``_checks.checked_input``); refused: the
+        workflow's error event is committed and the error raised, marked ``REPORTED``."""
+        try:
+            return checked_input(node, node_input)
+        except ValidationError as exc:
+            await self.emit(self.stamp(error_event(exc), self.ctx, self.frame.path, False))
+            setattr(exc, REPORTED, True)
+            raise
+
     async def attempts(self, node: Any, ctx: Any, path: str, run: int, node_input: Any, terminal: bool, *,
                        first: int = 1, record: Any = None, answers: dict[str, Any] | None = None,
                        recorded: list[Event] | None = None) -> _Outcome:
         """A node run's attempts, from attempt ``first`` (on resume, the failed ones on
         record counted), each within the node's ``timeout``: its outcome once one
-        succeeds. Each failed attempt makes an error event (``error_code`` the class
+        succeeds; a function node's attempt inside its span (``_node_span``). Each
+        failed attempt makes an error event (``error_code`` the class
         name, ``error_message`` the text, with the state it wrote), unless a child node
         run made it already (``REPORTED``); the next waits as ``retry_config`` says;
-        past its attempts, or on an exception it does not retry, the error is raised."""
+        past its attempts, or on an exception it does not retry, the error is raised,
+        marked ``REPORTED``: a graph it fails (a nested workflow's node run in a parent
+        graph) makes no error event of its own for it, as in google-adk."""
         config = getattr(node, "retry_config", None)
         attempts = retry_delays(config)[0]
         timeout = getattr(node, "timeout", None)
@@ -606,11 +557,12 @@ class _GraphRun:
         while True:
             delta: dict[str, Any] = {}
             try:
-                async with asyncio.timeout(timeout):
-                    if isinstance(node, BaseNode):
-                        return await self.run_function_node(node, ctx, path, run, node_input, terminal, answers,
-                                                            recorded)
-                    return await self.run_agent_node(node, ctx, path, node_input, terminal, record)
+                with node_span(node, ctx, path):
+                    async with asyncio.timeout(timeout):
+                        if isinstance(node, BaseNode):
+                            return await self.run_function_node(node, ctx, path, run, node_input, terminal,
+                                                                answers, recorded)
+                        return await self.run_agent_node(node, ctx, path, node_input, terminal, record)
             except TimeoutError:
                 error: Exception = NodeTimeoutError(node_name=node.name, timeout=timeout or 0.0)
             except RunStopped:
@@ -621,10 +573,10 @@ class _GraphRun:
                 error = exc
             record = None  # a retry runs live
             if not getattr(error, REPORTED, False):
-                failure = node_event(state=delta).model_copy(update={
-                    "error_code": type(error).__name__, "error_message": str(error)})
-                await self.emit(self.stamp(failure, ctx, path, terminal))
+                await self.emit(self.stamp(error_event(error, delta), ctx, path, terminal))
             if attempt >= attempts or not retry_allowed(config, error):
+                with contextlib.suppress(AttributeError):
+                    setattr(error, REPORTED, True)  # its event is made: a graph it fails makes none of its own
                 raise error
             await asyncio.sleep(retry_delay(config, attempt))
             attempt += 1
@@ -635,7 +587,9 @@ class _GraphRun:
         (``ctx.run_node``), in order:
         its run number is the next of its name under ``parent`` (path
         ``<parent>/<name>@<n>``); with ``use_sub_branch`` it runs on branch
-        ``<branch>.<name>@<n>``; on resume, a child run whose output is on record
+        ``<branch>.<name>@<n>``; its input is checked as it takes it
+        (``_checks.checked_input``: refused, the error is raised to the caller, with no
+        event of the child's); on resume, a child run whose output is on record
         (``recorded``: the parent run's committed events) gives that output and does
         not run again; else it runs as a node does (``attempts``), not terminal, and
         its output is returned. Failing, its error is raised marked ``REPORTED`` (its
@@ -646,6 +600,7 @@ class _GraphRun:
         branch = ctx.branch or ""
         if use_sub_branch:
             branch = f"{branch}.{node.name}@{run}" if branch else f"{node.name}@{run}"
+        node_input = checked_input(node, node_input)
         for event in recorded:
             if event.node_info is not None and event.node_info.path == path and path in (
                     event.node_info.output_for or []):
@@ -1001,15 +956,25 @@ class _GraphRun:
         # node run again stands once, as in google-adk; one that ran again with none has none)
         terminal = [output for name, output in self.state.outputs.items() if self.graph.is_terminal(name)]
         self.frame.outputs = len(terminal)
-        if terminal:
-            self.frame.output = terminal[-1]
         if self.frame.outputs > 1:
             raise WorkflowConfigurationError(
                 f"workflow {self.workflow.name!r}: {self.frame.outputs} terminal nodes gave an output; "
                 f"a workflow has at most one (join the branches first)")
+        if terminal and not self.frame.waiting:
+            try:
+                self.frame.output = checked_output(self.workflow, terminal[-1])
+            except ValidationError as exc:  # the workflow's own error: its event, then the graph run fails
+                yield self.stamp(error_event(exc), self.ctx, self.frame.path, False)
+                setattr(exc, REPORTED, True)
+                raise
+        elif terminal:
+            self.frame.output = terminal[-1]
 
 
 async def run_graph(workflow: Any, graph: Graph, ctx: Any, frame: Frame) -> AsyncIterator[Event]:
-    """Run ``graph`` of ``workflow`` in ``ctx`` as ``frame`` says (see the module)."""
+    """Run ``graph`` of ``workflow`` in ``ctx`` as ``frame`` says (see the module): first
+    its input is checked against its ``input_schema`` (``_checks.checked_input``;
+    refused: pydantic's ValidationError, before any event), then the graph runs."""
+    frame.node_input = checked_input(workflow, frame.node_input)
     async for event in _GraphRun(workflow, graph, ctx, frame).run():
         yield event

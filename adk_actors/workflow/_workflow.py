@@ -18,7 +18,7 @@ import inspect
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, field_validator
 
 from .. import telemetry
 from .._node_settings import RetryConfig, StateSchemaError
@@ -26,6 +26,7 @@ from .._types import Event
 from ..agents import AgentBase
 from ._graph import Graph, build_graph
 from ._input import Record, find_continuation
+from ._node_data import schema_setting
 from ._nodes import START, BaseNode, FunctionNode
 from ._run import CONTINUATION, run_graph, take_frame
 
@@ -35,15 +36,28 @@ __all__ = ["Workflow"]
 class Workflow(AgentBase):
     """A graph workflow: ``edges`` (see ``_graph`` for the forms they take),
     ``max_concurrency`` (nodes running at once; None or <= 0: no limit), and as a node
-    in another workflow ``retry_config`` and ``timeout``."""
+    in another workflow ``retry_config`` and ``timeout``. Its ``input_schema`` and
+    ``output_schema`` (google-adk's, as a node's: a type, a generic alias, or a JSON
+    schema kept and never enforced; None: not checked) check and coerce its input when
+    its graph starts and its output (its terminal node's) when its graph ends (see
+    ``_run``); the graph checks them against its neighbours' on its edges, as a
+    node's."""
 
     edges: list[Any] = Field(default_factory=list)
     max_concurrency: int | None = None
     retry_config: RetryConfig | None = None
     timeout: float | None = Field(default=None, gt=0)
     rerun_on_resume: bool = True
+    input_schema: Any = None
+    output_schema: Any = None
 
     _graph: Graph | None = PrivateAttr(default=None)
+
+    @field_validator("input_schema", "output_schema")
+    @classmethod
+    def _a_schema(cls, value: Any) -> Any:
+        """A schema setting, as a node's (see ``_node_data.schema_setting``)."""
+        return schema_setting(value)
 
     def __init__(self, **data: Any) -> None:
         """In order: the edges are built into a graph and checked (a bad graph:
