@@ -34,6 +34,14 @@ def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
         yield {**running, "port": str(running["port"])}
 
 
+@pytest.fixture(scope="module")
+def shared_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One ``serve`` for the module's tests that neither kill, stop nor reconfigure it
+    (``served`` is a test's own), each on sessions of its own."""
+    with serving(tmp_path_factory.mktemp("cli-shared")) as running:
+        yield {**running, "port": str(running["port"])}
+
+
 def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> None:
     port = served["port"]
     turn = cli("run", "weather_bot", "What's the weather in Oslo?", "--port", port, "--session", "s1")
@@ -102,8 +110,8 @@ host.disconnect()
 """
 
 
-def test_a_client_attached_to_a_running_host_may_use_one_runner_from_many_threads(served: dict[str, Any]) -> None:
-    done = subprocess.run([sys.executable, "-c", THREADED_CLIENT, served["port"]], cwd=ROOT, capture_output=True,
+def test_a_client_attached_to_a_running_host_may_use_one_runner_from_many_threads(shared_served: dict[str, Any]) -> None:
+    done = subprocess.run([sys.executable, "-c", THREADED_CLIENT, shared_served["port"]], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -112,7 +120,7 @@ def test_a_client_attached_to_a_running_host_may_use_one_runner_from_many_thread
     assert all(any("-3 °C and snow in Oslo" in text for text in said) for said in result["answers"].values())
 
 
-def test_second_serve_on_a_busy_port_fails_at_once(served: dict[str, Any], tmp_path: Path) -> None:
+def test_second_serve_on_a_busy_port_fails_at_once(shared_served: dict[str, Any], tmp_path: Path) -> None:
     # At once: as soon as a serve that fails on its config, run just before on this
     # machine as loaded as it is (both import the same); Thespian alone would wait ~14 s
     # more for the port.
@@ -122,7 +130,7 @@ def test_second_serve_on_a_busy_port_fails_at_once(served: dict[str, Any], tmp_p
     assert cli("serve", "--config", str(bad), timeout=60).returncode == 2
     baseline = time.monotonic() - began
     began = time.monotonic()
-    second = cli("serve", "--config", str(served["config"]), timeout=60)
+    second = cli("serve", "--config", str(shared_served["config"]), timeout=60)
     assert second.returncode == 1 and "already in use" in second.stderr
     assert time.monotonic() - began < baseline + 8, baseline
 
@@ -168,8 +176,8 @@ def test_config_sections_are_validated(tmp_path: Path) -> None:
     assert "limits.max_json_depth" in message and "app name may not contain path separators" in message
 
 
-def test_a_users_mistakes_are_one_line_with_no_supervision_names(served: dict[str, Any]) -> None:
-    port = served["port"]
+def test_a_users_mistakes_are_one_line_with_no_supervision_names(shared_served: dict[str, Any]) -> None:
+    port = shared_served["port"]
     for args in (("approvals", "approve", "weather_bot", "no-such-id"), ("approvals", "deny", "weather_bot", "nope"),
                  ("sessions", "show", "weather_bot", "no-such-session"), ("run", "no_such_app", "hi")):
         result = cli(*args, "--port", port)

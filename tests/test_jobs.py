@@ -11,6 +11,7 @@ a file outside the host, so each test counts executions and sees any overlap."""
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
 import random
@@ -26,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 import runtime_agents
-from conftest import ROOT, free_port, serving
+from conftest import ROOT, SharedHost, free_port, serving
 
 from adk_actors import InvalidRequestError, NotFoundError
 from adk_actors.jobs import (
@@ -206,13 +207,41 @@ def test_a_job_that_cannot_run_is_refused_by_name(spec: JobSpec, said: str) -> N
 # -- the host's jobs actor ------------------------------------------------------------------------
 
 
+JOBS = JobsConfig(queues={"default": 3, "single": 1}, backoff=Backoff(base=0.05, max_delay=0.2, jitter=0.0), tick=0.2)
+
+
 @pytest.fixture
 def jobs_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    config = JobsConfig(queues={"default": 3, "single": 1}, backoff=Backoff(base=0.05, max_delay=0.2, jitter=0.0),
-                        tick=0.2)
-    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), jobs=config),
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), jobs=JOBS),
               system=actor_system) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def shared_jobs_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedHost]:
+    hosts = SharedHost(tmp_path_factory.mktemp("jobs"),
+                       lambda data: HostConfig(apps=runtime_agents.APPS, data_dir=str(data), jobs=JOBS))
+    yield hosts
+    hosts.close()
+
+
+@pytest.fixture
+def shared_jobs_host(shared_jobs_hosts: SharedHost) -> Host:
+    """A host as ``jobs_host``'s, shared by the tests that neither kill, stop nor
+    reconfigure it and look at their own jobs only (by id, or by a user of their own,
+    ``user``); the one that compares the whole list before and after comes before any
+    test that leaves a job to run later (``SharedHost``: a fresh one after a test that
+    broke its tree)."""
+    return shared_jobs_hosts.get()
+
+
+_USERS = itertools.count(1)
+
+
+@pytest.fixture
+def user() -> str:
+    """A user no other test of the module has (the shared host keeps every job)."""
+    return f"ann{next(_USERS)}"
 
 
 def lines(log: Path) -> list[str]:
@@ -234,66 +263,66 @@ def finished(host: Host, job_id: str, timeout: float = 15.0) -> Any:
     return host.jobs.get(job_id)
 
 
-def test_function_and_agent_jobs_run_and_keep_their_results(jobs_host: Host, tmp_path: Path) -> None:
+def test_function_and_agent_jobs_run_and_keep_their_results(shared_jobs_host: Host, user: str, tmp_path: Path) -> None:
     log = tmp_path / "log"
-    job = jobs_host.jobs.enqueue_function("job_functions:record", {"log": str(log), "value": 7})
-    assert finished(jobs_host, job.id).result == {"value": 7, "attempt": 1}
-    run = jobs_host.jobs.enqueue_run("echo", "hello jobs", user_id="ann")
-    done = finished(jobs_host, run.id)
+    job = shared_jobs_host.jobs.enqueue_function("job_functions:record", {"log": str(log), "value": 7})
+    assert finished(shared_jobs_host, job.id).result == {"value": 7, "attempt": 1}
+    run = shared_jobs_host.jobs.enqueue_run("echo", "hello jobs", user_id=user)
+    done = finished(shared_jobs_host, run.id)
     assert done.result == {"session_id": run.id, "text": "echo: hello jobs (turn 1)"}
-    runner = jobs_host.runner("echo")
-    runner.create_session("ann", "mine")
-    turn = jobs_host.jobs.enqueue_run("echo", "into my session", user_id="ann", session_id="mine")
-    assert finished(jobs_host, turn.id).result["session_id"] == "mine"
-    events = runner.get_session("ann", "mine").events
+    runner = shared_jobs_host.runner("echo")
+    runner.create_session(user, "mine")
+    turn = shared_jobs_host.jobs.enqueue_run("echo", "into my session", user_id=user, session_id="mine")
+    assert finished(shared_jobs_host, turn.id).result["session_id"] == "mine"
+    events = runner.get_session(user, "mine").events
     assert [e.content.text for e in events if e.content] == ["into my session", "echo: into my session (turn 1)"]
-    assert {j.id for j in jobs_host.jobs.list()} >= {job.id, run.id, turn.id}
-    assert jobs_host.jobs.list(state="completed", limit=1)[0].state == "completed"
+    assert {j.id for j in shared_jobs_host.jobs.list()} >= {job.id, run.id, turn.id}
+    assert shared_jobs_host.jobs.list(state="completed", limit=1)[0].state == "completed"
 
 
-def test_failures_are_retried_with_backoff_snoozes_wait_and_discards_stop(jobs_host: Host, tmp_path: Path) -> None:
+def test_failures_are_retried_with_backoff_snoozes_wait_and_discards_stop(shared_jobs_host: Host, tmp_path: Path) -> None:
     log = tmp_path / "log"
-    flaky = jobs_host.jobs.enqueue_function("job_functions:flaky", {"log": str(log), "fail_times": 2})
-    done = finished(jobs_host, flaky.id)
+    flaky = shared_jobs_host.jobs.enqueue_function("job_functions:flaky", {"log": str(log), "fail_times": 2})
+    done = finished(shared_jobs_host, flaky.id)
     assert (done.state, done.attempt, done.result) == ("completed", 3, "finally")
     assert [e["error"] for e in done.errors] == ["RuntimeError: attempt 1 failed on purpose",
                                                  "RuntimeError: attempt 2 failed on purpose"]
-    hopeless = finished(jobs_host, jobs_host.jobs.enqueue_function("job_functions:hopeless").id)
+    hopeless = finished(shared_jobs_host, shared_jobs_host.jobs.enqueue_function("job_functions:hopeless").id)
     assert hopeless.state == "discarded" and hopeless.attempt == 1 and "nothing to do" in hopeless.errors[0]["error"]
-    out_of_tries = finished(jobs_host, jobs_host.jobs.enqueue_function(
+    out_of_tries = finished(shared_jobs_host, shared_jobs_host.jobs.enqueue_function(
         "job_functions:flaky", {"log": str(tmp_path / "log2"), "fail_times": 5}, max_attempts=2).id)
     assert out_of_tries.state == "discarded" and out_of_tries.attempt == 2
-    snoozed = finished(jobs_host, jobs_host.jobs.enqueue_function("job_functions:snoozing",
+    snoozed = finished(shared_jobs_host, shared_jobs_host.jobs.enqueue_function("job_functions:snoozing",
                                                                   {"log": str(tmp_path / "log3")}).id)
     assert (snoozed.state, snoozed.result, snoozed.errors) == ("completed", "awake", ())
 
 
-def test_bad_input_is_a_typed_error_and_nothing_is_stored(jobs_host: Host) -> None:
-    before = jobs_host.jobs.list()
+def test_bad_input_is_a_typed_error_and_nothing_is_stored(shared_jobs_host: Host) -> None:
+    before = shared_jobs_host.jobs.list()
     with pytest.raises(InvalidRequestError, match="no app"):
-        jobs_host.jobs.enqueue_run("nope", "hi")
+        shared_jobs_host.jobs.enqueue_run("nope", "hi")
     with pytest.raises(InvalidRequestError, match="cannot import"):
-        jobs_host.jobs.enqueue_function("no.such:fn")
+        shared_jobs_host.jobs.enqueue_function("no.such:fn")
     with pytest.raises(InvalidRequestError, match="over"):
-        jobs_host.jobs.enqueue_function("job_functions:noop", {"blob": "x" * 100_000})
+        shared_jobs_host.jobs.enqueue_function("job_functions:noop", {"blob": "x" * 100_000})
     with pytest.raises(NotFoundError):
-        jobs_host.jobs.get("job-nope")
-    assert jobs_host.jobs.list() == before
+        shared_jobs_host.jobs.get("job-nope")
+    assert shared_jobs_host.jobs.list() == before
 
 
-def test_unique_jobs_a_users_view_and_cancel_retry(jobs_host: Host, tmp_path: Path) -> None:
-    first = jobs_host.jobs.enqueue_function("job_functions:noop", unique_key="once", schedule_in=60.0)
-    again = jobs_host.jobs.enqueue_function("job_functions:noop", unique_key="once", schedule_in=60.0)
+def test_unique_jobs_a_users_view_and_cancel_retry(shared_jobs_host: Host, user: str, tmp_path: Path) -> None:
+    first = shared_jobs_host.jobs.enqueue_function("job_functions:noop", unique_key="once", schedule_in=60.0)
+    again = shared_jobs_host.jobs.enqueue_function("job_functions:noop", unique_key="once", schedule_in=60.0)
     assert again.id == first.id and first.state == "scheduled"
-    ann = Jobs(jobs_host, user_id="ann")
+    ann = Jobs(shared_jobs_host, user_id=user)
     mine = ann.enqueue_function("job_functions:noop", schedule_in=60.0)
-    assert mine.user_id == "ann" and [j.id for j in ann.list()] == [mine.id]
+    assert mine.user_id == user and [j.id for j in ann.list()] == [mine.id]
     with pytest.raises(NotFoundError):
         ann.get(first.id)  # the operator's job: not ann's to see
-    assert jobs_host.jobs.cancel(first.id).state == "cancelled"
-    retried = jobs_host.jobs.retry(first.id)
+    assert shared_jobs_host.jobs.cancel(first.id).state == "cancelled"
+    retried = shared_jobs_host.jobs.retry(first.id)
     assert retried.state == "available"
-    assert finished(jobs_host, first.id).state == "completed"
+    assert finished(shared_jobs_host, first.id).state == "completed"
 
 
 def test_a_queues_concurrency_limit_holds_under_load(jobs_host: Host, tmp_path: Path) -> None:
@@ -308,24 +337,24 @@ def test_a_queues_concurrency_limit_holds_under_load(jobs_host: Host, tmp_path: 
     assert overlap(tmp_path / "many") == 3
 
 
-def test_an_attempt_over_its_timeout_is_killed_and_failed(jobs_host: Host, tmp_path: Path) -> None:
+def test_an_attempt_over_its_timeout_is_killed_and_failed(shared_jobs_host: Host, tmp_path: Path) -> None:
     log = tmp_path / "log"
-    job = jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 30}, timeout=0.5,
+    job = shared_jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 30}, timeout=0.5,
                                           max_attempts=1)
-    done = finished(jobs_host, job.id)
+    done = finished(shared_jobs_host, job.id)
     assert done.state == "discarded" and "timed out after 0.5 s" in done.errors[0]["error"]
     assert lines(log) == [f"start {job.id} 1"]  # cut short: its process was killed
-    after = finished(jobs_host, jobs_host.jobs.enqueue_function("job_functions:noop").id)
+    after = finished(shared_jobs_host, shared_jobs_host.jobs.enqueue_function("job_functions:noop").id)
     assert after.state == "completed"  # a new executor took over
 
 
-def test_cancelling_an_executing_job_stops_it(jobs_host: Host, tmp_path: Path) -> None:
+def test_cancelling_an_executing_job_stops_it(shared_jobs_host: Host, tmp_path: Path) -> None:
     log = tmp_path / "log"
-    job = jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 30})
+    job = shared_jobs_host.jobs.enqueue_function("job_functions:slow", {"log": str(log), "seconds": 30})
     wait_until(lambda: lines(log) == [f"start {job.id} 1"], timeout=10)
-    assert jobs_host.jobs.cancel(job.id).state == "cancelled"
+    assert shared_jobs_host.jobs.cancel(job.id).state == "cancelled"
     time.sleep(0.5)
-    assert jobs_host.jobs.get(job.id).state == "cancelled" and lines(log) == [f"start {job.id} 1"]
+    assert shared_jobs_host.jobs.get(job.id).state == "cancelled" and lines(log) == [f"start {job.id} 1"]
 
 
 def _executor_pids(host: Host) -> list[int]:
@@ -533,22 +562,22 @@ def test_each_attempt_emits_telemetry_and_becomes_an_opentelemetry_span(tmp_path
     assert spans[1].attributes["adk.job.id"] == bad.id and spans[1].status.is_ok
 
 
-def test_other_actors_enqueue_through_the_message_api(jobs_host: Host, tmp_path: Path) -> None:
+def test_other_actors_enqueue_through_the_message_api(shared_jobs_host: Host, user: str, tmp_path: Path) -> None:
     """The ``jobs`` actor, found in the host's registry, answers the request messages of
     ``adk_actors.jobs`` (what another actor sends): a job, or ``invalid_request``."""
     from supervision import CallError, whereis
 
-    registry = jobs_host.root.child("registry").address  # type: ignore[union-attr]
-    with jobs_host.system.private() as endpoint:
+    registry = shared_jobs_host.root.child("registry").address  # type: ignore[union-attr]
+    with shared_jobs_host.system.private() as endpoint:
         jobs_actor = whereis(endpoint, registry, "jobs")
         job = call(endpoint, jobs_actor, EnqueueJob(function(function="job_functions:record",
-                                                             args={"log": str(tmp_path / "log"), "value": "m"})))
-        assert job.state == "available" and job.user_id == "ann"
+                                                             args={"log": str(tmp_path / "log"), "value": "m"}, user_id=user)))
+        assert job.state == "available" and job.user_id == user
         with pytest.raises(CallError) as refused:
             call(endpoint, jobs_actor, EnqueueJob(function(function="no.such:thing")))
         assert refused.value.code == "invalid_request" and "cannot import" in refused.value.detail
-        assert [j.id for j in call(endpoint, jobs_actor, ListJobs(user_id="ann"))] == [job.id]
-    assert finished(jobs_host, job.id).result == {"value": "m", "attempt": 1}
+        assert [j.id for j in call(endpoint, jobs_actor, ListJobs(user_id=user))] == [job.id]
+    assert finished(shared_jobs_host, job.id).result == {"value": "m", "attempt": 1}
 
 
 def test_a_queue_may_have_a_backoff_of_its_own(actor_system: Any, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ used run id)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import threading
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import runtime_agents
+from conftest import SharedHost
 
 from adk_actors import Content, InvalidRequestError, SessionBusyError
 from adk_actors.messages import (
@@ -31,11 +34,44 @@ from adk_actors.messages import (
     RunRequest,
     session_key,
 )
-from adk_actors.runtime import Host
+from adk_actors.runtime import Host, HostConfig
 from supervision import CallError, SupervisorClient, call
 from supervision.lowlevel import load_scaled
 from supervision.protocol import Call, Reply
 from supervision.testing import pid_alive, wait_until
+
+
+@pytest.fixture(scope="module")
+def shared_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedHost]:
+    hosts = SharedHost(tmp_path_factory.mktemp("fast_path"),
+                       lambda data: HostConfig(apps=runtime_agents.APPS, data_dir=str(data)))
+    yield hosts
+    hosts.close()
+
+
+@pytest.fixture
+def host(shared_hosts: SharedHost) -> Host:
+    """This module's ``host``: one shared by the tests that neither kill, stop nor
+    reconfigure it (``SharedHost``: a fresh one after a test that broke its tree), each
+    test's sessions on a user of its own (``user``)."""
+    return shared_hosts.get()
+
+
+@pytest.fixture
+def own_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    """A host of the test's own, as conftest's ``host``: for the tests that kill a
+    process of it or count every session it holds."""
+    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
+        yield running
+
+
+_USERS = itertools.count(1)
+
+
+@pytest.fixture
+def user() -> str:
+    """A user no other test of the module has (the shared host keeps every session)."""
+    return f"ann{next(_USERS)}"
 
 
 def texts(events: list[Any]) -> list[str]:
@@ -64,14 +100,14 @@ def until_terminal(endpoint: Any, run_id: str, timeout: float = 15.0) -> list[An
     raise AssertionError(f"no terminal message for {run_id} within {timeout} s; got {received}")
 
 
-def batched_turns(host: Host, app: str, turns: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:
-    """Create session ann/s1 of ``app``, then send it each of ``turns`` in order, as a
+def batched_turns(host: Host, user: str, app: str, turns: tuple[str, ...]) -> Iterator[tuple[str, list[Any]]]:
+    """Create session ``user``/s1 of ``app``, then send it each of ``turns`` in order, as a
     RunRequest through its partition; yield (text, every envelope of that run)."""
-    host.runner(app).create_session("ann", "s1")
-    partition = host.partition_for(app, "ann", "s1")
+    host.runner(app).create_session(user, "s1")
+    partition = host.partition_for(app, user, "s1")
     with host.system.private() as endpoint:
         for text in turns:
-            request = RunRequest(app, "ann", "s1", new_message=Content.user(text))
+            request = RunRequest(app, user, "s1", new_message=Content.user(text))
             call(endpoint, partition, request, timeout=10)
             yield text, until_terminal(endpoint, request.run_id)
 
@@ -80,14 +116,14 @@ def flatten(received: list[Any]) -> list[Any]:
     return [m for message in received for m in (message.messages if isinstance(message, RunMessages) else (message,))]
 
 
-def test_new_sessions_and_their_turns_start_no_process(host: Host) -> None:
+def test_new_sessions_and_their_turns_start_no_process(own_host: Host) -> None:
     """A session is an object in its partition and a turn runs on the partition's
     workers: 20 new sessions and their first two turns leave the host's processes as
     they were (before, each new session forked two)."""
-    runner = host.runner("echo")
+    runner = own_host.runner("echo")
     def workers() -> list[list[int]] | None:
         """Each partition's connected workers, once each has its two (run_workers)."""
-        now = [sorted(call(host.system, p, LiveWorkers(), timeout=5)) for p in host.partitions()]
+        now = [sorted(call(own_host.system, p, LiveWorkers(), timeout=5)) for p in own_host.partitions()]
         return now if all(len(w) == 2 for w in now) else None
 
     before = wait_until(workers, timeout=10)
@@ -96,28 +132,28 @@ def test_new_sessions_and_their_turns_start_no_process(host: Host) -> None:
         assert texts(list(runner.run("crowd", f"s{i}", "one")))[-1] == "echo: one (turn 1)"
         assert texts(list(runner.run("crowd", f"s{i}", "two")))[-1] == "echo: two (turn 2)"
     assert workers() == before
-    held = sum(len(call(host.system, p, HeldKeys(), timeout=5)) for p in host.partitions())
+    held = sum(len(call(own_host.system, p, HeldKeys(), timeout=5)) for p in own_host.partitions())
     assert held == 20
 
 
-def test_the_runner_goes_back_to_the_partition_when_the_sessions_process_is_gone(host: Host) -> None:
-    runner = host.runner("echo")
+def test_the_runner_goes_back_to_the_partition_when_the_sessions_process_is_gone(own_host: Host) -> None:
+    runner = own_host.runner("echo")
     runner.create_session("ann", "s1")
     list(runner.run("ann", "s1", "one"))  # the runner now sends this session's turns straight to its partition
-    before = partition_pid(host, "echo", "ann", "s1")
+    before = partition_pid(own_host, "echo", "ann", "s1")
     os.kill(before, signal.SIGKILL)
-    wait_until(lambda: partition_pid(host, "echo", "ann", "s1") != before)
+    wait_until(lambda: partition_pid(own_host, "echo", "ann", "s1") != before)
     assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
     assert texts(list(runner.run("ann", "s1", "three")))[-1] == "echo: three (turn 3)"
 
 
-def test_a_caller_gets_each_event_once_in_order_then_one_end(host: Host) -> None:
+def test_a_caller_gets_each_event_once_in_order_then_one_end(host: Host, user: str) -> None:
     """A caller that sends a RunRequest itself (no Runner) gets the run's messages in
     order, each once, envelopes or not, and exactly one terminal message, last."""
-    host.runner("counter").create_session("ann", "s1")
-    partition = host.partition_for("counter", "ann", "s1")
+    host.runner("counter").create_session(user, "s1")
+    partition = host.partition_for("counter", user, "s1")
     with host.system.private() as endpoint:
-        request = RunRequest("counter", "ann", "s1", new_message=Content.user("go"))
+        request = RunRequest("counter", user, "s1", new_message=Content.user("go"))
         accepted = call(endpoint, partition, request, timeout=10)
         assert isinstance(accepted, RunAccepted) and accepted.run_id == request.run_id
         messages = flatten(until_terminal(endpoint, request.run_id))
@@ -131,12 +167,12 @@ def test_a_caller_gets_each_event_once_in_order_then_one_end(host: Host) -> None
                      ("counter", False, False)]  # user, call, response, answer
 
 
-def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused_to_another_request(host: Host) -> None:
+def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused_to_another_request(host: Host, user: str) -> None:
     runner = host.runner("sleepy")
-    runner.create_session("ann", "s1")
-    partition = host.partition_for("sleepy", "ann", "s1")
+    runner.create_session(user, "s1")
+    partition = host.partition_for("sleepy", user, "s1")
     with host.system.private() as endpoint:
-        request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 0.5"))
+        request = RunRequest("sleepy", user, "s1", new_message=Content.user("sleep 0.5"))
         first = call(endpoint, partition, request, timeout=10)
         again = call(endpoint, first.session, request, timeout=10)  # a retry while it runs
         assert (again.run_id, again.position) == (first.run_id, 0)
@@ -150,19 +186,19 @@ def test_a_request_sent_twice_starts_one_run_and_a_used_run_id_is_refused_to_ano
             assert exc.code == "invalid_request" and "used already" in exc.detail
         else:
             raise AssertionError("a used run id was accepted again")
-    events = runner.get_session("ann", "s1").events
+    events = runner.get_session(user, "s1").events
     assert [e.content.text for e in events if e.author == "user"] == ["sleep 0.5"]
-    assert partition_pid(host, "sleepy", "ann", "s1") == first.session_pid  # it did not crash
+    assert partition_pid(host, "sleepy", user, "s1") == first.session_pid  # it did not crash
 
 
-def test_a_request_asked_again_from_another_endpoint_has_its_end_sent_there(host: Host) -> None:
+def test_a_request_asked_again_from_another_endpoint_has_its_end_sent_there(host: Host, user: str) -> None:
     """The Runner asks again from a new endpoint when it takes its first request for
     undelivered: if the partition had taken it after all, the run's messages from then on
     go to the endpoint that asked last, so its stream ends (it waited for its deadline)."""
     runner = host.runner("sleepy")
-    runner.create_session("ann", "s1")
-    partition = host.partition_for("sleepy", "ann", "s1")
-    request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 0.5"))
+    runner.create_session(user, "s1")
+    partition = host.partition_for("sleepy", user, "s1")
+    request = RunRequest("sleepy", user, "s1", new_message=Content.user("sleep 0.5"))
     with host.system.private() as first, host.system.private() as second:
         call(first, partition, request, timeout=10)
         again = call(second, partition, request, timeout=10)
@@ -170,20 +206,20 @@ def test_a_request_asked_again_from_another_endpoint_has_its_end_sent_there(host
         assert isinstance(flatten(until_terminal(second, request.run_id))[-1], RunDone)
 
 
-def test_a_partition_refuses_a_request_for_a_session_of_another_partition(host: Host) -> None:
+def test_a_partition_refuses_a_request_for_a_session_of_another_partition(host: Host, user: str) -> None:
     """One writer per session: a request sent to a partition the session does not hash
     to is refused (``not_running``: the caller asks the right one), never served."""
     runner = host.runner("echo")
     sid = next(f"s{i}" for i in range(100)
-               if host.partition_for("echo", "ann", f"s{i}") != host.partition_for("echo", "ann", "s0"))
-    runner.create_session("ann", sid)
-    wrong = host.partition_for("echo", "ann", "s0")
+               if host.partition_for("echo", user, f"s{i}") != host.partition_for("echo", user, "s0"))
+    runner.create_session(user, sid)
+    wrong = host.partition_for("echo", user, "s0")
     with host.system.private() as endpoint:
-        for request in (RunRequest("echo", "ann", sid, new_message=Content.user("misdirected")),
-                        GetState("echo", "ann", sid), CreateSession("echo", "ann", "another", {}),
-                        DeleteSession("echo", "ann", sid)):
-            key = session_key("echo", "ann", request.session_id)
-            if host.partition_for("echo", "ann", request.session_id) == wrong:
+        for request in (RunRequest("echo", user, sid, new_message=Content.user("misdirected")),
+                        GetState("echo", user, sid), CreateSession("echo", user, "another", {}),
+                        DeleteSession("echo", user, sid)):
+            key = session_key("echo", user, request.session_id)
+            if host.partition_for("echo", user, request.session_id) == wrong:
                 continue
             try:
                 call(endpoint, wrong, request, timeout=10)
@@ -191,22 +227,22 @@ def test_a_partition_refuses_a_request_for_a_session_of_another_partition(host: 
                 assert exc.code == "not_running", (request, exc)
             else:
                 raise AssertionError(f"a partition served {type(request).__name__} of a session of another ({key})")
-    assert runner.get_session("ann", sid).events == []
-    assert texts(list(runner.run("ann", sid, "hello")))[-1] == "echo: hello (turn 1)"
+    assert runner.get_session(user, sid).events == []
+    assert texts(list(runner.run(user, sid, "hello")))[-1] == "echo: hello (turn 1)"
 
 
-def test_concurrent_async_runs_on_one_runner_each_get_their_own_messages(host: Host) -> None:
+def test_concurrent_async_runs_on_one_runner_each_get_their_own_messages(host: Host, user: str) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
     runner = host.runner("sleepy", timeout=10.0)
     for i in range(8):
-        runner.create_session("ann", f"s{i}")
+        runner.create_session(user, f"s{i}")
 
     async def conversation(i: int) -> list[str]:
         said = []
         for _ in (1, 2):
-            said += [e.content.text async for e in runner.run_async("ann", f"s{i}", "sleep 0.2")
+            said += [e.content.text async for e in runner.run_async(user, f"s{i}", "sleep 0.2")
                      if e.content and e.content.text and e.author != "user"]
         return said
 
@@ -220,26 +256,26 @@ def test_concurrent_async_runs_on_one_runner_each_get_their_own_messages(host: H
     assert len(answers) == 8 and all(len(said) == 2 for said in answers), answers
 
 
-def test_an_abandoned_run_never_leaks_into_the_next_one(host: Host) -> None:
+def test_an_abandoned_run_never_leaks_into_the_next_one(host: Host, user: str) -> None:
     runner = host.runner("sleepy", timeout=10.0)
-    runner.create_session("ann", "s1")
-    runner.create_session("ann", "s2")
-    abandoned = runner.run("ann", "s1", "sleep 0.3")
+    runner.create_session(user, "s1")
+    runner.create_session(user, "s2")
+    abandoned = runner.run(user, "s1", "sleep 0.3")
     next(abandoned)  # the user's event; the run goes on without a reader
     abandoned.close()
     for _ in range(3):  # while the abandoned run still sends its events somewhere
-        assert texts(list(runner.run("ann", "s2", "hello")))[-1] == "awake: hello"
-    wait_until(lambda: len(runner.get_session("ann", "s1").events) == 4, timeout=5)  # it finished
+        assert texts(list(runner.run(user, "s2", "hello")))[-1] == "awake: hello"
+    wait_until(lambda: len(runner.get_session(user, "s1").events) == 4, timeout=5)  # it finished
 
 
-def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host) -> None:
+def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host, user: str) -> None:
     import asyncio
 
     runner = host.runner("sleepy", timeout=10.0)
-    runner.create_session("ann", "s1")
+    runner.create_session(user, "s1")
 
     async def consume(in_flight: asyncio.Event) -> None:
-        async for event in runner.run_async("ann", "s1", "sleep 3"):
+        async for event in runner.run_async(user, "s1", "sleep 3"):
             if event.content is not None and event.content.function_calls:
                 in_flight.set()  # the tool runs: the run is surely not over
 
@@ -255,28 +291,28 @@ def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host) -> None
         return "finished"
 
     assert asyncio.run(cancel_in_flight()) == "cancelled"
-    wait_until(lambda: len(runner.get_session("ann", "s1").events) == 4, timeout=load_scaled(10))
-    assert texts(list(runner.run("ann", "s1", "hi")))[-1] == "awake: hi"
+    wait_until(lambda: len(runner.get_session(user, "s1").events) == 4, timeout=load_scaled(10))
+    assert texts(list(runner.run(user, "s1", "hi")))[-1] == "awake: hi"
 
 
-def test_a_runner_forgets_runs_that_ended(host: Host) -> None:
+def test_a_runner_forgets_runs_that_ended(host: Host, user: str) -> None:
     runner = host.runner("echo")
-    runner.create_session("ann", "s1")
+    runner.create_session(user, "s1")
     for text in ("one", "two", "three"):
-        list(runner.run("ann", "s1", text, run_id=f"run-{text}"))
+        list(runner.run(user, "s1", text, run_id=f"run-{text}"))
     assert runner._runs == {}
     with pytest.raises(InvalidRequestError, match="no run 'run-two' in progress"):  # the kit's error, not supervision's
         runner.cancel("run-two")
 
 
-def test_a_request_sent_straight_to_a_known_session_is_answered_by_its_run(host: Host) -> None:
-    host.runner("echo").create_session("ann", "s1")
-    partition = host.partition_for("echo", "ann", "s1")
+def test_a_request_sent_straight_to_a_known_session_is_answered_by_its_run(host: Host, user: str) -> None:
+    host.runner("echo").create_session(user, "s1")
+    partition = host.partition_for("echo", user, "s1")
     with host.system.private() as endpoint:
-        first = RunRequest("echo", "ann", "s1", new_message=Content.user("one"))
+        first = RunRequest("echo", user, "s1", new_message=Content.user("one"))
         accepted = call(endpoint, partition, first, timeout=10)
         until_terminal(endpoint, first.run_id)
-        quiet = RunRequest("echo", "ann", "s1", new_message=Content.user("two"), reply_accepted=False)
+        quiet = RunRequest("echo", user, "s1", new_message=Content.user("two"), reply_accepted=False)
         endpoint.tell(accepted.session, Call(quiet))
         received = []
         while not any(isinstance(m, (RunDone, RunFailed)) for m in flatten(
@@ -288,14 +324,14 @@ def test_a_request_sent_straight_to_a_known_session_is_answered_by_its_run(host:
         assert [m.event.content.text for m in flatten(received) if isinstance(m, AdkEvent)][-1] == "echo: two (turn 2)"
 
 
-def test_a_refused_straight_request_still_gets_its_error(host: Host, tmp_path: Path) -> None:
+def test_a_refused_straight_request_still_gets_its_error(host: Host, user: str, tmp_path: Path) -> None:
     runner = host.runner("sleepy")
-    runner.create_session("ann", "s1")
-    partition = host.partition_for("sleepy", "ann", "s1")
+    runner.create_session(user, "s1")
+    partition = host.partition_for("sleepy", user, "s1")
     with host.system.private() as endpoint:
-        long = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 0.5"))
+        long = RunRequest("sleepy", user, "s1", new_message=Content.user("sleep 0.5"))
         accepted = call(endpoint, partition, long, timeout=10)
-        refused = RunRequest("sleepy", "ann", "s1", new_message=Content.user("again"), reject_if_busy=True,
+        refused = RunRequest("sleepy", user, "s1", new_message=Content.user("again"), reject_if_busy=True,
                              reply_accepted=False)
         # From an endpoint of its own: the long run's events stream to the first one, and
         # one of them could be taken for the refusal's answer.
@@ -308,41 +344,41 @@ def test_a_refused_straight_request_still_gets_its_error(host: Host, tmp_path: P
                 raise AssertionError("a second run on a busy session was taken")
         until_terminal(endpoint, long.run_id)
     # The Runner's own straight requests: a busy session is a typed error, the session carries on.
-    list(runner.run("ann", "s1", "sleep 0.5"))
+    list(runner.run(user, "s1", "sleep 0.5"))
     done = threading.Event()
     in_tool = tmp_path / "in-tool"
-    threading.Thread(target=lambda: (list(runner.run("ann", "s1", f"sleep 2 {in_tool}")), done.set())).start()
+    threading.Thread(target=lambda: (list(runner.run(user, "s1", f"sleep 2 {in_tool}")), done.set())).start()
     wait_until(in_tool.exists)
     try:
-        list(runner.run("ann", "s1", "now", reject_if_busy=True))
+        list(runner.run(user, "s1", "now", reject_if_busy=True))
     except SessionBusyError:
         pass
     else:
         raise AssertionError("reject_if_busy was not honoured")
     assert done.wait(15)
-    assert [e.content.text for e in runner.get_session("ann", "s1").events if e.author == "user"] == [
+    assert [e.content.text for e in runner.get_session(user, "s1").events if e.author == "user"] == [
         "sleep 0.5", "sleep 0.5", f"sleep 2 {in_tool}"]
 
 
-def test_a_worker_held_up_between_the_answer_and_the_end_still_sends_the_turn_as_one_message(host: Host) -> None:
+def test_a_worker_held_up_between_the_answer_and_the_end_still_sends_the_turn_as_one_message(host: Host, user: str) -> None:
     """Wall time passes on the run's worker between its answer and its end, with next to
     no CPU (a busy machine preempting it): the caller still gets the turn in one
     envelope (and the session committed it in one transaction)."""
-    for text, received in batched_turns(host, "dawdling", ("one", "two")):
+    for text, received in batched_turns(host, user, "dawdling", ("one", "two")):
         assert len(received) == 1 and isinstance(received[0], RunMessages), received
         # The user's message, the answer, the end.
         assert [type(m) for m in received[0].messages] == [AdkEvent, AdkEvent, RunDone]
         assert received[0].messages[1].event.content.text.startswith(f"echo: {text}")
 
 
-def test_a_worker_that_computed_long_before_its_answer_still_sends_the_answer_with_the_end(host: Host) -> None:
+def test_a_worker_that_computed_long_before_its_answer_still_sends_the_answer_with_the_end(host: Host, user: str) -> None:
     """5 ms of CPU between the user's message and the answer, then wall time with next
     to no CPU before the end: the user's message may go first (the worker computed
     past its hold window), but the answer and the end go together. The window is 2 ms
     of the worker's CPU time, which a garbage collection on a loaded machine can
     cross: four turns of five must show it."""
     together = 0
-    for text, received in batched_turns(host, "thinking", ("one", "two", "three", "four", "five")):
+    for text, received in batched_turns(host, user, "thinking", ("one", "two", "three", "four", "five")):
         assert [type(m) for m in flatten(received)] == [AdkEvent, AdkEvent, RunDone]
         assert flatten(received)[1].event.content.text.startswith(f"echo: {text}")
         last = received[-1]
@@ -350,11 +386,11 @@ def test_a_worker_that_computed_long_before_its_answer_still_sends_the_answer_wi
     assert together >= 4
 
 
-def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None:
-    host.runner("sleepy").create_session("ann", "s1")
-    partition = host.partition_for("sleepy", "ann", "s1")
+def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host, user: str) -> None:
+    host.runner("sleepy").create_session(user, "s1")
+    partition = host.partition_for("sleepy", user, "s1")
     with host.system.private() as endpoint:
-        request = RunRequest("sleepy", "ann", "s1", new_message=Content.user("sleep 1.5"))
+        request = RunRequest("sleepy", user, "s1", new_message=Content.user("sleep 1.5"))
         call(endpoint, partition, request, timeout=10)
         first = endpoint.listen(10)
         arrived = time.monotonic()
@@ -367,7 +403,7 @@ def test_an_event_is_not_held_while_its_run_waits_for_a_tool(host: Host) -> None
     assert isinstance(flatten(rest)[-1], RunDone)
 
 
-def test_large_messages_between_a_partition_and_its_worker_keep_their_order(host: Host) -> None:
+def test_large_messages_between_a_partition_and_its_worker_keep_their_order(host: Host, user: str) -> None:
     """A tool's 100 KB state change (after the run's first events were sent), an
     answer of 100 KB, and the next turn's StartRun carrying that state: the caller and
     the store get every event, in the order the run made them, and the next run sees
@@ -375,25 +411,25 @@ def test_large_messages_between_a_partition_and_its_worker_keep_their_order(host
     from runtime_agents import BULK
 
     runner = host.runner("bulky")
-    runner.create_session("ann", "s1")
-    first = list(runner.run("ann", "s1", "grow"))
+    runner.create_session(user, "s1")
+    first = list(runner.run(user, "s1", "grow"))
     assert [e.content.text or ("call" if e.content.function_calls else "response") for e in first] == [
         "grow", "call", "response", "grown"]
     assert first[2].actions.state_delta["blob"] == "x" * BULK
 
-    second = list(runner.run("ann", "s1", "hello"))
+    second = list(runner.run(user, "s1", "hello"))
     assert second[-1].content.text.startswith(f"hello: turn 2, blob {BULK} ")
     assert len(second[-1].content.text) > BULK
-    stored = runner.get_session("ann", "s1")
+    stored = runner.get_session(user, "s1")
     assert [e.id for e in stored.events] == [e.id for e in first + second]
     assert stored.state["blob"] == "x" * BULK
 
 
 def test_a_run_worker_killed_right_after_its_last_output_ends_its_run_well_and_the_next_turn_works(
-        host: Host) -> None:
+        own_host: Host) -> None:
     """Its output left before it died: the run ends with RunDone and every event
     stored; the next turn goes to a live worker, given the whole history."""
-    runner = host.runner("short_lived")
+    runner = own_host.runner("short_lived")
     runner.create_session("ann", "s1")
     pids, streamed = [], []
     for turn in (1, 2, 3):
@@ -412,10 +448,6 @@ def test_a_worker_that_forgot_a_sessions_history_is_sent_it_whole(actor_system: 
     one short session only, three sessions talking in turn on one worker keep pushing
     each other out: every StartRun that counts on a forgotten prefix is answered
     NeedHistory, sent again whole, and every turn still sees its whole history."""
-    import runtime_agents
-
-    from adk_actors.runtime import HostConfig
-
     config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
                         worker_cached_events=3)
     with Host(config, system=actor_system) as host:
@@ -429,14 +461,14 @@ def test_a_worker_that_forgot_a_sessions_history_is_sent_it_whole(actor_system: 
         assert history == [t for n in (1, 2, 3) for t in (f"b{n}", f"echo: b{n} (turn {n})")]
 
 
-def test_a_turn_waits_while_the_hosts_partitions_cannot_be_listed(host: Host) -> None:
+def test_a_turn_waits_while_the_hosts_partitions_cannot_be_listed(host: Host, user: str) -> None:
     """While the partitions restart, listing them fails (HostError): a turn waits for
     them within its call timeout instead of failing at once (a soak once had thousands
     of such instant failures while the tree restarted)."""
     from adk_actors import HostError
 
     runner = host.runner("echo")
-    runner.create_session("ann", "s1")
+    runner.create_session(user, "s1")
     real = host.partitions
     lookups = {"n": 0}
 
@@ -448,7 +480,7 @@ def test_a_turn_waits_while_the_hosts_partitions_cannot_be_listed(host: Host) ->
 
     host.partitions = restarting  # type: ignore[method-assign]
     try:
-        assert texts(list(runner.run("ann", "s1", "hello")))[-1] == "echo: hello (turn 1)"
+        assert texts(list(runner.run(user, "s1", "hello")))[-1] == "echo: hello (turn 1)"
     finally:
         del host.partitions
     assert lookups["n"] > 5
@@ -461,34 +493,34 @@ def _nested(depth: int) -> Any:
     return value
 
 
-def test_bad_run_input_on_the_runners_line_is_refused_typed_and_nothing_of_it_is_stored(host: Host) -> None:
+def test_bad_run_input_on_the_runners_line_is_refused_typed_and_nothing_of_it_is_stored(host: Host, user: str) -> None:
     """Bad input to a run on the Runner's line (a field of the wrong type, a lone
     surrogate, a value nested deeper than the host's limit of 32 though within what any
     host accepts, 100), on both the blocking and the asyncio line: each refused with
     InvalidRequestError, nothing of it stored, the partition keeps its pid; a value
     nested as deep as the limit is taken and stored."""
     runner = host.runner("echo")
-    runner.create_session("ann", "s1")
-    pid = partition_pid(host, "echo", "ann", "s1")
-    assert texts(list(runner.run("ann", "s1", "hello")))[-1].startswith("echo: hello")  # the line is open now
+    runner.create_session(user, "s1")
+    pid = partition_pid(host, "echo", user, "s1")
+    assert texts(list(runner.run(user, "s1", "hello")))[-1].startswith("echo: hello")  # the line is open now
     with pytest.raises(InvalidRequestError, match=r"RunRequest\.state_delta"):
-        list(runner.run("ann", "s1", "x", state_delta={1: "a key that is not text"}))  # type: ignore[dict-item]
+        list(runner.run(user, "s1", "x", state_delta={1: "a key that is not text"}))  # type: ignore[dict-item]
     with pytest.raises(InvalidRequestError, match=r"RunRequest\.new_message"):
-        list(runner.run("ann", "s1", {"role": "user", "parts": [{"text": "x"}]}))  # type: ignore[arg-type]
+        list(runner.run(user, "s1", {"role": "user", "parts": [{"text": "x"}]}))  # type: ignore[arg-type]
     with pytest.raises(InvalidRequestError, match="surrogate"):
-        list(runner.run("ann", "s1", "x \ud800"))
+        list(runner.run(user, "s1", "x \ud800"))
     with pytest.raises(InvalidRequestError, match="nested deeper than 32"):
-        list(runner.run("ann", "s1", "deep", state_delta={"x": _nested(40)}))
+        list(runner.run(user, "s1", "deep", state_delta={"x": _nested(40)}))
 
     async def deep_async() -> None:
-        async for _ in runner.run_async("ann", "s1", "deep", state_delta={"x": _nested(40)}):
+        async for _ in runner.run_async(user, "s1", "deep", state_delta={"x": _nested(40)}):
             pass
 
     with pytest.raises(InvalidRequestError, match="nested deeper than 32"):
         asyncio.run(deep_async())
-    session = runner.get_session("ann", "s1")
+    session = runner.get_session(user, "s1")
     assert texts(session.events)[0] == "hello" and len(session.events) == 2 and "x" not in session.state
-    assert partition_pid(host, "echo", "ann", "s1") == pid
-    events = list(runner.run("ann", "s1", "at the limit", state_delta={"x": _nested(31)}))
+    assert partition_pid(host, "echo", user, "s1") == pid
+    events = list(runner.run(user, "s1", "at the limit", state_delta={"x": _nested(31)}))
     assert texts(events)[-1].startswith("echo: at the limit")
-    assert runner.get_session("ann", "s1").state["x"] == _nested(31)
+    assert runner.get_session(user, "s1").state["x"] == _nested(31)
