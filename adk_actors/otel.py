@@ -1,11 +1,12 @@
 """An optional OpenTelemetry bridge (``pip install 'adk-actors[otel]'``).
 
 ``attach_opentelemetry(tracer)`` turns the telemetry events into spans: an agent run
-is ``invoke_agent <agent>``, a model call ``chat <model>``, a tool call
-``execute_tool <tool>``, with the OpenTelemetry GenAI attributes (``gen_ai.*``):
-operation, agent, model, tool, conversation (the session; an ``AgentTool``'s child
-run's own, as google-adk's), token usage, and the error type when one ends badly; a
-model call's also google-adk's ``gcp.vertex.agent.invocation_id``; a
+is ``invoke_agent <agent>``, a model call ``generate_content <model>`` (its operation
+``generate_content``, as google-adk's), a tool call ``execute_tool <tool>``, with the
+OpenTelemetry GenAI attributes (``gen_ai.*``): operation, agent, model, tool,
+conversation (the session; an ``AgentTool``'s child run's own, as google-adk's; none on
+a tool call's span, as google-adk's), token usage, and the error type when one ends
+badly; a model call's also google-adk's ``gcp.vertex.agent.invocation_id``; a
 graph workflow's run is ``invoke_workflow <workflow>`` (google-adk's: its
 ``gen_ai.workflow.name``, ``gen_ai.workflow.nested`` when inside another span of the
 turn; in place of the workflow's ``invoke_agent`` span, which the engine opens inside
@@ -34,7 +35,7 @@ __all__ = ["A2A_SPANS_SWITCH", "attach_opentelemetry", "detach_opentelemetry", "
 A2A_SPANS_SWITCH = "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"
 
 HANDLER_ID = "adk-actors-opentelemetry"
-_KINDS = {"agent": "invoke_agent", "llm": "chat", "tool": "execute_tool", "job": "execute_job",
+_KINDS = {"agent": "invoke_agent", "llm": "generate_content", "tool": "execute_tool", "job": "execute_job",
           "workflow": "invoke_workflow", "node": "invoke_node"}
 
 
@@ -110,7 +111,7 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             if kind == "tool":
                 attributes["gen_ai.tool.name"] = metadata.get("tool", "")
                 attributes["gen_ai.tool.call.id"] = metadata.get("function_call_id") or ""
-            if metadata.get("session"):
+            if metadata.get("session") and kind != "tool":  # google-adk's tool span names no conversation
                 attributes["gen_ai.conversation.id"] = metadata["session"]
             if kind == "job":
                 attributes.update({"adk.job.id": metadata.get("job_id", ""), "adk.job.queue": metadata.get("queue", ""),

@@ -16,7 +16,9 @@ spans into :class:`TraceSpan` records, in the shape google-adk's trace view read
   the call made (``gcp.vertex.agent.event_id``), the request
   (``gcp.vertex.agent.llm_request``), the response (``gcp.vertex.agent.llm_response``),
   the token usage and the finish reason.
-* ``execute_tool <tool>``: one per tool call, with its arguments and its response.
+* ``execute_tool <tool>``: one per tool call, with its arguments and its response;
+  no ``gen_ai.conversation.id`` (google-adk's names none; every other span names the
+  session).
 * ``invoke_node <node>``: one per attempt of a workflow's function node (a join, a
   parallel worker too; not an agent node nor a nested workflow), under its workflow's
   span (a node run by ``ctx.run_node``: under the span of the node that ran it), as
@@ -284,7 +286,8 @@ class TraceRecorder:
         attributes: dict[str, Any] = {"gen_ai.operation.name": operation}
         if kind not in ("workflow", "node"):
             attributes["gen_ai.agent.name"] = str(metadata.get("agent") or "")
-        attributes["gen_ai.conversation.id"] = str(metadata.get("session") or "")
+        if kind != "tool":  # google-adk's tool span names no conversation
+            attributes["gen_ai.conversation.id"] = str(metadata.get("session") or "")
         attributes[INVOCATION_ID] = invocation
         if kind == "llm":
             attributes["gen_ai.request.model"] = str(metadata.get("model") or "")

@@ -28,8 +28,10 @@ What is compared of each span: its name, its place in the tree (children in the 
 they started), ``gen_ai.operation.name``, ``gen_ai.agent.name``, ``gen_ai.tool.name``,
 ``gen_ai.workflow.name``, ``gen_ai.workflow.nested``, a node's associated events, whether
 it failed, ``gen_ai.conversation.id`` (the
-caller's session, or another, UUID, session by order of appearance) and, on a model
-call's span, its invocation (the turn's, or another by order of appearance).
+caller's session, or another, UUID, session by order of appearance; a span that names
+none, as google-adk's ``execute_tool`` span, compared as naming none) and, on a model
+call's span, its invocation (the turn's, or another by order of appearance). A model
+call's span is compared by its name and operation as they are (``generate_content``).
 What is left out, on purpose, and why:
 
 * google-adk 2.13 (telemetry schema 2, its default) opens an ``invoke_workflow <root>``
@@ -37,10 +39,6 @@ What is left out, on purpose, and why:
   the AgentTool's run of ``helper``), around that agent's ``invoke_agent`` span. Ours
   opens one for a ``Workflow`` only: such a wrapper of one ``invoke_agent`` span of
   the same name is folded into it on google-adk's side.
-* google-adk's ``execute_tool`` span names no conversation; ours names the caller's:
-  the conversation is compared on the other spans.
-* Our bridge names a model call's span ``chat <model>`` (its operation ``chat``): read
-  as ``generate_content``.
 """
 
 from __future__ import annotations
@@ -284,10 +282,8 @@ def tree(rows: list[dict[str, Any]], session: str, invocation: str,
         if (name.startswith("invoke_workflow ") and len(kids) == 1
                 and kids[0]["name"] == "invoke_agent " + name.removeprefix("invoke_workflow ")):
             return node(kids[0])  # google-adk's runner's span around an agent's run
-        if name.startswith("chat "):  # our bridge's name of a model call
-            name = "generate_content " + name.removeprefix("chat ")
         operation = attributes.get("gen_ai.operation.name")
-        kept: dict[str, Any] = {"operation": "generate_content" if operation == "chat" else operation}
+        kept: dict[str, Any] = {"operation": operation}
         for key in ("gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.workflow.name", "gen_ai.workflow.nested"):
             if key in attributes:
                 kept[key] = attributes[key]
@@ -295,8 +291,8 @@ def tree(rows: list[dict[str, Any]], session: str, invocation: str,
             kept["events"] = [(paths or {}).get(i, f"no event of the turn: {i}") for i in attributes[ASSOCIATED]]
         if row.get("failed") or "error.type" in attributes:  # google-adk's: its status; ours: also error.type
             kept["failed"] = True
-        if operation != "execute_tool":
-            kept["conversation"] = sessions(attributes.get("gen_ai.conversation.id"))
+        if "gen_ai.conversation.id" in attributes:  # google-adk's execute_tool span names none
+            kept["conversation"] = sessions(attributes["gen_ai.conversation.id"])
         if kept["operation"] == "generate_content":
             kept["invocation"] = invocations(attributes.get("gcp.vertex.agent.invocation_id"))
         return [name, kept, [node(kid) for kid in kids]]

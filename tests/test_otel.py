@@ -32,13 +32,18 @@ def test_spans_follow_the_genai_conventions() -> None:
         detach_opentelemetry()
     spans = exporter.get_finished_spans()
     names = [s.name for s in spans]
-    assert names[:4] == ["chat m-1", "execute_tool lookup", "chat m-1", "invoke_agent bot"]
-    chat = spans[0]
-    assert chat.attributes["gen_ai.operation.name"] == "chat" and chat.attributes["gen_ai.request.model"] == "m-1"
-    assert chat.attributes["gen_ai.agent.name"] == "bot" and "gen_ai.usage.output_tokens" in chat.attributes
+    # a model call's span and operation are google-adk's: generate_content
+    assert names[:4] == ["generate_content m-1", "execute_tool lookup", "generate_content m-1", "invoke_agent bot"]
+    model = spans[0]
+    assert model.attributes["gen_ai.operation.name"] == "generate_content"
+    assert model.attributes["gen_ai.request.model"] == "m-1"
+    assert model.attributes["gen_ai.agent.name"] == "bot" and "gen_ai.usage.output_tokens" in model.attributes
     tool = spans[1]
     assert tool.attributes["gen_ai.tool.name"] == "lookup" and tool.attributes["gen_ai.tool.call.id"]
-    failed = next(s for s in spans[4:] if s.name == "chat m-1")
+    # as google-adk's: the tool call's span names no conversation; the others name the session
+    assert "gen_ai.conversation.id" not in tool.attributes
+    assert model.attributes["gen_ai.conversation.id"] == spans[3].attributes["gen_ai.conversation.id"] != ""
+    failed = next(s for s in spans[4:] if s.name == "generate_content m-1")
     assert failed.attributes["error.type"] == "server_error" and not failed.status.is_ok
 
 
@@ -58,7 +63,7 @@ def test_the_spans_of_one_invocation_form_one_trace_with_the_right_parents() -> 
     finally:
         detach_opentelemetry()
     spans = {s.name: s for s in exporter.get_finished_spans()}
-    first = [s for s in exporter.get_finished_spans() if s.name != "chat m-3" and s.name != "invoke_agent other"]
+    first = [s for s in exporter.get_finished_spans() if s.name != "generate_content m-3" and s.name != "invoke_agent other"]
     assert len({s.context.trace_id for s in first}) == 1  # one trace for the whole invocation
     roots = [s for s in first if s.parent is None]
     assert [s.name for s in roots] == ["invoke_agent root"]
@@ -67,9 +72,9 @@ def test_the_spans_of_one_invocation_form_one_trace_with_the_right_parents() -> 
     def parent_name(name: str) -> str:
         return by_id[spans[name].parent.span_id].name  # type: ignore[union-attr]
 
-    assert parent_name("chat m-1") == "invoke_agent root"
+    assert parent_name("generate_content m-1") == "invoke_agent root"
     assert parent_name("invoke_agent helper") == "invoke_agent root"  # the transfer ran inside root's run
-    assert parent_name("chat m-2") == "invoke_agent helper"
+    assert parent_name("generate_content m-2") == "invoke_agent helper"
     assert parent_name("execute_tool lookup") == "invoke_agent helper"
     assert spans["invoke_agent other"].context.trace_id != roots[0].context.trace_id  # a new invocation, a new trace
 

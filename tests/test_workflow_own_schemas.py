@@ -6,8 +6,8 @@ The same program (google-adk's source, and the same with its imports rewritten f
 ours) runs on both kits; what a user reads of each event (author, node path, output,
 ``output_for``, error code and message) and the error that ended the turn must be the
 same. The cases: a root workflow whose input and output are coerced; one whose input
-its schema refuses (the run fails before any event, the error titled ``dynamic node
-'<name>'``); one whose output its schema refuses (the terminal node's output event,
+its schema refuses (the run fails with no event at all, the error titled ``dynamic
+node '<name>'``, also when the root has a ``timeout``); one whose output its schema refuses (the terminal node's output event,
 then the workflow's own error event at its path); a nested workflow whose output is
 coerced for the node after it, or refused (its error event at its node path, none of
 the parent's); a nested workflow whose input its schema refuses (the parent's error
@@ -118,6 +118,8 @@ CASES = {
     "agent_input_refused": lambda: agent_after(first_refused),
     "dynamic": lambda: Workflow(name="dyn", edges=[("START", FunctionNode(name="parent", func=parent, rerun_on_resume=True))]),
     "root": lambda: inner(),
+    "root_timed": lambda: Workflow(name="inner", input_schema=Order, output_schema=Receipt, timeout=60, edges=[
+        ("START", FunctionNode(name="take", func=take), FunctionNode(name="bill", func=bill))]),
     "root_output_refused": lambda: inner(refused),
     "json_schemas_kept": lambda: inner(refused, input_schema={"type": "object"}, output_schema={"type": "object"}),
     "nested": lambda: outer(),
@@ -215,17 +217,16 @@ def test_a_root_workflows_input_is_coerced_by_its_schema_as_in_google_adk(gemini
     assert _outputs(theirs)[0] == ("inner@1/take@1", {"item": "tea", "qty": 3})
 
 
-def test_a_root_workflows_input_its_schema_refuses_fails_the_run_before_any_node(gemini: Any) -> None:
-    """The same error ends the run on both, before any node ran. A known difference:
-    google-adk checks the root's input before its node runner starts, so it makes no
-    event; ours makes the root workflow's error event (``inner@1``), as the engine makes
-    one for every failed root workflow run (``engine/_node_run.py``, not changed here)."""
-    theirs, ours = run_both(gemini, "root", '{"qty": 3}')
-    assert ours["error"] == theirs["error"]
+@pytest.mark.parametrize("case", ["root", "root_timed"])
+def test_a_root_workflows_input_its_schema_refuses_fails_the_run_with_no_event(gemini: Any, case: str) -> None:
+    """The same error ends the run on both, before any node ran, and with no event at
+    all (google-adk checks the root's input before its node runner starts): also when
+    the root workflow has node settings of its own (a ``timeout``)."""
+    theirs, ours = run_both(gemini, case, '{"qty": 3}')
+    assert ours == theirs
     assert theirs["error"][0] == "ValidationError"
     assert theirs["error"][1].startswith("1 validation error for dynamic node 'inner'\nitem\n  Field required")
     assert theirs["events"] == []
-    assert [(row["path"], row["error_message"]) for row in ours["events"]] == [("inner@1", theirs["error"][1])]
 
 
 def test_a_root_workflows_output_its_schema_refuses_is_its_own_error_event(gemini: Any) -> None:

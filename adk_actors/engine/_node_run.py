@@ -36,7 +36,9 @@ google-adk's ``RuntimeError``), ``error_message`` its text, no content. None is 
 the run's last event is already the error event of that failure (a model's error event,
 made by the model step before :class:`ModelRaised`; a workflow node's own), nor for
 google-adk's runner's refusal of an answer to no call (a ``ValueError``, raised before its
-node runs).
+node runs), nor for a root workflow's refusal of the run's input by its own
+``input_schema`` (google-adk checks it before its node runner starts: the run fails with
+no event at all).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from .._tree import find_agent
 from .._types import Event, NodeInfo
 from ..agents import LlmAgent
 from ..workflow import NodeTimeoutError, Workflow
+from ..workflow._checks import INPUT_REFUSED
 from ._context import InvocationContext, RunCancelled
 from ._flow_model import ModelRaised
 from ._flow_step import UNMATCHED_ANSWER
@@ -149,8 +152,11 @@ def error_event(agent: Any, ctx: InvocationContext, error: BaseException) -> Eve
 def _already_made(last: Event | None, error: BaseException) -> bool:
     """Whether no error event is to be made for ``error``: ``last`` (the run's last
     event) is already its error event (a model step's before :class:`ModelRaised`, or
-    one with the same code and text), or it is google-adk's runner's refusal."""
+    one with the same code and text), or it is google-adk's runner's refusal, or a root
+    workflow's refusal of its input (``INPUT_REFUSED``)."""
     if type(error) is ValueError and str(error).startswith(UNMATCHED_ANSWER):  # (ours: in the flow's first step)
+        return True
+    if getattr(error, INPUT_REFUSED, False):
         return True
     if last is None or not last.error_code:
         return False

@@ -11,6 +11,10 @@ failed node run or a failed graph run makes.
   ``output_schema``; refused, pydantic's ValidationError as the check raised it.
 * :func:`error_event`: the event of an error: ``error_code`` the exception's class
   name, ``error_message`` its text, with the state given.
+* :data:`INPUT_REFUSED`: the mark (an attribute set True) of the error of a root
+  workflow whose own ``input_schema`` refused the run's input: google-adk checks that
+  input before its node runner starts, so the run fails with no event at all (the
+  engine makes no error event for it, see ``engine/_node_run``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from .._types import Event
 from ._node_data import validate_node_data
 from ._nodes import BaseNode, node_event
 
-__all__ = ["checked_input", "checked_output", "error_event"]
+__all__ = ["INPUT_REFUSED", "checked_input", "checked_output", "error_event"]
+
+INPUT_REFUSED = "_adk_actors_input_refused"
 
 
 def checked_input(node: Any, data: Any) -> Any:

@@ -63,6 +63,11 @@ class _SchemaState(State):
         super().__setitem__(key, value)
 
 
+#: google-adk's refusal of ``ctx.run_node`` from a node without ``rerun_on_resume=True``
+RUN_NODE_NEEDS_RERUN = ("ctx.run_node() needs its calling node to have rerun_on_resume=True: a node it starts may "
+                        "be interrupted, and the calling node is then run again to get that node's output.")
+
+
 class Context:
     """What a function node's ``ctx`` parameter is (google-adk's ``Context``): the
     session ``state`` (reads see this node's writes at once; the writes go out with the
@@ -72,7 +77,8 @@ class Context:
     the node's requests for input, by interrupt id, when it runs again answered) and
     ``tool_confirmation`` (a node that asks for confirmation: the answer it runs on,
     else None).
-    Inside a graph run: ``run_node`` (a node run as a child of this one) and
+    Inside a graph run: ``run_node`` (a node run as a child of this one; only from a
+    node with ``rerun_on_resume=True``, its ``rerun_on_resume`` given here) and
     ``processes``, the run's :class:`ProcessPool` (see ``_processes``).
 
     ``state_schema`` (the node's own, else the one it inherits: see ``_run``): each
@@ -83,8 +89,9 @@ class Context:
     def __init__(self, invocation: Any, *, node_path: str, run_id: str,
                  resume_inputs: dict[str, Any] | None = None, processes: ProcessPool | None = None,
                  child_runner: Callable[..., Any] | None = None,
-                 state_schema: type[BaseModel] | None = None) -> None:
+                 state_schema: type[BaseModel] | None = None, rerun_on_resume: bool = True) -> None:
         self._invocation = invocation
+        self._rerun_on_resume = rerun_on_resume
         self.processes = processes
         self._child_runner = child_runner
         self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
@@ -124,10 +131,15 @@ class Context:
         ``use_sub_branch``; its events committed one by one, its ``retry_config`` and
         ``timeout`` applied. An agent runs as an agent node does (single-turn: its
         ``node_input`` as the user's message, its answer the output). It fails with
-        the child's error, after the child's error event. A call outside a graph run, or
-        of something that is no node: :class:`WorkflowConfigurationError`."""
+        the child's error, after the child's error event. Refused, before anything runs:
+        a call outside a graph run (:class:`WorkflowConfigurationError`); a call from a
+        node without ``rerun_on_resume=True`` (google-adk's ValueError and text: a child
+        that waits for input is answered by running its parent again); then something
+        that is no node (:class:`WorkflowConfigurationError`)."""
         if self._child_runner is None:
             raise WorkflowConfigurationError("ctx.run_node runs a node only inside a workflow graph's run")
+        if not self._rerun_on_resume:
+            raise ValueError(RUN_NODE_NEEDS_RERUN)
         return await self._child_runner(as_node(node), node_input, use_sub_branch)
 
     def take_state_delta(self) -> dict[str, Any]:

@@ -102,7 +102,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from .._exceptions import RunStopped
 from .._node_settings import retry_allowed, retry_delay, retry_delays
 from .._types import Event, FunctionCall, NodeInfo
-from ._checks import checked_input, checked_output, error_event
+from ._checks import INPUT_REFUSED, checked_input, checked_output, error_event
 from ._errors import (
     NodeTimeoutError,
     WorkflowConfigurationError,
@@ -342,7 +342,7 @@ class _GraphRun:
         schema = node.state_schema or self.schemas.get(path.rsplit("/", 1)[0], self.schema)
         self.schemas[path] = schema
         node_ctx = Context(ctx, node_path=path, run_id=str(run), resume_inputs=resume_inputs, processes=self.pool,
-                           child_runner=run_child, state_schema=schema)
+                           child_runner=run_child, state_schema=schema, rerun_on_resume=node.rerun_on_resume)
         try:
             async for event in node.run(ctx=node_ctx, node_input=node_input):
                 pending = node_ctx.take_state_delta() if not event.partial else {}
@@ -974,7 +974,14 @@ class _GraphRun:
 async def run_graph(workflow: Any, graph: Graph, ctx: Any, frame: Frame) -> AsyncIterator[Event]:
     """Run ``graph`` of ``workflow`` in ``ctx`` as ``frame`` says (see the module): first
     its input is checked against its ``input_schema`` (``_checks.checked_input``;
-    refused: pydantic's ValidationError, before any event), then the graph runs."""
-    frame.node_input = checked_input(workflow, frame.node_input)
+    refused: pydantic's ValidationError, before any event, marked ``INPUT_REFUSED``
+    when the workflow is the run's root: no error event is made for it), then the
+    graph runs."""
+    try:
+        frame.node_input = checked_input(workflow, frame.node_input)
+    except ValidationError as exc:
+        if frame.root:
+            setattr(exc, INPUT_REFUSED, True)
+        raise
     async for event in _GraphRun(workflow, graph, ctx, frame).run():
         yield event
