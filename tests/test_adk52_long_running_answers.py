@@ -27,8 +27,7 @@ import pytest
 import test_adk52_nameless_function_response as nameless
 from google_adk_harness import calls, rewritten
 
-from adk_actors.compiler import NOTHING_SAID
-from adk_actors.models._gemini import GO_ON
+from adk_actors.models._gemini import ANSWER_THE_INSTRUCTION, GO_ON
 from adk_actors.testing import StubResponse, StubServer, gemini_response
 
 pytest.importorskip("google.adk")
@@ -126,7 +125,7 @@ def contents(result: dict[str, Any], index: int = -1) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = copy.deepcopy(result["requests"][index]["contents"])
     for content in rows:
         for part in content.get("parts", []):
-            if part.get("text", "").startswith((*theirs_words, GO_ON, NOTHING_SAID)):
+            if part.get("text", "").startswith((*theirs_words, GO_ON, ANSWER_THE_INSTRUCTION)):
                 part["text"] = "<turn>"
     return rows
 
@@ -210,7 +209,7 @@ def test_an_answer_to_no_call_alone_is_sent_as_one_user_turn(gemini: StubServer)
                         answer_name='"ask"')
     assert contents(theirs) == [user("<turn>")]
     assert contents(ours) == contents(theirs)
-    assert ours["requests"][0]["contents"][0]["parts"][0]["text"] == NOTHING_SAID
+    assert ours["requests"][0]["contents"][0]["parts"][0]["text"] == ANSWER_THE_INSTRUCTION
     assert _events(ours) == _events(theirs)
 
 

@@ -17,7 +17,7 @@ from ._contents import INTERRUPTED_RESULT, branch_visible, build_contents, live_
 from ._context import CompileContext
 from ._instructions import compile, compile_split
 from ._providers import InstructionProvider, Verbatim, resolve_provider
-from ._request import NOTHING_SAID, build_request, history
+from ._request import build_request, history
 from ._targets import transfer_targets
 from ._templating import referenced_artifacts, substitute_vars
 from ._tools import (
@@ -30,7 +30,6 @@ from ._tools import (
 
 __all__ = [
     "INTERRUPTED_RESULT",
-    "NOTHING_SAID",
     "CompileContext",
     "Compressor",
     "InstructionProvider",

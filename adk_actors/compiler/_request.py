@@ -15,12 +15,7 @@ from ._context import CompileContext
 from ._instructions import agent_instruction, compile, labelled_instruction, static_parts
 from ._tools import effective_tools, uses_response_tool
 
-__all__ = ["NOTHING_SAID", "build_request", "history", "with_instruction_message"]
-
-#: the user turn of a request whose history has nothing to send (a session whose only
-#: message was an answer to no call): a model API refuses empty contents, so google-adk
-#: sends a user turn pointing at the system instruction; in our words
-NOTHING_SAID = "Do what the system instruction asks."
+__all__ = ["build_request", "history", "with_instruction_message"]
 
 
 def history(agent: Any, ctx: CompileContext) -> list[Any]:
@@ -69,8 +64,7 @@ def build_request(agent: Any, ctx: CompileContext,
                   planning: Callable[[LlmRequest], str | None] | None = None) -> LlmRequest:
     """Compile one request, in order: history (then the agent's compressor; then, with
     a ``static_instruction``, the instruction as a message:
-    :func:`with_instruction_message`; then, when nothing is left, one user turn,
-    :data:`NOTHING_SAID`, as google-adk sends one), the config (the agent's ``generate_config``
+    :func:`with_instruction_message`), the config (the agent's ``generate_config``
     overlaid key by key with the RunConfig's; an output schema also sets
     ``response_schema`` and ``response_mime_type``, unless it travels in the
     ``set_model_response`` tool), the system instruction, then the tools.
@@ -87,8 +81,6 @@ def build_request(agent: Any, ctx: CompileContext,
     if compressor is not None and not isinstance(compressor, Summarize):
         contents = compressor.compress(contents)
     contents = with_instruction_message(agent, ctx, list(contents))
-    if not contents:
-        contents = [Content(role="user", parts=(Part(text=NOTHING_SAID),))]
     config: dict[str, Any] = {**(getattr(agent, "generate_config", None) or {}), **ctx.run_config.generate_config}
     schema = getattr(agent, "output_schema", None)
     if schema is not None and not uses_response_tool(agent, ctx):

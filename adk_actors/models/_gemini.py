@@ -2,7 +2,8 @@
 
 Request side: ``systemInstruction``; each content's role as given (user, model, or
 another such as system; contents that end with one other than user's get a user
-turn, :data:`GO_ON`, after them, as google-adk does); ``functionCall`` /
+turn, :data:`GO_ON`, after them, as google-adk does; no contents at all, one user
+turn, :data:`ANSWER_THE_INSTRUCTION`); ``functionCall`` /
 ``functionResponse`` parts (ids kept when present); ``inlineData`` images; tool
 parameters adapted to Gemini's OpenAPI subset (``$ref`` inlined, unsupported keys
 such as ``additionalProperties``, ``title`` and ``$defs`` dropped), a declaration's
@@ -33,11 +34,15 @@ from ._gemini_live import GeminiLiveConnection, live_url, open_gemini_live, setu
 from ._gemini_wire import gemini_parts, to_parts
 from ._http import HttpModel, SseEvent, StreamParser, loads, pooled_client
 
-__all__ = ["GO_ON", "GeminiModel", "gemini_schema"]
+__all__ = ["ANSWER_THE_INSTRUCTION", "GO_ON", "GeminiModel", "gemini_schema"]
 
 #: the user turn that follows contents ending with the model's, so that the model goes
 #: on from there (Gemini answers a user turn; google-adk adds one too, in its words)
 GO_ON = "Go on from your last turn as instructed; if nothing is left to do, give your final answer."
+#: the user turn of a request with no contents at all (a session whose only message was
+#: an answer to no call): the API refuses empty contents, so one user turn points at the
+#: system instruction, as google-adk sends one (in our words); not in live runs
+ANSWER_THE_INSTRUCTION = "Answer as your system instruction asks."
 
 _BLOCKING = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 _DROP = {"additionalProperties", "title", "$defs", "definitions", "$schema", "default", "examples", "const"}
@@ -122,6 +127,8 @@ class GeminiModel(HttpModel):
                                              for c in request.contents if c.parts]}
         if body["contents"] and body["contents"][-1]["role"] != "user":  # the model goes on (a code run's result)
             body["contents"].append({"role": "user", "parts": [{"text": GO_ON}]})
+        elif not body["contents"]:  # nothing to send: the API refuses that
+            body["contents"].append({"role": "user", "parts": [{"text": ANSWER_THE_INSTRUCTION}]})
         if request.system_instruction:
             body["systemInstruction"] = {"parts": [{"text": request.system_instruction}]}
         if request.tools or request.builtin_tools:

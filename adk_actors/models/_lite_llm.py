@@ -77,15 +77,13 @@ from ._errors import (
     ModelTimeout,
     StreamInterrupted,
 )
-from ._gemini import GO_ON
+from ._gemini import ANSWER_THE_INSTRUCTION, GO_ON
 from ._http import HttpModel, error_for_status
 from ._llm_registry import LITE_LLM_MODELS
 from ._providers import _HttpLlm
 
 __all__ = ["LiteLLMClient", "LiteLlm", "LiteLlmModel", "completion_args", "load_litellm", "response_of"]
 
-#: the user turn added when a request has none (the model answers its instruction)
-ANSWER_THE_INSTRUCTION = "Answer as your system instruction asks."
 #: a tool call's result when the history has none (its run was cut short)
 NO_TOOL_RESULT = "Error: this tool call has no recorded result (its run may have been interrupted)."
 
