@@ -54,7 +54,12 @@ def test_a_zombie_takes_no_turn() -> None:
 
 
 def test_a_stopped_process_with_a_signal_it_ignores_pending_takes_turns() -> None:
-    (child,) = _started("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)", 1)
+    # the child says when its SIGTERM is ignored: sent before that, a SIGTERM's default
+    # action is fatal, and the kernel marks a SIGKILL pending at once (rightly: no turn)
+    child = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+                              "signal.SIG_IGN); print('ignoring', flush=True); time.sleep(60)"],
+                             stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdout.readline() == b"ignoring\n"
     watch = ProcessWatch(child.pid)
     try:
         os.kill(child.pid, signal.SIGSTOP)
