@@ -42,12 +42,14 @@ __all__ = [
     "children_of",
     "confine_listeners",
     "direct_thespian_log",
+    "exit_begun_in",
     "forked_by",
     "free_port",
     "open_pidfd",
     "proc_stat",
     "process_alive",
     "set_parent_death_signal",
+    "sigkill_pending_in",
     "takes_connection",
     "thespian_log_config",
 ]
@@ -158,19 +160,29 @@ def kill_pending(pid: int) -> bool:
     to act on it; under load that lasts milliseconds, and work given to it then dies
     with it), or its exit begun (the kernel takes the pending SIGKILL off as it starts
     the exit, which tears down its memory before it is a zombie). Read in that order,
-    so a process between the two is not missed. False where ``/proc`` does not tell,
-    or for no such process."""
+    so a process between the two is not missed (:func:`sigkill_pending_in`, then
+    :func:`exit_begun_in`). False where ``/proc`` does not tell, or for no such process."""
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
-            fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
-        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
-        if pending & _SIGKILL_BIT:
-            return True
+            if sigkill_pending_in(status.read()):
+                return True
         with open(f"/proc/{pid}/stat", "rb") as stat:
-            flags = int(stat.read().rsplit(b") ", 1)[1].split()[6])
+            return exit_begun_in(stat.read())
     except (OSError, KeyError, ValueError, IndexError):
         return False
-    return bool(flags & _PF_EXITING)
+
+
+def sigkill_pending_in(status: bytes) -> bool:
+    """Whether the text of a ``/proc/PID/status`` shows a SIGKILL pending on its process
+    (KeyError or ValueError when it does not say)."""
+    fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+    return bool((int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)) & _SIGKILL_BIT)
+
+
+def exit_begun_in(stat: bytes) -> bool:
+    """Whether the text of a ``/proc/PID/stat`` shows its process's exit begun
+    (``PF_EXITING`` in its flags; IndexError or ValueError when it cannot be read)."""
+    return bool(int(stat.rsplit(b") ", 1)[1].split()[6]) & _PF_EXITING)
 
 
 def pid_space() -> tuple[str, int] | None:

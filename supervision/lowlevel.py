@@ -3,7 +3,8 @@ public for code that builds servers and supervisors of its own or must reach the
 
 A user of :mod:`supervision`'s core names needs none of it. Here, by use:
 
-* processes: :func:`process_alive`, :func:`kill_pending`, :func:`proc_stat`, :func:`children_of`,
+* processes: :func:`process_alive`, :func:`kill_pending` (its two readings,
+  :func:`sigkill_pending_in` and :func:`exit_begun_in`), :func:`proc_stat`, :func:`children_of`,
   :func:`open_pidfd` (a descriptor readable when any process ends),
   :func:`pid_space` (whose pids these are), :func:`set_parent_death_signal`,
   :func:`forked_by`, :func:`read_progress` / :class:`ProcessProgress`;
@@ -48,6 +49,7 @@ from ._system import (
     children_of,
     confine_listeners,
     direct_thespian_log,
+    exit_begun_in,
     forked_by,
     free_port,
     kill_pending,
@@ -57,6 +59,7 @@ from ._system import (
     proc_stat,
     process_alive,
     set_parent_death_signal,
+    sigkill_pending_in,
     takes_connection,
 )
 from ._timing import BackoffState, RestartIntensity
@@ -83,6 +86,7 @@ __all__ = [
     "children_of",
     "confine_listeners",
     "direct_thespian_log",
+    "exit_begun_in",
     "find_global",
     "forked_by",
     "free_port",
@@ -98,6 +102,7 @@ __all__ = [
     "read_load",
     "read_progress",
     "set_parent_death_signal",
+    "sigkill_pending_in",
     "stop_actor_system_on_port",
     "takes_connection",
 ]

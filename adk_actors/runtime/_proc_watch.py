@@ -6,7 +6,8 @@ open ``/proc/PID/stat`` and ``/proc/PID/status`` by path, three opens a turn; op
 ``/proc`` file is most of what such a read costs (~50 us an open on the project's
 machine, ~5-14 us for a read of a file held open). :class:`ProcessWatch` opens the two
 files once, when the worker says hello, and reads them again for each turn
-(``pread``), in the order ``kill_pending`` reads them: ``status`` first (the process's
+(``pread``), in the order ``kill_pending`` reads them and by its two readings
+(``sigkill_pending_in``, ``exit_begun_in``): ``status`` first (the process's
 state, a SIGKILL pending on it), then ``stat`` (its state, its exit begun): a
 process between the two (its SIGKILL taken, its exit begun) is not missed. A file held
 open names that very process: once it is reaped, the read fails (ESRCH), even if its
@@ -17,16 +18,11 @@ already), each check falls back to ``process_alive`` and ``kill_pending`` by pid
 from __future__ import annotations
 
 import os
-import signal
 
-from supervision.lowlevel import kill_pending, process_alive
+from supervision.lowlevel import exit_begun_in, kill_pending, process_alive, sigkill_pending_in
 
 __all__ = ["ProcessWatch"]
 
-#: SIGKILL's bit in ``/proc/PID/status``'s pending-signal masks
-_SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
-#: the kernel's PF_EXITING, in ``/proc/PID/stat``'s flags: set as a process begins to exit
-_PF_EXITING = 0x4
 #: a process that is a zombie or dead (``State`` in status, the third field of stat)
 _ENDED = (b"Z", b"X", b"x")
 
@@ -56,12 +52,9 @@ class ProcessWatch:
         except OSError:  # ESRCH: reaped
             return False
         try:
-            if _field(status, b"State")[:1] in _ENDED:
+            if _field(status, b"State")[:1] in _ENDED or sigkill_pending_in(status):
                 return False
-            if (int(_field(status, b"SigPnd"), 16) | int(_field(status, b"ShdPnd"), 16)) & _SIGKILL_BIT:
-                return False
-            after_name = stat.rsplit(b") ", 1)[1].split()
-            return after_name[0] not in _ENDED and not int(after_name[6]) & _PF_EXITING
+            return stat.rsplit(b") ", 1)[1].split()[0] not in _ENDED and not exit_begun_in(stat)
         except (KeyError, ValueError, IndexError):  # unreadable: asked by pid instead
             return process_alive(self.pid) and not kill_pending(self.pid)
 
