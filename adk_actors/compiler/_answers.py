@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._types import Event, FunctionResponse, Part
+from ._branches import branch_visible
 
 __all__ = ["history_sees", "latest_answer_history"]
 
@@ -38,9 +39,7 @@ def history_sees(event: Event, branch: str | None) -> bool:
     """Does the history show ``event`` on ``branch`` (not partial, with content, visible)?"""
     if event.partial or event.content is None or not event.content.parts:
         return False
-    if branch is None or not event.branch or event.branch == branch:
-        return True
-    return branch.startswith(event.branch + ".")
+    return branch_visible(event.branch, branch)
 
 
 def _owner(seen: list[Event], agent_name: str, response: FunctionResponse) -> int:

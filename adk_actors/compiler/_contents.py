@@ -52,6 +52,7 @@ from .._prefix_scan import PrefixScan
 from .._types import Content, Event, FunctionCall, FunctionResponse, Part
 from ..agents._fencing import other_agent_message
 from ._answers import latest_answer_history
+from ._branches import branch_visible
 
 __all__ = ["INTERRUPTED_RESULT", "branch_visible", "build_contents", "live_events"]
 
@@ -71,12 +72,6 @@ class _Fold:
 
 _folds: OrderedDict[tuple[str, str | None, bool, str], _Fold] = OrderedDict()
 _folds_lock = threading.Lock()
-
-
-def branch_visible(event_branch: str | None, current: str | None) -> bool:
-    if not event_branch or not current or event_branch == current:
-        return True
-    return current.startswith(event_branch + ".")
 
 
 #: whether a history holds a rewind (read incrementally as the session grows)
