@@ -146,12 +146,14 @@ class Router:
         self.sleep = sleep
         self._line_paths: dict[str, str | None] = {}  # partition address -> its line's socket
 
-    def call(self, request: Any, session_id: str, user_id: str) -> Any:
+    def call(self, request: Any, session_id: str, user_id: str, *, timeout: float | None = None) -> Any:
         """Call the partition owning the session (see the module) from an endpoint of
-        this call's own; ``session_id`` empty: no session (``ListSessions``)."""
+        this call's own; ``session_id`` empty: no session (``ListSessions``);
+        ``timeout``: see :meth:`request`."""
         checked(request)
         peer = self.peer(user_id, session_id)
-        return self.pool.on_endpoint(lambda context: self.request(context, request, session_id, user_id), peer)
+        return self.pool.on_endpoint(lambda context: self.request(context, request, session_id, user_id,
+                                                                  timeout=timeout), peer)
 
     def peer(self, user_id: str, session_id: str) -> int | None:
         """Which of the host's partitions the session's requests go to (an endpoint that
@@ -167,13 +169,15 @@ class Router:
         return partition_index(session_key(self.app_name, user_id, session_id), count) if session_id else None
 
     def request(self, context: Any, request: Any, session_id: str, user_id: str, *,
-                maybe_taken: bool = False) -> Any:
+                maybe_taken: bool = False, timeout: float | None = None) -> Any:
         """``request``'s answer from the session's partition, asked from endpoint
-        ``context`` as many times as the module says, until ``call_timeout``.
+        ``context`` as many times as the module says, until ``call_timeout`` (or
+        ``timeout`` seconds when it is sooner: what is left of a run's own wait).
         ``maybe_taken``: a run request sent before may have been acted on by the
         session's holder (``HolderGone``): a refusal cannot end it, as after
         ``ServerDiedAnswering``."""
-        deadline = self.clock() + self.call_timeout
+        waits = self.call_timeout if timeout is None else max(0.0, min(self.call_timeout, timeout))
+        deadline = self.clock() + waits
         refresh = False
         lost_with_a_holder = maybe_taken and isinstance(request, RunRequest)
         while True:
@@ -197,7 +201,7 @@ class Router:
                                                             and isinstance(request, RunRequest))
                 self._wait_or_raise(exc, deadline, lost_with_a_holder)
             except CallTimeout as exc:
-                raise HostError(f"no answer from the host within {self.call_timeout} s") from exc
+                raise HostError(f"no answer from the host within {waits:g} s") from exc
 
     def _ask(self, context: Any, request: Any, session_id: str, user_id: str, deadline: float,
              refresh: bool) -> Any:

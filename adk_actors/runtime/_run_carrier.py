@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -31,7 +31,7 @@ from supervision.protocol import Call
 
 from .._exceptions import AdkError, HostError, HostStopped
 from .._types import Event, RunConfig
-from ..messages import RunAccepted, RunRequest
+from ..messages import GetState, RunAccepted, RunRequest
 from ._async_line import AsyncRunnerLine
 from ._direct_route import DirectRoute
 from ._endpoints import EndpointPool, PrivateEndpoint
@@ -48,12 +48,21 @@ class RunCarrier(SessionCalls):
 
     timeout: float
     orphan_grace: float
+    #: The clock a run's wait is measured on (a test gives its own, to run the wait's
+    #: rules without waiting).
+    clock: Callable[[], float] = time.monotonic
     _endpoints: EndpointPool
     _direct: DirectRoute
 
     def _run(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True) -> Iterator[Event]:
         """The run's events: sent straight to the session's partition first (unless not
-        ``direct``: ``_direct_route``), then through the host's current partition."""
+        ``direct``: ``_direct_route``), then through the host's current partition. One
+        wait for its end, begun here (``_run_limit``): a run sent again after its first
+        partition died, and every look at its partition while it is silent, has only what
+        is left of it, so a caller's wait never outlasts the limit however many
+        partitions die meanwhile (each was given a whole limit before, and a turn at load
+        waited 84 s for a limit of 40)."""
+        ends_at = self.clock() + self._run_limit(run_config)
         endpoint = self._endpoints.lease(self._router.peer(request.user_id, request.session_id)) if direct else None
         handed_on = False
         try:
@@ -64,7 +73,7 @@ class RunCarrier(SessionCalls):
                     start, handed_on = None, True
                 if start is not None:
                     try:
-                        yield from self._stream(endpoint, *start, run_config, request)
+                        yield from self._stream(endpoint, *start, run_config, request, ends_at=ends_at)
                         return
                     except NotTaken as gone:
                         # That partition was gone (or died during the run: asked again, the
@@ -76,22 +85,25 @@ class RunCarrier(SessionCalls):
                 endpoint.clean = False
                 self._endpoints.give_back(endpoint)
             endpoint = self._endpoints.new()
-            accepted = self._start_run(endpoint, request, maybe_taken=handed_on)
+            accepted = self._start_run(endpoint, request, maybe_taken=handed_on,
+                                       timeout=ends_at - self.clock())
             yield from self._stream(endpoint, accepted, None, None, ThespianTransport(endpoint.context), run_config,
-                                    request)
+                                    request, ends_at=ends_at)
         finally:
             if endpoint is not None:
                 self._endpoints.give_back(endpoint)
 
-    def _start_run(self, endpoint: PrivateEndpoint, request: RunRequest, *, maybe_taken: bool = False) -> RunAccepted:
+    def _start_run(self, endpoint: PrivateEndpoint, request: RunRequest, *, maybe_taken: bool = False,
+                   timeout: float | None = None) -> RunAccepted:
         """Ask the partition that owns the session to start the run (the host's list of
-        partitions looked up again while one restarts; ``maybe_taken``: see
+        partitions looked up again while one restarts, up to the Runner's
+        ``call_timeout`` or ``timeout`` when sooner; ``maybe_taken``: see
         ``Router.request``). A refusal marks ``endpoint`` clean (nothing more will come
         for this run); no answer leaves it unclean (one may still come, so it is not
         reused)."""
         try:
             accepted: RunAccepted = self._router.request(endpoint.context, request, request.session_id,
-                                                         request.user_id, maybe_taken=maybe_taken)
+                                                         request.user_id, maybe_taken=maybe_taken, timeout=timeout)
         except HostError:
             raise
         except Exception:
@@ -105,35 +117,41 @@ class RunCarrier(SessionCalls):
         return self.timeout if run_config is None or not run_config.timeout else run_config.timeout + 10
 
     def _stream(self, leased: PrivateEndpoint, accepted: RunAccepted, first: Any, ref: str | None,
-                transport: RunTransport, run_config: RunConfig | None, request: RunRequest) -> Iterator[Event]:
+                transport: RunTransport, run_config: RunConfig | None, request: RunRequest, *,
+                ends_at: float | None = None) -> Iterator[Event]:
         """Yield the run's events until its terminal message (``first``: one that came
-        already), as ``transport`` brings them (``_run_stream.drive``). ``ref``: the
+        already), as ``transport`` brings them (``_run_stream.drive``), up to ``ends_at``
+        (on ``clock``; None: the whole ``_run_limit`` from now). ``ref``: the
         direct call's ref, whose error reply raises NotTaken for ``not_running``, else
         its typed error. A transport that ends (its partition died) raises NotTaken too:
         asked again, the restarted partition answers with the run's recorded end. The
         endpoint is clean once the run's end came."""
-        stream = RunStream(accepted.run_id, ref, self._run_limit(run_config), time.monotonic(),
-                           orphan_grace=self.orphan_grace)
+        stream = RunStream(accepted.run_id, ref, self._run_limit(run_config), self.clock(),
+                           orphan_grace=self.orphan_grace, deadline=ends_at)
 
         def lost() -> bool:  # gone: its restarted self is asked for the session, and reports the run first
             if self._router.partition_there(accepted.session):
                 return False
-            self._reactivate(request.user_id, request.session_id)
+            self._reactivate(request.user_id, request.session_id, stream.wait_left(self.clock()))
             return True
 
         try:
-            yield from drive(stream, transport, first, time.monotonic, lost)
+            yield from drive(stream, transport, first, self.clock, lost)
         finally:
             if stream.ended:
                 leased.clean = True
 
-    def _reactivate(self, user_id: str, session_id: str) -> None:
-        """Ask the session's partition for its state: that loads the session
+    def _reactivate(self, user_id: str, session_id: str, timeout: float) -> None:
+        """Ask the session's partition for its state, waiting up to ``timeout`` seconds
+        (what is left of the run's wait; none left: not asked): that loads the session
         again if it is not running, and a restarted one tells the callers of its
         interrupted runs before it answers. ``HostStopped`` (the host has stopped) is
         raised; any other error is left to ``orphan_grace``."""
+        if timeout <= 0:
+            return
         try:
-            self.get_state(user_id, session_id)
+            self._router.call(GetState(self._router.app_name, user_id, session_id), session_id, user_id,
+                              timeout=timeout)
         except HostStopped:
             raise  # no restart will answer: the caller is told at once
         except AdkError:

@@ -70,14 +70,17 @@ def step(message: Any, run_id: str, ref: str | None) -> tuple[list[Event], bool,
 
 class RunStream:
     """One run's stream (see the module), begun at time ``now``; ``limit``: seconds to
-    its end; ``ref``: the direct call's ref, when it was sent as one."""
+    its end; ``ref``: the direct call's ref, when it was sent as one; ``deadline``: the
+    time of that end when the wait began earlier than ``now`` (a run sent again after
+    its first partition died waits what is left of its ``limit``, not a new one)."""
 
     def __init__(self, run_id: str, ref: str | None, limit: float, now: float, *,
-                 probe_every: float = PROBE_EVERY, orphan_grace: float = 3.0) -> None:
+                 probe_every: float = PROBE_EVERY, orphan_grace: float = 3.0,
+                 deadline: float | None = None) -> None:
         self.run_id = run_id
         self.ref = ref
         self.limit = limit
-        self.deadline = now + limit
+        self.deadline = now + limit if deadline is None else deadline
         self.probe_every = probe_every
         self.orphan_grace = orphan_grace
         self.next_probe = now + probe_every
