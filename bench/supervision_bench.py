@@ -23,14 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from supervision import (
     ChildSpec,
     DynamicSupervisorSpec,
-    HealthCheck,
-    ServerCrashed,
     Strategy,
     SupervisorSpec,
     call,
     start_supervisor,
 )
-from supervision.lowlevel import proc_stat
+from supervision.lowlevel import HealthCheck, proc_stat
+from supervision.protocol import ServerCrashed
 from supervision.testing import Probe, probe_args, read_events, running_actor_system, wait_until
 
 

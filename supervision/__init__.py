@@ -6,36 +6,39 @@ rest is public too, in two modules of its own:
 
 * :mod:`supervision.protocol`: the messages servers and supervisors exchange
   (``Call``, ``Reply``, ``Init``, ``Shutdown``, ``ErrorReply``, ...) and the typed error
-  each error reply becomes: for code that speaks to a server from a plain Thespian
-  actor.
+  each error reply becomes (``ServerCrashed``, ``ServerDiedAnswering``, ...): for code
+  that speaks to a server from a plain Thespian actor, or tells one failed call from
+  another.
 * :mod:`supervision.lowlevel`: OS plumbing (pids, pidfds, ports, Thespian's logs and
   loops), the speed devices and the parts for building servers and supervisors of
-  your own (``Job``, ``HealthMonitor``, ``RestartIntensity``, ...).
+  your own: the ``handle_call`` sentinels (``NO_REPLY``, ...), the dynamic and
+  partition supervisors' classes (their specs, here, start them), the rarer spec
+  options (``ChildType``, ``AutoShutdown``, ``HealthCheck``), ``whereis``, ``Job``,
+  ``HealthMonitor``, ``RestartIntensity``, ...
 * :mod:`supervision.testing`: the pytest fixture, test servers and ``ManualClock``.
 
 What is here, by use:
 
 * servers and trees: :class:`GenServer` (``init`` / ``handle_call`` / ``handle_cast`` /
   ``handle_info`` / ``terminate``; an uncaught exception crashes the actor, OTP's
-  "let it crash", and its supervisor learns why), :class:`CallerRef`,
-  :data:`NO_REPLY`, :class:`Supervisor` (one_for_one, one_for_all, rest_for_one;
-  sliding-window intensity; escalation), :class:`DynamicSupervisor`,
-  :class:`PartitionSupervisor`, :class:`Registry` (names that follow children
-  through restarts);
+  "let it crash", and its supervisor learns why) and the :class:`CallerRef` its
+  ``handle_call`` is given, :class:`Supervisor` (one_for_one, one_for_all,
+  rest_for_one; sliding-window intensity; escalation; subclassed for its
+  ``configure`` hook), :class:`Registry` (names that follow children through
+  restarts);
 * specs: :class:`ChildSpec`, :class:`SupervisorSpec`, :class:`DynamicSupervisorSpec`,
-  :class:`PartitionSupervisorSpec` and their options (:class:`Strategy`,
-  :class:`Restart`, :class:`ChildType`, :class:`AutoShutdown`, :class:`Backoff`,
-  :class:`HealthCheck`);
+  :class:`PartitionSupervisorSpec` (each starts its supervisor) and their everyday
+  options (:class:`Strategy`, :class:`Restart`, :class:`Backoff`);
 * starting and talking: :func:`start_actor_system` (refuses a busy port at once;
   every actor dies with its parent), :func:`start_supervisor`, :func:`start_server`,
   :func:`stop_server`, :class:`SupervisorClient`, :func:`call`, :func:`cast`,
-  :func:`call_name`, :func:`whereis` (the ``Call`` and ``Reply`` they exchange are
-  in :mod:`supervision.protocol`);
+  :func:`call_name` (the ``Call`` and ``Reply`` they exchange are in
+  :mod:`supervision.protocol`);
 * time: :class:`Clock` (trio's shape), passed in;
 * errors: :class:`SupervisionError` (every error of the library),
   :class:`SpecError`, :class:`CallError` (every failed call; the specific ones, such
-  as ``ServerDiedAnswering``, are in :mod:`supervision.protocol`), :class:`CallTimeout`,
-  :class:`BadRequest` (raise it to refuse input), :class:`ServerCrashed`,
+  as ``ServerCrashed`` and ``ServerDiedAnswering``, are in :mod:`supervision.protocol`),
+  :class:`CallTimeout`, :class:`BadRequest` (raise it to refuse input),
   :class:`ServerNotRunning`.
 """
 
@@ -47,56 +50,43 @@ from ._client import (
     start_server,
     start_supervisor,
     stop_server,
-    whereis,
 )
 from ._clock import Clock
 from ._exceptions import (
     BadRequest,
     CallError,
     CallTimeout,
-    ServerCrashed,
     ServerNotRunning,
     SpecError,
     SupervisionError,
 )
-from ._partition_supervisor import PartitionSupervisor
 from ._registry import Registry
-from ._server import NO_REPLY, CallerRef, GenServer
+from ._server import CallerRef, GenServer
 from ._spec import (
-    AutoShutdown,
     Backoff,
     ChildSpec,
-    ChildType,
     DynamicSupervisorSpec,
-    HealthCheck,
     PartitionSupervisorSpec,
     Restart,
     Strategy,
     SupervisorSpec,
 )
 from ._start import start_actor_system
-from ._supervisor import DynamicSupervisor, Supervisor
+from ._supervisor import Supervisor
 
 __all__ = [
-    "NO_REPLY",
-    "AutoShutdown",
     "Backoff",
     "BadRequest",
     "CallError",
     "CallTimeout",
     "CallerRef",
     "ChildSpec",
-    "ChildType",
     "Clock",
-    "DynamicSupervisor",
     "DynamicSupervisorSpec",
     "GenServer",
-    "HealthCheck",
-    "PartitionSupervisor",
     "PartitionSupervisorSpec",
     "Registry",
     "Restart",
-    "ServerCrashed",
     "ServerNotRunning",
     "SpecError",
     "Strategy",
@@ -111,5 +101,4 @@ __all__ = [
     "start_server",
     "start_supervisor",
     "stop_server",
-    "whereis",
 ]

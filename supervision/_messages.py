@@ -286,7 +286,7 @@ class Lookup:
 
 @dataclass(frozen=True)
 class ToPartitions:
-    """Cast to a :class:`~supervision.PartitionSupervisor`: ``message`` is cast to every
+    """Cast to a :class:`~supervision.lowlevel.PartitionSupervisor`: ``message`` is cast to every
     running partition now, and again to each partition that (re)starts later, before
     the calls held for it (the latest message of each ``topic`` is kept): a setting
     every partition must have, such as a cluster's membership."""

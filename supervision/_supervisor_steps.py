@@ -88,7 +88,7 @@ class SupervisorSteps(GenServer):
     """A supervisor's state, its job engine and the steps of its jobs (see the module);
     :class:`~supervision.Supervisor` is built on it."""
 
-    #: Whether children are started at run time (:class:`~supervision.DynamicSupervisor`).
+    #: Whether children are started at run time (:class:`~supervision.lowlevel.DynamicSupervisor`).
     dynamic = False
 
     def __init__(self) -> None:

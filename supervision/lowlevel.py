@@ -16,8 +16,16 @@ A user of :mod:`supervision`'s core names needs none of it. Here, by use:
 * speed devices: :func:`ask_delivered` (an ask that resends until the message is
   taken), :func:`call_on_fresh_chunk` (a call run on a fresh frame chunk);
 * parts for servers and supervisors of your own: the ``handle_call`` / ``init``
-  sentinels :data:`FORWARDED` and :data:`IGNORE`, :class:`Job` (a supervisor's job,
-  a generator of waits), :func:`partition_index`, :class:`HealthMonitor` /
+  sentinels :data:`NO_REPLY` (answered later, with ``GenServer.reply``),
+  :data:`FORWARDED` and :data:`IGNORE`; :class:`DynamicSupervisor` and
+  :class:`PartitionSupervisor`, the classes :class:`~supervision.DynamicSupervisorSpec` and
+  :class:`~supervision.PartitionSupervisorSpec` start, named only to subclass them; the
+  rarer spec options: :class:`ChildType` (a worker or a supervisor;
+  ``ChildSpec.supervisor`` sets it, and a string is taken too), :class:`AutoShutdown`
+  (OTP's, a string taken too) and :class:`HealthCheck` (the opt-in liveness pings of a
+  supervisor's children); :func:`whereis` (the address a registered name has now, for
+  code that sends to it by itself: ``supervision.call_name`` calls by name);
+  :class:`Job` (a supervisor's job, a generator of waits), :func:`partition_index`, :class:`HealthMonitor` /
   :class:`HealthVerdict`, :func:`load_scaled` (a deadline stretched by the load, read by
   :func:`read_load`, at most :data:`LOAD_SCALE_CAP` times), :class:`RestartIntensity`, :class:`BackoffState`,
   :func:`import_object`, :func:`find_global`, and the clocks :class:`MonotonicClock`
@@ -25,7 +33,7 @@ A user of :mod:`supervision`'s core names needs none of it. Here, by use:
   variable that gives servers a manual one).
 """
 
-from ._client import ask_delivered, find_global
+from ._client import ask_delivered, find_global, whereis
 from ._clock import MonotonicClock, WallClock
 from ._exceptions import ActorSystemError, PortInUse
 from ._frame_chunk import call_on_fresh_chunk
@@ -38,11 +46,12 @@ from ._health import (
     read_load,
     read_progress,
 )
-from ._partition_supervisor import partition_index
+from ._partition_supervisor import PartitionSupervisor, partition_index
 from ._server_base import MANUAL_CLOCK_VARIABLE
-from ._server_types import FORWARDED, IGNORE
-from ._spec import import_object
+from ._server_types import FORWARDED, IGNORE, NO_REPLY
+from ._spec import AutoShutdown, ChildType, HealthCheck, import_object
 from ._start import attach_actor_system, stop_actor_system_on_port
+from ._supervisor import DynamicSupervisor
 from ._supervisor_steps import Job
 from ._system import (
     check_port_free,
@@ -69,12 +78,18 @@ __all__ = [
     "IGNORE",
     "LOAD_SCALE_CAP",
     "MANUAL_CLOCK_VARIABLE",
+    "NO_REPLY",
     "ActorSystemError",
+    "AutoShutdown",
     "BackoffState",
+    "ChildType",
+    "DynamicSupervisor",
+    "HealthCheck",
     "HealthMonitor",
     "HealthVerdict",
     "Job",
     "MonotonicClock",
+    "PartitionSupervisor",
     "PortInUse",
     "ProcessProgress",
     "RestartIntensity",
@@ -105,4 +120,5 @@ __all__ = [
     "sigkill_pending_in",
     "stop_actor_system_on_port",
     "takes_connection",
+    "whereis",
 ]

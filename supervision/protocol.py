@@ -19,7 +19,9 @@ them.
   names its partition);
 * the registry: :class:`WhereIs`, :class:`Lookup`, :data:`REGISTRY_OWNER`;
 * the errors a call can end with beyond :mod:`supervision`'s own:
-  :class:`UnknownRequest`, :class:`NameNotFound`, :class:`ServerDiedAnswering` (a
+  :class:`ServerCrashed` (the server crashed while the call was pending: every
+  pending caller gets it), :class:`UnknownRequest`, :class:`NameNotFound`,
+  :class:`ServerDiedAnswering` (a
   :class:`~supervision.ServerNotRunning`: the server a call was handed to died before
   answering, so it may have acted on it), and :class:`ChildError` with the
   OTP supervisor's refusals (:class:`ChildRunning`, :class:`ChildRestarting`,
@@ -36,6 +38,7 @@ from ._exceptions import (
     ChildRunning,
     MaxChildren,
     NameNotFound,
+    ServerCrashed,
     ServerDiedAnswering,
     StartFailed,
     UnknownRequest,
@@ -99,6 +102,7 @@ __all__ = [
     "OsPid",
     "PidSpace",
     "Reply",
+    "ServerCrashed",
     "ServerDiedAnswering",
     "Shutdown",
     "StartChild",

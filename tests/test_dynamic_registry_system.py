@@ -17,12 +17,9 @@ import pytest
 from conftest import probe
 
 from supervision import (
-    NO_REPLY,
     BadRequest,
     CallerRef,
     ChildSpec,
-    ChildType,
-    DynamicSupervisor,
     DynamicSupervisorSpec,
     GenServer,
     PartitionSupervisorSpec,
@@ -35,9 +32,11 @@ from supervision import (
     call_name,
     start_actor_system,
     start_supervisor,
-    whereis,
 )
 from supervision.lowlevel import (
+    NO_REPLY,
+    ChildType,
+    DynamicSupervisor,
     Job,
     PortInUse,
     check_port_free,
@@ -45,6 +44,7 @@ from supervision.lowlevel import (
     partition_index,
     process_alive,
     stop_actor_system_on_port,
+    whereis,
 )
 from supervision.protocol import (
     REGISTRY_OWNER,

@@ -15,13 +15,20 @@ from supervision import (
     CallError,
     CallTimeout,
     GenServer,
-    ServerCrashed,
     ServerNotRunning,
     call,
     start_server,
 )
 from supervision.lowlevel import pid_space
-from supervision.protocol import ErrorReply, Init, OsPid, PidSpace, StartFailed, UnknownRequest
+from supervision.protocol import (
+    ErrorReply,
+    Init,
+    OsPid,
+    PidSpace,
+    ServerCrashed,
+    StartFailed,
+    UnknownRequest,
+)
 from supervision.testing import Probe, pid_alive, probe_args, wait_until
 
 
@@ -40,7 +47,7 @@ class Strict(GenServer):
             return self.total
         if request == "park":
             self.parked.append(caller)
-            from supervision import NO_REPLY
+            from supervision.lowlevel import NO_REPLY
 
             return NO_REPLY
         if request == "release":

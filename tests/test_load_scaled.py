@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import pytest
 
-from supervision import HealthCheck
 from supervision.lowlevel import (
     LOAD_SCALE_CAP,
+    HealthCheck,
     HealthMonitor,
     ProcessProgress,
     load_scaled,

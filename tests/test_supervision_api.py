@@ -20,18 +20,17 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ("supervision", "supervision.protocol", "supervision.lowlevel")
 
 CORE = {
-    # servers and trees
-    "GenServer", "CallerRef", "NO_REPLY", "Supervisor", "DynamicSupervisor", "PartitionSupervisor", "Registry",
-    # specs and their options
-    "ChildSpec", "SupervisorSpec", "DynamicSupervisorSpec", "PartitionSupervisorSpec",
-    "Strategy", "Restart", "ChildType", "AutoShutdown", "Backoff", "HealthCheck",
+    # servers and trees: the behaviours a user subclasses, and the registry
+    "GenServer", "CallerRef", "Supervisor", "Registry",
+    # specs (each starts its supervisor) and their everyday options
+    "ChildSpec", "SupervisorSpec", "DynamicSupervisorSpec", "PartitionSupervisorSpec", "Strategy", "Restart", "Backoff",
     # starting, stopping and talking
     "start_actor_system", "start_supervisor", "start_server", "stop_server", "SupervisorClient",
-    "call", "cast", "call_name", "whereis",
+    "call", "cast", "call_name",
     # time
     "Clock",
     # the key errors
-    "SupervisionError", "SpecError", "CallError", "CallTimeout", "BadRequest", "ServerCrashed", "ServerNotRunning",
+    "SupervisionError", "SpecError", "CallError", "CallTimeout", "BadRequest", "ServerNotRunning",
 }
 
 
@@ -41,10 +40,12 @@ def test_the_core_is_the_small_set_a_user_needs() -> None:
 
 
 def test_plumbing_and_wire_messages_are_not_in_the_core() -> None:
-    for name in ("proc_stat", "open_pidfd", "free_port", "process_alive", "call_on_fresh_chunk", "ask_delivered"):
+    for name in ("proc_stat", "open_pidfd", "free_port", "process_alive", "call_on_fresh_chunk", "ask_delivered",
+                 "NO_REPLY", "HealthCheck", "ChildType", "AutoShutdown", "whereis", "DynamicSupervisor",
+                 "PartitionSupervisor"):
         assert name in supervision.lowlevel.__all__ and not hasattr(supervision, name), name
     for name in ("Call", "Reply", "Init", "InitOk", "Shutdown", "Exiting", "ErrorReply", "Cast", "OsPid", "StartChild",
-                 "ServerDiedAnswering"):
+                 "ServerDiedAnswering", "ServerCrashed"):
         assert name in supervision.protocol.__all__ and not hasattr(supervision, name), name
 
 

@@ -10,14 +10,19 @@ import pytest
 from supervision import (
     Backoff,
     ChildSpec,
-    ChildType,
     DynamicSupervisorSpec,
     Restart,
     SpecError,
     Strategy,
     SupervisorSpec,
 )
-from supervision.lowlevel import BackoffState, RestartIntensity, free_port, takes_connection
+from supervision.lowlevel import (
+    BackoffState,
+    ChildType,
+    RestartIntensity,
+    free_port,
+    takes_connection,
+)
 from supervision.testing import Probe
 
 
@@ -144,8 +149,8 @@ def test_a_child_whose_restarts_fail_waits_ever_longer_however_long_it_ran_befor
 
 
 def test_health_monitor_pings_one_at_a_time_and_finds_who_stopped_answering() -> None:
-    from supervision import HealthCheck, SpecError
-    from supervision.lowlevel import HealthMonitor
+    from supervision import SpecError
+    from supervision.lowlevel import HealthCheck, HealthMonitor
     from supervision.protocol import HEALTH_PING
 
     monitor = HealthMonitor(HealthCheck(interval=1.0, timeout=5.0))

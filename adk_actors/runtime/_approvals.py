@@ -24,7 +24,8 @@ import time
 import uuid
 from typing import Any
 
-from supervision import NO_REPLY, BadRequest, CallerRef, CallError, GenServer
+from supervision import BadRequest, CallerRef, CallError, GenServer
+from supervision.lowlevel import NO_REPLY
 
 from .._validate import check_message
 from ..store import Database, connection_name, open_session_store

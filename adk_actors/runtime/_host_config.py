@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervision import ChildSpec, HealthCheck
+from supervision import ChildSpec
+from supervision.lowlevel import HealthCheck
 
 from .._exceptions import HostError
 from ..jobs import JobsConfig
@@ -68,7 +69,7 @@ class HostConfig:
     root_intensity: int = 40
     root_period: float = 10.0
     #: Every supervisor health-checks its children, and every partition its run workers
-    #: (``supervision.HealthCheck``): one that is alive but no longer answers (stopped,
+    #: (``supervision.lowlevel.HealthCheck``): one that is alive but no longer answers (stopped,
     #: stuck in a handler) is killed and restarted. None: no checks.
     health: HealthCheck | None = field(default_factory=HealthCheck)
     #: A session that crashes more than ``session_intensity`` times within

@@ -22,12 +22,12 @@ from pathlib import Path
 from supervision import (
     Backoff,
     ChildSpec,
-    ChildType,
     PartitionSupervisorSpec,
     Registry,
     Strategy,
     SupervisorSpec,
 )
+from supervision.lowlevel import ChildType
 
 from ._approvals import ApprovalActor
 from ._artifacts import ArtifactActor

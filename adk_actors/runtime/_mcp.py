@@ -68,8 +68,8 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from supervision import NO_REPLY, CallerRef, CallError, GenServer, ServerNotRunning
-from supervision.lowlevel import load_scaled
+from supervision import CallerRef, CallError, GenServer, ServerNotRunning
+from supervision.lowlevel import NO_REPLY, load_scaled
 from supervision.protocol import Cast
 
 from .._exceptions import McpCallTimeout, McpError, McpUnavailable

@@ -49,8 +49,8 @@ from collections.abc import Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supervision import NO_REPLY, CallerRef, ChildSpec, Supervisor
-from supervision.lowlevel import load_scaled
+from supervision import CallerRef, ChildSpec, Supervisor
+from supervision.lowlevel import NO_REPLY, load_scaled
 from supervision.protocol import Cast, ChildInfo, StartChild, Started, StartFailed
 
 from ._mcp import OpenGiveUp, ToolsetOpened, ToolsetOpenFailed

@@ -39,8 +39,14 @@ import signal
 from dataclasses import dataclass, replace
 from typing import Any
 
-from supervision import BadRequest, CallerRef, GenServer, HealthCheck
-from supervision.lowlevel import HealthMonitor, RestartIntensity, load_scaled, proc_stat
+from supervision import BadRequest, CallerRef, GenServer
+from supervision.lowlevel import (
+    HealthCheck,
+    HealthMonitor,
+    RestartIntensity,
+    load_scaled,
+    proc_stat,
+)
 from supervision.protocol import (
     ErrorReply,
     Exiting,

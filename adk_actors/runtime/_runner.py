@@ -25,8 +25,9 @@ The parts, each in a module of its own: the calls to sessions and services
 (``_routing.Router``, through the host's :class:`~._host_view.HostView`), the endpoint
 pool (``_endpoints``), carrying one run, straight to its partition or through the host
 (``_run_carrier``, inherited; ``_direct_route``, and ``_run_stream``: a pure state
-machine fed by a blocking transport or an asyncio line), and following the host's
-resumes (``_follow``). What is left here: the run requests, and live runs.
+machine fed by a blocking transport or an asyncio line), following the host's
+resumes (``_follow``), and live runs (``_runner_live``, inherited). What is left here:
+the run requests and google-adk's ``run_debug``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Generator, Iterator, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any
 
 from .._decisions import CallDecision
 from .._event_print import print_event
@@ -44,28 +45,25 @@ from .._exceptions import (
     RunFailedError,
     SessionNotFoundError,
 )
-from .._types import Content, Event, LiveRequest, RunConfig
-from ..messages import CancelRun, FollowRun, LiveInput, ResumeRun, RunRequest
+from .._types import Content, Event, RunConfig
+from ..messages import CancelRun, FollowRun, ResumeRun, RunRequest
 from ._direct_route import DirectRoute
 from ._endpoints import EndpointPool
 from ._follow import follow_request, followed
 from ._host_view import HostView
-from ._live_run import LiveRun, fed_by_queue, iterate_in_thread
+from ._live_run import iterate_in_thread
 from ._routing import Router, checked
-from ._run_carrier import RunCarrier
 from ._run_stream import Seen
-from ._run_transport import NotTaken, ThespianTransport
+from ._run_transport import NotTaken
 from ._runner_calls import ServiceCalls
-
-if TYPE_CHECKING:  # the queue's package loads the agent definitions; a client of a host needs none of them
-    from ..agents.live_request_queue import LiveRequestQueue
+from ._runner_live import LiveRuns
 
 __all__ = ["Runner"]
 
 _debug_log = logging.getLogger("adk_actors.runtime")
 
 
-class Runner(RunCarrier, ServiceCalls):
+class Runner(LiveRuns, ServiceCalls):
     """A host's app, from plain Python code (see the module)."""
 
     def __init__(self, host: HostView, app_name: str, *, timeout: float = 660.0, call_timeout: float = 30.0,
@@ -228,7 +226,7 @@ class Runner(RunCarrier, ServiceCalls):
             request = replace(request, run_id=run_id)
         return checked(request)  # type: ignore[no-any-return]
 
-    # -- live runs ----------------------------------------------------------------------------
+    # -- google-adk's try-out -----------------------------------------------------------------
 
     async def run_debug(self, user_messages: str | list[str], *, user_id: str = "debug_user_id",
                         session_id: str = "debug_session_id", run_config: RunConfig | None = None,
@@ -263,48 +261,3 @@ class Runner(RunCarrier, ServiceCalls):
                     print_event(event, verbose=verbose)
                 collected.append(event)
         return collected
-
-    @overload
-    def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
-                 reject_if_busy: bool = False, live_request_queue: None = None) -> LiveRun: ...
-
-    @overload
-    def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
-                 reject_if_busy: bool = False, live_request_queue: LiveRequestQueue) -> AsyncIterator[Event]: ...
-
-    def run_live(self, user_id: str, session_id: str, *, run_config: RunConfig | None = None,
-                 reject_if_busy: bool = False,
-                 live_request_queue: LiveRequestQueue | None = None) -> LiveRun | AsyncIterator[Event]:
-        """Start a live run on the session (see ``_live_run``): returns once the
-        session's partition accepted it; raises the typed error it answered instead.
-
-        With ``live_request_queue`` (google-adk's ``run_live``, called with keywords and
-        iterated with ``async for``): see :func:`~._live_run.fed_by_queue`."""
-        if live_request_queue is not None:
-            return fed_by_queue(lambda config: self.run_live(user_id, session_id, run_config=config,
-                                                             reject_if_busy=reject_if_busy),
-                                live_request_queue, run_config)
-        request = checked(RunRequest(self.app_name, user_id, session_id, run_config=run_config,
-                                     reject_if_busy=reject_if_busy, live=True,
-                                     create_session=self.auto_create_session))
-        endpoint = self._endpoints.new()
-        try:
-            accepted = self._start_run(endpoint, request)
-        finally:
-            if endpoint.clean:  # refused
-                self._endpoints.give_back(endpoint)
-        self._runs[request.run_id] = (user_id, session_id)
-
-        def stream() -> Iterator[Event]:
-            try:
-                yield from self._stream(endpoint, accepted, None, None, ThespianTransport(endpoint.context),
-                                        run_config, request)
-            finally:
-                self._runs.pop(request.run_id, None)
-                self._endpoints.give_back(endpoint)
-
-        def send(live: LiveRequest) -> Any:
-            return self._router.call(LiveInput(self.app_name, user_id, session_id, request.run_id, live), session_id,
-                                     user_id)
-
-        return LiveRun(request.run_id, send, stream())
