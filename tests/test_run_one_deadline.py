@@ -12,14 +12,17 @@ no later; a partition found gone must be asked for the session with only what is
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from adk_actors import HostError, RunFailedError
 from adk_actors.messages import RunAccepted, RunRequest
+from adk_actors.runtime._async_line import CLOSED
 from adk_actors.runtime._run_carrier import RunCarrier
 from adk_actors.runtime._run_transport import NotTaken
+from adk_actors.runtime._runner import Runner
 
 LIMIT = 40.0
 
@@ -138,7 +141,7 @@ def test_a_run_sent_again_after_its_partition_died_waits_only_what_is_left_of_it
         list(carrier(clock, router)._run(request(), None))
     assert failed.value.reason == "timeout"
     # sent again 30 s in: the host's partition was given the 10 s left, not its own 30
-    assert router.waits == [("run", pytest.approx(10.0, abs=0.3))]
+    assert [kind for kind, _ in router.waits] == ["run"] and router.waits[0][1] == pytest.approx(10.0, abs=0.3)
     assert clock.now - began <= LIMIT + 0.5  # the caller was told at its limit, not 35 s + a new 40
 
 
@@ -160,4 +163,52 @@ def test_a_partition_found_gone_is_asked_for_the_session_with_what_is_left() -> 
     assert failed.value.reason in ("timeout", "killed")
     asked = [waits for kind, waits in router.waits if kind == "state"]
     assert asked, "the partition found gone was not asked for the session"
+    assert clock.now - began <= LIMIT + 0.5
+
+
+class DyingLine:
+    """``run_async``'s direct line to the partition: the partition dies 30 s in."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+
+    def open(self, run_id: str, ref: str) -> asyncio.Queue[Any]:
+        return self.queue
+
+    def send(self, message: Any) -> bool:
+        self.clock.now += 30.0
+        self.queue.put_nowait(CLOSED)
+        return True
+
+    def release(self, run_id: str, ref: str) -> None:
+        pass
+
+
+class LineRoute:
+    def __init__(self, clock: Clock) -> None:
+        self.line = DyingLine(clock)
+
+    async def async_line(self, request: RunRequest) -> DyingLine:
+        return self.line
+
+
+def test_an_async_run_whose_line_ended_is_sent_again_with_what_is_left_of_its_limit() -> None:
+    clock = Clock()
+    router = Router(clock, restart=5.0)
+    runner = Runner.__new__(Runner)
+    runner.timeout, runner.orphan_grace, runner.clock = LIMIT, 3.0, clock
+    runner.follow_resumes, runner.auto_create_session, runner._runs = True, False, {}
+    runner._endpoints, runner._router = Pool(clock), router  # type: ignore[assignment]
+    runner._direct = LineRoute(clock)  # type: ignore[assignment]
+    began = clock.now
+
+    async def turn() -> None:
+        async for _event in runner.run_async("u", "s", "hello"):
+            pass
+
+    with pytest.raises(RunFailedError) as failed:
+        asyncio.run(turn())
+    assert failed.value.reason == "timeout"
+    assert [kind for kind, _ in router.waits] == ["run"] and router.waits[0][1] == pytest.approx(10.0, abs=0.3)  # sent again with the 10 s left
     assert clock.now - began <= LIMIT + 0.5

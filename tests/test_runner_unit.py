@@ -676,7 +676,7 @@ def silent_then_resumed(resumer: RunInfo | None) -> tuple[list[Any], list[Event]
 
     first = replace(RunRequest(APP, "u", "s", new_message=Content.user("hi")), run_id="run-1")
     got: list[Event] = []
-    runner._run = lambda request, run_config, direct=True: run(request, direct)  # type: ignore[method-assign]
+    runner._run = lambda request, run_config, direct=True, ends_at=None: run(request, direct)  # type: ignore[method-assign,misc]
     try:
         for e in runner._followed(first, None):
             got.append(e)

@@ -20,7 +20,6 @@ line's end before the run's raises ``NotTaken`` and the caller goes the blocking
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -54,15 +53,17 @@ class RunCarrier(SessionCalls):
     _endpoints: EndpointPool
     _direct: DirectRoute
 
-    def _run(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True) -> Iterator[Event]:
+    def _run(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True, *,
+             ends_at: float | None = None) -> Iterator[Event]:
         """The run's events: sent straight to the session's partition first (unless not
         ``direct``: ``_direct_route``), then through the host's current partition. One
         wait for its end, begun here (``_run_limit``): a run sent again after its first
         partition died, and every look at its partition while it is silent, has only what
         is left of it, so a caller's wait never outlasts the limit however many
         partitions die meanwhile (each was given a whole limit before, and a turn at load
-        waited 84 s for a limit of 40)."""
-        ends_at = self.clock() + self._run_limit(run_config)
+        waited 84 s for a limit of 40). ``ends_at``: that wait's end (on ``clock``) when it
+        began before this call (``run_async``'s line)."""
+        ends_at = self.clock() + self._run_limit(run_config) if ends_at is None else ends_at
         endpoint = self._endpoints.lease(self._router.peer(request.user_id, request.session_id)) if direct else None
         handed_on = False
         try:
@@ -157,21 +158,21 @@ class RunCarrier(SessionCalls):
         except AdkError:
             pass  # the host is restarting more than the session: orphan_grace decides
 
-    async def _stream_async(self, line: AsyncRunnerLine, request: RunRequest,
-                            run_config: RunConfig | None) -> AsyncIterator[Event]:
+    async def _stream_async(self, line: AsyncRunnerLine, request: RunRequest, run_config: RunConfig | None, *,
+                            ends_at: float | None = None) -> AsyncIterator[Event]:
         """Send the run on ``line`` (no RunAccepted: its messages are the answer) and
-        yield its events until its terminal message (``_run_stream.drive_async``). The
-        line's end before the run's (its partition died) raises NotTaken: asked again,
-        the restarted partition answers with the run's end."""
+        yield its events until its terminal message (``_run_stream.drive_async``), up to
+        ``ends_at`` (on ``clock``; None: the whole ``_run_limit`` from now). The line's
+        end before the run's (its partition died) raises NotTaken: asked again (with
+        what is left of the wait), the restarted partition answers with the run's end."""
         message = Call(replace(request, reply_accepted=False), deadline=time.time() + self._run_limit(run_config))
         queue = line.open(request.run_id, message.ref)
         try:
             if not line.send(message):
                 raise NotTaken()
-            loop = asyncio.get_running_loop()
-            stream = RunStream(request.run_id, message.ref, self._run_limit(run_config), loop.time(),
-                               probe_every=math.inf)
-            async for event in drive_async(stream, queue, loop.time):
+            stream = RunStream(request.run_id, message.ref, self._run_limit(run_config), self.clock(),
+                               probe_every=math.inf, deadline=ends_at)
+            async for event in drive_async(stream, queue, self.clock):
                 yield event
         finally:
             line.release(request.run_id, message.ref)

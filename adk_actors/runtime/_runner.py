@@ -168,12 +168,13 @@ class Runner(LiveRuns, ServiceCalls):
         request = self._run_request(user_id, session_id, message, run_config, state_delta, reject_if_busy, run_id,
                                     create_session)
         self._runs[request.run_id] = (user_id, session_id)
+        ends_at: float | None = self.clock() + self._run_limit(run_config)  # one wait, whichever way it goes
         try:
             line = await self._direct.async_line(request)
             direct, seen, failure = True, Seen(), None
             if line is not None:
                 try:
-                    async for event in self._stream_async(line, request, run_config):
+                    async for event in self._stream_async(line, request, run_config, ends_at=ends_at):
                         if seen.first_time(event):
                             yield event
                     return
@@ -182,9 +183,10 @@ class Runner(LiveRuns, ServiceCalls):
                 except RunFailedError as error:
                     if not (self.follow_resumes and error.resumed_as):
                         raise
-                    failure, request = error, follow_request(request, error, seen)
-            following = request
-            async for event in iterate_in_thread(lambda: self._followed(following, run_config, direct, seen, failure)):
+                    failure, request, ends_at = error, follow_request(request, error, seen), None
+            following, until = request, ends_at
+            async for event in iterate_in_thread(lambda: self._followed(following, run_config, direct, seen, failure,
+                                                                        ends_at=until)):
                 yield event
         finally:
             self._runs.pop(request.run_id, None)
@@ -198,9 +200,19 @@ class Runner(LiveRuns, ServiceCalls):
             self._runs.pop(request.run_id, None)
 
     def _followed(self, request: RunRequest, run_config: RunConfig | None, direct: bool = True,
-                  seen: Seen | None = None, failure: RunFailedError | None = None) -> Iterator[Event]:
-        """``_run``'s events, following the host's own resumes of the run (``_follow``)."""
-        return followed(lambda asked, straight: self._run(asked, run_config, straight), request,
+                  seen: Seen | None = None, failure: RunFailedError | None = None, *,
+                  ends_at: float | None = None) -> Iterator[Event]:
+        """``_run``'s events, following the host's own resumes of the run (``_follow``).
+        ``ends_at``: when the wait for ``request``'s run ends, when it began before (a
+        run sent on again after its first way failed); each run followed after it is
+        waited for a whole limit of its own."""
+        untils = [ends_at]
+
+        def run(asked: RunRequest, straight: bool) -> Iterator[Event]:
+            until = untils.pop() if untils else None
+            return self._run(asked, run_config, straight, ends_at=until)
+
+        return followed(run, request,
                         follows=self.follow_resumes, direct=direct, seen=seen, failure=failure,
                         resumed_by=lambda run_id: self._resumed_by(request.user_id, request.session_id, run_id))
 
