@@ -60,25 +60,9 @@ have one at the end: :class:`WorkflowConfigurationError`, as in google-adk. A no
 with ``wait_for_output`` that finishes with neither an output nor a route triggers
 nothing after it and may run again when triggered again (google-adk's WAITING node).
 
-Resume (a resumed invocation: ``ctx.replay`` holds its committed events). The graph
-is run again from START, with the same run numbers, but each node run whose trigger
-is on record is first looked up by its node path (``look_up``): a run that finished
-is not run again, its committed events pass as replayed and its output and route
-(an output event also keeps a function's ``ctx.route``, in case its route event was
-not committed) feed the nodes after it, which are looked up in turn; runs found
-finished are taken in the order they had finished. A run that had not finished:
-an agent node or a nested workflow runs again through the engine, meeting its own
-committed events first (the engine replays an LLM step and decides its tools as it
-always does); a function node may have run, so it runs again only when that is safe
-(``rerun_on_resume=True``, an ``@idempotent`` function, a join), else on a decision
-given for its node path, as for a tool call (``rerun``, ``result``, ``end``), and
-without one the run stops with ``NeedsDecision`` before it starts. A join fed by
-finished runs waits only for the runs still missing. Whatever stops the run for a
-decision lets the node runs already running finish (and commit) first. A node run
-triggered by one that ran live cannot have run before: it runs live. Committed node
-paths the graph does not have: :class:`WorkflowResumeError`. A parallel worker runs
-again (``rerun_on_resume=True``, as google-adk's): its items whose output is on record
-give it without running again; the others run again, without a decision.
+Resume (a resumed invocation: ``ctx.replay`` holds its committed events): see
+``_graph_record``, which says what the committed events of each node run are taken
+to mean.
 """
 
 from __future__ import annotations
@@ -88,7 +72,6 @@ import contextlib
 import contextvars
 import dataclasses
 import heapq
-import inspect
 import itertools
 import json
 import math
@@ -101,19 +84,25 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from .._exceptions import RunStopped
 from .._node_settings import retry_allowed, retry_delay, retry_delays
-from .._types import Event, FunctionCall, NodeInfo
+from .._types import Event, NodeInfo
 from ._checks import INPUT_REFUSED, checked_input, checked_output, error_event
 from ._errors import (
     NodeTimeoutError,
     WorkflowConfigurationError,
     WorkflowDataError,
-    WorkflowResumeError,
 )
 from ._graph import Graph
-from ._input import AskKey, Continuation, Record, interrupt_ids
+from ._graph_record import (
+    CONTINUATION,
+    GraphRecord,
+    Lookup,
+    Outcome,
+    recorded_output,
+)
+from ._input import interrupt_ids
 from ._node_session import NodeSession, TaskSession, as_user_content
 from ._node_span import node_span, note_event
-from ._nodes import ROUTE_KEY, START, BaseNode, Context, FunctionNode, JoinNode, node_event
+from ._nodes import START, BaseNode, Context, node_event
 from ._parallel_worker import REPORTED
 from ._processes import ProcessPool
 from ._task import FinishTaskTool, finish_call_args, finished, task_output
@@ -137,11 +126,6 @@ class Frame:
 
 
 _FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar("adk_workflow_frame", default=None)
-
-#: The graph run the current invocation continues with answers (see ``_input``), set
-#: by the root workflow for the graphs inside it.
-CONTINUATION: contextvars.ContextVar[Continuation | None] = contextvars.ContextVar("adk_workflow_continuation",
-                                                                                   default=None)
 
 
 def take_frame(workflow: Any, ctx: Any) -> Frame:
@@ -175,36 +159,6 @@ class _Failed(Exception):
 
 
 @dataclass
-class _Outcome:
-    output: Any = None
-    has_output: bool = False
-    route: Any = None
-    branch: str = ""
-    recorded: bool = False  # rebuilt from the committed events on resume (not run now)
-    waiting: bool = False  # it asked for input and has no answer: it has not finished
-
-
-@dataclass
-class _Lookup:
-    """What the committed events say of a node run on resume: its events (passed on
-    as replayed), its first attempt to make; and one of: its ``outcome`` (it finished:
-    it does not run again), an ``agent_replay`` (an agent or nested workflow that did
-    not finish: run again through the engine, meeting these events first), or a
-    ``call`` (a function node that may have run: ``safe`` to run again, or run as its
-    decision says, ``decided`` the output a ``result`` decision gave)."""
-
-    events: list[Event]
-    first: int = 1
-    outcome: _Outcome | None = None
-    agent_replay: Any = None
-    call: FunctionCall | None = None
-    safe: bool = False
-    decided: dict[str, Any] | None = None
-    waiting: bool = False  # it asked for input, still unanswered: it waits on
-    resume_inputs: dict[str, Any] | None = None  # answered, it runs again with these
-
-
-@dataclass
 class _State:
     runs: dict[str, int] = field(default_factory=dict)
     outputs: dict[str, Any] = field(default_factory=dict)
@@ -221,24 +175,6 @@ def _storable(name: str, output: Any) -> None:
         to_jsonable_python(output)
     except PydanticSerializationError as exc:
         raise WorkflowDataError(f"node {name!r} gave an output that cannot be stored as JSON: {exc}") from None
-
-
-def _recorded_output(event: Event) -> Any:
-    """A committed output event's output: its ``output``, else its text (an agent's answer)."""
-    if event.output is not None:
-        return event.output
-    if event.content is None:
-        return None
-    return "".join(p.text or "" for p in event.content.parts if not p.thought)
-
-
-def _one_event(node: Any) -> bool:
-    """Does ``node`` end with the one event it makes (so any committed event of it means it finished)?"""
-    if isinstance(node, JoinNode):
-        return True
-    if isinstance(node, FunctionNode):
-        return not (inspect.isgeneratorfunction(node.func) or inspect.isasyncgenfunction(node.func))
-    return False
 
 
 def _inherited_schema(workflow: Any) -> Any:
@@ -270,13 +206,7 @@ def waits_for_output(node: Any) -> bool:
     return bool(getattr(node, "wait_for_output", False)) or _chat(node) or _task(node)
 
 
-def _safe(node: BaseNode) -> bool:
-    """May ``node`` run again when it may already have run (see ``resume_node``)?"""
-    return (node.rerun_on_resume or isinstance(node, JoinNode)
-            or bool(getattr(getattr(node, "func", None), "idempotent", False)))
-
-
-class _GraphRun:
+class _GraphRun(GraphRecord):
     def __init__(self, workflow: Any, graph: Graph, ctx: Any, frame: Frame) -> None:
         self.workflow = workflow
         self.graph = graph
@@ -322,7 +252,7 @@ class _GraphRun:
 
     async def run_function_node(self, node: BaseNode, ctx: Any, path: str, run: int, node_input: Any,
                                 terminal: bool, resume_inputs: dict[str, Any] | None = None,
-                                recorded: list[Event] | None = None) -> _Outcome:
+                                recorded: list[Event] | None = None) -> Outcome:
         """A BaseNode's run: its events stamped and committed one by one; a second output
         is an error (a node gives at most one); the state it wrote last and the route it
         chose with ``ctx.route`` go out in one more event; a node that asked for input
@@ -331,7 +261,7 @@ class _GraphRun:
         :class:`_Failed` with the state it had written and not yet sent. Its ``ctx``
         runs child nodes (``run_node``, see ``run_child``; ``recorded``: this run's
         committed events, on resume) and holds the run's process pool."""
-        outcome = _Outcome()
+        outcome = Outcome()
         children: dict[str, int] = {}
 
         async def run_child(child: Any, child_input: Any, use_sub_branch: bool) -> Any:
@@ -376,7 +306,7 @@ class _GraphRun:
         return outcome
 
     async def run_agent_node(self, agent: Any, ctx: Any, path: str, node_input: Any, terminal: bool,
-                             record: Any = None) -> _Outcome:
+                             record: Any = None) -> Outcome:
         """An agent (or a nested workflow) run through the engine; its events stamped
         with the node's path, its answer its output. ``record``: on resume, the replay of
         this node run's committed events, which the engine meets first. An LlmAgent of
@@ -386,7 +316,7 @@ class _GraphRun:
         runs, as in google-adk."""
         if _task(agent):
             return await self.run_task_node(agent, ctx, path, node_input, terminal, record)
-        outcome = _Outcome()
+        outcome = Outcome()
         is_workflow = getattr(agent, "_is_workflow", False)
         chat = _chat(agent)
         if is_workflow:
@@ -419,7 +349,7 @@ class _GraphRun:
                             info = info.model_copy(update={"message_as_output": True})
                     event = event.model_copy(update={**update, "node_info": info})
                 elif not is_workflow and path in (event.node_info.output_for or []):
-                    outcome.output, outcome.has_output = _recorded_output(event), True  # a replayed answer
+                    outcome.output, outcome.has_output = recorded_output(event), True  # a replayed answer
                 await self.emit(event)
         finally:
             if is_workflow:
@@ -431,7 +361,7 @@ class _GraphRun:
         return outcome
 
     async def run_task_node(self, agent: Any, ctx: Any, path: str, node_input: Any, terminal: bool,
-                            record: Any = None) -> _Outcome:
+                            record: Any = None) -> Outcome:
         """An LlmAgent of ``mode="task"`` (google-adk's task agent as a node), in order:
         it runs with the ``finish_task`` tool added to its tools (``_task``), its
         ``output_schema`` and ``output_key`` kept for that tool and this node (a task
@@ -444,7 +374,7 @@ class _GraphRun:
         answer in text (a question to the user) gives no output: the node waits
         (``waits_for_output``) and the user's next message runs it again. On resume,
         ``record`` is this node run's committed events, which the engine meets first."""
-        outcome = _Outcome()
+        outcome = Outcome()
         tool = FinishTaskTool(getattr(agent, "output_schema", None), agent.name)
         output_key = getattr(agent, "output_key", None)
         runner = agent.model_copy(update={"tools": [*agent.tools, tool], "output_schema": None, "output_key": None})
@@ -458,7 +388,7 @@ class _GraphRun:
         async with contextlib.aclosing(runner.run(agent_ctx)) as events:
             async for event in events:
                 if event.node_info is not None and path in (event.node_info.output_for or []):
-                    outcome.output, outcome.has_output = _recorded_output(event), True  # a replayed end
+                    outcome.output, outcome.has_output = recorded_output(event), True  # a replayed end
                     await self.emit(event)
                     break
                 called = finish_call_args(event)  # live, or replayed from the record
@@ -496,7 +426,7 @@ class _GraphRun:
         return text
 
     async def run_node(self, name: str, node_input: Any, use_sub: bool, branch: str, recorded: bool,
-                       found: _Lookup | None) -> None:
+                       found: Lookup | None) -> None:
         """One node run, retried and timed as its settings say; its outcome (or its
         error) goes to the scheduler's queue. First its input is checked as the node
         takes it (``_checks.checked_input``, as google-adk's graph checks it before it
@@ -540,7 +470,7 @@ class _GraphRun:
 
     async def attempts(self, node: Any, ctx: Any, path: str, run: int, node_input: Any, terminal: bool, *,
                        first: int = 1, record: Any = None, answers: dict[str, Any] | None = None,
-                       recorded: list[Event] | None = None) -> _Outcome:
+                       recorded: list[Event] | None = None) -> Outcome:
         """A node run's attempts, from attempt ``first`` (on resume, the failed ones on
         record counted), each within the node's ``timeout``: its outcome once one
         succeeds; a function node's attempt inside its span (``_node_span``). Each
@@ -604,7 +534,7 @@ class _GraphRun:
         for event in recorded:
             if event.node_info is not None and event.node_info.path == path and path in (
                     event.node_info.output_for or []):
-                return _recorded_output(event)
+                return recorded_output(event)
         try:
             outcome = await self.attempts(node, dataclasses.replace(ctx, branch=branch or None), path, run,
                                           node_input, False)
@@ -621,182 +551,6 @@ class _GraphRun:
                 f"node run {path} asked for input: a node run by ctx.run_node (a parallel worker's item) cannot "
                 f"wait for input here yet")
         return outcome.output
-
-    # -- resume ---------------------------------------------------------------------
-
-    def look_up(self, node: Any, path: str, node_input: Any) -> _Lookup:
-        """On resume, what the committed events of node run ``path`` say of it (see
-        :class:`_Lookup`), taken out of the invocation's replay. Called as the run is
-        started, so that the decisions its node needs are known before anything runs.
-
-        The run's committed events are its own and those of the nodes inside it; the
-        failed attempts among them count as attempts made (one more is always made).
-        The run finished when an event after its last failure gives its output (its
-        ``output_for`` names ``path``) or its route, or, for a function node that makes
-        one event (a plain or async function, a join), when there is any such event: its
-        outcome is rebuilt from them and it does not run again. An agent or a nested
-        workflow that did not finish runs again through the engine, which meets its
-        committed events first (an LLM step replayed, tools decided as the engine
-        decides them; a nested graph resumed node by node). A function node that did
-        not finish may have run: it runs again when that is safe (``rerun_on_resume=True``,
-        a function marked ``@idempotent``, a JoinNode); else it needs a decision, as a
-        tool call does, its call id the node path (see ``start_ready``).
-
-        Continuing a waiting run with answers (``CONTINUATION``): a node run that asked
-        is waiting or answered (see ``answered``), what it made before it asked not its
-        result; a node run with no committed event, in a continuation that is not itself
-        resumed, gave nothing and finished (the run it continues had ended)."""
-        replay = self.ctx.replay
-        inside = path + "/"
-        events = replay.take_matching(lambda e: e.node_info is not None and e.node_info.path is not None and (
-            e.node_info.path == path or e.node_info.path.startswith(inside)))
-        failures = [i for i, e in enumerate(events)
-                    if e.error_code and e.node_info.path == path and e.author == self.workflow.name]
-        tail = events[failures[-1] + 1:] if failures else events
-        found = _Lookup(events=events, first=len(failures) + 1)
-        outcome = _Outcome(recorded=True)
-        continuation = CONTINUATION.get()
-        if not events and continuation is not None and not continuation.resumed:
-            found.outcome = outcome  # the run it continues ended: a node run with no event gave nothing
-            return found
-        asked = [i for i, e in enumerate(tail) if e.node_info.path == path and interrupt_ids(e)]
-        if asked:
-            asks = [(tail[i].id, n) for i in asked for n in interrupt_ids(tail[i])]
-            question = tail[asked[-1]]
-            latest = [(tail[i].id, n) for i in asked if tail[i].invocation_id == question.invocation_id
-                      for n in interrupt_ids(tail[i])]  # asked by the node's latest run
-            # what it made before it asked is not its result; after it, in the invocation
-            # that asked, the end of the run that asked (its route stays); later, a rerun's
-            asking = [question, *(e for e in tail[asked[-1] + 1:] if e.invocation_id == question.invocation_id)]
-            tail = [e for e in tail[asked[-1] + 1:] if e.invocation_id != question.invocation_id]
-            if not any(path in (e.node_info.output_for or []) or (
-                    e.node_info.path == path and e.actions.route is not None) for e in tail):
-                routes = [e.actions.route if e.actions.route is not None else (e.custom_metadata or {})[ROUTE_KEY]
-                          for e in asking if e.node_info.path == path and (
-                              e.actions.route is not None or ROUTE_KEY in (e.custom_metadata or {}))]
-                answered = self.answered(node, asks, latest, routes[-1] if routes else None)
-                if answered is None:
-                    found.waiting = True
-                elif isinstance(answered, _Outcome):
-                    found.outcome = answered
-                else:
-                    found.resume_inputs = answered
-                return found
-        for event in tail:
-            if path in (event.node_info.output_for or []):
-                outcome.output, outcome.has_output = _recorded_output(event), True
-            if event.node_info.path == path and event.actions.route is not None:
-                outcome.route = event.actions.route
-            elif event.node_info.path == path and ROUTE_KEY in (event.custom_metadata or {}):
-                outcome.route = (event.custom_metadata or {})[ROUTE_KEY]  # its route event was not committed
-        if outcome.has_output or outcome.route is not None or (
-                _one_event(node) and any(e.node_info.path == path for e in tail)):
-            found.outcome = outcome
-        elif not isinstance(node, BaseNode):
-            if isinstance(replay, Record) and not getattr(node, "_is_workflow", False):
-                raise WorkflowResumeError(
-                    f"workflow {self.workflow.name!r}: agent node run {path} began and did not finish in an "
-                    f"invocation that was interrupted and never resumed: resume it first (Runner.resume)")
-            found.events, found.agent_replay = events[:len(events) - len(tail)], replay.scoped(tail)
-        else:
-            found.call = FunctionCall(id=path, name=node.name,
-                                      args={"node_input": to_jsonable_python(node_input, fallback=str)})
-            # a node that failed in the run a continuation continues (that run ended with
-            # its error) runs again, as google-adk's does
-            found.safe = _safe(node) or (continuation is not None and not continuation.resumed
-                                         and bool(failures) and not tail)
-        return found
-
-    def answered(self, node: Any, asks: list[AskKey], latest: list[AskKey],
-                 route: Any = None) -> _Outcome | dict[str, Any] | None:
-        """What the answers given so far (see ``_input``) make of a node run that made
-        ``asks`` (in order; ``latest``: those of its latest run, which asked last) and
-        chose ``route`` in the run that asked: None while it waits; for a node that runs
-        again (``rerun_on_resume=True``), once any of ``latest`` is answered, the answers
-        it runs with (all so far, by interrupt id); else, once every ask is answered,
-        its outcome: that route and no output when it chose one (google-adk's rule: its
-        route stays), else the answer its output (several: by interrupt id). The
-        outcome is on record (the nodes after it may have run) unless this message gave
-        it, in an invocation not itself resumed."""
-        continuation = CONTINUATION.get()
-        answers = continuation.answers if continuation is not None else {}
-        fresh = continuation.fresh if continuation is not None else set()
-        given = {key: answers[key] for key in asks if key in answers}
-        by_id = {key[1]: value for key, value in given.items()}
-        if getattr(node, "rerun_on_resume", False):
-            return by_id if set(latest) & set(given) else None
-        if len(given) < len(set(asks)):
-            return None
-        recorded = not fresh & set(given) or (continuation is not None and continuation.resumed)
-        if route is not None:
-            return _Outcome(route=route, recorded=recorded)
-        output = next(iter(by_id.values())) if len(by_id) == 1 else by_id
-        return _Outcome(output=output, has_output=True, recorded=recorded)
-
-    def decide(self, found: list[_Lookup]) -> None:
-        """The decisions for the function node runs about to start that may have run
-        (as a tool's calls are decided): each safe one runs again, each other as its
-        decision says (``rerun``; ``result``: that dict is its output, as if the node had
-        returned it; ``end``: :class:`EndedByDecision`); any left undecided stop the run
-        with ``NeedsDecision`` (all of them listed) before any of them starts."""
-        calls = [f.call for f in found if f.call is not None]
-        if not calls:
-            return
-        safe = {f.call.id or "" for f in found if f.call is not None and f.safe}
-        _, decided = self.ctx.replay.pending_results(self.workflow.name, calls, {}, safe)
-        for f in found:
-            if f.call is not None and f.call.id in decided:
-                f.decided = decided[f.call.id or ""]
-
-    async def resume_node(self, found: _Lookup | None, ctx: Any, path: str,
-                          terminal: bool) -> tuple[Any, _Outcome | None, int]:
-        """A looked-up run on resume, as (its replay for an agent node, its outcome
-        when it does not run again, its first attempt to make): its committed events
-        are passed on as replayed (the invocation passes them over); a ``result``
-        decision becomes its output event. Not looked up: (None, None, 1)."""
-        if found is None:
-            return None, None, 1
-        for event in found.events:
-            await self.emit(event)
-        if found.waiting:
-            return None, _Outcome(waiting=True, recorded=True), found.first
-        if found.decided is not None:
-            outcome = _Outcome(output=found.decided, has_output=True)
-            await self.emit(self.stamp(node_event(output=found.decided), ctx, path, terminal))
-            return None, outcome, found.first
-        return found.agent_replay, found.outcome, found.first
-
-    def read_record(self) -> None:
-        """On resume, before any node starts: the position in the invocation's committed
-        events where each node run directly under this workflow finished (see
-        ``resume_node``), so that the runs found finished are taken in the order they
-        finished (the run numbers of the nodes after them are those they had). Every
-        committed node path must name a node of the graph; else
-        :class:`WorkflowResumeError` (the graph changed since the run was interrupted)."""
-        if getattr(self.ctx, "replay", None) is None:
-            return
-        inside = self.frame.path + "/"
-        names: set[str] = set()
-        continuation = CONTINUATION.get()
-        invocations = set(continuation.invocations) if continuation is not None else {self.ctx.invocation_id}
-        ours = (e for e in self.ctx.session.events if e.invocation_id in invocations)
-        for index, event in enumerate(ours):
-            path = event.node_info.path if event.node_info is not None else None
-            if not path or not path.startswith(inside):
-                continue
-            child = inside + path[len(inside):].split("/")[0]
-            name = child[len(inside):].split("@")[0]
-            names.add(name)
-            own = path == child
-            if (child in (event.node_info.output_for or []) or (own and event.actions.route is not None)
-                    or (own and not event.error_code and not interrupt_ids(event)
-                        and _one_event(self.graph.nodes.get(name)))):
-                self.ends[child] = index
-        unknown = sorted(names - set(self.graph.nodes))
-        if unknown:
-            raise WorkflowResumeError(
-                f"workflow {self.workflow.name!r} cannot resume this run: its committed events name nodes "
-                f"{unknown} that its graph no longer has")
 
     # -- scheduling -----------------------------------------------------------------
 
@@ -822,7 +576,7 @@ class _GraphRun:
         self.state.live_arrivals.discard(target)
         self.trigger(target, inputs, False, _common_branch(branches), recorded)
 
-    def finished(self, name: str, outcome: _Outcome) -> None:
+    def finished(self, name: str, outcome: Outcome) -> None:
         """A node run's outcome taken, in order: a node that waits for its output
         (``wait_for_output``, see :func:`waits_for_output`) and finished with neither
         an output nor a route has not finished: nothing after it is triggered and the
@@ -852,7 +606,7 @@ class _GraphRun:
         (``look_up``); the decisions they need are made (``decide``: undecided ones stop
         the run before any of them starts); then they start."""
         limit = getattr(self.workflow, "max_concurrency", None)
-        starting: list[tuple[str, tuple[Any, bool, str, bool, _Lookup | None]]] = []
+        starting: list[tuple[str, tuple[Any, bool, str, bool, Lookup | None]]] = []
         for name in list(self.state.triggers):
             if name in running:
                 continue
@@ -906,7 +660,7 @@ class _GraphRun:
             else:
                 self.trigger(edge.to_node.name, self.frame.node_input, len(starts) > 1, base, recorded)
         running: dict[str, asyncio.Task[None]] = {}
-        finished: list[tuple[float, int, str, _Outcome]] = []  # a heap, by where each run finished
+        finished: list[tuple[float, int, str, Outcome]] = []  # a heap, by where each run finished
         stopped: RunStopped | None = None  # a decision is needed: what runs finishes, nothing starts
         try:
             while True:
