@@ -29,7 +29,7 @@ output is its final answer's text (``message_as_output``), or with an
 ``include_contents`` is set to ``"default"`` sees the session's events too, its input
 among them where its run started. An LlmAgent of ``mode="chat"`` talks over the
 session's history instead and gives no output: it waits (see ``wait_for_output``
-below). An LlmAgent of ``mode="task"`` (``run_task_node``) sees its input and its own
+below). An LlmAgent of ``mode="task"`` (``_agent_nodes.run_task_node``) sees its input and its own
 events and the user's answers since it started (across turns); it has the
 ``finish_task`` tool (``_task``), and the call of it that is accepted gives the
 node's output and ends the agent's run; its text answers give none: it waits.
@@ -69,11 +69,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import dataclasses
 import heapq
 import itertools
-import json
 import math
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -85,6 +83,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from .._exceptions import RunStopped
 from .._node_settings import retry_allowed, retry_delay, retry_delays
 from .._types import Event, NodeInfo
+from ._agent_nodes import AgentNodes, Frame, is_chat_agent, is_task_agent, take_frame
 from ._checks import INPUT_REFUSED, checked_input, checked_output, error_event
 from ._errors import (
     NodeTimeoutError,
@@ -100,43 +99,12 @@ from ._graph_record import (
     recorded_output,
 )
 from ._input import interrupt_ids
-from ._node_session import NodeSession, TaskSession, as_user_content
 from ._node_span import node_span, note_event
 from ._nodes import START, BaseNode, Context, node_event
 from ._parallel_worker import REPORTED
 from ._processes import ProcessPool
-from ._task import FinishTaskTool, finish_call_args, finished, task_output
 
 __all__ = ["CONTINUATION", "Frame", "run_graph", "take_frame"]
-
-
-@dataclass
-class Frame:
-    """How a workflow is run as a node: its input, its node path, the node paths its
-    output also stands for; its output, once it has one."""
-
-    workflow: Any
-    node_input: Any
-    path: str
-    output_for: list[str]
-    output: Any = None
-    outputs: int = 0
-    root: bool = False
-    waiting: bool = False  # a node of it (or of a graph inside it) waits for input
-
-
-_FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar("adk_workflow_frame", default=None)
-
-
-def take_frame(workflow: Any, ctx: Any) -> Frame:
-    """The frame a parent workflow set for ``workflow``; a root workflow's own (its
-    input the user's message, its path ``<name>@1``) when none did."""
-    frame = _FRAME.get()
-    if frame is not None and frame.workflow is workflow:
-        _FRAME.set(None)
-        return frame
-    path = f"{workflow.name}@1"
-    return Frame(workflow=workflow, node_input=ctx.user_content, path=path, output_for=[path], root=True)
 
 
 def _common_branch(branches: list[str]) -> str:
@@ -189,24 +157,14 @@ def _inherited_schema(workflow: Any) -> Any:
     return None
 
 
-def _chat(agent: Any) -> bool:
-    """Is ``agent`` an LlmAgent node of ``mode="chat"`` (see ``run_agent_node``)?"""
-    return not getattr(agent, "_is_workflow", False) and str(getattr(agent, "mode", None) or "") == "chat"
-
-
-def _task(agent: Any) -> bool:
-    """Is ``agent`` an LlmAgent node of ``mode="task"`` (see ``run_task_node``)?"""
-    return not getattr(agent, "_is_workflow", False) and str(getattr(agent, "mode", None) or "") == "task"
-
-
 def waits_for_output(node: Any) -> bool:
     """Does ``node`` finish only with an output or a route (google-adk's
     ``wait_for_output``)? Its own setting, a node's or an agent's; a chat or task
     agent's always (google-adk sets it on the node it builds of one)."""
-    return bool(getattr(node, "wait_for_output", False)) or _chat(node) or _task(node)
+    return bool(getattr(node, "wait_for_output", False)) or is_chat_agent(node) or is_task_agent(node)
 
 
-class _GraphRun(GraphRecord):
+class _GraphRun(GraphRecord, AgentNodes):
     def __init__(self, workflow: Any, graph: Graph, ctx: Any, frame: Frame) -> None:
         self.workflow = workflow
         self.graph = graph
@@ -304,126 +262,6 @@ class _GraphRun(GraphRecord):
         if outcome.route is None:
             outcome.route = node_ctx.route
         return outcome
-
-    async def run_agent_node(self, agent: Any, ctx: Any, path: str, node_input: Any, terminal: bool,
-                             record: Any = None) -> Outcome:
-        """An agent (or a nested workflow) run through the engine; its events stamped
-        with the node's path, its answer its output. ``record``: on resume, the replay of
-        this node run's committed events, which the engine meets first. An LlmAgent of
-        ``mode="chat"`` runs as a chat agent does, over the session's history (its
-        input is the user's message: it follows START only, see ``_graph``), and its
-        answer is no output: it waits for one (``waits_for_output``), so nothing after it
-        runs, as in google-adk."""
-        if _task(agent):
-            return await self.run_task_node(agent, ctx, path, node_input, terminal, record)
-        outcome = Outcome()
-        is_workflow = getattr(agent, "_is_workflow", False)
-        chat = _chat(agent)
-        if is_workflow:
-            child = Frame(workflow=agent, node_input=node_input, path=path,
-                          output_for=[path, *self.frame.output_for] if terminal else [path])
-            _FRAME.set(child)
-            agent_ctx = ctx
-        elif chat:
-            agent_ctx = ctx  # a chat agent talks over the session's history, its own input the user's message
-        else:
-            message = as_user_content(node_input)
-            first = Event(author="user", invocation_id=ctx.invocation_id, content=message, branch=ctx.branch)
-            history = "include_contents" in getattr(agent, "model_fields_set", ()) and str(
-                getattr(agent, "include_contents", "")) == "default"
-            agent_ctx = dataclasses.replace(
-                ctx, session=NodeSession(ctx.session, path, first, ctx.invocation_id, history), user_content=message)
-        if record is not None:
-            agent_ctx = dataclasses.replace(agent_ctx, replay=record)  # the engine replays its committed steps
-        try:
-            async for event in agent.run(agent_ctx):
-                if event.node_info is None:
-                    info = NodeInfo(path=path)
-                    update: dict[str, Any] = {}
-                    if not is_workflow and not chat and self._answer(agent, event):
-                        outcome.output, outcome.has_output = self._agent_output(agent, event), True
-                        info = info.model_copy(update={"output_for": self.output_for(path, terminal)})
-                        if getattr(agent, "output_schema", None) is not None:
-                            update["output"] = outcome.output  # the structured answer as the event's output
-                        else:
-                            info = info.model_copy(update={"message_as_output": True})
-                    event = event.model_copy(update={**update, "node_info": info})
-                elif not is_workflow and path in (event.node_info.output_for or []):
-                    outcome.output, outcome.has_output = recorded_output(event), True  # a replayed answer
-                await self.emit(event)
-        finally:
-            if is_workflow:
-                _FRAME.set(None)
-        if is_workflow and child.outputs:
-            outcome.output, outcome.has_output = child.output, True
-        if is_workflow and child.waiting:
-            outcome.waiting = True
-        return outcome
-
-    async def run_task_node(self, agent: Any, ctx: Any, path: str, node_input: Any, terminal: bool,
-                            record: Any = None) -> Outcome:
-        """An LlmAgent of ``mode="task"`` (google-adk's task agent as a node), in order:
-        it runs with the ``finish_task`` tool added to its tools (``_task``), its
-        ``output_schema`` and ``output_key`` kept for that tool and this node (a task
-        agent's text answers are neither parsed nor stored), over its task scope
-        (:class:`TaskSession`: its input, then its own events and the user's answers).
-        Its events are stamped with the node's path. A ``finish_task`` call is
-        remembered; the response that accepts it becomes the node's output
-        (:func:`task_output`, on that event, with ``output_key`` set in its state
-        delta), and the agent's run is closed there: the model is not asked again. An
-        answer in text (a question to the user) gives no output: the node waits
-        (``waits_for_output``) and the user's next message runs it again. On resume,
-        ``record`` is this node run's committed events, which the engine meets first."""
-        outcome = Outcome()
-        tool = FinishTaskTool(getattr(agent, "output_schema", None), agent.name)
-        output_key = getattr(agent, "output_key", None)
-        runner = agent.model_copy(update={"tools": [*agent.tools, tool], "output_schema": None, "output_key": None})
-        message = as_user_content(node_input)
-        first = Event(author="user", invocation_id=ctx.invocation_id, content=message, branch=ctx.branch)
-        agent_ctx = dataclasses.replace(ctx, session=TaskSession(ctx.session, path, first, ctx.invocation_id),
-                                        user_content=message)
-        if record is not None:
-            agent_ctx = dataclasses.replace(agent_ctx, replay=record)
-        pending: dict[str, Any] | None = None
-        async with contextlib.aclosing(runner.run(agent_ctx)) as events:
-            async for event in events:
-                if event.node_info is not None and path in (event.node_info.output_for or []):
-                    outcome.output, outcome.has_output = recorded_output(event), True  # a replayed end
-                    await self.emit(event)
-                    break
-                called = finish_call_args(event)  # live, or replayed from the record
-                if called is not None:
-                    pending = called
-                if event.node_info is None:
-                    update: dict[str, Any] = {"node_info": NodeInfo(path=path)}
-                    if called is None and pending is not None and finished(event):
-                        output = task_output(tool, pending)
-                        outcome.output, outcome.has_output = output, True
-                        update["node_info"] = NodeInfo(path=path, output_for=self.output_for(path, terminal))
-                        update["output"] = output
-                        if output_key:
-                            update["actions"] = event.actions.model_copy(update={
-                                "state_delta": {**event.actions.state_delta, output_key: output}})
-                    event = event.model_copy(update=update)
-                await self.emit(event)
-                if outcome.has_output:
-                    break
-        return outcome
-
-    @staticmethod
-    def _answer(agent: Any, event: Event) -> bool:
-        return (event.author == agent.name and not event.partial and event.content is not None
-                and any(p.text for p in event.content.parts) and event.is_final_response())
-
-    @staticmethod
-    def _agent_output(agent: Any, event: Event) -> Any:
-        text = "".join(p.text or "" for p in event.content.parts if not p.thought) if event.content else ""
-        if getattr(agent, "output_schema", None) is not None:
-            try:
-                return json.loads(text)
-            except ValueError:
-                return text
-        return text
 
     async def run_node(self, name: str, node_input: Any, use_sub: bool, branch: str, recorded: bool,
                        found: Lookup | None) -> None:
