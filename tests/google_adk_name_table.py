@@ -36,7 +36,7 @@ AREA_REASONS: dict[str, str] = {
     "cli": "google-adk's CLI internals; the CLI here is `adk-actors` (web, api_server, run, eval)",
     "code_executors": "here: the local, sandboxed and built-in executors (issue 56); not built: the container, GKE, Vertex AI and Agent Engine sandbox executors (Google Cloud and Docker), `CodeExecutorContext`",
     "errors": "here: `StaleSessionError` (raised by the in-process database session services, as google-adk's; a host's sessions have one writer and never raise it) and `ToolExecutionError` / `ToolErrorType` (google-adk's messages and labels; as in google-adk, no special tool response comes of them)",
-    "evaluation": "`AgentEvaluator` and the eval sets, configs and metrics at google-adk's paths (`adk_actors.evaluation`, on `adk_actors.evals`); not built: `safety_v1` and `response_evaluation_score` (Vertex AI's eval service), the multi-turn metrics, custom metrics, the audio simulator",
+    "evaluation": "`AgentEvaluator` and the eval sets, configs and metrics at google-adk's paths (`adk_actors.evaluation`, on `adk_actors.evals`); custom metrics (`custom_metrics`) and the judge-scored multi-turn metrics are here; not built: the Vertex-scored metrics (`safety_v1`, `response_evaluation_score`, `multi_turn_*_v1`: a typed error says so), the audio simulator",
     "events": "here (issue 52): `Event`, `EventActions`, `EventCompaction` (google-adk's summary shape; a store keeping events as JSON keeps only our `Compaction` fields of it), `RequestInput`, `UiWidget` (the model only: `EventActions.render_ui_widgets` is not built)",
     "environment": "google-adk's execution environments (experimental): not built",
     "examples": "here (issue 52): `Example`, `BaseExampleProvider` and `example_util` (`build_example_si`, `convert_examples_to_text`, google-adk's text for the same examples, tool results as JSON); not built: `VertexAiExampleStore` (Google Cloud)",
@@ -127,13 +127,20 @@ def google_key() -> str:
     """What :func:`google_names` depends on, hashed: google-adk's version and its
     installed files' RECORD (each file's hash), every installed distribution's name and
     version (a module imports or not with them), the Python version, and the code of
-    :func:`google_names` and :func:`_public_names`."""
+    :func:`google_names` and :func:`_public_names`.
+
+    The RECORD's lines for files outside site-packages (``../../../bin/adk``: the
+    console script, whose first line names the Python of the environment it was
+    installed in) are left out: no module imports them, and with them every new
+    environment (CI makes one per run) had a key of its own, so the names were never
+    found kept there."""
     from importlib.metadata import distribution, distributions
 
     adk = distribution("google-adk")
     installed = sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions())
+    record = [line for line in (adk.read_text("RECORD") or "").splitlines() if not line.startswith("../")]
     code = inspect.getsource(google_names) + inspect.getsource(_public_names)
-    text = json.dumps([adk.version, adk.read_text("RECORD") or "", installed, sys.version, code])
+    text = json.dumps([adk.version, record, installed, sys.version, code])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

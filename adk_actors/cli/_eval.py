@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,16 +53,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
     case got wrong, a summary per set; exit 1 if a case did not pass. An AGENT_DIR
     (a folder, and no ``--url`` or ``--port``) is evaluated in this process
     (:func:`_eval_folder`); an APP on the host. Before anything runs, a bad option, a
-    file that is no eval set or a case it lacks is a ConfigError (exit 2)."""
+    metric not offered (a custom metric's function is imported, the working folder on
+    the import path), a file that is no eval set or a case it lacks is a ConfigError
+    (exit 2)."""
     if args.config_file_path and args.metric:
         raise ConfigError("give --metric or --config_file_path, not both")
     if Path(args.app).is_dir() and not args.url and not args.port:
         return _eval_folder(args)
-    from ..evals import EvalError, check_cases, parse_eval_targets, read_eval_set_file, run_eval_set
+    from ..evals import (
+        EvalError,
+        check_cases,
+        check_metrics,
+        parse_eval_targets,
+        read_eval_set_file,
+        run_eval_set,
+    )
 
     metrics = _config_metrics(args.config_file_path) if args.config_file_path else _metrics(args.metric)
     picked = []
     try:
+        if os.getcwd() not in sys.path:  # a custom metric's module is named from where the command runs
+            sys.path.insert(0, os.getcwd())
+        check_metrics(metrics)  # an unknown metric, a custom metric whose function does not import
         for target, case_ids in parse_eval_targets(args.files).items():
             eval_set = read_eval_set_file(target)
             check_cases(eval_set, case_ids, target)

@@ -1,11 +1,18 @@
 """Evaluations: eval sets of conversations, run against a host and scored (google-adk's
 eval sets, files and HTTP routes; see ``_run`` for a run and ``_metrics`` for the
 metrics), or in this process by google-adk's ``AgentEvaluator`` (``_agent_evaluator``,
-with ``test_config.json`` files read by ``_config``), or on an agent folder's app
+with ``test_config.json`` files read by ``_config``; custom metrics: ``_custom``), or on an agent folder's app
 (``eval AGENT_DIR``, google-adk's ``adk eval``: ``_folder``)."""
 
 from ._agent_evaluator import NUM_RUNS, AgentEvaluator, EvalFailed
 from ._config import EvalConfig, get_eval_metrics_from_config, get_evaluation_criteria_or_default
+from ._custom import (
+    BaseCriterion,
+    CustomMetricConfig,
+    CustomMetricError,
+    EvaluationResult,
+    PerInvocationResult,
+)
 from ._errors import EvalError
 from ._files import EvalFiles, EvalNotFound
 from ._folder import (
@@ -36,6 +43,8 @@ from ._metrics import (
     score_async,
 )
 from ._models import (
+    AgentDetails,
+    AppDetails,
     ConversationScenario,
     DurationDetails,
     EvalCase,
@@ -73,9 +82,14 @@ __all__ = [
     "RUBRIC_TOOL_USE",
     "TOOL_TRAJECTORY",
     "VERTEX_METRICS",
+    "AgentDetails",
     "AgentEvaluator",
+    "AppDetails",
     "AppEvalResult",
+    "BaseCriterion",
     "ConversationScenario",
+    "CustomMetricConfig",
+    "CustomMetricError",
     "DurationDetails",
     "EvalCase",
     "EvalCaseResult",
@@ -90,6 +104,7 @@ __all__ = [
     "EvalSet",
     "EvalSetResult",
     "EvalStatus",
+    "EvaluationResult",
     "HallucinationsCriterion",
     "IntermediateData",
     "Invocation",
@@ -99,6 +114,7 @@ __all__ = [
     "LlmAsAJudgeCriterion",
     "LlmBackedUserSimulatorCriterion",
     "MetricInfo",
+    "PerInvocationResult",
     "Rubric",
     "RubricContent",
     "RubricsBasedCriterion",

@@ -17,7 +17,8 @@
    ``adk-eval-session-<uuid>`` unless the case pins one, with the case's state; the
    case's user messages (or the user simulator's) sent one after the other by our in-process
    :class:`~adk_actors.runners.Runner` (each turn's events making one actual
-   invocation, as google-adk makes them, with the seconds the turn took and, of
+   invocation, as google-adk makes them, with each agent's instructions and tools as
+   its model calls were given them, ``app_details``: ``_app_details``; with the seconds the turn took and, of
    those, the seconds a model call and a tool were in flight: ``_timing``; the user
    simulator's own time is outside). A turn that raises fails that run of the
    case, which then has no metric results;
@@ -25,7 +26,9 @@
    invocations (``_metrics``: scores as google-adk's). A judge metric whose judge
    failed or gave no verdict is not evaluated;
 5. the verdict per case and metric, across its runs: the mean of the per-invocation
-   scores against the threshold (the informational efficiency metrics, which
+   scores against the threshold, at or above it (at or below it for a custom metric
+   whose per-invocation statuses all say lower is better: ``_higher_is_better``, as
+   google-adk reads them) (the informational efficiency metrics, which
    google-adk adds to every evaluation, only report theirs); with ``print_detailed_results`` a summary and the
    expected against the actual, per invocation, are printed; with ``output_file``
    they are appended as CSV rows; with ``eval_set_results_manager`` (our
@@ -38,7 +41,9 @@
 
 Bad input is a ``ValueError`` as in google-adk (``num_runs`` < 1, no test file, an
 empty set, a module without an agent), or an :class:`EvalError` (an unknown metric,
-a criterion or simulator config that is not valid), raised before any agent runs.
+a criterion or simulator config that is not valid, a custom metric whose function
+cannot be imported: ``_custom``), raised before any agent runs. A custom metric's
+function that answers out of shape is a ``CustomMetricError`` once it is scored.
 A ``conversation_scenario`` case is played by the user simulator (``_simulator``,
 ``user_simulator_config`` of the eval config); its invocations have no expected
 ones, so the metrics that compare with them are not evaluated there (as in
@@ -67,7 +72,9 @@ from .._types import Content, Event, FunctionCall, Part
 from ..engine import App
 from ..runners import Runner
 from ..sessions import InMemorySessionService
+from ._app_details import AppDetailsRecorder
 from ._config import EvalConfig, get_eval_metrics_from_config, get_evaluation_criteria_or_default
+from ._custom import CustomMetricError
 from ._files import EvalFiles
 from ._judge import joined_text
 from ._metrics import RESPONSE_MATCH, TOOL_TRAJECTORY, check_metric, score_async, unscored
@@ -342,13 +349,15 @@ class AgentEvaluator:
             if await sessions.get_session(app_name=app_name, user_id=user_id, session_id=session_id) is None:
                 await sessions.create_session(app_name=app_name, user_id=user_id, session_id=session_id,
                                               state=dict(given.state) if given else {})
+            recorder = AppDetailsRecorder()  # each turn's agents' instructions and tools (_app_details)
             if app is not None:
                 # the app as it is (its plugins, policies, context cache), its root the agent evaluated
-                runner = Runner(app=app if agent is app.root_agent else replace(app, root_agent=agent),
+                plugins: tuple[Any, ...] = (*app.plugins, recorder)  # a google-adk plugin is one too (as_plugin)
+                runner = Runner(app=replace(app, root_agent=agent, plugins=plugins),
                                 app_name=app_name, session_service=sessions, artifact_service=artifact_service)
             else:
                 runner = Runner(agent=agent, app_name=app_name, session_service=sessions,
-                                artifact_service=artifact_service)
+                                artifact_service=artifact_service, plugins=[recorder])
             simulator = None
             if case.conversation_scenario is not None:
                 simulator = LlmBackedUserSimulator(simulated or simulator_config(None), case.conversation_scenario,
@@ -377,7 +386,8 @@ class AgentEvaluator:
                     invocation_id = made[0].invocation_id if made else f"e-{uuid.uuid4()}"
                     actual.append(invocation_from(invocation_id, message, began, made).model_copy(update={
                         "duration": round(took, 3), "model_duration": round(busy.model_seconds(), 3),
-                        "tool_duration": round(busy.tool_seconds(), 3)}))
+                        "tool_duration": round(busy.tool_seconds(), 3),
+                        "app_details": recorder.details_of(invocation_id)}))
                     said += [("user", message), *[(e.author, e.content) for e in made if e.content is not None]]
             run.actual = actual
         except Exception as exc:  # the agent's code may raise anything: the run fails, the others go on
@@ -413,6 +423,8 @@ class AgentEvaluator:
         for metric in metrics:
             try:
                 total, each = await score_async(metric, pairs, case=run.case)
+            except CustomMetricError:
+                raise  # a custom metric's function that answered out of shape: the user's bug, said now
             except (AdkError, OSError, ValueError) as exc:  # the judge could not be had: not evaluated
                 total, each = unscored(metric, len(pairs), f"{type(exc).__name__}: {exc}")
             overall.append(total)
@@ -450,8 +462,10 @@ class AgentEvaluator:
                     AgentEvaluator._print_details(rows, EvalStatus.INFORMATIONAL, overall, name, None)
                 continue
             threshold = first.threshold if first.threshold is not None else 0.0
+            higher_is_better = AgentEvaluator._higher_is_better(rows, threshold)
             status = (EvalStatus.NOT_EVALUATED if overall is None else
-                      EvalStatus.PASSED if overall >= threshold else EvalStatus.FAILED)
+                      EvalStatus.PASSED if (overall >= threshold if higher_is_better else overall <= threshold)
+                      else EvalStatus.FAILED)
             if status == EvalStatus.NOT_EVALUATED:
                 reasons = sorted({str(row.result.details.get("error")) for row in rows if row.result.details})
                 failures.append(f"{name} for {agent_module} was not evaluated. No score was produced, so the "
@@ -462,6 +476,19 @@ class AgentEvaluator:
             if print_detailed_results:
                 AgentEvaluator._print_details(rows, status, overall, name, threshold)
         return failures
+
+    @staticmethod
+    def _higher_is_better(rows: list[_Row], threshold: float) -> bool:
+        """Whether a metric passes at or above ``threshold`` (else at or below it), as
+        google-adk reads it off the per-invocation results: every scored invocation
+        off the threshold whose status is PASSED or FAILED says one way (a score above
+        it that passed, or below it that failed: higher is better); when they all say
+        the same, that; otherwise (none, or they disagree) higher is better. Only a
+        custom metric's function can say lower is better (a cost, a latency)."""
+        ways = {(row.result.score > threshold) == (row.result.eval_status == EvalStatus.PASSED)
+                for row in rows if row.result.score is not None and row.result.score != threshold
+                and row.result.eval_status in (EvalStatus.PASSED, EvalStatus.FAILED)}
+        return ways.pop() if len(ways) == 1 else True
 
     @staticmethod
     def _print_details(rows: list[_Row], status: EvalStatus, overall: float | None, name: str,

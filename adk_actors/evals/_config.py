@@ -8,8 +8,11 @@ be snake_case or camelCase, as google-adk reads them. Without a file, the criter
 are google-adk's defaults: ``tool_trajectory_avg_score`` 1.0 and
 ``response_match_score`` 0.8.
 
-``user_simulator_config``, ``custom_metrics`` and ``live_model_config`` are read (so a
-google-adk config file loads) but not acted on here.
+``custom_metrics`` declares, per metric name, the function that scores it (google-adk's
+``CustomMetricConfig``: ``code_config.name``, ``metric_info``, ``description``; see
+``_custom``); a criterion of that name runs it. ``user_simulator_config`` configures
+the user simulator (``_simulator``); ``live_model_config`` is read (so a google-adk
+config file loads) but not acted on here.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from ._custom import CustomMetricConfig, with_function_path
 from ._efficiency import EFFICIENCY_METRICS
 from ._errors import EvalError
 from ._models import EvalMetric
@@ -38,9 +42,19 @@ class EvalConfig(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     criteria: dict[str, float | dict[str, Any]] = Field(default_factory=dict)
-    custom_metrics: dict[str, Any] | None = None
+    custom_metrics: dict[str, CustomMetricConfig] | None = None
     user_simulator_config: dict[str, Any] | None = None
     live_model_config: dict[str, Any] | None = None
+
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _criteria_as_data(cls, criteria: Any) -> Any:
+        """A criterion given as an object (google-adk's ``BaseCriterion`` or one of ours)
+        is kept as its data, as a file gives it."""
+        if isinstance(criteria, dict):
+            return {name: value.model_dump() if isinstance(value, BaseModel) else value
+                    for name, value in criteria.items()}
+        return criteria
 
     @field_validator("criteria")
     @classmethod
@@ -72,13 +86,18 @@ def get_evaluation_criteria_or_default(eval_config_file_path: str | Path | None)
 
 def get_eval_metrics_from_config(eval_config: EvalConfig) -> list[EvalMetric]:
     """One :class:`EvalMetric` per criterion, in the config's order: its threshold, and
-    its criterion as an object (a bare number becomes ``{"threshold": n}``); then, as
+    its criterion as an object (a bare number becomes ``{"threshold": n}``), and for a
+    metric ``custom_metrics`` names, the path of its function; then, as
     google-adk, the informational efficiency metrics the criteria do not name (naming
     one gives it a threshold, which it refuses: an EvalError when the metrics are
     checked)."""
     metrics = []
+    custom = eval_config.custom_metrics or {}
     for name, criterion in eval_config.criteria.items():
         body = {"threshold": float(criterion)} if not isinstance(criterion, dict) else dict(criterion)
-        metrics.append(EvalMetric(metric_name=name, threshold=float(body["threshold"]), criterion=body))
+        metric = EvalMetric(metric_name=name, threshold=float(body["threshold"]), criterion=body)
+        if name in custom:  # the config's own function for it: _custom
+            metric = with_function_path(metric, custom[name].code_config.name)
+        metrics.append(metric)
     named = {metric.metric_name for metric in metrics}
     return metrics + [EvalMetric(metric_name=name) for name in EFFICIENCY_METRICS if name not in named]

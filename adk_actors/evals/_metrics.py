@@ -22,6 +22,9 @@
   rubric on the whole conversation, scored on its last invocation (see ``_multi_turn``).
 * ``per_turn_user_simulator_quality_v1``: whether the user simulator kept to its
   scenario, turn by turn (see ``_simulator_quality``).
+* a custom metric (its eval config's ``custom_metrics``): the user's function scores
+  it and says whether it passed (see ``_custom``); a custom metric of a built-in
+  metric's name replaces it, as in google-adk.
 
 Each passes when its score reaches the threshold (the criterion's, else the
 metric's; the host's ``adk-actors eval`` defaults are 1.0 and 0.8 for the first two,
@@ -42,6 +45,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import models
+from ._custom import (
+    CustomMetricConfig,
+    config_function_path,
+    custom_metric_info,
+    custom_score,
+    load_metric_function,
+)
 from ._efficiency import EFFICIENCY_METRICS, check_no_threshold, efficiency_results
 from ._errors import EvalError
 from ._hallucinations import HALLUCINATIONS_V1, hallucinations_score
@@ -185,11 +195,15 @@ _DESCRIPTIONS = {
 }
 
 
-def metrics_info() -> list[MetricInfo]:
-    """The metrics this kit computes, as google-adk's ``metrics-info`` lists them."""
-    return [MetricInfo(metric_name=name, description=_DESCRIPTIONS[name],
-                       metric_value_info=MetricValueInfo(interval=Interval(min_value=0.0, max_value=1.0)))
-            for name in (*_SCORERS, *JUDGE_METRICS)]
+def metrics_info(custom_metrics: dict[str, CustomMetricConfig] | None = None) -> list[MetricInfo]:
+    """The metrics this kit computes, as google-adk's ``metrics-info`` lists them; then
+    the custom metrics of an eval config's ``custom_metrics`` (``_custom``), one of a
+    built-in metric's name taking its place."""
+    custom = {name: custom_metric_info(name, config) for name, config in (custom_metrics or {}).items()}
+    built_in = [MetricInfo(metric_name=name, description=_DESCRIPTIONS[name],
+                           metric_value_info=MetricValueInfo(interval=Interval(min_value=0.0, max_value=1.0)))
+                for name in (*_SCORERS, *JUDGE_METRICS) if name not in custom]
+    return built_in + list(custom.values())
 
 
 def _status(value: float | None, threshold: float) -> EvalStatus:
@@ -200,8 +214,13 @@ def _status(value: float | None, threshold: float) -> EvalStatus:
 
 def check_metric(metric: EvalMetric) -> None:
     """EvalError for a metric not offered here or a criterion that is not valid for it
-    (an informational metric given a threshold among them)."""
-    if metric.metric_name in EFFICIENCY_METRICS:
+    (an informational metric given a threshold among them); for a custom metric, a
+    :class:`~._custom.CustomMetricError` when its function cannot be imported."""
+    path = config_function_path(metric)
+    if path is not None:
+        load_metric_function(metric.metric_name, path)
+        threshold_of(metric)
+    elif metric.metric_name in EFFICIENCY_METRICS:
         check_no_threshold(metric)
     else:
         threshold_of(metric)
@@ -210,7 +229,12 @@ def check_metric(metric: EvalMetric) -> None:
 def threshold_of(metric: EvalMetric) -> float:
     """The criterion's threshold, else the metric's, else (the host's trajectory and
     response metrics only) its default; EvalError for an unknown metric, a bad
-    criterion, or a judge metric without a threshold."""
+    criterion, or a judge or custom metric without a threshold."""
+    if config_function_path(metric) is not None:
+        given = _criterion_value(metric.criterion, "threshold", "threshold", metric.threshold)
+        if isinstance(given, bool) or not isinstance(given, int | float):
+            raise EvalError(f"custom metric {metric.metric_name!r} needs a numeric threshold, got {given!r}")
+        return float(given)
     if metric.metric_name in VERTEX_METRICS:
         raise vertex_required(metric)
     if metric.metric_name not in _SCORERS and metric.metric_name not in JUDGE_METRICS:
@@ -252,8 +276,11 @@ async def score_async(metric: EvalMetric, pairs: list[tuple[Invocation, Invocati
     """``metric`` over the (actual, expected) invocations of ``case``: the overall
     result and one per invocation. A judge metric asks its judge model, resolved by
     ``resolve`` (default :func:`adk_actors.models.resolve_model`); a rubric metric
-    reads the case's rubrics too. EvalError for a metric not offered here or a
-    criterion that is not valid, before any call."""
+    reads the case's rubrics too; a custom metric calls its function (``_custom``).
+    EvalError for a metric not offered here or a criterion that is not valid, before
+    any call."""
+    if config_function_path(metric) is not None:
+        return await custom_score(metric, pairs, threshold_of(metric), case)
     if metric.metric_name in EFFICIENCY_METRICS:
         return efficiency_results(metric, [actual for actual, _ in pairs])
     threshold = threshold_of(metric)
@@ -283,20 +310,22 @@ def _plain_scores(metric: EvalMetric, threshold: float, pairs: list[tuple[Invoca
 def unscored(metric: EvalMetric, count: int, why: str) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
     """``metric`` not evaluated, overall and on each of ``count`` invocations, for the
     reason ``why`` (in ``details["error"]``): a judge that could not be had."""
-    threshold = None if metric.metric_name in EFFICIENCY_METRICS else threshold_of(metric)
+    custom = config_function_path(metric) is not None
+    threshold = None if metric.metric_name in EFFICIENCY_METRICS and not custom else threshold_of(metric)
     blank = EvalMetricResult(metric_name=metric.metric_name, threshold=threshold,
-                             criterion=metric.criterion, eval_status=EvalStatus.NOT_EVALUATED,
-                             details={"error": why})
+                             criterion=metric.criterion, custom_function_path=metric.custom_function_path,
+                             eval_status=EvalStatus.NOT_EVALUATED, details={"error": why})
     return blank, [blank.model_copy(deep=True) for _ in range(count)]
 
 
 def score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]], case: EvalCase | None = None
           ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
-    """:func:`score_async` from sync code (a judge metric runs its calls on an event
+    """:func:`score_async` from sync code (a judge or custom metric runs on an event
     loop of its own; EvalError if this thread already runs one)."""
-    if metric.metric_name in EFFICIENCY_METRICS:
+    custom = config_function_path(metric) is not None
+    if metric.metric_name in EFFICIENCY_METRICS and not custom:
         return efficiency_results(metric, [actual for actual, _ in pairs])
-    if metric.metric_name not in JUDGE_METRICS:
+    if metric.metric_name not in JUDGE_METRICS and not custom:
         return _plain_scores(metric, threshold_of(metric), pairs)
     try:
         asyncio.get_running_loop()
@@ -304,5 +333,5 @@ def score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
     except RuntimeError:
         running = False
     if running:
-        raise EvalError("a judge metric scored from a running event loop: use score_async")
+        raise EvalError("a judge or custom metric scored from a running event loop: use score_async")
     return asyncio.run(score_async(metric, pairs, case=case))

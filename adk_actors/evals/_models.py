@@ -15,12 +15,14 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializationInfo, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializationInfo, field_serializer
 from pydantic.alias_generators import to_camel
 
 from .._types import Content, FunctionCall, FunctionResponse, Part, UsageMetadata
 
 __all__ = [
+    "AgentDetails",
+    "AppDetails",
     "ConversationScenario",
     "DurationDetails",
     "EvalCase",
@@ -86,6 +88,21 @@ class Rubric(_Eval):
     type: str | None = None
 
 
+class AgentDetails(_Eval):
+    """google-adk's ``AgentDetails``: an agent's name, its instructions, its tools."""
+
+    name: str
+    instructions: str = ""
+    #: Gemini ``Tool`` entries as data (``{"function_declarations": [{"name", "description", ...}]}``)
+    tool_declarations: list[Any] = Field(default_factory=list)
+
+
+class AppDetails(_Eval):
+    """google-adk's ``AppDetails``: the details of each agent that ran, by name."""
+
+    agent_details: dict[str, AgentDetails] = Field(default_factory=dict)
+
+
 class Invocation(_Eval):
     """One user message and what the agent did with it."""
 
@@ -96,6 +113,9 @@ class Invocation(_Eval):
     creation_timestamp: float = 0.0
     #: rubrics for this invocation only (an expected invocation's go to the actual one)
     rubrics: list[Rubric] | None = None
+    #: what each agent that called a model in this turn was told (its instructions and
+    #: tools; google-adk's): set on the actual invocations of an in-process eval run
+    app_details: AppDetails | None = None
     #: the seconds the turn took, measured while it ran (None: not timed: read back
     #: from a session or a file, or run where this process could not time it)
     duration: float | None = None
@@ -176,11 +196,19 @@ class EvalStatus(enum.IntEnum):
 
 
 class EvalMetric(_Eval):
-    """A metric to compute, by name, with the score it must reach to pass."""
+    """A metric to compute, by name, with the score it must reach to pass.
+
+    ``custom_function_path`` is google-adk's field, kept in results as it keeps it; it
+    is never imported from (a metric sent in a request could name any module). The
+    function a custom metric runs is the one its eval config declared, carried in a
+    private attribute (:func:`config_function_path`) that only
+    ``get_eval_metrics_from_config`` sets."""
 
     metric_name: str
     threshold: float | None = None
     criterion: dict[str, Any] | None = None
+    custom_function_path: str | None = None
+    _config_custom_function_path: str | None = PrivateAttr(default=None)
 
 
 class DurationDetails(_Eval):

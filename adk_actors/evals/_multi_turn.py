@@ -9,7 +9,9 @@ In order:
    twice, or no rubric at all, leaves the metric not evaluated, and says why);
 2. the conversation, a line per step and turn (numbered from 1): the user's message,
    each event's text, its tool calls (``name({json args})``) and their answers
-   (``name -> {json}``), then the agent's final response; with the rubrics, each as
+   (``name -> {json}``), then the agent's final response; with what the agents were
+   told (their instructions and tools, from the invocations' ``app_details``, as
+   google-adk's prompt has them: ``agents_told``) and the rubrics, each as
    ``[id: <id>] <property>``, it makes one prompt asking, per rubric, for lines
    ``ID:``, ``Property:``, ``Rationale:`` and ``Verdict: yes|no``;
 3. ``num_samples`` answers of the judge model (resolved by name from our registry),
@@ -29,7 +31,8 @@ from ._judge import JudgeOutcome, criterion_of, joined_text
 from ._models import EvalCase, EvalMetric, Invocation, InvocationEvents, Rubric
 from ._rubrics import RubricsBasedCriterion, effective_rubrics, rubric_outcome, vote_rubrics
 
-__all__ = ["RUBRIC_MULTI_TURN_TRAJECTORY", "TRAJECTORY_QUALITY", "dialogue", "multi_turn_trajectory_score"]
+__all__ = ["RUBRIC_MULTI_TURN_TRAJECTORY", "TRAJECTORY_QUALITY", "agents_told", "dialogue",
+           "multi_turn_trajectory_score"]
 
 RUBRIC_MULTI_TURN_TRAJECTORY = "rubric_based_multi_turn_trajectory_quality_v1"
 #: the rubric type this metric reads from cases and invocations
@@ -80,14 +83,36 @@ def dialogue(invocations: list[Invocation]) -> str:
     return "\n".join(lines)
 
 
-def _prompt(conversation: str, rubrics: list[Rubric]) -> str:
+def agents_told(invocations: list[Invocation]) -> tuple[str, str]:
+    """What the agents were told across the conversation (step 2): each agent's
+    instructions (``Agent <name> instructions:`` and the text), and its tools (an
+    ``Agent: <name>`` line, then ``- <tool>: <description>`` a line each), from the
+    invocations' ``app_details``, each block once, in the order first seen."""
+    instructions: dict[str, None] = {}
+    tools: dict[str, None] = {}
+    for invocation in invocations:
+        details = invocation.app_details
+        for name, agent in (details.agent_details.items() if details is not None else ()):
+            instructions[f"Agent {name} instructions:\n{agent.instructions}"] = None
+            tools[f"Agent: {name}"] = None
+            for tool in agent.tool_declarations:
+                for declared in (tool.get("function_declarations") or []) if isinstance(tool, dict) else []:
+                    tools[f"- {declared.get('name', '')}: {declared.get('description') or ''}"] = None
+    return "\n\n".join(instructions), "\n".join(tools)
+
+
+def _prompt(conversation: str, rubrics: list[Rubric], told: tuple[str, str] = ("", "")) -> str:
     listed = "\n".join(f"*  [id: {r.rubric_id}] {r.rubric_content.text_property}" for r in rubrics)
+    instructions, tools = told
     return "\n\n".join([
         "You check a whole conversation between a user and an AI agent, and say whether the agent's work across "
         "all its turns has each property listed below. A mistake in one turn that the agent put right in a later "
         "turn counts as put right. A property that does not apply to this conversation holds. Judge every "
         "property, each on its own, from the conversation only (trust the tools' answers shown); where a "
-        "property does not hold, name the turn that breaks it.",
+        "property does not hold, name the turn that breaks it. What the agents were told to do and the tools "
+        "they had are given for reference.",
+        f"<agent_instructions>\n{instructions}\n</agent_instructions>",
+        f"<agent_tools>\n{tools}\n</agent_tools>",
         f"<conversation>\n{conversation}\n</conversation>",
         f"<properties>\n{listed}\n</properties>",
         "For every property, in order, answer with these lines and a blank line after them:\n"
@@ -112,5 +137,6 @@ async def multi_turn_trajectory_score(metric: EvalMetric, pairs: list[tuple[Invo
     except EvalError as exc:
         last: tuple[float | None, str, list[dict[str, Any]]] = (None, str(exc), [])
     else:
-        last = await vote_rubrics(judge, criterion, _prompt(dialogue([a for a, _ in pairs]), rubrics), rubrics)
+        actual = [a for a, _ in pairs]
+        last = await vote_rubrics(judge, criterion, _prompt(dialogue(actual), rubrics, agents_told(actual)), rubrics)
     return rubric_outcome([*earlier, last])

@@ -43,6 +43,7 @@ from .._exceptions import AdkError
 from .._names import EVAL_SESSION_PREFIX
 from .._types import Content, Event
 from . import _timing
+from ._custom import CustomMetricError
 from ._errors import EvalError
 from ._metrics import check_metric, score, unscored
 from ._models import (
@@ -177,6 +178,8 @@ def _run_case(runner: TurnRunner, eval_set_id: str, case: EvalCase, metrics: lis
     for metric in metrics:
         try:
             total, each = score(metric, pairs, case)
+        except CustomMetricError:
+            raise  # a custom metric's function that answered out of shape: the user's bug, said now
         except (AdkError, OSError, ValueError) as exc:  # a judge model that could not be had
             total, each = unscored(metric, len(pairs), f"{type(exc).__name__}: {exc}")
         if error or len(actual) != len(expected):

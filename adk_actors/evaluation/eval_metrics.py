@@ -3,6 +3,7 @@ A criterion is given as a dict (or in ``test_config.json``); the judge criteria 
 here as classes to build one with (``LlmAsAJudgeCriterion(...).model_dump()``)."""
 
 from ..evals import (
+    BaseCriterion,
     DurationDetails,
     EvalMetric,
     EvalMetricResult,
@@ -17,7 +18,7 @@ from ..evals import (
     RubricsBasedCriterion,
 )
 
-__all__ = ["DurationDetails", "EvalMetric", "EvalMetricResult", "EvalMetricResultPerInvocation", "EvalStatus",
+__all__ = ["BaseCriterion", "DurationDetails", "EvalMetric", "EvalMetricResult", "EvalMetricResultPerInvocation", "EvalStatus",
            "HallucinationsCriterion", "JudgeModelOptions", "LlmAsAJudgeCriterion",
            "LlmBackedUserSimulatorCriterion", "MetricInfo", "Rubric",
            "RubricsBasedCriterion"]
