@@ -14,29 +14,136 @@ it and this takes as it); an attempt of a workflow's function node is ``invoke_n
 <node>`` (google-adk's: under its workflow's span, no agent, and the ids of the events
 it made, ``gcp.vertex.agent.associated_event_ids``); an attempt of a background job is
 ``execute_job <function or app>`` (``adk.job.id``, ``adk.job.queue``,
-``adk.job.attempt``), in the jobs actor's process. The spans of one invocation form one trace: each
+``adk.job.attempt``), in the jobs actor's process. As google-adk 2.13's runner (its
+telemetry schema 2, the default), an invocation whose root is not a graph workflow
+is an ``invoke_workflow <root agent>`` span around its outermost agent's span (the
+root's, or the agent answering the turn), with ``gen_ai.workflow.name``, the
+conversation, and ``gen_ai.workflow.nested`` when it runs inside another span (an
+``AgentTool``'s run); it ends with that agent's span, failed when it failed. A live
+conversation's agents get none (google-adk's ``run_live`` opens none), and google-adk's
+schema 1 (``ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1``: an ``invocation`` span) is not
+followed. The spans of one invocation form one trace: each
 span's parent is the span it ran inside (a model or tool call's, its agent's), in
 the run worker's process where the invocation runs. Attach it in the host process
 before the host starts, so every actor has it.
+
+Metrics, as google-adk records them for a model call (each ``llm`` span's stop or
+exception) and for each attempt of ``ModelConsultTool``'s advisor call (the
+``consult`` event, :mod:`adk_actors.tools.model_consult._advisor`): the duration in
+seconds on ``gen_ai.client.operation.duration``, and the input tokens (prompt and
+tool-use prompt) and output tokens (candidates and thoughts) on
+``gen_ai.client.token.usage`` (``gen_ai.token.type`` ``input`` / ``output``; a count
+of zero or none is not recorded), each with ``gen_ai.agent.name`` (the advisor's:
+the tool's name), ``gen_ai.operation.name`` ``generate_content``,
+``gen_ai.provider.name`` (:func:`provider_name`), ``gen_ai.request.model``,
+``gen_ai.response.model`` (the version the model reported, else the model asked)
+and, on a failed call's duration, ``error.type`` (the error's type as the spans
+name it: a model error's own type, such as ``server_error``, where google-adk puts a
+google-genai error's HTTP status).
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import sys
 import threading
 from typing import Any
 
 from . import telemetry
 
-__all__ = ["A2A_SPANS_SWITCH", "attach_opentelemetry", "detach_opentelemetry", "quiet_unused_a2a_spans"]
+__all__ = ["A2A_SPANS_SWITCH", "attach_opentelemetry", "detach_opentelemetry", "provider_name",
+           "quiet_unused_a2a_spans"]
 
 #: a2a-sdk's switch for its own spans (read once, when it is imported).
 A2A_SPANS_SWITCH = "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED"
 
 HANDLER_ID = "adk-actors-opentelemetry"
+_log = logging.getLogger("adk_actors.otel")
 _KINDS = {"agent": "invoke_agent", "llm": "generate_content", "tool": "execute_tool", "job": "execute_job",
           "workflow": "invoke_workflow", "node": "invoke_node"}
+
+
+#: a model path's collection words: not a provider when a name starts with one
+_RESOURCE_WORDS = frozenset({"endpoints", "locations", "models", "projects", "publishers", "tunedmodels"})
+
+
+def _enabled(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _bare_model(model: str) -> str:
+    """A model's own name out of a path or prefix, as google-adk reads it: a Vertex AI
+    publisher path's last part, an Apigee path's after up to two segments, a
+    ``models/`` name without it, a ``projects/`` path as it is, and a ``x/.../gemini-*``
+    name's last part; anything else as it is."""
+    for pattern in (r"projects/[^/]+/locations/[^/]+/publishers/[^/]+/models/(.+)$",
+                    r"apigee/(?:[^/]+/)?(?:[^/]+/)?(.+)$"):
+        found = re.match(pattern, model)
+        if found:
+            return found.group(1)
+    if model.startswith("models/"):
+        return model.removeprefix("models/")
+    if model.startswith("projects/"):
+        return model
+    last = model.rsplit("/", 1)[-1]
+    return last if "/" in model and last.startswith("gemini-") else model
+
+
+def provider_name(model: str | None) -> str:
+    """``gen_ai.provider.name`` for ``model``, as google-adk 2.13 names it (its telemetry
+    schema 2): of the model's own name (:func:`_bare_model`), in order, Gemini's for no
+    model or a ``gemini-`` name (``gcp.vertex_ai`` when ``GOOGLE_GENAI_USE_ENTERPRISE``,
+    or without it ``GOOGLE_GENAI_USE_VERTEXAI``, is on; else ``gcp.gemini``);
+    ``anthropic`` for a ``claude-`` or ``claude.`` name; the first part of a
+    ``provider/model`` name, lower case, unless it is a path's collection word
+    (``projects``, ``models``, ...); else Gemini's."""
+    if os.environ.get("GOOGLE_GENAI_USE_ENTERPRISE") is not None:
+        gemini = "gcp.vertex_ai" if _enabled("GOOGLE_GENAI_USE_ENTERPRISE") else "gcp.gemini"
+    else:
+        gemini = "gcp.vertex_ai" if _enabled("GOOGLE_GENAI_USE_VERTEXAI") else "gcp.gemini"
+    name = _bare_model(model) if model else ""
+    if not name or name.startswith("gemini-"):
+        return gemini
+    if re.match(r"claude[-.]", name, re.IGNORECASE):
+        return "anthropic"
+    provider, slash, _ = name.partition("/")
+    if slash and provider and provider.lower() not in _RESOURCE_WORDS:
+        return provider.lower()
+    return gemini
+
+
+def _client_metrics(meter: Any) -> Any:
+    """A recorder of google-adk's client metrics on ``meter`` (see the module):
+    ``record(kind, measurements, metadata)`` for an ``llm`` stop or exception or a
+    ``consult`` stop."""
+    durations = meter.create_histogram("gen_ai.client.operation.duration", unit="s",
+                                       description="GenAI operation duration.")
+    tokens = meter.create_histogram("gen_ai.client.token.usage", unit="{token}",
+                                    description="Number of input and output tokens used.")
+
+    def record(phase: str, measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
+        model = metadata.get("model") or None
+        attributes: dict[str, Any] = {"gen_ai.agent.name": metadata.get("agent") or "",
+                                      "gen_ai.operation.name": "generate_content",
+                                      "gen_ai.provider.name": provider_name(model)}
+        if model:
+            attributes["gen_ai.request.model"] = model
+        response_model = metadata.get("model_version") or model
+        if response_model:
+            attributes["gen_ai.response.model"] = str(response_model)
+        error = metadata.get("error") or (metadata.get("kind") if phase == "exception" else None)
+        timed = {**attributes, "error.type": str(error)} if error else attributes
+        durations.record(float(measurements.get("duration", 0.0)), attributes=timed)
+        usage = metadata.get("usage") or {}
+        spent = {"input": int(usage.get("prompt_token_count") or 0) + int(usage.get("tool_use_prompt_token_count") or 0),
+                 "output": int(usage.get("candidates_token_count") or 0) + int(usage.get("thoughts_token_count") or 0)}
+        for kind, count in spent.items():
+            if count > 0:
+                tokens.record(count, attributes={**attributes, "gen_ai.token.type": kind})
+
+    return record
 
 
 def quiet_unused_a2a_spans() -> bool:
@@ -60,25 +167,37 @@ def quiet_unused_a2a_spans() -> bool:
     return True
 
 
-def attach_opentelemetry(tracer: Any = None) -> None:
+def attach_opentelemetry(tracer: Any = None, meter: Any = None) -> None:
     """Attach the bridge's telemetry handler (a ValueError when it is attached already):
     from then on, in this process and those forked from it, each span start starts a
     span of ``tracer`` (the global provider's when None) under its parent's, if that is
     open, and each stop or exception sets the usage, the model and the error, and ends
     it. The engine's agent span right inside a workflow's span of the same workflow
-    and invocation starts nothing: its children go under the workflow's span. A
+    and invocation starts nothing: its children go under the workflow's span. A model
+    call's stop or exception and an advisor call's attempt also record the client
+    metrics (see the module) on ``meter`` (the global provider's when None). A
     handler that raises is detached (:mod:`adk_actors.telemetry`)."""
-    from opentelemetry import trace
+    from opentelemetry import metrics, trace
     from opentelemetry.trace import Status, StatusCode
 
     tracer = tracer or trace.get_tracer("adk_actors")
+    record_metrics = _client_metrics(meter or metrics.get_meter("adk_actors"))
     open_spans: dict[str, Any] = {}
+    kinds: dict[str, str] = {}  # an open span's id -> its kind
+    wrappers: dict[str, Any] = {}  # an invocation's outermost agent span id -> its invoke_workflow span
     workflows: dict[str, tuple[Any, Any]] = {}  # a workflow's span id -> (its name, its invocation)
     same: dict[str, str] = {}  # a workflow's agent span id -> its workflow's span id (no span of its own)
     lock = threading.Lock()
 
     def handle(event: tuple[str, ...], measurements: dict[str, Any], metadata: dict[str, Any]) -> None:
         _, kind, phase = event
+        if kind == "consult" or (kind == "llm" and phase != "start"):
+            try:
+                record_metrics(phase, measurements, metadata)
+            except Exception:  # a metric refused (a bad attribute): logged; the spans go on
+                _log.exception("the OpenTelemetry bridge could not record a model call's metrics")
+            if kind == "consult":
+                return
         span_id = metadata.get("span_id")
         if span_id is None:
             return
@@ -116,10 +235,17 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             if kind == "job":
                 attributes.update({"adk.job.id": metadata.get("job_id", ""), "adk.job.queue": metadata.get("queue", ""),
                                    "adk.job.attempt": int(metadata.get("attempt", 0))})
+            wrapper = None
+            if kind == "agent" and metadata.get("root") and (parent is None or kinds.get(parent_id) == "tool"):
+                wrapper = _invocation_span(tracer, trace, parent, metadata)
+                parent = wrapper
             context = trace.set_span_in_context(parent) if parent is not None else None
             span = tracer.start_span(f"{operation} {target}", context=context, attributes=attributes)
             with lock:
                 open_spans[span_id] = span
+                kinds[span_id] = kind
+                if wrapper is not None:
+                    wrappers[span_id] = wrapper
                 if kind == "workflow":
                     workflows[span_id] = (target, metadata.get("invocation_id"))
             return
@@ -127,6 +253,8 @@ def attach_opentelemetry(tracer: Any = None) -> None:
             if same.pop(span_id, None) is not None:
                 return  # a workflow's agent span: the workflow's span ends on its own
             workflows.pop(span_id, None)
+            kinds.pop(span_id, None)
+            wrapper = wrappers.pop(span_id, None)
             span = open_spans.pop(span_id, None)
         if span is None:
             return
@@ -140,13 +268,32 @@ def attach_opentelemetry(tracer: Any = None) -> None:
         if metadata.get("model_version"):
             span.set_attribute("gen_ai.response.model", str(metadata["model_version"]))
         error = metadata.get("error") or (metadata.get("kind") if phase == "exception" else None)
-        if error:
-            span.set_attribute("error.type", str(error))
-            span.set_status(Status(StatusCode.ERROR, str(metadata.get("reason") or error)))
-        span.end()
+        for ending in (span, wrapper):
+            if ending is None:
+                continue
+            if error:
+                ending.set_attribute("error.type", str(error))
+                ending.set_status(Status(StatusCode.ERROR, str(metadata.get("reason") or error)))
+            ending.end()
 
     events = [("adk", kind, phase) for kind in _KINDS for phase in ("start", "stop", "exception")]
+    events.append(("adk", "consult", "stop"))
     telemetry.attach(HANDLER_ID, events, handle)
+
+
+def _invocation_span(tracer: Any, trace: Any, parent: Any, metadata: dict[str, Any]) -> Any:
+    """The ``invoke_workflow <root>`` span of the invocation whose outermost agent span
+    ``metadata`` starts (see the module), under ``parent`` (None: a trace's root)."""
+    root = str(metadata["root"])
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "invoke_workflow", "gen_ai.workflow.name": root,
+                                  "adk.invocation_id": metadata.get("invocation_id", ""),
+                                  "adk.app": metadata.get("app", ""), "adk.session": metadata.get("session", "")}
+    if parent is not None:
+        attributes["gen_ai.workflow.nested"] = True
+    if metadata.get("session"):
+        attributes["gen_ai.conversation.id"] = metadata["session"]
+    context = trace.set_span_in_context(parent) if parent is not None else None
+    return tracer.start_span(f"invoke_workflow {root}", context=context, attributes=attributes)
 
 
 def detach_opentelemetry() -> None:

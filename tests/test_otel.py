@@ -63,15 +63,17 @@ def test_the_spans_of_one_invocation_form_one_trace_with_the_right_parents() -> 
     finally:
         detach_opentelemetry()
     spans = {s.name: s for s in exporter.get_finished_spans()}
-    first = [s for s in exporter.get_finished_spans() if s.name != "generate_content m-3" and s.name != "invoke_agent other"]
+    first = [s for s in exporter.get_finished_spans()
+             if s.name not in ("generate_content m-3", "invoke_agent other", "invoke_workflow other")]
     assert len({s.context.trace_id for s in first}) == 1  # one trace for the whole invocation
     roots = [s for s in first if s.parent is None]
-    assert [s.name for s in roots] == ["invoke_agent root"]
+    assert [s.name for s in roots] == ["invoke_workflow root"]  # google-adk's runner's span of the invocation
     by_id = {s.context.span_id: s for s in first}
 
     def parent_name(name: str) -> str:
         return by_id[spans[name].parent.span_id].name  # type: ignore[union-attr]
 
+    assert parent_name("invoke_agent root") == "invoke_workflow root"
     assert parent_name("generate_content m-1") == "invoke_agent root"
     assert parent_name("invoke_agent helper") == "invoke_agent root"  # the transfer ran inside root's run
     assert parent_name("generate_content m-2") == "invoke_agent helper"

@@ -24,7 +24,10 @@ In order:
 5. **Pairing.** Each of the current agent's tool calls is immediately followed by its
    results (the latest result per call id); a call without a result (the process
    died mid-call) gets a synthetic error result saying it was interrupted; results
-   with no call are dropped. Providers never see a broken history.
+   with no call are dropped. A long-running tool's call that no result answers yet
+   (its id in an event's ``long_running_tool_ids``) is the exception, as in
+   google-adk 2.13: it is sent as it is, with no result after it (with two such
+   calls and one answered, the request holds both calls and the one answer).
    Before steps 1-5, a history whose last event answers calls made before the event
    just preceding it (a long-running call answered later) is cut after the latest of
    those calls and their answers put after them, as google-adk 2.13 rearranges it
@@ -76,6 +79,16 @@ _folds_lock = threading.Lock()
 
 #: whether a history holds a rewind (read incrementally as the session grows)
 _has_rewind = PrefixScan(lambda event: bool(event.actions.rewind_before_invocation_id))
+#: whether a history holds a long-running tool's call (read as the session grows)
+_has_long_running = PrefixScan(lambda event: bool(event.long_running_tool_ids))
+
+
+def _long_running_ids(events: Sequence[Event]) -> frozenset[str]:
+    """The ids of the long-running tools' calls in ``events`` (none read when the
+    history holds none)."""
+    if not _has_long_running(events):
+        return frozenset()
+    return frozenset(i for event in events if event.long_running_tool_ids for i in event.long_running_tool_ids)
 
 
 def live_events(events: Sequence[Event]) -> Sequence[Event]:
@@ -136,8 +149,9 @@ def _key(item: FunctionCall | FunctionResponse) -> str:
     return item.id if item.id else f"name:{item.name}"
 
 
-def _pair_calls(messages: list[Content]) -> list[Content]:
-    """Put each tool call's latest result right after it; synthesize interrupted ones."""
+def _pair_calls(messages: list[Content], long_running: frozenset[str] = frozenset()) -> list[Content]:
+    """Put each tool call's latest result right after it; synthesize interrupted ones,
+    except for the calls of ``long_running`` (ids) no result answers: they stay open."""
     latest: dict[str, Part] = {}
     for message in messages:
         for part in message.parts:
@@ -161,9 +175,9 @@ def _pair_calls(messages: list[Content]) -> list[Content]:
             out.append(message)
             continue
         out.append(message)
-        wanted = [k for k in call_keys if k not in placed]
+        wanted = [k for k in call_keys if k not in placed and (k in latest or k not in long_running)]
         following = messages[index] if index < len(messages) else None
-        if following is not None and following.parts and all(
+        if wanted and following is not None and following.parts and all(
             latest.get(_key(p.function_response)) is p for p in following.parts if p.function_response is not None
         ) and [_key(p.function_response) for p in following.parts if p.function_response] == wanted:
             out.append(following)  # already well-formed (text next to the results too, as google-adk's): as is
@@ -177,6 +191,8 @@ def _pair_calls(messages: list[Content]) -> list[Content]:
                 continue
             key = _key(call)
             placed.add(key)
+            if key not in latest and key in long_running:
+                continue  # a long-running call not answered yet: sent open, as google-adk's
             results.append(
                 latest.get(key)
                 or Part(function_response=FunctionResponse(id=call.id, name=call.name, response=INTERRUPTED_RESULT))
@@ -261,7 +277,7 @@ def build_contents(
     else:
         messages, has_calls = _fold_continued(agent_name, events, branch, include_thoughts)
     if has_calls:
-        messages = _pair_calls(messages)
+        messages = _pair_calls(messages, _long_running_ids(events))
     if new_message is not None:
         messages.append(new_message if new_message.role else new_message.model_copy(update={"role": "user"}))
     return messages

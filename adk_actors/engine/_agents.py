@@ -67,13 +67,18 @@ def _own(ctx: InvocationContext, event: Event) -> Event:
 
 async def run_agent(agent: Any, ctx: InvocationContext, *, live: bool = False) -> AsyncIterator[Event]:
     """Run ``agent`` with its hooks around its ``_run_impl`` (see the module's docstring;
-    ``live``: around its ``_run_live_impl``)."""
+    ``live``: around its ``_run_live_impl``). Its telemetry span ``[adk, agent]`` names
+    the invocation's root agent (``root``) unless the invocation is a live
+    conversation's: the OpenTelemetry bridge wraps an invocation's outermost agent span
+    in the root's ``invoke_workflow`` span, as google-adk's runner does."""
     ctx = ctx.for_agent(agent)
     ctx.check_cancelled()
     session = ctx.session
+    root = None if ctx.live else getattr(ctx.root_agent, "name", None)
     with telemetry.span(("adk", "agent"), {"agent": agent.name, "invocation_id": ctx.invocation_id,
                                            "branch": ctx.branch, "app": session.app_name,
-                                           "user": session.user_id, "session": session.session_id}):
+                                           "user": session.user_id, "session": session.session_id,
+                                           "root": root}):
         replay = ctx.replay
         # A Workflow resumes inside its scheduler, node run by node run (workflow._run).
         if replay is not None and replay.has(agent.name, ctx.branch) and not isinstance(agent, Workflow):

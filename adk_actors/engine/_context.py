@@ -118,6 +118,8 @@ class InvocationContext(_public.InvocationContext):
     user_content: Content | None = None
     #: set by an agent's own code: that agent ends there, its after-agent hooks not run
     end_invocation: bool = False
+    #: a live conversation's (``run_live``): its agents' spans name no root to wrap them in
+    live: bool = False
 
     def run_agent(self, agent: Any, *, live: bool = False) -> AsyncIterator[Event]:
         """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does;

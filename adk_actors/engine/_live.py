@@ -134,6 +134,7 @@ async def run_live_invocation(root_agent: Any, session: SessionView, inputs: Liv
     the committed ones committed to ``session`` first. ``context``: the keyword
     arguments of :func:`new_invocation_context`."""
     ctx = new_invocation_context(root_agent, session, **context)
+    ctx.live = True
     async with after_run(ctx):
         early = await early_reply(ctx)
         if early is not None:

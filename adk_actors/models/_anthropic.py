@@ -37,6 +37,7 @@ from ._errors import (
     ServerError,
 )
 from ._http import HttpModel, SseEvent, StreamParser, loads
+from ._open_calls import with_open_calls_answered
 
 __all__ = ["AnthropicModel"]
 
@@ -88,7 +89,7 @@ def _media_block(media: FunctionResponsePart) -> dict[str, Any]:
 
 def _messages(request: LlmRequest) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
-    for content in request.contents:
+    for content in with_open_calls_answered(request.contents):  # Anthropic refuses a call left open
         role = "assistant" if content.role == "model" else "user"
         blocks = _blocks(content)
         if not blocks:

@@ -22,6 +22,7 @@ from typing import Any
 from .._types import Content, FunctionCall, LlmRequest, LlmResponse, Part, UsageMetadata
 from ._errors import ContentBlocked, MalformedResponse
 from ._http import HttpModel, SseEvent, StreamParser, loads
+from ._open_calls import with_open_calls_answered
 
 __all__ = ["OpenAIModel"]
 
@@ -30,7 +31,7 @@ def _messages(request: LlmRequest) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     if request.system_instruction:
         messages.append({"role": "system", "content": request.system_instruction})
-    for content in request.contents:
+    for content in with_open_calls_answered(request.contents):  # OpenAI refuses a call left open
         calls = [p.function_call for p in content.parts if p.function_call is not None]
         results = [p.function_response for p in content.parts if p.function_response is not None]
         pieces: list[dict[str, Any]] = []

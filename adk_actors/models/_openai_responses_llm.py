@@ -34,6 +34,7 @@ from ..types import GenerateContentConfig
 from ._base import ModelError
 from ._errors import AuthenticationError
 from ._http import HttpModel
+from ._open_calls import with_open_calls_answered
 from ._openai_llm import is_reasoning_model
 from ._openai_responses import (
     CallIds,
@@ -193,7 +194,8 @@ class OpenAIResponsesLlm(_HttpLlm):
         config = request.config
         model = request.model or self.model
         ids = CallIds()
-        body: dict[str, Any] = {"model": model, "input": [i for c in request.contents for i in input_items(c, ids)],
+        contents = with_open_calls_answered(request.contents)  # the Responses API refuses a call left open
+        body: dict[str, Any] = {"model": model, "input": [i for c in contents for i in input_items(c, ids)],
                                 "stream": stream}
         if request.system_instruction:
             body["instructions"] = request.system_instruction

@@ -15,8 +15,8 @@ A call of ``execute_bash`` (one string parameter, ``command``), in order:
    rejection returns ``{"error": ...}``;
 3. off POSIX, ``{"error": ...}``;
 4. the command runs without a shell (its words as the program and its arguments;
-   ``|``, ``;`` and ``$(`` reach it as plain arguments; its stdin is empty, where
-   google-adk's inherits this process's) in ``workspace``, in a new
+   ``|``, ``;`` and ``$(`` reach it as plain arguments) with an empty stdin, in
+   ``workspace``, in a new
    session (its own process group), with no core dumps and the policy's memory, file
    size and process limits; its stdout and stderr are read until it ends;
 5. it returns ``{"stdout", "stderr", "returncode"}`` (an empty stream as a
@@ -25,6 +25,15 @@ A call of ``execute_bash`` (one string parameter, ``command``), in order:
    "stderr", "returncode"}`` returned with what it wrote; when the call is cancelled
    the group is killed and the process reaped before the cancellation goes on; a
    failure to start returns ``{"error", "stdout", "stderr"}``.
+
+The empty stdin is on purpose, where google-adk's command reads the stdin of the
+process that runs it: here that is a host's run worker or an ``adk-actors`` command,
+whose stdin is a terminal, a pipe or a supervisor's, not anything the model was given.
+A command reading it (``cat``, ``read``, a program asking a question) would take the
+input a person types to ``adk-actors run``, or what a supervisor pipes in, or wait
+until ``timeout_seconds`` on a terminal nobody watches; with an empty stdin it sees
+end of input at once and goes on. Input for a command goes in the command itself
+or in a file in the workspace.
 """
 
 from __future__ import annotations

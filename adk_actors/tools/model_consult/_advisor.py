@@ -8,8 +8,14 @@ level as ``thinking_config``); asks the model, within what is left of
 ``timeout_seconds``; when the model refuses the thinking settings (its error speaks of
 thinking), asks once more without them. A timeout, an error response (other than
 the output cap), an exception, or no visible text is an :class:`AdvisorError`; text
-cut by the output cap ends with a line saying so. google-adk also records its
-OpenTelemetry client metrics for the call; this one does not.
+cut by the output cap ends with a line saying so. After each attempt (the one without
+thinking settings too), whether it answered or failed, the telemetry event
+``("adk", "consult", "stop")`` is emitted: its ``duration`` in seconds, and the agent
+name google-adk labels its metrics with (the tool's name), the model asked, the
+version it reported, the newest usage it reported and the error's type when the
+attempt failed. The OpenTelemetry bridge (:mod:`adk_actors.otel`) records it as
+google-adk records its advisor call: ``gen_ai.client.operation.duration`` and
+``gen_ai.client.token.usage``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ... import telemetry
 from ..._types import Content, LlmRequest, LlmResponse
 from ...models._llm_registry import BaseLlm, LLMRegistry
 from ...types import generate_config_of
@@ -165,8 +172,27 @@ def _request(model: Any, contents: Sequence[Content], system_instruction: str, l
                       config=config)
 
 
-async def _answer(model: Any, request: LlmRequest) -> tuple[str, str | None, str | None, AdvisorUsage]:
-    """The model's visible text, version, finish reason and usage for ``request``."""
+@dataclass
+class _Seen:
+    """What an attempt's responses reported so far (kept when it fails midway)."""
+
+    version: str | None = None
+    usage: Any = None
+
+
+def _report(agent_name: str, began: float, request: LlmRequest, seen: _Seen, error: BaseException | None) -> None:
+    """The attempt's ``("adk", "consult", "stop")`` telemetry event (see the module)."""
+    usage = seen.usage
+    counts = usage.counts() if callable(getattr(usage, "counts", None)) else (
+        usage.model_dump(mode="json", exclude_none=True) if hasattr(usage, "model_dump") else None)
+    telemetry.execute(("adk", "consult", "stop"), {"duration": time.perf_counter() - began}, {
+        "agent": agent_name, "model": request.model, "model_version": seen.version, "usage": counts,
+        "error": None if error is None else (getattr(error, "error_type", None) or type(error).__name__)})
+
+
+async def _answer(model: Any, request: LlmRequest, seen: _Seen) -> tuple[str, str | None, str | None, AdvisorUsage]:
+    """The model's visible text, version, finish reason and usage for ``request``
+    (the version and usage also in ``seen`` as they come)."""
     texts: list[str] = []
     version: str | None = None
     reason: str | None = None
@@ -174,13 +200,13 @@ async def _answer(model: Any, request: LlmRequest) -> tuple[str, str | None, str
     responses: AsyncIterator[LlmResponse] = model.generate(request, stream=False)
     try:
         async for response in responses:
-            version = response.model_version or version
+            version = seen.version = response.model_version or version
             if response.finish_reason:
                 reason = response.finish_reason
             elif _capped(response.error_code):
                 reason = "MAX_TOKENS"
             if response.usage_metadata is not None:
-                usage = response.usage_metadata  # the newest: adapters report running totals
+                usage = seen.usage = response.usage_metadata  # the newest: adapters report running totals
             if response.error_code and not _capped(response.error_code) and not _capped(response.finish_reason):
                 raise AdvisorError(f"the advisor {model_label(model)} answered with error {response.error_code}: "
                                    f"{response.error_message or 'no message'}")
@@ -200,8 +226,7 @@ async def call_advisor(model: Any, contents: Sequence[Content], *, system_instru
                        agent_name: str = "model_consult") -> AdvisorResult:
     """Ask ``model`` (a ``BaseLlm`` or a model of ours) once (see the module). Raises
     ValueError for a ``timeout_seconds`` not above zero, AdvisorError when no guidance
-    comes. ``agent_name`` is google-adk's metrics label (no metrics here)."""
-    del agent_name
+    comes. ``agent_name`` labels the attempts' telemetry events, as google-adk's metrics."""
     if timeout_seconds is not None and timeout_seconds <= 0:
         raise ValueError(f"timeout_seconds must be above zero, not {timeout_seconds!r}")
     started = time.perf_counter()
@@ -211,29 +236,34 @@ async def call_advisor(model: Any, contents: Sequence[Content], *, system_instru
         request = _request(model, contents, system_instruction, thinking_level, max_output_tokens,
                            generate_content_config, keep_thinking)
         retry_possible = keep_thinking and "thinking_config" in request.config
+        seen, attempt_began = _Seen(), time.perf_counter()
         try:
-            asked = _answer(model, request)
+            asked = _answer(model, request, seen)
             if deadline is None:
                 text, version, reason, usage = await asked
             else:
                 text, version, reason, usage = await asyncio.wait_for(asked, max(0.0, deadline - time.perf_counter()))
+            if not text:
+                if _capped(reason):
+                    raise AdvisorError(f"the advisor {model_label(model)} reached max_output_tokens="
+                                       f"{request.config.get('max_output_tokens')} before any visible text (thoughts "
+                                       f"took {usage.thoughts_tokens} tokens): raise max_output_tokens or lower "
+                                       "thinking_level")
+                raise AdvisorError(f"the advisor {model_label(model)} gave no text (finish_reason={reason})")
         except TimeoutError as exc:
+            _report(agent_name, attempt_began, request, seen, exc)
             limit = f" after {timeout_seconds}s" if timeout_seconds is not None else f": {exc}"
             raise AdvisorError(f"the advisor {model_label(model)} did not answer{limit}") from exc
-        except AdvisorError:
+        except AdvisorError as exc:
+            _report(agent_name, attempt_began, request, seen, exc)
             raise
         except Exception as exc:
+            _report(agent_name, attempt_began, request, seen, exc)
             if retry_possible and _about_thinking(exc):
                 keep_thinking = False
                 continue
             raise AdvisorError(f"the advisor {model_label(model)} failed: {exc}") from exc
-        if not text:
-            if _capped(reason):
-                raise AdvisorError(f"the advisor {model_label(model)} reached max_output_tokens="
-                                   f"{request.config.get('max_output_tokens')} before any visible text (thoughts "
-                                   f"took {usage.thoughts_tokens} tokens): raise max_output_tokens or lower "
-                                   "thinking_level")
-            raise AdvisorError(f"the advisor {model_label(model)} gave no text (finish_reason={reason})")
+        _report(agent_name, attempt_began, request, seen, None)
         break
     if _capped(reason):
         text += _CAPPED
