@@ -202,8 +202,10 @@ def _request(request: LlmRequest) -> dict[str, Any]:
     config: dict[str, Any] = dict(request.config)
     if request.system_instruction:
         config["system_instruction"] = request.system_instruction
-    if request.tools:
-        config["tools"] = [{"function_declarations": list(request.tools)}]
+    tools = ([{"function_declarations": list(request.tools)}] if request.tools else []) + [
+        dict(entry) for entry in request.builtin_tools]  # Gemini's own tools, as google-adk's config lists them
+    if tools:
+        config["tools"] = tools
     kept = request.contents[-MAX_CONTENTS:]
     body: dict[str, Any] = {"model": request.model, "config": config, "contents": list(kept)}
     if len(kept) < len(request.contents):

@@ -211,7 +211,8 @@ def test_the_cli_runs_eval_set_files_and_fails_on_a_failing_case(client: httpx.C
     not_a_set = cli("/etc/passwd")
     assert not_a_set.returncode == 2 and "not an eval set" in not_a_set.stderr and "root:" not in not_a_set.stderr
     unknown = cli(str(kept), "--metric", "safety_v1")
-    assert unknown.returncode == 1 and "safety_v1" in unknown.stderr and "Traceback" not in unknown.stderr
+    # a metric refused before anything runs (it needs Vertex AI's eval service): exit 2, as a bad option
+    assert unknown.returncode == 2 and "safety_v1" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
 def test_a_turn_that_fails_fails_its_case_and_says_why() -> None:
@@ -260,7 +261,8 @@ def test_print_detailed_results_shows_expected_against_actual_for_a_passed_case(
     by default; with the flag, each invocation's expected against actual tools and
     response."""
     from adk_actors import Content, Event, FunctionCall, Part
-    from adk_actors.cli import _eval_differences, build_parser
+    from adk_actors.cli import build_parser
+    from adk_actors.cli._eval import eval_differences as _eval_differences
     from adk_actors.evals import EvalCase, EvalMetric, EvalSet, EvalStatus, Invocation, run_eval_set
 
     class OneTurn:

@@ -20,6 +20,7 @@ from adk_actors._secrets import register_secret
 from adk_actors.engine import SessionView
 from adk_actors.models import ScriptedModel, call
 from adk_actors.runtime import Host, HostConfig
+from adk_actors.tools import google_search
 from adk_actors.tracing import MAX_CONTENTS, TraceRecorder, TraceSpan, pack, unpack
 from supervision import SupervisorClient
 from supervision.testing import wait_until
@@ -166,3 +167,18 @@ def test_a_value_with_no_json_is_noted_in_the_trace_and_never_fails_the_run(reco
     assert events[-1].content is not None and events[-1].content.text == "done"
     tool_span = next(s for s in spans if s.name == "execute_tool deep")
     assert tool_span.attributes["gcp.vertex.agent.tool_response"].startswith("(not recorded: ")
+
+
+def test_a_model_calls_recorded_request_lists_geminis_own_tools_beside_the_functions(
+        recorder: TraceRecorder) -> None:
+    """google-adk's recorded request lists every entry of its config's tools, Gemini's
+    own (``google_search``) beside the function declarations; an eval's judge reads
+    the agents' tools from it (``evals._app_details``)."""
+    agent = LlmAgent(name="bot", model=ScriptedModel(["It is 21 in Oslo."], name="gemini-2.5-flash"),
+                     tools=[lookup, google_search])
+    _events, spans = run_traced(recorder, agent, "weather in Oslo?")
+    request = json.loads(next(s for s in spans if s.name.startswith("generate_content")).attributes[
+        "gcp.vertex.agent.llm_request"])
+    tools = request["config"]["tools"]
+    assert tools[0]["function_declarations"][0]["name"] == "lookup"
+    assert any("google_search" in entry or "googleSearch" in entry for entry in tools[1:]), tools

@@ -9,8 +9,10 @@ Per invocation, in order:
 2. for each text, the judge model (resolved by name from our registry) is asked to
    cut it into sentences, each answered as ``<sentence>...</sentence>``; no sentence
    leaves that text unscored;
-3. it is then asked to label each sentence against the context (the user's message,
-   the earlier texts, the tool calls and the tools' answers, as JSON), in blocks of
+3. it is then asked to label each sentence against the context (where google-adk
+   puts them: every agent's instructions, the user's message, the agents' tool
+   declarations, from the invocation's ``app_details``: ``_app_details``; then the
+   earlier texts, the tool calls and the tools' answers, as JSON), in blocks of
    ``sentence:``, ``label:``, ``rationale:``, ``supporting_excerpt:`` and
    ``contradicting_excerpt:`` lines; ``supported`` and ``not_applicable`` count 1,
    ``unsupported``, ``contradictory`` and ``disputed`` count 0, any other label
@@ -33,6 +35,7 @@ from typing import Any
 
 from .._exceptions import AdkError
 from .._types import Content, LlmRequest
+from ._app_details import NO_TOOLS, instructions_of_agents, tool_declarations_text
 from ._judge import JudgeOutcome, LlmAsAJudgeCriterion, ask, criterion_of, joined_text
 from ._models import EvalMetric, Invocation, InvocationEvent, InvocationEvents
 
@@ -61,7 +64,12 @@ def parse_labels(answer: str) -> list[tuple[str, str]]:
 
 
 def _context(invocation: Invocation, events: list[InvocationEvent]) -> str:
-    parts = [f"user_prompt:\n{joined_text(invocation.user_content) or ''}\n"]
+    """What the agent had when it wrote (step 3), in google-adk's order: every agent's
+    instructions, the user's message, the agents' tool declarations, then the events."""
+    tools = tool_declarations_text(invocation.app_details)
+    parts = [f"developer_instructions:\n{instructions_of_agents(invocation.app_details)}\n",
+             f"user_prompt:\n{joined_text(invocation.user_content) or ''}\n",
+             f"tool_declarations:\n{tools if tools is not None else NO_TOOLS}\n"]
     for event in events:
         if event.content is None:
             continue
@@ -109,8 +117,8 @@ def _label_prompt(context: str, sentences: list[str]) -> str:
             "- contradictory: the context says otherwise (give those words);\n"
             "- disputed: the context says it and also says otherwise (give both);\n"
             "- not_applicable: it asserts no fact (a greeting, a question, an opinion, a plan, a disclaimer).\n"
-            "Tool outputs are the answers of the tool calls just above them; trust them when the call fits the "
-            "request.\n"
+            "The context starts with what the agent's developer told it and the tools it was given. Tool outputs "
+            "are the answers of the tool calls just above them; trust them when the call fits the request.\n"
             "Answer one block per sentence, in order, with exactly these lines (null where there is no excerpt):\n"
             "sentence: <the sentence>\nlabel: <the label>\nrationale: <why>\nsupporting_excerpt: <words or null>\n"
             "contradicting_excerpt: <words or null>\n\n"

@@ -102,6 +102,17 @@ class AppDetails(_Eval):
 
     agent_details: dict[str, AgentDetails] = Field(default_factory=dict)
 
+    def get_developer_instructions(self, agent_name: str) -> str:
+        """The instructions of agent ``agent_name``; ValueError when no agent of that
+        name is in the details (google-adk's)."""
+        if agent_name not in self.agent_details:
+            raise ValueError(f"agent {agent_name!r} is not among the app's agents")
+        return self.agent_details[agent_name].instructions
+
+    def get_tools_by_agent_name(self) -> dict[str, list[Any]]:
+        """Each agent's tool declarations, by the agent's name (google-adk's)."""
+        return {name: agent.tool_declarations for name, agent in self.agent_details.items()}
+
 
 class Invocation(_Eval):
     """One user message and what the agent did with it."""

@@ -8,7 +8,10 @@ Per invocation, in order:
    expected invocation whose ``type`` is the metric's (``FINAL_RESPONSE_QUALITY``,
    ``TOOL_USE_QUALITY``); a rubric id given twice, or no rubric at all, leaves the
    metric not evaluated (``details["error"]`` says why);
-2. a prompt with the user's message, the tool calls and their answers in order, the
+2. a prompt with, where google-adk's has them, from the invocation's ``app_details``
+   (``_app_details``): the instructions of the agent that answered (the final-response
+   metric only) and every agent's tool declarations (both metrics); then the user's
+   message, the tool calls and their answers in order, the
    final response (the final-response metric; with
    ``include_intermediate_responses_in_final`` the earlier texts too) and the rubrics,
    each as ``[id: <id>] <property>``; it asks, per rubric, for lines ``ID:``,
@@ -43,6 +46,7 @@ from pydantic import Field
 
 from .._exceptions import AdkError
 from .._types import Content, LlmRequest
+from ._app_details import NO_TOOLS, instructions_of_responder, tool_declarations_text
 from ._errors import EvalError
 from ._judge import (
     JudgeOutcome,
@@ -138,11 +142,19 @@ def _steps(invocation: Invocation) -> str:
 
 def _prompt(metric: str, invocation: Invocation, rubrics: list[Rubric], with_intermediate: bool) -> str:
     listed = "\n".join(f"*  [id: {r.rubric_id}] {r.rubric_content.text_property}" for r in rubrics)
+    tools = tool_declarations_text(invocation.app_details)
+    final = metric == RUBRIC_FINAL_RESPONSE
     parts = [
         "You check whether an AI agent's work on one request has each of the properties listed below. "
-        "Judge each property on its own, from what is shown here only: the user's request, the tools the agent "
-        "called with what they answered (trust these answers), and "
-        + ("the agent's final answer." if metric == RUBRIC_FINAL_RESPONSE else "nothing else."),
+        "Judge each property on its own, from what is shown here only: "
+        + ("what the agent's developer told it, " if final else "")
+        + "the tools the agent had, the user's request, the tools the agent called with what they answered "
+        "(trust these answers), and " + ("the agent's final answer." if final else "nothing else."),
+    ]
+    if final:
+        parts.append(f"<agent_instructions>\n{instructions_of_responder(invocation)}\n</agent_instructions>")
+    parts += [
+        f"<agent_tools>\n{tools if tools is not None else NO_TOOLS}\n</agent_tools>",
         f"<user_request>\n{joined_text(invocation.user_content) or ''}\n</user_request>",
         f"<tool_steps>\n{_steps(invocation)}\n</tool_steps>",
     ]

@@ -23,6 +23,12 @@ span of the turn in it, a trace that cannot be read or does not parse (a host th
 refuses the route, another server) -- both stay None: the turn is timed, its split
 is not known. A turn that fails is not timed.
 
+The same trace, read once per turn, gives the turn's ``app_details`` (what each agent
+that answered it was told: its model request's system instruction and tools, as
+google-adk's eval takes them; ``_app_details.details_from_trace``), which the judge
+metrics put in their prompts. Without a trace, or without a model call of the turn in
+it, ``app_details`` stays None. A turn that fails has none either.
+
 The case passes when every metric passes, fails when one fails, and is not evaluated
 when no metric could be (a judge that gave no verdict). A turn that fails (a deadline, a
 model error) fails its case: the metrics are scored on what was made, and the
@@ -42,7 +48,9 @@ from typing import Any, Protocol
 from .._exceptions import AdkError
 from .._names import EVAL_SESSION_PREFIX
 from .._types import Content, Event
+from ..tracing import TraceSpan
 from . import _timing
+from ._app_details import details_from_trace
 from ._custom import CustomMetricError
 from ._errors import EvalError
 from ._metrics import check_metric, score, unscored
@@ -73,26 +81,30 @@ class TurnRunner(Protocol):
     def run(self, user_id: str, session_id: str, message: str | Content) -> Iterator[Event]: ...
 
 
-def _split(runner: TurnRunner, user_id: str, session_id: str, invocation_id: str) -> tuple[float, float] | None:
-    """(model seconds, tool seconds) of the turn ``invocation_id`` from the session's
-    trace (see the module); None when the runner keeps none, the turn has no span in
-    it, or the trace cannot be read."""
+def _trace(runner: TurnRunner, user_id: str, session_id: str) -> list[TraceSpan] | None:
+    """The session's trace (see the module); None when the runner keeps none or it
+    cannot be read."""
     trace = getattr(runner, "session_trace", None)
     if not callable(trace):
         return None
     try:
-        spans = trace(session_id, user_id)
+        spans: list[TraceSpan] = list(trace(session_id, user_id))
     except (AdkError, OSError, ValueError):
         return None
-    return _timing.split_of_spans(_timing.spans_of_turn(spans, invocation_id))
+    return spans
 
 
-def _timed(runner: TurnRunner, user_id: str, session_id: str, invocation: Invocation, took: float) -> Invocation:
-    """``invocation`` with its ``duration`` (``took``) and, when the trace says, its split
-    (see the module), each rounded to the millisecond."""
-    split = _split(runner, user_id, session_id, invocation.invocation_id)
+def _from_trace(runner: TurnRunner, user_id: str, session_id: str, invocation: Invocation, took: float,
+                made: list[Event]) -> Invocation:
+    """``invocation`` with its ``duration`` (``took``), and from the session's trace its
+    split (each rounded to the millisecond) and its ``app_details`` (``_app_details``);
+    those stay None when the trace does not say."""
+    spans = _trace(runner, user_id, session_id)
+    split = None if spans is None else _timing.split_of_spans(_timing.spans_of_turn(spans, invocation.invocation_id))
     model, tool = (None, None) if split is None else (round(split[0], 3), round(split[1], 3))
-    return invocation.model_copy(update={"duration": round(took, 3), "model_duration": model, "tool_duration": tool})
+    details = None if spans is None else details_from_trace(spans, made)
+    return invocation.model_copy(update={"duration": round(took, 3), "model_duration": model, "tool_duration": tool,
+                                         "app_details": details})
 
 
 def _is_final(event: Event) -> bool:
@@ -169,7 +181,7 @@ def _run_case(runner: TurnRunner, eval_set_id: str, case: EvalCase, metrics: lis
         took = _timing.clock() - started
         if made:
             ran = invocation_from(made[0].invocation_id, invocation.user_content, began, made)
-            actual.append(ran if error else _timed(runner, user, session_id, ran, took))
+            actual.append(ran if error else _from_trace(runner, user, session_id, ran, took, made))
         if error:
             break
     pairs: list[tuple[Invocation, Invocation | None]] = list(zip(actual, expected, strict=False))
