@@ -356,18 +356,28 @@ def test_a_bad_node_field_is_refused_naming_the_file_and_the_node(kits: Kits, ca
     assert path in said and "'fin'" in said and words in said
 
 
-def test_a_field_google_adk_takes_and_ours_cannot_run_is_refused_named(kits: Kits) -> None:
-    """google-adk takes a function node's ``auth_config`` (the node asks for a
-    credential before it runs); here it is a known gap, refused by name rather than
-    ignored."""
+def test_a_function_nodes_auth_config_in_a_file_is_read_as_google_adk_reads_it(kits: Kits) -> None:
+    """google-adk takes a function node's ``auth_config`` in a workflow file (the node
+    asks for a credential before it runs: tests/test_workflow_node_auth_r21.py): ours
+    reads the mapping as an ``AuthConfig`` with the same scheme and the same default
+    credential key; without ``rerun_on_resume`` both refuse it."""
     text = _file_with("rerun_on_resume: true, auth_config: {{auth_scheme: {{type: apiKey, in: header, "
                       "name: key}}}}")
-    with warnings.catch_warnings():
+    loaded = kits.load("auth_config", text)
+    found = {}
+    for side, agent in loaded.items():
+        nodes = agent.graph.nodes  # google-adk's a list, ours a dict by name
+        [fin] = [n for n in (nodes.values() if isinstance(nodes, dict) else nodes) if getattr(n, "name", "") == "fin"]
+        config = fin.auth_config
+        found[side] = (type(config).__name__, config.auth_scheme.type_.value, config.auth_scheme.name,
+                       config.credential_key)
+    assert found["ours"] == found["theirs"] and found["ours"][:3] == ("AuthConfig", "apiKey", "key")
+    refused = _file_with("auth_config: {{auth_scheme: {{type: apiKey, in: header, name: key}}}}")
+    with pytest.raises((ValueError, TypeError)), warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        theirs: Any = adk_utils.from_config(kits.file("theirs", "auth_config", text))
-    assert theirs.graph is not None
-    with pytest.raises(AgentDefinitionError, match="google-adk's 'auth_config' is not supported here"):
-        config_agent_utils.from_config(kits.file("ours", "auth_config", text))
+        adk_utils.from_config(kits.file("theirs", "auth_no_rerun", refused))
+    with pytest.raises((AgentDefinitionError, ValueError, TypeError)):
+        config_agent_utils.from_config(kits.file("ours", "auth_no_rerun", refused))
 
 
 #: a Workflow's own schemas, in each form a file gives them (``{kind}``: which case)

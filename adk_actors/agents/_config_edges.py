@@ -15,9 +15,8 @@ are code references (a schema given as another mapping is a JSON schema, kept as
 is); a field that takes
 a callable (a function node's ``require_confirmation``) given as a dotted name or
 ``{name: ...}`` is one too; any other value of a field is passed as it is
-(``require_confirmation: true``, ``parameter_binding: node_input``). A field
-google-adk's node has and ours has not (a function node's ``auth_config``) is
-refused, named. A key that
+(``require_confirmation: true``, ``parameter_binding: node_input``; a function
+node's ``auth_config`` mapping is read as an ``AuthConfig`` by the node). A key that
 names no field (nor a parameter of the class's constructor), and the fields only our
 agents have (``sub_agents``, the agent callbacks: google-adk's nodes have none), are
 logged as a warning and ignored, as google-adk ignores them. The node is then made; a
@@ -78,8 +77,6 @@ GOOGLE_ADK_WORKFLOW = "google.adk.workflow."
 #: our agents' own fields, which google-adk's workflow nodes have not
 _AGENT_ONLY = frozenset({"sub_agents", "before_agent_callback", "after_agent_callback"})
 _SCHEMAS = frozenset({"input_schema", "output_schema", "state_schema"})
-#: google-adk's function node fields ours have not: refused when a file sets them
-_NOT_HERE_FUNCTION = frozenset({"auth_config"})
 _EDGE_KEYS = frozenset({"from_node", "to_node", "route"})
 _START = "START"
 
@@ -182,8 +179,6 @@ class NodeBuilder:
                 continue
             if key.endswith("_callbacks") and key.removesuffix("s") in valid:
                 target = key.removesuffix("s")
-            if target not in valid and target in self._not_here(cls):
-                raise AgentDefinitionError(f"{self.path}: {what}: google-adk's {key!r} is not supported here")
             annotation = getattr(fields.get(target), "annotation", None)
             if target not in valid:
                 ignored.append(key)
@@ -204,12 +199,6 @@ class NodeBuilder:
         except (ValidationError, ValueError, TypeError) as exc:  # a bad graph too (GraphValidationError)
             raise AgentDefinitionError(f"{self.path}: {what}: {exc}") from exc
         return node
-
-    @staticmethod
-    def _not_here(cls: type[Any]) -> frozenset[str]:
-        """The google-adk fields of a node of ``cls``'s kind that are refused when
-        ``cls`` has not got them."""
-        return _NOT_HERE_FUNCTION if issubclass(cls, _workflow().FunctionNode) else frozenset()
 
     # -- edges ---------------------------------------------------------------------------
 

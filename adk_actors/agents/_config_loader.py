@@ -41,9 +41,8 @@ dotted, ours, google-adk's or a subclass of them): such a file, and a ``Workflow
 files, functions by dotted name and inline node definitions), are read as google-adk
 2.13 reads them, by :mod:`._config_edges` (a key such a class has not is logged and
 ignored, as there; the node fields ``input_schema``, ``output_schema``,
-``require_confirmation`` and ``parameter_binding`` are mapped as there, and a field
-google-adk has that this kit cannot run yet, a function node's ``auth_config``, is
-refused by name). ``sub_agents`` takes references only (``config_path`` or
+``require_confirmation``, ``parameter_binding`` and a function node's ``auth_config``
+are mapped as there). ``sub_agents`` takes references only (``config_path`` or
 ``code``): an inline agent definition there is refused, as google-adk refuses it. An
 LlmAgent is given the keys its file sets, and only those (as google-adk maps them: a
 workflow reads an ``include_contents`` that was set as asking for the session's

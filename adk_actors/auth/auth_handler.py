@@ -30,6 +30,19 @@ class AuthHandler:
             raise ValueError("raw_auth_credential or oauth2 is empty")
         return authorization_uri(self.auth_config.auth_scheme, raw)
 
+    def has_auth_response(self, state: Any) -> bool:
+        """Whether ``state`` holds a credential for the config: a credential (or its
+        dict, or a non-empty string) under ``temp:<credential key>``, else under
+        ``<credential key>``; nothing is exchanged."""
+        key = self.auth_config.credential_key
+        if not key:
+            return False
+        for name in (f"temp:{key}", key):
+            value = state.get(name)
+            if isinstance(value, AuthCredential | dict) or (isinstance(value, str) and value):
+                return True
+        return False
+
     def get_auth_response(self, state: Any) -> AuthCredential | None:
         """The client's answer in ``state``, its code exchanged for a token."""
         return auth_response(self.auth_config, state)

@@ -10,6 +10,12 @@ nodes after it are not triggered, the rest of the graph runs on, and the run end
 without an error once nothing else runs. Everything that says a node waits is in the
 committed events, so a waiting run outlives any restart of its host.
 
+A node's request for a credential (``adk_request_credential``, see ``_node_auth``) is
+a second kind of question under the same rule: :func:`interrupt_ids` names both, and
+what follows holds for both, except that a credential's answer is checked as a
+credential (it carries one, and the OAuth state the request made) instead of against
+a ``response_schema``.
+
 Answering: a new message whose parts are function responses (name
 ``adk_request_input``, id the interrupt's, response ``{"result": value}`` or a dict)
 continues the graph where it waits (:func:`find_continuation`), as google-adk's runner
@@ -40,11 +46,17 @@ from .._types import Content, Event, FunctionCall, FunctionResponse, Part
 from ..events.request_input import RequestInput
 from ._errors import WorkflowDataError, WorkflowResumeError
 
-__all__ = ["REQUEST_INPUT_FUNCTION_CALL_NAME", "AskKey", "Continuation", "Record", "RequestInput", "find_continuation",
-           "interrupt_ids", "request_input_event", "request_input_response"]
+__all__ = ["QUESTIONS", "REQUEST_CREDENTIAL_FUNCTION_CALL_NAME", "REQUEST_INPUT_FUNCTION_CALL_NAME", "AskKey",
+           "Continuation", "Record", "RequestInput", "find_continuation", "interrupt_ids", "request_input_event",
+           "request_input_response"]
 
 #: The function call name of a request for input (google-adk's).
 REQUEST_INPUT_FUNCTION_CALL_NAME = "adk_request_input"
+#: The function call name of a request for a credential (google-adk's; see ``_node_auth``).
+REQUEST_CREDENTIAL_FUNCTION_CALL_NAME = "adk_request_credential"
+#: The questions a node asks a client and waits on: the one rule (``interrupt_ids``)
+#: the graph's waiting, answering and resuming read.
+QUESTIONS = frozenset({REQUEST_INPUT_FUNCTION_CALL_NAME, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME})
 
 
 def _json_schema(schema: Any) -> dict[str, Any] | None:
@@ -73,16 +85,17 @@ def request_input_response(interrupt_id: str, response: Any) -> Part:
 
 
 def interrupt_ids(event: Event) -> list[str]:
-    """The ids of the requests for input ``event`` makes."""
+    """The ids of the questions ``event`` asks a client (its function calls named in
+    :data:`QUESTIONS`: requests for input and for a credential)."""
     if event.content is None:
         return []
-    return [c.id for c in event.content.function_calls if c.name == REQUEST_INPUT_FUNCTION_CALL_NAME and c.id]
+    return [c.id for c in event.content.function_calls if c.name in QUESTIONS and c.id]
 
 
-def _schema_of(event: Event, interrupt_id: str) -> Any:
+def _question_of(event: Event, interrupt_id: str) -> FunctionCall | None:
     for call in event.content.function_calls if event.content is not None else ():
         if call.id == interrupt_id:
-            return call.args.get("response_schema")
+            return call
     return None
 
 
@@ -128,6 +141,37 @@ def _checked(value: Any, schema: Any, interrupt_id: str) -> Any:
     return value
 
 
+def _usable_credential(value: Any, args: dict[str, Any], interrupt_id: str) -> Any:
+    """``value`` when it can answer the credential request whose call has ``args``: it
+    carries a credential and, when the request made an OAuth state, that state (tried
+    on a scratch state with the request's ``authConfig``; a request whose config does
+    not parse leaves the node to judge). Else :class:`WorkflowDataError`."""
+    from ..auth._requests import store_answer
+    from ..auth.auth_tool import AuthConfig
+
+    try:
+        requested = AuthConfig.model_validate(args.get("authConfig"))
+    except (ValidationError, TypeError, ValueError):
+        return value
+    if store_answer(requested, value, {}, interrupt_id) is None:
+        raise WorkflowDataError(
+            f"the answer to credential request {interrupt_id!r} cannot be used: it carries no credential, or not the "
+            f"OAuth state the request was made with; answer with the request's authConfig, its "
+            f"exchangedAuthCredential filled in")
+    return value
+
+
+def _answer(response: dict[str, Any], question: FunctionCall | None, interrupt_id: str) -> Any:
+    """A function response as the answer to ``question`` (its call), unwrapped and
+    checked: against its ``response_schema`` (a request for input) or as a credential
+    (a request for one); :class:`WorkflowDataError` when refused."""
+    value = _unwrap(response)
+    args = dict(question.args or {}) if question is not None else {}
+    if question is not None and question.name == REQUEST_CREDENTIAL_FUNCTION_CALL_NAME:
+        return _usable_credential(value, args, interrupt_id)
+    return _checked(value, args.get("response_schema"), interrupt_id)
+
+
 #: A request as asked once: (the id of the event that asked it, its interrupt id). The
 #: same interrupt id may be asked again (a loop back to the asking node, or another run
 #: of the graph): an answer answers the newest ask of its id still open, as google-adk's.
@@ -160,7 +204,7 @@ def _ours(event: Event, root_path: str) -> bool:
 class _Ask:
     key: AskKey
     invocation: str
-    schema: Any
+    question: FunctionCall | None
 
 
 def find_continuation(root_path: str, events: Iterable[Event], invocation_id: str, message: Content | None,
@@ -193,7 +237,7 @@ def find_continuation(root_path: str, events: Iterable[Event], invocation_id: st
                 if not pending:
                     continue
                 try:
-                    value = _checked(_unwrap(response.response), pending[-1].schema, response.id or "")
+                    value = _answer(response.response, pending[-1].question, response.id or "")
                 except WorkflowDataError:
                     continue  # a refused answer: its run failed, the request is still open
                 ask = pending.pop()
@@ -203,7 +247,7 @@ def find_continuation(root_path: str, events: Iterable[Event], invocation_id: st
             for interrupt in interrupt_ids(event):
                 ever.add(interrupt)
                 open_asks.setdefault(interrupt, []).append(
-                    _Ask((event.id, interrupt), event.invocation_id, _schema_of(event, interrupt)))
+                    _Ask((event.id, interrupt), event.invocation_id, _question_of(event, interrupt)))
 
     def origin(invocation: str) -> str:
         seen = set()
@@ -221,8 +265,7 @@ def find_continuation(root_path: str, events: Iterable[Event], invocation_id: st
         pending = [a for a in open_asks.get(response.id or "", []) if a.key not in now]
         if not pending:
             raise WorkflowDataError(f"request {response.id!r} was answered already (and not asked again)")
-        now[pending[-1].key] = (pending[-1], _checked(_unwrap(response.response), pending[-1].schema,
-                                                      response.id or ""))
+        now[pending[-1].key] = (pending[-1], _answer(response.response, pending[-1].question, response.id or ""))
     runs = {origin(ask.invocation) for ask, _ in now.values()}
     if len(runs) > 1:
         raise WorkflowDataError("this message answers requests of different runs: answer each run in its own message")

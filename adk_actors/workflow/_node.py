@@ -26,8 +26,12 @@ or replaces a function node's; when the node asks for confirmation and
 :class:`WorkflowConfigurationError` when the node asks and ``rerun_on_resume=False``
 is given, and when a truthy ``require_confirmation`` is given for a node that is no
 function node (an agent too). ``parameter_binding`` is given to a function's node
-only (a node passed in keeps its own). google-adk's ``auth_config`` is accepted as a
-keyword and refused (:class:`WorkflowConfigurationError`): not supported here yet.
+only (a node passed in keeps its own). ``auth_config`` (see :class:`FunctionNode`)
+is given to a function's node, or replaces a function node's; the node must run
+again on resume (``rerun_on_resume=True``, given or the node's), else
+:class:`WorkflowConfigurationError` (google-adk's type); for a node that is no function
+node it is refused too (:class:`WorkflowConfigurationError`: google-adk drops it
+silently).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ __all__ = ["Node", "node"]
 
 def _built(node_like: Any, *, name: str | None, rerun_on_resume: bool | None, retry_config: RetryConfig | None,
            timeout: float | None, processes: bool, require_confirmation: bool | Callable[..., Any] | None = None,
-           parameter_binding: Literal["state", "node_input"] = "state") -> Any:
+           parameter_binding: Literal["state", "node_input"] = "state", auth_config: Any = None) -> Any:
     if isinstance(node_like, str) and node_like == "START":
         return START
     overrides: dict[str, Any] = {key: value for key, value in (
@@ -62,6 +66,15 @@ def _built(node_like: Any, *, name: str | None, rerun_on_resume: bool | None, re
             overrides["require_confirmation"] = require_confirmation
             if require_confirmation and rerun_on_resume is None:
                 overrides["rerun_on_resume"] = True
+        if (auth_config or node_like.auth_config) and not overrides.get("rerun_on_resume", node_like.rerun_on_resume):
+            raise WorkflowConfigurationError(
+                f"node(): {node_like.name!r} has an auth_config but does not run again on resume: give "
+                f"rerun_on_resume=True (it runs again once the client answers)")
+        if auth_config:
+            overrides["auth_config"] = auth_config
+    elif auth_config and (isinstance(node_like, BaseNode) or hasattr(node_like, "sub_agents")):
+        raise WorkflowConfigurationError(
+            f"auth_config is given to a function's node only, got {type(node_like).__name__}")
     elif require_confirmation and (isinstance(node_like, BaseNode) or hasattr(node_like, "sub_agents")):
         raise WorkflowConfigurationError(
             f"require_confirmation is only supported on FunctionNode, got {type(node_like).__name__}.")
@@ -86,7 +99,7 @@ def _built(node_like: Any, *, name: str | None, rerun_on_resume: bool | None, re
         rerun = True if require_confirmation and rerun_on_resume is None else bool(rerun_on_resume)
         return FunctionNode(func=node_like, name=name, rerun_on_resume=rerun, retry_config=retry_config,
                             timeout=timeout, processes=processes, require_confirmation=require_confirmation or False,
-                            parameter_binding=parameter_binding)
+                            parameter_binding=parameter_binding, auth_config=auth_config)
     raise WorkflowConfigurationError(
         f"Invalid node type: {type(node_like)}. Node must be a BaseNode, a BaseAgent, a BaseTool, or a callable.")
 
@@ -102,18 +115,16 @@ def node(node_like: Any = None, *, name: str | None = None, rerun_on_resume: boo
             raise WorkflowConfigurationError("max_parallel_workers can only be set when parallel_worker is True.")
         if max_parallel_workers < 1:
             raise WorkflowConfigurationError("max_parallel_workers must be greater than or equal to 1.")
-    if auth_config:
-        raise WorkflowConfigurationError("node(): auth_config is not supported here yet")
     if node_like is None:
         def decorate(func: Any) -> Any:
             return node(func, name=name, rerun_on_resume=rerun_on_resume, retry_config=retry_config,
                         timeout=timeout, parallel_worker=parallel_worker, max_parallel_workers=max_parallel_workers,
                         require_confirmation=require_confirmation, parameter_binding=parameter_binding,
-                        processes=processes)
+                        processes=processes, auth_config=auth_config)
         return decorate
     built = _built(node_like, name=name, rerun_on_resume=rerun_on_resume, retry_config=retry_config,
                    timeout=timeout, processes=processes, require_confirmation=require_confirmation,
-                   parameter_binding=parameter_binding)
+                   parameter_binding=parameter_binding, auth_config=auth_config)
     if parallel_worker:
         return _ParallelWorker(node=built, max_parallel_workers=max_parallel_workers)
     return built

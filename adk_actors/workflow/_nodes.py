@@ -32,6 +32,7 @@ from .._node_settings import RetryConfig, as_retry_config, check_state_entry
 from .._types import Content, Event, EventActions, State
 from ._errors import WorkflowConfigurationError, WorkflowDataError
 from ._input import RequestInput, request_input_event
+from ._node_auth import auth_interrupt_id, credential_request, has_credential, take_answer
 from ._node_data import (
     REJECTED,
     confirmation_answer,
@@ -299,6 +300,11 @@ class FunctionNode(BaseNode):
     empty event); with no answer, when confirmation is needed, the node asks (see
     ``_node_data``) and waits.
 
+    ``auth_config`` (an ``AuthConfig``; needs ``rerun_on_resume=True``, else
+    :class:`WorkflowConfigurationError`): after that gate, the client's answer to the
+    run's credential request is kept (unusable: :class:`WorkflowDataError`); with none
+    and no credential in the state, the node asks and waits (see ``_node_auth``).
+
     ``processes=True`` (our extension, see ``_processes``): the function runs in a
     process of the run's pool instead of on a thread, so that CPU-bound calls use
     several cores. It must be a plain sync function at module level that does not
@@ -307,6 +313,17 @@ class FunctionNode(BaseNode):
 
     require_confirmation: bool | Callable[..., Any] = False
     parameter_binding: Literal["state", "node_input"] = "state"
+    auth_config: Any = None
+
+    @field_validator("auth_config", mode="before")
+    @classmethod
+    def _auth_config(cls, value: Any) -> Any:
+        """A mapping (a workflow file's) read as an ``AuthConfig``."""
+        if isinstance(value, dict):
+            from ..auth.auth_tool import AuthConfig
+
+            return AuthConfig.model_validate(value)
+        return value
 
     _func: Callable[..., Any] = PrivateAttr()
     _shipment: Shipment | None = PrivateAttr(default=None)
@@ -317,20 +334,26 @@ class FunctionNode(BaseNode):
                  timeout: float | None = None, rerun_on_resume: bool = False, description: str | None = None,
                  processes: bool = False, state_schema: type[BaseModel] | None = None,
                  require_confirmation: bool | Callable[..., Any] = False,
-                 parameter_binding: Literal["state", "node_input"] = "state") -> None:
+                 parameter_binding: Literal["state", "node_input"] = "state", auth_config: Any = None) -> None:
         """Raises :class:`WorkflowConfigurationError` when ``func`` is not callable or has
-        no name, when it asks for confirmation without ``rerun_on_resume``, or
+        no name, when it asks for confirmation or has an ``auth_config`` without
+        ``rerun_on_resume``, or
         (``processes=True``) cannot run in a process (see the class)."""
         if not callable(func):
             raise WorkflowConfigurationError(f"a FunctionNode needs a callable, got {func!r}")
         if require_confirmation and not rerun_on_resume:
             raise WorkflowConfigurationError("FunctionNode with require_confirmation requires rerun_on_resume=True. "
                                              "The node must rerun after confirmation is provided.")
+        if auth_config and not rerun_on_resume:
+            raise WorkflowConfigurationError(
+                f"FunctionNode {name or getattr(func, '__name__', '')!r} has an auth_config but not "
+                f"rerun_on_resume=True: it asks the client for a credential and must run again once answered")
         name = name or getattr(func, "__name__", None)
         if not name:
             raise WorkflowConfigurationError(f"{func!r} has no __name__: give the FunctionNode a name")
         # this class's own fields, validated with the rest
-        own: dict[str, Any] = {"require_confirmation": require_confirmation, "parameter_binding": parameter_binding}
+        own: dict[str, Any] = {"require_confirmation": require_confirmation, "parameter_binding": parameter_binding,
+                               "auth_config": auth_config}
         super().__init__(name=name, retry_config=retry_config, timeout=timeout, rerun_on_resume=rerun_on_resume,
                          description=description if description is not None else inspect.getdoc(func) or "",
                          state_schema=state_schema, **own)
@@ -447,6 +470,14 @@ class FunctionNode(BaseNode):
             bound = {key: value for key, value in arguments.items() if key != "ctx"}
             if not approved and await needs_confirmation(self.require_confirmation, ctx, node_input, bound):
                 yield confirmation_request(ctx.node_path, self.name, bound)
+                return
+        if self.auth_config:
+            asked = auth_interrupt_id(ctx.node_path)
+            answer = ctx.resume_inputs.get(asked)
+            if answer is not None:
+                take_answer(answer, self.auth_config, ctx.state, asked)
+            elif not has_credential(self.auth_config, ctx.state):
+                yield credential_request(self.auth_config, asked, ctx.state)
                 return
         gave = False
         async for event in self._calls(ctx, arguments):

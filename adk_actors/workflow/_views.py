@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from ._graph import DEFAULT_ROUTE
+from ._input import interrupt_ids
 from ._nodes import START, BaseNode, FunctionNode, JoinNode
 from ._task import FINISH_TASK
 
@@ -371,10 +372,9 @@ def node_statuses(events: list[Any], event_id: str, root_path: str) -> dict[str,
         own = path == child
         if own and event.error_code:
             by_run[child] = "failed"
-        elif own and event.content is not None and any(
-                c.name == "adk_request_input" for c in event.content.function_calls):
+        elif own and interrupt_ids(event):
             by_run[child] = "waiting"
-            asked.update({c.id: child for c in event.content.function_calls if c.id})
+            asked.update(dict.fromkeys(interrupt_ids(event), child))
         elif child in (event.node_info.output_for or []) or (own and event.actions.route is not None):
             by_run[child] = "completed"
         else:

@@ -1,11 +1,15 @@
-"""The requests for input a session still waits for: what a client (the CLI, the REPL,
-the console) shows and lets a human answer.
+"""The questions a session still waits for: what a client (the CLI, the REPL, the
+console) shows and lets a human answer.
 
-:func:`waiting_inputs` reads a session's events in order: each ``adk_request_input``
-call that an event names in its ``long_running_tool_ids`` is a request asked; a user's
-function response with its id answers the newest request of that id still open, by
-the workflow's own rule (an answer its ``response_schema`` refuses answers nothing, as
-the graph refuses it). What is left is waiting, oldest first.
+:func:`waiting_inputs` reads a session's events in order: each question call (a
+request for input, ``adk_request_input``, or for a credential,
+``adk_request_credential``: ``_input.QUESTIONS``) that an event names in its
+``long_running_tool_ids`` is a request asked; a user's function response with its id
+answers the newest request of that id still open, by the workflow's own rule (an
+answer the graph refuses, by its ``response_schema`` or as a credential, answers
+nothing). What is left is waiting, oldest first. A credential request is a graph
+node's only (its id ``wf_auth:<node path>``; a tool's is its agent's to answer); it
+shows its ``message`` and, as its payload, its ``authConfig``.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._types import Event
+from .._types import Event, FunctionCall
 from ._errors import WorkflowDataError
-from ._input import REQUEST_INPUT_FUNCTION_CALL_NAME, _checked, _unwrap
+from ._input import QUESTIONS, REQUEST_CREDENTIAL_FUNCTION_CALL_NAME, _answer
+from ._node_auth import AUTH_INTERRUPT_PREFIX
 
 __all__ = ["WaitingInput", "waiting_inputs"]
 
@@ -45,10 +50,11 @@ class WaitingInput:
 
 
 def waiting_inputs(events: Iterable[Event]) -> list[WaitingInput]:
-    """The requests for input of ``events`` (a session's, in order) still open (see the
+    """The questions of ``events`` (a session's, in order) still open (see the
     module)."""
     open_asks: dict[str, list[WaitingInput]] = {}
     order: list[WaitingInput] = []
+    calls: dict[int, FunctionCall] = {}  # an ask (by its object's id) -> its call
     for event in events:
         if event.content is None:
             continue
@@ -58,21 +64,26 @@ def waiting_inputs(events: Iterable[Event]) -> list[WaitingInput]:
                 if not pending:
                     continue
                 try:
-                    _checked(_unwrap(response.response), pending[-1].response_schema, response.id or "")
+                    _answer(response.response, calls.get(id(pending[-1])), response.id or "")
                 except WorkflowDataError:
                     continue  # refused: the request is still open
                 order.remove(pending.pop())
             continue
         long_running = set(event.long_running_tool_ids or ())
         for call in event.content.function_calls:
-            if call.name != REQUEST_INPUT_FUNCTION_CALL_NAME or not call.id or call.id not in long_running:
+            if call.name not in QUESTIONS or not call.id or call.id not in long_running:
                 continue
+            credential = call.name == REQUEST_CREDENTIAL_FUNCTION_CALL_NAME
+            if credential and not call.id.startswith(AUTH_INTERRUPT_PREFIX):
+                continue  # a tool's credential request: its agent's flow answers it, not the graph
             args = call.args or {}
             schema = args.get("response_schema")
-            ask = WaitingInput(interrupt_id=call.id, message=args.get("message"), payload=args.get("payload"),
+            ask = WaitingInput(interrupt_id=call.id, message=args.get("message"),
+                               payload=args.get("authConfig") if credential else args.get("payload"),
                                response_schema=schema if isinstance(schema, dict) else None,
                                path=event.node_info.path if event.node_info is not None else None,
                                author=event.author, event_id=event.id, invocation_id=event.invocation_id)
+            calls[id(ask)] = call
             open_asks.setdefault(call.id, []).append(ask)
             order.append(ask)
     return order
