@@ -134,6 +134,9 @@ def sign_in(provider: Provider, name: str) -> Step:
 
 
 def _serve(made: Provider, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    # serving with a short poll, so that shutdown() below returns at once (not after up to
+    # serve_forever's default half second)
+    made.thread = threading.Thread(target=made.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     made.thread.start()
     monkeypatch.setenv("ADK_TEST_OAUTH_PROVIDER_URL", made.url)
     try:
@@ -433,7 +436,8 @@ class KeyApi:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)  # (a short poll: shutdown() returns at once)
 
 
 @pytest.fixture

@@ -82,7 +82,7 @@ class Provider:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def token(self, authorization: str | None, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         client_id, secret = form.get("client_id"), form.get("client_secret")

@@ -23,13 +23,14 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import serving
+import runtime_agents
+from conftest import SharedHost, serving
 from google.genai import types
 
 from adk_actors import Content, InvalidRequestError, LimitExceededError, Part
 from adk_actors._validate import MAX_MESSAGE_PARTS, MAX_STATE_BYTES
 from adk_actors.messages import CreateSession, RunRequest, UpdateState
-from adk_actors.runtime import Host
+from adk_actors.runtime import Host, HostConfig
 from supervision import CallError, call
 from supervision.protocol import OsPid
 
@@ -68,6 +69,22 @@ def a2a_send(part: str, **more: str) -> str:
     extra = "".join(f', "{key}": {value}' for key, value in more.items())
     return ('{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": '
             f'{{"role": "user", "messageId": "m1", "parts": [{part}]{extra}}}}}}}')
+
+
+@pytest.fixture(scope="module")
+def shared_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedHost]:
+    hosts = SharedHost(tmp_path_factory.mktemp("bad-input-host"),
+                       lambda data: HostConfig(apps=runtime_agents.APPS, data_dir=str(data)))
+    yield hosts
+    hosts.close()
+
+
+@pytest.fixture
+def host(shared_hosts: SharedHost) -> Host:
+    """This module's ``host``: one shared by its tests, which neither kill, stop nor
+    reconfigure it, each on users of its own (``SharedHost``: a fresh one after a test
+    that broke its tree)."""
+    return shared_hosts.get()
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,14 @@ from typing import Any
 import pytest
 from liveness_actors import Spinner
 
-from supervision import ChildSpec, HealthCheck, SpecError, SupervisionError, SupervisorClient, call
-from supervision.lowlevel import HealthMonitor, ProcessProgress, load_scaled, read_progress
+from supervision import ChildSpec, SpecError, SupervisionError, SupervisorClient, call
+from supervision.lowlevel import (
+    HealthCheck,
+    HealthMonitor,
+    ProcessProgress,
+    load_scaled,
+    read_progress,
+)
 from supervision.testing import pid_alive, probe_args, wait_until
 
 # -- the decision, on a fake clock and a fake /proc ---------------------------------------
@@ -298,8 +304,8 @@ def test_a_child_that_spins_past_the_ceiling_is_killed(
 FRESH_HOST = r"""
 import json, sys, time
 from pathlib import Path
-from supervision import HealthCheck, SupervisorClient
-from supervision.lowlevel import free_port
+from supervision import SupervisorClient
+from supervision.lowlevel import HealthCheck, free_port
 from adk_actors.runtime import Host, HostConfig
 
 def has_sdk(pid):

@@ -20,8 +20,7 @@ from conftest import ROOT, serving
 
 from adk_actors.chaos import TARGET_KINDS, soak
 from adk_actors.runtime import Host, HostConfig
-from supervision import HealthCheck
-from supervision.lowlevel import free_port
+from supervision.lowlevel import HealthCheck, free_port
 
 SECONDS = float(os.environ.get("ADK_SOAK_SECONDS", "4"))
 

@@ -114,7 +114,26 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Pat
         finally:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
-    yield {"agents": agents, "cases": cases}
+    yield {"root": root, "agents": agents, "cases": cases}
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[StubServer]:
+    """The host's Gemini: answers only what a test queued (a replay must call none)."""
+    with StubServer() as gemini:
+        yield gemini
+
+
+@pytest.fixture(scope="module")
+def served(recorded: dict[str, Path], model: StubServer, tmp_path_factory: pytest.TempPathFactory,
+           ) -> Iterator[dict[str, Any]]:
+    """One host for the tests that replay and record: its ``conformance_dir`` the folder
+    of the recorded cases, under which each test keeps cases of its own (a replay's or
+    recording's folder must be under it); its model ``model``."""
+    settings = f'agents_dir = "{recorded["agents"]}"\nconformance_dir = "{recorded["root"]}"\n'
+    env = {"GEMINI_API_KEY": "test-key-not-a-secret", "GEMINI_BASE_URL": model.url}
+    with serving(tmp_path_factory.mktemp("conformance-host"), settings, apps="", env=env) as info:
+        yield info
 
 
 def record_cases(url: str, cases: Path, gemini: StubServer) -> None:
@@ -146,29 +165,24 @@ def replay(url: str, cases: Path, mode: StreamingMode = StreamingMode.NONE) -> A
 
 
 @pytest.mark.parametrize("mode", list(MODES))
-def test_google_adks_conformance_runner_passes_on_our_host(recorded: dict[str, Path], tmp_path: Path,
-                                                          mode: StreamingMode) -> None:
-    settings = f'agents_dir = "{recorded["agents"]}"\nconformance_dir = "{recorded["cases"]}"\n'
-    with StubServer() as gemini:  # a model nobody should call: replays answer from the recordings
-        env = {"GEMINI_API_KEY": "test-key-not-a-secret", "GEMINI_BASE_URL": gemini.url}
-        with serving(tmp_path, settings, apps="", env=env) as served:
-            summary = replay(served["url"], recorded["cases"], mode)
-            failures = [f"{r.category}/{r.name}: {r.error_message}" for r in summary.results if not r.success]
-            assert failures == [] and summary.passed_tests == len(CASES), failures
-        assert gemini.requests == []
+def test_google_adks_conformance_runner_passes_on_our_host(recorded: dict[str, Path], served: dict[str, Any],
+                                                          model: StubServer, mode: StreamingMode) -> None:
+    called = len(model.requests)  # a model nobody should call: replays answer from the recordings
+    summary = replay(served["url"], recorded["cases"], mode)
+    failures = [f"{r.category}/{r.name}: {r.error_message}" for r in summary.results if not r.success]
+    assert failures == [] and summary.passed_tests == len(CASES), failures
+    assert len(model.requests) == called
 
 
-def test_a_changed_recording_fails_the_case(recorded: dict[str, Path], tmp_path: Path) -> None:
-    changed = tmp_path / "cases"
+def test_a_changed_recording_fails_the_case(recorded: dict[str, Path], served: dict[str, Any]) -> None:
+    changed = recorded["root"] / "changed"
     source = recorded["cases"] / "tools" / "paris"
     (changed / "tools" / "paris").mkdir(parents=True)
     for path in source.iterdir():
         text = path.read_text()
         (changed / "tools" / "paris" / path.name).write_text(
             text.replace("weather in Paris?", "weather in Rome?") if path.name == "generated-recordings.yaml" else text)
-    settings = f'agents_dir = "{recorded["agents"]}"\nconformance_dir = "{changed}"\n'
-    with serving(tmp_path, settings, apps="") as served:
-        summary = replay(served["url"], changed)
+    summary = replay(served["url"], changed)
     assert summary.failed_tests == 1
     assert "ReplayVerificationError" in summary.results[0].error_message
     assert "Rome" in summary.results[0].error_message  # the recorded conversation, shown beside ours
@@ -188,29 +202,27 @@ def test_a_host_without_conformance_dir_refuses_a_replay(recorded: dict[str, Pat
     assert "conformance replay or recording, which is off on this host" in refused.json()["detail"]
 
 
-def test_cases_recorded_on_our_host_replay_on_it(recorded: dict[str, Path], tmp_path: Path) -> None:
+def test_cases_recorded_on_our_host_replay_on_it(recorded: dict[str, Path], served: dict[str, Any],
+                                               model: StubServer) -> None:
     """``adk conformance record`` against our host: google-adk's client, our server's
     recordings (in google-adk's file format), then a replay of them that passes."""
     from google.adk.cli.plugins.recordings_schema import Recordings
 
-    cases = tmp_path / "ours"
-    settings = f'agents_dir = "{recorded["agents"]}"\nconformance_dir = "{cases}"\n'
-    with StubServer() as gemini:
-        env = {"GEMINI_API_KEY": "test-key-not-a-secret", "GEMINI_BASE_URL": gemini.url}
-        with serving(tmp_path, settings, apps="", env=env) as served:
-            record_cases(served["url"], cases, gemini)
-            assert len(gemini.requests) == sum(len(r) for _, answers in CASES.values() for r in answers.values())
-            for path in cases.rglob("generated-recordings*.yaml"):
-                recordings = Recordings.model_validate(yaml.safe_load(path.read_text()))
-                assert {r.agent_name for r in recordings.recordings} == {"weather_yaml"}
-                assert any(r.tool_recording for r in recordings.recordings), path
-                assert stat.S_IMODE(path.stat().st_mode) == 0o600
-            called = len(gemini.requests)
-            for mode in MODES:
-                summary = replay(served["url"], cases, mode)
-                failures = [f"{r.category}/{r.name}: {r.error_message}" for r in summary.results if not r.success]
-                assert failures == [] and summary.passed_tests == len(CASES), failures
-            assert len(gemini.requests) == called  # the replays called no model
+    cases = recorded["root"] / "ours"
+    before = len(model.requests)
+    record_cases(served["url"], cases, model)
+    assert len(model.requests) - before == sum(len(r) for _, answers in CASES.values() for r in answers.values())
+    for path in cases.rglob("generated-recordings*.yaml"):
+        recordings = Recordings.model_validate(yaml.safe_load(path.read_text()))
+        assert {r.agent_name for r in recordings.recordings} == {"weather_yaml"}
+        assert any(r.tool_recording for r in recordings.recordings), path
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    called = len(model.requests)
+    for mode in MODES:
+        summary = replay(served["url"], cases, mode)
+        failures = [f"{r.category}/{r.name}: {r.error_message}" for r in summary.results if not r.success]
+        assert failures == [] and summary.passed_tests == len(CASES), failures
+    assert len(model.requests) == called  # the replays called no model
 
 
 @pytest.mark.parametrize(("config", "problem"), [

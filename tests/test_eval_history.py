@@ -74,18 +74,32 @@ def statuses(result: dict[str, Any]) -> dict[str, int]:
     return {case["eval_id"]: case["final_eval_status"] for case in result["eval_case_results"]}
 
 
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory: pytest.TempPathFactory, stand_in: str,
+              ) -> tuple[Path, subprocess.CompletedProcess[str], Path]:
+    """``adk-actors eval AGENT_DIR mixed`` run once, on the agent with its imports
+    rewritten, for the two tests that start from the result it saves: the agent folder
+    it ran on, what it said, and a copy of that folder as the run left it (for the test
+    that adds to it; the other adds google-adk's result to the first)."""
+    root = tmp_path_factory.mktemp("evaluated")
+    ours = _folder(root / "ran", rewritten(AGENT), stand_in)
+    ran = eval_cli(ours, *sets(ours, "mixed"))
+    shutil.copytree(root / "ran", root / "as-left")
+    return ours, ran, root / "as-left" / "weather"
+
+
 @pytest.mark.skipif(not ADK.exists(), reason="google-adk's adk console script is not installed")
-def test_ours_saves_the_file_google_adks_adk_eval_saves(tmp_path: Path, stand_in: str) -> None:
+def test_ours_saves_the_file_google_adks_adk_eval_saves(
+        tmp_path: Path, stand_in: str, evaluated: tuple[Path, subprocess.CompletedProcess[str], Path]) -> None:
     from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
     from adk_actors.evals import EvalFiles
 
     theirs = _folder(tmp_path / "theirs", AGENT, stand_in)
-    ours = _folder(tmp_path / "ours", rewritten(AGENT), stand_in)
     done = subprocess.run([str(ADK), "eval", str(theirs), *sets(theirs, "mixed")], cwd=theirs.parent,
                           env=_environment(), capture_output=True, text=True, timeout=180)
     assert done.returncode == 1, done.stdout + done.stderr[-3000:]  # a case of "mixed" fails
-    ran = eval_cli(ours, *sets(ours, "mixed"))
+    ours, ran, _ = evaluated  # ours, on the same sets: eval AGENT_DIR mixed
     assert ran.returncode == 1, ran.stdout + ran.stderr
 
     [their_file], [our_file] = history(theirs), history(ours)
@@ -149,11 +163,12 @@ def web(agents: Path, tmp_path: Path) -> Iterator[str]:
 
 
 def test_a_served_folder_answers_every_saved_result_and_saves_its_runs_beside_them(
-        tmp_path: Path, stand_in: str) -> None:
+        tmp_path: Path, evaluated: tuple[Path, subprocess.CompletedProcess[str], Path]) -> None:
     from google.adk.evaluation.eval_result import EvalSetResult
 
-    ours = _folder(tmp_path / "ours", rewritten(AGENT), stand_in)
-    assert eval_cli(ours, *sets(ours, "mixed")).returncode == 1
+    _, ran, as_left = evaluated  # eval AGENT_DIR mixed, run once by the module: its folder as it left it
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    ours = Path(shutil.copytree(as_left.parent, tmp_path / "ours")) / "weather"
     [cli_file] = history(ours)
     # an older host kept its sets and results under DIR/.adk-actors/evals/<app>/
     old = ours.parent / ".adk-actors" / "evals" / "weather"

@@ -37,6 +37,7 @@ the combinations, each while turns run:
 
 from __future__ import annotations
 
+import inspect
 import os
 import signal
 import subprocess
@@ -54,13 +55,14 @@ from typing import Any
 import pytest
 import runtime_agents
 from conftest import run_worker, serving
+from kept_host import KeptHost
 
 from adk_actors import AdkError, RunFailedError
 from adk_actors.chaos import tree_rows
 from adk_actors.messages import LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
-from supervision import HealthCheck, SupervisorClient, call
-from supervision.lowlevel import load_scaled, partition_index
+from supervision import SupervisorClient, call
+from supervision.lowlevel import HealthCheck, load_scaled, partition_index
 from supervision.testing import find_marked_processes, pid_alive, wait_until
 
 USER = "ann"
@@ -80,13 +82,13 @@ def session_on(app: str, partition: int, partitions: int, prefix: str, taken: se
     raise AssertionError("no session id found")  # pragma: no cover
 
 
-def talkers_on(specs: list[tuple[str, str, int]]) -> list[Talker]:
+def talkers_on(specs: list[tuple[str, str, int]], tag: str = "") -> list[Talker]:
     """A talker for each (app, what it says, partition of two), each on a session id of
-    its own that the partition owns."""
+    its own that the partition owns (its id starts with ``tag``: a test's own, on a kept host)."""
     taken: set[str] = set()
     talkers = []
     for app, say, partition in specs:
-        sid = session_on(app, partition, 2, f"{app}-", taken)
+        sid = session_on(app, partition, 2, f"{tag}{app}-", taken)
         taken.add(sid)
         talkers.append(Talker(app, sid, say))
     return talkers
@@ -133,6 +135,27 @@ def tree_whole(host: Host, killed: set[int]) -> bool:
 
 def texts(events: list[Any]) -> list[str]:
     return [p.text for e in events if e.content for p in e.content.parts if p.text]
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
+    """A host kept from one parametrized case to the next (:class:`KeptHost`): each case
+    ends with its own check that the tree is whole again after its faults, and the
+    next is handed the host only once :func:`tree_whole` holds again."""
+    hosts = KeptHost(tmp_path_factory.mktemp("kept"), whole=lambda host: tree_whole(host, set()))
+    try:
+        yield hosts
+    finally:
+        hosts.close()
+
+
+@pytest.fixture(autouse=True)
+def no_kept_host_beside(request: pytest.FixtureRequest, kept: KeptHost) -> None:
+    """A test that does not use the kept host runs without it: the kept one (if any) is
+    stopped first, its system with it (no idle tree of ~23 processes beside the test's
+    own host, its faults, its burners)."""
+    if "kept" not in inspect.signature(request.function).parameters:
+        kept.close()
 
 
 @dataclass
@@ -270,20 +293,21 @@ def typed_end(thread: threading.Thread, outcome: list[Any], deadline: float) -> 
 ], ids=["partition+artifacts", "partition+services-supervisor", "both-partitions+pool+artifacts",
         "partition+both-supervisors+pool"])
 def test_partitions_and_services_killed_in_the_same_instant_while_turns_run_lose_nothing(
-        actor_system: Any, tmp_path: Path, victims: tuple[str, ...]) -> None:
+        kept: KeptHost, tmp_path: Path, victims: tuple[str, ...]) -> None:
     """kill -9 of ``victims`` one right after the other while six sessions run turns
     (sleepy tools, artifact saves) and one turn naps in its tool on partition 0: that
     turn's caller gets one typed end (``killed`` or ``interrupted``), every other turn
     ends once, well or typed; the tree is whole again; every session then completes
-    turns; every acknowledged event is stored; nothing is left running afterwards."""
-    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2,
-                        root_intensity=1000)
-    with Host(config, system=actor_system) as host:
+    turns; every acknowledged event is stored; nothing is left running afterwards (the
+    host, kept for the next case once whole again, is stopped after the last)."""
+    tag = f"{kept.tag()}-"
+    with kept.host("two-partitions", lambda data: HostConfig(apps=runtime_agents.APPS, data_dir=str(data),
+                                                             partitions=2, root_intensity=1000)) as host:
         talkers = talkers_on([("sleepy", "sleep 0.2 t{n}", 0), ("sleepy", "sleep 0.2 t{n}", 1),
                               ("notes", "save note {n}", 0), ("notes", "save note {n}", 1),
-                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)])
+                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)], tag)
         sleepy = host.runner("sleepy", timeout=120.0)
-        napper = session_on("sleepy", 0, 2, "napper-")
+        napper = session_on("sleepy", 0, 2, f"{tag}napper-")
         sleepy.create_session(USER, napper)
         marker = tmp_path / "in-tool"
         with Talkers(host, talkers) as running:
@@ -473,18 +497,18 @@ FAST = HealthCheck(interval=0.5, timeout=2.0)
 ], ids=["stop-partition+kill-partition", "stop-artifacts+kill-pool", "stop-worker+kill-its-partition",
         "stop-sessions-supervisor+kill-pool"])
 def test_a_stopped_actor_and_a_killed_one_at_once_under_cpu_burners_lose_nothing(
-        actor_system: Any, tmp_path: Path, stop: str, kill: str) -> None:
+        kept: KeptHost, stop: str, kill: str) -> None:
     """Two CPU burners; sessions run turns on both partitions; SIGSTOP ``stop`` and kill -9
     ``kill`` in the same instant. The health checks find the stopped actor and kill it,
     both are restarted (new pids, the tree whole), every turn ended once (well or
     typed), every acknowledged event is stored, and every session's turns end well
-    again."""
-    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2, health=FAST,
-                        root_intensity=1000)
-    with cpu_burners(2), Host(config, system=actor_system) as host:
+    again (the host, kept for the next case once whole again, is stopped after the last)."""
+    tag = f"{kept.tag()}-"
+    with kept.host("fast-health", lambda data: HostConfig(apps=runtime_agents.APPS, data_dir=str(data), partitions=2,
+                                                          health=FAST, root_intensity=1000)) as host, cpu_burners(2):
         talkers = talkers_on([("sleepy", "sleep 0.1 t{n}", 0), ("sleepy", "sleep 0.1 t{n}", 1),
                               ("notes", "save note {n}", 0), ("notes", "save note {n}", 1),
-                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)])
+                              ("counter", "count {n}", 0), ("counter", "count {n}", 1)], tag)
         with Talkers(host, talkers) as running:
             wait_until(lambda: all("ok" in t.ends for t in talkers), timeout=scaled(30.0))
             rows = rows_by_path(host)
@@ -890,21 +914,22 @@ def test_a_group_restart_while_the_services_supervisor_is_stopped_completes(
     ("sessions/sessions-0", "run_pools/pool-0/worker", "sessions/sessions-1"),
 ], ids=["partition+other-pool", "partition+its-worker+other-partition"])
 def test_runs_resumed_through_simultaneous_kills_complete_once_and_lose_nothing(
-        actor_system: Any, tmp_path: Path, victims: tuple[str, ...]) -> None:
+        kept: KeptHost, victims: tuple[str, ...]) -> None:
     """An app that resumes interrupted runs (``resume_interrupted``), its tool idempotent:
     sessions nap turn after turn on both partitions; kill -9 of ``victims`` in the same
     instant. Each caller follows its run's resume: every turn ends once, well or typed;
     no tool result is stored twice; every acknowledged event is stored; the tree is
-    whole again and every session's turns end well."""
+    whole again and every session's turns end well (the host, kept for the next case once
+    whole again, is stopped after the last)."""
     import kill_agents
 
-    config = HostConfig(apps=kill_agents.APPS, data_dir=str(tmp_path / "data"), partitions=2,
-                        root_intensity=1000)
-    with Host(config, system=actor_system) as host:
+    tag = f"{kept.tag()}-"
+    with kept.host("resuming", lambda data: HostConfig(apps=kill_agents.APPS, data_dir=str(data), partitions=2,
+                                                       root_intensity=1000)) as host:
         taken: set[str] = set()
         talkers = []
         for partition in (0, 1, 0, 1):
-            sid = session_on("patient", partition, 2, "patient-", taken)
+            sid = session_on("patient", partition, 2, f"{tag}patient-", taken)
             taken.add(sid)
             talkers.append(Talker("patient", sid, "nap 0.3"))
         with Talkers(host, talkers) as running:

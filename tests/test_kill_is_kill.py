@@ -15,31 +15,62 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import kill_agents
 import pytest
+from kept_host import KeptHost, tree_running
 
 from adk_actors import RunFailedError
 from adk_actors.chaos import kill_row, tree_rows
 from adk_actors.jobs import Backoff, JobsConfig
 from adk_actors.messages import LiveWorkers
 from adk_actors.runtime import Host, HostConfig
-from supervision import call
+from supervision import SupervisorClient, call
 from supervision.lowlevel import process_alive
 from supervision.testing import wait_until
 
 GRACE = 1.0  # run_stop_grace: short, to keep the tests short
 
 
+def settled(host: Host) -> bool:
+    """The tree whole, and the partition's connected workers exactly its pool's one
+    (a killed worker replaced, a retired one gone)."""
+    assert host.root is not None
+    try:
+        pool = SupervisorClient(host.system, host.root.child("run_pools").address, timeout=2.0).child("pool-0")
+        connected = call(host.system, host.partitions(refresh=True)[0], LiveWorkers(), timeout=2)
+        started = call(host.system, pool.address, LiveWorkers(), timeout=2)
+    except Exception:  # a supervisor restarting
+        return False
+    return tree_running(host) and len(connected) == 1 and sorted(connected) == sorted(started)
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
+    hosts = KeptHost(tmp_path_factory.mktemp("kill-is-kill"), whole=settled)
+    try:
+        yield hosts
+    finally:
+        hosts.close()
+
+
 @pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    """One partition with one run worker: every run shares it."""
-    config = HostConfig(apps=kill_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
-                        run_stop_grace=GRACE)
-    with Host(config, system=actor_system) as running:
+def host(kept: KeptHost) -> Iterator[Host]:
+    """One partition with one run worker: every run shares it. Kept from test to test
+    (:class:`KeptHost`): each test's kills end with its worker replaced, and the next
+    test is handed the host once :func:`settled`."""
+    config = partial(HostConfig, apps=kill_agents.APPS, partitions=1, run_workers=1, run_stop_grace=GRACE)
+    with kept.host("one-worker", lambda data: config(data_dir=str(data))) as running:
         yield running
+
+
+@pytest.fixture
+def who(kept: KeptHost) -> str:
+    """A suffix of the test's own for its users and run ids on the kept host."""
+    return kept.tag()
 
 
 def size(path: Path) -> int:
@@ -78,23 +109,25 @@ def napping(patient: Any, user: str, session: str) -> bool:
                for e in patient.get_session(user, session).events)
 
 
-def start_victim_and_bystander(host: Host, tmp_path: Path) -> tuple[Path, Turn, Turn, Any]:
-    """A marker run (30 s of marks), then, once its marks flow, a patient run (a 6 s
-    nap, and its resumed run's nap again: it still naps when the victim's grace ends,
-    even on a loaded machine) on the one worker, both in their tools."""
+def start_victim_and_bystander(host: Host, tmp_path: Path, who: str) -> tuple[Path, Turn, Turn, Any]:
+    """A marker run (30 s of marks; user ``ann-<who>``, run ``run-victim-<who>``), then,
+    once its marks flow, a patient run (user ``bob-<who>``: a 6 s nap, and its resumed
+    run's nap again: it still naps when the victim's grace ends, even on a loaded
+    machine) on the one worker, both in their tools."""
     marks = tmp_path / "marks"
     marker, patient = host.runner("marker"), host.runner("patient", follow_resumes=False)
-    marker.create_session("ann", "m")
-    patient.create_session("bob", "p")
-    victim = Turn(marker, "ann", "m", f"mark {marks} 30", marks=marks, run_id="run-victim")
+    marker.create_session(f"ann-{who}", "m")
+    patient.create_session(f"bob-{who}", "p")
+    victim = Turn(marker, f"ann-{who}", "m", f"mark {marks} 30", marks=marks, run_id=f"run-victim-{who}")
     wait_until(lambda: size(marks) > 0, timeout=15, message="the marker's first mark")
-    bystander = Turn(patient, "bob", "p", "nap 6")
-    wait_until(lambda: napping(patient, "bob", "p"), timeout=15, message="the patient's nap begun")
+    bystander = Turn(patient, f"bob-{who}", "p", "nap 6")
+    wait_until(lambda: napping(patient, f"bob-{who}", "p"), timeout=15, message="the patient's nap begun")
     assert len(call(host.system, host.partitions()[0], LiveWorkers())) == 1  # one worker holds both
     return marks, victim, bystander, patient
 
 
-def check_stopped_and_resumed(marks: Path, victim: Turn, bystander: Turn, patient: Any, reason: str) -> None:
+def check_stopped_and_resumed(marks: Path, victim: Turn, bystander: Turn, patient: Any, reason: str,
+                              who: str) -> None:
     """(a) the victim's caller got its end; (b) no mark after it; (c) the bystander ended
     interrupted, was resumed, and the resuming run completes."""
     victim.join()
@@ -107,49 +140,50 @@ def check_stopped_and_resumed(marks: Path, victim: Turn, bystander: Turn, patien
     failed = bystander.error
     assert failed is not None and (failed.reason, failed.error_type) == ("interrupted", "RunWorkerKilled"), failed
     assert failed.resumed_as
-    resumed = list(patient.follow("bob", "p", failed.resumed_as))
+    resumed = list(patient.follow(f"bob-{who}", "p", failed.resumed_as))
     assert resumed[-1].content.text == "rested well"
 
 
 @pytest.mark.parametrize("how", ["runner", "chaos"])
 def test_a_killed_run_ends_only_once_its_tool_stopped_and_its_bystander_is_resumed(
-        host: Host, tmp_path: Path, how: str) -> None:
-    marks, victim, bystander, patient = start_victim_and_bystander(host, tmp_path)
+        host: Host, tmp_path: Path, how: str, who: str) -> None:
+    marks, victim, bystander, patient = start_victim_and_bystander(host, tmp_path, who)
     if how == "runner":
-        host.runner("marker").kill_run("ann", "m", "run-victim")
+        host.runner("marker").kill_run(f"ann-{who}", "m", f"run-victim-{who}")
     else:
-        row = next(r for r in tree_rows(host, timeout=3.0) if r["type"] == "run" and r["user"] == "ann")
+        row = next(r for r in tree_rows(host, timeout=3.0) if r["type"] == "run" and r["user"] == f"ann-{who}")
         kill_row(host, row)
-    check_stopped_and_resumed(marks, victim, bystander, patient, "killed")
+    check_stopped_and_resumed(marks, victim, bystander, patient, "killed", who)
     assert victim.error is not None and victim.error.error_type == "RunKilled"
 
 
-def test_a_cancelled_run_that_does_not_stop_ends_once_its_worker_is_dead(host: Host, tmp_path: Path) -> None:
-    marks, victim, bystander, patient = start_victim_and_bystander(host, tmp_path)
-    host.runner("marker").cancel("run-victim", user_id="ann", session_id="m")
-    check_stopped_and_resumed(marks, victim, bystander, patient, "cancelled")
+def test_a_cancelled_run_that_does_not_stop_ends_once_its_worker_is_dead(host: Host, tmp_path: Path,
+                                                                          who: str) -> None:
+    marks, victim, bystander, patient = start_victim_and_bystander(host, tmp_path, who)
+    host.runner("marker").cancel(f"run-victim-{who}", user_id=f"ann-{who}", session_id="m")
+    check_stopped_and_resumed(marks, victim, bystander, patient, "cancelled", who)
 
 
-def test_a_run_cut_by_its_sessions_crash_ends_once_its_worker_is_dead(host: Host, tmp_path: Path) -> None:
-    marks, victim, bystander, patient = start_victim_and_bystander(host, tmp_path)
-    host.runner("marker").crash_session("ann", "m", "crashed by the test")
-    check_stopped_and_resumed(marks, victim, bystander, patient, "interrupted")
+def test_a_run_cut_by_its_sessions_crash_ends_once_its_worker_is_dead(host: Host, tmp_path: Path, who: str) -> None:
+    marks, victim, bystander, patient = start_victim_and_bystander(host, tmp_path, who)
+    host.runner("marker").crash_session(f"ann-{who}", "m", "crashed by the test")
+    check_stopped_and_resumed(marks, victim, bystander, patient, "interrupted", who)
 
 
-def test_a_killed_run_that_stops_in_its_grace_spares_the_runs_beside_it(host: Host, tmp_path: Path) -> None:
+def test_a_killed_run_that_stops_in_its_grace_spares_the_runs_beside_it(host: Host, tmp_path: Path, who: str) -> None:
     """A run that stops within its grace (its tool returns) ends ``killed`` once it has,
     and the run beside it goes on to its end on the same worker. That worker, still
     running the killed turn ``STOP_NOTICE`` after it was told, may have been retired
     (no new turn for it, a replacement started): it is stopped only once its turns end."""
     marks = tmp_path / "marks"
     marker, patient = host.runner("marker"), host.runner("patient", follow_resumes=False)
-    marker.create_session("ann", "m")
-    patient.create_session("bob", "p")
+    marker.create_session(f"ann-{who}", "m")
+    patient.create_session(f"bob-{who}", "p")
     workers = call(host.system, host.partitions()[0], LiveWorkers())
-    bystander = Turn(patient, "bob", "p", "nap 3")
-    victim = Turn(marker, "ann", "m", f"mark {marks} 0.5", marks=marks, run_id="run-short")
+    bystander = Turn(patient, f"bob-{who}", "p", "nap 3")
+    victim = Turn(marker, f"ann-{who}", "m", f"mark {marks} 0.5", marks=marks, run_id=f"run-short-{who}")
     wait_until(lambda: size(marks) > 0, timeout=15, message="the marker's first mark")
-    marker.kill_run("ann", "m", "run-short")
+    marker.kill_run(f"ann-{who}", "m", f"run-short-{who}")
     victim.join()
     assert victim.error is not None and victim.error.reason == "killed"
     time.sleep(0.5)

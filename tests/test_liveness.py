@@ -23,14 +23,21 @@ from typing import Any
 import pytest
 import runtime_agents
 from conftest import turn_in_background
+from kept_host import KeptHost
 
 from adk_actors import RunFailedError
 from adk_actors.chaos import tree_rows
 from adk_actors.messages import WorkerRuns
 from adk_actors.runtime import Host, HostConfig
 from adk_actors.store._wal import BUSY_SECONDS
-from supervision import HealthCheck, call
-from supervision.lowlevel import HealthMonitor, ProcessProgress, load_scaled, process_alive
+from supervision import call
+from supervision.lowlevel import (
+    HealthCheck,
+    HealthMonitor,
+    ProcessProgress,
+    load_scaled,
+    process_alive,
+)
 from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
@@ -47,8 +54,27 @@ def host_config(tmp_path: Path, health: HealthCheck) -> HostConfig:
     return HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), health=health, partitions=2)
 
 
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
+    hosts = KeptHost(tmp_path_factory.mktemp("liveness"))
+    try:
+        yield hosts
+    finally:
+        hosts.close()
+
+
 @pytest.fixture
-def checked_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+def checked_host(kept: KeptHost) -> Iterator[Host]:
+    """A host checked every 0.5 s (``FAST``), kept from test to test (:class:`KeptHost`:
+    the actors stopped or killed here are restarted, and the next test is handed the
+    host once its tree is whole again); each test talks as a user of its own."""
+    with kept.host("fast", lambda folder: host_config(folder, FAST)) as running:
+        yield running
+
+
+@pytest.fixture
+def fresh_checked_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+    """A host checked every 0.5 s (``FAST``) of the test's own: its pools as they start."""
     with Host(host_config(tmp_path, FAST), system=actor_system) as running:
         yield running
 
@@ -203,12 +229,12 @@ def test_a_child_that_works_on_after_its_ping_then_blocks_is_stuck_a_window_afte
     assert stuck[0].reason == "unresponsive: no answer to a health check and no CPU time used for 20 s"
 
 
-def test_health_checks_are_cheap_and_leave_a_healthy_tree_alone(checked_host: Host) -> None:
+def test_health_checks_are_cheap_and_leave_a_healthy_tree_alone(fresh_checked_host: Host) -> None:
     """Several seconds of checks every 0.5 s: nothing healthy is restarted."""
-    wait_until(lambda: sum("worker-" in r["path"] for r in tree_rows(checked_host)) == 4, timeout=30)
-    before = {r["path"]: r["pid"] for r in tree_rows(checked_host)}
+    wait_until(lambda: sum("worker-" in r["path"] for r in tree_rows(fresh_checked_host)) == 4, timeout=30)
+    before = {r["path"]: r["pid"] for r in tree_rows(fresh_checked_host)}
     time.sleep(3.0)
-    after = {r["path"]: r["pid"] for r in tree_rows(checked_host)}
+    after = {r["path"]: r["pid"] for r in tree_rows(fresh_checked_host)}
     assert before == after
 
 

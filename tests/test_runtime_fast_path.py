@@ -57,14 +57,6 @@ def host(shared_hosts: SharedHost) -> Host:
     return shared_hosts.get()
 
 
-@pytest.fixture
-def own_host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
-    """A host of the test's own, as conftest's ``host``: for the tests that kill a
-    process of it or count every session it holds."""
-    with Host(HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data")), system=actor_system) as running:
-        yield running
-
-
 _USERS = itertools.count(1)
 
 
@@ -116,35 +108,27 @@ def flatten(received: list[Any]) -> list[Any]:
     return [m for message in received for m in (message.messages if isinstance(message, RunMessages) else (message,))]
 
 
-def test_new_sessions_and_their_turns_start_no_process(own_host: Host) -> None:
+def test_new_sessions_and_their_turns_start_no_process(host: Host, user: str) -> None:
     """A session is an object in its partition and a turn runs on the partition's
     workers: 20 new sessions and their first two turns leave the host's processes as
-    they were (before, each new session forked two)."""
-    runner = own_host.runner("echo")
+    they were (before, each new session forked two). (On the shared host: the sessions
+    counted are the test's user's.)"""
+    runner = host.runner("echo")
     def workers() -> list[list[int]] | None:
         """Each partition's connected workers, once each has its two (run_workers)."""
-        now = [sorted(call(own_host.system, p, LiveWorkers(), timeout=5)) for p in own_host.partitions()]
+        now = [sorted(call(host.system, p, LiveWorkers(), timeout=5)) for p in host.partitions()]
         return now if all(len(w) == 2 for w in now) else None
 
     before = wait_until(workers, timeout=10)
     for i in range(20):
-        runner.create_session("crowd", f"s{i}")
-        assert texts(list(runner.run("crowd", f"s{i}", "one")))[-1] == "echo: one (turn 1)"
-        assert texts(list(runner.run("crowd", f"s{i}", "two")))[-1] == "echo: two (turn 2)"
+        runner.create_session(user, f"s{i}")
+        assert texts(list(runner.run(user, f"s{i}", "one")))[-1] == "echo: one (turn 1)"
+        assert texts(list(runner.run(user, f"s{i}", "two")))[-1] == "echo: two (turn 2)"
     assert workers() == before
-    held = sum(len(call(own_host.system, p, HeldKeys(), timeout=5)) for p in own_host.partitions())
+    mine = session_key("echo", user, "")
+    held = sum(1 for p in host.partitions() for key in call(host.system, p, HeldKeys(), timeout=5)
+               if key.startswith(mine))
     assert held == 20
-
-
-def test_the_runner_goes_back_to_the_partition_when_the_sessions_process_is_gone(own_host: Host) -> None:
-    runner = own_host.runner("echo")
-    runner.create_session("ann", "s1")
-    list(runner.run("ann", "s1", "one"))  # the runner now sends this session's turns straight to its partition
-    before = partition_pid(own_host, "echo", "ann", "s1")
-    os.kill(before, signal.SIGKILL)
-    wait_until(lambda: partition_pid(own_host, "echo", "ann", "s1") != before)
-    assert texts(list(runner.run("ann", "s1", "two")))[-1] == "echo: two (turn 2)"
-    assert texts(list(runner.run("ann", "s1", "three")))[-1] == "echo: three (turn 3)"
 
 
 def test_a_caller_gets_each_event_once_in_order_then_one_end(host: Host, user: str) -> None:
@@ -275,7 +259,7 @@ def test_cancelling_an_async_consumer_raises_cancelled_error(host: Host, user: s
     runner.create_session(user, "s1")
 
     async def consume(in_flight: asyncio.Event) -> None:
-        async for event in runner.run_async(user, "s1", "sleep 3"):
+        async for event in runner.run_async(user, "s1", "sleep 1.5"):
             if event.content is not None and event.content.function_calls:
                 in_flight.set()  # the tool runs: the run is surely not over
 
@@ -426,21 +410,21 @@ def test_large_messages_between_a_partition_and_its_worker_keep_their_order(host
 
 
 def test_a_run_worker_killed_right_after_its_last_output_ends_its_run_well_and_the_next_turn_works(
-        own_host: Host) -> None:
+        host: Host, user: str) -> None:
     """Its output left before it died: the run ends with RunDone and every event
     stored; the next turn goes to a live worker, given the whole history."""
-    runner = own_host.runner("short_lived")
-    runner.create_session("ann", "s1")
+    runner = host.runner("short_lived")
+    runner.create_session(user, "s1")
     pids, streamed = [], []
     for turn in (1, 2, 3):
-        events = list(runner.run("ann", "s1", f"hi {turn}"))
+        events = list(runner.run(user, "s1", f"hi {turn}"))
         streamed += events
         answer, _, pid = texts(events)[-1].rpartition(" from ")
         assert texts(events)[:-1] == [f"hi {turn}"] and answer == f"echo: hi {turn} (turn {turn})"
         pids.append(int(pid))
         wait_until(lambda: not pid_alive(pids[-1]), timeout=5)  # the worker that served it was killed
     assert len(set(pids)) == 3
-    assert [e.id for e in runner.get_session("ann", "s1").events] == [e.id for e in streamed]
+    assert [e.id for e in runner.get_session(user, "s1").events] == [e.id for e in streamed]
 
 
 def test_a_worker_that_forgot_a_sessions_history_is_sent_it_whole(actor_system: Any, tmp_path: Any) -> None:
@@ -524,3 +508,16 @@ def test_bad_run_input_on_the_runners_line_is_refused_typed_and_nothing_of_it_is
     events = list(runner.run(user, "s1", "at the limit", state_delta={"x": _nested(31)}))
     assert texts(events)[-1].startswith("echo: at the limit")
     assert runner.get_session(user, "s1").state["x"] == _nested(31)
+
+
+def test_the_runner_goes_back_to_the_partition_when_the_sessions_process_is_gone(host: Host, user: str) -> None:
+    """(Last of the module's tests on the shared host: it kills a partition, after which
+    ``SharedHost`` would start a fresh host for the next test.)"""
+    runner = host.runner("echo")
+    runner.create_session(user, "s1")
+    list(runner.run(user, "s1", "one"))  # the runner now sends this session's turns straight to its partition
+    before = partition_pid(host, "echo", user, "s1")
+    os.kill(before, signal.SIGKILL)
+    wait_until(lambda: partition_pid(host, "echo", user, "s1") != before)
+    assert texts(list(runner.run(user, "s1", "two")))[-1] == "echo: two (turn 2)"
+    assert texts(list(runner.run(user, "s1", "three")))[-1] == "echo: three (turn 3)"

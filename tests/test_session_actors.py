@@ -11,6 +11,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import httpx
 import pytest
 import runtime_agents
 from conftest import serving, turn_in_background
+from kept_host import KeptHost
 
 from adk_actors import RunFailedError, SessionFailedError
 from adk_actors.chaos import kill_row, soak, tree_rows
@@ -28,29 +30,46 @@ from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
 
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
+    hosts = KeptHost(tmp_path_factory.mktemp("session-actors"))
+    try:
+        yield hosts
+    finally:
+        hosts.close()
+
+
 @pytest.fixture
-def host(actor_system: Any, tmp_path: Path) -> Iterator[Host]:
+def host(kept: KeptHost) -> Iterator[Host]:
     """One partition, one run worker: every session and every run share them. A run
     told to stop has 10 s to say it did (``run_stop_grace``; 2 s by default): on a loaded
     machine a cancelled turn can take longer than 2 s to report, and its worker, with
     every other run on it, would be killed (tests/test_kill_is_kill.py shows that
-    kill; here, what a crash or a kill of one session or run leaves alone)."""
-    config = HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), partitions=1, run_workers=1,
-                        session_intensity=2, session_period=60.0, run_stop_grace=10.0)
-    with Host(config, system=actor_system) as running:
+    kill; here, what a crash or a kill of one session or run leaves alone). Kept from
+    test to test (:class:`KeptHost`: handed on once its tree is whole again); each
+    test's users are its own (:func:`who`)."""
+    config = partial(HostConfig, apps=runtime_agents.APPS, partitions=1, run_workers=1,
+                     session_intensity=2, session_period=60.0, run_stop_grace=10.0)
+    with kept.host("one-worker", lambda data: config(data_dir=str(data))) as running:
         yield running
+
+
+@pytest.fixture
+def who(kept: KeptHost) -> str:
+    """A suffix of the test's own for its users on the kept host."""
+    return kept.tag("-k")
 
 
 def rows_of(host: Host, kind: str) -> list[dict[str, Any]]:
     return [r for r in tree_rows(host, timeout=3.0) if r["type"] == kind]
 
 
-def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host) -> None:
+def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host, who: str) -> None:
     echo, sleepy = host.runner("echo"), host.runner("sleepy")
-    for user in ("a", "b", "c"):
+    for user in (f"a{who}", f"b{who}", f"c{who}"):
         echo.create_session(user, "s")
-    sleepy.create_session("victim", "v")
-    list(sleepy.run("victim", "v", "hello"))
+    sleepy.create_session(f"victim{who}", "v")
+    list(sleepy.run(f"victim{who}", "v", "hello"))
     partition_pid = call(host.system, host.partitions()[0], OsPid())
     stop = threading.Event()
     bystander_results: list[Any] = []
@@ -65,13 +84,13 @@ def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host) -> No
             except Exception as exc:  # any failure is a disturbance
                 bystander_results.append(exc)
 
-    talkers = [threading.Thread(target=talk, args=(u,)) for u in ("a", "b", "c")]
+    talkers = [threading.Thread(target=talk, args=(u,)) for u in (f"a{who}", f"b{who}", f"c{who}")]
     for thread in talkers:
         thread.start()
     try:
-        caller, outcome = turn_in_background(sleepy, "victim", "v", "sleep 30")
-        wait_until(lambda: any(r["type"] == "run" and r["session"] == "v" for r in tree_rows(host)), timeout=10)
-        status = sleepy.crash_session("victim", "v", "the test crashed it")
+        caller, outcome = turn_in_background(sleepy, f"victim{who}", "v", "sleep 30")
+        wait_until(lambda: any(r["type"] == "run" and r["user"] == f"victim{who}" for r in tree_rows(host)), timeout=10)
+        status = sleepy.crash_session(f"victim{who}", "v", "the test crashed it")
         caller.join(20)
         assert not caller.is_alive()
     finally:
@@ -84,55 +103,56 @@ def test_a_session_crashes_alone_and_comes_back_from_the_store(host: Host) -> No
     assert status.restarts == 1 and status.last_crash == "the test crashed it"
     assert bystander_results and all(r is True for r in bystander_results), [r for r in bystander_results if r is not True][:5]
     assert call(host.system, host.partitions()[0], OsPid()) == partition_pid  # the partition never noticed
-    again = list(sleepy.run("victim", "v", "hello again"))  # read from the store: its history is whole
+    again = list(sleepy.run(f"victim{who}", "v", "hello again"))  # read from the store: its history is whole
     assert again[-1].content.text == "awake: hello again"
-    stored = [e.content.text for e in sleepy.get_session("victim", "v").events if e.content and e.content.text]
+    stored = [e.content.text for e in sleepy.get_session(f"victim{who}", "v").events if e.content and e.content.text]
     assert stored[:2] == ["hello", "awake: hello"] and stored[-1] == "awake: hello again"
-    row = next(r for r in rows_of(host, "session") if r["session"] == "v")
+    row = next(r for r in rows_of(host, "session") if r["session"] == "v" and r["user"] == f"victim{who}")
     assert row["restarts"] == 1 and row["last_exit"] == "the test crashed it"
 
 
-def test_one_run_is_killed_alone_and_the_other_runs_of_its_worker_go_on(host: Host, tmp_path: Path) -> None:
+def test_one_run_is_killed_alone_and_the_other_runs_of_its_worker_go_on(host: Host, tmp_path: Path, who: str) -> None:
     sleepy = host.runner("sleepy")
-    for user in ("x", "y", "z"):
+    users = (f"x{who}", f"y{who}", f"z{who}")
+    for user in users:
         sleepy.create_session(user, "s")
-    in_tool = {user: tmp_path / f"in-tool-{user}" for user in ("x", "y", "z")}
-    running = {user: turn_in_background(sleepy, user, "s", f"sleep 6 {in_tool[user]}") for user in ("x", "y", "z")}
+    in_tool = {user: tmp_path / f"in-tool-{user}" for user in users}
+    running = {user: turn_in_background(sleepy, user, "s", f"sleep 6 {in_tool[user]}") for user in users}
     wait_until(lambda: all(marker.exists() for marker in in_tool.values()), timeout=30)  # all three in their tool
     runs = wait_until(lambda: len(r := rows_of(host, "run")) == 3 and r, timeout=10)
     assert len(call(host.system, host.partitions()[0], LiveWorkers())) == 1  # one worker holds all three
-    victim = next(r for r in runs if r["user"] == "y")
+    victim = next(r for r in runs if r["user"] == f"y{who}")
     assert victim["status"] == "running" and victim["agent"] in (None, "user", "sleepy")  # None: nothing sent yet
     kill_row(host, victim)
     for thread, _ in running.values():
         thread.join(30)
-    killed = running["y"][1][0]
+    killed = running[f"y{who}"][1][0]
     assert isinstance(killed, RunFailedError) and killed.reason == "killed" and killed.error_type == "RunKilled"
-    for user in ("x", "z"):
+    for user in (f"x{who}", f"z{who}"):
         events = running[user][1][0]
         assert not isinstance(events, Exception) and events[-1].content.text == "woke up"
-    assert list(sleepy.run("y", "s", "hello"))[-1].content.text == "awake: hello"
+    assert list(sleepy.run(f"y{who}", "s", "hello"))[-1].content.text == "awake: hello"
 
 
-def test_a_session_crashing_beyond_its_intensity_fails_until_it_is_reset(host: Host) -> None:
+def test_a_session_crashing_beyond_its_intensity_fails_until_it_is_reset(host: Host, who: str) -> None:
     echo = host.runner("echo")
-    echo.create_session("ann", "s1")
-    echo.create_session("bob", "s2")
-    list(echo.run("ann", "s1", "before"))
+    echo.create_session(f"ann{who}", "s1")
+    echo.create_session(f"bob{who}", "s2")
+    list(echo.run(f"ann{who}", "s1", "before"))
     for _ in range(2):  # session_intensity = 2: two crashes are restarts
-        echo.crash_session("ann", "s1")
-        assert echo.get_session("ann", "s1").events
-    echo.crash_session("ann", "s1")  # the third within the period: failed
+        echo.crash_session(f"ann{who}", "s1")
+        assert echo.get_session(f"ann{who}", "s1").events
+    echo.crash_session(f"ann{who}", "s1")  # the third within the period: failed
     with pytest.raises(SessionFailedError, match="reset"):
-        echo.get_session("ann", "s1")
+        echo.get_session(f"ann{who}", "s1")
     with pytest.raises(SessionFailedError):
-        list(echo.run("ann", "s1", "anyone there?"))
-    row = next(r for r in rows_of(host, "session") if r["session"] == "s1")
+        list(echo.run(f"ann{who}", "s1", "anyone there?"))
+    row = next(r for r in rows_of(host, "session") if r["session"] == "s1" and r["user"] == f"ann{who}")
     assert row["status"] == "failed" and row["restarts"] == 3
-    assert list(echo.run("bob", "s2", "unharmed"))[-1].content.text.startswith("echo: unharmed")
-    echo.reset_session("ann", "s1")
-    assert list(echo.run("ann", "s1", "after"))[-1].content.text.startswith("echo: after")
-    assert echo.get_session("ann", "s1").events[0].content.text == "before"  # its history survived
+    assert list(echo.run(f"bob{who}", "s2", "unharmed"))[-1].content.text.startswith("echo: unharmed")
+    echo.reset_session(f"ann{who}", "s1")
+    assert list(echo.run(f"ann{who}", "s1", "after"))[-1].content.text.startswith("echo: after")
+    assert echo.get_session(f"ann{who}", "s1").events[0].content.text == "before"  # its history survived
 
 
 def test_a_soak_that_crashes_sessions_and_kills_runs_loses_nothing(actor_system: Any, tmp_path: Path) -> None:
@@ -212,7 +232,7 @@ def os_kill_partition(host: Host) -> None:
     wait_until(lambda: call(host.system, host.partitions(refresh=True)[0], OsPid(), timeout=2) != pid, timeout=30)
 
 
-def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_restart(host: Host) -> None:
+def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_restart(host: Host, who: str) -> None:
     """The message API's address is the session (app, user, id) sent to the session
     supervisor: requests sent while the session's partition is dead wait for its next
     self instead of failing, and a request the input rules refuse is answered there."""
@@ -223,18 +243,18 @@ def test_an_actor_addresses_a_session_and_its_requests_outlive_a_partition_resta
 
     runner = host.runner("echo")
     for session in ("s1", "s2", "s3"):
-        runner.create_session("ann", session)
+        runner.create_session(f"ann{who}", session)
     sessions = host.sessions_address()
     asker = start_server(host.system, Asker, {"app": "echo", "sessions": sessions})
-    host.system.tell(asker, Cast(("ask", "ann", "s1", "before")))
+    host.system.tell(asker, Cast(("ask", f"ann{who}", "s1", "before")))
     wait_until(lambda: call(host.system, asker, "answers"), timeout=10)
 
     partition_pid = call(host.system, host.partitions()[0], OsPid())
     os.kill(partition_pid, signal.SIGKILL)
     wait_until(lambda: not process_alive(partition_pid), interval=0.0005)
     for session in ("s1", "s2", "s3"):  # sent while nothing holds the sessions
-        host.system.tell(asker, Cast(("ask", "ann", session, f"during {session}")))
-    host.system.tell(asker, Cast(("ask", "ann\ud800", "s1", "poisoned")))
+        host.system.tell(asker, Cast(("ask", f"ann{who}", session, f"during {session}")))
+    host.system.tell(asker, Cast(("ask", f"ann{who}\ud800", "s1", "poisoned")))
     answers = wait_until(lambda: (a := call(host.system, asker, "answers")) and len(a) == 5 and a, timeout=20)
     assert sorted(answers.values()) == ["echo: before (turn 1)", "echo: during s1 (turn 2)", "echo: during s2 (turn 1)",
                                         "echo: during s3 (turn 1)", "refused: invalid_request"]

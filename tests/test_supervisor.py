@@ -22,19 +22,17 @@ import pytest
 from conftest import probe
 
 from supervision import (
-    AutoShutdown,
     Backoff,
     BadRequest,
     CallTimeout,
     ChildSpec,
-    ServerCrashed,
     Strategy,
     SupervisorClient,
     SupervisorSpec,
     call,
     start_supervisor,
 )
-from supervision.lowlevel import MANUAL_CLOCK_VARIABLE
+from supervision.lowlevel import MANUAL_CLOCK_VARIABLE, AutoShutdown
 from supervision.protocol import (
     AdvanceClock,
     ChildAlreadyPresent,
@@ -42,6 +40,7 @@ from supervision.protocol import (
     ChildNotFound,
     ChildRestarting,
     ChildRunning,
+    ServerCrashed,
     StartFailed,
     UnknownRequest,
 )

@@ -245,7 +245,7 @@ def token_endpoint() -> Iterator[dict[str, Any]]:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield {"url": f"http://127.0.0.1:{server.server_address[1]}/token", "seen": seen}
