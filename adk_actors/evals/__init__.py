@@ -65,7 +65,13 @@ from ._models import (
     SessionInput,
 )
 from ._rubrics import RubricsBasedCriterion
-from ._run import EVAL_SESSION_PREFIX, case_from_session, invocations_of, run_eval_set
+from ._run import (
+    EVAL_SESSION_PREFIX,
+    case_from_session,
+    instruction_keys_state,
+    invocations_of,
+    run_eval_set,
+)
 from ._simulator_quality import LlmBackedUserSimulatorCriterion
 from ._vertex import VertexEvalRequired
 
@@ -129,6 +135,7 @@ __all__ = [
     "evaluate_app",
     "get_eval_metrics_from_config",
     "get_evaluation_criteria_or_default",
+    "instruction_keys_state",
     "invocations_of",
     "metrics_info",
     "parse_eval_targets",

@@ -40,6 +40,7 @@ session is kept, so the run can be looked at in the console afterwards.
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -69,7 +70,8 @@ from ._models import (
     SessionInput,
 )
 
-__all__ = ["EVAL_SESSION_PREFIX", "case_from_session", "invocation_from", "invocations_of", "run_eval_set", "said_by_user"]
+__all__ = ["EVAL_SESSION_PREFIX", "case_from_session", "instruction_keys_state", "invocation_from", "invocations_of",
+           "run_eval_set", "said_by_user"]
 
 
 class TurnRunner(Protocol):
@@ -153,10 +155,37 @@ def invocation_from(invocation_id: str, user_content: Content, when: float, answ
                       intermediate_data=InvocationEvents(invocation_events=between), creation_timestamp=when)
 
 
+def instruction_keys_state(root_agent: Any) -> dict[str, str]:
+    """google-adk's initial state for a session added to an eval set: an empty string
+    for every ``{key}`` (a plain word, no ``?``, no scope) of the text instructions of
+    ``root_agent`` and every agent and graph node under it, each agent once; {} for
+    None. A case run with it fills those keys with nothing, as google-adk's does."""
+    found: dict[str, str] = {}
+    seen: set[int] = set()
+
+    def walk(agent: Any) -> None:
+        if agent is None or id(agent) in seen:
+            return
+        seen.add(id(agent))
+        for sub_agent in getattr(agent, "sub_agents", None) or []:
+            walk(sub_agent)
+        graph = getattr(agent, "graph", None)
+        nodes = getattr(graph, "nodes", None) or []
+        for node in nodes.values() if isinstance(nodes, dict) else nodes:
+            walk(node)
+        instruction = getattr(agent, "instruction", None)
+        if isinstance(instruction, str):
+            found.update((key, "") for key in re.findall(r"{(\w+)}", instruction))
+
+    walk(root_agent)
+    return found
+
+
 def case_from_session(eval_id: str, app_name: str, user_id: str, events: list[Event],
                       initial_state: dict[str, Any] | None = None) -> EvalCase:
     """An eval case expecting what the session's turns did (google-adk's "add the current
-    session to an eval set")."""
+    session to an eval set"), beginning with ``initial_state`` (the HTTP route gives
+    :func:`instruction_keys_state` of the app's root agent, as google-adk's)."""
     return EvalCase(eval_id=eval_id, conversation=invocations_of(events),
                     session_input=SessionInput(app_name=app_name, user_id=user_id, state=dict(initial_state or {})),
                     creation_timestamp=time.time())

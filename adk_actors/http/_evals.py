@@ -40,6 +40,7 @@ from ..evals import (
     EvalSet,
     EvalSetResult,
     case_from_session,
+    instruction_keys_state,
     metrics_info,
     run_eval_set,
 )
@@ -159,7 +160,8 @@ def list_cases(app: str, eval_set_id: str, request: Request, api: Api) -> list[s
 def add_session(app: str, eval_set_id: str, body: AddSessionBody, request: Request, api: Api) -> None:
     files = _files(api, request, app)
     session = api.runner(app).get_session(body.user_id, body.session_id)  # unknown: 404 (AdkError handler)
-    case = case_from_session(body.eval_id, app, body.user_id, session.events)
+    case = case_from_session(body.eval_id, app, body.user_id, session.events,
+                             instruction_keys_state(api.root_agent_of(app)))  # google-adk's initial state
     _answer(lambda: files.add_case(app, eval_set_id, case))
 
 
