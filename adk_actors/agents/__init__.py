@@ -2,7 +2,15 @@
 description, sub_agents and run(ctx) is an agent too (structural typing:
 :class:`AgentLike`). ``Agent`` and ``BaseAgent`` are google-adk's names for
 ``LlmAgent`` and ``AgentBase``; ``Context``, ``InvocationContext``, ``LiveRequest``,
-``LiveRequestQueue`` and ``RunConfig`` are here as in google-adk's ``agents``."""
+``LiveRequestQueue`` and ``RunConfig`` are here as in google-adk's ``agents``.
+
+google-adk's schemas of agent YAML files (``BaseAgentConfig``, ``LlmAgentConfig``,
+``LoopAgentConfig``, ``ParallelAgentConfig``, ``SequentialAgentConfig``, from their
+``*_agent_config`` modules) are imported on first use, as google-adk's are: they bring
+google.genai's types, which importing this package must not."""
+
+import importlib
+from typing import Any
 
 from . import _config_loader  # noqa: F401  (installs the loader BaseAgent.from_config runs)
 from ._base import AgentBase, AgentLike
@@ -18,5 +26,18 @@ Agent = LlmAgent
 #: google-adk's name for the base of every agent class.
 BaseAgent = AgentBase
 
-__all__ = ["Agent", "AgentBase", "AgentLike", "BaseAgent", "Context", "InvocationContext", "LiveRequest",
-           "LiveRequestQueue", "LlmAgent", "LoopAgent", "ParallelAgent", "RunConfig", "SequentialAgent"]
+__all__ = ["Agent", "AgentBase", "AgentLike", "BaseAgent", "BaseAgentConfig", "Context", "InvocationContext",
+           "LiveRequest", "LiveRequestQueue", "LlmAgent", "LlmAgentConfig", "LoopAgent", "LoopAgentConfig",
+           "ParallelAgent", "ParallelAgentConfig", "RunConfig", "SequentialAgent", "SequentialAgentConfig"]
+
+_ON_FIRST_USE = {"BaseAgentConfig": ".base_agent_config", "LlmAgentConfig": ".llm_agent_config",
+                 "LoopAgentConfig": ".loop_agent_config", "ParallelAgentConfig": ".parallel_agent_config",
+                 "SequentialAgentConfig": ".sequential_agent_config"}
+
+
+def __getattr__(name: str) -> Any:
+    """An agent-file schema named in ``_ON_FIRST_USE``, imported from its module when
+    first asked for; any other unknown name is an AttributeError."""
+    if name in _ON_FIRST_USE:
+        return getattr(importlib.import_module(_ON_FIRST_USE[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,6 +12,7 @@ from ._sandboxed import SandboxedCodeExecutor, network_isolation
 from ._unsafe_local import UnsafeLocalCodeExecutor
 from ._utils import CodeExecutionInput, CodeExecutionResult, CodeExecutionUtils, File
 from .built_in_code_executor import BuiltInCodeExecutor
+from .code_executor_context import CodeExecutorContext
 
 __all__ = [
     "BaseCodeExecutor",
@@ -19,6 +20,7 @@ __all__ = [
     "CodeExecutionInput",
     "CodeExecutionResult",
     "CodeExecutionUtils",
+    "CodeExecutorContext",
     "File",
     "SandboxedCodeExecutor",
     "UnsafeLocalCodeExecutor",

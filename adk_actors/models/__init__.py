@@ -32,6 +32,7 @@ from ._breaker import (
     Transition,
     outcome_of,
 )
+from ._capabilities import LlmCapabilities
 from ._errors import (
     AuthenticationError,
     BadRequestError,
@@ -47,9 +48,11 @@ from ._errors import (
 from ._live import LiveConnection, LiveModel, is_live_model
 from ._llm_registry import BaseLlm, LLMRegistry
 from ._scripted import Chunks, ScriptedLiveConnection, ScriptedModel, call
+from ._service_tier import ServiceTier
 
 if TYPE_CHECKING:
     from ._anthropic import AnthropicModel
+    from ._anthropic_config import AnthropicGenerateContentConfig
     from ._apigee import ApigeeLlm
     from ._gemini import GeminiModel, gemini_schema
     from ._gemma import Gemma
@@ -63,7 +66,7 @@ if TYPE_CHECKING:
     from ._providers import AnthropicLlm, Claude, Gemini
     from ._registry import resolve_model
 
-_CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemini_schema": "._gemini",
+_CONNECTORS = {"AnthropicModel": "._anthropic", "AnthropicGenerateContentConfig": "._anthropic_config", "GeminiModel": "._gemini", "gemini_schema": "._gemini",
                "HttpModel": "._http", "RetryPolicy": "._http", "close_pooled_clients": "._http",
                "OpenAIModel": "._openai", "resolve_model": "._registry", "AnthropicLlm": "._providers",
                "Claude": "._providers", "Gemini": "._providers", "LiteLlm": "._lite_llm",
@@ -73,6 +76,7 @@ _CONNECTORS = {"AnthropicModel": "._anthropic", "GeminiModel": "._gemini", "gemi
                "AzureOpenAIResponsesLlm": "._openai_responses_llm"}
 
 __all__ = [
+    "AnthropicGenerateContentConfig",
     "AnthropicLlm",
     "AnthropicModel",
     "ApigeeLlm",
@@ -98,6 +102,7 @@ __all__ = [
     "LiteLlm",
     "LiveConnection",
     "LiveModel",
+    "LlmCapabilities",
     "LlmRequest",
     "LlmResponse",
     "MalformedResponse",
@@ -116,6 +121,7 @@ __all__ = [
     "ScriptedLiveConnection",
     "ScriptedModel",
     "ServerError",
+    "ServiceTier",
     "StreamInterrupted",
     "Transition",
     "call",

@@ -5,7 +5,8 @@ Request side: ``system`` carries the instruction; turns alternate user/assistant
 kept, Anthropic pairs by id) and results ``tool_result`` blocks in a user turn
 (with the media a tool returned as blocks of their own, see :func:`_media_block`);
 images are base64 ``image`` blocks; ``max_tokens`` is required (default 4096); a
-response schema goes in ``output_config.format`` (``json_schema``); sampling
+response schema goes in ``output_config.format`` (``json_schema``) and an
+``AnthropicGenerateContentConfig``'s ``effort`` in ``output_config.effort``; sampling
 parameters (temperature, top_p) are not sent: the current API takes none.
 Response side: text and ``tool_use`` blocks; streamed ``text_delta`` and
 ``input_json_delta`` are joined per content block; ``stop_reason`` ``refusal`` is a
@@ -174,6 +175,8 @@ class AnthropicModel(HttpModel):
             body["stop_sequences"] = config["stop"] if isinstance(config["stop"], list) else [config["stop"]]
         if "response_schema" in config:
             body["output_config"] = {"format": {"type": "json_schema", "schema": config["response_schema"]}}
+        if config.get("effort"):  # AnthropicGenerateContentConfig(effort=...), as google-adk sends it
+            body.setdefault("output_config", {})["effort"] = config["effort"]
         # temperature / top_p: the current Messages API takes no sampling parameters
         # (the SDK's request type has none), so they are not sent.
         anthropic_breakpoints(body, request)  # context caching (a no-op without a cache config)

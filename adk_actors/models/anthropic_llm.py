@@ -1,5 +1,6 @@
-"""google-adk's import path of ``AnthropicLlm`` and ``Claude``."""
+"""google-adk's import path of ``AnthropicLlm``, ``Claude`` and ``AnthropicGenerateContentConfig``."""
 
+from ._anthropic_config import AnthropicGenerateContentConfig
 from ._providers import AnthropicLlm, Claude
 
-__all__ = ["AnthropicLlm", "Claude"]
+__all__ = ["AnthropicGenerateContentConfig", "AnthropicLlm", "Claude"]

@@ -3,7 +3,8 @@
 ``McpToolset`` / ``MCPToolset`` are reached here on first use, as in google-adk: they
 need the optional ``mcp`` package, which importing this package must not require.
 ``ModelConsultTool`` and ``ModelConsultContextConfig`` (``.model_consult``) are reached
-on first use too, as google-adk's are.
+on first use too, as google-adk's are, and so is ``AuthToolArguments`` (the auth
+tool's arguments, the same class as ``adk_actors.auth.auth_tool.AuthToolArguments``).
 """
 
 import importlib
@@ -29,6 +30,7 @@ from .transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 
 __all__ = [
     "AgentTool",
+    "AuthToolArguments",
     "BaseTool",
     "BaseToolset",
     "ExampleTool",
@@ -57,14 +59,16 @@ __all__ = [
     "url_context",
 ]
 
-_ON_FIRST_USE = {"McpToolset": ".mcp_tool", "MCPToolset": ".mcp_tool",
+_ON_FIRST_USE = {"AuthToolArguments": "..auth.auth_tool",
+                 "McpToolset": ".mcp_tool", "MCPToolset": ".mcp_tool",
                  "ModelConsultTool": ".model_consult", "ModelConsultContextConfig": ".model_consult"}
 
 
 def __getattr__(name: str) -> Any:
     """``McpToolset`` and ``MCPToolset`` from :mod:`adk_actors.tools.mcp_tool` (an
     ImportError naming ``mcp`` when it is not installed), ``ModelConsultTool`` and
-    ``ModelConsultContextConfig`` from :mod:`adk_actors.tools.model_consult`, each
+    ``ModelConsultContextConfig`` from :mod:`adk_actors.tools.model_consult`,
+    ``AuthToolArguments`` from :mod:`adk_actors.auth.auth_tool`, each
     imported when first asked for; any other unknown name is an AttributeError."""
     if name in _ON_FIRST_USE:
         return getattr(importlib.import_module(_ON_FIRST_USE[name], __name__), name)
