@@ -67,6 +67,10 @@ def gemini() -> Iterator[StubServer]:
 
 @pytest.fixture
 def agents(tmp_path: Path, gemini: StubServer) -> Path:
+    return _agents(tmp_path, gemini)
+
+
+def _agents(tmp_path: Path, gemini: StubServer) -> Path:
     """DIR: a Python agent (a tool, the scripted model), a YAML one (Gemini, keyed in
     DIR/.env), one that never imports, and two .env files."""
     folder = tmp_path / "agents"
@@ -87,6 +91,22 @@ def agents(tmp_path: Path, gemini: StubServer) -> Path:
 @pytest.fixture
 def web(agents: Path, tmp_path: Path) -> Iterator[dict[str, Any]]:
     with _serving("web", agents, tmp_path) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def shared_gemini() -> Iterator[StubServer]:
+    """``gemini``, for ``shared_web``'s YAML agent (only one test turns to it)."""
+    with StubServer() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="module")
+def shared_web(tmp_path_factory: pytest.TempPathFactory, shared_gemini: StubServer) -> Iterator[dict[str, Any]]:
+    """``web`` on a DIR of its own (``agents``'), for the module's tests that neither edit
+    DIR nor stop the server: each on an app no other of them turns to."""
+    folder = tmp_path_factory.mktemp("agent-folders")
+    with _serving("web", _agents(folder, shared_gemini), folder) as served:
         yield served
 
 
@@ -202,9 +222,9 @@ def test_a_turn_in_flight_finishes_on_the_old_code(web: dict[str, Any], agents: 
         assert again.json()[-1]["content"]["parts"][0]["text"] == "tool said v2 from-the-agent-folder"
 
 
-def test_an_agent_broken_from_the_start_is_reported_and_its_turns_say_why(web: dict[str, Any]) -> None:
-    assert "app broken does not load" in web["err"].read_text()
-    with httpx.Client(base_url=web["url"], timeout=30) as http:
+def test_an_agent_broken_from_the_start_is_reported_and_its_turns_say_why(shared_web: dict[str, Any]) -> None:
+    assert "app broken does not load" in shared_web["err"].read_text()
+    with httpx.Client(base_url=shared_web["url"], timeout=30) as http:
         apps = {app["name"]: app for app in http.get("/list-apps", params={"detailed": "true"}).json()["apps"]}
         assert "SyntaxError" in apps["broken"]["loadError"] and "loadError" not in apps["greeter"]
         http.post("/apps/broken/users/ann/sessions/s1", json={}).raise_for_status()
@@ -255,10 +275,11 @@ def test_the_console_runs_the_edited_agent_and_shows_a_broken_one(web: dict[str,
         assert errors == [], f"the page raised: {errors}"
 
 
-def test_a_yaml_agent_of_the_folder_answers_with_the_key_its_env_gives(web: dict[str, Any],
-                                                                      gemini: StubServer) -> None:
+def test_a_yaml_agent_of_the_folder_answers_with_the_key_its_env_gives(shared_web: dict[str, Any],
+                                                                      shared_gemini: StubServer) -> None:
+    gemini = shared_gemini
     gemini.add(gemini_response("Hello from the YAML agent."))
-    with httpx.Client(base_url=web["url"], timeout=30) as http:
+    with httpx.Client(base_url=shared_web["url"], timeout=30) as http:
         http.post("/apps/greeter/users/ann/sessions/s1", json={}).raise_for_status()
         events = http.post("/run", json={"appName": "greeter", "userId": "ann", "sessionId": "s1",
                                          "newMessage": {"role": "user", "parts": [{"text": "hi"}]}})

@@ -37,8 +37,10 @@ def served(tmp_path: Path) -> Iterator[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def shared_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One ``serve`` for the module's tests that neither kill, stop nor reconfigure it
-    (``served`` is a test's own), each on sessions of its own."""
-    with serving(tmp_path_factory.mktemp("cli-shared")) as running:
+    (``served`` is a test's own), each on sessions of its own: weather_bot, and the
+    ``guarded`` app (an App with a plugin and a policy)."""
+    apps = 'weather_bot = "examples.weather_bot.agent:root_agent"\nguarded = "runtime_agents:guarded_app"\n'
+    with serving(tmp_path_factory.mktemp("cli-shared"), apps=apps) as running:
         yield {**running, "port": str(running["port"])}
 
 
@@ -186,20 +188,19 @@ def test_a_users_mistakes_are_one_line_with_no_supervision_names(shared_served: 
         assert "Traceback" not in result.stderr and "supervision" not in result.stderr, result.stderr
 
 
-def test_an_apps_plugins_and_policies_work_through_serve(tmp_path: Path) -> None:
+def test_an_apps_plugins_and_policies_work_through_serve(shared_served: dict[str, Any]) -> None:
     """Issue 19 item 3: an [apps] entry naming an App: its plugin keeps state per
     invocation (the count starts again every turn) and its policy denies a tool."""
-    with serving(tmp_path, apps='guarded = "runtime_agents:guarded_app"\n') as served:
-        config = str(served["config"])
+    config = str(shared_served["config"])
 
-        def say(text: str) -> str:
-            result = subprocess.run([sys.executable, "-m", "adk_actors.cli", "--config", config, "run", "guarded",
-                                     text, "--session", "s1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
-            assert result.returncode == 0, result.stderr
-            return result.stdout.strip().splitlines()[-1]
+    def say(text: str) -> str:
+        result = subprocess.run([sys.executable, "-m", "adk_actors.cli", "--config", config, "run", "guarded",
+                                 text, "--session", "s1"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip().splitlines()[-1]
 
-        assert say("hi") == "guarded: hello: hi [model calls: 1]"
-        assert say("count please") == "guarded: tool said: {'count': 1} [model calls: 2]"
-        assert say("count again") == "guarded: tool said: {'count': 2} [model calls: 2]"  # per turn, not summed
-        wiped = say("wipe it all")
-        assert "wiping is not allowed here" in wiped and "'wiped': True" not in wiped
+    assert say("hi") == "guarded: hello: hi [model calls: 1]"
+    assert say("count please") == "guarded: tool said: {'count': 1} [model calls: 2]"
+    assert say("count again") == "guarded: tool said: {'count': 2} [model calls: 2]"  # per turn, not summed
+    wiped = say("wipe it all")
+    assert "wiping is not allowed here" in wiped and "'wiped': True" not in wiped

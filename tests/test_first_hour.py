@@ -21,13 +21,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from conftest import ROOT, serving
-from console_browser import browser_page, needs_chromium
+from console_browser import CHROMIUM, needs_chromium
 
 from adk_actors.cli import DEFAULT_USER
 from adk_actors.runtime import Host
@@ -263,8 +264,39 @@ def test_docs_jobs_md_says_what_the_jobs_store_is() -> None:
 
 # -- the console -------------------------------------------------------------------------------
 
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One Chromium (``console_browser``'s: Debian's, driven by Playwright) for the
+    module's console tests, each in a browser context of its own (``browser_page``);
+    closed at the module's end, whatever happened."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def browser_page(chromium: Any) -> Iterator[tuple[Any, list[str]]]:
+    """A tab of ``chromium`` in a context of its own (1400 x 900, nothing shared with
+    another test's: cookies, storage, routes) and the list the errors its page raises
+    are appended to; the context is closed afterwards, whatever happened."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        tab = context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        yield tab, errors
+    finally:
+        context.close()
+
 @needs_chromium
-def test_the_console_titles_by_the_first_message_and_hides_internal_state(served: dict[str, Any]) -> None:
+def test_the_console_titles_by_the_first_message_and_hides_internal_state(served: dict[str, Any],
+                                                                         chromium: Any) -> None:
     """A session the CLI made (the default user's) opens in the console titled by its
     first message; its state panel shows the app's state, wrapped, without
     ``__session_metadata__``."""
@@ -279,7 +311,7 @@ def test_the_console_titles_by_the_first_message_and_hides_internal_state(served
     # name, so the conversation is titled by its first message
     httpx.patch(f"{served['url']}/apps/weather_bot/users/{DEFAULT_USER}/sessions/console-title", timeout=30,
                 json={"stateDelta": {"__session_metadata__": {"note": "internal"}, "city": long_city}})
-    with browser_page() as (page, errors):
+    with browser_page(chromium) as (page, errors):
         page.goto(served["url"] + "/?app=weather_bot&session=console-title")
         expect(page.locator("#chat-title")).to_have_text(f"What's the weather in {long_city}?"[:60] + "…")
         expect(page.locator("#state")).to_contain_text(long_city)
@@ -325,7 +357,8 @@ def expect_reconnecting_banner(page: Any, out: dict[Any, str]) -> None:
 
 
 @needs_chromium
-def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(served: dict[str, Any]) -> None:
+def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(served: dict[str, Any],
+                                                                          chromium: Any) -> None:
     """The HTTP server's process stopped (SIGSTOP; the ``http`` actor, its owner, goes
     on) on a console that has drawn its tree: the console's polls wait in the front
     door's backlog, and after 3 s a banner says it is reconnecting; SIGCONT lets the
@@ -333,7 +366,7 @@ def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(serve
     from playwright.sync_api import expect
 
     server = http_server_pid(served)
-    with browser_page() as (page, _errors):
+    with browser_page(chromium) as (page, _errors):
         out = requests_out(page)
         page.goto(served["url"] + "/?app=weather_bot")
         expect(page.locator("#whoami")).to_have_text("operator")
@@ -350,7 +383,7 @@ def test_the_console_shows_a_banner_while_the_http_process_does_not_answer(serve
 
 @needs_chromium
 def test_the_console_polls_and_shows_the_banner_while_its_first_tree_walk_is_still_out(
-        served: dict[str, Any]) -> None:
+        served: dict[str, Any], chromium: Any) -> None:
     """The console's first walk of the tree held in the browser (as one that waits for a
     busy partition: a walk sets no 3 s timer), and the HTTP server's process stopped:
     the page's other polls have started anyway, so the banner says it is reconnecting;
@@ -369,7 +402,7 @@ def test_the_console_polls_and_shows_the_banner_while_its_first_tree_walk_is_sti
         else:
             route.continue_()
 
-    with browser_page() as (page, _errors):
+    with browser_page(chromium) as (page, _errors):
         out = requests_out(page)
         page.route("**/console/api/tree?*", walk)
         page.goto(served["url"] + "/?app=weather_bot")
@@ -396,7 +429,8 @@ def test_the_console_polls_and_shows_the_banner_while_its_first_tree_walk_is_sti
 
 
 @needs_chromium
-def test_the_console_asks_its_first_questions_again_until_the_host_answers(served: dict[str, Any]) -> None:
+def test_the_console_asks_its_first_questions_again_until_the_host_answers(served: dict[str, Any],
+                                                                          chromium: Any) -> None:
     """The page's first questions fail as they do while the host restarts (``whoami``
     answered 503, ``/list-apps``'s connection refused): the page asks again until they
     are answered, then works (before, it stopped at the first failure until reloaded)."""
@@ -418,7 +452,7 @@ def test_the_console_asks_its_first_questions_again_until_the_host_answers(serve
         else:
             route.continue_()
 
-    with browser_page() as (page, _errors):
+    with browser_page(chromium) as (page, _errors):
         page.route("**/console/api/whoami", once_503)
         page.route("**/list-apps", once_refused)
         page.goto(served["url"] + "/?app=weather_bot")

@@ -427,11 +427,14 @@ def test_cron_schedules_enqueue_each_due_time_once(actor_system: Any, tmp_path: 
     assert len(keys) == len(set(keys)) and all(j.meta == {"cron": "tick"} for j in jobs)
 
 
-def test_the_jobs_actor_answers_a_malformed_request_and_lives_on(jobs_host: Host) -> None:
-    address = jobs_host.root.child("jobs").address  # type: ignore[union-attr]
+def test_the_jobs_actor_answers_a_malformed_request_and_lives_on(shared_jobs_host: Host) -> None:
+    pid = shared_jobs_host.root.pids()["jobs"]  # type: ignore[union-attr]
+    before = shared_jobs_host.jobs.list()
+    address = shared_jobs_host.root.child("jobs").address  # type: ignore[union-attr]
     with pytest.raises(Exception, match="does not handle"):
-        call(jobs_host.system, address, "what is this?")
-    assert jobs_host.jobs.list() == []
+        call(shared_jobs_host.system, address, "what is this?")
+    assert [j.id for j in shared_jobs_host.jobs.list()] == [j.id for j in before]  # it answers on, nothing stored
+    assert shared_jobs_host.root.pids()["jobs"] == pid  # the same process: it did not die of it
 
 
 # -- over HTTP and from the CLI --------------------------------------------------------------------
@@ -565,7 +568,8 @@ def test_each_attempt_emits_telemetry_and_becomes_an_opentelemetry_span(tmp_path
 def test_other_actors_enqueue_through_the_message_api(shared_jobs_host: Host, user: str, tmp_path: Path) -> None:
     """The ``jobs`` actor, found in the host's registry, answers the request messages of
     ``adk_actors.jobs`` (what another actor sends): a job, or ``invalid_request``."""
-    from supervision import CallError, whereis
+    from supervision import CallError
+    from supervision.lowlevel import whereis
 
     registry = shared_jobs_host.root.child("registry").address  # type: ignore[union-attr]
     with shared_jobs_host.system.private() as endpoint:

@@ -4,9 +4,11 @@ schema and the command that answers it; ``adk-actors inputs list|answer`` lists 
 questions a session waits for and answers one (the graph goes on, its events printed);
 the in-process REPL (``adk-actors run AGENT_DIR``) asks it at its prompt.
 
-Real processes throughout: a host started with ``adk-actors serve`` (the apps below,
-imported by the host from ``tests/``), the CLI as a subprocess, over the host's actor
-system and over its HTTP API (``--url``). Each node records its run in a file outside
+Real processes throughout: one host started with ``adk-actors serve`` for the module
+(the apps below, imported by the host from ``tests/``; each test on sessions of its own,
+and the one over HTTP as a user of its own, since ``inputs list`` lists all of a user's
+questions), the CLI as a subprocess, over the host's actor system and over its HTTP API
+(``--url``). Each node records its run in a file outside
 the host, so that "ran once" is counted where the host cannot fake it.
 
 Durable: with ``App(resume_interrupted=2)``, the run worker is killed (kill -9) while
@@ -26,10 +28,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from conftest import ROOT, serving
 from pid_files import write_pid
 from pydantic import BaseModel
@@ -97,6 +101,14 @@ packing_app = App(root_agent=Workflow(name="packing", edges=[
     resume_interrupted=2)
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One ``adk-actors serve`` of ``APPS`` for the module's tests (none stops or
+    reconfigures it; the one that kills a run worker leaves the host to replace it)."""
+    with serving(tmp_path_factory.mktemp("workflow-input"), apps=APPS) as running:
+        yield running
+
+
 def cli(served: dict[str, Any], *args: str, via_url: bool = False, stdin: str | None = None,
         ) -> subprocess.CompletedProcess[str]:
     """``adk-actors ARGS`` against the served host (its actor system, or ``--url``); 120 s at most."""
@@ -105,9 +117,9 @@ def cli(served: dict[str, Any], *args: str, via_url: bool = False, stdin: str | 
                           timeout=120, cwd=ROOT, input=stdin, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
 
 
-def _session(served: dict[str, Any], app: str, session: str, work: Path) -> None:
+def _session(served: dict[str, Any], app: str, session: str, work: Path, user: str = "user") -> None:
     work.mkdir()
-    made = httpx.post(f"{served['url']}/apps/{app}/users/user/sessions/{session}", json={"work_dir": str(work)},
+    made = httpx.post(f"{served['url']}/apps/{app}/users/{user}/sessions/{session}", json={"work_dir": str(work)},
                       timeout=30)
     assert made.status_code == 200, made.text
 
@@ -124,127 +136,128 @@ def _printed_answer(out: str, answer: str) -> list[str]:
     return [*found.group(1).split(), answer, *shlex.split(found.group(3))]
 
 
-def _check_shown(out: str, url: str | None = None) -> None:
-    """``run``'s announcement of the ``verdict`` question, as a user reads it."""
+def _check_shown(out: str, url: str | None = None, user: str | None = None) -> None:
+    """``run``'s announcement of the ``verdict`` question, as a user reads it (``user``:
+    the ``--user`` the printed command names, for a user other than the default one)."""
     assert '  => forms@1/prepare@1: "TEA"' in out, out
     assert "adk_request_input(" not in out, "the question is told once, not also as a raw call"
     assert "  waiting for input verdict (forms@1/ask_verdict@1): Ship TEA?" in out, out
     assert '    payload: {"item": "TEA"}' in out
     schema = json.loads(re.search(r"^    schema:  (.*)$", out, re.MULTILINE).group(1))  # type: ignore[union-attr]
     assert schema["required"] == ["ok"] and schema["properties"]["ok"]["type"] == "boolean"
-    where = f" --url {url}" if url else ""
+    where = (f" --user {user}" if user else "") + (f" --url {url}" if url else "")
     assert ("    answer:  adk-actors inputs answer forms verdict '{\"ok\": <boolean>, \"note\": <string>}' "
             f"--session s1{where}") in out, out
 
 
-def test_run_shows_the_question_and_the_printed_command_answers_it_bad_answers_refused(tmp_path: Path) -> None:
+def test_run_shows_the_question_and_the_printed_command_answers_it_bad_answers_refused(
+        served: dict[str, Any], tmp_path: Path) -> None:
     """``run forms tea --session s1`` ends waiting and shows the question (its message,
     payload, schema, and the ``inputs answer`` command); ``inputs list`` lists it; an
     answer its schema refuses fails (exit 1, the schema named) and leaves it waiting;
     the printed command with a good answer continues the graph at that node (``ship``
     gets the checked answer, ``prepare`` and ``ask`` are not run again); then nothing
     waits, and answering again is refused with nothing run."""
-    with serving(tmp_path, apps=APPS) as served:
-        work = tmp_path / "s1"
-        _session(served, "forms", "s1", work)
-        run = cli(served, "run", "forms", "tea", "--session", "s1")
-        assert run.returncode == 0, run.stderr
-        _check_shown(run.stdout)
-        assert _done(work) == Counter(prepare=1, ask=1)
+    work = tmp_path / "s1"
+    _session(served, "forms", "s1", work)
+    run = cli(served, "run", "forms", "tea", "--session", "s1")
+    assert run.returncode == 0, run.stderr
+    _check_shown(run.stdout)
+    assert _done(work) == Counter(prepare=1, ask=1)
 
-        listed = cli(served, "inputs", "list", "forms", "--json")
-        assert listed.returncode == 0, listed.stderr
-        rows = json.loads(listed.stdout)
-        assert [(r["sessionId"], r["interruptId"], r["message"], r["payload"]) for r in rows] == [
-            ("s1", "verdict", "Ship TEA?", {"item": "TEA"})]
-        shown = cli(served, "inputs", "list", "forms", "--session", "s1")
-        assert shown.stdout.startswith("verdict  s1  forms@1/ask_verdict@1: Ship TEA?  payload {\"item\": \"TEA\"}")
+    listed = cli(served, "inputs", "list", "forms", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    assert [(r["sessionId"], r["interruptId"], r["message"], r["payload"]) for r in rows] == [
+        ("s1", "verdict", "Ship TEA?", {"item": "TEA"})]
+    shown = cli(served, "inputs", "list", "forms", "--session", "s1")
+    assert shown.stdout.startswith("verdict  s1  forms@1/ask_verdict@1: Ship TEA?  payload {\"item\": \"TEA\"}")
 
-        bad = cli(served, *_printed_answer(run.stdout, '{"ok": "perhaps"}'))
-        assert bad.returncode == 1 and "response_schema" in bad.stdout + bad.stderr, (bad.stdout, bad.stderr)
-        assert [r["interruptId"] for r in json.loads(cli(served, "inputs", "list", "forms", "--json").stdout)] \
-            == ["verdict"], "a refused answer leaves the question waiting"
+    bad = cli(served, *_printed_answer(run.stdout, '{"ok": "perhaps"}'))
+    assert bad.returncode == 1 and "response_schema" in bad.stdout + bad.stderr, (bad.stdout, bad.stderr)
+    assert [r["interruptId"] for r in json.loads(cli(served, "inputs", "list", "forms", "--json").stdout)] \
+        == ["verdict"], "a refused answer leaves the question waiting"
 
-        answered = cli(served, *_printed_answer(run.stdout, '{"ok": "true", "note": "today"}'))
-        assert answered.returncode == 0, answered.stderr
-        assert answered.stdout.splitlines() == ['  => forms@1/ship@1: "shipped: True (today)"']
-        assert _done(work) == Counter(prepare=1, ask=1, ship=1)
-        state = httpx.get(f"{served['url']}/apps/forms/users/user/sessions/s1", timeout=30).json()["state"]
-        assert state["verdict"] == {"ok": True, "note": "today"}
-        assert json.loads(cli(served, "inputs", "list", "forms", "--json").stdout) == []
+    answered = cli(served, *_printed_answer(run.stdout, '{"ok": "true", "note": "today"}'))
+    assert answered.returncode == 0, answered.stderr
+    assert answered.stdout.splitlines() == ['  => forms@1/ship@1: "shipped: True (today)"']
+    assert _done(work) == Counter(prepare=1, ask=1, ship=1)
+    state = httpx.get(f"{served['url']}/apps/forms/users/user/sessions/s1", timeout=30).json()["state"]
+    assert state["verdict"] == {"ok": True, "note": "today"}
+    assert json.loads(cli(served, "inputs", "list", "forms", "--json").stdout) == []
 
-        again = cli(served, *_printed_answer(run.stdout, '{"ok": true}'))
-        assert again.returncode == 1 and "waits for no input 'verdict'" in again.stderr, again.stderr
-        assert _done(work)["ship"] == 1
+    again = cli(served, *_printed_answer(run.stdout, '{"ok": true}'))
+    assert again.returncode == 1 and "waits for no input 'verdict'" in again.stderr, again.stderr
+    assert _done(work)["ship"] == 1
 
 
-def test_over_http_run_shows_the_question_and_inputs_answer_continues_the_graph(tmp_path: Path) -> None:
-    """The same with ``--url`` (the host's HTTP API): the announcement names ``--url``,
+def test_over_http_run_shows_the_question_and_inputs_answer_continues_the_graph(
+        served: dict[str, Any], tmp_path: Path) -> None:
+    """The same with ``--url`` (the host's HTTP API), as user ``web`` (not the default
+    one: the printed command names ``--user``): the announcement names ``--url``,
     ``--json`` puts it on standard error as a JSON line (standard output stays the
     events), and the printed command answers over HTTP."""
-    with serving(tmp_path, apps=APPS) as served:
-        work = tmp_path / "s1"
-        _session(served, "forms", "s1", work)
-        run = cli(served, "run", "forms", "tea", "--session", "s1", via_url=True)
-        assert run.returncode == 0, run.stderr
-        _check_shown(run.stdout, served["url"])
+    work = tmp_path / "s1"
+    _session(served, "forms", "s1", work, user="web")
+    run = cli(served, "run", "forms", "tea", "--session", "s1", "--user", "web", via_url=True)
+    assert run.returncode == 0, run.stderr
+    _check_shown(run.stdout, served["url"], user="web")
 
-        _session(served, "forms", "s2", tmp_path / "s2")
-        quiet = cli(served, "run", "forms", "tea", "--session", "s2", "--json", via_url=True)
-        told = [json.loads(line) for line in quiet.stderr.splitlines() if line.startswith("{")]
-        assert [t["input"]["interruptId"] for t in told] == ["verdict"], quiet.stderr
-        assert told[0]["answer"].endswith(f"--session s2 --url {served['url']}")
-        assert all("id" in json.loads(line) for line in quiet.stdout.splitlines())
+    _session(served, "forms", "s2", tmp_path / "s2", user="web")
+    quiet = cli(served, "run", "forms", "tea", "--session", "s2", "--user", "web", "--json", via_url=True)
+    told = [json.loads(line) for line in quiet.stderr.splitlines() if line.startswith("{")]
+    assert [t["input"]["interruptId"] for t in told] == ["verdict"], quiet.stderr
+    assert told[0]["answer"].endswith(f"--session s2 --user web --url {served['url']}")
+    assert all("id" in json.loads(line) for line in quiet.stdout.splitlines())
 
-        command = _printed_answer(run.stdout, "'{\"ok\": false}'")
-        command[command.index("--url"):] = []  # cli() adds the --url
-        answered = cli(served, *command[:4], '{"ok": false}', "--session", "s1", via_url=True)
-        assert answered.returncode == 0, answered.stderr
-        assert _done(work) == Counter(prepare=1, ask=1, ship=1)
-        state = httpx.get(f"{served['url']}/apps/forms/users/user/sessions/s1", timeout=30).json()["state"]
-        assert state["verdict"] == {"ok": False, "note": None}
-        listed = json.loads(cli(served, "inputs", "list", "forms", "--json", via_url=True).stdout)
-        assert [(r["sessionId"], r["interruptId"]) for r in listed] == [("s2", "verdict")]
+    command = _printed_answer(run.stdout, "'{\"ok\": false}'")
+    command[command.index("--url"):] = []  # cli() adds the --url
+    answered = cli(served, *command[:4], '{"ok": false}', "--session", "s1", "--user", "web", via_url=True)
+    assert answered.returncode == 0, answered.stderr
+    assert _done(work) == Counter(prepare=1, ask=1, ship=1)
+    state = httpx.get(f"{served['url']}/apps/forms/users/web/sessions/s1", timeout=30).json()["state"]
+    assert state["verdict"] == {"ok": False, "note": None}
+    listed = json.loads(cli(served, "inputs", "list", "forms", "--json", "--user", "web", via_url=True).stdout)
+    assert [(r["sessionId"], r["interruptId"]) for r in listed] == [("s2", "verdict")]
 
 
 def test_an_app_that_resumes_on_its_own_ends_waiting_after_a_kill_and_the_answer_completes_it(
-        tmp_path: Path) -> None:
+        served: dict[str, Any], tmp_path: Path) -> None:
     """``App(resume_interrupted=2)``: the question is stored while the other branch
     (``slow``) still runs; its run worker is killed (kill -9). The host resumes the run
     on its own: ``slow`` runs again (it is safe to), the question is not asked again,
     and the CLI's one ``run`` ends well, waiting for it. ``inputs answer`` then runs the
     join and ``pack`` with both outputs: each node completed exactly once."""
-    with serving(tmp_path, apps=APPS) as served:
-        work = tmp_path / "p1"
-        _session(served, "packing", "p1", work)
-        run = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "run", "packing", "tea", "--session", "p1",
-                                "--config", str(served["config"])], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
-        try:
-            pid = int(wait_until(lambda: (work / "slow.pid").exists() and (work / "slow.pid").read_text(),
-                                 timeout=60, message="slow never started"))
-            stored = f"{served['url']}/apps/packing/users/user/sessions/p1"
-            wait_until(lambda: any(e.get("longRunningToolIds") == ["verdict"]
-                                   for e in httpx.get(stored, timeout=30).json()["events"]), timeout=30,
-                       message="the question was never stored")
-            os.kill(pid, signal.SIGKILL)
-            (work / "release").write_text("go")
-            out, err = run.communicate(timeout=120)
-        finally:
-            if run.poll() is None:
-                run.kill()
-                run.wait()
-        assert run.returncode == 0, err
-        assert out.count("waiting for input verdict (packing@1/ask_verdict@1): Ship TEA?") == 1, out
-        assert _done(work) == Counter(prepare=1, ask=1, slow=1, **{"slow-started": 2})
+    work = tmp_path / "p1"
+    _session(served, "packing", "p1", work)
+    run = subprocess.Popen([sys.executable, "-m", "adk_actors.cli", "run", "packing", "tea", "--session", "p1",
+                            "--config", str(served["config"])], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
+    try:
+        pid = int(wait_until(lambda: (work / "slow.pid").exists() and (work / "slow.pid").read_text(),
+                             timeout=60, message="slow never started"))
+        stored = f"{served['url']}/apps/packing/users/user/sessions/p1"
+        wait_until(lambda: any(e.get("longRunningToolIds") == ["verdict"]
+                               for e in httpx.get(stored, timeout=30).json()["events"]), timeout=30,
+                   message="the question was never stored")
+        os.kill(pid, signal.SIGKILL)
+        (work / "release").write_text("go")
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 0, err
+    assert out.count("waiting for input verdict (packing@1/ask_verdict@1): Ship TEA?") == 1, out
+    assert _done(work) == Counter(prepare=1, ask=1, slow=1, **{"slow-started": 2})
 
-        answered = cli(served, "inputs", "answer", "packing", "verdict", '{"ok": true}', "--session", "p1")
-        assert answered.returncode == 0, answered.stderr
-        assert [line.split(":")[0] for line in answered.stdout.splitlines()] == [
-            "  => packing@1/meet@1", "  => packing@1/pack@1"], answered.stdout
-        assert _done(work) == Counter(prepare=1, ask=1, slow=1, pack=1, **{"slow-started": 2})
-        state = httpx.get(stored, timeout=30).json()["state"]
-        assert state["packed"] == {"ask_verdict": {"ok": True, "note": None}, "slow": "slow TEA"}
+    answered = cli(served, "inputs", "answer", "packing", "verdict", '{"ok": true}', "--session", "p1")
+    assert answered.returncode == 0, answered.stderr
+    assert [line.split(":")[0] for line in answered.stdout.splitlines()] == [
+        "  => packing@1/meet@1", "  => packing@1/pack@1"], answered.stdout
+    assert _done(work) == Counter(prepare=1, ask=1, slow=1, pack=1, **{"slow-started": 2})
+    state = httpx.get(stored, timeout=30).json()["state"]
+    assert state["packed"] == {"ask_verdict": {"ok": True, "note": None}, "slow": "slow TEA"}
 
 
 AGENT = '''
