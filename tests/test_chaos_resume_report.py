@@ -29,20 +29,20 @@ def test_an_unfinished_resume_is_described_by_its_failure_its_stored_run_and_its
     run (needs_decision, resuming the killed run, attempt 1) and the call left without
     a result as the invocation's last event."""
     runner = host.runner("durable")
-    thread, box = _start_paused(runner, tmp_path / "counts.txt", "right")  # right's send ran, no result committed
-    _kill_paused(host, runner, thread, box)
+    thread, box = _start_paused(runner, tmp_path / "counts.txt", "right", user="ann")  # right's send ran, no result committed
+    _kill_paused(host, runner, thread, box, "ann")
     with pytest.raises(RunFailedError) as stopped:
-        list(runner.resume("ann", "s1", "run-first", new_run_id="run-second"))
+        list(runner.resume("ann", "s1", "run-first-ann", new_run_id="run-second"))
     assert stopped.value.reason == "needs_decision"
 
-    said = describe_unfinished(runner, "ann", UnfinishedResume("s1", "run-first", "run-first", "run-second",
+    said = describe_unfinished(runner, "ann", UnfinishedResume("s1", "run-first-ann", "run-first-ann", "run-second",
                                                               f"RunFailedError: {stopped.value}"))
-    assert said.startswith("the turn run-first of session s1, killed, was not completed by its resumes: the last "
-                           "resume (run-second, of run-first) ended RunFailedError: run run-second failed "
+    assert said.startswith("the turn run-first-ann of session s1, killed, was not completed by its resumes: the last "
+                           "resume (run-second, of run-first-ann) ended RunFailedError: run run-second failed "
                            "(needs_decision)"), said
-    assert ("the store's latest run of it: run-second (the last resume), needs_decision, resuming run-first, "
+    assert ("the store's latest run of it: run-second (the last resume), needs_decision, resuming run-first-ann, "
             "attempt 1") in said
-    assert "its invocation e-first has " in said and said.endswith("; calls without a result: send (right)")
+    assert "its invocation e-first-ann has " in said and said.endswith("; calls without a result: send (right)")
 
 
 def test_a_soak_whose_resumes_cannot_complete_says_why_for_each_turn(actor_system: Any, tmp_path: Path) -> None:

@@ -29,9 +29,9 @@ def host(actor_system: Any, tmp_path: Path) -> Any:
 def test_a_resume_asked_again_after_its_partition_died_is_followed_to_its_end(host: Host, tmp_path: Path) -> None:
     runner = host.runner("durable")
     counts = tmp_path / "counts.txt"
-    thread, box = _start_paused(runner, counts, "looped")  # looped's note (idempotent) ran
-    _kill_paused(host, runner, thread, box)
-    first = list(runner.resume("ann", "s1", "run-first", new_run_id="run-second"))
+    thread, box = _start_paused(runner, counts, "looped", user="ann")  # looped's note (idempotent) ran
+    _kill_paused(host, runner, thread, box, "ann")
+    first = list(runner.resume("ann", "s1", "run-first-ann", new_run_id="run-second"))
     assert [e.content.text for e in first if e.content is not None][-1] == "last done"
 
     # The resume's partition dies; its caller, not sure it heard the end, asks again.
@@ -43,7 +43,7 @@ def test_a_resume_asked_again_after_its_partition_died_is_followed_to_its_end(ho
                timeout=20)
     _partitions_listed(host)
     before = counted(counts)
-    again = list(runner.resume("ann", "s1", "run-first", new_run_id="run-second"))
+    again = list(runner.resume("ann", "s1", "run-first-ann", new_run_id="run-second"))
     assert {e.id for e in first} <= {e.id for e in again}  # its events, as committed
     assert [e.content.text for e in again if e.content is not None][-1] == "last done"
     assert counted(counts) == before  # nothing ran again
