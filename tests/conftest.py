@@ -38,8 +38,10 @@ pytest_plugins = ["supervision.testing"]
 #: collection order, so these start first instead of last (its own order, most tests
 #: first, left them for the end, where one worker ran on alone). Order only: a file
 #: not named keeps its place after them.
-SLOWEST_FIRST = ("test_faults_at_once.py", "test_mcp_client.py", "test_tree_recovery.py", "test_cluster.py", "test_runtime.py",
-                 "test_console.py", "test_durable_runs.py", "test_many_hosts.py", "test_kill_is_kill.py")
+SLOWEST_FIRST = ("test_faults_at_once.py", "test_jobs.py", "test_tree_recovery.py", "test_many_hosts.py",
+                 "test_run_folder.py", "test_http.py", "test_cli.py", "test_console.py", "test_cluster.py",
+                 "test_supervisor.py", "test_eval_in_process.py", "test_console_busy_partition.py",
+                 "test_postgres_host.py", "test_mcp_client.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
