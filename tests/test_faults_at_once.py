@@ -57,7 +57,7 @@ import runtime_agents
 from conftest import run_worker, serving
 from kept_host import KeptHost
 
-from adk_actors import AdkError, RunFailedError
+from adk_actors import AdkError, InvalidRequestError, RunFailedError
 from adk_actors.chaos import tree_rows
 from adk_actors.messages import LiveWorkers, WorkerRuns, session_key
 from adk_actors.runtime import Host, HostConfig
@@ -726,11 +726,18 @@ def test_a_run_that_cannot_stop_killed_while_its_pool_is_stopped_or_killed_ends_
         pool, partition = pid_of(rows, "run_pools/pool-0"), pid_of(rows, "sessions/sessions-0")
         with continued_on_exit([pool]):
             os.kill(pool, pool_fault)
-            marker.kill_run(USER, "m", "run-victim")
+            try:
+                marker.kill_run(USER, "m", "run-victim")
+                ends: tuple[str, ...] = ("killed",)
+            except InvalidRequestError:
+                # the killed pool's worker died with it (its parent) and the partition saw the
+                # run end before the kill came: it was not running any more
+                assert pool_fault == signal.SIGKILL
+                ends = ("killed", "interrupted")
             caller.join(scaled(30.0))
             assert not caller.is_alive(), "the killed run's caller was never told"
             kind, value = ended[0]
-            assert kind == "failed" and isinstance(value, RunFailedError) and value.reason == "killed", value
+            assert kind == "failed" and isinstance(value, RunFailedError) and value.reason in ends, value
             writers = {int(line.split()[0]) for line in marks.read_text().splitlines()}
             wait_until(lambda: not any(pid_alive(p) for p in writers), timeout=scaled(10.0),
                        message="the marks' writer gone")
