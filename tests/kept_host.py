@@ -18,6 +18,9 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from itertools import count
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from adk_actors.runtime import Host, HostConfig
 from supervision import SupervisorClient
@@ -105,3 +108,20 @@ class KeptHost:
         kept, self.kept = self.kept, None
         if kept is not None:
             kept[2].close()
+
+
+def kept_hosts(folder: str, whole: Callable[[Host], bool] = tree_running) -> Any:
+    """A module-scoped pytest fixture giving the module's :class:`KeptHost` (its hosts'
+    data under a temporary folder named ``folder``; ``whole``: see :class:`KeptHost`),
+    closed when the module's tests are done. A module takes it as ``kept =
+    kept_hosts("name")``."""
+
+    @pytest.fixture(scope="module")
+    def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
+        hosts = KeptHost(tmp_path_factory.mktemp(folder), whole=whole)
+        try:
+            yield hosts
+        finally:
+            hosts.close()
+
+    return kept

@@ -22,7 +22,7 @@ import pytest
 from conftest import serving, session_workers, wait_workers_gone
 from durable_agents import counted
 from engine_helpers import summary
-from kept_host import KeptHost
+from kept_host import KeptHost, kept_hosts
 from test_a2a import answer_message, asked, message, responses, states
 from test_cli import cli
 from test_credentials import oauth
@@ -42,13 +42,7 @@ APPS = {"durable": "durable_agents:root_agent", "resuming": "durable_agents:resu
         "sent_then_stalled": "durable_agents:sent_then_stalled_app"}
 
 
-@pytest.fixture(scope="module")
-def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
-    hosts = KeptHost(tmp_path_factory.mktemp("durable-runs"))
-    try:
-        yield hosts
-    finally:
-        hosts.close()
+kept = kept_hosts("durable-runs")
 
 
 @pytest.fixture

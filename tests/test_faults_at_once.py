@@ -55,7 +55,7 @@ from typing import Any
 import pytest
 import runtime_agents
 from conftest import run_worker, serving
-from kept_host import KeptHost
+from kept_host import KeptHost, kept_hosts
 
 from adk_actors import AdkError, InvalidRequestError, RunFailedError
 from adk_actors.chaos import tree_rows
@@ -137,16 +137,10 @@ def texts(events: list[Any]) -> list[str]:
     return [p.text for e in events if e.content for p in e.content.parts if p.text]
 
 
-@pytest.fixture(scope="module")
-def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
-    """A host kept from one parametrized case to the next (:class:`KeptHost`): each case
-    ends with its own check that the tree is whole again after its faults, and the
-    next is handed the host only once :func:`tree_whole` holds again."""
-    hosts = KeptHost(tmp_path_factory.mktemp("kept"), whole=lambda host: tree_whole(host, set()))
-    try:
-        yield hosts
-    finally:
-        hosts.close()
+#: A host kept from one parametrized case to the next (:class:`KeptHost`): each case ends with its own check that
+#: the tree is whole again after its faults, and the next is handed the host only once :func:`tree_whole` holds
+#: again.
+kept = kept_hosts("kept", whole=lambda host: tree_whole(host, set()))
 
 
 @pytest.fixture(autouse=True)

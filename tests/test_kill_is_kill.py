@@ -21,7 +21,7 @@ from typing import Any
 
 import kill_agents
 import pytest
-from kept_host import KeptHost, tree_running
+from kept_host import KeptHost, kept_hosts, tree_running
 
 from adk_actors import RunFailedError
 from adk_actors.chaos import kill_row, tree_rows
@@ -48,13 +48,7 @@ def settled(host: Host) -> bool:
     return tree_running(host) and len(connected) == 1 and sorted(connected) == sorted(started)
 
 
-@pytest.fixture(scope="module")
-def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
-    hosts = KeptHost(tmp_path_factory.mktemp("kill-is-kill"), whole=settled)
-    try:
-        yield hosts
-    finally:
-        hosts.close()
+kept = kept_hosts("kill-is-kill", whole=settled)
 
 
 @pytest.fixture

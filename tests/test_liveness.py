@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import runtime_agents
 from conftest import turn_in_background
-from kept_host import KeptHost
+from kept_host import KeptHost, kept_hosts
 
 from adk_actors import RunFailedError
 from adk_actors.chaos import tree_rows
@@ -54,13 +54,7 @@ def host_config(tmp_path: Path, health: HealthCheck) -> HostConfig:
     return HostConfig(apps=runtime_agents.APPS, data_dir=str(tmp_path / "data"), health=health, partitions=2)
 
 
-@pytest.fixture(scope="module")
-def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
-    hosts = KeptHost(tmp_path_factory.mktemp("liveness"))
-    try:
-        yield hosts
-    finally:
-        hosts.close()
+kept = kept_hosts("liveness")
 
 
 @pytest.fixture

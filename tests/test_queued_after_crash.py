@@ -19,7 +19,7 @@ import pytest
 from conftest import run_worker
 from durable_agents import counted
 from engine_helpers import summary
-from kept_host import KeptHost
+from kept_host import KeptHost, kept_hosts
 from late_turn_actors import Relay
 from test_runtime import in_thread
 
@@ -37,13 +37,7 @@ def _host(actor_system: Any, tmp_path: Path, **config: Any) -> Host:
     return Host(HostConfig(apps=APPS, data_dir=str(tmp_path / "data"), **config), system=actor_system)
 
 
-@pytest.fixture(scope="module")
-def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
-    hosts = KeptHost(tmp_path_factory.mktemp("queued"))
-    try:
-        yield hosts
-    finally:
-        hosts.close()
+kept = kept_hosts("queued")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import httpx
 import pytest
 import runtime_agents
 from conftest import serving, turn_in_background
-from kept_host import KeptHost
+from kept_host import KeptHost, kept_hosts
 
 from adk_actors import RunFailedError, SessionFailedError
 from adk_actors.chaos import kill_row, soak, tree_rows
@@ -29,14 +29,7 @@ from supervision import call
 from supervision.protocol import OsPid
 from supervision.testing import wait_until
 
-
-@pytest.fixture(scope="module")
-def kept(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeptHost]:
-    hosts = KeptHost(tmp_path_factory.mktemp("session-actors"))
-    try:
-        yield hosts
-    finally:
-        hosts.close()
+kept = kept_hosts("session-actors")
 
 
 @pytest.fixture
