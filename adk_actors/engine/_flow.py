@@ -124,13 +124,34 @@ class _AnsweredCalls:
     that does not settle them (``_resume.calls_to_rerun``: e.g. an answer by id only to
     a call its long-running tool left open), as a tool step (``_flow_tool_step``).
     ``outcome`` is END when the run ends there (the confirmations ended it, or the
-    calls run again left only long-running calls open, or ended the flow)."""
+    calls run again left only long-running calls open, or ended the flow).
+
+    On a host (``ctx.committed``), a turn whose message answers calls puts that answer
+    on record before any call it settles runs, and what those calls gave before the
+    run goes on: a worker killed after an approved call ran must not leave the call's
+    answer or its result only in the dead worker (its resume would run it again)."""
 
     def __init__(self, agent: Any, ctx: InvocationContext) -> None:
         self.agent, self.ctx = agent, ctx
         self.outcome: StepOutcome = StepOutcome.NEXT
 
     async def events(self) -> AsyncGenerator[Event, None]:
+        ran = False
+        committed = self.ctx.committed
+        user = self.ctx.user_content
+        if committed is None or user is None or not any(p.function_response for p in user.parts or ()):
+            committed = None  # an embedded run (stored as it goes), or no answer in this turn
+        if committed is not None:
+            await committed()  # the answer is on record before a call it approves runs
+        async with aclosing(self._answered()) as answered:
+            async for event in answered:
+                ran = True
+                yield event
+        if ran and committed is not None:
+            await committed()  # ... and what the approved calls gave, before the run goes on
+
+    async def _answered(self) -> AsyncGenerator[Event, None]:
+        """The events of the calls the user's answers settle (see the class)."""
         ran = False
         credentials = CredentialStep(self.agent, self.ctx)
         async with aclosing(credentials.events(resolve_tools)) as rerun:
