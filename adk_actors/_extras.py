@@ -11,7 +11,7 @@ from __future__ import annotations
 
 __all__ = ["EXTRAS", "extra_hint", "missing_extra"]
 
-#: top-level module -> (extra, the package that provides the module)
+#: module (its top level, or a dotted name where its top level is shared) -> (extra, the package)
 EXTRAS: dict[str, tuple[str, str]] = {
     "a2a": ("a2a", "a2a-sdk"),
     "mcp": ("mcp", "mcp"),
@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "opentelemetry": ("otel", "opentelemetry-api"),
     "nltk": ("eval", "nltk"),
     "litellm": ("litellm", "litellm"),
+    "google.genai": ("genai", "google-genai"),
 }
 
 
@@ -35,8 +36,10 @@ def missing_extra(error: BaseException | None) -> str | None:
     while error is not None and id(error) not in seen:
         seen.add(id(error))
         if isinstance(error, ModuleNotFoundError):
-            top = (error.name or "").partition(".")[0]
-            if top in EXTRAS:
-                return extra_hint(EXTRAS[top][0])
+            name = error.name or ""
+            found = next((module for module in (name, *(name[:i] for i, c in enumerate(name) if c == "."))
+                          if module in EXTRAS), None)
+            if found is not None:
+                return extra_hint(EXTRAS[found][0])
         error = error.__cause__ or error.__context__
     return None

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from ._cache_types import CacheMetadata, ContextCacheConfig
+from ._genai_schema import json_schema_of
 from ._grounding import GroundingMetadata
 from ._schema import output_schema_json
 
@@ -591,6 +592,13 @@ class FunctionDeclaration(_Model):
     response_json_schema: Any = None
     #: google.genai's ``behavior``: how a live model waits for the function (sent as given)
     behavior: Behavior | None = None
+
+    @field_validator("parameters", mode="before")
+    @classmethod
+    def _schema_as_json(cls, value: Any) -> Any:
+        """``parameters`` given as a ``types.Schema`` (ours or google.genai's) is kept as
+        its JSON schema (``_genai_schema.json_schema_of``)."""
+        return json_schema_of(value) if isinstance(value, BaseModel) else value
 
     @property
     def parameters_schema(self) -> dict[str, Any] | None:

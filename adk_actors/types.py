@@ -11,7 +11,15 @@ role; :class:`GenerateContentConfig` (with :class:`SafetySetting`, the harm enum
 An agent file may also keep ``google.genai.types`` when google-genai is installed:
 :func:`ours` turns google.genai's objects (anything with pydantic's ``model_dump``)
 into ours where the engine receives them (callback results, tool results, messages,
-``generate_content_config``).
+``generate_content_config``). :class:`Schema` and :class:`Type` (a custom tool's
+declared parameters, an agent's ``output_schema``) are ours too (``_genai_schema``).
+
+Every other name google.genai's ``types`` has (``types.SpeechConfig``,
+``types.Modality``, ``types.GenerateContentResponse``, ...) is google.genai's own
+class, looked up on first use (module ``__getattr__``): an agent file keeps working
+after its imports are rewritten, and nothing is imported until such a name is used.
+When google-genai is not installed, such a name raises AttributeError saying which
+package gives it (``pip install 'adk-actors[genai]'``).
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._exceptions import InvalidRequestError
+from ._extras import extra_hint
+from ._genai_schema import Schema, Type
 from ._types import (
     Behavior,
     Blob,
@@ -62,8 +72,10 @@ __all__ = [
     "ModelContent",
     "Part",
     "SafetySetting",
+    "Schema",
     "ThinkingConfig",
     "ToolConfig",
+    "Type",
     "UserContent",
     "generate_config_of",
     "ours",
@@ -239,3 +251,19 @@ def generate_config_of(config: Any) -> dict[str, Any]:
     if "stop_sequences" in settings:
         settings["stop"] = settings.pop("stop_sequences")
     return settings
+
+
+def __getattr__(name: str) -> Any:
+    """A google.genai ``types`` name this module does not define: google.genai's own,
+    imported on first use (see the module's docstring). AttributeError when google-genai
+    is not installed (saying what to install) or has no such name."""
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        from google.genai import types as genai_types
+    except ImportError:
+        raise AttributeError(f"adk_actors.types.{name} is google-genai's, and {extra_hint('genai')}") from None
+    try:
+        return getattr(genai_types, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r} (nor has google.genai.types)") from None

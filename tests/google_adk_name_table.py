@@ -44,7 +44,7 @@ AREA_REASONS: dict[str, str] = {
     "flows": "google-adk's request pipeline; the compiler (`adk_actors.compiler`, seeds 000/003) does this here",
     "integrations": "here: the OpenAI integration (`OpenAILlm`, `OpenAIResponsesLlm`, `AzureOpenAIResponsesLlm`, issue 56); the Google Cloud integrations (BigQuery, Application Integration, ...): out of scope",
     "labs": "google-adk's experiments: out of scope",
-    "live": "live runs are `Runner.run_live` and `/run_live` here; google-adk's live internals are not mirrored",
+    "live": "`LiveRequestQueue` and `LiveRequest` are here (the same classes as `adk_actors.agents`); live runs are `Runner.run_live` and `/run_live`; not built: google-adk's cascade pipeline (`CascadeLive`, its speech-to-text and text-to-speech stages and their events)",
     "memory": "the services are here (issue 52; the Vertex AI ones refused when made: no Google Cloud client)",
     "models": "models are `adk_actors.models` (Gemini, Anthropic, OpenAI wire formats; `Gemini` on the Gemini API and Vertex AI, `AnthropicLlm`, `Claude`, `Gemma`, `OpenAILlm`, `LiteLlm` on the `litellm` extra, `ApigeeLlm` (Gemini API, Vertex AI and Chat Completions behind the proxy), `Gemma3Ollama` on the `litellm` extra, `BaseLlm`, `LLMRegistry`, context caching through `ContextCacheConfig`); not built yet (issue 56): `ApigeeLlm`'s `CompletionsHTTPClient` and response-handler classes, `LiteLlm`'s stream-chunk classes, the Interactions API, the live connections' classes",
     "optimization": "google-adk's prompt optimization (experimental): not built",

@@ -12,10 +12,11 @@ import warnings
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, Field, TypeAdapter, field_validator, model_validator
 
 from .._callables import Compressor, check_provider, describe_function, is_plain_function
 from .._exceptions import AgentDefinitionError
+from .._genai_schema import json_schema_of
 from .._node_settings import LlmAgentMode
 from .._schema import output_schema_json
 from .._static_instruction import static_content
@@ -194,6 +195,14 @@ class LlmAgent(AgentBase):
         data["generate_config"] = generate_config_of(config)
         data["generate_content_config"] = ours(config, GenerateContentConfig)
         return data
+
+    @field_validator("output_schema", mode="before")
+    @classmethod
+    def _schema_as_json(cls, value: Any) -> Any:
+        """An ``output_schema`` given as a ``types.Schema`` (ours or google.genai's: a
+        pydantic object, not a class) is kept as its JSON schema, read as any dict
+        schema is (``_genai_schema.json_schema_of``)."""
+        return json_schema_of(value) if isinstance(value, BaseModel) else value
 
     @model_validator(mode="after")
     def _check_definition(self) -> LlmAgent:

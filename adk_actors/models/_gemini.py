@@ -49,7 +49,8 @@ _DROP = {"additionalProperties", "title", "$defs", "definitions", "$schema", "de
 
 
 def gemini_schema(schema: Any, defs: dict[str, Any] | None = None) -> Any:
-    """A JSON schema in Gemini's dialect: refs inlined, unsupported keys dropped."""
+    """A JSON schema in Gemini's dialect: refs inlined, unsupported keys dropped, a
+    nullable type (``["string", "null"]``) as the type and ``nullable: true``."""
     if isinstance(schema, list):
         return [gemini_schema(s, defs) for s in schema]
     if not isinstance(schema, dict):
@@ -58,6 +59,9 @@ def gemini_schema(schema: Any, defs: dict[str, Any] | None = None) -> Any:
     if "$ref" in schema:
         target = defs.get(str(schema["$ref"]).split("/")[-1], {})
         return gemini_schema(target, defs)
+    kinds = schema.get("type")
+    if isinstance(kinds, list) and "null" in kinds and len(kinds) == 2:
+        schema = {**schema, "type": next(k for k in kinds if k != "null"), "nullable": True}
     return {k: gemini_schema(v, defs) for k, v in schema.items() if k not in _DROP}
 
 
