@@ -87,12 +87,14 @@ def rpc_urls(card: AgentCard) -> list[str]:
     return found
 
 
-async def card_from_source(source: str, http: httpx.AsyncClient) -> AgentCard:
-    """The card at ``source`` (see the module), checked; AgentCardResolutionError else."""
+async def card_from_source(source: str, http: httpx.AsyncClient,
+                           headers: dict[str, str] | None = None) -> AgentCard:
+    """The card at ``source`` (see the module), checked; AgentCardResolutionError else.
+    ``headers`` go with its fetch from a URL (besides ``http``'s own)."""
     if is_url(source):
         _check_transport(source, "an agent card URL")
         try:
-            answer = await http.get(source)
+            answer = await http.get(source, headers=headers)
             answer.raise_for_status()
             card = parse_agent_card(answer.json())
         except (httpx.HTTPError, ValueError, TypeError, KeyError, ParseError) as error:

@@ -21,6 +21,15 @@ When it runs, in order:
    of that answer when it was waiting for input; with ``a2a_request_meta_provider``'s
    metadata (a provider that raises, or gives no JSON object, is an error event,
    ``a2a_request_failed``, and nothing is sent);
+   with ``config`` (google-adk's ``A2aRemoteAgentConfig``, :mod:`._a2a_config`): a
+   first message goes in the context ``forward_session_id_as_context_id`` names; once
+   the card is had, the ``request_interceptors``' ``before_request`` hooks change the
+   message and its parameters (metadata, HTTP headers) or answer in its stead, before
+   the provider (whose metadata, when there is one, is the request's); their
+   ``after_request`` hooks see each event made from a response and may change or drop
+   it; the ``card_request_interceptors`` give the headers of the card's fetch (such a
+   card is fetched for each run, never kept); a hook that fails is an error event,
+   ``a2a_request_failed``, saying which;
 3. with streaming (the card allows it, the run streams), the remote agent's working
    messages of text come as partial events; its answer (the task's artifact, or its
    last message) comes as one final event of this agent whose ``custom_metadata``
@@ -36,7 +45,8 @@ When it runs, in order:
 Bad definitions are refused when the agent is made, with google-adk's exception
 types: no card (``ValueError``), an empty one (``ValueError``), a card of another type
 (``TypeError``); google-adk's options this agent does not have (its converters,
-client factory, context builder, config, auth) are refused too, named.
+client factory, context builder, auth) are refused too, named; a ``config`` that is
+not ours (:class:`~._a2a_config.A2aRemoteAgentConfig`) is a ``TypeError``.
 """
 
 from __future__ import annotations
@@ -65,6 +75,15 @@ from ._a2a_card import (
     check_card,
     is_url,
 )
+from ._a2a_config import (
+    A2aRemoteAgentConfig,
+    InterceptorError,
+    ResponseShaper,
+    context_id_of_session,
+    execute_after_request_interceptors,
+    execute_before_card_request_interceptors,
+    execute_before_request_interceptors,
+)
 from ._a2a_credentials import without_credential_parts
 from ._a2a_parts import a2a_parts, content_of
 from ._base import AgentBase
@@ -83,7 +102,7 @@ _ENDED_BADLY = {TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_REJECTED, Task
 _WAITING = ("TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "input-required", "auth-required")
 #: google-adk's keywords this agent does not have, with the value that means "not used".
 _NOT_HERE: dict[str, Any] = {"genai_part_converter": None, "a2a_part_converter": None, "a2a_client_factory": None,
-                             "context_builder": None, "config": None, "use_legacy": True, "auth_scheme": None,
+                             "context_builder": None, "use_legacy": True, "auth_scheme": None,
                              "auth_credential": None, "credential_key": None}
 
 
@@ -102,6 +121,7 @@ class RemoteA2aAgent(AgentBase):
     httpx_client: httpx.AsyncClient | None = None
     a2a_request_meta_provider: Callable[[Any, Message], dict[str, Any]] | None = None
     full_history_when_stateless: bool = False
+    config: A2aRemoteAgentConfig = Field(default_factory=A2aRemoteAgentConfig)
 
     _card: AgentCard | None = PrivateAttr(default=None)
 
@@ -128,6 +148,12 @@ class RemoteA2aAgent(AgentBase):
             if option in data and data.pop(option) != unused:
                 raise AgentDefinitionError(f"remote agent {data.get('name')!r}: google-adk's {option!r} is "
                                            "not supported here")
+        config = data.pop("config", None)
+        if config is not None and not isinstance(config, A2aRemoteAgentConfig):
+            raise TypeError(f"remote agent {data.get('name')!r}: config must be an "
+                            "adk_actors.a2a.agent.config.A2aRemoteAgentConfig, not "
+                            f"{type(config).__module__}.{type(config).__qualname__}")
+        data["config"] = config or A2aRemoteAgentConfig()
         if isinstance(agent_card, AgentCard) and not data.get("description") and agent_card.description:
             data["description"] = agent_card.description
         super().__init__(agent_card=agent_card, **data)
@@ -143,36 +169,55 @@ class RemoteA2aAgent(AgentBase):
         return self.agent_card if isinstance(self.agent_card, str) else self.card_url
 
     async def _run_impl(self, ctx: Any) -> AsyncIterator[Event]:
+        config = self.config
         events = list(ctx.session.events)
         parts, context_id, task_id = self._history(events)
         if not parts:
             yield ctx.event(error_code="a2a_no_message", error_message=f"{self.name}: nothing to send it")
             return
-        message = Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=parts, context_id=context_id,
+        if any(i.after_request is not None for i in config.request_interceptors or ()):
+            task_id = ""  # an after-hook may have dropped the answer: the record no longer tells (google-adk's)
+        message = Message(message_id=uuid.uuid4().hex, role=Role.ROLE_USER, parts=parts,
+                          context_id=context_id or context_id_of_session(config.forward_session_id_as_context_id,
+                                                                         ctx.session),
                           task_id=task_id)
-        request = SendMessageRequest(message=message)
-        if self.a2a_request_meta_provider is not None:
-            try:
-                request.metadata.update(self.a2a_request_meta_provider(ctx, message))
-            except Exception as error:  # the user's callable: its failure is this run's error event
-                said = f"remote agent {self.name}: a2a_request_meta_provider failed: {type(error).__name__}: {error}"
-                yield ctx.event(error_code="a2a_request_failed", error_message=said,
-                                custom_metadata={A2A_METADATA_PREFIX + "error": said})
-                return
         streaming = ctx.run_config.streaming_mode == StreamingMode.SSE
         outcome: list[Event] = []
         sent = False
+        shape = ResponseShaper()
         try:
             async with asyncio.timeout(self.timeout), self._http() as http:
-                card = self._card or await self._resolve(http)
+                card = await self._card_of_run(ctx, http)
                 client = await create_client(card, ClientConfig(streaming=bool(card.capabilities.streaming),
                                                                 httpx_client=http))
+                sending, params = await execute_before_request_interceptors(config.request_interceptors, ctx, message)
+                if isinstance(sending, Event):  # an interceptor answered in the request's stead
+                    yield sending
+                    return
+                message = sending
+                request = SendMessageRequest(message=message)
+                failed = self._add_metadata(ctx, request, params.request_metadata)
+                if failed is not None:
+                    yield failed
+                    return
                 sent = True
-                async for response in client.send_message(request):
+                async for response in client.send_message(request, context=params.client_call_context):
+                    shaped = shape(response)
                     partial = _working_text(response) if streaming else None
                     if partial:
-                        yield ctx.event(content=Content(role="model", parts=(partial,)), partial=True)
-                    outcome = self._outcome(ctx, response, message) or outcome
+                        shown = await execute_after_request_interceptors(
+                            config.request_interceptors, ctx, shaped,
+                            ctx.event(content=Content(role="model", parts=(partial,)), partial=True))
+                        if shown is not None:
+                            yield shown
+                    made = self._outcome(ctx, response, message)
+                    if made:
+                        kept = [await execute_after_request_interceptors(config.request_interceptors, ctx, shaped, e)
+                                for e in made]
+                        outcome = [e for e in kept if e is not None]
+        except InterceptorError as error:
+            yield self._request_failed(ctx, str(error), message if sent else None)
+            return
         except (TimeoutError, httpx.HTTPError, SdkClientError, AgentCardResolutionError, ValueError) as error:
             why = "did not answer in time" if isinstance(error, TimeoutError) else f"{type(error).__name__}: {error}"
             said = f"remote agent {self.name} ({self._source or 'its card'}) {why}"
@@ -183,6 +228,36 @@ class RemoteA2aAgent(AgentBase):
             return
         for event in outcome:
             yield event
+
+    def _add_metadata(self, ctx: Any, request: SendMessageRequest, given: dict[str, Any] | None) -> Event | None:
+        """Puts the request's metadata on it: ``a2a_request_meta_provider``'s when there
+        is one (google-adk's: it replaces the interceptors'), else the interceptors'
+        ``given``; the error event when the provider raises or either is no JSON object."""
+        provider = self.a2a_request_meta_provider
+        try:
+            request.metadata.update(provider(ctx, request.message) if provider is not None else given or {})
+        except Exception as error:  # the user's callable or metadata: this run's error event
+            whose = "a2a_request_meta_provider" if provider is not None else "the interceptors' request_metadata"
+            return self._request_failed(ctx, f"{whose} failed: {type(error).__name__}: {error}", None)
+        return None
+
+    def _request_failed(self, ctx: Any, why: str, sent: Message | None) -> Event:
+        """The error event of a request that a hook of this agent's spoiled."""
+        said = f"remote agent {self.name}: {why}"
+        metadata: dict[str, Any] = {A2A_METADATA_PREFIX + "error": said}
+        if sent is not None:
+            metadata[A2A_METADATA_PREFIX + "request"] = MessageToDict(sent)
+        event: Event = ctx.event(error_code="a2a_request_failed", error_message=said, custom_metadata=metadata)
+        return event
+
+    async def _card_of_run(self, ctx: Any, http: httpx.AsyncClient) -> AgentCard:
+        """The card this run uses: the one kept, else fetched (and kept), or, when
+        ``card_request_interceptors`` give the headers of a fetch from a URL, fetched
+        with them for this run alone."""
+        if not (self.config.card_request_interceptors and is_url(self._source)):
+            return self._card or await self._resolve(http)
+        extra = await execute_before_card_request_interceptors(self.config.card_request_interceptors, ctx)
+        return await card_from_source(self._source, http, headers=(extra or {}).get("headers"))
 
     def _http(self) -> Any:
         """The agent's HTTP client (not closed here), or one of this exchange's."""
