@@ -787,3 +787,18 @@ def test_a_judged_evaluator_scores_as_google_adks(agents: Path) -> None:
         assert _evaluation_rows(ours) == _evaluation_rows(theirs)
         if name == "final_response_match_v2":
             assert _evaluation_rows(ours)[2] == [(1.0, "PASSED"), (0.0, "FAILED")]
+
+
+def test_an_eval_metrics_criterion_given_as_an_object_is_taken_as_its_fields() -> None:
+    """google-adk's way, ``EvalMetric(criterion=ToolTrajectoryCriterion(...))``, with its
+    class or ours: kept as the criterion's fields, which the metric reads (before, a
+    criterion object was refused: the field takes a dict)."""
+    from google.adk.evaluation.eval_metrics import ToolTrajectoryCriterion as TheirCriterion
+
+    from adk_actors.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
+
+    for criterion_class in (ToolTrajectoryCriterion, TheirCriterion):
+        metric = EvalMetric(metric_name="tool_trajectory_avg_score",
+                            criterion=criterion_class(threshold=0.5, match_type="IN_ORDER"))
+        assert metric.criterion is not None and metric.criterion["threshold"] == 0.5
+        assert metric.criterion["match_type"] == criterion_class.MatchType.IN_ORDER.value

@@ -15,7 +15,15 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SerializationInfo, field_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializationInfo,
+    field_serializer,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from .._types import Content, FunctionCall, FunctionResponse, Part, UsageMetadata
@@ -220,6 +228,13 @@ class EvalMetric(_Eval):
     criterion: dict[str, Any] | None = None
     custom_function_path: str | None = None
     _config_custom_function_path: str | None = PrivateAttr(default=None)
+
+    @field_validator("criterion", mode="before")
+    @classmethod
+    def _criterion_fields(cls, value: Any) -> Any:
+        """A criterion given as an object (``ToolTrajectoryCriterion(...)``, ours or
+        google-adk's, google-adk's way) is kept as its fields."""
+        return value.model_dump(mode="json", exclude_none=True) if isinstance(value, BaseModel) else value
 
 
 class DurationDetails(_Eval):
