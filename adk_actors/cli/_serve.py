@@ -7,7 +7,6 @@ import argparse
 import gc
 import ipaddress
 import json
-import logging
 import os
 import signal
 import sys
@@ -99,17 +98,16 @@ def _freeze_imported() -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from supervision.lowlevel import HealthCheck, PortInUse, check_port_free
+    from supervision.lowlevel import PortInUse, check_port_free
 
     from ..engine import AppCatalog, remember_explicit_env
     from ..http import fork_standby, http_args, http_child, open_front_door
-    from ..messages import Limits
-    from ..models import BreakerConfig, RetryPolicy
     from ..otel import quiet_unused_a2a_spans
-    from ..runtime import Host, HostConfig
+    from ..runtime import Host
     from ..runtime._agent_folders import AgentFolderWatcher
     from ..runtime._credentials import KEY_VARIABLE as CREDENTIAL_KEY_VARIABLE
     from ..store import private_dir, private_file
+    from ._fast_api_host import host_config
 
     settings = _serve_settings(args)
     host_cfg = settings.host
@@ -177,35 +175,8 @@ def _serve(args: argparse.Namespace) -> int:
     gc.disable()
     Host.load_tree_code()
     _freeze_imported()
-    host = Host(HostConfig(apps=dict(settings.apps), data_dir=host_cfg.data_dir, agents_dir=host_cfg.agents_folder,
-                           store_url=settings.store.url, lease_seconds=settings.store.lease_seconds,
-                           cluster_join=join,
-                           cluster_checkin=settings.cluster.checkin_seconds,
-                           cluster_refresh=settings.cluster.refresh_seconds,
-                           cluster_allow_public=settings.cluster.allow_public,
-                           port=host_cfg.port, address=host_cfg.address, log_file=settings.log_file,
-                           log_level=getattr(logging, settings.logging.level),
-                           conformance_dir=host_cfg.conformance_dir or None, partitions=host_cfg.partitions,
-                           idle_timeout=host_cfg.idle_timeout, run_timeout=host_cfg.run_timeout or None,
-                           run_stop_grace=host_cfg.run_stop_grace,
-                           max_queued_runs=host_cfg.max_queued_runs,
-                           run_workers=host_cfg.run_workers, runs_per_worker=host_cfg.runs_per_worker,
-                           max_run_workers=host_cfg.max_run_workers, trace_turns=host_cfg.trace_turns,
-                           models=dict(settings.models), root_intensity=host_cfg.restart_intensity,
-                           breaker=BreakerConfig(**settings.breaker.model_dump()),
-                           max_artifact_bytes=settings.artifacts.max_bytes, artifacts_dir=settings.artifacts.dir,
-                           limits=Limits(**settings.limits.model_dump()),
-                           model_options={"retry": RetryPolicy(max_attempts=settings.retry.max_attempts,
-                                                               base_delay=settings.retry.base_delay,
-                                                               max_delay=settings.retry.max_delay),
-                                          "timeout": settings.retry.timeout},
-                           root_period=host_cfg.restart_period, extra={"global_root": True},
-                           health=HealthCheck(host_cfg.health_interval, host_cfg.health_timeout)
-                           if host_cfg.health_interval else None,
-                           session_intensity=host_cfg.session_intensity, session_period=host_cfg.session_period,
-                           worker_intensity=host_cfg.worker_intensity, worker_period=host_cfg.worker_period,
-                           jobs=settings.jobs.jobs_config(),
-                           clients=(http_child(replace(http, standby=standby)),) if http is not None else ()))
+    host = Host(host_config(settings, cluster_join=join,
+                            clients=(http_child(replace(http, standby=standby)),) if http is not None else ()))
     try:
         host.start()  # its actor system too: stopped by host.stop(), or here if the start fails
     except Exception as exc:

@@ -32,7 +32,7 @@ from .._exceptions import UnknownAppError
 from ..a2a import RunnerExecutor, agent_card
 from ._a2a_tasks import TaskStores
 from ._deps import HostApi
-from ._guard import OPERATOR
+from ._guard import acts_for_anyone
 
 __all__ = ["A2aApps"]
 
@@ -113,7 +113,7 @@ def _user_of(context: RequestContext) -> str:
     """The user a task runs for: its token's user; for the operator, google-adk's
     ``A2A_USER_<context id>``."""
     principal = context.call_context.user.user_name
-    return f"A2A_USER_{context.context_id}" if principal == OPERATOR else principal
+    return f"A2A_USER_{context.context_id}" if acts_for_anyone(principal) else principal
 
 
 def _base_url(request: Request) -> str:

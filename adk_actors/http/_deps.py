@@ -15,7 +15,7 @@ from starlette.requests import HTTPConnection
 
 from .._exceptions import UnknownAppError
 from ..engine import BUILDER_ASSISTANT, ROOT_AGENT_FILE, AppCatalog, load_agent_config
-from ._guard import OPERATOR
+from ._guard import OPERATOR, acts_for_anyone
 
 __all__ = ["Api", "HostApi", "host_api"]
 
@@ -64,7 +64,7 @@ class HostApi:
         """403 unless the request's token may act for ``user`` in ``app`` (the agent
         builder's assistant writes the host's agent files: the operator's only)."""
         principal = request.state.principal
-        if principal != OPERATOR and principal != user:
+        if not acts_for_anyone(principal) and principal != user:
             raise HTTPException(403, "this token may not act for that user")
         if app == BUILDER_ASSISTANT and principal != OPERATOR:
             raise HTTPException(403, "the agent builder's assistant writes the host's agent files: operator only")

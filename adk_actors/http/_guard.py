@@ -13,11 +13,14 @@ In order, for HTTP and WebSocket requests:
    ``127.0.0.1:80@evil.example``, ``[::1].evil.example`` or a bare ``::1`` never pass.
 2. **Origin guard** (google-adk's): a request with an ``Origin`` that is neither the
    server's own origin nor one of ``allow_origins`` is refused, 403
-   ``Forbidden: origin not allowed``. Requests without ``Origin`` (curl, SDKs) pass.
+   ``Forbidden: origin not allowed``; an ``allow_origins`` holding ``"*"`` lets every
+   origin through (as google-adk's). Requests without ``Origin`` (curl, SDKs) pass.
 3. **Authentication**, when tokens are configured: ``Authorization: Bearer <token>``
    is compared in constant time with every configured token; none or a wrong one is
    401. The token's user (``"*"``: an operator) becomes ``scope["state"]["principal"]``;
-   without tokens (loopback only) everyone is an operator. ``/health`` and the
+   without tokens everyone is an operator, but on a front door that does not listen
+   on loopback (``get_fast_api_app``'s) only a caller on this machine is: any other
+   acts for any user (``ANY_USER``) and is refused what only an operator may do. ``/health`` and the
    console's page and files need no token (the page asks for one).
 4. **Body limit**: a declared ``Content-Length`` over ``max_body_bytes`` is 413 at
    once; otherwise the body is read here, and one that grows past the limit is 413
@@ -59,9 +62,15 @@ from .._names import escaped, name_problem
 from .._validate import limit_problem, value_problem
 from ..config import HttpSection
 
-__all__ = ["OPERATOR", "Guard", "require_operator"]
+__all__ = ["ANY_USER", "OPERATOR", "Guard", "acts_for_anyone", "require_operator"]
 
 OPERATOR = "*"
+#: The principal of a request without a token from another machine, to a front door on
+#: a non-loopback address that has no tokens (google-adk's app served by its caller:
+#: ``cli.fast_api.get_fast_api_app``): it acts for any user, as google-adk's API lets
+#: anyone, but is no operator (google-adk's routes that write agent files or run code
+#: take loopback callers only).
+ANY_USER = "*any"
 _LOOPBACK_NAMES = frozenset({"localhost"})
 #: Paths served without a token: a liveness probe, and the console's own files (no
 #: data in them; the page then sends the token the user gives it with every call).
@@ -167,9 +176,10 @@ class Guard:
         origin = headers.get("origin")
         if origin is not None:
             own = {f"http://{host}", f"https://{host}"}
-            if origin not in own and origin not in self.section.allow_origins:
+            allowed = self.section.allow_origins
+            if origin not in own and "*" not in allowed and origin not in allowed:
                 return 403, "Forbidden: origin not allowed", {}
-        principal = self._principal(headers)
+        principal = self._principal(headers, scope)
         if principal is None and scope["path"] not in _OPEN_PATHS:
             return 401, "Unauthorized: a bearer token is required", {"www-authenticate": "Bearer"}
         scope.setdefault("state", {})["principal"] = principal
@@ -218,10 +228,13 @@ class Guard:
                 return 413, key + problem.removeprefix(field)
         return None
 
-    def _principal(self, headers: dict[str, str]) -> str | None:
-        """The user a request's token maps to (OPERATOR without tokens), or None."""
+    def _principal(self, headers: dict[str, str], scope: Scope) -> str | None:
+        """The user a request's token maps to, or None; without tokens, OPERATOR (on a
+        front door not on loopback: for a caller on this machine only, ANY_USER for
+        any other)."""
         if not self.tokens:
-            return OPERATOR
+            client = scope.get("client")
+            return OPERATOR if self.section.loopback or (client and _loopback_literal(str(client[0]))) else ANY_USER
         scheme, _, given = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not given:
             return None
@@ -298,6 +311,11 @@ async def _detail(send: Send, status: int, detail: str) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+def acts_for_anyone(principal: str | None) -> bool:
+    """Whether ``principal`` may act for every user (the operator, or ANY_USER)."""
+    return principal in (OPERATOR, ANY_USER)
 
 
 def require_operator(request: Any, what: str) -> None:

@@ -28,7 +28,7 @@ from pydantic.alias_generators import to_camel
 from ..jobs import Job, JobSpec
 from ..runtime import Jobs
 from ._deps import Api, HostApi
-from ._guard import OPERATOR
+from ._guard import acts_for_anyone
 
 __all__ = ["EnqueueBody", "job_json", "router"]
 
@@ -63,7 +63,7 @@ def job_json(job: Job) -> dict[str, Any]:
 
 def _jobs(request: Request, api: HostApi) -> Jobs:
     principal = request.state.principal
-    return Jobs(api.host, user_id=None if principal == OPERATOR else principal)
+    return Jobs(api.host, user_id=None if acts_for_anyone(principal) else principal)
 
 
 @router.get("/jobs")
@@ -75,7 +75,7 @@ def list_jobs(request: Request, api: Api, queue: str | None = None, state: str |
 @router.post("/jobs", status_code=201)
 def enqueue(body: EnqueueBody, request: Request, api: Api) -> dict[str, Any]:
     principal = request.state.principal
-    user = body.user_id or (principal if principal != OPERATOR else "operator")
+    user = body.user_id or ("operator" if acts_for_anyone(principal) else principal)
     api.allowed(request, user, body.app_name or "jobs")
     if body.kind == "function" and body.function not in api.http_functions:
         raise HTTPException(403, f"the function {body.function!r} may not be enqueued over HTTP "

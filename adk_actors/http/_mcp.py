@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 from ..engine import BUILDER_ASSISTANT
 from ..mcp import apps_server
 from ._deps import HostApi
-from ._guard import OPERATOR
+from ._guard import acts_for_anyone
 
 __all__ = ["MCP_USER", "PATH", "McpMount"]
 
@@ -91,4 +91,4 @@ class McpMount:
 def _user_of(ctx: Context) -> str:
     request = ctx.request_context.request
     principal = getattr(getattr(request, "state", None), "principal", None)
-    return MCP_USER if principal in (None, OPERATOR) else str(principal)
+    return MCP_USER if principal is None or acts_for_anyone(principal) else str(principal)

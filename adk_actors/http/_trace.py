@@ -17,7 +17,7 @@ from fastapi import APIRouter, HTTPException, Request
 
 from ..tracing import TraceSpan
 from ._deps import Api
-from ._guard import OPERATOR
+from ._guard import acts_for_anyone
 
 __all__ = ["router"]
 
@@ -26,7 +26,7 @@ router = APIRouter(prefix="/dev/apps/{app}/debug/trace", tags=["debug"])
 
 def _user_of(request: Request) -> str | None:
     principal = request.state.principal
-    return None if principal == OPERATOR else str(principal)
+    return None if acts_for_anyone(principal) else str(principal)
 
 
 @router.get("/session/{session_id}")
