@@ -708,6 +708,7 @@ def _poisoned(value: Any, kind: str, where: int) -> Any:
     return poison if kind != "deep" else value
 
 
+@pytest.mark.timeout(300)  # every operation x 20 examples: ~40 s idle, more than the default 120 s at load
 def test_schemathesis_finds_no_server_error(served: dict[str, Any]) -> None:
     """Generated requests for every operation of the published OpenAPI: typed 4xx at
     worst, never a 5xx. Path and body names are drawn from real apps, users and a
