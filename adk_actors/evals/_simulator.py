@@ -142,11 +142,14 @@ class LlmBackedUserSimulator:
 
         return _PLACEHOLDER.sub(fill, custom)
 
+    def limit_reached(self) -> bool:
+        """Whether the user already spoke ``max_allowed_invocations`` times (-1: no limit)."""
+        return 0 <= self.config.max_allowed_invocations <= self._count
+
     async def next_message(self, turns: list[tuple[str, Content]]) -> Content | None:
         """The user's next message after ``turns`` (author, content), or None when the
         conversation is over (see the module)."""
-        limit = self.config.max_allowed_invocations
-        if 0 <= limit <= self._count:
+        if self.limit_reached():
             return None
         if self._count == 0:
             self._count += 1
