@@ -6,7 +6,11 @@ agent. ``pip install 'adk-actors[a2a]'``.
   runs of an app's Runner (the HTTP front door serves it at ``/a2a/{app}``);
 * :class:`RemoteA2aAgent`: any A2A agent as a sub-agent (or, in ``AgentTool``, a tool),
   made as google-adk's (``agent_card``: a card, its URL or its file) or from ``card_url``;
-  :class:`AgentCardResolutionError` when its card cannot be had.
+  :class:`AgentCardResolutionError` when its card cannot be had;
+* at google-adk's paths, an agent served over A2A in its own process:
+  ``adk_actors.a2a.utils`` (``to_a2a``, ``AgentCardBuilder``) and
+  ``adk_actors.a2a.executor`` (``A2aAgentExecutor``, ``A2aAgentExecutorConfig``,
+  ``ExecuteInterceptor``), on :class:`RunnerExecutor`.
 """
 
 from ..agents.remote_a2a_agent import A2AClientError, AgentCardResolutionError, RemoteA2aAgent

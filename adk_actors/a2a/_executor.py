@@ -135,6 +135,7 @@ class RunnerExecutor(AgentExecutor):
             if kind == "done":
                 break
             parked.invocation_id = parked.invocation_id or item.invocation_id
+            self._publishing(item)
             parts = a2a_parts(item.content)
             if item.actions.requested_auth_configs:
                 parked.auth = dict(item.actions.requested_auth_configs)
@@ -155,6 +156,10 @@ class RunnerExecutor(AgentExecutor):
         if parked.answer:
             await updater.add_artifact(parked.answer, name="answer", last_chunk=True, metadata=metadata)
         await updater.update_status(TaskState.TASK_STATE_COMPLETED, metadata=metadata)
+
+    def _publishing(self, event: Any) -> None:
+        """Called with each event of a task's run, before what it makes is published
+        (google-adk's ``A2aAgentExecutor`` hands it to its interceptors); nothing here."""
 
     async def _resumed(self, parked: _Parked, context: RequestContext, user: str, updater: TaskUpdater,
                        metadata: dict[str, Any]) -> bool:
