@@ -39,6 +39,9 @@ class CompileContext:
     new_message: Content | None = None
     extra_tools: Sequence[Any] = ()
     memories: Sequence[Any] = ()  # preloaded memory entries (text, author) to show the model
+    #: the texts async instruction providers gave (awaited by the caller beforehand, see
+    #: :func:`~adk_actors.compiler._providers.await_providers`), by ``id()`` of the provider
+    provided: Mapping[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.state, MappingProxyType):

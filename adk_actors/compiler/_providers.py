@@ -8,13 +8,15 @@ warning naming the agent, and yields "" so the agent can still answer.
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from .._callables import check_provider, provider_target
 
-__all__ = ["InstructionProvider", "Verbatim", "check_provider", "resolve_provider"]
+__all__ = ["InstructionProvider", "Verbatim", "await_providers", "check_provider", "resolve_provider"]
 
 InstructionProvider = str | Callable[[Any], Any] | tuple[Any, ...] | None
 
@@ -38,6 +40,10 @@ def resolve_provider(provider: Any, ctx: Any, *, agent_name: str = "?") -> str |
         return None
     if isinstance(provider, str):
         return provider
+    provided = getattr(ctx, "provided", None) or {}
+    if id(provider) in provided:
+        text: str = provided[id(provider)]
+        return text
     try:
         if isinstance(provider, tuple):
             func, extra = provider_target(provider)
@@ -50,3 +56,36 @@ def resolve_provider(provider: Any, ctx: Any, *, agent_name: str = "?") -> str |
     if result is None:
         return ""
     return result if isinstance(result, str) else str(result)
+
+
+def _async_target(provider: Any) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+    """The function and extra args of a provider whose call gives an awaitable (an
+    ``async def``, or an object whose ``__call__`` is one), else None."""
+    if provider is None or isinstance(provider, str):
+        return None
+    func, extra = provider_target(provider) if isinstance(provider, tuple) else (provider, ())
+    is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(type(func).__call__)
+    return (func, extra) if is_async else None
+
+
+async def await_providers(ctx: Any, *owners: tuple[Any, str]) -> Any:
+    """``ctx`` (a :class:`CompileContext`) with the texts of the async providers among
+    ``owners`` ((agent, attribute) pairs) in its ``provided``: each called with ``ctx``
+    and awaited, in order; its text coerced as :func:`resolve_provider` does, and one
+    that raises logged as a warning naming the agent and given as "". ``ctx`` itself
+    when there is none."""
+    texts: dict[int, str] = {}
+    for agent, attribute in owners:
+        provider = getattr(agent, attribute, None)
+        target = _async_target(provider)
+        if target is None:
+            continue
+        func, extra = target
+        try:
+            result = await func(ctx, *extra)
+        except Exception as exc:
+            _log.warning("instruction provider of agent %r raised %s: %s", getattr(agent, "name", "?"),
+                         type(exc).__name__, exc)
+            result = ""
+        texts[id(provider)] = "" if result is None else result if isinstance(result, str) else str(result)
+    return dataclasses.replace(ctx, provided=texts) if texts else ctx
