@@ -44,6 +44,7 @@ def shared_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
         yield {**running, "port": str(running["port"])}
 
 
+@pytest.mark.timeout(240)  # eight chaos kills, each waiting for its restart: ~25 s idle, past 120 s at heavy load
 def test_serve_run_status_chaos_and_clean_sigterm(served: dict[str, Any]) -> None:
     port = served["port"]
     turn = cli("run", "weather_bot", "What's the weather in Oslo?", "--port", port, "--session", "s1")

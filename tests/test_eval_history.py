@@ -7,6 +7,11 @@ an older host's, and keeps the results of its own runs there too.
 Real processes: google-adk's ``adk`` console script and ours on the same agent (ours
 with its imports rewritten), the Gemini REST stand-in of ``test_eval_in_process`` on
 127.0.0.1 as their model, its key and endpoint given by the folder's ``.env``.
+
+google-adk's ``adk eval`` (seconds of imports) runs once for the module
+(``google_adks_eval``): on the sets ``mixed`` and ``passing:paris``, detailed; what it
+printed is compared with ours case by case (``test_eval_in_process``'s cases passed and
+failed alike), and the file it saved for ``mixed`` with ours.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from test_eval_in_process import (
     WRONG_TOOL,
     _environment,
     _folder,
+    case_lines,
     eval_cli,
     sets,
 )
@@ -88,21 +94,59 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory, stand_in: str,
     return ours, ran, root / "as-left" / "weather"
 
 
-@pytest.mark.skipif(not ADK.exists(), reason="google-adk's adk console script is not installed")
+#: The sets google-adk's ``adk eval`` is run on (``google_adks_eval``), and ours to compare.
+PICKS = ("mixed", "passing:paris")
+
+
+@pytest.fixture(scope="module")
+def google_adks_eval(tmp_path_factory: pytest.TempPathFactory, stand_in: str,
+                     ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """google-adk's ``adk eval AGENT_DIR`` on ``PICKS`` with ``--print_detailed_results``,
+    run once for the module's two tests that compare with it (its imports take seconds):
+    the agent folder it ran on (its own source, not rewritten), and what it said."""
+    if not ADK.exists():
+        pytest.skip("google-adk's adk console script is not installed")
+    theirs = _folder(tmp_path_factory.mktemp("google-adk") / "theirs", AGENT, stand_in)
+    done = subprocess.run([str(ADK), "eval", str(theirs), *sets(theirs, *PICKS), "--print_detailed_results"],
+                          cwd=theirs.parent, env=_environment(), capture_output=True, text=True, timeout=180)
+    return theirs, done
+
+
+def test_google_adks_adk_eval_passes_and_fails_the_same_cases(
+        tmp_path: Path, stand_in: str, google_adks_eval: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    """google-adk's ``adk eval`` and ours (``test_eval_in_process``'s folder, imports
+    rewritten) on the same sets: the same cases pass and fail, the same exit code."""
+    _, done = google_adks_eval
+    found = dict(zip(re.findall(r"^Eval Set Id: (\S+)\nEval Id: (\S+)", done.stdout, re.M),
+                     re.findall(r"^Overall Eval Status: (\w+)", done.stdout, re.M), strict=True))
+    their_cases = {f"{eval_set}/{case}": "PASS" if status == "PASSED" else status
+                   for (eval_set, case), status in found.items()}
+    assert their_cases, done.stdout + done.stderr
+
+    ours = _folder(tmp_path / "ours", rewritten(AGENT), stand_in)
+    ran = eval_cli(ours, *sets(ours, *PICKS))
+    assert case_lines(ran.stdout) == their_cases == {"mixed/paris": "PASS", "mixed/wrong_tool": "FAILED",
+                                                     "mixed/hello_then_oslo": "PASS", "passing/paris": "PASS"}
+    assert ran.returncode == done.returncode == 1
+
+
 def test_ours_saves_the_file_google_adks_adk_eval_saves(
-        tmp_path: Path, stand_in: str, evaluated: tuple[Path, subprocess.CompletedProcess[str], Path]) -> None:
+        tmp_path: Path, google_adks_eval: tuple[Path, subprocess.CompletedProcess[str]],
+        evaluated: tuple[Path, subprocess.CompletedProcess[str], Path]) -> None:
     from google.adk.evaluation.local_eval_set_results_manager import LocalEvalSetResultsManager
 
     from adk_actors.evals import EvalFiles
 
-    theirs = _folder(tmp_path / "theirs", AGENT, stand_in)
-    done = subprocess.run([str(ADK), "eval", str(theirs), *sets(theirs, "mixed")], cwd=theirs.parent,
-                          env=_environment(), capture_output=True, text=True, timeout=180)
+    theirs, done = google_adks_eval
     assert done.returncode == 1, done.stdout + done.stderr[-3000:]  # a case of "mixed" fails
-    ours, ran, _ = evaluated  # ours, on the same sets: eval AGENT_DIR mixed
+    ours, ran, _ = evaluated  # ours: eval AGENT_DIR mixed
     assert ran.returncode == 1, ran.stdout + ran.stderr
 
-    [their_file], [our_file] = history(theirs), history(ours)
+    # google-adk saved a file for each set it ran (PICKS), ours one for its one set
+    their_files, [our_file] = history(theirs), history(ours)
+    assert sorted(re.sub(r"_\d+\.\d+\.evalset_result\.json$", "", p.name) for p in their_files) == [
+        "weather_mixed", "weather_passing"], their_files
+    [their_file] = [p for p in their_files if p.name.startswith("weather_mixed_")]
     assert SAVED.match(their_file.name) and SAVED.match(our_file.name), (their_file, our_file)
     assert f"eval results saved: {our_file}\n" in ran.stderr
     their_result, our_result = json.loads(their_file.read_text()), json.loads(our_file.read_text())
@@ -193,9 +237,9 @@ def test_a_served_folder_answers_every_saved_result_and_saves_its_runs_beside_th
 
         assert http.get(f"{base}/eval_sets").json() == ["kept", "old"]
         metrics = [{"metric_name": "tool_trajectory_avg_score", "threshold": 1.0}]
-        ran = http.post(f"{base}/eval-sets/kept/run", json={"eval_metrics": metrics})
-        assert ran.status_code == 200, ran.text
-        assert [r["finalEvalStatus"] for r in ran.json()["runEvalResults"]] == [1, 2]
+        run = http.post(f"{base}/eval-sets/kept/run", json={"eval_metrics": metrics})
+        assert run.status_code == 200, run.text
+        assert [r["finalEvalStatus"] for r in run.json()["runEvalResults"]] == [1, 2]
         made = http.post(f"{base}/eval-sets", json={"eval_set": {"eval_set_id": "from_console"}})
         assert made.status_code == 200, made.text
         listed = http.get(f"{base}/eval_results").json()

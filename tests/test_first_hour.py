@@ -211,7 +211,10 @@ def test_jobs_show_prints_the_result(served: dict[str, Any], tmp_path: Path) -> 
     def shown() -> str:
         return cli(served, "jobs", "show", job_id).stdout
 
-    wait_until(lambda: "completed" in shown(), timeout=60)
+    # the job has run (its log says so, read here at no cost) before `jobs show`, a
+    # process each time, is asked until it says completed
+    wait_until(lambda: log.exists() and f"end {job_id} 1" in log.read_text(), timeout=60, interval=0.05)
+    wait_until(lambda: "completed" in shown(), timeout=60, interval=0.2)
     assert '  result: {"value": "forty-two", "attempt": 1}' in shown().splitlines()
 
 

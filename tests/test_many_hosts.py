@@ -227,7 +227,7 @@ def test_many_hosts_on_one_database_spread_sessions_stay_within_their_connection
         assert sorted(served_again) == sorted(theirs), "the killed member's sessions are served again"
         assert refused == [], "the other hosts' sessions went on serving"
         wait_until(lambda: sorted(o["name"] for o in others_of(hosts[0]["url"])) == sorted(names[1:victim]),
-                   timeout=30)
+                   timeout=30, interval=0.1)
     # (connections sampled until here)
 
     reader = PostgresSessionStore(url, application_name="many-hosts reader")

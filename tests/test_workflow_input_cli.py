@@ -239,7 +239,7 @@ def test_an_app_that_resumes_on_its_own_ends_waiting_after_a_kill_and_the_answer
         stored = f"{served['url']}/apps/packing/users/user/sessions/p1"
         wait_until(lambda: any(e.get("longRunningToolIds") == ["verdict"]
                                for e in httpx.get(stored, timeout=30).json()["events"]), timeout=30,
-                   message="the question was never stored")
+                   interval=0.05, message="the question was never stored")  # (each a read of the session)
         os.kill(pid, signal.SIGKILL)
         (work / "release").write_text("go")
         out, err = run.communicate(timeout=120)
