@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client
-from test_agent_folders import AGENT, _serving, agents, gemini  # noqa: F401 (fixtures)
+from test_agent_folders import _serving, _source, agents, gemini  # noqa: F401 (fixtures)
 
 
 def _tools(url: str) -> set[str]:
@@ -26,6 +26,6 @@ def test_the_folders_apps_are_tools_and_a_new_folder_is_listed(agents: Path, tmp
         assert _tools(url) == {"hello", "greeter"}  # "broken" does not load
         (agents / "second").mkdir()
         (agents / "second" / "__init__.py").write_text("from . import agent\n")
-        (agents / "second" / "agent.py").write_text(AGENT.format(version="v2").replace('name="hello"',
+        (agents / "second" / "agent.py").write_text(_source("v2").replace('name="hello"',
                                                                                        'name="second"'))
         assert _tools(url) == {"hello", "greeter", "second"}
