@@ -27,9 +27,13 @@ class EvalSetsManager(abc.ABC):
     def list_eval_sets(self, app_name: str) -> list[str]:
         """The ids of the app's eval sets."""
 
-    @abc.abstractmethod
     def get_eval_case(self, app_name: str, eval_set_id: str, eval_case_id: str) -> EvalCase | None:
-        """The case, or None when the set or the case is not there."""
+        """The case, or None when the set or the case is not there (read from
+        :meth:`get_eval_set`; a manager may answer it its own way)."""
+        eval_set = self.get_eval_set(app_name, eval_set_id)
+        if eval_set is None:
+            return None
+        return next((case for case in eval_set.eval_cases if case.eval_id == eval_case_id), None)
 
     @abc.abstractmethod
     def add_eval_case(self, app_name: str, eval_set_id: str, eval_case: EvalCase) -> None:

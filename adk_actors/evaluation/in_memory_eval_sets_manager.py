@@ -49,12 +49,6 @@ class InMemoryEvalSetsManager(EvalSetsManager):
         """The app's set ids in the order they were created; [] for an app without sets."""
         return list(self._eval_sets.get(app_name, {}))
 
-    def get_eval_case(self, app_name: str, eval_set_id: str, eval_case_id: str) -> EvalCase | None:
-        eval_set = self.get_eval_set(app_name, eval_set_id)
-        if eval_set is None:
-            return None
-        return next((case for case in eval_set.eval_cases if case.eval_id == eval_case_id), None)
-
     def add_eval_case(self, app_name: str, eval_set_id: str, eval_case: EvalCase) -> None:
         """Append the case; NotFoundError for no set, ValueError when it has a case of that id."""
         eval_set = self._set(app_name, eval_set_id)

@@ -141,12 +141,6 @@ class LocalEvalSetsManager(EvalSetsManager):
             raise NotFoundError(f"no eval folder for app {app_name!r} in {self._agents_dir}")
         return self._files.list_sets(app_name)
 
-    def get_eval_case(self, app_name: str, eval_set_id: str, eval_case_id: str) -> EvalCase | None:
-        eval_set = self.get_eval_set(app_name, eval_set_id)
-        if eval_set is None:
-            return None
-        return next((case for case in eval_set.eval_cases if case.eval_id == eval_case_id), None)
-
     def add_eval_case(self, app_name: str, eval_set_id: str, eval_case: EvalCase) -> None:
         """Append the case and rewrite the set; NotFoundError for no set, ValueError when
         it has a case of that id."""
