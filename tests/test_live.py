@@ -468,3 +468,19 @@ def test_words_of_a_turn_cut_short_by_the_callers_close_are_committed() -> None:
     session = asyncio.run(scenario())
     assert [(e.author, e.content.text) for e in session.events if e.content] == [
         ("user", "tell me a long story"), ("teller", "Once upon a time")]
+
+
+def test_an_async_instruction_provider_is_awaited_for_a_live_run_as_for_a_turn() -> None:
+    """google-adk allows an ``async def`` instruction provider; a live run's setup awaits
+    it as a flow's model step does (before, its coroutine's repr was the instruction)."""
+    async def brief(ctx: Any) -> str:
+        await asyncio.sleep(0)
+        return f"Be brief with {ctx.state.get('name', 'them')}."
+
+    model = ScriptedModel(["Hello."], hear=lambda audio: "hi")
+    agent = LlmAgent(name="voice", model=model, instruction=brief)
+    chunk = Blob(mime_type="audio/pcm;rate=16000", data=SECOND_OF_AUDIO[:16_000])
+    asyncio.run(converse(agent, [LiveRequest(blob=chunk), LiveRequest(blob=chunk)], SessionView(state={"name": "Ana"}),
+                         turns=1))
+    assert "Be brief with Ana." in model.requests[-1].system_instruction
+    assert "coroutine" not in model.requests[-1].system_instruction

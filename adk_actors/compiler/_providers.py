@@ -15,8 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .._callables import check_provider, provider_target
+from ._targets import root_of
 
-__all__ = ["InstructionProvider", "Verbatim", "await_providers", "check_provider", "resolve_provider"]
+__all__ = ["InstructionProvider", "Verbatim", "await_instruction_providers", "await_providers", "check_provider",
+           "resolve_provider"]
 
 InstructionProvider = str | Callable[[Any], Any] | tuple[Any, ...] | None
 
@@ -89,3 +91,10 @@ async def await_providers(ctx: Any, *owners: tuple[Any, str]) -> Any:
             result = ""
         texts[id(provider)] = "" if result is None else result if isinstance(result, str) else str(result)
     return dataclasses.replace(ctx, provided=texts) if texts else ctx
+
+
+async def await_instruction_providers(ctx: Any, agent: Any) -> Any:
+    """:func:`await_providers` for what a request of ``agent`` reads: its own
+    ``instruction`` and its root's ``global_instruction`` (``ctx.root_agent``'s root),
+    the one rule for every kind of request (a flow's model step, a live run's setup)."""
+    return await await_providers(ctx, (agent, "instruction"), (root_of(agent, ctx.root_agent), "global_instruction"))

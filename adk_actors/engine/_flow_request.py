@@ -29,8 +29,7 @@ from .._exceptions import AdkError
 from .._tree import inherited_model
 from .._types import Compaction, Content, Event, EventActions, LlmRequest, Part, ToolsDict
 from ..compiler import CompileContext, Summarize, build_request, history, referenced_artifacts
-from ..compiler._providers import await_providers
-from ..compiler._targets import root_of
+from ..compiler._providers import await_instruction_providers
 from ..compiler._tools import SET_MODEL_RESPONSE, canonical_tools, is_toolset, uses_response_tool
 from ..models._base import model_name
 from ..planners._apply import planning_call
@@ -239,13 +238,12 @@ async def step_request(agent: Any, ctx: InvocationContext, tools: dict[str, Any]
     ``process_llm_request`` hooks (toolsets first); code parts as text."""
     memories = await preload_memories(agent, ctx)
     events = request_events(ctx.session.events, agent.name)  # google-adk's summaries applied (or the list itself)
-    compile_context = await await_providers(CompileContext(
+    compile_context = await await_instruction_providers(CompileContext(
         state=ctx.session.state,
         events=without_requests(events, request_history(events, ctx.branch)),
         run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
-        memories=memories, artifacts=template_artifacts(agent, ctx)),
-        (agent, "instruction"), (root_of(agent, ctx.root_agent), "global_instruction"))
+        memories=memories, artifacts=template_artifacts(agent, ctx)), agent)
     request = build_request(agent, compile_context, planning=planning_call(agent, lambda: CallbackContext(ctx)))
     request.tools_dict = ToolsDict(tools)  # google-adk's name -> tool map, for callbacks (and append_tools)
     add_transfer_tool(request)  # google-adk's map holds its transfer tool too

@@ -19,6 +19,7 @@ from typing import Any
 from .._types import Behavior, Event, LlmRequest
 from ..compiler import CompileContext, build_request
 from ..compiler._instructions import output_schema_instruction
+from ..compiler._providers import await_instruction_providers
 from ..compiler._tools import SET_MODEL_RESPONSE
 from ..planners._apply import planning_call
 from ..tools._base import ToolContext
@@ -36,11 +37,11 @@ async def live_setup(agent: Any, ctx: InvocationContext) -> tuple[LlmRequest, di
     toolsets that failed (see the module)."""
     tools, extra_tools, problems = await resolve_tools(agent, ctx)
     memories = await preload_memories(agent, ctx)
-    request = build_request(agent, CompileContext(
+    compile_context = await await_instruction_providers(CompileContext(
         state=ctx.session.state, events=ctx.session.events, run_config=ctx.run_config,
         root_agent=ctx.root_agent, branch=ctx.branch, invocation_id=ctx.invocation_id, extra_tools=extra_tools,
-        memories=memories, artifacts=template_artifacts(agent, ctx)),
-        planning=planning_call(agent, lambda: CallbackContext(ctx)))
+        memories=memories, artifacts=template_artifacts(agent, ctx)), agent)
+    request = build_request(agent, compile_context, planning=planning_call(agent, lambda: CallbackContext(ctx)))
     request = without_response_tool(agent, tools, request)
     code_setup(agent, request)
     await process_request([*(t for t in agent.tools if isinstance(t, BaseToolset)), *tools.values()],
