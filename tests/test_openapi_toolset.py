@@ -429,7 +429,7 @@ def test_a_checked_target_is_called_at_the_address_that_was_checked(store: PetSt
         return (ipaddress.ip_address("127.0.0.1"),)
 
     monkeypatch.setattr(_network, "_addresses", resolve)
-    monkeypatch.setattr(_network, "_blocked_address", lambda address: str(address) != "127.0.0.1")
+    monkeypatch.setattr(_network, "not_public", lambda address: str(address) != "127.0.0.1")
     spec = store.spec()
     port = store.server.server_address[1]
     spec["servers"] = [{"url": f"http://pets.example:{port}/api"}]

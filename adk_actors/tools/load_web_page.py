@@ -2,10 +2,11 @@
 the page, with httpx and the standard library's HTML parser.
 
 A model chooses the URL, so the fetch refuses what a model must not reach from the
-host (server-side request forgery), as google-adk's does: names of this machine and
-of internal infrastructure (``localhost``, ``*.localhost``, ``*.internal``,
-``*.local``), and every address that is not global (loopback, private, link-local
-with its cloud metadata service, IPv6 forms that embed such an IPv4 address). A name
+host (server-side request forgery), as google-adk's does, by the rule every tool here
+that opens a model's URL shares (``_public_address``): names of this machine and of
+internal infrastructure (``localhost``, ``metadata.goog``, ``*.internal``, ``*.local``
+...), and every address that is not global (loopback, private, link-local with its
+cloud metadata service, IPv6 forms that embed such an IPv4 address). A name
 is resolved once and the connection made to the vetted address (no second lookup to
 rebind). Through an HTTP proxy (httpx reads the environment's), which resolves names
 itself, a name that resolves here to a refused address is refused and one that does
@@ -15,9 +16,7 @@ not resolve here is left to the proxy; an address literal is checked as it is.
 from __future__ import annotations
 
 import codecs
-import ipaddress
 import re
-import socket
 import time
 import urllib.request
 from html.parser import HTMLParser
@@ -25,6 +24,15 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+from ._public_address import (
+    Address,
+    UnresolvableHost,
+    address_literal,
+    not_public,
+    refused_name,
+    resolve,
+)
 
 __all__ = ["load_web_page"]
 
@@ -89,38 +97,12 @@ def _page_text(html: str) -> str:
     return "\n".join(line for line in lines if len(line.split()) > 3)
 
 
-_REFUSED_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
-_REFUSED_SUFFIXES = (".localhost", ".internal", ".local")
-
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def _refused(address: Address) -> bool:
-    """Not a global address, or an IPv6 one that carries an IPv4 one that is not."""
-    if not address.is_global:
-        return True
-    if isinstance(address, ipaddress.IPv6Address):
-        carried = address.ipv4_mapped or address.sixtofour or (address.teredo or (None, None))[1]
-        if carried is None and address in ipaddress.ip_network("64:ff9b::/96"):
-            carried = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        return carried is not None and not carried.is_global
-    return False
-
-
-def _literal(host: str) -> Address | None:
-    try:
-        return ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return None
-
-
 def _resolved(host: str, port: int) -> list[Address]:
     """``host``'s addresses (ValueError: it has none)."""
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError) as exc:
+        return resolve(host, port)
+    except UnresolvableHost as exc:
         raise ValueError(f"Unresolvable host: {host}") from exc
-    return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
 
 
 def _vetted(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
@@ -131,10 +113,10 @@ def _vetted(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
     host = (parts.hostname or "").rstrip(".").lower()
     if parts.scheme not in ("http", "https") or not host:
         raise ValueError(f"Unsupported url: {url}")
-    if host in _REFUSED_NAMES or host.endswith(_REFUSED_SUFFIXES):
+    if refused_name(host):
         raise ValueError(f"Blocked host: {host}")
-    literal = _literal(host)
-    if literal is not None and _refused(literal):
+    literal = address_literal(host)
+    if literal is not None and not_public(literal):
         raise ValueError(f"Blocked host: {host}")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     if urllib.request.getproxies().get(parts.scheme) and not urllib.request.proxy_bypass(host):
@@ -143,11 +125,11 @@ def _vetted(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
                 addresses = _resolved(host, port)
             except ValueError:
                 addresses = []  # not resolved here: the proxy's to resolve
-            if any(_refused(a) for a in addresses):
+            if any(not_public(a) for a in addresses):
                 raise ValueError(f"Blocked host: {host}")
         return url, {}, {}
     addresses = [literal] if literal is not None else _resolved(host, port)
-    if any(_refused(a) for a in addresses):
+    if any(not_public(a) for a in addresses):
         raise ValueError(f"Blocked host: {host}")
     pinned = f"[{addresses[0]}]" if addresses[0].version == 6 else str(addresses[0])
     netloc = f"{pinned}:{parts.port}" if parts.port else pinned

@@ -13,23 +13,30 @@ than http(s), no host, a bad port, a backslash in the authority (a browser ends 
 host there, Python's parser does not), a name that means this machine or a cloud
 metadata service (``localhost``, ``*.local``, ``*.internal``, ``metadata.goog`` ...),
 or a host that is or resolves to an address that is not global (loopback, private,
-link-local; an IPv6 address carrying such an IPv4 address too).
+link-local; an IPv6 address carrying such an IPv4 address too): the rule every tool
+here that opens a model's URL shares (``_public_address``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import ipaddress
-import socket
 import threading
 import weakref
 from typing import Any
 from urllib.parse import urlsplit
 
+from .._public_address import (
+    Address,
+    UnresolvableHost,
+    address_literal,
+    not_public,
+    refused_name,
+    resolve,
+)
+
 __all__ = ["action_lock", "refusal"]
 
-_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 _Entry = tuple["weakref.ref[Any] | None", "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]"]
 
 _locks: dict[int, _Entry] = {}
@@ -64,47 +71,16 @@ def action_lock(computer: Any) -> asyncio.Lock:
         return lock
 
 
-_NAMES = frozenset({"localhost", "metadata", "metadata.goog"})
-_SUFFIXES = (".localhost", ".local", ".internal", ".metadata.goog")
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-def _carried_ipv4(address: _Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one leads to (mapped, 6to4, NAT64, compatible), if any."""
-    if not isinstance(address, ipaddress.IPv6Address):
-        return None
-    carried = address.ipv4_mapped or address.sixtofour
-    if carried is not None:
-        return carried
-    number = int(address)
-    if address in _NAT64 or (number >> 32 == 0 and (number & 0xFFFFFFFF) not in (0, 1)):
-        return ipaddress.IPv4Address(number & 0xFFFFFFFF)
-    return None
-
-
-def _not_public(address: _Address) -> bool:
-    if not address.is_global:
-        return True
-    carried = _carried_ipv4(address)
-    return carried is not None and not carried.is_global
-
-
-def _addresses(host: str) -> list[_Address]:
+def _addresses(host: str) -> list[Address]:
     """``host`` itself when it is an address, else what it resolves to (blocks). A
     ValueError when it resolves to nothing."""
+    literal = address_literal(host)
+    if literal is not None:
+        return [literal]
     try:
-        return [ipaddress.ip_address(host)]
-    except ValueError:
-        pass
-    try:
-        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError) as exc:
+        return resolve(host)
+    except UnresolvableHost as exc:
         raise ValueError(f"cannot resolve {host}") from exc
-    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found
-                 if info[0] in (socket.AF_INET, socket.AF_INET6)]
-    if not addresses:
-        raise ValueError(f"cannot resolve {host}")
-    return addresses
 
 
 async def refusal(url: Any, *, private_allowed: bool) -> str | None:
@@ -125,13 +101,12 @@ async def refusal(url: Any, *, private_allowed: bool) -> str | None:
         return "backslash in the host"
     if private_allowed:
         return None
-    name = host.rstrip(".").lower()
-    if name in _NAMES or name.endswith(_SUFFIXES):
+    if refused_name(host):
         return "host names this machine or an internal service"
     try:
         addresses = await asyncio.to_thread(_addresses, host)
     except ValueError as exc:
         return str(exc)
-    if any(_not_public(a) for a in addresses):
+    if any(not_public(a) for a in addresses):
         return "host is not on the public internet"
     return None

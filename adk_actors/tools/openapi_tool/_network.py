@@ -2,7 +2,8 @@
 
 A spec's server URL and a model's path arguments decide where a tool's request goes,
 so by default (as google-adk's) a request is refused when it would reach a private
-place: a scheme other than http/https; a name such as ``localhost``, ``metadata``,
+place (the rule every tool here that opens a model's URL shares, ``_public_address``):
+a scheme other than http/https; a name such as ``localhost``, ``metadata``,
 ``*.local``, ``*.internal``; an address that is not global (loopback, private,
 link-local (cloud metadata), reserved, or an IPv6 address carrying such an IPv4 one);
 a name any of whose addresses is one of those. The request then goes to the address
@@ -19,13 +20,20 @@ credentials), which the tool returns as its error.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
-import socket
 import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 import httpx
+
+from .._public_address import (
+    Address,
+    UnresolvableHost,
+    address_literal,
+    not_public,
+    refused_name,
+    resolve,
+)
 
 __all__ = ["DEFAULT_TIMEOUT", "HttpxClientFactory", "send"]
 
@@ -35,43 +43,12 @@ HttpxClientFactory = Callable[[], httpx.AsyncClient]
 #: Connecting fails fast; a slow API may take its time to answer (google-adk's budget).
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=600.0, pool=10.0)
 
-_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-_BLOCKED_NAMES = frozenset({"localhost", "metadata", "metadata.goog"})
-_BLOCKED_SUFFIXES = (".localhost", ".local", ".internal", ".metadata.goog")
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-def _blocked_address(address: _Address) -> bool:
-    if not address.is_global:
-        return True
-    inner: ipaddress.IPv4Address | None = None
-    if isinstance(address, ipaddress.IPv6Address):
-        inner = address.ipv4_mapped or address.sixtofour
-        if inner is None and address in _NAT64:
-            inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if inner is None and int(address) >> 32 == 0 and int(address) & 0xFFFFFFFF not in (0, 1):
-            inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return inner is not None and not inner.is_global
-
-
-def _literal(host: str) -> _Address | None:
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        return None
-
-
-def _addresses(host: str) -> tuple[_Address, ...]:
+def _addresses(host: str) -> tuple[Address, ...]:
     """The addresses ``host`` resolves to (a ValueError when it does not)."""
     try:
-        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError) as exc:
+        return tuple(resolve(host))
+    except UnresolvableHost as exc:
         raise ValueError(f"Unable to resolve host: {host}") from exc
-    found = tuple(dict.fromkeys(ipaddress.ip_address(info[4][0]) for info in infos
-                                if info[0] in (socket.AF_INET, socket.AF_INET6)))
-    if not found:
-        raise ValueError(f"Unable to resolve host: {host}")
-    return found
 
 
 def _proxied(client: httpx.AsyncClient, url: httpx.URL) -> bool:
@@ -83,18 +60,17 @@ def _proxied(client: httpx.AsyncClient, url: httpx.URL) -> bool:
     return not urllib.request.proxy_bypass_environment(url.host, proxies)  # type: ignore[attr-defined]
 
 
-async def _checked(client: httpx.AsyncClient, url: httpx.URL) -> tuple[_Address, ...] | None:
+async def _checked(client: httpx.AsyncClient, url: httpx.URL) -> tuple[Address, ...] | None:
     """The addresses to send to, or None to send through the proxy (see the module)."""
     if url.scheme not in ("http", "https"):
         raise ValueError(f"Unsupported url scheme: {url.scheme or '(none)'}")
     host = url.host
     if not host:
         raise ValueError("URL is missing a hostname")
-    name = host.rstrip(".").lower()
-    if name in _BLOCKED_NAMES or name.endswith(_BLOCKED_SUFFIXES):
+    if refused_name(host):
         raise ValueError(f"Blocked host: {host}")
-    literal = _literal(host)
-    if literal is not None and _blocked_address(literal):
+    literal = address_literal(host)
+    if literal is not None and not_public(literal):
         raise ValueError(f"Blocked host: {host}")
     if _proxied(client, url):
         if literal is None:
@@ -102,16 +78,16 @@ async def _checked(client: httpx.AsyncClient, url: httpx.URL) -> tuple[_Address,
                 advisory = await asyncio.to_thread(_addresses, host)
             except ValueError:
                 advisory = ()  # the proxy may know names this resolver does not
-            if any(_blocked_address(address) for address in advisory):
+            if any(not_public(address) for address in advisory):
                 raise ValueError(f"Blocked host: {host}")
         return None
     resolved = (literal,) if literal is not None else await asyncio.to_thread(_addresses, host)
-    if any(_blocked_address(address) for address in resolved):
+    if any(not_public(address) for address in resolved):
         raise ValueError(f"Blocked host: {host}")
     return resolved
 
 
-async def _pinned(client: httpx.AsyncClient, url: httpx.URL, addresses: tuple[_Address, ...],
+async def _pinned(client: httpx.AsyncClient, url: httpx.URL, addresses: tuple[Address, ...],
                   params: dict[str, Any]) -> httpx.Response:
     """Send to each checked address in turn until one connects."""
     headers = httpx.Headers(params.pop("headers", None) or {})
