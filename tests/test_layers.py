@@ -26,7 +26,7 @@ LAYERS = (
     # workflow: graphs and the runner of their nodes, which gives a task agent its
     # ``finish_task`` tool; the engine runs a graph as an agent's turn
     ("engine", {"engine", "tools", "models", "otel", "mcp", "apps", "plugins", "code_executors", "workflow",
-                "integrations"}),
+                "integrations", "skills"}),
     ("runtime", {"runtime", "store", "config", "jobs"}),
     ("clients", {"cli", "chaos", "testing", "http", "remote", "evals", "evaluation", "a2a", "sessions", "runners", "fluent",
                  "_repl", "_create", "memory", "artifacts", "_service_loop"}),
