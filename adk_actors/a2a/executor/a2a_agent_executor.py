@@ -42,6 +42,11 @@ from .._executor import RunnerExecutor
 from ._in_process import as_task_runner
 from .config import A2aAgentExecutorConfig, ExecuteInterceptor
 from .executor_context import ExecutorContext
+from .utils import (
+    execute_after_agent_interceptors,
+    execute_after_event_interceptors,
+    execute_before_agent_interceptors,
+)
 
 __all__ = ["A2aAgentExecutor", "user_of_request"]
 
@@ -92,9 +97,7 @@ class A2aAgentExecutor(RunnerExecutor):
             raise ValueError("A2A request must have a message")
         runner = await self._resolve_runner()
         interceptors = self._config.execute_interceptors or []
-        for interceptor in interceptors:
-            if interceptor.before_agent is not None:
-                context = await interceptor.before_agent(context)
+        context = await execute_before_agent_interceptors(context, interceptors)
         if not any(i.after_event or i.after_agent for i in interceptors):
             await super().execute(context, event_queue)
             return
@@ -119,10 +122,8 @@ class _Intercepted(EventQueue):
             del event.artifact.parts[:]  # the answer as the hooks left it
             event.artifact.parts.extend(self._answer)
         if isinstance(event, TaskStatusUpdateEvent) and event.status.state in _LAST:
-            for interceptor in reversed(self._interceptors):
-                if interceptor.after_agent is not None:
-                    event = await interceptor.after_agent(self._told, event)
-            await self._queue.enqueue_event(event)
+            await self._queue.enqueue_event(await execute_after_agent_interceptors(self._told, event,
+                                                                                   self._interceptors))
             return
         adk_event = _adk_event.get()
         if not (isinstance(event, TaskStatusUpdateEvent) and event.status.HasField("message")
@@ -130,17 +131,7 @@ class _Intercepted(EventQueue):
             await self._queue.enqueue_event(event)
             return
         _adk_event.set(None)  # one A2A event per run's event goes through after_event
-        events: list[A2AEvent] = [event]
-        for interceptor in self._interceptors:
-            if interceptor.after_event is None:
-                continue
-            after: list[A2AEvent] = []
-            for each in events:
-                got = await interceptor.after_event(self._told, each, adk_event)
-                after.extend(got if isinstance(got, list) else [] if got is None else [got])
-            events = after
-            if not events:
-                return
+        events = await execute_after_event_interceptors(event, self._told, adk_event, self._interceptors)
         for each in events:
             if isinstance(each, TaskStatusUpdateEvent) and each.status.message.parts and all(
                     part.WhichOneof("content") == "text" for part in each.status.message.parts):
