@@ -29,6 +29,11 @@ attempt holds a lock named after its job while it works: one that finds it taken
 an ``jobs_overlaps``).
 
 The host must run on this machine (kills and orphans are found by pid).
+
+``adk-actors chaos kill`` kills one actor (:func:`kill_row`) and waits with
+:func:`wait_back` until it is back and the whole host serves again, what its
+supervisor restarted with it included; :func:`serving_problems` is that test of a
+tree, the one ``status`` prints under the tree and the soak waits for at its end.
 """
 
 from __future__ import annotations
@@ -52,16 +57,17 @@ from supervision import CallError, CallTimeout, SupervisionError, SupervisorClie
 from supervision.lowlevel import partition_index, pid_space, proc_stat, process_alive, read_progress
 from supervision.protocol import ChildInfo, PidSpace, WhichChildren
 
-from ._exceptions import AdkError, RunFailedError, SessionFailedError
+from ._exceptions import AdkError, HostError, RunFailedError, SessionFailedError
 from ._types import Event, RunConfig
 from .jobs import FINISHED, Backoff, JobInfo, JobSpec
 from .messages import HeldSessions, LiveWorkers, SessionStatus
 from .runtime import ClusterView, Host, Runner
 from .store._base import invocation_of
 
-__all__ = ["BUSY_WAIT_CAP", "BUSY_WAIT_FACTOR", "PROCESS_KINDS", "SESSIONS_SHOWN", "TARGET_KINDS", "SoakReport",
-           "UnfinishedResume", "check_soak_arguments", "cluster_trees", "describe_unfinished", "find_rows",
-           "kill_row", "scaled_deadline", "session_rows", "soak", "soak_job", "tree_rows"]
+__all__ = ["BACK_TIMEOUT", "BUSY_WAIT_CAP", "BUSY_WAIT_FACTOR", "PROCESS_KINDS", "SESSIONS_SHOWN", "TARGET_KINDS",
+           "NotBackError", "SoakReport", "UnfinishedResume", "back_problems", "check_soak_arguments",
+           "cluster_trees", "describe_unfinished", "find_rows", "kill_row", "scaled_deadline", "serving_problems",
+           "session_rows", "soak", "soak_job", "tree_rows", "wait_back"]
 
 #: The processes that may be killed: the root's children, the service actors, the
 #: session partitions (each holds many sessions), their pools of run workers, the run
@@ -170,8 +176,11 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
     """The live tree, one row per actor (path, id, type, status, pid, restarts, depth,
     ``last_exit``: why its last process ended, once restarted, e.g. ``crash: unresponsive: ...``;
     ``sessions``, how many it holds in memory (those matching ``search``, with one),
-    for a session partition, followed by a row per run worker of that partition,
-    ``.../worker-PID``, and a row per session it holds, ``.../APP/USER/SESSION`` (type
+    for a session partition, and ``connected``, the pids of the run workers whose lines
+    are connected to it; a row per run worker of a pool (``.../worker-PID``) and per
+    executor of the jobs actor (``jobs/executor-PID``), marked ``pooled`` (processes an
+    actor runs, not supervised children); a row per session a partition holds,
+    ``.../APP/USER/SESSION`` (type
     ``session``, status idle, running or failed, its crashes as restarts), each
     followed by its runs, ``.../RUN_ID`` (type ``run``: running or waiting, ``agent``,
     ``events``, ``started``)).
@@ -225,6 +234,7 @@ def tree_rows(host: Host, timeout: float = 1.0, *, endpoint: Any = None,
                     page["skip"] = max(0, page["skip"] - row["sessions"])
                     page["left"] -= len(held)
                     rows.extend(session_rows(f"{path}{info.id}", held, depth + 1))
+                    row["connected"] = sorted(ask(info, LiveWorkers()))  # its run workers, lines connected
                 if path == "" and info.id == "jobs" and info.address is not None:  # the jobs actor: its executors
                     rows.extend(_process_rows("jobs", "executor", ask(info, "executors"), depth + 1))
             except _Busy as busy:
@@ -336,7 +346,7 @@ def _process_rows(parent: str, kind: str, pids: list[int], depth: int) -> list[d
     """Rows for the processes an actor runs that are not supervised children (a
     pool's run workers, the jobs actor's executors): ``<parent>/<kind>-PID``."""
     return [{"path": f"{parent}/{kind}-{pid}", "id": f"{kind}-{pid}", "type": "worker", "status": "running",
-             "pid": pid, "restarts": 0, "depth": depth, "last_exit": None} for pid in pids]
+             "pid": pid, "restarts": 0, "depth": depth, "last_exit": None, "pooled": True} for pid in pids]
 
 
 def kind_of(row: dict[str, Any]) -> str:
@@ -378,6 +388,132 @@ def kill_row(host: Host, row: dict[str, Any], sig: int = signal.SIGKILL) -> str:
         return f"{row['path']}: the session crashed"
     runner.kill_run(row["user"], row["session"], row["run"])
     return f"{row['path']}: the run was killed"
+
+
+#: How long ``chaos kill`` waits for what a kill restarted to serve again, in seconds
+#: scaled to the machine's load (:func:`scaled_deadline`): a kill of the registry
+#: restarts the whole tree, the HTTP server's process (seconds of imports) last.
+BACK_TIMEOUT = 30.0
+
+
+class NotBackError(HostError, TimeoutError):
+    """An actor killed, or something restarted with it, did not serve again within the
+    wait: ``target`` (the killed actor's path), ``seconds`` waited, and ``missing``:
+    what was still not back at the last look, one line each."""
+
+    def __init__(self, target: str, seconds: float, missing: list[str]) -> None:
+        self.target, self.seconds, self.missing = target, seconds, list(missing)
+        shown = "; ".join(missing[:10]) + (f"; and {len(missing) - 10} more" if len(missing) > 10 else "")
+        super().__init__(f"{target} was killed {seconds:.1f} s ago and is not back: {shown}")
+
+
+def serving_problems(rows: list[dict[str, Any]], before: list[dict[str, Any]] | None = None, *,
+                     busy: bool = False, run_workers: int | None = None) -> list[str]:
+    """What of one host's tree (its rows, :func:`tree_rows`, walked on the host's
+    machine: pids are looked up here) does not serve now, one line each; none when all
+    of it serves. In order:
+
+    1. every process (each row but sessions and runs) runs: ``running`` (with ``busy``,
+       also ``busy``: working, late to answer) in a live process. One restarting,
+       starting, stopping, unreachable, or whose process is gone, does not;
+    2. every session partition whose pool runs (``run_pools/pool-<i>`` for
+       ``sessions/sessions-<i>``) has run workers connected, exactly the live ones of
+       that pool: its turns run on them, and after a restart of either they start,
+       answer and connect again;
+    3. with ``before`` (the rows of an earlier look, as before a kill), every pool that
+       runs has at least as many run workers as it had then, or ``run_workers`` (the
+       number a pool starts with) when that is fewer: a pool that had grown past it
+       (``runs_per_worker``) and was restarted starts with that number again.
+
+    A supervisor lists its static children whatever their state: one not back shows
+    in 1. Those that need not come back are not asked for: children started on demand
+    (the MCP toolsets) and the jobs actor's executors (started as jobs wait).
+    ``status`` prints these lines under the tree; ``chaos kill`` waits until there are
+    none (:func:`wait_back`)."""
+    good = ("running", "busy") if busy else ("running",)
+    problems: list[str] = []
+    for row in rows:
+        if row["type"] in ("session", "run"):
+            continue
+        if row["status"] not in good:
+            problems.append(f"{row['path']}: {row['status']}" + (f" ({row['why']})" if row.get("why") else ""))
+        elif not row["pid"] or not process_alive(row["pid"]):
+            problems.append(f"{row['path']}: its process {row['pid'] or '(none)'} is gone")
+    pools = _pool_workers(rows)
+    for row in rows:
+        pool = f"run_pools/pool-{row['id'].rsplit('-', 1)[-1]}"
+        if "connected" in row and pool in pools:  # (a pool not running is 1's)
+            live, connected = pools[pool], set(row["connected"])
+            if not connected or connected != live:
+                problems.append(f"{row['path']}: {len(connected & live)} of the {len(live)} run workers of {pool} "
+                                f"connected" + (f", {len(connected - live)} gone or not its pool's"
+                                                if connected - live else ""))
+    for pool, earlier in (_pool_workers(before) if before is not None else {}).items():
+        needed = len(earlier) if run_workers is None else min(len(earlier), run_workers)
+        if pool in pools and len(pools[pool]) < needed:
+            problems.append(f"{pool}: {len(pools[pool])} of its {needed} run workers")
+    return problems
+
+
+def _pool_workers(rows: list[dict[str, Any]]) -> dict[str, set[int]]:
+    """Each pool of run workers that ``rows`` show running (its path) -> its workers' pids."""
+    pools: dict[str, set[int]] = {r["path"]: set() for r in rows if r["path"].startswith("run_pools/")
+                                  and r["depth"] == 1 and r["status"] == "running" and not r.get("pooled")}
+    for row in rows:
+        parent = row["path"].rsplit("/", 1)[0]
+        if row.get("pooled") and parent in pools:
+            pools[parent].add(row["pid"])
+    return pools
+
+
+def back_problems(target: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """Whether the actor of row ``target`` (as it was before its process was killed) is
+    back in ``rows``: a supervised child runs in a new process (its supervisor shows
+    another pid; whether that runs is :func:`serving_problems`' part); a process an
+    actor runs (a pool's run worker, an executor) is gone from its parent's list
+    (its replacement, when there is one, is counted by :func:`serving_problems`).
+    One line saying why not, or none."""
+    if target.get("pooled"):
+        listed = any(r["pid"] == target["pid"] for r in rows)
+        return [f"{target['path']}: still listed by its parent"] if listed else []
+    now = next((r for r in rows if r["path"] == target["path"]), None)
+    if now is None:
+        return [f"{target['path']}: not in the tree"]
+    if now["pid"] in (None, target["pid"]):
+        return [f"{target['path']}: not restarted yet ({now['status']})"]
+    return []
+
+
+def wait_back(host: Host, target: dict[str, Any], before: list[dict[str, Any]], timeout: float = BACK_TIMEOUT,
+              began: float | None = None) -> tuple[float, list[dict[str, Any]]]:
+    """Wait until the actor of row ``target``, whose process was killed at ``began``
+    (``time.monotonic()``; default: now), is back, and the whole tree of ``host``
+    serves again: what restarted with it (its children, the siblings its supervisor's
+    strategy restarts, a partition's run workers) and the rest. In order, every 20 ms:
+    walk the tree (each actor given a second scaled to the load, never more than the
+    time left; a walk that fails is a look that found the tree not back); find what
+    is not back (:func:`back_problems`, then :func:`serving_problems` with ``before``,
+    the rows of the walk before the kill); none: return the seconds since ``began``
+    and the rows of that walk. Past ``timeout`` seconds from ``began``, scaled to the
+    load (:func:`scaled_deadline`), ``NotBackError`` names what the last look found
+    not back (a walk under way at the deadline is finished first: its answers are
+    bounded by the time left)."""
+    began = time.monotonic() if began is None else began
+    deadline = began + scaled_deadline(timeout)
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            rows = tree_rows(host, min(scaled_deadline(1.0), max(left, 0.2)), sessions=0, patient=False)
+        except (SupervisionError, AdkError) as exc:  # the root did not answer: it restarts, or is busy
+            rows, problems = [], [f"the tree could not be walked: {type(exc).__name__}: {exc}"]
+        else:
+            problems = back_problems(target, rows) + serving_problems(rows, before,
+                                                                      run_workers=host.config.run_workers)
+        if not problems:
+            return time.monotonic() - began, rows
+        if time.monotonic() >= deadline:
+            raise NotBackError(target["path"], time.monotonic() - began, problems)
+        time.sleep(0.02)
 
 
 @dataclass
@@ -973,10 +1109,12 @@ def _host_alive(walk: Callable[[float], list[dict[str, Any]]]) -> bool:
 
 def _wait_restored(walk: Callable[[float], list[dict[str, Any]]], timeout: float, stopped: list[int],
                    hosts: int = 0) -> tuple[bool, float | None, list[str]]:
-    """Wait until every actor of the tree (of each of ``hosts`` hosts, in a cluster) runs
-    in a live process and none of the ``stopped`` ones is left (their health checks
-    killed them); (done, seconds, and when not done, what the last look found wrong:
-    an actor not running, a host missing, a walk that failed, a process still stopped)."""
+    """Wait until the tree (of each of ``hosts`` hosts, in a cluster) serves again, as
+    ``chaos kill`` and ``status`` see it (:func:`serving_problems`, an actor ``busy``
+    taken for running: under a soak's load, late is not down), and none of the
+    ``stopped`` ones is left (their health checks killed them); (done, seconds, and
+    when not done, what the last look found wrong: an actor not serving, a host
+    missing, a walk that failed, a process still stopped)."""
     began = time.monotonic()
     wrong: list[str] = []
     while time.monotonic() - began < timeout:
@@ -988,8 +1126,11 @@ def _wait_restored(walk: Callable[[float], list[dict[str, Any]]], timeout: float
         if rows and not processes:
             wrong = ["the tree shows no process"]
         elif processes:
-            wrong = [f"{r.get('host') or 'host'}/{r['path']}: {r['status']}, pid {r['pid']}" for r in processes
-                     if not (r["status"] in ("running", "busy") and r["pid"] and process_alive(r["pid"]))]
+            hosts_rows: dict[str, list[dict[str, Any]]] = {}
+            for row in rows:
+                hosts_rows.setdefault(row.get("host") or "host", []).append(row)
+            wrong = [f"{name}/{problem}" for name, its in hosts_rows.items()
+                     for problem in serving_problems(its, busy=True)]
             if len(present := {r.get("host") for r in processes}) < hosts:
                 wrong.append(f"{len(present)} of {hosts} hosts' trees found")
             wrong.extend(f"pid {pid} still stopped" for pid in stopped if _still_stopped(pid))

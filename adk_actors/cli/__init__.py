@@ -30,15 +30,19 @@ Commands (each talks to a running host on ``--port``, default from the config):
 * ``chat APP``: turns from standard input until EOF.
   Both talk to the host's actor system on ``--port``, or to its HTTP API with
   ``--url URL [--token T]`` (a host elsewhere, or behind bearer tokens).
-* ``status``: the live supervision tree (id, type, state, pid, restarts).
+* ``status``: the live supervision tree (id, type, state, pid, restarts), then a line:
+  every actor serves, or what does not (restarting, gone, a partition's run workers
+  not all connected).
 * ``chaos soak``: sessions talk while random actors are killed; prints LOST, HUNG,
   restarts, restored, next turns valid, orphans (exit 1 unless all is well); its
   progress goes to standard error every few seconds.
 * ``chaos kill TARGET | --random``: kill -9 an actor (``registry``,
-  ``sessions/sessions-0``, ``sessions/sessions-0/worker-PID`` ...) and watch it come
-  back (a run worker: replaced by its partition); a session
-  (``sessions/sessions-0/APP/USER/SESSION``) is crashed, a run (its path, or its id)
-  killed alone.
+  ``sessions/sessions-0``, ``run_pools/pool-0/worker-PID`` ...) and say it is back
+  once it runs in a new process and every actor of the host serves again, those its
+  supervisor restarted with it included (a run worker: replaced by its pool; a job
+  executor: gone); not so within 30 s (scaled to the load), exit 1 naming what is not
+  back; a session (``sessions/sessions-0/APP/USER/SESSION``) is crashed, a run (its
+  path, or its id) killed alone.
 * ``sessions list|show|delete|reset APP [SESSION]``: ``reset`` lets a failed session
   (crashed beyond its restart intensity) serve again.
 * ``approvals list|approve|deny APP [ID]``: the human side of tool approvals.

@@ -64,9 +64,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     """The host's supervision tree; in a cluster, every host's (the leader's view), each
     under a line naming it. ``--json``: the rows (outside a cluster), or the hosts. The
     held sessions are paged (``--offset``, ``--limit``) and searched (``--search``:
-    those whose app/user/session or a run id contains it); a line under the tree says
-    which page is shown of how many."""
-    from ..chaos import cluster_trees
+    those whose app/user/session or a run id contains it); under this host's tree, a
+    line says whether every actor serves, or what does not (``chaos.serving_problems``,
+    what ``chaos kill`` waits for), then which page of sessions is shown of how many."""
+    from ..chaos import cluster_trees, serving_problems
 
     if args.offset < 0 or args.limit < 0:
         print("error: --offset and --limit are numbers from 0", file=sys.stderr)
@@ -87,6 +88,10 @@ def cmd_status(args: argparse.Namespace) -> int:
                   + (f": unreachable ({entry['unreachable']})" if "unreachable" in entry else ""))
         if entry["rows"]:
             _print_tree(entry["rows"])
+            if entry["this"]:  # (another host's pids are of its machine)
+                problems = serving_problems(entry["rows"])
+                print("every actor serves" if not problems else
+                      paint("33", "not serving: " + "; ".join(problems)))
             held = sum(row.get("sessions", 0) for row in entry["rows"])
             shown = sum(row["type"] == "session" for row in entry["rows"])
             matching = f" matching {args.search!r}" if args.search else ""
@@ -105,17 +110,26 @@ def _print_tree(rows: list[dict[str, Any]]) -> None:
 
 
 def cmd_chaos(args: argparse.Namespace) -> int:
-    """``chaos kill TARGET``: kill -9 a process (by its path or id) and wait for it to
-    come back, or crash a session (by its path or ``APP/USER/SESSION``), or kill a run
-    (by its path or id): these are asked of the partition that owns them, wherever
-    they are in its listing (``chaos.find_rows``). ``--random``: a random process."""
-    from ..chaos import find_rows, kill_row, killable
+    """``chaos kill TARGET``: kill -9 a process (by its path or id) and wait until it is
+    back and the whole host serves again, or crash a session (by its path or
+    ``APP/USER/SESSION``), or kill a run (by its path or id): these are asked of the
+    partition that owns them, wherever they are in its listing (``chaos.find_rows``).
+    ``--random``: a random process. In order, for a process: walk the tree; kill it;
+    wait (``chaos.wait_back``) until it runs in a new process (a run worker or an
+    executor: until its parent no longer lists it) and every actor of the tree serves,
+    those restarted with it included (its children, the siblings its supervisor's
+    strategy restarts, a partition's run workers, connected again); say so, with what
+    restarted with it. Not back within ``chaos.BACK_TIMEOUT`` seconds scaled to the
+    load: ``chaos.NotBackError``, naming what is not back (exit 1). A session or a run
+    is not waited for: nothing restarts (a session is read from its store at its next
+    request)."""
+    from ..chaos import BACK_TIMEOUT, find_rows, kill_row, killable, wait_back
 
     host = connect_host(args)
     try:
-        rows = [r for r in _tree(host) if killable(r)]
+        before = _tree(host)
         if args.random:
-            target = random.choice([r for r in rows if r["pid"]])
+            target = random.choice([r for r in before if killable(r) and r["pid"]])
         else:
             if not args.target:
                 print("error: chaos kill needs a TARGET (or --random); see `adk-actors status`", file=sys.stderr)
@@ -130,36 +144,31 @@ def cmd_chaos(args: argparse.Namespace) -> int:
         print(f"killed {done}", flush=True)
         if not target["pid"]:  # a session (read from the store on its next request) or a run: nothing restarts
             return 0
-        deadline = began + 10
-        while time.monotonic() < deadline:
-            try:
-                back = [r for r in _tree(host) if r["path"] == target["path"]]
-            except Exception:  # a supervisor on the path is itself restarting
-                back = []
-            if back and back[0]["status"] == "running" and back[0]["pid"] not in (None, target["pid"]):
-                print(f"{target['path']} is back as pid {back[0]['pid']} after "
-                      f"{1000 * (time.monotonic() - began):.0f} ms (restarts: {back[0]['restarts']})")
-                return 0
-            if target["id"].startswith("worker-") and _worker_replaced(host, target, rows):
-                print(f"{target['path']} was replaced by its pool after "
-                      f"{1000 * (time.monotonic() - began):.0f} ms")
-                return 0
-            time.sleep(0.02)
-        print(f"error: {target['path']} did not come back within 10 s", file=sys.stderr)
-        return 1
+        seconds, after = wait_back(host, target, before, BACK_TIMEOUT, began=began)
+        print(_back_line(target, before, after, seconds))
+        return 0
     finally:
         host.disconnect()
 
 
-def _worker_replaced(host: Any, target: dict[str, Any], before: list[dict[str, Any]]) -> bool:
-    """Has the pool of run worker ``target`` as many live workers as before, the killed
-    one not among them?"""
-    prefix = target["path"].rsplit("/", 1)[0] + "/worker-"
-    try:
-        now = {r["pid"] for r in _tree(host) if r["path"].startswith(prefix)}
-    except Exception:  # the pool is restarting
-        return False
-    return target["pid"] not in now and len(now) >= sum(r["path"].startswith(prefix) for r in before)
+def _back_line(target: dict[str, Any], before: list[dict[str, Any]], after: list[dict[str, Any]],
+               seconds: float) -> str:
+    """What ``chaos kill`` says once the killed process is back and the host serves: how
+    it came back, after how long, and what restarted with it (the top of each part of
+    the tree found in new processes, the target's own children not named)."""
+    took = f"after {1000 * seconds:.0f} ms"
+    if target.get("pooled"):
+        how = (f"{target['path']} was replaced by its pool {took}" if "/worker-" in target["path"] else
+               f"{target['path']} is gone {took} (the jobs actor starts executors as jobs wait)")
+    else:
+        now = next(r for r in after if r["path"] == target["path"])
+        how = f"{target['path']} is back as pid {now['pid']} {took} (restarts: {now['restarts']})"
+    was = {r["path"]: r["pid"] for r in before if r["pid"] and not r.get("pooled")}
+    moved = {r["path"] for r in after if r["pid"] and not r.get("pooled") and was.get(r["path"]) not in (None, r["pid"])}
+    tops = sorted(p for p in moved - {target["path"]} if ("/" not in p or p.rsplit("/", 1)[0] not in moved)
+                  and not p.startswith(target["path"] + "/"))
+    with_it = f"; restarted with it: {', '.join(tops)}" if tops else ""
+    return f"{how}{with_it}; every actor of the host serves again"
 
 
 def cmd_soak(args: argparse.Namespace) -> int:
