@@ -314,20 +314,20 @@ class Publishable(BaseModel):
 
 def test_contract_errors_name_the_agents_and_the_key() -> None:
     with pytest.raises(ContractError, match="agent 'reviewer' reads state key 'code', which no step before it"):
-        (ours.Agent("writer", "m").writes("draft") >> ours.Agent("reviewer", "m").instruct("Review {code}")).build()
+        (ours.Agent("writer", "m").writes("draft") >> ours.Agent("reviewer", "m").instruct("Review {code}")).checked().build()
     with pytest.raises(ContractError, match="agent 'b' reads state key 'x'"):
-        (ours.Agent("a", "m").writes("x") >> S.pick("y") >> ours.Agent("b", "m").reads("x")).build()
+        (ours.Agent("a", "m").writes("x") >> S.pick("y") >> ours.Agent("b", "m").reads("x")).checked().build()
     with pytest.raises(ContractError, match="branches 'left' and 'right' of 'left_and_right' both write state key 'k'"):
-        (ours.Agent("left", "m").writes("k") | ours.Agent("right", "m").writes("k")).build()
+        (ours.Agent("left", "m").writes("k") | ours.Agent("right", "m").writes("k")).checked().build()
     with pytest.raises(ContractError, match="'publisher' consumes Publishable but 'drafter' produces Draft, without 'tags'"):
         (ours.Agent("drafter", "m").produces(Draft).writes("d")
-         >> ours.Agent("publisher", "m").consumes(Publishable)).build()
+         >> ours.Agent("publisher", "m").consumes(Publishable)).checked().build()
     with pytest.raises(ContractError, match="'publisher' consumes Draft, but no agent before it produces one"):
-        ours.Agent("publisher", "m").consumes(Draft).build()
+        ours.Agent("publisher", "m").consumes(Draft).checked().build()
     with pytest.raises(ContractError, match="state step 'merge_a_b_into_c' reads state key 'a'"):
-        (S.merge("a", "b", into="c") >> ours.Agent("x", "m")).build()
-    # what passes: a key written upstream, scoped keys, optional ones, and .unchecked()
-    (ours.Agent("w", "m").writes("code") >> ours.Agent("r", "m").instruct("{code} {user:name} {x?}")).build()
+        (S.merge("a", "b", into="c") >> ours.Agent("x", "m")).checked().build()
+    # what passes .checked(): a key written upstream, scoped keys, optional ones
+    (ours.Agent("w", "m").writes("code") >> ours.Agent("r", "m").instruct("{code} {user:name} {x?}")).checked().build()
     (ours.Agent("r", "m").instruct("Review {code}")).unchecked().build()
     with pytest.raises(TypeError, match="context"):
         ours.Agent("a").instruct(C.none())  # type: ignore[arg-type]
@@ -426,14 +426,37 @@ def test_a_route_runs_the_agent_its_rules_pick_on_the_engine() -> None:
         ours.Agent("a", "m") >> {"x": ours.Agent("b", "m")}
 
 
+def test_a_key_the_caller_seeds_is_logged_not_refused_by_default_as_in_adk_fluent(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """adk-fluent's ``build()`` logs contract problems and builds (a reader of a key
+    the caller puts in the session state is a normal agent); ``.checked()`` and
+    ``.strict()`` raise; ``.validate()`` raises whatever the mode; ``.unchecked()`` does
+    not look."""
+    theirs = adk_fluent.Agent("summarizer", "m").reads("review").build()
+    with caplog.at_level("WARNING", logger="adk_actors.fluent"):
+        built = ours.Agent("summarizer", "m").reads("review").build()
+    assert built.name == theirs.name == "summarizer"
+    assert [r.getMessage() for r in caplog.records if r.name == "adk_actors.fluent"] == [
+        "contract of summarizer: agent 'summarizer' reads state key 'review', which no step before it writes"]
+    for strictness in ("checked", "strict"):
+        with pytest.raises(ContractError, match="agent 'summarizer' reads state key 'review'"):
+            getattr(ours.Agent("summarizer", "m").reads("review"), strictness)().build()
+    with pytest.raises(ValueError, match=r"Validation failed for Agent\('summarizer'\): .*'review'"):
+        ours.Agent("summarizer", "m").reads("review").unchecked().validate()
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="adk_actors.fluent"):
+        ours.Agent("summarizer", "m").reads("review").unchecked().build()
+    assert not caplog.records
+
+
 def test_a_route_on_a_key_nothing_writes_is_a_contract_error() -> None:
     with pytest.raises(ContractError, match="route 'route_intent' reads state key 'intent'"):
-        (ours.Agent("a", "m") >> ours.Route("intent").eq("x", ours.Agent("b", "m"))).build()
+        (ours.Agent("a", "m") >> ours.Route("intent").eq("x", ours.Agent("b", "m"))).checked().build()
     # after a route, a key only some branches write is not known to be there
     with pytest.raises(ContractError, match="agent 'after' reads state key 'y'"):
         (ours.Agent("a", "m").writes("k")
          >> ours.Route("k").eq("1", ours.Agent("b", "m").writes("y")).otherwise(ours.Agent("c", "m"))
-         >> ours.Agent("after", "m").reads("y")).build()
+         >> ours.Agent("after", "m").reads("y")).checked().build()
     (ours.Agent("a", "m").writes("k")
      >> ours.Route("k").eq("1", ours.Agent("b", "m").writes("y")).otherwise(ours.Agent("c", "m").writes("y"))
      >> ours.Agent("after", "m").reads("y")).build()  # every branch writes it: fine
@@ -933,7 +956,7 @@ def test_artifact_steps_move_values_between_the_state_and_the_sessions_artifacts
     assert state["names"] == ["raw.bin", "report.md", "user:meta.json"]
     assert report.text == "# Report"
     with pytest.raises(ContractError, match=r"artifact step 'publish_x_md' reads state key 'missing'"):
-        (ours.Agent("a", "m") >> A.publish("x.md", from_key="missing")).build()
+        (ours.Agent("a", "m") >> A.publish("x.md", from_key="missing")).checked().build()
     assert A.publish("r.md", from_key="k").name == adk_fluent.A.publish("r.md", from_key="k")._name
 
 

@@ -5,7 +5,7 @@ sequence; ``>> Route(...)`` or ``>> {value: agent}`` routes on the state), ``|``
 and ``@ Schema`` (typed answer) build our plain agents, so everything that runs
 agents runs these. ``P`` composes instructions, ``C`` says what an agent sees of
 the conversation, ``S`` transforms the state between steps. ``build()`` checks the
-pipeline's contracts first (``ContractError``); ``ask("...")`` runs one turn on an
+pipeline's contracts first (logged; ``.checked()`` raises ``ContractError``); ``ask("...")`` runs one turn on an
 embedded engine. The full reference: docs/fluent.md.
 """
 

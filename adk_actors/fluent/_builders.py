@@ -20,6 +20,7 @@ import asyncio
 import copy
 import difflib
 import itertools
+import logging
 import re
 import time
 import warnings
@@ -37,7 +38,7 @@ from ..runners import InMemoryRunner
 from ..tools import AgentTool, load_memory
 from ._chat import ChatSession, chat_session
 from ._context import C, CTransform
-from ._contracts import check_contracts
+from ._contracts import check_contracts, contract_problems
 from ._eval import E, EvalSuite
 from ._explain import explain
 from ._guards import GuardChain
@@ -48,6 +49,8 @@ from ._prompt import PTransform
 from ._route import Route, RouteAgent
 from ._state import StateStep, STransform, Until, UntilCheck, step_name
 from ._tools import ToolChain
+
+_log = logging.getLogger("adk_actors.fluent")
 
 __all__ = ["GATE_ASKED", "Agent", "Builder", "Fallback", "FallbackAgent", "FanOut", "GatedSequence", "Loop", "Pipeline",
            "Timed", "TimeoutAgent"]
@@ -133,7 +136,7 @@ class Builder:
     def __init__(self, name: str) -> None:
         self.name = name
         self._frozen = False
-        self._checked = True
+        self._check_mode: Literal["log", "raise", "off"] = "log"
         self._middlewares: list[Any] = []
 
     # -- copy-on-write -------------------------------------------------------
@@ -167,11 +170,14 @@ class Builder:
             twin = getattr(twin, _FIELD_SETTERS.get(field, field))(value)
         return twin
 
-    def validate(self) -> Any:
-        """Build once (the contract checks included) and return this builder;
-        ValueError naming the builder and what is wrong otherwise."""
+    def validate(self, strict: bool = False) -> Any:
+        """Check the contracts and build once, whatever the check mode, and return this
+        builder; ValueError naming the builder and what is wrong otherwise (a contract
+        problem or a failing build). ``strict`` is adk-fluent's (it raises on warnings
+        too): every contract problem here is an error, so it changes nothing."""
         try:
-            self.build()
+            check_contracts(self)
+            unique_helper_names(self._build())
         except Exception as error:
             raise ValueError(f"Validation failed for {type(self).__name__}({self.name!r}): {error}") from error
         return self
@@ -229,10 +235,22 @@ class Builder:
         """An empty :class:`EvalSuite` of this builder's agent."""
         return EvalSuite(self)
 
+    def checked(self) -> Any:
+        """Make ``build()`` raise :class:`ContractError` on a contract problem instead of
+        logging it (adk-fluent's ``.checked()``)."""
+        builder = self._edit()
+        builder._check_mode = "raise"
+        return builder
+
+    def strict(self) -> Any:
+        """adk-fluent's ``.strict()`` (raise on warnings too): every contract problem
+        here is an error, so this is :meth:`checked`."""
+        return self.checked()
+
     def unchecked(self) -> Any:
         """Build without the contract checks (see :mod:`adk_actors.fluent`)."""
         builder = self._edit()
-        builder._checked = False
+        builder._check_mode = "off"
         return builder
 
     # -- operators -----------------------------------------------------------
@@ -287,10 +305,17 @@ class Builder:
         raise NotImplementedError
 
     def build(self) -> Any:
-        """Our plain agent tree; the contract checks run first (unless
-        :meth:`unchecked`) and raise :class:`ContractError` naming the agents and key."""
-        if self._checked:
+        """Our plain agent tree. The contract checks run first, and by the check mode:
+        by default each problem is logged as a warning (logger ``adk_actors.fluent``)
+        and the tree is built, as adk-fluent's ``build()`` does (a key the caller seeds
+        in the session state is no mistake); after :meth:`checked` (or :meth:`strict`)
+        a problem raises :class:`ContractError` naming the agents and key, and nothing
+        is built; after :meth:`unchecked` they are not looked for."""
+        if self._check_mode == "raise":
             check_contracts(self)
+        elif self._check_mode == "log":
+            for problem in contract_problems(self):
+                _log.warning("contract of %s: %s", self.name, problem)
         return unique_helper_names(self._build())
 
     def loop_until(self, predicate: Callable[[Mapping[str, Any]], Any], *, max_iterations: int = 10) -> Loop:

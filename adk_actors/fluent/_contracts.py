@@ -12,10 +12,13 @@ Walking the builder tree in run order, with the state keys written so far:
 * a ``Route`` on a key that no step before it writes (after a route, the keys every
   branch writes are known).
 
-Each is a :class:`ContractError` naming the agents and the key. Keys with a scope
+Each is a line naming the agents and the key (:func:`contract_problems`);
+:func:`check_contracts` raises them as one :class:`ContractError`. Keys with a scope
 (``app:``, ``user:``, ``temp:``) and artifacts are set outside the pipeline and not
 checked; after a step whose effect on the state cannot be known (a plain function)
-missing keys are not reported. ``.unchecked()`` builds without the checks.
+missing keys are not reported. What ``build()`` does with the problems is the
+builder's check mode (see ``Builder.build``): logged by default, raised after
+``.checked()`` / ``.strict()``, not looked for after ``.unchecked()``.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ..agents import LlmAgent
 from ._prompt import PTransform, template_keys
 from ._state import STransform, step_name
 
-__all__ = ["ContractError", "check_contracts"]
+__all__ = ["ContractError", "check_contracts", "contract_problems"]
 
 
 class ContractError(AgentDefinitionError):
@@ -53,10 +56,16 @@ def _needs(agent: Any) -> set[str]:
     return {k for k in keys if ":" not in k and not k.startswith("artifact.")}
 
 
-def check_contracts(root: Any) -> None:
-    """Raise :class:`ContractError` listing every problem of ``root``'s tree."""
+def contract_problems(root: Any) -> list[str]:
+    """Every problem of ``root``'s tree, in run order, one line each (none: it fits)."""
     problems: list[str] = []
     _walk(root, _Flow(frozenset()), problems)
+    return problems
+
+
+def check_contracts(root: Any) -> None:
+    """Raise :class:`ContractError` listing every problem of ``root``'s tree."""
+    problems = contract_problems(root)
     if problems:
         raise ContractError(f"contract errors in {root.name}: " + "; ".join(problems))
 
