@@ -20,6 +20,9 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "nltk": ("eval", "nltk"),
     "litellm": ("litellm", "litellm"),
     "google.genai": ("genai", "google-genai"),
+    "langchain_core": ("langchain", "langchain-core"),
+    "langgraph": ("langgraph", "langgraph"),
+    "crewai": ("crewai", "crewai"),
 }
 
 

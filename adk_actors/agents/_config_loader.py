@@ -470,12 +470,34 @@ class _Loader:
             except ValueError as exc:
                 raise AgentDefinitionError(f"{path}: tool {tool.name!r}: {exc}") from None
         if args:
+            made = self._tool_from_config(path, tool)
+            if made is not None:
+                return made
             raise AgentDefinitionError(f"{path}: tool {tool.name!r}: tools with args are not supported "
-                                       f"(only AgentTool and McpToolset take args)")
+                                       f"(only AgentTool, McpToolset and a tool class with from_config take args)")
         if "." not in tool.name:
             raise AgentDefinitionError(f"{path}: tool {tool.name!r} is not built in (built-ins: "
                                        f"{', '.join(sorted(BUILT_IN_TOOL_NAMES))}, AgentTool) nor an import path")
         return import_reference(tool.name, str(path))
+
+    @staticmethod
+    def _tool_from_config(path: Path, tool: ToolConfig) -> Any:
+        """The tool a dotted name of a tool class with ``from_config`` makes from the
+        entry's ``args`` (google-adk's rule for its tool classes: ``LangchainTool``,
+        ``CrewaiTool``, a user's ``BaseTool`` subclass), or None when the name is not
+        dotted or names no such class. What ``from_config`` refuses (a ValueError: an
+        unknown key, a name that cannot be imported) is an AgentDefinitionError naming
+        the file and the tool; a missing optional extra stays a ModuleNotFoundError."""
+        if "." not in tool.name:
+            return None
+        target = import_reference(tool.name, str(path))
+        make = getattr(target, "from_config", None) if isinstance(target, type) else None
+        if not callable(make):
+            return None
+        try:
+            return make(tool.args or ToolArgsConfig(), str(path))
+        except ValueError as exc:
+            raise AgentDefinitionError(f"{path}: tool {tool.name!r}: {exc}") from None
 
     def _callbacks(self, path: Path, config: AgentFile, keys: tuple[str, ...]) -> dict[str, Any]:
         """The agent's callback fields (``before_model_callback``...) for the given keys."""
