@@ -592,8 +592,8 @@ def test_an_agent_file_makes_the_tools_with_their_configs(tmp_path: Path, monkey
     google-adk agent file does; the tools are google-adk's, but for their paths."""
     from google.adk.agents import config_agent_utils as their_configs
 
-    from adk_actors.agents import config_agent_utils
     from adk_actors import AgentDefinitionError
+    from adk_actors.agents import config_agent_utils
 
     (tmp_path / "lc_config_tools.py").write_text(TOOL_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
