@@ -606,5 +606,5 @@ def test_an_agent_file_makes_the_tools_with_their_configs(tmp_path: Path, monkey
                                     ("CrewaiTool", "search", "Search the web.")]
     (tmp_path / "root_agent.yaml").write_text(AGENT_FILE.format(root="adk_actors").replace("name: search",
                                                                                         "nickname: search"))
-    with pytest.raises(AgentDefinitionError, match="(?s)CrewaiTool.*nickname"):
+    with pytest.raises(AgentDefinitionError, match=r"(?s)CrewaiTool.*nickname"):
         config_agent_utils.from_config(str(tmp_path / "root_agent.yaml"))
