@@ -32,9 +32,9 @@ to one of them (``_run_workers``). In order, for a worker:
    ``PARTIAL_WINDOW`` seconds).
    Before a tool that must not run twice (not idempotent) runs, the engine awaits
    ``InvocationContext.committed``: the run's held events go at once with a
-   ``barrier``, and the tool runs only once the partition answers ``Committed`` (they
-   are in the store: a resumed run finds the call), never when it says the run ended
-   or does not answer within ``COMMIT_WAIT``.
+   ``barrier`` (by the worker thread, as a whole output goes, when it can), and the tool
+   runs only once the partition answers ``Committed`` (they are in the store: a resumed
+   run finds the call), never when it says the run ended or not within ``COMMIT_WAIT``.
 4. ``Cancel(run_id)`` sets that turn's cancel token (checked between steps); the
    turn's outcome, when it stopped, tells the partition it did. A turn that has not
    stopped within the host's ``run_stop_grace`` gets this process killed (SIGKILL,
@@ -108,6 +108,7 @@ from ._run_wake import (
     HeldEvents,
     WaitWatchingSelector,
     release_due,
+    released,
 )
 from ._services_client import ServiceError
 
@@ -132,10 +133,6 @@ class ConnectPartition:
     """(A timer) try to connect the line to the partition again; next, ``delay`` later."""
 
     delay: float
-
-
-
-
 
 
 class RunActor(WorkerTurns):
@@ -337,9 +334,14 @@ class RunActor(WorkerTurns):
         events along: when its run handed the main thread nothing (its output is all
         here: nothing of it can be overtaken), this thread sends them itself, on the line,
         at its loop's next select (``_send_whole``: after the turn's own tail, as the
-        thread goes idle); else they are handed over after what the run handed before."""
+        thread goes idle); else they are handed over after what the run handed before.
+        Such a run's barrier goes that way too, at once, with its held events."""
         if kind == "event" and not item.partial:
             self._holds.hold(run_id, item, time.thread_time())
+            return
+        if kind == "barrier" and run_id not in self._to_main:
+            if not self._send_whole(RunOutput(run_id, self._holds.take(run_id), None, item)):
+                self._bell.ring()  # (handed to the main thread instead)
             return
         if kind == "outcome":
             events = self._holds.take(run_id)
@@ -357,9 +359,9 @@ class RunActor(WorkerTurns):
 
     def _send_whole(self, output: RunOutput) -> bool:
         """Worker thread: send the whole output of a run that handed the main thread
-        nothing on the line (one datagram, kept whole), saving the main thread's wakeup;
-        False when the line is gone, does not take it or it does not pickle: then the
-        main thread gets it, and sends it as before (through Thespian if it must)."""
+        nothing (or its events and a barrier) on the line (one datagram, kept whole),
+        saving the main thread's wakeup; False when the line is gone, does not take it
+        or it does not pickle: then the main thread gets it (and the rest of the run)."""
         with self._line_lock:
             link = self._link
             try:
@@ -368,11 +370,15 @@ class RunActor(WorkerTurns):
             except Exception:
                 sent = False
         if sent:
-            self._turns.pop(output.run_id, None)
+            if output.outcome is not None:
+                self._turns.pop(output.run_id, None)
             return True
         for event in output.events:
             self._queue.put(("event", output.run_id, event))
-        self._queue.put(("outcome", output.run_id, output.outcome))
+        if output.outcome is None:
+            self._to_main.add(output.run_id)
+        self._queue.put(("barrier", output.run_id, output.barrier) if output.outcome is None else
+                        ("outcome", output.run_id, output.outcome))
         return False
 
     def _before_select(self, timeout: float | None) -> None:
@@ -429,13 +435,7 @@ class RunActor(WorkerTurns):
 
     def _release(self, run_id: str | None) -> None:
         """Held events become ready: all of them (None), or those of one run."""
-        keep: list[tuple[str, Event]] = []
-        for owner, event in self._held:
-            if run_id is None or owner == run_id:
-                self._ready.setdefault(owner, []).append(event)
-            else:
-                keep.append((owner, event))
-        self._held = keep
+        self._held = released(self._held, self._ready, run_id)
 
     def _send(self, run_id: str, outcome: RunOutcome | None, barrier: int = 0) -> None:
         """Send a run's ready events (and its outcome, which ends the turn here, or a

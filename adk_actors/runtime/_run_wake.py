@@ -15,7 +15,8 @@ import selectors
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FINAL_WINDOW", "HOLD_LIMIT", "Doorbell", "HeldEvents", "WaitWatchingSelector", "release_due"]
+__all__ = ["FINAL_WINDOW", "HOLD_LIMIT", "Doorbell", "HeldEvents", "WaitWatchingSelector", "release_due",
+           "released"]
 
 #: A non-partial event waits for the events and outcome that follow it while the worker
 #: computes (a scripted or cached turn then costs one message instead of one per event):
@@ -33,6 +34,18 @@ def release_due(timeout: float | None, now: float, *, first: float, last: float)
     Yes when the loop is about to wait, or after FINAL_WINDOW since the last held event,
     or HOLD_LIMIT since the first."""
     return timeout is None or timeout > 0 or now - last >= FINAL_WINDOW or now - first >= HOLD_LIMIT
+
+
+def released(held: list[tuple[str, Any]], ready: dict[str, list[Any]], run_id: str | None) -> list[tuple[str, Any]]:
+    """The main thread's held ``(run id, event)`` pairs made ready: those of ``run_id``
+    (all of them when None) appended to ``ready`` by run, in order; the others returned."""
+    keep: list[tuple[str, Any]] = []
+    for owner, event in held:
+        if run_id is None or owner == run_id:
+            ready.setdefault(owner, []).append(event)
+        else:
+            keep.append((owner, event))
+    return keep
 
 
 class HeldEvents:

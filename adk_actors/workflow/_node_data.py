@@ -43,7 +43,7 @@ from ..events.request_input import RequestInput
 from ..tools.tool_confirmation import ToolConfirmation
 from ._errors import WorkflowDataError
 
-__all__ = ["REJECTED", "confirmation_answer", "confirmation_interrupt_id", "confirmation_request",
+__all__ = ["REJECTED", "adapter", "confirmation_answer", "confirmation_interrupt_id", "confirmation_request",
            "inferred_schemas", "is_json_schema", "needs_confirmation", "schema_setting", "signature_schemas",
            "validate_node_data"]
 
@@ -112,6 +112,29 @@ def content_payload(content: Content, annotation: Any) -> Any:
         return text
 
 
+#: TypeAdapters by the type they check (see :func:`adapter`); at most ADAPTERS_KEPT of them
+_ADAPTERS: dict[tuple[Any, str], TypeAdapter[Any]] = {}
+ADAPTERS_KEPT = 1024
+
+
+def adapter(hint: Any) -> TypeAdapter[Any]:
+    """pydantic's ``TypeAdapter`` of ``hint``, built the first time a hint is asked for
+    and kept, so that a node's parameters and schemas are not compiled again at every
+    run (kept by the hint and its text: ``int | float`` equals ``float | int``, but a
+    union is tried in its order); a hint that cannot be a dict key, or one past
+    ``ADAPTERS_KEPT``, gets a new adapter each time. What building it raises goes through."""
+    key = (hint, repr(hint))
+    try:
+        found = _ADAPTERS.get(key)
+    except TypeError:  # unhashable (an Annotated with a dict in it, ...)
+        return TypeAdapter(hint)
+    if found is None:
+        found = TypeAdapter(hint)
+        if len(_ADAPTERS) < ADAPTERS_KEPT:
+            _ADAPTERS[key] = found
+    return found
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(exclude_none=True)
@@ -134,7 +157,7 @@ def validate_node_data(schema: Any, data: Any) -> Any:
         data = payload
     elif isinstance(data, str) and schema is str:
         return data
-    return _plain(TypeAdapter(schema).validate_python(data))
+    return _plain(adapter(schema).validate_python(data))
 
 
 def inferred_schemas(hints: dict[str, Any]) -> tuple[Any, Any]:

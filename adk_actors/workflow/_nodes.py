@@ -23,7 +23,6 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    TypeAdapter,
     ValidationError,
     field_validator,
 )
@@ -35,6 +34,7 @@ from ._input import RequestInput, request_input_event
 from ._node_auth import auth_interrupt_id, credential_request, has_credential, take_answer
 from ._node_data import (
     REJECTED,
+    adapter,
     confirmation_answer,
     confirmation_request,
     content_payload,
@@ -397,7 +397,7 @@ class FunctionNode(BaseNode):
         if isinstance(value, Content):
             value = content_payload(value, hint)
         try:
-            return TypeAdapter(hint).validate_python(value)
+            return adapter(hint).validate_python(value)
         except ValidationError as exc:
             raise WorkflowDataError(f"parameter {name!r} of node {self.name!r}: {exc}") from None
 

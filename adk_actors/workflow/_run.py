@@ -196,10 +196,13 @@ class _GraphRun(GraphRecord, AgentNodes):
     def stamp(self, event: Event, ctx: Any, path: str, terminal: bool) -> Event:
         """A function node's event as it is committed: its author, invocation, branch
         and node info filled in."""
-        info = event.node_info or NodeInfo()
-        info = info.model_copy(update={"path": info.path or path})
-        if event.output is not None and info.output_for is None:
-            info = info.model_copy(update={"output_for": self.output_for(path, terminal)})
+        info = event.node_info
+        output_for = self.output_for(path, terminal) if event.output is not None and (
+            info is None or info.output_for is None) else None
+        if info is None:
+            info = NodeInfo(path=path, output_for=output_for)
+        elif not info.path or output_for is not None:
+            info = info.model_copy(update={"path": info.path or path, "output_for": output_for or info.output_for})
         return event.model_copy(update={
             "author": event.author or self.workflow.name,
             "invocation_id": event.invocation_id or ctx.invocation_id,
