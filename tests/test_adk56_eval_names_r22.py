@@ -441,7 +441,7 @@ def test_the_eval_service_runs_from_an_in_memory_set(agents: Path) -> None:
     with pytest.raises(ValueError, match="live"):
         _run(_collect(service.perform_inference(InferenceRequest(
             app_name="weather", eval_set_id="mem", inference_config=InferenceConfig(use_live=True)))))
-    with pytest.raises(ValueError, match="metric_evaluator_registry"):
+    with pytest.raises(TypeError, match="metric_evaluator_registry must be a MetricEvaluatorRegistry"):
         LocalEvalService(root_agent, sets, metric_evaluator_registry=object())
 
 

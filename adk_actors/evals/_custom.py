@@ -44,8 +44,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
-from collections.abc import Callable
-from typing import Any
+from abc import ABC
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -67,14 +68,19 @@ from ._models import (
 __all__ = [
     "BaseCriterion",
     "CodeConfig",
+    "CustomFunctionEvaluator",
     "CustomMetricConfig",
     "CustomMetricError",
     "EvaluationResult",
+    "Evaluator",
     "PerInvocationResult",
     "config_function_path",
     "custom_metric_info",
     "custom_score",
+    "evaluator_results",
+    "for_evaluator",
     "load_metric_function",
+    "read_evaluation_result",
     "with_function_path",
 ]
 
@@ -176,6 +182,29 @@ class BaseCriterion(BaseModel):
         return self.model_dump().get(key, default)
 
 
+class Evaluator(ABC):  # noqa: B024 - google-adk's base: abstract in name, with a default that raises
+    """google-adk's ``Evaluator``: what scores one metric on a conversation's
+    invocations. The eval services get one from the metric evaluator registry
+    (``adk_actors.evaluation.metric_evaluator_registry``), as ``cls(eval_metric=...)``,
+    and call :meth:`evaluate_invocations`; a class of yours registered there for a
+    metric's name is what scores that metric."""
+
+    #: the criterion type the evaluator reads (google-adk's class attribute)
+    criterion_type: ClassVar[type[BaseModel]] = BaseCriterion
+
+    def evaluate_invocations(self, actual_invocations: list[Invocation],
+                             expected_invocations: list[Invocation] | None = None,
+                             conversation_scenario: ConversationScenario | None = None,
+                             ) -> EvaluationResult | Awaitable[EvaluationResult]:
+        """The metric's result on the agent's ``actual_invocations``, against the
+        ``expected_invocations`` when the case has them (then as many as the actual
+        ones) and the case's ``conversation_scenario`` when it was simulated: an
+        :class:`EvaluationResult` with one per-invocation result per actual
+        invocation, or an awaitable of one. Subclasses implement it; this one raises
+        NotImplementedError."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement evaluate_invocations")
+
+
 def config_function_path(metric: EvalMetric) -> str | None:
     """The path of the function an eval config declared for ``metric``; None for a
     metric not built from a config's ``custom_metrics`` (its public
@@ -214,29 +243,93 @@ def load_metric_function(metric_name: str, path: str) -> Callable[..., Any]:
     return function  # type: ignore[no-any-return]
 
 
-def _for_function(metric: EvalMetric) -> EvalMetric:
-    """The copy of ``metric`` the function gets (see the module, step 3)."""
+def _criterion_object(metric: EvalMetric) -> BaseCriterion | None:
     body = dict(metric.criterion or {})
     if "threshold" not in body and metric.threshold is not None:
         body["threshold"] = metric.threshold
-    criterion = BaseCriterion.model_validate(body) if "threshold" in body else None
-    return metric.model_copy(update={"threshold": None, "criterion": criterion}, deep=True)
+    return BaseCriterion.model_validate(body) if "threshold" in body else None
 
 
-def _read(metric_name: str, answer: Any) -> EvaluationResult:
+def _for_function(metric: EvalMetric) -> EvalMetric:
+    """The copy of ``metric`` the function gets (see the module, step 3)."""
+    return metric.model_copy(update={"threshold": None, "criterion": _criterion_object(metric)}, deep=True)
+
+
+def for_evaluator(metric: EvalMetric) -> EvalMetric:
+    """The copy of ``metric`` a registered evaluator class gets: its threshold kept,
+    its criterion read both ways (``criterion.threshold``, ``criterion["threshold"]``)
+    as google-adk's config-built metrics carry a criterion object."""
+    criterion = _criterion_object(metric)
+    return metric.model_copy(update={"criterion": criterion if criterion is not None else metric.criterion},
+                             deep=True)
+
+
+def read_evaluation_result(who: str, answer: Any) -> EvaluationResult:
+    """``answer`` as an :class:`EvaluationResult` (ours as it is; google-adk's, or a
+    dict of the same fields, read as one); CustomMetricError naming ``who`` (what
+    answered: "custom metric 'x': its function") when it is not one."""
     if isinstance(answer, EvaluationResult):
         return answer
     data = answer.model_dump(mode="json") if isinstance(answer, BaseModel) else answer
     if not isinstance(data, dict):
-        raise CustomMetricError(f"custom metric {metric_name!r}: its function returned a {type(answer).__name__}, "
-                                f"not an EvaluationResult")
+        raise CustomMetricError(f"{who} returned a {type(answer).__name__}, not an EvaluationResult")
     try:
         return EvaluationResult.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the result"
-        raise CustomMetricError(f"custom metric {metric_name!r}: its function's result is not an EvaluationResult "
-                                f"({where}: {first['msg']})") from None
+        raise CustomMetricError(f"{who}'s result is not an EvaluationResult ({where}: {first['msg']})") from None
+
+
+def _function_inputs(pairs: list[tuple[Invocation, Invocation | None]], case: EvalCase | None
+                     ) -> tuple[list[Invocation], list[Invocation] | None, ConversationScenario | None]:
+    """The actual invocations, the expected ones (None for a simulated case or one
+    whose expected turns are not all there) and the case's scenario."""
+    actual = [made for made, _ in pairs]
+    expected: list[Invocation] | None = [wanted for _, wanted in pairs if wanted is not None]
+    if (case is not None and case.conversation is None) or len(expected or []) != len(pairs):
+        expected = None
+    return actual, expected, case.conversation_scenario if case is not None else None
+
+
+def evaluator_results(metric: EvalMetric, threshold: float | None, who: tuple[str, str], call: Callable[..., Any],
+                      pairs: list[tuple[Invocation, Invocation | None]], case: EvalCase | None = None
+                      ) -> Awaitable[tuple[EvalMetricResult, list[EvalMetricResult]]]:
+    """The overall and per-invocation results of ``metric`` from what ``call(actual,
+    expected, scenario)`` answers (an EvaluationResult or an awaitable of one), in
+    order: a ``call`` that raises leaves the metric not evaluated on every
+    invocation, ``details["error"]`` naming it (``who[0]``) and the exception (logged);
+    otherwise the answer is read (:func:`read_evaluation_result`) and taken as it is.
+    A result that passes or fails with another number of per-invocation results than
+    of invocations is a CustomMetricError (google-adk raises ValueError); one not
+    evaluated or informational keeps its overall result and gets blank rows."""
+    actual, expected, scenario = _function_inputs(pairs, case)
+
+    def result(score: float | None, status: EvalStatus, details: dict[str, Any]) -> EvalMetricResult:
+        return EvalMetricResult(metric_name=metric.metric_name, threshold=threshold, criterion=metric.criterion,
+                                custom_function_path=metric.custom_function_path, score=score, eval_status=status,
+                                details=details)
+
+    async def run() -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+        try:
+            answer = call(actual, expected, scenario)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except Exception as exc:  # the user's code may raise anything: not evaluated, and why
+            logger.error("metric %r: %s raised", metric.metric_name, who[0], exc_info=True)
+            blank = result(None, EvalStatus.NOT_EVALUATED, {"error": f"{who[0]} raised {type(exc).__name__}: {exc}"})
+            return blank, [blank.model_copy(deep=True) for _ in pairs]
+        outcome = read_evaluation_result(who[1], answer)
+        rows = outcome.per_invocation_results
+        if len(rows) != len(pairs):
+            if outcome.overall_eval_status in (EvalStatus.PASSED, EvalStatus.FAILED):
+                raise CustomMetricError(f"{who[1]} returned {len(rows)} per-invocation results for {len(pairs)} "
+                                        "invocations")
+            rows = [PerInvocationResult(actual_invocation=made) for made in actual]
+        return (result(outcome.overall_score, outcome.overall_eval_status, outcome.details()),
+                [result(row.score, row.eval_status, row.details()) for row in rows])
+
+    return run()
 
 
 async def custom_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
@@ -248,35 +341,35 @@ async def custom_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocat
     if path is None:
         raise CustomMetricError(f"metric {metric.metric_name!r} has no custom function declared in its eval config")
     function = load_metric_function(metric.metric_name, path)
-    actual = [made for made, _ in pairs]
-    expected: list[Invocation] | None = [wanted for _, wanted in pairs if wanted is not None]
-    if (case is not None and case.conversation is None) or len(expected or []) != len(pairs):
-        expected = None  # a simulated case, or one whose expected turns are not all there
-    scenario: ConversationScenario | None = case.conversation_scenario if case is not None else None
+    given = _for_function(metric)
+    who = (f"the custom metric's function {path}", f"custom metric {metric.metric_name!r}: its function")
+    return await evaluator_results(metric, threshold, who,
+                                   lambda actual, expected, scenario: function(given, actual, expected, scenario),
+                                   pairs, case)
 
-    def result(score: float | None, status: EvalStatus, details: dict[str, Any]) -> EvalMetricResult:
-        return EvalMetricResult(metric_name=metric.metric_name, threshold=threshold, criterion=metric.criterion,
-                                custom_function_path=metric.custom_function_path, score=score, eval_status=status,
-                                details=details)
 
-    try:
-        answer = function(_for_function(metric), actual, expected, scenario)
+class CustomFunctionEvaluator(Evaluator):
+    """The evaluator of a custom metric an eval config declared (google-adk's private
+    ``_CustomMetricEvaluator``): ``CustomFunctionEvaluator(eval_metric=...,
+    custom_function_path=...)`` imports the function at once (CustomMetricError when
+    it cannot be had); :meth:`evaluate_invocations` calls it as a custom metric's
+    function is called (see the module) and reads its answer."""
+
+    def __init__(self, eval_metric: EvalMetric, custom_function_path: str) -> None:
+        self._eval_metric = eval_metric
+        self._path = custom_function_path
+        self._function = load_metric_function(eval_metric.metric_name, custom_function_path)
+
+    async def evaluate_invocations(self, actual_invocations: list[Invocation],
+                                   expected_invocations: list[Invocation] | None = None,
+                                   conversation_scenario: ConversationScenario | None = None) -> EvaluationResult:
+        """The function's answer, awaited when it is a coroutine, as an
+        EvaluationResult (CustomMetricError when it is not one)."""
+        answer = self._function(_for_function(self._eval_metric), actual_invocations, expected_invocations,
+                                conversation_scenario)
         if inspect.isawaitable(answer):
             answer = await answer
-    except Exception as exc:  # the user's function may raise anything: not evaluated, and why
-        logger.error("custom metric %r: its function %s raised", metric.metric_name, path, exc_info=True)
-        why = {"error": f"the custom metric's function {path} raised {type(exc).__name__}: {exc}"}
-        blank = result(None, EvalStatus.NOT_EVALUATED, why)
-        return blank, [blank.model_copy(deep=True) for _ in pairs]
-    outcome = _read(metric.metric_name, answer)
-    rows = outcome.per_invocation_results
-    if len(rows) != len(pairs):
-        if outcome.overall_eval_status in (EvalStatus.PASSED, EvalStatus.FAILED):
-            raise CustomMetricError(f"custom metric {metric.metric_name!r}: its function returned {len(rows)} "
-                                    f"per-invocation results for {len(pairs)} invocations")
-        rows = [PerInvocationResult(actual_invocation=made) for made in actual]
-    return (result(outcome.overall_score, outcome.overall_eval_status, outcome.details()),
-            [result(row.score, row.eval_status, row.details()) for row in rows])
+        return read_evaluation_result(f"custom metric {self._eval_metric.metric_name!r}: its function", answer)
 
 
 def custom_metric_info(name: str, config: CustomMetricConfig) -> MetricInfo:

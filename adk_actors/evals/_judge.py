@@ -44,7 +44,8 @@ from .._types import Content, LlmRequest, LlmResponse
 from ._errors import EvalError
 from ._models import EvalMetric, Invocation, InvocationEvents
 
-__all__ = ["FINAL_RESPONSE_MATCH_V2", "JudgeModelOptions", "JudgeOutcome", "JudgeVoter", "LlmAsAJudgeCriterion", "ask",
+__all__ = ["FINAL_RESPONSE_MATCH_V2", "JudgeModelOptions", "JudgeOutcome", "JudgeVoter", "LlmAsAJudgeCriterion",
+           "answer_of", "ask",
            "criterion_of", "joined_text", "judge_score", "response_text", "verdict"]
 
 FINAL_RESPONSE_MATCH_V2 = "final_response_match_v2"
@@ -142,9 +143,9 @@ def verdict(answer: str) -> float | None:
     return None
 
 
-async def ask(model: Any, request: LlmRequest) -> str:
-    """The text of the judge's final answer to ``request``; EvalError when it gave none
-    or answered an error."""
+async def answer_of(model: Any, request: LlmRequest) -> LlmResponse:
+    """The judge's final (not partial) answer to a copy of ``request``, asked without
+    streaming; EvalError when it gave none or answered an error."""
     final: LlmResponse | None = None
     async for response in model.generate(request.model_copy(deep=True), stream=False):
         if not response.partial:
@@ -153,7 +154,12 @@ async def ask(model: Any, request: LlmRequest) -> str:
         raise EvalError("the judge model gave no answer")
     if final.error_code:
         raise EvalError(f"the judge model answered an error: {final.error_code} {final.error_message or ''}")
-    return joined_text(final.content) or ""
+    return final
+
+
+async def ask(model: Any, request: LlmRequest) -> str:
+    """The text of the judge's final answer to ``request`` (:func:`answer_of`)."""
+    return joined_text((await answer_of(model, request)).content) or ""
 
 
 class JudgeVoter:

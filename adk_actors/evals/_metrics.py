@@ -25,6 +25,13 @@
 * a custom metric (its eval config's ``custom_metrics``): the user's function scores
   it and says whether it passed (see ``_custom``); a custom metric of a built-in
   metric's name replaces it, as in google-adk.
+* a metric whose name the metric evaluator registry in use maps to an evaluator
+  class of the user's (``adk_actors.evaluation.metric_evaluator_registry``: the
+  default registry, or the one a ``LocalEvalService`` was given): that class,
+  made with ``cls(eval_metric=...)``, scores it; its ``EvaluationResult`` is taken as
+  a custom metric's is (see :func:`~._custom.evaluator_results`). A registry entry
+  that is one of our evaluator classes for its own metric scores as below; one
+  registered from an eval config's ``custom_metrics`` runs that config's function.
 
 Each passes when its score reaches the threshold (the criterion's, else the
 metric's; the host's ``adk-actors eval`` defaults are 1.0 and 0.8 for the first two,
@@ -41,16 +48,23 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Protocol
 
 from .. import models
 from ._custom import (
+    CustomFunctionEvaluator,
     CustomMetricConfig,
+    Evaluator,
     config_function_path,
     custom_metric_info,
     custom_score,
+    evaluator_results,
+    for_evaluator,
     load_metric_function,
+    with_function_path,
 )
 from ._efficiency import EFFICIENCY_METRICS, check_no_threshold, efficiency_results
 from ._errors import EvalError
@@ -103,14 +117,17 @@ __all__ = [
     "TOOL_TRAJECTORY",
     "VERTEX_METRICS",
     "EvalError",
+    "EvaluatorLookup",
     "VertexEvalRequired",
     "check_metric",
     "metrics_info",
+    "registry_in_use",
     "rouge1_f",
     "score",
     "score_async",
     "threshold_of",
     "unscored",
+    "use_default_registry",
 ]
 
 TOOL_TRAJECTORY = "tool_trajectory_avg_score"
@@ -125,6 +142,96 @@ _CRITERIA: dict[str, type[LlmAsAJudgeCriterion]] = {
 
 #: the trajectory criterion's match types (google-adk's ``ToolTrajectoryCriterion.MatchType``)
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
+
+
+class EvaluatorLookup(Protocol):
+    """What scoring asks of a metric evaluator registry (google-adk's
+    ``MetricEvaluatorRegistry``, ``adk_actors.evaluation.metric_evaluator_registry``)."""
+
+    def registered_class(self, metric_name: str) -> type[Evaluator] | None:
+        """The evaluator class registered for ``metric_name``; None when there is none."""
+
+    def registered_function_path(self, metric_name: str) -> str | None:
+        """The function an eval config declared for ``metric_name``, when it was
+        registered from one; else None."""
+
+    def get_evaluator(self, eval_metric: EvalMetric) -> Evaluator:
+        """A new evaluator of ``eval_metric``."""
+
+
+#: the registry the metric evaluator registry module makes its default (set on its import)
+_DEFAULT_REGISTRY: list[EvaluatorLookup] = []
+#: a registry that replaces the default while a service scores (``registry_in_use``)
+_REGISTRY_IN_USE: ContextVar[EvaluatorLookup | None] = ContextVar("adk_actors_metric_registry", default=None)
+
+
+def use_default_registry(registry: EvaluatorLookup) -> None:
+    """Make ``registry`` the one scoring consults when no other is in use (the metric
+    evaluator registry module calls this with its default registry when imported)."""
+    _DEFAULT_REGISTRY[:] = [registry]
+
+
+@contextmanager
+def registry_in_use(registry: EvaluatorLookup | None) -> Iterator[None]:
+    """Within the block, scoring in this context consults ``registry`` instead of the
+    default one (None: the default); the previous one is back after it, even on
+    failure."""
+    token = _REGISTRY_IN_USE.set(registry)
+    try:
+        yield
+    finally:
+        _REGISTRY_IN_USE.reset(token)
+
+
+def _ours_for(klass: type, name: str) -> bool:
+    """Whether ``klass`` is one of our evaluator classes scoring metric ``name`` as
+    this module does: the first class up its MRO that names the metrics it scores
+    (``_scores_metrics``) names ``name``, and no class before it redefines
+    ``evaluate_invocations``."""
+    for base in klass.__mro__:
+        if "_scores_metrics" in vars(base):
+            return name in vars(base)["_scores_metrics"]
+        if "evaluate_invocations" in vars(base):
+            return False
+    return False
+
+
+def _routed(metric: EvalMetric) -> tuple[EvalMetric, EvaluatorLookup | None]:
+    """How ``metric`` is scored, by the registry in use, in order: a metric with a
+    config's function, or whose name has no entry, or whose entry is ours for it,
+    as it is, with no registry; an entry registered from an eval config, as a custom
+    metric of that config's function; any other entry, by that registry."""
+    if config_function_path(metric) is not None:
+        return metric, None
+    registry = _REGISTRY_IN_USE.get() or (_DEFAULT_REGISTRY[0] if _DEFAULT_REGISTRY else None)
+    klass = registry.registered_class(metric.metric_name) if registry is not None else None
+    if registry is None or klass is None or _ours_for(klass, metric.metric_name):
+        return metric, None
+    path = registry.registered_function_path(metric.metric_name)
+    if path is not None and issubclass(klass, CustomFunctionEvaluator):
+        return with_function_path(metric, path), None
+    return metric, registry
+
+
+def _given_threshold(metric: EvalMetric) -> float | None:
+    """The criterion's threshold, else the metric's, else None (a registered
+    evaluator's metric may have none)."""
+    given = _criterion_value(metric.criterion, "threshold", "threshold", metric.threshold)
+    return float(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
+
+
+async def _registered_score(registry: EvaluatorLookup, metric: EvalMetric,
+                            pairs: list[tuple[Invocation, Invocation | None]], case: EvalCase | None
+                            ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    """``metric`` scored by the evaluator ``registry`` makes for it (see the module)."""
+    given = for_evaluator(metric)
+
+    def call(actual: list[Invocation], expected: list[Invocation] | None, scenario: Any) -> Any:
+        return registry.get_evaluator(given).evaluate_invocations(actual, expected, scenario)
+
+    name = metric.metric_name
+    who = (f"the evaluator registered for metric {name!r}", f"metric {name!r}: its registered evaluator")
+    return await evaluator_results(metric, _given_threshold(metric), who, call, pairs, case)
 
 
 def _criterion_value(criterion: dict[str, Any] | None, snake: str, camel: str, default: Any) -> Any:
@@ -215,7 +322,11 @@ def _status(value: float | None, threshold: float) -> EvalStatus:
 def check_metric(metric: EvalMetric) -> None:
     """EvalError for a metric not offered here or a criterion that is not valid for it
     (an informational metric given a threshold among them); for a custom metric, a
-    :class:`~._custom.CustomMetricError` when its function cannot be imported."""
+    :class:`~._custom.CustomMetricError` when its function cannot be imported. A
+    metric a registered evaluator of the user's scores is not checked here."""
+    metric, registry = _routed(metric)
+    if registry is not None:
+        return
     path = config_function_path(metric)
     if path is not None:
         load_metric_function(metric.metric_name, path)
@@ -230,6 +341,12 @@ def threshold_of(metric: EvalMetric) -> float:
     """The criterion's threshold, else the metric's, else (the host's trajectory and
     response metrics only) its default; EvalError for an unknown metric, a bad
     criterion, or a judge or custom metric without a threshold."""
+    metric, registry = _routed(metric)
+    if registry is not None:
+        given = _given_threshold(metric)
+        if given is None:
+            raise EvalError(f"metric {metric.metric_name!r} has no threshold")
+        return given
     if config_function_path(metric) is not None:
         given = _criterion_value(metric.criterion, "threshold", "threshold", metric.threshold)
         if isinstance(given, bool) or not isinstance(given, int | float):
@@ -278,7 +395,11 @@ async def score_async(metric: EvalMetric, pairs: list[tuple[Invocation, Invocati
     ``resolve`` (default :func:`adk_actors.models.resolve_model`); a rubric metric
     reads the case's rubrics too; a custom metric calls its function (``_custom``).
     EvalError for a metric not offered here or a criterion that is not valid, before
-    any call."""
+    any call. A metric the registry in use maps to an evaluator of the user's is
+    scored by it (see the module)."""
+    metric, registry = _routed(metric)
+    if registry is not None:
+        return await _registered_score(registry, metric, pairs, case)
     if config_function_path(metric) is not None:
         return await custom_score(metric, pairs, threshold_of(metric), case)
     if metric.metric_name in EFFICIENCY_METRICS:
@@ -310,8 +431,10 @@ def _plain_scores(metric: EvalMetric, threshold: float, pairs: list[tuple[Invoca
 def unscored(metric: EvalMetric, count: int, why: str) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
     """``metric`` not evaluated, overall and on each of ``count`` invocations, for the
     reason ``why`` (in ``details["error"]``): a judge that could not be had."""
+    metric, registry = _routed(metric)
     custom = config_function_path(metric) is not None
-    threshold = None if metric.metric_name in EFFICIENCY_METRICS and not custom else threshold_of(metric)
+    threshold = (_given_threshold(metric) if registry is not None else
+                 None if metric.metric_name in EFFICIENCY_METRICS and not custom else threshold_of(metric))
     blank = EvalMetricResult(metric_name=metric.metric_name, threshold=threshold,
                              criterion=metric.criterion, custom_function_path=metric.custom_function_path,
                              eval_status=EvalStatus.NOT_EVALUATED, details={"error": why})
@@ -322,7 +445,8 @@ def score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
           ) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
     """:func:`score_async` from sync code (a judge or custom metric runs on an event
     loop of its own; EvalError if this thread already runs one)."""
-    custom = config_function_path(metric) is not None
+    routed, registry = _routed(metric)
+    custom = registry is not None or config_function_path(routed) is not None
     if metric.metric_name in EFFICIENCY_METRICS and not custom:
         return efficiency_results(metric, [actual for actual, _ in pairs])
     if metric.metric_name not in JUDGE_METRICS and not custom:

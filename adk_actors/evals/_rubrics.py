@@ -59,7 +59,8 @@ from ._judge import (
 from ._models import EvalCase, EvalMetric, Invocation, Rubric
 
 __all__ = ["RUBRIC_FINAL_RESPONSE", "RUBRIC_METRICS", "RUBRIC_TOOL_USE", "RubricsBasedCriterion", "effective_rubrics",
-           "parse_rubric_answer", "rubric_outcome", "rubric_score", "vote_rubrics"]
+           "majority_rubric_scores", "match_rubrics", "mean_rubric_scores", "parse_rubric_answer", "plain_text",
+           "rubric_outcome", "rubric_score", "vote_rubrics"]
 
 RUBRIC_FINAL_RESPONSE = "rubric_based_final_response_quality_v1"
 RUBRIC_TOOL_USE = "rubric_based_tool_use_quality_v1"
@@ -109,12 +110,67 @@ def parse_rubric_answer(answer: str) -> list[tuple[str | None, str, str, float |
     return blocks
 
 
-def effective_rubrics(criterion: RubricsBasedCriterion, kind: str, case: EvalCase | None,
-             expected: Invocation | None) -> list[Rubric]:
+def plain_text(text: object) -> str:
+    """``text`` as rubric texts are compared: NFKC, typographic quotes and dashes made
+    plain, spaces collapsed, markdown and quote decoration stripped, lower case; ""
+    for what is not a text."""
+    return _plain(text) if isinstance(text, str) else ""
+
+
+def match_rubrics(blocks: list[tuple[str | None, str, str, float | None]], rubrics: list[Rubric]
+                  ) -> list[dict[str, Any]]:
+    """One judge answer's (id, property, rationale, score) blocks as rubric scores
+    (``{"rubric_id", "rationale", "score"}``), in the answer's order: each block
+    matched to its rubric by its id, else by its property text (:func:`plain_text`);
+    a block that matches no rubric is left out."""
+    by_id = {r.rubric_id: r for r in rubrics}
+    by_text = {_plain(r.rubric_content.text_property): r for r in rubrics}
+    scored = []
+    for rubric_id, said, why, value in blocks:
+        rubric = by_id.get(rubric_id or "") or by_text.get(_plain(said))
+        if rubric is not None:
+            scored.append({"rubric_id": rubric.rubric_id, "rationale": why, "score": value})
+    return scored
+
+
+def majority_rubric_scores(samples: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The samples' rubric scores voted per rubric, in the order rubrics first appear:
+    more 1.0 than other scores gives the first 1.0 sample's score, else the first
+    other one's; a rubric no sample scored keeps its first unscored entry."""
+    votes: dict[str, list[dict[str, Any]]] = {}
+    for sample in samples:
+        for one in sample:
+            votes.setdefault(one["rubric_id"], []).append(one)
+    voted = []
+    for cast in votes.values():
+        yes = [v for v in cast if v["score"] == 1.0]
+        no = [v for v in cast if v["score"] is not None and v["score"] != 1.0]
+        voted.append(dict(cast[0] if not yes and not no else yes[0] if len(yes) > len(no) else no[0]))
+    return voted
+
+
+def mean_rubric_scores(per_invocation: list[list[dict[str, Any]]]) -> tuple[float | None, list[dict[str, Any]]]:
+    """Over every invocation's rubric scores: the mean of every score (None when none
+    has one), and each rubric's mean (``{"rubric_id", "score"}``, in first-seen
+    order)."""
+    every = [s for scored in per_invocation for s in scored]
+    means = []
+    for rubric_id in dict.fromkeys(s["rubric_id"] for s in every):
+        values = [s["score"] for s in every if s["rubric_id"] == rubric_id and s["score"] is not None]
+        means.append({"rubric_id": rubric_id, "score": statistics.fmean(values) if values else None})
+    known = [s["score"] for s in every if s["score"] is not None]
+    return (statistics.fmean(known) if known else None), means
+
+
+def effective_rubrics(criterion: RubricsBasedCriterion, kind: str | None, case: EvalCase | None,
+                      expected: Invocation | None) -> list[Rubric]:
+    """The rubrics an invocation is judged by (see the module, step 1): the
+    criterion's, then the case's and ``expected``'s of type ``kind`` (of any type for
+    None); EvalError (a ValueError) for a rubric id given twice, or no rubric."""
     chosen: dict[str, Rubric] = {}
     attached = [*((case.rubrics or []) if case is not None else []),
                 *((expected.rubrics or []) if expected is not None else [])]
-    given = [*criterion.rubrics, *[r for r in attached if r.type == kind]]
+    given = [*criterion.rubrics, *[r for r in attached if kind is None or r.type == kind]]
     for rubric in given:
         if rubric.rubric_id in chosen:
             raise EvalError(f"rubric {rubric.rubric_id!r} is given twice")
@@ -179,8 +235,6 @@ async def vote_rubrics(judge: Any, criterion: RubricsBasedCriterion, prompt: str
     score and says why."""
     options = criterion.judge_model_options
     gate = asyncio.Semaphore(options.parallelism_limit)
-    by_id = {r.rubric_id: r for r in rubrics}
-    by_text = {_plain(r.rubric_content.text_property): r for r in rubrics}
     request = LlmRequest(model=options.judge_model, contents=[Content.user(prompt)],
                          config=dict(options.judge_model_config or {}))
 
@@ -195,19 +249,11 @@ async def vote_rubrics(judge: Any, criterion: RubricsBasedCriterion, prompt: str
     failed = [a for a in answers if isinstance(a, BaseException)]
     if failed:
         return None, f"the judge call failed: {type(failed[0]).__name__}: {failed[0]}", []
-    votes: dict[str, list[tuple[float | None, str]]] = {}
+    samples: list[list[dict[str, Any]]] = []
     for answer in answers:
         assert isinstance(answer, str)
-        for rubric_id, said, why, value in parse_rubric_answer(answer):
-            rubric = by_id.get(rubric_id or "") or by_text.get(_plain(said))
-            if rubric is not None:
-                votes.setdefault(rubric.rubric_id, []).append((value, why))
-    scored: list[dict[str, Any]] = []
-    for rubric_id, cast in votes.items():
-        yes = [v for v in cast if v[0] == 1.0]
-        no = [v for v in cast if v[0] is not None and v[0] != 1.0]
-        value, why = (cast[0] if not yes and not no else yes[0] if len(yes) > len(no) else no[0])
-        scored.append({"rubric_id": rubric_id, "rationale": why, "score": value})
+        samples.append(match_rubrics(parse_rubric_answer(answer), rubrics))
+    scored = majority_rubric_scores(samples)
     known = [s["score"] for s in scored if s["score"] is not None]
     if not known:
         return None, "the judge's answers gave no verdict on any rubric (ID/Property/Rationale/Verdict)", scored
@@ -217,16 +263,10 @@ async def vote_rubrics(judge: Any, criterion: RubricsBasedCriterion, prompt: str
 def rubric_outcome(results: list[tuple[float | None, str, list[dict[str, Any]]]]) -> JudgeOutcome:
     """The outcome of a rubric metric from each invocation's (score, why, rubric
     scores): overall, the mean of every rubric score, and each rubric's mean."""
-    every = [s for _, _, scored in results for s in scored]
-    means = []
-    for rubric_id in dict.fromkeys(s["rubric_id"] for s in every):
-        values = [s["score"] for s in every if s["rubric_id"] == rubric_id and s["score"] is not None]
-        means.append({"rubric_id": rubric_id, "score": statistics.fmean(values) if values else None})
-    known = [s["score"] for s in every if s["score"] is not None]
+    overall, means = mean_rubric_scores([scored for _, _, scored in results])
     return JudgeOutcome(scores=[score for score, _, _ in results], reasons=[why for _, why, _ in results],
                         details=[{"rubric_scores": scored} if scored else {} for _, _, scored in results],
-                        overall=statistics.fmean(known) if known else None,
-                        overall_details={"rubric_scores": means} if means else {})
+                        overall=overall, overall_details={"rubric_scores": means} if means else {})
 
 
 async def rubric_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],

@@ -30,8 +30,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ._judge import JudgeOutcome, JudgeVoter, LlmAsAJudgeCriterion, criterion_of, joined_text
-from ._models import ConversationScenario, EvalCase, EvalMetric, Invocation
-from ._simulator import STOP_SIGNAL, persona_text
+from ._models import EvalCase, EvalMetric, Invocation
+from ._simulator import STOP_SIGNAL, per_turn_quality_prompt
 
 __all__ = ["PER_TURN_USER_SIMULATOR_QUALITY", "LlmBackedUserSimulatorCriterion", "simulator_quality_score",
            "validity"]
@@ -69,37 +69,6 @@ def _history(invocations: list[Invocation]) -> str:
     return "\n\n".join(said)
 
 
-def _prompt(scenario: ConversationScenario, history: str, message: str, stop_signal: str) -> str:
-    parts = [
-        "You review a user simulator: a model that plays a person talking with an AI agent, to test the agent. "
-        "It was given a plan (the person's goals, in order, with the details it may use) and wrote the person's "
-        "next message. Say whether that message is a good next step.",
-        f"<plan>\n{scenario.conversation_plan}\n</plan>",
-    ]
-    persona = persona_text(scenario.user_persona)
-    if persona:
-        parts.append("How the person behaves (where this and the plan disagree, the plan wins):\n"
-                     f"<persona>\n{persona}\n</persona>")
-    parts += [
-        f"<conversation_so_far>\n{history}\n</conversation_so_far>",
-        f"<next_user_message>\n{message}\n</next_user_message>",
-        "The message fails when any of these holds:\n"
-        "- it leaves the plan: it repeats a goal already done, invents a goal or a detail the plan does not give, "
-        "or follows the agent onto another topic;\n"
-        f"- it ends the conversation ({stop_signal}) while the plan is unfinished and the agent has not failed, or "
-        f"goes on when the plan is done, when the agent handed the person to a human, or after the agent's second "
-        "mistake;\n"
-        "- it hands over details before the agent asked for them, or tries two goals at once;\n"
-        "- it ignores a question of the agent, or makes up an answer the plan does not give;\n"
-        "- it lets an agent's mistake or risky assumption pass;\n"
-        "- it does not sound like a person (stiff, jargon, too formal, far too long) or breaks the persona.\n"
-        "Otherwise it passes.",
-        'Answer with JSON alone: {"criteria": [{"name": "<what you checked>", "reasoning": "<why>", '
-        '"passes": true or false}, ...], "is_valid": true or false}',
-    ]
-    return "\n\n".join(parts)
-
-
 async def simulator_quality_score(metric: EvalMetric, pairs: list[tuple[Invocation, Invocation | None]],
                                   resolve: Callable[[str], Any], case: EvalCase | None = None) -> JudgeOutcome:
     """The metric over one case's invocations (see the module)."""
@@ -114,7 +83,8 @@ async def simulator_quality_score(metric: EvalMetric, pairs: list[tuple[Invocati
     voter = JudgeVoter(resolve(options.judge_model), options, validity, "is_valid")
 
     async def judged(before: list[Invocation], message: str) -> tuple[float | None, str]:
-        return await voter.vote(_prompt(scenario, _history(before), message, criterion.stop_signal))
+        return await voter.vote(per_turn_quality_prompt(scenario.conversation_plan, _history(before), message,
+                                                        criterion.stop_signal, scenario.user_persona))
 
     first = joined_text(actual[0].user_content)
     results: list[tuple[float | None, str]] = [

@@ -18,9 +18,18 @@ from ..evals import (
     Invocation,
     PerInvocationResult,
 )
+from ..evals._custom import Evaluator
+from ..evals._efficiency import (
+    INFERENCE_CALL_COUNT,
+    INVOCATION_DURATION,
+    TOKEN_USAGE,
+    TOOL_CALL_COUNT,
+)
 from ..evals._metrics import check_metric, score, score_async
+from ..evals._vertex import VERTEX_METRICS, vertex_required
 
-__all__ = ["JudgedMetricEvaluator", "ScoredMetricEvaluator", "metric_named"]
+__all__ = ["EFFICIENCY_EVALUATORS", "JudgedMetricEvaluator", "ScoredMetricEvaluator", "VertexOnlyEvaluator",
+           "metric_named"]
 
 
 def metric_named(name: str, eval_metric: EvalMetric) -> EvalMetric:
@@ -64,7 +73,7 @@ def _result(total: EvalMetricResult, each: list[EvalMetricResult],
         "overall_duration_details": overall.get("duration_details")})
 
 
-class ScoredMetricEvaluator:
+class ScoredMetricEvaluator(Evaluator):
     """An evaluator of a metric scored without a model (see the module)."""
 
     _eval_metric: EvalMetric
@@ -78,7 +87,7 @@ class ScoredMetricEvaluator:
         return _result(total, each, pairs)
 
 
-class JudgedMetricEvaluator:
+class JudgedMetricEvaluator(Evaluator):
     """An evaluator of a metric a judge model scores (see the module). The judge is
     resolved by name from our model registry; one that cannot be had raises (the
     services report the metric as not evaluated instead)."""
@@ -97,3 +106,49 @@ class JudgedMetricEvaluator:
         pairs = _pairs(actual_invocations, expected_invocations)
         total, each = await score_async(self._eval_metric, pairs, case=_case(conversation_scenario))
         return _result(total, each, pairs)
+
+
+class _EfficiencyEvaluator(ScoredMetricEvaluator):
+    """An informational efficiency metric (``metric_name``) on given invocations:
+    made with ``eval_metric=`` (an EvalError when it has a threshold)."""
+
+    metric_name = ""
+
+    def __init__(self, eval_metric: EvalMetric) -> None:
+        self._eval_metric = metric_named(self.metric_name, eval_metric)
+
+
+class ToolCallCountV1Evaluator(_EfficiencyEvaluator):
+    metric_name = TOOL_CALL_COUNT
+    _scores_metrics = (TOOL_CALL_COUNT,)
+
+
+class InferenceCallCountV1Evaluator(_EfficiencyEvaluator):
+    metric_name = INFERENCE_CALL_COUNT
+    _scores_metrics = (INFERENCE_CALL_COUNT,)
+
+
+class TokenUsageV1Evaluator(_EfficiencyEvaluator):
+    metric_name = TOKEN_USAGE
+    _scores_metrics = (TOKEN_USAGE,)
+
+
+class InvocationDurationV1Evaluator(_EfficiencyEvaluator):
+    metric_name = INVOCATION_DURATION
+    _scores_metrics = (INVOCATION_DURATION,)
+
+
+EFFICIENCY_EVALUATORS: tuple[type[_EfficiencyEvaluator], ...] = (
+    ToolCallCountV1Evaluator, InferenceCallCountV1Evaluator, TokenUsageV1Evaluator, InvocationDurationV1Evaluator)
+
+
+class VertexOnlyEvaluator(Evaluator):
+    """The registry's entry of a metric only Vertex AI's eval service scores in
+    google-adk (``safety_v1``, ``multi_turn_*_v1``...): making one raises
+    ``VertexEvalRequired`` (an EvalError) saying what it needs. Scoring treats it as
+    ours: the metric is refused before any agent runs."""
+
+    _scores_metrics = tuple(VERTEX_METRICS)
+
+    def __init__(self, eval_metric: EvalMetric) -> None:
+        raise vertex_required(eval_metric)

@@ -14,6 +14,8 @@ class RougeEvaluator(ScoredMetricEvaluator):
     """Scores each actual final response against the expected one, the mean overall,
     against the metric's threshold."""
 
+    _scores_metrics = (RESPONSE_MATCH,)
+
     def __init__(self, eval_metric: EvalMetric) -> None:
         """Keep ``eval_metric``; an EvalError (a ValueError) when it has no threshold."""
         self._eval_metric = metric_named(RESPONSE_MATCH, eval_metric)

@@ -17,3 +17,4 @@ class FinalResponseMatchV2Evaluator(JudgedMetricEvaluator):
 
     criterion_type = LlmAsAJudgeCriterion
     metric_name = FINAL_RESPONSE_MATCH_V2
+    _scores_metrics = (FINAL_RESPONSE_MATCH_V2,)

@@ -3,8 +3,9 @@
 judges read it. The texts and statuses are those our judge metrics use
 (``adk_actors.evals._judge``, ``_metrics``, ``_app_details``).
 
-Not here: ``get_grounding_metadata_as_json_str`` (an invocation's events here keep no
-grounding metadata)."""
+``get_grounding_metadata_as_json_str`` reads the events' ``grounding_metadata``; the
+invocations our eval runs record keep none yet (``InvocationEvent`` has no such
+field), so for them it says that none was provided."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ from ..evals._app_details import tool_declarations_text
 from ..evals._judge import joined_text, response_text
 from ..evals._metrics import _status
 from ..types import GenerateContentConfig
-from .eval_case import IntermediateDataType, get_all_tool_calls_with_responses
+from .eval_case import IntermediateDataType, InvocationEvents, get_all_tool_calls_with_responses
 from .eval_rubrics import RubricScore
 
 __all__ = ["Label", "build_judge_request_config", "get_average_rubric_score", "get_eval_status",
-           "get_text_from_content", "get_tool_calls_and_responses_as_json_str", "get_tool_declarations_as_json_str"]
+           "get_grounding_metadata_as_json_str", "get_text_from_content", "get_tool_calls_and_responses_as_json_str", "get_tool_declarations_as_json_str"]
 
 
 class Label(enum.Enum):
@@ -86,3 +87,25 @@ def get_tool_calls_and_responses_as_json_str(intermediate_data: IntermediateData
          "tool_response": answer.model_dump(mode="json", exclude_none=True) if answer is not None else "None"}
         for step, (call, answer) in enumerate(pairs)]
     return json.dumps({"tool_calls_and_response": steps}, indent=2, ensure_ascii=False)
+
+
+NO_GROUNDING = "No grounding metadata was provided."
+
+
+def get_grounding_metadata_as_json_str(intermediate_data: IntermediateDataType | None) -> str:
+    """The grounding metadata of an invocation's events, each with its step (the
+    event's index) and author, as JSON: ``{"grounding_metadata": [{"step", "author",
+    "grounding_metadata"}]}`` without empty fields, indented by 2;
+    :data:`NO_GROUNDING` when the data is not events or no event has any."""
+    if not isinstance(intermediate_data, InvocationEvents):
+        return NO_GROUNDING
+    entries: list[dict[str, Any]] = []
+    for step, event in enumerate(intermediate_data.invocation_events):
+        grounding = getattr(event, "grounding_metadata", None)
+        if grounding:
+            data = grounding.model_dump(mode="json", exclude_none=True) if hasattr(grounding, "model_dump") \
+                else grounding
+            entries.append({"step": step, "author": event.author, "grounding_metadata": data})
+    if not entries:
+        return NO_GROUNDING
+    return json.dumps({"grounding_metadata": entries}, indent=2, ensure_ascii=False)

@@ -24,14 +24,15 @@ scores what it did.
 ``evaluate(request)``, an async generator, in order:
 
 1. a ValueError for a ``parallelism`` below 1, and an ``EvalError`` for a metric that is
-   not offered or not valid (the Vertex AI ones: ``VertexEvalRequired``), before any
+   not offered (by the service's metric evaluator registry, see below) or not valid (the Vertex AI ones: ``VertexEvalRequired``), before any
    case is scored; google-adk reports such a metric as not evaluated instead;
 2. each inference result scored, at most ``parallelism`` at once: its case from the
    eval sets manager (NotFoundError when it is gone); a failed inference is a
    ``FAILED`` case result without metric results; a case with a conversation must have
    as many invocations as it has turns (ValueError); otherwise each metric is scored
    on the (actual, expected) pairs by our metrics (``_metrics``, as AgentEvaluator
-   scores one run), the case's and each expected invocation's rubrics going with the
+   scores one run), or by the evaluator class of the user's the service's registry
+   maps the metric's name to, the case's and each expected invocation's rubrics going with the
    actual invocation. A metric whose judge model cannot be had is not evaluated;
 3. each :class:`EvalCaseResult` yielded as it is scored: ``FAILED`` when a metric
    failed, else ``PASSED`` when one passed, else ``NOT_EVALUATED`` (informational
@@ -39,9 +40,11 @@ scores what it did.
 4. when all are yielded and the service has an eval set results manager, the results
    of each eval set saved as one result of that set.
 
-Not offered: a ``metric_evaluator_registry`` (metrics are chosen by name; a custom
-metric comes from an eval config's ``custom_metrics``), a ``memory_service`` of the
-caller's (each run's Runner has an in-memory one), and live mode; each is a ValueError
+The service's ``metric_evaluator_registry`` (google-adk's ``MetricEvaluatorRegistry``;
+default :data:`~.metric_evaluator_registry.DEFAULT_METRIC_EVALUATOR_REGISTRY`) is
+the one consulted while it scores.
+
+Not offered: a ``memory_service`` of the caller's (each run's Runner has an in-memory one), and live mode; each is a ValueError
 when asked for. Results carry no ``session_details`` (our ``EvalCaseResult`` has no
 such field; the session stays in the session service)."""
 
@@ -57,7 +60,7 @@ from .._exceptions import NotFoundError
 from ..artifacts import InMemoryArtifactService
 from ..evals import AgentEvaluator, EvalCase, EvalCaseResult, EvalMetric, SessionInput
 from ..evals._agent_evaluator import _Run
-from ..evals._metrics import check_metric
+from ..evals._metrics import check_metric, registry_in_use
 from ..evals._simulator import LlmBackedUserSimulatorConfig, simulator_config
 from ..sessions import InMemorySessionService
 from .base_eval_service import (
@@ -69,6 +72,7 @@ from .base_eval_service import (
 )
 from .eval_set_results_manager import EvalSetResultsManager
 from .eval_sets_manager import EvalSetsManager
+from .metric_evaluator_registry import DEFAULT_METRIC_EVALUATOR_REGISTRY, MetricEvaluatorRegistry
 
 __all__ = ["EVAL_SESSION_ID_PREFIX", "LocalEvalService"]
 
@@ -119,20 +123,26 @@ def _simulator_of(provider: Any) -> LlmBackedUserSimulatorConfig:
 class LocalEvalService(BaseEvalService):
     """Runs and scores eval cases in this process (see the module)."""
 
-    def __init__(self, root_agent: Any, eval_sets_manager: EvalSetsManager, metric_evaluator_registry: Any = None,
+    def __init__(self, root_agent: Any, eval_sets_manager: EvalSetsManager,
+                 metric_evaluator_registry: MetricEvaluatorRegistry | None = None,
                  session_service: Any = None, artifact_service: Any = None,
                  eval_set_results_manager: EvalSetResultsManager | None = None,
                  session_id_supplier: Callable[[], str] = _get_session_id, user_simulator_provider: Any = None,
                  memory_service: Any = None, *, app: Any = None) -> None:
-        """Keep the agent and the services (in-memory sessions and artifacts unless
-        given); ValueError for what is not offered here (see the module), EvalError for
-        a user simulator config that is not valid."""
-        if metric_evaluator_registry is not None:
-            raise ValueError("a metric_evaluator_registry is not offered here: metrics are chosen by name, and a "
-                             "custom metric comes from an eval config's custom_metrics")
+        """Keep the agent, the metric evaluator registry (the default one unless given)
+        and the services (in-memory sessions and artifacts unless given); ValueError
+        for what is not offered here (see the module), EvalError for a user simulator
+        config that is not valid, TypeError for a registry that is not a
+        MetricEvaluatorRegistry."""
+        if metric_evaluator_registry is not None and not isinstance(metric_evaluator_registry,
+                                                                    MetricEvaluatorRegistry):
+            raise TypeError(f"metric_evaluator_registry must be a MetricEvaluatorRegistry, got "
+                            f"{type(metric_evaluator_registry).__name__}")
         if memory_service is not None:
             raise ValueError("a memory_service is not offered here: each case's Runner has an in-memory one")
         self._root_agent = root_agent
+        self._metric_evaluator_registry = (metric_evaluator_registry if metric_evaluator_registry is not None
+                                           else DEFAULT_METRIC_EVALUATOR_REGISTRY)
         self._app = app
         self._eval_sets_manager = eval_sets_manager
         self._session_service = session_service if session_service is not None else InMemorySessionService()
@@ -189,12 +199,14 @@ class LocalEvalService(BaseEvalService):
         save them (see the module)."""
         config = evaluate_request.evaluate_config
         semaphore = _semaphore(config.parallelism)
-        for metric in config.eval_metrics:
-            check_metric(metric)
+        with registry_in_use(self._metric_evaluator_registry):
+            for metric in config.eval_metrics:
+                check_metric(metric)
 
         async def score(inference: InferenceResult) -> tuple[InferenceResult, EvalCaseResult]:
             async with semaphore:
-                return inference, await self._score(inference, config.eval_metrics)
+                with registry_in_use(self._metric_evaluator_registry):  # in this task's own context
+                    return inference, await self._score(inference, config.eval_metrics)
 
         by_set: dict[tuple[str, str], list[EvalCaseResult]] = {}
         async for inference, case_result in _as_completed([score(one) for one in evaluate_request.inference_results]):

@@ -5,7 +5,8 @@ is not called here: asking for it raises ``VertexEvalRequired``."""
 
 from __future__ import annotations
 
-from ..evals import EvalMetric
+from ..evals import RESPONSE_MATCH, EvalMetric
+from ..evals._vertex import RESPONSE_EVALUATION
 from ._metric_evaluators import ScoredMetricEvaluator, metric_named
 
 __all__ = ["ResponseEvaluator"]
@@ -13,6 +14,8 @@ __all__ = ["ResponseEvaluator"]
 
 class ResponseEvaluator(ScoredMetricEvaluator):
     """Scores final responses by the metric named (see the module)."""
+
+    _scores_metrics = (RESPONSE_MATCH, RESPONSE_EVALUATION)
 
     def __init__(self, threshold: float | None = None, metric_name: str | None = None,
                  eval_metric: EvalMetric | None = None) -> None:

@@ -19,4 +19,5 @@ class RubricBasedFinalResponseQualityV1Evaluator(RubricInvocationsEvaluator):
     Invocations' rubrics of type ``FINAL_RESPONSE_QUALITY`` count."""
 
     metric_name = RUBRIC_FINAL_RESPONSE
+    _scores_metrics = (RUBRIC_FINAL_RESPONSE,)
     RUBRIC_TYPE = "FINAL_RESPONSE_QUALITY"

@@ -20,5 +20,6 @@ class RubricBasedMultiTurnTrajectoryEvaluator(RubricInvocationsEvaluator):
     ValueError) when its criterion is not a valid ``RubricsBasedCriterion``."""
 
     metric_name = RUBRIC_MULTI_TURN_TRAJECTORY
+    _scores_metrics = (RUBRIC_MULTI_TURN_TRAJECTORY,)
     RUBRIC_TYPE = "TRAJECTORY_QUALITY"
     _last_only = True

@@ -18,4 +18,5 @@ class RubricBasedToolUseV1Evaluator(RubricInvocationsEvaluator):
     type ``TOOL_USE_QUALITY`` count."""
 
     metric_name = RUBRIC_TOOL_USE
+    _scores_metrics = (RUBRIC_TOOL_USE,)
     RUBRIC_TYPE = "TOOL_USE_QUALITY"

@@ -16,6 +16,7 @@ class TrajectoryEvaluator(ScoredMetricEvaluator):
     0.0), the mean overall, against a threshold."""
 
     criterion_type = ToolTrajectoryCriterion
+    _scores_metrics = (TOOL_TRAJECTORY,)
 
     def __init__(self, threshold: float | None = None, eval_metric: EvalMetric | None = None) -> None:
         """``eval_metric`` (its criterion, else its threshold with an exact match), or

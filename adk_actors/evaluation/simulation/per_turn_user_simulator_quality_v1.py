@@ -18,3 +18,4 @@ class PerTurnUserSimulatorQualityV1(JudgedMetricEvaluator):
 
     criterion_type = LlmBackedUserSimulatorCriterion
     metric_name = PER_TURN_USER_SIMULATOR_QUALITY
+    _scores_metrics = (PER_TURN_USER_SIMULATOR_QUALITY,)

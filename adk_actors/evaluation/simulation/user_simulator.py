@@ -3,10 +3,11 @@ of a user simulator, which says the next message of the user an agent is evaluat
 with (:class:`UserSimulator`), its answer (:class:`NextUserMessage`, with a
 :class:`Status`) and the base of its configs (:class:`BaseUserSimulatorConfig`).
 
-Our eval services play a ``conversation_scenario`` case with the llm-backed simulator
-only (``llm_backed_user_simulator``); a subclass of :class:`UserSimulator` of your own
-can be called directly but is not picked by ``LocalEvalService``, and google-adk's
-``register_user_simulator`` is not offered.
+:func:`register_user_simulator` maps a config type to the simulator class that plays
+it, for ``UserSimulatorProvider.provide`` (the llm-backed simulator is registered
+there). Our eval services (``AgentEvaluator``, ``LocalEvalService``) still play a
+``conversation_scenario`` case with the llm-backed simulator only: a simulator of your
+own is picked by ``provide`` and can be called directly, not by them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic.alias_generators import to_camel
 from ..._types import Content, Event
 from ..common import EvalBaseModel
 
-__all__ = ["BaseUserSimulatorConfig", "NextUserMessage", "Status", "UserSimulator"]
+__all__ = ["BaseUserSimulatorConfig", "NextUserMessage", "Status", "UserSimulator", "register_user_simulator"]
 
 
 class BaseUserSimulatorConfig(BaseModel):
@@ -78,3 +79,18 @@ class UserSimulator:
         """An evaluator of whether the simulation went well, or None;
         NotImplementedError here."""
         raise NotImplementedError
+
+
+#: each config type's simulator class (``register_user_simulator``)
+_SIMULATOR_BY_CONFIG_TYPE: dict[type[BaseModel], type[UserSimulator]] = {}
+
+
+def register_user_simulator(config_type: type[BaseModel], simulator_type: type[UserSimulator]) -> None:
+    """Map ``config_type`` (a config class, google-adk's ``BaseUserSimulatorConfig``
+    subclass) to ``simulator_type`` (a :class:`UserSimulator` subclass), replacing an
+    earlier mapping; TypeError when either is not such a class."""
+    if not (isinstance(config_type, type) and issubclass(config_type, BaseModel)):
+        raise TypeError(f"config_type must be a config class (a BaseUserSimulatorConfig), got {config_type!r}")
+    if not (isinstance(simulator_type, type) and issubclass(simulator_type, UserSimulator)):
+        raise TypeError(f"simulator_type must be a subclass of UserSimulator, got {simulator_type!r}")
+    _SIMULATOR_BY_CONFIG_TYPE[config_type] = simulator_type
