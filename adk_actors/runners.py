@@ -71,6 +71,7 @@ from .errors.session_not_found_error import SessionNotFoundError
 from .memory import InMemoryMemoryService
 from .memory._engine_view import engine_memory
 from .models import close_pooled_clients, resolve_model
+from .plugins.plugin_manager import PluginManager
 from .sessions import BaseSessionService, InMemorySessionService, Session
 from .tools._classes import close_toolsets
 from .types import ours
@@ -104,8 +105,11 @@ class Runner:
     Exactly one of ``app`` (an :class:`adk_actors.apps.App`; ``app_name`` then
     overrides its name) and ``agent`` (with ``app_name``, required then) is given, as
     in google-adk; ``plugins`` go with ``agent`` only (an app carries its own). Any
-    other combination is a ``ValueError``. ``approvals``: the engine's approval
-    service for tools that ask a human (None: the engine's default).
+    other combination is a ``ValueError``, and so are two plugins of one name.
+    ``plugin_manager``: google-adk's :class:`~adk_actors.plugins.PluginManager` of the
+    plugins, which every run of the runner uses (each invocation a copy of its own).
+    ``approvals``: the engine's approval service for tools that ask a human (None: the
+    engine's default).
     """
 
     approvals: Any = None
@@ -136,6 +140,7 @@ class Runner:
         self.memory_service = memory_service if memory_service is not None else InMemoryMemoryService()
         self.auto_create_session = auto_create_session
         self.plugins = tuple(plugins or ())
+        self.plugin_manager = PluginManager(self.plugins)  # google-adk's; a duplicate name: ValueError
         self.policies = policies
 
     async def _session(self, user_id: str, session_id: str) -> Session:
@@ -205,7 +210,7 @@ class Runner:
         """What the engine's runs (a turn, a live conversation) are given of this runner:
         its services, plugins, policies, model resolver and the app's settings."""
         return {"artifacts": engine_artifacts(self.artifact_service), "memory": engine_memory(self.memory_service),
-                "plugins": self.plugins, "policies": self.policies, "resolve_model": resolve_model,
+                "plugins": self.plugin_manager, "policies": self.policies, "resolve_model": resolve_model,
                 "context_cache_config": self.app.context_cache_config,
                 "events_compaction_config": self.app.events_compaction_config, "approvals": self.approvals}
 
@@ -328,11 +333,16 @@ class Runner:
 
     async def close(self) -> None:
         """Close the agent tree's google-adk toolsets (``BaseToolset.close``, as
-        google-adk's ``close`` does), then the model connections this event loop's turns
-        opened."""
+        google-adk's ``close`` does), then the plugins (``plugin_manager.close()``: a
+        plugin that fails to close is a ``RuntimeError`` once the others are closed),
+        then the model connections this event loop's turns opened (also when closing
+        a plugin failed)."""
         if self.agent is not None:
             await close_toolsets(self.agent)
-        await close_pooled_clients()
+        try:
+            await self.plugin_manager.close()
+        finally:
+            await close_pooled_clients()
 
     async def __aenter__(self) -> Runner:
         return self

@@ -6,10 +6,12 @@ The engine makes every context (``adk_actors.engine.run_invocation``); its
 ``isinstance`` checks name the class it gets. The names a custom agent reads are
 google-adk's: ``session`` (``state``, ``events``, ``id``), ``invocation_id``,
 ``branch``, ``agent``, ``user_content``, ``run_config``, ``end_invocation``,
-``app_name`` and ``user_id``. A context is not made by user code. Not here (yet):
-google-adk's ``artifact_service`` / ``memory_service`` / ``session_service`` (the
-engine's services have other methods; a custom agent reaches artifacts and memory
-through a ``CallbackContext(ctx)``), ``plugin_manager`` and the live-only fields.
+``app_name``, ``user_id`` and ``plugin_manager`` (the engine's context has it: the
+invocation's plugins, ``get_plugin(name)``). A context is not made by user code. Not
+here (yet): google-adk's ``artifact_service`` / ``memory_service`` /
+``session_service`` (the engine's services have other methods; a custom agent
+reaches artifacts and memory through a ``CallbackContext(ctx)``) and the live-only
+fields.
 
 :class:`LlmCallsLimitExceededError` is google-adk's error for a run that reached
 ``RunConfig.max_llm_calls`` (raised by the in-process runners, see the class); :func:`new_invocation_context_id` makes an invocation id

@@ -121,6 +121,13 @@ class InvocationContext(_public.InvocationContext):
     #: a live conversation's (``run_live``): its agents' spans name no root to wrap them in
     live: bool = False
 
+    @property
+    def plugin_manager(self) -> Any:
+        """google-adk's name for this invocation's plugins (``plugins``): its
+        ``get_plugin(name)`` and ``plugins``; google-adk's ``run_*_callback`` methods
+        too when the runner gave an ``adk_actors.plugins.PluginManager``."""
+        return self.plugins
+
     def run_agent(self, agent: Any, *, live: bool = False) -> AsyncIterator[Event]:
         """Run ``agent`` in this invocation, with its hooks (what ``agent.run(ctx)`` does;
         ``live``: its ``_run_live_impl``, what ``agent.run_live(ctx)`` does)."""

@@ -148,7 +148,7 @@ def new_invocation_context(
     session: SessionView,
     *,
     run_config: RunConfig | None = None,
-    plugins: Iterable[Plugin] = (),
+    plugins: Iterable[Plugin] | PluginManager = (),
     policies: Iterable[Policy] = (),
     artifacts: ArtifactService | None = None,
     memory: MemoryService | None = None,
@@ -167,7 +167,8 @@ def new_invocation_context(
 ) -> InvocationContext:
     """The context of one invocation of ``root_agent`` on ``session`` (in-memory
     artifact and memory services when none are given; the App's context cache and
-    event compaction configs carried as given)."""
+    event compaction configs carried as given). ``plugins``: the plugins, or a
+    :class:`PluginManager` (a runner's), whose copy for this invocation is used."""
     return InvocationContext(
         session=session,
         root_agent=root_agent,
@@ -176,7 +177,7 @@ def new_invocation_context(
         run_config=run_config or RunConfig(),
         artifacts=artifacts or InMemoryArtifactService(),
         memory=memory or InMemoryMemoryService(),
-        plugins=PluginManager(plugins),
+        plugins=plugins.for_invocation() if isinstance(plugins, PluginManager) else PluginManager(plugins),
         policies=PolicySet(policies),
         cancel=cancel or CancelToken(),
         resolve_model=resolve_model,

@@ -14,6 +14,7 @@ adapter the manager puts around each: one set of rules for both kinds.
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -127,25 +128,55 @@ class Plugin:
 
 
 class PluginManager:
-    """The plugins of one invocation and their states."""
+    """The plugins of one invocation and their states.
+
+    ``plugins``: the objects as they were given (google-adk's ``plugins``), in order;
+    ``pipeline``: each as this pipeline runs it (:func:`as_plugin`), in the same order.
+    ``adk_actors.plugins.PluginManager`` (google-adk's public class) is this class with
+    google-adk's methods on it: a runner gives one to each invocation through
+    :meth:`for_invocation`."""
 
     def __init__(self, plugins: Iterable[Any] = ()) -> None:
-        self.plugins = [as_plugin(p) for p in plugins]
-        names = [p.name for p in self.plugins]
+        self.plugins: list[Any] = []
+        self.pipeline: list[Any] = []
+        self.states: dict[str, Any] = {}
+        self._add(list(plugins))
+
+    def _add(self, plugins: list[Any]) -> None:
+        """Append ``plugins`` (each with its initial state); when a name is taken twice,
+        among them or by one already here, an :class:`AgentDefinitionError` (a
+        ``ValueError``) naming the names, and none is added."""
+        adapted = [as_plugin(p) for p in plugins]
+        names = [p.name for p in (*self.pipeline, *adapted)]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise AgentDefinitionError(f"duplicate plugin names: {duplicates}")
-        self.states: dict[str, Any] = {p.name: p.initial_state() for p in self.plugins}
+        self.plugins.extend(plugins)
+        self.pipeline.extend(adapted)
+        self.states.update((p.name, p.initial_state()) for p in adapted)
+
+    def get_plugin(self, plugin_name: str) -> Any:
+        """The plugin (as it was given) named ``plugin_name``, or None."""
+        return next((original for original, p in zip(self.plugins, self.pipeline, strict=True)
+                     if p.name == plugin_name), None)
+
+    def for_invocation(self) -> PluginManager:
+        """A copy of this manager (its class and settings) for one invocation: the
+        same plugins, in lists of its own, each with a fresh initial state."""
+        fresh = copy.copy(self)
+        fresh.plugins, fresh.pipeline = list(self.plugins), list(self.pipeline)
+        fresh.states = {p.name: p.initial_state() for p in self.pipeline}
+        return fresh
 
     def see_requests(self) -> bool:
         """Whether a plugin has a hook that is given the model request (``before_model``,
         ``on_model_error``) of its own: not the base class's no-op, ours or google-adk's
         (any other object is taken to have one)."""
-        return any(_sees_requests(plugin) for plugin in self.plugins)
+        return any(_sees_requests(plugin) for plugin in self.pipeline)
 
     async def first(self, hook: str, *args: Any) -> Any:
         """Run ``hook`` on each plugin in order until one returns a result."""
-        for plugin in self.plugins:
+        for plugin in self.pipeline:
             state, result = await call_maybe_async(getattr(plugin, hook), self.states[plugin.name], *args)
             self.states[plugin.name] = state
             if result is not None:
@@ -154,12 +185,12 @@ class PluginManager:
 
     async def replayed(self, ctx: Any, event: Any) -> None:
         """Each plugin's ``on_replayed_event`` (see :meth:`Plugin.on_replayed_event`)."""
-        for plugin in self.plugins:
+        for plugin in self.pipeline:
             self.states[plugin.name] = await call_maybe_async(plugin.on_replayed_event, self.states[plugin.name],
                                                               ctx, event)
 
     async def after_run(self, ctx: Any, error: BaseException | None) -> None:
-        for plugin in self.plugins:
+        for plugin in self.pipeline:
             try:
                 self.states[plugin.name] = await call_maybe_async(plugin.after_run, self.states[plugin.name], ctx, error)
             except Exception:

@@ -3,7 +3,9 @@ built-in plugins, each at google-adk's module path (re-exported here as google-a
 re-exports them: :class:`LoggingPlugin`, :class:`ReflectAndRetryToolPlugin`,
 :class:`ReflectAndRetryModelPlugin`, :class:`ToolCallIntegrityPlugin` (and its
 error), :class:`ForceEscalationPlugin`, :class:`DebugLoggingPlugin`, and the
-``tool_result_classifier`` types; ``ModelConsultObservabilityPlugin``, from
+``tool_result_classifier`` types; :class:`PluginManager`, google-adk's registry of
+plugins, which is the engine's pipeline (``Runner.plugin_manager``,
+``ctx.plugin_manager``); ``ModelConsultObservabilityPlugin``, from
 ``adk_actors.tools.model_consult``, on first use, as google-adk's). Such
 plugins run on the engine's plugin pipeline beside this project's own kind
 (``adk_actors.engine.Plugin``); see :mod:`adk_actors.plugins.base_plugin`."""
@@ -19,10 +21,11 @@ from ._tool_call_integrity_plugin import ToolCallIntegrityError, ToolCallIntegri
 from .base_plugin import BasePlugin
 from .debug_logging_plugin import DebugLoggingPlugin
 from .logging_plugin import LoggingPlugin
+from .plugin_manager import PluginManager
 from .reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 
 __all__ = ["BasePlugin", "DebugLoggingPlugin", "ForceEscalationPlugin", "LoggingPlugin",
-           "ModelConsultObservabilityPlugin", "PluginError", "ReflectAndRetryModelPlugin",
+           "ModelConsultObservabilityPlugin", "PluginError", "PluginManager", "ReflectAndRetryModelPlugin",
            "ReflectAndRetryToolPlugin",
            "ToolCallIntegrityError", "ToolCallIntegrityPlugin", "ToolResultClassification", "ToolResultClassifier"]
 

@@ -41,6 +41,7 @@ from ..engine import (
 )
 from ..engine._compaction_adk import summary_after_invocation
 from ..models import resolve_model
+from ..plugins.plugin_manager import PluginManager
 from ..tracing import TraceRecorder, pack
 from ._conformance import conformance_plugin
 from ._run_protocol import Committed, RunOutcome, StartRun, WorkerSettings
@@ -141,7 +142,8 @@ class WorkerTurns(WorkerServices):
             options = dict(settings.model_options or {})
             services = settings.registry is not None
             context: dict[str, Any] = dict(
-                run_config=start.run_config, plugins=[*app.plugins, conformance] if conformance else app.plugins,
+                run_config=start.run_config,
+                plugins=PluginManager([*app.plugins, conformance] if conformance else app.plugins),
                 policies=app.policies, cancel=turn.cancel,
                 context_cache_config=app.context_cache_config, events_compaction_config=app.events_compaction_config,
                 resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),

@@ -57,6 +57,7 @@ from ..messages import (
     UpdateState,
 )
 from ..models import resolve_model
+from ..plugins.plugin_manager import PluginManager
 from ..store import SessionExists, SessionNotFound, SessionStores, SQLiteSessionStore
 from ._partition_timers import CancelGraceOver, RunDeadline
 from ._run_engine import failed_outcome, invocation_events
@@ -341,7 +342,8 @@ class _LocalPartition:
             app = as_app(self.apps[session.app_name]) if session.app_name in self.apps \
                 else self.catalog.load(session.app_name)
             context: dict[str, Any] = dict(
-                run_config=run.request.run_config or RunConfig(), plugins=app.plugins, policies=app.policies,
+                run_config=run.request.run_config or RunConfig(), plugins=PluginManager(app.plugins),
+                policies=app.policies,
                 cancel=token, context_cache_config=app.context_cache_config,
                 events_compaction_config=app.events_compaction_config, resolve_model=resolve_model, run_id=run_id)
             if not isinstance(run.turn, NewTurn | ResumeTurn):
