@@ -33,15 +33,16 @@ Host.load_tree_code()
 
 pytest_plugins = ["supervision.testing"]
 
-#: The files that take longest (60-130 worker-seconds each on CI), longest first. With
+#: The files that take longest (50-180 worker-seconds each on CI), longest first. With
 #: ``--no-loadscope-reorder`` (pyproject) xdist hands the workers whole files in
 #: collection order, so these start first instead of last (its own order, most tests
 #: first, left them for the end, where one worker ran on alone). Order only: a file
 #: not named keeps its place after them.
-SLOWEST_FIRST = ("test_faults_at_once.py", "test_jobs.py", "test_tree_recovery.py", "test_many_hosts.py",
-                 "test_run_folder.py", "test_http.py", "test_cli.py", "test_console.py", "test_cluster.py",
-                 "test_supervisor.py", "test_eval_in_process.py", "test_console_busy_partition.py",
-                 "test_postgres_host.py", "test_mcp_client.py")
+SLOWEST_FIRST = ("test_faults_at_once.py", "test_run_folder.py", "test_cluster.py", "test_http.py",
+                 "test_tree_recovery.py", "test_jobs.py", "test_runtime.py", "test_console.py", "test_cli.py",
+                 "test_postgres_host.py", "test_first_hour.py", "test_chaos_soak.py", "test_eval_in_process.py",
+                 "test_session_actors.py", "test_supervisor.py", "test_many_hosts.py", "test_mcp_client.py",
+                 "test_console_busy_partition.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
