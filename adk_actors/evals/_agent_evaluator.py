@@ -44,8 +44,11 @@ empty set, a module without an agent), or an :class:`EvalError` (an unknown metr
 a criterion or simulator config that is not valid, a custom metric whose function
 cannot be imported: ``_custom``), raised before any agent runs. A custom metric's
 function that answers out of shape is a ``CustomMetricError`` once it is scored.
-A ``conversation_scenario`` case is played by the user simulator (``_simulator``,
-``user_simulator_config`` of the eval config); its invocations have no expected
+A ``conversation_scenario`` case is played by the user simulator google-adk's would
+pick (``_simulator.provide_user_simulator``): the one registered for the type of the
+eval config's ``user_simulator_config`` (the llm-backed one for a dict or none; a
+``register_user_simulator`` simulator of the user's for a config object of its own
+type); its invocations have no expected
 ones, so the metrics that compare with them are not evaluated there (as in
 google-adk).
 """
@@ -64,9 +67,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from .. import models
 from .._exceptions import AdkError
 from .._types import Content, Event, FunctionCall, Part
 from ..engine import App
@@ -92,7 +94,7 @@ from ._models import (
     SessionInput,
 )
 from ._run import invocation_from, said_by_user
-from ._simulator import LlmBackedUserSimulator, LlmBackedUserSimulatorConfig, simulator_config
+from ._simulator import Status, provide_user_simulator, user_simulator_config_of
 from ._timing import busy_intervals
 
 __all__ = ["NUM_RUNS", "AgentEvaluator", "EvalFailed"]
@@ -203,7 +205,7 @@ class AgentEvaluator:
             if (case.conversation is None) == (case.conversation_scenario is None):
                 raise ValueError(f"eval case {case.eval_id!r} must have exactly one of conversation and "
                                  f"conversation_scenario")
-        simulated = simulator_config(eval_config.user_simulator_config) if any(
+        simulated = user_simulator_config_of(eval_config.user_simulator_config) if any(
             case.conversation_scenario is not None for case in eval_set.eval_cases) else None
         agent, app = await AgentEvaluator._get_agent_for_eval(agent_module, agent_name)
         sessions = InMemorySessionService()
@@ -334,12 +336,19 @@ class AgentEvaluator:
 
     @staticmethod
     async def _infer(agent: Any, app: App | None, case: EvalCase, sessions: InMemorySessionService,
-                     artifact_service: Any, simulated: LlmBackedUserSimulatorConfig | None = None,
+                     artifact_service: Any, simulated: BaseModel | None = None,
                      *, quiet: bool = False) -> _Run:
-        """One run of ``case`` (step 3): its conversation's user messages, or those of
-        the user simulator (``simulated``) for a ``conversation_scenario`` case. A
-        failure is kept in the run's ``error`` and logged (an error with its traceback;
-        ``quiet``, for a caller that reports ``error`` itself: at debug level)."""
+        """One run of ``case`` (step 3). Its user is the simulator google-adk's would
+        pick (``_simulator.provide_user_simulator``): its conversation's user messages
+        replayed, or, for a ``conversation_scenario`` case, the simulator registered
+        for the type of ``simulated`` (the eval's simulator config, as
+        ``user_simulator_config_of`` reads it; None: the llm-backed defaults). Turn by
+        turn, the simulator is given a copy of the conversation's events so far (each
+        user message as an event of author ``user``, then the agent's events) and its
+        ``SUCCESS`` message is sent; any other status ends the run. A failure (the
+        simulator's or the agent's) is kept in the run's ``error`` and logged (an
+        error with its traceback; ``quiet``, for a caller that reports ``error``
+        itself: at debug level)."""
         given = case.session_input
         app_name = given.app_name if given and given.app_name else "EvaluationGenerator"
         user_id = given.user_id if given and given.user_id else "test_user_id"
@@ -358,22 +367,15 @@ class AgentEvaluator:
             else:
                 runner = Runner(agent=agent, app_name=app_name, session_service=sessions,
                                 artifact_service=artifact_service, plugins=[recorder])
-            simulator = None
-            if case.conversation_scenario is not None:
-                simulator = LlmBackedUserSimulator(simulated or simulator_config(None), case.conversation_scenario,
-                                                   models.resolve_model)
-            static = iter(case.conversation or [])
-            said: list[tuple[str, Content]] = []
+            simulator = provide_user_simulator(simulated, case)
+            said: list[Event] = []
             actual = []
             async with runner:
                 while True:
-                    if simulator is None:
-                        expected = next(static, None)
-                        message = expected.user_content if expected is not None else None
-                    else:
-                        message = await simulator.next_message(said)
-                    if message is None:
+                    answer = await simulator.get_next_user_message([e.model_copy(deep=True) for e in said])
+                    if answer.status != Status.SUCCESS or answer.user_message is None:
                         break
+                    message = answer.user_message
                     began = time.time()
                     made: list[Event] = []
                     with busy_intervals() as busy:  # the turn's model and tool time (_timing)
@@ -388,7 +390,7 @@ class AgentEvaluator:
                         "duration": round(took, 3), "model_duration": round(busy.model_seconds(), 3),
                         "tool_duration": round(busy.tool_seconds(), 3),
                         "app_details": recorder.details_of(invocation_id)}))
-                    said += [("user", message), *[(e.author, e.content) for e in made if e.content is not None]]
+                    said += [Event(author="user", invocation_id=invocation_id, content=message), *made]
             run.actual = actual
         except Exception as exc:  # the agent's code may raise anything: the run fails, the others go on
             logger.log(logging.DEBUG if quiet else logging.ERROR, "inference failed for eval case %r: %s",

@@ -14,8 +14,10 @@ scores what it did.
    ``session_input``) with the case's state, whose id is the case's own
    (``session_input.session_id``; a session of that id already there is used as it
    is) or else the ``session_id_supplier``'s (``adk-eval-session-<uuid>``); the case's
-   user messages, or the user simulator's for a ``conversation_scenario`` case, sent
-   one after the other by our in-process Runner, each turn making one invocation;
+   user messages, or for a ``conversation_scenario`` case those of the simulator
+   registered for the type of the provider's config (the llm-backed one by default, a
+   ``register_user_simulator`` one of the user's for its own config type), sent one
+   after the other by our in-process Runner, each turn making one invocation;
 4. each case's :class:`InferenceResult` yielded as its run ends (not in the set's
    order): ``SUCCESS`` with the invocations, or ``FAILURE`` with ``error_message``
    when the run raised (logged; the other cases go on) or the case has both or
@@ -56,12 +58,14 @@ import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from .._exceptions import NotFoundError
 from ..artifacts import InMemoryArtifactService
 from ..evals import AgentEvaluator, EvalCase, EvalCaseResult, EvalMetric, SessionInput
 from ..evals._agent_evaluator import _Run
 from ..evals._metrics import check_metric, registry_in_use
-from ..evals._simulator import LlmBackedUserSimulatorConfig, simulator_config
+from ..evals._simulator import user_simulator_config_of
 from ..sessions import InMemorySessionService
 from .base_eval_service import (
     BaseEvalService,
@@ -108,15 +112,17 @@ async def _as_completed(jobs: list[Awaitable[_T]]) -> AsyncGenerator[_T, None]:
             task.cancel()
 
 
-def _simulator_of(provider: Any) -> LlmBackedUserSimulatorConfig:
-    """The user simulator's config: None gives the defaults; a dict, or a config (an
-    eval config's ``user_simulator_config``), or an object holding one as google-adk's
-    ``UserSimulatorProvider`` does. EvalError when it is not a valid llm_backed one."""
+def _simulator_of(provider: Any) -> BaseModel:
+    """The user simulator's config, which picks the simulator of each scenario case
+    (``_simulator.provide_user_simulator``, as ``UserSimulatorProvider.provide``
+    picks it): that of a provider (ours, or an object holding one as google-adk's
+    ``UserSimulatorProvider`` does), or the config or dict given itself; read by
+    ``user_simulator_config_of`` (None: the llm-backed defaults; a config whose type
+    has a registered simulator, as it is; an EvalError for one that is not a valid
+    llm_backed one). A ValueError when it is none of these."""
     config = getattr(provider, "user_simulator_config", getattr(provider, "_user_simulator_config", provider))
-    if config is None or isinstance(config, dict):
-        return simulator_config(config)
-    if hasattr(config, "model_dump"):
-        return simulator_config(config.model_dump(exclude_none=True))
+    if config is None or isinstance(config, dict | BaseModel):
+        return user_simulator_config_of(config)
     raise ValueError(f"user_simulator_provider gives no user simulator config: {provider!r}")
 
 

@@ -2,7 +2,8 @@
 :class:`UserSimulatorProvider`, which carries the user simulator's config to
 ``LocalEvalService(user_simulator_provider=...)`` and gives a case its simulator
 (:meth:`UserSimulatorProvider.provide`, by the classes ``register_user_simulator``
-registered; the llm-backed one is registered here)."""
+registered; the llm-backed one is registered here). The eval runs pick a case's
+simulator the same way (``adk_actors.evals._simulator.provide_user_simulator``)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from ...evals import EvalCase
-from ...evals._simulator import LlmBackedUserSimulatorConfig, simulator_config
+from ...evals._simulator import (
+    LlmBackedUserSimulatorConfig,
+    provide_user_simulator,
+    user_simulator_config_of,
+)
 from .llm_backed_user_simulator import LlmBackedUserSimulator
-from .static_user_simulator import StaticUserSimulator
-from .user_simulator import _SIMULATOR_BY_CONFIG_TYPE, UserSimulator, register_user_simulator
+from .user_simulator import UserSimulator, register_user_simulator
 
 __all__ = ["UserSimulatorProvider"]
 
@@ -24,40 +28,25 @@ register_user_simulator(LlmBackedUserSimulatorConfig, LlmBackedUserSimulator)
 class UserSimulatorProvider:
     """The user simulator's config for the ``conversation_scenario`` cases of an eval
     (a case with a ``conversation`` replays its own user messages and reads none of
-    it). Only google-adk's ``llm_backed`` simulator is offered."""
+    it): google-adk's ``llm_backed`` simulator's, or that of a simulator registered
+    with ``register_user_simulator``."""
 
-    def __init__(self, user_simulator_config: LlmBackedUserSimulatorConfig | dict[str, Any] | None = None) -> None:
-        """Keep the config, checked: None gives the defaults; a dict or a config is
-        read as an eval config's ``user_simulator_config`` (an ``EvalError``, a
-        ValueError, for another type of simulator, bad fields, or custom instructions
-        without the placeholders the simulator fills)."""
-        if (isinstance(user_simulator_config, BaseModel) and type(user_simulator_config) in _SIMULATOR_BY_CONFIG_TYPE
-                and not isinstance(user_simulator_config, LlmBackedUserSimulatorConfig)):
-            self._user_simulator_config: BaseModel = user_simulator_config  # a registered simulator's own config
-            return
-        given = (user_simulator_config.model_dump(exclude_none=True)
-                 if isinstance(user_simulator_config, LlmBackedUserSimulatorConfig) else user_simulator_config)
-        self._user_simulator_config = simulator_config(given)
+    def __init__(self, user_simulator_config: BaseModel | dict[str, Any] | None = None) -> None:
+        """Keep the config, checked: None gives the llm-backed defaults; a config
+        object whose type has a registered simulator is kept as it is; a dict, or
+        another config, is read as an eval config's ``user_simulator_config`` (an
+        ``EvalError``, a ValueError, for another type of simulator, bad fields, or
+        custom instructions without the placeholders the simulator fills)."""
+        self._user_simulator_config: BaseModel = user_simulator_config_of(user_simulator_config)
 
     @property
     def user_simulator_config(self) -> Any:
         return self._user_simulator_config
 
     def provide(self, eval_case: EvalCase) -> UserSimulator:
-        """The simulator of ``eval_case``, in order: a :class:`StaticUserSimulator` of
+        """The simulator of ``eval_case``, in order: a ``StaticUserSimulator`` of
         its ``conversation`` when it has one; a ValueError when it has no
         ``conversation_scenario`` either; else the class registered for the config's
         type, made with ``config=`` and ``conversation_scenario=`` (a ValueError when
         none is registered)."""
-        if eval_case.conversation is not None:
-            return StaticUserSimulator(static_conversation=list(eval_case.conversation))
-        if eval_case.conversation_scenario is None:
-            raise ValueError(f"eval case {eval_case.eval_id!r} has neither a conversation nor a "
-                             "conversation_scenario: give exactly one")
-        simulator = _SIMULATOR_BY_CONFIG_TYPE.get(type(self._user_simulator_config))
-        if simulator is None:
-            registered = sorted(kind.__name__ for kind in _SIMULATOR_BY_CONFIG_TYPE)
-            raise ValueError(f"no user simulator is registered for {type(self._user_simulator_config).__name__}; "
-                             f"register one with register_user_simulator() (registered: {', '.join(registered)})")
-        return simulator(config=self._user_simulator_config,  # type: ignore[call-arg]
-                         conversation_scenario=eval_case.conversation_scenario)
+        return provide_user_simulator(self._user_simulator_config, eval_case)
