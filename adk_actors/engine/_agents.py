@@ -8,7 +8,10 @@ own; the agent's ``_run_impl`` yields its events (a custom agent's ``_run_async_
 or ``_run_live_impl`` for ``run_live``; an event that names no invocation is put in
 this one); unless the agent set ``ctx.end_invocation``, the after-agent hooks run the
 same way, their reply one more event. A hook that returns anything but Content, a string
-or None is an :class:`AgentDefinitionError`.
+or None is an :class:`AgentDefinitionError`. An exception (not a cancellation of the run)
+that leaves the agent, from its hooks or its own work, is told to the plugins'
+``on_agent_error`` (google-adk's ``on_agent_error_callback``) with a callback context of
+the agent, then raised on: an agent around it tells them again as it leaves that one.
 
 Agent definitions do not import the engine: ``AgentBase.run(ctx)`` asks the context
 (``ctx.run_agent``), and ``LlmAgent`` asks it for the model loop (``ctx.run_llm_flow``);
@@ -17,7 +20,8 @@ Agent definitions do not import the engine: ``AgentBase.run(ctx)`` asks the cont
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,7 +33,7 @@ from ..agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from ..types import ours
 from ..workflow import Workflow
 from ._callbacks import call_chain
-from ._context import CallbackContext, InvocationContext
+from ._context import CallbackContext, InvocationContext, RunCancelled
 
 __all__ = ["run_agent"]
 
@@ -79,24 +83,38 @@ async def run_agent(agent: Any, ctx: InvocationContext, *, live: bool = False) -
                                            "branch": ctx.branch, "app": session.app_name,
                                            "user": session.user_id, "session": session.session_id,
                                            "root": root}):
-        replay = ctx.replay
-        # A Workflow resumes inside its scheduler, node run by node run (workflow._run).
-        if replay is not None and replay.has(agent.name, ctx.branch) and not isinstance(agent, Workflow):
-            async for resumed in _resumed_agent(agent, ctx, replay):
-                yield resumed
-            return
-        event, replied = await _agent_hook(ctx, getattr(agent, "before_agent_callback", None), "before_agent")
-        if event is not None:
-            yield event
-        if replied:
-            return
-        async for event in (agent._run_live_impl(ctx) if live else agent._run_impl(ctx)):
-            yield _own(ctx, event)
-        if ctx.end_invocation:
-            return
-        event, _ = await _agent_hook(ctx, getattr(agent, "after_agent_callback", None), "after_agent")
-        if event is not None:
-            yield event
+        try:
+            async with aclosing(_hooked_agent(agent, ctx, live)) as events:
+                async for event in events:
+                    yield event
+        except RunCancelled:
+            raise
+        except Exception as error:
+            if ctx.plugins is not None:
+                await ctx.plugins.agent_error(CallbackContext(ctx), error)
+            raise
+
+
+async def _hooked_agent(agent: Any, ctx: InvocationContext, live: bool) -> AsyncGenerator[Event, None]:
+    """The agent's work between its hooks, or its resumption (see :func:`run_agent`)."""
+    replay = ctx.replay
+    # A Workflow resumes inside its scheduler, node run by node run (workflow._run).
+    if replay is not None and replay.has(agent.name, ctx.branch) and not isinstance(agent, Workflow):
+        async for resumed in _resumed_agent(agent, ctx, replay):
+            yield resumed
+        return
+    event, replied = await _agent_hook(ctx, getattr(agent, "before_agent_callback", None), "before_agent")
+    if event is not None:
+        yield event
+    if replied:
+        return
+    async for event in (agent._run_live_impl(ctx) if live else agent._run_impl(ctx)):
+        yield _own(ctx, event)
+    if ctx.end_invocation:
+        return
+    event, _ = await _agent_hook(ctx, getattr(agent, "after_agent_callback", None), "after_agent")
+    if event is not None:
+        yield event
 
 
 async def _resumed_agent(agent: Any, ctx: InvocationContext, replay: Any) -> AsyncIterator[Event]:

@@ -137,10 +137,13 @@ class InvocationContext(_public.InvocationContext):
         """Run an LlmAgent's model loop in this context (its ``_run_impl``)."""
         return self._engine().run_llm_flow(agent, self)  # type: ignore[no-any-return]
 
-    def run_isolated(self, agent: Any, session: SessionView, message: Content) -> AsyncIterator[Event]:
+    def run_isolated(self, agent: Any, session: SessionView, message: Content, *,
+                     plugins: Any = ()) -> AsyncIterator[Event]:
         """Run ``agent`` as an invocation of its own over ``session`` (an AgentTool's
-        child session), with this invocation's run config, services and cancel token."""
-        return self._engine().run_isolated(agent, session, message, self)  # type: ignore[no-any-return]
+        child session), with this invocation's run config, services and cancel token,
+        and ``plugins`` (none unless given; ``self.plugins`` gives the caller's)."""
+        return self._engine().run_isolated(agent, session, message, self,  # type: ignore[no-any-return]
+                                           plugins=plugins)
 
     def _engine(self) -> Any:
         if self.engine is None:

@@ -32,7 +32,7 @@ from ._agents import run_agent
 from ._context import CancelToken, InvocationContext, SessionView
 from ._flow import run_llm_flow
 from ._node_run import run_as_node
-from ._plugins import Plugin, PluginManager
+from ._plugins import ChainEnded, Plugin, PluginManager
 from ._policy import Policy, PolicySet, Reject, StreamFilter
 from ._resume import CallDecision, NothingToResume, Replay
 from ._services import (
@@ -59,10 +59,14 @@ class _Engine:
         return run_llm_flow(agent, ctx)
 
     @staticmethod
-    def run_isolated(agent: Any, session: SessionView, message: Content, parent: InvocationContext
-                     ) -> AsyncIterator[Event]:
+    def run_isolated(agent: Any, session: SessionView, message: Content, parent: InvocationContext, *,
+                     plugins: Iterable[Plugin] | PluginManager = ()) -> AsyncIterator[Event]:
+        """``agent`` as an invocation of its own over ``session``, with ``parent``'s run
+        config, services and cancel token, and ``plugins`` (none unless given; a
+        manager, such as ``parent.plugins``, gives a copy of its own for the run)."""
         return run_invocation(agent, session, message, run_config=parent.run_config, artifacts=parent.artifacts,
-                              memory=parent.memory, cancel=parent.cancel, resolve_model=parent.resolve_model)
+                              memory=parent.memory, cancel=parent.cancel, resolve_model=parent.resolve_model,
+                              plugins=plugins)
 
 
 ENGINE = _Engine()
@@ -223,9 +227,10 @@ async def checked_message(ctx: InvocationContext, content: Content, *, refused_b
 async def early_reply(ctx: InvocationContext) -> Event | None:
     """The ``before_run`` plugins' answer, when one ends the run before any agent runs:
     an event authored ``model`` (as google-adk's) with that reply, not yet delivered;
-    None when none does."""
+    None when none does, also when a google-adk plugin's answer only ended the chain
+    (a :class:`ChainEnded`: not Content)."""
     early = await ctx.plugins.first("before_run", ctx)
-    if early is None:
+    if early is None or isinstance(early, ChainEnded):
         return None
     reply = early if isinstance(early, Content) else Content.model(str(early))
     return ctx.event(author="model", content=reply)

@@ -27,7 +27,7 @@ from .._types import Content, Event, LlmResponse
 from ..types import ours
 from ._callbacks import Fallback, Reraise, call_maybe_async
 
-__all__ = ["GoogleAdkPlugin", "HookResult", "LoggingPlugin", "Plugin", "PluginError", "PluginManager",
+__all__ = ["ChainEnded", "GoogleAdkPlugin", "HookResult", "LoggingPlugin", "Plugin", "PluginError", "PluginManager",
            "RateLimitPlugin", "RateLimited", "ReflectAndRetryToolPlugin", "as_plugin"]
 
 
@@ -63,6 +63,11 @@ class Plugin:
 
     def before_agent(self, state: Any, cb: Any) -> HookResult:
         return state, None
+
+    def on_agent_error(self, state: Any, cb: Any, error: Exception) -> Any:
+        """``error`` is leaving the agent of ``cb`` (a notification: the error goes on
+        up whatever this returns); return the new state."""
+        return state
 
     def after_agent(self, state: Any, cb: Any) -> HookResult:
         return state, None
@@ -183,6 +188,19 @@ class PluginManager:
                 return result
         return None
 
+    async def agent_error(self, cb: Any, error: Exception) -> None:
+        """Each plugin's ``on_agent_error``, in order (a plugin without one is skipped);
+        one that raises is logged and the next one is told."""
+        for plugin in self.pipeline:
+            hook = getattr(plugin, "on_agent_error", None)
+            if hook is None:
+                continue
+            try:
+                self.states[plugin.name] = await call_maybe_async(hook, self.states[plugin.name], cb, error)
+            except Exception:
+                logging.getLogger("adk_actors.plugins").exception("on_agent_error of plugin %s raised",
+                                                                  plugin.name)
+
     async def replayed(self, ctx: Any, event: Any) -> None:
         """Each plugin's ``on_replayed_event`` (see :meth:`Plugin.on_replayed_event`)."""
         for plugin in self.pipeline:
@@ -205,6 +223,15 @@ class PluginError(AdkError, RuntimeError):
     raises in that case, with the same words; the hook's own exception is its
     ``__cause__``. It ends the invocation as any error of a step does (a host's run
     fails with error type ``PluginError``; the run worker lives on)."""
+
+
+class ChainEnded:
+    """A hook's answer that ends the chain of plugins (the next ones are not asked) but
+    is no reply the engine acts on: a google-adk ``before_run_callback`` that answered
+    with something other than Content. ``value``: that answer."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 #: what google-adk keeps of the original event when an ``on_event_callback`` replaces it
@@ -241,7 +268,8 @@ class GoogleAdkPlugin(Plugin):
     In order, per hook: the google-adk hook is called (awaited when async); if it raises,
     a :class:`PluginError` naming the plugin and the hook is raised from it; its answer is
     converted: a user message or early reply to our ``Content`` (``before_run``: only
-    Content ends the run, as in google-adk; anything else is no answer), an event
+    Content ends the run, as in google-adk; anything else not None, a :class:`ChainEnded`,
+    ends the chain but not the run), an event
     returned by ``on_event_callback`` merged onto the original as google-adk does (its
     fields that were set replace the original's, except ``id``, ``invocation_id`` and
     ``timestamp``). ``after_run`` calls ``after_run_callback`` when the invocation ended
@@ -278,9 +306,11 @@ class GoogleAdkPlugin(Plugin):
 
     async def before_run(self, state: Any, ctx: Any) -> tuple[Any, Any]:
         result = await self._call("before_run_callback", invocation_context=ctx)
-        if not isinstance(result, (Content, BaseModel)):
+        if result is None:
             return state, None
-        return state, self._answer("before_run_callback", result, Content)
+        if isinstance(result, Content) or (isinstance(result, BaseModel) and type(result).__name__ == "Content"):
+            return state, self._answer("before_run_callback", result, Content)
+        return state, ChainEnded(result)
 
     async def on_event(self, state: Any, ctx: Any, event: Any) -> tuple[Any, Any]:
         result = await self._call("on_event_callback", invocation_context=ctx, event=event)
@@ -304,6 +334,10 @@ class GoogleAdkPlugin(Plugin):
 
     async def after_agent(self, state: Any, cb: Any) -> tuple[Any, Any]:
         return state, await self._call("after_agent_callback", agent=cb.invocation.agent, callback_context=cb)
+
+    async def on_agent_error(self, state: Any, cb: Any, error: Exception) -> Any:
+        await self._call("on_agent_error_callback", agent=cb.invocation.agent, callback_context=cb, error=error)
+        return state
 
     async def before_model(self, state: Any, cb: Any, request: Any) -> tuple[Any, Any]:
         result = await self._call("before_model_callback", callback_context=cb, llm_request=request)

@@ -18,7 +18,9 @@ the engine's rules:
   hook's exception as its cause;
 * ``run_after_run_callback`` and ``run_on_run_error_callback`` notify every plugin
   (the engine's ``after_run``: a hook that raises is logged and the next one runs);
-  ``run_on_agent_error_callback`` notifies every plugin that has the hook, likewise.
+  ``run_on_agent_error_callback`` notifies every plugin that has the hook, likewise;
+* ``run_before_run_callback``: an answer that is not Content ends the chain all the
+  same and is returned as it was (the engine then runs the agents, as google-adk does).
 
 A duplicate name, at construction or in :meth:`PluginManager.register_plugin`, is a
 ``ValueError`` (:class:`~adk_actors.AgentDefinitionError`) and nothing is added.
@@ -33,6 +35,7 @@ from typing import Any, Literal
 
 from .._exceptions import AdkError
 from ..engine._callbacks import call_maybe_async
+from ..engine._plugins import ChainEnded
 from ..engine._plugins import PluginManager as _Pipeline
 
 __all__ = ["PluginCallbackName", "PluginManager"]
@@ -79,7 +82,9 @@ class PluginManager(_Pipeline):
         return await self.first("on_user_message", invocation_context, user_message)
 
     async def run_before_run_callback(self, *, invocation_context: Any) -> Any:
-        return await self.first("before_run", invocation_context)
+        """(An answer that is not Content ends the chain and is given back as it was.)"""
+        answer = await self.first("before_run", invocation_context)
+        return answer.value if isinstance(answer, ChainEnded) else answer
 
     async def run_on_event_callback(self, *, invocation_context: Any, event: Any) -> Any:
         return await self.first("on_event", invocation_context, event)
@@ -124,9 +129,9 @@ class PluginManager(_Pipeline):
         await self.after_run(invocation_context, error)
 
     async def run_on_agent_error_callback(self, *, agent: Any, callback_context: Any, error: Exception) -> None:
-        """``on_agent_error_callback`` of each plugin that has one, in order; one that
-        raises is logged and the next one is called. (The engine itself does not call
-        this hook.)"""
+        """``on_agent_error_callback`` of each plugin that has one, in order, given
+        ``agent``; one that raises is logged and the next one is called. (In a run the
+        engine tells the plugins through its ``agent_error`` when an error leaves an agent.)"""
         for plugin in self.plugins:
             hook = getattr(plugin, "on_agent_error_callback", None)
             if hook is None:

@@ -7,7 +7,9 @@ ends the caller's turn); builds the child's message (the request, or the argumen
 validated by ``input_schema`` as JSON, or, with neither, the arguments as JSON); runs
 the agent in a child session of its own (the caller's state copied in, google-adk's
 internal ``_adk`` keys left out; the caller's run config, services and cancel token;
-the caller's artifacts, as google-adk forwards them; its telemetry spans, which
+the caller's artifacts, as google-adk forwards them; with ``include_plugins`` (the
+default) the caller's plugins, each with a state of its own for the child's run, so
+their hooks see the child's invocation as google-adk's child runner shows it to them; its telemetry spans, which
 join the caller's trace under the tool's span, name a session id of its own, a new
 UUID per call, as google-adk's child run in a new in-memory session does);
 copies each state change the child makes back into the caller's state as it happens;
@@ -86,8 +88,9 @@ def _structured(schema: Any, text: str) -> Any:
 class AgentTool(BaseTool):
     """An agent as a tool (google-adk's ``AgentTool``). ``skip_summarization``: the
     agent's answer is the caller's final response, the caller's model not asked again.
-    ``include_plugins`` and ``propagate_grounding_metadata`` are google-adk's; the child
-    runs with the caller's services here whatever they say."""
+    ``include_plugins``: the child runs with the caller's plugins (else with none).
+    ``propagate_grounding_metadata`` is google-adk's; the child runs with the caller's
+    services here whatever they say."""
 
     def __init__(self, agent: Any, skip_summarization: bool = False, *, include_plugins: bool = True,
                  propagate_grounding_metadata: bool = False) -> None:
@@ -134,7 +137,8 @@ class AgentTool(BaseTool):
         pending: set[str] = set()
         # its spans' session (gen_ai.conversation.id): google-adk's child session's, a new UUID
         with telemetry.in_session(str(uuid.uuid4())):
-            async for event in parent.run_isolated(self.agent, child, self._message(args)):
+            plugins = parent.plugins if self.include_plugins and parent.plugins is not None else ()
+            async for event in parent.run_isolated(self.agent, child, self._message(args), plugins=plugins):
                 self._child_event(event, tool_context)
                 for key, value in event.actions.state_delta.items():
                     tool_context.state[key] = value
