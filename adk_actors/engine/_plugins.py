@@ -189,17 +189,20 @@ class PluginManager:
         return None
 
     async def agent_error(self, cb: Any, error: Exception) -> None:
-        """Each plugin's ``on_agent_error``, in order (a plugin without one is skipped);
-        one that raises is logged and the next one is told."""
+        """Each plugin's ``on_agent_error`` (see :meth:`_tell_each`)."""
+        await self._tell_each("on_agent_error", cb, error)
+
+    async def _tell_each(self, hook: str, *args: Any) -> None:
+        """Each plugin's ``hook`` in order, its new state kept (a plugin without one is
+        skipped); one that raises is logged and the next one is told."""
         for plugin in self.pipeline:
-            hook = getattr(plugin, "on_agent_error", None)
-            if hook is None:
+            method = getattr(plugin, hook, None)
+            if method is None:
                 continue
             try:
-                self.states[plugin.name] = await call_maybe_async(hook, self.states[plugin.name], cb, error)
+                self.states[plugin.name] = await call_maybe_async(method, self.states[plugin.name], *args)
             except Exception:
-                logging.getLogger("adk_actors.plugins").exception("on_agent_error of plugin %s raised",
-                                                                  plugin.name)
+                logging.getLogger("adk_actors.plugins").exception("%s of plugin %s raised", hook, plugin.name)
 
     async def replayed(self, ctx: Any, event: Any) -> None:
         """Each plugin's ``on_replayed_event`` (see :meth:`Plugin.on_replayed_event`)."""
@@ -208,11 +211,8 @@ class PluginManager:
                                                               ctx, event)
 
     async def after_run(self, ctx: Any, error: BaseException | None) -> None:
-        for plugin in self.pipeline:
-            try:
-                self.states[plugin.name] = await call_maybe_async(plugin.after_run, self.states[plugin.name], ctx, error)
-            except Exception:
-                logging.getLogger("adk_actors.plugins").exception("after_run of plugin %s raised", plugin.name)
+        """Each plugin's ``after_run`` (see :meth:`_tell_each`)."""
+        await self._tell_each("after_run", ctx, error)
 
 
 # -- google-adk-shaped plugins on this pipeline --------------------------------------------
