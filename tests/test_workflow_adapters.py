@@ -37,7 +37,7 @@ def test_a_nodes_parameters_are_adapted_by_adapters_built_once_across_runs(monke
         init(self, hint, *args, **kwargs)
 
     monkeypatch.setattr(TypeAdapter, "__init__", counting)
-    monkeypatch.setattr(_node_data, "_ADAPTERS", {}, raising=False)  # none kept from other tests
+    _node_data._kept_adapter.cache_clear()  # none kept from other tests
     graph = Workflow(name="words", edges=[(START, node(count_words))])
     for _ in range(5):
         assert _outputs(graph, {"limit": "7"})[-1] == {"words": 1, "limit": 7}  # "7" coerced to int

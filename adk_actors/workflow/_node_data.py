@@ -22,6 +22,7 @@ read as a ToolConfirmation (a malformed one: :class:`WorkflowDataError`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import typing
@@ -112,27 +113,26 @@ def content_payload(content: Content, annotation: Any) -> Any:
         return text
 
 
-#: TypeAdapters by the type they check (see :func:`adapter`); at most ADAPTERS_KEPT of them
-_ADAPTERS: dict[tuple[Any, str], TypeAdapter[Any]] = {}
+#: how many TypeAdapters :func:`adapter` keeps (the least recently used goes first)
 ADAPTERS_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=ADAPTERS_KEPT)
+def _kept_adapter(hint: Any, text: str) -> TypeAdapter[Any]:
+    return TypeAdapter(hint)
 
 
 def adapter(hint: Any) -> TypeAdapter[Any]:
     """pydantic's ``TypeAdapter`` of ``hint``, built the first time a hint is asked for
     and kept, so that a node's parameters and schemas are not compiled again at every
     run (kept by the hint and its text: ``int | float`` equals ``float | int``, but a
-    union is tried in its order); a hint that cannot be a dict key, or one past
-    ``ADAPTERS_KEPT``, gets a new adapter each time. What building it raises goes through."""
-    key = (hint, repr(hint))
+    union is tried in its order); a hint that cannot be a dict key gets a new adapter
+    each time. What building it raises goes through."""
     try:
-        found = _ADAPTERS.get(key)
+        hash(hint)
     except TypeError:  # unhashable (an Annotated with a dict in it, ...)
         return TypeAdapter(hint)
-    if found is None:
-        found = TypeAdapter(hint)
-        if len(_ADAPTERS) < ADAPTERS_KEPT:
-            _ADAPTERS[key] = found
-    return found
+    return _kept_adapter(hint, repr(hint))
 
 
 def _plain(value: Any) -> Any:
