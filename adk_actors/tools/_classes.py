@@ -113,6 +113,10 @@ class ToolPredicate(Protocol):
 class BaseToolset(ABC):
     """The base class of toolsets (google-adk's): tools listed per model step."""
 
+    #: google-adk's switch: list the tools once per invocation (True), or afresh at
+    #: every model step (a toolset whose tools change within a turn sets it False)
+    _use_invocation_cache: bool = True
+
     def __init__(self, *, tool_filter: ToolPredicate | list[str] | None = None,
                  tool_name_prefix: str | None = None) -> None:
         self.tool_filter = tool_filter
@@ -128,11 +132,12 @@ class BaseToolset(ABC):
         """``get_tools``, each tool's name (and its declaration's) prefixed with
         ``tool_name_prefix`` and ``_`` when a prefix is set; the tools returned are
         shallow copies, so the toolset's own keep their names. As google-adk's, the
-        tools are listed once per invocation: a later step of the same invocation
-        (same ``readonly_context.invocation_id``) gets the same list."""
+        tools are listed once per invocation unless ``_use_invocation_cache`` is off: a
+        later step of the same invocation (same ``readonly_context.invocation_id``) gets
+        the same list."""
         invocation_id = getattr(readonly_context, "invocation_id", None)
         cached = getattr(self, "_cached", None)
-        if cached is not None and cached[0] == invocation_id:
+        if self._use_invocation_cache and cached is not None and cached[0] == invocation_id:
             return list(cached[1])
         tools = list(await self.get_tools(readonly_context))
         if self.tool_name_prefix:

@@ -91,6 +91,9 @@ class SkillToolset(BaseToolset):
         additional tools are sorted into tools by name and toolsets (a callable
         becomes a ``FunctionTool``); the core tools are made."""
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
+        # listed afresh at every model step, as google-adk's: a skill loaded in the middle
+        # of a turn offers its tools from the next step on
+        self._use_invocation_cache = False
         if environment is not None:
             raise NotImplementedError(
                 "SkillToolset(environment=...) is not supported: adk_actors has no execution environments"
@@ -167,13 +170,6 @@ class SkillToolset(BaseToolset):
         if invocation is None or self._registry is not None:
             return True
         return any(skill.resources.scripts for skill in self._skills.values())
-
-    async def get_tools_with_prefix(self, readonly_context: Any = None) -> list[BaseTool]:
-        """As :meth:`BaseToolset.get_tools_with_prefix`, but listed afresh at every model
-        step (as google-adk's toolset turns its invocation cache off): a skill loaded
-        in the middle of a turn offers its tools from the next step on."""
-        self._cached = None
-        return await super().get_tools_with_prefix(readonly_context)
 
     async def get_tools(self, readonly_context: Any = None) -> list[BaseTool]:
         """The core tools, then the additional tools the active skills name (see
