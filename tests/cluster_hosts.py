@@ -35,7 +35,7 @@ APPS = 'echo = "runtime_agents:echo_agent"\nsleepy = "runtime_agents:sleepy_agen
 
 def others_of(url: str) -> list[dict[str, Any]]:
     """The other hosts of the cluster as the console of ``url`` shows them."""
-    return list(httpx.get(f"{url}/console/api/tree", timeout=10).json()["others"])
+    return list(httpx.get(f"{url}/console/api/tree", timeout=120).json()["others"])
 
 
 def turn(url: str, session: str, text: str, app: str = "echo", timeout: float = 30) -> httpx.Response:

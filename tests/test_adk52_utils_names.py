@@ -317,6 +317,11 @@ def test_feature_decorators_warn_and_block_as_google_adks(form: str, monkeypatch
             return decorator(target)
         return decorator()(target) if form == "called" else decorator(f"{form} note {id(target)}")(target)
 
+    def labelled(caught: Any) -> bool:
+        # warnings are caught process-wide: a ResourceWarning of a socket another test
+        # left to the collector may land in the window; only the decorators' count
+        return str(caught.message).startswith(("[EXPERIMENTAL]", "[WIP]"))
+
     def seen(module: Any) -> list[Any]:
         def tool(x: int) -> int:
             return x + 1
@@ -329,7 +334,7 @@ def test_feature_decorators_warn_and_block_as_google_adks(form: str, monkeypatch
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = [marked(1), marked(2), kind(3).size]
-        labels = [(w.category, str(w.message).split(":")[0]) for w in caught]
+        labels = [(w.category, str(w.message).split(":")[0]) for w in caught if labelled(w)]
         blocked = applied(module.working_in_progress, tool)
         with pytest.raises(RuntimeError, match=r"^\[WIP\] tool: "):
             blocked(1)
@@ -343,7 +348,7 @@ def test_feature_decorators_warn_and_block_as_google_adks(form: str, monkeypatch
         monkeypatch.delenv("ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS")
         with pytest.raises(TypeError):
             module.experimental()(42)
-        return [results, labels, allowed, len(quiet), marked.__name__, kind.__name__]
+        return [results, labels, allowed, len([w for w in quiet if labelled(w)]), marked.__name__, kind.__name__]
 
     assert seen(our_features) == seen(their_features)
 

@@ -386,7 +386,9 @@ def test_a_caller_sends_a_session_at_home_elsewhere_straight_there(cluster: Clus
     assert httpx.post(f"{hosts[1]['url']}/apps/echo/users/ann/sessions", json={"sessionId": session},
                       timeout=30).status_code == 200
     assert turn(hosts[0]["url"], session, "before").status_code == 200  # the view is known to host 0's HTTP
-    rows = httpx.get(f"{hosts[0]['url']}/console/api/tree", timeout=10).json()["rows"]
+    # the walk of three hosts' trees waits for each busy actor (BUSY_WAIT_FACTOR): on
+    # a loaded machine it takes longer than a turn, so its deadline is the walk's own
+    rows = httpx.get(f"{hosts[0]['url']}/console/api/tree", timeout=120).json()["rows"]
     partitions = [r["pid"] for r in rows if r["path"] in ("sessions/sessions-0", "sessions/sessions-1") and r["pid"]]
     assert len(partitions) == 2
     for pid in partitions:
