@@ -5,8 +5,10 @@ folder, starts it with ``pg_ctl`` on 127.0.0.1 (its Unix socket in that folder,
 password authentication with a random password) and a free port below the kernel's
 range for outgoing connections (``supervision.lowlevel.free_port``; a port taken
 before the server started is replaced, up to ``START_ATTEMPTS`` times), and stops it and
-removes the folder on :meth:`close` (also at interpreter exit, so no server outlives
-the run). Run as root, the server runs as the ``postgres`` user that Debian's
+removes the folder on :meth:`close` (also at interpreter exit; and when the process
+that started it dies without either, killed or interrupted, a watchdog process
+started beside the server stops it and removes the folder within a second or so:
+no server outlives the run). Run as root, the server runs as the ``postgres`` user that Debian's
 package creates (PostgreSQL refuses to run as root).
 
 The cluster is made for tests: ``fsync`` is off (a kill -9 of any client or host
@@ -21,6 +23,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -48,6 +51,18 @@ def _server_program(name: str) -> str:
     return candidates[-1]
 
 
+#: The watchdog's program: argv is the pid of the process that started the server, the
+#: stop command, then the folder. While that process is its parent it sleeps; once it is
+#: reparented (its starter died), it stops the server and removes the folder.
+_WATCHDOG = """
+import os, shutil, subprocess, sys, time
+starter, command, folder = int(sys.argv[1]), sys.argv[2:-1], sys.argv[-1]
+while os.getppid() == starter:
+    time.sleep(0.5)
+subprocess.run(command, capture_output=True, timeout=60, cwd=folder)
+shutil.rmtree(folder, ignore_errors=True)
+"""
+
 #: Ports tried when the one picked was taken meanwhile (another process of the machine
 #: bound it between the pick and the server's start).
 START_ATTEMPTS = 4
@@ -74,6 +89,7 @@ class TemporaryPostgres:
         self.log = self.folder / "server.log"
         self._as_postgres = os.geteuid() == 0
         self._stopped = False
+        self._watchdog: subprocess.Popen[bytes] | None = None
         initdb, self._pg_ctl = _server_program("initdb"), _server_program("pg_ctl")
         pwfile = self.folder / "pw"
         pwfile.write_text(self.password)
@@ -99,14 +115,25 @@ class TemporaryPostgres:
                 if attempt == START_ATTEMPTS - 1 or "Address already in use" not in str(failed):
                     raise
                 self.port = free_port()  # taken since it was picked: another one
+        self._watchdog = self._watch()
         self.url = f"postgresql://{user}:{self.password}@127.0.0.1:{self.port}/postgres"
         self._databases = 0
         self.url = self.new_database("adk")
 
+    def _watch(self) -> subprocess.Popen[bytes]:
+        """Start the watchdog (:data:`_WATCHDOG`) in a session of its own, so that a
+        Ctrl-C or a signal to this process's group does not reach it."""
+        stop = self._as_user([self._pg_ctl, "stop", "-D", str(self.data), "-m", "immediate", "-w", "-t", "30"])
+        return subprocess.Popen([sys.executable, "-I", "-c", _WATCHDOG, str(os.getpid()), *stop, str(self.folder)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True, env={"PATH": os.environ.get("PATH", os.defpath)})
+
+    def _as_user(self, command: list[str]) -> list[str]:
+        return ["runuser", "-u", "postgres", "--", *command] if self._as_postgres else command
+
     def _run(self, command: list[str]) -> None:
         program = Path(command[0]).name
-        if self._as_postgres:
-            command = ["runuser", "-u", "postgres", "--", *command]
+        command = self._as_user(command)
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=self.folder)
         if done.returncode != 0:
             log = self.log.read_text()[-2000:] if self.log.exists() else ""
@@ -125,10 +152,14 @@ class TemporaryPostgres:
         return self.database_url(name)
 
     def close(self) -> None:
-        """Stop the server (fast: its clients are cut off) and remove its folder."""
+        """Stop the watchdog, then the server (fast: its clients are cut off), and
+        remove its folder."""
         if self._stopped:
             return
         self._stopped = True
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait(10)
         if (self.data / "postmaster.pid").exists():
             try:
                 self._run([self._pg_ctl, "stop", "-D", str(self.data), "-m", "immediate", "-w", "-t", "30"])
