@@ -11,8 +11,10 @@ Per invocation, in order:
    leaves that text unscored;
 3. it is then asked to label each sentence against the context (where google-adk
    puts them: every agent's instructions, the user's message, the agents' tool
-   declarations, from the invocation's ``app_details``: ``_app_details``; then the
-   earlier texts, the tool calls and the tools' answers, as JSON), in blocks of
+   declarations, from the invocation's ``app_details``: ``_app_details``; the
+   grounding of Gemini's own search or retrieval in the events before it (and of the
+   text's own event), ``_grounding_text``; then the earlier texts, the tool calls and
+   the tools' answers, as JSON), in blocks of
    ``sentence:``, ``label:``, ``rationale:``, ``supporting_excerpt:`` and
    ``contradicting_excerpt:`` lines; ``supported`` and ``not_applicable`` count 1,
    ``unsupported``, ``contradictory`` and ``disputed`` count 0, any other label
@@ -36,6 +38,7 @@ from typing import Any
 from .._exceptions import AdkError
 from .._types import Content, LlmRequest
 from ._app_details import NO_TOOLS, instructions_of_agents, tool_declarations_text
+from ._grounding_text import grounding_text
 from ._judge import JudgeOutcome, LlmAsAJudgeCriterion, ask, criterion_of, joined_text
 from ._models import EvalMetric, Invocation, InvocationEvent, InvocationEvents
 
@@ -65,11 +68,13 @@ def parse_labels(answer: str) -> list[tuple[str, str]]:
 
 def _context(invocation: Invocation, events: list[InvocationEvent]) -> str:
     """What the agent had when it wrote (step 3), in google-adk's order: every agent's
-    instructions, the user's message, the agents' tool declarations, then the events."""
+    instructions, the user's message, the agents' tool declarations, the grounding of
+    ``events`` (``_grounding_text``), then the events."""
     tools = tool_declarations_text(invocation.app_details)
     parts = [f"developer_instructions:\n{instructions_of_agents(invocation.app_details)}\n",
              f"user_prompt:\n{joined_text(invocation.user_content) or ''}\n",
-             f"tool_declarations:\n{tools if tools is not None else NO_TOOLS}\n"]
+             f"tool_declarations:\n{tools if tools is not None else NO_TOOLS}\n",
+             f"grounding_metadata:\n{grounding_text(InvocationEvents(invocation_events=events))}\n"]
     for event in events:
         if event.content is None:
             continue
@@ -94,7 +99,10 @@ def _steps(invocation: Invocation, intermediate: bool) -> list[tuple[str, str]]:
     if intermediate:
         for index, event in enumerate(events):
             texts = [part.text for part in event.content.parts if part.text] if event.content is not None else []
-            steps += [(text, _context(invocation, events[:index])) for text in texts]
+            # a text's own grounding is context for it (its event without content, as google-adk adds it)
+            before = events[:index] + ([event.model_copy(update={"content": None})]
+                                       if event.grounding_metadata is not None else [])
+            steps += [(text, _context(invocation, before)) for text in texts]
     final = joined_text(invocation.final_response)
     if final:
         steps.append((final, _context(invocation, events)))
@@ -118,7 +126,9 @@ def _label_prompt(context: str, sentences: list[str]) -> str:
             "- disputed: the context says it and also says otherwise (give both);\n"
             "- not_applicable: it asserts no fact (a greeting, a question, an opinion, a plan, a disclaimer).\n"
             "The context starts with what the agent's developer told it and the tools it was given. Tool outputs "
-            "are the answers of the tool calls just above them; trust them when the call fits the request.\n"
+            "are the answers of the tool calls just above them; trust them when the call fits the request. "
+            "Grounding metadata is what the model's own search or retrieval found: a sentence its "
+            "grounding_supports tie to its sources is supported.\n"
             "Answer one block per sentence, in order, with exactly these lines (null where there is no excerpt):\n"
             "sentence: <the sentence>\nlabel: <the label>\nrationale: <why>\nsupporting_excerpt: <words or null>\n"
             "contradicting_excerpt: <words or null>\n\n"

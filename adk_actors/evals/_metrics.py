@@ -158,6 +158,9 @@ class EvaluatorLookup(Protocol):
     def get_evaluator(self, eval_metric: EvalMetric) -> Evaluator:
         """A new evaluator of ``eval_metric``."""
 
+    def user_registered_metrics(self) -> list[MetricInfo]:
+        """The info of the metrics registered beyond the built-in ones, in order."""
+
 
 #: the registry the metric evaluator registry module makes its default (set on its import)
 _DEFAULT_REGISTRY: list[EvaluatorLookup] = []
@@ -305,12 +308,19 @@ _DESCRIPTIONS = {
 def metrics_info(custom_metrics: dict[str, CustomMetricConfig] | None = None) -> list[MetricInfo]:
     """The metrics this kit computes, as google-adk's ``metrics-info`` lists them; then
     the custom metrics of an eval config's ``custom_metrics`` (``_custom``), one of a
-    built-in metric's name taking its place."""
+    built-in metric's name taking its place; then each metric the user registered in
+    the metric evaluator registry in use (``registry_in_use``, else the default one:
+    google-adk lists every metric of its registry), one of a name listed before taking
+    that one's place."""
     custom = {name: custom_metric_info(name, config) for name, config in (custom_metrics or {}).items()}
     built_in = [MetricInfo(metric_name=name, description=_DESCRIPTIONS[name],
                            metric_value_info=MetricValueInfo(interval=Interval(min_value=0.0, max_value=1.0)))
                 for name in (*_SCORERS, *JUDGE_METRICS) if name not in custom]
-    return built_in + list(custom.values())
+    listed = {str(info.metric_name): info for info in built_in + list(custom.values())}
+    registry = _REGISTRY_IN_USE.get() or (_DEFAULT_REGISTRY[0] if _DEFAULT_REGISTRY else None)
+    for info in registry.user_registered_metrics() if registry is not None else []:
+        listed[str(info.metric_name)] = info
+    return list(listed.values())
 
 
 def _status(value: float | None, threshold: float) -> EvalStatus:

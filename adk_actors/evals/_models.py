@@ -26,7 +26,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from .._types import Content, FunctionCall, FunctionResponse, Part, UsageMetadata
+from .._types import Content, FunctionCall, FunctionResponse, GroundingMetadata, Part, UsageMetadata
 
 __all__ = [
     "AgentDetails",
@@ -61,8 +61,14 @@ class _Eval(BaseModel):
 
 
 class InvocationEvent(_Eval):
+    """One event of an invocation as an eval records it (google-adk's): who made it, its
+    content (None for the final response's own event: that is the invocation's
+    ``final_response``), the grounding of Gemini's own tools (search, retrieval) it
+    carried, the model's token counts and version."""
+
     author: str
     content: Content | None = None
+    grounding_metadata: GroundingMetadata | None = None
     usage_metadata: UsageMetadata | None = None
     model_version: str | None = None
 

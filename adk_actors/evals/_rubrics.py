@@ -11,8 +11,9 @@ Per invocation, in order:
 2. a prompt with, where google-adk's has them, from the invocation's ``app_details``
    (``_app_details``): the instructions of the agent that answered (the final-response
    metric only) and every agent's tool declarations (both metrics); then the user's
-   message, the tool calls and their answers in order, the
-   final response (the final-response metric; with
+   message, the tool calls and their answers in order, the grounding of Gemini's own
+   search or retrieval in the invocation's events (the final-response metric,
+   ``_grounding_text``), the final response (the final-response metric; with
    ``include_intermediate_responses_in_final`` the earlier texts too) and the rubrics,
    each as ``[id: <id>] <property>``; it asks, per rubric, for lines ``ID:``,
    ``Property:``, ``Rationale:`` and ``Verdict: yes|no``;
@@ -48,6 +49,7 @@ from .._exceptions import AdkError
 from .._types import Content, LlmRequest
 from ._app_details import NO_TOOLS, instructions_of_responder, tool_declarations_text
 from ._errors import EvalError
+from ._grounding_text import grounding_text
 from ._judge import (
     JudgeOutcome,
     LlmAsAJudgeCriterion,
@@ -205,7 +207,8 @@ def _prompt(metric: str, invocation: Invocation, rubrics: list[Rubric], with_int
         "Judge each property on its own, from what is shown here only: "
         + ("what the agent's developer told it, " if final else "")
         + "the tools the agent had, the user's request, the tools the agent called with what they answered "
-        "(trust these answers), and " + ("the agent's final answer." if final else "nothing else."),
+        "(trust these answers), " + ("what the model's own search or retrieval found (grounding_metadata: trust "
+                                     "it too) and the agent's final answer." if final else "and nothing else."),
     ]
     if final:
         parts.append(f"<agent_instructions>\n{instructions_of_responder(invocation)}\n</agent_instructions>")
@@ -215,6 +218,7 @@ def _prompt(metric: str, invocation: Invocation, rubrics: list[Rubric], with_int
         f"<tool_steps>\n{_steps(invocation)}\n</tool_steps>",
     ]
     if metric == RUBRIC_FINAL_RESPONSE:
+        parts.append(f"<grounding_metadata>\n{grounding_text(invocation.intermediate_data)}\n</grounding_metadata>")
         parts.append(f"<final_answer>\n{response_text(invocation, with_intermediate) or ''}\n</final_answer>")
     parts.append(f"<properties>\n{listed}\n</properties>")
     parts.append(

@@ -142,14 +142,18 @@ def said_by_user(event: Event) -> bool:
 
 def invocation_from(invocation_id: str, user_content: Content, when: float, answers: list[Event]) -> Invocation:
     """One invocation: the user's message and the events that answered it (the last
-    final response, a text one rather than one without text; the others in between)."""
+    final response, a text one rather than one without text), and as its events, in
+    order, each answer with content parts or with grounding metadata (google-adk keeps
+    a grounded event without content too), each with its grounding; the final
+    response's own event without its content (it is the invocation's final response)."""
     final: Event | None = None
     for event in answers:
         if _is_final(event) and (final is None or _text(event) or not _text(final)):
             final = event
     between = [InvocationEvent(author=e.author, content=None if e is final else e.content,
-                               usage_metadata=e.usage_metadata, model_version=e.model_version)
-               for e in answers if e.content is not None and e.content.parts]
+                               grounding_metadata=e.grounding_metadata, usage_metadata=e.usage_metadata,
+                               model_version=e.model_version)
+               for e in answers if (e.content is not None and e.content.parts) or e.grounding_metadata is not None]
     return Invocation(invocation_id=invocation_id, user_content=user_content,
                       final_response=final.content if final is not None else None,
                       intermediate_data=InvocationEvents(invocation_events=between), creation_timestamp=when)

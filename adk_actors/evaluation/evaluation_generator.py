@@ -2,7 +2,9 @@
 a case and the invocations of each of its runs, and :class:`EvaluationGenerator`'s
 ``generate_responses``, which makes them by running an agent module on an eval set in
 this process (as :class:`~adk_actors.evals.AgentEvaluator` runs one; live mode and
-google-adk's session-file helpers are not offered)."""
+google-adk's session-file helpers are not offered), and its
+``convert_events_to_eval_invocations``, a session's events as the invocations an eval
+records (``adk_actors.evals.invocations_of``)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..evals import AgentEvaluator, EvalCase, EvalSet, Invocation
+from .._types import Event
+from ..evals import AgentEvaluator, AppDetails, EvalCase, EvalSet, Invocation, invocations_of
 from ..sessions import InMemorySessionService
 from .local_eval_service import _simulator_of
 
@@ -60,3 +63,21 @@ class EvaluationGenerator:
                 responses.append(run.actual)
             results.append(EvalCaseResponses(eval_case=case, responses=responses))
         return results
+
+    @staticmethod
+    def convert_events_to_eval_invocations(
+            events: list[Event], app_details_per_invocation: dict[str, AppDetails] | None = None,
+            durations_per_invocation: dict[str, float] | None = None, *,
+            model_durations_per_invocation: dict[str, float] | None = None,
+            tool_durations_per_invocation: dict[str, float] | None = None) -> list[Invocation]:
+        """``events`` (of one or more invocations, the user's messages among them) as
+        invocations, as an eval run records them (``invocations_of``: per invocation
+        id, the user's message, the final response, the events in between with their
+        grounding), then each given its app details and durations from the maps,
+        by its invocation id (None where a map has no entry)."""
+        return [invocation.model_copy(update={
+            "app_details": (app_details_per_invocation or {}).get(invocation.invocation_id),
+            "duration": (durations_per_invocation or {}).get(invocation.invocation_id),
+            "model_duration": (model_durations_per_invocation or {}).get(invocation.invocation_id),
+            "tool_duration": (tool_durations_per_invocation or {}).get(invocation.invocation_id)})
+            for invocation in invocations_of(events)]

@@ -3,9 +3,9 @@
 judges read it. The texts and statuses are those our judge metrics use
 (``adk_actors.evals._judge``, ``_metrics``, ``_app_details``).
 
-``get_grounding_metadata_as_json_str`` reads the events' ``grounding_metadata``; the
-invocations our eval runs record keep none yet (``InvocationEvent`` has no such
-field), so for them it says that none was provided."""
+``get_grounding_metadata_as_json_str`` reads the events' ``grounding_metadata``: the
+invocations our eval runs record keep each event's grounding (a search or retrieval
+of Gemini's own tools), the final response's included, where google-adk keeps it."""
 
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ from typing import Any
 from .._types import Content
 from ..evals import AppDetails, EvalStatus, Invocation
 from ..evals._app_details import tool_declarations_text
+from ..evals._grounding_text import grounding_text
 from ..evals._judge import joined_text, response_text
 from ..evals._metrics import _status
 from ..types import GenerateContentConfig
-from .eval_case import IntermediateDataType, InvocationEvents, get_all_tool_calls_with_responses
+from .eval_case import IntermediateDataType, get_all_tool_calls_with_responses
 from .eval_rubrics import RubricScore
 
 __all__ = ["Label", "build_judge_request_config", "get_average_rubric_score", "get_eval_status",
@@ -89,23 +90,10 @@ def get_tool_calls_and_responses_as_json_str(intermediate_data: IntermediateData
     return json.dumps({"tool_calls_and_response": steps}, indent=2, ensure_ascii=False)
 
 
-NO_GROUNDING = "No grounding metadata was provided."
-
-
 def get_grounding_metadata_as_json_str(intermediate_data: IntermediateDataType | None) -> str:
     """The grounding metadata of an invocation's events, each with its step (the
     event's index) and author, as JSON: ``{"grounding_metadata": [{"step", "author",
     "grounding_metadata"}]}`` without empty fields, indented by 2;
-    :data:`NO_GROUNDING` when the data is not events or no event has any."""
-    if not isinstance(intermediate_data, InvocationEvents):
-        return NO_GROUNDING
-    entries: list[dict[str, Any]] = []
-    for step, event in enumerate(intermediate_data.invocation_events):
-        grounding = getattr(event, "grounding_metadata", None)
-        if grounding:
-            data = grounding.model_dump(mode="json", exclude_none=True) if hasattr(grounding, "model_dump") \
-                else grounding
-            entries.append({"step": step, "author": event.author, "grounding_metadata": data})
-    if not entries:
-        return NO_GROUNDING
-    return json.dumps({"grounding_metadata": entries}, indent=2, ensure_ascii=False)
+    "No grounding metadata was provided." when the data is not events or no event has any (the text
+    our judges' prompts carry, ``adk_actors.evals._grounding_text``)."""
+    return grounding_text(intermediate_data)

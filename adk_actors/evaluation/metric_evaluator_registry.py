@@ -75,6 +75,8 @@ class MetricEvaluatorRegistry:
         #: the function path of each metric registered from an eval config's custom_metrics
         self._custom_function_paths: dict[str, str] = {}
         _register_standard_metrics(self)
+        #: the built-in entries as first registered (what :meth:`user_registered_metrics` leaves out)
+        self._standard = dict(self._registry)
 
     def get_evaluator(self, eval_metric: EvalMetric) -> Evaluator:
         """A new evaluator of ``eval_metric``, in order: NotFoundError when no class is
@@ -119,6 +121,14 @@ class MetricEvaluatorRegistry:
     def get_registered_metrics(self) -> list[MetricInfo]:
         """A copy of the info of each metric registered, in the order registered."""
         return [info.model_copy(deep=True) for _, info in self._registry.values()]
+
+    def user_registered_metrics(self) -> list[MetricInfo]:
+        """A copy of the info of each metric registered after the built-in ones (a new
+        name, or a built-in name registered again), in the order registered: what
+        ``adk_actors.evals.metrics_info`` adds to its list, as google-adk's
+        ``metrics-info`` lists every registered metric."""
+        return [entry[1].model_copy(deep=True) for name, entry in self._registry.items()
+                if entry is not self._standard.get(name)]
 
     def fork(self) -> MetricEvaluatorRegistry:
         """A new registry with this one's mappings; what either registers afterwards

@@ -11,7 +11,9 @@ such as ``additionalProperties``, ``title`` and ``$defs`` dropped), a declaratio
 ``behavior`` (``NON_BLOCKING``, live conversations) as google-genai sends it;
 ``generationConfig`` with ``responseMimeType`` / ``responseSchema``; Gemini's own
 tools (``request.builtin_tools``: ``googleSearch``, ``urlContext``, ``codeExecution``...)
-as entries of ``tools`` after the function declarations. ``connect`` opens a Live API conversation (``_gemini_live``). Response side:
+as entries of ``tools`` after the function declarations (those only Vertex AI takes,
+``enterpriseWebSearch`` and ``retrieval``, refused on the Gemini API with an
+InvalidRequestError before sending, as google-genai refuses them). ``connect`` opens a Live API conversation (``_gemini_live``). Response side:
 candidate parts (``executableCode`` / ``codeExecutionResult`` included),
 ``finishReason``, ``usageMetadata``, ``groundingMetadata``; a ``SAFETY``-type finish or a
 ``promptFeedback.blockReason`` is a :class:`ContentBlocked` error.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic.alias_generators import to_camel
@@ -44,6 +46,9 @@ GO_ON = "Go on from your last turn as instructed; if nothing is left to do, give
 #: system instruction, as google-adk sends one (in our words); not in live runs
 ANSWER_THE_INSTRUCTION = "Answer as your system instruction asks."
 
+#: Gemini's tool entries only Gemini on Vertex AI takes -> how an error names them
+_VERTEX_ONLY_TOOLS = {"enterpriseWebSearch": "enterprise_web_search",
+                      "retrieval": "Retrieval (Vertex AI Search, Vertex AI RAG)"}
 _BLOCKING = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 _DROP = {"additionalProperties", "title", "$defs", "definitions", "$schema", "default", "examples", "const"}
 
@@ -113,6 +118,8 @@ def _usage(data: dict[str, Any]) -> UsageMetadata | None:
 
 class GeminiModel(HttpModel):
     provider = "gemini"
+    #: whether requests may carry Gemini's tools that only Vertex AI takes (``_VERTEX_ONLY_TOOLS``)
+    takes_vertex_only_tools: ClassVar[bool] = False
     #: the API version in the path (``Gemini(api_version=...)`` sets it)
     api_version = "v1beta"
 
@@ -124,6 +131,18 @@ class GeminiModel(HttpModel):
 
     def headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self.api_key} if self.api_key else {}
+
+    def _refuse_vertex_only_tools(self, entries: list[dict[str, Any]]) -> None:
+        """On the Gemini API (not :attr:`takes_vertex_only_tools`), an
+        InvalidRequestError for the first of ``entries`` only Gemini on Vertex AI
+        takes, naming it (google-genai refuses the same before sending); nothing otherwise."""
+        if self.takes_vertex_only_tools:
+            return
+        for entry in entries:
+            refused = next((key for key in entry if key in _VERTEX_ONLY_TOOLS), None)
+            if refused is not None:
+                raise InvalidRequestError(f"{_VERTEX_ONLY_TOOLS[refused]} is Gemini's on Vertex AI only: the "
+                                          "Gemini API (an API key) does not take it")
 
     def payload(self, request: LlmRequest, stream: bool) -> dict[str, Any]:
         config = request.config
@@ -146,9 +165,7 @@ class GeminiModel(HttpModel):
                     else {}),
                  **({"behavior": str(t.behavior)} if t.behavior is not None else {})} for t in request.tools]}]
             body["tools"] = (declared if request.tools else []) + [dict(entry) for entry in request.builtin_tools]
-            if any("enterpriseWebSearch" in entry for entry in request.builtin_tools):
-                raise InvalidRequestError("enterprise_web_search is Gemini's on Vertex AI only: the Gemini API "
-                                          "(an API key) does not take it")
+            self._refuse_vertex_only_tools(request.builtin_tools)
         if request.tools:
             choice = config.get("tool_choice")
             if choice in ("any", "none"):

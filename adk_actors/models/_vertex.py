@@ -100,6 +100,7 @@ class _DefaultCredentials:
 
 class VertexGeminiModel(_DefaultCredentials, GeminiModel):
     provider = "vertex_ai"
+    takes_vertex_only_tools = True  # enterprise_web_search, retrieval (Vertex AI Search, RAG)
     api_version = "v1beta1"
 
     def __init__(self, name: str, *, project: str | None, location: str | None, base_url: str,

@@ -24,27 +24,32 @@ from ._function import FunctionTool, LongRunningFunctionTool, ToolArgumentError,
 from ._gemini_builtins import enterprise_web_search_tool as enterprise_web_search
 from ._gemini_builtins import google_maps_grounding, google_search, url_context
 from ._request_input_tool import request_input
+from .discovery_engine_search_tool import DiscoveryEngineSearchTool, SearchResultMode
 from .example_tool import ExampleTool
 from .get_user_choice_tool import get_user_choice
 from .transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
+from .vertex_ai_search_tool import VertexAiSearchTool
 
 __all__ = [
     "AgentTool",
     "AuthToolArguments",
     "BaseTool",
     "BaseToolset",
+    "DiscoveryEngineSearchTool",
     "ExampleTool",
     "FunctionTool",
     "LongRunningFunctionTool",
     "ModelConsultContextConfig",
     "ModelConsultTool",
     "PreloadMemoryTool",
+    "SearchResultMode",
     "Tool",
     "ToolArgumentError",
     "ToolContext",
     "ToolPredicate",
     "Toolset",
     "TransferToAgentTool",
+    "VertexAiSearchTool",
     "enterprise_web_search",
     "exit_loop",
     "get_user_choice",
