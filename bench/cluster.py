@@ -356,10 +356,17 @@ def clusters(store: TemporaryPostgres, counts: list[int], concurrent: int, per_s
     return results
 
 
+#: Printed by google-adk's interpreter: the database drivers its half needs that it lacks.
+PEER_DRIVERS = ("import importlib.util as u\n"
+                "print(' '.join(m for m in ('sqlalchemy', 'aiosqlite', 'psycopg') if u.find_spec(m) is None))")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--google-adk-python", default=sys.executable,
-                        help="an interpreter where google-adk is installed (default: this one)")
+                        help="an interpreter where google-adk is installed with what its users install for "
+                             "DatabaseSessionService on SQLite and PostgreSQL: pip install 'google-adk[db]' "
+                             "aiosqlite 'psycopg[binary]' (default: this one)")
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--concurrent", type=int, default=50)
     parser.add_argument("--per-session", type=int, default=5)
@@ -385,6 +392,10 @@ def main() -> None:
         with TemporaryPostgres() as server:
             print_clusters(clusters(server, counts, args.concurrent, args.per_session, args.lease), args)
         return
+    missing = subprocess.run([args.google_adk_python, "-c", PEER_DRIVERS], capture_output=True, text=True).stdout
+    if missing.strip():
+        sys.exit(f"google-adk's interpreter {args.google_adk_python} lacks {missing.strip()}: DatabaseSessionService "
+                 "on SQLite and PostgreSQL needs pip install 'google-adk[db]' aiosqlite 'psycopg[binary]'")
     Host.load_tree_code()
     with TemporaryPostgres() as server:
         work = Path(tempfile.mkdtemp(prefix="bench-gadk-"))
@@ -413,6 +424,10 @@ def main() -> None:
         ratio_sqlite = values[0] / values[2]
         ratio_pg = values[1] / values[3]
         print(f"{label:40}" + "".join(f"{v:24.1f}" for v in values) + f"{ratio_sqlite:19.2f}x{ratio_pg:15.2f}x")
+    for name, side in sides.items():
+        if side.get("concurrent_failed_turns"):
+            print(f"{name}: {side['concurrent_failed_turns']} of the burst's {args.concurrent * args.per_session} "
+                  f"turns failed (not timed; turns/s counts those served): {'; '.join(side['concurrent_failures'])}")
     pg_over_sqlite = sides["ours, PostgreSQL"]["text_turn_ms"] / sides["ours, SQLite"]["text_turn_ms"]
     print(f"\nours: a serial turn on PostgreSQL takes {pg_over_sqlite:.2f}x its time on SQLite")
     print(f"\ntwo hosts on PostgreSQL, turns from one host's Runner: serial turn {hop['here_turn_ms']:.1f} ms on a "
