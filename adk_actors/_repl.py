@@ -6,8 +6,10 @@ is loaded by the host's own catalog and run by the in-process :class:`Runner` on
 asyncio loop. What :func:`run_agent_folder` does, in order:
 
 1. The folder is checked and loaded (:func:`load_agent_folder`); the session store is
-   opened (:func:`open_sessions`: ``--session_service_uri`` ``memory://``,
-   ``sqlite://PATH`` or a ``postgresql://`` URL; ``--in_memory``; by default a SQLite
+   opened (:func:`open_session_service`: ``--session_service_uri`` ``memory://``,
+   ``sqlite://PATH`` or a ``postgresql://`` URL; another scheme, the service its
+   registered factory makes (``FolderRun.session_factory``: google-adk's service
+   registry, ``adk_actors.cli.service_registry``); ``--in_memory``; by default a SQLite
    file in the agents folder's ``.adk-actors/``, beside a served host's data but not
    its store). A bad folder, store, state or file is a :class:`ConfigError` (exit 2)
    before anything runs.
@@ -65,15 +67,19 @@ from .engine import (
     remember_explicit_env,
 )
 from .runners import Runner
+from .sessions import BaseSessionService, Session
 from .sessions._store_service import StoreSessionService
 from .store import SessionData, SessionNotFound, StoreError, in_memory_store, open_session_store
 
-__all__ = ["FolderRun", "load_agent_folder", "open_sessions", "run_agent_folder", "session_file_json"]
+__all__ = ["FolderRun", "load_agent_folder", "open_session_service", "open_sessions", "run_agent_folder",
+           "session_file_json"]
 
 #: Where the sessions of ``run AGENT_DIR`` are kept by default: this file in the
 #: ``.adk-actors`` folder of the agents folder (AGENT_DIR's parent).
 SESSIONS_FILE = "run-sessions.db"
 EXIT = "exit"
+#: The ``--session_service_uri`` schemes :func:`open_sessions` opens itself.
+OPENED_SCHEMES = frozenset({"memory", "sqlite", "postgresql", "postgres"})
 _TIMEOUT = re.compile(r"(\d+)([sm]?)\Z")
 
 
@@ -94,6 +100,11 @@ class FolderRun:
     in_memory: bool = False
     jsonl: bool = False
     session_service_uri: str | None = None
+    #: Consulted for a ``--session_service_uri`` scheme not in :data:`OPENED_SCHEMES`:
+    #: called with the URI and the agents folder (AGENT_DIR's parent), it returns the
+    #: service a factory registered for that scheme makes, or None when none is
+    #: registered (the CLI gives google-adk's service registry's).
+    session_factory: Callable[[str, str], BaseSessionService | None] | None = None
 
 
 class _TerminalApprovals:
@@ -175,13 +186,68 @@ def open_sessions(options: FolderRun, folder: Path) -> StoreSessionService:
         elif parsed.scheme in ("postgresql", "postgres"):
             location = uri
         else:
-            raise ConfigError(f"--session_service_uri {uri!r}: use memory://, sqlite://PATH or postgresql://...")
+            raise ConfigError(f"--session_service_uri {uri!r}: use memory://, sqlite://PATH or postgresql://..., "
+                              "or a scheme the agent's services.py or services.yaml registers")
     try:
         if uri is None:
             data.mkdir(mode=0o700, exist_ok=True)
         return StoreSessionService(open_session_store(location))
     except (StoreError, OSError) as exc:
         raise ConfigError(f"the session store {location} does not open: {exc}") from None
+
+
+def open_session_service(options: FolderRun, folder: Path) -> BaseSessionService:
+    """The session service of a run. A ``--session_service_uri`` whose scheme is not
+    one :func:`open_sessions` opens, with a ``session_factory``: the service the factory
+    makes (ConfigError naming the scheme when the factory raises or makes no session
+    service); a scheme it has no factory for, and every other case: :func:`open_sessions`
+    (ConfigError for a scheme nobody opens)."""
+    uri = options.session_service_uri
+    scheme = urlparse(uri).scheme if uri else ""
+    if uri and not options.in_memory and options.session_factory is not None and scheme not in OPENED_SCHEMES:
+        try:
+            service = options.session_factory(uri, str(folder.parent))
+        except Exception as exc:  # the user's factory: whatever it raises is told as a bad URI
+            raise ConfigError(f"--session_service_uri {scheme}://...: the factory registered for {scheme!r} "
+                              f"failed: {type(exc).__name__}: {exc}") from exc
+        if service is not None:
+            if not isinstance(service, BaseSessionService):
+                raise ConfigError(f"--session_service_uri {scheme}://...: the factory registered for {scheme!r} "
+                                  f"made a {type(service).__name__}, not a session service")
+            return service
+    return open_sessions(options, folder)
+
+
+class _Sessions:
+    """A run's session operations: on the store of a :class:`StoreSessionService` (the
+    schemes this module opens), else through the session service's own API (a service a
+    registered factory made)."""
+
+    def __init__(self, service: BaseSessionService) -> None:
+        self.service = service
+        self.store = service.store if isinstance(service, StoreSessionService) else None
+
+    async def create(self, app_name: str, user_id: str, session_id: str,
+                     state: dict[str, Any] | None) -> SessionData | Session:
+        if self.store is not None:
+            return self.store.create_session(app_name, user_id, session_id, state)
+        return await self.service.create_session(app_name=app_name, user_id=user_id, session_id=session_id,
+                                                 state=state)
+
+    async def find(self, app_name: str, user_id: str, session_id: str) -> SessionData | Session | None:
+        """The session, or None when there is none."""
+        if self.store is not None:
+            try:
+                return self.store.get_session(app_name, user_id, session_id)
+            except SessionNotFound:
+                return None
+        return await self.service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+
+    async def append(self, session: SessionData | Session, event: Event) -> None:
+        if self.store is not None:
+            self.store.append_event(session.app_name, session.user_id, session.id, event)
+        else:
+            await self.service.append_event(session, event)  # type: ignore[arg-type]
 
 
 def _json_file(path: str, flag: str) -> Any:
@@ -247,7 +313,7 @@ def _timeout(text: str | None) -> float | None:
     return float(found.group(1)) * (60 if found.group(2) == "m" else 1)
 
 
-def session_file_json(session: SessionData) -> str:
+def session_file_json(session: SessionData | Session) -> str:
     """A session as google-adk writes it (``id``, ``appName``, ``userId``, ``state``,
     ``events``, ``lastUpdateTime``; no null field), indented."""
     return json.dumps({"id": session.id, "appName": session.app_name, "userId": session.user_id,
@@ -334,7 +400,7 @@ def _read(prompt: str) -> str | None:
 class _Session:
     """One session of a run: its turns, printed."""
 
-    def __init__(self, runner: Runner, session: SessionData, options: FolderRun) -> None:
+    def __init__(self, runner: Runner, session: SessionData | Session, options: FolderRun) -> None:
         self.runner, self.session = runner, session
         self.printer = _Printer(options.jsonl, session.id)
         self.seconds = _timeout(options.timeout)
@@ -397,52 +463,50 @@ async def _run(options: FolderRun) -> int:
     replay = _replay_file(options.replay) if options.replay else None
     saved = _saved_session(options.resume) if options.resume else None
     _timeout(options.timeout)
-    sessions = open_sessions(options, folder)
-    store = sessions.store
-    runner = _TerminalRunner(app=app, app_name=app_name, session_service=sessions)
+    service = open_session_service(options, folder)
+    store = _Sessions(service)
+    runner = _TerminalRunner(app=app, app_name=app_name, session_service=service)
     runner.approvals = _TerminalApprovals(_read)
     try:
         if options.query is not None:
             return await _once(runner, store, app_name, options, state)
         if replay is not None:
             replay_state, queries = replay
-            session = store.create_session(app_name, options.user_id, options.session_id or str(uuid.uuid4()),
-                                           {**replay_state, "_time": datetime.now().isoformat()})
+            session = await store.create(app_name, options.user_id, options.session_id or str(uuid.uuid4()),
+                                         {**replay_state, "_time": datetime.now().isoformat()})
             run = _Session(runner, session, options)
             for query in queries:
                 print(f"[user]: {query}", flush=True)
                 await run.turn(Content(role="user", parts=(Part(text=query),)))
         elif saved is not None:
             saved_state, events = saved
-            session = store.create_session(app_name, options.user_id, str(uuid.uuid4()), saved_state)
+            session = await store.create(app_name, options.user_id, str(uuid.uuid4()), saved_state)
             run = _Session(runner, session, options)
             for event in events:
-                store.append_event(app_name, options.user_id, session.id, event)
+                await store.append(session, event)
                 run.printer.event(event)
             run.printer.failed = False  # a failure of the saved conversation is not this run's
             await run.repl()
         else:
-            session = store.create_session(app_name, options.user_id, str(uuid.uuid4()), state)
+            session = await store.create(app_name, options.user_id, str(uuid.uuid4()), state)
             run = _Session(runner, session, options)
             print(f"Running agent {getattr(app.root_agent, 'name', app_name)}, type exit to exit.", flush=True)
             await run.repl()
         if options.save_session:
-            _save(store, app_name, options, session.id, folder)
+            await _save(store, app_name, options, session.id, folder)
         return 1 if run.printer.failed else 0
     finally:
         await runner.close()
 
 
-async def _once(runner: Runner, store: Any, app_name: str, options: FolderRun,
+async def _once(runner: Runner, store: _Sessions, app_name: str, options: FolderRun,
                 state: dict[str, Any] | None) -> int:
     """google-adk's single-step mode: one turn of QUERY, its session named on standard
     error; exit 2 when it paused for input, 1 when it failed. When the session waits
     on a long-running call, QUERY is that call's answer (JSON, else ``{"result": QUERY}``)."""
     session_id = options.session_id or str(uuid.uuid4())
-    try:
-        session = store.get_session(app_name, options.user_id, session_id)
-    except SessionNotFound:
-        session = store.create_session(app_name, options.user_id, session_id, state)
+    found = await store.find(app_name, options.user_id, session_id)
+    session = found if found is not None else await store.create(app_name, options.user_id, session_id, state)
     if not options.jsonl:
         print(f"Session ID: {session.id}", file=sys.stderr, flush=True)
     run = _Session(runner, session, options)
@@ -468,13 +532,16 @@ async def _once(runner: Runner, store: Any, app_name: str, options: FolderRun,
     return 1 if run.printer.failed else 0
 
 
-def _save(store: Any, app_name: str, options: FolderRun, session_id: str, folder: Path) -> None:
+async def _save(store: _Sessions, app_name: str, options: FolderRun, session_id: str, folder: Path) -> None:
     """Write the session to ``AGENT_DIR/ID.session.json`` (ID asked for unless given)."""
     name = options.session_id or _read("Session ID to save: ")
     if not name or not name.strip() or "/" in name or name.startswith("."):
         raise ConfigError("--save_session needs a session id to name the file (letters, digits, '-', '_')")
     path = folder / f"{name.strip()}.session.json"
-    path.write_text(session_file_json(store.get_session(app_name, options.user_id, session_id)), encoding="utf-8")
+    session = await store.find(app_name, options.user_id, session_id)
+    if session is None:
+        raise ConfigError(f"--save_session: session {session_id} is no longer in the session service")
+    path.write_text(session_file_json(session), encoding="utf-8")
     print("Session saved to", path, flush=True)
 
 

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from ..config import Settings
     from ..runtime import Host, HostConfig
+    from .service_registry import ServiceKind
 
 __all__ = ["IGNORED", "ServedStorage", "UnsupportedParameterError", "agents_folder", "build_app", "host_config",
            "refuse_unsupported", "storage"]
@@ -122,6 +123,21 @@ def _sqlite_path(uri: str) -> str | None:
     return None if location == ":memory:" else str(Path(location).resolve())
 
 
+def _registered_scheme(kind: ServiceKind, uri: str | None) -> str | None:
+    """Why a host refuses ``uri`` when a user registered its scheme for ``kind`` in the
+    service registry (in code, or a services file); None otherwise."""
+    # the services' modules are loaded only when get_fast_api_app asks (not by adk-actors web)
+    from .service_registry import custom_scheme
+
+    scheme = custom_scheme(kind, uri)
+    if scheme is None:
+        return None
+    return (f"{scheme!r} is a {kind} scheme registered in the service registry, but a host keeps its {kind}s in "
+            "its own store actors, in other processes, which cannot use a service made by a factory of this "
+            "process (run the agent in process with that service, e.g. adk_actors.runners.Runner, or give "
+            "the host a URI it serves)")
+
+
 def storage(agents_dir: Path, settings: Settings, *, session_service_uri: str | None,
             artifact_service_uri: str | None, memory_service_uri: str | None, use_local_storage: bool,
             task_store_uri: str | None) -> ServedStorage:
@@ -142,12 +158,19 @@ def storage(agents_dir: Path, settings: Settings, *, session_service_uri: str | 
       outlives a restart unless the store is temporary); anything else refused.
     * A2A tasks: none: a SQLite file in the data folder; ``sqlite:///PATH``: that
       file; anything else refused.
+    * whatever those rules say, a session, artifact or memory URI whose scheme a user
+      registered in the service registry (:mod:`adk_actors.cli.service_registry`) is
+      refused, the message naming the scheme and why.
 
     The data folder is ``ADK_ACTORS_HOST__DATA_DIR`` when set, else
     ``AGENTS_DIR/.adk-actors`` (as ``adk-actors web``)."""
     problems: dict[str, str] = {}
     store_url, temporary = "", False
     uri = session_service_uri
+    registered = {name: why for name, why in (
+        ("session_service_uri", _registered_scheme("session", session_service_uri)),
+        ("artifact_service_uri", _registered_scheme("artifact", artifact_service_uri)),
+        ("memory_service_uri", _registered_scheme("memory", memory_service_uri))) if why is not None}
     if uri is None:
         temporary = not use_local_storage
     elif uri == "memory://" or (urlsplit(uri).scheme.split("+")[0] == "sqlite" and _sqlite_path(uri) is None):
@@ -179,6 +202,7 @@ def storage(agents_dir: Path, settings: Settings, *, session_service_uri: str | 
             a2a_tasks = _sqlite_path(task_store_uri)
         else:
             problems["task_store_uri"] = "A2A tasks are kept in a SQLite file (sqlite:///PATH, or none)"
+    problems.update(registered)  # a registered scheme's refusal says why, over the generic one
     if problems:
         raise UnsupportedParameterError(problems)
     if temporary:

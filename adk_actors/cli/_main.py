@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     folder.add_argument("--timeout", help="each turn's deadline: 30s, 5m")
     folder.add_argument("--in_memory", action="store_true", help="keep the sessions in memory only")
     folder.add_argument("--jsonl", action="store_true", help="every event as a JSON line")
-    folder.add_argument("--session_service_uri", help="memory://, sqlite://PATH or postgresql://... "
+    folder.add_argument("--session_service_uri", help="memory://, sqlite://PATH, postgresql://... or a scheme "
+                        "AGENT_DIR's services.py / services.yaml registers "
                         "(default: AGENT_DIR/../.adk-actors/run-sessions.db)")
     run.set_defaults(func=cmd_run)
     create = sub.add_parser("create", help="make an agent folder NAME (google-adk's adk create)")

@@ -254,16 +254,25 @@ def runner_for(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """An AGENT_DIR (a folder, and no ``--url`` or ``--port``): run in this process
-    (``_repl``); else one turn of APP on a host, which needs a MESSAGE."""
+    """An AGENT_DIR (a folder, and no ``--url`` or ``--port``): its ``services.yaml`` /
+    ``services.py`` loaded (``service_registry.load_services_module``, as google-adk's
+    ``adk run``), then run in this process (``_repl``), a ``--session_service_uri``
+    scheme ``_repl`` does not open itself made by the factory registered for it; else
+    one turn of APP on a host, which needs a MESSAGE."""
     if Path(args.app).is_dir() and not args.url and not args.port:
         from .._repl import FolderRun, run_agent_folder
+        from .service_registry import get_service_registry, load_services_module
+
+        load_services_module(str(Path(args.app).resolve()))  # google-adk's adk run: the agent folder's services files
+
+        def registered(uri: str, agents_dir: str) -> Any:
+            return get_service_registry().create_session_service(uri, agents_dir=agents_dir)
 
         return run_agent_folder(FolderRun(
             agent_dir=args.app, query=args.message, user_id=args.user, replay=args.replay, resume=args.resume,
             save_session=args.save_session, session_id=args.session_id or args.session, state=args.state,
             state_file=args.state_file, timeout=args.timeout, in_memory=args.in_memory, jsonl=args.jsonl or args.json,
-            session_service_uri=args.session_service_uri))
+            session_service_uri=args.session_service_uri, session_factory=registered))
     if args.message is None:
         raise ConfigError(f"run {args.app}: give a MESSAGE for an app of a host, or an agent folder (run AGENT_DIR)")
     folder_only = [flag for flag in ("replay", "resume", "save_session", "session_id", "state", "state_file", "timeout",

@@ -66,7 +66,12 @@ def get_fast_api_app(
     ``express_mode``, ``avatar_config``, ``max_llm_calls``, and URIs of kinds not
     served (``agentengine://``, ``mysql://``, ``gs://``, ``rag://`` ...); an
     ``agents_dir`` that is no folder, or is one agent's own folder, is a ``ConfigError``
-    too. The parameters in :data:`IGNORED` are accepted and not used. Then the settings
+    too. The folder's ``services.yaml`` / ``services.py`` are loaded
+    (:func:`adk_actors.cli.service_registry.load_services_module`, as google-adk does);
+    a session, artifact or memory URI whose scheme a user registered there (or in code)
+    is then refused by name (:class:`UnsupportedParameterError`, saying why: a host's
+    store actors cannot use a service made in this process). The parameters in
+    :data:`IGNORED` are accepted and not used. Then the settings
     are read from the environment (``ADK_ACTORS_*``: the actor system's port
     ``ADK_ACTORS_HOST__PORT``, bearer tokens ``ADK_ACTORS_HTTP__TOKENS`` ...) and the
     app is built; no process is started.
@@ -88,6 +93,7 @@ def get_fast_api_app(
     Ctrl-C), stops it: no process of the host is left."""
     from ..config import load_settings
     from ._fast_api_host import agents_folder, build_app, refuse_unsupported, storage
+    from .service_registry import load_services_module
 
     refuse_unsupported({
         "agent_loader": agent_loader, "eval_storage_uri": eval_storage_uri, "url_prefix": url_prefix,
@@ -98,6 +104,7 @@ def get_fast_api_app(
         "gemini_enterprise_app_name": gemini_enterprise_app_name, "express_mode": express_mode,
         "avatar_config": avatar_config, "max_llm_calls": max_llm_calls})
     folder = agents_folder(agents_dir)
+    load_services_module(agents_dir)
     settings = load_settings(None)
     served = storage(folder, settings, session_service_uri=session_service_uri,
                      artifact_service_uri=artifact_service_uri, memory_service_uri=memory_service_uri,
