@@ -8,7 +8,11 @@
   as MCP and JSON schema see them; :class:`McpToolsetConfig`, an agent file's
   ``McpToolset`` args;
 * :func:`apps_server`: a host's apps as MCP tools (``adk-actors mcp`` on stdio, and
-  the host's ``/mcp`` over streamable HTTP).
+  the host's ``/mcp`` over streamable HTTP);
+* :class:`McpInstructionProvider`: an agent's instruction from a server's prompt;
+  :class:`ProgressFnT` and :class:`ProgressCallbackFactory`, a toolset's progress
+  callbacks; :class:`MCPSessionManager`, :class:`SessionContext`,
+  :func:`create_mcp_http_client`: google-adk's SDK session helpers.
 """
 
 from .._exceptions import McpCallTimeout, McpError, McpUnavailable
@@ -27,7 +31,16 @@ from ._params import (
     toolset_arguments,
     toolset_key,
 )
+from ._progress import ProgressCallbackFactory, ProgressFnT
+from ._prompts import EmptyMcpPrompt, McpInstructionProvider
 from ._server import AgentAnswer, apps_server
+from ._sessions import (
+    CheckableMcpHttpClientFactory,
+    McpSessionError,
+    MCPSessionManager,
+    SessionContext,
+    create_mcp_http_client,
+)
 from ._toolset import McpService, McpTool, McpToolset, McpToolsetSpec
 
 #: google-adk's older spelling.
@@ -36,17 +49,25 @@ MCPToolset = McpToolset
 __all__ = [
     "ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR",
     "AgentAnswer",
+    "CheckableMcpHttpClientFactory",
     "ConnectionParams",
+    "EmptyMcpPrompt",
+    "MCPSessionManager",
     "MCPToolset",
     "McpCallTimeout",
     "McpConnection",
     "McpError",
+    "McpInstructionProvider",
     "McpService",
+    "McpSessionError",
     "McpTool",
     "McpToolset",
     "McpToolsetConfig",
     "McpToolsetSpec",
     "McpUnavailable",
+    "ProgressCallbackFactory",
+    "ProgressFnT",
+    "SessionContext",
     "SseConnectionParams",
     "StdioConnectionParams",
     "StdioServerParameters",
@@ -54,6 +75,7 @@ __all__ = [
     "adk_to_mcp_tool_type",
     "apps_server",
     "connection_params",
+    "create_mcp_http_client",
     "gemini_to_json_schema",
     "to_mcp_server",
     "toolset_arguments",

@@ -38,6 +38,7 @@ from supervision.lowlevel import load_scaled
 
 from .._exceptions import McpCallTimeout, McpError, McpUnavailable
 from ._params import ConnectionParams, SseConnectionParams, StdioConnectionParams
+from ._progress import ProgressFnT
 
 __all__ = ["RESOURCES_LIST", "RESOURCES_READ", "McpConnection", "resource_contents", "tool_info"]
 
@@ -124,14 +125,19 @@ class McpConnection:
         started = sorted(_children() - before)
         return cls(params, client, stack, [tool_info(t) for t in listed.tools], started[0] if started else None)
 
-    async def call_tool(self, name: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def call_tool(self, name: str, args: dict[str, Any], timeout: float,
+                        progress_callback: ProgressFnT | None = None) -> dict[str, Any]:
         """The tool's result as google-adk gives it to the model (the ``CallToolResult``
-        as JSON: ``content``, ``structuredContent``, ``isError``)."""
+        as JSON: ``content``, ``structuredContent``, ``isError``). With
+        ``progress_callback``, the call asks the server for progress reports and each
+        one the server sends while the call is pending is awaited with it
+        (``progress``, ``total``, ``message``) on this connection's event loop; the
+        deadline covers the callbacks too."""
         if self.closed:
             raise McpUnavailable("the connection to the MCP server is closed")
         try:
             async with asyncio.timeout(timeout):
-                result = await self._client.call_tool(name, args)
+                result = await self._client.call_tool(name, args, progress_callback=progress_callback)
         except TimeoutError:
             raise McpCallTimeout(f"the MCP tool {name!r} did not answer within {timeout:g} s") from None
         except asyncio.CancelledError:
@@ -159,14 +165,15 @@ class McpConnection:
                                               lambda: self._client.read_resource(uri))
         return [_dumped(content) for content in result.contents]
 
-    async def answer(self, name: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def answer(self, name: str, args: dict[str, Any], timeout: float,
+                     progress_callback: ProgressFnT | None = None) -> dict[str, Any]:
         """A host toolset actor's request: ``RESOURCES_LIST`` is answered
         ``{"resources": [...]}`` (:meth:`list_resources`), ``RESOURCES_READ``
         ``{"contents": [...]}`` (:meth:`read_resource` of ``args["uri"]``; McpError
         without a string ``uri``), unless the server has a tool of that name; any other
-        name is the tool's call (:meth:`call_tool`)."""
+        name is the tool's call (:meth:`call_tool`, with ``progress_callback``)."""
         if name not in (RESOURCES_LIST, RESOURCES_READ) or any(tool["name"] == name for tool in self.tools):
-            return await self.call_tool(name, args, timeout)
+            return await self.call_tool(name, args, timeout, progress_callback)
         if name == RESOURCES_LIST:
             return {"resources": await self.list_resources(timeout)}
         uri = args.get("uri")

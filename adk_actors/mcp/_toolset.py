@@ -20,6 +20,20 @@ blob contents); each with the parameters' ``timeout`` as its deadline. With
 tool (:class:`adk_actors.tools.load_mcp_resource_tool.LoadMcpResourceTool`) after the
 server's tools, which offers them to the model.
 
+Progress, as google-adk 2.13 has it: ``progress_callback`` is a
+:class:`~adk_actors.mcp.ProgressFnT` (awaited with ``progress``, ``total``,
+``message`` for each progress report the server sends while a call of any of the
+toolset's tools is pending) or a :class:`~adk_actors.mcp.ProgressCallbackFactory`
+(called for each call with the tool's name and ``callback_context=`` the call's tool
+context, giving the callback of that call, or None); ``McpTool(...,
+progress_callback=...)`` overrides the toolset's for one tool. The callback runs where
+the call's user code is: with this object's own connection (the engine alone, tests),
+on the run's event loop as each report comes; on a host, where the call runs in the
+toolset's actor, in the run worker, on the run's loop too: the actor keeps the call's
+reports, which the run's side asks for while the call is pending (every 0.25 s) and
+once after it (``_services_client._RemoteMcp.call_tool``), so each comes within about
+that, and every one before the call's result.
+
 Where the connection lives: on a host, in the host's toolset actor for these
 parameters (the invocation's ``mcp`` service: one connection per toolset and host,
 restarted with backoff, never one per run); elsewhere (the engine alone, tests), in
@@ -51,6 +65,7 @@ from ._params import (
     toolset_arguments,
     toolset_key,
 )
+from ._progress import ProgressCallbackFactory, ProgressFnT, resolve_progress_callback
 
 __all__ = ["McpService", "McpTool", "McpToolset", "McpToolsetSpec"]
 
@@ -75,14 +90,15 @@ class McpService(Protocol):
     async def list_tools(self, toolset: McpToolsetSpec) -> list[dict[str, Any]]: ...
 
     async def call_tool(self, toolset: McpToolsetSpec, name: str, args: dict[str, Any],
-                        timeout: float) -> dict[str, Any]: ...
+                        timeout: float, progress: ProgressFnT | None = None) -> dict[str, Any]: ...
 
 
 class McpToolset:
     def __init__(self, *, connection_params: ConnectionParams | StdioServerParameters,
                  tool_filter: Sequence[str] | Callable[[str], bool] | None = None,
                  tool_name_prefix: str | None = None, call_timeout: float = 60.0, name: str | None = None,
-                 use_mcp_resources: bool | None = False) -> None:
+                 use_mcp_resources: bool | None = False,
+                 progress_callback: ProgressFnT | ProgressCallbackFactory | None = None) -> None:
         if isinstance(connection_params, StdioServerParameters):  # google-adk takes it bare too
             connection_params = StdioConnectionParams(server_params=connection_params)
         self.spec = McpToolsetSpec(toolset_key(connection_params), connection_params)
@@ -91,6 +107,7 @@ class McpToolset:
         self.tool_name_prefix = tool_name_prefix
         self.call_timeout = call_timeout
         self.use_mcp_resources = bool(use_mcp_resources)
+        self.progress_callback = progress_callback
         self._local: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task[McpConnection]] = (
             weakref.WeakKeyDictionary())
 
@@ -167,12 +184,19 @@ class McpToolset:
     def _resource_timeout(self) -> float:
         return float(self.spec.params.timeout)
 
-    async def call(self, ctx: Any, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Call the server's tool ``name`` (see the module)."""
+    async def call(self, ctx: Any, name: str, args: dict[str, Any],
+                   progress_callback: ProgressFnT | None = None) -> dict[str, Any]:
+        """Call the server's tool ``name`` (see the module): through the host's toolset
+        actor when ``ctx`` has one, else on this object's connection; either way with
+        ``progress_callback`` awaited for each progress report of the call, on this
+        event loop."""
         service = _service(ctx)
         if service is not None:
-            return await service.call_tool(self.spec, name, args, self.call_timeout)
-        return await (await self._connection()).call_tool(name, args, self.call_timeout)
+            if progress_callback is None:
+                return await service.call_tool(self.spec, name, args, self.call_timeout)
+            return await service.call_tool(self.spec, name, args, self.call_timeout, progress=progress_callback)
+        return await (await self._connection()).call_tool(name, args, self.call_timeout,
+                                                          progress_callback=progress_callback)
 
     async def close(self) -> None:
         """End this object's own connections (a host's toolset actor keeps its own)."""
@@ -224,8 +248,10 @@ class McpTool:
 
     is_long_running = False
 
-    def __init__(self, toolset: McpToolset, info: dict[str, Any]) -> None:
+    def __init__(self, toolset: McpToolset, info: dict[str, Any], *,
+                 progress_callback: ProgressFnT | ProgressCallbackFactory | None = None) -> None:
         self.toolset = toolset
+        self.progress_callback = progress_callback if progress_callback is not None else toolset.progress_callback
         self.server_name: str = info["name"]
         self.name = f"{toolset.tool_name_prefix}_{self.server_name}" if toolset.tool_name_prefix else self.server_name
         self.description: str = info["description"]
@@ -272,4 +298,8 @@ class McpTool:
             llm_request.append_instructions([TOOL_DESCRIPTION_PREAMBLE])
 
     async def run(self, tool_context: Any, args: dict[str, Any]) -> dict[str, Any]:
-        return await self.toolset.call(tool_context.invocation, self.server_name, args)
+        """Call the server's tool with ``args``, its progress reports given to the
+        callback :func:`resolve_progress_callback` makes of :attr:`progress_callback`
+        for this tool's name and ``tool_context`` (see :meth:`McpToolset.call`)."""
+        callback = resolve_progress_callback(self.progress_callback, self.name, tool_context)
+        return await self.toolset.call(tool_context.invocation, self.server_name, args, callback)

@@ -46,6 +46,10 @@ The actor:
 3. answers ``ListMcpTools`` from the list it got, and runs each ``CallMcpTool`` on
    its loop without blocking its messages (the answer comes back through a pipe it
    watches), with the call's deadline: a timeout is answered ``mcp_timeout``. A call
+   with a ``progress`` id keeps the server's progress reports of it (at most
+   ``_MAX_REPORTS``, for at most ``_MAX_PROGRESS_CALLS`` calls, the oldest forgotten
+   first), which ``McpCallProgress`` asks for while the call is pending and once after
+   (the run's side gives them to the user's callback, in the run worker). A call
    named ``resources/list`` or ``resources/read`` (``McpConnection.answer``) lists or
    reads the server's resources instead, the same way; the server refusing one is
    answered ``mcp_error`` (the connection stays);
@@ -74,7 +78,7 @@ from supervision.protocol import Cast
 
 from .._exceptions import McpCallTimeout, McpError, McpUnavailable
 from .._validate import check_message
-from ._service_calls import CallMcpTool, ListMcpTools, McpToolsetStart
+from ._service_calls import CallMcpTool, ListMcpTools, McpCallProgress, McpToolsetStart
 
 if TYPE_CHECKING:  # (for the annotations only: the actor imports it in ``init``)
     from ..mcp import McpConnection
@@ -83,6 +87,10 @@ __all__ = ["MCP_CLIENT", "McpToolsetActor", "OpenGiveUp", "ToolsetOpenFailed", "
 
 #: The module a toolset actor imports as its connection opens (and the mcp SDK with it).
 MCP_CLIENT: Final = "adk_actors.mcp"
+#: The calls whose progress reports a toolset actor keeps (the oldest forgotten first).
+_MAX_PROGRESS_CALLS: Final = 256
+#: The progress reports kept of one call (those after are dropped).
+_MAX_REPORTS: Final = 1000
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,7 @@ class McpToolsetActor(GenServer):
         self.connection: McpConnection | None = None
         self.failure: str | None = None  # why the connection could not be opened
         self._in_flight: dict[str, CallerRef] = {}
+        self._progress: dict[str, list[list[Any]]] = {}  # (appended on the connection's thread)
         self._done: queue.SimpleQueue[tuple[CallerRef | None, concurrent.futures.Future[Any]]] = queue.SimpleQueue()
         self._bell_read, self._bell_write = os.pipe()
         os.set_blocking(self._bell_read, False)
@@ -147,6 +156,12 @@ class McpToolsetActor(GenServer):
         self._opening.add_done_callback(lambda done: self._answer_soon(None, done))
 
     def handle_call(self, request: Any, caller: CallerRef) -> Any:
+        if isinstance(request, McpCallProgress):
+            reports = self._progress.get(request.progress, [])
+            kept = [list(report) for report in reports[max(0, request.after):]]
+            if request.done:
+                self._progress.pop(request.progress, None)
+            return kept
         if isinstance(request, (ListMcpTools, CallMcpTool)):
             if self.failure is not None:
                 raise CallError(f"the MCP server could not be started: {self.failure}", code="mcp_unavailable")
@@ -167,10 +182,27 @@ class McpToolsetActor(GenServer):
         if not isinstance(request.args, dict) or not isinstance(request.name, str):
             raise CallError("a tool call needs a name and a dict of arguments", code="invalid_request")
         future = asyncio.run_coroutine_threadsafe(
-            self.connection.answer(request.name, request.args, max(0.001, float(request.timeout))), self._loop)
+            self.connection.answer(request.name, request.args, max(0.001, float(request.timeout)),
+                                   self._progress_keeper(request.progress)), self._loop)
         self._in_flight[caller.ref] = caller
         future.add_done_callback(lambda done: self._answer_soon(caller, done))
         return NO_REPLY
+
+    def _progress_keeper(self, progress: str) -> Any:
+        """None without a ``progress`` id; else the callback keeping the call's reports
+        under it (run on the connection's thread; the oldest call's forgotten when more
+        than ``_MAX_PROGRESS_CALLS`` are kept)."""
+        if not progress:
+            return None
+        reports = self._progress[progress] = []
+        while len(self._progress) > _MAX_PROGRESS_CALLS:
+            self._progress.pop(next(iter(self._progress)))
+
+        async def keep(value: float, total: float | None, message: str | None) -> None:
+            if len(reports) < _MAX_REPORTS:
+                reports.append([value, total, message])
+
+        return keep
 
     def _opened(self, done: concurrent.futures.Future[Any]) -> None:
         """The opening ended: serve from now on, and tell the supervisor; or fail every

@@ -41,6 +41,7 @@ __all__ = [
     "ListArtifacts",
     "ListMcpTools",
     "LoadArtifact",
+    "McpCallProgress",
     "McpToolsetStart",
     "PutCredential",
     "Record",
@@ -315,8 +316,22 @@ class ListMcpTools:
 @dataclass(frozen=True)
 class CallMcpTool:
     """-> the tool's result (content, structuredContent, isError); ``mcp_timeout`` when
-    ``timeout`` passes first, ``mcp_unavailable`` when the server cannot answer."""
+    ``timeout`` passes first, ``mcp_unavailable`` when the server cannot answer. With a
+    ``progress`` id, the toolset actor keeps the call's progress reports under it, for
+    :class:`McpCallProgress`."""
 
     name: str
     args: dict[str, Any]
     timeout: float
+    progress: str = ""
+
+
+@dataclass(frozen=True)
+class McpCallProgress:
+    """-> the progress reports (``[progress, total, message]`` lists) a toolset actor
+    kept for the call of id ``progress``, after its first ``after``; an unknown id has
+    none. ``done``: forget the call's reports after answering (its result came)."""
+
+    progress: str
+    after: int
+    done: bool = False

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import time
+import uuid
 from typing import Any, Protocol
 
 from pydantic import SecretStr
@@ -41,6 +43,7 @@ from ._service_calls import (
     ListArtifacts,
     ListMcpTools,
     LoadArtifact,
+    McpCallProgress,
     McpToolsetStart,
     PutCredential,
     Record,
@@ -73,6 +76,12 @@ SERVICE_WAIT = 10.0
 MCP_BACKOFF = Backoff(min_delay=0.2, max_delay=10.0)
 #: How long one try at listing an MCP toolset's tools waits (see _RemoteMcp.list_tools).
 _MCP_LIST_TRY = 1.0
+#: How often a pending MCP call with a progress callback asks for the call's reports.
+_MCP_PROGRESS_EVERY = 0.25
+#: How long one such ask waits for the toolset actor.
+_MCP_PROGRESS_WAIT = 2.0
+
+_log = logging.getLogger("adk_actors.mcp")
 
 
 class ServiceError(Exception):
@@ -282,12 +291,46 @@ class _RemoteMcp:
                     raise
                 await asyncio.sleep(0.05)
 
-    async def call_tool(self, toolset: Any, name: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+    async def call_tool(self, toolset: Any, name: str, args: dict[str, Any], timeout: float,
+                        progress: Any = None) -> dict[str, Any]:
         """Call the tool once (a call is not repeated: it may have done something);
         the toolset actor answers ``mcp_timeout`` at ``timeout``, so waiting a little
-        longer only covers an actor that died with the call."""
-        result: dict[str, Any] = await self._ask(toolset, CallMcpTool(name, args, timeout), timeout + 2.0)
-        return result
+        longer only covers an actor that died with the call. With ``progress`` (an
+        async callable), in order: the call is sent with a new progress id; while it is
+        pending, every ``_MCP_PROGRESS_EVERY`` s the actor is asked for the call's new
+        reports (each ask within ``_MCP_PROGRESS_WAIT`` s; one unanswered is skipped),
+        and each is awaited with ``progress`` here, in the run worker, in order; when
+        the call has ended, once more (the actor then forgets them); then the call's
+        result or error. A callback that raises is logged; the call goes on."""
+        if progress is None:
+            result: dict[str, Any] = await self._ask(toolset, CallMcpTool(name, args, timeout), timeout + 2.0)
+            return result
+        call_id = uuid.uuid4().hex
+        call = asyncio.ensure_future(self._ask(toolset, CallMcpTool(name, args, timeout, call_id), timeout + 2.0))
+        seen = 0
+        try:
+            while True:
+                ended = bool((await asyncio.wait({call}, timeout=_MCP_PROGRESS_EVERY))[0])
+                seen = await self._relay(toolset, call_id, seen, progress, ended)
+                if ended:
+                    relayed: dict[str, Any] = call.result()
+                    return relayed
+        finally:
+            call.cancel()
+
+    async def _relay(self, toolset: Any, call_id: str, seen: int, progress: Any, done: bool) -> int:
+        """Give ``progress`` the call's reports after the first ``seen`` (asked of the
+        toolset's actor; ``done``: the last ask); how many have been given in all."""
+        try:
+            reports = await self._once(f"mcp:{toolset.key}", McpCallProgress(call_id, seen, done), _MCP_PROGRESS_WAIT)
+        except (ServiceError, McpUnavailable):
+            return seen
+        for value, total, message in reports:
+            try:
+                await progress(value, total, message)
+            except Exception as exc:
+                _log.warning("an MCP progress callback raised %s: %s", type(exc).__name__, exc)
+        return seen + len(reports)
 
     async def _ask(self, toolset: Any, request: Any, wait: float) -> Any:
         """Ask toolset's actor, looked up afresh (it may have restarted elsewhere); when

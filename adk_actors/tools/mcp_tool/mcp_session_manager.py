@@ -15,10 +15,14 @@ an info line names the method and the error and the method is awaited once more,
 result or error the call's. ``CancelledError`` itself and other ``BaseException`` s are
 never retried.
 
-Not here (said in the report of issue 52): google-adk's ``MCPSessionManager`` (pooled
-SDK sessions per header set) and ``SessionContext``; our MCP connections are
-:class:`adk_actors.mcp` ``McpConnection`` s, owned by the toolset (in a host, by its
-toolset actor), which keep the SDK client to themselves.
+google-adk's SDK session helpers, for code that opens an ``mcp`` ``ClientSession``
+itself (:mod:`adk_actors.mcp._sessions`, where what differs from google-adk's is said):
+:class:`MCPSessionManager` (``await MCPSessionManager(params).create_session()`` gives a
+ready session, one per header set and event loop; ``close()`` ends them),
+:func:`create_mcp_http_client` (the SDK's HTTP client) and
+:class:`CheckableMcpHttpClientFactory` (its shape). Our toolsets do not use them: their
+connections are :class:`adk_actors.mcp.McpConnection` s, owned by the toolset (in a
+host, by its toolset actor).
 """
 
 from __future__ import annotations
@@ -30,14 +34,18 @@ from collections.abc import Awaitable, Callable
 from typing import ParamSpec, TypeVar
 
 from ...mcp import (
+    CheckableMcpHttpClientFactory,
+    MCPSessionManager,
     SseConnectionParams,
     StdioConnectionParams,
     StdioServerParameters,
     StreamableHTTPConnectionParams,
+    create_mcp_http_client,
 )
 
-__all__ = ["SseConnectionParams", "SseServerParams", "StdioConnectionParams", "StdioServerParameters",
-           "StreamableHTTPConnectionParams", "StreamableHTTPServerParams", "retry_on_errors"]
+__all__ = ["CheckableMcpHttpClientFactory", "MCPSessionManager", "SseConnectionParams", "SseServerParams",
+           "StdioConnectionParams", "StdioServerParameters", "StreamableHTTPConnectionParams",
+           "StreamableHTTPServerParams", "create_mcp_http_client", "retry_on_errors"]
 
 _log = logging.getLogger("adk_actors.tools.mcp")
 

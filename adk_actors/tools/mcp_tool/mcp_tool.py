@@ -1,8 +1,9 @@
-"""google-adk's import path of ``McpTool``: :mod:`adk_actors.mcp`'s."""
+"""google-adk's import path of ``McpTool`` and of its progress callback types
+(``ProgressFnT``, ``ProgressCallbackFactory``): :mod:`adk_actors.mcp`'s."""
 
-from ...mcp import McpTool
+from ...mcp import McpTool, ProgressCallbackFactory, ProgressFnT
 
 #: google-adk's older spelling.
 MCPTool = McpTool
 
-__all__ = ["MCPTool", "McpTool"]
+__all__ = ["MCPTool", "McpTool", "ProgressCallbackFactory", "ProgressFnT"]

@@ -1,5 +1,6 @@
 """google-adk's import path of ``McpToolset`` (and of the names its samples import
-with it, and ``McpToolsetConfig``, an agent file's ``McpToolset`` args):
+with it, the progress callback types, and ``McpToolsetConfig``, an agent file's
+``McpToolset`` args):
 :mod:`adk_actors.mcp`'s."""
 
 from ...mcp import (
@@ -7,6 +8,8 @@ from ...mcp import (
     MCPToolset,
     McpToolset,
     McpToolsetConfig,
+    ProgressCallbackFactory,
+    ProgressFnT,
     SseConnectionParams,
     StdioConnectionParams,
     StdioServerParameters,
@@ -18,6 +21,8 @@ __all__ = [
     "MCPToolset",
     "McpToolset",
     "McpToolsetConfig",
+    "ProgressCallbackFactory",
+    "ProgressFnT",
     "SseConnectionParams",
     "StdioConnectionParams",
     "StdioServerParameters",
