@@ -62,6 +62,7 @@ __all__ = [
     "UsageMetadata",
     "apply_state_delta",
     "fields_of_foreign",
+    "is_genai_content",
     "model_name",
     "new_event_id",
     "new_invocation_id",
@@ -91,6 +92,14 @@ def fields_of_foreign(cls: type[BaseModel], data: Any) -> Any:
     if isinstance(data, BaseModel) and not isinstance(data, cls):
         return data.model_dump(exclude_none=True)
     return data
+
+
+def is_genai_content(value: Any) -> bool:
+    """Whether ``value`` is a google.genai ``Content``: its class is named ``Content``
+    and comes from a ``google.genai`` module (told by name: google.genai, an optional
+    extra, is not imported for it)."""
+    kind = type(value)
+    return kind.__name__ == "Content" and kind.__module__.startswith("google.genai")
 
 
 class FunctionCall(_Model):

@@ -20,10 +20,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from pydantic import BaseModel
-
 from .._exceptions import AdkError, AgentDefinitionError, InvalidRequestError
-from .._types import Content, Event, LlmResponse
+from .._types import Content, Event, LlmResponse, is_genai_content
 from ..types import ours
 from ._callbacks import Fallback, Reraise, call_maybe_async
 
@@ -308,7 +306,7 @@ class GoogleAdkPlugin(Plugin):
         result = await self._call("before_run_callback", invocation_context=ctx)
         if result is None:
             return state, None
-        if isinstance(result, Content) or (isinstance(result, BaseModel) and type(result).__name__ == "Content"):
+        if isinstance(result, Content) or is_genai_content(result):
             return state, self._answer("before_run_callback", result, Content)
         return state, ChainEnded(result)
 

@@ -12,9 +12,10 @@ history).
 
 The scenario's ``user_persona`` is google-adk's: a persona's fields, or the id of a
 built-in persona (``EXPERT``, ``NOVICE``, ``EVALUATOR``: :func:`get_default_persona_registry`;
-an unknown id is a NotFoundError). The personas, their behaviours and the prompt
-templates live here, one copy, for the simulator, its judge and google-adk's paths
-(``adk_actors.evaluation.simulation``).
+an unknown id is a NotFoundError). The personas and their behaviours
+(``_simulator_personas``) and the prompt templates (``_simulator_prompts``) are one
+copy each, for the simulator, its judge and google-adk's paths
+(``adk_actors.evaluation.simulation``); this module re-exports their names.
 
 For each next message of the user, in order:
 
@@ -43,22 +44,32 @@ a config type of its own, plays the cases of an eval given that config.
 from __future__ import annotations
 
 import enum
-import json
-import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Literal
 
-from jinja2 import TemplateSyntaxError, meta, pass_context
-from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from .. import models
-from .._exceptions import NotFoundError
 from .._types import Content, Event, LlmRequest
 from ._errors import EvalError
 from ._models import ConversationScenario, EvalCase, Invocation
+from ._simulator_personas import (
+    PreBuiltBehaviors,
+    UserBehavior,
+    UserPersona,
+    UserPersonaRegistry,
+    get_default_persona_registry,
+    persona_of,
+    persona_text,
+)
+from ._simulator_prompts import (
+    is_valid_user_simulator_template,
+    per_turn_quality_prompt,
+    render,
+    user_simulator_prompt,
+)
 
 __all__ = ["STOP_SIGNAL", "BaseUserSimulatorConfig", "LlmBackedScenarioSimulator", "LlmBackedUserSimulator",
            "LlmBackedUserSimulatorConfig", "NextUserMessage", "PreBuiltBehaviors", "StaticUserSimulator", "Status",
@@ -66,8 +77,6 @@ __all__ = ["STOP_SIGNAL", "BaseUserSimulatorConfig", "LlmBackedScenarioSimulator
            "is_valid_user_simulator_template", "per_turn_quality_prompt", "persona_of", "persona_text",
            "provide_user_simulator", "register_user_simulator", "render", "simulator_config",
            "user_simulator_config_of", "user_simulator_prompt"]
-
-logger = logging.getLogger(__name__)
 
 STOP_SIGNAL = "</finished>"
 _PLACEHOLDER = re.compile(r"{{\s*([a-z_]+)(?:\.([a-z_]+))?\s*}}")
@@ -104,407 +113,6 @@ def simulator_config(given: dict[str, Any] | None) -> LlmBackedUserSimulatorConf
             raise EvalError("custom_instructions must hold the placeholders {{ stop_signal }}, "
                             "{{ conversation_plan }} and {{ conversation_history }}; missing: " + ", ".join(missing))
     return config
-
-
-# -- personas (google-adk's user_simulator_personas and pre_built_personas) ----------------------
-
-class UserBehavior(BaseModel):
-    """One way the simulated user acts: its ``name``, a ``description`` (given to the
-    simulator and to the judge of its turns), the ``behavior_instructions`` the
-    simulator follows, and the ``violation_rubrics`` the judge fails a turn on."""
-
-    name: str = Field(description="The behaviour's name.")
-    description: str = Field(description="What the behaviour is, for the simulator and its judge.")
-    behavior_instructions: list[str] = Field(description="What the simulated user does, for the simulator.")
-    violation_rubrics: list[str] = Field(description="What breaks the behaviour, for the judge of the turns.")
-
-    def get_behavior_instructions_str(self) -> str:
-        """The instructions, one ``  * <instruction>`` line each."""
-        return "\n".join(f"  * {line}" for line in self.behavior_instructions)
-
-    def get_violation_rubrics_str(self) -> str:
-        """The violation rubrics, one ``  * <rubric>`` line each."""
-        return "\n".join(f"  * {line}" for line in self.violation_rubrics)
-
-
-class UserPersona(BaseModel):
-    """A simulated user: its ``id`` (what registries and scenarios name it by), a
-    ``description`` and its ``behaviors``, all given to the simulator and its judge."""
-
-    id: str = Field(description="The persona's id, as registries name it.")
-    description: str = Field(description="Who the persona is.")
-    behaviors: Sequence[UserBehavior] = Field(description="How the persona acts.")
-
-
-class UserPersonaRegistry:
-    """Personas by id."""
-
-    def __init__(self) -> None:
-        self._registry: dict[str, UserPersona] = {}
-
-    def get_persona(self, persona_id: str) -> UserPersona:
-        """The persona registered as ``persona_id``; NotFoundError when there is none."""
-        if persona_id not in self._registry:
-            raise NotFoundError(f"no user persona {persona_id!r} is registered; the ids are "
-                                f"{', '.join(self._registry) or 'none'}")
-        return self._registry[persona_id]
-
-    def register_persona(self, persona_id: str, user_persona: UserPersona) -> None:
-        """Register ``user_persona`` as ``persona_id``, replacing (and logging) one
-        registered before under that id."""
-        if persona_id in self._registry:
-            logger.info("user persona %r replaced", persona_id)
-        self._registry[persona_id] = user_persona
-
-    def get_registered_personas(self) -> list[UserPersona]:
-        """The personas registered, in the order first registered."""
-        return list(self._registry.values())
-
-
-_STOP = "`{{ stop_signal }}`"
-
-
-class PreBuiltBehaviors(enum.Enum):
-    """Behaviours to build personas from."""
-
-    # moving through the plan
-    ADVANCE_DETAIL_ORIENTED = UserBehavior(
-        name="Advance in the Agent succeeds",
-        description="The user follows the Conversation Plan and, when asking for something new, gives at once "
-                    "every detail the Agent needs for it.",
-        behavior_instructions=["Once the Agent has done what you asked, ask for the next thing in the "
-                               "Conversation Plan.",
-                               "Do not ask again for what the Agent has already done.",
-                               "With each new request, give all the details of the plan it needs."],
-        violation_rubrics=["The user asks again for something the Agent already did.",
-                           "The user asks for something that is neither in the Conversation Plan nor offered by "
-                           "the Agent.",
-                           "The user makes up a detail (a name, a number, an address) the plan does not give.",
-                           "A new request leaves out a detail of the plan the Agent will need for it.",
-                           "The user asks for two or more things of the plan in one message."],
-    )
-    ADVANCE_GOAL_ORIENTED = UserBehavior(
-        name="Advance if the Agent succeeds",
-        description="The user follows the Conversation Plan, stating each goal in broad terms and leaving the "
-                    "Agent to ask for the details.",
-        behavior_instructions=["Once the Agent has done what you asked, ask for the next thing in the "
-                               "Conversation Plan.",
-                               "Do not ask again for what the Agent has already done.",
-                               "State only the goal of a new request, in broad terms.",
-                               "Give a detail of the plan only when the Agent asks for it."],
-        violation_rubrics=["The user asks again for a goal the Agent already reached.",
-                           "The user gives details for a goal that was already reached.",
-                           "The user asks for something that is neither in the Conversation Plan nor offered by "
-                           "the Agent.",
-                           "The user makes up a detail (a name, a number, an address) the plan does not give.",
-                           "The user gives details of a goal before the Agent asked for them.",
-                           "The user pursues two or more goals of the plan in one message."],
-    )
-    # answering the agent
-    ANSWER_RELEVANT_ONLY = UserBehavior(
-        name="Answer only relevant questions",
-        description="The user answers the Agent's questions that concern the Conversation Plan, and declines "
-                    "the others.",
-        behavior_instructions=["Answer a question of the Agent when the Conversation Plan bears on it.",
-                               "Say you do not know, or decline, when it asks something the plan does not cover."],
-        violation_rubrics=["The user makes up an answer to a question the Conversation Plan does not cover.",
-                           "The user ignores or declines a question the Conversation Plan answers."],
-    )
-    ANSWER_ALL = UserBehavior(
-        name="Answer all questions",
-        description="The user answers every question the Agent asks, as best they can.",
-        behavior_instructions=["Answer every question of the Agent, from the Conversation Plan where it says.",
-                               "Where the plan says nothing, give a short answer that fits the plan and does "
-                               "not change its goals."],
-        violation_rubrics=["The user leaves a question of the Agent unanswered.",
-                           "An answer contradicts the Conversation Plan or adds a goal to it."],
-    )
-    # mistakes of the agent
-    CORRECT_AGENT = UserBehavior(
-        name="Correct the Agent if it makes a mistake",
-        description="When the Agent gets something of the Conversation Plan wrong, the user points it out.",
-        behavior_instructions=["When the Agent says or does something that contradicts the Conversation Plan, "
-                               "say what is wrong and what is right."],
-        violation_rubrics=["The user lets pass a statement or action of the Agent that contradicts the "
-                           "Conversation Plan."],
-    )
-    DO_NOT_CORRECT_AGENT = UserBehavior(
-        name="Do not correct the Agent",
-        description="The user does not notice, or does not point out, the Agent's mistakes.",
-        behavior_instructions=["Do not point out the Agent's mistakes; go on as if what it said were right."],
-        violation_rubrics=["The user points out a mistake of the Agent or corrects what it said."],
-    )
-    TROUBLESHOOT_ONCE = UserBehavior(
-        name="Troubleshoot once (if necessary)",
-        description="The user helps the Agent past a failure once in the conversation, no more. A failure is "
-                    "an action the Agent could not carry out, or an answer the plan expected that did not come; "
-                    "answering a question of the Agent is not troubleshooting. Count the failures in the "
-                    "conversation so far.",
-        behavior_instructions=["The first time the Agent fails, help it: say again, or differently, what is "
-                               "needed.",
-                               "Help only once in the whole conversation: not again if you already did."],
-        violation_rubrics=["The user ends the conversation at the Agent's first failure.",
-                           f"At the Agent's second failure, the user goes on without {_STOP}.",
-                           f"After the Agent's second failure, the user keeps trying without {_STOP}."],
-    )
-    # ending the conversation
-    END_LIMITED_TROUBLESHOOTING = UserBehavior(
-        name="End the conversation appropriately",
-        description="The conversation is over when the Agent has confirmed that every goal of the Conversation "
-                    "Plan is done, when it has handed the user over to a person, or when it has failed twice. "
-                    "A failure is an action it could not carry out, or an answer the plan expected that did not "
-                    "come; a question back is not a failure.",
-        behavior_instructions=["End the conversation only when one of these conditions holds, never before.",
-                               f"To end it, answer {_STOP} alone, with nothing else."],
-        violation_rubrics=[f"The user answers {_STOP} while none of the conditions holds.",
-                           f"One of the conditions holds and the user goes on without {_STOP}.",
-                           f"The user's message has words besides {_STOP}."],
-    )
-    END_NO_TROUBLESHOOTING = UserBehavior(
-        name="End the conversation appropriately",
-        description="The conversation is over when the Agent has confirmed that every goal of the Conversation "
-                    "Plan is done, when it has handed the user over to a person, or at its first failure. A "
-                    "failure is an action it could not carry out, or an answer the plan expected that did not "
-                    "come; a question back is not a failure.",
-        behavior_instructions=["End the conversation only when one of these conditions holds, never before.",
-                               "Do not help the Agent past a failure: end the conversation.",
-                               f"To end it, answer {_STOP} alone, with nothing else."],
-        violation_rubrics=[f"The user answers {_STOP} while none of the conditions holds.",
-                           f"One of the conditions holds and the user goes on without {_STOP}.",
-                           "The user tries to help the Agent past a failure.",
-                           f"The user's message has words besides {_STOP}."],
-    )
-    # tone
-    TONE_PROFESSIONAL = UserBehavior(
-        name="Professional tone",
-        description="The user writes briefly and to the point, politely, without small talk.",
-        behavior_instructions=["Write short, direct messages.", "Leave out greetings, thanks and small talk "
-                                                                 "unless the Agent's message calls for them."],
-        violation_rubrics=["The message is chatty, or longer than it needs to be.",
-                           "The message is rude, or far too formal for a chat."],
-    )
-    TONE_CONVERSATIONAL = UserBehavior(
-        name="Conversational tone",
-        description="The user writes as people chat: plainly, in full sentences, friendly.",
-        behavior_instructions=["Write as a person chatting with a helpful assistant would.",
-                               "Keep each message short; a friendly word is fine."],
-        violation_rubrics=["The message reads like a form, a command line or a machine.",
-                           "The message is rude, or far longer than a chat message."],
-    )
-
-
-class _PreBuiltPersonas(enum.Enum):
-    """The built-in personas (see the module)."""
-
-    EXPERT = UserPersona(
-        id="EXPERT",
-        description="Knows what they want and uses the Agent as a tool to get it done quickly; has little "
-                    "patience for small talk or needless questions.",
-        behaviors=[PreBuiltBehaviors.ADVANCE_DETAIL_ORIENTED.value, PreBuiltBehaviors.ANSWER_RELEVANT_ONLY.value,
-                   PreBuiltBehaviors.CORRECT_AGENT.value, PreBuiltBehaviors.TROUBLESHOOT_ONCE.value,
-                   PreBuiltBehaviors.END_LIMITED_TROUBLESHOOTING.value, PreBuiltBehaviors.TONE_PROFESSIONAL.value],
-    )
-    NOVICE = UserPersona(
-        id="NOVICE",
-        description="Has a problem they only half understand and leans on the Agent to guide them; patient "
-                    "with its questions, but unable to spot or fix its mistakes.",
-        behaviors=[PreBuiltBehaviors.ADVANCE_GOAL_ORIENTED.value, PreBuiltBehaviors.DO_NOT_CORRECT_AGENT.value,
-                   PreBuiltBehaviors.ANSWER_ALL.value, PreBuiltBehaviors.END_NO_TROUBLESHOOTING.value,
-                   PreBuiltBehaviors.TONE_CONVERSATIONAL.value],
-    )
-    EVALUATOR = UserPersona(
-        id="EVALUATOR",
-        description="Checks whether the Agent can carry out the goals of the Conversation Plan.",
-        behaviors=[PreBuiltBehaviors.ADVANCE_DETAIL_ORIENTED.value, PreBuiltBehaviors.ANSWER_RELEVANT_ONLY.value,
-                   PreBuiltBehaviors.END_NO_TROUBLESHOOTING.value, PreBuiltBehaviors.DO_NOT_CORRECT_AGENT.value,
-                   PreBuiltBehaviors.TONE_CONVERSATIONAL.value],
-    )
-
-
-def get_default_persona_registry() -> UserPersonaRegistry:
-    """A new registry of the built-in personas: EXPERT, NOVICE, EVALUATOR."""
-    registry = UserPersonaRegistry()
-    for persona in _PreBuiltPersonas:
-        registry.register_persona(persona.value.id, persona.value)
-    return registry
-
-
-def persona_of(given: Any) -> UserPersona | None:
-    """A scenario's ``user_persona`` as a :class:`UserPersona`, in order: None as None;
-    a persona as it is; an id (a str) as the default registry's persona of that id
-    (NotFoundError when there is none, as google-adk's scenario raises); a dict of a
-    persona's fields as that persona; any other dict as a persona whose description
-    is its JSON, with no behaviour."""
-    if given is None or isinstance(given, UserPersona):
-        return given
-    if isinstance(given, str):
-        return get_default_persona_registry().get_persona(given)
-    if isinstance(given, BaseModel):
-        given = given.model_dump()
-    try:
-        return UserPersona.model_validate(given)
-    except ValidationError:
-        return UserPersona(id="", description=json.dumps(given, ensure_ascii=False, indent=2, default=str),
-                           behaviors=[])
-
-
-def persona_text(persona: Any) -> str:
-    """The scenario's persona (see :func:`persona_of`) as indented JSON; "" for none."""
-    found = persona_of(persona)
-    return "" if found is None else json.dumps(found.model_dump(mode="json"), ensure_ascii=False, indent=2)
-
-
-# -- the simulator's prompt (google-adk's llm_backed_user_simulator_prompts) --------------------
-
-_DEFAULT_TEMPLATE = """You play a person talking with an AI agent, to test the agent. Write the person's next \
-message, and nothing else: no quotes, no name before it.
-
-What the person wants, step by step:
-<plan>
-{{ conversation_plan }}
-</plan>
-
-The conversation so far:
-<conversation>
-{{ conversation_history }}
-</conversation>
-
-Follow the plan in order, one step at a time; answer the agent's questions as the person would; do not make up \
-wants that are not in the plan. When every step of the plan is done, or the agent cannot go on, answer only \
-{{ stop_signal }}."""
-
-_PERSONA_TEMPLATE = """You play a person talking with an AI agent, to test the agent. Write the person's next \
-message, and nothing else: no quotes, no name before it. Answer only {{ stop_signal }} to end the conversation.
-
-Who the person is:
-<persona>
-{{ persona.description }}
-</persona>
-
-How the person acts:
-{% for b in persona.behaviors %}
-## {{ b.name | render_string_filter }}
-{{ b.description | render_string_filter }}
-What to do:
-{{ b.get_behavior_instructions_str() | render_string_filter }}
-{% endfor %}
-
-What the person wants, step by step:
-<plan>
-{{ conversation_plan }}
-</plan>
-
-The conversation so far:
-<conversation>
-{{ conversation_history }}
-</conversation>
-
-Where the plan and the persona disagree, the plan wins. Do not make up wants or details the plan does not give."""
-
-#: the placeholders custom instructions need when the scenario has a persona
-_PERSONA_REQUIRED = ["stop_signal", "conversation_plan", "conversation_history", "persona"]
-
-
-_QUALITY_TEMPLATE = """You review a user simulator: a model that plays a person talking with an AI agent, to \
-test the agent. It was given a plan (the person's goals, in order, with the details it may use) and wrote the \
-person's next message. Say whether that message is a good next step. The conversation is over only when the \
-person says {{ stop_signal }}.
-
-<plan>
-{{ conversation_plan }}
-</plan>
-{% if persona %}
-Who the person is (where this and the plan disagree, the plan wins):
-<persona>
-{{ persona.description }}
-</persona>
-{% endif %}
-<conversation_so_far>
-{{ conversation_history }}
-</conversation_so_far>
-
-<next_user_message>
-{{ generated_user_response }}
-</next_user_message>
-
-The message fails when any of these holds:
-- it leaves the plan: it repeats a goal already done, invents a goal or a detail the plan does not give, or \
-follows the agent onto another topic;
-- it ends the conversation ({{ stop_signal }}) while the plan is unfinished and the agent has not failed, or goes \
-on when the plan is done, when the agent handed the person to a human, or after the agent's second mistake;
-- it hands over details before the agent asked for them, or tries two goals at once;
-- it ignores a question of the agent, or makes up an answer the plan does not give;
-{% if not persona %}- it lets an agent's mistake or risky assumption pass;
-{% endif %}- it does not sound like a person (stiff, jargon, too formal, far too long){% if persona %} or breaks \
-the persona{% endif %}.
-{% if persona %}{% for b in persona.behaviors %}
-## Criteria: {{ b.name | render_string_filter }}
-{{ b.description | render_string_filter }}
-It fails when:
-{{ b.get_violation_rubrics_str() | render_string_filter }}
-{% endfor %}{% endif %}
-Otherwise it passes.
-
-Answer with JSON alone: {"criteria": [{"name": "<what you checked>", "reasoning": "<why>", "passes": true or \
-false}, ...], "is_valid": true or false}"""
-
-
-def per_turn_quality_prompt(conversation_plan: str, conversation_history: str, generated_user_response: str,
-                            stop_signal: str, user_persona: Any = None) -> str:
-    """The prompt that asks a judge whether a simulated user's message keeps to its
-    plan (and persona, with each behaviour's violation rubrics), for the verdict
-    ``{"is_valid": ...}`` the per-turn metric reads; rendered by :func:`render`."""
-    values: dict[str, Any] = {"conversation_plan": conversation_plan, "conversation_history": conversation_history,
-                              "generated_user_response": generated_user_response, "stop_signal": stop_signal,
-                              "persona": persona_of(user_persona)}
-    return render(_QUALITY_TEMPLATE, values)
-
-
-def render(template: str, values: dict[str, Any]) -> str:
-    """``template`` rendered by a sandboxed jinja environment with ``values``; a text
-    passed through ``render_string_filter`` (a persona's) is rendered with the same
-    values first, so it may hold ``{{ stop_signal }}``."""
-    environment = SandboxedEnvironment(autoescape=False)
-
-    @pass_context
-    def render_string_filter(context: Any, text: str) -> str:
-        return environment.from_string(text).render(context.get_all()) if text else ""
-
-    environment.filters["render_string_filter"] = render_string_filter
-    return environment.from_string(template).render(values)
-
-
-def is_valid_user_simulator_template(template_str: str, required_params: list[str]) -> bool:
-    """Whether ``template_str`` is a jinja template that uses every name of
-    ``required_params``; False for one that does not parse."""
-    try:
-        used = meta.find_undeclared_variables(SandboxedEnvironment().parse(template_str))
-    except TemplateSyntaxError:
-        return False
-    return all(name in used for name in required_params)
-
-
-def user_simulator_prompt(conversation_plan: str, conversation_history: str, stop_signal: str,
-                          custom_instructions: str | None = None, user_persona: Any = None) -> str:
-    """The simulator's prompt, in order: the template (ours without a persona, ours
-    with its persona's description and behaviours, else ``custom_instructions``,
-    which with a persona must use ``stop_signal``, ``conversation_plan``,
-    ``conversation_history`` and ``persona``: EvalError, a ValueError, when it does
-    not), rendered with those values (:func:`render`)."""
-    persona = persona_of(user_persona)
-    if custom_instructions is None:
-        template = _DEFAULT_TEMPLATE if persona is None else _PERSONA_TEMPLATE
-    else:
-        if persona is not None and not is_valid_user_simulator_template(custom_instructions, _PERSONA_REQUIRED):
-            raise EvalError("custom_instructions for a scenario with a persona must use the jinja placeholders "
-                            "{{ stop_signal }}, {{ conversation_plan }}, {{ conversation_history }} and "
-                            "{{ persona }} (or its fields, {{ persona.description }} ...)")
-        template = custom_instructions
-    values: dict[str, Any] = {"stop_signal": stop_signal, "conversation_plan": conversation_plan,
-                              "conversation_history": conversation_history}
-    if persona is not None:
-        values["persona"] = persona
-    return render(template, values)
 
 
 class LlmBackedUserSimulator:

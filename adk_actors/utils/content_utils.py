@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .._types import Content, Part
+from .._types import Content, Part, is_genai_content
 
 __all__ = ["extract_text_from_content", "filter_audio_parts", "is_audio_part", "to_user_content"]
 
@@ -48,7 +48,7 @@ def to_user_content(value: Any) -> Content:
     (non-ASCII kept); anything else as its ``str()``."""
     if isinstance(value, Content):
         return Content(role="user", parts=value.parts)
-    if type(value).__name__ == "Content" and type(value).__module__.startswith("google.genai"):
+    if is_genai_content(value):
         return Content(role="user", parts=[Part.model_validate(p.model_dump(exclude_none=True)) for p in value.parts or []])
     if isinstance(value, str):
         text = value
