@@ -212,7 +212,8 @@ class Runner:
         return {"artifacts": engine_artifacts(self.artifact_service), "memory": engine_memory(self.memory_service),
                 "plugins": self.plugin_manager, "policies": self.policies, "resolve_model": resolve_model,
                 "context_cache_config": self.app.context_cache_config,
-                "events_compaction_config": self.app.events_compaction_config, "approvals": self.approvals}
+                "events_compaction_config": self.app.events_compaction_config,
+                "tool_errors": self.app.tool_errors, "approvals": self.approvals}
 
     async def run_live(self, *, user_id: str | None = None, session_id: str | None = None,
                        live_request_queue: LiveRequestQueue, run_config: RunConfig | None = None,

@@ -36,7 +36,8 @@ def _config(value: Any, kind: type[Any], field: str) -> Any:
 @dataclass(frozen=True)
 class App(_EngineApp):
     """The engine's ``App`` (root agent, plugins, policies, ``resume_interrupted``,
-    name, context cache) with google-adk's two configs:
+    name, context cache, ``tool_errors``: ``"raise"`` for google-adk's way with a tool
+    that raises, see the engine's ``App``) with google-adk's two configs:
 
     * ``events_compaction_config``: google-adk's event compaction for this app's runs
       (a dict is read as one): the engine's ``App`` field, carried on each run's

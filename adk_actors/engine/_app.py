@@ -12,15 +12,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .._cache_types import ContextCacheConfig
 from ._plugins import Plugin
 from ._policy import Policy
 
-__all__ = ["App", "as_app"]
+__all__ = ["TOOL_ERRORS", "App", "as_app"]
 
 _APP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+
+#: ``App.tool_errors``'s values: ``to_model`` (the default) answers a tool's failure to
+#: the model as an error result; ``raise`` ends the run with it, as google-adk does
+TOOL_ERRORS = ("to_model", "raise")
 
 
 @dataclass(frozen=True)
@@ -46,11 +50,25 @@ class App:
     #: sessions (``engine._compaction_adk``); None: none. Each run reads it from its
     #: context, so one root agent may serve two apps with two configs.
     events_compaction_config: Any = None
+    #: What a tool that raises does to its run, when no on-tool-error hook answers for it
+    #: (``engine._flow_tools``): ``"to_model"`` (the default) gives the model an error
+    #: result (``{"error": "<type>: <message>"}``) and the turn goes on; ``"raise"`` ends
+    #: the run with the tool's own exception, as google-adk 2.13 does: in process
+    #: ``run_async`` raises it after the run's error event; a host's run ends
+    #: ``RunFailed`` (reason ``error``, the exception's type, a detail naming the tool).
+    #: Bad arguments from the model and an unknown tool are error results either way.
+    #: Carried on each run's context (``InvocationContext.tool_errors``).
+    tool_errors: Literal["to_model", "raise"] = "to_model"
 
     def __post_init__(self) -> None:
+        """Check, in order: the name (see ``name``), then ``tool_errors`` (one of
+        :data:`TOOL_ERRORS`); a ValueError naming the bad value for either."""
         if self.name and (not _APP_NAME.match(self.name) or self.name == "user"):
             raise ValueError(f"invalid app name {self.name!r}: a letter, then letters, digits, '_' or '-'; "
                              f"not 'user'")
+        if self.tool_errors not in TOOL_ERRORS:
+            raise ValueError(f"invalid App.tool_errors {self.tool_errors!r}: 'to_model' (a failing tool's error "
+                             f"goes to the model as its result) or 'raise' (the run ends with the tool's exception)")
 
 
 def as_app(target: Any) -> App:

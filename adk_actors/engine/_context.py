@@ -112,6 +112,9 @@ class InvocationContext(_public.InvocationContext):
     committed: Callable[[], Awaitable[None]] | None = None
     context_cache_config: Any = None  # the App's ContextCacheConfig (None: no context caching)
     events_compaction_config: Any = None  # the App's EventsCompactionConfig (None: no google-adk compaction)
+    #: the App's ``tool_errors``: "to_model" (a failing tool's error is its result for the
+    #: model) or "raise" (the tool's exception ends the run; ``_flow_tools._guarded_run``)
+    tool_errors: str = "to_model"
     #: work started beside the invocation (``dispatch``), one for all its contexts
     background: Background = field(default_factory=Background)
     #: the user's message that began the invocation (google-adk's ``ctx.user_content``)

@@ -3,10 +3,13 @@
 :class:`ToolStep`, in order: the run's cancellation checked; when a called tool must
 not run twice (not idempotent), the calls are put on record first
 (``ctx.committed``, a host's run; embedded runs have none); the calls run
-concurrently (``_flow_tools.run_tool``), a single-turn sub-agent's own events given as
-they come (``_run_calls``, google-adk's order); :class:`AnswerStep` gives their events; the
-results are put on record before the run goes on (a crash later must not leave a
-side effect done but not on record). Its outcome is :class:`StepOutcome` ``END`` when
+concurrently (``_flow_tools.run_calls``), a single-turn sub-agent's own events given as
+they come (``_run_calls``, google-adk's order); when a call raises (a hook's error, or a
+tool's own with ``App(tool_errors="raise")``), as google-adk's flow: the calls still
+running are cancelled, the event answering those that had ended given
+(``_flow_tools.kept_response_event``), the error raised on. :class:`AnswerStep` gives
+their events; the results are put on record before the run goes on (a crash later
+must not leave a side effect done but not on record). Its outcome is :class:`StepOutcome` ``END`` when
 the agent's flow ends there, else ``NEXT``.
 
 :class:`AnswerStep` (also used by a resumed step whose calls were pending), in order:
@@ -36,7 +39,7 @@ from ._context import InvocationContext
 from ._credential_request import is_adk_request
 from ._credential_request import request_event as credential_event
 from ._flow_step import StepOutcome, ToolCalls, output_value
-from ._flow_tools import run_tool, tool_response_event
+from ._flow_tools import kept_response_event, run_calls, tool_response_event
 from ._resume import is_idempotent
 
 __all__ = ["AnswerStep", "ToolStep", "structured_answer"]
@@ -106,12 +109,12 @@ async def _run_calls(agent: Any, ctx: InvocationContext, calls: list[FunctionCal
     the events its run shows (``tools._single_turn.SUB_EVENTS``) are given as they come;
     closed early, the calls still running are cancelled."""
     if not any(isinstance(tools.get(c.name), SingleTurnAgentTool) for c in calls):
-        results.extend(await asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls)))
+        results.extend(await run_calls(agent, ctx, calls, tools))
         return
     queue: asyncio.Queue[Event] = asyncio.Queue()
     token = SUB_EVENTS.set(queue)
     try:  # the tasks take the queue with the context they are made in
-        running: asyncio.Future[Any] = asyncio.ensure_future(asyncio.gather(*(run_tool(agent, ctx, call, tools) for call in calls)))
+        running: asyncio.Future[Any] = asyncio.ensure_future(run_calls(agent, ctx, calls, tools))
     finally:
         SUB_EVENTS.reset(token)
     try:
@@ -146,9 +149,15 @@ class ToolStep:
         if committed is not None:
             await committed()  # the calls are on record before a tool that must not run twice runs
         results: list[Any] = []
-        async with aclosing(_run_calls(agent, ctx, calls, tools, results)) as shown:
-            async for event in shown:  # a single-turn sub-agent's own events, as they come
-                yield event
+        try:
+            async with aclosing(_run_calls(agent, ctx, calls, tools, results)) as shown:
+                async for event in shown:  # a single-turn sub-agent's own events, as they come
+                    yield event
+        except Exception as error:  # google-adk's: the calls that had ended are answered first
+            kept = kept_response_event(ctx, calls, error)
+            if kept is not None:
+                yield kept
+            raise
         answer = AnswerStep(ctx, calls, results)
         async with aclosing(answer.events()) as events:
             async for event in events:

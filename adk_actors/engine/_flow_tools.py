@@ -9,22 +9,25 @@
    approval when the agent's confirmation policy or the tool asks for one (no
    approval service, or not approved: an error result; the tool does not run);
 4. the before-tool hooks (agent's, then plugins'): an answer skips the tool;
-5. the tool, its failures decided by the on-tool-error hooks (``Retry``,
-   ``Fallback``; else an error result); bad arguments are an error result; a
-   cancelled run is never caught;
+5. the tool, its failures decided by the on-tool-error hooks (``Retry``, ``Fallback``);
+   else an error result, or with the app's ``tool_errors="raise"`` its own exception
+   raised on (google-adk's: it ends the run); bad arguments are an error result either
+   way; a cancelled run is never caught;
 6. the after-tool hooks, which see the tool's own return value and may replace it;
 7. a long-running tool that answered None stays open (None); else the media parts
    it returned taken out (:func:`take_media`, kept for its function response's
    ``parts``), and what is left as a dict (an AgentTool whose answer ends the turn
    shows it as text too).
 
-:func:`tool_response_event` then merges the answered calls into ONE event.
+:func:`run_calls` runs a step's calls at once (one raises: google-adk's way, see it);
+:func:`tool_response_event` merges the answered calls into ONE event.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import inspect
 import json
 import logging
@@ -54,6 +57,7 @@ from ..tools._classes import BaseTool
 from ..tools._function import ToolArgumentError
 from ..tools._tool_pool import pool_size, run_sync_call
 from ..tools.tool_confirmation import ToolConfirmation
+from ..workflow._task import FINISH_TASK
 from ..workflow._task_agent import delegates
 from ._callbacks import Fallback, Retry, call_chain, check_decision
 from ._confirmation import call_requirement, gate
@@ -63,8 +67,11 @@ from ._policy import Deny
 
 __all__ = [
     "as_dict",
+    "kept_response_event",
     "long_running_ids",
     "never_approved",
+    "raised_by_tool",
+    "run_calls",
     "run_tool",
     "take_media",
     "tool_context",
@@ -87,6 +94,8 @@ _media_of: weakref.WeakKeyDictionary[Any, list[FunctionResponsePart]] = weakref.
 _scheduling_of: weakref.WeakKeyDictionary[Any, FunctionResponseScheduling] = weakref.WeakKeyDictionary()
 #: the tool contexts of calls to task sub-agents (their response event is authored by the user)
 _delegated: weakref.WeakSet[Any] = weakref.WeakSet()
+#: put on exceptions (no weak reference to them): the tool that raised one, a failed step's ended calls
+_RAISED_BY, _ENDED = "_adk_actors_raised_by_tool", "_adk_actors_ended_calls"
 
 
 def tool_context(ctx: InvocationContext, call: FunctionCall) -> ToolContext:
@@ -207,11 +216,20 @@ async def _tool_error_decision(agent: Any, ctx: InvocationContext, tool: Any, ar
     return None if decision is None else check_decision(decision, "on_tool_error")
 
 
+def raised_by_tool(error: BaseException) -> str | None:
+    """The tool whose own exception ``error`` is, raised on by ``tool_errors="raise"`` (the
+    innermost, when an agent tool's run raised it); None for any other exception."""
+    name = getattr(error, _RAISED_BY, None)
+    return name if isinstance(name, str) else None
+
+
 async def _guarded_run(agent: Any, ctx: InvocationContext, tool: Any, args: dict[str, Any],
                        context: ToolContext) -> Any:
     """The tool's return value; on failure the error hooks' ``Retry`` (up to its
-    attempts) or ``Fallback`` value, else an error result. Bad arguments are an error
-    result at once; a cancelled run raises."""
+    attempts) or ``Fallback`` value, else by ``ctx.tool_errors``: an error result
+    (``to_model``), or the tool's exception raised unchanged, marked with the tool's
+    name (``raise``; :func:`raised_by_tool`). Bad arguments are an error result at once
+    (google-adk's answer to missing ones); a cancelled run raises."""
     attempts = 0
     while True:
         attempts += 1
@@ -227,6 +245,11 @@ async def _guarded_run(agent: Any, ctx: InvocationContext, tool: Any, args: dict
                 continue
             if isinstance(decision, Fallback):
                 return decision.value
+            if ctx.tool_errors == "raise":  # google-adk's: no hook answered, the run ends with it
+                if raised_by_tool(error) is None:
+                    with contextlib.suppress(AttributeError, TypeError):
+                        setattr(error, _RAISED_BY, tool.name)
+                raise
             return {"error": f"{type(error).__name__}: {error}"}
 
 
@@ -264,6 +287,51 @@ async def _unknown_tool(agent: Any, ctx: InvocationContext, name: str, args: dic
     if answer is None:
         return {"error": f"Unknown tool: {name}. Available tools: {', '.join(sorted(tools)) or 'none'}."}
     return as_dict(answer)
+
+
+async def run_calls(agent: Any, ctx: InvocationContext, calls: list[FunctionCall],
+                    tools: dict[str, Any]) -> list[ToolResult]:
+    """The answers of a step's ``calls`` (:func:`run_tool`, each on a task, all at once),
+    in order. When one raises (or this is cancelled), as google-adk's flow: the calls
+    still running are cancelled and awaited, those that had ended put on the exception
+    (:func:`kept_response_event`), and the first failure raised on."""
+    tasks = [asyncio.ensure_future(run_tool(agent, ctx, call, tools)) for call in calls]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException as error:
+        for task in tasks:
+            task.cancel()  # those done already are left as they are
+        await asyncio.gather(*tasks, return_exceptions=True)
+        ended = [(call, task.result()) for call, task in zip(calls, tasks, strict=True)
+                 if not task.cancelled() and task.exception() is None]
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(error, _ENDED, ended)
+        raise
+
+
+def _plain(call: FunctionCall, result: ToolResult) -> bool:
+    """Whether an ended call's answer is plain (google-adk's test): answered now, not
+    ``finish_task``, no action but state and artifact changes (no transfer, escalation,
+    confirmation, credential or structured answer)."""
+    response, context = result
+    actions = context.actions
+    return (response is not None and call.name != FINISH_TASK and not actions.transfer_to_agent
+            and not actions.escalate and not actions.requested_auth_configs
+            and not actions.requested_tool_confirmations and actions.set_model_response is None)
+
+
+def kept_response_event(ctx: InvocationContext, calls: list[FunctionCall], error: BaseException) -> Event | None:
+    """After :func:`run_calls` raised ``error``: one event answering the calls that had
+    ended with a plain result (:func:`_plain`; taken off ``error``), as google-adk keeps
+    them (their side effects happened) before the failure goes up; None when there are
+    none, or the run was cancelled."""
+    ended: list[tuple[FunctionCall, ToolResult]] = getattr(error, _ENDED, None) or []
+    with contextlib.suppress(AttributeError):
+        delattr(error, _ENDED)
+    kept = [(call, result) for call, result in ended if call in calls and _plain(call, result)]
+    if not kept or ctx.cancel.cancelled:
+        return None
+    return tool_response_event(ctx, [call for call, _ in kept], [result for _, result in kept])
 
 
 def confirmation(agent: Any, tool: Any, name: str, args: dict[str, Any]) -> tuple[bool, float, str]:

@@ -62,11 +62,11 @@ class _Engine:
     def run_isolated(agent: Any, session: SessionView, message: Content, parent: InvocationContext, *,
                      plugins: Iterable[Plugin] | PluginManager = ()) -> AsyncIterator[Event]:
         """``agent`` as an invocation of its own over ``session``, with ``parent``'s run
-        config, services and cancel token, and ``plugins`` (none unless given; a
-        manager, such as ``parent.plugins``, gives a copy of its own for the run)."""
+        config, services, cancel token and ``tool_errors``, and ``plugins`` (none unless
+        given; a manager, such as ``parent.plugins``, gives a copy of its own for the run)."""
         return run_invocation(agent, session, message, run_config=parent.run_config, artifacts=parent.artifacts,
                               memory=parent.memory, cancel=parent.cancel, resolve_model=parent.resolve_model,
-                              plugins=plugins)
+                              plugins=plugins, tool_errors=parent.tool_errors)
 
 
 ENGINE = _Engine()
@@ -168,11 +168,13 @@ def new_invocation_context(
     committed: Callable[[], Awaitable[None]] | None = None,
     context_cache_config: Any = None,
     events_compaction_config: Any = None,
+    tool_errors: str = "to_model",
 ) -> InvocationContext:
     """The context of one invocation of ``root_agent`` on ``session`` (in-memory
     artifact and memory services when none are given; the App's context cache and
-    event compaction configs carried as given). ``plugins``: the plugins, or a
-    :class:`PluginManager` (a runner's), whose copy for this invocation is used."""
+    event compaction configs and its ``tool_errors`` carried as given). ``plugins``:
+    the plugins, or a :class:`PluginManager` (a runner's), whose copy for this
+    invocation is used."""
     return InvocationContext(
         session=session,
         root_agent=root_agent,
@@ -195,6 +197,7 @@ def new_invocation_context(
         committed=committed,
         context_cache_config=context_cache_config,
         events_compaction_config=events_compaction_config,
+        tool_errors=tool_errors,
     )
 
 

@@ -40,6 +40,7 @@ from ..engine import (
     run_live_invocation,
 )
 from ..engine._compaction_adk import summary_after_invocation
+from ..engine._flow_tools import raised_by_tool
 from ..models import resolve_model
 from ..plugins.plugin_manager import PluginManager
 from ..tracing import TraceRecorder, pack
@@ -88,7 +89,9 @@ async def invocation_events(app: Any, turn: RunTurn, view: SessionView, invocati
 def failed_outcome(run_id: str, exc: BaseException) -> RunOutcome:
     """The outcome of run ``run_id`` that ``exc`` ended: cancelled (``RunCancelled``, or
     ``EndedByDecision``), ``needs_decision`` (a resumed run before calls that may have
-    run), ``model_error`` (after its error event), else ``error``; each detail redacted."""
+    run), ``model_error`` (after its error event), else ``error`` (its exception's type
+    and text; for a tool's own exception that ended the run, ``App(tool_errors="raise")``,
+    the text is ``tool '<name>': <text>``); each detail redacted."""
     match exc:
         case RunCancelled():
             return RunOutcome(run_id, False, "cancelled", "RunCancelled", str(exc))
@@ -98,6 +101,9 @@ def failed_outcome(run_id: str, exc: BaseException) -> RunOutcome:
             return RunOutcome(run_id, False, "cancelled", "EndedByDecision", str(exc))
         case ModelRaised():
             return RunOutcome(run_id, False, "model_error", exc.error_type, redact(exc.message))
+    tool = raised_by_tool(exc)
+    if tool is not None:
+        return RunOutcome(run_id, False, "error", type(exc).__name__, redact(f"tool {tool!r}: {exc}"))
     return RunOutcome(run_id, False, "error", type(exc).__name__, redact(str(exc)))
 
 
@@ -146,6 +152,7 @@ class WorkerTurns(WorkerServices):
                 plugins=PluginManager([*app.plugins, conformance] if conformance else app.plugins),
                 policies=app.policies, cancel=turn.cancel,
                 context_cache_config=app.context_cache_config, events_compaction_config=app.events_compaction_config,
+                tool_errors=app.tool_errors,
                 resolve_model=lambda name: resolve_model(name, base_urls=base_urls, **options),
                 **(service_bridges(self) if services else {}), run_id=run_id,
                 committed=lambda: self._committed(run_id))

@@ -345,7 +345,8 @@ class _LocalPartition:
                 run_config=run.request.run_config or RunConfig(), plugins=PluginManager(app.plugins),
                 policies=app.policies,
                 cancel=token, context_cache_config=app.context_cache_config,
-                events_compaction_config=app.events_compaction_config, resolve_model=resolve_model, run_id=run_id)
+                events_compaction_config=app.events_compaction_config, tool_errors=app.tool_errors,
+                resolve_model=resolve_model, run_id=run_id)
             if not isinstance(run.turn, NewTurn | ResumeTurn):
                 raise BadRequest(f"a LocalHost does not run a {type(run.turn).__name__}")
             events = invocation_events(app, run.turn, view, run.invocation_id, **context)
