@@ -11,8 +11,13 @@ asyncio loop. What :func:`run_agent_folder` does, in order:
    registered factory makes (``FolderRun.session_factory``: google-adk's service
    registry, ``adk_actors.cli.service_registry``); ``--in_memory``; by default a SQLite
    file in the agents folder's ``.adk-actors/``, beside a served host's data but not
-   its store). A bad folder, store, state or file is a :class:`ConfigError` (exit 2)
-   before anything runs.
+   its store). ``--artifact_service_uri`` and ``--memory_service_uri`` (google-adk's
+   ``adk run`` flags), when given, name the run's artifact and memory services, made by
+   the factories the CLI gives (``FolderRun.artifact_factory`` / ``memory_factory``:
+   google-adk's service registry, its built-in schemes and those the folder's services
+   files register); without them the artifacts and memory are kept in memory, as
+   before. A bad folder, store, service, state or file is a :class:`ConfigError` (exit
+   2) before anything runs.
 2. One of google-adk's four modes:
 
    * a QUERY given: one turn (``Session ID: ID`` on standard error first; with
@@ -59,6 +64,7 @@ from pydantic import ValidationError
 
 from ._exceptions import ConfigError
 from ._types import Content, Event, FunctionResponse, Part
+from .artifacts import BaseArtifactService
 from .engine import (
     APP_NAME,
     App,
@@ -66,13 +72,14 @@ from .engine import (
     Decision,
     remember_explicit_env,
 )
+from .memory import BaseMemoryService
 from .runners import Runner
 from .sessions import BaseSessionService, Session
 from .sessions._store_service import StoreSessionService
 from .store import SessionData, SessionNotFound, StoreError, in_memory_store, open_session_store
 
-__all__ = ["FolderRun", "load_agent_folder", "open_session_service", "open_sessions", "run_agent_folder",
-           "session_file_json"]
+__all__ = ["FolderRun", "load_agent_folder", "open_run_services", "open_session_service", "open_sessions",
+           "run_agent_folder", "session_file_json"]
 
 #: Where the sessions of ``run AGENT_DIR`` are kept by default: this file in the
 #: ``.adk-actors`` folder of the agents folder (AGENT_DIR's parent).
@@ -105,6 +112,13 @@ class FolderRun:
     #: service a factory registered for that scheme makes, or None when none is
     #: registered (the CLI gives google-adk's service registry's).
     session_factory: Callable[[str, str], BaseSessionService | None] | None = None
+    artifact_service_uri: str | None = None
+    memory_service_uri: str | None = None
+    #: Make the service of ``--artifact_service_uri`` / ``--memory_service_uri``: called
+    #: with the URI and the agents folder (AGENT_DIR's parent), each returns the service
+    #: or raises (the CLI gives google-adk's ``create_*_service_from_options``).
+    artifact_factory: Callable[[str, str], BaseArtifactService] | None = None
+    memory_factory: Callable[[str, str], BaseMemoryService] | None = None
 
 
 class _TerminalApprovals:
@@ -216,6 +230,36 @@ def open_session_service(options: FolderRun, folder: Path) -> BaseSessionService
                                   f"made a {type(service).__name__}, not a session service")
             return service
     return open_sessions(options, folder)
+
+
+def open_run_services(options: FolderRun, folder: Path) -> tuple[BaseArtifactService | None,
+                                                                  BaseMemoryService | None]:
+    """The artifact and memory services of a run (None: the Runner's in-memory one), in
+    order: a URI given with ``--in_memory`` is a ConfigError (as for sessions); each URI
+    given is made by its factory with the agents folder (AGENT_DIR's parent); a URI with
+    no factory, a factory that raises, or one that makes something other than that
+    kind of service is a ConfigError naming the flag."""
+    made: list[Any] = []
+    for flag, uri, factory, kind in (
+            ("--artifact_service_uri", options.artifact_service_uri, options.artifact_factory, BaseArtifactService),
+            ("--memory_service_uri", options.memory_service_uri, options.memory_factory, BaseMemoryService)):
+        if uri is None:
+            made.append(None)
+            continue
+        if options.in_memory:
+            raise ConfigError(f"--in_memory and {flag} cannot be set together")
+        scheme = urlparse(uri).scheme or uri
+        if factory is None:
+            raise ConfigError(f"{flag} {scheme}://...: no service factory is given to this run")
+        try:
+            service = factory(uri, str(folder.parent))
+        except Exception as exc:  # the registry's or the user's factory: told as a bad URI
+            raise ConfigError(f"{flag} {scheme}://...: {type(exc).__name__}: {exc}") from exc
+        if not isinstance(service, kind):
+            raise ConfigError(f"{flag} {scheme}://...: the factory made a {type(service).__name__}, not a "
+                              f"{kind.__name__}")
+        made.append(service)
+    return made[0], made[1]
 
 
 class _Sessions:
@@ -463,9 +507,11 @@ async def _run(options: FolderRun) -> int:
     replay = _replay_file(options.replay) if options.replay else None
     saved = _saved_session(options.resume) if options.resume else None
     _timeout(options.timeout)
+    artifacts, memory = open_run_services(options, folder)
     service = open_session_service(options, folder)
     store = _Sessions(service)
-    runner = _TerminalRunner(app=app, app_name=app_name, session_service=service)
+    runner = _TerminalRunner(app=app, app_name=app_name, session_service=service, artifact_service=artifacts,
+                             memory_service=memory)
     runner.approvals = _TerminalApprovals(_read)
     try:
         if options.query is not None:

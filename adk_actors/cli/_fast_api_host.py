@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from ..runtime import Host, HostConfig
     from .service_registry import ServiceKind
 
-__all__ = ["IGNORED", "ServedStorage", "UnsupportedParameterError", "agents_folder", "build_app", "host_config",
-           "refuse_unsupported", "storage"]
+__all__ = ["FOLDER_LOADERS", "IGNORED", "ServedStorage", "UnsupportedParameterError", "agents_folder", "build_app",
+           "host_config", "loader_problem", "refuse_unsupported", "storage"]
 
 #: The parameters of google-adk's ``get_fast_api_app`` that are accepted and not used
 #: here, and why (a value given for any other that cannot be honoured is refused).
@@ -87,12 +87,39 @@ class ServedStorage:
     temporary: bool = False
 
 
-def refuse_unsupported(values: Mapping[str, Any]) -> None:
+#: The agent loaders whose rule is the host's own (the agents of one folder, in
+#: google-adk's shapes), by (module, class name): ours and google-adk's ``AgentLoader``.
+FOLDER_LOADERS = frozenset({("adk_actors.cli.utils.agent_loader", "AgentLoader"),
+                            ("google.adk.cli.utils.agent_loader", "AgentLoader")})
+
+
+def loader_problem(loader: Any, agents_dir: str | None) -> str | None:
+    """Why ``get_fast_api_app`` cannot take ``loader`` with ``agents_dir``, or None when
+    it can: an ``AgentLoader`` (:data:`FOLDER_LOADERS`, the class itself, not a
+    subclass) of that same folder, not in single-agent mode. The host never calls the
+    loader: its own processes load the same folder by the same rule."""
+    kind = type(loader)
+    if (kind.__module__, kind.__qualname__) not in FOLDER_LOADERS:
+        return (f"a {kind.__name__} would load agents in this process by its own rule, and a host's processes "
+                "load them from agents_dir themselves (an AgentLoader of agents_dir is accepted)")
+    if getattr(loader, "_is_single_agent", False):
+        return (f"it loads the one agent {getattr(loader, '_single_agent_name', None)!r} (single-agent mode); a host "
+                "serves every agent of agents_dir")
+    where = getattr(loader, "agents_dir", None)
+    if agents_dir is None or where is None or Path(str(where)).resolve() != Path(agents_dir).resolve():
+        return f"it loads the agents of {where}, not those of agents_dir {agents_dir}"
+    return None
+
+
+def refuse_unsupported(values: Mapping[str, Any], agents_dir: str | None = None) -> None:
     """Raise :class:`UnsupportedParameterError` naming every parameter of ``values``
-    (google-adk's names) whose value this host cannot honour; nothing for defaults."""
+    (google-adk's names) whose value this host cannot honour; nothing for defaults. An
+    ``agent_loader`` is judged with ``agents_dir`` (:func:`loader_problem`)."""
     problems: dict[str, str] = {}
     if values.get("agent_loader") is not None:
-        problems["agent_loader"] = "agents are loaded from agents_dir by the host's own processes"
+        loader_refused = loader_problem(values["agent_loader"], agents_dir)
+        if loader_refused is not None:
+            problems["agent_loader"] = loader_refused
     for name in ("trace_to_cloud", "otel_to_cloud", "express_mode"):
         if values.get(name):
             problems[name] = "Google Cloud export and Agent Engine are not available here"

@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     folder.add_argument("--session_service_uri", help="memory://, sqlite://PATH, postgresql://... or a scheme "
                         "AGENT_DIR's services.py / services.yaml registers "
                         "(default: AGENT_DIR/../.adk-actors/run-sessions.db)")
+    folder.add_argument("--artifact_service_uri", help="memory://, file:///PATH, gs://BUCKET or a scheme AGENT_DIR's "
+                        "services.py / services.yaml registers (an unknown scheme: in memory, with a warning; "
+                        "default: in memory)")
+    folder.add_argument("--memory_service_uri", help="memory://, sqlite:///PATH, rag://CORPUS, agentengine://ID or a "
+                        "scheme AGENT_DIR's services.py / services.yaml registers (default: in memory)")
     run.set_defaults(func=cmd_run)
     create = sub.add_parser("create", help="make an agent folder NAME (google-adk's adk create)")
     add_create_flags(create)

@@ -257,26 +257,42 @@ def cmd_run(args: argparse.Namespace) -> int:
     """An AGENT_DIR (a folder, and no ``--url`` or ``--port``): its ``services.yaml`` /
     ``services.py`` loaded (``service_registry.load_services_module``, as google-adk's
     ``adk run``), then run in this process (``_repl``), a ``--session_service_uri``
-    scheme ``_repl`` does not open itself made by the factory registered for it; else
-    one turn of APP on a host, which needs a MESSAGE."""
+    scheme ``_repl`` does not open itself made by the factory registered for it, and an
+    ``--artifact_service_uri`` / ``--memory_service_uri`` made as google-adk's ``adk
+    run`` makes them (``utils.service_factory``: the registry's factory of the scheme;
+    an artifact scheme nobody registered is kept in memory with a warning, a memory
+    one is refused); else one turn of APP on a host, which needs a MESSAGE."""
     if Path(args.app).is_dir() and not args.url and not args.port:
         from .._repl import FolderRun, run_agent_folder
         from .service_registry import get_service_registry, load_services_module
+        from .utils.service_factory import (
+            create_artifact_service_from_options,
+            create_memory_service_from_options,
+        )
 
         load_services_module(str(Path(args.app).resolve()))  # google-adk's adk run: the agent folder's services files
 
         def registered(uri: str, agents_dir: str) -> Any:
             return get_service_registry().create_session_service(uri, agents_dir=agents_dir)
 
+        def artifacts(uri: str, agents_dir: str) -> Any:
+            return create_artifact_service_from_options(base_dir=agents_dir, artifact_service_uri=uri)
+
+        def memory(uri: str, agents_dir: str) -> Any:
+            return create_memory_service_from_options(base_dir=agents_dir, memory_service_uri=uri)
+
         return run_agent_folder(FolderRun(
             agent_dir=args.app, query=args.message, user_id=args.user, replay=args.replay, resume=args.resume,
             save_session=args.save_session, session_id=args.session_id or args.session, state=args.state,
             state_file=args.state_file, timeout=args.timeout, in_memory=args.in_memory, jsonl=args.jsonl or args.json,
-            session_service_uri=args.session_service_uri, session_factory=registered))
+            session_service_uri=args.session_service_uri, session_factory=registered,
+            artifact_service_uri=args.artifact_service_uri, memory_service_uri=args.memory_service_uri,
+            artifact_factory=artifacts, memory_factory=memory))
     if args.message is None:
         raise ConfigError(f"run {args.app}: give a MESSAGE for an app of a host, or an agent folder (run AGENT_DIR)")
     folder_only = [flag for flag in ("replay", "resume", "save_session", "session_id", "state", "state_file", "timeout",
-                                     "in_memory", "jsonl", "session_service_uri") if getattr(args, flag)]
+                                     "in_memory", "jsonl", "session_service_uri", "artifact_service_uri",
+                                     "memory_service_uri") if getattr(args, flag)]
     if folder_only:
         raise ConfigError(f"run {args.app}: --{folder_only[0]} goes with an AGENT_DIR run in this process, not with "
                           "an app of a host")

@@ -60,7 +60,10 @@ def get_fast_api_app(
 
     In order, before anything starts: every parameter given a value this host cannot
     honour is refused together, :class:`UnsupportedParameterError` (a ``ConfigError``,
-    so a ``ValueError``) naming each: ``agent_loader``, ``eval_storage_uri``,
+    so a ``ValueError``) naming each: ``agent_loader`` unless it is an ``AgentLoader``
+    (ours or google-adk's, the class itself) of ``agents_dir`` not in single-agent
+    mode, which is accepted and never called (the host's processes load that folder by
+    the same rule), ``eval_storage_uri``,
     ``url_prefix``, ``trace_to_cloud``, ``otel_to_cloud``, ``extra_plugins``, the
     ``trigger_*`` parameters, ``default_llm_model``, ``gemini_enterprise_app_name``,
     ``express_mode``, ``avatar_config``, ``max_llm_calls``, and URIs of kinds not
@@ -102,7 +105,7 @@ def get_fast_api_app(
         "trigger_oidc_service_accounts": trigger_oidc_service_accounts,
         "trigger_auth_verifier": trigger_auth_verifier, "default_llm_model": default_llm_model,
         "gemini_enterprise_app_name": gemini_enterprise_app_name, "express_mode": express_mode,
-        "avatar_config": avatar_config, "max_llm_calls": max_llm_calls})
+        "avatar_config": avatar_config, "max_llm_calls": max_llm_calls}, agents_dir)
     folder = agents_folder(agents_dir)
     load_services_module(agents_dir)
     settings = load_settings(None)

@@ -2,7 +2,9 @@
 
 An agents folder ``DIR`` holds one folder per app: ``DIR/<name>/__init__.py`` (which
 usually says ``from . import agent``) and ``DIR/<name>/agent.py`` defining
-``root_agent`` (or ``app``, an :class:`~adk_actors.engine.App`). As google-adk's agent
+``root_agent`` (or ``app``, an :class:`~adk_actors.engine.App`); or a module file
+``DIR/<name>.py`` defining them, which stands for the folder ``DIR/<name>`` (no
+``__init__.py`` there: Python imports the module first). As google-adk's agent
 loader does, :func:`load_folder_app` puts ``DIR`` on ``sys.path``, reads the app's
 ``.env`` (:func:`load_dotenv_for_agent`), imports ``<name>`` and takes its ``app`` or
 ``root_agent``, else imports ``<name>.agent`` and takes the same.
@@ -35,6 +37,7 @@ __all__ = [
     "env_stamp",
     "folder_error",
     "is_python_agent_folder",
+    "is_python_agent_module",
     "load_dotenv_for_agent",
     "load_folder_app",
     "remember_explicit_env",
@@ -63,6 +66,12 @@ def is_python_agent_folder(folder: Path) -> bool:
     if (folder / "agent.py").is_file():
         return True
     return (folder / "__init__.py").is_file() and not (folder / "root_agent.yaml").is_file()
+
+
+def is_python_agent_module(folder: Path) -> bool:
+    """Whether agent ``folder``'s name is a module file beside it (``<folder>.py``) that
+    Python imports by that name before the folder: one with no ``__init__.py``."""
+    return folder.with_name(f"{folder.name}.py").is_file() and not (folder / "__init__.py").is_file()
 
 
 def remember_explicit_env() -> frozenset[str]:
@@ -118,6 +127,8 @@ def env_stamp(folder: Path) -> tuple[Any, ...]:
 
 def _stamp(folder: Path) -> tuple[Any, ...]:
     files = sorted(p for p in folder.rglob("*.py") if not _SKIPPED.intersection(p.relative_to(folder).parts))
+    if is_python_agent_module(folder):
+        files.append(folder.with_name(f"{folder.name}.py"))
     env = _env_file(folder)
     if env is not None:
         files.append(env)
@@ -163,6 +174,8 @@ def _import(name: str, folder: Path) -> App:
             return found
         if getattr(candidate, "root_agent", None) is not None:
             return as_app(candidate.root_agent)
+    if is_python_agent_module(folder):
+        raise AgentDefinitionError(f"no root_agent found for {name!r}: define root_agent in {folder}.py")
     raise AgentDefinitionError(f"no root_agent found for {name!r}: define root_agent in {folder / 'agent.py'} "
                                f"(and `from . import agent` in {folder / '__init__.py'})")
 

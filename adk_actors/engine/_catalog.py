@@ -6,9 +6,11 @@ Two sources, one rule (:meth:`AppCatalog.source`):
   ``name = "path/to/root_agent.yaml"``), fixed when the host starts;
 * with an ``agents_dir``, every folder ``<agents_dir>/<name>/`` holding an
   ``agent.py`` (or an ``__init__.py``) defining ``root_agent``, or a
-  ``root_agent.yaml`` (google-adk's layout; the Python one first, as there), looked
-  up when asked, so an app the agent builder saves is served at once. A configured
-  app of the same name wins.
+  ``root_agent.yaml`` (google-adk's layout; the Python one first, as there), and a
+  module file ``<agents_dir>/<name>.py`` defining ``root_agent`` (google-adk loads it
+  by name but does not list it: :meth:`AppCatalog.names` neither), looked up when
+  asked, so an app the agent builder saves is served at once. A configured app of
+  the same name wins.
 
 :meth:`AppCatalog.load` gives the :class:`~adk_actors.engine.App`. A YAML app is read
 again when one of its files changed (their modification times are its stamp), so an
@@ -33,6 +35,7 @@ from ._agent_folders import (
     env_stamp,
     folder_error,
     is_python_agent_folder,
+    is_python_agent_module,
     load_dotenv_for_agent,
     load_folder_app,
 )
@@ -68,22 +71,28 @@ class AppCatalog:
     agents_dir: str | None = None
 
     def _folder_app(self, name: str) -> Path | None:
-        """The file app ``name`` of the agents folder is defined in: its ``agent.py`` (or
-        ``__init__.py``) for a Python one, else its ``root_agent.yaml``; None if none."""
+        """The file app ``name`` of the agents folder is defined in: a module file
+        ``<name>.py`` beside the folders when ``<name>/`` holds no ``__init__.py``
+        (Python imports such a module before a folder without one, as google-adk's
+        loader does); else its ``agent.py`` (or ``__init__.py``) for a Python folder,
+        else its ``root_agent.yaml``; None if none."""
         if self.agents_dir is None or not APP_NAME.fullmatch(name):
             return None
         folder = Path(self.agents_dir) / name
+        if is_python_agent_module(folder):
+            return folder.with_name(f"{name}.py")
         if is_python_agent_folder(folder):
             return folder / ("agent.py" if (folder / "agent.py").is_file() else "__init__.py")
         root_file = folder / ROOT_AGENT_FILE
         return root_file if root_file.is_file() else None
 
     def _python_folder(self, name: str) -> Path | None:
-        """App ``name``'s folder, when it is a Python app of the agents folder."""
+        """App ``name``'s folder, when it is a Python app of the agents folder (for a
+        module file ``<name>.py``, the folder ``<name>`` it stands for)."""
         if name in self.apps:
             return None
         folder_app = self._folder_app(name)
-        return folder_app.parent if folder_app is not None and folder_app.suffix == ".py" else None
+        return Path(str(self.agents_dir)) / name if folder_app is not None and folder_app.suffix == ".py" else None
 
     def load_error(self, name: str) -> str | None:
         """Why the current files of app ``name`` (a Python app of the agents folder) do
@@ -104,7 +113,8 @@ class AppCatalog:
         return str(folder_app) if folder_app is not None else None
 
     def names(self) -> list[str]:
-        """Every app's name, sorted."""
+        """Every app's name, sorted (a module file ``<name>.py`` of the agents folder
+        is not listed, as google-adk lists folders only)."""
         found = set(self.apps)
         if self.agents_dir is not None and Path(self.agents_dir).is_dir():
             found.update(p.name for p in Path(self.agents_dir).iterdir() if self._folder_app(p.name) is not None)

@@ -4,10 +4,12 @@ of a folder by name, on the loader ``adk-actors web DIR`` serves them with
 
 The shapes loaded (google-adk's): ``AGENTS_DIR/NAME/agent.py`` defining ``root_agent``
 (or ``app``, an ``App``); ``AGENTS_DIR/NAME/__init__.py`` exposing them (usually
-``from . import agent``); ``AGENTS_DIR/NAME/root_agent.yaml``. A folder that is itself
-an agent's (:func:`is_single_agent_directory`) is loaded in single-agent mode: only its
-own name loads. Not loaded here: a module file ``AGENTS_DIR/NAME.py`` (google-adk's
-fourth shape), refused as no agent.
+``from . import agent``); ``AGENTS_DIR/NAME/root_agent.yaml``; a module file
+``AGENTS_DIR/NAME.py`` defining them (loaded by name, not listed by
+:meth:`AgentLoader.list_agents`, as in google-adk; it wins over a folder ``NAME/``
+without an ``__init__.py``, as Python's import does). A folder that is itself an
+agent's (:func:`is_single_agent_directory`) is loaded in single-agent mode: only its
+own name loads.
 
 What differs from google-adk's loader, by design: a Python agent is reloaded when its
 files change (the catalog's rule) rather than imported once per loader; and an agent
@@ -80,8 +82,8 @@ class AgentLoader(BaseAgentLoader):
         """In order: a special name (``__...``) needs ``_allow_special_agents``
         (PermissionError) and only the agent builder's assistant is one (ValueError);
         in single-agent mode only that agent's name (ValueError); letters, digits and
-        ``_`` only (ValueError); a folder of that name in the agents folder
-        (ValueError)."""
+        ``_`` only (ValueError); a folder or a module file (``NAME.py``) of that name in
+        the agents folder (ValueError)."""
         if name.startswith("__"):
             if not self._allow_special_agents:
                 raise PermissionError(f"agent {name!r}: special agents are not allowed by this loader")
@@ -94,10 +96,8 @@ class AgentLoader(BaseAgentLoader):
         if not _NAME.match(name):
             raise ValueError(f"invalid agent name {name!r}: letters, digits and '_' only (a Python identifier)")
         folder = Path(self.agents_dir) / name
-        if not folder.is_dir():
-            module_file = " (a module file NAME.py is not an agent here: make it NAME/agent.py)" \
-                if folder.with_suffix(".py").is_file() else ""
-            raise ValueError(f"agent {name!r} not found: {folder} is no folder{module_file}")
+        if not folder.is_dir() and not folder.with_name(f"{name}.py").is_file():
+            raise ValueError(f"agent {name!r} not found: {folder} is no folder and {folder}.py no module file")
 
     def _no_root_agent(self, name: str) -> bool:
         """Whether app ``name``'s modules imported and define no ``root_agent`` or ``app``
@@ -113,6 +113,9 @@ class AgentLoader(BaseAgentLoader):
 
     def _not_found(self, name: str) -> ValueError:
         folder = Path(self.agents_dir) / name
+        if folder.with_name(f"{name}.py").is_file() and not (folder / "__init__.py").is_file():
+            return ValueError(f"no root agent found for {name!r}: the module file {folder}.py defines no "
+                              f"root_agent (or app)")
         return ValueError(f"no root agent found for {name!r}: {folder} holds no agent.py defining root_agent (or "
                           f"app), no __init__.py exposing them and no root_agent.yaml (the agents folder to give is "
                           f"the one holding {name}/)")
