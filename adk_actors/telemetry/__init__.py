@@ -22,11 +22,18 @@ session of its own), the spans started say that session in their ``session``.
 and detached, so telemetry can never break a run. Handlers are per process:
 attach them in the host process before it starts, and every actor forked from it
 has them.
+google-adk's ``google.adk.telemetry`` names are here too, at its paths: its tracing
+helpers (:mod:`.tracing`: ``tracer``, ``trace_tool_call``, ``trace_call_llm``,
+``trace_send_data``, ``trace_merged_tool_calls``, ...) and its per-run settings
+(:mod:`.context`: ``TelemetryConfig``, ``ContentCapturingMode``). They need
+OpenTelemetry (``pip install 'adk-actors[otel]'``) and are imported when first asked
+for, so this module stays free of it.
 """
 
 from __future__ import annotations
 
 import contextvars
+import importlib
 import logging
 import threading
 import time
@@ -35,7 +42,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Handler", "attach", "detach", "execute", "handlers", "in_session", "span"]
+__all__ = ["ContentCapturingMode", "Handler", "TelemetryConfig", "attach", "detach", "execute", "handlers",
+           "in_session", "span", "trace_call_llm", "trace_merged_tool_calls", "trace_send_data", "trace_tool_call",
+           "tracer"]
+
+#: google-adk's names, and the submodule each is read from when first asked for
+_LAZY = {"ContentCapturingMode": ".context", "TelemetryConfig": ".context", "trace_call_llm": ".tracing",
+         "trace_merged_tool_calls": ".tracing", "trace_send_data": ".tracing", "trace_tool_call": ".tracing",
+         "tracer": ".tracing"}
 
 Event = tuple[str, ...]
 Handler = Callable[[Event, dict[str, Any], dict[str, Any]], None]
@@ -129,3 +143,16 @@ def span(prefix: Event, metadata: dict[str, Any]) -> Iterator[dict[str, Any]]:
     finally:
         _enclosing.set(parent)  # (not a token reset: an async generator may end in another context)
     execute((*prefix, "stop"), {"duration": time.monotonic() - began}, dict(metadata))
+
+
+def __getattr__(name: str) -> Any:
+    """One of google-adk's names (``_LAZY``): its submodule is imported (OpenTelemetry
+    with it, for the tracing names) and the name read from there. Any other unknown
+    name is an AttributeError."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
