@@ -148,9 +148,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, postgres: Any) -> Iterator
 @pytest.mark.timeout(240)
 def test_three_hosts_place_sessions_at_home_survive_a_member_killed_and_take_them_back(cluster: Cluster) -> None:
     hosts, names, url = cluster.hosts, cluster.names, cluster.url
-    assert "is the leader of the convention" in hosts[0]["out"].read_text()
-    assert "is a member of the convention" in hosts[2]["out"].read_text()
     cluster.formed()
+    # printed just after the "listening" line the fixture waits for: read once it is there
+    wait_until(lambda: "is the leader of the convention" in hosts[0]["out"].read_text(), timeout=30)
+    wait_until(lambda: "is a member of the convention" in hosts[2]["out"].read_text(), timeout=30)
     member_rows = next(o for o in others_of(hosts[0]["url"]) if o["name"] == names[1])["rows"]
     assert any(r["path"] == "services/cluster" for r in member_rows)  # another host's tree, on this console
     # Sessions created through one host and run through another live at their homes.
