@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .service_registry import ServiceKind
 
 __all__ = ["FOLDER_LOADERS", "IGNORED", "ServedStorage", "UnsupportedParameterError", "agents_folder", "build_app",
-           "host_config", "loader_problem", "refuse_unsupported", "storage"]
+           "host_config", "loader_problem", "refuse_unsupported", "storage", "unsupported"]
 
 #: The parameters of google-adk's ``get_fast_api_app`` that are accepted and not used
 #: here, and why (a value given for any other that cannot be honoured is refused).
@@ -113,8 +113,17 @@ def loader_problem(loader: Any, agents_dir: str | None) -> str | None:
 
 def refuse_unsupported(values: Mapping[str, Any], agents_dir: str | None = None) -> None:
     """Raise :class:`UnsupportedParameterError` naming every parameter of ``values``
-    (google-adk's names) whose value this host cannot honour; nothing for defaults. An
-    ``agent_loader`` is judged with ``agents_dir`` (:func:`loader_problem`)."""
+    (google-adk's names) whose value this host cannot honour (:func:`unsupported`);
+    nothing for defaults."""
+    problems = unsupported(values, agents_dir)
+    if problems:
+        raise UnsupportedParameterError(problems)
+
+
+def unsupported(values: Mapping[str, Any], agents_dir: str | None = None) -> dict[str, str]:
+    """Each parameter of ``values`` (google-adk's names) whose value this host cannot
+    honour, and why; empty for defaults. An ``agent_loader`` is judged with
+    ``agents_dir`` (:func:`loader_problem`)."""
     problems: dict[str, str] = {}
     if values.get("agent_loader") is not None:
         loader_refused = loader_problem(values["agent_loader"], agents_dir)
@@ -136,8 +145,7 @@ def refuse_unsupported(values: Mapping[str, Any], agents_dir: str | None = None)
                       ("max_llm_calls", "set RunConfig.max_llm_calls in the run request")):
         if values.get(name):
             problems[name] = why
-    if problems:
-        raise UnsupportedParameterError(problems)
+    return problems
 
 
 def _sqlite_path(uri: str) -> str | None:

@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 
 from .._exceptions import LimitExceededError, SessionExistsError, SessionNotFoundError
 from .._names import EVAL_SESSION_PREFIX
+from .._types import Event
 from .._validate import limit_problem
 from ..workflow import waiting_inputs
 from ._deps import Api, HostApi
@@ -35,8 +36,15 @@ class _Camel(BaseModel):
 
 
 class CreateSessionBody(_Camel):
+    """google-adk's ``CreateSessionRequest`` (``adk_actors.cli.api_server`` exports this
+    model under that name). ``events`` and ``options`` are validated as google-adk's,
+    then refused by the route when given (422): a host starts a session with no events
+    and its store takes no options."""
+
     session_id: str | None = None
     state: dict[str, Any] | None = None
+    events: list[Event] | None = None
+    options: dict[str, Any] | None = None
 
 
 class PatchSessionBody(_Camel):
@@ -62,6 +70,9 @@ def _create(api: HostApi, app: str, user: str, session_id: str | None, state: di
 def create_session(app: str, user: str, request: Request, api: Api,
                    body: Annotated[CreateSessionBody | None, Body()] = None) -> Any:
     api.allowed(request, user, app)
+    refused = [name for name in ("events", "options") if body is not None and getattr(body, name)]
+    if refused:
+        raise HTTPException(422, f"not supported by this host when creating a session: {', '.join(refused)}")
     return _create(api, app, user, body.session_id if body else None, body.state if body else None)
 
 
