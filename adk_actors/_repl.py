@@ -79,7 +79,7 @@ from .sessions._store_service import StoreSessionService
 from .store import SessionData, SessionNotFound, StoreError, in_memory_store, open_session_store
 
 __all__ = ["FolderRun", "load_agent_folder", "open_run_services", "open_session_service", "open_sessions",
-           "run_agent_folder", "session_file_json"]
+           "replay_queries", "run_agent_folder", "session_file_json"]
 
 #: Where the sessions of ``run AGENT_DIR`` are kept by default: this file in the
 #: ``.adk-actors`` folder of the agents folder (AGENT_DIR's parent).
@@ -521,9 +521,7 @@ async def _run(options: FolderRun) -> int:
             session = await store.create(app_name, options.user_id, options.session_id or str(uuid.uuid4()),
                                          {**replay_state, "_time": datetime.now().isoformat()})
             run = _Session(runner, session, options)
-            for query in queries:
-                print(f"[user]: {query}", flush=True)
-                await run.turn(Content(role="user", parts=(Part(text=query),)))
+            await replay_queries(run, queries)
         elif saved is not None:
             saved_state, events = saved
             session = await store.create(app_name, options.user_id, str(uuid.uuid4()), saved_state)
@@ -543,6 +541,14 @@ async def _run(options: FolderRun) -> int:
         return 1 if run.printer.failed else 0
     finally:
         await runner.close()
+
+
+async def replay_queries(run: _Session, queries: list[str]) -> None:
+    """``--replay``'s turns: each query printed as ``[user]: QUERY``, then run as one
+    turn of ``run`` (its events printed; a failed turn noted and the next one run)."""
+    for query in queries:
+        print(f"[user]: {query}", flush=True)
+        await run.turn(Content(role="user", parts=(Part(text=query),)))
 
 
 async def _once(runner: Runner, store: _Sessions, app_name: str, options: FolderRun,
