@@ -3,7 +3,7 @@ toolset on another host's ``/mcp`` did not open within its 5 s, and the turn wen
 without the tools). The opening's ``timeout`` is stretched by the machine's load per
 CPU, as the project's other deadlines of work that must be done whatever the load:
 here a stdio server that takes 1.5 s to start, with ``timeout=1``, fails idle and
-opens at a load of 8 per CPU (the load read through ``os.getloadavg``, set by the
+opens at a load of 10 per CPU (the load read through ``os.getloadavg``, set by the
 test)."""
 
 from __future__ import annotations
@@ -47,5 +47,7 @@ def test_a_slow_server_fails_to_open_idle(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_the_same_server_opens_when_the_machine_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     cpus = os.cpu_count() or 1
-    monkeypatch.setattr(os, "getloadavg", lambda: (8.0 * cpus, 8.0 * cpus, 8.0 * cpus))
+    # at the stretch's cap (ten times): the server's start (its own imports, ~3 s idle)
+    # shares the real machine with the suite's other workers, which the fake load hides
+    monkeypatch.setattr(os, "getloadavg", lambda: (10.0 * cpus, 10.0 * cpus, 10.0 * cpus))
     assert "add" in asyncio.run(_open_and_list())
